@@ -1,0 +1,551 @@
+//! The labelled table every part of rarity works on.
+//!
+//! Features are dense `f64`, stored row-major in one shared buffer; class ids
+//! are `0..k`. Binary convention everywhere: class 1 is the positive class,
+//! which is the minority unless the user names another one (`--positive`).
+//! Row subsets are cheap: [`Dataset::view`] borrows the table with a list of row
+//! indices and copies nothing; [`Dataset::take`] materialises a new table only
+//! when a caller needs one.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// How one source column became one or more numeric feature columns.
+///
+/// Recorded at read time so that data given later for prediction is encoded
+/// exactly as the training data was.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum ColumnEncoding {
+    /// A numeric column, copied as it is.
+    Numeric {
+        /// The column's name in the source file.
+        name: String,
+    },
+    /// A categorical column, one-hot encoded: one 0/1 feature per level, in
+    /// the order given (features are named `name=level`).
+    OneHot {
+        /// The column's name in the source file.
+        name: String,
+        /// The levels, in feature order.
+        levels: Vec<String>,
+    },
+}
+
+impl ColumnEncoding {
+    /// The source column's name.
+    pub fn name(&self) -> &str {
+        match self {
+            ColumnEncoding::Numeric { name } | ColumnEncoding::OneHot { name, .. } => name,
+        }
+    }
+
+    /// How many feature columns this source column produces.
+    pub fn width(&self) -> usize {
+        match self {
+            ColumnEncoding::Numeric { .. } => 1,
+            ColumnEncoding::OneHot { levels, .. } => levels.len(),
+        }
+    }
+}
+
+/// Names and encodings shared by a dataset and every subset of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Schema {
+    /// One name per feature column.
+    pub feature_names: Vec<String>,
+    /// One name per class id (`class_names[k]` is the label of class `k`).
+    pub class_names: Vec<String>,
+    /// How the source's input columns map to features, in source order.
+    pub encodings: Vec<ColumnEncoding>,
+    /// The name of the target column in the source.
+    pub target_name: String,
+}
+
+/// A labelled table: `n` rows, `d` numeric features, class ids `0..k`.
+///
+/// ```
+/// use rarity::data::Dataset;
+/// let ds = Dataset::from_rows(
+///     vec![vec![0.0, 1.0], vec![1.0, 0.0], vec![2.0, 2.0]],
+///     vec![0, 0, 1],
+///     vec!["neg".into(), "pos".into()],
+/// ).unwrap();
+/// assert_eq!(ds.n_rows(), 3);
+/// assert_eq!(ds.class_counts(), vec![2, 1]);
+/// assert_eq!(ds.row(2), &[2.0, 2.0]);
+/// assert!((ds.imbalance_ratio() - 2.0).abs() < 1e-12);
+/// ```
+#[derive(Debug, Clone)]
+pub struct Dataset {
+    x: Arc<Vec<f64>>,
+    y: Arc<Vec<u32>>,
+    weights: Option<Arc<Vec<f64>>>,
+    n_rows: usize,
+    n_features: usize,
+    schema: Arc<Schema>,
+}
+
+impl Dataset {
+    /// Builds a dataset from a row-major feature buffer (`x.len() == y.len() * d`).
+    ///
+    /// Fails if the shapes disagree, a label is not below `schema.class_names.len()`,
+    /// or a feature is not finite.
+    pub fn new(x: Vec<f64>, y: Vec<u32>, schema: Schema) -> Result<Self> {
+        let d = schema.feature_names.len();
+        let n = y.len();
+        if x.len() != n * d {
+            return Err(Error::invalid(format!(
+                "feature buffer has {} values, expected {} rows x {} features = {}",
+                x.len(),
+                n,
+                d,
+                n * d
+            )));
+        }
+        let k = schema.class_names.len();
+        if let Some(bad) = y.iter().find(|&&c| c as usize >= k) {
+            return Err(Error::invalid(format!(
+                "class id {bad} out of range: there are {k} classes"
+            )));
+        }
+        if let Some(pos) = x.iter().position(|v| !v.is_finite()) {
+            return Err(Error::data(format!(
+                "row {}, feature '{}' is not a finite number",
+                pos / d.max(1) + 1,
+                schema.feature_names[pos % d.max(1)]
+            )));
+        }
+        Ok(Dataset {
+            x: Arc::new(x),
+            y: Arc::new(y),
+            weights: None,
+            n_rows: n,
+            n_features: d,
+            schema: Arc::new(schema),
+        })
+    }
+
+    /// Builds a dataset from rows of features, class ids and class names;
+    /// features are named `x0, x1, ...`. Convenient in tests and examples.
+    pub fn from_rows(rows: Vec<Vec<f64>>, y: Vec<u32>, class_names: Vec<String>) -> Result<Self> {
+        let d = rows.first().map_or(0, Vec::len);
+        if let Some(i) = rows.iter().position(|r| r.len() != d) {
+            return Err(Error::invalid(format!(
+                "row {} has {} values, expected {d}",
+                i + 1,
+                rows[i].len()
+            )));
+        }
+        let feature_names: Vec<String> = (0..d).map(|j| format!("x{j}")).collect();
+        let schema = Schema {
+            encodings: feature_names
+                .iter()
+                .map(|n| ColumnEncoding::Numeric { name: n.clone() })
+                .collect(),
+            feature_names,
+            class_names,
+            target_name: "class".into(),
+        };
+        Dataset::new(rows.into_iter().flatten().collect(), y, schema)
+    }
+
+    /// Attaches per-row weights (non-negative, finite, one per row).
+    pub fn with_weights(mut self, w: Vec<f64>) -> Result<Self> {
+        if w.len() != self.n_rows {
+            return Err(Error::invalid(format!(
+                "{} weights given for {} rows",
+                w.len(),
+                self.n_rows
+            )));
+        }
+        if let Some(i) = w.iter().position(|v| !v.is_finite() || *v < 0.0) {
+            return Err(Error::invalid(format!(
+                "weight of row {} is {}: weights must be finite and >= 0",
+                i + 1,
+                w[i]
+            )));
+        }
+        self.weights = Some(Arc::new(w));
+        Ok(self)
+    }
+
+    /// Number of rows.
+    pub fn n_rows(&self) -> usize {
+        self.n_rows
+    }
+
+    /// Number of feature columns.
+    pub fn n_features(&self) -> usize {
+        self.n_features
+    }
+
+    /// Number of classes `k` (class ids are `0..k`).
+    pub fn n_classes(&self) -> usize {
+        self.schema.class_names.len()
+    }
+
+    /// The features of row `i`.
+    pub fn row(&self, i: usize) -> &[f64] {
+        &self.x[i * self.n_features..(i + 1) * self.n_features]
+    }
+
+    /// Feature `j` of row `i`.
+    pub fn value(&self, i: usize, j: usize) -> f64 {
+        self.x[i * self.n_features + j]
+    }
+
+    /// The whole row-major feature buffer (`n_rows * n_features` values).
+    pub fn features(&self) -> &[f64] {
+        &self.x
+    }
+
+    /// Class ids, one per row.
+    pub fn labels(&self) -> &[u32] {
+        &self.y
+    }
+
+    /// Class id of row `i`.
+    pub fn label(&self, i: usize) -> usize {
+        self.y[i] as usize
+    }
+
+    /// Per-row weights, if any were given.
+    pub fn weights(&self) -> Option<&[f64]> {
+        self.weights.as_deref().map(Vec::as_slice)
+    }
+
+    /// Weight of row `i` (1 when no weights were given).
+    pub fn weight(&self, i: usize) -> f64 {
+        self.weights.as_ref().map_or(1.0, |w| w[i])
+    }
+
+    /// Names, encodings and class names.
+    pub fn schema(&self) -> &Schema {
+        &self.schema
+    }
+
+    /// The shared schema, for attaching to derived datasets and models.
+    pub fn schema_arc(&self) -> Arc<Schema> {
+        Arc::clone(&self.schema)
+    }
+
+    /// Feature names.
+    pub fn feature_names(&self) -> &[String] {
+        &self.schema.feature_names
+    }
+
+    /// Class names, indexed by class id.
+    pub fn class_names(&self) -> &[String] {
+        &self.schema.class_names
+    }
+
+    /// Rows per class, in class-id order.
+    pub fn class_counts(&self) -> Vec<usize> {
+        let mut c = vec![0usize; self.n_classes()];
+        for &l in self.y.iter() {
+            c[l as usize] += 1;
+        }
+        c
+    }
+
+    /// Class priors (fraction of rows per class).
+    pub fn priors(&self) -> Vec<f64> {
+        let n = self.n_rows.max(1) as f64;
+        self.class_counts()
+            .into_iter()
+            .map(|c| c as f64 / n)
+            .collect()
+    }
+
+    /// Largest class count over smallest non-empty class count (1 for an
+    /// empty or single-class table).
+    pub fn imbalance_ratio(&self) -> f64 {
+        let counts: Vec<usize> = self.class_counts().into_iter().filter(|&c| c > 0).collect();
+        match (counts.iter().max(), counts.iter().min()) {
+            (Some(&hi), Some(&lo)) => hi as f64 / lo as f64,
+            _ => 1.0,
+        }
+    }
+
+    /// Indices of the rows of class `k`, in row order.
+    pub fn rows_of_class(&self, k: usize) -> Vec<usize> {
+        (0..self.n_rows).filter(|&i| self.label(i) == k).collect()
+    }
+
+    /// Fails with a clear message unless at least two classes have rows.
+    pub fn require_two_classes(&self) -> Result<()> {
+        let present = self.class_counts().iter().filter(|&&c| c > 0).count();
+        if present < 2 {
+            return Err(Error::data(format!(
+                "the data has only one class with rows ({}); at least two are needed",
+                self.class_counts()
+                    .iter()
+                    .zip(self.class_names())
+                    .filter(|(c, _)| **c > 0)
+                    .map(|(_, n)| format!("'{n}'"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+        Ok(())
+    }
+
+    /// A borrowed subset of rows (repeats allowed); copies nothing.
+    pub fn view<'a>(&'a self, rows: &'a [usize]) -> View<'a> {
+        View { data: self, rows }
+    }
+
+    /// A new dataset holding the given rows (repeats allowed), same schema.
+    pub fn take(&self, rows: &[usize]) -> Dataset {
+        let d = self.n_features;
+        let mut x = Vec::with_capacity(rows.len() * d);
+        for &i in rows {
+            x.extend_from_slice(self.row(i));
+        }
+        Dataset {
+            x: Arc::new(x),
+            y: Arc::new(rows.iter().map(|&i| self.y[i]).collect()),
+            weights: self
+                .weights
+                .as_ref()
+                .map(|w| Arc::new(rows.iter().map(|&i| w[i]).collect())),
+            n_rows: rows.len(),
+            n_features: d,
+            schema: Arc::clone(&self.schema),
+        }
+    }
+
+    /// A new dataset with these rows appended (features row-major, labels,
+    /// weight 1 for each when the table has weights). Used for synthetic rows.
+    pub fn append(&self, x: &[f64], y: &[u32]) -> Result<Dataset> {
+        let d = self.n_features;
+        if x.len() != y.len() * d {
+            return Err(Error::invalid(
+                "appended rows do not match the feature count",
+            ));
+        }
+        let mut nx = Vec::with_capacity(self.x.len() + x.len());
+        nx.extend_from_slice(&self.x);
+        nx.extend_from_slice(x);
+        let mut ny = Vec::with_capacity(self.n_rows + y.len());
+        ny.extend_from_slice(&self.y);
+        ny.extend_from_slice(y);
+        let weights = self.weights.as_ref().map(|w| {
+            let mut nw = w.as_ref().clone();
+            nw.resize(self.n_rows + y.len(), 1.0);
+            Arc::new(nw)
+        });
+        let mut out = Dataset::new(nx, ny, self.schema.as_ref().clone())?;
+        out.schema = Arc::clone(&self.schema);
+        out.weights = weights;
+        Ok(out)
+    }
+
+    /// Per-feature minimum, mean and maximum (NaN for an empty table).
+    pub fn feature_summary(&self) -> Vec<(f64, f64, f64)> {
+        let d = self.n_features;
+        let mut out = vec![(f64::INFINITY, 0.0, f64::NEG_INFINITY); d];
+        for i in 0..self.n_rows {
+            for (j, &v) in self.row(i).iter().enumerate() {
+                let s = &mut out[j];
+                s.0 = s.0.min(v);
+                s.1 += v;
+                s.2 = s.2.max(v);
+            }
+        }
+        let n = self.n_rows as f64;
+        for s in &mut out {
+            if self.n_rows == 0 {
+                *s = (f64::NAN, f64::NAN, f64::NAN);
+            } else {
+                s.1 /= n;
+            }
+        }
+        out
+    }
+
+    /// Indices of feature columns that take a single value over all rows.
+    pub fn constant_columns(&self) -> Vec<usize> {
+        if self.n_rows == 0 {
+            return Vec::new();
+        }
+        (0..self.n_features)
+            .filter(|&j| {
+                let v0 = self.value(0, j);
+                (1..self.n_rows).all(|i| self.value(i, j) == v0)
+            })
+            .collect()
+    }
+
+    /// A copy without the given feature columns (the schema's feature names
+    /// follow; the source encodings are kept so that prediction data can be
+    /// encoded first and then reduced the same way).
+    pub fn drop_columns(&self, cols: &[usize]) -> Dataset {
+        if cols.is_empty() {
+            return self.clone();
+        }
+        let keep: Vec<usize> = (0..self.n_features).filter(|j| !cols.contains(j)).collect();
+        let mut x = Vec::with_capacity(self.n_rows * keep.len());
+        for i in 0..self.n_rows {
+            let r = self.row(i);
+            x.extend(keep.iter().map(|&j| r[j]));
+        }
+        let mut schema = self.schema.as_ref().clone();
+        schema.feature_names = keep
+            .iter()
+            .map(|&j| self.schema.feature_names[j].clone())
+            .collect();
+        Dataset {
+            x: Arc::new(x),
+            y: Arc::clone(&self.y),
+            weights: self.weights.clone(),
+            n_rows: self.n_rows,
+            n_features: keep.len(),
+            schema: Arc::new(schema),
+        }
+    }
+}
+
+/// A borrowed subset of a [`Dataset`]'s rows, in a given order (repeats allowed).
+///
+/// ```
+/// use rarity::data::Dataset;
+/// let ds = Dataset::from_rows(vec![vec![1.0], vec![2.0], vec![3.0]], vec![0, 1, 0],
+///                             vec!["a".into(), "b".into()]).unwrap();
+/// let idx = [2, 2, 1];
+/// let v = ds.view(&idx);
+/// assert_eq!(v.len(), 3);
+/// assert_eq!(v.row(0), &[3.0]);
+/// assert_eq!(v.label(2), 1);
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct View<'a> {
+    data: &'a Dataset,
+    rows: &'a [usize],
+}
+
+impl<'a> View<'a> {
+    /// Number of rows in the view.
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// True when the view has no rows.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// The underlying dataset.
+    pub fn data(&self) -> &'a Dataset {
+        self.data
+    }
+
+    /// The row indices into the underlying dataset.
+    pub fn indices(&self) -> &'a [usize] {
+        self.rows
+    }
+
+    /// Features of the view's `i`-th row.
+    pub fn row(&self, i: usize) -> &'a [f64] {
+        self.data.row(self.rows[i])
+    }
+
+    /// Class id of the view's `i`-th row.
+    pub fn label(&self, i: usize) -> usize {
+        self.data.label(self.rows[i])
+    }
+
+    /// Weight of the view's `i`-th row (1 without weights).
+    pub fn weight(&self, i: usize) -> f64 {
+        self.data.weight(self.rows[i])
+    }
+
+    /// Rows per class within the view.
+    pub fn class_counts(&self) -> Vec<usize> {
+        let mut c = vec![0usize; self.data.n_classes()];
+        for &i in self.rows {
+            c[self.data.label(i)] += 1;
+        }
+        c
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tiny() -> Dataset {
+        Dataset::from_rows(
+            vec![
+                vec![1.0, 5.0],
+                vec![2.0, 5.0],
+                vec![3.0, 5.0],
+                vec![4.0, 5.0],
+            ],
+            vec![0, 0, 0, 1],
+            vec!["no".into(), "yes".into()],
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn counts_priors_ratio() {
+        let ds = tiny();
+        assert_eq!(ds.class_counts(), vec![3, 1]);
+        assert_eq!(ds.priors(), vec![0.75, 0.25]);
+        assert_eq!(ds.imbalance_ratio(), 3.0);
+        assert_eq!(ds.rows_of_class(1), vec![3]);
+    }
+
+    #[test]
+    fn take_and_view_agree() {
+        let ds = tiny().with_weights(vec![1.0, 2.0, 3.0, 4.0]).unwrap();
+        let idx = vec![3, 0, 3];
+        let t = ds.take(&idx);
+        let v = ds.view(&idx);
+        for i in 0..3 {
+            assert_eq!(t.row(i), v.row(i));
+            assert_eq!(t.label(i), v.label(i));
+            assert_eq!(t.weight(i), v.weight(i));
+        }
+        assert_eq!(t.class_counts(), vec![1, 2]);
+    }
+
+    #[test]
+    fn constant_columns_dropped() {
+        let ds = tiny();
+        assert_eq!(ds.constant_columns(), vec![1]);
+        let r = ds.drop_columns(&[1]);
+        assert_eq!(r.n_features(), 1);
+        assert_eq!(r.feature_names(), &["x0".to_string()]);
+        assert_eq!(r.row(3), &[4.0]);
+    }
+
+    #[test]
+    fn rejects_bad_shapes_and_values() {
+        let schema = tiny().schema().clone();
+        assert!(Dataset::new(vec![1.0; 3], vec![0, 1], schema.clone()).is_err());
+        assert!(Dataset::new(vec![1.0; 4], vec![0, 2], schema.clone()).is_err());
+        assert!(Dataset::new(vec![f64::NAN, 1.0, 1.0, 1.0], vec![0, 1], schema).is_err());
+        assert!(tiny().with_weights(vec![1.0, -1.0, 1.0, 1.0]).is_err());
+    }
+
+    #[test]
+    fn one_class_is_reported() {
+        let ds =
+            Dataset::from_rows(vec![vec![1.0]], vec![0], vec!["a".into(), "b".into()]).unwrap();
+        let e = ds.require_two_classes().unwrap_err().to_string();
+        assert!(e.contains("only one class"), "{e}");
+    }
+
+    #[test]
+    fn append_keeps_schema() {
+        let ds = tiny();
+        let a = ds.append(&[9.0, 9.0], &[1]).unwrap();
+        assert_eq!(a.n_rows(), 5);
+        assert_eq!(a.class_counts(), vec![3, 2]);
+    }
+}

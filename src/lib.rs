@@ -1,0 +1,25 @@
+//! # rarity: learning from imbalanced data
+//!
+//! A toolkit for the problems where the class you care about is rare: fraud,
+//! defects, rare diseases. It implements, from the source papers:
+//!
+//! - undersampling with calibrated probabilities (Dal Pozzolo et al. 2015):
+//!   the posterior correction (eq. 9) and the consistent threshold (eq. 12);
+//! - PT-bagging (Collell et al. 2018): bagging on the natural distribution with
+//!   probability thresholds chosen after training;
+//! - ReverseTesting (Fan & Davidson 2006): choosing a learner under
+//!   sample-selection bias using the unlabeled target population;
+//! - the wider toolbox of the course notes (Kim): sampling, SMOTE, informative
+//!   undersampling, alternate cut-offs, cost-sensitive learning and the metrics.
+//!
+//! Layout: `data` (tables, readers, generators) at the bottom, then metrics,
+//! statistics, samplers, learners, ensembles, calibration, decisions and
+//! model selection; the `rarity` binary is a thin layer over this library.
+
+pub mod data;
+pub mod error;
+pub mod rng;
+pub mod sample;
+
+pub use data::Dataset;
+pub use error::{Error, Result};

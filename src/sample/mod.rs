@@ -1,0 +1,93 @@
+//! Resampling. Every sampler returns a [`Sample`]: the rows it drew (indices
+//! into its input, repeats allowed), any synthetic rows it made, and per class
+//! the keep rate `r_k = (rows of class k in the sample) / (rows of class k in
+//! the input)`.
+//!
+//! The keep rates are what lets any model trained on a sample undo the prior
+//! shift exactly (Dal Pozzolo et al. 2015, eq. 9 for the binary case with
+//! `r_- = beta`, `r_+ = 1`; in general `p_k(x) ∝ p_s,k(x) / r_k`).
+
+use serde::{Deserialize, Serialize};
+
+use crate::data::Dataset;
+use crate::error::Result;
+use crate::rng::Rng;
+
+/// What a sampler drew from a dataset.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Sample {
+    /// Indices into the input dataset (repeats allowed).
+    pub rows: Vec<usize>,
+    /// Synthetic rows, row-major, `synthetic_labels.len() * d` values.
+    pub synthetic_x: Vec<f64>,
+    /// Class ids of the synthetic rows.
+    pub synthetic_labels: Vec<u32>,
+    /// Per class: rows of that class in the sample (drawn + synthetic) over
+    /// rows of that class in the input (1 for a class absent from the input).
+    pub keep_rates: Vec<f64>,
+    /// Things the user should know (e.g. "k reduced to 2: only 3 minority rows").
+    pub notes: Vec<String>,
+}
+
+impl Sample {
+    /// Builds a sample of existing rows and computes the keep rates.
+    ///
+    /// ```
+    /// use rarity::data::Dataset;
+    /// use rarity::sample::Sample;
+    /// let ds = Dataset::from_rows(vec![vec![0.0]; 4], vec![0, 0, 0, 1],
+    ///                             vec!["n".into(), "p".into()]).unwrap();
+    /// let s = Sample::of_rows(&ds, vec![0, 3, 3]);
+    /// assert_eq!(s.keep_rates, vec![1.0 / 3.0, 2.0]);
+    /// ```
+    pub fn of_rows(data: &Dataset, rows: Vec<usize>) -> Self {
+        let mut s = Sample {
+            rows,
+            ..Sample::default()
+        };
+        s.keep_rates = s.compute_keep_rates(data);
+        s
+    }
+
+    /// Keep rates from the rows and synthetic labels held, relative to `data`.
+    pub fn compute_keep_rates(&self, data: &Dataset) -> Vec<f64> {
+        let input = data.class_counts();
+        let mut got = vec![0usize; input.len()];
+        for &i in &self.rows {
+            got[data.label(i)] += 1;
+        }
+        for &c in &self.synthetic_labels {
+            got[c as usize] += 1;
+        }
+        input
+            .iter()
+            .zip(&got)
+            .map(|(&n, &g)| if n == 0 { 1.0 } else { g as f64 / n as f64 })
+            .collect()
+    }
+
+    /// True when the sample holds synthetic rows (the training set must then
+    /// be materialised with [`Sample::materialise`]).
+    pub fn has_synthetic(&self) -> bool {
+        !self.synthetic_labels.is_empty()
+    }
+
+    /// The sampled rows plus the synthetic ones as a new dataset.
+    pub fn materialise(&self, data: &Dataset) -> Result<Dataset> {
+        let base = data.take(&self.rows);
+        if self.has_synthetic() {
+            base.append(&self.synthetic_x, &self.synthetic_labels)
+        } else {
+            Ok(base)
+        }
+    }
+}
+
+/// A way of drawing a training sample from a dataset.
+pub trait Sampler: Send + Sync + std::fmt::Debug {
+    /// Draws a sample from `data` using `rng`.
+    fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample>;
+
+    /// A short name for reports (e.g. `bootstrap`, `under(beta=0.1)`).
+    fn name(&self) -> String;
+}

@@ -7,3 +7,5 @@ mod proba;
 
 pub use dataset::{ColumnEncoding, Dataset, Schema, View};
 pub use proba::Proba;
+pub mod bundled;
+pub mod read;

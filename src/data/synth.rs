@@ -86,7 +86,10 @@ impl GaussianTask {
     pub fn posterior(&self, x: &[f64]) -> f64 {
         let pi = self.positive_rate;
         let s2 = 2.0 * self.sigma * self.sigma;
-        let llr: f64 = x.iter().map(|&v| (2.0 * self.mu * v - self.mu * self.mu) / s2).sum();
+        let llr: f64 = x
+            .iter()
+            .map(|&v| (2.0 * self.mu * v - self.mu * self.mu) / s2)
+            .sum();
         let logit = (pi / (1.0 - pi)).ln() + llr;
         1.0 / (1.0 + (-logit).exp())
     }
@@ -277,7 +280,9 @@ impl FraudTask {
         let mut f = AtomicFile::create(path)?;
         let mut header = Self::feature_names().join(",");
         header.push_str(",class\n");
-        f.writer().write_all(header.as_bytes()).map_err(|e| f.err(e))?;
+        f.writer()
+            .write_all(header.as_bytes())
+            .map_err(|e| f.err(e))?;
         let mut counts = [0usize; 2];
         let batch = 4 * rayon::current_num_threads().max(1);
         let n_chunks = self.n_chunks();
@@ -365,8 +370,14 @@ mod tests {
             n: 3 * CHUNK + 17,
             ..FraudTask::default()
         };
-        let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
-        let two = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let two = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
         let a = one.install(|| t.generate(5).unwrap());
         let b = two.install(|| t.generate(5).unwrap());
         assert_eq!(a.features(), b.features());

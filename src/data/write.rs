@@ -106,11 +106,13 @@ pub fn write_csv(ds: &Dataset, path: &Path) -> Result<()> {
         buf.push_str(&quote(&ds.class_names()[ds.label(i)]));
         buf.push('\n');
         if buf.len() > 1 << 16 {
-            w.write_all(buf.as_bytes()).map_err(|e| Error::io(path, e))?;
+            w.write_all(buf.as_bytes())
+                .map_err(|e| Error::io(path, e))?;
             buf.clear();
         }
     }
-    w.write_all(buf.as_bytes()).map_err(|e| Error::io(path, e))?;
+    w.write_all(buf.as_bytes())
+        .map_err(|e| Error::io(path, e))?;
     f.commit()
 }
 

@@ -110,7 +110,7 @@ pub(super) fn read_arff<R: Read>(
     origin: &str,
     opts: &ReadOptions,
 ) -> Result<(Dataset, ReadReport)> {
-    let mut lines = BufReader::new(reader).split(b'\n');
+    let lines = BufReader::new(reader).split(b'\n');
     let mut attrs: Vec<Attribute> = Vec::new();
     let mut outputs: Vec<String> = Vec::new();
     let mut line_no = 0usize;
@@ -119,7 +119,7 @@ pub(super) fn read_arff<R: Read>(
     let mut rows: Vec<(usize, Vec<Option<String>>)> = Vec::new();
     let mut report = ReadReport::default();
 
-    while let Some(raw) = lines.next() {
+    for raw in lines {
         let raw = raw.map_err(|e| parse_err(origin, format!("read failed: {e}")))?;
         line_no += 1;
         let text = std::str::from_utf8(&raw)

@@ -3,8 +3,9 @@
 //! encoding of categorical columns.
 
 use std::collections::HashMap;
-use std::io::Read;
+use std::io::{BufRead, BufReader, Read};
 
+use super::lines::{Lines, Record};
 use super::{
     assign_classes, is_missing, parse_err, parse_number, resolve_target, trim, Categorical,
     Missing, ReadOptions, ReadReport,
@@ -14,14 +15,14 @@ use crate::error::{Error, Result};
 
 /// Interns raw label bytes in first-seen order.
 #[derive(Default)]
-struct Labels {
+pub(super) struct Labels {
     ids: HashMap<Vec<u8>, u32>,
     names: Vec<String>,
     counts: Vec<usize>,
 }
 
 impl Labels {
-    fn intern(&mut self, raw: &[u8], origin: &str, line: u64) -> Result<u32> {
+    pub(super) fn intern(&mut self, raw: &[u8], origin: &str, line: u64) -> Result<u32> {
         if let Some(&id) = self.ids.get(raw) {
             self.counts[id as usize] += 1;
             return Ok(id);
@@ -39,6 +40,28 @@ impl Labels {
         Ok(id)
     }
 
+    /// Adds another part's labels (in its first-seen order) and returns the
+    /// map from that part's ids to ours.
+    pub(super) fn merge(&mut self, other: Labels) -> Vec<u32> {
+        let mut map = Vec::with_capacity(other.names.len());
+        for (name, count) in other.names.into_iter().zip(other.counts) {
+            let key = name.as_bytes().to_vec();
+            let id = match self.ids.get(&key) {
+                Some(&id) => id,
+                None => {
+                    let id = self.names.len() as u32;
+                    self.ids.insert(key, id);
+                    self.names.push(name);
+                    self.counts.push(0);
+                    id
+                }
+            };
+            self.counts[id as usize] += count;
+            map.push(id);
+        }
+        map
+    }
+
     /// Final class names and the remapped labels.
     fn finish(self, raw: Vec<u32>, positive: Option<&str>) -> Result<(Vec<String>, Vec<u32>)> {
         let pairs: Vec<(String, usize)> = self.names.into_iter().zip(self.counts).collect();
@@ -47,48 +70,30 @@ impl Labels {
     }
 }
 
-fn line_of(rec: &csv::ByteRecord) -> u64 {
-    rec.position().map_or(0, |p| p.line())
-}
-
-fn csv_error(origin: &str, e: csv::Error) -> Error {
-    let line = e.position().map(|p| p.line());
-    match (e.kind(), line) {
-        (csv::ErrorKind::Io(_), _) => parse_err(origin, format!("read failed: {e}")),
-        (_, Some(l)) => parse_err(origin, format!("line {l}: {e}")),
-        _ => parse_err(origin, e.to_string()),
-    }
-}
-
 /// Reads the header (or makes `x0, x1, ...` names) and returns the names and,
-/// without a header, the first record (which is data).
-fn read_header<R: Read>(
-    rdr: &mut csv::Reader<R>,
+/// without a header, whether the first record (already in `rec`) is data.
+fn read_header<R: BufRead>(
+    lines: &mut Lines<R>,
+    rec: &mut Record,
     origin: &str,
     has_header: bool,
-) -> Result<(Vec<String>, Option<csv::ByteRecord>)> {
-    let mut first = csv::ByteRecord::new();
-    if !rdr
-        .read_byte_record(&mut first)
-        .map_err(|e| csv_error(origin, e))?
-    {
+) -> Result<(Vec<String>, bool)> {
+    if !lines.next(rec)? {
         return Err(parse_err(origin, "the file is empty"));
     }
     if !has_header {
-        let names = (0..first.len()).map(|j| format!("x{j}")).collect();
-        return Ok((names, Some(first)));
+        return Ok(((0..rec.len()).map(|j| format!("x{j}")).collect(), true));
     }
-    let mut names = Vec::with_capacity(first.len());
-    for (j, f) in first.iter().enumerate() {
-        let f = if j == 0 {
-            f.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(f)
-        } else {
-            f
-        };
+    let mut names = Vec::with_capacity(rec.len());
+    for (j, f) in rec.fields().enumerate() {
         let s = std::str::from_utf8(trim(f)).map_err(|_| {
             parse_err(
                 origin,
-                format!("line 1: the name of column {} is not valid UTF-8", j + 1),
+                format!(
+                    "line {}: the name of column {} is not valid UTF-8",
+                    rec.line,
+                    j + 1
+                ),
             )
         })?;
         names.push(if s.is_empty() {
@@ -97,16 +102,16 @@ fn read_header<R: Read>(
             s.to_string()
         });
     }
-    Ok((names, None))
+    Ok((names, false))
 }
 
-fn check_width(rec: &csv::ByteRecord, width: usize, origin: &str) -> Result<()> {
+pub(super) fn check_width(rec: &Record, width: usize, origin: &str) -> Result<()> {
     if rec.len() != width {
         return Err(parse_err(
             origin,
             format!(
                 "line {}: {} fields, but the header has {width}",
-                line_of(rec),
+                rec.line,
                 rec.len()
             ),
         ));
@@ -120,13 +125,13 @@ pub(super) fn read_csv<R: Read>(
     size_hint: u64,
     opts: &ReadOptions,
 ) -> Result<(Dataset, ReadReport)> {
-    let mut rdr = csv::ReaderBuilder::new()
-        .delimiter(opts.delimiter)
-        .has_headers(false)
-        .flexible(true)
-        .buffer_capacity(1 << 20)
-        .from_reader(reader);
-    let (names, first) = read_header(&mut rdr, origin, opts.has_header)?;
+    let mut lines = Lines::new(
+        BufReader::with_capacity(1 << 20, reader),
+        opts.delimiter,
+        origin,
+    );
+    let mut rec = Record::default();
+    let (names, first_is_data) = read_header(&mut lines, &mut rec, origin, opts.has_header)?;
     if names.len() < 2 {
         return Err(parse_err(
             origin,
@@ -140,97 +145,43 @@ pub(super) fn read_csv<R: Read>(
     }
     let target = resolve_target(opts.target.as_deref(), &names, origin)?;
     match opts.categorical {
-        Categorical::Error => numeric_path(rdr, first, names, target, origin, size_hint, opts),
-        Categorical::OneHot => buffered_path(rdr, first, names, target, origin, opts),
+        Categorical::Error => {
+            let cols = Columns {
+                names: &names,
+                target,
+                origin,
+                opts,
+            };
+            let first = first_is_data.then_some(&rec);
+            let (x, raw_y, labels, report) =
+                super::numeric::read_numeric(lines, first, &cols, size_hint)?;
+            finish_numeric(x, raw_y, labels, report, &names, target, origin, opts)
+        }
+        Categorical::OneHot => {
+            buffered_path(lines, rec, first_is_data, names, target, origin, opts)
+        }
     }
 }
 
-fn numeric_path<R: Read>(
-    mut rdr: csv::Reader<R>,
-    first: Option<csv::ByteRecord>,
-    names: Vec<String>,
+/// The column layout of a numeric CSV, shared by the row parsers.
+pub(super) struct Columns<'a> {
+    pub names: &'a [String],
+    pub target: usize,
+    pub origin: &'a str,
+    pub opts: &'a ReadOptions,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn finish_numeric(
+    mut x: Vec<f64>,
+    raw_y: Vec<u32>,
+    labels: Labels,
+    report: ReadReport,
+    names: &[String],
     target: usize,
     origin: &str,
-    size_hint: u64,
     opts: &ReadOptions,
 ) -> Result<(Dataset, ReadReport)> {
-    let width = names.len();
-    let d = width - 1;
-    let mut x: Vec<f64> = Vec::new();
-    let mut raw_y: Vec<u32> = Vec::new();
-    let mut labels = Labels::default();
-    let mut report = ReadReport::default();
-    let mut rec = first.unwrap_or_default();
-    let mut have = !rec.is_empty();
-    let mut row_buf = vec![0.0f64; d];
-    loop {
-        if !have {
-            if !rdr
-                .read_byte_record(&mut rec)
-                .map_err(|e| csv_error(origin, e))?
-            {
-                break;
-            }
-        }
-        have = false;
-        if rec.len() == 1 && trim(&rec[0]).is_empty() {
-            continue; // a blank line
-        }
-        check_width(&rec, width, origin)?;
-        if report.rows_read == 0 && size_hint > 0 {
-            // Reserve from the first row's byte length to avoid regrowing.
-            let row_bytes = rec.as_slice().len() as u64 + rec.len() as u64;
-            let rows = size_hint / row_bytes.max(1) + 16;
-            x.reserve_exact((rows as usize).saturating_mul(d).min(1 << 31));
-            raw_y.reserve_exact((rows as usize).min(1 << 28));
-        }
-        report.rows_read += 1;
-        let line = line_of(&rec);
-        let mut missing_col = None;
-        let mut out = 0;
-        for (j, field) in rec.iter().enumerate() {
-            if j == target {
-                continue;
-            }
-            let f = trim(field);
-            if is_missing(f) {
-                missing_col.get_or_insert(j);
-                out += 1;
-                continue;
-            }
-            match parse_number(f, origin, line, &names[j])? {
-                Some(v) => row_buf[out] = v,
-                None => {
-                    return Err(parse_err(
-                        origin,
-                        format!(
-                            "line {line}, column '{}': '{}' is not a number; \
-                             use --categorical one-hot to encode text columns",
-                            names[j],
-                            String::from_utf8_lossy(f)
-                        ),
-                    ))
-                }
-            }
-            out += 1;
-        }
-        let t = trim(&rec[target]);
-        if is_missing(t) {
-            missing_col.get_or_insert(target);
-        }
-        if let Some(j) = missing_col {
-            if opts.missing == Missing::Error {
-                return Err(parse_err(
-                    origin,
-                    format!("line {line}, column '{}': missing value", names[j]),
-                ));
-            }
-            report.dropped_missing += 1;
-            continue;
-        }
-        raw_y.push(labels.intern(t, origin, line)?);
-        x.extend_from_slice(&row_buf);
-    }
     if report.rows_read == 0 {
         return Err(parse_err(origin, "the file has a header but no data rows"));
     }
@@ -256,9 +207,10 @@ fn numeric_path<R: Read>(
 
 /// Reads every field as text, then decides per column: numeric if every
 /// present value parses, else categorical (levels sorted).
-fn buffered_path<R: Read>(
-    mut rdr: csv::Reader<R>,
-    first: Option<csv::ByteRecord>,
+fn buffered_path<R: BufRead>(
+    mut lines: Lines<R>,
+    mut rec: Record,
+    mut have: bool,
     names: Vec<String>,
     target: usize,
     origin: &str,
@@ -267,25 +219,16 @@ fn buffered_path<R: Read>(
     let width = names.len();
     let mut rows: Vec<(u64, Vec<Option<String>>)> = Vec::new();
     let mut report = ReadReport::default();
-    let mut rec = first.unwrap_or_default();
-    let mut have = !rec.is_empty();
     loop {
-        if !have
-            && !rdr
-                .read_byte_record(&mut rec)
-                .map_err(|e| csv_error(origin, e))?
-        {
+        if !have && !lines.next(&mut rec)? {
             break;
         }
         have = false;
-        if rec.len() == 1 && trim(&rec[0]).is_empty() {
-            continue;
-        }
         check_width(&rec, width, origin)?;
         report.rows_read += 1;
-        let line = line_of(&rec);
+        let line = rec.line;
         let mut fields = Vec::with_capacity(width);
-        for (j, f) in rec.iter().enumerate() {
+        for (j, f) in rec.fields().enumerate() {
             let f = trim(f);
             if is_missing(f) {
                 if opts.missing == Missing::Error {

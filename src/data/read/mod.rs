@@ -22,6 +22,9 @@
 mod arff;
 mod classes;
 mod csv_reader;
+mod lines;
+mod number;
+mod numeric;
 
 use std::path::Path;
 
@@ -224,19 +227,17 @@ pub(crate) fn parse_number(
     line: u64,
     column: &str,
 ) -> Result<Option<f64>> {
-    let Ok(s) = std::str::from_utf8(field) else {
-        return Ok(None);
-    };
-    match s.parse::<f64>() {
-        Ok(v) if v.is_finite() => Ok(Some(v)),
-        Ok(_) => Err(parse_err(
+    match number::parse_f64(field) {
+        Some(v) if v.is_finite() => Ok(Some(v)),
+        Some(_) => Err(parse_err(
             origin,
             format!(
-                "line {line}, column '{column}': '{s}' is not a finite number; \
-                 mark missing values with an empty field or '?'"
+                "line {line}, column '{column}': '{}' is not a finite number; \
+                 mark missing values with an empty field or '?'",
+                String::from_utf8_lossy(field)
             ),
         )),
-        Err(_) => Ok(None),
+        None => Ok(None),
     }
 }
 

@@ -16,6 +16,7 @@
 //! statistics, samplers, learners, ensembles, calibration, decisions and
 //! model selection; the `rarity` binary is a thin layer over this library.
 
+pub mod calibrate;
 pub mod data;
 pub mod error;
 pub mod rng;

@@ -18,6 +18,7 @@
 
 pub mod calibrate;
 pub mod data;
+pub mod decide;
 pub mod error;
 pub mod rng;
 pub mod sample;

@@ -61,12 +61,12 @@ fn check_rates(rates: &[f64], k: usize, what: &str) -> Result<()> {
     Ok(())
 }
 
-/// Divides each class column by its rate and renormalises each row, in place.
-fn reweight(proba: &mut Proba, weights: &[f64]) {
+/// Multiplies each class column by its weight and renormalises each row, in
+/// place. Binary rows use the odds form with `ratio = w_1 / w_0` given
+/// directly (so that `ratio` is exactly beta for undersampling).
+fn reweight(proba: &mut Proba, weights: &[f64], ratio: f64) {
     let k = proba.n_classes();
     if k == 2 {
-        // Odds form, exactly monotone in the positive-class probability.
-        let ratio = weights[1] / weights[0];
         for i in 0..proba.n_rows() {
             let row = proba.row_mut(i);
             let (p0, p1) = (row[0], row[1]);
@@ -109,7 +109,12 @@ fn reweight(proba: &mut Proba, weights: &[f64]) {
 pub fn correct_keep_rates(proba: &mut Proba, keep_rates: &[f64]) -> Result<()> {
     check_rates(keep_rates, proba.n_classes(), "keep rates")?;
     let w: Vec<f64> = keep_rates.iter().map(|r| 1.0 / r).collect();
-    reweight(proba, &w);
+    let ratio = if keep_rates.len() == 2 {
+        keep_rates[0] / keep_rates[1]
+    } else {
+        1.0
+    };
+    reweight(proba, &w, ratio);
     Ok(())
 }
 
@@ -136,7 +141,8 @@ pub fn adjust_to_priors(
         .zip(train_priors)
         .map(|(t, s)| t / s)
         .collect();
-    reweight(proba, &w);
+    let ratio = if k == 2 { w[1] / w[0] } else { 1.0 };
+    reweight(proba, &w, ratio);
     Ok(())
 }
 

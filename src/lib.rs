@@ -17,6 +17,7 @@
 //! model selection; the `rarity` binary is a thin layer over this library.
 
 pub mod data;
+pub mod metrics;
 pub mod error;
 pub mod rng;
 pub mod sample;

@@ -17,10 +17,12 @@
 //! model selection; the `rarity` binary is a thin layer over this library.
 
 pub mod data;
-pub mod metrics;
 pub mod error;
+pub mod metrics;
 pub mod rng;
 pub mod sample;
+pub mod select;
+pub mod stats;
 
 pub use data::Dataset;
 pub use error::{Error, Result};

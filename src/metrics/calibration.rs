@@ -157,8 +157,14 @@ mod tests {
 
     #[test]
     fn quantile_bins_merge_on_repeated_edges() {
-        let bins =
-            reliability_bins(&[0, 0, 0, 1], &[0.2, 0.2, 0.2, 0.9], 1, 4, Binning::Quantile).unwrap();
+        let bins = reliability_bins(
+            &[0, 0, 0, 1],
+            &[0.2, 0.2, 0.2, 0.9],
+            1,
+            4,
+            Binning::Quantile,
+        )
+        .unwrap();
         assert_eq!(bins.iter().map(|b| b.count).sum::<usize>(), 4);
         assert!(bins.len() < 4);
         assert!(reliability_bins(&[0], &[0.2], 1, 0, Binning::Quantile).is_err());

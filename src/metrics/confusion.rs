@@ -213,12 +213,14 @@ impl Confusion {
         match how {
             Average::Macro => per.iter().map(&rate).sum::<f64>() / self.k as f64,
             Average::Micro => {
-                let sum = per.iter().fold(BinaryCounts::default(), |a, b| BinaryCounts {
-                    tp: a.tp + b.tp,
-                    fp: a.fp + b.fp,
-                    fn_: a.fn_ + b.fn_,
-                    tn: a.tn + b.tn,
-                });
+                let sum = per
+                    .iter()
+                    .fold(BinaryCounts::default(), |a, b| BinaryCounts {
+                        tp: a.tp + b.tp,
+                        fp: a.fp + b.fp,
+                        fn_: a.fn_ + b.fn_,
+                        tn: a.tn + b.tn,
+                    });
                 rate(&sum)
             }
             Average::Weighted => {
@@ -270,7 +272,10 @@ mod tests {
         // Nothing predicted positive and no positives at all.
         let c = Confusion::from_labels(&[0, 0], &[0, 0], 2).unwrap();
         let b = c.one_vs_rest(1);
-        assert_eq!((b.tpr(), b.ppv(), b.f1(), b.fdr(), b.g_mean()), (0.0, 0.0, 0.0, 0.0, 0.0));
+        assert_eq!(
+            (b.tpr(), b.ppv(), b.f1(), b.fdr(), b.g_mean()),
+            (0.0, 0.0, 0.0, 0.0, 0.0)
+        );
         assert_eq!(b.tnr(), 1.0);
         // Balanced accuracy ignores the absent class.
         assert_eq!(c.macro_accuracy(), 1.0);
@@ -293,7 +298,12 @@ mod tests {
 
     #[test]
     fn fbeta_weights_recall() {
-        let b = BinaryCounts { tp: 2, fp: 2, fn_: 0, tn: 0 };
+        let b = BinaryCounts {
+            tp: 2,
+            fp: 2,
+            fn_: 0,
+            tn: 0,
+        };
         // precision 0.5, recall 1: F2 = 5 * 0.5 / (4 * 0.5 + 1) = 5/6.
         assert!((b.fbeta(2.0) - 5.0 / 6.0).abs() < 1e-15);
         assert!((b.f1() - 2.0 / 3.0).abs() < 1e-15);

@@ -197,14 +197,18 @@ pub fn roc_auc(truth: &[u32], scores: &[f64], positive: u32) -> Result<f64> {
 /// Average precision of `scores` for class `positive` (scikit-learn's
 /// `average_precision_score`); `NaN` when there is no positive row.
 pub fn average_precision(truth: &[u32], scores: &[f64], positive: u32) -> Result<f64> {
-    Ok(Sorted::new(truth, scores, positive)?.precision_recall_areas().0)
+    Ok(Sorted::new(truth, scores, positive)?
+        .precision_recall_areas()
+        .0)
 }
 
 /// Trapezoidal area under the precision-recall curve (scikit-learn's
 /// `auc(recall, precision)` on `precision_recall_curve`); `NaN` when there is
 /// no positive row.
 pub fn pr_auc_trapezoid(truth: &[u32], scores: &[f64], positive: u32) -> Result<f64> {
-    Ok(Sorted::new(truth, scores, positive)?.precision_recall_areas().1)
+    Ok(Sorted::new(truth, scores, positive)?
+        .precision_recall_areas()
+        .1)
 }
 
 /// Points of a ROC curve, in scikit-learn's order and layout.
@@ -242,7 +246,13 @@ pub fn roc_curve(truth: &[u32], scores: &[f64], positive: u32) -> Result<RocCurv
     let rate = |v: &[u64], total: u64| -> Vec<f64> {
         std::iter::once(0.0)
             .chain(keep.iter().map(|&i| v[i] as f64))
-            .map(|c| if total == 0 { f64::NAN } else { c / total as f64 })
+            .map(|c| {
+                if total == 0 {
+                    f64::NAN
+                } else {
+                    c / total as f64
+                }
+            })
             .collect()
     };
     Ok(RocCurve {

@@ -10,10 +10,10 @@
 //! classes; `brier` is the multiclass sum over classes.
 
 use super::calibration::expected_calibration_error;
+use super::check_proba;
 use super::confusion::{Average, BinaryCounts, Confusion};
 use super::probability::{brier, log_loss, murphy_decomposition, stratified_brier};
 use super::ranking::{binary_ranking, ranking_ovr_macro, roc_auc_hand_till};
-use super::check_proba;
 use crate::data::Proba;
 use crate::{Error, Result};
 

@@ -43,7 +43,7 @@ pub(crate) fn radix_sort(keys: &mut Vec<u64>) {
     let mut buf = vec![0u64; n];
     for (d, c) in counts.iter().enumerate() {
         // A digit shared by every key leaves the order unchanged.
-        if c.iter().any(|&m| m == n) {
+        if c.contains(&n) {
             continue;
         }
         let mut start = [0usize; 256];

@@ -20,8 +20,11 @@ pub mod calibrate;
 pub mod data;
 pub mod decide;
 pub mod error;
+pub mod metrics;
 pub mod rng;
 pub mod sample;
+pub mod select;
+pub mod stats;
 
 pub use data::Dataset;
 pub use error::{Error, Result};

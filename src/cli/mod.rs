@@ -6,6 +6,7 @@ mod datasets;
 mod generate;
 mod inspect;
 mod output;
+mod score;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -56,6 +57,8 @@ enum Command {
     Inspect(inspect::Args),
     /// Write a synthetic dataset as CSV.
     Generate(generate::Args),
+    /// Every metric for true labels and predicted probabilities in a CSV.
+    Score(score::Args),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -85,5 +88,6 @@ fn run(cli: Cli) -> Result<()> {
         Command::Datasets => datasets::run(g),
         Command::Inspect(a) => inspect::run(g, &a),
         Command::Generate(a) => generate::run(g, &a),
+        Command::Score(a) => score::run(g, &a),
     }
 }

@@ -176,7 +176,7 @@ impl Rule {
 pub fn bayes_threshold(l00: f64, l01: f64, l10: f64, l11: f64) -> Result<f64> {
     let num = l10 - l00;
     let den = l10 - l00 + l01 - l11;
-    if !(den > 0.0) || num < 0.0 || num > den {
+    if den.is_nan() || den <= 0.0 || num < 0.0 || num > den {
         return Err(Error::invalid(format!(
             "the loss matrix gives no threshold in [0, 1]: need l10 >= l00 and l01 >= l11 with \
              one strict (got l00={l00}, l01={l01}, l10={l10}, l11={l11})"

@@ -93,7 +93,7 @@ fn load(a: &Args) -> Result<(Vec<u32>, Proba)> {
                 sorted.last().cloned().unwrap_or_default()
             }
         };
-        if !names.iter().any(|l| *l == positive) && a.positive.is_some() {
+        if !names.contains(&positive) && a.positive.is_some() {
             return Err(Error::invalid(format!(
                 "positive label '{positive}' not found; labels are: {}",
                 names.join(", ")

@@ -20,10 +20,13 @@
 //! - after the prior correction (Dal Pozzolo eq. 12):
 //!   `tau' = beta tau_s / ((beta - 1) tau_s + 1)`, see [`corrected_threshold`].
 
+pub mod tune;
+
 use serde::{Deserialize, Serialize};
 
 use crate::data::Proba;
 use crate::error::{Error, Result};
+use crate::metrics::cost::LossMatrix;
 
 /// A resolved decision rule: all its numbers are known.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -34,10 +37,10 @@ pub enum Rule {
     Threshold(f64),
     /// Predict `argmax_k p_k / lambda_k` (ties to the later class).
     Lambda(Vec<f64>),
-    /// Bayes minimum risk: `loss[i][j]` is the loss of deciding class `i`
-    /// when the truth is `j`; predict `argmin_i sum_j loss[i][j] p_j`
-    /// (ties to the later class).
-    Cost(Vec<Vec<f64>>),
+    /// Bayes minimum risk: predict `argmin_i sum_j loss(i, j) p_j`, where
+    /// `loss(i, j)` is the loss of deciding `i` when the truth is `j` (ties to
+    /// the later class).
+    Cost(LossMatrix),
     /// Example-dependent benefit: positive iff `p(positive) * amount > overhead`.
     Benefit {
         /// Name of the column holding each row's amount.
@@ -100,12 +103,10 @@ impl Rule {
                 Error::invalid(format!("lambdas must be finite and > 0, got {l:?}")),
             ),
             Rule::Lambda(_) => Ok(()),
-            Rule::Cost(m) if m.len() != n_classes || m.iter().any(|r| r.len() != n_classes) => Err(
-                Error::invalid(format!("the loss matrix must be {n_classes} x {n_classes}")),
-            ),
-            Rule::Cost(m) if m.iter().flatten().any(|v| !v.is_finite()) => {
-                Err(Error::invalid("the loss matrix must hold finite numbers"))
-            }
+            Rule::Cost(m) if m.n_classes() != n_classes => Err(Error::invalid(format!(
+                "the loss matrix is {0} x {0}, but the task has {n_classes} classes",
+                m.n_classes()
+            ))),
             Rule::Cost(_) => Ok(()),
         }
     }
@@ -133,11 +134,10 @@ impl Rule {
             Rule::Cost(m) => (0..n)
                 .map(|i| {
                     let r = proba.row(i);
-                    let risk = |d: usize| -> f64 { m[d].iter().zip(r).map(|(l, p)| l * p).sum() };
                     let mut best = 0;
-                    let mut best_risk = risk(0);
+                    let mut best_risk = m.risk(0, r);
                     for d in 1..k {
-                        let rd = risk(d);
+                        let rd = m.risk(d, r);
                         if rd <= best_risk {
                             best = d;
                             best_risk = rd;
@@ -162,27 +162,6 @@ impl Rule {
         };
         Ok(labels)
     }
-}
-
-/// Bayes minimum-risk threshold from a binary loss matrix (Dal Pozzolo,
-/// Sec. IV-A): `tau = (l10 - l00) / (l10 - l00 + l01 - l11)`, where `lij` is
-/// the loss of deciding `i` when the truth is `j`.
-///
-/// ```
-/// use rarity::decide::bayes_threshold;
-/// // Missing a positive costs 10, a false alarm 1.
-/// assert!((bayes_threshold(0.0, 10.0, 1.0, 0.0).unwrap() - 1.0 / 11.0).abs() < 1e-15);
-/// ```
-pub fn bayes_threshold(l00: f64, l01: f64, l10: f64, l11: f64) -> Result<f64> {
-    let num = l10 - l00;
-    let den = l10 - l00 + l01 - l11;
-    if den.is_nan() || den <= 0.0 || num < 0.0 || num > den {
-        return Err(Error::invalid(format!(
-            "the loss matrix gives no threshold in [0, 1]: need l10 >= l00 and l01 >= l11 with \
-             one strict (got l00={l00}, l01={l01}, l10={l10}, l11={l11})"
-        )));
-    }
-    Ok(num / den)
 }
 
 /// Dal Pozzolo eq. 12: the threshold for corrected probabilities `p'` that
@@ -259,9 +238,9 @@ mod tests {
     fn cost_rule_matches_bayes_threshold() {
         let ps: Vec<f64> = (0..=1000).map(|i| i as f64 / 1000.0).collect();
         let p = Proba::from_positive(&ps);
-        // l[decide][truth]: false negative (decide 0, truth 1) costs 5.
-        let m = vec![vec![0.0, 5.0], vec![1.0, 0.0]];
-        let tau = bayes_threshold(0.0, 5.0, 1.0, 0.0).unwrap();
+        // A false negative (decide 0, truth 1) costs 5, a false positive 1.
+        let m = LossMatrix::binary(0.0, 1.0, 5.0, 0.0).unwrap();
+        let tau = m.bayes_threshold().unwrap();
         let a = Rule::Cost(m).decide(&p, None).unwrap();
         let b = Rule::Threshold(tau).decide(&p, None).unwrap();
         let differ = a.iter().zip(&b).filter(|(x, y)| x != y).count();
@@ -290,7 +269,9 @@ mod tests {
         assert!(Rule::Lambda(vec![0.5, 0.5]).decide(&p3, None).is_err());
         assert!(Rule::priors(&[1.0, 0.0]).is_err());
         assert!(Rule::f1(&[0.2, 0.3, 0.5]).is_err());
-        assert!(bayes_threshold(0.0, 0.0, 0.0, 0.0).is_err());
+        let zero = LossMatrix::binary(0.0, 0.0, 0.0, 0.0).unwrap();
+        assert!(zero.bayes_threshold().is_err());
+        assert!(Rule::Cost(zero).decide(&p3, None).is_err());
         assert_eq!(
             Rule::Lambda(vec![0.6, 0.3, 0.1]).decide(&p3, None).unwrap(),
             vec![2]

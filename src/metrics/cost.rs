@@ -14,6 +14,8 @@
 //!
 //! Neither is in scikit-learn.
 
+use serde::{Deserialize, Serialize};
+
 use super::check_len;
 use crate::{Error, Result};
 
@@ -27,7 +29,7 @@ use crate::{Error, Result};
 /// assert_eq!(l.mean_cost(&[1, 0, 0], &[0, 1, 0]).unwrap(), 11.0 / 3.0);
 /// assert_eq!(l.risk(1, &[0.8, 0.2]), 0.8);
 /// ```
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LossMatrix {
     k: usize,
     loss: Vec<f64>,
@@ -62,6 +64,39 @@ impl LossMatrix {
     /// Number of classes.
     pub fn n_classes(&self) -> usize {
         self.k
+    }
+
+    /// The Bayes minimum-risk threshold of a binary matrix (Dal Pozzolo,
+    /// Sec. IV-A): positive iff `p >= tau` with
+    /// `tau = (l10 - l00) / (l10 - l00 + l01 - l11)`.
+    ///
+    /// ```
+    /// use rarity::metrics::cost::LossMatrix;
+    /// // Missing a positive costs 10, a false alarm 1: tau = 1/11.
+    /// let l = LossMatrix::binary(0.0, 1.0, 10.0, 0.0).unwrap();
+    /// assert!((l.bayes_threshold().unwrap() - 1.0 / 11.0).abs() < 1e-15);
+    /// ```
+    pub fn bayes_threshold(&self) -> Result<f64> {
+        if self.k != 2 {
+            return Err(Error::invalid(
+                "a single threshold needs a 2 x 2 loss matrix",
+            ));
+        }
+        let (l00, l01, l10, l11) = (
+            self.loss(0, 0),
+            self.loss(0, 1),
+            self.loss(1, 0),
+            self.loss(1, 1),
+        );
+        let num = l10 - l00;
+        let den = num + l01 - l11;
+        if den.is_nan() || den <= 0.0 || num < 0.0 || num > den {
+            return Err(Error::invalid(format!(
+                "the loss matrix gives no threshold in [0, 1]: need l10 >= l00 and l01 >= l11 \
+                 with one strict (got l00={l00}, l01={l01}, l10={l10}, l11={l11})"
+            )));
+        }
+        Ok(num / den)
     }
 
     /// Loss of deciding `decision` when the truth is `truth`.

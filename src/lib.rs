@@ -17,9 +17,15 @@
 //! model selection; the `rarity` binary is a thin layer over this library.
 
 pub mod data;
+pub mod ensemble;
 pub mod error;
+pub mod learn;
+pub mod model;
+pub mod persist;
 pub mod rng;
 pub mod sample;
+pub mod spec;
 
 pub use data::Dataset;
 pub use error::{Error, Result};
+pub use model::Model;

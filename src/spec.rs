@@ -114,7 +114,7 @@ fn tokenize(s: &str) -> Result<Vec<(usize, Token)>> {
             let start = i;
             while i < chars.len()
                 && (chars[i].is_ascii_alphanumeric() || ".-+".contains(chars[i]))
-                && !(chars[i] == '+' && !matches!(chars[i - 1], 'e' | 'E'))
+                && (chars[i] != '+' || matches!(chars[i - 1], 'e' | 'E'))
             {
                 i += 1;
             }
@@ -497,7 +497,7 @@ pub fn sampler_from_call(c: &Call) -> Result<Arc<dyn Sampler>> {
         "bootstrap" => {
             let a = Args::new(c, &["fraction"])?;
             let fraction = a.number("fraction")?.unwrap_or(1.0);
-            if !(fraction > 0.0) {
+            if fraction.is_nan() || fraction <= 0.0 {
                 return Err(Error::invalid(format!(
                     "bootstrap: fraction={fraction} is invalid; expected a positive number"
                 )));

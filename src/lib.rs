@@ -19,12 +19,18 @@
 pub mod calibrate;
 pub mod data;
 pub mod decide;
+pub mod ensemble;
 pub mod error;
+pub mod learn;
 pub mod metrics;
+pub mod model;
+pub mod persist;
 pub mod rng;
 pub mod sample;
 pub mod select;
+pub mod spec;
 pub mod stats;
 
 pub use data::Dataset;
 pub use error::{Error, Result};
+pub use model::Model;

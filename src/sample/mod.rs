@@ -7,6 +7,9 @@
 //! shift exactly (Dal Pozzolo et al. 2015, eq. 9 for the binary case with
 //! `r_- = beta`, `r_+ = 1`; in general `p_k(x) ∝ p_s,k(x) / r_k`).
 
+pub mod bootstrap;
+pub mod no_resampling;
+
 use serde::{Deserialize, Serialize};
 
 use crate::data::Dataset;

@@ -1,0 +1,232 @@
+//! The fitted ensemble: member models, each member's class keep rates, and the
+//! vote that combines them (Collell et al. 2018, Algorithm 1, steps 2.2-2.4).
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::data::{Dataset, Proba};
+use crate::error::{Error, Result};
+use crate::model::{Model, ROW_CHUNK};
+
+/// How member predictions are combined.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum Vote {
+    /// Average the members' probabilities and renormalise (Algorithm 1,
+    /// steps 2.3-2.4 of the PT-bagging paper).
+    #[default]
+    Soft,
+    /// The fraction of members whose most probable class is `k` (lowest class
+    /// id on ties).
+    Hard,
+}
+
+impl Vote {
+    /// The spelling used in model specs.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Vote::Soft => "soft",
+            Vote::Hard => "hard",
+        }
+    }
+}
+
+/// A fitted ensemble: any models as members, combined by a [`Vote`].
+///
+/// Each member keeps the per-class keep rates its training sample had
+/// ([`crate::sample::Sample::keep_rates`]), so that a calibration stage can
+/// undo each member's prior shift before averaging with
+/// [`BaggedModel::predict_proba_with`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BaggedModel {
+    n_classes: usize,
+    n_features: usize,
+    members: Vec<Model>,
+    keep_rates: Vec<Vec<f64>>,
+    vote: Vote,
+}
+
+impl BaggedModel {
+    /// An ensemble of `members` (at least one, all with the same classes and
+    /// features), with one keep-rate vector per member.
+    pub fn new(members: Vec<Model>, keep_rates: Vec<Vec<f64>>, vote: Vote) -> Result<Self> {
+        let first = members
+            .first()
+            .ok_or_else(|| Error::invalid("an ensemble needs at least one member"))?;
+        let m = BaggedModel {
+            n_classes: first.n_classes(),
+            n_features: first.n_features(),
+            members,
+            keep_rates,
+            vote,
+        };
+        m.validate().map_err(Error::invalid)?;
+        Ok(m)
+    }
+
+    /// Number of classes.
+    pub fn n_classes(&self) -> usize {
+        self.n_classes
+    }
+
+    /// Number of features expected.
+    pub fn n_features(&self) -> usize {
+        self.n_features
+    }
+
+    /// The member models, in training order.
+    pub fn members(&self) -> &[Model] {
+        &self.members
+    }
+
+    /// Per member, the keep rate of each class in its training sample.
+    pub fn keep_rates(&self) -> &[Vec<f64>] {
+        &self.keep_rates
+    }
+
+    /// The vote.
+    pub fn vote(&self) -> Vote {
+        self.vote
+    }
+
+    /// Probabilities of one row (see [`Model::predict_row`]).
+    pub fn predict_row(&self, x: &[f64], out: &mut [f64]) {
+        let mut tmp = vec![0.0; self.n_classes];
+        self.predict_row_with(x, out, &mut tmp, &|_, _, _| {});
+    }
+
+    /// One row: each member's probabilities go through `hook(member index,
+    /// member keep rates, probabilities)` before the vote. `tmp` is scratch of
+    /// length `k`.
+    fn predict_row_with<F>(&self, x: &[f64], out: &mut [f64], tmp: &mut [f64], hook: &F)
+    where
+        F: Fn(usize, &[f64], &mut [f64]) + Sync,
+    {
+        out.iter_mut().for_each(|v| *v = 0.0);
+        for (i, m) in self.members.iter().enumerate() {
+            m.predict_row(x, tmp);
+            hook(i, &self.keep_rates[i], tmp);
+            self.add_vote(tmp, out);
+        }
+        finish_row(out, self.members.len());
+    }
+
+    #[inline]
+    fn add_vote(&self, p: &[f64], out: &mut [f64]) {
+        match self.vote {
+            Vote::Soft => out.iter_mut().zip(p).for_each(|(o, v)| *o += v),
+            Vote::Hard => {
+                let mut best = 0;
+                for c in 1..p.len() {
+                    if p[c] > p[best] {
+                        best = c;
+                    }
+                }
+                out[best] += 1.0;
+            }
+        }
+    }
+
+    /// Probabilities for every row of `data`, after passing each member's
+    /// probabilities of each row through `hook(member index, member keep
+    /// rates, probabilities)`; e.g. the prior-shift correction
+    /// `p_k ∝ p_k / r_k` of a calibration stage. The result is the same for
+    /// any thread count (each row sums its members in member order).
+    ///
+    /// ```
+    /// use rarity::data::Dataset;
+    /// use rarity::ensemble::Bagging;
+    /// let ds = Dataset::from_rows((0..20).map(|i| vec![i as f64]).collect(),
+    ///     (0..20).map(|i| (i >= 15) as u32).collect(), vec!["n".into(), "p".into()]).unwrap();
+    /// let model = Bagging::forest(5).fit_dataset(&ds, 1).unwrap();
+    /// // Undo each member's keep rates (they are close to 1 for a bootstrap).
+    /// let p = model.predict_proba_with(&ds, |_, r, p| {
+    ///     p.iter_mut().zip(r).for_each(|(v, r)| *v /= r);
+    ///     let s: f64 = p.iter().sum();
+    ///     p.iter_mut().for_each(|v| *v /= s);
+    /// }).unwrap();
+    /// assert_eq!(p.n_rows(), 20);
+    /// ```
+    pub fn predict_proba_with<F>(&self, data: &Dataset, hook: F) -> Result<Proba>
+    where
+        F: Fn(usize, &[f64], &mut [f64]) + Sync,
+    {
+        if data.n_features() != self.n_features {
+            return Err(Error::data(format!(
+                "the model was trained on {} features but the data has {}",
+                self.n_features,
+                data.n_features()
+            )));
+        }
+        let k = self.n_classes;
+        let mut p = Proba::zeros(data.n_rows(), k);
+        p.values_mut()
+            .par_chunks_mut(k * ROW_CHUNK)
+            .enumerate()
+            .for_each(|(c, chunk)| {
+                let first = c * ROW_CHUNK;
+                let mut tmp = vec![0.0; k];
+                // Member-major within the chunk keeps one member's nodes hot;
+                // each row still adds its members in member order.
+                for (i, m) in self.members.iter().enumerate() {
+                    for (j, out) in chunk.chunks_mut(k).enumerate() {
+                        m.predict_row(data.row(first + j), &mut tmp);
+                        hook(i, &self.keep_rates[i], &mut tmp);
+                        self.add_vote(&tmp, out);
+                    }
+                }
+                for out in chunk.chunks_mut(k) {
+                    finish_row(out, self.members.len());
+                }
+            });
+        Ok(p)
+    }
+
+    /// Probabilities of the ensemble (see [`Model::predict_proba`]).
+    pub fn predict_proba(&self, data: &Dataset) -> Result<Proba> {
+        self.predict_proba_with(data, |_, _, _| {})
+    }
+
+    /// Probabilities of member `i` alone.
+    pub fn member_proba(&self, i: usize, data: &Dataset) -> Result<Proba> {
+        let m = self.members.get(i).ok_or_else(|| {
+            Error::invalid(format!(
+                "member {i} requested; the ensemble has {}",
+                self.members.len()
+            ))
+        })?;
+        m.predict_proba(data)
+    }
+
+    /// Checks members and keep rates agree; says what is wrong.
+    pub fn validate(&self) -> std::result::Result<(), String> {
+        if self.members.is_empty() {
+            return Err("ensemble has no members".into());
+        }
+        if self.keep_rates.len() != self.members.len() {
+            return Err("ensemble has one keep-rate vector per member missing".into());
+        }
+        for (i, (m, r)) in self.members.iter().zip(&self.keep_rates).enumerate() {
+            if m.n_classes() != self.n_classes || m.n_features() != self.n_features {
+                return Err(format!("ensemble member {i} has another shape"));
+            }
+            if r.len() != self.n_classes {
+                return Err(format!("ensemble member {i} has {} keep rates", r.len()));
+            }
+            m.validate()?;
+        }
+        Ok(())
+    }
+}
+
+/// Averages a row of summed votes and renormalises it (Algorithm 1, step 2.4).
+#[inline]
+fn finish_row(out: &mut [f64], n: usize) {
+    out.iter_mut().for_each(|v| *v /= n as f64);
+    let s: f64 = out.iter().sum();
+    if s > 0.0 {
+        out.iter_mut().for_each(|v| *v /= s);
+    } else {
+        let k = out.len() as f64;
+        out.iter_mut().for_each(|v| *v = 1.0 / k);
+    }
+}

@@ -1,0 +1,207 @@
+use super::*;
+use crate::data::Dataset;
+use crate::sample::Sample;
+use rand::RngExt;
+
+fn data(n: usize, k: u32, seed: u64) -> Dataset {
+    let mut r = rng::stream(seed, 0);
+    let rows: Vec<Vec<f64>> = (0..n)
+        .map(|_| (0..4).map(|_| r.random_range(0..30) as f64).collect())
+        .collect();
+    let y = rows
+        .iter()
+        .map(|x| {
+            if x[0] + x[1] > 40.0 {
+                1 + (x[2] > 20.0 && k > 2) as u32
+            } else {
+                0
+            }
+        })
+        .collect();
+    Dataset::from_rows(rows, y, (0..k).map(|c| format!("c{c}")).collect()).unwrap()
+}
+
+fn in_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(f)
+}
+
+#[test]
+fn bit_identical_for_one_and_two_threads() {
+    let ds = data(300, 3, 1);
+    for bag in [
+        Bagging::forest(12),
+        Bagging::rdt(6),
+        Bagging::new(8, Arc::new(Tree::default()), Arc::new(Bootstrap::default())),
+    ] {
+        let a = in_pool(1, || bag.fit_with_oob(&ds, 3).unwrap());
+        let b = in_pool(2, || bag.fit_with_oob(&ds, 3).unwrap());
+        assert_eq!(a, b, "{}", bag.name());
+        let pa = in_pool(1, || a.0.predict_proba(&ds).unwrap());
+        let pb = in_pool(2, || b.0.predict_proba(&ds).unwrap());
+        assert_eq!(pa, pb);
+        // Another seed gives another ensemble.
+        assert_ne!(bag.fit_dataset(&ds, 4).unwrap(), a.0);
+    }
+}
+
+#[test]
+fn absent_class_in_bags_keeps_k_columns() {
+    // Class 2 has two rows: many bootstrap bags miss it.
+    let mut ds = data(100, 2, 2);
+    ds = ds
+        .append(&[1.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 2.0], &[1, 1])
+        .unwrap();
+    let y: Vec<u32> = (0..ds.n_rows())
+        .map(|i| if i >= 100 { 2 } else { ds.label(i) as u32 })
+        .collect();
+    let x = ds.features().to_vec();
+    let ds = Dataset::from_rows(
+        x.chunks(4).map(<[f64]>::to_vec).collect(),
+        y,
+        vec!["a".into(), "b".into(), "c".into()],
+    )
+    .unwrap();
+    let m = Bagging::forest(20).fit_dataset(&ds, 1).unwrap();
+    assert!(
+        m.keep_rates().iter().any(|r| r[2] == 0.0),
+        "some bag should miss class 2"
+    );
+    let p = m.predict_proba(&ds).unwrap();
+    assert_eq!((p.n_rows(), p.n_classes()), (102, 3));
+    for i in 0..p.n_rows() {
+        assert!((p.row(i).iter().sum::<f64>() - 1.0).abs() < 1e-12);
+    }
+    for i in 0..m.members().len() {
+        assert_eq!(m.member_proba(i, &ds).unwrap().n_classes(), 3);
+    }
+}
+
+#[test]
+fn keep_rates_are_the_members_samples() {
+    let ds = data(200, 2, 3);
+    let bag = Bagging::forest(5);
+    let m = bag.fit_dataset(&ds, 11).unwrap();
+    for (i, r) in m.keep_rates().iter().enumerate() {
+        let s = Bootstrap::default()
+            .resample(&ds, &mut rng::stream(11, i as u64))
+            .unwrap();
+        assert_eq!(r, &s.keep_rates);
+    }
+}
+
+#[test]
+fn soft_vote_is_the_renormalised_member_average() {
+    let ds = data(150, 2, 4);
+    let m = Bagging::forest(7).fit_dataset(&ds, 2).unwrap();
+    let p = m.predict_proba(&ds).unwrap();
+    let members: Vec<Proba> = (0..7).map(|i| m.member_proba(i, &ds).unwrap()).collect();
+    for i in 0..ds.n_rows() {
+        for c in 0..2 {
+            let avg: f64 = members.iter().map(|q| q.row(i)[c]).sum::<f64>() / 7.0;
+            assert!((p.row(i)[c] - avg).abs() < 1e-12);
+        }
+    }
+    // The hook sees every member with its keep rates.
+    let q = m.predict_proba_with(&ds, |_, _, _| {}).unwrap();
+    assert_eq!(p, q);
+    let only_first = m
+        .predict_proba_with(&ds, |i, r, p| {
+            assert_eq!(r.len(), 2);
+            if i > 0 {
+                p.iter_mut().for_each(|v| *v = 0.0);
+            }
+        })
+        .unwrap();
+    let first = m.member_proba(0, &ds).unwrap();
+    for i in 0..ds.n_rows() {
+        assert!((only_first.row(i)[1] - first.row(i)[1]).abs() < 1e-12);
+    }
+}
+
+#[test]
+fn hard_vote_counts_members() {
+    let ds = data(150, 2, 5);
+    let mut bag = Bagging::forest(8);
+    bag.vote = Vote::Hard;
+    let p = bag.fit_dataset(&ds, 1).unwrap().predict_proba(&ds).unwrap();
+    for v in p.values() {
+        assert_eq!((v * 8.0).round(), v * 8.0);
+    }
+}
+
+#[test]
+fn out_of_bag_uses_only_members_that_did_not_see_the_row() {
+    let ds = data(200, 2, 6);
+    let (m, oob) = Bagging::forest(30).fit_with_oob(&ds, 5).unwrap();
+    let mean = oob.n_members.iter().map(|&v| v as f64).sum::<f64>() / 200.0;
+    assert!(
+        (mean - 30.0 * 0.366).abs() < 3.0,
+        "mean out-of-bag members {mean}"
+    );
+    let correct = (0..200)
+        .filter(|&i| oob.proba.argmax()[i] == ds.label(i))
+        .count();
+    assert!(correct > 150, "{correct} of 200");
+    // Out-of-bag estimates are worse than the (over-fitted) training fit.
+    let train = m.predict_proba(&ds).unwrap();
+    let train_correct = (0..200)
+        .filter(|&i| train.argmax()[i] == ds.label(i))
+        .count();
+    assert!(train_correct >= correct);
+}
+
+/// A sampler that adds a jittered copy of each minority row.
+#[derive(Debug)]
+struct Jitter;
+
+impl Sampler for Jitter {
+    fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
+        let mut s = Sample::of_rows(data, (0..data.n_rows()).collect());
+        for i in data.rows_of_class(1) {
+            s.synthetic_x
+                .extend(data.row(i).iter().map(|v| v + rng.random::<f64>() * 0.1));
+            s.synthetic_labels.push(1);
+        }
+        s.keep_rates = s.compute_keep_rates(data);
+        Ok(s)
+    }
+    fn name(&self) -> String {
+        "jitter".into()
+    }
+}
+
+#[test]
+fn synthetic_samples_are_materialised() {
+    let ds = data(120, 2, 7);
+    let bag = Bagging::new(4, Arc::new(Tree::default()), Arc::new(Jitter));
+    let m = bag.fit_dataset(&ds, 1).unwrap();
+    assert_eq!(m.keep_rates()[0], vec![1.0, 2.0]);
+    let p = m.predict_proba(&ds).unwrap();
+    assert_eq!(p.n_rows(), 120);
+}
+
+#[test]
+fn errors_and_learner_use() {
+    let ds = data(60, 2, 8);
+    assert!(Bagging::forest(0).fit_dataset(&ds, 1).is_err());
+    let one =
+        Dataset::from_rows(vec![vec![1.0]; 3], vec![0; 3], vec!["a".into(), "b".into()]).unwrap();
+    assert!(Bagging::forest(2).fit_dataset(&one, 1).is_err());
+    // As a learner on a view (a cross-validation fold).
+    let rows: Vec<usize> = (0..60).step_by(2).collect();
+    let m = Bagging::forest(3)
+        .fit(&ds.view(&rows), &mut rng::stream(1, 1))
+        .unwrap();
+    assert_eq!(m.predict_proba(&ds).unwrap().n_rows(), 60);
+    assert_eq!(
+        Bagging::rdt(10).name(),
+        "bagging(n=10,learner=random_tree,sample=none)"
+    );
+    let wrong =
+        Dataset::from_rows(vec![vec![1.0, 2.0]], vec![0], vec!["a".into(), "b".into()]).unwrap();
+    assert!(m.predict_proba(&wrong).is_err());
+}

@@ -1,0 +1,98 @@
+//! Base learners and the learner contract.
+//!
+//! A [`Learner`] holds hyper-parameters and fits a [`Model`] on a [`View`] of a
+//! [`Dataset`] (borrowed rows, repeats allowed: a bootstrap bag is a view with
+//! repeated indices, each repeat counting as one more copy of the row; per-row
+//! weights come from [`View::weight`]). A fitted [`Model`] returns an `n x k`
+//! probability matrix whose `k` is the training dataset's class count, even
+//! when a class is absent from the rows it was fitted on.
+//!
+//! Learners know nothing about samplers (see `/work/shared/DESIGN.md`): the
+//! bagging engine in [`crate::ensemble`] draws samples and hands learners
+//! views. To let hundreds of fits on views of one dataset share expensive
+//! per-dataset work (the tree learners' presorted columns), a learner may
+//! compute a [`Prepared`] value once with [`Learner::prepare`] and receive it
+//! back in every [`Learner::fit_prepared`] call.
+//!
+//! Fitted models are the variants of the [`Model`] enum, which lives in
+//! [`crate::model`] (see there for why an enum and not trait objects).
+
+pub mod tree;
+
+use std::any::Any;
+use std::fmt;
+use std::sync::Arc;
+
+use crate::data::{Dataset, View};
+use crate::error::Result;
+pub use crate::model::Model;
+use crate::rng::Rng;
+
+/// Per-dataset state a learner computes once (e.g. presorted feature
+/// columns) and reuses for every fit on a view of that dataset.
+///
+/// Opaque to everyone but the learner that made it; [`Prepared::none`] means
+/// "nothing prepared", and every learner must accept it.
+#[derive(Clone, Default)]
+pub struct Prepared(Option<Arc<dyn Any + Send + Sync>>);
+
+impl Prepared {
+    /// Nothing prepared.
+    pub fn none() -> Self {
+        Prepared(None)
+    }
+
+    /// Wraps a learner's prepared state.
+    pub fn new<T: Any + Send + Sync>(value: T) -> Self {
+        Prepared(Some(Arc::new(value)))
+    }
+
+    /// The prepared state, if there is one of type `T`.
+    pub fn get<T: Any>(&self) -> Option<&T> {
+        self.0.as_deref().and_then(|v| v.downcast_ref::<T>())
+    }
+}
+
+impl fmt::Debug for Prepared {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Prepared(..)"
+        } else {
+            "Prepared(none)"
+        })
+    }
+}
+
+/// A way of fitting a probabilistic classifier.
+///
+/// ```
+/// use rarity::data::Dataset;
+/// use rarity::learn::{Learner, tree::Tree};
+/// let ds = Dataset::from_rows(vec![vec![0.0], vec![1.0], vec![2.0], vec![3.0]],
+///                             vec![0, 0, 1, 1], vec!["n".into(), "p".into()]).unwrap();
+/// let rows: Vec<usize> = (0..4).collect();
+/// let model = Tree::default().fit(&ds.view(&rows), &mut rarity::rng::stream(1, 0)).unwrap();
+/// let p = model.predict_proba(&ds).unwrap();
+/// assert_eq!(p.column(1), vec![0.0, 0.0, 1.0, 1.0]);
+/// ```
+pub trait Learner: Send + Sync + fmt::Debug {
+    /// Fits a model on the rows of `data` (repeats count as copies; row
+    /// weights are honoured), drawing any randomness from `rng`.
+    fn fit(&self, data: &View<'_>, rng: &mut Rng) -> Result<Model>;
+
+    /// Computes per-dataset state shared by many fits on views of `data`.
+    /// The default prepares nothing.
+    fn prepare(&self, _data: &Dataset) -> Result<Prepared> {
+        Ok(Prepared::none())
+    }
+
+    /// Fits on a view of the dataset `prepared` was made from (by
+    /// [`Learner::prepare`]). The default ignores `prepared`.
+    fn fit_prepared(&self, _prepared: &Prepared, data: &View<'_>, rng: &mut Rng) -> Result<Model> {
+        self.fit(data, rng)
+    }
+
+    /// A short name with the hyper-parameters, for reports
+    /// (e.g. `tree(criterion=gini)`).
+    fn name(&self) -> String;
+}

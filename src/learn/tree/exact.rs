@@ -1,0 +1,380 @@
+//! Growing an exact probability tree on presorted columns.
+//!
+//! The classic presorted scheme (SLIQ/SPRINT; scikit-learn's splitter sorts at
+//! every node instead): each feature's rows are kept sorted by value in one
+//! list per feature, and every node owns the same contiguous range in all
+//! lists. Finding the best split of a node is one pass over each candidate
+//! feature's range, accumulating weighted class totals and scoring every
+//! boundary between distinct values; applying the split is a stable
+//! partition of every list's range. Work per node is linear in its rows, with
+//! no sorting after the one presort per dataset ([`Presorted`]).
+//!
+//! Candidate thresholds are midpoints between adjacent distinct values present
+//! in the node, as in CART and scikit-learn. Ties in the score keep the first
+//! candidate met (features in their candidate order, thresholds ascending), so
+//! a fit is a pure function of the data, the view and the random stream.
+
+use rand::RngExt;
+
+use super::model::{Growing, TreeModel};
+use super::presort::{row_info, Presorted, RowInfo};
+use super::{Criterion, Tree};
+use crate::data::View;
+use crate::error::{Error, Result};
+use crate::rng::Rng;
+
+/// Scores a candidate split from the left side's class totals; larger is
+/// better. `tot` and `w` are the node's totals and weight.
+trait Score {
+    fn score(&self, left: &[f64], tot: &[f64], wl: f64, w: f64) -> f64;
+}
+
+/// Gini: maximising `sum_k L_k^2 / W_L + sum_k R_k^2 / W_R` minimises the
+/// weighted Gini impurity of the children (Breiman et al. 1984).
+struct Gini;
+
+impl Score for Gini {
+    #[inline]
+    fn score(&self, left: &[f64], tot: &[f64], wl: f64, w: f64) -> f64 {
+        let wr = w - wl;
+        let (mut sl, mut sr) = (0.0, 0.0);
+        for (&l, &t) in left.iter().zip(tot) {
+            let r = (t - l).max(0.0);
+            sl += l * l;
+            sr += r * r;
+        }
+        sl / wl + sr / wr
+    }
+}
+
+#[inline]
+fn xlnx(x: f64) -> f64 {
+    if x > 0.0 {
+        x * x.ln()
+    } else {
+        0.0
+    }
+}
+
+/// `-(W_L H(L) + W_R H(R))` with weights as totals: maximising it maximises
+/// the information gain (Quinlan 1986).
+#[inline]
+fn neg_child_entropy(left: &[f64], tot: &[f64], wl: f64, w: f64) -> f64 {
+    let mut s = 0.0;
+    for (&l, &t) in left.iter().zip(tot) {
+        s += xlnx(l) + xlnx((t - l).max(0.0));
+    }
+    s - xlnx(wl) - xlnx(w - wl)
+}
+
+/// Entropy: information gain.
+struct Entropy;
+
+impl Score for Entropy {
+    #[inline]
+    fn score(&self, left: &[f64], tot: &[f64], wl: f64, w: f64) -> f64 {
+        neg_child_entropy(left, tot, wl, w)
+    }
+}
+
+/// C4.5's gain ratio: information gain over split information (Quinlan 1993).
+/// `parent` is `W H(parent)` in the same units as [`neg_child_entropy`].
+struct GainRatio {
+    parent: f64,
+}
+
+impl Score for GainRatio {
+    #[inline]
+    fn score(&self, left: &[f64], tot: &[f64], wl: f64, w: f64) -> f64 {
+        let gain = (self.parent + neg_child_entropy(left, tot, wl, w)) / w;
+        let (pl, pr) = (wl / w, (w - wl) / w);
+        let split_info = -(xlnx(pl) + xlnx(pr));
+        if split_info > 0.0 {
+            gain / split_info
+        } else {
+            0.0
+        }
+    }
+}
+
+/// A node waiting to be grown.
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    start: usize,
+    end: usize,
+    depth: usize,
+    samples: u64,
+    parent: Option<(usize, bool)>,
+}
+
+/// The best split found so far in a node.
+#[derive(Debug, Clone, Copy)]
+struct Best {
+    score: f64,
+    feature: usize,
+    /// Position (within the node's range) of the last row going left.
+    pos: usize,
+}
+
+/// Working state of one fit.
+struct Grower<'a> {
+    cfg: &'a Tree,
+    pre: &'a Presorted,
+    info: Vec<RowInfo>,
+    /// Unique rows of the fit per feature, `m` each, feature-major.
+    lists: Vec<u32>,
+    m: usize,
+    scratch: Vec<u32>,
+    go_left: Vec<bool>,
+    feats: Vec<usize>,
+    left: Vec<f64>,
+    d: usize,
+    mtry: usize,
+    min_leaf: u64,
+}
+
+/// Grows an exact tree with `cfg` on `view`, whose dataset `pre` was built
+/// from.
+pub(crate) fn grow(
+    cfg: &Tree,
+    pre: &Presorted,
+    view: &View<'_>,
+    rng: &mut Rng,
+) -> Result<TreeModel> {
+    let data = view.data();
+    let (d, k) = (data.n_features(), data.n_classes());
+    if d == 0 {
+        return Err(Error::data("cannot fit a tree: the data has no features"));
+    }
+    let mtry = cfg.max_features.resolve(d)?;
+    cfg.check()?;
+    let (info, totals) = row_info(view)?;
+    let m = info.iter().filter(|r| r.cnt > 0).count();
+    let mut lists = Vec::with_capacity(d * m);
+    for f in 0..d {
+        lists.extend(
+            pre.order(f)
+                .iter()
+                .copied()
+                .filter(|&r| info[r as usize].cnt > 0),
+        );
+    }
+    let samples: u64 = info.iter().map(|r| r.cnt as u64).sum();
+    let w: f64 = totals.iter().sum();
+    let priors: Vec<f64> = totals.iter().map(|t| t / w).collect();
+    let mut g = Grower {
+        cfg,
+        pre,
+        info,
+        lists,
+        m,
+        scratch: vec![0; m],
+        go_left: vec![false; data.n_rows()],
+        feats: (0..d).collect(),
+        left: vec![0.0; k],
+        d,
+        mtry,
+        min_leaf: cfg.min_samples_leaf.max(1) as u64,
+    };
+    let mut tree = Growing::new(d, k);
+    let mut stack = vec![Pending {
+        start: 0,
+        end: m,
+        depth: 0,
+        samples,
+        parent: None,
+    }];
+    // Class totals of the pending nodes, k per entry, in stack order.
+    let mut arena = totals;
+    let mut tot = vec![0.0; k];
+    let mut left_tot = vec![0.0; k];
+    while let Some(node) = stack.pop() {
+        tot.copy_from_slice(&arena[arena.len() - k..]);
+        arena.truncate(arena.len() - k);
+        let best = if g.splittable(&node, &tot) {
+            g.best_split(&node, &tot, rng)
+        } else {
+            None
+        };
+        let Some(best) = best else {
+            tree.leaf(&tot, node.parent);
+            continue;
+        };
+        let (threshold, left_samples) = g.apply(&node, best, &mut left_tot, view);
+        let idx = tree.split(best.feature, threshold, node.parent);
+        let mid = node.start + best.pos + 1;
+        // Right is pushed first so that the left child is grown next and
+        // directly follows its parent.
+        stack.push(Pending {
+            start: mid,
+            end: node.end,
+            depth: node.depth + 1,
+            samples: node.samples - left_samples,
+            parent: Some((idx, false)),
+        });
+        arena.extend(tot.iter().zip(&left_tot).map(|(t, l)| (t - l).max(0.0)));
+        stack.push(Pending {
+            start: node.start,
+            end: mid,
+            depth: node.depth + 1,
+            samples: left_samples,
+            parent: Some((idx, true)),
+        });
+        arena.extend_from_slice(&left_tot);
+    }
+    Ok(tree.finish(cfg.leaf, &priors))
+}
+
+impl Grower<'_> {
+    /// Whether the stopping rules allow splitting this node.
+    fn splittable(&self, node: &Pending, tot: &[f64]) -> bool {
+        let present = tot.iter().filter(|&&t| t > 0.0).count();
+        present > 1
+            && node.end - node.start > 1
+            && node.samples >= self.cfg.min_samples_split.max(2) as u64
+            && node.samples >= 2 * self.min_leaf
+            && self.cfg.max_depth.is_none_or(|md| node.depth < md)
+    }
+
+    /// The best split of the node over the candidate features, if any.
+    fn best_split(&mut self, node: &Pending, tot: &[f64], rng: &mut Rng) -> Option<Best> {
+        let w: f64 = tot.iter().sum();
+        match self.cfg.criterion {
+            Criterion::Gini => self.search(node, tot, w, &Gini, rng),
+            Criterion::Entropy => self.search(node, tot, w, &Entropy, rng),
+            Criterion::GainRatio => {
+                let parent = tot.iter().map(|&t| xlnx(t)).sum::<f64>() - xlnx(w);
+                self.search(node, tot, w, &GainRatio { parent: -parent }, rng)
+            }
+        }
+    }
+
+    /// Visits candidate features: all in order, or (with `max_features <
+    /// d`) a random order until `max_features` non-constant ones have been
+    /// scanned, as in scikit-learn (constant features do not count).
+    fn search<S: Score>(
+        &mut self,
+        node: &Pending,
+        tot: &[f64],
+        w: f64,
+        score: &S,
+        rng: &mut Rng,
+    ) -> Option<Best> {
+        let mut best: Option<Best> = None;
+        let mut scanned = 0;
+        for j in 0..self.d {
+            if scanned >= self.mtry {
+                break;
+            }
+            if self.mtry < self.d {
+                let r = rng.random_range(j..self.d);
+                self.feats.swap(j, r);
+            }
+            let f = self.feats[j];
+            let seg = &self.lists[f * self.m + node.start..f * self.m + node.end];
+            let ranks = self.pre.ranks(f);
+            if ranks[seg[0] as usize] == ranks[seg[seg.len() - 1] as usize] {
+                continue;
+            }
+            scanned += 1;
+            self.scan(f, node, tot, w, score, &mut best);
+        }
+        best
+    }
+
+    /// Scores every boundary between distinct values of feature `f` in the node.
+    #[inline]
+    fn scan<S: Score>(
+        &mut self,
+        f: usize,
+        node: &Pending,
+        tot: &[f64],
+        w: f64,
+        score: &S,
+        best: &mut Option<Best>,
+    ) {
+        let seg = &self.lists[f * self.m + node.start..f * self.m + node.end];
+        let ranks = self.pre.ranks(f);
+        let info = &self.info;
+        let left = &mut self.left;
+        left.iter_mut().for_each(|v| *v = 0.0);
+        let (mut wl, mut nl) = (0.0, 0u64);
+        let mut rank = ranks[seg[0] as usize];
+        let mut best_score = best.map_or(f64::NEG_INFINITY, |b| b.score);
+        for i in 0..seg.len() - 1 {
+            let r = info[seg[i] as usize];
+            left[r.class as usize] += r.w;
+            wl += r.w;
+            nl += r.cnt as u64;
+            let next = ranks[seg[i + 1] as usize];
+            if next == rank {
+                continue;
+            }
+            rank = next;
+            if nl < self.min_leaf {
+                continue;
+            }
+            if node.samples - nl < self.min_leaf {
+                break;
+            }
+            let s = score.score(left, tot, wl, w);
+            if s > best_score {
+                best_score = s;
+                *best = Some(Best {
+                    score: s,
+                    feature: f,
+                    pos: i,
+                });
+            }
+        }
+    }
+
+    /// Partitions every feature list of the node by the chosen split; fills
+    /// the left child's class totals and returns the threshold and the left
+    /// child's sample count.
+    fn apply(
+        &mut self,
+        node: &Pending,
+        best: Best,
+        left_tot: &mut [f64],
+        view: &View<'_>,
+    ) -> (f64, u64) {
+        let f = best.feature;
+        let m = self.m;
+        let seg = &self.lists[f * m + node.start..f * m + node.end];
+        let data = view.data();
+        let a = data.value(seg[best.pos] as usize, f);
+        let b = data.value(seg[best.pos + 1] as usize, f);
+        let mut threshold = a / 2.0 + b / 2.0;
+        if threshold >= b || !threshold.is_finite() {
+            threshold = a;
+        }
+        left_tot.iter_mut().for_each(|v| *v = 0.0);
+        let mut left_samples = 0u64;
+        for (i, &row) in seg.iter().enumerate() {
+            let goes_left = i <= best.pos;
+            self.go_left[row as usize] = goes_left;
+            if goes_left {
+                let r = self.info[row as usize];
+                left_tot[r.class as usize] += r.w;
+                left_samples += r.cnt as u64;
+            }
+        }
+        for g in (0..self.d).filter(|&g| g != f) {
+            let seg = &mut self.lists[g * m + node.start..g * m + node.end];
+            let (mut l, mut r) = (0, 0);
+            for i in 0..seg.len() {
+                let row = seg[i];
+                if self.go_left[row as usize] {
+                    seg[l] = row;
+                    l += 1;
+                } else {
+                    self.scratch[r] = row;
+                    r += 1;
+                }
+            }
+            seg[l..].copy_from_slice(&self.scratch[..r]);
+        }
+        (threshold, left_samples)
+    }
+}

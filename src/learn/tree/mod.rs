@@ -1,0 +1,327 @@
+//! Probability decision trees.
+//!
+//! - [`Tree`]: a CART-style binary tree on numeric features, grown unpruned by
+//!   default (until a node is pure or has no valid split), with the Gini
+//!   criterion (Breiman et al. 1984), entropy / information gain, or C4.5's
+//!   gain ratio (Quinlan 1993); `max_depth`, `min_samples_split`,
+//!   `min_samples_leaf`, `max_features` and per-row weights as in
+//!   scikit-learn's `DecisionTreeClassifier`. Leaves hold weighted class
+//!   totals; the probability is their raw frequency by default (the
+//!   PT-bagging paper, Collell et al. 2018, uses unpruned C4.5 trees without
+//!   Laplace smoothing, which hurts under imbalance), with Laplace and
+//!   m-estimate smoothing as options ([`LeafEstimate`]).
+//! - [`RandomTree`]: Fan's random decision tree (feature and threshold drawn
+//!   at random; see [`random`](self::random) for the details).
+//!
+//! Random forests (Breiman 2001) are bagging of [`Tree`]s with
+//! `max_features = sqrt`: see [`crate::ensemble::Bagging::forest`].
+//!
+//! Speed: every tree fitted on views of one dataset shares one presorted copy
+//! of its columns ([`Presorted`], made by [`Learner::prepare`]); a bag is a
+//! per-row count vector over it, and a fit costs time linear in the bag's
+//! distinct rows per level of the tree, without any sorting.
+
+mod exact;
+mod model;
+mod presort;
+pub mod random;
+
+use serde::{Deserialize, Serialize};
+
+pub use model::{Node, TreeModel};
+pub use presort::Presorted;
+
+use crate::data::View;
+use crate::error::{Error, Result};
+use crate::learn::{Learner, Model, Prepared};
+use crate::rng::Rng;
+
+/// The impurity criterion a [`Tree`] minimises when choosing a split.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Criterion {
+    /// Gini impurity (CART; scikit-learn's default).
+    Gini,
+    /// Entropy: maximise the information gain (ID3).
+    Entropy,
+    /// C4.5's gain ratio: information gain over split information.
+    GainRatio,
+}
+
+impl Criterion {
+    /// The spelling used in model specs.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Criterion::Gini => "gini",
+            Criterion::Entropy => "entropy",
+            Criterion::GainRatio => "gain_ratio",
+        }
+    }
+}
+
+/// How many features a split may consider (drawn afresh at every node).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub enum MaxFeatures {
+    /// All `d` features.
+    All,
+    /// `max(1, floor(sqrt(d)))` (random forests' default).
+    Sqrt,
+    /// `max(1, floor(log2(d)))`.
+    Log2,
+    /// A number of features; 0 is an error, more than `d` means all `d`.
+    Count(usize),
+    /// A fraction of `d` in `(0, 1]`: `max(1, floor(fraction * d))`.
+    Fraction(f64),
+}
+
+impl MaxFeatures {
+    /// The number of features for `d` features.
+    ///
+    /// ```
+    /// use rarity::learn::tree::MaxFeatures;
+    /// assert_eq!(MaxFeatures::Sqrt.resolve(30).unwrap(), 5);
+    /// assert_eq!(MaxFeatures::Count(50).resolve(30).unwrap(), 30);
+    /// assert!(MaxFeatures::Count(0).resolve(30).is_err());
+    /// ```
+    pub fn resolve(&self, d: usize) -> Result<usize> {
+        let df = d as f64;
+        let m = match *self {
+            MaxFeatures::All => d,
+            MaxFeatures::Sqrt => df.sqrt().floor() as usize,
+            MaxFeatures::Log2 => df.log2().floor() as usize,
+            MaxFeatures::Count(0) => return Err(Error::invalid(
+                "max_features must be at least 1 (or none, sqrt, log2, or a fraction in (0, 1])",
+            )),
+            MaxFeatures::Count(c) => c.min(d),
+            MaxFeatures::Fraction(f) if f > 0.0 && f <= 1.0 => (f * df).floor() as usize,
+            MaxFeatures::Fraction(f) => {
+                return Err(Error::invalid(format!(
+                    "max_features fraction {f} is not in (0, 1]"
+                )))
+            }
+        };
+        Ok(m.clamp(1, d.max(1)))
+    }
+
+    /// The spelling used in model specs.
+    pub fn to_spec(&self) -> String {
+        match self {
+            MaxFeatures::All => "none".into(),
+            MaxFeatures::Sqrt => "sqrt".into(),
+            MaxFeatures::Log2 => "log2".into(),
+            MaxFeatures::Count(c) => c.to_string(),
+            MaxFeatures::Fraction(f) => f.to_string(),
+        }
+    }
+}
+
+/// How a leaf's weighted class totals `c_k` (sum `N`, `K` classes) become
+/// probabilities.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub enum LeafEstimate {
+    /// Raw frequency `c_k / N`.
+    Frequency,
+    /// Laplace: `(c_k + 1) / (N + K)`.
+    Laplace,
+    /// m-estimate (Cestnik 1990): `(c_k + m p_k) / (N + m)` with `p_k` the
+    /// class priors of the training rows.
+    MEstimate(f64),
+}
+
+impl LeafEstimate {
+    /// Writes the probabilities for totals `counts` into `out`.
+    ///
+    /// ```
+    /// use rarity::learn::tree::LeafEstimate;
+    /// let mut p = [0.0; 2];
+    /// LeafEstimate::Laplace.apply(&[3.0, 0.0], &[0.5, 0.5], &mut p);
+    /// assert_eq!(p, [0.8, 0.2]);
+    /// ```
+    pub fn apply(&self, counts: &[f64], priors: &[f64], out: &mut [f64]) {
+        let n: f64 = counts.iter().sum();
+        let k = counts.len() as f64;
+        for ((o, &c), &p) in out.iter_mut().zip(counts).zip(priors) {
+            *o = match *self {
+                LeafEstimate::Frequency => c / n,
+                LeafEstimate::Laplace => (c + 1.0) / (n + k),
+                LeafEstimate::MEstimate(m) => (c + m * p) / (n + m),
+            };
+        }
+    }
+
+    /// The spelling used in model specs.
+    pub fn to_spec(&self) -> String {
+        match self {
+            LeafEstimate::Frequency => "frequency".into(),
+            LeafEstimate::Laplace => "laplace".into(),
+            LeafEstimate::MEstimate(m) => format!("m_estimate({m})"),
+        }
+    }
+}
+
+/// The probability decision tree learner (hyper-parameters).
+///
+/// The default is an unpruned Gini tree over all features with raw-frequency
+/// leaves: scikit-learn's `DecisionTreeClassifier()` defaults, and the
+/// unsmoothed probability tree of the PT-bagging paper.
+///
+/// Row counts for `min_samples_split` / `min_samples_leaf` count repeated
+/// rows of a bag as copies. Rows of weight 0 are ignored.
+///
+/// ```
+/// use rarity::data::Dataset;
+/// use rarity::learn::{Learner, tree::Tree};
+/// let ds = Dataset::from_rows(vec![vec![0.0], vec![0.0], vec![1.0]], vec![0, 1, 1],
+///                             vec!["n".into(), "p".into()]).unwrap();
+/// let rows = [0, 1, 2];
+/// let m = Tree::default().fit(&ds.view(&rows), &mut rarity::rng::stream(0, 0)).unwrap();
+/// // Rows 0 and 1 share x = 0: their leaf holds one of each class.
+/// assert_eq!(m.predict_proba(&ds).unwrap().row(0), &[0.5, 0.5]);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Tree {
+    /// Split criterion.
+    pub criterion: Criterion,
+    /// Maximum depth (root at depth 0); `None` grows until pure.
+    pub max_depth: Option<usize>,
+    /// A node with fewer rows is not split (at least 2).
+    pub min_samples_split: usize,
+    /// Each child must keep at least this many rows (at least 1).
+    pub min_samples_leaf: usize,
+    /// Features considered per split.
+    pub max_features: MaxFeatures,
+    /// Leaf probability estimate.
+    pub leaf: LeafEstimate,
+}
+
+impl Default for Tree {
+    fn default() -> Self {
+        Tree {
+            criterion: Criterion::Gini,
+            max_depth: None,
+            min_samples_split: 2,
+            min_samples_leaf: 1,
+            max_features: MaxFeatures::All,
+            leaf: LeafEstimate::Frequency,
+        }
+    }
+}
+
+impl Tree {
+    /// C4.5-like settings (gain ratio, unpruned, raw frequencies): the base
+    /// learner of the PT-bagging paper.
+    pub fn c45() -> Self {
+        Tree {
+            criterion: Criterion::GainRatio,
+            ..Tree::default()
+        }
+    }
+
+    /// Fails with a clear message on invalid hyper-parameters.
+    pub fn check(&self) -> Result<()> {
+        if self.max_depth == Some(0) {
+            return Err(Error::invalid(
+                "max_depth must be at least 1 (or none for unlimited)",
+            ));
+        }
+        if let LeafEstimate::MEstimate(m) = self.leaf {
+            if !(m.is_finite() && m >= 0.0) {
+                return Err(Error::invalid(format!(
+                    "m-estimate m = {m}: must be finite and >= 0"
+                )));
+            }
+        }
+        self.max_features.resolve(1).map(|_| ())
+    }
+}
+
+impl Learner for Tree {
+    fn fit(&self, data: &View<'_>, rng: &mut Rng) -> Result<Model> {
+        let pre = Presorted::new(data.data())?;
+        Ok(Model::Tree(exact::grow(self, &pre, data, rng)?))
+    }
+
+    fn prepare(&self, data: &crate::data::Dataset) -> Result<Prepared> {
+        Ok(Prepared::new(Presorted::new(data)?))
+    }
+
+    fn fit_prepared(&self, prepared: &Prepared, data: &View<'_>, rng: &mut Rng) -> Result<Model> {
+        match prepared.get::<Presorted>() {
+            Some(pre) if pre.matches(data.data()) => {
+                Ok(Model::Tree(exact::grow(self, pre, data, rng)?))
+            }
+            _ => self.fit(data, rng),
+        }
+    }
+
+    fn name(&self) -> String {
+        let mut s = format!("tree(criterion={}", self.criterion.as_str());
+        if let Some(md) = self.max_depth {
+            s += &format!(",max_depth={md}");
+        }
+        if self.min_samples_split != 2 {
+            s += &format!(",min_samples_split={}", self.min_samples_split);
+        }
+        if self.min_samples_leaf != 1 {
+            s += &format!(",min_samples_leaf={}", self.min_samples_leaf);
+        }
+        if self.max_features != MaxFeatures::All {
+            s += &format!(",max_features={}", self.max_features.to_spec());
+        }
+        if self.leaf != LeafEstimate::Frequency {
+            s += &format!(",leaf={}", self.leaf.to_spec());
+        }
+        s + ")"
+    }
+}
+
+/// Fan's random decision tree learner (one tree; ensembles of them are
+/// [`crate::ensemble::Bagging::rdt`]).
+///
+/// ```
+/// use rarity::data::Dataset;
+/// use rarity::learn::{Learner, tree::RandomTree};
+/// let ds = Dataset::from_rows((0..8).map(|i| vec![i as f64, (i % 3) as f64]).collect(),
+///                             vec![0, 0, 0, 0, 1, 1, 1, 1], vec!["n".into(), "p".into()]).unwrap();
+/// let rows: Vec<usize> = (0..8).collect();
+/// let m = RandomTree::default().fit(&ds.view(&rows), &mut rarity::rng::stream(3, 0)).unwrap();
+/// assert_eq!(m.predict_proba(&ds).unwrap().n_rows(), 8);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RandomTree {
+    /// Depth limit; `None` means half the number of features (at least 1),
+    /// as in Fan et al. 2003.
+    pub max_depth: Option<usize>,
+    /// A node with fewer rows is not split (at least 2).
+    pub min_samples_split: usize,
+    /// Leaf probability estimate (raw frequency in Fan's RDT).
+    pub leaf: LeafEstimate,
+}
+
+impl Default for RandomTree {
+    fn default() -> Self {
+        RandomTree {
+            max_depth: None,
+            min_samples_split: 2,
+            leaf: LeafEstimate::Frequency,
+        }
+    }
+}
+
+impl Learner for RandomTree {
+    fn fit(&self, data: &View<'_>, rng: &mut Rng) -> Result<Model> {
+        if self.max_depth == Some(0) {
+            return Err(Error::invalid("max_depth must be at least 1"));
+        }
+        Ok(Model::Tree(random::grow(self, data, rng)?))
+    }
+
+    fn name(&self) -> String {
+        match self.max_depth {
+            Some(md) => format!("random_tree(max_depth={md})"),
+            None => "random_tree".into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

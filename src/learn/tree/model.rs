@@ -1,0 +1,224 @@
+//! The fitted tree: nodes in depth-first order, leaves with their weighted
+//! class totals and the probabilities derived from them.
+
+use serde::{Deserialize, Serialize};
+
+use super::LeafEstimate;
+
+/// Marks a leaf in [`Node::feature`].
+const LEAF: u32 = u32::MAX;
+
+/// One node of a fitted tree. Internal nodes send a row left when
+/// `x[feature] <= threshold`; a leaf has `feature == u32::MAX` and its leaf
+/// number in `left`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Node {
+    /// Split feature, or `u32::MAX` for a leaf.
+    pub feature: u32,
+    /// Split threshold (rows with `x <= threshold` go left).
+    pub threshold: f64,
+    /// Left child index, or the leaf number for a leaf.
+    pub left: u32,
+    /// Right child index (unused in a leaf).
+    pub right: u32,
+}
+
+impl Node {
+    /// True for a leaf.
+    pub fn is_leaf(&self) -> bool {
+        self.feature == LEAF
+    }
+}
+
+/// A fitted probability tree.
+///
+/// Each leaf keeps the weighted class totals of the training rows that
+/// reached it ([`TreeModel::leaf_counts`]); its probabilities are those totals
+/// turned into an estimate by the tree's [`LeafEstimate`] (raw frequency by
+/// default) and are stored, so prediction is a walk and a slice.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TreeModel {
+    n_features: usize,
+    n_classes: usize,
+    nodes: Vec<Node>,
+    leaf_counts: Vec<f64>,
+    leaf_proba: Vec<f64>,
+}
+
+impl TreeModel {
+    /// Number of classes.
+    pub fn n_classes(&self) -> usize {
+        self.n_classes
+    }
+
+    /// Number of features expected.
+    pub fn n_features(&self) -> usize {
+        self.n_features
+    }
+
+    /// All nodes, root first, in depth-first order (a left child directly
+    /// follows its parent).
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
+    /// Number of leaves.
+    pub fn n_leaves(&self) -> usize {
+        self.leaf_counts.len() / self.n_classes
+    }
+
+    /// Depth of the deepest leaf (0 for a tree that is a single leaf).
+    pub fn depth(&self) -> usize {
+        let mut depth = vec![0usize; self.nodes.len()];
+        let mut max = 0;
+        for (i, n) in self.nodes.iter().enumerate() {
+            max = max.max(depth[i]);
+            if !n.is_leaf() {
+                depth[n.left as usize] = depth[i] + 1;
+                depth[n.right as usize] = depth[i] + 1;
+            }
+        }
+        max
+    }
+
+    /// The leaf number that row `x` falls into.
+    #[inline]
+    pub fn leaf_index(&self, x: &[f64]) -> usize {
+        let mut i = 0usize;
+        loop {
+            let n = &self.nodes[i];
+            if n.feature == LEAF {
+                return n.left as usize;
+            }
+            i = if x[n.feature as usize] <= n.threshold {
+                n.left as usize
+            } else {
+                n.right as usize
+            };
+        }
+    }
+
+    /// The class probabilities for row `x`.
+    #[inline]
+    pub fn leaf_proba(&self, x: &[f64]) -> &[f64] {
+        let l = self.leaf_index(x);
+        &self.leaf_proba[l * self.n_classes..(l + 1) * self.n_classes]
+    }
+
+    /// The weighted class totals of the training rows in leaf `leaf`.
+    pub fn leaf_counts(&self, leaf: usize) -> &[f64] {
+        &self.leaf_counts[leaf * self.n_classes..(leaf + 1) * self.n_classes]
+    }
+
+    /// Checks child and feature indices and shapes; says what is wrong.
+    pub fn validate(&self) -> Result<(), String> {
+        let k = self.n_classes;
+        if k == 0 || self.nodes.is_empty() {
+            return Err("tree has no classes or no nodes".into());
+        }
+        if self.leaf_counts.len() % k != 0 || self.leaf_proba.len() != self.leaf_counts.len() {
+            return Err("tree leaf tables have inconsistent shapes".into());
+        }
+        let n_leaves = self.n_leaves();
+        for (i, n) in self.nodes.iter().enumerate() {
+            if n.is_leaf() {
+                if n.left as usize >= n_leaves {
+                    return Err(format!("tree node {i} points to a missing leaf"));
+                }
+            } else if n.feature as usize >= self.n_features
+                || n.left as usize <= i
+                || n.right as usize <= i
+                || n.left as usize >= self.nodes.len()
+                || n.right as usize >= self.nodes.len()
+            {
+                return Err(format!("tree node {i} has an invalid feature or child"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A tree being grown: nodes are appended in depth-first order and children
+/// patched in when they are created.
+#[derive(Debug)]
+pub(crate) struct Growing {
+    n_features: usize,
+    n_classes: usize,
+    nodes: Vec<Node>,
+    leaf_counts: Vec<f64>,
+}
+
+impl Growing {
+    pub(crate) fn new(n_features: usize, n_classes: usize) -> Self {
+        Growing {
+            n_features,
+            n_classes,
+            nodes: Vec::new(),
+            leaf_counts: Vec::new(),
+        }
+    }
+
+    /// Appends a node and links it to its parent (`None` for the root);
+    /// returns its index.
+    fn push(&mut self, node: Node, parent: Option<(usize, bool)>) -> usize {
+        let idx = self.nodes.len();
+        self.nodes.push(node);
+        if let Some((p, is_left)) = parent {
+            if is_left {
+                self.nodes[p].left = idx as u32;
+            } else {
+                self.nodes[p].right = idx as u32;
+            }
+        }
+        idx
+    }
+
+    /// Appends a leaf holding the weighted class totals `counts`.
+    pub(crate) fn leaf(&mut self, counts: &[f64], parent: Option<(usize, bool)>) {
+        let leaf = (self.leaf_counts.len() / self.n_classes) as u32;
+        self.leaf_counts.extend_from_slice(counts);
+        self.push(
+            Node {
+                feature: LEAF,
+                threshold: 0.0,
+                left: leaf,
+                right: 0,
+            },
+            parent,
+        );
+    }
+
+    /// Appends a split node; its children are linked when they are pushed.
+    pub(crate) fn split(
+        &mut self,
+        feature: usize,
+        threshold: f64,
+        parent: Option<(usize, bool)>,
+    ) -> usize {
+        self.push(
+            Node {
+                feature: feature as u32,
+                threshold,
+                left: 0,
+                right: 0,
+            },
+            parent,
+        )
+    }
+
+    /// The finished tree, leaf probabilities estimated from the totals.
+    pub(crate) fn finish(self, estimate: LeafEstimate, priors: &[f64]) -> TreeModel {
+        let k = self.n_classes;
+        let mut leaf_proba = vec![0.0; self.leaf_counts.len()];
+        for (c, p) in self.leaf_counts.chunks(k).zip(leaf_proba.chunks_mut(k)) {
+            estimate.apply(c, priors, p);
+        }
+        TreeModel {
+            n_features: self.n_features,
+            n_classes: k,
+            nodes: self.nodes,
+            leaf_counts: self.leaf_counts,
+            leaf_proba,
+        }
+    }
+}

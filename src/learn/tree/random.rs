@@ -1,0 +1,118 @@
+//! Growing a random decision tree (Fan, Wang, Yu & Ma 2003, "Is random model
+//! better?"; the RDT learner of Fan & Davidson 2006, ReverseTesting).
+//!
+//! The structure ignores the labels: at each node a feature is drawn at
+//! random among those not constant in the node, and the threshold uniformly
+//! between that feature's smallest and largest value in the node (continuous
+//! features may be chosen again deeper down, with a new threshold). Growth
+//! stops at a pure node, at the depth limit (by default half the number of
+//! features, as in Fan et al. 2003), or when no feature varies. Leaves keep
+//! the weighted class totals of the training rows that reach them, so each
+//! tree estimates `P(y | leaf)` by frequency and the ensemble averages them.
+
+use rand::RngExt;
+
+use super::model::{Growing, TreeModel};
+use super::presort::row_info;
+use super::RandomTree;
+use crate::data::View;
+use crate::error::{Error, Result};
+use crate::rng::Rng;
+
+/// A node waiting to be grown.
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    start: usize,
+    end: usize,
+    depth: usize,
+    parent: Option<(usize, bool)>,
+}
+
+/// Grows one random decision tree on `view`.
+pub(crate) fn grow(cfg: &RandomTree, view: &View<'_>, rng: &mut Rng) -> Result<TreeModel> {
+    let data = view.data();
+    let (d, k) = (data.n_features(), data.n_classes());
+    if d == 0 {
+        return Err(Error::data("cannot fit a tree: the data has no features"));
+    }
+    let max_depth = cfg.max_depth.unwrap_or((d / 2).max(1));
+    let (info, totals) = row_info(view)?;
+    let w: f64 = totals.iter().sum();
+    let priors: Vec<f64> = totals.iter().map(|t| t / w).collect();
+    let mut rows: Vec<u32> = (0..info.len() as u32)
+        .filter(|&i| info[i as usize].cnt > 0)
+        .collect();
+    let mut feats: Vec<usize> = (0..d).collect();
+    let mut tree = Growing::new(d, k);
+    let mut tot = vec![0.0; k];
+    let mut stack = vec![Pending {
+        start: 0,
+        end: rows.len(),
+        depth: 0,
+        parent: None,
+    }];
+    while let Some(node) = stack.pop() {
+        let seg = &mut rows[node.start..node.end];
+        tot.iter_mut().for_each(|v| *v = 0.0);
+        let mut samples = 0u64;
+        for &r in seg.iter() {
+            let ri = info[r as usize];
+            tot[ri.class as usize] += ri.w;
+            samples += ri.cnt as u64;
+        }
+        let pure = tot.iter().filter(|&&t| t > 0.0).count() <= 1;
+        let mut split = None;
+        if !pure && node.depth < max_depth && samples >= cfg.min_samples_split.max(2) as u64 {
+            // Draw features without replacement until one varies in the node.
+            for j in 0..d {
+                let r = rng.random_range(j..d);
+                feats.swap(j, r);
+                let f = feats[j];
+                let (lo, hi) =
+                    seg.iter()
+                        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &r| {
+                            let v = data.value(r as usize, f);
+                            (lo.min(v), hi.max(v))
+                        });
+                if lo < hi {
+                    let u: f64 = rng.random();
+                    let mut t = lo + u * (hi - lo);
+                    if t >= hi {
+                        t = lo;
+                    }
+                    split = Some((f, t));
+                    break;
+                }
+            }
+        }
+        let Some((f, t)) = split else {
+            tree.leaf(&tot, node.parent);
+            continue;
+        };
+        // Unstable in-place partition: rows with x <= t first.
+        let (mut i, mut j) = (0, seg.len());
+        while i < j {
+            if data.value(seg[i] as usize, f) <= t {
+                i += 1;
+            } else {
+                j -= 1;
+                seg.swap(i, j);
+            }
+        }
+        let idx = tree.split(f, t, node.parent);
+        let mid = node.start + i;
+        stack.push(Pending {
+            start: mid,
+            end: node.end,
+            depth: node.depth + 1,
+            parent: Some((idx, false)),
+        });
+        stack.push(Pending {
+            start: node.start,
+            end: mid,
+            depth: node.depth + 1,
+            parent: Some((idx, true)),
+        });
+    }
+    Ok(tree.finish(cfg.leaf, &priors))
+}

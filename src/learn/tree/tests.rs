@@ -1,0 +1,393 @@
+use super::*;
+use crate::data::Dataset;
+use crate::rng;
+use rand::RngExt;
+
+fn names(k: usize) -> Vec<String> {
+    (0..k).map(|c| format!("c{c}")).collect()
+}
+
+fn fit(t: &dyn Learner, ds: &Dataset) -> TreeModel {
+    let rows: Vec<usize> = (0..ds.n_rows()).collect();
+    match t.fit(&ds.view(&rows), &mut rng::stream(5, 0)).unwrap() {
+        Model::Tree(m) => m,
+        other => panic!("expected a tree, got {other:?}"),
+    }
+}
+
+fn random_data(n: usize, d: usize, k: u32, levels: u32, seed: u64) -> Dataset {
+    let mut r = rng::stream(seed, 0);
+    let rows = (0..n)
+        .map(|_| (0..d).map(|_| r.random_range(0..levels) as f64).collect())
+        .collect();
+    let y = (0..n).map(|_| r.random_range(0..k)).collect();
+    Dataset::from_rows(rows, y, names(k as usize)).unwrap()
+}
+
+#[test]
+fn pure_node_is_one_leaf() {
+    let ds = Dataset::from_rows(
+        vec![vec![1.0], vec![2.0], vec![3.0]],
+        vec![1, 1, 1],
+        names(2),
+    )
+    .unwrap();
+    let m = fit(&Tree::default(), &ds);
+    assert_eq!(m.nodes().len(), 1);
+    assert_eq!(m.leaf_counts(0), &[0.0, 3.0]);
+    assert_eq!(m.leaf_proba(&[9.0]), &[0.0, 1.0]);
+}
+
+#[test]
+fn all_equal_features_give_class_frequencies() {
+    let ds = Dataset::from_rows(vec![vec![4.0, 4.0]; 4], vec![0, 1, 1, 1], names(2)).unwrap();
+    for t in [Tree::default(), Tree::c45()] {
+        let m = fit(&t, &ds);
+        assert_eq!(m.n_leaves(), 1);
+        assert_eq!(m.leaf_proba(&[0.0, 0.0]), &[0.25, 0.75]);
+    }
+}
+
+#[test]
+fn single_row() {
+    let ds = Dataset::from_rows(vec![vec![1.0, 2.0]], vec![0], names(3)).unwrap();
+    let m = fit(&Tree::default(), &ds);
+    assert_eq!(m.leaf_proba(&[5.0, 5.0]), &[1.0, 0.0, 0.0]);
+    let r = fit(&RandomTree::default(), &ds);
+    assert_eq!(r.leaf_proba(&[5.0, 5.0]), &[1.0, 0.0, 0.0]);
+}
+
+#[test]
+fn zero_weights_are_ignored_and_all_zero_is_an_error() {
+    let base = Dataset::from_rows(
+        vec![vec![0.0], vec![1.0], vec![1.0], vec![2.0]],
+        vec![0, 0, 1, 1],
+        names(2),
+    )
+    .unwrap();
+    let ds = base.clone().with_weights(vec![1.0, 0.0, 2.0, 1.0]).unwrap();
+    let m = fit(&Tree::default(), &ds);
+    // Without row 1, x <= 0.5 is class 0, the rest class 1 with weight 3.
+    assert_eq!(m.n_leaves(), 2);
+    assert_eq!(m.leaf_proba(&[1.0]), &[0.0, 1.0]);
+    let total: f64 = (0..m.n_leaves())
+        .map(|l| m.leaf_counts(l).iter().sum::<f64>())
+        .sum();
+    assert_eq!(total, 4.0);
+    let zero = base.with_weights(vec![0.0; 4]).unwrap();
+    let rows = [0, 1, 2, 3];
+    let e = Tree::default()
+        .fit(&zero.view(&rows), &mut rng::stream(0, 0))
+        .unwrap_err();
+    assert!(e.to_string().contains("positive weight"), "{e}");
+}
+
+#[test]
+fn max_features_edge_values() {
+    let ds = random_data(60, 4, 2, 5, 1);
+    let zero = Tree {
+        max_features: MaxFeatures::Count(0),
+        ..Tree::default()
+    };
+    let rows: Vec<usize> = (0..60).collect();
+    assert!(zero.fit(&ds.view(&rows), &mut rng::stream(0, 0)).is_err());
+    let frac = Tree {
+        max_features: MaxFeatures::Fraction(1.5),
+        ..Tree::default()
+    };
+    assert!(frac.fit(&ds.view(&rows), &mut rng::stream(0, 0)).is_err());
+    // More than d is clamped to d: the same tree as all features.
+    let many = Tree {
+        max_features: MaxFeatures::Count(99),
+        ..Tree::default()
+    };
+    assert_eq!(fit(&many, &ds), fit(&Tree::default(), &ds));
+    assert_eq!(MaxFeatures::Log2.resolve(1).unwrap(), 1);
+    assert_eq!(MaxFeatures::Fraction(0.01).resolve(10).unwrap(), 1);
+    // One random feature per split still grows a tree that fits the data.
+    let one = Tree {
+        max_features: MaxFeatures::Count(1),
+        ..Tree::default()
+    };
+    let m = fit(&one, &ds);
+    assert!(m.n_leaves() > 1);
+}
+
+#[test]
+fn hand_made_tree_has_exact_leaves_and_first_tie_wins() {
+    // x = 0,0,1,1,2,2 with labels 0,0,0,1,1,1: the root splits at 0.5 and 1.5
+    // score the same Gini; the first threshold met (0.5) must win.
+    let ds = Dataset::from_rows(
+        [0.0, 0.0, 1.0, 1.0, 2.0, 2.0]
+            .iter()
+            .map(|&x| vec![x])
+            .collect(),
+        vec![0, 0, 0, 1, 1, 1],
+        names(2),
+    )
+    .unwrap();
+    let stump = fit(
+        &Tree {
+            max_depth: Some(1),
+            ..Tree::default()
+        },
+        &ds,
+    );
+    assert_eq!(stump.nodes()[0].threshold, 0.5);
+    assert_eq!(stump.leaf_counts(0), &[2.0, 0.0]);
+    assert_eq!(stump.leaf_counts(1), &[1.0, 3.0]);
+    let full = fit(&Tree::default(), &ds);
+    assert_eq!(full.n_leaves(), 3);
+    assert_eq!(full.depth(), 2);
+    assert_eq!(full.leaf_proba(&[1.0]), &[0.5, 0.5]);
+    assert_eq!(full.leaf_proba(&[2.0]), &[0.0, 1.0]);
+    assert_eq!(full.nodes()[2].threshold, 1.5);
+}
+
+#[test]
+fn unpruned_training_probabilities_are_group_frequencies() {
+    // An unpruned tree splits every impure node whose rows differ, so a
+    // training row's leaf is pure or holds only copies of its feature vector:
+    // either way its probability is the class frequency among the rows
+    // sharing its feature vector.
+    let ds = random_data(300, 2, 3, 4, 2);
+    for t in [
+        Tree::default(),
+        Tree {
+            criterion: Criterion::Entropy,
+            ..Tree::default()
+        },
+        Tree::c45(),
+    ] {
+        let m = fit(&t, &ds);
+        for i in 0..ds.n_rows() {
+            let mut freq = [0.0; 3];
+            let mut n = 0.0;
+            for j in 0..ds.n_rows() {
+                if ds.row(j) == ds.row(i) {
+                    freq[ds.label(j)] += 1.0;
+                    n += 1.0;
+                }
+            }
+            let p = m.leaf_proba(ds.row(i));
+            for c in 0..3 {
+                assert!(
+                    (p[c] - freq[c] / n).abs() < 1e-12,
+                    "row {i}: {p:?} vs {freq:?}"
+                );
+            }
+        }
+    }
+}
+
+/// Brute-force best Gini split of the whole data: (feature, threshold).
+fn brute_force_root(ds: &Dataset) -> (usize, f64) {
+    let k = ds.n_classes();
+    let mut best = (f64::NEG_INFINITY, 0, 0.0);
+    for f in 0..ds.n_features() {
+        let mut vals: Vec<f64> = (0..ds.n_rows()).map(|i| ds.value(i, f)).collect();
+        vals.sort_by(f64::total_cmp);
+        vals.dedup();
+        for w in vals.windows(2) {
+            let t = w[0] / 2.0 + w[1] / 2.0;
+            let (mut l, mut r) = (vec![0.0; k], vec![0.0; k]);
+            for i in 0..ds.n_rows() {
+                if ds.value(i, f) <= t {
+                    l[ds.label(i)] += 1.0
+                } else {
+                    r[ds.label(i)] += 1.0
+                }
+            }
+            let (nl, nr): (f64, f64) = (l.iter().sum(), r.iter().sum());
+            let gini = |c: &[f64], n: f64| 1.0 - c.iter().map(|v| (v / n).powi(2)).sum::<f64>();
+            let score = -(nl * gini(&l, nl) + nr * gini(&r, nr));
+            if score > best.0 + 1e-9 {
+                best = (score, f, t);
+            }
+        }
+    }
+    (best.1, best.2)
+}
+
+#[test]
+fn root_split_matches_brute_force() {
+    for seed in 0..5 {
+        let ds = random_data(200, 3, 2, 50, 10 + seed);
+        let m = fit(
+            &Tree {
+                max_depth: Some(1),
+                ..Tree::default()
+            },
+            &ds,
+        );
+        let root = m.nodes()[0];
+        assert_eq!(
+            (root.feature as usize, root.threshold),
+            brute_force_root(&ds),
+            "seed {seed}"
+        );
+    }
+}
+
+#[test]
+fn repeats_in_a_view_act_as_weights() {
+    let ds = random_data(80, 3, 2, 6, 3);
+    let mut r = rng::stream(9, 9);
+    let bag: Vec<usize> = (0..80).map(|_| r.random_range(0..80)).collect();
+    let mut counts = vec![0.0; 80];
+    bag.iter().for_each(|&i| counts[i] += 1.0);
+    let weighted = ds.clone().with_weights(counts).unwrap();
+    let a = Tree::default()
+        .fit(&ds.view(&bag), &mut rng::stream(0, 0))
+        .unwrap();
+    let all: Vec<usize> = (0..80).collect();
+    let b = Tree::default()
+        .fit(&weighted.view(&all), &mut rng::stream(0, 0))
+        .unwrap();
+    assert_eq!(a, b);
+}
+
+#[test]
+fn prepared_and_fresh_fits_agree() {
+    let ds = random_data(120, 4, 2, 8, 4);
+    let t = Tree {
+        max_features: MaxFeatures::Sqrt,
+        ..Tree::default()
+    };
+    let prep = t.prepare(&ds).unwrap();
+    let rows: Vec<usize> = (0..120).step_by(2).collect();
+    let a = t
+        .fit_prepared(&prep, &ds.view(&rows), &mut rng::stream(1, 1))
+        .unwrap();
+    let b = t.fit(&ds.view(&rows), &mut rng::stream(1, 1)).unwrap();
+    assert_eq!(a, b);
+    // A Prepared from another dataset is not used by mistake.
+    let other = random_data(120, 4, 2, 8, 5);
+    let c = t
+        .fit_prepared(&prep, &other.view(&rows), &mut rng::stream(1, 1))
+        .unwrap();
+    assert_eq!(
+        c,
+        t.fit(&other.view(&rows), &mut rng::stream(1, 1)).unwrap()
+    );
+}
+
+#[test]
+fn absent_class_keeps_k_columns() {
+    let ds = random_data(90, 2, 3, 5, 6);
+    let rows: Vec<usize> = (0..90).filter(|&i| ds.label(i) != 1).collect();
+    for l in [&Tree::default() as &dyn Learner, &RandomTree::default()] {
+        let m = l.fit(&ds.view(&rows), &mut rng::stream(0, 0)).unwrap();
+        let p = m.predict_proba(&ds).unwrap();
+        assert_eq!((p.n_rows(), p.n_classes()), (90, 3));
+        assert!(p.column(1).iter().all(|&v| v == 0.0));
+        for i in 0..90 {
+            assert!((p.row(i).iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        }
+    }
+}
+
+#[test]
+fn stopping_rules_are_respected() {
+    let ds = random_data(400, 3, 2, 20, 7);
+    let m = fit(
+        &Tree {
+            max_depth: Some(3),
+            ..Tree::default()
+        },
+        &ds,
+    );
+    assert!(m.depth() <= 3 && m.depth() > 0);
+    let m = fit(
+        &Tree {
+            min_samples_leaf: 10,
+            ..Tree::default()
+        },
+        &ds,
+    );
+    for l in 0..m.n_leaves() {
+        assert!(m.leaf_counts(l).iter().sum::<f64>() >= 10.0);
+    }
+    let big = fit(
+        &Tree {
+            min_samples_split: 50,
+            ..Tree::default()
+        },
+        &ds,
+    );
+    assert!(big.n_leaves() < fit(&Tree::default(), &ds).n_leaves());
+}
+
+#[test]
+fn smoothing_options() {
+    let ds = Dataset::from_rows(
+        vec![vec![0.0], vec![1.0], vec![1.0], vec![1.0]],
+        vec![0, 1, 1, 1],
+        names(2),
+    )
+    .unwrap();
+    let lap = fit(
+        &Tree {
+            leaf: LeafEstimate::Laplace,
+            ..Tree::default()
+        },
+        &ds,
+    );
+    assert_eq!(lap.leaf_proba(&[1.0]), &[0.2, 0.8]);
+    let m = fit(
+        &Tree {
+            leaf: LeafEstimate::MEstimate(4.0),
+            ..Tree::default()
+        },
+        &ds,
+    );
+    // priors 1/4, 3/4: leaf {0, 3}: (0 + 4/4) / 7, (3 + 3) / 7
+    let p = m.leaf_proba(&[1.0]);
+    assert!((p[0] - 1.0 / 7.0).abs() < 1e-15 && (p[1] - 6.0 / 7.0).abs() < 1e-15);
+}
+
+#[test]
+fn random_tree_respects_depth_and_counts_rows() {
+    let ds = random_data(500, 6, 2, 100, 8);
+    let m = fit(&RandomTree::default(), &ds);
+    assert!(
+        m.depth() <= 3,
+        "default depth is d/2 = 3, got {}",
+        m.depth()
+    );
+    let total: f64 = (0..m.n_leaves())
+        .map(|l| m.leaf_counts(l).iter().sum::<f64>())
+        .sum();
+    assert_eq!(total, 500.0);
+    let deep = fit(
+        &RandomTree {
+            max_depth: Some(40),
+            ..RandomTree::default()
+        },
+        &ds,
+    );
+    assert!(deep.depth() > 3);
+    // Another stream gives another structure.
+    let rows: Vec<usize> = (0..500).collect();
+    let other = RandomTree::default()
+        .fit(&ds.view(&rows), &mut rng::stream(6, 0))
+        .unwrap();
+    assert_ne!(Model::Tree(m), other);
+}
+
+#[test]
+fn names_and_validation() {
+    assert_eq!(Tree::default().name(), "tree(criterion=gini)");
+    assert_eq!(
+        Tree {
+            max_depth: Some(0),
+            ..Tree::default()
+        }
+        .check()
+        .unwrap_err()
+        .to_string(),
+        "max_depth must be at least 1 (or none for unlimited)"
+    );
+    let m = fit(&Tree::default(), &random_data(50, 2, 2, 5, 9));
+    assert!(m.validate().is_ok());
+}

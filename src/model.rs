@@ -1,0 +1,112 @@
+//! Fitted models: the [`Model`] enum.
+//!
+//! Every fitted model in rarity is one variant of [`Model`]. An enum (and not
+//! `Box<dyn Trait>`) because models must serialise to a self-describing file
+//! (see [`crate::persist`]) with plain `serde` derive, with no registry of
+//! type tags, and because prediction then dispatches statically in the hot
+//! loops of the ensembles. Ensembles hold `Vec<Model>`, so any model can be a
+//! member, including another ensemble.
+//!
+//! Adding a learner means: one struct for its fitted form (in its own module
+//! under `learn/`, `ensemble/`, `calibrate/`, ...), one variant here, and one
+//! arm in each of the few methods below ([`Model::n_classes`],
+//! [`Model::n_features`], [`Model::predict_row`], [`Model::validate`]).
+//! Nothing else in the crate matches on the variants. This module sits above
+//! the modules whose models it wraps; the learner contract in
+//! [`crate::learn`] only names the type.
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::data::{Dataset, Proba};
+use crate::ensemble::BaggedModel;
+use crate::error::{Error, Result};
+use crate::learn::tree::TreeModel;
+
+/// A fitted probabilistic classifier.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Model {
+    /// A decision tree (CART/C4.5-style or random), see [`TreeModel`].
+    Tree(TreeModel),
+    /// An ensemble of member models combined by vote, see [`BaggedModel`].
+    Bagged(BaggedModel),
+}
+
+impl Model {
+    /// Number of classes `k` of the training dataset.
+    pub fn n_classes(&self) -> usize {
+        match self {
+            Model::Tree(m) => m.n_classes(),
+            Model::Bagged(m) => m.n_classes(),
+        }
+    }
+
+    /// Number of features the model expects.
+    pub fn n_features(&self) -> usize {
+        match self {
+            Model::Tree(m) => m.n_features(),
+            Model::Bagged(m) => m.n_features(),
+        }
+    }
+
+    /// Writes the class probabilities of one row (`x.len() == n_features`)
+    /// into `out` (`out.len() == n_classes`); they sum to 1.
+    ///
+    /// # Panics
+    /// If the lengths are wrong (a programming error; [`Model::predict_proba`]
+    /// checks user data).
+    pub fn predict_row(&self, x: &[f64], out: &mut [f64]) {
+        match self {
+            Model::Tree(m) => out.copy_from_slice(m.leaf_proba(x)),
+            Model::Bagged(m) => m.predict_row(x, out),
+        }
+    }
+
+    /// Class probabilities for every row of `data` (`n x k`, rows sum to 1),
+    /// computed in parallel over rows.
+    ///
+    /// Fails if `data` has a different number of features than the training
+    /// data.
+    pub fn predict_proba(&self, data: &Dataset) -> Result<Proba> {
+        if let Model::Bagged(m) = self {
+            return m.predict_proba(data);
+        }
+        self.check_features(data)?;
+        let k = self.n_classes();
+        let mut p = Proba::zeros(data.n_rows(), k);
+        p.values_mut()
+            .par_chunks_mut(k * ROW_CHUNK)
+            .enumerate()
+            .for_each(|(c, chunk)| {
+                for (j, out) in chunk.chunks_mut(k).enumerate() {
+                    self.predict_row(data.row(c * ROW_CHUNK + j), out);
+                }
+            });
+        Ok(p)
+    }
+
+    /// Fails with a clear message unless `data` has the model's feature count.
+    pub fn check_features(&self, data: &Dataset) -> Result<()> {
+        if data.n_features() != self.n_features() {
+            return Err(Error::data(format!(
+                "the model was trained on {} features but the data has {}",
+                self.n_features(),
+                data.n_features()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Checks the internal consistency of a model (child indices, feature
+    /// indices, shapes), e.g. after loading it from a file. Returns what is
+    /// wrong.
+    pub fn validate(&self) -> std::result::Result<(), String> {
+        match self {
+            Model::Tree(m) => m.validate(),
+            Model::Bagged(m) => m.validate(),
+        }
+    }
+}
+
+/// Rows per parallel task in prediction.
+pub(crate) const ROW_CHUNK: usize = 256;

@@ -1,0 +1,228 @@
+//! Model files: a versioned, self-describing envelope around a [`Model`].
+//!
+//! Two encodings, detected when loading:
+//!
+//! - **binary** (default): the 8 magic bytes `RARITYM\x01`, the format version
+//!   (`u16`, little-endian), the length of the rarity version string (`u8`)
+//!   and the string, the body length (`u64`, little-endian), then the model as
+//!   MessagePack (readable from Python with `msgpack`);
+//! - **JSON**: one object `{"magic": "rarity-model", "format_version": ..,
+//!   "rarity_version": .., "model": ..}`.
+//!
+//! Loading checks the magic, the format version, the body length (a truncated
+//! file is reported as such) and the model's internal consistency, and fails
+//! with [`Error::Model`] saying what is wrong. Saving writes a temporary file
+//! next to the target and renames it, so a crash never leaves half a model.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::model::Model;
+
+/// Magic bytes opening a binary model file.
+pub const MAGIC: &[u8; 8] = b"RARITYM\x01";
+/// The `magic` field of a JSON model file.
+pub const JSON_MAGIC: &str = "rarity-model";
+/// Version of the file layout and of the model structures; bumped whenever
+/// either changes incompatibly.
+pub const FORMAT_VERSION: u16 = 1;
+
+/// How a model file is encoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Format {
+    /// Header + MessagePack body (compact).
+    #[default]
+    Binary,
+    /// One JSON object (readable, larger).
+    Json,
+}
+
+#[derive(Serialize)]
+struct JsonOut<'a> {
+    magic: &'a str,
+    format_version: u16,
+    rarity_version: &'a str,
+    model: &'a Model,
+}
+
+#[derive(Deserialize)]
+struct JsonIn {
+    magic: String,
+    format_version: u16,
+    rarity_version: String,
+    model: serde_json::Value,
+}
+
+fn model_err(path: &Path, message: impl Into<String>) -> Error {
+    Error::Model {
+        path: path.to_path_buf(),
+        message: message.into(),
+    }
+}
+
+/// The model file's bytes.
+pub fn to_bytes(model: &Model, format: Format) -> Result<Vec<u8>> {
+    let version = env!("CARGO_PKG_VERSION");
+    match format {
+        Format::Binary => {
+            let body = rmp_serde::to_vec(model)
+                .map_err(|e| Error::invalid(format!("cannot encode the model: {e}")))?;
+            let mut out = Vec::with_capacity(body.len() + 32);
+            out.extend_from_slice(MAGIC);
+            out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+            out.push(version.len() as u8);
+            out.extend_from_slice(version.as_bytes());
+            out.extend_from_slice(&(body.len() as u64).to_le_bytes());
+            out.extend_from_slice(&body);
+            Ok(out)
+        }
+        Format::Json => serde_json::to_vec(&JsonOut {
+            magic: JSON_MAGIC,
+            format_version: FORMAT_VERSION,
+            rarity_version: version,
+            model,
+        })
+        .map_err(|e| Error::invalid(format!("cannot encode the model: {e}"))),
+    }
+}
+
+/// Reads a model from the bytes of a model file; `path` is only used in
+/// error messages.
+pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<Model> {
+    let magic_prefix = !bytes.is_empty() && MAGIC.starts_with(&bytes[..bytes.len().min(7)]);
+    let model = if magic_prefix {
+        from_binary(bytes, path)?
+    } else if bytes.first() == Some(&b'{') {
+        from_json(bytes, path)?
+    } else {
+        return Err(model_err(
+            path,
+            "not a rarity model file (it starts with neither the rarity magic bytes nor a JSON object)",
+        ));
+    };
+    model
+        .validate()
+        .map_err(|m| model_err(path, format!("inconsistent model: {m}")))?;
+    Ok(model)
+}
+
+fn check_version(path: &Path, found: u16, written_by: &str) -> Result<()> {
+    if found != FORMAT_VERSION {
+        return Err(model_err(
+            path,
+            format!(
+                "format version {found} (written by rarity {written_by}); this rarity ({}) reads version {FORMAT_VERSION}",
+                env!("CARGO_PKG_VERSION")
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn from_binary(bytes: &[u8], path: &Path) -> Result<Model> {
+    let truncated = || model_err(path, "truncated: the file ends inside its header");
+    if bytes.len() < 11 || bytes[..8] != MAGIC[..] {
+        return Err(if bytes.len() >= 8 {
+            model_err(path, "unknown magic bytes: not a model file of this rarity")
+        } else {
+            truncated()
+        });
+    }
+    let version = u16::from_le_bytes([bytes[8], bytes[9]]);
+    let vlen = bytes[10] as usize;
+    let head = 11 + vlen + 8;
+    if bytes.len() < head {
+        return Err(truncated());
+    }
+    let written_by = String::from_utf8_lossy(&bytes[11..11 + vlen]).into_owned();
+    check_version(path, version, &written_by)?;
+    let mut len = [0u8; 8];
+    len.copy_from_slice(&bytes[11 + vlen..head]);
+    let len = u64::from_le_bytes(len);
+    let body = &bytes[head..];
+    if (body.len() as u64) < len {
+        return Err(model_err(
+            path,
+            format!("truncated: the body has {} of its {len} bytes", body.len()),
+        ));
+    }
+    if body.len() as u64 > len {
+        return Err(model_err(
+            path,
+            format!(
+                "{} unexpected bytes after the model",
+                body.len() as u64 - len
+            ),
+        ));
+    }
+    rmp_serde::from_slice(body)
+        .map_err(|e| model_err(path, format!("cannot decode the model: {e}")))
+}
+
+fn from_json(bytes: &[u8], path: &Path) -> Result<Model> {
+    let env: JsonIn = serde_json::from_slice(bytes).map_err(|e| {
+        if e.is_eof() {
+            model_err(path, "truncated: the JSON ends early")
+        } else {
+            model_err(path, format!("not a rarity JSON model: {e}"))
+        }
+    })?;
+    if env.magic != JSON_MAGIC {
+        return Err(model_err(
+            path,
+            format!("JSON magic is '{}', expected '{JSON_MAGIC}'", env.magic),
+        ));
+    }
+    check_version(path, env.format_version, &env.rarity_version)?;
+    serde_json::from_value(env.model)
+        .map_err(|e| model_err(path, format!("cannot decode the model: {e}")))
+}
+
+/// Saves `model` to `path` (via a temporary file renamed into place).
+///
+/// ```
+/// use rarity::data::Dataset;
+/// use rarity::learn::{Learner, tree::Tree};
+/// use rarity::persist::{save, load, Format};
+/// let ds = Dataset::from_rows(vec![vec![0.0], vec![1.0]], vec![0, 1],
+///                             vec!["n".into(), "p".into()]).unwrap();
+/// let m = Tree::default().fit(&ds.view(&[0, 1]), &mut rarity::rng::stream(0, 0)).unwrap();
+/// let path = std::env::temp_dir().join(format!("rarity-doc-{}.model", std::process::id()));
+/// save(&m, &path, Format::Binary).unwrap();
+/// assert_eq!(load(&path).unwrap(), m);
+/// std::fs::remove_file(&path).unwrap();
+/// ```
+pub fn save(model: &Model, path: &Path, format: Format) -> Result<()> {
+    let bytes = to_bytes(model, format)?;
+    let tmp = temp_path(path);
+    let write = || -> std::io::Result<()> {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(&bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    };
+    write().map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        Error::io(path, e)
+    })
+}
+
+/// Loads a model saved by [`save`] (either format).
+pub fn load(path: &Path) -> Result<Model> {
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    from_bytes(&bytes, path)
+}
+
+fn temp_path(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "model".into());
+    path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
+}
+
+#[cfg(test)]
+mod tests;

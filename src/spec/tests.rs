@@ -1,0 +1,88 @@
+use super::*;
+use crate::data::Dataset;
+
+#[test]
+fn parses_nested_calls_and_stages() {
+    let s = parse(" bagging( n = 10 , learner = tree(max_features=0.5), sample=bootstrap ) + threshold(priors) ").unwrap();
+    assert_eq!(s.stages.len(), 2);
+    assert_eq!(
+        s.stages[0].to_string(),
+        "bagging(n=10,learner=tree(max_features=0.5),sample=bootstrap)"
+    );
+    assert_eq!(s.stages[1].to_string(), "threshold(priors)");
+    assert_eq!(
+        parse("x(a='t', b=-1e-3)").unwrap().stages[0].args[1].1,
+        Value::Number(-1e-3)
+    );
+}
+
+#[test]
+fn syntax_errors_say_where() {
+    for bad in [
+        "",
+        "tree(",
+        "tree(a=)",
+        "tree(=1)",
+        "tree(a=1 b=2)",
+        "tree)",
+        "tree(a='x)",
+        "tree(a=1e)",
+        "tree + ",
+    ] {
+        let e = parse(bad).unwrap_err().to_string();
+        assert!(e.contains("spec"), "{bad}: {e}");
+    }
+}
+
+#[test]
+fn builds_every_learner() {
+    let cases = [
+        ("tree", "tree(criterion=gini)"),
+        ("tree(criterion=gain_ratio,max_depth=4,min_samples_leaf=2,max_features=log2,leaf=laplace)",
+         "tree(criterion=gain_ratio,max_depth=4,min_samples_leaf=2,max_features=log2,leaf=laplace)"),
+        ("tree(max_features=3, leaf=m_estimate(m=5))", "tree(criterion=gini,max_features=3,leaf=m_estimate(5))"),
+        ("forest(n=7)", "bagging(n=7,learner=tree(criterion=gini,max_features=sqrt),sample=bootstrap)"),
+        ("forest(n=7,max_features=none,vote=hard)", "bagging(n=7,learner=tree(criterion=gini),sample=bootstrap,vote=hard)"),
+        ("bagging(n=3, learner=tree(criterion=entropy), sample=bootstrap(fraction=0.5))",
+         "bagging(n=3,learner=tree(criterion=entropy),sample=bootstrap(fraction=0.5))"),
+        ("bagging", "bagging(n=100,learner=tree(criterion=gini),sample=bootstrap)"),
+        ("rdt(n=4, max_depth=3)", "bagging(n=4,learner=random_tree(max_depth=3),sample=none)"),
+        ("bagging(n=2, learner=rdt(n=3))", "bagging(n=2,learner=bagging(n=3,learner=random_tree,sample=none),sample=bootstrap)"),
+    ];
+    for (spec, name) in cases {
+        assert_eq!(build_learner(spec).unwrap().name(), name, "{spec}");
+    }
+    // A built ensemble fits.
+    let ds = Dataset::from_rows(
+        (0..30).map(|i| vec![i as f64]).collect(),
+        (0..30).map(|i| (i > 20) as u32).collect(),
+        vec!["a".into(), "b".into()],
+    )
+    .unwrap();
+    let rows: Vec<usize> = (0..30).collect();
+    let m = build_learner("bagging(n=3, learner=rdt(n=2))")
+        .unwrap()
+        .fit(&ds.view(&rows), &mut crate::rng::stream(0, 0))
+        .unwrap();
+    assert_eq!(m.predict_proba(&ds).unwrap().n_rows(), 30);
+}
+
+#[test]
+fn bad_names_and_values_list_what_is_accepted() {
+    let err = |s: &str| build_learner(s).unwrap_err().to_string();
+    assert!(err("svm").contains("tree, forest, bagging, rdt, random_tree"));
+    assert!(err("tree(depth=3)").contains("accepted: criterion, max_depth"));
+    assert!(err("tree(criterion=chaos)").contains("one of gini, entropy, gain_ratio"));
+    assert!(err("tree(max_features=0)").contains("max_features"));
+    assert!(err("tree(max_features=1.5)").contains("max_features"));
+    assert!(err("tree(max_depth=0)").contains("max_depth"));
+    assert!(err("tree(max_depth=2.5)").contains("whole number"));
+    assert!(err("forest(n=0)").contains("n=0"));
+    assert!(err("bagging(sample=smote)").contains("accepted: bootstrap, none"));
+    assert!(err("bagging(learner=3)").contains("learner"));
+    assert!(err("tree(leaf=m_estimate(m=-1))").contains("leaf"));
+    assert!(err("tree(max_depth=1,max_depth=2)").contains("twice"));
+    assert!(err("bagging(sample=bootstrap(fraction=0))").contains("fraction"));
+    assert!(err("tree + correct").contains("stage 'correct'"));
+    assert!(err("tree(3)").contains("needs a name"));
+}

@@ -1,4 +1,6 @@
-//! Model files: a versioned, self-describing envelope around a [`Model`].
+//! Model files: a versioned, self-describing envelope around a [`Model`] or
+//! anything else that implements [`Persist`] (a fitted strategy, with its
+//! schema, calibration and decision rule).
 //!
 //! Two encodings, detected when loading:
 //!
@@ -15,12 +17,26 @@
 //! next to the target and renames it, so a crash never leaves half a model.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use crate::data::write::AtomicFile;
 use crate::error::{Error, Result};
 use crate::model::Model;
+
+/// What can be saved in a model file.
+pub trait Persist: Serialize + DeserializeOwned {
+    /// Checks internal consistency after loading (`Err` says what is wrong).
+    fn validate(&self) -> std::result::Result<(), String>;
+}
+
+impl Persist for Model {
+    fn validate(&self) -> std::result::Result<(), String> {
+        Model::validate(self)
+    }
+}
 
 /// Magic bytes opening a binary model file.
 pub const MAGIC: &[u8; 8] = b"RARITYM\x01";
@@ -41,11 +57,11 @@ pub enum Format {
 }
 
 #[derive(Serialize)]
-struct JsonOut<'a> {
+struct JsonOut<'a, T> {
     magic: &'a str,
     format_version: u16,
     rarity_version: &'a str,
-    model: &'a Model,
+    model: &'a T,
 }
 
 #[derive(Deserialize)]
@@ -64,7 +80,7 @@ fn model_err(path: &Path, message: impl Into<String>) -> Error {
 }
 
 /// The model file's bytes.
-pub fn to_bytes(model: &Model, format: Format) -> Result<Vec<u8>> {
+pub fn to_bytes<T: Persist>(model: &T, format: Format) -> Result<Vec<u8>> {
     let version = env!("CARGO_PKG_VERSION");
     match format {
         Format::Binary => {
@@ -91,9 +107,9 @@ pub fn to_bytes(model: &Model, format: Format) -> Result<Vec<u8>> {
 
 /// Reads a model from the bytes of a model file; `path` is only used in
 /// error messages.
-pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<Model> {
+pub fn from_bytes<T: Persist>(bytes: &[u8], path: &Path) -> Result<T> {
     let magic_prefix = !bytes.is_empty() && MAGIC.starts_with(&bytes[..bytes.len().min(7)]);
-    let model = if magic_prefix {
+    let model: T = if magic_prefix {
         from_binary(bytes, path)?
     } else if bytes.first() == Some(&b'{') {
         from_json(bytes, path)?
@@ -122,7 +138,7 @@ fn check_version(path: &Path, found: u16, written_by: &str) -> Result<()> {
     Ok(())
 }
 
-fn from_binary(bytes: &[u8], path: &Path) -> Result<Model> {
+fn from_binary<T: Persist>(bytes: &[u8], path: &Path) -> Result<T> {
     let truncated = || model_err(path, "truncated: the file ends inside its header");
     if bytes.len() < 11 || bytes[..8] != MAGIC[..] {
         return Err(if bytes.len() >= 8 {
@@ -162,7 +178,7 @@ fn from_binary(bytes: &[u8], path: &Path) -> Result<Model> {
         .map_err(|e| model_err(path, format!("cannot decode the model: {e}")))
 }
 
-fn from_json(bytes: &[u8], path: &Path) -> Result<Model> {
+fn from_json<T: Persist>(bytes: &[u8], path: &Path) -> Result<T> {
     let env: JsonIn = serde_json::from_slice(bytes).map_err(|e| {
         if e.is_eof() {
             model_err(path, "truncated: the JSON ends early")
@@ -195,33 +211,17 @@ fn from_json(bytes: &[u8], path: &Path) -> Result<Model> {
 /// assert_eq!(load(&path).unwrap(), m);
 /// std::fs::remove_file(&path).unwrap();
 /// ```
-pub fn save(model: &Model, path: &Path, format: Format) -> Result<()> {
+pub fn save<T: Persist>(model: &T, path: &Path, format: Format) -> Result<()> {
     let bytes = to_bytes(model, format)?;
-    let tmp = temp_path(path);
-    let write = || -> std::io::Result<()> {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(&bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    };
-    write().map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        Error::io(path, e)
-    })
+    let mut f = AtomicFile::create(path)?;
+    f.writer().write_all(&bytes).map_err(|e| f.err(e))?;
+    f.commit()
 }
 
 /// Loads a model saved by [`save`] (either format).
-pub fn load(path: &Path) -> Result<Model> {
+pub fn load<T: Persist>(path: &Path) -> Result<T> {
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
     from_bytes(&bytes, path)
-}
-
-fn temp_path(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "model".into());
-    path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
 }
 
 #[cfg(test)]

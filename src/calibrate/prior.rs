@@ -46,7 +46,8 @@ pub fn correct_binary(p_s: f64, beta: f64) -> f64 {
     1.0 / (1.0 + (1.0 - p_s) / (p_s * beta))
 }
 
-fn check_rates(rates: &[f64], k: usize, what: &str) -> Result<()> {
+/// Checks a vector of per-class rates or priors: one per class, finite, > 0.
+pub fn check_rates(rates: &[f64], k: usize, what: &str) -> Result<()> {
     if rates.len() != k {
         return Err(Error::invalid(format!(
             "{} {what} for {k} classes",
@@ -61,39 +62,57 @@ fn check_rates(rates: &[f64], k: usize, what: &str) -> Result<()> {
     Ok(())
 }
 
-/// Multiplies each class column by its weight and renormalises each row, in
-/// place. Binary rows use the odds form with `ratio = w_1 / w_0` given
-/// directly (so that `ratio` is exactly beta for undersampling).
-fn reweight(proba: &mut Proba, weights: &[f64], ratio: f64) {
-    let k = proba.n_classes();
+/// Multiplies one row's probabilities by per-class weights and renormalises.
+/// Binary rows use the odds form with `ratio = w_1 / w_0` given directly (so
+/// that `ratio` is exactly beta for undersampling).
+fn reweight_row(row: &mut [f64], weights: &[f64], ratio: f64) {
+    let k = row.len();
     if k == 2 {
-        for i in 0..proba.n_rows() {
-            let row = proba.row_mut(i);
-            let (p0, p1) = (row[0], row[1]);
-            let q = if p1 <= 0.0 {
-                0.0
-            } else if p0 <= 0.0 {
-                1.0
-            } else {
-                1.0 / (1.0 + p0 / (p1 * ratio))
-            };
-            row[0] = 1.0 - q;
-            row[1] = q;
-        }
+        let (p0, p1) = (row[0], row[1]);
+        let q = if p1 <= 0.0 {
+            0.0
+        } else if p0 <= 0.0 {
+            1.0
+        } else {
+            1.0 / (1.0 + p0 / (p1 * ratio))
+        };
+        row[0] = 1.0 - q;
+        row[1] = q;
         return;
     }
+    let mut s = 0.0;
+    for (v, w) in row.iter_mut().zip(weights) {
+        *v *= w;
+        s += *v;
+    }
+    if s > 0.0 {
+        row.iter_mut().for_each(|v| *v /= s);
+    } else {
+        row.iter_mut().for_each(|v| *v = 1.0 / k as f64);
+    }
+}
+
+fn reweight(proba: &mut Proba, weights: &[f64], ratio: f64) {
     for i in 0..proba.n_rows() {
-        let row = proba.row_mut(i);
-        let mut s = 0.0;
-        for (v, w) in row.iter_mut().zip(weights) {
-            *v *= w;
-            s += *v;
-        }
-        if s > 0.0 {
-            row.iter_mut().for_each(|v| *v /= s);
-        } else {
-            row.iter_mut().for_each(|v| *v = 1.0 / k as f64);
-        }
+        reweight_row(proba.row_mut(i), weights, ratio);
+    }
+}
+
+/// Undoes a sampler's prior shift on one row of probabilities (the rates
+/// must be valid: finite and > 0, one per class). Used per bagging member.
+///
+/// ```
+/// use rarity::calibrate::{correct_binary, prior::correct_row};
+/// let mut row = [0.5, 0.5];
+/// correct_row(&mut row, &[0.25, 1.0]);
+/// assert_eq!(row[1], correct_binary(0.5, 0.25));
+/// ```
+pub fn correct_row(row: &mut [f64], keep_rates: &[f64]) {
+    if row.len() == 2 {
+        reweight_row(row, &[], keep_rates[0] / keep_rates[1]);
+    } else {
+        let w: Vec<f64> = keep_rates.iter().map(|r| 1.0 / r).collect();
+        reweight_row(row, &w, 1.0);
     }
 }
 

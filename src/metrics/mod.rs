@@ -27,7 +27,7 @@ pub mod report;
 mod sort;
 
 pub use confusion::{Average, BinaryCounts, Confusion};
-pub use report::score_report;
+pub use report::{report_with_labels, score_report};
 
 use crate::data::Proba;
 use crate::{Error, Result};

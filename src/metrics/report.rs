@@ -46,17 +46,31 @@ pub const ECE_BINS: usize = 10;
 /// ```
 pub fn score_report(truth: &[u32], proba: &Proba, threshold: f64) -> Result<Vec<(String, f64)>> {
     check_proba(truth, proba)?;
-    let k = proba.n_classes();
-    let mut out: Vec<(&str, f64)> = Vec::with_capacity(24);
-    if k == 2 {
+    let labels: Vec<u32> = if proba.n_classes() == 2 {
         if !(0.0..=1.0).contains(&threshold) {
             return Err(Error::invalid(format!(
                 "the threshold must lie in [0, 1], got {threshold}"
             )));
         }
+        (0..proba.n_rows())
+            .map(|i| u32::from(proba.row(i)[1] >= threshold))
+            .collect()
+    } else {
+        proba.argmax().into_iter().map(|c| c as u32).collect()
+    };
+    report_with_labels(truth, proba, &labels)
+}
+
+/// The same report with the thresholded metrics computed from labels decided
+/// by any rule (a tuned threshold, per-class lambdas, a loss matrix, ...).
+pub fn report_with_labels(truth: &[u32], proba: &Proba, labels: &[u32]) -> Result<Vec<(String, f64)>> {
+    check_proba(truth, proba)?;
+    let k = proba.n_classes();
+    let c = Confusion::from_labels(truth, labels, k)?;
+    let mut out: Vec<(&str, f64)> = Vec::with_capacity(24);
+    if k == 2 {
         let p = proba.column(1);
         let r = binary_ranking(truth, &p, 1)?;
-        let c = Confusion::from_threshold(truth, &p, threshold)?;
         let b = c.one_vs_rest(1);
         let strat = stratified_brier(truth, proba)?;
         let m = murphy_decomposition(truth, &p, 1)?;
@@ -86,8 +100,6 @@ pub fn score_report(truth: &[u32], proba: &Proba, threshold: f64) -> Result<Vec<
         ]);
     } else {
         let r = ranking_ovr_macro(truth, proba)?;
-        let predicted: Vec<u32> = proba.argmax().into_iter().map(|c| c as u32).collect();
-        let c = Confusion::from_labels(truth, &predicted, k)?;
         let avg = |f: fn(&BinaryCounts) -> f64| c.average(f, Average::Macro);
         out.extend([
             ("roc_auc", r.roc_auc),

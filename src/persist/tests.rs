@@ -1,3 +1,4 @@
+use std::path::PathBuf;
 use super::*;
 use crate::data::Dataset;
 use crate::ensemble::Bagging;
@@ -34,7 +35,7 @@ fn round_trip_through_a_file_both_formats() {
         for format in [Format::Binary, Format::Json] {
             let path = tmp(&format!("rt{i}{format:?}"));
             save(&model, &path, format).unwrap();
-            let back = load(&path).unwrap();
+            let back: Model = load(&path).unwrap();
             assert_eq!(back, model);
             assert_eq!(
                 back.predict_proba(&ds).unwrap(),
@@ -58,7 +59,7 @@ fn round_trip_through_a_file_both_formats() {
 }
 
 fn load_err(bytes: &[u8]) -> String {
-    match from_bytes(bytes, Path::new("m.model")) {
+    match from_bytes::<Model>(bytes, Path::new("m.model")) {
         Err(e @ Error::Model { .. }) => e.to_string(),
         other => panic!("expected a model error, got {other:?}"),
     }
@@ -95,7 +96,7 @@ fn foreign_and_other_version_files_are_rejected() {
     let mut bin = to_bytes(&forest(), Format::Binary).unwrap();
     bin.push(0);
     assert!(load_err(&bin).contains("unexpected bytes"));
-    let missing = load(&tmp("does-not-exist")).unwrap_err();
+    let missing = load::<Model>(&tmp("does-not-exist")).unwrap_err();
     assert!(matches!(missing, Error::Io { .. }));
 }
 

@@ -359,3 +359,83 @@ pub(super) fn encode_rows(
     }
     Ok(x)
 }
+
+/// Reads CSV rows to predict on, encoded exactly as the training data
+/// described by `schema`: source columns are found by name (any order; extra
+/// columns, including the target, are ignored), categorical levels map to the
+/// training one-hot columns (an unseen level is an error), and features the
+/// training data dropped (constant columns) are dropped again. Rows with a
+/// missing value are an error (a prediction is owed for every row). Labels
+/// are set to class 0; they are not used.
+pub(super) fn read_with_schema<R: Read>(
+    reader: R,
+    origin: &str,
+    delimiter: u8,
+    schema: &Schema,
+) -> Result<Dataset> {
+    let mut lines = Lines::new(BufReader::with_capacity(1 << 20, reader), delimiter, origin);
+    let mut rec = Record::default();
+    let (names, _) = read_header(&mut lines, &mut rec, origin, true)?;
+    let cols: Vec<usize> = schema
+        .encodings
+        .iter()
+        .map(|e| {
+            names.iter().position(|n| n == e.name()).ok_or_else(|| {
+                parse_err(
+                    origin,
+                    format!(
+                        "column '{}' used by the model is missing; columns are: {}",
+                        e.name(),
+                        names.join(", ")
+                    ),
+                )
+            })
+        })
+        .collect::<Result<_>>()?;
+    let mut cells: Vec<(u64, Vec<String>)> = Vec::new();
+    while lines.next(&mut rec)? {
+        check_width(&rec, names.len(), origin)?;
+        let mut row = Vec::with_capacity(cols.len());
+        for &j in &cols {
+            let f = trim(rec.field(j));
+            if is_missing(f) {
+                return Err(parse_err(
+                    origin,
+                    format!("line {}, column '{}': missing value", rec.line, names[j]),
+                ));
+            }
+            let s = std::str::from_utf8(f).map_err(|_| {
+                parse_err(
+                    origin,
+                    format!("line {}, column '{}': not valid UTF-8", rec.line, names[j]),
+                )
+            })?;
+            row.push(s.to_string());
+        }
+        cells.push((rec.line, row));
+    }
+    if cells.is_empty() {
+        return Err(parse_err(origin, "the file has a header but no data rows"));
+    }
+    let text: Vec<Vec<&str>> = cells
+        .iter()
+        .map(|(_, r)| r.iter().map(String::as_str).collect())
+        .collect();
+    let full = encode_rows(&text, &schema.encodings, &|i| format!("{origin}: line {}", cells[i].0))?;
+    let full_names = feature_names_of(&schema.encodings);
+    let keep: Vec<usize> = schema
+        .feature_names
+        .iter()
+        .map(|f| {
+            full_names.iter().position(|n| n == f).ok_or_else(|| {
+                Error::invalid(format!("the model's feature '{f}' has no source column"))
+            })
+        })
+        .collect::<Result<_>>()?;
+    let width = full_names.len();
+    let mut x = Vec::with_capacity(cells.len() * keep.len());
+    for row in full.chunks(width.max(1)) {
+        x.extend(keep.iter().map(|&j| row[j]));
+    }
+    Dataset::new(x, vec![0; cells.len()], schema.clone())
+}

@@ -182,6 +182,29 @@ pub fn read_from<R: std::io::Read>(
     Ok((ds, report))
 }
 
+/// Reads data to predict on, encoded as the training data of `schema` was
+/// (CSV with a header; see the module docs for the rules). The labels of the
+/// returned dataset are placeholders.
+///
+/// ```
+/// use rarity::data::read::{read_from, read_with_schema, Categorical, Format, ReadOptions};
+/// let train = "colour,size,y\nred,1,a\nblue,2,b\n";
+/// let opts = ReadOptions { categorical: Categorical::OneHot, ..ReadOptions::default() };
+/// let (ds, _) = read_from(train.as_bytes(), "train", Format::Csv, 0, &opts).unwrap();
+/// // Columns in another order, no label column.
+/// let new = read_with_schema("size,colour\n5,blue\n".as_bytes(), "new", b',', ds.schema()).unwrap();
+/// assert_eq!(new.row(0), &[1.0, 0.0, 5.0]);
+/// assert!(read_with_schema("size,colour\n5,green\n".as_bytes(), "new", b',', ds.schema()).is_err());
+/// ```
+pub fn read_with_schema<R: std::io::Read>(
+    reader: R,
+    origin: &str,
+    delimiter: u8,
+    schema: &super::Schema,
+) -> Result<Dataset> {
+    csv_reader::read_with_schema(reader, origin, delimiter, schema)
+}
+
 /// Resolves a target spec (name, or 0-based index, `-1` = last) against the
 /// column names.
 pub(crate) fn resolve_target(spec: Option<&str>, names: &[String], origin: &str) -> Result<usize> {

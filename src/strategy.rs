@@ -1,0 +1,332 @@
+//! Strategies: an optional sampler, a learner (or ensemble), an optional
+//! prior correction, an optional calibration and a decision, fitted and saved
+//! as one object. This is what `rarity fit` saves, `rarity predict` applies
+//! and `rarity evaluate` / `rarity run` compare.
+//!
+//! Probabilities flow as in DESIGN.md's "unifying idea":
+//!
+//! 1. a sampler stage draws the training sample and reports its keep rates;
+//! 2. the learner is fitted on it (a bagging ensemble draws its own per-member
+//!    samples and keeps their keep rates);
+//! 3. `correct` undoes every prior shift (`p_k ∝ p_s,k / r_k`, Dal Pozzolo
+//!    eq. 9 in the binary case) — for an ensemble on each member before
+//!    averaging, with the member's rates times the sampler stage's;
+//! 4. `platt` / `isotonic` fit a calibrator on out-of-fold probabilities
+//!    (stratified 3-fold by default, as in the PT-bagging paper);
+//! 5. the decision turns probabilities into labels; plug-in thresholds use
+//!    the training priors, tuned ones the out-of-fold probabilities of the
+//!    training data (never test data). With calibration, tuned decisions use
+//!    the out-of-fold probabilities passed through the final calibrator.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::calibrate::prior::correct_row;
+use crate::calibrate::{self, OneVsRest};
+use crate::data::{Dataset, Proba, Schema};
+use crate::decide::tune::{best_threshold, roc_closest, tune_lambdas, Objective};
+use crate::decide::Rule;
+use crate::error::{Error, Result};
+use crate::learn::Learner;
+use crate::metrics::cost::LossMatrix;
+use crate::model::Model;
+use crate::persist::Persist;
+use crate::rng;
+use crate::sample::Sampler;
+use crate::select::split::Splitter;
+
+/// How labels are decided (before fitting resolves it to a [`Rule`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Decision {
+    /// The most probable class.
+    Argmax,
+    /// Binary: positive iff `p >= T`.
+    Fixed(f64),
+    /// PT_MA: thresholds equal to the training priors.
+    Priors,
+    /// PT_F1: `tau = (pi+ + 0.5) / 2` (binary).
+    F1,
+    /// Given per-class thresholds.
+    Lambda(Vec<f64>),
+    /// Bayes minimum risk under a loss matrix.
+    Cost(LossMatrix),
+    /// Example-dependent benefit: positive iff `p * amount > overhead`.
+    Benefit {
+        /// Column holding each row's amount.
+        amount: String,
+        /// Fixed cost of acting on a row.
+        overhead: f64,
+    },
+    /// The ROC point closest to (0, 1) on out-of-fold probabilities.
+    RocClosest,
+    /// The threshold (binary) or lambdas (multiclass) maximising a metric on
+    /// out-of-fold probabilities.
+    Tune(Objective),
+}
+
+impl Decision {
+    fn needs_oof(&self) -> bool {
+        matches!(self, Decision::RocClosest | Decision::Tune(_))
+    }
+}
+
+/// An unfitted strategy.
+#[derive(Debug, Clone)]
+pub struct Strategy {
+    /// The spec it was built from (for reports and the saved model).
+    pub spec: String,
+    /// Optional sampler applied to the training data first.
+    pub sampler: Option<Arc<dyn Sampler>>,
+    /// The learner or ensemble.
+    pub learner: Arc<dyn Learner>,
+    /// Undo the prior shift of all sampling.
+    pub correct: bool,
+    /// Optional calibration and its number of folds.
+    pub calibration: Option<(calibrate::Method, usize)>,
+    /// The decision.
+    pub decision: Decision,
+}
+
+/// A fitted strategy: everything needed to predict.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FittedStrategy {
+    /// The spec.
+    pub spec: String,
+    /// Feature names, encodings and class names of the training data.
+    pub schema: Schema,
+    /// Training class priors.
+    pub priors: Vec<f64>,
+    /// The fitted learner.
+    pub model: Model,
+    /// Keep rates of the sampler stage (1 for every class without one).
+    pub keep_rates: Vec<f64>,
+    /// Whether the prior correction is applied.
+    pub correct: bool,
+    /// The fitted calibrator, if any.
+    pub calibrator: Option<OneVsRest>,
+    /// The resolved decision rule.
+    pub rule: Rule,
+}
+
+impl Persist for FittedStrategy {
+    fn validate(&self) -> std::result::Result<(), String> {
+        self.model.validate()?;
+        let k = self.schema.class_names.len();
+        if self.model.n_classes() != k || self.priors.len() != k || self.keep_rates.len() != k {
+            return Err(format!(
+                "class counts disagree: schema {k}, model {}, priors {}, keep rates {}",
+                self.model.n_classes(),
+                self.priors.len(),
+                self.keep_rates.len()
+            ));
+        }
+        if self.model.n_features() != self.schema.feature_names.len() {
+            return Err("the model's feature count differs from the schema's".into());
+        }
+        self.rule.validate(k).map_err(|e| e.to_string())
+    }
+}
+
+/// Probabilities of a fitted learner with the optional prior correction.
+fn corrected_proba(model: &Model, keep_rates: &[f64], correct: bool, data: &Dataset) -> Result<Proba> {
+    if !correct {
+        return model.predict_proba(data);
+    }
+    if let Model::Bagged(b) = model {
+        return b.predict_proba_with(data, |_, member_rates, p| {
+            let rates: Vec<f64> = member_rates
+                .iter()
+                .zip(keep_rates)
+                .map(|(m, s)| (m * s).max(f64::MIN_POSITIVE))
+                .collect();
+            correct_row(p, &rates);
+        });
+    }
+    let mut p = model.predict_proba(data)?;
+    calibrate::correct_keep_rates(&mut p, keep_rates)?;
+    Ok(p)
+}
+
+impl Strategy {
+    /// The sampler stage and the learner, fitted on `data`.
+    fn fit_core(&self, data: &Dataset, stream: u64, seed: u64) -> Result<(Model, Vec<f64>)> {
+        let mut r = rng::stream(seed, stream);
+        let (train, keep_rates) = match &self.sampler {
+            Some(s) => {
+                let sample = s.resample(data, &mut r)?;
+                (sample.materialise(data)?, sample.keep_rates)
+            }
+            None => (data.clone(), vec![1.0; data.n_classes()]),
+        };
+        if let Some(k) = keep_rates.iter().position(|&r| r <= 0.0) {
+            return Err(Error::data(format!(
+                "the sampler kept no rows of class '{}'",
+                data.class_names()[k]
+            )));
+        }
+        let rows: Vec<usize> = (0..train.n_rows()).collect();
+        let model = self.learner.fit(&train.view(&rows), &mut r)?;
+        Ok((model, keep_rates))
+    }
+
+    /// Out-of-fold probabilities of the sampler + learner + correction.
+    fn out_of_fold(&self, data: &Dataset, folds: usize, seed: u64) -> Result<Proba> {
+        let smallest = data.class_counts().into_iter().filter(|&c| c > 0).min().unwrap_or(0);
+        let folds = folds.min(smallest);
+        if folds < 2 {
+            return Err(Error::data(
+                "calibration and tuned thresholds need at least 2 rows of every class",
+            ));
+        }
+        let splits = Splitter::Stratified { repeats: 1, folds }.split_dataset(data, seed)?;
+        let mut oof = Proba::zeros(data.n_rows(), data.n_classes());
+        for (f, fold) in splits.iter().enumerate() {
+            let train = data.take(&fold.train);
+            let test = data.take(&fold.test);
+            let (model, rates) = self.fit_core(&train, 1 + f as u64, seed)?;
+            let p = corrected_proba(&model, &rates, self.correct, &test)?;
+            for (j, &i) in fold.test.iter().enumerate() {
+                oof.row_mut(i).copy_from_slice(p.row(j));
+            }
+        }
+        Ok(oof)
+    }
+
+    /// Fits the whole strategy on `data`.
+    ///
+    /// ```
+    /// use rarity::data::{bundled, read::ReadOptions};
+    /// let (ds, _) = bundled::find("ecoli4").unwrap().load(&ReadOptions::default()).unwrap();
+    /// let s = rarity::spec::build_strategy("bagging(n=10)+threshold(priors)").unwrap();
+    /// let fitted = s.fit(&ds, 1).unwrap();
+    /// let labels = fitted.predict(&ds).unwrap().1;
+    /// assert_eq!(labels.len(), ds.n_rows());
+    /// ```
+    pub fn fit(&self, data: &Dataset, seed: u64) -> Result<FittedStrategy> {
+        data.require_two_classes()?;
+        let (model, keep_rates) = self.fit_core(data, 0, seed)?;
+        let folds = self.calibration.map_or(3, |(_, f)| f);
+        let oof = if self.calibration.is_some() || self.decision.needs_oof() {
+            Some(self.out_of_fold(data, folds, seed)?)
+        } else {
+            None
+        };
+        let truth = data.labels();
+        let calibrator = match (self.calibration, &oof) {
+            (Some((method, _)), Some(p)) => Some(OneVsRest::fit(p, truth, method)?),
+            _ => None,
+        };
+        let oof = match (&calibrator, oof) {
+            (Some(c), Some(p)) => Some(c.transform(&p)),
+            (_, p) => p,
+        };
+        let priors = data.priors();
+        let k = data.n_classes();
+        let rule = match &self.decision {
+            Decision::Argmax => Rule::Argmax,
+            Decision::Fixed(t) => Rule::Threshold(*t),
+            Decision::Priors => Rule::priors(&priors)?,
+            Decision::F1 => Rule::f1(&priors)?,
+            Decision::Lambda(l) => Rule::Lambda(l.clone()),
+            Decision::Cost(m) => Rule::Cost(m.clone()),
+            Decision::Benefit { amount, overhead } => {
+                if !data.feature_names().contains(amount) {
+                    return Err(Error::invalid(format!(
+                        "benefit: amount column '{amount}' is not a feature; features are: {}",
+                        data.feature_names().join(", ")
+                    )));
+                }
+                Rule::Benefit {
+                    amount: amount.clone(),
+                    overhead: *overhead,
+                }
+            }
+            Decision::RocClosest | Decision::Tune(_) => {
+                let p = oof.as_ref().expect("out-of-fold probabilities were computed");
+                match (&self.decision, k) {
+                    (Decision::RocClosest, 2) => Rule::Threshold(roc_closest(truth, &p.column(1))?),
+                    (Decision::Tune(obj), 2) => {
+                        Rule::Threshold(best_threshold(truth, &p.column(1), obj)?.0)
+                    }
+                    (Decision::Tune(obj), _) => Rule::Lambda(tune_lambdas(truth, p, &priors, obj)?),
+                    _ => {
+                        return Err(Error::invalid(
+                            "roc-closest is a binary cut-off; use tune(metric=...) for multiclass",
+                        ))
+                    }
+                }
+            }
+        };
+        rule.validate(k)?;
+        Ok(FittedStrategy {
+            spec: self.spec.clone(),
+            schema: data.schema().clone(),
+            priors,
+            model,
+            keep_rates,
+            correct: self.correct,
+            calibrator,
+            rule,
+        })
+    }
+}
+
+impl FittedStrategy {
+    /// Checks that `data` has the training features (same names, same order).
+    pub fn check_columns(&self, data: &Dataset) -> Result<()> {
+        let want = &self.schema.feature_names;
+        let got = data.feature_names();
+        if want != got {
+            let missing: Vec<&String> = want.iter().filter(|f| !got.contains(f)).collect();
+            let extra: Vec<&String> = got.iter().filter(|f| !want.contains(f)).collect();
+            return Err(Error::data(format!(
+                "the data's columns do not match the model's: {} features expected, {} given{}{}{}",
+                want.len(),
+                got.len(),
+                if missing.is_empty() { String::new() } else { format!("; missing: {}", join(&missing)) },
+                if extra.is_empty() { String::new() } else { format!("; unexpected: {}", join(&extra)) },
+                if missing.is_empty() && extra.is_empty() { "; the order differs" } else { "" }
+            )));
+        }
+        Ok(())
+    }
+
+    /// Calibrated (and corrected) class probabilities.
+    pub fn predict_proba(&self, data: &Dataset) -> Result<Proba> {
+        self.check_columns(data)?;
+        let p = corrected_proba(&self.model, &self.keep_rates, self.correct, data)?;
+        Ok(match &self.calibrator {
+            Some(c) => c.transform(&p),
+            None => p,
+        })
+    }
+
+    /// Labels from given probabilities (amounts read from `data` if the rule
+    /// needs them).
+    pub fn decide(&self, data: &Dataset, proba: &Proba) -> Result<Vec<u32>> {
+        let amounts = match &self.rule {
+            Rule::Benefit { amount, .. } => {
+                let j = data
+                    .feature_names()
+                    .iter()
+                    .position(|f| f == amount)
+                    .ok_or_else(|| Error::data(format!("amount column '{amount}' is missing")))?;
+                Some((0..data.n_rows()).map(|i| data.value(i, j)).collect::<Vec<f64>>())
+            }
+            _ => None,
+        };
+        self.rule.decide(proba, amounts.as_deref())
+    }
+
+    /// Probabilities and labels.
+    pub fn predict(&self, data: &Dataset) -> Result<(Proba, Vec<u32>)> {
+        let p = self.predict_proba(data)?;
+        let labels = self.decide(data, &p)?;
+        Ok((p, labels))
+    }
+}
+
+fn join(v: &[&String]) -> String {
+    v.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+}

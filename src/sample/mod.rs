@@ -7,6 +7,25 @@
 //! shift exactly (Dal Pozzolo et al. 2015, eq. 9 for the binary case with
 //! `r_- = beta`, `r_+ = 1`; in general `p_k(x) ∝ p_s,k(x) / r_k`).
 
+mod balanced;
+mod cleaning;
+mod draw;
+mod named;
+pub mod neighbors;
+mod over;
+mod smote;
+mod under;
+
+pub use balanced::{BalancedBootstrap, ExactlyBalanced, RoughlyBalanced, UnderOver};
+pub use cleaning::{
+    CondensedNearestNeighbour, EditedNearestNeighbours, EnnRule, NearMiss,
+    NeighbourhoodCleaningRule, OneSidedSelection, SmoteEnn, SmoteTomek, TomekLinks,
+};
+pub use named::{sampler_from_name, sampler_from_spec, SamplerParams, METHODS};
+pub use over::{OverTarget, RandomOver};
+pub use smote::{Adasyn, BorderlineSmote, Smote, SmoteHybrid};
+pub use under::{RandomUnder, UnderTarget};
+
 use serde::{Deserialize, Serialize};
 
 use crate::data::Dataset;
@@ -90,4 +109,19 @@ pub trait Sampler: Send + Sync + std::fmt::Debug {
 
     /// A short name for reports (e.g. `bootstrap`, `under(beta=0.1)`).
     fn name(&self) -> String;
+}
+
+/// A sampler name in the `method(key=value,...)` form its parser reads:
+/// empty parts are left out, and no parentheses when nothing is left.
+pub(crate) fn spec(method: &str, parts: &[String]) -> String {
+    let parts: Vec<&str> = parts
+        .iter()
+        .map(String::as_str)
+        .filter(|p| !p.is_empty())
+        .collect();
+    if parts.is_empty() {
+        method.to_string()
+    } else {
+        format!("{method}({})", parts.join(","))
+    }
 }

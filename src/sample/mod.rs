@@ -14,6 +14,8 @@ mod named;
 pub mod neighbors;
 mod over;
 mod smote;
+#[cfg(test)]
+mod tests;
 mod under;
 
 pub use balanced::{BalancedBootstrap, ExactlyBalanced, RoughlyBalanced, UnderOver};

@@ -123,7 +123,9 @@ fn gather_points(p: Points<'_>, rows: &[usize]) -> Vec<f64> {
 }
 
 fn dist2(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum()
+    a.iter()
+        .zip(b)
+        .fold(0.0, |s, (x, y)| (x - y).mul_add(x - y, s))
 }
 
 /// Hart's condensing of the rows `cands` (one class) against a store that

@@ -6,16 +6,18 @@
 //! reference points are packed eight at a time in a dimension-major layout so
 //! that one query meets eight references per vector operation, references are
 //! visited in cache-sized tiles, and blocks of queries run in parallel with
-//! rayon. For each pair the squared distance is the plain sum over features in
-//! feature order, `sum_j (q_j - r_j)^2`, so results are the same, bit for bit,
-//! as a naive scalar loop, on any CPU and at any thread count. Equal distances
+//! rayon. For each pair the squared distance is the sum over features in
+//! feature order, `acc = fma(q_j - r_j, q_j - r_j, acc)` (one rounding per
+//! feature: IEEE fused multiply-add), so results are the same, bit for bit,
+//! as that scalar loop, on any CPU and at any thread count. Equal distances
 //! are broken by the lower reference index.
 //!
 //! Brute force is the method for every size and dimension here: in the
 //! dimensions of the benchmark sets (30) a kd-tree prunes almost nothing,
 //! and in low dimension the packed kernel is already far from the bottleneck.
-//! When the CPU has AVX2 the same kernel is compiled for it and chosen at run
-//! time (no fused multiply-add, so results do not change).
+//! When the CPU has AVX2 and FMA the same kernel is compiled for them and
+//! chosen at run time; elsewhere the portable build computes the same values.
+//! Four queries share each pass over a reference group (register blocking).
 //!
 //! Features may be standardised first ([`Scaling`]): z-scores with the mean
 //! and the population standard deviation of each feature (scikit-learn's
@@ -242,119 +244,152 @@ struct Task<'a> {
     farthest: bool,
 }
 
+/// Queries that share one pass over a reference group (register blocking).
+const QUERY_TILE: usize = 4;
+
 impl Task<'_> {
     /// Searches queries `q0..` (as many as `idx` holds) against all references.
     fn run_block(&self, q0: usize, idx: &mut [usize], key: &mut [f64]) {
         let groups = self.n_refs.div_ceil(LANES);
-        let nq = idx.len() / self.k;
+        let k = self.k;
+        let nq = idx.len() / k;
         let mut g0 = 0;
         while g0 < groups {
             let g1 = (g0 + TILE_GROUPS).min(groups);
-            for qi in 0..nq {
-                let q = q0 + qi;
-                let top = TopK {
-                    idx: &mut idx[qi * self.k..(qi + 1) * self.k],
-                    key: &mut key[qi * self.k..(qi + 1) * self.k],
+            let mut qi = 0;
+            while qi < nq {
+                let m = QUERY_TILE.min(nq - qi);
+                let span = qi * k..(qi + m) * k;
+                let tops = Tops {
+                    idx: &mut idx[span.clone()],
+                    key: &mut key[span],
+                    k,
                 };
-                self.scan(q, g0, g1, top);
+                self.scan(q0 + qi, m, g0, g1, tops);
+                qi += m;
             }
             g0 = g1;
         }
     }
 
-    fn scan(&self, q: usize, g0: usize, g1: usize, top: TopK<'_>) {
+    fn scan(&self, q: usize, m: usize, g0: usize, g1: usize, tops: Tops<'_>) {
         #[cfg(target_arch = "x86_64")]
         {
-            if std::arch::is_x86_feature_detected!("avx2") {
-                // SAFETY: the CPU supports AVX2, checked just above.
-                unsafe { scan_avx2(self, q, g0, g1, top) };
+            if std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("fma")
+            {
+                // SAFETY: the CPU supports AVX2 and FMA, checked just above.
+                unsafe { scan_avx2(self, q, m, g0, g1, tops) };
                 return;
             }
         }
-        scan_generic(self, q, g0, g1, top);
+        scan_generic(self, q, m, g0, g1, tops);
     }
 }
 
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn scan_avx2(t: &Task<'_>, q: usize, g0: usize, g1: usize, top: TopK<'_>) {
-    scan_generic(t, q, g0, g1, top)
+#[target_feature(enable = "avx2,fma")]
+unsafe fn scan_avx2(t: &Task<'_>, q: usize, m: usize, g0: usize, g1: usize, tops: Tops<'_>) {
+    scan_generic(t, q, m, g0, g1, tops)
 }
 
-/// The kernel: query `q` against reference groups `g0..g1`.
+/// Adds `(q_j - r_j)^2` for features `j in js` to the accumulators of up to
+/// [`QUERY_TILE`] queries against one group of [`LANES`] references.
 #[inline(always)]
-fn scan_generic(t: &Task<'_>, q: usize, g0: usize, g1: usize, mut top: TopK<'_>) {
-    let d = t.queries.d;
-    let qrow = t.queries.row(q);
-    let skip = match t.exclude {
-        Exclude::Nothing => usize::MAX,
-        Exclude::SameIndex => q,
-        Exclude::Given(s) => s[q],
-    };
-    let half = d / 2;
-    for g in g0..g1 {
-        let block = &t.packed[g * d * LANES..(g + 1) * d * LANES];
-        let mut acc = [0.0f64; LANES];
-        for (j, &qj) in qrow[..half].iter().enumerate() {
-            let r: &[f64; LANES] = block[j * LANES..(j + 1) * LANES].try_into().unwrap();
+fn accumulate(
+    acc: &mut [[f64; LANES]; QUERY_TILE],
+    qrows: &[&[f64]; QUERY_TILE],
+    block: &[f64],
+    js: std::ops::Range<usize>,
+) {
+    for j in js {
+        let r: &[f64; LANES] = block[j * LANES..(j + 1) * LANES].try_into().unwrap();
+        for (a, qr) in acc.iter_mut().zip(qrows) {
+            let qj = qr[j];
             for l in 0..LANES {
                 let diff = qj - r[l];
-                acc[l] += diff * diff;
+                a[l] = diff.mul_add(diff, a[l]);
             }
-        }
-        // Partial sums never exceed the full sums, so a group whose partial
-        // sums all reach the current k-th distance cannot enter the list.
-        if !t.farthest {
-            let worst = top.worst();
-            let lo = acc.iter().fold(f64::INFINITY, |m, &v| m.min(v));
-            if lo >= worst {
-                continue;
-            }
-        }
-        for (j, &qj) in qrow.iter().enumerate().skip(half) {
-            let r: &[f64; LANES] = block[j * LANES..(j + 1) * LANES].try_into().unwrap();
-            for l in 0..LANES {
-                let diff = qj - r[l];
-                acc[l] += diff * diff;
-            }
-        }
-        for (l, &a) in acc.iter().enumerate() {
-            let r = g * LANES + l;
-            if r >= t.n_refs || r == skip {
-                continue;
-            }
-            top.offer(if t.farthest { -a } else { a }, r);
         }
     }
 }
 
-/// A query's current best `k`, sorted by key (then index), in output slices.
-struct TopK<'a> {
-    idx: &'a mut [usize],
-    key: &'a mut [f64],
+/// The kernel: queries `q..q + m` (`m <= QUERY_TILE`) against reference
+/// groups `g0..g1`.
+#[inline(always)]
+fn scan_generic(t: &Task<'_>, q: usize, m: usize, g0: usize, g1: usize, mut tops: Tops<'_>) {
+    let d = t.queries.d;
+    // Missing queries of a short tile repeat the last one; their results are dropped.
+    let qrows: [&[f64]; QUERY_TILE] = std::array::from_fn(|a| t.queries.row(q + a.min(m - 1)));
+    let skip: [usize; QUERY_TILE] = std::array::from_fn(|a| match t.exclude {
+        Exclude::Nothing => usize::MAX,
+        Exclude::SameIndex => q + a,
+        Exclude::Given(s) => s[q + a.min(m - 1)],
+    });
+    // Feature ranges; the partial sums are checked after the first.
+    let stages = [0, d / 2, d];
+    'groups: for g in g0..g1 {
+        let block = &t.packed[g * d * LANES..(g + 1) * d * LANES];
+        let mut acc = [[0.0f64; LANES]; QUERY_TILE];
+        for s in 0..2 {
+            accumulate(&mut acc, &qrows, block, stages[s]..stages[s + 1]);
+            // Partial sums never exceed the full sums, so once every
+            // query's partial sums reach its current k-th distance, no
+            // reference of this group can enter a list.
+            if !t.farthest && s == 0 {
+                let alive = (0..m).any(|a| {
+                    let lo = acc[a].iter().fold(f64::INFINITY, |x, &v| x.min(v));
+                    lo < tops.worst(a)
+                });
+                if !alive {
+                    continue 'groups;
+                }
+            }
+        }
+        for (a, row) in acc.iter().enumerate().take(m) {
+            for (l, &v) in row.iter().enumerate() {
+                let r = g * LANES + l;
+                if r >= t.n_refs || r == skip[a] {
+                    continue;
+                }
+                tops.offer(a, if t.farthest { -v } else { v }, r);
+            }
+        }
+    }
 }
 
-impl TopK<'_> {
-    fn worst(&self) -> f64 {
-        self.key[self.key.len() - 1]
+/// The current best `k` of a tile of queries, each sorted by key (then
+/// index), held in the output slices.
+struct Tops<'a> {
+    idx: &'a mut [usize],
+    key: &'a mut [f64],
+    k: usize,
+}
+
+impl Tops<'_> {
+    fn worst(&self, a: usize) -> f64 {
+        self.key[(a + 1) * self.k - 1]
     }
 
     /// References arrive in increasing index order, so an equal key never
     /// displaces an earlier (lower-index) entry.
     #[inline(always)]
-    fn offer(&mut self, key: f64, r: usize) {
-        let k = self.key.len();
-        if key >= self.key[k - 1] {
+    fn offer(&mut self, a: usize, key: f64, r: usize) {
+        let base = a * self.k;
+        let keys = &mut self.key[base..base + self.k];
+        let k = keys.len();
+        if key >= keys[k - 1] {
             return;
         }
+        let idx = &mut self.idx[base..base + k];
         let mut p = k - 1;
-        while p > 0 && self.key[p - 1] > key {
-            self.key[p] = self.key[p - 1];
-            self.idx[p] = self.idx[p - 1];
+        while p > 0 && keys[p - 1] > key {
+            keys[p] = keys[p - 1];
+            idx[p] = idx[p - 1];
             p -= 1;
         }
-        self.key[p] = key;
-        self.idx[p] = r;
+        keys[p] = key;
+        idx[p] = r;
     }
 }
 
@@ -441,7 +476,7 @@ mod tests {
                         let mut s = 0.0;
                         for t in 0..d {
                             let df = q[i * d + t] - r[j * d + t];
-                            s += df * df;
+                            s = df.mul_add(df, s);
                         }
                         (if far { -s } else { s }, j)
                     })

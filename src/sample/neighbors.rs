@@ -302,16 +302,20 @@ fn accumulate(
     block: &[f64],
     js: std::ops::Range<usize>,
 ) {
-    for j in js {
-        let r: &[f64; LANES] = block[j * LANES..(j + 1) * LANES].try_into().unwrap();
-        for (a, qr) in acc.iter_mut().zip(qrows) {
-            let qj = qr[j];
+    // Iterators instead of indexing: no bounds checks (and no panic paths)
+    // inside the loop, so the accumulators stay in registers.
+    let refs = block[js.start * LANES..js.end * LANES].chunks_exact(LANES);
+    let [q0, q1, q2, q3] = qrows.map(|q| &q[js.clone()]);
+    let mut a = *acc;
+    for ((((r, &x0), &x1), &x2), &x3) in refs.zip(q0).zip(q1).zip(q2).zip(q3) {
+        for (t, qj) in [x0, x1, x2, x3].into_iter().enumerate() {
             for l in 0..LANES {
                 let diff = qj - r[l];
-                a[l] = diff.mul_add(diff, a[l]);
+                a[t][l] = diff.mul_add(diff, a[t][l]);
             }
         }
     }
+    *acc = a;
 }
 
 /// The kernel: queries `q..q + m` (`m <= QUERY_TILE`) against reference

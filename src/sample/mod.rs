@@ -6,6 +6,18 @@
 //! The keep rates are what lets any model trained on a sample undo the prior
 //! shift exactly (Dal Pozzolo et al. 2015, eq. 9 for the binary case with
 //! `r_- = beta`, `r_+ = 1`; in general `p_k(x) ∝ p_s,k(x) / r_k`).
+//!
+//! The samplers (each module's doc cites its source):
+//!
+//! | module | samplers |
+//! | --- | --- |
+//! | `under` | [`RandomUnder`]: Bernoulli or exact count, rate / ratio / per-class rates |
+//! | `over` | [`RandomOver`]; the class-size targets [`OverTarget`] |
+//! | `balanced` | [`ExactlyBalanced`] (EB), [`RoughlyBalanced`] (RB), [`UnderOver`], [`BalancedBootstrap`] |
+//! | `smote` | [`Smote`], [`BorderlineSmote`], [`Adasyn`], [`SmoteHybrid`] (500% / 120%) |
+//! | `cleaning` | [`TomekLinks`], [`EditedNearestNeighbours`], [`CondensedNearestNeighbour`], [`OneSidedSelection`], [`NeighbourhoodCleaningRule`], [`NearMiss`], [`SmoteTomek`], [`SmoteEnn`] |
+//! | [`neighbors`] | the exact k-NN search they share |
+//! | `named` | [`sampler_from_name`] (CLI) and [`sampler_from_spec`] (`under(beta=0.2)`, ...) |
 
 mod balanced;
 mod cleaning;

@@ -21,6 +21,7 @@ pub mod data;
 pub mod decide;
 pub mod ensemble;
 pub mod error;
+pub mod evaluate;
 pub mod learn;
 pub mod metrics;
 pub mod model;
@@ -30,6 +31,7 @@ pub mod sample;
 pub mod select;
 pub mod spec;
 pub mod stats;
+pub mod strategy;
 
 pub use data::Dataset;
 pub use error::{Error, Result};

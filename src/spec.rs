@@ -19,13 +19,17 @@
 use std::fmt;
 use std::sync::Arc;
 
+use crate::calibrate;
+use crate::decide::tune::Objective;
 use crate::ensemble::{Bagging, Vote};
 use crate::error::{Error, Result};
 use crate::learn::tree::{Criterion, LeafEstimate, MaxFeatures, RandomTree, Tree};
 use crate::learn::Learner;
+use crate::metrics::cost::LossMatrix;
 use crate::sample::bootstrap::Bootstrap;
 use crate::sample::no_resampling::NoResampling;
 use crate::sample::Sampler;
+use crate::strategy::{Correct, Decision, Strategy};
 
 /// A parsed spec: one or more stages joined by `+`.
 #[derive(Debug, Clone, PartialEq)]
@@ -126,8 +130,13 @@ fn tokenize(s: &str) -> Result<Vec<(usize, Token)>> {
                 .ok_or_else(|| Error::invalid(format!("spec '{s}': '{text}' is not a number")))?;
             out.push((start, Token::Number(x)));
         } else if c.is_alphabetic() || c == '_' {
+            // Names may contain '_' and inner hyphens (`eb-bagging`, `roc-closest`).
             let start = i;
-            while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
+            while i < chars.len()
+                && (chars[i].is_alphanumeric()
+                    || chars[i] == '_'
+                    || (chars[i] == '-' && chars.get(i + 1).is_some_and(|n| n.is_alphabetic())))
+            {
                 i += 1;
             }
             out.push((start, Token::Name(chars[start..i].iter().collect())));
@@ -237,8 +246,17 @@ pub fn parse(s: &str) -> Result<Spec> {
 
 /// The learners a spec may name.
 pub const LEARNERS: &[&str] = &["tree", "forest", "bagging", "rdt", "random_tree"];
-/// The samplers a spec may name.
+/// The samplers a spec may name besides those of [`crate::sample::METHODS`].
 pub const SAMPLERS: &[&str] = &["bootstrap", "none"];
+
+/// Every sampler name a spec accepts.
+pub fn sampler_names() -> Vec<&'static str> {
+    SAMPLERS
+        .iter()
+        .copied()
+        .chain(crate::sample::METHODS.iter().map(|(n, _)| *n))
+        .collect()
+}
 
 /// Builds the learner of a one-stage spec.
 ///
@@ -508,12 +526,234 @@ pub fn sampler_from_call(c: &Call) -> Result<Arc<dyn Sampler>> {
             Args::new(c, &[])?;
             Ok(Arc::new(NoResampling))
         }
+        other if crate::sample::METHODS.iter().any(|(n, _)| *n == other) => {
+            Ok(Arc::from(crate::sample::sampler_from_spec(&c.to_string())?))
+        }
         other => Err(Error::invalid(format!(
             "unknown sampler '{other}'; accepted: {}",
-            SAMPLERS.join(", ")
+            sampler_names().join(", ")
         ))),
     }
 }
 
 #[cfg(test)]
 mod tests;
+
+/// The stages that may follow the learner in a strategy spec.
+pub const STAGES: &[&str] = &[
+    "correct",
+    "platt",
+    "isotonic",
+    "argmax",
+    "threshold",
+    "lambda",
+    "cost",
+    "benefit",
+    "roc-closest",
+    "tune",
+];
+
+/// Builds a strategy: `[sampler +] learner [+ correct] [+ platt|isotonic]
+/// [+ decision]`, e.g. `under(beta=0.1)+forest(n=100)+correct+threshold(priors)`.
+///
+/// Decisions: `argmax` (default), `threshold(0.3)`, `threshold(priors)`
+/// (PT_MA), `threshold(f1)` (PT_F1), `lambda(0.5,0.3,0.2)`,
+/// `cost(fn=10,fp=1[,tp=0,tn=0])` or `cost(matrix='0,1;5,0')`,
+/// `benefit(amount=COLUMN,overhead=V)`, `roc-closest`,
+/// `tune(metric=f1|g_mean|macro_accuracy|macro_f1|accuracy|cost[,fn=..,fp=..])`.
+///
+/// ```
+/// let s = rarity::spec::build_strategy("under(beta=0.1)+forest(n=10)+correct+threshold(priors)").unwrap();
+/// assert!(s.correct.is_some() && s.sampler.is_some());
+/// let e = rarity::spec::build_strategy("forest(n=10)+treshold(0.5)").unwrap_err().to_string();
+/// assert!(e.contains("treshold") && e.contains("threshold"), "{e}");
+/// ```
+pub fn build_strategy(spec: &str) -> Result<Strategy> {
+    let parsed = parse(spec)?;
+    let mut stages = parsed.stages.iter();
+    let first = stages.next().expect("a parsed spec has a stage");
+    let is_sampler = sampler_names().contains(&first.name.as_str());
+    let (sampler, learner_call) = if is_sampler {
+        let next = stages.next().ok_or_else(|| {
+            Error::invalid(format!(
+                "spec '{spec}': the sampler '{}' must be followed by a learner ({})",
+                first.name,
+                LEARNERS.join(", ")
+            ))
+        })?;
+        (Some(sampler_from_call(first)?), next)
+    } else {
+        (None, first)
+    };
+    let mut strategy = Strategy {
+        spec: spec.trim().to_string(),
+        sampler,
+        learner: learner_from_call(learner_call)?,
+        correct: None,
+        calibration: None,
+        decision: Decision::Argmax,
+    };
+    let mut decided = false;
+    for c in stages {
+        if decided {
+            return Err(Error::invalid(format!(
+                "spec '{spec}': '{}' comes after the decision; the decision must be the last stage",
+                c.name
+            )));
+        }
+        match c.name.as_str() {
+            "correct" => {
+                let a = Args::new(c, &["mode"])?;
+                strategy.correct = Some(match a.word("mode", &["member", "average"])? {
+                    Some("average") => Correct::Average,
+                    _ => Correct::Member,
+                });
+            }
+            "platt" | "isotonic" => {
+                let a = Args::new(c, &["folds"])?;
+                let folds = a.count("folds", 2)?.unwrap_or(3);
+                let method = if c.name == "platt" {
+                    calibrate::Method::Platt
+                } else {
+                    calibrate::Method::Isotonic
+                };
+                if strategy.calibration.replace((method, folds)).is_some() {
+                    return Err(Error::invalid(format!(
+                        "spec '{spec}': two calibration stages"
+                    )));
+                }
+            }
+            _ => {
+                strategy.decision = decision_from_call(c)?;
+                decided = true;
+            }
+        }
+    }
+    Ok(strategy)
+}
+
+fn positional_numbers(c: &Call) -> Result<Vec<f64>> {
+    c.args
+        .iter()
+        .map(|(k, v)| match (k, v) {
+            (None, Value::Number(x)) => Ok(*x),
+            _ => Err(Error::invalid(format!(
+                "{c}: expected plain numbers, e.g. {}(0.5, 0.3, 0.2)",
+                c.name
+            ))),
+        })
+        .collect()
+}
+
+fn objective_from(a: &Args<'_>, key: &str) -> Result<Objective> {
+    let names = [
+        "f1",
+        "g_mean",
+        "macro_accuracy",
+        "macro_f1",
+        "accuracy",
+        "cost",
+    ];
+    Ok(match a.word(key, &names)?.unwrap_or("f1") {
+        "f1" => Objective::F1,
+        "g_mean" => Objective::GMean,
+        "macro_accuracy" => Objective::MacroAccuracy,
+        "macro_f1" => Objective::MacroF1,
+        "accuracy" => Objective::Accuracy,
+        _ => Objective::Cost(binary_costs(a)?),
+    })
+}
+
+fn binary_costs(a: &Args<'_>) -> Result<LossMatrix> {
+    let fn_ = a.number("fn")?;
+    let fp = a.number("fp")?;
+    if fn_.is_none() && fp.is_none() {
+        return Err(Error::invalid(format!(
+            "{}: give the costs, e.g. fn=10,fp=1 (tp=0 and tn=0 by default)",
+            a.call.name
+        )));
+    }
+    LossMatrix::binary(
+        a.number("tn")?.unwrap_or(0.0),
+        fp.unwrap_or(1.0),
+        fn_.unwrap_or(1.0),
+        a.number("tp")?.unwrap_or(0.0),
+    )
+}
+
+/// Builds a decision stage.
+pub fn decision_from_call(c: &Call) -> Result<Decision> {
+    Ok(match c.name.as_str() {
+        "argmax" => {
+            Args::new(c, &[])?;
+            Decision::Argmax
+        }
+        "threshold" => match c.args.as_slice() {
+            [(None, Value::Number(t))] if (0.0..=1.0).contains(t) => Decision::Fixed(*t),
+            [(None, Value::Call(w))] if w.args.is_empty() && w.name == "priors" => Decision::Priors,
+            [(None, Value::Call(w))] if w.args.is_empty() && w.name == "f1" => Decision::F1,
+            _ => return Err(Error::invalid(format!(
+                "{c}: expected threshold(T) with T in [0, 1], threshold(priors) or threshold(f1)"
+            ))),
+        },
+        "lambda" => {
+            let l = positional_numbers(c)?;
+            if l.len() < 2 || l.iter().any(|v| *v <= 0.0) {
+                return Err(Error::invalid(format!(
+                    "{c}: expected one positive threshold per class, e.g. lambda(0.5, 0.3, 0.2)"
+                )));
+            }
+            Decision::Lambda(l)
+        }
+        "cost" => {
+            let a = Args::new(c, &["fn", "fp", "tp", "tn", "matrix"])?;
+            match a.get("matrix") {
+                Some(Value::Text(t)) => {
+                    let rows: Vec<Vec<f64>> = t
+                        .split(';')
+                        .map(|r| r.split(',').map(|v| v.trim().parse::<f64>()).collect())
+                        .collect::<std::result::Result<_, _>>()
+                        .map_err(|_| {
+                            Error::invalid(format!(
+                                "{c}: matrix must be rows of numbers, e.g. matrix='0,1,1;5,0,1;5,5,0' \
+                                 (row = decided class, column = true class)"
+                            ))
+                        })?;
+                    Decision::Cost(LossMatrix::new(rows)?)
+                }
+                Some(v) => return Err(a.bad("matrix", v, "a quoted matrix such as '0,1;5,0'")),
+                None => Decision::Cost(binary_costs(&a)?),
+            }
+        }
+        "benefit" => {
+            let a = Args::new(c, &["amount", "overhead"])?;
+            let amount = match a.get("amount") {
+                Some(Value::Call(n)) if n.args.is_empty() => n.name.clone(),
+                Some(Value::Text(t)) => t.clone(),
+                _ => {
+                    return Err(Error::invalid(format!(
+                        "{c}: expected benefit(amount=COLUMN, overhead=V)"
+                    )))
+                }
+            };
+            let overhead = a
+                .number("overhead")?
+                .ok_or_else(|| Error::invalid(format!("{c}: overhead=V is required (e.g. 90)")))?;
+            Decision::Benefit { amount, overhead }
+        }
+        "roc-closest" | "roc_closest" => {
+            Args::new(c, &[])?;
+            Decision::RocClosest
+        }
+        "tune" => {
+            let a = Args::new(c, &["metric", "fn", "fp", "tp", "tn"])?;
+            Decision::Tune(objective_from(&a, "metric")?)
+        }
+        other => {
+            return Err(Error::invalid(format!(
+                "unknown stage '{other}'; after the learner a spec accepts: {}",
+                STAGES.join(", ")
+            )))
+        }
+    })
+}

@@ -9,8 +9,15 @@
 //! 2. the learner is fitted on it (a bagging ensemble draws its own per-member
 //!    samples and keeps their keep rates);
 //! 3. `correct` undoes every prior shift (`p_k ∝ p_s,k / r_k`, Dal Pozzolo
-//!    eq. 9 in the binary case) — for an ensemble on each member before
-//!    averaging, with the member's rates times the sampler stage's;
+//!    eq. 9 in the binary case): the sampler stage's shift on the model's
+//!    output (as the paper corrects a random forest trained on an
+//!    undersampled set), and an ensemble's per-member shifts on each member
+//!    before averaging. Unpruned trees have pure leaves, so their member
+//!    probabilities are 0 or 1 and a per-member correction leaves them
+//!    unchanged; `correct(mode=average)` instead corrects the averaged
+//!    probabilities with the members' mean keep rates, which is exact when
+//!    every member has the same rates (EB-bagging, under-bagging with
+//!    exact counts) and works with pure leaves;
 //! 4. `platt` / `isotonic` fit a calibrator on out-of-fold probabilities
 //!    (stratified 3-fold by default, as in the PT-bagging paper);
 //! 5. the decision turns probabilities into labels; plug-in thresholds use
@@ -71,6 +78,15 @@ impl Decision {
     }
 }
 
+/// Where the prior correction is applied in an ensemble.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Correct {
+    /// Each member with its own keep rates, before averaging.
+    Member,
+    /// The average, with the members' mean keep rates.
+    Average,
+}
+
 /// An unfitted strategy.
 #[derive(Debug, Clone)]
 pub struct Strategy {
@@ -80,8 +96,8 @@ pub struct Strategy {
     pub sampler: Option<Arc<dyn Sampler>>,
     /// The learner or ensemble.
     pub learner: Arc<dyn Learner>,
-    /// Undo the prior shift of all sampling.
-    pub correct: bool,
+    /// Undo the prior shift of all sampling, and how.
+    pub correct: Option<Correct>,
     /// Optional calibration and its number of folds.
     pub calibration: Option<(calibrate::Method, usize)>,
     /// The decision.
@@ -101,8 +117,8 @@ pub struct FittedStrategy {
     pub model: Model,
     /// Keep rates of the sampler stage (1 for every class without one).
     pub keep_rates: Vec<f64>,
-    /// Whether the prior correction is applied.
-    pub correct: bool,
+    /// Whether and how the prior correction is applied.
+    pub correct: Option<Correct>,
     /// The fitted calibrator, if any.
     pub calibrator: Option<OneVsRest>,
     /// The resolved decision rule.
@@ -128,23 +144,33 @@ impl Persist for FittedStrategy {
     }
 }
 
-/// Probabilities of a fitted learner with the optional prior correction.
-fn corrected_proba(model: &Model, keep_rates: &[f64], correct: bool, data: &Dataset) -> Result<Proba> {
-    if !correct {
+/// Probabilities of a fitted learner with the optional prior correction
+/// (`keep_rates`: the sampler stage's; ensemble members carry their own).
+fn corrected_proba(
+    model: &Model,
+    keep_rates: &[f64],
+    correct: Option<Correct>,
+    data: &Dataset,
+) -> Result<Proba> {
+    let Some(mode) = correct else {
         return model.predict_proba(data);
-    }
-    if let Model::Bagged(b) = model {
-        return b.predict_proba_with(data, |_, member_rates, p| {
-            let rates: Vec<f64> = member_rates
-                .iter()
-                .zip(keep_rates)
-                .map(|(m, s)| (m * s).max(f64::MIN_POSITIVE))
-                .collect();
-            correct_row(p, &rates);
-        });
-    }
-    let mut p = model.predict_proba(data)?;
-    calibrate::correct_keep_rates(&mut p, keep_rates)?;
+    };
+    let mut rates = keep_rates.to_vec();
+    let mut p = match (model, mode) {
+        (Model::Bagged(b), Correct::Member) => b.predict_proba_with(data, |_, member, p| {
+            let r: Vec<f64> = member.iter().map(|m| m.max(f64::MIN_POSITIVE)).collect();
+            correct_row(p, &r);
+        })?,
+        (Model::Bagged(b), Correct::Average) => {
+            let n = b.keep_rates().len().max(1) as f64;
+            for (k, r) in rates.iter_mut().enumerate() {
+                *r *= b.keep_rates().iter().map(|m| m[k]).sum::<f64>() / n;
+            }
+            model.predict_proba(data)?
+        }
+        _ => model.predict_proba(data)?,
+    };
+    calibrate::correct_keep_rates(&mut p, &rates)?;
     Ok(p)
 }
 
@@ -172,7 +198,12 @@ impl Strategy {
 
     /// Out-of-fold probabilities of the sampler + learner + correction.
     fn out_of_fold(&self, data: &Dataset, folds: usize, seed: u64) -> Result<Proba> {
-        let smallest = data.class_counts().into_iter().filter(|&c| c > 0).min().unwrap_or(0);
+        let smallest = data
+            .class_counts()
+            .into_iter()
+            .filter(|&c| c > 0)
+            .min()
+            .unwrap_or(0);
         let folds = folds.min(smallest);
         if folds < 2 {
             return Err(Error::data(
@@ -243,7 +274,9 @@ impl Strategy {
                 }
             }
             Decision::RocClosest | Decision::Tune(_) => {
-                let p = oof.as_ref().expect("out-of-fold probabilities were computed");
+                let p = oof
+                    .as_ref()
+                    .expect("out-of-fold probabilities were computed");
                 match (&self.decision, k) {
                     (Decision::RocClosest, 2) => Rule::Threshold(roc_closest(truth, &p.column(1))?),
                     (Decision::Tune(obj), 2) => {
@@ -284,9 +317,21 @@ impl FittedStrategy {
                 "the data's columns do not match the model's: {} features expected, {} given{}{}{}",
                 want.len(),
                 got.len(),
-                if missing.is_empty() { String::new() } else { format!("; missing: {}", join(&missing)) },
-                if extra.is_empty() { String::new() } else { format!("; unexpected: {}", join(&extra)) },
-                if missing.is_empty() && extra.is_empty() { "; the order differs" } else { "" }
+                if missing.is_empty() {
+                    String::new()
+                } else {
+                    format!("; missing: {}", join(&missing))
+                },
+                if extra.is_empty() {
+                    String::new()
+                } else {
+                    format!("; unexpected: {}", join(&extra))
+                },
+                if missing.is_empty() && extra.is_empty() {
+                    "; the order differs"
+                } else {
+                    ""
+                }
             )));
         }
         Ok(())
@@ -312,7 +357,11 @@ impl FittedStrategy {
                     .iter()
                     .position(|f| f == amount)
                     .ok_or_else(|| Error::data(format!("amount column '{amount}' is missing")))?;
-                Some((0..data.n_rows()).map(|i| data.value(i, j)).collect::<Vec<f64>>())
+                Some(
+                    (0..data.n_rows())
+                        .map(|i| data.value(i, j))
+                        .collect::<Vec<f64>>(),
+                )
             }
             _ => None,
         };

@@ -3,9 +3,12 @@
 
 mod data_args;
 mod datasets;
+mod evaluate;
+mod fit;
 mod generate;
 mod inspect;
 mod output;
+mod predict;
 mod score;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -59,6 +62,12 @@ enum Command {
     Generate(generate::Args),
     /// Every metric for true labels and predicted probabilities in a CSV.
     Score(score::Args),
+    /// Cross-validate a strategy: every metric, mean and std over folds.
+    Evaluate(evaluate::Args),
+    /// Train a strategy on all rows and save it.
+    Fit(fit::Args),
+    /// Apply a saved strategy to new rows.
+    Predict(predict::Args),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -89,5 +98,8 @@ fn run(cli: Cli) -> Result<()> {
         Command::Inspect(a) => inspect::run(g, &a),
         Command::Generate(a) => generate::run(g, &a),
         Command::Score(a) => score::run(g, &a),
+        Command::Evaluate(a) => evaluate::run(g, &a),
+        Command::Fit(a) => fit::run(g, &a),
+        Command::Predict(a) => predict::run(g, &a),
     }
 }

@@ -63,7 +63,11 @@ pub fn score_report(truth: &[u32], proba: &Proba, threshold: f64) -> Result<Vec<
 
 /// The same report with the thresholded metrics computed from labels decided
 /// by any rule (a tuned threshold, per-class lambdas, a loss matrix, ...).
-pub fn report_with_labels(truth: &[u32], proba: &Proba, labels: &[u32]) -> Result<Vec<(String, f64)>> {
+pub fn report_with_labels(
+    truth: &[u32],
+    proba: &Proba,
+    labels: &[u32],
+) -> Result<Vec<(String, f64)>> {
     check_proba(truth, proba)?;
     let k = proba.n_classes();
     let c = Confusion::from_labels(truth, labels, k)?;

@@ -1,9 +1,9 @@
-use std::path::PathBuf;
 use super::*;
 use crate::data::Dataset;
 use crate::ensemble::Bagging;
 use crate::learn::tree::Tree;
 use crate::learn::Learner;
+use std::path::PathBuf;
 
 fn tmp(name: &str) -> PathBuf {
     std::env::temp_dir().join(format!("rarity-persist-{}-{name}", std::process::id()))

@@ -6,6 +6,39 @@
 //! The keep rates are what lets any model trained on a sample undo the prior
 //! shift exactly (Dal Pozzolo et al. 2015, eq. 9 for the binary case with
 //! `r_- = beta`, `r_+ = 1`; in general `p_k(x) ∝ p_s,k(x) / r_k`).
+//!
+//! The samplers (each module's doc cites its source):
+//!
+//! | module | samplers |
+//! | --- | --- |
+//! | `under` | [`RandomUnder`]: Bernoulli or exact count, rate / ratio / per-class rates |
+//! | `over` | [`RandomOver`]; the class-size targets [`OverTarget`] |
+//! | `balanced` | [`ExactlyBalanced`] (EB), [`RoughlyBalanced`] (RB), [`UnderOver`], [`BalancedBootstrap`] |
+//! | `smote` | [`Smote`], [`BorderlineSmote`], [`Adasyn`], [`SmoteHybrid`] (500% / 120%) |
+//! | `cleaning` | [`TomekLinks`], [`EditedNearestNeighbours`], [`CondensedNearestNeighbour`], [`OneSidedSelection`], [`NeighbourhoodCleaningRule`], [`NearMiss`], [`SmoteTomek`], [`SmoteEnn`] |
+//! | [`neighbors`] | the exact k-NN search they share |
+//! | `named` | [`sampler_from_name`] (CLI) and [`sampler_from_spec`] (`under(beta=0.2)`, ...) |
+
+mod balanced;
+mod cleaning;
+mod draw;
+mod named;
+pub mod neighbors;
+mod over;
+mod smote;
+#[cfg(test)]
+mod tests;
+mod under;
+
+pub use balanced::{BalancedBootstrap, ExactlyBalanced, RoughlyBalanced, UnderOver};
+pub use cleaning::{
+    CondensedNearestNeighbour, EditedNearestNeighbours, EnnRule, NearMiss,
+    NeighbourhoodCleaningRule, OneSidedSelection, SmoteEnn, SmoteTomek, TomekLinks,
+};
+pub use named::{sampler_from_name, sampler_from_spec, SamplerParams, METHODS};
+pub use over::{OverTarget, RandomOver};
+pub use smote::{Adasyn, BorderlineSmote, Smote, SmoteHybrid};
+pub use under::{RandomUnder, UnderTarget};
 
 pub mod bootstrap;
 pub mod no_resampling;
@@ -93,4 +126,19 @@ pub trait Sampler: Send + Sync + std::fmt::Debug {
 
     /// A short name for reports (e.g. `bootstrap`, `under(beta=0.1)`).
     fn name(&self) -> String;
+}
+
+/// A sampler name in the `method(key=value,...)` form its parser reads:
+/// empty parts are left out, and no parentheses when nothing is left.
+pub(crate) fn spec(method: &str, parts: &[String]) -> String {
+    let parts: Vec<&str> = parts
+        .iter()
+        .map(String::as_str)
+        .filter(|p| !p.is_empty())
+        .collect();
+    if parts.is_empty() {
+        method.to_string()
+    } else {
+        format!("{method}({})", parts.join(","))
+    }
 }

@@ -421,7 +421,9 @@ pub(super) fn read_with_schema<R: Read>(
         .iter()
         .map(|(_, r)| r.iter().map(String::as_str).collect())
         .collect();
-    let full = encode_rows(&text, &schema.encodings, &|i| format!("{origin}: line {}", cells[i].0))?;
+    let full = encode_rows(&text, &schema.encodings, &|i| {
+        format!("{origin}: line {}", cells[i].0)
+    })?;
     let full_names = feature_names_of(&schema.encodings);
     let keep: Vec<usize> = schema
         .feature_names

@@ -1,0 +1,55 @@
+//! `rarity fit`: train a strategy on all rows and save it.
+
+use std::path::PathBuf;
+
+use serde_json::json;
+
+use super::output::{print_json, write_stdout};
+use super::{DataArgs, Global, OutputFormat};
+use rarity::error::Result;
+use rarity::persist::{save, Format};
+
+/// Arguments of `rarity fit`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    data: DataArgs,
+    /// The strategy, e.g. `under(beta=0.1)+forest(n=100)+correct+threshold(priors)`.
+    #[arg(long, short)]
+    model: String,
+    /// Where to save the model.
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Save as JSON instead of the compact binary format.
+    #[arg(long)]
+    json_model: bool,
+}
+
+pub fn run(g: &Global, a: &Args) -> Result<()> {
+    let (ds, report) = a.data.load(None)?;
+    let strategy = rarity::spec::build_strategy(&a.model)?;
+    let fitted = strategy.fit(&ds, g.seed)?;
+    let format = if a.json_model {
+        Format::Json
+    } else {
+        Format::Binary
+    };
+    save(&fitted, &a.output, format)?;
+    if g.format == OutputFormat::Json {
+        return print_json(&json!({
+            "model": fitted.spec,
+            "output": a.output.display().to_string(),
+            "rows": ds.n_rows(),
+            "classes": ds.class_names(),
+            "rule": fitted.rule,
+        }));
+    }
+    write_stdout(&format!(
+        "fitted {} on {} ({} rows); decision {:?}; saved to {}\n",
+        fitted.spec,
+        report.source,
+        ds.n_rows(),
+        fitted.rule,
+        a.output.display()
+    ))
+}

@@ -1,0 +1,172 @@
+//! Small drawing primitives shared by the samplers: class roles, draws with
+//! and without replacement, Bernoulli thinning, negative binomial counts, and
+//! the assembly of a [`Sample`] whose keep rates are counted, never assumed.
+
+use rand::RngExt;
+
+use crate::data::Dataset;
+use crate::error::{Error, Result};
+use crate::rng::Rng;
+
+use super::Sample;
+
+/// The minority class: the smallest non-empty class. Ties go to the higher
+/// class id, so that a balanced binary set keeps class 1 (the positive class
+/// by convention) as its minority.
+pub(crate) fn minority_class(counts: &[usize]) -> usize {
+    let mut best = 0;
+    let mut best_n = usize::MAX;
+    for (c, &n) in counts.iter().enumerate() {
+        if n > 0 && n <= best_n {
+            best = c;
+            best_n = n;
+        }
+    }
+    best
+}
+
+/// The majority class: the largest class (ties go to the lower class id).
+pub(crate) fn majority_class(counts: &[usize]) -> usize {
+    let mut best = 0;
+    for (c, &n) in counts.iter().enumerate() {
+        if n > counts[best] {
+            best = c;
+        }
+    }
+    best
+}
+
+/// Fails unless at least two classes have rows; returns the class counts.
+pub(crate) fn two_class_counts(data: &Dataset, sampler: &str) -> Result<Vec<usize>> {
+    data.require_two_classes()
+        .map_err(|e| Error::data(format!("{sampler}: {e}")))?;
+    Ok(data.class_counts())
+}
+
+/// Row indices grouped by class, each group in row order.
+pub(crate) fn rows_by_class(data: &Dataset) -> Vec<Vec<usize>> {
+    let mut out = vec![Vec::new(); data.n_classes()];
+    for (i, &c) in data.labels().iter().enumerate() {
+        out[c as usize].push(i);
+    }
+    out
+}
+
+/// `m` distinct members of `pool` (partial Fisher-Yates shuffle), in draw order.
+/// `m` is capped at `pool.len()`.
+pub(crate) fn without_replacement(pool: &[usize], m: usize, rng: &mut Rng) -> Vec<usize> {
+    let m = m.min(pool.len());
+    let mut p = pool.to_vec();
+    for i in 0..m {
+        let j = rng.random_range(i..p.len());
+        p.swap(i, j);
+    }
+    p.truncate(m);
+    p
+}
+
+/// `m` members of `pool` drawn uniformly with replacement (empty if `pool` is).
+pub(crate) fn with_replacement(pool: &[usize], m: usize, rng: &mut Rng) -> Vec<usize> {
+    if pool.is_empty() {
+        return Vec::new();
+    }
+    (0..m)
+        .map(|_| pool[rng.random_range(0..pool.len())])
+        .collect()
+}
+
+/// Each member of `pool` kept independently with probability `p`.
+pub(crate) fn bernoulli(pool: &[usize], p: f64, rng: &mut Rng) -> Vec<usize> {
+    pool.iter()
+        .copied()
+        .filter(|_| rng.random::<f64>() < p)
+        .collect()
+}
+
+/// A draw from the negative binomial NB(r, 1/2): the number of failures before
+/// the `r`-th success in fair coin flips (mean `r`, variance `2r`).
+///
+/// Each failure run before a success is geometric(1/2), read off as the number
+/// of trailing zero bits of a uniform 64-bit word (a zero word continues the
+/// run), so the draw is exact and costs about `r` words.
+pub(crate) fn negative_binomial_half(r: usize, rng: &mut Rng) -> usize {
+    let mut failures = 0usize;
+    for _ in 0..r {
+        loop {
+            let w: u64 = rng.random();
+            if w == 0 {
+                failures += 64;
+            } else {
+                failures += w.trailing_zeros() as usize;
+                break;
+            }
+        }
+    }
+    failures
+}
+
+/// A sample of existing rows plus synthetic rows, with keep rates counted.
+pub(crate) fn assemble(
+    data: &Dataset,
+    rows: Vec<usize>,
+    synthetic_x: Vec<f64>,
+    synthetic_labels: Vec<u32>,
+    notes: Vec<String>,
+) -> Sample {
+    let mut s = Sample {
+        rows,
+        synthetic_x,
+        synthetic_labels,
+        keep_rates: Vec::new(),
+        notes,
+    };
+    s.keep_rates = s.compute_keep_rates(data);
+    s
+}
+
+/// Checks a finite, strictly positive parameter.
+pub(crate) fn positive(name: &str, v: f64, what: &str) -> Result<f64> {
+    if v.is_finite() && v > 0.0 {
+        Ok(v)
+    } else {
+        Err(Error::invalid(format!(
+            "{name} must be a positive number ({what}); got {v}"
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::stream;
+
+    #[test]
+    fn roles() {
+        assert_eq!(minority_class(&[5, 2, 0, 7]), 1);
+        assert_eq!(majority_class(&[5, 2, 0, 7]), 3);
+        assert_eq!(minority_class(&[3, 3]), 1);
+        assert_eq!(majority_class(&[3, 3]), 0);
+    }
+
+    #[test]
+    fn without_replacement_is_distinct() {
+        let pool: Vec<usize> = (10..30).collect();
+        let mut r = stream(1, 0);
+        let mut d = without_replacement(&pool, 15, &mut r);
+        assert_eq!(d.len(), 15);
+        d.sort_unstable();
+        d.dedup();
+        assert_eq!(d.len(), 15);
+        assert!(d.iter().all(|v| pool.contains(v)));
+        assert_eq!(without_replacement(&pool, 50, &mut r).len(), 20);
+    }
+
+    #[test]
+    fn bernoulli_rate_within_binomial_error() {
+        let pool: Vec<usize> = (0..20_000).collect();
+        let mut r = stream(2, 0);
+        let kept = bernoulli(&pool, 0.3, &mut r).len() as f64;
+        let sd = (20_000.0f64 * 0.3 * 0.7).sqrt();
+        assert!((kept - 6_000.0).abs() < 5.0 * sd, "{kept}");
+    }
+}

@@ -1,0 +1,154 @@
+//! Random oversampling with replacement (Kim's lecture notes, "up-sampling":
+//! the small class is sampled with replacement until the classes reach the
+//! wanted sizes), and the class-size targets shared with the SMOTE family.
+//!
+//! Every input row is kept once; the extra rows of class `c` are drawn
+//! uniformly with replacement from that class, so the keep rate of `c` is
+//! `target_c / N_c >= 1`.
+
+use crate::data::Dataset;
+use crate::error::{Error, Result};
+use crate::rng::Rng;
+
+use super::draw::{
+    assemble, majority_class, minority_class, rows_by_class, two_class_counts, with_replacement,
+};
+use super::{spec, Sample, Sampler};
+
+/// The class sizes an oversampler aims at.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OverTarget {
+    /// Every class brought up to the size of the largest.
+    Balance,
+    /// Every class other than the largest brought up to `ratio * N_max`
+    /// (classes already that large are left alone); `ratio` must be at
+    /// least `N_min / N_max` and positive.
+    Ratio(f64),
+    /// SMOTE's amount `N%`: each class other than the largest gains
+    /// `round(N / 100 * N_c)` rows (500 makes the minority six times larger).
+    Percent(f64),
+    /// Wanted size of each class, in class-id order (none below its size).
+    Counts(Vec<usize>),
+}
+
+impl OverTarget {
+    /// Wanted size of each class given the input `counts`.
+    pub fn sizes(&self, counts: &[usize]) -> Result<Vec<usize>> {
+        let big = majority_class(counts);
+        let nmax = counts[big];
+        match self {
+            OverTarget::Balance => Ok(counts
+                .iter()
+                .map(|&n| if n == 0 { 0 } else { nmax })
+                .collect()),
+            OverTarget::Ratio(r) => {
+                let nmin = counts[minority_class(counts)];
+                let lo = nmin as f64 / nmax as f64;
+                if !(r.is_finite() && *r >= lo) {
+                    return Err(Error::invalid(format!(
+                        "ratio = {r} is below its valid minimum N_min/N_max = {lo:.6} \
+                         ({nmin} / {nmax}): oversampling cannot shrink a class"
+                    )));
+                }
+                let want = (r * nmax as f64).round() as usize;
+                Ok(counts
+                    .iter()
+                    .enumerate()
+                    .map(|(c, &n)| if c == big || n == 0 { n } else { n.max(want) })
+                    .collect())
+            }
+            OverTarget::Percent(p) => {
+                if !(p.is_finite() && *p >= 0.0) {
+                    return Err(Error::invalid(format!(
+                        "amount = {p}% is invalid: give the number of new rows as a \
+                         non-negative percentage of the class size (e.g. 200)"
+                    )));
+                }
+                Ok(counts
+                    .iter()
+                    .enumerate()
+                    .map(|(c, &n)| {
+                        if c == big {
+                            n
+                        } else {
+                            n + (p / 100.0 * n as f64).round() as usize
+                        }
+                    })
+                    .collect())
+            }
+            OverTarget::Counts(want) => {
+                if want.len() != counts.len() {
+                    return Err(Error::invalid(format!(
+                        "{} class sizes given for {} classes",
+                        want.len(),
+                        counts.len()
+                    )));
+                }
+                for (c, (&w, &n)) in want.iter().zip(counts).enumerate() {
+                    if w < n {
+                        return Err(Error::invalid(format!(
+                            "class {c} has {n} rows; oversampling cannot bring it down to {w}"
+                        )));
+                    }
+                    if n == 0 && w > 0 {
+                        return Err(Error::data(format!(
+                            "class {c} has no rows to oversample from"
+                        )));
+                    }
+                }
+                Ok(want.clone())
+            }
+        }
+    }
+
+    /// The target as it appears in a sampler name (`ratio=0.5`, `amount=200`, ...).
+    pub(crate) fn spec(&self) -> String {
+        match self {
+            OverTarget::Balance => String::new(),
+            OverTarget::Ratio(r) => format!("ratio={r}"),
+            OverTarget::Percent(p) => format!("amount={p}"),
+            OverTarget::Counts(v) => format!(
+                "counts={}",
+                v.iter().map(usize::to_string).collect::<Vec<_>>().join(":")
+            ),
+        }
+    }
+}
+
+/// Random oversampling with replacement.
+///
+/// ```
+/// use rarity::data::Dataset;
+/// use rarity::sample::{OverTarget, RandomOver, Sampler};
+/// let ds = Dataset::from_rows(vec![vec![0.0]; 5], vec![0, 0, 0, 0, 1],
+///                             vec!["n".into(), "p".into()]).unwrap();
+/// let s = RandomOver::new(OverTarget::Balance).resample(&ds, &mut rarity::rng::stream(1, 0)).unwrap();
+/// assert_eq!(s.keep_rates, vec![1.0, 4.0]);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct RandomOver {
+    target: OverTarget,
+}
+
+impl RandomOver {
+    /// Oversampling to `target`.
+    pub fn new(target: OverTarget) -> Self {
+        RandomOver { target }
+    }
+}
+
+impl Sampler for RandomOver {
+    fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
+        let counts = two_class_counts(data, "oversampling")?;
+        let sizes = self.target.sizes(&counts)?;
+        let mut rows: Vec<usize> = (0..data.n_rows()).collect();
+        for (c, pool) in rows_by_class(data).iter().enumerate() {
+            rows.extend(with_replacement(pool, sizes[c] - counts[c], rng));
+        }
+        Ok(assemble(data, rows, Vec::new(), Vec::new(), Vec::new()))
+    }
+
+    fn name(&self) -> String {
+        spec("over", &[self.target.spec()])
+    }
+}

@@ -1,0 +1,568 @@
+//! SMOTE and its variants.
+//!
+//! - **SMOTE** (Chawla, Bowyer, Hall & Kegelmeyer 2002; Kim's lecture, five
+//!   steps): for a minority row `x`, find its `k` nearest minority rows, pick
+//!   one, `x_nn`, at random, and add `x + u (x_nn - x)` with `u ~ U(0, 1)`.
+//!   The number of new rows of each class is set by an [`OverTarget`]
+//!   (balance, ratio, amount `N%`, counts). As in the paper, every minority
+//!   row generates `floor(new / n)` rows and the remaining `new mod n` are
+//!   generated from distinct minority rows chosen at random.
+//! - **Borderline-SMOTE1** (Han, Wang & Mao 2005): only minority rows in
+//!   "danger" generate rows: those with `m/2 <= m' < m` of their `m` nearest
+//!   neighbours (over all rows) in another class (`m' = m` is noise and is
+//!   skipped); neighbours for interpolation are the `k` nearest minority rows.
+//! - **ADASYN** (He, Bai, Garcia & Li 2008): row `i` generates `g_i`
+//!   rows with `g_i` proportional to `r_i`, the share of other-class rows among
+//!   its `k` nearest neighbours; the `g_i` are rounded by largest remainders
+//!   so that they add up to the number wanted.
+//! - **The SMOTE/undersampling hybrid** of Collell et al. (2018, section 4.2,
+//!   after Chawla et al.'s `perc.over` / `perc.under`): SMOTE adds `over%` of
+//!   the minority (500: five new rows per minority row) and every other class
+//!   keeps `under%` of the number of *new* minority rows (120%: `1.2 * 5 n+ =
+//!   6 n+` rows), which with the `n+` originals gives a balanced set.
+//!
+//! When a class has `n <= k` rows, `k = n - 1` is used and said in the
+//! sample's notes; a class of one row is duplicated instead. For several
+//! classes, every class the target enlarges is treated as "the minority",
+//! with all other rows as "the majority".
+
+use rand::RngExt;
+use rayon::prelude::*;
+
+use crate::data::Dataset;
+use crate::error::{Error, Result};
+use crate::rng::{stream, Rng};
+
+use super::draw::{
+    assemble, minority_class, positive, rows_by_class, two_class_counts, with_replacement,
+    without_replacement,
+};
+use super::neighbors::{gather, knn, Exclude, Neighbours, Points, Scaling};
+use super::over::OverTarget;
+use super::{spec, Sample, Sampler};
+
+/// Minority rows interpolated per parallel task (each task has its own
+/// random stream, so results do not depend on the thread count).
+const CHUNK: usize = 256;
+
+/// SMOTE.
+///
+/// ```
+/// use rarity::data::Dataset;
+/// use rarity::sample::{OverTarget, Sampler, Smote};
+/// let rows: Vec<Vec<f64>> = (0..20).map(|i| vec![i as f64, (i % 3) as f64]).collect();
+/// let y: Vec<u32> = (0..20).map(|i| u32::from(i >= 14)).collect();
+/// let ds = Dataset::from_rows(rows, y, vec!["n".into(), "p".into()]).unwrap();
+/// let s = Smote::new(5, OverTarget::Balance).resample(&ds, &mut rarity::rng::stream(1, 0)).unwrap();
+/// assert_eq!(s.synthetic_labels.len(), 8);      // 6 minority rows raised to 14
+/// assert_eq!(s.keep_rates, vec![1.0, 14.0 / 6.0]);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Smote {
+    k: usize,
+    target: OverTarget,
+    standardise: bool,
+}
+
+impl Smote {
+    /// SMOTE with `k` neighbours (5 in the paper) to `target`.
+    pub fn new(k: usize, target: OverTarget) -> Self {
+        Smote {
+            k,
+            target,
+            standardise: false,
+        }
+    }
+
+    /// The parameters as they appear in the sampler's name.
+    pub(crate) fn parts(&self) -> Vec<String> {
+        vec![
+            format!("k={}", self.k),
+            self.target.spec(),
+            std_flag(self.standardise),
+        ]
+    }
+
+    /// Search neighbours on standardised features (interpolation stays in
+    /// the original units).
+    pub fn standardise(mut self, on: bool) -> Self {
+        self.standardise = on;
+        self
+    }
+}
+
+impl Sampler for Smote {
+    fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
+        check_k(self.k)?;
+        let counts = two_class_counts(data, "smote")?;
+        let sizes = self.target.sizes(&counts)?;
+        let space = Space::new(data, self.standardise);
+        let mut gen = Generated::default();
+        for (c, pool) in rows_by_class(data).iter().enumerate() {
+            if sizes[c] > counts[c] {
+                let per_row = spread(sizes[c] - counts[c], pool.len(), rng);
+                smote_class(&space, c, pool, pool, &per_row, self.k, rng, &mut gen);
+            }
+        }
+        Ok(gen.finish(data, (0..data.n_rows()).collect(), space.note()))
+    }
+
+    fn name(&self) -> String {
+        spec("smote", &self.parts())
+    }
+}
+
+/// Borderline-SMOTE1: SMOTE from the minority rows in danger only.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BorderlineSmote {
+    k: usize,
+    m: usize,
+    target: OverTarget,
+    standardise: bool,
+}
+
+impl BorderlineSmote {
+    /// `k` minority neighbours for interpolation (5), `m` neighbours over all
+    /// rows for the danger test (10 in scikit-learn-contrib; Han et al. leave
+    /// it free).
+    pub fn new(k: usize, m: usize, target: OverTarget) -> Self {
+        BorderlineSmote {
+            k,
+            m,
+            target,
+            standardise: false,
+        }
+    }
+
+    /// Search neighbours on standardised features.
+    pub fn standardise(mut self, on: bool) -> Self {
+        self.standardise = on;
+        self
+    }
+}
+
+impl Sampler for BorderlineSmote {
+    fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
+        check_k(self.k)?;
+        check_k(self.m)?;
+        let counts = two_class_counts(data, "borderline-smote")?;
+        let sizes = self.target.sizes(&counts)?;
+        let space = Space::new(data, self.standardise);
+        let mut gen = Generated::default();
+        for (c, pool) in rows_by_class(data).iter().enumerate() {
+            if sizes[c] <= counts[c] {
+                continue;
+            }
+            let nn = space.among_all(pool, self.m);
+            let m = nn.k();
+            let danger: Vec<usize> = (0..pool.len())
+                .filter(|&i| {
+                    let other = nn.of(i).iter().filter(|&&j| data.label(j) != c).count();
+                    2 * other >= m && other < m
+                })
+                .map(|i| pool[i])
+                .collect();
+            if danger.is_empty() {
+                gen.notes.push(format!(
+                    "borderline-smote: no row of class '{}' is in danger (m = {m}); none generated",
+                    data.class_names()[c]
+                ));
+                continue;
+            }
+            let per_row = spread(sizes[c] - counts[c], danger.len(), rng);
+            smote_class(&space, c, &danger, pool, &per_row, self.k, rng, &mut gen);
+        }
+        Ok(gen.finish(data, (0..data.n_rows()).collect(), space.note()))
+    }
+
+    fn name(&self) -> String {
+        spec(
+            "borderline-smote",
+            &[
+                format!("k={}", self.k),
+                format!("m={}", self.m),
+                self.target.spec(),
+                std_flag(self.standardise),
+            ],
+        )
+    }
+}
+
+/// ADASYN: more synthetic rows from minority rows with more other-class neighbours.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Adasyn {
+    k: usize,
+    target: OverTarget,
+    standardise: bool,
+}
+
+impl Adasyn {
+    /// ADASYN with `k` neighbours (5) for both the weights and the interpolation.
+    pub fn new(k: usize, target: OverTarget) -> Self {
+        Adasyn {
+            k,
+            target,
+            standardise: false,
+        }
+    }
+
+    /// Search neighbours on standardised features.
+    pub fn standardise(mut self, on: bool) -> Self {
+        self.standardise = on;
+        self
+    }
+}
+
+impl Sampler for Adasyn {
+    fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
+        check_k(self.k)?;
+        let counts = two_class_counts(data, "adasyn")?;
+        let sizes = self.target.sizes(&counts)?;
+        let space = Space::new(data, self.standardise);
+        let mut gen = Generated::default();
+        for (c, pool) in rows_by_class(data).iter().enumerate() {
+            if sizes[c] <= counts[c] {
+                continue;
+            }
+            let nn = space.among_all(pool, self.k);
+            let mut w: Vec<f64> = (0..pool.len())
+                .map(|i| nn.of(i).iter().filter(|&&j| data.label(j) != c).count() as f64)
+                .collect();
+            if w.iter().all(|&v| v == 0.0) {
+                gen.notes.push(format!(
+                    "adasyn: no row of class '{}' has a neighbour of another class; \
+                     rows generated uniformly (plain SMOTE)",
+                    data.class_names()[c]
+                ));
+                w.iter_mut().for_each(|v| *v = 1.0);
+            }
+            let per_row = apportion(sizes[c] - counts[c], &w);
+            smote_class(&space, c, pool, pool, &per_row, self.k, rng, &mut gen);
+        }
+        Ok(gen.finish(data, (0..data.n_rows()).collect(), space.note()))
+    }
+
+    fn name(&self) -> String {
+        spec(
+            "adasyn",
+            &[
+                format!("k={}", self.k),
+                self.target.spec(),
+                std_flag(self.standardise),
+            ],
+        )
+    }
+}
+
+/// The SMOTE-bagging draw of Collell et al.: SMOTE `over%` of the minority,
+/// every other class undersampled to `under%` of the new minority rows.
+///
+/// ```
+/// use rarity::data::Dataset;
+/// use rarity::sample::{Sampler, SmoteHybrid};
+/// let rows: Vec<Vec<f64>> = (0..100).map(|i| vec![i as f64]).collect();
+/// let y: Vec<u32> = (0..100).map(|i| u32::from(i < 10)).collect();
+/// let ds = Dataset::from_rows(rows, y, vec!["n".into(), "p".into()]).unwrap();
+/// let s = SmoteHybrid::paper().resample(&ds, &mut rarity::rng::stream(1, 0)).unwrap();
+/// let out = s.materialise(&ds).unwrap();
+/// assert_eq!(out.class_counts(), vec![60, 60]); // 10 + 500% = 60; 120% of 50 = 60
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct SmoteHybrid {
+    over: f64,
+    under: f64,
+    k: usize,
+    standardise: bool,
+}
+
+impl SmoteHybrid {
+    /// `over%` new minority rows, `under%` of that many rows of each other
+    /// class, `k` SMOTE neighbours.
+    pub fn new(over: f64, under: f64, k: usize) -> Result<Self> {
+        positive(
+            "hybrid over",
+            over,
+            "percent of the minority to add, e.g. 500",
+        )?;
+        positive(
+            "hybrid under",
+            under,
+            "percent of the new minority rows, e.g. 120",
+        )?;
+        Ok(SmoteHybrid {
+            over,
+            under,
+            k,
+            standardise: false,
+        })
+    }
+
+    /// The paper's setting: 500% / 120%, `k = 5`.
+    pub fn paper() -> Self {
+        SmoteHybrid {
+            over: 500.0,
+            under: 120.0,
+            k: 5,
+            standardise: false,
+        }
+    }
+
+    /// Search neighbours on standardised features.
+    pub fn standardise(mut self, on: bool) -> Self {
+        self.standardise = on;
+        self
+    }
+}
+
+impl Sampler for SmoteHybrid {
+    fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
+        check_k(self.k)?;
+        let counts = two_class_counts(data, "hybrid")?;
+        let m = minority_class(&counts);
+        let new = (self.over / 100.0 * counts[m] as f64).round() as usize;
+        let keep = (self.under / 100.0 * new as f64).round() as usize;
+        let space = Space::new(data, self.standardise);
+        let mut gen = Generated::default();
+        let mut rows = Vec::new();
+        for (c, pool) in rows_by_class(data).iter().enumerate() {
+            if c == m {
+                rows.extend_from_slice(pool);
+                let per_row = spread(new, pool.len(), rng);
+                smote_class(&space, c, pool, pool, &per_row, self.k, rng, &mut gen);
+            } else if keep <= pool.len() {
+                rows.extend(without_replacement(pool, keep, rng));
+            } else {
+                gen.notes.push(format!(
+                    "hybrid: class '{}' has {} rows, fewer than the {keep} asked; \
+                     all kept and {} drawn again with replacement",
+                    data.class_names()[c],
+                    pool.len(),
+                    keep - pool.len()
+                ));
+                rows.extend_from_slice(pool);
+                rows.extend(with_replacement(pool, keep - pool.len(), rng));
+            }
+        }
+        rows.sort_unstable();
+        Ok(gen.finish(data, rows, space.note()))
+    }
+
+    fn name(&self) -> String {
+        spec(
+            "hybrid",
+            &[
+                format!("amount={}", self.over),
+                format!("under={}", self.under),
+                format!("k={}", self.k),
+                std_flag(self.standardise),
+            ],
+        )
+    }
+}
+
+pub(crate) fn std_flag(on: bool) -> String {
+    if on {
+        "standardise".into()
+    } else {
+        String::new()
+    }
+}
+
+fn check_k(k: usize) -> Result<()> {
+    if k == 0 {
+        return Err(Error::invalid("k must be at least 1 neighbour"));
+    }
+    Ok(())
+}
+
+/// The feature space neighbours are searched in: the data's own, or its
+/// standardised copy.
+pub(crate) struct Space<'a> {
+    pub(crate) data: &'a Dataset,
+    pub(crate) scaling: Option<Scaling>,
+}
+
+impl<'a> Space<'a> {
+    pub(crate) fn new(data: &'a Dataset, standardise: bool) -> Self {
+        Space {
+            data,
+            scaling: standardise.then(|| Scaling::fit(data)),
+        }
+    }
+
+    /// The notes to start a sample with.
+    pub(crate) fn note(&self) -> Vec<String> {
+        if self.scaling.is_some() {
+            vec!["neighbours searched on standardised features (z-scores over all rows)".into()]
+        } else {
+            Vec::new()
+        }
+    }
+
+    pub(crate) fn gather(&self, rows: &[usize]) -> Vec<f64> {
+        gather(
+            self.data.features(),
+            self.data.n_features(),
+            rows,
+            self.scaling.as_ref(),
+        )
+    }
+
+    /// The `k` nearest neighbours, over all rows, of the rows `pool` (each
+    /// excluding itself); neighbour indices are row numbers.
+    pub(crate) fn among_all(&self, pool: &[usize], k: usize) -> Neighbours {
+        let d = self.data.n_features();
+        let q = self.gather(pool);
+        let all;
+        let refs = match &self.scaling {
+            Some(_) => {
+                all = self.gather(&(0..self.data.n_rows()).collect::<Vec<_>>());
+                Points::new(&all, self.data.n_rows(), d).expect("shape")
+            }
+            None => Points::of(self.data),
+        };
+        knn(
+            Points::new(&q, pool.len(), d).expect("shape"),
+            refs,
+            k,
+            Exclude::Given(pool),
+        )
+    }
+}
+
+/// Synthetic rows collected over classes, with notes.
+#[derive(Default)]
+struct Generated {
+    x: Vec<f64>,
+    labels: Vec<u32>,
+    notes: Vec<String>,
+}
+
+impl Generated {
+    fn finish(self, data: &Dataset, rows: Vec<usize>, mut notes: Vec<String>) -> Sample {
+        notes.extend(self.notes);
+        assemble(data, rows, self.x, self.labels, notes)
+    }
+}
+
+/// `total` items spread over `n` slots: `total / n` each, and one more for
+/// `total mod n` distinct slots chosen at random.
+fn spread(total: usize, n: usize, rng: &mut Rng) -> Vec<usize> {
+    if n == 0 {
+        return Vec::new();
+    }
+    let mut out = vec![total / n; n];
+    let slots: Vec<usize> = (0..n).collect();
+    for i in without_replacement(&slots, total % n, rng) {
+        out[i] += 1;
+    }
+    out
+}
+
+/// `total` split in proportion to the weights `w` (not all zero), rounded by
+/// largest remainders (ties: lower index), so the parts add up to `total`.
+fn apportion(total: usize, w: &[f64]) -> Vec<usize> {
+    let sum: f64 = w.iter().sum();
+    let quota: Vec<f64> = w.iter().map(|&v| v / sum * total as f64).collect();
+    let mut out: Vec<usize> = quota.iter().map(|q| q.floor() as usize).collect();
+    let given: usize = out.iter().sum();
+    let mut order: Vec<usize> = (0..w.len()).collect();
+    order.sort_by(|&a, &b| {
+        let fa = quota[a] - quota[a].floor();
+        let fb = quota[b] - quota[b].floor();
+        fb.total_cmp(&fa).then(a.cmp(&b))
+    });
+    for &i in order.iter().take(total.saturating_sub(given)) {
+        out[i] += 1;
+    }
+    out
+}
+
+/// SMOTE for class `c`: `per_row[i]` new rows from each base row `bases[i]`,
+/// interpolated towards one of its `k` nearest rows in `pool` (the class's
+/// rows). Appends to `gen`.
+#[allow(clippy::too_many_arguments)]
+fn smote_class(
+    space: &Space<'_>,
+    c: usize,
+    bases: &[usize],
+    pool: &[usize],
+    per_row: &[usize],
+    k: usize,
+    rng: &mut Rng,
+    gen: &mut Generated,
+) {
+    let data = space.data;
+    let d = data.n_features();
+    let total: usize = per_row.iter().sum();
+    let name = &data.class_names()[c];
+    if total == 0 {
+        return;
+    }
+    if pool.len() == 1 {
+        gen.notes.push(format!(
+            "class '{name}' has a single row: it was duplicated {total} times instead of interpolated"
+        ));
+        for _ in 0..total {
+            gen.x.extend_from_slice(data.row(pool[0]));
+        }
+        gen.labels.extend(std::iter::repeat_n(c as u32, total));
+        return;
+    }
+    let k = if pool.len() <= k {
+        gen.notes.push(format!(
+            "k reduced from {k} to {}: class '{name}' has only {} rows",
+            pool.len() - 1,
+            pool.len()
+        ));
+        pool.len() - 1
+    } else {
+        k
+    };
+    // Neighbours of each base row among the pool, excluding the base itself.
+    let pool_x = space.gather(pool);
+    let refs = Points::new(&pool_x, pool.len(), d).expect("shape");
+    let nn = if bases == pool {
+        knn(refs, refs, k, Exclude::SameIndex)
+    } else {
+        let pos: Vec<usize> = bases
+            .iter()
+            .map(|b| pool.binary_search(b).expect("base rows belong to the pool"))
+            .collect();
+        let q = space.gather(bases);
+        knn(
+            Points::new(&q, bases.len(), d).expect("shape"),
+            refs,
+            k,
+            Exclude::Given(&pos),
+        )
+    };
+    let seed: u64 = rng.random();
+    let start = gen.x.len();
+    gen.x.resize(start + total * d, 0.0);
+    let mut outs = Vec::new();
+    let mut rest = &mut gen.x[start..];
+    for chunk in per_row.chunks(CHUNK) {
+        let n: usize = chunk.iter().sum();
+        let (head, tail) = rest.split_at_mut(n * d);
+        outs.push(head);
+        rest = tail;
+    }
+    outs.into_par_iter().enumerate().for_each(|(ci, out)| {
+        let mut r = stream(seed, ci as u64);
+        let mut at = 0;
+        for i in ci * CHUNK..(ci * CHUNK + CHUNK).min(per_row.len()) {
+            let x = data.row(bases[i]);
+            let near = nn.of(i);
+            for _ in 0..per_row[i] {
+                let y = data.row(pool[near[r.random_range(0..near.len())]]);
+                let u: f64 = r.random();
+                for ((o, &a), &b) in out[at..at + d].iter_mut().zip(x).zip(y) {
+                    *o = a + u * (b - a);
+                }
+                at += d;
+            }
+        }
+    });
+    gen.labels.extend(std::iter::repeat_n(c as u32, total));
+}

@@ -1,0 +1,485 @@
+//! Tests across all samplers: keep rates, determinism, names, error paths,
+//! and the defining property of each method on hand-made data.
+
+use rand::RngExt;
+
+use super::neighbors::{knn, Exclude, Points};
+use super::*;
+use crate::data::Dataset;
+use crate::rng::stream;
+
+/// Two overlapping Gaussian classes in `d` dimensions plus, when `k3`, a
+/// third class; minority rows come first.
+fn blobs(n_min: usize, n_maj: usize, d: usize, k3: bool, seed: u64) -> Dataset {
+    let mut r = stream(seed, 0);
+    let mut gauss = move || {
+        let u: f64 = r.random::<f64>().max(1e-300);
+        let v: f64 = r.random();
+        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+    };
+    let mut rows = Vec::new();
+    let mut y = Vec::new();
+    let sizes = if k3 {
+        vec![(1u32, n_min, 1.0), (0, n_maj, 0.0), (2, n_maj / 2, -1.0)]
+    } else {
+        vec![(1u32, n_min, 1.0), (0, n_maj, 0.0)]
+    };
+    for (c, n, shift) in sizes {
+        for _ in 0..n {
+            rows.push((0..d).map(|_| gauss() + shift).collect());
+            y.push(c);
+        }
+    }
+    let names = if k3 {
+        vec!["neg", "pos", "third"]
+    } else {
+        vec!["neg", "pos"]
+    };
+    Dataset::from_rows(rows, y, names.into_iter().map(String::from).collect()).unwrap()
+}
+
+/// One spec per sampler and main variant.
+const SPECS: &[&str] = &[
+    "under(beta=0.5)",
+    "under(beta=0.5,exact)",
+    "under(ratio=0.8)",
+    "under(rates=0.5:1,exact)",
+    "over",
+    "over(ratio=0.5)",
+    "over(amount=150)",
+    "smote(k=5)",
+    "smote(k=5,amount=200)",
+    "smote(k=3,ratio=0.6,standardise)",
+    "borderline-smote(k=5,m=10)",
+    "adasyn(k=5)",
+    "hybrid(amount=500,under=120,k=5)",
+    "tomek",
+    "enn(k=3)",
+    "enn(k=3,rule=all)",
+    "cnn",
+    "oss",
+    "ncl(k=3)",
+    "nearmiss1(k=3)",
+    "nearmiss2(k=3)",
+    "nearmiss3(k=3,k3=3)",
+    "smote-tomek(k=5)",
+    "smote-enn(k=5,enn_k=3)",
+    "eb",
+    "rb",
+    "underover(a=50)",
+    "balanced-bootstrap",
+];
+
+#[test]
+fn keep_rates_are_the_counted_ratios_for_every_sampler() {
+    let ds = blobs(60, 340, 3, false, 1);
+    let before = ds.class_counts();
+    for spec in SPECS {
+        let s = sampler_from_spec(spec).unwrap();
+        let out = s.resample(&ds, &mut stream(5, 0)).unwrap();
+        let after = out.materialise(&ds).unwrap().class_counts();
+        assert_eq!(
+            out.synthetic_x.len(),
+            out.synthetic_labels.len() * ds.n_features(),
+            "{spec}"
+        );
+        for c in 0..2 {
+            let want = after[c] as f64 / before[c] as f64;
+            assert_eq!(out.keep_rates[c], want, "{spec}, class {c}");
+        }
+    }
+}
+
+#[test]
+fn keep_rates_take_the_values_each_method_defines() {
+    let ds = blobs(60, 340, 3, false, 2);
+    let rates = |spec: &str| {
+        sampler_from_spec(spec)
+            .unwrap()
+            .resample(&ds, &mut stream(9, 1))
+            .unwrap()
+            .keep_rates
+    };
+    assert_eq!(rates("under(beta=0.5,exact)"), vec![170.0 / 340.0, 1.0]);
+    assert_eq!(rates("under(ratio=1)"), vec![60.0 / 340.0, 1.0]);
+    assert_eq!(rates("over"), vec![1.0, 340.0 / 60.0]);
+    assert_eq!(rates("over(amount=150)"), vec![1.0, 2.5]);
+    assert_eq!(rates("smote"), vec![1.0, 340.0 / 60.0]);
+    assert_eq!(rates("smote(ratio=0.5)"), vec![1.0, 170.0 / 60.0]);
+    assert_eq!(rates("adasyn"), vec![1.0, 340.0 / 60.0]);
+    // The hybrid: 60 + 300 synthetic minority rows, 1.2 * 300 = 360 > 340
+    // majority rows (all kept, 20 drawn again).
+    assert_eq!(rates("hybrid"), vec![360.0 / 340.0, 6.0]);
+    assert_eq!(rates("eb"), vec![60.0 / 340.0, 1.0]);
+    assert_eq!(rates("balanced-bootstrap"), vec![60.0 / 340.0, 1.0]);
+    assert_eq!(rates("underover(a=50)"), vec![0.5, 170.0 / 60.0]);
+    assert_eq!(rates("nearmiss1"), vec![60.0 / 340.0, 1.0]);
+    let rb = rates("rb");
+    assert_eq!(rb[1], 1.0);
+    // Three classes: UnderOver sizes every class from the largest.
+    let ds3 = blobs(20, 200, 2, true, 3);
+    let s = UnderOver::new(25.0)
+        .unwrap()
+        .resample(&ds3, &mut stream(1, 0))
+        .unwrap();
+    assert_eq!(s.keep_rates, vec![0.25, 2.5, 0.5]);
+    let s = RandomUnder::rates(vec![0.5, 1.0, 0.2])
+        .exact(true)
+        .resample(&ds3, &mut stream(1, 0))
+        .unwrap();
+    assert_eq!(s.keep_rates, vec![0.5, 1.0, 0.2]);
+}
+
+#[test]
+fn bernoulli_undersampling_keeps_each_row_with_probability_beta() {
+    let ds = blobs(200, 20_000, 1, false, 4);
+    let s = RandomUnder::beta(0.3)
+        .resample(&ds, &mut stream(2, 0))
+        .unwrap();
+    let kept = s.keep_rates[0] * 20_000.0;
+    let sd = (20_000.0f64 * 0.3 * 0.7).sqrt();
+    assert!((kept - 6_000.0).abs() < 5.0 * sd, "{kept}");
+    assert_eq!(s.keep_rates[1], 1.0);
+    // Different seeds give different counts (the count is random).
+    let t = RandomUnder::beta(0.3)
+        .resample(&ds, &mut stream(3, 0))
+        .unwrap();
+    assert_ne!(s.rows, t.rows);
+}
+
+#[test]
+fn beta_outside_its_range_is_an_error_stating_the_range() {
+    let ds = blobs(10, 90, 1, false, 5);
+    for beta in [0.05, 1.5, f64::NAN] {
+        let e = RandomUnder::beta(beta)
+            .resample(&ds, &mut stream(1, 0))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("[0.111111, 1]"), "{e}");
+    }
+    assert!(RandomUnder::beta(10.0 / 90.0)
+        .resample(&ds, &mut stream(1, 0))
+        .is_ok());
+    assert!(RandomUnder::ratio(0.05)
+        .resample(&ds, &mut stream(1, 0))
+        .is_err());
+    assert!(RandomOver::new(OverTarget::Ratio(0.01))
+        .resample(&ds, &mut stream(1, 0))
+        .is_err());
+}
+
+/// Squared distance of `p` to the segment from `a` to `b`.
+fn off_segment(p: &[f64], a: &[f64], b: &[f64]) -> f64 {
+    let ab: f64 = a.iter().zip(b).map(|(x, y)| (y - x) * (y - x)).sum();
+    let t = if ab == 0.0 {
+        0.0
+    } else {
+        (a.iter()
+            .zip(b)
+            .zip(p)
+            .map(|((x, y), q)| (y - x) * (q - x))
+            .sum::<f64>()
+            / ab)
+            .clamp(0.0, 1.0)
+    };
+    a.iter()
+        .zip(b)
+        .zip(p)
+        .map(|((x, y), q)| (x + t * (y - x) - q).powi(2))
+        .sum()
+}
+
+#[test]
+fn smote_points_lie_on_segments_to_one_of_the_k_minority_neighbours() {
+    let ds = blobs(40, 200, 3, false, 6);
+    let minority = ds.rows_of_class(1);
+    let mx: Vec<f64> = minority.iter().flat_map(|&i| ds.row(i).to_vec()).collect();
+    let p = Points::new(&mx, minority.len(), 3).unwrap();
+    let nn = knn(p, p, 5, Exclude::SameIndex);
+    let s = Smote::new(5, OverTarget::Balance)
+        .resample(&ds, &mut stream(7, 0))
+        .unwrap();
+    assert_eq!(s.synthetic_labels.len(), 160);
+    assert!(s.synthetic_labels.iter().all(|&c| c == 1));
+    for q in s.synthetic_x.chunks(3) {
+        let on = (0..minority.len()).any(|i| {
+            nn.of(i)
+                .iter()
+                .any(|&j| off_segment(q, p.row(i), p.row(j)) < 1e-20)
+        });
+        assert!(
+            on,
+            "{q:?} is on no segment between a minority row and its 5 neighbours"
+        );
+    }
+    // A wrong neighbour set would fail: with k = 1 most points are off the 1-NN segments.
+    let nn1 = knn(p, p, 1, Exclude::SameIndex);
+    let on1 = s
+        .synthetic_x
+        .chunks(3)
+        .filter(|q| {
+            (0..minority.len()).any(|i| off_segment(q, p.row(i), p.row(nn1.of(i)[0])) < 1e-20)
+        })
+        .count();
+    assert!(on1 < 100, "{on1}");
+}
+
+#[test]
+fn rb_majority_sizes_follow_negative_binomial() {
+    // NB(r, 1/2) with r = n+ = 20: mean 20, variance 40.
+    let ds = blobs(20, 300, 1, false, 8);
+    let draws = 4000;
+    let sizes: Vec<f64> = (0..draws)
+        .map(|i| {
+            let s = RoughlyBalanced.resample(&ds, &mut stream(11, i)).unwrap();
+            assert_eq!(s.rows.iter().filter(|&&r| ds.label(r) == 1).count(), 20);
+            s.rows.iter().filter(|&&r| ds.label(r) == 0).count() as f64
+        })
+        .collect();
+    let n = draws as f64;
+    let mean = sizes.iter().sum::<f64>() / n;
+    let var = sizes.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    // Standard errors: sqrt(40 / n) for the mean; for the variance,
+    // sqrt((mu4 - sigma^4) / n) with NB's excess kurtosis 6/r + p^2/(r(1-p)).
+    let se_mean = (40.0 / n).sqrt();
+    let kurt = 3.0 + 6.0 / 20.0 + 0.25 / (20.0 * 0.5);
+    let se_var = ((kurt - 1.0) * 1600.0 / n).sqrt();
+    assert!((mean - 20.0).abs() < 4.0 * se_mean, "mean {mean}");
+    assert!((var - 40.0).abs() < 4.0 * se_var, "variance {var}");
+}
+
+#[test]
+fn tomek_links_on_a_hand_made_example() {
+    // Links: (1, 2) and (5, 6). Rows 3 and 4 are nearest to each other but same class.
+    let x = vec![
+        vec![0.0, 0.0],
+        vec![2.0, 0.0],
+        vec![2.2, 0.0],
+        vec![5.0, 5.0],
+        vec![5.1, 5.0],
+        vec![9.0, 9.0],
+        vec![9.0, 9.3],
+        vec![20.0, 0.0],
+    ];
+    let ds = Dataset::from_rows(
+        x,
+        vec![0, 0, 1, 0, 0, 1, 0, 0],
+        vec!["n".into(), "p".into()],
+    )
+    .unwrap();
+    let s = TomekLinks::new().resample(&ds, &mut stream(0, 0)).unwrap();
+    assert_eq!(s.rows, vec![0, 2, 3, 4, 5, 7]);
+    assert_eq!(s.keep_rates, vec![4.0 / 6.0, 1.0]);
+    // SMOTE+Tomek removes both members; with amount 0 there is no SMOTE row.
+    let st = sampler_from_spec("smote-tomek(amount=0)").unwrap();
+    assert_eq!(
+        st.resample(&ds, &mut stream(0, 0)).unwrap().rows,
+        vec![0, 3, 4, 7]
+    );
+}
+
+#[test]
+fn enn_ncl_and_nearmiss_on_hand_made_examples() {
+    // Majority row 2 sits among minority rows 3, 4, 5; row 6 has two
+    // minority and one majority neighbour among its three.
+    let x = vec![
+        vec![-10.0],
+        vec![-9.0],
+        vec![0.0],
+        vec![0.5],
+        vec![-0.5],
+        vec![1.0],
+        vec![1.6],
+        vec![30.0],
+        vec![31.0],
+        vec![32.0],
+    ];
+    let y = vec![0, 0, 0, 1, 1, 1, 0, 0, 0, 0];
+    let ds = Dataset::from_rows(x, y, vec!["n".into(), "p".into()]).unwrap();
+    let mode = EditedNearestNeighbours::new(3, EnnRule::Mode).unwrap();
+    assert_eq!(
+        mode.resample(&ds, &mut stream(0, 0)).unwrap().rows,
+        vec![0, 1, 3, 4, 5, 7, 8, 9]
+    );
+    let all = EditedNearestNeighbours::new(3, EnnRule::All).unwrap();
+    // Rule "all" also drops rows 0 and 1 (row 4, a minority row, is among
+    // their 3 neighbours): only rows whose 3 neighbours share their class survive.
+    let kept = all.resample(&ds, &mut stream(0, 0)).unwrap().rows;
+    assert_eq!(kept, vec![3, 4, 5, 7, 8, 9]);
+    // NCL never removes minority rows and removes row 2.
+    let ncl = NeighbourhoodCleaningRule::new(3)
+        .unwrap()
+        .resample(&ds, &mut stream(0, 0))
+        .unwrap();
+    assert!([3, 4, 5].iter().all(|r| ncl.rows.contains(r)));
+    assert!(!ncl.rows.contains(&2));
+    // NearMiss-1 keeps the 3 majority rows closest on average to their 3
+    // nearest minority rows: 2 (0.67), 6 (1.27), 1 (9.33); 0 (10.33) and
+    // 7, 8, 9 (about 30) go.
+    let nm1 = NearMiss::new(1, 3, 3)
+        .unwrap()
+        .resample(&ds, &mut stream(0, 0))
+        .unwrap();
+    assert_eq!(nm1.rows, vec![1, 2, 3, 4, 5, 6]);
+    // NearMiss-2 scores by the 3 farthest minority rows, here all three, so
+    // it agrees with NearMiss-1.
+    let nm2 = NearMiss::new(2, 3, 3)
+        .unwrap()
+        .resample(&ds, &mut stream(0, 0))
+        .unwrap();
+    assert_eq!(nm2.rows, vec![1, 2, 3, 4, 5, 6]);
+    // NearMiss-3 short-lists the 1 nearest majority row of each minority
+    // row ({2, 6}) and keeps both (fewer than 3 candidates).
+    let nm3 = NearMiss::new(3, 3, 1)
+        .unwrap()
+        .resample(&ds, &mut stream(0, 0))
+        .unwrap();
+    assert_eq!(nm3.rows, vec![2, 3, 4, 5, 6]);
+}
+
+#[test]
+fn cnn_and_oss_keep_a_consistent_subset() {
+    let ds = blobs(50, 400, 2, false, 12);
+    for s in [
+        Box::new(CondensedNearestNeighbour::new()) as Box<dyn Sampler>,
+        Box::new(OneSidedSelection::new()),
+    ] {
+        let out = s.resample(&ds, &mut stream(3, 0)).unwrap();
+        assert!(
+            ds.rows_of_class(1).iter().all(|r| out.rows.contains(r)),
+            "{}",
+            s.name()
+        );
+        assert!(out.keep_rates[0] < 1.0);
+    }
+    // Hart's consistency: with the condensed set as 1-NN store, every row of
+    // the condensed class is classified correctly.
+    let out = CondensedNearestNeighbour::new()
+        .resample(&ds, &mut stream(3, 0))
+        .unwrap();
+    let sx: Vec<f64> = out.rows.iter().flat_map(|&i| ds.row(i).to_vec()).collect();
+    let store = Points::new(&sx, out.rows.len(), 2).unwrap();
+    let nn = knn(Points::of(&ds), store, 1, Exclude::Nothing);
+    for i in ds.rows_of_class(0) {
+        assert_eq!(ds.label(out.rows[nn.of(i)[0]]), 0, "row {i}");
+    }
+}
+
+#[test]
+fn same_seed_same_sample_at_one_and_two_threads() {
+    // Large enough for several parallel blocks of the search and SMOTE chunks.
+    let ds = blobs(300, 1200, 4, false, 13);
+    let run = |threads: usize, spec: &str| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            sampler_from_spec(spec)
+                .unwrap()
+                .resample(&ds, &mut stream(21, 3))
+                .unwrap()
+        })
+    };
+    for spec in SPECS {
+        let a = run(1, spec);
+        let b = run(2, spec);
+        assert_eq!(a, b, "{spec}");
+        let c = sampler_from_spec(spec)
+            .unwrap()
+            .resample(&ds, &mut stream(22, 3))
+            .unwrap();
+        if !spec.starts_with("tomek")
+            && !spec.starts_with("enn")
+            && !spec.starts_with("ncl")
+            && !spec.starts_with("nearmiss")
+        {
+            assert_ne!(
+                a, c,
+                "{spec}: a different seed should give a different sample"
+            );
+        }
+    }
+}
+
+#[test]
+fn names_parse_back_to_the_same_sampler() {
+    for spec in SPECS {
+        let s = sampler_from_spec(spec).unwrap();
+        assert_eq!(
+            sampler_from_spec(&s.name()).unwrap().name(),
+            s.name(),
+            "{spec}"
+        );
+    }
+    for (method, _) in METHODS {
+        let s = sampler_from_name(method, &SamplerParams::default()).unwrap();
+        assert_eq!(sampler_from_spec(&s.name()).unwrap().name(), s.name());
+    }
+    let e = sampler_from_name("bogus", &SamplerParams::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("smote-enn") && e.contains("nearmiss3"), "{e}");
+    assert!(sampler_from_spec("smote(k=2").is_err());
+    assert!(sampler_from_spec("smote(q=2)").is_err());
+}
+
+#[test]
+fn few_minority_rows_reduce_k_or_duplicate_and_one_class_is_an_error() {
+    let mut rows: Vec<Vec<f64>> = (0..30).map(|i| vec![i as f64, 0.0]).collect();
+    rows.extend([vec![100.0, 1.0], vec![101.0, 3.0], vec![103.0, 2.0]]);
+    let mut y = vec![0u32; 30];
+    y.extend([1, 1, 1]);
+    let ds = Dataset::from_rows(rows, y, vec!["n".into(), "p".into()]).unwrap();
+    for spec in [
+        "smote",
+        "borderline-smote",
+        "adasyn",
+        "hybrid",
+        "smote-tomek",
+        "smote-enn",
+    ] {
+        let s = sampler_from_spec(spec)
+            .unwrap()
+            .resample(&ds, &mut stream(1, 0))
+            .unwrap();
+        assert_eq!(s.keep_rates, s.compute_keep_rates(&ds));
+        if s.has_synthetic() {
+            assert!(
+                s.notes.iter().any(|n| n.contains("k reduced from 5 to 2")),
+                "{spec}: {:?}",
+                s.notes
+            );
+        }
+    }
+    let s = Smote::new(5, OverTarget::Balance)
+        .resample(&ds, &mut stream(1, 0))
+        .unwrap();
+    assert_eq!(s.synthetic_labels.len(), 27);
+    let pts: Vec<&[f64]> = (30..33).map(|i| ds.row(i)).collect();
+    for q in s.synthetic_x.chunks(2) {
+        let on = (0..3).any(|a| (0..3).any(|b| a != b && off_segment(q, pts[a], pts[b]) < 1e-20));
+        assert!(on);
+    }
+    // One minority row: duplicated.
+    let one = ds.take(&(0..31).collect::<Vec<_>>());
+    let s = Smote::new(5, OverTarget::Balance)
+        .resample(&one, &mut stream(1, 0))
+        .unwrap();
+    assert_eq!(s.synthetic_labels.len(), 29);
+    assert!(s.synthetic_x.chunks(2).all(|r| r == [100.0, 1.0]));
+    assert!(s.notes.iter().any(|n| n.contains("single row")));
+    // One class: every sampler says so.
+    let single = ds.take(&(0..30).collect::<Vec<_>>());
+    for (method, _) in METHODS {
+        let e = sampler_from_name(method, &SamplerParams::default())
+            .unwrap()
+            .resample(&single, &mut stream(1, 0))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("only one class"), "{method}: {e}");
+    }
+    assert!(Smote::new(0, OverTarget::Balance)
+        .resample(&ds, &mut stream(1, 0))
+        .is_err());
+}

@@ -1,0 +1,206 @@
+//! Random undersampling (Dal Pozzolo et al. 2015, section II).
+//!
+//! Each row of a class other than the minority is selected with probability
+//! `beta = p(s = 1 | -)` (the selection variable `s`, independent of `x` given
+//! the class), and every minority row is kept (`p(s = 1 | +) = 1`). The
+//! paper's useful range is `N+/N- <= beta <= 1`: below `N+/N-` the negatives
+//! would be fewer than the positives. Two modes:
+//!
+//! - **Bernoulli** (the paper's definition): each row kept independently with
+//!   probability `beta`; the number kept is Binomial(`N-`, `beta`).
+//! - **Exact count**: `round(beta * N-)` rows drawn without replacement.
+//!
+//! The keep rates reported are the realised ones (rows kept over rows in the
+//! input), which in exact mode equal `round(beta N-)/N-`.
+
+use crate::data::Dataset;
+use crate::error::{Error, Result};
+use crate::rng::Rng;
+
+use super::draw::{
+    assemble, bernoulli, minority_class, rows_by_class, two_class_counts, without_replacement,
+};
+use super::{Sample, Sampler};
+
+/// How much of each class to keep.
+#[derive(Debug, Clone, PartialEq)]
+pub enum UnderTarget {
+    /// Every class other than the minority kept at rate `beta`, which must lie
+    /// in `[N+/N-, 1]` (`N-`: the smallest of those classes).
+    Beta(f64),
+    /// Minority-to-class ratio `N+ / N_c` wanted after sampling, for every
+    /// class larger than that (in `[N+/N_max, 1]`; 1 balances the classes).
+    Ratio(f64),
+    /// A keep rate per class, in class-id order, each in `(0, 1]`.
+    Rates(Vec<f64>),
+}
+
+/// Random undersampling at a rate, to a ratio, or with per-class rates.
+///
+/// ```
+/// use rarity::data::Dataset;
+/// use rarity::sample::{RandomUnder, Sampler};
+/// let y: Vec<u32> = (0..100).map(|i| u32::from(i < 10)).collect();
+/// let ds = Dataset::from_rows(vec![vec![0.0]; 100], y, vec!["n".into(), "p".into()]).unwrap();
+/// let s = RandomUnder::beta(0.5).exact(true).resample(&ds, &mut rarity::rng::stream(1, 0)).unwrap();
+/// assert_eq!(s.keep_rates, vec![0.5, 1.0]); // 45 of 90 negatives, all positives
+/// assert!(RandomUnder::beta(0.05).resample(&ds, &mut rarity::rng::stream(1, 0)).is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct RandomUnder {
+    target: UnderTarget,
+    exact: bool,
+}
+
+impl RandomUnder {
+    /// Keep each non-minority row with probability `beta` (Bernoulli mode).
+    pub fn beta(beta: f64) -> Self {
+        RandomUnder {
+            target: UnderTarget::Beta(beta),
+            exact: false,
+        }
+    }
+
+    /// Undersample to minority/majority ratio `ratio` (exact-count mode).
+    pub fn ratio(ratio: f64) -> Self {
+        RandomUnder {
+            target: UnderTarget::Ratio(ratio),
+            exact: true,
+        }
+    }
+
+    /// Per-class keep rates (Bernoulli mode).
+    pub fn rates(rates: Vec<f64>) -> Self {
+        RandomUnder {
+            target: UnderTarget::Rates(rates),
+            exact: false,
+        }
+    }
+
+    /// Exact-count mode (`round(rate * N_c)` rows drawn) instead of Bernoulli.
+    pub fn exact(mut self, exact: bool) -> Self {
+        self.exact = exact;
+        self
+    }
+
+    /// The target.
+    pub fn target(&self) -> &UnderTarget {
+        &self.target
+    }
+
+    /// The keep rate wanted for each class of `counts`.
+    pub fn rates_for(&self, counts: &[usize]) -> Result<Vec<f64>> {
+        let m = minority_class(counts);
+        let nm = counts[m] as f64;
+        let others = || {
+            counts
+                .iter()
+                .enumerate()
+                .filter(move |&(c, &n)| c != m && n > 0)
+        };
+        match &self.target {
+            UnderTarget::Beta(beta) => {
+                let smallest = others().map(|(_, &n)| n).min().unwrap_or(counts[m]);
+                let lo = nm / smallest as f64;
+                if !(beta.is_finite() && *beta >= lo && *beta <= 1.0) {
+                    return Err(Error::invalid(format!(
+                        "beta = {beta} is outside its valid range [N+/N-, 1] = [{lo:.6}, 1] \
+                         (N+ = {} minority rows, N- = {smallest}); below N+/N- the majority \
+                         would end up smaller than the minority",
+                        counts[m]
+                    )));
+                }
+                Ok((0..counts.len())
+                    .map(|c| if c == m { 1.0 } else { *beta })
+                    .collect())
+            }
+            UnderTarget::Ratio(r) => {
+                let largest = others().map(|(_, &n)| n).max().unwrap_or(counts[m]);
+                let lo = nm / largest as f64;
+                if !(r.is_finite() && *r >= lo && *r <= 1.0) {
+                    return Err(Error::invalid(format!(
+                        "ratio = {r} is outside its valid range [N+/N_max, 1] = [{lo:.6}, 1] \
+                         (N+ = {} minority rows, N_max = {largest}): undersampling cannot \
+                         make the minority larger than the majority or reduce the imbalance \
+                         below what it is",
+                        counts[m]
+                    )));
+                }
+                Ok(counts
+                    .iter()
+                    .enumerate()
+                    .map(|(c, &n)| {
+                        if c == m || n == 0 {
+                            1.0
+                        } else {
+                            (nm / (r * n as f64)).min(1.0)
+                        }
+                    })
+                    .collect())
+            }
+            UnderTarget::Rates(rates) => {
+                if rates.len() != counts.len() {
+                    return Err(Error::invalid(format!(
+                        "{} keep rates given for {} classes",
+                        rates.len(),
+                        counts.len()
+                    )));
+                }
+                if let Some(bad) = rates
+                    .iter()
+                    .find(|r| !(r.is_finite() && **r > 0.0 && **r <= 1.0))
+                {
+                    return Err(Error::invalid(format!(
+                        "keep rate {bad} is outside (0, 1]: undersampling keeps a fraction of each class"
+                    )));
+                }
+                Ok(rates.clone())
+            }
+        }
+    }
+}
+
+impl Sampler for RandomUnder {
+    fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
+        let counts = two_class_counts(data, "undersampling")?;
+        let rates = self.rates_for(&counts)?;
+        let groups = rows_by_class(data);
+        let mut rows = Vec::new();
+        let mut notes = Vec::new();
+        for (c, pool) in groups.iter().enumerate() {
+            let r = rates[c];
+            let before = rows.len();
+            if r >= 1.0 {
+                rows.extend_from_slice(pool);
+            } else if self.exact {
+                let m = (r * pool.len() as f64).round() as usize;
+                rows.extend(without_replacement(pool, m, rng));
+            } else {
+                rows.extend(bernoulli(pool, r, rng));
+            }
+            if !pool.is_empty() && rows.len() == before {
+                notes.push(format!(
+                    "class '{}' lost all its rows at keep rate {r}",
+                    data.class_names()[c]
+                ));
+            }
+        }
+        rows.sort_unstable();
+        Ok(assemble(data, rows, Vec::new(), Vec::new(), notes))
+    }
+
+    fn name(&self) -> String {
+        let mode = if self.exact { ",exact" } else { "" };
+        match &self.target {
+            UnderTarget::Beta(b) => format!("under(beta={b}{mode})"),
+            UnderTarget::Ratio(r) => {
+                let mode = if self.exact { "" } else { ",bernoulli" };
+                format!("under(ratio={r}{mode})")
+            }
+            UnderTarget::Rates(v) => format!(
+                "under(rates={}{mode})",
+                v.iter().map(f64::to_string).collect::<Vec<_>>().join(":")
+            ),
+        }
+    }
+}

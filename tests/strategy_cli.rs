@@ -1,0 +1,196 @@
+//! `rarity fit`, `predict` and `evaluate` end to end.
+
+mod common;
+
+use common::{file, run, scratch};
+
+#[test]
+fn fit_then_predict_round_trip() {
+    let d = scratch("fit");
+    let model = d.join("m.rarity").to_string_lossy().into_owned();
+    let preds = d.join("p.csv").to_string_lossy().into_owned();
+    let (code, _, err) = run(&[
+        "fit",
+        "--dataset",
+        "glass6",
+        "--model",
+        "under(beta=0.5)+bagging(n=10)+correct+threshold(priors)",
+        "-o",
+        &model,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = run(&["predict", &model, "--dataset", "glass6", "-o", &preds]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("predicted 214 rows"), "{out}");
+    let text = std::fs::read_to_string(&preds).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next().unwrap(), "p_0,p_1,label");
+    for l in lines {
+        let f: Vec<&str> = l.split(',').collect();
+        let (p0, p1): (f64, f64) = (f[0].parse().unwrap(), f[1].parse().unwrap());
+        assert!((p0 + p1 - 1.0).abs() < 1e-12);
+        assert!(f[2] == "0" || f[2] == "1");
+    }
+}
+
+#[test]
+fn predict_refuses_mismatched_columns_and_foreign_files() {
+    let d = scratch("predict-bad");
+    let model = d.join("m.rarity").to_string_lossy().into_owned();
+    let (code, _, err) = run(&[
+        "fit",
+        "--dataset",
+        "pima",
+        "--model",
+        "tree(max_depth=3)",
+        "-o",
+        &model,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let other = file(&d, "x.csv", b"a,b\n1,2\n");
+    let (code, _, err) = run(&[
+        "predict",
+        &model,
+        &other,
+        "-o",
+        &d.join("p.csv").to_string_lossy(),
+    ]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("column 'x0' used by the model is missing"),
+        "{err}"
+    );
+    assert!(!d.join("p.csv").exists());
+    let junk = file(&d, "junk.rarity", b"hello");
+    let (code, _, err) = run(&[
+        "predict",
+        &junk,
+        "--dataset",
+        "pima",
+        "-o",
+        &d.join("q.csv").to_string_lossy(),
+    ]);
+    assert_ne!(code, 0);
+    assert!(err.contains("not a rarity model file"), "{err}");
+}
+
+#[test]
+fn evaluate_json_has_metrics_potential_and_times() {
+    let (code, out, err) = run(&[
+        "evaluate",
+        "--dataset",
+        "ecoli4",
+        "--model",
+        "bagging(n=10)+threshold(priors)",
+        "--cv",
+        "5x2",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["folds"], 10);
+    for m in [
+        "roc_auc",
+        "average_precision",
+        "brier",
+        "g_mean",
+        "macro_accuracy",
+        "f1",
+    ] {
+        assert!(v["metrics"][m]["mean"].is_number(), "{m}");
+        assert!(v["metrics"][m]["std"].is_number(), "{m}");
+    }
+    let f1 = &v["metrics"]["f1"];
+    assert!(f1["full_potential"].as_f64().unwrap() >= f1["mean"].as_f64().unwrap());
+    assert!(v["fit_seconds"].is_number() && v["predict_seconds"].is_number());
+}
+
+#[test]
+fn every_spec_example_of_the_issue_runs() {
+    let d = scratch("specs");
+    let amounts = {
+        let mut s = String::from("Amount,x,class\n");
+        for i in 0..60 {
+            s.push_str(&format!(
+                "{},{},{}\n",
+                10 * (i % 7) + 1,
+                i % 13,
+                u8::from(i % 5 == 0)
+            ));
+        }
+        file(&d, "amounts.csv", s.as_bytes())
+    };
+    let specs = [
+        "bagging(n=10)+threshold(priors)",
+        "bagging(n=10)+threshold(f1)",
+        "bagging(n=10,sample=eb)+threshold(0.5)",
+        "bagging(n=10,sample=rb)+correct+threshold(priors)",
+        "under(beta=0.1)+forest(n=10)+correct+threshold(priors)",
+        "forest(n=10)+platt+cost(fn=10,fp=1)",
+        "forest(n=10)+isotonic+roc-closest",
+        "forest(n=10)+tune(metric=g_mean)",
+    ];
+    for spec in specs {
+        let (code, _, err) = run(&[
+            "evaluate",
+            "--dataset",
+            "ecoli4",
+            "--model",
+            spec,
+            "--cv",
+            "3",
+        ]);
+        assert_eq!(code, 0, "{spec}: {err}");
+    }
+    let (code, _, err) = run(&[
+        "evaluate",
+        &amounts,
+        "--model",
+        "bagging(n=10)+benefit(amount=Amount,overhead=90)",
+        "--cv",
+        "3",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = run(&[
+        "evaluate",
+        "--dataset",
+        "newthyroid",
+        "--model",
+        "forest(n=10)+tune(metric=macro_accuracy)",
+        "--cv",
+        "3",
+    ]);
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn bad_specs_name_the_token_and_list_choices() {
+    let cases = [
+        ("forest(n=10)+treshold(0.5)", "unknown stage 'treshold'"),
+        ("forrest(n=10)", "unknown learner 'forrest'"),
+        ("tree(depth=3)", "unknown argument 'depth'"),
+        ("under(beta=0.01)+tree", "[0.0"),
+        ("forest(n=10)+threshold(2)", "threshold(T) with T in [0, 1]"),
+        (
+            "forest(n=10)+threshold(f1)+correct",
+            "the decision must be the last stage",
+        ),
+    ];
+    for (spec, needle) in cases {
+        let (code, _, err) = run(&[
+            "evaluate",
+            "--dataset",
+            "ecoli4",
+            "--model",
+            spec,
+            "--cv",
+            "3",
+        ]);
+        assert_ne!(code, 0, "{spec}");
+        assert!(
+            err.contains(needle) && !err.contains("panicked"),
+            "{spec}: {err}"
+        );
+    }
+}

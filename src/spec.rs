@@ -692,9 +692,11 @@ pub fn decision_from_call(c: &Call) -> Result<Decision> {
             [(None, Value::Number(t))] if (0.0..=1.0).contains(t) => Decision::Fixed(*t),
             [(None, Value::Call(w))] if w.args.is_empty() && w.name == "priors" => Decision::Priors,
             [(None, Value::Call(w))] if w.args.is_empty() && w.name == "f1" => Decision::F1,
-            _ => return Err(Error::invalid(format!(
+            _ => {
+                return Err(Error::invalid(format!(
                 "{c}: expected threshold(T) with T in [0, 1], threshold(priors) or threshold(f1)"
-            ))),
+            )))
+            }
         },
         "lambda" => {
             let l = positional_numbers(c)?;

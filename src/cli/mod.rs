@@ -9,6 +9,7 @@ mod generate;
 mod inspect;
 mod output;
 mod predict;
+mod resample;
 mod score;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -68,6 +69,8 @@ enum Command {
     Fit(fit::Args),
     /// Apply a saved strategy to new rows.
     Predict(predict::Args),
+    /// Write a resampled copy of a dataset (under, over, SMOTE, cleaning, ...).
+    Resample(resample::Args),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -101,5 +104,6 @@ fn run(cli: Cli) -> Result<()> {
         Command::Evaluate(a) => evaluate::run(g, &a),
         Command::Fit(a) => fit::run(g, &a),
         Command::Predict(a) => predict::run(g, &a),
+        Command::Resample(a) => resample::run(g, &a),
     }
 }

@@ -29,7 +29,7 @@ use crate::metrics::cost::LossMatrix;
 use crate::sample::bootstrap::Bootstrap;
 use crate::sample::no_resampling::NoResampling;
 use crate::sample::Sampler;
-use crate::strategy::{Correct, Decision, Strategy};
+use crate::strategy::{Calibration, Correct, Decision, Strategy};
 
 /// A parsed spec: one or more stages joined by `+`.
 #[derive(Debug, Clone, PartialEq)]
@@ -610,14 +610,17 @@ pub fn build_strategy(spec: &str) -> Result<Strategy> {
                 });
             }
             "platt" | "isotonic" => {
-                let a = Args::new(c, &["folds"])?;
-                let folds = a.count("folds", 2)?.unwrap_or(3);
-                let method = if c.name == "platt" {
-                    calibrate::Method::Platt
-                } else {
-                    calibrate::Method::Isotonic
+                let a = Args::new(c, &["folds", "ensemble"])?;
+                let calibration = Calibration {
+                    method: if c.name == "platt" {
+                        calibrate::Method::Platt
+                    } else {
+                        calibrate::Method::Isotonic
+                    },
+                    folds: a.count("folds", 2)?.unwrap_or(3),
+                    ensemble: a.word("ensemble", &["true", "false"])? == Some("true"),
                 };
-                if strategy.calibration.replace((method, folds)).is_some() {
+                if strategy.calibration.replace(calibration).is_some() {
                     return Err(Error::invalid(format!(
                         "spec '{spec}': two calibration stages"
                     )));

@@ -19,7 +19,11 @@
 //!    every member has the same rates (EB-bagging, under-bagging with
 //!    exact counts) and works with pure leaves;
 //! 4. `platt` / `isotonic` fit a calibrator on out-of-fold probabilities
-//!    (stratified 3-fold by default, as in the PT-bagging paper);
+//!    (stratified 3-fold by default, as in the PT-bagging paper) for the
+//!    model fitted on all rows; with `ensemble=true` (scikit-learn's
+//!    `CalibratedClassifierCV(ensemble=True)`) each fold's model keeps the
+//!    calibrator fitted on its held-out part and predictions average the
+//!    folds' calibrated probabilities;
 //! 5. the decision turns probabilities into labels; plug-in thresholds use
 //!    the training priors, tuned ones the out-of-fold probabilities of the
 //!    training data (never test data). With calibration, tuned decisions use
@@ -87,6 +91,17 @@ pub enum Correct {
     Average,
 }
 
+/// A calibration stage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Calibration {
+    /// Platt or isotonic.
+    pub method: calibrate::Method,
+    /// Stratified folds for the out-of-fold probabilities.
+    pub folds: usize,
+    /// Keep one calibrated model per fold and average them.
+    pub ensemble: bool,
+}
+
 /// An unfitted strategy.
 #[derive(Debug, Clone)]
 pub struct Strategy {
@@ -98,8 +113,8 @@ pub struct Strategy {
     pub learner: Arc<dyn Learner>,
     /// Undo the prior shift of all sampling, and how.
     pub correct: Option<Correct>,
-    /// Optional calibration and its number of folds.
-    pub calibration: Option<(calibrate::Method, usize)>,
+    /// Optional calibration.
+    pub calibration: Option<Calibration>,
     /// The decision.
     pub decision: Decision,
 }
@@ -113,32 +128,54 @@ pub struct FittedStrategy {
     pub schema: Schema,
     /// Training class priors.
     pub priors: Vec<f64>,
-    /// The fitted learner.
-    pub model: Model,
-    /// Keep rates of the sampler stage (1 for every class without one).
-    pub keep_rates: Vec<f64>,
+    /// The fitted models whose probabilities are averaged: one, or one per
+    /// fold with a cross-validated calibration ensemble.
+    pub members: Vec<Member>,
     /// Whether and how the prior correction is applied.
     pub correct: Option<Correct>,
-    /// The fitted calibrator, if any.
-    pub calibrator: Option<OneVsRest>,
     /// The resolved decision rule.
     pub rule: Rule,
 }
 
+/// One fitted model with its sampler stage's keep rates and calibrator.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Member {
+    /// The fitted learner.
+    pub model: Model,
+    /// Keep rates of the sampler stage (1 for every class without one).
+    pub keep_rates: Vec<f64>,
+    /// The fitted calibrator, if any.
+    pub calibrator: Option<OneVsRest>,
+}
+
+impl Member {
+    fn proba(&self, correct: Option<Correct>, data: &Dataset) -> Result<Proba> {
+        let p = corrected_proba(&self.model, &self.keep_rates, correct, data)?;
+        Ok(match &self.calibrator {
+            Some(c) => c.transform(&p),
+            None => p,
+        })
+    }
+}
+
 impl Persist for FittedStrategy {
     fn validate(&self) -> std::result::Result<(), String> {
-        self.model.validate()?;
         let k = self.schema.class_names.len();
-        if self.model.n_classes() != k || self.priors.len() != k || self.keep_rates.len() != k {
-            return Err(format!(
-                "class counts disagree: schema {k}, model {}, priors {}, keep rates {}",
-                self.model.n_classes(),
-                self.priors.len(),
-                self.keep_rates.len()
-            ));
+        if self.members.is_empty() || self.priors.len() != k {
+            return Err("no fitted model, or priors of the wrong length".into());
         }
-        if self.model.n_features() != self.schema.feature_names.len() {
-            return Err("the model's feature count differs from the schema's".into());
+        for m in &self.members {
+            m.model.validate()?;
+            if m.model.n_classes() != k || m.keep_rates.len() != k {
+                return Err(format!(
+                    "class counts disagree: schema {k}, model {}, keep rates {}",
+                    m.model.n_classes(),
+                    m.keep_rates.len()
+                ));
+            }
+            if m.model.n_features() != self.schema.feature_names.len() {
+                return Err("the model's feature count differs from the schema's".into());
+            }
         }
         self.rule.validate(k).map_err(|e| e.to_string())
     }
@@ -196,8 +233,14 @@ impl Strategy {
         Ok((model, keep_rates))
     }
 
-    /// Out-of-fold probabilities of the sampler + learner + correction.
-    fn out_of_fold(&self, data: &Dataset, folds: usize, seed: u64) -> Result<Proba> {
+    /// Out-of-fold probabilities of the sampler + learner + correction, and
+    /// each fold's fitted model with its held-out rows.
+    fn out_of_fold(
+        &self,
+        data: &Dataset,
+        folds: usize,
+        seed: u64,
+    ) -> Result<(Proba, Vec<(Member, Vec<usize>)>)> {
         let smallest = data
             .class_counts()
             .into_iter()
@@ -212,16 +255,23 @@ impl Strategy {
         }
         let splits = Splitter::Stratified { repeats: 1, folds }.split_dataset(data, seed)?;
         let mut oof = Proba::zeros(data.n_rows(), data.n_classes());
-        for (f, fold) in splits.iter().enumerate() {
+        let mut members = Vec::with_capacity(splits.len());
+        for (f, fold) in splits.into_iter().enumerate() {
             let train = data.take(&fold.train);
             let test = data.take(&fold.test);
-            let (model, rates) = self.fit_core(&train, 1 + f as u64, seed)?;
-            let p = corrected_proba(&model, &rates, self.correct, &test)?;
+            let (model, keep_rates) = self.fit_core(&train, 1 + f as u64, seed)?;
+            let p = corrected_proba(&model, &keep_rates, self.correct, &test)?;
             for (j, &i) in fold.test.iter().enumerate() {
                 oof.row_mut(i).copy_from_slice(p.row(j));
             }
+            let member = Member {
+                model,
+                keep_rates,
+                calibrator: None,
+            };
+            members.push((member, fold.test));
         }
-        Ok(oof)
+        Ok((oof, members))
     }
 
     /// Fits the whole strategy on `data`.
@@ -236,21 +286,52 @@ impl Strategy {
     /// ```
     pub fn fit(&self, data: &Dataset, seed: u64) -> Result<FittedStrategy> {
         data.require_two_classes()?;
-        let (model, keep_rates) = self.fit_core(data, 0, seed)?;
-        let folds = self.calibration.map_or(3, |(_, f)| f);
-        let oof = if self.calibration.is_some() || self.decision.needs_oof() {
-            Some(self.out_of_fold(data, folds, seed)?)
-        } else {
-            None
-        };
         let truth = data.labels();
-        let calibrator = match (self.calibration, &oof) {
-            (Some((method, _)), Some(p)) => Some(OneVsRest::fit(p, truth, method)?),
-            _ => None,
+        let folds = self.calibration.map_or(3, |c| c.folds);
+        let need_oof = self.calibration.is_some() || self.decision.needs_oof();
+        let (oof, fold_members) = if need_oof {
+            let (p, m) = self.out_of_fold(data, folds, seed)?;
+            (Some(p), m)
+        } else {
+            (None, Vec::new())
         };
-        let oof = match (&calibrator, oof) {
-            (Some(c), Some(p)) => Some(c.transform(&p)),
-            (_, p) => p,
+        let (members, oof) = match (self.calibration, oof) {
+            (Some(c), Some(mut p)) if c.ensemble => {
+                // Each fold's model is calibrated on its own held-out rows.
+                let mut members = Vec::with_capacity(fold_members.len());
+                for (mut m, test_rows) in fold_members {
+                    let held = Proba::new(
+                        test_rows.iter().flat_map(|&i| p.row(i).to_vec()).collect(),
+                        p.n_classes(),
+                    );
+                    let held_truth: Vec<u32> = test_rows.iter().map(|&i| truth[i]).collect();
+                    let cal = OneVsRest::fit(&held, &held_truth, c.method)?;
+                    let calibrated = cal.transform(&held);
+                    for (j, &i) in test_rows.iter().enumerate() {
+                        p.row_mut(i).copy_from_slice(calibrated.row(j));
+                    }
+                    m.calibrator = Some(cal);
+                    members.push(m);
+                }
+                (members, Some(p))
+            }
+            (calibration, oof) => {
+                let (model, keep_rates) = self.fit_core(data, 0, seed)?;
+                let calibrator = match (calibration, &oof) {
+                    (Some(c), Some(p)) => Some(OneVsRest::fit(p, truth, c.method)?),
+                    _ => None,
+                };
+                let oof = match (&calibrator, oof) {
+                    (Some(c), Some(p)) => Some(c.transform(&p)),
+                    (_, p) => p,
+                };
+                let member = Member {
+                    model,
+                    keep_rates,
+                    calibrator,
+                };
+                (vec![member], oof)
+            }
         };
         let priors = data.priors();
         let k = data.n_classes();
@@ -296,10 +377,8 @@ impl Strategy {
             spec: self.spec.clone(),
             schema: data.schema().clone(),
             priors,
-            model,
-            keep_rates,
+            members,
             correct: self.correct,
-            calibrator,
             rule,
         })
     }
@@ -340,11 +419,20 @@ impl FittedStrategy {
     /// Calibrated (and corrected) class probabilities.
     pub fn predict_proba(&self, data: &Dataset) -> Result<Proba> {
         self.check_columns(data)?;
-        let p = corrected_proba(&self.model, &self.keep_rates, self.correct, data)?;
-        Ok(match &self.calibrator {
-            Some(c) => c.transform(&p),
-            None => p,
-        })
+        let mut p = self.members[0].proba(self.correct, data)?;
+        if self.members.len() > 1 {
+            for m in &self.members[1..] {
+                let q = m.proba(self.correct, data)?;
+                p.values_mut()
+                    .iter_mut()
+                    .zip(q.values())
+                    .for_each(|(a, b)| *a += b);
+            }
+            let n = self.members.len() as f64;
+            p.values_mut().iter_mut().for_each(|v| *v /= n);
+            p.normalise_rows();
+        }
+        Ok(p)
     }
 
     /// Labels from given probabilities (amounts read from `data` if the rule

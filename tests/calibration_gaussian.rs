@@ -30,7 +30,7 @@ fn correction_recovers_the_true_posterior() {
     // Balanced by exact count: beta = N+/N- exactly.
     let s = build_strategy("under(ratio=1)+forest(n=100,min_samples_leaf=20)").unwrap();
     let fitted = s.fit(&train, 3).unwrap();
-    let rates = fitted.keep_rates.clone();
+    let rates = fitted.members[0].keep_rates.clone();
     let beta = rates[0] / rates[1];
     let c = train.class_counts();
     assert!(

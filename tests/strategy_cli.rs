@@ -129,6 +129,8 @@ fn every_spec_example_of_the_issue_runs() {
         "under(beta=0.1)+forest(n=10)+correct+threshold(priors)",
         "forest(n=10)+platt+cost(fn=10,fp=1)",
         "forest(n=10)+isotonic+roc-closest",
+        "forest(n=10)+platt(ensemble=true)+threshold(0.5)",
+        "forest(n=10)+isotonic(folds=5,ensemble=true)+tune(metric=f1)",
         "forest(n=10)+tune(metric=g_mean)",
     ];
     for spec in specs {

@@ -137,6 +137,9 @@ pub struct FittedStrategy {
     pub rule: Rule,
 }
 
+/// A fold's model with the rows it was not trained on.
+type FoldMember = (Member, Vec<usize>);
+
 /// One fitted model with its sampler stage's keep rates and calibrator.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Member {
@@ -240,7 +243,7 @@ impl Strategy {
         data: &Dataset,
         folds: usize,
         seed: u64,
-    ) -> Result<(Proba, Vec<(Member, Vec<usize>)>)> {
+    ) -> Result<(Proba, Vec<FoldMember>)> {
         let smallest = data
             .class_counts()
             .into_iter()

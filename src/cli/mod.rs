@@ -11,6 +11,7 @@ mod output;
 mod predict;
 mod resample;
 mod score;
+mod select;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -71,6 +72,8 @@ enum Command {
     Predict(predict::Args),
     /// Write a resampled copy of a dataset (under, over, SMOTE, cleaning, ...).
     Resample(resample::Args),
+    /// Rank learners for an unlabelled target population (ReverseTesting).
+    Select(select::Args),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -105,5 +108,6 @@ fn run(cli: Cli) -> Result<()> {
         Command::Fit(a) => fit::run(g, &a),
         Command::Predict(a) => predict::run(g, &a),
         Command::Resample(a) => resample::run(g, &a),
+        Command::Select(a) => select::run(g, &a),
     }
 }

@@ -1,6 +1,8 @@
-//! Model selection: cross-validation splitters (and, later, ReverseTesting
-//! and selection-bias simulators).
+//! Model selection: cross-validation splitters and ReverseTesting (Fan &
+//! Davidson 2006) with its comparators. The selection-bias simulators live
+//! in [`crate::data::bias`].
 
+pub mod reverse_testing;
 pub mod split;
 
 pub use split::{Fold, Splitter};

@@ -1,0 +1,237 @@
+//! `rarity select`: rank learners for a target population by ReverseTesting
+//! (or, for comparison, cross-validation, leave-one-out or training accuracy).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use clap::ValueEnum;
+use serde_json::json;
+
+use super::output::{num, print_json, write_stdout, Table};
+use super::{Global, OutputFormat};
+use rarity::data::read::{read_path, read_with_schema, ReadOptions};
+use rarity::error::{Error, Result};
+use rarity::learn::Learner;
+use rarity::select::reverse_testing::{
+    rank_by_comparator, reverse_testing, true_ranking, Comparator, Labelling, Measure, Outcome,
+    Ranking, Variant,
+};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Method {
+    /// ReverseTesting (Fan & Davidson 2006).
+    ReverseTesting,
+    /// 10-fold cross-validation on the training set.
+    Cv,
+    /// Leave-one-out on the training set.
+    Loo,
+    /// Accuracy on the training set.
+    Train,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum VariantArg {
+    /// Label the target set by argmax (the paper).
+    Paper,
+    /// Label the target set with the prior thresholds (PT_MA).
+    Priors,
+    /// Draw each target label from the predicted posterior.
+    Sample,
+}
+
+/// Arguments of `rarity select`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The labelled (possibly biased) training set D.
+    #[arg(long)]
+    train: PathBuf,
+    /// The unlabelled target set T (a label column, if present, is ignored).
+    #[arg(long)]
+    target: PathBuf,
+    /// The label column of the training set (default: last).
+    #[arg(long)]
+    label: Option<String>,
+    /// Learner specs separated by commas, e.g. `tree,forest(n=10),rdt`.
+    #[arg(long)]
+    learners: String,
+    /// The selection method.
+    #[arg(long, value_enum, default_value_t = Method::ReverseTesting)]
+    method: Method,
+    /// How ReverseTesting labels the target set.
+    #[arg(long, value_enum, default_value_t = VariantArg::Paper)]
+    variant: VariantArg,
+    /// The measure on the training set: any metric of `rarity score`.
+    #[arg(long, default_value = "accuracy")]
+    metric: String,
+    /// Example-dependent benefit instead of a metric: `amount=COL,overhead=V`.
+    #[arg(long)]
+    benefit: Option<String>,
+    /// The target set's true label column: also report the true order.
+    #[arg(long)]
+    truth: Option<String>,
+}
+
+/// Splits `a,b(c,d),e` at top-level commas.
+fn split_top(s: &str) -> Vec<String> {
+    let (mut out, mut cur, mut depth) = (Vec::new(), String::new(), 0i32);
+    for c in s.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(std::mem::take(&mut cur).trim().to_string());
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+    }
+    out.push(cur.trim().to_string());
+    out.into_iter().filter(|s| !s.is_empty()).collect()
+}
+
+fn parse_benefit(s: &str) -> Result<Measure> {
+    let mut amount = None;
+    let mut overhead = None;
+    for part in s.split(',') {
+        match part.split_once('=') {
+            Some(("amount", v)) => amount = Some(v.trim().to_string()),
+            Some(("overhead", v)) => overhead = v.trim().parse::<f64>().ok(),
+            _ => {}
+        }
+    }
+    match (amount, overhead) {
+        (Some(amount), Some(overhead)) => Ok(Measure::Benefit { amount, overhead }),
+        _ => Err(Error::invalid(format!(
+            "--benefit '{s}': expected amount=COLUMN,overhead=NUMBER"
+        ))),
+    }
+}
+
+fn outcome_text(r: &Ranking, a: usize, b: usize, o: Outcome) -> String {
+    match o {
+        Outcome::First => format!("{} better", r.learners[a]),
+        Outcome::Second => format!("{} better", r.learners[b]),
+        Outcome::Undecided => "undecided".into(),
+    }
+}
+
+pub fn run(g: &Global, a: &Args) -> Result<()> {
+    let opts = ReadOptions {
+        target: a.label.clone(),
+        ..ReadOptions::default()
+    };
+    let (train, _) = read_path(&a.train, &opts)?;
+    let file = std::fs::File::open(&a.target).map_err(|e| Error::io(&a.target, e))?;
+    let target = read_with_schema(file, &a.target.display().to_string(), b',', train.schema())?;
+    let learners: Vec<(String, Arc<dyn Learner>)> = split_top(&a.learners)
+        .into_iter()
+        .map(|s| Ok((s.clone(), rarity::spec::build_learner(&s)?)))
+        .collect::<Result<_>>()?;
+    let variant = Variant {
+        labelling: match a.variant {
+            VariantArg::Paper => Labelling::Argmax,
+            VariantArg::Priors => Labelling::Priors,
+            VariantArg::Sample => Labelling::Sample,
+        },
+        measure: match &a.benefit {
+            Some(b) => parse_benefit(b)?,
+            None => Measure::Metric(a.metric.clone()),
+        },
+    };
+    let ranking = match a.method {
+        Method::ReverseTesting => reverse_testing(&learners, &train, &target, &variant, g.seed)?,
+        Method::Cv => rank_by_comparator(
+            &learners,
+            &train,
+            Comparator::CrossValidation {
+                repeats: 1,
+                folds: 10,
+            },
+            &variant,
+            g.seed,
+        )?,
+        Method::Loo => {
+            rank_by_comparator(&learners, &train, Comparator::LeaveOneOut, &variant, g.seed)?
+        }
+        Method::Train => {
+            rank_by_comparator(&learners, &train, Comparator::Training, &variant, g.seed)?
+        }
+    };
+    let truth = match &a.truth {
+        Some(col) => {
+            let o = ReadOptions {
+                target: Some(col.clone()),
+                ..ReadOptions::default()
+            };
+            let (labelled, _) = read_path(&a.target, &o)?;
+            if labelled.class_names() != train.class_names() {
+                return Err(Error::data(format!(
+                    "the target's classes ({}) differ from the training set's ({})",
+                    labelled.class_names().join(", "),
+                    train.class_names().join(", ")
+                )));
+            }
+            Some(true_ranking(
+                &learners, &train, &labelled, &variant, g.seed,
+            )?)
+        }
+        None => None,
+    };
+    if g.format == OutputFormat::Json {
+        return print_json(
+            &json!({"method": format!("{:?}", a.method), "variant": variant, "ranking": ranking, "true_ranking": truth}),
+        );
+    }
+    let mut out = format!(
+        "ranking ({:?}, {} models built):\n",
+        a.method, ranking.models_built
+    );
+    for (pos, &i) in ranking.order.iter().enumerate() {
+        out.push_str(&format!(
+            "  {}. {} (wins - losses = {})\n",
+            pos + 1,
+            ranking.learners[i],
+            ranking.score[i]
+        ));
+    }
+    let mut t = Table::new(&[
+        "a",
+        "b",
+        "outcome",
+        "AccTrain a^a",
+        "a^b",
+        "b^a",
+        "b^b",
+        "true",
+    ]);
+    for (j, p) in ranking.pairs.iter().enumerate() {
+        let acc = p.acc_train.map_or(vec![String::new(); 4], |v| {
+            v.iter().map(|x| num(*x, 4)).collect()
+        });
+        let mut row = vec![
+            ranking.learners[p.a].clone(),
+            ranking.learners[p.b].clone(),
+            outcome_text(&ranking, p.a, p.b, p.outcome),
+        ];
+        row.extend(acc);
+        row.push(truth.as_ref().map_or(String::new(), |t| {
+            outcome_text(t, p.a, p.b, t.pairs[j].outcome)
+        }));
+        t.row(row);
+    }
+    out.push('\n');
+    out.push_str(&t.render());
+    if !ranking.single_class_copies.is_empty() {
+        let names: Vec<&str> = ranking
+            .single_class_copies
+            .iter()
+            .map(|&i| ranking.learners[i].as_str())
+            .collect();
+        out.push_str(&format!(
+            "note: {} labelled the whole target set with one class; models trained on that copy are constant\n",
+            names.join(", ")
+        ));
+    }
+    write_stdout(&out)
+}

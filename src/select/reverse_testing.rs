@@ -1,0 +1,671 @@
+//! ReverseTesting (Fan & Davidson 2006, Sec. 4, Figure 3): choosing among
+//! learners when the labelled training set `D` is a biased sample, using the
+//! unlabelled target population `T`.
+//!
+//! For learners `L_a`, `L_b`: fit each on `D` (`theta_a`, `theta_b`), label
+//! `T` with each (`T_a`, `T_b`), fit each learner again on each labelled copy
+//! (`theta_a^a`, `theta_a^b`, ... where `theta_x^s` is learner `x` trained on
+//! `T_s`), and measure the four models on `D` (`AccTrain_x^s`).
+//! Condition 4.1: if `AccTrain_a^b > AccTrain_a^a` and `AccTrain_b^b >
+//! AccTrain_b^a`, `L_b` is expected to be more accurate on `T`; Condition 4.2
+//! is the mirror image; otherwise the pair is undecided (4.3).
+//!
+//! **Ranking of `l` learners.** Each learner is fitted once on `D` and once
+//! on each of the `l` labelled copies of `T`: `l + l^2` models instead of the
+//! paper's `2 l^2 + 3 l`. Every pair is then decided as above and learners
+//! are ordered by wins minus losses (undecided pairs count for neither),
+//! ties broken by the order the learners were given.
+//!
+//! **Imbalance.** Labelling `T` by argmax (the paper) often gives the whole
+//! copy the majority class; models trained on a one-class copy are constant
+//! (reported as such, never fitted) and the conditions tie. Variants:
+//! [`Labelling::Priors`] labels `T` with the PT_MA rule (argmax of
+//! `p_k / pi_k`, `pi` the priors of `D`), [`Labelling::Sample`] draws each
+//! label from the predicted posterior, and the measure on `D` can be any
+//! metric not fooled by the majority (macro accuracy, G-mean) or the
+//! example-dependent benefit of the paper's Section 6.
+//!
+//! **Comparators** on equal terms: repeated k-fold cross-validation,
+//! leave-one-out and training-set accuracy score each learner on `D` alone;
+//! a pair is decided by the higher score (equal scores: undecided).
+
+use std::sync::Arc;
+
+use rand::RngExt;
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::data::{Dataset, Proba, Schema};
+use crate::decide::Rule;
+use crate::error::{Error, Result};
+use crate::learn::Learner;
+use crate::metrics::cost::BenefitMatrix;
+use crate::metrics::report_with_labels;
+use crate::model::Model;
+use crate::rng;
+use crate::select::split::Splitter;
+
+/// How a model's probabilities label the target set `T`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Labelling {
+    /// The most probable class (the paper).
+    Argmax,
+    /// `argmax p_k / pi_k` with `pi` the class priors of `D` (PT_MA).
+    Priors,
+    /// A label drawn from the predicted posterior of each row (seeded).
+    Sample,
+}
+
+/// What "accuracy on D" means.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum Measure {
+    /// Any metric of [`report_with_labels`] by name (e.g. `accuracy`,
+    /// `macro_accuracy`, `g_mean`, `roc_auc`); higher is better except for
+    /// `brier`, `log_loss` and the rates where lower is better (`fpr`,
+    /// `fdr`), which are negated.
+    Metric(String),
+    /// Total example-dependent benefit (Fan & Davidson Sec. 6): act on a row
+    /// iff `p(positive) * amount > overhead`; a caught positive earns
+    /// `amount - overhead`, a false alarm `-overhead`.
+    Benefit {
+        /// Feature column holding each row's amount.
+        amount: String,
+        /// The fixed cost of acting on a row.
+        overhead: f64,
+    },
+}
+
+/// A ReverseTesting configuration.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Variant {
+    /// How `T` is labelled.
+    pub labelling: Labelling,
+    /// How models are measured on `D`.
+    pub measure: Measure,
+}
+
+impl Variant {
+    /// The literal algorithm of the paper: argmax labels, 0-1 accuracy.
+    pub fn paper() -> Variant {
+        Variant {
+            labelling: Labelling::Argmax,
+            measure: Measure::Metric("accuracy".into()),
+        }
+    }
+}
+
+/// Which learner a pair's outcome favours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Outcome {
+    /// The first learner of the pair is better.
+    First,
+    /// The second learner of the pair is better.
+    Second,
+    /// Tied or undecided (Condition 4.3).
+    Undecided,
+}
+
+/// One pairwise comparison.
+#[derive(Debug, Clone, Serialize)]
+pub struct Pair {
+    /// Index of learner `a`.
+    pub a: usize,
+    /// Index of learner `b`.
+    pub b: usize,
+    /// The decision.
+    pub outcome: Outcome,
+    /// ReverseTesting only: `[AccTrain_a^a, AccTrain_a^b, AccTrain_b^a,
+    /// AccTrain_b^b]` (`x^s`: learner `x` trained on `T` labelled by `s`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub acc_train: Option<[f64; 4]>,
+}
+
+/// The result of ranking learners.
+#[derive(Debug, Clone, Serialize)]
+pub struct Ranking {
+    /// Learner names, in the order given.
+    pub learners: Vec<String>,
+    /// Learner indices, best first.
+    pub order: Vec<usize>,
+    /// Wins minus losses per learner.
+    pub score: Vec<i64>,
+    /// Every pair `a < b`.
+    pub pairs: Vec<Pair>,
+    /// Models built.
+    pub models_built: usize,
+    /// Labelled copies of `T` with a single class (their models are constant).
+    pub single_class_copies: Vec<usize>,
+}
+
+/// A model fitted on a labelled copy of `T`, or the constant class of a
+/// one-class copy.
+enum Fitted {
+    Model(Model),
+    Constant(usize),
+}
+
+impl Fitted {
+    fn proba(&self, data: &Dataset) -> Result<Proba> {
+        match self {
+            Fitted::Model(m) => m.predict_proba(data),
+            Fitted::Constant(c) => {
+                let k = data.n_classes();
+                let mut p = Proba::zeros(data.n_rows(), k);
+                for i in 0..data.n_rows() {
+                    p.row_mut(i)[*c] = 1.0;
+                }
+                Ok(p)
+            }
+        }
+    }
+}
+
+/// Labels from probabilities under a labelling rule.
+fn label(p: &Proba, labelling: Labelling, priors: &[f64], seed: u64) -> Result<Vec<u32>> {
+    match labelling {
+        Labelling::Argmax => Rule::Argmax.decide(p, None),
+        Labelling::Priors => Rule::priors(priors)?.decide(p, None),
+        Labelling::Sample => {
+            let mut r = rng::stream(seed, 0x1abe1);
+            Ok((0..p.n_rows())
+                .map(|i| {
+                    let u: f64 = r.random();
+                    let row = p.row(i);
+                    let mut acc = 0.0;
+                    for (k, v) in row.iter().enumerate() {
+                        acc += v;
+                        if u < acc {
+                            return k as u32;
+                        }
+                    }
+                    (row.len() - 1) as u32
+                })
+                .collect())
+        }
+    }
+}
+
+/// A measure's value on labelled data (higher is better).
+fn measure_value(
+    measure: &Measure,
+    data: &Dataset,
+    p: &Proba,
+    labelling: Labelling,
+    priors: &[f64],
+) -> Result<f64> {
+    let truth = data.labels();
+    match measure {
+        Measure::Metric(name) => {
+            let labels = match labelling {
+                Labelling::Priors => Rule::priors(priors)?.decide(p, None)?,
+                _ => Rule::Argmax.decide(p, None)?,
+            };
+            let report = report_with_labels(truth, p, &labels)?;
+            let v = report
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| *v)
+                .ok_or_else(|| {
+                    Error::invalid(format!(
+                        "unknown metric '{name}'; accepted: {}",
+                        report
+                            .iter()
+                            .map(|(n, _)| n.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ))
+                })?;
+            Ok(
+                if matches!(name.as_str(), "brier" | "log_loss" | "fpr" | "fdr") {
+                    -v
+                } else {
+                    v
+                },
+            )
+        }
+        Measure::Benefit { amount, overhead } => {
+            let j = data
+                .feature_names()
+                .iter()
+                .position(|f| f == amount)
+                .ok_or_else(|| {
+                    Error::invalid(format!(
+                        "amount column '{amount}' is not a feature; features are: {}",
+                        data.feature_names().join(", ")
+                    ))
+                })?;
+            if p.n_classes() != 2 {
+                return Err(Error::invalid("the benefit measure needs a binary task"));
+            }
+            let amounts: Vec<f64> = (0..data.n_rows()).map(|i| data.value(i, j)).collect();
+            let rule = Rule::Benefit {
+                amount: amount.clone(),
+                overhead: *overhead,
+            };
+            let decisions = rule.decide(p, Some(&amounts))?;
+            BenefitMatrix::overhead(*overhead).total_benefit(truth, &decisions, &amounts)
+        }
+    }
+}
+
+/// A copy of `target` carrying `labels` and `train`'s schema.
+fn labelled_copy(target: &Dataset, labels: Vec<u32>, schema: &Schema) -> Result<Dataset> {
+    Dataset::new(target.features().to_vec(), labels, schema.clone())
+}
+
+fn check_inputs(learners: &[Arc<dyn Learner>], train: &Dataset, target: &Dataset) -> Result<()> {
+    if learners.len() < 2 {
+        return Err(Error::invalid(
+            "ReverseTesting compares at least two learners",
+        ));
+    }
+    train.require_two_classes()?;
+    if train.feature_names() != target.feature_names() {
+        return Err(Error::data(format!(
+            "the training and target sets have different features ({} vs {})",
+            train.n_features(),
+            target.n_features()
+        )));
+    }
+    if target.n_rows() == 0 {
+        return Err(Error::data("the target set has no rows"));
+    }
+    Ok(())
+}
+
+fn fit_all(
+    learners: &[Arc<dyn Learner>],
+    data: &Dataset,
+    seed: u64,
+    stream: u64,
+) -> Result<Vec<Model>> {
+    let rows: Vec<usize> = (0..data.n_rows()).collect();
+    learners
+        .par_iter()
+        .enumerate()
+        .map(|(i, l)| {
+            l.fit(
+                &data.view(&rows),
+                &mut rng::stream(seed, stream * 1000 + i as u64),
+            )
+        })
+        .collect()
+}
+
+/// Orders learners from pairwise outcomes (wins minus losses).
+fn rank(names: Vec<String>, pairs: Vec<Pair>, models_built: usize, single: Vec<usize>) -> Ranking {
+    let l = names.len();
+    let mut score = vec![0i64; l];
+    for p in &pairs {
+        match p.outcome {
+            Outcome::First => {
+                score[p.a] += 1;
+                score[p.b] -= 1;
+            }
+            Outcome::Second => {
+                score[p.b] += 1;
+                score[p.a] -= 1;
+            }
+            Outcome::Undecided => {}
+        }
+    }
+    let mut order: Vec<usize> = (0..l).collect();
+    order.sort_by(|&x, &y| score[y].cmp(&score[x]).then(x.cmp(&y)));
+    Ranking {
+        learners: names,
+        order,
+        score,
+        pairs,
+        models_built,
+        single_class_copies: single,
+    }
+}
+
+/// ReverseTesting ranking of `learners` (given with their names) trained on
+/// `train` (`D`) for the unlabelled `target` (`T`; its labels are ignored).
+pub fn reverse_testing(
+    learners: &[(String, Arc<dyn Learner>)],
+    train: &Dataset,
+    target: &Dataset,
+    variant: &Variant,
+    seed: u64,
+) -> Result<Ranking> {
+    let ls: Vec<Arc<dyn Learner>> = learners.iter().map(|(_, l)| Arc::clone(l)).collect();
+    check_inputs(&ls, train, target)?;
+    let l = ls.len();
+    let priors = train.priors();
+    let schema = train.schema();
+    // 1-2. Fit on D, label T.
+    let on_d = fit_all(&ls, train, seed, 0)?;
+    let mut models_built = l;
+    let mut single = Vec::new();
+    // 3. Fit every learner on every labelled copy; 4. measure on D.
+    // acc[x][s]: learner x trained on T labelled by learner s.
+    let mut acc = vec![vec![0.0; l]; l];
+    for (s, m) in on_d.iter().enumerate() {
+        let labels = label(
+            &m.predict_proba(target)?,
+            variant.labelling,
+            &priors,
+            seed ^ s as u64,
+        )?;
+        let first = labels[0];
+        let copy_is_constant = labels.iter().all(|&c| c == first);
+        let fitted: Vec<Fitted> = if copy_is_constant {
+            single.push(s);
+            (0..l).map(|_| Fitted::Constant(first as usize)).collect()
+        } else {
+            let copy = labelled_copy(target, labels, schema)?;
+            models_built += l;
+            fit_all(&ls, &copy, seed, 1 + s as u64)?
+                .into_iter()
+                .map(Fitted::Model)
+                .collect()
+        };
+        for (x, f) in fitted.iter().enumerate() {
+            acc[x][s] = measure_value(
+                &variant.measure,
+                train,
+                &f.proba(train)?,
+                variant.labelling,
+                &priors,
+            )?;
+        }
+    }
+    let mut pairs = Vec::new();
+    for a in 0..l {
+        for b in a + 1..l {
+            let (aa, ab, ba, bb) = (acc[a][a], acc[a][b], acc[b][a], acc[b][b]);
+            let outcome = if ab > aa && bb > ba {
+                Outcome::Second
+            } else if aa > ab && ba > bb {
+                Outcome::First
+            } else {
+                Outcome::Undecided
+            };
+            pairs.push(Pair {
+                a,
+                b,
+                outcome,
+                acc_train: Some([aa, ab, ba, bb]),
+            });
+        }
+    }
+    let names = learners.iter().map(|(n, _)| n.clone()).collect();
+    Ok(rank(names, pairs, models_built, single))
+}
+
+/// A comparator that scores each learner on `D` alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Comparator {
+    /// Repeated stratified k-fold cross-validation.
+    CrossValidation {
+        /// Repeats.
+        repeats: usize,
+        /// Folds.
+        folds: usize,
+    },
+    /// Leave-one-out.
+    LeaveOneOut,
+    /// Accuracy on the training set itself.
+    Training,
+}
+
+/// Ranks learners by a comparator's score on `train`, measured as `variant`
+/// measures (the labelling only matters for thresholded metrics).
+pub fn rank_by_comparator(
+    learners: &[(String, Arc<dyn Learner>)],
+    train: &Dataset,
+    comparator: Comparator,
+    variant: &Variant,
+    seed: u64,
+) -> Result<Ranking> {
+    train.require_two_classes()?;
+    let priors = train.priors();
+    let l = learners.len();
+    let mut scores = vec![0.0; l];
+    let mut models_built = 0;
+    for (x, (_, learner)) in learners.iter().enumerate() {
+        scores[x] = match comparator {
+            Comparator::Training => {
+                models_built += 1;
+                let rows: Vec<usize> = (0..train.n_rows()).collect();
+                let m = learner.fit(&train.view(&rows), &mut rng::stream(seed, x as u64))?;
+                measure_value(
+                    &variant.measure,
+                    train,
+                    &m.predict_proba(train)?,
+                    variant.labelling,
+                    &priors,
+                )?
+            }
+            Comparator::CrossValidation { .. } | Comparator::LeaveOneOut => {
+                let splitter = match comparator {
+                    Comparator::CrossValidation { repeats, folds } => {
+                        Splitter::Stratified { repeats, folds }
+                    }
+                    _ => Splitter::LeaveOneOut,
+                };
+                let folds = splitter.split_dataset(train, seed)?;
+                models_built += folds.len();
+                // Pool the out-of-fold probabilities of each repeat, then
+                // measure once per repeat (LOO has a single pooled repeat).
+                let repeats = folds.iter().map(|f| f.repeat).max().map_or(1, |r| r + 1);
+                let mut pooled = vec![Proba::zeros(train.n_rows(), train.n_classes()); repeats];
+                let parts: Vec<(usize, Vec<usize>, Proba)> = folds
+                    .par_iter()
+                    .enumerate()
+                    .map(|(f, fold)| {
+                        let m = learner.fit(
+                            &train.view(&fold.train),
+                            &mut rng::stream(seed, (x * 100_000 + f) as u64),
+                        )?;
+                        Ok((
+                            fold.repeat,
+                            fold.test.clone(),
+                            m.predict_proba(&train.take(&fold.test))?,
+                        ))
+                    })
+                    .collect::<Result<_>>()?;
+                for (r, rows, p) in parts {
+                    for (j, &i) in rows.iter().enumerate() {
+                        pooled[r].row_mut(i).copy_from_slice(p.row(j));
+                    }
+                }
+                let mut total = 0.0;
+                for p in &pooled {
+                    total += measure_value(&variant.measure, train, p, variant.labelling, &priors)?;
+                }
+                total / repeats as f64
+            }
+        };
+    }
+    let mut pairs = Vec::new();
+    for a in 0..l {
+        for b in a + 1..l {
+            let outcome = if scores[a] > scores[b] {
+                Outcome::First
+            } else if scores[b] > scores[a] {
+                Outcome::Second
+            } else {
+                Outcome::Undecided
+            };
+            pairs.push(Pair {
+                a,
+                b,
+                outcome,
+                acc_train: None,
+            });
+        }
+    }
+    let names = learners.iter().map(|(n, _)| n.clone()).collect();
+    Ok(rank(names, pairs, models_built, Vec::new()))
+}
+
+/// The true pairwise order: each learner trained on `train` and measured on
+/// the labelled `test` set.
+pub fn true_ranking(
+    learners: &[(String, Arc<dyn Learner>)],
+    train: &Dataset,
+    test: &Dataset,
+    variant: &Variant,
+    seed: u64,
+) -> Result<Ranking> {
+    let ls: Vec<Arc<dyn Learner>> = learners.iter().map(|(_, l)| Arc::clone(l)).collect();
+    let models = fit_all(&ls, train, seed, 0)?;
+    let priors = train.priors();
+    let scores = models
+        .iter()
+        .map(|m| {
+            measure_value(
+                &variant.measure,
+                test,
+                &m.predict_proba(test)?,
+                variant.labelling,
+                &priors,
+            )
+        })
+        .collect::<Result<Vec<f64>>>()?;
+    let l = learners.len();
+    let mut pairs = Vec::new();
+    for a in 0..l {
+        for b in a + 1..l {
+            let outcome = if scores[a] > scores[b] {
+                Outcome::First
+            } else if scores[b] > scores[a] {
+                Outcome::Second
+            } else {
+                Outcome::Undecided
+            };
+            pairs.push(Pair {
+                a,
+                b,
+                outcome,
+                acc_train: None,
+            });
+        }
+    }
+    Ok(rank(
+        learners.iter().map(|(n, _)| n.clone()).collect(),
+        pairs,
+        l,
+        Vec::new(),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::learn::tree::Tree;
+
+    /// A reasonable but worse learner: a tree fitted after flipping each
+    /// training label with probability 0.3.
+    #[derive(Debug)]
+    struct NoisyTree;
+
+    impl Learner for NoisyTree {
+        fn fit(&self, data: &crate::data::View<'_>, rng: &mut crate::rng::Rng) -> Result<Model> {
+            let ds = data.data().take(data.indices());
+            let y: Vec<u32> = ds
+                .labels()
+                .iter()
+                .map(|&c| if rng.random::<f64>() < 0.3 { 1 - c } else { c })
+                .collect();
+            let noisy = Dataset::new(ds.features().to_vec(), y, ds.schema().clone())?;
+            let rows: Vec<usize> = (0..noisy.n_rows()).collect();
+            Tree::default().fit(&noisy.view(&rows), rng)
+        }
+        fn name(&self) -> String {
+            "noisy-tree".into()
+        }
+    }
+
+    /// Always class 0: labels `T` with one class.
+    #[derive(Debug)]
+    struct AlwaysZero;
+
+    impl Learner for AlwaysZero {
+        fn fit(&self, data: &crate::data::View<'_>, rng: &mut crate::rng::Rng) -> Result<Model> {
+            let zero = (0..data.len()).find(|&i| data.label(i) == 0).unwrap_or(0);
+            let rows = [data.indices()[zero]];
+            Tree::default().fit(&data.data().view(&rows), rng)
+        }
+        fn name(&self) -> String {
+            "always-zero".into()
+        }
+    }
+
+    /// y = 1 iff x0 > 0.5: a tree learns it, the constant learner does not.
+    fn data(n: usize, shift: f64, seed: u64) -> Dataset {
+        let mut r = rng::stream(seed, 0);
+        let rows: Vec<Vec<f64>> = (0..n)
+            .map(|_| vec![r.random::<f64>() * (1.0 - shift) + shift, r.random()])
+            .collect();
+        let y = rows.iter().map(|x| u32::from(x[0] > 0.5)).collect();
+        Dataset::from_rows(rows, y, vec!["0".into(), "1".into()]).unwrap()
+    }
+
+    #[test]
+    fn the_learner_that_is_better_on_t_ranks_first() {
+        let train = data(300, 0.0, 1);
+        let target = data(300, 0.3, 2);
+        let learners: Vec<(String, Arc<dyn Learner>)> = vec![
+            ("noisy-tree".into(), Arc::new(NoisyTree)),
+            ("tree".into(), Arc::new(Tree::default())),
+        ];
+        let r = reverse_testing(&learners, &train, &target, &Variant::paper(), 3).unwrap();
+        assert_eq!(r.order, vec![1, 0], "{r:?}");
+        assert_eq!(r.pairs[0].outcome, Outcome::Second);
+        assert_eq!(r.models_built, 2 + 4);
+        let cv = rank_by_comparator(
+            &learners,
+            &train,
+            Comparator::CrossValidation {
+                repeats: 1,
+                folds: 5,
+            },
+            &Variant::paper(),
+            3,
+        )
+        .unwrap();
+        assert_eq!(cv.order, vec![1, 0]);
+        let truth = true_ranking(&learners, &train, &target, &Variant::paper(), 3).unwrap();
+        assert_eq!(truth.order, vec![1, 0]);
+    }
+
+    #[test]
+    fn a_one_class_labelling_gives_constant_models() {
+        let train = data(100, 0.0, 1);
+        let learners: Vec<(String, Arc<dyn Learner>)> = vec![
+            ("always-zero".into(), Arc::new(AlwaysZero)),
+            ("tree".into(), Arc::new(Tree::default())),
+        ];
+        let r =
+            reverse_testing(&learners, &train, &data(100, 0.0, 2), &Variant::paper(), 3).unwrap();
+        assert_eq!(r.single_class_copies, vec![0]);
+        // Constant models are not fitted: 2 on D + 2 on the tree's copy.
+        assert_eq!(r.models_built, 4);
+        let acc = r.pairs[0].acc_train.unwrap();
+        let zeros = train.class_counts()[0] as f64 / train.n_rows() as f64;
+        assert_eq!((acc[0], acc[2]), (zeros, zeros));
+    }
+
+    #[test]
+    fn bad_inputs_are_explained() {
+        let train = data(50, 0.0, 1);
+        let one: Vec<(String, Arc<dyn Learner>)> = vec![("tree".into(), Arc::new(Tree::default()))];
+        assert!(reverse_testing(&one, &train, &train, &Variant::paper(), 1).is_err());
+        let two: Vec<(String, Arc<dyn Learner>)> = vec![
+            ("a".into(), Arc::new(Tree::default())),
+            ("b".into(), Arc::new(AlwaysZero)),
+        ];
+        let bad = Variant {
+            measure: Measure::Metric("nope".into()),
+            ..Variant::paper()
+        };
+        let e = reverse_testing(&two, &train, &train, &bad, 1)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unknown metric 'nope'"), "{e}");
+    }
+}

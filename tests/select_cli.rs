@@ -1,0 +1,113 @@
+//! `rarity select` end to end on a feature-biased split of a bundled dataset.
+
+mod common;
+
+use common::{run, scratch};
+
+/// Writes a biased training file (rows sorted by the first feature, the
+/// lowest quarter dropped) and an unbiased target file from pima.
+fn biased_split(dir: &std::path::Path) -> (String, String) {
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/data/pima.csv")).unwrap();
+    let mut lines = text.lines();
+    let header = lines.next().unwrap();
+    let rows: Vec<&str> = lines.collect();
+    let mut train: Vec<&str> = rows.iter().step_by(2).copied().collect();
+    let target: Vec<&str> = rows.iter().skip(1).step_by(2).copied().collect();
+    train.sort_by(|a, b| {
+        let x = |r: &str| r.split(',').next().unwrap().parse::<f64>().unwrap();
+        x(a).total_cmp(&x(b))
+    });
+    let train = &train[train.len() / 4..];
+    let d = dir.join("D.csv");
+    let t = dir.join("T.csv");
+    std::fs::write(&d, format!("{header}\n{}\n", train.join("\n"))).unwrap();
+    std::fs::write(&t, format!("{header}\n{}\n", target.join("\n"))).unwrap();
+    (
+        d.to_string_lossy().into_owned(),
+        t.to_string_lossy().into_owned(),
+    )
+}
+
+#[test]
+fn select_reports_ranking_pairs_and_model_count() {
+    let dir = scratch("select");
+    let (d, t) = biased_split(&dir);
+    let (code, out, err) = run(&[
+        "select",
+        "--train",
+        &d,
+        "--target",
+        &t,
+        "--learners",
+        "tree,forest(n=10),rdt(n=5)",
+        "--truth",
+        "class",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let r = &v["ranking"];
+    assert_eq!(r["learners"].as_array().unwrap().len(), 3);
+    assert_eq!(r["pairs"].as_array().unwrap().len(), 3);
+    // l + l^2 models unless a copy was one-class.
+    assert!(r["models_built"].as_u64().unwrap() <= 3 + 9);
+    assert!(r["pairs"][0]["acc_train"].as_array().unwrap().len() == 4);
+    assert_eq!(v["true_ranking"]["pairs"].as_array().unwrap().len(), 3);
+    for method in ["cv", "loo", "train"] {
+        let (code, _, err) = run(&[
+            "select",
+            "--train",
+            &d,
+            "--target",
+            &t,
+            "--learners",
+            "tree,tree(max_depth=2)",
+            "--method",
+            method,
+        ]);
+        assert_eq!(code, 0, "{method}: {err}");
+    }
+}
+
+#[test]
+fn select_errors() {
+    let dir = scratch("select-bad");
+    let (d, t) = biased_split(&dir);
+    let (code, _, err) = run(&[
+        "select",
+        "--train",
+        &d,
+        "--target",
+        &t,
+        "--learners",
+        "tree",
+    ]);
+    assert_ne!(code, 0);
+    assert!(err.contains("at least two learners"), "{err}");
+    let (code, _, err) = run(&[
+        "select",
+        "--train",
+        &d,
+        "--target",
+        &t,
+        "--learners",
+        "tree,nope",
+    ]);
+    assert_ne!(code, 0);
+    assert!(err.contains("unknown learner 'nope'"), "{err}");
+    let (code, _, err) = run(&[
+        "select",
+        "--train",
+        &d,
+        "--target",
+        &t,
+        "--learners",
+        "tree,rdt",
+        "--benefit",
+        "amount=x9,overhead=1",
+    ]);
+    assert_ne!(code, 0);
+    assert!(err.contains("amount column 'x9'"), "{err}");
+}

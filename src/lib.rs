@@ -22,6 +22,7 @@ pub mod decide;
 pub mod ensemble;
 pub mod error;
 pub mod evaluate;
+pub mod experiment;
 pub mod learn;
 pub mod metrics;
 pub mod model;

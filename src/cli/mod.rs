@@ -10,6 +10,7 @@ mod inspect;
 mod output;
 mod predict;
 mod resample;
+mod run;
 mod score;
 mod select;
 
@@ -50,12 +51,16 @@ pub struct Global {
 pub struct Cli {
     #[command(flatten)]
     global: Global,
+    /// The command (default: `run` on the bundled default dataset).
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// The main job: compare imbalance strategies with repeated CV, rank them,
+    /// save the winner.
+    Run(run::Args),
     /// List the bundled datasets.
     Datasets,
     /// Describe a dataset: rows, features, classes, imbalance, feature ranges.
@@ -99,7 +104,11 @@ fn run(cli: Cli) -> Result<()> {
             .build_global();
     }
     let g = &cli.global;
-    match cli.command {
+    match cli
+        .command
+        .unwrap_or_else(|| Command::Run(run::Args::default()))
+    {
+        Command::Run(a) => run::run(g, &a),
         Command::Datasets => datasets::run(g),
         Command::Inspect(a) => inspect::run(g, &a),
         Command::Generate(a) => generate::run(g, &a),

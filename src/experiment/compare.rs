@@ -1,0 +1,213 @@
+//! Comparing strategies on one dataset (`rarity run`): every strategy is
+//! evaluated on the same repeated stratified folds; folds and strategies run
+//! in parallel (each fold's seed depends only on the user seed and the
+//! fold's position, so results are identical at any thread count). The
+//! strategies are ranked by the chosen metric's mean, and a Friedman test
+//! with the Nemenyi critical difference over the folds says which are
+//! distinguishable from the best.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::data::Dataset;
+use crate::error::{Error, Result};
+use crate::evaluate::{evaluate_fold, Evaluation, FoldResult};
+use crate::select::split::Splitter;
+use crate::stats::{critical_difference, friedman, mean_ranks};
+use crate::strategy::Strategy;
+
+/// The strategies `rarity run` compares on a binary task (issue 10's list:
+/// PT-bagging with both plug-in thresholds; undersampling at several beta
+/// with and without the prior correction; EB-, RB- and SMOTE-bagging with and
+/// without correction; a balanced forest; a random forest with a tuned
+/// threshold). `betas` are the undersampling rates to try besides the
+/// balanced `under(ratio=1)`.
+pub fn default_strategies(betas: &[f64]) -> Vec<String> {
+    let mut s = vec![
+        "bagging(n=100)+threshold(priors)".to_string(),
+        "bagging(n=100)+threshold(f1)".to_string(),
+    ];
+    let unders =
+        std::iter::once("ratio=1".to_string()).chain(betas.iter().map(|b| format!("beta={b:.4}")));
+    for u in unders {
+        s.push(format!("under({u})+forest(n=100)+threshold(0.5)"));
+        s.push(format!(
+            "under({u})+forest(n=100)+correct+threshold(priors)"
+        ));
+    }
+    for sample in ["eb", "rb", "smote"] {
+        s.push(format!("bagging(n=100,sample={sample})+threshold(0.5)"));
+        s.push(format!(
+            "bagging(n=100,sample={sample})+correct(mode=average)+threshold(priors)"
+        ));
+    }
+    s.push("forest(n=100,sample=balanced-bootstrap)+threshold(0.5)".to_string());
+    s.push("forest(n=100)+tune(metric=f1)".to_string());
+    s
+}
+
+/// Undersampling rates strictly between `N+/N-` and 1 (geometrically
+/// spaced); the balanced end is `under(ratio=1)`, which is balanced in every
+/// training fold whatever its exact class counts, and `beta = 1` is plain
+/// bagging. None when `N+/N-` is above 0.5.
+pub fn default_betas(data: &Dataset) -> Vec<f64> {
+    let c = data.class_counts();
+    let lo = c[1] as f64 / c[0].max(1) as f64;
+    if lo >= 0.5 {
+        return Vec::new();
+    }
+    [lo.powf(2.0 / 3.0), lo.powf(1.0 / 3.0)]
+        .iter()
+        .map(|b| (b * 1e4).ceil() / 1e4)
+        .collect()
+}
+
+/// The Friedman / Nemenyi verdict over folds.
+#[derive(Debug, Clone, Serialize)]
+pub struct Verdict {
+    /// The metric compared.
+    pub metric: String,
+    /// Mean rank of each strategy over folds (1 = best).
+    pub mean_ranks: Vec<f64>,
+    /// Friedman chi-square p-value.
+    pub friedman_p: f64,
+    /// Iman-Davenport F p-value.
+    pub iman_davenport_p: f64,
+    /// Nemenyi critical difference at alpha = 0.05.
+    pub critical_difference: f64,
+    /// Strategies whose mean rank is within the critical difference of the
+    /// best's (not significantly worse).
+    pub tied_with_best: Vec<usize>,
+}
+
+/// All strategies' evaluations on shared folds.
+#[derive(Debug, Clone, Serialize)]
+pub struct Comparison {
+    /// One evaluation per strategy, in the order given.
+    pub evaluations: Vec<Evaluation>,
+}
+
+impl Comparison {
+    /// Strategy indices ordered by the metric's mean, best first.
+    pub fn ranked(&self, metric: &str, higher_is_better: bool) -> Vec<usize> {
+        let means: Vec<f64> = self
+            .evaluations
+            .iter()
+            .map(|e| {
+                let v: Vec<f64> = e
+                    .values(metric)
+                    .into_iter()
+                    .filter(|x| !x.is_nan())
+                    .collect();
+                if v.is_empty() {
+                    f64::NAN
+                } else {
+                    v.iter().sum::<f64>() / v.len() as f64
+                }
+            })
+            .collect();
+        let key = |i: usize| {
+            let m = means[i];
+            if m.is_nan() {
+                f64::NEG_INFINITY
+            } else if higher_is_better {
+                m
+            } else {
+                -m
+            }
+        };
+        let mut order: Vec<usize> = (0..means.len()).collect();
+        order.sort_by(|&a, &b| key(b).total_cmp(&key(a)).then(a.cmp(&b)));
+        order
+    }
+
+    /// Friedman and Nemenyi over folds (needs at least 3 strategies).
+    pub fn verdict(&self, metric: &str, higher_is_better: bool) -> Result<Verdict> {
+        let k = self.evaluations.len();
+        let n = self.evaluations.first().map_or(0, |e| e.folds.len());
+        let table: Vec<Vec<f64>> = (0..n)
+            .map(|f| {
+                self.evaluations
+                    .iter()
+                    .map(|e| {
+                        let v = e.folds[f]
+                            .metrics
+                            .iter()
+                            .find(|(m, _)| m == metric)
+                            .map_or(f64::NAN, |(_, v)| *v);
+                        // An undefined value ranks last.
+                        if v.is_nan() {
+                            if higher_is_better {
+                                f64::NEG_INFINITY
+                            } else {
+                                f64::INFINITY
+                            }
+                        } else {
+                            v
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let ranks = mean_ranks(&table, higher_is_better)?;
+        let keyed: Vec<Vec<f64>> = table
+            .iter()
+            .map(|r| {
+                r.iter()
+                    .map(|v| if higher_is_better { *v } else { -v })
+                    .collect()
+            })
+            .collect();
+        let fr = friedman(&keyed)?;
+        let cd = critical_difference(k, n, 0.05)?;
+        let best = ranks.iter().copied().fold(f64::INFINITY, f64::min);
+        Ok(Verdict {
+            metric: metric.to_string(),
+            tied_with_best: (0..k).filter(|&i| ranks[i] - best <= cd).collect(),
+            mean_ranks: ranks,
+            friedman_p: fr.chi2_p_value,
+            iman_davenport_p: fr.f_p_value,
+            critical_difference: cd,
+        })
+    }
+}
+
+/// Evaluates every strategy on the same folds of `splitter`; `progress` is
+/// called with (done, total) after each (strategy, fold) evaluation.
+pub fn compare(
+    strategies: &[Strategy],
+    data: &Dataset,
+    splitter: &Splitter,
+    seed: u64,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<Comparison> {
+    if strategies.is_empty() {
+        return Err(Error::invalid("no strategies to compare"));
+    }
+    data.require_two_classes()?;
+    let folds = splitter.split_dataset(data, seed)?;
+    let total = strategies.len() * folds.len();
+    let done = AtomicUsize::new(0);
+    let cells: Vec<(usize, usize)> = (0..strategies.len())
+        .flat_map(|s| (0..folds.len()).map(move |f| (s, f)))
+        .collect();
+    let results: Vec<FoldResult> = cells
+        .par_iter()
+        .map(|&(s, f)| {
+            let r = evaluate_fold(&strategies[s], data, &folds[f], seed);
+            progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
+            r.map_err(|e| Error::invalid(format!("{}: {e}", strategies[s].spec)))
+        })
+        .collect::<Result<_>>()?;
+    let mut it = results.into_iter();
+    let evaluations = strategies
+        .iter()
+        .map(|s| Evaluation {
+            spec: s.spec.clone(),
+            folds: it.by_ref().take(folds.len()).collect(),
+        })
+        .collect();
+    Ok(Comparison { evaluations })
+}

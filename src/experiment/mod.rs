@@ -1,0 +1,7 @@
+//! The papers' protocols and the main job, built from the library's pieces.
+//!
+//! - [`compare`]: `rarity run`'s comparison of strategies on one dataset with
+//!   repeated stratified cross-validation on shared folds, a Friedman test
+//!   and Nemenyi critical difference over the folds (Demsar 2006).
+
+pub mod compare;

@@ -111,3 +111,29 @@ fn select_errors() {
     assert_ne!(code, 0);
     assert!(err.contains("amount column 'x9'"), "{err}");
 }
+
+#[test]
+fn bias_experiment_prints_the_summary_table() {
+    let (code, out, err) = run(&[
+        "experiment",
+        "reverse-testing",
+        "--learners",
+        "tree,tree(max_depth=2)",
+        "--splits",
+        "1",
+        "--max-rows",
+        "400",
+        "--format",
+        "json",
+        "--quiet",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let methods = v["methods"].as_array().unwrap();
+    assert_eq!(methods.len(), 5);
+    let counted: u64 = ["correct", "wrong", "undecided"]
+        .iter()
+        .map(|k| methods[0]["tally"][k].as_u64().unwrap())
+        .sum();
+    assert!(counted > 0);
+}

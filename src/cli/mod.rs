@@ -4,6 +4,7 @@
 mod data_args;
 mod datasets;
 mod evaluate;
+mod experiment;
 mod fit;
 mod generate;
 mod inspect;
@@ -79,6 +80,8 @@ enum Command {
     Resample(resample::Args),
     /// Rank learners for an unlabelled target population (ReverseTesting).
     Select(select::Args),
+    /// Reproduce a paper's protocol over directories of datasets.
+    Experiment(experiment::Args),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -118,5 +121,6 @@ fn run(cli: Cli) -> Result<()> {
         Command::Predict(a) => predict::run(g, &a),
         Command::Resample(a) => resample::run(g, &a),
         Command::Select(a) => select::run(g, &a),
+        Command::Experiment(a) => experiment::run(g, &a),
     }
 }

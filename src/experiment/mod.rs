@@ -3,5 +3,8 @@
 //! - [`compare`]: `rarity run`'s comparison of strategies on one dataset with
 //!   repeated stratified cross-validation on shared folds, a Friedman test
 //!   and Nemenyi critical difference over the folds (Demsar 2006).
+//! - [`bias`]: the ReverseTesting bias experiment (Fan & Davidson 2006,
+//!   Sec. 5): correct / wrong / undecided pairwise predictions per method.
 
+pub mod bias;
 pub mod compare;

@@ -395,7 +395,8 @@ pub fn reverse_testing(
     Ok(rank(names, pairs, models_built, single))
 }
 
-/// A comparator that scores each learner on `D` alone.
+/// A comparator that scores each learner on `D` alone. Cross-validation uses
+/// at most as many folds as the smallest class has rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Comparator {
     /// Repeated stratified k-fold cross-validation.

@@ -1,0 +1,216 @@
+//! `rarity experiment`: the papers' protocols over directories of datasets.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clap::{Subcommand, ValueEnum};
+use serde_json::json;
+
+use super::output::{num, print_json, write_stdout, Table};
+use super::{Global, OutputFormat};
+use rarity::data::bundled::BUNDLED;
+use rarity::data::read::{read_path, ReadOptions};
+use rarity::data::Dataset;
+use rarity::error::{Error, Result};
+use rarity::experiment::bias::{run as bias_run, Bias, Method};
+use rarity::learn::Learner;
+use rarity::select::reverse_testing::{Comparator, Labelling, Measure, Variant};
+
+/// Arguments of `rarity experiment`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    which: Which,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum BiasArg {
+    /// Sort by the first attribute, drop the lowest 25% (the paper).
+    Feature,
+    /// Keep 50% of the majority class, all of the others.
+    Class,
+    /// No bias.
+    None,
+}
+
+#[derive(Debug, Subcommand)]
+enum Which {
+    /// The ReverseTesting bias experiment (Fan & Davidson 2006, Sec. 5).
+    ReverseTesting {
+        /// Directories of CSV datasets (default: the bundled ones).
+        #[arg(long = "data-dir")]
+        data_dirs: Vec<PathBuf>,
+        /// Learner specs separated by commas.
+        #[arg(long, default_value = "tree,gnb,logistic,svm")]
+        learners: String,
+        /// Random train/test splits per dataset.
+        #[arg(long, default_value_t = 5)]
+        splits: usize,
+        /// The measure defining the true order and used by every method.
+        #[arg(long, default_value = "accuracy")]
+        metric: String,
+        /// The training-set bias.
+        #[arg(long, value_enum, default_value_t = BiasArg::Feature)]
+        bias: BiasArg,
+        /// Skip datasets with more rows (leave-one-out fits a model per row).
+        #[arg(long, default_value_t = 1000)]
+        max_rows: usize,
+    },
+}
+
+fn load_dirs(dirs: &[PathBuf], max_rows: usize) -> Result<(Vec<(String, Dataset)>, Vec<String>)> {
+    let mut out = Vec::new();
+    let mut skipped = Vec::new();
+    let mut keep = |name: String, ds: Dataset| {
+        if ds.n_rows() > max_rows {
+            skipped.push(format!(
+                "{name}: {} rows > --max-rows {max_rows}",
+                ds.n_rows()
+            ));
+        } else {
+            out.push((name, ds));
+        }
+    };
+    if dirs.is_empty() {
+        for b in BUNDLED {
+            keep(b.name.to_string(), b.load(&ReadOptions::default())?.0);
+        }
+    }
+    for dir in dirs {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map_err(|e| Error::io(dir, e))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "csv"))
+            .collect();
+        files.sort();
+        for f in files {
+            let name = f
+                .file_stem()
+                .map_or(String::new(), |s| s.to_string_lossy().into_owned());
+            keep(name, read_path(Path::new(&f), &ReadOptions::default())?.0);
+        }
+    }
+    Ok((out, skipped))
+}
+
+pub fn run(g: &Global, a: &Args) -> Result<()> {
+    match &a.which {
+        Which::ReverseTesting {
+            data_dirs,
+            learners,
+            splits,
+            metric,
+            bias,
+            max_rows,
+        } => {
+            let (datasets, mut skipped) = load_dirs(data_dirs, *max_rows)?;
+            let learners: Vec<(String, Arc<dyn Learner>)> = learners
+                .split(',')
+                .map(|s| Ok((s.trim().to_string(), rarity::spec::build_learner(s.trim())?)))
+                .collect::<Result<_>>()?;
+            let v = |labelling| Variant {
+                labelling,
+                measure: Measure::Metric(metric.clone()),
+            };
+            let methods = vec![
+                (
+                    "ReverseTesting (paper: argmax labels)",
+                    Method::ReverseTesting(v(Labelling::Argmax)),
+                ),
+                (
+                    "ReverseTesting (prior-threshold labels)",
+                    Method::ReverseTesting(v(Labelling::Priors)),
+                ),
+                (
+                    "ReverseTesting (sampled labels)",
+                    Method::ReverseTesting(v(Labelling::Sample)),
+                ),
+                (
+                    "10-fold CV",
+                    Method::Comparator(
+                        Comparator::CrossValidation {
+                            repeats: 1,
+                            folds: 10,
+                        },
+                        v(Labelling::Argmax),
+                    ),
+                ),
+                (
+                    "leave-one-out",
+                    Method::Comparator(Comparator::LeaveOneOut, v(Labelling::Argmax)),
+                ),
+            ];
+            let bias = match bias {
+                BiasArg::Feature => Bias::Feature {
+                    attribute: 0,
+                    fraction: 0.25,
+                },
+                BiasArg::Class => Bias::Class(Vec::new()),
+                BiasArg::None => Bias::None,
+            };
+            let mut tallies = vec![rarity::experiment::bias::Tally::default(); methods.len()];
+            for (name, ds) in &datasets {
+                let b = match &bias {
+                    // Halve the largest class, keep the others.
+                    Bias::Class(_) => {
+                        let c = ds.class_counts();
+                        let big = (0..c.len()).max_by_key(|&k| c[k]).unwrap_or(0);
+                        Bias::Class(
+                            (0..c.len())
+                                .map(|k| if k == big { 0.5 } else { 1.0 })
+                                .collect(),
+                        )
+                    }
+                    other => other.clone(),
+                };
+                let ms: Vec<Method> = methods.iter().map(|m| m.1.clone()).collect();
+                let one = [(name.clone(), ds.clone())];
+                let (t, s) = bias_run(
+                    &one,
+                    &learners,
+                    &ms,
+                    &v(Labelling::Argmax),
+                    &b,
+                    *splits,
+                    g.seed,
+                )?;
+                for (acc, x) in tallies.iter_mut().zip(t) {
+                    acc.correct += x.correct;
+                    acc.wrong += x.wrong;
+                    acc.undecided += x.undecided;
+                }
+                skipped.extend(s);
+                if !g.quiet {
+                    eprintln!("  done: {name}");
+                }
+            }
+            if g.format == OutputFormat::Json {
+                let rows: Vec<_> = methods.iter().zip(&tallies).map(|(m, t)| json!({"method": m.0, "tally": t, "percent_correct": t.percent_correct()})).collect();
+                return print_json(
+                    &json!({"datasets": datasets.len(), "splits": splits, "metric": metric, "methods": rows, "skipped": skipped}),
+                );
+            }
+            let mut t = Table::new(&["method", "correct", "wrong", "undecided", "% correct"]);
+            for (m, x) in methods.iter().zip(&tallies) {
+                t.row(vec![
+                    m.0.to_string(),
+                    x.correct.to_string(),
+                    x.wrong.to_string(),
+                    x.undecided.to_string(),
+                    num(x.percent_correct(), 1),
+                ]);
+            }
+            let mut out = format!(
+                "ReverseTesting bias experiment: {} datasets x {} splits, learners {}, measure {metric}\n\n{}",
+                datasets.len(),
+                splits,
+                learners.iter().map(|l| l.0.as_str()).collect::<Vec<_>>().join(", "),
+                t.render()
+            );
+            for s in &skipped {
+                out.push_str(&format!("skipped: {s}\n"));
+            }
+            write_stdout(&out)
+        }
+    }
+}

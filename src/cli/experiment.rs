@@ -58,7 +58,10 @@ enum Which {
     },
 }
 
-fn load_dirs(dirs: &[PathBuf], max_rows: usize) -> Result<(Vec<(String, Dataset)>, Vec<String>)> {
+/// Named datasets, and the reasons others were skipped.
+type Loaded = (Vec<(String, Dataset)>, Vec<String>);
+
+fn load_dirs(dirs: &[PathBuf], max_rows: usize) -> Result<Loaded> {
     let mut out = Vec::new();
     let mut skipped = Vec::new();
     let mut keep = |name: String, ds: Dataset| {
@@ -112,7 +115,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                 labelling,
                 measure: Measure::Metric(metric.clone()),
             };
-            let methods = vec![
+            let methods = [
                 (
                     "ReverseTesting (paper: argmax labels)",
                     Method::ReverseTesting(v(Labelling::Argmax)),

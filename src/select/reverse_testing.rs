@@ -396,6 +396,7 @@ pub fn reverse_testing(
 }
 
 /// A comparator that scores each learner on `D` alone. Cross-validation uses
+/// at most as many folds as the smallest class has rows. Cross-validation uses
 /// at most as many folds as the smallest class has rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Comparator {
@@ -441,10 +442,18 @@ pub fn rank_by_comparator(
                 )?
             }
             Comparator::CrossValidation { .. } | Comparator::LeaveOneOut => {
+                // A class with fewer rows than folds caps the folds (at least 2).
+                let smallest = train
+                    .class_counts()
+                    .into_iter()
+                    .filter(|&c| c > 0)
+                    .min()
+                    .unwrap_or(0);
                 let splitter = match comparator {
-                    Comparator::CrossValidation { repeats, folds } => {
-                        Splitter::Stratified { repeats, folds }
-                    }
+                    Comparator::CrossValidation { repeats, folds } => Splitter::Stratified {
+                        repeats,
+                        folds: folds.min(smallest).max(2),
+                    },
                     _ => Splitter::LeaveOneOut,
                 };
                 let folds = splitter.split_dataset(train, seed)?;

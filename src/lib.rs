@@ -16,15 +16,20 @@
 //! statistics, samplers, learners, ensembles, calibration, decisions and
 //! model selection; the `rarity` binary is a thin layer over this library.
 
+pub mod calibrate;
 pub mod data;
+pub mod decide;
 pub mod ensemble;
 pub mod error;
 pub mod learn;
+pub mod metrics;
 pub mod model;
 pub mod persist;
 pub mod rng;
 pub mod sample;
+pub mod select;
 pub mod spec;
+pub mod stats;
 
 pub use data::Dataset;
 pub use error::{Error, Result};

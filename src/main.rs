@@ -1,7 +1,7 @@
-fn main() {
-    std::process::exit(rarity_cli_main());
-}
+//! The `rarity` binary: see `rarity --help`.
 
-fn rarity_cli_main() -> i32 {
-    0
+mod cli;
+
+fn main() {
+    std::process::exit(cli::main());
 }

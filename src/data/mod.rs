@@ -1,9 +1,15 @@
 //! Data: the [`Dataset`] table, the [`Proba`] matrix, readers (CSV, KEEL `.dat`,
-//! ARFF), the bundled datasets, synthetic generators and selection-bias
-//! simulators.
+//! ARFF), the bundled datasets, synthetic generators, selection-bias
+//! simulators and safe (atomic) output files.
 
 mod dataset;
 mod proba;
+
+pub mod bias;
+pub mod bundled;
+pub mod read;
+pub mod synth;
+pub mod write;
 
 pub use dataset::{ColumnEncoding, Dataset, Schema, View};
 pub use proba::Proba;

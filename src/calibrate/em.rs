@@ -1,0 +1,121 @@
+//! Estimating unknown test priors from unlabeled rows: the EM procedure of
+//! Saerens, Latinne & Decaestecker (2002, "Adjusting the outputs of a
+//! classifier to new a priori probabilities").
+//!
+//! Starting from the training priors, alternate: adjust every row's
+//! posterior to the current prior estimate (eq. 14 of Dal Pozzolo et al.'s
+//! appendix), then set the prior estimate to the mean adjusted posterior.
+//! Stops when no prior moves by more than `tol`.
+
+use serde::Serialize;
+
+use super::prior::adjust_to_priors;
+use crate::data::Proba;
+use crate::error::{Error, Result};
+
+/// The outcome of [`saerens_em`].
+#[derive(Debug, Clone, Serialize)]
+pub struct EmEstimate {
+    /// Estimated target priors.
+    pub priors: Vec<f64>,
+    /// Iterations run.
+    pub iterations: usize,
+    /// Whether the change fell below the tolerance.
+    pub converged: bool,
+    /// The posteriors adjusted to the estimated priors.
+    #[serde(skip)]
+    pub adjusted: Proba,
+}
+
+/// Runs Saerens' EM on `proba` (posteriors under `train_priors`).
+///
+/// ```
+/// use rarity::calibrate::saerens_em;
+/// use rarity::data::Proba;
+/// // Posteriors from a model trained at 50/50, on a population where few
+/// // rows look positive: the estimated positive prior drops well below 0.5.
+/// let p: Vec<f64> = (0..100).map(|i| if i < 20 { 0.9 } else { 0.02 }).collect();
+/// let est = saerens_em(&Proba::from_positive(&p), &[0.5, 0.5], 1e-10, 1000).unwrap();
+/// assert!(est.converged);
+/// assert!(est.priors[1] < 0.2);
+/// assert!((est.priors[0] + est.priors[1] - 1.0).abs() < 1e-9);
+/// ```
+pub fn saerens_em(
+    proba: &Proba,
+    train_priors: &[f64],
+    tol: f64,
+    max_iter: usize,
+) -> Result<EmEstimate> {
+    if proba.n_rows() == 0 {
+        return Err(Error::data("EM needs at least one unlabeled row"));
+    }
+    if tol.is_nan() || tol <= 0.0 {
+        return Err(Error::invalid("EM tolerance must be > 0"));
+    }
+    let k = proba.n_classes();
+    let mut priors = train_priors.to_vec();
+    let mut adjusted = proba.clone();
+    for it in 1..=max_iter {
+        adjusted = proba.clone();
+        adjust_to_priors(&mut adjusted, train_priors, &priors)?;
+        let mut next = vec![0.0; k];
+        for i in 0..adjusted.n_rows() {
+            for (n, v) in next.iter_mut().zip(adjusted.row(i)) {
+                *n += v;
+            }
+        }
+        let n = adjusted.n_rows() as f64;
+        // Keep every prior strictly positive so the next adjustment is defined.
+        next.iter_mut().for_each(|v| *v = (*v / n).max(1e-12));
+        let change = next
+            .iter()
+            .zip(&priors)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max);
+        priors = next;
+        if change < tol {
+            adjusted = proba.clone();
+            adjust_to_priors(&mut adjusted, train_priors, &priors)?;
+            return Ok(EmEstimate {
+                priors,
+                iterations: it,
+                converged: true,
+                adjusted,
+            });
+        }
+    }
+    Ok(EmEstimate {
+        priors,
+        iterations: max_iter,
+        converged: false,
+        adjusted,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::synth::GaussianTask;
+
+    #[test]
+    fn recovers_shifted_priors_on_the_gaussian_task() {
+        // True posteriors under a 50/50 training prior, applied to a test
+        // population with 10% positives: EM should find ~0.1.
+        let task = GaussianTask {
+            n: 20_000,
+            mu: 4.0,
+            ..GaussianTask::default()
+        };
+        let (ds, _) = task.generate(3).unwrap();
+        let balanced = GaussianTask {
+            positive_rate: 0.5,
+            ..task
+        };
+        let p: Vec<f64> = (0..ds.n_rows())
+            .map(|i| balanced.posterior(ds.row(i)))
+            .collect();
+        let est = saerens_em(&Proba::from_positive(&p), &[0.5, 0.5], 1e-9, 10_000).unwrap();
+        assert!(est.converged, "{} iterations", est.iterations);
+        assert!((est.priors[1] - 0.1).abs() < 0.01, "{:?}", est.priors);
+    }
+}

@@ -1,0 +1,124 @@
+//! Calibrated probabilities.
+//!
+//! - [`prior`]: undoing the prior shift of any sampler from its keep rates
+//!   (Dal Pozzolo et al. 2015, eq. 9 in the binary case), and adjusting to
+//!   new known test priors (Saerens et al. 2002; the paper's appendix, eq. 14).
+//! - [`em`]: Saerens' EM procedure, estimating unknown test priors from
+//!   unlabeled rows.
+//! - [`platt`]: Platt scaling (a sigmoid on the score, with Platt's target
+//!   smoothing).
+//! - [`isotonic`]: isotonic regression by pool adjacent violators.
+//!
+//! Platt and isotonic calibrators are binary; [`OneVsRest`] applies one per
+//! class and renormalises for multiclass problems.
+
+pub mod em;
+pub mod isotonic;
+pub mod platt;
+pub mod prior;
+
+use serde::{Deserialize, Serialize};
+
+use crate::data::Proba;
+use crate::error::{Error, Result};
+
+pub use em::{saerens_em, EmEstimate};
+pub use isotonic::Isotonic;
+pub use platt::Platt;
+pub use prior::{adjust_to_priors, correct_binary, correct_keep_rates};
+
+/// A fitted binary calibrator: maps a score to a probability.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Calibrator {
+    /// Platt's sigmoid.
+    Platt(Platt),
+    /// Isotonic step function.
+    Isotonic(Isotonic),
+}
+
+impl Calibrator {
+    /// The calibrated probability of one score.
+    pub fn apply(&self, score: f64) -> f64 {
+        match self {
+            Calibrator::Platt(p) => p.apply(score),
+            Calibrator::Isotonic(i) => i.apply(score),
+        }
+    }
+}
+
+/// Which calibration to fit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Method {
+    /// Platt scaling.
+    Platt,
+    /// Isotonic regression.
+    Isotonic,
+}
+
+/// One calibrator per class (one-vs-rest), outputs renormalised to sum to 1.
+/// For two classes a single calibrator on the positive class is used.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OneVsRest {
+    calibrators: Vec<Calibrator>,
+    n_classes: usize,
+}
+
+impl OneVsRest {
+    /// Fits on (usually out-of-fold) probabilities and true class ids.
+    ///
+    /// ```
+    /// use rarity::calibrate::{Method, OneVsRest};
+    /// use rarity::data::Proba;
+    /// let p = Proba::from_positive(&[0.1, 0.2, 0.3, 0.8, 0.9, 0.7]);
+    /// let c = OneVsRest::fit(&p, &[0, 0, 1, 1, 1, 0], Method::Isotonic).unwrap();
+    /// let q = c.transform(&p);
+    /// assert!((q.row(0)[0] + q.row(0)[1] - 1.0).abs() < 1e-12);
+    /// ```
+    pub fn fit(proba: &Proba, truth: &[u32], method: Method) -> Result<Self> {
+        if proba.n_rows() != truth.len() {
+            return Err(Error::invalid(format!(
+                "{} probability rows for {} labels",
+                proba.n_rows(),
+                truth.len()
+            )));
+        }
+        let k = proba.n_classes();
+        let classes: Vec<usize> = if k == 2 { vec![1] } else { (0..k).collect() };
+        let mut calibrators = Vec::with_capacity(classes.len());
+        for c in classes {
+            let scores = proba.column(c);
+            let hits: Vec<bool> = truth.iter().map(|&t| t as usize == c).collect();
+            calibrators.push(match method {
+                Method::Platt => Calibrator::Platt(Platt::fit(&scores, &hits)?),
+                Method::Isotonic => Calibrator::Isotonic(Isotonic::fit(&scores, &hits, None)?),
+            });
+        }
+        Ok(OneVsRest {
+            calibrators,
+            n_classes: k,
+        })
+    }
+
+    /// Calibrated probabilities.
+    pub fn transform(&self, proba: &Proba) -> Proba {
+        let k = self.n_classes;
+        let mut out = Proba::zeros(proba.n_rows(), k);
+        for i in 0..proba.n_rows() {
+            let row = proba.row(i);
+            let o = out.row_mut(i);
+            if k == 2 {
+                let p = self.calibrators[0].apply(row[1]).clamp(0.0, 1.0);
+                o[0] = 1.0 - p;
+                o[1] = p;
+            } else {
+                for c in 0..k {
+                    o[c] = self.calibrators[c].apply(row[c]).max(0.0);
+                }
+            }
+        }
+        if k > 2 {
+            out.normalise_rows();
+        }
+        out
+    }
+}

@@ -1,0 +1,104 @@
+//! The options that choose and read a dataset, shared by every command that
+//! takes data: `FILE` or `--dataset NAME`, target, positive label, CSV dialect,
+//! categorical and missing-value handling.
+
+use std::path::PathBuf;
+
+use clap::ValueEnum;
+
+use rarity::data::read::{read_path, Categorical, Missing, ReadOptions, ReadReport};
+use rarity::data::{bundled, Dataset};
+use rarity::error::{Error, Result};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum CategoricalArg {
+    /// Non-numeric feature columns are an error.
+    Error,
+    /// One-hot encode non-numeric feature columns.
+    OneHot,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum MissingArg {
+    /// Drop incomplete rows and report how many.
+    Drop,
+    /// Fail on the first missing value.
+    Error,
+}
+
+/// Where the data comes from and how to read it.
+#[derive(Debug, Clone, clap::Args)]
+pub struct DataArgs {
+    /// A CSV, KEEL `.dat` or ARFF file.
+    #[arg(value_name = "FILE")]
+    pub file: Option<PathBuf>,
+    /// A bundled dataset instead of a file (see `rarity datasets`).
+    #[arg(long, value_name = "NAME", conflicts_with = "file")]
+    pub dataset: Option<String>,
+    /// Target column: name or 0-based index (-1 = last; default: last).
+    #[arg(long, value_name = "COL", allow_hyphen_values = true)]
+    pub target: Option<String>,
+    /// Label of the positive class (default: the minority). In a multiclass
+    /// table this makes the task binary: that label against the rest.
+    #[arg(long, value_name = "LABEL")]
+    pub positive: Option<String>,
+    /// CSV field delimiter (one character, or `tab`).
+    #[arg(long, default_value = ",")]
+    pub delimiter: String,
+    /// The CSV has no header row (columns are named x0, x1, ...).
+    #[arg(long)]
+    pub no_header: bool,
+    /// Non-numeric feature columns: error, or one-hot encode.
+    #[arg(long, value_enum, default_value_t = CategoricalArg::Error)]
+    categorical: CategoricalArg,
+    /// Rows with missing values (empty, `?`, `NA`): drop them, or fail.
+    #[arg(long, value_enum, default_value_t = MissingArg::Drop)]
+    missing: MissingArg,
+    /// Drop feature columns that take a single value.
+    #[arg(long)]
+    pub drop_constant: bool,
+}
+
+impl DataArgs {
+    /// The reader options these arguments describe.
+    pub fn read_options(&self) -> Result<ReadOptions> {
+        let delimiter = match self.delimiter.as_str() {
+            "tab" | "\\t" => b'\t',
+            s if s.len() == 1 && s.is_ascii() => s.as_bytes()[0],
+            s => {
+                return Err(Error::invalid(format!(
+                    "--delimiter must be one ASCII character or 'tab', got '{s}'"
+                )))
+            }
+        };
+        Ok(ReadOptions {
+            target: self.target.clone(),
+            positive: self.positive.clone(),
+            delimiter,
+            has_header: !self.no_header,
+            categorical: match self.categorical {
+                CategoricalArg::Error => Categorical::Error,
+                CategoricalArg::OneHot => Categorical::OneHot,
+            },
+            missing: match self.missing {
+                MissingArg::Drop => Missing::Drop,
+                MissingArg::Error => Missing::Error,
+            },
+            drop_constant: self.drop_constant,
+        })
+    }
+
+    /// Reads the dataset; `default` is the bundled set used when neither a
+    /// file nor `--dataset` is given (`None`: that is an error).
+    pub fn load(&self, default: Option<&str>) -> Result<(Dataset, ReadReport)> {
+        let opts = self.read_options()?;
+        match (&self.file, &self.dataset, default) {
+            (Some(path), _, _) => read_path(path, &opts),
+            (None, Some(name), _) => bundled::find(name)?.load(&opts),
+            (None, None, Some(name)) => bundled::find(name)?.load(&opts),
+            (None, None, None) => Err(Error::invalid(
+                "no data: give a FILE or --dataset NAME (see `rarity datasets`)",
+            )),
+        }
+    }
+}

@@ -1,0 +1,93 @@
+//! The `rarity` command line: argument parsing and output only; every command
+//! is a thin call into the library.
+
+mod data_args;
+mod datasets;
+mod generate;
+mod inspect;
+mod output;
+mod score;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+pub use data_args::DataArgs;
+use rarity::error::Result;
+
+/// Output format for command results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// Human-readable tables.
+    Text,
+    /// One JSON object on stdout.
+    Json,
+}
+
+/// Options every command accepts.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Global {
+    /// Random seed: the same seed gives the same result at any thread count.
+    #[arg(long, global = true, default_value_t = rarity::rng::DEFAULT_SEED)]
+    pub seed: u64,
+    /// Worker threads (default: all cores).
+    #[arg(long, global = true)]
+    pub threads: Option<usize>,
+    /// No progress or notes on stderr.
+    #[arg(long, short, global = true)]
+    pub quiet: bool,
+    /// Output format.
+    #[arg(long, global = true, value_enum, default_value_t = OutputFormat::Text)]
+    pub format: OutputFormat,
+}
+
+/// rarity: learning from imbalanced data.
+#[derive(Debug, Parser)]
+#[command(name = "rarity", version, about, long_about = None)]
+pub struct Cli {
+    #[command(flatten)]
+    global: Global,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// List the bundled datasets.
+    Datasets,
+    /// Describe a dataset: rows, features, classes, imbalance, feature ranges.
+    Inspect(inspect::Args),
+    /// Write a synthetic dataset as CSV.
+    Generate(generate::Args),
+    /// Every metric for true labels and predicted probabilities in a CSV.
+    Score(score::Args),
+}
+
+/// Runs the command line; returns the process exit code.
+pub fn main() -> i32 {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("error: {e}");
+            e.exit_code()
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
+    if let Some(t) = cli.global.threads {
+        if t == 0 {
+            return Err(rarity::Error::invalid("--threads must be at least 1"));
+        }
+        // Fails only if a pool already exists, which cannot happen here.
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(t)
+            .build_global();
+    }
+    let g = &cli.global;
+    match cli.command {
+        Command::Datasets => datasets::run(g),
+        Command::Inspect(a) => inspect::run(g, &a),
+        Command::Generate(a) => generate::run(g, &a),
+        Command::Score(a) => score::run(g, &a),
+    }
+}

@@ -1,0 +1,383 @@
+//! KEEL `.dat` and Weka ARFF.
+//!
+//! Grammar handled: `%` comments, `@relation`, `@attribute NAME TYPE` with
+//! `real`, `integer`, `numeric` (KEEL may add a `[min, max]` range, which is
+//! ignored) and nominal `{a, b, c}` types, KEEL's `@inputs` / `@outputs`,
+//! `@data`, `?` for missing, quoted names and values (`'a b'`), and sparse
+//! ARFF rows `{index value, ...}` (absent entries are 0, i.e. the first level
+//! of a nominal attribute). `string` and `date` attributes are rejected with a
+//! clear message. The target is the `@outputs` attribute (KEEL), else the
+//! option's target, else the last attribute. Nominal inputs become one-hot
+//! columns in declared level order; a nominal target keeps its declared order.
+
+use std::io::{BufRead, BufReader, Read};
+
+use super::csv_reader::{encode_rows, feature_names_of};
+use super::{assign_classes, parse_err, resolve_target, Missing, ReadOptions, ReadReport};
+use crate::data::{ColumnEncoding, Dataset, Schema};
+use crate::error::{Error, Result};
+
+#[derive(Debug, Clone)]
+enum AttrType {
+    Numeric,
+    Nominal(Vec<String>),
+}
+
+#[derive(Debug, Clone)]
+struct Attribute {
+    name: String,
+    kind: AttrType,
+}
+
+/// Splits on `sep` outside single or double quotes, trimming and unquoting.
+fn split_fields(s: &str, sep: char) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quote: Option<char> = None;
+    for c in s.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => cur.push(c),
+            (None, '\'' | '"') => quote = Some(c),
+            (None, c) if c == sep => out.push(std::mem::take(&mut cur).trim().to_string()),
+            (None, c) => cur.push(c),
+        }
+    }
+    out.push(cur.trim().to_string());
+    out
+}
+
+/// Splits the head of an `@attribute` line into name and the rest.
+fn name_and_rest(s: &str) -> Option<(String, &str)> {
+    let s = s.trim_start();
+    let q = s.chars().next()?;
+    if q == '\'' || q == '"' {
+        let end = s[1..].find(q)? + 1;
+        Some((s[1..end].to_string(), &s[end + 1..]))
+    } else {
+        let end = s.find(|c: char| c.is_whitespace() || c == '{' || c == '[')?;
+        Some((s[..end].to_string(), &s[end..]))
+    }
+}
+
+fn parse_attribute(rest: &str, origin: &str, line: usize) -> Result<Attribute> {
+    let bad = |m: &str| parse_err(origin, format!("line {line}: {m}"));
+    let (name, ty) =
+        name_and_rest(rest).ok_or_else(|| bad("@attribute needs a name and a type"))?;
+    let ty = ty.trim();
+    if let Some(body) = ty.strip_prefix('{') {
+        let body = body
+            .rfind('}')
+            .map(|e| &body[..e])
+            .ok_or_else(|| bad("nominal type has no closing '}'"))?;
+        let levels: Vec<String> = split_fields(body, ',')
+            .into_iter()
+            .filter(|l| !l.is_empty())
+            .collect();
+        if levels.is_empty() {
+            return Err(bad(&format!("attribute '{name}' has no levels")));
+        }
+        return Ok(Attribute {
+            name,
+            kind: AttrType::Nominal(levels),
+        });
+    }
+    let word = ty
+        .split(|c: char| c.is_whitespace() || c == '[')
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    match word.as_str() {
+        "real" | "integer" | "numeric" => Ok(Attribute {
+            name,
+            kind: AttrType::Numeric,
+        }),
+        other => Err(bad(&format!(
+            "attribute '{name}' has type '{other}'; accepted: real, integer, numeric, {{nominal levels}}"
+        ))),
+    }
+}
+
+fn names_list(rest: &str) -> Vec<String> {
+    split_fields(rest, ',')
+        .into_iter()
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+pub(super) fn read_arff<R: Read>(
+    reader: R,
+    origin: &str,
+    opts: &ReadOptions,
+) -> Result<(Dataset, ReadReport)> {
+    let lines = BufReader::new(reader).split(b'\n');
+    let mut attrs: Vec<Attribute> = Vec::new();
+    let mut outputs: Vec<String> = Vec::new();
+    let mut line_no = 0usize;
+    let mut in_data = false;
+    let mut saw_any = false;
+    let mut rows: Vec<(usize, Vec<Option<String>>)> = Vec::new();
+    let mut report = ReadReport::default();
+
+    for raw in lines {
+        let raw = raw.map_err(|e| parse_err(origin, format!("read failed: {e}")))?;
+        line_no += 1;
+        let text = std::str::from_utf8(&raw)
+            .map_err(|_| parse_err(origin, format!("line {line_no}: not valid UTF-8")))?;
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text).trim();
+        if text.is_empty() || text.starts_with('%') {
+            continue;
+        }
+        saw_any = true;
+        if !in_data {
+            let lower = text.to_ascii_lowercase();
+            let keyword = lower.split_whitespace().next().unwrap_or("");
+            let rest = text[keyword.len()..].trim();
+            match keyword {
+                "@relation" => {}
+                "@attribute" => attrs.push(parse_attribute(rest, origin, line_no)?),
+                "@inputs" => {}
+                "@outputs" | "@output" => outputs = names_list(rest),
+                "@data" => in_data = true,
+                _ => {
+                    return Err(parse_err(
+                        origin,
+                        format!(
+                            "line {line_no}: expected a header line (@relation, @attribute, \
+                             @inputs, @outputs, @data), found '{}'",
+                            text.chars().take(40).collect::<String>()
+                        ),
+                    ))
+                }
+            }
+            continue;
+        }
+        let fields = if text.starts_with('{') {
+            sparse_row(text, &attrs, origin, line_no)?
+        } else {
+            split_fields(text, ',')
+        };
+        if fields.len() != attrs.len() {
+            return Err(parse_err(
+                origin,
+                format!(
+                    "line {line_no}: {} values, but {} attributes are declared",
+                    fields.len(),
+                    attrs.len()
+                ),
+            ));
+        }
+        report.rows_read += 1;
+        let mut vals = Vec::with_capacity(fields.len());
+        for (a, f) in attrs.iter().zip(fields) {
+            if f == "?" || f.is_empty() {
+                if opts.missing == Missing::Error {
+                    return Err(parse_err(
+                        origin,
+                        format!("line {line_no}, attribute '{}': missing value", a.name),
+                    ));
+                }
+                vals.push(None);
+            } else {
+                vals.push(Some(f));
+            }
+        }
+        if vals.iter().any(Option::is_none) {
+            report.dropped_missing += 1;
+            continue;
+        }
+        rows.push((line_no, vals));
+    }
+    if !saw_any {
+        return Err(parse_err(origin, "the file is empty"));
+    }
+    if !in_data {
+        return Err(parse_err(origin, "no @data section"));
+    }
+    if attrs.len() < 2 {
+        return Err(parse_err(
+            origin,
+            "need at least one input attribute and an output",
+        ));
+    }
+    if report.rows_read == 0 {
+        return Err(parse_err(origin, "the @data section has no rows"));
+    }
+    let names: Vec<String> = attrs.iter().map(|a| a.name.clone()).collect();
+    let target = match outputs.as_slice() {
+        [one] if opts.target.is_none() => names.iter().position(|n| n == one).ok_or_else(|| {
+            parse_err(
+                origin,
+                format!("@outputs names '{one}', which is not an attribute"),
+            )
+        })?,
+        [] | [_] => resolve_target(opts.target.as_deref(), &names, origin)?,
+        _ if opts.target.is_some() => resolve_target(opts.target.as_deref(), &names, origin)?,
+        many => {
+            return Err(Error::invalid(format!(
+                "{origin}: several outputs ({}); choose one with --target",
+                many.join(", ")
+            )))
+        }
+    };
+    build(attrs, rows, target, origin, opts, report)
+}
+
+/// Expands a sparse ARFF row `{i v, j w}` to dense fields.
+fn sparse_row(text: &str, attrs: &[Attribute], origin: &str, line: usize) -> Result<Vec<String>> {
+    let body = text.trim_start_matches('{').trim_end_matches('}').trim();
+    let mut fields: Vec<String> = attrs
+        .iter()
+        .map(|a| match &a.kind {
+            AttrType::Numeric => "0".to_string(),
+            AttrType::Nominal(levels) => levels[0].clone(),
+        })
+        .collect();
+    if body.is_empty() {
+        return Ok(fields);
+    }
+    for entry in split_fields(body, ',') {
+        let mut it = entry.splitn(2, char::is_whitespace);
+        let idx = it.next().and_then(|s| s.trim().parse::<usize>().ok());
+        let val = it.next().map(str::trim);
+        match (idx, val) {
+            (Some(i), Some(v)) if i < attrs.len() => {
+                fields[i] = v.trim_matches(|c| c == '\'' || c == '"').to_string()
+            }
+            _ => {
+                return Err(parse_err(
+                    origin,
+                    format!("line {line}: bad sparse entry '{entry}' (expected 'index value')"),
+                ))
+            }
+        }
+    }
+    Ok(fields)
+}
+
+fn build(
+    attrs: Vec<Attribute>,
+    rows: Vec<(usize, Vec<Option<String>>)>,
+    target: usize,
+    origin: &str,
+    opts: &ReadOptions,
+    report: ReadReport,
+) -> Result<(Dataset, ReadReport)> {
+    let inputs: Vec<usize> = (0..attrs.len()).filter(|&j| j != target).collect();
+    let kinds: Vec<ColumnEncoding> = inputs
+        .iter()
+        .map(|&j| match &attrs[j].kind {
+            AttrType::Numeric => ColumnEncoding::Numeric {
+                name: attrs[j].name.clone(),
+            },
+            AttrType::Nominal(levels) => ColumnEncoding::OneHot {
+                name: attrs[j].name.clone(),
+                levels: levels.clone(),
+            },
+        })
+        .collect();
+    let cells: Vec<(usize, Vec<String>)> = rows
+        .into_iter()
+        .map(|(l, r)| (l, r.into_iter().map(Option::unwrap_or_default).collect()))
+        .collect();
+    let text: Vec<Vec<&str>> = cells
+        .iter()
+        .map(|(_, r)| inputs.iter().map(|&j| r[j].as_str()).collect())
+        .collect();
+    let x = encode_rows(&text, &kinds, &|i| format!("{origin}: line {}", cells[i].0))?;
+    // Labels: declared order for a nominal target, else numeric/lexicographic.
+    let (declared, label_names): (bool, Vec<String>) = match &attrs[target].kind {
+        AttrType::Nominal(levels) => (true, levels.clone()),
+        AttrType::Numeric => {
+            let mut seen: Vec<String> = cells.iter().map(|(_, r)| r[target].clone()).collect();
+            seen.sort();
+            seen.dedup();
+            (false, seen)
+        }
+    };
+    let mut counts = vec![0usize; label_names.len()];
+    let mut raw_y = Vec::with_capacity(cells.len());
+    for (line, r) in &cells {
+        let Some(id) = label_names.iter().position(|l| *l == r[target]) else {
+            return Err(parse_err(
+                origin,
+                format!(
+                    "line {line}: class '{}' is not one of the declared levels ({})",
+                    r[target],
+                    label_names.join(", ")
+                ),
+            ));
+        };
+        counts[id] += 1;
+        raw_y.push(id);
+    }
+    let pairs: Vec<(String, usize)> = label_names.into_iter().zip(counts).collect();
+    let (class_names, map) = assign_classes(&pairs, opts.positive.as_deref(), declared)?;
+    let y = raw_y.into_iter().map(|r| map[r]).collect();
+    let schema = Schema {
+        feature_names: feature_names_of(&kinds),
+        class_names,
+        encodings: kinds,
+        target_name: attrs[target].name.clone(),
+    };
+    Ok((Dataset::new(x, y, schema)?, report))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::read::{read_from, Format};
+
+    fn read(text: &str) -> Result<(Dataset, ReadReport)> {
+        read_from(
+            text.as_bytes(),
+            "t.dat",
+            Format::Arff,
+            0,
+            &ReadOptions::default(),
+        )
+    }
+
+    #[test]
+    fn keel_header_with_ranges_and_outputs() {
+        let t = "@relation r\n@attribute A real [0.0, 9.5]\n@attribute B {x, y}\n\
+                 @attribute Class {positive, negative}\n@inputs A, B\n@outputs Class\n@data\n\
+                 1.5, x, negative\n2.5, y, positive\n3.0, x, negative\n";
+        let (ds, _) = read(t).unwrap();
+        assert_eq!(ds.feature_names(), &["A", "B=x", "B=y"]);
+        assert_eq!(ds.class_names(), &["negative", "positive"]);
+        assert_eq!(ds.row(1), &[2.5, 0.0, 1.0]);
+        assert_eq!(ds.class_counts(), vec![2, 1]);
+    }
+
+    #[test]
+    fn sparse_rows_and_missing() {
+        let t = "% comment\n@RELATION r\n@ATTRIBUTE 'a b' NUMERIC\n@ATTRIBUTE c NUMERIC\n\
+                 @ATTRIBUTE cls {u,v}\n@DATA\n{0 3, 2 v}\n{}\n?,1,u\n1,2,v\n";
+        let (ds, rep) = read(t).unwrap();
+        assert_eq!(ds.n_rows(), 3);
+        assert_eq!(rep.dropped_missing, 1);
+        assert_eq!(ds.row(0), &[3.0, 0.0]);
+        assert_eq!(ds.feature_names()[0], "a b");
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let e = read("@relation r\n@attribute a string\n@attribute c {p,q}\n@data\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 2") && e.contains("string"), "{e}");
+        let e = read("@relation r\n@attribute a real\n@attribute c {p,q}\n@data\n1,p\n2\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 6"), "{e}");
+        let e = read("@relation r\n@attribute a {x}\n@attribute c {p,q}\n@data\nz,p\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 5") && e.contains("'z'"), "{e}");
+        let e = read("@relation r\n@attribute a real\n@attribute c {p,q}\n@data\n1,r\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("'r' is not one of"), "{e}");
+    }
+}

@@ -1,0 +1,361 @@
+//! CSV reading: a streaming numeric fast path (features parsed straight into
+//! the `f64` buffer, labels interned) and a buffered path for one-hot
+//! encoding of categorical columns.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read};
+
+use super::lines::{Lines, Record};
+use super::{
+    assign_classes, is_missing, parse_err, parse_number, resolve_target, trim, Categorical,
+    Missing, ReadOptions, ReadReport,
+};
+use crate::data::{ColumnEncoding, Dataset, Schema};
+use crate::error::{Error, Result};
+
+/// Interns raw label bytes in first-seen order.
+#[derive(Default)]
+pub(super) struct Labels {
+    ids: HashMap<Vec<u8>, u32>,
+    names: Vec<String>,
+    counts: Vec<usize>,
+}
+
+impl Labels {
+    pub(super) fn intern(&mut self, raw: &[u8], origin: &str, line: u64) -> Result<u32> {
+        if let Some(&id) = self.ids.get(raw) {
+            self.counts[id as usize] += 1;
+            return Ok(id);
+        }
+        let name = std::str::from_utf8(raw).map_err(|_| {
+            parse_err(
+                origin,
+                format!("line {line}: the class label is not valid UTF-8"),
+            )
+        })?;
+        let id = self.names.len() as u32;
+        self.ids.insert(raw.to_vec(), id);
+        self.names.push(name.to_string());
+        self.counts.push(1);
+        Ok(id)
+    }
+
+    /// Adds another part's labels (in its first-seen order) and returns the
+    /// map from that part's ids to ours.
+    pub(super) fn merge(&mut self, other: Labels) -> Vec<u32> {
+        let mut map = Vec::with_capacity(other.names.len());
+        for (name, count) in other.names.into_iter().zip(other.counts) {
+            let key = name.as_bytes().to_vec();
+            let id = match self.ids.get(&key) {
+                Some(&id) => id,
+                None => {
+                    let id = self.names.len() as u32;
+                    self.ids.insert(key, id);
+                    self.names.push(name);
+                    self.counts.push(0);
+                    id
+                }
+            };
+            self.counts[id as usize] += count;
+            map.push(id);
+        }
+        map
+    }
+
+    /// Final class names and the remapped labels.
+    fn finish(self, raw: Vec<u32>, positive: Option<&str>) -> Result<(Vec<String>, Vec<u32>)> {
+        let pairs: Vec<(String, usize)> = self.names.into_iter().zip(self.counts).collect();
+        let (names, map) = assign_classes(&pairs, positive, false)?;
+        Ok((names, raw.into_iter().map(|r| map[r as usize]).collect()))
+    }
+}
+
+/// Reads the header (or makes `x0, x1, ...` names) and returns the names and,
+/// without a header, whether the first record (already in `rec`) is data.
+fn read_header<R: BufRead>(
+    lines: &mut Lines<R>,
+    rec: &mut Record,
+    origin: &str,
+    has_header: bool,
+) -> Result<(Vec<String>, bool)> {
+    if !lines.next(rec)? {
+        return Err(parse_err(origin, "the file is empty"));
+    }
+    if !has_header {
+        return Ok(((0..rec.len()).map(|j| format!("x{j}")).collect(), true));
+    }
+    let mut names = Vec::with_capacity(rec.len());
+    for (j, f) in rec.fields().enumerate() {
+        let s = std::str::from_utf8(trim(f)).map_err(|_| {
+            parse_err(
+                origin,
+                format!(
+                    "line {}: the name of column {} is not valid UTF-8",
+                    rec.line,
+                    j + 1
+                ),
+            )
+        })?;
+        names.push(if s.is_empty() {
+            format!("x{j}")
+        } else {
+            s.to_string()
+        });
+    }
+    Ok((names, false))
+}
+
+pub(super) fn check_width(rec: &Record, width: usize, origin: &str) -> Result<()> {
+    if rec.len() != width {
+        return Err(parse_err(
+            origin,
+            format!(
+                "line {}: {} fields, but the header has {width}",
+                rec.line,
+                rec.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+pub(super) fn read_csv<R: Read>(
+    reader: R,
+    origin: &str,
+    size_hint: u64,
+    opts: &ReadOptions,
+) -> Result<(Dataset, ReadReport)> {
+    let mut lines = Lines::new(
+        BufReader::with_capacity(1 << 20, reader),
+        opts.delimiter,
+        origin,
+    );
+    let mut rec = Record::default();
+    let (names, first_is_data) = read_header(&mut lines, &mut rec, origin, opts.has_header)?;
+    if names.len() < 2 {
+        return Err(parse_err(
+            origin,
+            format!(
+                "found {} column(s); need at least one feature and a target \
+                 (is the delimiter right? it is '{}')",
+                names.len(),
+                opts.delimiter as char
+            ),
+        ));
+    }
+    let target = resolve_target(opts.target.as_deref(), &names, origin)?;
+    match opts.categorical {
+        Categorical::Error => {
+            let cols = Columns {
+                names: &names,
+                target,
+                origin,
+                opts,
+            };
+            let first = first_is_data.then_some(&rec);
+            let (x, raw_y, labels, report) =
+                super::numeric::read_numeric(lines, first, &cols, size_hint)?;
+            finish_numeric(x, raw_y, labels, report, &names, target, origin, opts)
+        }
+        Categorical::OneHot => {
+            buffered_path(lines, rec, first_is_data, names, target, origin, opts)
+        }
+    }
+}
+
+/// The column layout of a numeric CSV, shared by the row parsers.
+pub(super) struct Columns<'a> {
+    pub names: &'a [String],
+    pub target: usize,
+    pub origin: &'a str,
+    pub opts: &'a ReadOptions,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn finish_numeric(
+    mut x: Vec<f64>,
+    raw_y: Vec<u32>,
+    labels: Labels,
+    report: ReadReport,
+    names: &[String],
+    target: usize,
+    origin: &str,
+    opts: &ReadOptions,
+) -> Result<(Dataset, ReadReport)> {
+    if report.rows_read == 0 {
+        return Err(parse_err(origin, "the file has a header but no data rows"));
+    }
+    let (class_names, y) = labels.finish(raw_y, opts.positive.as_deref())?;
+    let feature_names: Vec<String> = names
+        .iter()
+        .enumerate()
+        .filter(|&(j, _)| j != target)
+        .map(|(_, n)| n.clone())
+        .collect();
+    let schema = Schema {
+        encodings: feature_names
+            .iter()
+            .map(|n| ColumnEncoding::Numeric { name: n.clone() })
+            .collect(),
+        feature_names,
+        class_names,
+        target_name: names[target].clone(),
+    };
+    x.shrink_to_fit();
+    Ok((Dataset::new(x, y, schema)?, report))
+}
+
+/// Reads every field as text, then decides per column: numeric if every
+/// present value parses, else categorical (levels sorted).
+fn buffered_path<R: BufRead>(
+    mut lines: Lines<R>,
+    mut rec: Record,
+    mut have: bool,
+    names: Vec<String>,
+    target: usize,
+    origin: &str,
+    opts: &ReadOptions,
+) -> Result<(Dataset, ReadReport)> {
+    let width = names.len();
+    let mut rows: Vec<(u64, Vec<Option<String>>)> = Vec::new();
+    let mut report = ReadReport::default();
+    loop {
+        if !have && !lines.next(&mut rec)? {
+            break;
+        }
+        have = false;
+        check_width(&rec, width, origin)?;
+        report.rows_read += 1;
+        let line = rec.line;
+        let mut fields = Vec::with_capacity(width);
+        for (j, f) in rec.fields().enumerate() {
+            let f = trim(f);
+            if is_missing(f) {
+                if opts.missing == Missing::Error {
+                    return Err(parse_err(
+                        origin,
+                        format!("line {line}, column '{}': missing value", names[j]),
+                    ));
+                }
+                fields.push(None);
+            } else {
+                let s = std::str::from_utf8(f).map_err(|_| {
+                    parse_err(
+                        origin,
+                        format!("line {line}, column '{}': not valid UTF-8", names[j]),
+                    )
+                })?;
+                fields.push(Some(s.to_string()));
+            }
+        }
+        if fields.iter().any(Option::is_none) {
+            report.dropped_missing += 1;
+            continue;
+        }
+        rows.push((line, fields));
+    }
+    if report.rows_read == 0 {
+        return Err(parse_err(origin, "the file has a header but no data rows"));
+    }
+    let cells: Vec<(u64, Vec<String>)> = rows
+        .into_iter()
+        .map(|(l, f)| (l, f.into_iter().map(Option::unwrap_or_default).collect()))
+        .collect();
+    let columns = (0..width).filter(|&j| j != target).collect::<Vec<_>>();
+    let mut kinds = Vec::with_capacity(columns.len());
+    for &j in &columns {
+        let mut numeric = true;
+        for (line, r) in &cells {
+            match parse_number(r[j].as_bytes(), origin, *line, &names[j])? {
+                Some(_) => {}
+                None => {
+                    numeric = false;
+                    break;
+                }
+            }
+        }
+        if numeric {
+            kinds.push(ColumnEncoding::Numeric {
+                name: names[j].clone(),
+            });
+        } else {
+            let mut levels: Vec<String> = cells.iter().map(|(_, r)| r[j].clone()).collect();
+            levels.sort();
+            levels.dedup();
+            kinds.push(ColumnEncoding::OneHot {
+                name: names[j].clone(),
+                levels,
+            });
+        }
+    }
+    let mut labels = Labels::default();
+    let mut raw_y = Vec::with_capacity(cells.len());
+    let text: Vec<Vec<&str>> = cells
+        .iter()
+        .map(|(_, r)| columns.iter().map(|&j| r[j].as_str()).collect())
+        .collect();
+    for (line, r) in &cells {
+        raw_y.push(labels.intern(r[target].as_bytes(), origin, *line)?);
+    }
+    let x = encode_rows(&text, &kinds, &|i| format!("{origin}: line {}", cells[i].0))?;
+    let (class_names, y) = labels.finish(raw_y, opts.positive.as_deref())?;
+    let schema = Schema {
+        feature_names: feature_names_of(&kinds),
+        class_names,
+        encodings: kinds,
+        target_name: names[target].clone(),
+    };
+    Ok((Dataset::new(x, y, schema)?, report))
+}
+
+/// Feature names produced by a list of encodings (`col` or `col=level`).
+pub(super) fn feature_names_of(kinds: &[ColumnEncoding]) -> Vec<String> {
+    kinds
+        .iter()
+        .flat_map(|k| match k {
+            ColumnEncoding::Numeric { name } => vec![name.clone()],
+            ColumnEncoding::OneHot { name, levels } => {
+                levels.iter().map(|l| format!("{name}={l}")).collect()
+            }
+        })
+        .collect()
+}
+
+/// Encodes text rows (one field per source input column) into the row-major
+/// feature buffer; an unknown level or non-number is an error located by
+/// `locate(row index)` (e.g. `"data.csv: line 7"`).
+pub(super) fn encode_rows(
+    rows: &[Vec<&str>],
+    kinds: &[ColumnEncoding],
+    locate: &dyn Fn(usize) -> String,
+) -> Result<Vec<f64>> {
+    let d: usize = kinds.iter().map(ColumnEncoding::width).sum();
+    let mut x = Vec::with_capacity(rows.len() * d);
+    for (i, r) in rows.iter().enumerate() {
+        for (k, v) in kinds.iter().zip(r) {
+            match k {
+                ColumnEncoding::Numeric { name } => {
+                    let num = v.parse::<f64>().ok().filter(|f| f.is_finite());
+                    x.push(num.ok_or_else(|| {
+                        Error::data(format!(
+                            "{}, column '{name}': '{v}' is not a finite number",
+                            locate(i)
+                        ))
+                    })?);
+                }
+                ColumnEncoding::OneHot { name, levels } => {
+                    let Some(pos) = levels.iter().position(|l| l == v) else {
+                        return Err(Error::data(format!(
+                            "{}, column '{name}': level '{v}' is not a known level; \
+                             known levels: {}",
+                            locate(i),
+                            levels.join(", ")
+                        )));
+                    };
+                    x.extend((0..levels.len()).map(|l| if l == pos { 1.0 } else { 0.0 }));
+                }
+            }
+        }
+    }
+    Ok(x)
+}

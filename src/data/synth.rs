@@ -1,0 +1,400 @@
+//! Synthetic data.
+//!
+//! - [`GaussianTask`]: the Dal Pozzolo et al. (2015, Sec. IV-D) task:
+//!   negatives ~ N(0, sigma), positives ~ N(mu, sigma) in each of `d`
+//!   independent features, a fixed share of positives. The true posterior is
+//!   known in closed form, so calibration can be checked against the truth:
+//!   `log p(+|x)/p(-|x) = log(pi+/pi-) + sum_j (2 mu x_j - mu^2) / (2 sigma^2)`.
+//! - [`FraudTask`]: a credit-card-like table for scale work (`Time`, `V1..V28`,
+//!   `Amount`): positives at 0.172% by default, drawn from several clusters
+//!   that overlap the negatives, with a heavy-tailed amount. Written as CSV in
+//!   chunks with bounded memory, in parallel, identical for any thread count.
+
+use std::io::Write;
+use std::path::Path;
+
+use rand::RngExt;
+use rayon::prelude::*;
+
+use super::write::AtomicFile;
+use super::{ColumnEncoding, Dataset, Schema};
+use crate::error::{Error, Result};
+use crate::rng::{stream, Rng};
+
+/// One standard normal draw (Box-Muller, cosine branch).
+pub fn standard_normal(rng: &mut Rng) -> f64 {
+    let u1: f64 = 1.0 - rng.random::<f64>(); // in (0, 1]
+    let u2: f64 = rng.random::<f64>();
+    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+}
+
+/// The Dal Pozzolo Gaussian task.
+///
+/// ```
+/// use rarity::data::synth::GaussianTask;
+/// let task = GaussianTask { n: 1000, ..GaussianTask::default() };
+/// let (ds, posterior) = task.generate(1).unwrap();
+/// assert_eq!(ds.class_counts(), vec![900, 100]);
+/// assert_eq!(posterior.len(), 1000);
+/// assert!(posterior.iter().all(|p| (0.0..=1.0).contains(p)));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GaussianTask {
+    /// Rows.
+    pub n: usize,
+    /// Features.
+    pub d: usize,
+    /// Share of positives (rounded to a whole number of rows).
+    pub positive_rate: f64,
+    /// Mean of the positives in every feature (negatives have mean 0).
+    pub mu: f64,
+    /// Standard deviation of both classes.
+    pub sigma: f64,
+}
+
+impl Default for GaussianTask {
+    /// The paper's difficult task: n = 10,000, 10% positives, mu = 3, sigma = 3, d = 1.
+    fn default() -> Self {
+        GaussianTask {
+            n: 10_000,
+            d: 1,
+            positive_rate: 0.1,
+            mu: 3.0,
+            sigma: 3.0,
+        }
+    }
+}
+
+impl GaussianTask {
+    fn validate(&self) -> Result<()> {
+        if self.n < 2 || self.d == 0 {
+            return Err(Error::invalid("gaussian task needs n >= 2 and d >= 1"));
+        }
+        if !(self.positive_rate > 0.0 && self.positive_rate < 1.0) {
+            return Err(Error::invalid(format!(
+                "positive rate {} must lie strictly between 0 and 1",
+                self.positive_rate
+            )));
+        }
+        if !(self.sigma > 0.0 && self.sigma.is_finite() && self.mu.is_finite()) {
+            return Err(Error::invalid("sigma must be > 0 and mu finite"));
+        }
+        Ok(())
+    }
+
+    /// The true posterior p(+|x) of a row.
+    pub fn posterior(&self, x: &[f64]) -> f64 {
+        let pi = self.positive_rate;
+        let s2 = 2.0 * self.sigma * self.sigma;
+        let llr: f64 = x
+            .iter()
+            .map(|&v| (2.0 * self.mu * v - self.mu * self.mu) / s2)
+            .sum();
+        let logit = (pi / (1.0 - pi)).ln() + llr;
+        1.0 / (1.0 + (-logit).exp())
+    }
+
+    /// Draws the table (rows in random order) and the true posterior per row.
+    pub fn generate(&self, seed: u64) -> Result<(Dataset, Vec<f64>)> {
+        self.validate()?;
+        let mut rng = stream(seed, 0);
+        let n_pos = ((self.n as f64 * self.positive_rate).round() as usize).clamp(1, self.n - 1);
+        let mut labels: Vec<u32> = (0..self.n).map(|i| u32::from(i < n_pos)).collect();
+        for i in (1..self.n).rev() {
+            let j = rng.random_range(0..=i);
+            labels.swap(i, j);
+        }
+        let mut x = Vec::with_capacity(self.n * self.d);
+        let mut post = Vec::with_capacity(self.n);
+        for &y in &labels {
+            let mean = if y == 1 { self.mu } else { 0.0 };
+            let start = x.len();
+            for _ in 0..self.d {
+                x.push(mean + self.sigma * standard_normal(&mut rng));
+            }
+            post.push(self.posterior(&x[start..]));
+        }
+        let names: Vec<String> = (0..self.d).map(|j| format!("x{j}")).collect();
+        let schema = numeric_schema(names, vec!["0".into(), "1".into()]);
+        Ok((Dataset::new(x, labels, schema)?, post))
+    }
+}
+
+fn numeric_schema(feature_names: Vec<String>, class_names: Vec<String>) -> Schema {
+    Schema {
+        encodings: feature_names
+            .iter()
+            .map(|n| ColumnEncoding::Numeric { name: n.clone() })
+            .collect(),
+        feature_names,
+        class_names,
+        target_name: "class".into(),
+    }
+}
+
+/// A credit-card-like fraud table (`Time`, `V1..V28`, `Amount`, `class`).
+///
+/// ```
+/// use rarity::data::synth::FraudTask;
+/// let task = FraudTask { n: 20_000, positive_rate: 0.01, ..FraudTask::default() };
+/// let ds = task.generate(3).unwrap();
+/// assert_eq!(ds.n_features(), 30);
+/// let pos = ds.class_counts()[1];
+/// assert!(pos > 140 && pos < 260, "{pos}");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FraudTask {
+    /// Rows.
+    pub n: usize,
+    /// Share of frauds (each row is a fraud with this probability).
+    pub positive_rate: f64,
+    /// Number of fraud clusters.
+    pub clusters: usize,
+}
+
+impl Default for FraudTask {
+    /// 284,807 rows at 0.172% frauds (the credit-card dataset's size and rate).
+    fn default() -> Self {
+        FraudTask {
+            n: 284_807,
+            positive_rate: 0.00172,
+            clusters: 4,
+        }
+    }
+}
+
+/// Rows generated per random stream (and per parallel work unit).
+const CHUNK: usize = 1 << 14;
+/// Number of features of the fraud table.
+const FRAUD_D: usize = 30;
+
+impl FraudTask {
+    fn validate(&self) -> Result<()> {
+        if self.n == 0 {
+            return Err(Error::invalid("fraud task needs n >= 1"));
+        }
+        if !(self.positive_rate > 0.0 && self.positive_rate < 1.0) {
+            return Err(Error::invalid(format!(
+                "positive rate {} must lie strictly between 0 and 1",
+                self.positive_rate
+            )));
+        }
+        if self.clusters == 0 {
+            return Err(Error::invalid("fraud task needs at least one cluster"));
+        }
+        Ok(())
+    }
+
+    /// Column names: `Time`, `V1..V28`, `Amount`.
+    pub fn feature_names() -> Vec<String> {
+        std::iter::once("Time".to_string())
+            .chain((1..=28).map(|j| format!("V{j}")))
+            .chain(std::iter::once("Amount".to_string()))
+            .collect()
+    }
+
+    /// Cluster centres: cluster `c` shifts six of the V features by 1.5-3.5
+    /// standard deviations (signs alternate), fixed by the seed.
+    fn centres(&self, seed: u64) -> Vec<[f64; 28]> {
+        let mut rng = stream(seed, u64::MAX);
+        (0..self.clusters)
+            .map(|_| {
+                let mut c = [0.0; 28];
+                for _ in 0..6 {
+                    let j = rng.random_range(0..28);
+                    let sign = if rng.random::<bool>() { 1.0 } else { -1.0 };
+                    c[j] = sign * (1.5 + 2.0 * rng.random::<f64>());
+                }
+                c
+            })
+            .collect()
+    }
+
+    /// Fills one chunk of rows (row-major features, labels).
+    fn chunk(&self, seed: u64, index: usize, centres: &[[f64; 28]]) -> (Vec<f64>, Vec<u32>) {
+        let start = index * CHUNK;
+        let len = CHUNK.min(self.n - start);
+        let mut rng = stream(seed, index as u64);
+        let mut x = Vec::with_capacity(len * FRAUD_D);
+        let mut y = Vec::with_capacity(len);
+        let span = 172_800.0 / self.n as f64; // two days of seconds
+        for r in 0..len {
+            let fraud = rng.random::<f64>() < self.positive_rate;
+            x.push(((start + r) as f64 + rng.random::<f64>()) * span);
+            let centre = fraud.then(|| &centres[rng.random_range(0..centres.len())]);
+            for j in 0..28 {
+                // Principal-component-like scales: decreasing variance.
+                let scale = 2.0 / (1.0 + j as f64 / 6.0);
+                let z = standard_normal(&mut rng);
+                let v = match centre {
+                    Some(c) => c[j] * scale + 1.3 * scale * z,
+                    None => scale * z,
+                };
+                x.push(v);
+            }
+            // Heavy-tailed (log-normal) amounts; frauds are either small
+            // probes or large withdrawals.
+            let z = standard_normal(&mut rng);
+            let amount = if fraud {
+                if rng.random::<bool>() {
+                    (0.5 + 0.8 * z).exp()
+                } else {
+                    (5.0 + 1.0 * z).exp()
+                }
+            } else {
+                (3.0 + 1.3 * z).exp()
+            };
+            x.push((amount * 100.0).round() / 100.0);
+            y.push(u32::from(fraud));
+        }
+        (x, y)
+    }
+
+    fn n_chunks(&self) -> usize {
+        self.n.div_ceil(CHUNK)
+    }
+
+    /// Generates the table in memory.
+    pub fn generate(&self, seed: u64) -> Result<Dataset> {
+        self.validate()?;
+        let centres = self.centres(seed);
+        let parts: Vec<(Vec<f64>, Vec<u32>)> = (0..self.n_chunks())
+            .into_par_iter()
+            .map(|c| self.chunk(seed, c, &centres))
+            .collect();
+        let mut x = Vec::with_capacity(self.n * FRAUD_D);
+        let mut y = Vec::with_capacity(self.n);
+        for (px, py) in parts {
+            x.extend_from_slice(&px);
+            y.extend_from_slice(&py);
+        }
+        let schema = numeric_schema(Self::feature_names(), vec!["0".into(), "1".into()]);
+        Dataset::new(x, y, schema)
+    }
+
+    /// Writes the table as CSV (atomically), generating and formatting chunks
+    /// in parallel, a bounded number at a time. Returns the class counts.
+    pub fn write_csv(&self, seed: u64, path: &Path) -> Result<[usize; 2]> {
+        self.validate()?;
+        let centres = self.centres(seed);
+        let mut f = AtomicFile::create(path)?;
+        let mut header = Self::feature_names().join(",");
+        header.push_str(",class\n");
+        f.writer()
+            .write_all(header.as_bytes())
+            .map_err(|e| f.err(e))?;
+        let mut counts = [0usize; 2];
+        let batch = 4 * rayon::current_num_threads().max(1);
+        let n_chunks = self.n_chunks();
+        for first in (0..n_chunks).step_by(batch) {
+            let last = (first + batch).min(n_chunks);
+            let texts: Vec<(String, [usize; 2])> = (first..last)
+                .into_par_iter()
+                .map(|c| {
+                    let (x, y) = self.chunk(seed, c, &centres);
+                    format_chunk(&x, &y)
+                })
+                .collect();
+            for (t, c) in texts {
+                f.writer().write_all(t.as_bytes()).map_err(|e| f.err(e))?;
+                counts[0] += c[0];
+                counts[1] += c[1];
+            }
+        }
+        f.commit()?;
+        Ok(counts)
+    }
+}
+
+/// CSV text of a chunk: `Time` with 2 decimals, `V` features with 6,
+/// `Amount` with 2.
+fn format_chunk(x: &[f64], y: &[u32]) -> (String, [usize; 2]) {
+    use std::fmt::Write as _;
+    let mut s = String::with_capacity(y.len() * 260);
+    let mut counts = [0usize; 2];
+    for (row, &label) in x.chunks(FRAUD_D).zip(y) {
+        let _ = write!(s, "{:.2}", row[0]);
+        for v in &row[1..29] {
+            let _ = write!(s, ",{v:.6}");
+        }
+        let _ = writeln!(s, ",{:.2},{label}", row[29]);
+        counts[label as usize] += 1;
+    }
+    (s, counts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gaussian_posterior_matches_bayes_rule() {
+        let t = GaussianTask {
+            n: 100,
+            d: 2,
+            ..GaussianTask::default()
+        };
+        // At x = (mu/2, mu/2) ... the likelihood ratio is 1, posterior = prior.
+        let p = t.posterior(&[1.5, 1.5]);
+        assert!((p - 0.1).abs() < 1e-12, "{p}");
+        // Direct density computation at another point.
+        let x = [2.0, -1.0];
+        let dens = |m: f64| -> f64 {
+            x.iter()
+                .map(|&v| (-(v - m) * (v - m) / (2.0 * 9.0)).exp())
+                .product()
+        };
+        let want = 0.1 * dens(3.0) / (0.1 * dens(3.0) + 0.9 * dens(0.0));
+        assert!((t.posterior(&x) - want).abs() < 1e-12);
+    }
+
+    #[test]
+    fn gaussian_moments_are_right() {
+        let t = GaussianTask {
+            n: 20_000,
+            ..GaussianTask::default()
+        };
+        let (ds, _) = t.generate(9).unwrap();
+        let mean = |k: usize| {
+            let rows = ds.rows_of_class(k);
+            rows.iter().map(|&i| ds.value(i, 0)).sum::<f64>() / rows.len() as f64
+        };
+        // Standard error of a class mean is at most 3 / sqrt(2000) ~ 0.067.
+        assert!((mean(1) - 3.0).abs() < 0.25, "{}", mean(1));
+        assert!(mean(0).abs() < 0.1, "{}", mean(0));
+    }
+
+    #[test]
+    fn fraud_is_deterministic_across_thread_counts() {
+        let t = FraudTask {
+            n: 3 * CHUNK + 17,
+            ..FraudTask::default()
+        };
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let two = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let a = one.install(|| t.generate(5).unwrap());
+        let b = two.install(|| t.generate(5).unwrap());
+        assert_eq!(a.features(), b.features());
+        assert_eq!(a.labels(), b.labels());
+    }
+
+    #[test]
+    fn rejects_bad_parameters() {
+        let bad = GaussianTask {
+            positive_rate: 1.5,
+            ..GaussianTask::default()
+        };
+        assert!(bad.generate(1).is_err());
+        let bad = FraudTask {
+            n: 0,
+            ..FraudTask::default()
+        };
+        assert!(bad.generate(1).is_err());
+    }
+}

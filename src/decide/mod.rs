@@ -1,0 +1,299 @@
+//! Decisions: turning class probabilities into labels, independently of the
+//! model that produced them (what makes PT-bagging a plug-in method).
+//!
+//! Every rule is "predict the class `k` maximising `p_k / lambda_k`" for some
+//! per-class thresholds `lambda` (Collell et al. 2018, Algorithm 1, step 2.4),
+//! or the Bayes minimum-risk class under a loss matrix (Dal Pozzolo et al.
+//! 2015, Sec. IV-A), or an example-dependent cost rule (Fan & Davidson 2006,
+//! Sec. 6). In the binary case a threshold `tau` on the positive class is the
+//! lambda rule with `lambda = (1 - tau, tau)`: predict positive iff
+//! `p >= tau`: a tie goes to the positive class, as in Dal Pozzolo's Bayes
+//! rule ("assign the positive class to samples with r+ <= r-") and
+//! scikit-learn's `FixedThresholdClassifier`. Likewise the lambda and cost
+//! rules break ties towards the later class id; only plain argmax picks the
+//! lowest id, as scikit-learn's `predict` does.
+//!
+//! Plug-in thresholds:
+//! - priors (PT_MA; Dal Pozzolo eq. 10, Collell Theorem 1): `lambda_k = pi_k`,
+//!   binary `tau = pi+`;
+//! - F1 (PT_F1, Collell Sec. 3.2): `tau = (pi+ + 0.5) / 2`;
+//! - after the prior correction (Dal Pozzolo eq. 12):
+//!   `tau' = beta tau_s / ((beta - 1) tau_s + 1)`, see [`corrected_threshold`].
+
+use serde::{Deserialize, Serialize};
+
+use crate::data::Proba;
+use crate::error::{Error, Result};
+
+/// A resolved decision rule: all its numbers are known.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Rule {
+    /// The most probable class (lowest id on ties).
+    Argmax,
+    /// Binary: positive iff `p(positive) >= tau`.
+    Threshold(f64),
+    /// Predict `argmax_k p_k / lambda_k` (ties to the later class).
+    Lambda(Vec<f64>),
+    /// Bayes minimum risk: `loss[i][j]` is the loss of deciding class `i`
+    /// when the truth is `j`; predict `argmin_i sum_j loss[i][j] p_j`
+    /// (ties to the later class).
+    Cost(Vec<Vec<f64>>),
+    /// Example-dependent benefit: positive iff `p(positive) * amount > overhead`.
+    Benefit {
+        /// Name of the column holding each row's amount.
+        amount: String,
+        /// The fixed cost of acting on a row (investigation, mailing).
+        overhead: f64,
+    },
+}
+
+impl Rule {
+    /// The PT_MA rule: thresholds equal to the training priors.
+    ///
+    /// ```
+    /// use rarity::decide::Rule;
+    /// use rarity::data::Proba;
+    /// let rule = Rule::priors(&[0.8, 0.2]).unwrap();
+    /// // The paper's example: 0.7 / 0.8 < 0.3 / 0.2, so class 1.
+    /// assert_eq!(rule.decide(&Proba::from_positive(&[0.3]), None).unwrap(), vec![1]);
+    /// ```
+    pub fn priors(priors: &[f64]) -> Result<Rule> {
+        if priors.iter().any(|p| !(*p > 0.0 && p.is_finite())) {
+            return Err(Error::data(format!(
+                "prior thresholds need every class present in training; priors are {priors:?}"
+            )));
+        }
+        Ok(Rule::Lambda(priors.to_vec()))
+    }
+
+    /// The PT_F1 rule for binary tasks: `tau = (pi+ + 0.5) / 2`.
+    pub fn f1(priors: &[f64]) -> Result<Rule> {
+        if priors.len() != 2 {
+            return Err(Error::invalid(format!(
+                "threshold(f1) is defined for binary tasks; this one has {} classes",
+                priors.len()
+            )));
+        }
+        Ok(Rule::Threshold((priors[1] + 0.5) / 2.0))
+    }
+
+    /// Checks the rule against the number of classes.
+    pub fn validate(&self, n_classes: usize) -> Result<()> {
+        match self {
+            Rule::Argmax => Ok(()),
+            Rule::Threshold(t) | Rule::Benefit { overhead: t, .. } if n_classes != 2 => {
+                let _ = t;
+                Err(Error::invalid(format!(
+                    "a threshold or benefit rule needs a binary task; this one has {n_classes} classes \
+                     (use lambda(...) or cost(...) for multiclass)"
+                )))
+            }
+            Rule::Threshold(t) if !(0.0..=1.0).contains(t) => {
+                Err(Error::invalid(format!("threshold {t} is not in [0, 1]")))
+            }
+            Rule::Threshold(_) | Rule::Benefit { .. } => Ok(()),
+            Rule::Lambda(l) if l.len() != n_classes => Err(Error::invalid(format!(
+                "{} lambdas for {n_classes} classes",
+                l.len()
+            ))),
+            Rule::Lambda(l) if l.iter().any(|v| !(*v > 0.0 && v.is_finite())) => Err(
+                Error::invalid(format!("lambdas must be finite and > 0, got {l:?}")),
+            ),
+            Rule::Lambda(_) => Ok(()),
+            Rule::Cost(m) if m.len() != n_classes || m.iter().any(|r| r.len() != n_classes) => Err(
+                Error::invalid(format!("the loss matrix must be {n_classes} x {n_classes}")),
+            ),
+            Rule::Cost(m) if m.iter().flatten().any(|v| !v.is_finite()) => {
+                Err(Error::invalid("the loss matrix must hold finite numbers"))
+            }
+            Rule::Cost(_) => Ok(()),
+        }
+    }
+
+    /// Labels for every row. `amounts` is required by [`Rule::Benefit`].
+    pub fn decide(&self, proba: &Proba, amounts: Option<&[f64]>) -> Result<Vec<u32>> {
+        let k = proba.n_classes();
+        self.validate(k)?;
+        let n = proba.n_rows();
+        let labels = match self {
+            Rule::Argmax => proba.argmax().into_iter().map(|c| c as u32).collect(),
+            Rule::Threshold(t) => (0..n).map(|i| u32::from(proba.row(i)[1] >= *t)).collect(),
+            Rule::Lambda(l) => (0..n)
+                .map(|i| {
+                    let r = proba.row(i);
+                    let mut best = 0;
+                    for c in 1..k {
+                        if r[c] / l[c] >= r[best] / l[best] {
+                            best = c;
+                        }
+                    }
+                    best as u32
+                })
+                .collect(),
+            Rule::Cost(m) => (0..n)
+                .map(|i| {
+                    let r = proba.row(i);
+                    let risk = |d: usize| -> f64 { m[d].iter().zip(r).map(|(l, p)| l * p).sum() };
+                    let mut best = 0;
+                    let mut best_risk = risk(0);
+                    for d in 1..k {
+                        let rd = risk(d);
+                        if rd <= best_risk {
+                            best = d;
+                            best_risk = rd;
+                        }
+                    }
+                    best as u32
+                })
+                .collect(),
+            Rule::Benefit { amount, overhead } => {
+                let a = amounts.ok_or_else(|| {
+                    Error::invalid(format!(
+                        "the benefit rule needs the amount column '{amount}' in the data"
+                    ))
+                })?;
+                if a.len() != n {
+                    return Err(Error::invalid(format!("{} amounts for {n} rows", a.len())));
+                }
+                (0..n)
+                    .map(|i| u32::from(proba.row(i)[1] * a[i] > *overhead))
+                    .collect()
+            }
+        };
+        Ok(labels)
+    }
+}
+
+/// Bayes minimum-risk threshold from a binary loss matrix (Dal Pozzolo,
+/// Sec. IV-A): `tau = (l10 - l00) / (l10 - l00 + l01 - l11)`, where `lij` is
+/// the loss of deciding `i` when the truth is `j`.
+///
+/// ```
+/// use rarity::decide::bayes_threshold;
+/// // Missing a positive costs 10, a false alarm 1.
+/// assert!((bayes_threshold(0.0, 10.0, 1.0, 0.0).unwrap() - 1.0 / 11.0).abs() < 1e-15);
+/// ```
+pub fn bayes_threshold(l00: f64, l01: f64, l10: f64, l11: f64) -> Result<f64> {
+    let num = l10 - l00;
+    let den = l10 - l00 + l01 - l11;
+    if den.is_nan() || den <= 0.0 || num < 0.0 || num > den {
+        return Err(Error::invalid(format!(
+            "the loss matrix gives no threshold in [0, 1]: need l10 >= l00 and l01 >= l11 with \
+             one strict (got l00={l00}, l01={l01}, l10={l10}, l11={l11})"
+        )));
+    }
+    Ok(num / den)
+}
+
+/// Dal Pozzolo eq. 12: the threshold for corrected probabilities `p'` that
+/// gives the same labels as `tau_s` on the uncorrected `p_s`.
+///
+/// It is computed with the same floating-point map as the correction
+/// itself, so a probability equal to `tau_s` stays exactly at `tau'` and the
+/// labels agree exactly, except for a `p_s` within about one ulp of `tau_s`,
+/// which the (contracting) map may round onto `tau'`.
+///
+/// ```
+/// use rarity::decide::corrected_threshold;
+/// use rarity::calibrate::correct_binary;
+/// let (beta, tau_s) = (0.1, 0.5);
+/// let tau = corrected_threshold(tau_s, beta);
+/// assert!((tau - 0.1 / 1.1).abs() < 1e-15);
+/// // p_s at or above tau_s <=> p' at or above tau'.
+/// assert!(correct_binary(0.51, beta) > tau && correct_binary(0.49, beta) < tau);
+/// ```
+pub fn corrected_threshold(tau_s: f64, beta: f64) -> f64 {
+    crate::calibrate::correct_binary(tau_s, beta)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::calibrate::{correct_binary, correct_keep_rates};
+
+    #[test]
+    fn eq12_gives_identical_labels() {
+        // Every p_s on a fine grid, ratios of small counts (what trees and
+        // bagged trees output) and the threshold itself: labels from
+        // (p_s, tau_s) and (p', tau') agree exactly. (Values within an ulp
+        // of tau_s can collide: the map contracts below float resolution.)
+        for &beta in &[0.02, 0.11, 0.37, 1.0] {
+            for &tau_s in &[0.1f64, 0.5, 0.73] {
+                let mut ps: Vec<f64> = (0..=10_000).map(|i| i as f64 / 10_000.0).collect();
+                ps.push(tau_s);
+                for den in 1..=200u32 {
+                    ps.extend((0..=den).map(|num| f64::from(num) / f64::from(den)));
+                }
+                let before = Rule::Threshold(tau_s)
+                    .decide(&Proba::from_positive(&ps), None)
+                    .unwrap();
+                let mut p = Proba::from_positive(&ps);
+                correct_keep_rates(&mut p, &[beta, 1.0]).unwrap();
+                let after = Rule::Threshold(corrected_threshold(tau_s, beta))
+                    .decide(&p, None)
+                    .unwrap();
+                let diff = before.iter().zip(&after).position(|(a, b)| a != b);
+                assert_eq!(
+                    diff,
+                    None,
+                    "beta {beta} tau_s {tau_s}: first differing p_s {:?}",
+                    diff.map(|i| ps[i])
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn priors_rule_is_the_binary_prior_threshold() {
+        let ps: Vec<f64> = (0..=100).map(|i| i as f64 / 100.0).collect();
+        let p = Proba::from_positive(&ps);
+        let a = Rule::priors(&[0.75, 0.25])
+            .unwrap()
+            .decide(&p, None)
+            .unwrap();
+        let b = Rule::Threshold(0.25).decide(&p, None).unwrap();
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn cost_rule_matches_bayes_threshold() {
+        let ps: Vec<f64> = (0..=1000).map(|i| i as f64 / 1000.0).collect();
+        let p = Proba::from_positive(&ps);
+        // l[decide][truth]: false negative (decide 0, truth 1) costs 5.
+        let m = vec![vec![0.0, 5.0], vec![1.0, 0.0]];
+        let tau = bayes_threshold(0.0, 5.0, 1.0, 0.0).unwrap();
+        let a = Rule::Cost(m).decide(&p, None).unwrap();
+        let b = Rule::Threshold(tau).decide(&p, None).unwrap();
+        let differ = a.iter().zip(&b).filter(|(x, y)| x != y).count();
+        assert_eq!(differ, 0, "{differ} rows differ");
+        assert!(correct_binary(0.5, 1.0) == 0.5);
+    }
+
+    #[test]
+    fn benefit_rule_uses_amounts() {
+        let p = Proba::from_positive(&[0.1, 0.1, 0.9]);
+        let rule = Rule::Benefit {
+            amount: "Amount".into(),
+            overhead: 90.0,
+        };
+        assert_eq!(
+            rule.decide(&p, Some(&[1000.0, 10.0, 50.0])).unwrap(),
+            vec![1, 0, 0]
+        );
+        assert!(rule.decide(&p, None).is_err());
+    }
+
+    #[test]
+    fn invalid_rules_are_explained() {
+        let p3 = Proba::new(vec![0.2, 0.3, 0.5], 3);
+        assert!(Rule::Threshold(0.5).decide(&p3, None).is_err());
+        assert!(Rule::Lambda(vec![0.5, 0.5]).decide(&p3, None).is_err());
+        assert!(Rule::priors(&[1.0, 0.0]).is_err());
+        assert!(Rule::f1(&[0.2, 0.3, 0.5]).is_err());
+        assert!(bayes_threshold(0.0, 0.0, 0.0, 0.0).is_err());
+        assert_eq!(
+            Rule::Lambda(vec![0.6, 0.3, 0.1]).decide(&p3, None).unwrap(),
+            vec![2]
+        );
+    }
+}

@@ -1,0 +1,232 @@
+//! Quality of predicted probabilities: Brier score (overall, multiclass and
+//! stratified by class), log loss and the Murphy decomposition of the Brier
+//! score.
+//!
+//! - Binary Brier score: `mean (y - p)^2` with `y` in {0, 1} and `p` the
+//!   positive-class probability (Dal Pozzolo et al. 2015, eq. 13;
+//!   scikit-learn's `brier_score_loss`).
+//! - Multiclass Brier score: `mean_i sum_c (1[y_i = c] - p_ic)^2`, Brier's
+//!   original sum over classes, in `[0, 2]` (scikit-learn's `brier_score_loss`
+//!   on three or more columns; on two columns it equals twice the binary one).
+//! - Stratified Brier score (Collell et al. 2018, Section 4; Wallace and
+//!   Dahabreh 2012): for class `c`, the mean of `(1 - p_c)^2` over the rows of
+//!   class `c`, i.e. the squared gap between the predicted probability of the
+//!   true class and the ideal 1. For two classes, `brier_positive` is
+//!   `mean (1 - p)^2` over positive rows and `brier_negative` is `mean p^2`
+//!   over negative rows, `p` being the positive-class column. Not in
+//!   scikit-learn.
+//! - Log loss: `mean -ln p_{i, y_i}` with each probability clipped to
+//!   `[eps, 1 - eps]`, `eps = f64::EPSILON` (scikit-learn 1.9's `log_loss`,
+//!   which clips and no longer renormalises rows).
+//! - Murphy decomposition (Murphy 1973): grouping the rows by distinct
+//!   predicted value `f` with `n_f` rows and observed frequency `o_f`, and
+//!   `o` the overall frequency, `reliability = sum n_f (f - o_f)^2 / N`,
+//!   `resolution = sum n_f (o_f - o)^2 / N`, `uncertainty = o (1 - o)`, and
+//!   `brier = reliability - resolution + uncertainty` exactly. Not in
+//!   scikit-learn.
+
+use super::{check_len, check_proba, check_unit};
+use crate::data::Proba;
+use crate::Result;
+
+/// Binary Brier score of positive-class probabilities `p`.
+///
+/// ```
+/// use rarity::metrics::probability::brier_binary;
+/// let b = brier_binary(&[0, 1, 1, 0], &[0.1, 0.9, 0.8, 0.3], 1).unwrap();
+/// assert!((b - 0.0375).abs() < 1e-15);
+/// ```
+pub fn brier_binary(truth: &[u32], p: &[f64], positive: u32) -> Result<f64> {
+    check_len(truth.len(), p.len(), "probabilities")?;
+    check_unit(p)?;
+    let sum: f64 = truth
+        .iter()
+        .zip(p)
+        .map(|(&t, &q)| {
+            let y = f64::from(u8::from(t == positive));
+            (y - q) * (y - q)
+        })
+        .sum();
+    Ok(sum / p.len() as f64)
+}
+
+/// Multiclass Brier score: squared errors summed over the classes, averaged
+/// over rows (range `[0, 2]`).
+pub fn brier_multiclass(truth: &[u32], proba: &Proba) -> Result<f64> {
+    check_proba(truth, proba)?;
+    let sum: f64 = truth
+        .iter()
+        .enumerate()
+        .map(|(i, &t)| {
+            proba
+                .row(i)
+                .iter()
+                .enumerate()
+                .map(|(c, &q)| {
+                    let y = f64::from(u8::from(c == t as usize));
+                    (y - q) * (y - q)
+                })
+                .sum::<f64>()
+        })
+        .sum();
+    Ok(sum / truth.len() as f64)
+}
+
+/// Brier score as scikit-learn's `brier_score_loss` reports it: the binary
+/// score on column 1 for two classes, the multiclass sum for three or more.
+pub fn brier(truth: &[u32], proba: &Proba) -> Result<f64> {
+    if proba.n_classes() == 2 {
+        check_proba(truth, proba)?;
+        brier_binary(truth, &proba.column(1), 1)
+    } else {
+        brier_multiclass(truth, proba)
+    }
+}
+
+/// Stratified Brier score: for each class, the mean of `(1 - p_true)^2` over
+/// the rows of that class (`NaN` for a class without rows). For two classes
+/// it is computed on column 1: `[mean p^2 over negatives, mean (1 - p)^2
+/// over positives]`.
+///
+/// ```
+/// use rarity::data::Proba;
+/// use rarity::metrics::probability::stratified_brier;
+/// let s = stratified_brier(&[0, 1, 1], &Proba::from_positive(&[0.2, 0.5, 1.0])).unwrap();
+/// assert_eq!(s, vec![0.2 * 0.2, 0.125]);
+/// ```
+pub fn stratified_brier(truth: &[u32], proba: &Proba) -> Result<Vec<f64>> {
+    check_proba(truth, proba)?;
+    let k = proba.n_classes();
+    let mut sums = vec![0.0; k];
+    let mut counts = vec![0usize; k];
+    for (i, &t) in truth.iter().enumerate() {
+        let t = t as usize;
+        let gap = if k == 2 {
+            let p = proba.row(i)[1];
+            if t == 1 {
+                1.0 - p
+            } else {
+                p
+            }
+        } else {
+            1.0 - proba.row(i)[t]
+        };
+        sums[t] += gap * gap;
+        counts[t] += 1;
+    }
+    Ok(sums
+        .iter()
+        .zip(&counts)
+        .map(|(&s, &n)| s / n as f64)
+        .collect())
+}
+
+/// Log loss (cross-entropy) with scikit-learn's clipping to
+/// `[f64::EPSILON, 1 - f64::EPSILON]`.
+///
+/// ```
+/// use rarity::data::Proba;
+/// use rarity::metrics::probability::log_loss;
+/// let p = Proba::new(vec![0.1, 0.9, 0.9, 0.1, 0.8, 0.2, 0.35, 0.65], 2);
+/// let l = log_loss(&[1, 0, 0, 1], &p).unwrap();
+/// assert!((l - 0.21616187468057912).abs() < 1e-15);
+/// ```
+pub fn log_loss(truth: &[u32], proba: &Proba) -> Result<f64> {
+    check_proba(truth, proba)?;
+    let eps = f64::EPSILON;
+    let sum: f64 = truth
+        .iter()
+        .enumerate()
+        .map(|(i, &t)| -proba.row(i)[t as usize].clamp(eps, 1.0 - eps).ln())
+        .sum();
+    Ok(sum / truth.len() as f64)
+}
+
+/// The three terms of the Murphy decomposition of the binary Brier score.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Murphy {
+    /// Weighted squared gap between each forecast and its observed frequency
+    /// (lower is better calibrated).
+    pub reliability: f64,
+    /// Weighted squared gap between each forecast's observed frequency and
+    /// the base rate (higher is more discriminating).
+    pub resolution: f64,
+    /// Variance of the outcome, `o (1 - o)`: the Brier score of always
+    /// forecasting the base rate.
+    pub uncertainty: f64,
+}
+
+/// Murphy decomposition of the binary Brier score of positive-class
+/// probabilities `p`, grouping rows by distinct forecast value, so that
+/// `brier = reliability - resolution + uncertainty`.
+///
+/// ```
+/// use rarity::metrics::probability::{brier_binary, murphy_decomposition};
+/// let (t, p) = ([0, 1, 1, 0, 1], [0.2, 0.2, 0.7, 0.7, 0.7]);
+/// let m = murphy_decomposition(&t, &p, 1).unwrap();
+/// let b = brier_binary(&t, &p, 1).unwrap();
+/// assert!((m.reliability - m.resolution + m.uncertainty - b).abs() < 1e-15);
+/// ```
+pub fn murphy_decomposition(truth: &[u32], p: &[f64], positive: u32) -> Result<Murphy> {
+    check_len(truth.len(), p.len(), "probabilities")?;
+    check_unit(p)?;
+    let mut pairs: Vec<(f64, bool)> = p
+        .iter()
+        .zip(truth)
+        .map(|(&q, &t)| (q, t == positive))
+        .collect();
+    pairs.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+    let n = pairs.len() as f64;
+    let base = pairs.iter().filter(|x| x.1).count() as f64 / n;
+    let (mut reliability, mut resolution) = (0.0, 0.0);
+    for group in pairs.chunk_by(|a, b| a.0 == b.0) {
+        let m = group.len() as f64;
+        let freq = group.iter().filter(|x| x.1).count() as f64 / m;
+        reliability += m * (group[0].0 - freq) * (group[0].0 - freq);
+        resolution += m * (freq - base) * (freq - base);
+    }
+    Ok(Murphy {
+        reliability: reliability / n,
+        resolution: resolution / n,
+        uncertainty: base * (1.0 - base),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn multiclass_brier_on_two_columns_is_twice_the_binary() {
+        let t = [0, 1, 1];
+        let p = Proba::new(vec![0.75, 0.25, 0.5, 0.5, 0.0, 1.0], 2);
+        let b = brier_binary(&t, &p.column(1), 1).unwrap();
+        assert_eq!(brier_multiclass(&t, &p).unwrap(), 2.0 * b);
+        assert_eq!(brier(&t, &p).unwrap(), b);
+    }
+
+    #[test]
+    fn log_loss_clips_certain_mistakes() {
+        let p = Proba::new(vec![1.0, 0.0], 2);
+        let l = log_loss(&[1], &p).unwrap();
+        assert_eq!(l, -f64::EPSILON.ln());
+    }
+
+    #[test]
+    fn stratified_brier_of_an_absent_class_is_nan() {
+        let p = Proba::new(vec![0.5, 0.25, 0.25], 3);
+        let s = stratified_brier(&[0], &p).unwrap();
+        assert_eq!(s[0], 0.25);
+        assert!(s[1].is_nan() && s[2].is_nan());
+    }
+
+    #[test]
+    fn invalid_probabilities_are_errors() {
+        assert!(brier_binary(&[0], &[1.5], 1).is_err());
+        assert!(brier_binary(&[0], &[f64::NAN], 1).is_err());
+        let unnormalised = Proba::new(vec![0.5, 0.6], 2);
+        assert!(log_loss(&[0], &unnormalised).is_err());
+        let p = Proba::new(vec![0.5, 0.5], 2);
+        assert!(log_loss(&[2], &p).is_err());
+    }
+}

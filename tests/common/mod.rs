@@ -1,0 +1,118 @@
+//! Helpers shared by the integration tests: run the `rarity` binary, make
+//! scratch directories.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+/// Runs `rarity` with the given arguments.
+pub fn rarity(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rarity"))
+        .args(args)
+        .output()
+        .expect("the rarity binary runs")
+}
+
+/// Runs `rarity` and returns (exit code, stdout, stderr).
+pub fn run(args: &[&str]) -> (i32, String, String) {
+    let out = rarity(args);
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A fresh scratch directory for one test.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rarity-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Writes `bytes` to `dir/name` and returns the path as a string.
+pub fn file(dir: &Path, name: &str, bytes: &[u8]) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+/// The shared benchmark data directory, if this checkout sits beside it.
+pub fn shared_data() -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
+    p.join("MANIFEST.json").exists().then_some(p)
+}
+
+// ---- fixture helpers: reading committed JSON and comparing numbers.
+// Fixture numbers encode NaN as null and infinities as "inf" / "-inf".
+// Two numbers agree when both are NaN, both are the same infinity, or
+// |a - b| <= tol * max(1, |b|): absolute up to 1, relative above.
+
+pub fn load(name: &str) -> Value {
+    let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    serde_json::from_str(&text).unwrap()
+}
+
+pub fn num(v: &Value) -> f64 {
+    match v {
+        Value::Null => f64::NAN,
+        Value::String(s) if s == "inf" => f64::INFINITY,
+        Value::String(s) if s == "-inf" => f64::NEG_INFINITY,
+        Value::Number(n) => n.as_f64().unwrap(),
+        other => panic!("not a number: {other}"),
+    }
+}
+
+pub fn nums(v: &Value) -> Vec<f64> {
+    v.as_array().unwrap().iter().map(num).collect()
+}
+
+pub fn labels(v: &Value) -> Vec<u32> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap() as u32)
+        .collect()
+}
+
+pub fn agree(got: f64, want: f64, tol: f64) -> bool {
+    if want.is_nan() || got.is_nan() {
+        return want.is_nan() && got.is_nan();
+    }
+    if want.is_infinite() || got.is_infinite() {
+        return got == want;
+    }
+    (got - want).abs() <= tol * want.abs().max(1.0)
+}
+
+pub fn check(case: &str, what: &str, got: f64, want: f64, tol: f64, failures: &mut Vec<String>) {
+    if !agree(got, want, tol) {
+        failures.push(format!("{case}: {what}: got {got:e}, want {want:e}"));
+    }
+}
+
+pub fn check_all(
+    case: &str,
+    what: &str,
+    got: &[f64],
+    want: &[f64],
+    tol: f64,
+    failures: &mut Vec<String>,
+) {
+    if got.len() != want.len() {
+        failures.push(format!(
+            "{case}: {what}: {} values, want {}: {got:?} vs {want:?}",
+            got.len(),
+            want.len()
+        ));
+        return;
+    }
+    for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
+        check(case, &format!("{what}[{i}]"), g, w, tol, failures);
+    }
+}

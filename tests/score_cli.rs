@@ -1,0 +1,115 @@
+//! `rarity score` end to end: the JSON contract and the bad-input paths.
+
+mod common;
+
+use common::{file, run, scratch};
+
+const KEYS: [&str; 18] = [
+    "roc_auc",
+    "average_precision",
+    "pr_auc_trapezoid",
+    "brier",
+    "log_loss",
+    "accuracy",
+    "tpr",
+    "tnr",
+    "ppv",
+    "npv",
+    "fpr",
+    "fdr",
+    "f1",
+    "g_mean",
+    "macro_accuracy",
+    "macro_f1",
+    "brier_positive",
+    "brier_negative",
+];
+
+#[test]
+fn binary_json_has_every_contract_key() {
+    let d = scratch("score-bin");
+    let f = file(&d, "s.csv", b"y,p\n0,0.1\n1,0.8\n0,0.4\n1,0.35\n0,0.2\n");
+    let (code, out, err) = run(&[
+        "score", &f, "--truth", "y", "--proba", "p", "--format", "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for k in KEYS {
+        assert!(v[k].is_number(), "{k} missing or not a number in {out}");
+    }
+    // Hand-checked: positives {0.8, 0.35}, negatives {0.1, 0.4, 0.2}:
+    // 5 of 6 pairs ordered, AUC 5/6; at 0.5 one TP, one FN, three TN.
+    assert!((v["roc_auc"].as_f64().unwrap() - 5.0 / 6.0).abs() < 1e-12);
+    assert_eq!(v["tpr"].as_f64().unwrap(), 0.5);
+    assert_eq!(v["tnr"].as_f64().unwrap(), 1.0);
+    // A lower threshold catches the second positive (p >= T is positive).
+    let (_, out, _) = run(&[
+        "score",
+        &f,
+        "--truth",
+        "y",
+        "--proba",
+        "p",
+        "--threshold",
+        "0.35",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["tpr"].as_f64().unwrap(), 1.0);
+    assert!((v["fpr"].as_f64().unwrap() - 1.0 / 3.0).abs() < 1e-15);
+}
+
+#[test]
+fn multiclass_uses_one_column_per_class() {
+    let d = scratch("score-multi");
+    let f = file(
+        &d,
+        "m.csv",
+        b"y,p_0,p_1,p_2\n0,0.7,0.2,0.1\n2,0.1,0.2,0.7\n1,0.3,0.4,0.3\n1,0.5,0.4,0.1\n",
+    );
+    let (code, out, err) = run(&[
+        "score", &f, "--truth", "y", "--proba", "p_0", "--proba", "p_1", "--proba", "p_2",
+        "--format", "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["accuracy"].as_f64().unwrap(), 0.75);
+    assert!((v["macro_accuracy"].as_f64().unwrap() - (1.0 + 0.5 + 1.0) / 3.0).abs() < 1e-15);
+}
+
+#[test]
+fn bad_inputs_are_explained() {
+    let d = scratch("score-bad");
+    let cases: [(&[u8], &[&str], &str); 6] = [
+        (b"y,p\n0,1.5\n1,0.8\n", &["--proba", "p"], "outside [0, 1]"),
+        (
+            b"y,a,b\n0,0.5,0.6\n1,0.5,0.5\n",
+            &["--proba", "a", "--proba", "b"],
+            "sum to",
+        ),
+        (
+            b"y,a,b\n0,0.5,0.5\n2,0.5,0.5\n",
+            &["--proba", "a", "--proba", "b"],
+            "label '2'",
+        ),
+        (b"y,p\n", &["--proba", "p"], "no data rows"),
+        (b"y,p\n0,0.5\n1,0.5\n", &["--proba", "q"], "'q' not found"),
+        (
+            b"y,p\n0,0.5\n1,0.5\n2,0.1\n",
+            &["--proba", "p"],
+            "one probability column",
+        ),
+    ];
+    for (i, (text, proba, needle)) in cases.iter().enumerate() {
+        let f = file(&d, &format!("b{i}.csv"), text);
+        let mut args = vec!["score", f.as_str(), "--truth", "y"];
+        args.extend_from_slice(proba);
+        let (code, _, err) = run(&args);
+        assert_ne!(code, 0, "case {i} should fail");
+        assert!(
+            err.contains(needle) && !err.contains("panicked"),
+            "case {i}: {err}"
+        );
+    }
+}

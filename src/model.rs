@@ -21,6 +21,8 @@ use serde::{Deserialize, Serialize};
 use crate::data::{Dataset, Proba};
 use crate::ensemble::BaggedModel;
 use crate::error::{Error, Result};
+use crate::learn::logistic::LogisticModel;
+use crate::learn::naive_bayes::{BinnedNbModel, GaussianNbModel};
 use crate::learn::tree::TreeModel;
 
 /// A fitted probabilistic classifier.
@@ -30,6 +32,12 @@ pub enum Model {
     Tree(TreeModel),
     /// An ensemble of member models combined by vote, see [`BaggedModel`].
     Bagged(BaggedModel),
+    /// Logistic regression, see [`LogisticModel`].
+    Logistic(LogisticModel),
+    /// Gaussian naive Bayes, see [`GaussianNbModel`].
+    GaussianNb(GaussianNbModel),
+    /// Binned naive Bayes, see [`BinnedNbModel`].
+    BinnedNb(BinnedNbModel),
 }
 
 impl Model {
@@ -38,6 +46,9 @@ impl Model {
         match self {
             Model::Tree(m) => m.n_classes(),
             Model::Bagged(m) => m.n_classes(),
+            Model::Logistic(m) => m.n_classes(),
+            Model::GaussianNb(m) => m.n_classes(),
+            Model::BinnedNb(m) => m.n_classes(),
         }
     }
 
@@ -46,6 +57,9 @@ impl Model {
         match self {
             Model::Tree(m) => m.n_features(),
             Model::Bagged(m) => m.n_features(),
+            Model::Logistic(m) => m.n_features(),
+            Model::GaussianNb(m) => m.n_features(),
+            Model::BinnedNb(m) => m.n_features(),
         }
     }
 
@@ -59,6 +73,9 @@ impl Model {
         match self {
             Model::Tree(m) => out.copy_from_slice(m.leaf_proba(x)),
             Model::Bagged(m) => m.predict_row(x, out),
+            Model::Logistic(m) => m.predict_row(x, out),
+            Model::GaussianNb(m) => m.predict_row(x, out),
+            Model::BinnedNb(m) => m.predict_row(x, out),
         }
     }
 
@@ -104,6 +121,9 @@ impl Model {
         match self {
             Model::Tree(m) => m.validate(),
             Model::Bagged(m) => m.validate(),
+            Model::Logistic(m) => m.validate(),
+            Model::GaussianNb(m) => m.validate(),
+            Model::BinnedNb(m) => m.validate(),
         }
     }
 }

@@ -22,7 +22,9 @@ use std::sync::Arc;
 use crate::ensemble::{Bagging, Vote};
 use crate::error::{Error, Result};
 use crate::learn::tree::{Criterion, LeafEstimate, MaxFeatures, RandomTree, Tree};
-use crate::learn::Learner;
+use crate::learn::logistic::Logistic;
+use crate::learn::naive_bayes::{BinnedNb, GaussianNb};
+use crate::learn::{ClassWeight, Learner};
 use crate::sample::bootstrap::Bootstrap;
 use crate::sample::no_resampling::NoResampling;
 use crate::sample::Sampler;
@@ -127,7 +129,12 @@ fn tokenize(s: &str) -> Result<Vec<(usize, Token)>> {
             out.push((start, Token::Number(x)));
         } else if c.is_alphabetic() || c == '_' {
             let start = i;
-            while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
+            // Names may hold inner hyphens before a letter (`nb-binned`).
+            while i < chars.len()
+                && (chars[i].is_alphanumeric()
+                    || chars[i] == '_'
+                    || (chars[i] == '-' && chars.get(i + 1).is_some_and(|c| c.is_alphabetic())))
+            {
                 i += 1;
             }
             out.push((start, Token::Name(chars[start..i].iter().collect())));
@@ -236,7 +243,16 @@ pub fn parse(s: &str) -> Result<Spec> {
 }
 
 /// The learners a spec may name.
-pub const LEARNERS: &[&str] = &["tree", "forest", "bagging", "rdt", "random_tree"];
+pub const LEARNERS: &[&str] = &[
+    "tree",
+    "forest",
+    "bagging",
+    "rdt",
+    "random_tree",
+    "logistic",
+    "gnb",
+    "nb-binned",
+];
 /// The samplers a spec may name.
 pub const SAMPLERS: &[&str] = &["bootstrap", "none"];
 
@@ -473,10 +489,65 @@ pub fn learner_from_call(c: &Call) -> Result<Arc<dyn Learner>> {
             b.vote = vote(&a)?;
             Ok(Arc::new(b))
         }
+        "logistic" => {
+            let a = Args::new(c, &["c", "class_weight", "tol", "max_iter"])?;
+            let d = Logistic::default();
+            Ok(Arc::new(Logistic {
+                c: positive(&a, "c")?.unwrap_or(d.c),
+                class_weight: class_weight(&a)?,
+                tol: positive(&a, "tol")?.unwrap_or(d.tol),
+                max_iter: a.count("max_iter", 1)?.unwrap_or(d.max_iter),
+            }))
+        }
+        "gnb" => {
+            let a = Args::new(c, &["var_smoothing"])?;
+            Ok(Arc::new(GaussianNb {
+                var_smoothing: positive(&a, "var_smoothing")?
+                    .unwrap_or(GaussianNb::default().var_smoothing),
+            }))
+        }
+        "nb-binned" => {
+            let a = Args::new(c, &["bins"])?;
+            Ok(Arc::new(BinnedNb {
+                bins: a.count("bins", 1)?.unwrap_or(10),
+            }))
+        }
         other => Err(Error::invalid(format!(
             "unknown learner '{other}'; accepted: {}",
             LEARNERS.join(", ")
         ))),
+    }
+}
+
+/// A positive finite number.
+fn positive(a: &Args<'_>, key: &str) -> Result<Option<f64>> {
+    match a.number(key)? {
+        Some(x) if x > 0.0 && x.is_finite() => Ok(Some(x)),
+        Some(x) => Err(a.bad(key, &Value::Number(x), "a positive number")),
+        None => Ok(None),
+    }
+}
+
+/// `class_weight=none|balanced|given(w0, w1, ...)`.
+fn class_weight(a: &Args<'_>) -> Result<ClassWeight> {
+    let want = "none, balanced or given(w0, w1, ...) with one weight >= 0 per class";
+    match a.get("class_weight") {
+        None => Ok(ClassWeight::None),
+        Some(v @ Value::Call(c)) => match c.name.as_str() {
+            "none" if c.args.is_empty() => Ok(ClassWeight::None),
+            "balanced" if c.args.is_empty() => Ok(ClassWeight::Balanced),
+            "given" if !c.args.is_empty() => c
+                .args
+                .iter()
+                .map(|(k, x)| match (k, x) {
+                    (None, Value::Number(x)) if *x >= 0.0 => Ok(*x),
+                    _ => Err(a.bad("class_weight", v, want)),
+                })
+                .collect::<Result<Vec<f64>>>()
+                .map(ClassWeight::Given),
+            _ => Err(a.bad("class_weight", v, want)),
+        },
+        Some(v) => Err(a.bad("class_weight", v, want)),
     }
 }
 

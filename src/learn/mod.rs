@@ -17,7 +17,14 @@
 //! Fitted models are the variants of the [`Model`] enum, which lives in
 //! [`crate::model`] (see there for why an enum and not trait objects).
 
+mod lbfgs;
+mod linalg;
+pub mod logistic;
+pub mod naive_bayes;
+mod rows;
 pub mod tree;
+
+pub use rows::ClassWeight;
 
 use std::any::Any;
 use std::fmt;

@@ -1,0 +1,102 @@
+//! The base learners against scikit-learn (tests/fixtures/learners.json,
+//! written by tools/gen_learner_fixtures.py; see there for what each block
+//! holds).
+
+mod common;
+
+use common::{check_all, labels, load, nums};
+use rarity::data::Dataset;
+use rarity::learn::Learner;
+use rarity::Model;
+use serde_json::Value;
+
+/// A bundled CSV (header, numeric features, integer class last).
+fn csv(name: &str) -> Dataset {
+    let path = format!("{}/data/{name}.csv", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut rows = Vec::new();
+    let mut y = Vec::new();
+    for line in text.lines().skip(1).filter(|l| !l.trim().is_empty()) {
+        let v: Vec<f64> = line.split(',').map(|c| c.trim().parse().unwrap()).collect();
+        y.push(*v.last().unwrap() as u32);
+        rows.push(v[..v.len() - 1].to_vec());
+    }
+    let k = *y.iter().max().unwrap() as usize + 1;
+    Dataset::from_rows(rows, y, (0..k).map(|c| c.to_string()).collect()).unwrap()
+}
+
+fn rows_of(v: &Value) -> Vec<usize> {
+    labels(v).into_iter().map(|r| r as usize).collect()
+}
+
+fn fit_all(learner: &dyn Learner, ds: &Dataset) -> Model {
+    let rows: Vec<usize> = (0..ds.n_rows()).collect();
+    learner
+        .fit(&ds.view(&rows), &mut rarity::rng::stream(0, 0))
+        .unwrap()
+}
+
+fn proba_rows(m: &Model, ds: &Dataset, rows: &[usize]) -> Vec<f64> {
+    m.predict_proba(&ds.take(rows)).unwrap().values().to_vec()
+}
+
+fn finish(failures: Vec<String>) {
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures[..failures.len().min(20)].join("\n")
+    );
+}
+
+fn spec(s: &str) -> std::sync::Arc<dyn Learner> {
+    rarity::spec::build_learner(s).unwrap_or_else(|e| panic!("{s}: {e}"))
+}
+
+#[test]
+fn logistic_matches_sklearn_optimum() {
+    let fx = load("learners.json");
+    let mut failures = Vec::new();
+    for case in fx["logistic"].as_array().unwrap() {
+        let data = case["data"].as_str().unwrap();
+        let ds = csv(data);
+        let s = format!(
+            "logistic(c={}, class_weight={})",
+            case["c"], case["class_weight"].as_str().unwrap()
+        );
+        let m = fit_all(spec(&s).as_ref(), &ds);
+        let Model::Logistic(lm) = &m else {
+            panic!("not a logistic model")
+        };
+        let name = format!("{data} {s}");
+        check_all(&name, "coef", lm.coef(), &nums(&case["coef"]), 1e-6, &mut failures);
+        check_all(&name, "intercept", lm.intercept(), &nums(&case["intercept"]), 1e-6, &mut failures);
+        let rows = rows_of(&case["rows"]);
+        let p = proba_rows(&m, &ds, &rows);
+        check_all(&name, "proba", &p, &nums(&case["proba"]), 1e-6, &mut failures);
+        // scikit-learn's own answer, where its solver got close to the optimum.
+        if case["sklearn_gap"].as_f64().unwrap() < 1e-5 {
+            check_all(&name, "sklearn proba", &p, &nums(&case["sklearn_proba"]), 1e-5, &mut failures);
+        }
+    }
+    finish(failures);
+}
+
+#[test]
+fn gaussian_nb_matches_sklearn() {
+    let fx = load("learners.json");
+    let mut failures = Vec::new();
+    for case in fx["gnb"].as_array().unwrap() {
+        let data = case["data"].as_str().unwrap();
+        let mut ds = csv(data);
+        if case["weights"].is_array() {
+            ds = ds.with_weights(nums(&case["weights"])).unwrap();
+        }
+        let s = format!("gnb(var_smoothing={})", case["var_smoothing"]);
+        let m = fit_all(spec(&s).as_ref(), &ds);
+        let rows = rows_of(&case["rows"]);
+        let p = proba_rows(&m, &ds, &rows);
+        check_all(&format!("{data} {s}"), "proba", &p, &nums(&case["proba"]), 1e-9, &mut failures);
+    }
+    finish(failures);
+}

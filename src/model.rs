@@ -23,6 +23,7 @@ use crate::ensemble::BaggedModel;
 use crate::error::{Error, Result};
 use crate::learn::logistic::LogisticModel;
 use crate::learn::naive_bayes::{BinnedNbModel, GaussianNbModel};
+use crate::learn::svm::SvmModel;
 use crate::learn::tree::TreeModel;
 
 /// A fitted probabilistic classifier.
@@ -38,6 +39,8 @@ pub enum Model {
     GaussianNb(GaussianNbModel),
     /// Binned naive Bayes, see [`BinnedNbModel`].
     BinnedNb(BinnedNbModel),
+    /// Support vector machine, see [`SvmModel`].
+    Svm(SvmModel),
 }
 
 impl Model {
@@ -49,6 +52,7 @@ impl Model {
             Model::Logistic(m) => m.n_classes(),
             Model::GaussianNb(m) => m.n_classes(),
             Model::BinnedNb(m) => m.n_classes(),
+            Model::Svm(m) => m.n_classes(),
         }
     }
 
@@ -60,6 +64,7 @@ impl Model {
             Model::Logistic(m) => m.n_features(),
             Model::GaussianNb(m) => m.n_features(),
             Model::BinnedNb(m) => m.n_features(),
+            Model::Svm(m) => m.n_features(),
         }
     }
 
@@ -76,6 +81,7 @@ impl Model {
             Model::Logistic(m) => m.predict_row(x, out),
             Model::GaussianNb(m) => m.predict_row(x, out),
             Model::BinnedNb(m) => m.predict_row(x, out),
+            Model::Svm(m) => m.predict_row(x, out),
         }
     }
 
@@ -124,6 +130,7 @@ impl Model {
             Model::Logistic(m) => m.validate(),
             Model::GaussianNb(m) => m.validate(),
             Model::BinnedNb(m) => m.validate(),
+            Model::Svm(m) => m.validate(),
         }
     }
 }

@@ -24,6 +24,7 @@ use crate::error::{Error, Result};
 use crate::learn::tree::{Criterion, LeafEstimate, MaxFeatures, RandomTree, Tree};
 use crate::learn::logistic::Logistic;
 use crate::learn::naive_bayes::{BinnedNb, GaussianNb};
+use crate::learn::svm::{Gamma, KernelKind, Svm};
 use crate::learn::{ClassWeight, Learner};
 use crate::sample::bootstrap::Bootstrap;
 use crate::sample::no_resampling::NoResampling;
@@ -252,6 +253,7 @@ pub const LEARNERS: &[&str] = &[
     "logistic",
     "gnb",
     "nb-binned",
+    "svm",
 ];
 /// The samplers a spec may name.
 pub const SAMPLERS: &[&str] = &["bootstrap", "none"];
@@ -512,10 +514,41 @@ pub fn learner_from_call(c: &Call) -> Result<Arc<dyn Learner>> {
                 bins: a.count("bins", 1)?.unwrap_or(10),
             }))
         }
+        "svm" => {
+            let a = Args::new(
+                c,
+                &["kernel", "c", "gamma", "class_weight", "tol", "cache_mb", "folds"],
+            )?;
+            let d = Svm::default();
+            let kernel = match a.word("kernel", &["linear", "rbf"])? {
+                Some("linear") => KernelKind::Linear,
+                _ => KernelKind::Rbf,
+            };
+            Ok(Arc::new(Svm {
+                kernel,
+                c: positive(&a, "c")?.unwrap_or(d.c),
+                gamma: gamma(&a)?.unwrap_or(d.gamma),
+                class_weight: class_weight(&a)?,
+                tol: positive(&a, "tol")?.unwrap_or(d.tol),
+                cache_mb: positive(&a, "cache_mb")?.unwrap_or(d.cache_mb),
+                folds: a.count("folds", 2)?.unwrap_or(d.folds),
+            }))
+        }
         other => Err(Error::invalid(format!(
             "unknown learner '{other}'; accepted: {}",
             LEARNERS.join(", ")
         ))),
+    }
+}
+
+/// `gamma=scale|auto|NUMBER`.
+fn gamma(a: &Args<'_>) -> Result<Option<Gamma>> {
+    match a.get("gamma") {
+        None => Ok(None),
+        Some(Value::Call(c)) if c.args.is_empty() && c.name == "scale" => Ok(Some(Gamma::Scale)),
+        Some(Value::Call(c)) if c.args.is_empty() && c.name == "auto" => Ok(Some(Gamma::Auto)),
+        Some(Value::Number(x)) if *x > 0.0 => Ok(Some(Gamma::Value(*x))),
+        Some(v) => Err(a.bad("gamma", v, "scale, auto or a positive number")),
     }
 }
 

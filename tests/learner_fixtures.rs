@@ -100,3 +100,39 @@ fn gaussian_nb_matches_sklearn() {
     }
     finish(failures);
 }
+
+#[test]
+fn svm_decision_values_match_sklearn() {
+    let fx = load("learners.json");
+    let mut failures = Vec::new();
+    for case in fx["svm"].as_array().unwrap() {
+        let data = case["data"].as_str().unwrap();
+        let ds = csv(data);
+        let gamma = match &case["gamma"] {
+            Value::String(s) => s.clone(),
+            v => v.to_string(),
+        };
+        let s = format!(
+            "svm(kernel={}, c={}, gamma={gamma}, class_weight={}, tol=1e-6)",
+            case["kernel"].as_str().unwrap(),
+            case["c"],
+            case["class_weight"].as_str().unwrap()
+        );
+        let m = fit_all(spec(&s).as_ref(), &ds);
+        let Model::Svm(sm) = &m else {
+            panic!("not an SVM")
+        };
+        let got: Vec<f64> = rows_of(&case["rows"])
+            .iter()
+            .flat_map(|&r| sm.decision_function(ds.row(r)))
+            .collect();
+        check_all(&format!("{data} {s}"), "decision", &got, &nums(&case["decision"]), 1e-3, &mut failures);
+        // Probabilities are well formed.
+        let p = m.predict_proba(&ds).unwrap();
+        for i in 0..p.n_rows() {
+            let sum: f64 = p.row(i).iter().sum();
+            assert!((sum - 1.0).abs() < 1e-9 && p.row(i).iter().all(|v| (0.0..=1.0).contains(v)));
+        }
+    }
+    finish(failures);
+}

@@ -22,6 +22,7 @@ mod linalg;
 pub mod logistic;
 pub mod naive_bayes;
 mod rows;
+pub mod svm;
 pub mod tree;
 
 pub use rows::ClassWeight;

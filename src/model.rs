@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use crate::data::{Dataset, Proba};
 use crate::ensemble::BaggedModel;
 use crate::error::{Error, Result};
+use crate::learn::discriminant::{LdaModel, QdaModel};
 use crate::learn::logistic::LogisticModel;
 use crate::learn::naive_bayes::{BinnedNbModel, GaussianNbModel};
 use crate::learn::svm::SvmModel;
@@ -41,6 +42,10 @@ pub enum Model {
     BinnedNb(BinnedNbModel),
     /// Support vector machine, see [`SvmModel`].
     Svm(SvmModel),
+    /// Linear discriminant analysis, see [`LdaModel`].
+    Lda(LdaModel),
+    /// Quadratic discriminant analysis, see [`QdaModel`].
+    Qda(QdaModel),
 }
 
 impl Model {
@@ -53,6 +58,8 @@ impl Model {
             Model::GaussianNb(m) => m.n_classes(),
             Model::BinnedNb(m) => m.n_classes(),
             Model::Svm(m) => m.n_classes(),
+            Model::Lda(m) => m.n_classes(),
+            Model::Qda(m) => m.n_classes(),
         }
     }
 
@@ -65,6 +72,8 @@ impl Model {
             Model::GaussianNb(m) => m.n_features(),
             Model::BinnedNb(m) => m.n_features(),
             Model::Svm(m) => m.n_features(),
+            Model::Lda(m) => m.n_features(),
+            Model::Qda(m) => m.n_features(),
         }
     }
 
@@ -82,6 +91,8 @@ impl Model {
             Model::GaussianNb(m) => m.predict_row(x, out),
             Model::BinnedNb(m) => m.predict_row(x, out),
             Model::Svm(m) => m.predict_row(x, out),
+            Model::Lda(m) => m.predict_row(x, out),
+            Model::Qda(m) => m.predict_row(x, out),
         }
     }
 
@@ -131,6 +142,8 @@ impl Model {
             Model::GaussianNb(m) => m.validate(),
             Model::BinnedNb(m) => m.validate(),
             Model::Svm(m) => m.validate(),
+            Model::Lda(m) => m.validate(),
+            Model::Qda(m) => m.validate(),
         }
     }
 }

@@ -22,6 +22,7 @@ use std::sync::Arc;
 use crate::ensemble::{Bagging, Vote};
 use crate::error::{Error, Result};
 use crate::learn::tree::{Criterion, LeafEstimate, MaxFeatures, RandomTree, Tree};
+use crate::learn::discriminant::{Lda, Priors, Qda};
 use crate::learn::logistic::Logistic;
 use crate::learn::naive_bayes::{BinnedNb, GaussianNb};
 use crate::learn::svm::{Gamma, KernelKind, Svm};
@@ -254,6 +255,8 @@ pub const LEARNERS: &[&str] = &[
     "gnb",
     "nb-binned",
     "svm",
+    "lda",
+    "qda",
 ];
 /// The samplers a spec may name.
 pub const SAMPLERS: &[&str] = &["bootstrap", "none"];
@@ -534,10 +537,57 @@ pub fn learner_from_call(c: &Call) -> Result<Arc<dyn Learner>> {
                 folds: a.count("folds", 2)?.unwrap_or(d.folds),
             }))
         }
+        "lda" => {
+            let a = Args::new(c, &["priors"])?;
+            Ok(Arc::new(Lda {
+                priors: priors(&a)?,
+            }))
+        }
+        "qda" => {
+            let a = Args::new(c, &["priors", "reg"])?;
+            let reg = match a.number("reg")? {
+                Some(r) if (0.0..=1.0).contains(&r) => r,
+                Some(r) => return Err(a.bad("reg", &Value::Number(r), "a number in [0, 1]")),
+                None => 0.0,
+            };
+            Ok(Arc::new(Qda {
+                priors: priors(&a)?,
+                reg,
+            }))
+        }
         other => Err(Error::invalid(format!(
             "unknown learner '{other}'; accepted: {}",
             LEARNERS.join(", ")
         ))),
+    }
+}
+
+/// A list of numbers written `given(v0, v1, ...)`, each `>= 0`.
+fn given(a: &Args<'_>, key: &str, v: &Value, c: &Call, want: &str) -> Result<Vec<f64>> {
+    if c.args.is_empty() {
+        return Err(a.bad(key, v, want));
+    }
+    c.args
+        .iter()
+        .map(|(k, x)| match (k, x) {
+            (None, Value::Number(x)) if *x >= 0.0 => Ok(*x),
+            _ => Err(a.bad(key, v, want)),
+        })
+        .collect()
+}
+
+/// `priors=train|balanced|given(p0, p1, ...)`.
+fn priors(a: &Args<'_>) -> Result<Priors> {
+    let want = "train, balanced or given(p0, p1, ...) with one prior >= 0 per class";
+    match a.get("priors") {
+        None => Ok(Priors::Train),
+        Some(v @ Value::Call(c)) => match c.name.as_str() {
+            "train" if c.args.is_empty() => Ok(Priors::Train),
+            "balanced" if c.args.is_empty() => Ok(Priors::Balanced),
+            "given" => given(a, "priors", v, c, want).map(Priors::Given),
+            _ => Err(a.bad("priors", v, want)),
+        },
+        Some(v) => Err(a.bad("priors", v, want)),
     }
 }
 
@@ -569,15 +619,7 @@ fn class_weight(a: &Args<'_>) -> Result<ClassWeight> {
         Some(v @ Value::Call(c)) => match c.name.as_str() {
             "none" if c.args.is_empty() => Ok(ClassWeight::None),
             "balanced" if c.args.is_empty() => Ok(ClassWeight::Balanced),
-            "given" if !c.args.is_empty() => c
-                .args
-                .iter()
-                .map(|(k, x)| match (k, x) {
-                    (None, Value::Number(x)) if *x >= 0.0 => Ok(*x),
-                    _ => Err(a.bad("class_weight", v, want)),
-                })
-                .collect::<Result<Vec<f64>>>()
-                .map(ClassWeight::Given),
+            "given" => given(a, "class_weight", v, c, want).map(ClassWeight::Given),
             _ => Err(a.bad("class_weight", v, want)),
         },
         Some(v) => Err(a.bad("class_weight", v, want)),

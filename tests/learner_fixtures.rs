@@ -136,3 +136,38 @@ fn svm_decision_values_match_sklearn() {
     }
     finish(failures);
 }
+
+fn priors_spec(v: &Value) -> String {
+    match v.as_array() {
+        None => "train".into(),
+        Some(p) => format!(
+            "given({})",
+            p.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",")
+        ),
+    }
+}
+
+#[test]
+fn lda_and_qda_match_sklearn() {
+    let fx = load("learners.json");
+    let mut failures = Vec::new();
+    let cases = fx["lda"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (format!("lda(priors={})", priors_spec(&c["priors"])), c))
+        .chain(fx["qda"].as_array().unwrap().iter().map(|c| {
+            (
+                format!("qda(priors={}, reg={})", priors_spec(&c["priors"]), c["reg"]),
+                c,
+            )
+        }));
+    for (s, case) in cases {
+        let data = case["data"].as_str().unwrap();
+        let ds = csv(data);
+        let m = fit_all(spec(&s).as_ref(), &ds);
+        let p = proba_rows(&m, &ds, &rows_of(&case["rows"]));
+        check_all(&format!("{data} {s}"), "proba", &p, &nums(&case["proba"]), 1e-8, &mut failures);
+    }
+    finish(failures);
+}

@@ -17,6 +17,7 @@
 //! Fitted models are the variants of the [`Model`] enum, which lives in
 //! [`crate::model`] (see there for why an enum and not trait objects).
 
+pub mod discriminant;
 mod lbfgs;
 mod linalg;
 pub mod logistic;

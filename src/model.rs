@@ -22,6 +22,7 @@ use crate::data::{Dataset, Proba};
 use crate::ensemble::BaggedModel;
 use crate::error::{Error, Result};
 use crate::learn::discriminant::{LdaModel, QdaModel};
+use crate::learn::knn::KnnModel;
 use crate::learn::logistic::LogisticModel;
 use crate::learn::naive_bayes::{BinnedNbModel, GaussianNbModel};
 use crate::learn::svm::SvmModel;
@@ -46,6 +47,8 @@ pub enum Model {
     Lda(LdaModel),
     /// Quadratic discriminant analysis, see [`QdaModel`].
     Qda(QdaModel),
+    /// k nearest neighbours, see [`KnnModel`].
+    Knn(KnnModel),
 }
 
 impl Model {
@@ -60,6 +63,7 @@ impl Model {
             Model::Svm(m) => m.n_classes(),
             Model::Lda(m) => m.n_classes(),
             Model::Qda(m) => m.n_classes(),
+            Model::Knn(m) => m.n_classes(),
         }
     }
 
@@ -74,6 +78,7 @@ impl Model {
             Model::Svm(m) => m.n_features(),
             Model::Lda(m) => m.n_features(),
             Model::Qda(m) => m.n_features(),
+            Model::Knn(m) => m.n_features(),
         }
     }
 
@@ -93,6 +98,7 @@ impl Model {
             Model::Svm(m) => m.predict_row(x, out),
             Model::Lda(m) => m.predict_row(x, out),
             Model::Qda(m) => m.predict_row(x, out),
+            Model::Knn(m) => m.predict_row(x, out),
         }
     }
 
@@ -144,6 +150,7 @@ impl Model {
             Model::Svm(m) => m.validate(),
             Model::Lda(m) => m.validate(),
             Model::Qda(m) => m.validate(),
+            Model::Knn(m) => m.validate(),
         }
     }
 }

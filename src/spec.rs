@@ -23,6 +23,7 @@ use crate::ensemble::{Bagging, Vote};
 use crate::error::{Error, Result};
 use crate::learn::tree::{Criterion, LeafEstimate, MaxFeatures, RandomTree, Tree};
 use crate::learn::discriminant::{Lda, Priors, Qda};
+use crate::learn::knn::{Knn, Weighting};
 use crate::learn::logistic::Logistic;
 use crate::learn::naive_bayes::{BinnedNb, GaussianNb};
 use crate::learn::svm::{Gamma, KernelKind, Svm};
@@ -257,6 +258,7 @@ pub const LEARNERS: &[&str] = &[
     "svm",
     "lda",
     "qda",
+    "knn",
 ];
 /// The samplers a spec may name.
 pub const SAMPLERS: &[&str] = &["bootstrap", "none"];
@@ -553,6 +555,16 @@ pub fn learner_from_call(c: &Call) -> Result<Arc<dyn Learner>> {
             Ok(Arc::new(Qda {
                 priors: priors(&a)?,
                 reg,
+            }))
+        }
+        "knn" => {
+            let a = Args::new(c, &["k", "weights"])?;
+            Ok(Arc::new(Knn {
+                k: a.count("k", 1)?.unwrap_or(5),
+                weights: match a.word("weights", &["uniform", "distance"])? {
+                    Some("distance") => Weighting::Distance,
+                    _ => Weighting::Uniform,
+                },
             }))
         }
         other => Err(Error::invalid(format!(

@@ -171,3 +171,23 @@ fn lda_and_qda_match_sklearn() {
     }
     finish(failures);
 }
+
+#[test]
+fn knn_matches_sklearn() {
+    let fx = load("learners.json");
+    let mut failures = Vec::new();
+    for case in fx["knn"].as_array().unwrap() {
+        let data = case["data"].as_str().unwrap();
+        let ds = csv(data);
+        let s = format!("knn(k={}, weights={})", case["k"], case["weights"].as_str().unwrap());
+        let train = rows_of(&case["train"]);
+        let m = spec(&s)
+            .fit(&ds.view(&train), &mut rarity::rng::stream(0, 0))
+            .unwrap();
+        let p = proba_rows(&m, &ds, &rows_of(&case["rows"]));
+        // Uniform votes are exact fractions; inverse distances may differ in
+        // the last bits (scikit-learn computes distances through dot products).
+        check_all(&format!("{data} {s}"), "proba", &p, &nums(&case["proba"]), 1e-12, &mut failures);
+    }
+    finish(failures);
+}

@@ -18,6 +18,7 @@
 //! [`crate::model`] (see there for why an enum and not trait objects).
 
 pub mod discriminant;
+pub mod knn;
 mod lbfgs;
 mod linalg;
 pub mod logistic;

@@ -21,9 +21,11 @@ use serde::{Deserialize, Serialize};
 use crate::data::{Dataset, Proba};
 use crate::ensemble::BaggedModel;
 use crate::error::{Error, Result};
+use crate::learn::adaboost::BoostModel;
 use crate::learn::discriminant::{LdaModel, QdaModel};
 use crate::learn::knn::KnnModel;
 use crate::learn::logistic::LogisticModel;
+use crate::learn::logitboost::LogitBoostModel;
 use crate::learn::naive_bayes::{BinnedNbModel, GaussianNbModel};
 use crate::learn::svm::SvmModel;
 use crate::learn::tree::TreeModel;
@@ -49,6 +51,10 @@ pub enum Model {
     Qda(QdaModel),
     /// k nearest neighbours, see [`KnnModel`].
     Knn(KnnModel),
+    /// AdaBoost.M1 / AdaC2, see [`BoostModel`].
+    Boost(BoostModel),
+    /// LogitBoost, see [`LogitBoostModel`].
+    LogitBoost(LogitBoostModel),
 }
 
 impl Model {
@@ -64,6 +70,8 @@ impl Model {
             Model::Lda(m) => m.n_classes(),
             Model::Qda(m) => m.n_classes(),
             Model::Knn(m) => m.n_classes(),
+            Model::Boost(m) => m.n_classes(),
+            Model::LogitBoost(m) => m.n_classes(),
         }
     }
 
@@ -79,6 +87,8 @@ impl Model {
             Model::Lda(m) => m.n_features(),
             Model::Qda(m) => m.n_features(),
             Model::Knn(m) => m.n_features(),
+            Model::Boost(m) => m.n_features(),
+            Model::LogitBoost(m) => m.n_features(),
         }
     }
 
@@ -99,6 +109,8 @@ impl Model {
             Model::Lda(m) => m.predict_row(x, out),
             Model::Qda(m) => m.predict_row(x, out),
             Model::Knn(m) => m.predict_row(x, out),
+            Model::Boost(m) => m.predict_row(x, out),
+            Model::LogitBoost(m) => m.predict_row(x, out),
         }
     }
 
@@ -151,6 +163,8 @@ impl Model {
             Model::Lda(m) => m.validate(),
             Model::Qda(m) => m.validate(),
             Model::Knn(m) => m.validate(),
+            Model::Boost(m) => m.validate(),
+            Model::LogitBoost(m) => m.validate(),
         }
     }
 }

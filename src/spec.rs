@@ -22,9 +22,11 @@ use std::sync::Arc;
 use crate::ensemble::{Bagging, Vote};
 use crate::error::{Error, Result};
 use crate::learn::tree::{Criterion, LeafEstimate, MaxFeatures, RandomTree, Tree};
+use crate::learn::adaboost::{AdaBoost, Cost, Variant};
 use crate::learn::discriminant::{Lda, Priors, Qda};
 use crate::learn::knn::{Knn, Weighting};
 use crate::learn::logistic::Logistic;
+use crate::learn::logitboost::LogitBoost;
 use crate::learn::naive_bayes::{BinnedNb, GaussianNb};
 use crate::learn::svm::{Gamma, KernelKind, Svm};
 use crate::learn::{ClassWeight, Learner};
@@ -259,6 +261,9 @@ pub const LEARNERS: &[&str] = &[
     "lda",
     "qda",
     "knn",
+    "adaboost",
+    "adac2",
+    "logitboost",
 ];
 /// The samplers a spec may name.
 pub const SAMPLERS: &[&str] = &["bootstrap", "none"];
@@ -565,6 +570,36 @@ pub fn learner_from_call(c: &Call) -> Result<Arc<dyn Learner>> {
                     Some("distance") => Weighting::Distance,
                     _ => Weighting::Uniform,
                 },
+            }))
+        }
+        "adaboost" => {
+            let a = Args::new(c, &["n", "depth"])?;
+            Ok(Arc::new(AdaBoost {
+                n: a.count("n", 1)?.unwrap_or(50),
+                depth: a.count("depth", 1)?.unwrap_or(1),
+                variant: Variant::M1,
+            }))
+        }
+        "adac2" => {
+            let a = Args::new(c, &["n", "depth", "cost_pos", "cost_neg"])?;
+            let cost_pos = match a.get("cost_pos") {
+                None => Cost::Balanced,
+                Some(Value::Call(b)) if b.name == "balanced" && b.args.is_empty() => Cost::Balanced,
+                Some(_) => Cost::Value(positive(&a, "cost_pos")?.unwrap_or(1.0)),
+            };
+            Ok(Arc::new(AdaBoost {
+                n: a.count("n", 1)?.unwrap_or(50),
+                depth: a.count("depth", 1)?.unwrap_or(1),
+                variant: Variant::AdaC2 {
+                    cost_pos,
+                    cost_neg: positive(&a, "cost_neg")?.unwrap_or(1.0),
+                },
+            }))
+        }
+        "logitboost" => {
+            let a = Args::new(c, &["n"])?;
+            Ok(Arc::new(LogitBoost {
+                n: a.count("n", 1)?.unwrap_or(100),
             }))
         }
         other => Err(Error::invalid(format!(

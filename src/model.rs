@@ -27,6 +27,7 @@ use crate::learn::knn::KnnModel;
 use crate::learn::logistic::LogisticModel;
 use crate::learn::logitboost::LogitBoostModel;
 use crate::learn::naive_bayes::{BinnedNbModel, GaussianNbModel};
+use crate::learn::svdd::SvddModel;
 use crate::learn::svm::SvmModel;
 use crate::learn::tree::TreeModel;
 
@@ -55,6 +56,8 @@ pub enum Model {
     Boost(BoostModel),
     /// LogitBoost, see [`LogitBoostModel`].
     LogitBoost(LogitBoostModel),
+    /// One-class SVDD outlier scorer, see [`SvddModel`].
+    Svdd(SvddModel),
 }
 
 impl Model {
@@ -72,6 +75,7 @@ impl Model {
             Model::Knn(m) => m.n_classes(),
             Model::Boost(m) => m.n_classes(),
             Model::LogitBoost(m) => m.n_classes(),
+            Model::Svdd(m) => m.n_classes(),
         }
     }
 
@@ -89,6 +93,7 @@ impl Model {
             Model::Knn(m) => m.n_features(),
             Model::Boost(m) => m.n_features(),
             Model::LogitBoost(m) => m.n_features(),
+            Model::Svdd(m) => m.n_features(),
         }
     }
 
@@ -111,6 +116,7 @@ impl Model {
             Model::Knn(m) => m.predict_row(x, out),
             Model::Boost(m) => m.predict_row(x, out),
             Model::LogitBoost(m) => m.predict_row(x, out),
+            Model::Svdd(m) => m.predict_row(x, out),
         }
     }
 
@@ -165,6 +171,7 @@ impl Model {
             Model::Knn(m) => m.validate(),
             Model::Boost(m) => m.validate(),
             Model::LogitBoost(m) => m.validate(),
+            Model::Svdd(m) => m.validate(),
         }
     }
 }

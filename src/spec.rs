@@ -28,6 +28,7 @@ use crate::learn::knn::{Knn, Weighting};
 use crate::learn::logistic::Logistic;
 use crate::learn::logitboost::LogitBoost;
 use crate::learn::naive_bayes::{BinnedNb, GaussianNb};
+use crate::learn::svdd::{Normal, Svdd};
 use crate::learn::svm::{Gamma, KernelKind, Svm};
 use crate::learn::{ClassWeight, Learner};
 use crate::sample::bootstrap::Bootstrap;
@@ -264,6 +265,7 @@ pub const LEARNERS: &[&str] = &[
     "adaboost",
     "adac2",
     "logitboost",
+    "svdd",
 ];
 /// The samplers a spec may name.
 pub const SAMPLERS: &[&str] = &["bootstrap", "none"];
@@ -600,6 +602,31 @@ pub fn learner_from_call(c: &Call) -> Result<Arc<dyn Learner>> {
             let a = Args::new(c, &["n"])?;
             Ok(Arc::new(LogitBoost {
                 n: a.count("n", 1)?.unwrap_or(100),
+            }))
+        }
+        "svdd" => {
+            let a = Args::new(c, &["nu", "kernel", "gamma", "normal", "tol", "cache_mb"])?;
+            let d = Svdd::default();
+            let nu = match a.number("nu")? {
+                Some(x) if x > 0.0 && x <= 1.0 => x,
+                Some(x) => return Err(a.bad("nu", &Value::Number(x), "a number in (0, 1]")),
+                None => d.nu,
+            };
+            let normal = match a.get("normal") {
+                None => Normal::Majority,
+                Some(Value::Call(m)) if m.name == "majority" && m.args.is_empty() => Normal::Majority,
+                Some(_) => Normal::Class(a.count("normal", 0)?.unwrap_or(0)),
+            };
+            Ok(Arc::new(Svdd {
+                nu,
+                kernel: match a.word("kernel", &["linear", "rbf"])? {
+                    Some("linear") => KernelKind::Linear,
+                    _ => KernelKind::Rbf,
+                },
+                gamma: gamma(&a)?.unwrap_or(d.gamma),
+                normal,
+                tol: positive(&a, "tol")?.unwrap_or(d.tol),
+                cache_mb: positive(&a, "cache_mb")?.unwrap_or(d.cache_mb),
             }))
         }
         other => Err(Error::invalid(format!(

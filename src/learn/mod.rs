@@ -26,6 +26,7 @@ pub mod logistic;
 pub mod logitboost;
 pub mod naive_bayes;
 mod rows;
+pub mod svdd;
 pub mod svm;
 pub mod tree;
 

@@ -161,7 +161,7 @@ impl Sorted {
         let mean = swz / sw;
         let mut best = Stump {
             feature: 0,
-            threshold: f64::INFINITY,
+            threshold: f64::MAX,
             left: mean,
             right: mean,
         };

@@ -126,8 +126,10 @@ impl Model {
     /// Fails if `data` has a different number of features than the training
     /// data.
     pub fn predict_proba(&self, data: &Dataset) -> Result<Proba> {
-        if let Model::Bagged(m) = self {
-            return m.predict_proba(data);
+        match self {
+            Model::Bagged(m) => return m.predict_proba(data),
+            Model::Knn(m) => return m.predict_proba(data),
+            _ => {}
         }
         self.check_features(data)?;
         let k = self.n_classes();

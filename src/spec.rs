@@ -585,7 +585,7 @@ pub fn learner_from_call(c: &Call) -> Result<Arc<dyn Learner>> {
         "adac2" => {
             let a = Args::new(c, &["n", "depth", "cost_pos", "cost_neg"])?;
             let cost_pos = match a.get("cost_pos") {
-                None => Cost::Balanced,
+                None => Cost::Value(1.0),
                 Some(Value::Call(b)) if b.name == "balanced" && b.args.is_empty() => Cost::Balanced,
                 Some(_) => Cost::Value(positive(&a, "cost_pos")?.unwrap_or(1.0)),
             };
@@ -594,7 +594,7 @@ pub fn learner_from_call(c: &Call) -> Result<Arc<dyn Learner>> {
                 depth: a.count("depth", 1)?.unwrap_or(1),
                 variant: Variant::AdaC2 {
                     cost_pos,
-                    cost_neg: positive(&a, "cost_neg")?.unwrap_or(1.0),
+                    cost_neg: positive(&a, "cost_neg")?.unwrap_or(0.5),
                 },
             }))
         }

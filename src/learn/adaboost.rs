@@ -15,7 +15,7 @@
 //!
 //! AdaC2 (Sun, Kamel, Wong & Wang 2007, as in the lecture, "Algorithm:
 //! AdaC2"; two classes): every row carries a cost `c_i` (`cost_pos` for
-//! class 1, `cost_neg` for class 0). The tree is fitted with weights
+//! class 1, `cost_neg` for class 0; by default 1 and 0.5). The tree is fitted with weights
 //! `c_i w_i`, the error is cost-weighted, `err = sum c w [wrong] / sum c w`,
 //! and the update is `w_i <- c_i w_i exp(alpha [wrong])`.
 //!
@@ -47,7 +47,8 @@ pub enum Cost {
     /// A given cost (> 0).
     Value(f64),
     /// For the positive class: the weight of class 0 over the weight of
-    /// class 1 in the training rows (inverse frequency).
+    /// class 1 in the training rows (inverse frequency). Strong: the costs
+    /// multiply the weights again in every round.
     Balanced,
 }
 

@@ -32,7 +32,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::linalg::sym_eigen;
+use super::linalg::{dot, sym_eigen};
 use super::naive_bayes::scatter;
 use super::rows::{softmax, Rows};
 use crate::data::View;
@@ -165,7 +165,7 @@ impl LdaModel {
             .intercept
             .iter()
             .zip(self.coef.chunks(self.d))
-            .map(|(b, w)| b + w.iter().zip(x).map(|(a, v)| a * v).sum::<f64>())
+            .map(|(b, w)| b + dot(w, x))
             .collect();
         softmax(&mut s);
         scatter(&self.classes, &s, out);
@@ -222,7 +222,7 @@ impl QdaModel {
                 let mut q = 0.0;
                 for r in 0..d {
                     let v = &self.rot[(c * d + r) * d..(c * d + r + 1) * d];
-                    let t: f64 = v.iter().zip(&diff).map(|(a, b)| a * b).sum();
+                    let t = dot(v, &diff);
                     q += t * t * self.inv[c * d + r];
                 }
                 self.constant[c] - 0.5 * q

@@ -16,8 +16,11 @@
 
 use serde::{Deserialize, Serialize};
 
+use rayon::prelude::*;
+
+use super::linalg::sq_dist;
 use super::rows::Rows;
-use crate::data::View;
+use crate::data::{Dataset, Proba, View};
 use crate::error::{Error, Result};
 use crate::learn::{Learner, Model};
 use crate::rng::Rng;
@@ -72,25 +75,58 @@ pub struct KnnModel {
     w: Vec<f64>,
 }
 
-/// The `k` rows of `x` (row-major, `d` columns) nearest to `q`, as
-/// `(squared distance, row)` in increasing `(distance, row)` order.
-pub(crate) fn nearest(x: &[f64], d: usize, q: &[f64], k: usize) -> Vec<(f64, usize)> {
-    let mut all: Vec<(f64, usize)> = x
-        .chunks_exact(d)
-        .enumerate()
-        .map(|(i, r)| {
-            let s: f64 = r.iter().zip(q).map(|(a, b)| (a - b) * (a - b)).sum();
-            (s, i)
-        })
-        .collect();
-    let by = |a: &(f64, usize), b: &(f64, usize)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
-    let k = k.min(all.len());
-    if k < all.len() {
-        all.select_nth_unstable_by(k, by);
-        all.truncate(k);
+/// The `k` nearest so far of one query, kept sorted by `(squared
+/// distance, row)`.
+struct Best {
+    k: usize,
+    items: Vec<(f64, usize)>,
+}
+
+impl Best {
+    fn new(k: usize) -> Self {
+        Best {
+            k,
+            items: Vec::with_capacity(k + 1),
+        }
     }
-    all.sort_unstable_by(by);
-    all
+
+    #[inline]
+    fn offer(&mut self, d2: f64, i: usize) {
+        let before = |a: &(f64, usize)| a.0 < d2 || (a.0 == d2 && a.1 < i);
+        if self.items.len() == self.k {
+            if before(&self.items[self.k - 1]) {
+                return;
+            }
+            self.items.pop();
+        }
+        let at = self.items.partition_point(before);
+        self.items.insert(at, (d2, i));
+    }
+}
+
+/// Training rows per block of the scan (about 128 KiB of features, so a
+/// block stays in cache while a group of queries is compared with it).
+fn block_rows(d: usize) -> usize {
+    (16384 / d.max(1)).max(8)
+}
+
+/// For each query of `qs` (row-major, `d` columns), its `k` nearest rows of
+/// `x` as `(squared distance, row)` in increasing `(distance, row)` order:
+/// an exact brute-force scan, blocked over training rows for cache reuse.
+/// The search the model uses; swappable for a shared one.
+pub(crate) fn nearest(x: &[f64], d: usize, qs: &[f64], k: usize) -> Vec<Vec<(f64, usize)>> {
+    let n = x.len() / d.max(1);
+    let mut best: Vec<Best> = (0..qs.len() / d.max(1)).map(|_| Best::new(k.min(n))).collect();
+    let b = block_rows(d);
+    for start in (0..n).step_by(b) {
+        let end = (start + b).min(n);
+        for (q, bq) in qs.chunks_exact(d).zip(best.iter_mut()) {
+            for i in start..end {
+                bq.offer(sq_dist(&x[i * d..(i + 1) * d], q), i);
+            }
+        }
+    }
+    best.into_iter().map(|b| b.items).collect()
 }
 
 impl KnnModel {
@@ -106,10 +142,39 @@ impl KnnModel {
 
     /// Class probabilities of one row.
     pub fn predict_row(&self, x: &[f64], out: &mut [f64]) {
-        out.iter_mut().for_each(|o| *o = 0.0);
         let nb = nearest(&self.x, self.d, x, self.k);
+        self.vote(&nb[0], out);
+    }
+
+    /// Class probabilities for every row of `data`, in parallel over
+    /// groups of rows (each group scans the training rows once, blockwise).
+    pub fn predict_proba(&self, data: &Dataset) -> Result<Proba> {
+        if data.n_features() != self.d {
+            return Err(Error::data(format!(
+                "the model was trained on {} features but the data has {}",
+                self.d,
+                data.n_features()
+            )));
+        }
+        let kc = self.n_classes;
+        let mut p = Proba::zeros(data.n_rows(), kc);
+        let group = 32;
+        p.values_mut()
+            .par_chunks_mut(kc * group)
+            .zip(data.features().par_chunks(self.d.max(1) * group))
+            .for_each(|(out, qs)| {
+                let nb = nearest(&self.x, self.d, qs, self.k);
+                for (o, n) in out.chunks_mut(kc).zip(&nb) {
+                    self.vote(n, o);
+                }
+            });
+        Ok(p)
+    }
+
+    fn vote(&self, nb: &[(f64, usize)], out: &mut [f64]) {
+        out.iter_mut().for_each(|o| *o = 0.0);
         let exact = self.weights == Weighting::Distance && nb.iter().any(|n| n.0 == 0.0);
-        for &(d2, i) in &nb {
+        for &(d2, i) in nb {
             let v = match self.weights {
                 Weighting::Uniform => self.w[i],
                 Weighting::Distance if exact => {

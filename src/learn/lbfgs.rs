@@ -22,9 +22,9 @@ pub(crate) struct Options {
 }
 
 /// Minimises `f` from `x` (updated in place). `f(x, g)` returns the
-/// objective and writes the gradient into `g`. Returns the number of
-/// iterations used.
-pub(crate) fn minimize<F>(x: &mut [f64], opts: Options, mut f: F) -> usize
+/// objective and writes the gradient into `g`. Returns whether the gradient
+/// tolerance was reached.
+pub(crate) fn minimize<F>(x: &mut [f64], opts: Options, mut f: F) -> bool
 where
     F: FnMut(&[f64], &mut [f64]) -> f64,
 {
@@ -38,9 +38,9 @@ where
     let mut xn = vec![0.0; n];
     let mut gn = vec![0.0; n];
     let mut alpha = vec![0.0; opts.memory];
-    for iter in 0..opts.max_iter {
+    for _ in 0..opts.max_iter {
         if inf_norm(&g) <= opts.gtol {
-            return iter;
+            return true;
         }
         // Two-loop recursion: d = -H g.
         d.iter_mut().zip(&g).for_each(|(di, gi)| *di = -gi);
@@ -85,7 +85,7 @@ where
             step *= 0.5;
         }
         if !accepted {
-            return iter;
+            return false;
         }
         let s: Vec<f64> = (0..n).map(|i| xn[i] - x[i]).collect();
         let yv: Vec<f64> = (0..n).map(|i| gn[i] - g[i]).collect();
@@ -103,7 +103,7 @@ where
             rho.push(1.0 / sy);
         }
     }
-    opts.max_iter
+    inf_norm(&g) <= opts.gtol
 }
 
 pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
@@ -131,7 +131,7 @@ mod tests {
         };
         let scale = [1.0, 10.0, 100.0, 1000.0];
         let mut x = vec![1.0; 4];
-        minimize(&mut x, opts, |x, g| {
+        assert!(minimize(&mut x, opts, |x, g| {
             let mut f = 0.0;
             for i in 0..4 {
                 let r = x[i] - i as f64;
@@ -139,17 +139,17 @@ mod tests {
                 g[i] = scale[i] * r;
             }
             f
-        });
+        }));
         for (i, v) in x.iter().enumerate() {
             assert!((v - i as f64).abs() < 1e-10, "{x:?}");
         }
         let mut x = vec![-1.2, 1.0];
-        minimize(&mut x, opts, |x, g| {
+        assert!(minimize(&mut x, opts, |x, g| {
             let (a, b) = (1.0 - x[0], x[1] - x[0] * x[0]);
             g[0] = -2.0 * a - 400.0 * x[0] * b;
             g[1] = 200.0 * b;
             a * a + 100.0 * b * b
-        });
+        }));
         assert!((x[0] - 1.0).abs() < 1e-8 && (x[1] - 1.0).abs() < 1e-8, "{x:?}");
     }
 }

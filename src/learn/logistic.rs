@@ -18,8 +18,10 @@
 //! standard deviation, 1 for a constant column) and the penalty is written
 //! on the original scale, `sum_j (w_j / sd_j)^2`, so the optimum is exactly
 //! scikit-learn's while the solver sees a well-conditioned problem. The
-//! solver is L-BFGS ([`super::lbfgs`]) run to a tight gradient tolerance;
-//! the stored coefficients are in the original feature scale.
+//! solver is Newton's method with a backtracking line search when there are
+//! at most 50 parameters, else L-BFGS ([`super::lbfgs`]), finished by
+//! Newton steps if it stalls; both run to a tight gradient tolerance. The
+//! stored coefficients are in the original feature scale.
 //!
 //! Classes absent from the fitted rows get probability 0; with a single
 //! class present the model predicts it with probability 1.
@@ -27,7 +29,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::lbfgs::{self, Options};
-use super::linalg::cholesky_solve;
+use super::linalg::{cholesky_solve, dot};
 use super::rows::{sigmoid, softmax, ClassWeight, Rows};
 use crate::data::View;
 use crate::error::{Error, Result};
@@ -119,12 +121,7 @@ impl LogisticModel {
             return;
         }
         let z = |o: usize| -> f64 {
-            self.intercept[o]
-                + self.coef[o * self.d..(o + 1) * self.d]
-                    .iter()
-                    .zip(x)
-                    .map(|(a, b)| a * b)
-                    .sum::<f64>()
+            self.intercept[o] + dot(&self.coef[o * self.d..(o + 1) * self.d], x)
         };
         if outputs == 1 {
             let p = sigmoid(z(0));
@@ -170,8 +167,11 @@ impl Logistic {
     }
 }
 
-/// Above this many multiply-adds per Hessian (`rows x params^2`) the
-/// solver is L-BFGS instead of Newton.
+/// Up to this many parameters the solver is Newton's method.
+const NEWTON_PARAMS: usize = 50;
+
+/// Above this many multiply-adds per Hessian (`rows x params^2`) Newton is
+/// not used even to finish an L-BFGS run that stalled.
 const NEWTON_WORK: f64 = 3e8;
 
 /// The averaged objective at `th`; writes the gradient into `g` and, when
@@ -204,7 +204,7 @@ fn objective(
         let wi = rows.w[i] / total;
         for (o, zo) in z.iter_mut().enumerate() {
             let t = &th[o * stride..(o + 1) * stride];
-            *zo = t.iter().zip(&xt).map(|(a, b)| a * b).sum::<f64>();
+            *zo = dot(t, &xt);
         }
         if outputs == 1 {
             let y = (target[i] == 1) as u8 as f64;
@@ -241,9 +241,11 @@ fn objective(
                     }
                     for j in 0..stride {
                         let cj = c * xt[j];
+                        // Diagonal blocks: the upper triangle only.
+                        let from = if a == b { j } else { 0 };
                         let row = &mut h[(a * stride + j) * params + b * stride..];
-                        for (l, hv) in row[..stride].iter_mut().enumerate() {
-                            *hv += cj * xt[l];
+                        for (hv, xl) in row[from..stride].iter_mut().zip(&xt[from..]) {
+                            *hv += cj * xl;
                         }
                     }
                 }
@@ -258,8 +260,14 @@ fn objective(
         }
     }
     if let Some(h) = h {
-        // Mirror the upper blocks and add the penalty's diagonal.
+        // Mirror the upper triangle and add the penalty's diagonal.
         for a in 0..outputs {
+            for j in 0..stride {
+                for l in 0..j {
+                    h[(a * stride + j) * params + a * stride + l] =
+                        h[(a * stride + l) * params + a * stride + j];
+                }
+            }
             for b in 0..a {
                 for j in 0..stride {
                     for l in 0..stride {
@@ -390,7 +398,10 @@ impl Learner for Logistic {
         let eval = |th: &[f64], g: &mut [f64], mut h: Option<&mut [f64]>| -> f64 {
             objective(&rows, &target, total, &pen, outputs, th, g, h.as_deref_mut())
         };
-        if (rows.n() as f64) * (params * params) as f64 <= NEWTON_WORK {
+        // Newton when the parameters are few; otherwise L-BFGS, polished by
+        // Newton if it stalls short of the tolerance and Newton is affordable.
+        let affordable = (rows.n() as f64) * (params * params) as f64 <= NEWTON_WORK;
+        if params <= NEWTON_PARAMS {
             newton(&mut theta, self.tol, self.max_iter, eval);
         } else {
             let opts = Options {
@@ -398,7 +409,9 @@ impl Learner for Logistic {
                 max_iter: self.max_iter,
                 memory: 10,
             };
-            lbfgs::minimize(&mut theta, opts, |th, g| eval(th, g, None));
+            if !lbfgs::minimize(&mut theta, opts, |th, g| eval(th, g, None)) && affordable {
+                newton(&mut theta, self.tol, self.max_iter, eval);
+            }
         }
         // Back to the original scale: beta_j = w_j / sd_j,
         // b = w_0 - sum_j beta_j mean_j.

@@ -59,6 +59,8 @@ pub struct GaussianNbModel {
     /// Row-major `classes x d` means and smoothed variances.
     mean: Vec<f64>,
     var: Vec<f64>,
+    /// Per class `-sum_j log(2 pi var_j) / 2`.
+    log_norm: Vec<f64>,
 }
 
 impl GaussianNbModel {
@@ -77,13 +79,12 @@ impl GaussianNbModel {
         let d = self.d;
         let mut jll: Vec<f64> = (0..self.classes.len())
             .map(|s| {
-                let mut l = self.log_prior[s];
+                let mut q = 0.0;
                 for j in 0..d {
-                    let v = self.var[s * d + j];
                     let r = x[j] - self.mean[s * d + j];
-                    l -= 0.5 * ((2.0 * std::f64::consts::PI * v).ln() + r * r / v);
+                    q += r * r / self.var[s * d + j];
                 }
-                l
+                self.log_prior[s] + self.log_norm[s] - 0.5 * q
             })
             .collect();
         softmax(&mut jll);
@@ -97,6 +98,7 @@ impl GaussianNbModel {
             || self.log_prior.len() != m
             || self.mean.len() != m * self.d
             || self.var.len() != m * self.d
+            || self.log_norm.len() != m
             || self.classes.iter().any(|&c| c >= self.k)
             || self.var.iter().any(|&v| !(v > 0.0))
         {
@@ -174,9 +176,14 @@ impl Learner for GaussianNb {
                 .iter_mut()
                 .for_each(|a| *a = *a / tot[c] + eps);
         }
+        let log_norm = vars
+            .chunks(d)
+            .map(|v| -0.5 * v.iter().map(|v| (2.0 * std::f64::consts::PI * v).ln()).sum::<f64>())
+            .collect();
         Ok(Model::GaussianNb(GaussianNbModel {
             k: rows.k,
             d,
+            log_norm,
             log_prior: classes.iter().map(|&c| (tot[c] / all).ln()).collect(),
             classes,
             mean,

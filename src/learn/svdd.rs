@@ -70,7 +70,9 @@ pub struct Svdd {
     pub gamma: Gamma,
     /// The class to describe.
     pub normal: Normal,
-    /// SMO tolerance.
+    /// SMO tolerance (maximal KKT violation), on the scale of LIBSVM's
+    /// one-class SVM (multipliers in `[0, 1]` summing to `nu n`), so the
+    /// same value means the same accuracy as scikit-learn's `OneClassSVM`.
     pub tol: f64,
     /// Kernel cache size in MB.
     pub cache_mb: f64,
@@ -225,7 +227,10 @@ impl Learner for Svdd {
                 scale: 2.0,
                 alpha,
             },
-            self.tol,
+            // The tolerance applies to LIBSVM's one-class scaling, whose
+            // multipliers are nu W times these (sum nu W, bounds w_i): the
+            // gradient here is 2 / (nu W) times that one's.
+            self.tol * 2.0 / (self.nu * wsum),
             (self.cache_mb * 1024.0 * 1024.0) as usize,
         );
         // G = 2 K a - diag(K): (K a)_i = (G_i + K_ii) / 2.

@@ -9,6 +9,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::learn::linalg::dot;
+
 /// A kernel with its parameter resolved.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub enum Kernel {
@@ -24,7 +26,7 @@ pub enum Kernel {
 impl Kernel {
     /// `K(x, z)` given both squared norms.
     pub(crate) fn eval(&self, x: &[f64], z: &[f64], xx: f64, zz: f64) -> f64 {
-        let dot: f64 = x.iter().zip(z).map(|(a, b)| a * b).sum();
+        let dot = dot(x, z);
         match *self {
             Kernel::Linear => dot,
             Kernel::Rbf { gamma } => (-gamma * (xx + zz - 2.0 * dot).max(0.0)).exp(),
@@ -42,7 +44,7 @@ pub(crate) struct Gram<'a> {
 
 impl<'a> Gram<'a> {
     pub fn new(kernel: Kernel, x: &'a [f64], d: usize) -> Self {
-        let norms = x.chunks(d).map(|r| r.iter().map(|v| v * v).sum()).collect();
+        let norms = x.chunks(d).map(|r| dot(r, r)).collect();
         Gram { kernel, x, d, norms }
     }
 

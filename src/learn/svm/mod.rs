@@ -37,6 +37,7 @@ use super::rows::{ClassWeight, Rows};
 use crate::calibrate::Platt;
 use crate::data::View;
 use crate::error::{Error, Result};
+use crate::learn::linalg::dot;
 use crate::learn::naive_bayes::scatter;
 use crate::learn::{Learner, Model};
 use crate::rng::Rng;
@@ -196,7 +197,7 @@ impl SvmModel {
         let kx: Vec<f64> = if self.sv_norms.is_empty() {
             Vec::new()
         } else {
-            let xx: f64 = x.iter().map(|v| v * v).sum();
+            let xx = dot(x, x);
             self.sv
                 .chunks(self.d)
                 .zip(&self.sv_norms)
@@ -212,7 +213,7 @@ impl SvmModel {
                         .map(|(&i, c)| c * kx[i as usize])
                         .sum::<f64>()
                 } else {
-                    m.w.iter().zip(x).map(|(a, b)| a * b).sum::<f64>()
+                    dot(&m.w, x)
                 };
                 f - m.rho
             })

@@ -16,6 +16,9 @@
 //! statistics, samplers, learners, ensembles, calibration, decisions and
 //! model selection; the `rarity` binary is a thin layer over this library.
 
+// `!(x > 0.0)` is the NaN-rejecting check used on purpose for parameters.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
+
 pub mod calibrate;
 pub mod data;
 pub mod decide;

@@ -21,6 +21,14 @@ use serde::{Deserialize, Serialize};
 use crate::data::{Dataset, Proba};
 use crate::ensemble::BaggedModel;
 use crate::error::{Error, Result};
+use crate::learn::adaboost::BoostModel;
+use crate::learn::discriminant::{LdaModel, QdaModel};
+use crate::learn::knn::KnnModel;
+use crate::learn::logistic::LogisticModel;
+use crate::learn::logitboost::LogitBoostModel;
+use crate::learn::naive_bayes::{BinnedNbModel, GaussianNbModel};
+use crate::learn::svdd::SvddModel;
+use crate::learn::svm::SvmModel;
 use crate::learn::tree::TreeModel;
 
 /// A fitted probabilistic classifier.
@@ -30,6 +38,26 @@ pub enum Model {
     Tree(TreeModel),
     /// An ensemble of member models combined by vote, see [`BaggedModel`].
     Bagged(BaggedModel),
+    /// Logistic regression, see [`LogisticModel`].
+    Logistic(LogisticModel),
+    /// Gaussian naive Bayes, see [`GaussianNbModel`].
+    GaussianNb(GaussianNbModel),
+    /// Binned naive Bayes, see [`BinnedNbModel`].
+    BinnedNb(BinnedNbModel),
+    /// Support vector machine, see [`SvmModel`].
+    Svm(SvmModel),
+    /// Linear discriminant analysis, see [`LdaModel`].
+    Lda(LdaModel),
+    /// Quadratic discriminant analysis, see [`QdaModel`].
+    Qda(QdaModel),
+    /// k nearest neighbours, see [`KnnModel`].
+    Knn(KnnModel),
+    /// AdaBoost.M1 / AdaC2, see [`BoostModel`].
+    Boost(BoostModel),
+    /// LogitBoost, see [`LogitBoostModel`].
+    LogitBoost(LogitBoostModel),
+    /// One-class SVDD outlier scorer, see [`SvddModel`].
+    Svdd(SvddModel),
 }
 
 impl Model {
@@ -38,6 +66,16 @@ impl Model {
         match self {
             Model::Tree(m) => m.n_classes(),
             Model::Bagged(m) => m.n_classes(),
+            Model::Logistic(m) => m.n_classes(),
+            Model::GaussianNb(m) => m.n_classes(),
+            Model::BinnedNb(m) => m.n_classes(),
+            Model::Svm(m) => m.n_classes(),
+            Model::Lda(m) => m.n_classes(),
+            Model::Qda(m) => m.n_classes(),
+            Model::Knn(m) => m.n_classes(),
+            Model::Boost(m) => m.n_classes(),
+            Model::LogitBoost(m) => m.n_classes(),
+            Model::Svdd(m) => m.n_classes(),
         }
     }
 
@@ -46,6 +84,16 @@ impl Model {
         match self {
             Model::Tree(m) => m.n_features(),
             Model::Bagged(m) => m.n_features(),
+            Model::Logistic(m) => m.n_features(),
+            Model::GaussianNb(m) => m.n_features(),
+            Model::BinnedNb(m) => m.n_features(),
+            Model::Svm(m) => m.n_features(),
+            Model::Lda(m) => m.n_features(),
+            Model::Qda(m) => m.n_features(),
+            Model::Knn(m) => m.n_features(),
+            Model::Boost(m) => m.n_features(),
+            Model::LogitBoost(m) => m.n_features(),
+            Model::Svdd(m) => m.n_features(),
         }
     }
 
@@ -59,6 +107,16 @@ impl Model {
         match self {
             Model::Tree(m) => out.copy_from_slice(m.leaf_proba(x)),
             Model::Bagged(m) => m.predict_row(x, out),
+            Model::Logistic(m) => m.predict_row(x, out),
+            Model::GaussianNb(m) => m.predict_row(x, out),
+            Model::BinnedNb(m) => m.predict_row(x, out),
+            Model::Svm(m) => m.predict_row(x, out),
+            Model::Lda(m) => m.predict_row(x, out),
+            Model::Qda(m) => m.predict_row(x, out),
+            Model::Knn(m) => m.predict_row(x, out),
+            Model::Boost(m) => m.predict_row(x, out),
+            Model::LogitBoost(m) => m.predict_row(x, out),
+            Model::Svdd(m) => m.predict_row(x, out),
         }
     }
 
@@ -68,8 +126,10 @@ impl Model {
     /// Fails if `data` has a different number of features than the training
     /// data.
     pub fn predict_proba(&self, data: &Dataset) -> Result<Proba> {
-        if let Model::Bagged(m) = self {
-            return m.predict_proba(data);
+        match self {
+            Model::Bagged(m) => return m.predict_proba(data),
+            Model::Knn(m) => return m.predict_proba(data),
+            _ => {}
         }
         self.check_features(data)?;
         let k = self.n_classes();
@@ -104,6 +164,16 @@ impl Model {
         match self {
             Model::Tree(m) => m.validate(),
             Model::Bagged(m) => m.validate(),
+            Model::Logistic(m) => m.validate(),
+            Model::GaussianNb(m) => m.validate(),
+            Model::BinnedNb(m) => m.validate(),
+            Model::Svm(m) => m.validate(),
+            Model::Lda(m) => m.validate(),
+            Model::Qda(m) => m.validate(),
+            Model::Knn(m) => m.validate(),
+            Model::Boost(m) => m.validate(),
+            Model::LogitBoost(m) => m.validate(),
+            Model::Svdd(m) => m.validate(),
         }
     }
 }

@@ -208,7 +208,8 @@ fn from_json<T: Persist>(bytes: &[u8], path: &Path) -> Result<T> {
 /// let m = Tree::default().fit(&ds.view(&[0, 1]), &mut rarity::rng::stream(0, 0)).unwrap();
 /// let path = std::env::temp_dir().join(format!("rarity-doc-{}.model", std::process::id()));
 /// save(&m, &path, Format::Binary).unwrap();
-/// assert_eq!(load(&path).unwrap(), m);
+/// let back: rarity::model::Model = load(&path).unwrap();
+/// assert_eq!(back, m);
 /// std::fs::remove_file(&path).unwrap();
 /// ```
 pub fn save<T: Persist>(model: &T, path: &Path, format: Format) -> Result<()> {

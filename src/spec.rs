@@ -23,8 +23,16 @@ use crate::calibrate;
 use crate::decide::tune::Objective;
 use crate::ensemble::{Bagging, Vote};
 use crate::error::{Error, Result};
+use crate::learn::adaboost::{AdaBoost, Cost, Variant};
+use crate::learn::discriminant::{Lda, Priors, Qda};
+use crate::learn::knn::{Knn, Weighting};
+use crate::learn::logistic::Logistic;
+use crate::learn::logitboost::LogitBoost;
+use crate::learn::naive_bayes::{BinnedNb, GaussianNb};
+use crate::learn::svdd::{Normal, Svdd};
+use crate::learn::svm::{Gamma, KernelKind, Svm};
 use crate::learn::tree::{Criterion, LeafEstimate, MaxFeatures, RandomTree, Tree};
-use crate::learn::Learner;
+use crate::learn::{ClassWeight, Learner};
 use crate::metrics::cost::LossMatrix;
 use crate::sample::bootstrap::Bootstrap;
 use crate::sample::no_resampling::NoResampling;
@@ -132,10 +140,11 @@ fn tokenize(s: &str) -> Result<Vec<(usize, Token)>> {
         } else if c.is_alphabetic() || c == '_' {
             // Names may contain '_' and inner hyphens (`eb-bagging`, `roc-closest`).
             let start = i;
+            // Names may hold inner hyphens before a letter (`nb-binned`).
             while i < chars.len()
                 && (chars[i].is_alphanumeric()
                     || chars[i] == '_'
-                    || (chars[i] == '-' && chars.get(i + 1).is_some_and(|n| n.is_alphabetic())))
+                    || (chars[i] == '-' && chars.get(i + 1).is_some_and(|c| c.is_alphabetic())))
             {
                 i += 1;
             }
@@ -245,7 +254,24 @@ pub fn parse(s: &str) -> Result<Spec> {
 }
 
 /// The learners a spec may name.
-pub const LEARNERS: &[&str] = &["tree", "forest", "bagging", "rdt", "random_tree"];
+pub const LEARNERS: &[&str] = &[
+    "tree",
+    "forest",
+    "bagging",
+    "rdt",
+    "random_tree",
+    "logistic",
+    "gnb",
+    "nb-binned",
+    "svm",
+    "lda",
+    "qda",
+    "knn",
+    "adaboost",
+    "adac2",
+    "logitboost",
+    "svdd",
+];
 /// The samplers a spec may name besides those of [`crate::sample::METHODS`].
 pub const SAMPLERS: &[&str] = &["bootstrap", "none"];
 
@@ -491,10 +517,210 @@ pub fn learner_from_call(c: &Call) -> Result<Arc<dyn Learner>> {
             b.vote = vote(&a)?;
             Ok(Arc::new(b))
         }
+        "logistic" => {
+            let a = Args::new(c, &["c", "class_weight", "tol", "max_iter"])?;
+            let d = Logistic::default();
+            Ok(Arc::new(Logistic {
+                c: positive(&a, "c")?.unwrap_or(d.c),
+                class_weight: class_weight(&a)?,
+                tol: positive(&a, "tol")?.unwrap_or(d.tol),
+                max_iter: a.count("max_iter", 1)?.unwrap_or(d.max_iter),
+            }))
+        }
+        "gnb" => {
+            let a = Args::new(c, &["var_smoothing"])?;
+            Ok(Arc::new(GaussianNb {
+                var_smoothing: positive(&a, "var_smoothing")?
+                    .unwrap_or(GaussianNb::default().var_smoothing),
+            }))
+        }
+        "nb-binned" => {
+            let a = Args::new(c, &["bins"])?;
+            Ok(Arc::new(BinnedNb {
+                bins: a.count("bins", 1)?.unwrap_or(10),
+            }))
+        }
+        "svm" => {
+            let a = Args::new(
+                c,
+                &[
+                    "kernel",
+                    "c",
+                    "gamma",
+                    "class_weight",
+                    "tol",
+                    "cache_mb",
+                    "folds",
+                ],
+            )?;
+            let d = Svm::default();
+            let kernel = match a.word("kernel", &["linear", "rbf"])? {
+                Some("linear") => KernelKind::Linear,
+                _ => KernelKind::Rbf,
+            };
+            Ok(Arc::new(Svm {
+                kernel,
+                c: positive(&a, "c")?.unwrap_or(d.c),
+                gamma: gamma(&a)?.unwrap_or(d.gamma),
+                class_weight: class_weight(&a)?,
+                tol: positive(&a, "tol")?.unwrap_or(d.tol),
+                cache_mb: positive(&a, "cache_mb")?.unwrap_or(d.cache_mb),
+                folds: a.count("folds", 2)?.unwrap_or(d.folds),
+            }))
+        }
+        "lda" => {
+            let a = Args::new(c, &["priors"])?;
+            Ok(Arc::new(Lda {
+                priors: priors(&a)?,
+            }))
+        }
+        "qda" => {
+            let a = Args::new(c, &["priors", "reg"])?;
+            let reg = match a.number("reg")? {
+                Some(r) if (0.0..=1.0).contains(&r) => r,
+                Some(r) => return Err(a.bad("reg", &Value::Number(r), "a number in [0, 1]")),
+                None => 0.0,
+            };
+            Ok(Arc::new(Qda {
+                priors: priors(&a)?,
+                reg,
+            }))
+        }
+        "knn" => {
+            let a = Args::new(c, &["k", "weights"])?;
+            Ok(Arc::new(Knn {
+                k: a.count("k", 1)?.unwrap_or(5),
+                weights: match a.word("weights", &["uniform", "distance"])? {
+                    Some("distance") => Weighting::Distance,
+                    _ => Weighting::Uniform,
+                },
+            }))
+        }
+        "adaboost" => {
+            let a = Args::new(c, &["n", "depth"])?;
+            Ok(Arc::new(AdaBoost {
+                n: a.count("n", 1)?.unwrap_or(50),
+                depth: a.count("depth", 1)?.unwrap_or(1),
+                variant: Variant::M1,
+            }))
+        }
+        "adac2" => {
+            let a = Args::new(c, &["n", "depth", "cost_pos", "cost_neg"])?;
+            let cost_pos = match a.get("cost_pos") {
+                None => Cost::Value(1.0),
+                Some(Value::Call(b)) if b.name == "balanced" && b.args.is_empty() => Cost::Balanced,
+                Some(_) => Cost::Value(positive(&a, "cost_pos")?.unwrap_or(1.0)),
+            };
+            Ok(Arc::new(AdaBoost {
+                n: a.count("n", 1)?.unwrap_or(50),
+                depth: a.count("depth", 1)?.unwrap_or(1),
+                variant: Variant::AdaC2 {
+                    cost_pos,
+                    cost_neg: positive(&a, "cost_neg")?.unwrap_or(0.5),
+                },
+            }))
+        }
+        "logitboost" => {
+            let a = Args::new(c, &["n"])?;
+            Ok(Arc::new(LogitBoost {
+                n: a.count("n", 1)?.unwrap_or(100),
+            }))
+        }
+        "svdd" => {
+            let a = Args::new(c, &["nu", "kernel", "gamma", "normal", "tol", "cache_mb"])?;
+            let d = Svdd::default();
+            let nu = match a.number("nu")? {
+                Some(x) if x > 0.0 && x <= 1.0 => x,
+                Some(x) => return Err(a.bad("nu", &Value::Number(x), "a number in (0, 1]")),
+                None => d.nu,
+            };
+            let normal = match a.get("normal") {
+                None => Normal::Majority,
+                Some(Value::Call(m)) if m.name == "majority" && m.args.is_empty() => {
+                    Normal::Majority
+                }
+                Some(_) => Normal::Class(a.count("normal", 0)?.unwrap_or(0)),
+            };
+            Ok(Arc::new(Svdd {
+                nu,
+                kernel: match a.word("kernel", &["linear", "rbf"])? {
+                    Some("linear") => KernelKind::Linear,
+                    _ => KernelKind::Rbf,
+                },
+                gamma: gamma(&a)?.unwrap_or(d.gamma),
+                normal,
+                tol: positive(&a, "tol")?.unwrap_or(d.tol),
+                cache_mb: positive(&a, "cache_mb")?.unwrap_or(d.cache_mb),
+            }))
+        }
         other => Err(Error::invalid(format!(
             "unknown learner '{other}'; accepted: {}",
             LEARNERS.join(", ")
         ))),
+    }
+}
+
+/// A list of numbers written `given(v0, v1, ...)`, each `>= 0`.
+fn given(a: &Args<'_>, key: &str, v: &Value, c: &Call, want: &str) -> Result<Vec<f64>> {
+    if c.args.is_empty() {
+        return Err(a.bad(key, v, want));
+    }
+    c.args
+        .iter()
+        .map(|(k, x)| match (k, x) {
+            (None, Value::Number(x)) if *x >= 0.0 => Ok(*x),
+            _ => Err(a.bad(key, v, want)),
+        })
+        .collect()
+}
+
+/// `priors=train|balanced|given(p0, p1, ...)`.
+fn priors(a: &Args<'_>) -> Result<Priors> {
+    let want = "train, balanced or given(p0, p1, ...) with one prior >= 0 per class";
+    match a.get("priors") {
+        None => Ok(Priors::Train),
+        Some(v @ Value::Call(c)) => match c.name.as_str() {
+            "train" if c.args.is_empty() => Ok(Priors::Train),
+            "balanced" if c.args.is_empty() => Ok(Priors::Balanced),
+            "given" => given(a, "priors", v, c, want).map(Priors::Given),
+            _ => Err(a.bad("priors", v, want)),
+        },
+        Some(v) => Err(a.bad("priors", v, want)),
+    }
+}
+
+/// `gamma=scale|auto|NUMBER`.
+fn gamma(a: &Args<'_>) -> Result<Option<Gamma>> {
+    match a.get("gamma") {
+        None => Ok(None),
+        Some(Value::Call(c)) if c.args.is_empty() && c.name == "scale" => Ok(Some(Gamma::Scale)),
+        Some(Value::Call(c)) if c.args.is_empty() && c.name == "auto" => Ok(Some(Gamma::Auto)),
+        Some(Value::Number(x)) if *x > 0.0 => Ok(Some(Gamma::Value(*x))),
+        Some(v) => Err(a.bad("gamma", v, "scale, auto or a positive number")),
+    }
+}
+
+/// A positive finite number.
+fn positive(a: &Args<'_>, key: &str) -> Result<Option<f64>> {
+    match a.number(key)? {
+        Some(x) if x > 0.0 && x.is_finite() => Ok(Some(x)),
+        Some(x) => Err(a.bad(key, &Value::Number(x), "a positive number")),
+        None => Ok(None),
+    }
+}
+
+/// `class_weight=none|balanced|given(w0, w1, ...)`.
+fn class_weight(a: &Args<'_>) -> Result<ClassWeight> {
+    let want = "none, balanced or given(w0, w1, ...) with one weight >= 0 per class";
+    match a.get("class_weight") {
+        None => Ok(ClassWeight::None),
+        Some(v @ Value::Call(c)) => match c.name.as_str() {
+            "none" if c.args.is_empty() => Ok(ClassWeight::None),
+            "balanced" if c.args.is_empty() => Ok(ClassWeight::Balanced),
+            "given" => given(a, "class_weight", v, c, want).map(ClassWeight::Given),
+            _ => Err(a.bad("class_weight", v, want)),
+        },
+        Some(v) => Err(a.bad("class_weight", v, want)),
     }
 }
 

@@ -17,7 +17,20 @@
 //! Fitted models are the variants of the [`Model`] enum, which lives in
 //! [`crate::model`] (see there for why an enum and not trait objects).
 
+pub mod adaboost;
+pub mod discriminant;
+pub mod knn;
+mod lbfgs;
+mod linalg;
+pub mod logistic;
+pub mod logitboost;
+pub mod naive_bayes;
+mod rows;
+pub mod svdd;
+pub mod svm;
 pub mod tree;
+
+pub use rows::ClassWeight;
 
 use std::any::Any;
 use std::fmt;

@@ -70,7 +70,7 @@ fn builds_every_learner() {
 #[test]
 fn bad_names_and_values_list_what_is_accepted() {
     let err = |s: &str| build_learner(s).unwrap_err().to_string();
-    assert!(err("svm").contains("tree, forest, bagging, rdt, random_tree"));
+    assert!(err("nope").contains("tree, forest, bagging, rdt, random_tree"));
     assert!(err("tree(depth=3)").contains("accepted: criterion, max_depth"));
     assert!(err("tree(criterion=chaos)").contains("one of gini, entropy, gain_ratio"));
     assert!(err("tree(max_features=0)").contains("max_features"));
@@ -78,7 +78,7 @@ fn bad_names_and_values_list_what_is_accepted() {
     assert!(err("tree(max_depth=0)").contains("max_depth"));
     assert!(err("tree(max_depth=2.5)").contains("whole number"));
     assert!(err("forest(n=0)").contains("n=0"));
-    assert!(err("bagging(sample=smote)").contains("accepted: bootstrap, none"));
+    assert!(err("bagging(sample=smoot)").contains("accepted: bootstrap, none, under"));
     assert!(err("bagging(learner=3)").contains("learner"));
     assert!(err("tree(leaf=m_estimate(m=-1))").contains("leaf"));
     assert!(err("tree(max_depth=1,max_depth=2)").contains("twice"));

@@ -1,0 +1,456 @@
+//! L2-regularised logistic regression, binary and multinomial.
+//!
+//! Objective (scikit-learn's `LogisticRegression(C=c, solver='lbfgs')`, see
+//! its user guide, "Logistic regression", L2 penalty):
+//!
+//! ```text
+//! min_{beta, b}  C * sum_i s_i * loss_i  +  0.5 * ||beta||^2
+//! ```
+//!
+//! with `s_i` the row weight times its class weight, the intercept `b` not
+//! penalised, `loss_i = log(1 + exp(z_i)) - y_i z_i` for two classes (one
+//! coefficient vector, positive = the higher class id) and
+//! `loss_i = logsumexp_c(z_ic) - z_{i,y_i}` with one vector per class for
+//! more (the symmetric, over-parametrised multinomial; the penalty makes the
+//! coefficients unique, and the intercepts are centred to sum to zero).
+//!
+//! The features are standardised inside the model (weighted mean and
+//! standard deviation, 1 for a constant column) and the penalty is written
+//! on the original scale, `sum_j (w_j / sd_j)^2`, so the optimum is exactly
+//! scikit-learn's while the solver sees a well-conditioned problem. The
+//! solver is Newton's method with a backtracking line search when there are
+//! at most 50 parameters, else L-BFGS ([`super::lbfgs`]), finished by
+//! Newton steps if it stalls; both run to a tight gradient tolerance. The
+//! stored coefficients are in the original feature scale.
+//!
+//! Classes absent from the fitted rows get probability 0; with a single
+//! class present the model predicts it with probability 1.
+
+use serde::{Deserialize, Serialize};
+
+use super::lbfgs::{self, Options};
+use super::linalg::{cholesky_solve, dot};
+use super::rows::{sigmoid, softmax, ClassWeight, Rows};
+use crate::data::View;
+use crate::error::{Error, Result};
+use crate::learn::{Learner, Model};
+use crate::rng::Rng;
+
+/// The logistic regression learner (hyper-parameters).
+///
+/// ```
+/// use rarity::data::Dataset;
+/// use rarity::learn::{Learner, logistic::Logistic};
+/// let ds = Dataset::from_rows((0..20).map(|i| vec![i as f64]).collect(),
+///     (0..20).map(|i| u32::from(i >= 10 || i == 3)).collect(),
+///     vec!["n".into(), "p".into()]).unwrap();
+/// let rows: Vec<usize> = (0..20).collect();
+/// let m = Logistic::default().fit(&ds.view(&rows), &mut rarity::rng::stream(0, 0)).unwrap();
+/// let p = m.predict_proba(&ds).unwrap();
+/// assert!(p.row(19)[1] > 0.9 && p.row(0)[1] < 0.2);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Logistic {
+    /// Inverse regularisation strength (> 0).
+    pub c: f64,
+    /// Class weights multiplying the row weights in the loss.
+    pub class_weight: ClassWeight,
+    /// Stop when the largest gradient component of the (averaged, standardised)
+    /// objective is at most this.
+    pub tol: f64,
+    /// Iteration limit of the solver.
+    pub max_iter: usize,
+}
+
+impl Default for Logistic {
+    fn default() -> Self {
+        Logistic {
+            c: 1.0,
+            class_weight: ClassWeight::None,
+            tol: 1e-10,
+            max_iter: 1000,
+        }
+    }
+}
+
+/// A fitted logistic regression.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LogisticModel {
+    k: usize,
+    d: usize,
+    /// Class ids of the outputs: `[neg, pos]` for the binary model (one
+    /// coefficient row), one per row of `coef` for the multinomial one.
+    classes: Vec<usize>,
+    /// Row-major coefficients in the original feature scale.
+    coef: Vec<f64>,
+    intercept: Vec<f64>,
+}
+
+impl LogisticModel {
+    /// Number of classes of the training dataset.
+    pub fn n_classes(&self) -> usize {
+        self.k
+    }
+
+    /// Number of features.
+    pub fn n_features(&self) -> usize {
+        self.d
+    }
+
+    /// The class ids the outputs refer to (see the module doc).
+    pub fn classes(&self) -> &[usize] {
+        &self.classes
+    }
+
+    /// Coefficients (row-major, `d` per output) in the original scale.
+    pub fn coef(&self) -> &[f64] {
+        &self.coef
+    }
+
+    /// Intercepts, one per output.
+    pub fn intercept(&self) -> &[f64] {
+        &self.intercept
+    }
+
+    /// Class probabilities of one row.
+    pub fn predict_row(&self, x: &[f64], out: &mut [f64]) {
+        out.iter_mut().for_each(|o| *o = 0.0);
+        let outputs = self.intercept.len();
+        if outputs == 0 {
+            out[self.classes[0]] = 1.0;
+            return;
+        }
+        let z = |o: usize| -> f64 {
+            self.intercept[o] + dot(&self.coef[o * self.d..(o + 1) * self.d], x)
+        };
+        if outputs == 1 {
+            let p = sigmoid(z(0));
+            out[self.classes[1]] = p;
+            out[self.classes[0]] = 1.0 - p;
+        } else {
+            let mut zs: Vec<f64> = (0..outputs).map(z).collect();
+            softmax(&mut zs);
+            for (&c, p) in self.classes.iter().zip(zs) {
+                out[c] = p;
+            }
+        }
+    }
+
+    /// Checks shapes.
+    pub fn validate(&self) -> std::result::Result<(), String> {
+        let outputs = self.intercept.len();
+        let want_classes = if outputs <= 1 { outputs + 1 } else { outputs };
+        if self.classes.len() != want_classes
+            || self.coef.len() != outputs * self.d
+            || self.classes.iter().any(|&c| c >= self.k)
+        {
+            return Err("logistic model: inconsistent shapes".into());
+        }
+        Ok(())
+    }
+}
+
+impl Logistic {
+    fn check(&self) -> Result<()> {
+        if !(self.c.is_finite() && self.c > 0.0) {
+            return Err(Error::invalid(format!(
+                "logistic: c={} is invalid; expected a positive number",
+                self.c
+            )));
+        }
+        if !(self.tol > 0.0) || self.max_iter == 0 {
+            return Err(Error::invalid(
+                "logistic: tol must be > 0 and max_iter >= 1",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Up to this many parameters the solver is Newton's method.
+const NEWTON_PARAMS: usize = 50;
+
+/// Above this many multiply-adds per Hessian (`rows x params^2`) Newton is
+/// not used even to finish an L-BFGS run that stalled.
+const NEWTON_WORK: f64 = 3e8;
+
+/// The averaged objective at `th`; writes the gradient into `g` and, when
+/// asked, the Hessian (row-major `params x params`) into `h`.
+#[allow(clippy::too_many_arguments)]
+fn objective(
+    rows: &Rows,
+    target: &[usize],
+    total: f64,
+    pen: &[f64],
+    outputs: usize,
+    th: &[f64],
+    g: &mut [f64],
+    mut h: Option<&mut [f64]>,
+) -> f64 {
+    let d = rows.d;
+    let stride = d + 1;
+    let params = outputs * stride;
+    g.iter_mut().for_each(|v| *v = 0.0);
+    if let Some(h) = h.as_deref_mut() {
+        h.iter_mut().for_each(|v| *v = 0.0);
+    }
+    let mut f = 0.0;
+    let mut z = vec![0.0; outputs];
+    let mut p = vec![0.0; outputs];
+    let mut xt = vec![1.0; stride];
+    for i in 0..rows.n() {
+        let x = rows.row(i);
+        xt[..d].copy_from_slice(x);
+        let wi = rows.w[i] / total;
+        for (o, zo) in z.iter_mut().enumerate() {
+            let t = &th[o * stride..(o + 1) * stride];
+            *zo = dot(t, &xt);
+        }
+        if outputs == 1 {
+            let y = (target[i] == 1) as u8 as f64;
+            let zi = z[0];
+            // log(1 + e^z) - y z, stably.
+            f += wi * (zi.max(0.0) + (-zi.abs()).exp().ln_1p() - y * zi);
+            p[0] = sigmoid(zi);
+            let r = wi * (p[0] - y);
+            for (gj, xj) in g.iter_mut().zip(&xt) {
+                *gj += r * xj;
+            }
+        } else {
+            let m = z.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+            let lse = m + z.iter().map(|v| (v - m).exp()).sum::<f64>().ln();
+            f += wi * (lse - z[target[i]]);
+            for o in 0..outputs {
+                p[o] = (z[o] - lse).exp();
+                let r = wi * (p[o] - (o == target[i]) as u8 as f64);
+                for (gj, xj) in g[o * stride..(o + 1) * stride].iter_mut().zip(&xt) {
+                    *gj += r * xj;
+                }
+            }
+        }
+        if let Some(h) = h.as_deref_mut() {
+            for a in 0..outputs {
+                for b in a..outputs {
+                    let c = if outputs == 1 {
+                        wi * p[0] * (1.0 - p[0])
+                    } else {
+                        wi * p[a] * ((a == b) as u8 as f64 - p[b])
+                    };
+                    if c == 0.0 {
+                        continue;
+                    }
+                    for j in 0..stride {
+                        let cj = c * xt[j];
+                        // Diagonal blocks: the upper triangle only.
+                        let from = if a == b { j } else { 0 };
+                        let row = &mut h[(a * stride + j) * params + b * stride..];
+                        for (hv, xl) in row[from..stride].iter_mut().zip(&xt[from..]) {
+                            *hv += cj * xl;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for o in 0..outputs {
+        for j in 0..d {
+            let w = th[o * stride + j];
+            f += 0.5 * pen[j] * w * w;
+            g[o * stride + j] += pen[j] * w;
+        }
+    }
+    if let Some(h) = h {
+        // Mirror the upper triangle and add the penalty's diagonal.
+        for a in 0..outputs {
+            for j in 0..stride {
+                for l in 0..j {
+                    h[(a * stride + j) * params + a * stride + l] =
+                        h[(a * stride + l) * params + a * stride + j];
+                }
+            }
+            for b in 0..a {
+                for j in 0..stride {
+                    for l in 0..stride {
+                        h[(a * stride + j) * params + b * stride + l] =
+                            h[(b * stride + l) * params + a * stride + j];
+                    }
+                }
+            }
+            for j in 0..d {
+                h[(a * stride + j) * params + a * stride + j] += pen[j];
+            }
+        }
+    }
+    f
+}
+
+/// Newton's method with a backtracking (Armijo) line search, from `th`.
+fn newton<F>(th: &mut [f64], tol: f64, max_iter: usize, mut eval: F)
+where
+    F: FnMut(&[f64], &mut [f64], Option<&mut [f64]>) -> f64,
+{
+    let n = th.len();
+    let mut g = vec![0.0; n];
+    let mut h = vec![0.0; n * n];
+    let mut gn = vec![0.0; n];
+    let mut next = vec![0.0; n];
+    for _ in 0..max_iter {
+        let f = eval(th, &mut g, Some(&mut h));
+        if g.iter().fold(0.0f64, |m, v| m.max(v.abs())) <= tol {
+            return;
+        }
+        let step = cholesky_solve(&h, &g);
+        let gd: f64 = -lbfgs::dot(&g, &step);
+        let mut t = 1.0;
+        let mut moved = false;
+        for _ in 0..60 {
+            for i in 0..n {
+                next[i] = th[i] - t * step[i];
+            }
+            let fnew = eval(&next, &mut gn, None);
+            if fnew.is_finite()
+                && (fnew <= f + 1e-4 * t * gd || fnew <= f + 1e-14 * f.abs().max(1.0))
+            {
+                moved = true;
+                break;
+            }
+            t *= 0.5;
+        }
+        if !moved {
+            return;
+        }
+        th.copy_from_slice(&next);
+    }
+}
+
+/// Weighted mean and standard deviation of each column (sd 1 when 0).
+pub(crate) fn standardise(rows: &mut Rows) -> (Vec<f64>, Vec<f64>) {
+    let (n, d) = (rows.n(), rows.d);
+    let total: f64 = rows.w.iter().sum();
+    let mut mean = vec![0.0; d];
+    for i in 0..n {
+        for (m, v) in mean.iter_mut().zip(rows.row(i)) {
+            *m += rows.w[i] * v;
+        }
+    }
+    mean.iter_mut().for_each(|m| *m /= total);
+    let mut var = vec![0.0; d];
+    for i in 0..n {
+        for j in 0..d {
+            let r = rows.x[i * d + j] - mean[j];
+            var[j] += rows.w[i] * r * r;
+        }
+    }
+    let sd: Vec<f64> = var
+        .iter()
+        .map(|v| {
+            let s = (v / total).sqrt();
+            if s > 0.0 && s.is_finite() {
+                s
+            } else {
+                1.0
+            }
+        })
+        .collect();
+    for i in 0..n {
+        for j in 0..d {
+            let v = &mut rows.x[i * d + j];
+            *v = (*v - mean[j]) / sd[j];
+        }
+    }
+    (mean, sd)
+}
+
+impl Learner for Logistic {
+    fn fit(&self, data: &View<'_>, _rng: &mut Rng) -> Result<Model> {
+        self.check()?;
+        let mut rows = Rows::collapsed(data, "logistic regression")?;
+        let factors = self.class_weight.factors(&rows)?;
+        rows.scale_classes(&factors);
+        let classes = rows.present();
+        let (k, d) = (rows.k, rows.d);
+        if classes.len() < 2 {
+            return Ok(Model::Logistic(LogisticModel {
+                k,
+                d,
+                classes,
+                coef: Vec::new(),
+                intercept: Vec::new(),
+            }));
+        }
+        let (mean, sd) = standardise(&mut rows);
+        let total: f64 = rows.w.iter().sum();
+        let outputs = if classes.len() == 2 { 1 } else { classes.len() };
+        let mut slot = vec![usize::MAX; k];
+        for (s, &c) in classes.iter().enumerate() {
+            slot[c] = s;
+        }
+        let target: Vec<usize> = rows.y.iter().map(|&c| slot[c]).collect();
+        // Penalty on the standardised weights: (0.5 / C) * (w_j / sd_j)^2,
+        // everything divided by the total weight.
+        let pen: Vec<f64> = sd.iter().map(|s| 1.0 / (self.c * total * s * s)).collect();
+        let stride = d + 1;
+        let params = outputs * stride;
+        let mut theta = vec![0.0; params];
+        let eval = |th: &[f64], g: &mut [f64], mut h: Option<&mut [f64]>| -> f64 {
+            objective(
+                &rows,
+                &target,
+                total,
+                &pen,
+                outputs,
+                th,
+                g,
+                h.as_deref_mut(),
+            )
+        };
+        // Newton when the parameters are few; otherwise L-BFGS, polished by
+        // Newton if it stalls short of the tolerance and Newton is affordable.
+        let affordable = (rows.n() as f64) * (params * params) as f64 <= NEWTON_WORK;
+        if params <= NEWTON_PARAMS {
+            newton(&mut theta, self.tol, self.max_iter, eval);
+        } else {
+            let opts = Options {
+                gtol: self.tol,
+                max_iter: self.max_iter,
+                memory: 10,
+            };
+            if !lbfgs::minimize(&mut theta, opts, |th, g| eval(th, g, None)) && affordable {
+                newton(&mut theta, self.tol, self.max_iter, eval);
+            }
+        }
+        // Back to the original scale: beta_j = w_j / sd_j,
+        // b = w_0 - sum_j beta_j mean_j.
+        let mut coef = Vec::with_capacity(outputs * d);
+        let mut intercept = Vec::with_capacity(outputs);
+        for o in 0..outputs {
+            let t = &theta[o * stride..(o + 1) * stride];
+            let mut b = t[d];
+            for j in 0..d {
+                let beta = t[j] / sd[j];
+                b -= beta * mean[j];
+                coef.push(beta);
+            }
+            intercept.push(b);
+        }
+        if outputs > 1 {
+            let mid = intercept.iter().sum::<f64>() / outputs as f64;
+            intercept.iter_mut().for_each(|b| *b -= mid);
+        }
+        Ok(Model::Logistic(LogisticModel {
+            k,
+            d,
+            classes,
+            coef,
+            intercept,
+        }))
+    }
+
+    fn name(&self) -> String {
+        let mut s = format!("logistic(c={}", self.c);
+        if self.class_weight != ClassWeight::None {
+            s += &format!(",class_weight={}", self.class_weight.to_spec());
+        }
+        s + ")"
+    }
+}

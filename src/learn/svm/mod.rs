@@ -1,0 +1,480 @@
+//! Support vector machines: C-SVC with linear or RBF kernels.
+//!
+//! - Training solves the C-SVC dual (Cortes & Vapnik 1995) with per-row
+//!   bounds `C_i = C x class weight x row weight` (a row repeated in a bag
+//!   counts once with its copies summed into the weight, which is the same
+//!   problem), by SMO with second-order working set selection
+//!   ([`smo`](self::smo)) and an LRU kernel cache: LIBSVM's algorithm, so the
+//!   decision values agree with scikit-learn's `SVC` (which wraps LIBSVM)
+//!   up to the solvers' tolerance.
+//! - `gamma=scale` is scikit-learn's `1 / (d Var(X))` (variance of all
+//!   feature values of the rows given, 1 when it is 0).
+//! - Several classes: one-vs-one (Knerr et al. 1990; LIBSVM's scheme), one
+//!   binary machine per pair of classes present.
+//! - Probabilities: for each machine, Platt scaling
+//!   ([`crate::calibrate::Platt`]) fitted on decision values from internal
+//!   `folds`-fold cross-validation on its rows (as LIBSVM's
+//!   `svm_binary_svc_probability`; a training fold with one class gives the
+//!   held-out rows a decision of +-1); with more than two classes the
+//!   pairwise probabilities are coupled by the second method of Wu, Lin &
+//!   Weng (2004, "Probability estimates for multi-class classification by
+//!   pairwise coupling", JMLR 5, eq. (21) solved by their Algorithm 2).
+//!   The folds are drawn from the fit's random stream. Platt's fit ignores
+//!   row weights.
+
+mod coupling;
+pub(crate) mod kernel;
+pub(crate) mod smo;
+
+use rand::seq::SliceRandom;
+use serde::{Deserialize, Serialize};
+
+pub use kernel::Kernel;
+
+use self::kernel::Gram;
+use self::smo::Dual;
+use super::rows::{ClassWeight, Rows};
+use crate::calibrate::Platt;
+use crate::data::View;
+use crate::error::{Error, Result};
+use crate::learn::linalg::dot;
+use crate::learn::naive_bayes::scatter;
+use crate::learn::{Learner, Model};
+use crate::rng::Rng;
+
+/// The kernel family of an [`Svm`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum KernelKind {
+    /// Linear kernel.
+    Linear,
+    /// Gaussian RBF kernel.
+    Rbf,
+}
+
+/// The RBF width.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub enum Gamma {
+    /// `1 / (d Var(X))` (scikit-learn's default).
+    Scale,
+    /// `1 / d`.
+    Auto,
+    /// A given value (> 0).
+    Value(f64),
+}
+
+impl Gamma {
+    /// The value for training rows `x` (row-major, `d` columns).
+    pub(crate) fn resolve(&self, x: &[f64], d: usize) -> f64 {
+        match *self {
+            Gamma::Value(g) => g,
+            Gamma::Auto => 1.0 / d as f64,
+            Gamma::Scale => {
+                let n = x.len() as f64;
+                let mean = x.iter().sum::<f64>() / n;
+                let var = x.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n;
+                if var > 0.0 {
+                    1.0 / (d as f64 * var)
+                } else {
+                    1.0
+                }
+            }
+        }
+    }
+
+    /// The spelling used in model specs.
+    pub fn to_spec(&self) -> String {
+        match self {
+            Gamma::Scale => "scale".into(),
+            Gamma::Auto => "auto".into(),
+            Gamma::Value(g) => g.to_string(),
+        }
+    }
+}
+
+/// The SVM learner (hyper-parameters).
+///
+/// ```
+/// use rarity::data::Dataset;
+/// use rarity::learn::{Learner, svm::Svm};
+/// let ds = Dataset::from_rows((0..40).map(|i| vec![(i % 20) as f64, (i / 20) as f64]).collect(),
+///     (0..40).map(|i| u32::from(i % 20 >= 10)).collect(), vec!["n".into(), "p".into()]).unwrap();
+/// let rows: Vec<usize> = (0..40).collect();
+/// let m = Svm::default().fit(&ds.view(&rows), &mut rarity::rng::stream(0, 0)).unwrap();
+/// let p = m.predict_proba(&ds).unwrap();
+/// assert!(p.row(19)[1] > 0.5 && p.row(0)[1] < 0.5);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Svm {
+    /// Kernel family.
+    pub kernel: KernelKind,
+    /// Box constraint (> 0).
+    pub c: f64,
+    /// RBF width (ignored by the linear kernel).
+    pub gamma: Gamma,
+    /// Class weights multiplying `C`.
+    pub class_weight: ClassWeight,
+    /// Stopping tolerance of SMO (maximal KKT violation).
+    pub tol: f64,
+    /// Kernel cache size in MB (per machine being trained).
+    pub cache_mb: f64,
+    /// Folds of the internal cross-validation for Platt scaling (>= 2).
+    pub folds: usize,
+}
+
+impl Default for Svm {
+    fn default() -> Self {
+        Svm {
+            kernel: KernelKind::Rbf,
+            c: 1.0,
+            gamma: Gamma::Scale,
+            class_weight: ClassWeight::None,
+            tol: 1e-3,
+            cache_mb: 200.0,
+            folds: 5,
+        }
+    }
+}
+
+/// One binary machine of a fitted [`SvmModel`]: positive decisions favour
+/// class `first`, negative ones class `second`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PairMachine {
+    first: usize,
+    second: usize,
+    /// Support vector indices into the model's table and their `a_i y_i`.
+    sv: Vec<u32>,
+    coef: Vec<f64>,
+    /// The linear kernel's weight vector (empty for RBF).
+    w: Vec<f64>,
+    rho: f64,
+    platt: Platt,
+}
+
+/// A fitted SVM.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SvmModel {
+    k: usize,
+    d: usize,
+    kernel: Kernel,
+    /// Classes present in training.
+    classes: Vec<usize>,
+    /// Support vectors, row-major (empty for the linear kernel).
+    sv: Vec<f64>,
+    sv_norms: Vec<f64>,
+    machines: Vec<PairMachine>,
+}
+
+impl SvmModel {
+    /// Number of classes of the training dataset.
+    pub fn n_classes(&self) -> usize {
+        self.k
+    }
+
+    /// Number of features.
+    pub fn n_features(&self) -> usize {
+        self.d
+    }
+
+    /// Number of distinct support vectors (0 for the linear kernel, which
+    /// keeps weight vectors instead).
+    pub fn n_support(&self) -> usize {
+        self.sv_norms.len()
+    }
+
+    /// Decision values of one row, one per machine (class pairs in
+    /// lexicographic order of class ids, positive favouring the first).
+    /// With two classes the single value is negated so that positive
+    /// favours the higher class id (scikit-learn's binary convention).
+    pub fn decision_function(&self, x: &[f64]) -> Vec<f64> {
+        let mut v = self.raw_decisions(x);
+        if v.len() == 1 {
+            v[0] = -v[0];
+        }
+        v
+    }
+
+    fn raw_decisions(&self, x: &[f64]) -> Vec<f64> {
+        let kx: Vec<f64> = if self.sv_norms.is_empty() {
+            Vec::new()
+        } else {
+            let xx = dot(x, x);
+            self.sv
+                .chunks(self.d)
+                .zip(&self.sv_norms)
+                .map(|(s, &ss)| self.kernel.eval(s, x, ss, xx))
+                .collect()
+        };
+        self.machines
+            .iter()
+            .map(|m| {
+                let f = if m.w.is_empty() {
+                    m.sv.iter()
+                        .zip(&m.coef)
+                        .map(|(&i, c)| c * kx[i as usize])
+                        .sum::<f64>()
+                } else {
+                    dot(&m.w, x)
+                };
+                f - m.rho
+            })
+            .collect()
+    }
+
+    /// Class probabilities of one row.
+    pub fn predict_row(&self, x: &[f64], out: &mut [f64]) {
+        if self.classes.len() == 1 {
+            scatter(&self.classes, &[1.0], out);
+            return;
+        }
+        let dec = self.raw_decisions(x);
+        if self.classes.len() == 2 {
+            let p = self.machines[0].platt.apply(dec[0]);
+            scatter(&self.classes, &[p, 1.0 - p], out);
+            return;
+        }
+        let m = self.classes.len();
+        let mut slot = vec![0; self.k];
+        for (s, &c) in self.classes.iter().enumerate() {
+            slot[c] = s;
+        }
+        let mut r = vec![0.0; m * m];
+        for (mach, &f) in self.machines.iter().zip(&dec) {
+            let p = mach.platt.apply(f).clamp(1e-7, 1.0 - 1e-7);
+            let (a, b) = (slot[mach.first], slot[mach.second]);
+            r[a * m + b] = p;
+            r[b * m + a] = 1.0 - p;
+        }
+        let p = coupling::couple(&r, m);
+        scatter(&self.classes, &p, out);
+    }
+
+    /// Checks shapes and indices.
+    pub fn validate(&self) -> std::result::Result<(), String> {
+        let m = self.classes.len();
+        let nsv = self.sv_norms.len();
+        let ok = m >= 1
+            && self.machines.len() == m * (m - 1) / 2
+            && self.sv.len() == nsv * self.d
+            && self.classes.iter().all(|&c| c < self.k)
+            && self.machines.iter().all(|p| {
+                p.first < self.k
+                    && p.second < self.k
+                    && p.sv.len() == p.coef.len()
+                    && p.sv.iter().all(|&i| (i as usize) < nsv)
+                    && (p.w.is_empty() || p.w.len() == self.d)
+            });
+        if ok {
+            Ok(())
+        } else {
+            Err("SVM model: inconsistent shapes or indices".into())
+        }
+    }
+}
+
+/// A trained binary machine on a subset: multipliers times labels and rho.
+struct Trained {
+    coef: Vec<f64>,
+    rho: f64,
+}
+
+impl Svm {
+    fn check(&self) -> Result<()> {
+        let bad = |what: &str| Err(Error::invalid(format!("svm: {what}")));
+        if !(self.c.is_finite() && self.c > 0.0) {
+            return bad(&format!(
+                "c={} is invalid; expected a positive number",
+                self.c
+            ));
+        }
+        if let Gamma::Value(g) = self.gamma {
+            if !(g.is_finite() && g > 0.0) {
+                return bad(&format!(
+                    "gamma={g} is invalid; expected scale, auto or a positive number"
+                ));
+            }
+        }
+        if !(self.tol > 0.0) || !(self.cache_mb > 0.0) || self.folds < 2 {
+            return bad("tol and cache_mb must be > 0 and folds >= 2");
+        }
+        Ok(())
+    }
+
+    fn cache_bytes(&self) -> usize {
+        (self.cache_mb * 1024.0 * 1024.0) as usize
+    }
+
+    /// Trains on rows `idx` of `x` with labels +-1 and bounds `upper`.
+    fn train(&self, kernel: Kernel, x: &[f64], d: usize, y: &[f64], upper: &[f64]) -> Trained {
+        let gram = Gram::new(kernel, x, d);
+        let n = y.len();
+        let sol = smo::solve(
+            Dual {
+                gram: &gram,
+                y: y.to_vec(),
+                p: vec![-1.0; n],
+                upper: upper.to_vec(),
+                scale: 1.0,
+                alpha: vec![0.0; n],
+            },
+            self.tol,
+            self.cache_bytes(),
+        );
+        let rho = smo::rho(&sol, y, upper);
+        Trained {
+            coef: sol.alpha.iter().zip(y).map(|(a, y)| a * y).collect(),
+            rho,
+        }
+    }
+
+    /// Platt scaling on `folds`-fold cross-validated decision values.
+    fn platt(
+        &self,
+        kernel: Kernel,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+        upper: &[f64],
+        rng: &mut Rng,
+    ) -> Result<Platt> {
+        let n = y.len();
+        let mut order: Vec<usize> = (0..n).collect();
+        order.shuffle(rng);
+        let folds = self.folds.min(n);
+        let mut dec = vec![0.0; n];
+        for f in 0..folds {
+            let (lo, hi) = (f * n / folds, (f + 1) * n / folds);
+            let test = &order[lo..hi];
+            let train: Vec<usize> = order[..lo].iter().chain(&order[hi..]).copied().collect();
+            let pos = train.iter().filter(|&&i| y[i] > 0.0).count();
+            if pos == 0 || pos == train.len() {
+                let v = if pos == 0 { -1.0 } else { 1.0 };
+                test.iter().for_each(|&i| dec[i] = v);
+                continue;
+            }
+            let tx: Vec<f64> = train
+                .iter()
+                .flat_map(|&i| x[i * d..(i + 1) * d].iter().copied())
+                .collect();
+            let ty: Vec<f64> = train.iter().map(|&i| y[i]).collect();
+            let tu: Vec<f64> = train.iter().map(|&i| upper[i]).collect();
+            let t = self.train(kernel, &tx, d, &ty, &tu);
+            let gram = Gram::new(kernel, &tx, d);
+            for &i in test {
+                let xi = &x[i * d..(i + 1) * d];
+                let xx: f64 = xi.iter().map(|v| v * v).sum();
+                let mut s = -t.rho;
+                for (j, &c) in t.coef.iter().enumerate() {
+                    if c != 0.0 {
+                        s += c * kernel.eval(gram.row(j), xi, gram.norms[j], xx);
+                    }
+                }
+                dec[i] = s;
+            }
+        }
+        let positive: Vec<bool> = y.iter().map(|&v| v > 0.0).collect();
+        Platt::fit(&dec, &positive)
+    }
+}
+
+impl Learner for Svm {
+    fn fit(&self, data: &View<'_>, rng: &mut Rng) -> Result<Model> {
+        self.check()?;
+        let mut rows = Rows::collapsed(data, "an SVM")?;
+        let factors = self.class_weight.factors(&rows)?;
+        let (k, d) = (rows.k, rows.d);
+        let kernel = match self.kernel {
+            KernelKind::Linear => Kernel::Linear,
+            KernelKind::Rbf => {
+                let all: Vec<f64> = (0..data.len())
+                    .flat_map(|i| data.row(i).iter().copied())
+                    .collect();
+                Kernel::Rbf {
+                    gamma: self.gamma.resolve(&all, d),
+                }
+            }
+        };
+        rows.scale_classes(&factors);
+        let classes: Vec<usize> = rows.present();
+        let mut machines = Vec::new();
+        let mut sv_of_row = vec![u32::MAX; rows.n()];
+        let mut sv: Vec<f64> = Vec::new();
+        for (ai, &a) in classes.iter().enumerate() {
+            for &b in &classes[ai + 1..] {
+                let idx: Vec<usize> = (0..rows.n())
+                    .filter(|&i| rows.y[i] == a || rows.y[i] == b)
+                    .collect();
+                let x: Vec<f64> = idx
+                    .iter()
+                    .flat_map(|&i| rows.row(i).iter().copied())
+                    .collect();
+                let y: Vec<f64> = idx
+                    .iter()
+                    .map(|&i| if rows.y[i] == a { 1.0 } else { -1.0 })
+                    .collect();
+                let upper: Vec<f64> = idx.iter().map(|&i| self.c * rows.w[i]).collect();
+                let t = self.train(kernel, &x, d, &y, &upper);
+                let platt = self.platt(kernel, &x, d, &y, &upper, rng)?;
+                let mut m = PairMachine {
+                    first: a,
+                    second: b,
+                    sv: Vec::new(),
+                    coef: Vec::new(),
+                    w: Vec::new(),
+                    rho: t.rho,
+                    platt,
+                };
+                match kernel {
+                    Kernel::Linear => {
+                        m.w = vec![0.0; d];
+                        for (j, &c) in t.coef.iter().enumerate() {
+                            for (wv, xv) in m.w.iter_mut().zip(&x[j * d..(j + 1) * d]) {
+                                *wv += c * xv;
+                            }
+                        }
+                    }
+                    Kernel::Rbf { .. } => {
+                        for (j, &c) in t.coef.iter().enumerate() {
+                            if c == 0.0 {
+                                continue;
+                            }
+                            let r = idx[j];
+                            if sv_of_row[r] == u32::MAX {
+                                sv_of_row[r] = (sv.len() / d) as u32;
+                                sv.extend_from_slice(rows.row(r));
+                            }
+                            m.sv.push(sv_of_row[r]);
+                            m.coef.push(c);
+                        }
+                    }
+                }
+                machines.push(m);
+            }
+        }
+        let sv_norms = sv
+            .chunks(d)
+            .map(|r| r.iter().map(|v| v * v).sum())
+            .collect();
+        Ok(Model::Svm(SvmModel {
+            k,
+            d,
+            kernel,
+            classes,
+            sv,
+            sv_norms,
+            machines,
+        }))
+    }
+
+    fn name(&self) -> String {
+        let mut s = match self.kernel {
+            KernelKind::Linear => format!("svm(kernel=linear,c={}", self.c),
+            KernelKind::Rbf => {
+                format!("svm(kernel=rbf,c={},gamma={}", self.c, self.gamma.to_spec())
+            }
+        };
+        if self.class_weight != ClassWeight::None {
+            s += &format!(",class_weight={}", self.class_weight.to_spec());
+        }
+        s + ")"
+    }
+}

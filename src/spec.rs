@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use crate::ensemble::{Bagging, Vote};
 use crate::error::{Error, Result};
-use crate::learn::tree::{Criterion, LeafEstimate, MaxFeatures, RandomTree, Tree};
+use crate::learn::tree::{Criterion, LeafEstimate, MaxFeatures, RandomTree, Splitter, Tree};
 use crate::learn::Learner;
 use crate::sample::bootstrap::Bootstrap;
 use crate::sample::no_resampling::NoResampling;
@@ -353,6 +353,7 @@ const TREE_ARGS: &[&str] = &[
     "min_samples_leaf",
     "max_features",
     "leaf",
+    "splitter",
 ];
 
 fn tree_from(a: &Args<'_>, mut t: Tree) -> Result<Tree> {
@@ -385,6 +386,12 @@ fn tree_from(a: &Args<'_>, mut t: Tree) -> Result<Tree> {
         };
     }
     t.leaf = leaf(a, t.leaf)?;
+    if let Some(v) = a.word("splitter", &["exact", "hist"])? {
+        t.splitter = match v {
+            "exact" => Splitter::Exact,
+            _ => Splitter::Hist,
+        };
+    }
     t.check()?;
     Ok(t)
 }

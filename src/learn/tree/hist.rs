@@ -272,7 +272,13 @@ impl Grower<'_> {
     /// Visits features in a random order until `max_features` of them that
     /// are not constant in the node have been scanned (constant features do
     /// not count, as in scikit-learn).
-    fn search<S: Score>(&mut self, node: &Pending, w: f64, score: &S, rng: &mut Rng) -> Option<Best> {
+    fn search<S: Score>(
+        &mut self,
+        node: &Pending,
+        w: f64,
+        score: &S,
+        rng: &mut Rng,
+    ) -> Option<Best> {
         let s = self.k + 1;
         let mut best: Option<Best> = None;
         let mut scanned = 0;

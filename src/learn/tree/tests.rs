@@ -494,10 +494,10 @@ fn binning_edge_cases() {
     let rows: Vec<Vec<f64>> = (0..n)
         .map(|i| {
             vec![
-                7.5,                                      // constant
-                (i as f64).sqrt(),                        // all distinct
-                if i % 10 == 0 { i as f64 } else { 0.0 }, // one heavy value
-                if i % 2 == 0 { -0.0 } else { 0.0 },      // signed zeros
+                7.5,                                       // constant
+                (i as f64).sqrt(),                         // all distinct
+                if i % 10 == 0 { i as f64 } else { 0.0 },  // one heavy value
+                if i % 2 == 0 { -0.0 } else { 0.0 },       // signed zeros
                 if i == 0 { -f64::MAX } else { f64::MAX }, // extremes
             ]
         })

@@ -19,8 +19,8 @@
 //! Speed: every tree fitted on views of one dataset shares one per-dataset
 //! table made by [`Learner::prepare`]: the features binned into at most
 //! [`MAX_BINS`] quantile bins ([`Binned`], for the default histogram
-//! splitter, see [`hist`](self::hist)) or presorted ([`Presorted`], for the
-//! exact splitter, see [`exact`](self::exact)). A bag is a per-row count
+//! splitter; LightGBM's scheme, Ke et al. 2017) or presorted ([`Presorted`],
+//! for the exact splitter; [`Splitter`] chooses). A bag is a per-row count
 //! vector over it, and a fit costs time linear in the bag's distinct rows per
 //! level of the tree, without any sorting.
 

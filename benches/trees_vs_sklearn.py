@@ -4,7 +4,14 @@
 Usage (from the repository root; needs numpy and scikit-learn):
 
     python3 benches/trees_vs_sklearn.py cv  [--data-dir ../shared/data/binary] [--only NAME,...]
-    python3 benches/trees_vs_sklearn.py big [--trees 100] [--models tree,bagging,forest]
+                                            [--tree SPEC] [--sklearn-cache FILE]
+    python3 benches/trees_vs_sklearn.py big [--trees 100] [--models tree,bagging,forest] [--tree SPEC]
+
+--tree is rarity's tree spec (default `tree`, i.e. the histogram splitter;
+`tree(splitter=exact)` for the exact one). --sklearn-cache stores
+scikit-learn's per-dataset results in FILE the first time and reuses them
+after (for quality comparisons of several rarity variants; time ratios
+should come from both sides run back to back, i.e. without the cache).
 
 cv:  100-tree bagging of unpruned trees, fit + predict_proba, 5x2 stratified CV
      over every CSV in the directory, one thread each side; same folds both
@@ -75,24 +82,38 @@ def cv(args):
     out_path = os.path.join(WORK, "cv-rarity.json")
     with open(plan_path, "w") as fh:
         json.dump(plan, fh)
-    spec = f"bagging(n={args.trees},learner=tree,sample=bootstrap)"
+    spec = f"bagging(n={args.trees},learner={args.tree},sample=bootstrap)"
     run_child([rarity_binary(), "cv", plan_path, out_path, "1", spec])
+    cache = {}
+    if args.sklearn_cache and os.path.exists(args.sklearn_cache):
+        with open(args.sklearn_cache) as fh:
+            cache = json.load(fh)
     with open(out_path) as fh:
         ours = {d["name"]: d for d in json.load(fh)}
     rows, t_r, t_s = [], 0.0, 0.0
     print(f"{'dataset':40s} {'rarity s':>9s} {'sklearn s':>9s} {'ratio':>6s} "
           f"{'AUC r':>6s} {'AUC s':>6s} {'AP r':>6s} {'AP s':>6s}")
     for name, (X, y, folds) in data.items():
-        secs, auc_s, ap_s, auc_r, ap_r = 0.0, [], [], [], []
+        key = f"{name}/{args.trees}"
+        if key not in cache:
+            secs, auc_s, ap_s = 0.0, [], []
+            for i, fold in enumerate(folds):
+                tr, te = np.array(fold["train"]), np.array(fold["test"])
+                start = time.perf_counter()
+                m = BaggingClassifier(DecisionTreeClassifier(), n_estimators=args.trees,
+                                      n_jobs=1, random_state=i).fit(X[tr], y[tr])
+                p = m.predict_proba(X[te])[:, 1]
+                secs += time.perf_counter() - start
+                a, b = metrics(y[te], p)
+                auc_s.append(a); ap_s.append(b)
+            cache[key] = {"seconds": secs, "auc": auc_s, "ap": ap_s}
+            if args.sklearn_cache:
+                with open(args.sklearn_cache, "w") as fh:
+                    json.dump(cache, fh)
+        secs, auc_s, ap_s = cache[key]["seconds"], cache[key]["auc"], cache[key]["ap"]
+        auc_r, ap_r = [], []
         for i, fold in enumerate(folds):
-            tr, te = np.array(fold["train"]), np.array(fold["test"])
-            start = time.perf_counter()
-            m = BaggingClassifier(DecisionTreeClassifier(), n_estimators=args.trees,
-                                  n_jobs=1, random_state=i).fit(X[tr], y[tr])
-            p = m.predict_proba(X[te])[:, 1]
-            secs += time.perf_counter() - start
-            a, b = metrics(y[te], p)
-            auc_s.append(a); ap_s.append(b)
+            te = np.array(fold["test"])
             a, b = metrics(y[te], np.array(ours[name]["proba"][i]))
             auc_r.append(a); ap_r.append(b)
         r = ours[name]["seconds"]
@@ -166,6 +187,11 @@ def sklearn_big(path, model, trees, out):
     print(json.dumps({"fit_seconds": fit, "predict_seconds": pred}))
 
 
+def forest_args(tree):
+    """The keyword arguments of a tree spec, for forest(...)."""
+    return "," + tree[tree.index("(") + 1:-1] if "(" in tree else ""
+
+
 def big(args):
     os.makedirs(WORK, exist_ok=True)
     path = os.path.join(WORK, "fraud")
@@ -176,9 +202,9 @@ def big(args):
     exe = rarity_binary()
     for model in args.models.split(","):
         threads = 1 if model == "tree" else 2
-        spec = {"tree": "tree",
-                "bagging": f"bagging(n={args.trees},learner=tree,sample=bootstrap)",
-                "forest": f"forest(n={args.trees})"}[model]
+        spec = {"tree": args.tree,
+                "bagging": f"bagging(n={args.trees},learner={args.tree},sample=bootstrap)",
+                "forest": f"forest(n={args.trees}{forest_args(args.tree)})"}[model]
         out_r, out_s = os.path.join(WORK, f"{model}-r.bin"), os.path.join(WORK, f"{model}-s.bin")
         so, mem_s = run_child([sys.executable, __file__, "_sk", path, model, str(args.trees), out_s])
         ro, mem_r = run_child([exe, "big", path + ".x", path + ".y", path + ".mask", str(D),
@@ -203,9 +229,12 @@ def main():
     c.add_argument("--data-dir", default=os.path.join(ROOT, "..", "shared", "data", "binary"))
     c.add_argument("--only", default="")
     c.add_argument("--trees", type=int, default=100)
+    c.add_argument("--tree", default="tree")
+    c.add_argument("--sklearn-cache", default="")
     b = sub.add_parser("big")
     b.add_argument("--trees", type=int, default=100)
     b.add_argument("--models", default="tree,bagging,forest")
+    b.add_argument("--tree", default="tree")
     a = ap.parse_args()
     cv(a) if a.cmd == "cv" else big(a)
 

@@ -31,7 +31,7 @@ use crate::learn::logitboost::LogitBoost;
 use crate::learn::naive_bayes::{BinnedNb, GaussianNb};
 use crate::learn::svdd::{Normal, Svdd};
 use crate::learn::svm::{Gamma, KernelKind, Svm};
-use crate::learn::tree::{Criterion, LeafEstimate, MaxFeatures, RandomTree, Tree};
+use crate::learn::tree::{Criterion, LeafEstimate, MaxFeatures, RandomTree, Splitter, Tree};
 use crate::learn::{ClassWeight, Learner};
 use crate::metrics::cost::LossMatrix;
 use crate::sample::bootstrap::Bootstrap;
@@ -397,6 +397,7 @@ const TREE_ARGS: &[&str] = &[
     "min_samples_leaf",
     "max_features",
     "leaf",
+    "splitter",
 ];
 
 fn tree_from(a: &Args<'_>, mut t: Tree) -> Result<Tree> {
@@ -429,6 +430,12 @@ fn tree_from(a: &Args<'_>, mut t: Tree) -> Result<Tree> {
         };
     }
     t.leaf = leaf(a, t.leaf)?;
+    if let Some(v) = a.word("splitter", &["exact", "hist"])? {
+        t.splitter = match v {
+            "exact" => Splitter::Exact,
+            _ => Splitter::Hist,
+        };
+    }
     t.check()?;
     Ok(t)
 }

@@ -41,6 +41,9 @@ fn builds_every_learner() {
         ("tree(criterion=gain_ratio,max_depth=4,min_samples_leaf=2,max_features=log2,leaf=laplace)",
          "tree(criterion=gain_ratio,max_depth=4,min_samples_leaf=2,max_features=log2,leaf=laplace)"),
         ("tree(max_features=3, leaf=m_estimate(m=5))", "tree(criterion=gini,max_features=3,leaf=m_estimate(5))"),
+        ("tree(splitter=exact)", "tree(criterion=gini,splitter=exact)"),
+        ("tree(splitter=hist)", "tree(criterion=gini)"),
+        ("forest(n=7,splitter=exact)", "bagging(n=7,learner=tree(criterion=gini,max_features=sqrt,splitter=exact),sample=bootstrap)"),
         ("forest(n=7)", "bagging(n=7,learner=tree(criterion=gini,max_features=sqrt),sample=bootstrap)"),
         ("forest(n=7,max_features=none,vote=hard)", "bagging(n=7,learner=tree(criterion=gini),sample=bootstrap,vote=hard)"),
         ("bagging(n=3, learner=tree(criterion=entropy), sample=bootstrap(fraction=0.5))",
@@ -73,6 +76,7 @@ fn bad_names_and_values_list_what_is_accepted() {
     assert!(err("nope").contains("tree, forest, bagging, rdt, random_tree"));
     assert!(err("tree(depth=3)").contains("accepted: criterion, max_depth"));
     assert!(err("tree(criterion=chaos)").contains("one of gini, entropy, gain_ratio"));
+    assert!(err("tree(splitter=approx)").contains("one of exact, hist"));
     assert!(err("tree(max_features=0)").contains("max_features"));
     assert!(err("tree(max_features=1.5)").contains("max_features"));
     assert!(err("tree(max_depth=0)").contains("max_depth"));

@@ -10,92 +10,21 @@
 //! no sorting after the one presort per dataset ([`Presorted`]).
 //!
 //! Candidate thresholds are midpoints between adjacent distinct values present
-//! in the node, as in CART and scikit-learn. Ties in the score keep the first
-//! candidate met (features in their candidate order, thresholds ascending), so
-//! a fit is a pure function of the data, the view and the random stream.
+//! in the node, as in CART and scikit-learn. Features are visited in a random
+//! order drawn at every node (as scikit-learn's splitter does, even with all
+//! features) and ties in the score keep the first candidate met (thresholds
+//! ascending), so tied features are chosen at random, and a fit is a pure
+//! function of the data, the view and the random stream.
 
 use rand::RngExt;
 
 use super::model::{Growing, TreeModel};
 use super::presort::{row_info, Presorted, RowInfo};
+use super::score::{xlnx, Entropy, GainRatio, Gini, Score};
 use super::{Criterion, Tree};
 use crate::data::View;
 use crate::error::{Error, Result};
 use crate::rng::Rng;
-
-/// Scores a candidate split from the left side's class totals; larger is
-/// better. `tot` and `w` are the node's totals and weight.
-trait Score {
-    fn score(&self, left: &[f64], tot: &[f64], wl: f64, w: f64) -> f64;
-}
-
-/// Gini: maximising `sum_k L_k^2 / W_L + sum_k R_k^2 / W_R` minimises the
-/// weighted Gini impurity of the children (Breiman et al. 1984).
-struct Gini;
-
-impl Score for Gini {
-    #[inline]
-    fn score(&self, left: &[f64], tot: &[f64], wl: f64, w: f64) -> f64 {
-        let wr = w - wl;
-        let (mut sl, mut sr) = (0.0, 0.0);
-        for (&l, &t) in left.iter().zip(tot) {
-            let r = (t - l).max(0.0);
-            sl += l * l;
-            sr += r * r;
-        }
-        sl / wl + sr / wr
-    }
-}
-
-#[inline]
-fn xlnx(x: f64) -> f64 {
-    if x > 0.0 {
-        x * x.ln()
-    } else {
-        0.0
-    }
-}
-
-/// `-(W_L H(L) + W_R H(R))` with weights as totals: maximising it maximises
-/// the information gain (Quinlan 1986).
-#[inline]
-fn neg_child_entropy(left: &[f64], tot: &[f64], wl: f64, w: f64) -> f64 {
-    let mut s = 0.0;
-    for (&l, &t) in left.iter().zip(tot) {
-        s += xlnx(l) + xlnx((t - l).max(0.0));
-    }
-    s - xlnx(wl) - xlnx(w - wl)
-}
-
-/// Entropy: information gain.
-struct Entropy;
-
-impl Score for Entropy {
-    #[inline]
-    fn score(&self, left: &[f64], tot: &[f64], wl: f64, w: f64) -> f64 {
-        neg_child_entropy(left, tot, wl, w)
-    }
-}
-
-/// C4.5's gain ratio: information gain over split information (Quinlan 1993).
-/// `parent` is `W H(parent)` in the same units as [`neg_child_entropy`].
-struct GainRatio {
-    parent: f64,
-}
-
-impl Score for GainRatio {
-    #[inline]
-    fn score(&self, left: &[f64], tot: &[f64], wl: f64, w: f64) -> f64 {
-        let gain = (self.parent + neg_child_entropy(left, tot, wl, w)) / w;
-        let (pl, pr) = (wl / w, (w - wl) / w);
-        let split_info = -(xlnx(pl) + xlnx(pr));
-        if split_info > 0.0 {
-            gain / split_info
-        } else {
-            0.0
-        }
-    }
-}
 
 /// A node waiting to be grown.
 #[derive(Debug, Clone, Copy)]
@@ -249,9 +178,10 @@ impl Grower<'_> {
         }
     }
 
-    /// Visits candidate features: all in order, or (with `max_features <
-    /// d`) a random order until `max_features` non-constant ones have been
-    /// scanned, as in scikit-learn (constant features do not count).
+    /// Visits features in a random order drawn at every node until
+    /// `max_features` of them that are not constant in the node have been
+    /// scanned, as in scikit-learn (constant features do not count; with all
+    /// features, the order breaks ties between features at random).
     fn search<S: Score>(
         &mut self,
         node: &Pending,
@@ -266,10 +196,8 @@ impl Grower<'_> {
             if scanned >= self.mtry {
                 break;
             }
-            if self.mtry < self.d {
-                let r = rng.random_range(j..self.d);
-                self.feats.swap(j, r);
-            }
+            let r = rng.random_range(j..self.d);
+            self.feats.swap(j, r);
             let f = self.feats[j];
             let seg = &self.lists[f * self.m + node.start..f * self.m + node.end];
             let ranks = self.pre.ranks(f);

@@ -16,18 +16,25 @@
 //! Random forests (Breiman 2001) are bagging of [`Tree`]s with
 //! `max_features = sqrt`: see [`crate::ensemble::Bagging::forest`].
 //!
-//! Speed: every tree fitted on views of one dataset shares one presorted copy
-//! of its columns ([`Presorted`], made by [`Learner::prepare`]); a bag is a
-//! per-row count vector over it, and a fit costs time linear in the bag's
-//! distinct rows per level of the tree, without any sorting.
+//! Speed: every tree fitted on views of one dataset shares one per-dataset
+//! table made by [`Learner::prepare`]: the features binned into at most
+//! [`MAX_BINS`] quantile bins ([`Binned`], for the default histogram
+//! splitter; LightGBM's scheme, Ke et al. 2017) or presorted ([`Presorted`],
+//! for the exact splitter; [`Splitter`] chooses). A bag is a per-row count
+//! vector over it, and a fit costs time linear in the bag's distinct rows per
+//! level of the tree, without any sorting.
 
+mod binned;
 mod exact;
+mod hist;
 mod model;
 mod presort;
 pub mod random;
+mod score;
 
 use serde::{Deserialize, Serialize};
 
+pub use binned::{Binned, MAX_BINS};
 pub use model::{Node, TreeModel};
 pub use presort::Presorted;
 
@@ -54,6 +61,30 @@ impl Criterion {
             Criterion::Gini => "gini",
             Criterion::Entropy => "entropy",
             Criterion::GainRatio => "gain_ratio",
+        }
+    }
+}
+
+/// How a [`Tree`] finds the best split of a node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum Splitter {
+    /// Every boundary between distinct values present in the node
+    /// (presorted columns, [`Presorted`]); scikit-learn's `best` splitter.
+    Exact,
+    /// Boundaries between quantile bins, at most [`MAX_BINS`] per feature,
+    /// made once per dataset ([`Binned`]). A feature with at most
+    /// [`MAX_BINS`] distinct values gets one bin per value and the same
+    /// candidate splits as [`Splitter::Exact`].
+    #[default]
+    Hist,
+}
+
+impl Splitter {
+    /// The spelling used in model specs.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Splitter::Exact => "exact",
+            Splitter::Hist => "hist",
         }
     }
 }
@@ -191,6 +222,9 @@ pub struct Tree {
     pub max_features: MaxFeatures,
     /// Leaf probability estimate.
     pub leaf: LeafEstimate,
+    /// Split search: histogram (default) or exact.
+    #[serde(default)]
+    pub splitter: Splitter,
 }
 
 impl Default for Tree {
@@ -202,6 +236,7 @@ impl Default for Tree {
             min_samples_leaf: 1,
             max_features: MaxFeatures::All,
             leaf: LeafEstimate::Frequency,
+            splitter: Splitter::default(),
         }
     }
 }
@@ -236,20 +271,35 @@ impl Tree {
 
 impl Learner for Tree {
     fn fit(&self, data: &View<'_>, rng: &mut Rng) -> Result<Model> {
-        let pre = Presorted::new(data.data())?;
-        Ok(Model::Tree(exact::grow(self, &pre, data, rng)?))
+        let model = match self.splitter {
+            Splitter::Exact => exact::grow(self, &Presorted::new(data.data())?, data, rng)?,
+            Splitter::Hist => hist::grow(self, &Binned::new(data.data())?, data, rng)?,
+        };
+        Ok(Model::Tree(model))
     }
 
     fn prepare(&self, data: &crate::data::Dataset) -> Result<Prepared> {
-        Ok(Prepared::new(Presorted::new(data)?))
+        Ok(match self.splitter {
+            Splitter::Exact => Prepared::new(Presorted::new(data)?),
+            Splitter::Hist => Prepared::new(Binned::new(data)?),
+        })
     }
 
     fn fit_prepared(&self, prepared: &Prepared, data: &View<'_>, rng: &mut Rng) -> Result<Model> {
-        match prepared.get::<Presorted>() {
-            Some(pre) if pre.matches(data.data()) => {
-                Ok(Model::Tree(exact::grow(self, pre, data, rng)?))
-            }
-            _ => self.fit(data, rng),
+        let own = data.data();
+        match self.splitter {
+            Splitter::Exact => match prepared.get::<Presorted>() {
+                Some(pre) if pre.matches(own) => {
+                    Ok(Model::Tree(exact::grow(self, pre, data, rng)?))
+                }
+                _ => self.fit(data, rng),
+            },
+            Splitter::Hist => match prepared.get::<Binned>() {
+                Some(bins) if bins.matches(own) => {
+                    Ok(Model::Tree(hist::grow(self, bins, data, rng)?))
+                }
+                _ => self.fit(data, rng),
+            },
         }
     }
 
@@ -269,6 +319,9 @@ impl Learner for Tree {
         }
         if self.leaf != LeafEstimate::Frequency {
             s += &format!(",leaf={}", self.leaf.to_spec());
+        }
+        if self.splitter != Splitter::default() {
+            s += &format!(",splitter={}", self.splitter.as_str());
         }
         s + ")"
     }

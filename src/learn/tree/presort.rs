@@ -26,7 +26,7 @@ pub struct Presorted {
 /// A sort key for an `f64` whose integer order is the numeric order
 /// (`-0.0` and `0.0` share a key).
 #[inline]
-fn key(v: f64) -> u64 {
+pub(super) fn key(v: f64) -> u64 {
     let b = (v + 0.0).to_bits();
     if b >> 63 == 1 {
         !b

@@ -380,6 +380,14 @@ fn names_and_validation() {
     assert_eq!(Tree::default().name(), "tree(criterion=gini)");
     assert_eq!(
         Tree {
+            splitter: Splitter::Exact,
+            ..Tree::default()
+        }
+        .name(),
+        "tree(criterion=gini,splitter=exact)"
+    );
+    assert_eq!(
+        Tree {
             max_depth: Some(0),
             ..Tree::default()
         }
@@ -390,4 +398,152 @@ fn names_and_validation() {
     );
     let m = fit(&Tree::default(), &random_data(50, 2, 2, 5, 9));
     assert!(m.validate().is_ok());
+}
+
+fn fit_view(t: &Tree, ds: &Dataset, rows: &[usize], seed: u64) -> TreeModel {
+    match t.fit(&ds.view(rows), &mut rng::stream(seed, 0)).unwrap() {
+        Model::Tree(m) => m,
+        other => panic!("expected a tree, got {other:?}"),
+    }
+}
+
+#[test]
+fn hist_equals_exact_when_every_value_has_its_own_bin() {
+    // 30 levels per feature: one bin per distinct value, so the histogram
+    // splitter sees the exact splitter's candidates, thresholds and ties.
+    let ds = random_data(400, 5, 3, 30, 21);
+    let mut r = rng::stream(4, 4);
+    let bag: Vec<usize> = (0..400).map(|_| r.random_range(0..400)).collect();
+    let configs = [
+        Tree::default(),
+        Tree {
+            criterion: Criterion::Entropy,
+            max_features: MaxFeatures::Sqrt,
+            ..Tree::default()
+        },
+        Tree {
+            min_samples_leaf: 3,
+            max_depth: Some(6),
+            ..Tree::c45()
+        },
+        Tree {
+            max_features: MaxFeatures::Count(2),
+            min_samples_split: 5,
+            ..Tree::default()
+        },
+    ];
+    for (i, t) in configs.into_iter().enumerate() {
+        let exact = Tree {
+            splitter: Splitter::Exact,
+            ..t.clone()
+        };
+        let hist = Tree {
+            splitter: Splitter::Hist,
+            ..t
+        };
+        let a = fit_view(&exact, &ds, &bag, i as u64);
+        let b = fit_view(&hist, &ds, &bag, i as u64);
+        assert!(a.n_leaves() > 5, "config {i}");
+        assert_eq!(a, b, "config {i}");
+    }
+}
+
+#[test]
+fn hist_leaves_hold_the_rows_their_thresholds_route() {
+    // Continuous features (more distinct values than bins): the thresholds
+    // mapped back from bins must route every training row to the leaf whose
+    // totals counted it.
+    let mut r = rng::stream(8, 1);
+    let n = 3000;
+    let rows: Vec<Vec<f64>> = (0..n)
+        .map(|_| (0..3).map(|_| r.random::<f64>() * 100.0 - 50.0).collect())
+        .collect();
+    let y: Vec<u32> = rows
+        .iter()
+        .map(|x| (x[0] + x[1] * 0.5 + r.random::<f64>() * 40.0 > 30.0) as u32)
+        .collect();
+    let ds = Dataset::from_rows(rows, y, names(2)).unwrap();
+    let bins = Binned::new(&ds).unwrap();
+    assert_eq!(bins.n_bins(0), MAX_BINS);
+    let all: Vec<usize> = (0..n).collect();
+    for t in [
+        Tree::default(),
+        Tree {
+            max_features: MaxFeatures::Sqrt,
+            min_samples_leaf: 2,
+            ..Tree::default()
+        },
+    ] {
+        let m = fit_view(&t, &ds, &all, 3);
+        let mut counts = vec![0.0; m.n_leaves() * 2];
+        for i in 0..n {
+            counts[m.leaf_index(ds.row(i)) * 2 + ds.label(i)] += 1.0;
+        }
+        for l in 0..m.n_leaves() {
+            assert_eq!(&counts[l * 2..l * 2 + 2], m.leaf_counts(l), "leaf {l}");
+        }
+        for node in m.nodes().iter().filter(|n| !n.is_leaf()) {
+            assert!(node.threshold.is_finite());
+        }
+    }
+}
+
+#[test]
+fn binning_edge_cases() {
+    let n = 1000;
+    let rows: Vec<Vec<f64>> = (0..n)
+        .map(|i| {
+            vec![
+                7.5,                                       // constant
+                (i as f64).sqrt(),                         // all distinct
+                if i % 10 == 0 { i as f64 } else { 0.0 },  // one heavy value
+                if i % 2 == 0 { -0.0 } else { 0.0 },       // signed zeros
+                if i == 0 { -f64::MAX } else { f64::MAX }, // extremes
+            ]
+        })
+        .collect();
+    let y: Vec<u32> = (0..n).map(|i| (i == 0 || i % 7 == 0) as u32).collect();
+    let ds = Dataset::from_rows(rows, y, names(2)).unwrap();
+    let b = Binned::new(&ds).unwrap();
+    // Constant and signed zeros: a single bin.
+    for f in [0, 3] {
+        assert_eq!(b.n_bins(f), 1, "feature {f}");
+        assert!(b.codes(f).iter().all(|&c| c == 0));
+    }
+    assert_eq!(b.bin_range(0, 0), (7.5, 7.5));
+    // All distinct: MAX_BINS bins of 3 or 4 rows (1000 / 255 = 3.9).
+    assert_eq!(b.n_bins(1), MAX_BINS);
+    let mut sizes = vec![0; MAX_BINS];
+    b.codes(1).iter().for_each(|&c| sizes[c as usize] += 1);
+    assert!(sizes.iter().all(|&s| (3..=5).contains(&s)), "{sizes:?}");
+    // Every feature: codes follow the values and bin ranges do not overlap.
+    for f in 0..5 {
+        for i in 0..n {
+            let (lo, hi) = b.bin_range(f, b.codes(f)[i] as usize);
+            assert!(lo <= ds.value(i, f) && ds.value(i, f) <= hi);
+        }
+        for bin in 1..b.n_bins(f) {
+            assert!(b.bin_range(f, bin - 1).1 < b.bin_range(f, bin).0);
+        }
+    }
+    // The heavy value keeps one bin; the 99 others get their own.
+    assert_eq!(b.n_bins(2), 100);
+    // Extremes: a finite threshold between them.
+    let rows01: Vec<usize> = (0..n).collect();
+    let stump = fit_view(
+        &Tree {
+            max_depth: Some(1),
+            ..Tree::default()
+        },
+        &ds,
+        &rows01,
+        0,
+    );
+    assert!(stump.nodes().iter().all(|n| n.threshold.is_finite()));
+    // Binning never sees NaN: a dataset cannot hold one.
+    assert!(Dataset::from_rows(vec![vec![f64::NAN]], vec![0], names(1)).is_err());
+    assert!(Binned::with_max_bins(&ds, 1).is_err());
+    assert!(Binned::with_max_bins(&ds, 256).is_err());
+    let coarse = Binned::with_max_bins(&ds, 4).unwrap();
+    assert_eq!(coarse.n_bins(1), 4);
 }

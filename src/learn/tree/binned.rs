@@ -1,0 +1,174 @@
+//! Quantile binning of the features, once per dataset, for the histogram
+//! splitter ([`super::hist`]).
+//!
+//! Each feature's distinct values are grouped into at most [`MAX_BINS`] runs
+//! of consecutive values holding about equal numbers of rows (quantile bins,
+//! as in LightGBM, Ke et al. 2017, and scikit-learn's
+//! `HistGradientBoostingClassifier`). A feature with at most [`MAX_BINS`]
+//! distinct values gets one bin per value, so the histogram splitter sees the
+//! same candidate splits as the exact one. Each row's bin code is one byte,
+//! stored feature-major. Each bin keeps the smallest and largest value of the
+//! dataset that fall in it, so that a split between two bins maps back to a
+//! threshold on the real values (the midpoint of the gap between them).
+
+use rayon::prelude::*;
+
+use super::presort::key;
+use crate::data::Dataset;
+use crate::error::{Error, Result};
+
+/// The largest number of bins per feature (codes fit in a `u8`).
+pub const MAX_BINS: usize = 255;
+
+/// Bin codes of every row and feature of one dataset, with each bin's value
+/// range.
+///
+/// ```
+/// use rarity::data::Dataset;
+/// use rarity::learn::tree::Binned;
+/// let ds = Dataset::from_rows(vec![vec![3.0], vec![1.0], vec![3.0]], vec![0, 1, 0],
+///                             vec!["n".into(), "p".into()]).unwrap();
+/// let b = Binned::new(&ds).unwrap();
+/// assert_eq!(b.n_bins(0), 2);
+/// assert_eq!(b.codes(0), &[1, 0, 1]);
+/// assert_eq!(b.bin_range(0, 1), (3.0, 3.0));
+/// ```
+#[derive(Debug)]
+pub struct Binned {
+    n: usize,
+    d: usize,
+    /// Feature-major: `codes[f*n + i]` is row `i`'s bin of feature `f`.
+    codes: Vec<u8>,
+    /// `offsets[f]..offsets[f+1]` index feature `f`'s bins in `lo` / `hi`.
+    offsets: Vec<usize>,
+    /// Smallest value of the dataset in each bin.
+    lo: Vec<f64>,
+    /// Largest value of the dataset in each bin.
+    hi: Vec<f64>,
+    /// Address of the dataset's feature buffer: identifies the dataset.
+    ident: usize,
+}
+
+/// Bins one feature: each row's code, and each bin's smallest and largest
+/// value. `values` must be finite.
+fn bin_feature(values: &[f64], max_bins: usize) -> (Vec<u8>, Vec<f64>, Vec<f64>) {
+    let n = values.len();
+    let mut keyed: Vec<(u64, u32)> = values
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| (key(v), i as u32))
+        .collect();
+    keyed.sort_unstable();
+    let distinct = 1 + keyed.windows(2).filter(|w| w[0].0 != w[1].0).count();
+    let mut codes = vec![0u8; n];
+    let (mut lo, mut hi) = (Vec::new(), Vec::new());
+    let mut bin = 0usize;
+    let mut j = 0;
+    while j < n {
+        // One run of equal values: rows keyed[j..e].
+        let mut e = j + 1;
+        while e < n && keyed[e].0 == keyed[j].0 {
+            e += 1;
+        }
+        let v = values[keyed[j].1 as usize] + 0.0;
+        if lo.len() == bin {
+            lo.push(v);
+            hi.push(v);
+        }
+        hi[bin] = v;
+        for &(_, row) in &keyed[j..e] {
+            codes[row as usize] = bin as u8;
+        }
+        // Close the bin once it reaches its share of the rows: one value per
+        // bin when they fit, else bin b ends at the first run whose cumulative
+        // count reaches (b + 1) n / max_bins. As the cumulative count before
+        // the last run is below n, at most max_bins bins are made.
+        if e < n && (distinct <= max_bins || e * max_bins >= n * (bin + 1)) {
+            bin += 1;
+        }
+        j = e;
+    }
+    (codes, lo, hi)
+}
+
+impl Binned {
+    /// Bins every feature of `data` into at most [`MAX_BINS`] bins (in
+    /// parallel over features).
+    pub fn new(data: &Dataset) -> Result<Self> {
+        Self::with_max_bins(data, MAX_BINS)
+    }
+
+    /// Bins every feature into at most `max_bins` bins (2 to [`MAX_BINS`]).
+    pub fn with_max_bins(data: &Dataset, max_bins: usize) -> Result<Self> {
+        if !(2..=MAX_BINS).contains(&max_bins) {
+            return Err(Error::invalid(format!(
+                "max_bins {max_bins}: must be between 2 and {MAX_BINS}"
+            )));
+        }
+        let (n, d) = (data.n_rows(), data.n_features());
+        if n >= u32::MAX as usize {
+            return Err(Error::data(format!(
+                "{n} rows: trees support fewer than {} rows",
+                u32::MAX
+            )));
+        }
+        let per_feature: Vec<(Vec<u8>, Vec<f64>, Vec<f64>)> = (0..d)
+            .into_par_iter()
+            .map(|f| {
+                let values: Vec<f64> = (0..n).map(|i| data.value(i, f)).collect();
+                bin_feature(&values, max_bins)
+            })
+            .collect();
+        let mut codes = Vec::with_capacity(n * d);
+        let mut offsets = vec![0];
+        let (mut lo, mut hi) = (Vec::new(), Vec::new());
+        for (c, l, h) in per_feature {
+            codes.extend_from_slice(&c);
+            lo.extend_from_slice(&l);
+            hi.extend_from_slice(&h);
+            offsets.push(lo.len());
+        }
+        Ok(Binned {
+            n,
+            d,
+            codes,
+            offsets,
+            lo,
+            hi,
+            ident: data.features().as_ptr() as usize,
+        })
+    }
+
+    /// True when this table was built from `data` (same feature buffer).
+    pub fn matches(&self, data: &Dataset) -> bool {
+        self.ident == data.features().as_ptr() as usize
+            && self.n == data.n_rows()
+            && self.d == data.n_features()
+    }
+
+    /// Number of bins of feature `f`.
+    pub fn n_bins(&self, f: usize) -> usize {
+        self.offsets[f + 1] - self.offsets[f]
+    }
+
+    /// Bin codes of feature `f`, indexed by row.
+    pub fn codes(&self, f: usize) -> &[u8] {
+        &self.codes[f * self.n..(f + 1) * self.n]
+    }
+
+    /// Smallest and largest value of the dataset in bin `b` of feature `f`.
+    pub fn bin_range(&self, f: usize, b: usize) -> (f64, f64) {
+        let i = self.offsets[f] + b;
+        (self.lo[i], self.hi[i])
+    }
+
+    /// Index of feature `f`'s first bin among all features' bins.
+    pub(crate) fn offset(&self, f: usize) -> usize {
+        self.offsets[f]
+    }
+
+    /// Total number of bins over all features.
+    pub(crate) fn total_bins(&self) -> usize {
+        self.lo.len()
+    }
+}

@@ -1,0 +1,397 @@
+//! Growing a probability tree on binned features (histogram splits).
+//!
+//! The scheme of LightGBM (Ke et al. 2017) and scikit-learn's
+//! `HistGradientBoostingClassifier`, applied to a classification tree: the
+//! features are binned once per dataset ([`Binned`]); a node owns a range of
+//! one list of row indices; its best split comes from per-feature histograms
+//! of weighted class totals (and row copies), one cumulative pass over at
+//! most 255 bins per feature. Candidate splits lie between two bins that are
+//! both non-empty in the node, with nothing between them in the node; the
+//! threshold is the midpoint of the gap between the dataset's largest value
+//! of the left bin and smallest value of the right bin. With one bin per
+//! distinct value this is exactly the exact splitter's midpoint, and the tree
+//! equals the exact one ([`super::exact`]) for integer weights.
+//!
+//! When every feature is a candidate (`max_features = none`), a node's
+//! histograms are kept and its children's derived by the sibling-subtraction
+//! trick: the smaller child's histograms are built from its rows and the
+//! larger child's are the parent's minus the smaller's. With fewer candidate
+//! features (random forests), each drawn feature's histogram is built from
+//! the node's rows, so unused features cost nothing.
+//!
+//! Features are visited in a random order drawn at every node (as in
+//! scikit-learn's splitter) and ties keep the first candidate met, so tied
+//! splits are broken at random but reproducibly from the fit's stream.
+
+use rand::RngExt;
+
+use super::binned::Binned;
+use super::model::{Growing, TreeModel};
+use super::presort::{row_info, RowInfo};
+use super::score::{xlnx, Entropy, GainRatio, Gini, Score};
+use super::{Criterion, Tree};
+use crate::data::View;
+use crate::error::{Error, Result};
+use crate::rng::Rng;
+
+/// A node waiting to be grown.
+#[derive(Debug)]
+struct Pending {
+    start: usize,
+    end: usize,
+    depth: usize,
+    samples: u64,
+    parent: Option<(usize, bool)>,
+    totals: Vec<f64>,
+    /// All features' histograms (subtraction mode only).
+    hist: Option<Vec<f64>>,
+}
+
+/// The best split found so far in a node.
+#[derive(Debug, Clone, Copy)]
+struct Best {
+    score: f64,
+    feature: usize,
+    /// Last non-empty bin going left, and the next non-empty bin.
+    left_bin: usize,
+    right_bin: usize,
+}
+
+/// Working state of one fit.
+struct Grower<'a> {
+    cfg: &'a Tree,
+    bins: &'a Binned,
+    info: Vec<RowInfo>,
+    /// Distinct rows of the fit; each node owns a range.
+    rows: Vec<u32>,
+    scratch: Vec<u32>,
+    feats: Vec<usize>,
+    /// One feature's histogram (direct mode).
+    one: Vec<f64>,
+    /// Spare all-feature histograms.
+    pool: Vec<Vec<f64>>,
+    left: Vec<f64>,
+    k: usize,
+    d: usize,
+    mtry: usize,
+    min_leaf: u64,
+    subtract: bool,
+}
+
+/// Grows a tree with `cfg` on `view`, whose dataset `bins` was built from.
+pub(crate) fn grow(cfg: &Tree, bins: &Binned, view: &View<'_>, rng: &mut Rng) -> Result<TreeModel> {
+    let data = view.data();
+    let (d, k) = (data.n_features(), data.n_classes());
+    if d == 0 {
+        return Err(Error::data("cannot fit a tree: the data has no features"));
+    }
+    let mtry = cfg.max_features.resolve(d)?;
+    cfg.check()?;
+    let (info, totals) = row_info(view)?;
+    let rows: Vec<u32> = (0..info.len() as u32)
+        .filter(|&r| info[r as usize].cnt > 0)
+        .collect();
+    let samples: u64 = info.iter().map(|r| r.cnt as u64).sum();
+    let w: f64 = totals.iter().sum();
+    let priors: Vec<f64> = totals.iter().map(|t| t / w).collect();
+    let m = rows.len();
+    let mut g = Grower {
+        cfg,
+        bins,
+        info,
+        rows,
+        scratch: vec![0; m],
+        feats: (0..d).collect(),
+        one: Vec::new(),
+        pool: Vec::new(),
+        left: vec![0.0; k],
+        k,
+        d,
+        mtry,
+        min_leaf: cfg.min_samples_leaf.max(1) as u64,
+        subtract: mtry == d,
+    };
+    let mut tree = Growing::new(d, k);
+    let mut root = Pending {
+        start: 0,
+        end: m,
+        depth: 0,
+        samples,
+        parent: None,
+        totals,
+        hist: None,
+    };
+    if g.subtract && g.splittable(&root) {
+        let mut h = g.take_hist();
+        g.build_all(0, m, &mut h);
+        root.hist = Some(h);
+    }
+    let mut stack = vec![root];
+    let mut left_tot = vec![0.0; k];
+    while let Some(mut node) = stack.pop() {
+        let best = if g.splittable(&node) {
+            g.best_split(&node, rng)
+        } else {
+            None
+        };
+        let Some(best) = best else {
+            tree.leaf(&node.totals, node.parent);
+            if let Some(h) = node.hist.take() {
+                g.pool.push(h);
+            }
+            continue;
+        };
+        let (threshold, mid, left_samples) = g.apply(&node, best, &mut left_tot);
+        let idx = tree.split(best.feature, threshold, node.parent);
+        let right_tot: Vec<f64> = node
+            .totals
+            .iter()
+            .zip(&left_tot)
+            .map(|(t, l)| (t - l).max(0.0))
+            .collect();
+        let mut left = Pending {
+            start: node.start,
+            end: mid,
+            depth: node.depth + 1,
+            samples: left_samples,
+            parent: Some((idx, true)),
+            totals: left_tot.clone(),
+            hist: None,
+        };
+        let mut right = Pending {
+            start: mid,
+            end: node.end,
+            depth: node.depth + 1,
+            samples: node.samples - left_samples,
+            parent: Some((idx, false)),
+            totals: right_tot,
+            hist: None,
+        };
+        if let Some(h) = node.hist.take() {
+            g.children_hists(h, &mut left, &mut right);
+        }
+        // Right is pushed first so that the left child is grown next and
+        // directly follows its parent.
+        stack.push(right);
+        stack.push(left);
+    }
+    Ok(tree.finish(cfg.leaf, &priors))
+}
+
+impl Grower<'_> {
+    /// Whether the stopping rules allow splitting this node.
+    fn splittable(&self, node: &Pending) -> bool {
+        let present = node.totals.iter().filter(|&&t| t > 0.0).count();
+        present > 1
+            && node.end - node.start > 1
+            && node.samples >= self.cfg.min_samples_split.max(2) as u64
+            && node.samples >= 2 * self.min_leaf
+            && self.cfg.max_depth.is_none_or(|md| node.depth < md)
+    }
+
+    /// A zeroed all-feature histogram buffer.
+    fn take_hist(&mut self) -> Vec<f64> {
+        let len = self.bins.total_bins() * (self.k + 1);
+        match self.pool.pop() {
+            Some(mut h) => {
+                h.iter_mut().for_each(|v| *v = 0.0);
+                h
+            }
+            None => vec![0.0; len],
+        }
+    }
+
+    /// Adds rows `start..end` to the histogram `h` of feature `f` (bins of
+    /// `k` class weights and one copy count).
+    #[inline]
+    fn add_rows(&self, f: usize, start: usize, end: usize, h: &mut [f64]) {
+        let s = self.k + 1;
+        let k = self.k;
+        let codes = self.bins.codes(f);
+        for &r in &self.rows[start..end] {
+            let ri = self.info[r as usize];
+            let b = codes[r as usize] as usize * s;
+            h[b + ri.class as usize] += ri.w;
+            h[b + k] += ri.cnt as f64;
+        }
+    }
+
+    /// All features' histograms of rows `start..end` into the zeroed `h`.
+    fn build_all(&self, start: usize, end: usize, h: &mut [f64]) {
+        let s = self.k + 1;
+        for f in 0..self.d {
+            let (a, b) = (self.bins.offset(f) * s, self.bins.offset(f + 1) * s);
+            self.add_rows(f, start, end, &mut h[a..b]);
+        }
+    }
+
+    /// Gives the children of a split node their histograms, when they may be
+    /// split: the smaller child's built from its rows, the larger's derived
+    /// from the parent's `h` by subtraction.
+    fn children_hists(&mut self, mut h: Vec<f64>, left: &mut Pending, right: &mut Pending) {
+        let left_smaller = left.end - left.start <= right.end - right.start;
+        let (small, large) = if left_smaller {
+            (left, right)
+        } else {
+            (right, left)
+        };
+        let (need_small, need_large) = (self.splittable(small), self.splittable(large));
+        if need_large {
+            let mut hs = self.take_hist();
+            self.build_all(small.start, small.end, &mut hs);
+            h.iter_mut().zip(&hs).for_each(|(p, c)| *p -= c);
+            large.hist = Some(h);
+            if need_small {
+                small.hist = Some(hs);
+            } else {
+                self.pool.push(hs);
+            }
+        } else if need_small {
+            h.iter_mut().for_each(|v| *v = 0.0);
+            self.build_all(small.start, small.end, &mut h);
+            small.hist = Some(h);
+        } else {
+            self.pool.push(h);
+        }
+    }
+
+    /// The best split of the node over the candidate features, if any.
+    fn best_split(&mut self, node: &Pending, rng: &mut Rng) -> Option<Best> {
+        let tot = &node.totals;
+        let w: f64 = tot.iter().sum();
+        match self.cfg.criterion {
+            Criterion::Gini => self.search(node, w, &Gini, rng),
+            Criterion::Entropy => self.search(node, w, &Entropy, rng),
+            Criterion::GainRatio => {
+                let parent = tot.iter().map(|&t| xlnx(t)).sum::<f64>() - xlnx(w);
+                self.search(node, w, &GainRatio { parent: -parent }, rng)
+            }
+        }
+    }
+
+    /// Visits features in a random order until `max_features` of them that
+    /// are not constant in the node have been scanned (constant features do
+    /// not count, as in scikit-learn).
+    fn search<S: Score>(
+        &mut self,
+        node: &Pending,
+        w: f64,
+        score: &S,
+        rng: &mut Rng,
+    ) -> Option<Best> {
+        let s = self.k + 1;
+        let mut best: Option<Best> = None;
+        let mut scanned = 0;
+        let mut one = std::mem::take(&mut self.one);
+        for j in 0..self.d {
+            if scanned >= self.mtry {
+                break;
+            }
+            let r = rng.random_range(j..self.d);
+            self.feats.swap(j, r);
+            let f = self.feats[j];
+            let (a, b) = (self.bins.offset(f) * s, self.bins.offset(f + 1) * s);
+            let h: &[f64] = match &node.hist {
+                Some(all) => &all[a..b],
+                None => {
+                    one.clear();
+                    one.resize(b - a, 0.0);
+                    self.add_rows(f, node.start, node.end, &mut one);
+                    &one
+                }
+            };
+            if self.scan(f, h, node, w, score, &mut best) {
+                scanned += 1;
+            }
+        }
+        self.one = one;
+        best
+    }
+
+    /// Scores every boundary between consecutive non-empty bins of feature
+    /// `f`'s histogram `h`; false when the feature is constant in the node.
+    #[inline]
+    fn scan<S: Score>(
+        &mut self,
+        f: usize,
+        h: &[f64],
+        node: &Pending,
+        w: f64,
+        score: &S,
+        best: &mut Option<Best>,
+    ) -> bool {
+        let k = self.k;
+        let s = k + 1;
+        let left = &mut self.left;
+        left.iter_mut().for_each(|v| *v = 0.0);
+        let (mut wl, mut nl) = (0.0, 0u64);
+        let mut prev: Option<usize> = None;
+        let mut varies = false;
+        let mut best_score = best.map_or(f64::NEG_INFINITY, |b| b.score);
+        for (bin, cell) in h.chunks_exact(s).enumerate() {
+            let cnt = cell[k];
+            if cnt == 0.0 {
+                continue;
+            }
+            if let Some(p) = prev {
+                varies = true;
+                if nl >= self.min_leaf {
+                    if node.samples - nl < self.min_leaf {
+                        break;
+                    }
+                    let sc = score.score(left, &node.totals, wl, w);
+                    if sc > best_score {
+                        best_score = sc;
+                        *best = Some(Best {
+                            score: sc,
+                            feature: f,
+                            left_bin: p,
+                            right_bin: bin,
+                        });
+                    }
+                }
+            }
+            for (l, &v) in left.iter_mut().zip(&cell[..k]) {
+                *l += v;
+                wl += v;
+            }
+            nl += cnt as u64;
+            prev = Some(bin);
+        }
+        varies
+    }
+
+    /// Stably partitions the node's rows by the chosen split; fills the left
+    /// child's class totals and returns the threshold, the first position of
+    /// the right child and the left child's sample count.
+    fn apply(&mut self, node: &Pending, best: Best, left_tot: &mut [f64]) -> (f64, usize, u64) {
+        let f = best.feature;
+        let (_, a) = self.bins.bin_range(f, best.left_bin);
+        let (b, _) = self.bins.bin_range(f, best.right_bin);
+        let mut threshold = a / 2.0 + b / 2.0;
+        if threshold >= b || !threshold.is_finite() {
+            threshold = a;
+        }
+        let codes = self.bins.codes(f);
+        let cut = best.left_bin as u8;
+        left_tot.iter_mut().for_each(|v| *v = 0.0);
+        let mut left_samples = 0u64;
+        let seg = &mut self.rows[node.start..node.end];
+        let (mut l, mut r) = (0, 0);
+        for i in 0..seg.len() {
+            let row = seg[i];
+            if codes[row as usize] <= cut {
+                let ri = self.info[row as usize];
+                left_tot[ri.class as usize] += ri.w;
+                left_samples += ri.cnt as u64;
+                seg[l] = row;
+                l += 1;
+            } else {
+                self.scratch[r] = row;
+                r += 1;
+            }
+        }
+        seg[l..].copy_from_slice(&self.scratch[..r]);
+        (threshold, node.start + l, left_samples)
+    }
+}

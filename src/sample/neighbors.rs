@@ -811,8 +811,8 @@ mod tests {
                         }
                         let skip: Vec<usize> = (0..BLOCK + 5).map(|i| (i * 3) % n).collect();
                         let given = knn(qp, p, k, Exclude::Given(&skip));
-                        for i in 0..BLOCK + 5 {
-                            assert!(!given.of(i).contains(&skip[i]));
+                        for (i, s) in skip.iter().enumerate() {
+                            assert!(!given.of(i).contains(s));
                         }
                     }
                 });

@@ -9,6 +9,8 @@
 
 use std::sync::Arc;
 
+use rayon::prelude::*;
+
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -344,6 +346,83 @@ impl Dataset {
         Ok(out)
     }
 
+    /// The rows `rows` (repeats allowed) followed by the rows `x`, `y`
+    /// (weight 1 each when the table has weights): the same dataset as
+    /// `self.take(rows).append(x, y)`, built in one parallel pass without the
+    /// intermediate copy. Used to materialise samples with synthetic rows.
+    ///
+    /// ```
+    /// use rarity::data::Dataset;
+    /// let ds = Dataset::from_rows(vec![vec![1.0], vec![2.0]], vec![0, 1],
+    ///                             vec!["n".into(), "p".into()]).unwrap();
+    /// let out = ds.take_append(&[1, 1], &[1.5], &[1]).unwrap();
+    /// assert_eq!(out.features(), &[2.0, 2.0, 1.5]);
+    /// assert_eq!(out.labels(), &[1, 1, 1]);
+    /// ```
+    pub fn take_append(&self, rows: &[usize], x: &[f64], y: &[u32]) -> Result<Dataset> {
+        /// Rows copied per parallel task.
+        const CHUNK_ROWS: usize = 2048;
+        let d = self.n_features;
+        if x.len() != y.len() * d {
+            return Err(Error::invalid(
+                "appended rows do not match the feature count",
+            ));
+        }
+        let k = self.schema.class_names.len();
+        if let Some(bad) = y.iter().find(|&&c| c as usize >= k) {
+            return Err(Error::invalid(format!(
+                "class id {bad} out of range: there are {k} classes"
+            )));
+        }
+        // A zeroed allocation takes fresh pages from the system without
+        // writing them; each value is then written once, in parallel.
+        let mut nx = vec![0.0; (rows.len() + y.len()) * d];
+        let (head, tail) = nx.split_at_mut(rows.len() * d);
+        if d > 0 {
+            head.par_chunks_mut(CHUNK_ROWS * d)
+                .zip(rows.par_chunks(CHUNK_ROWS))
+                .for_each(|(out, rows)| {
+                    for (o, &i) in out.chunks_exact_mut(d).zip(rows) {
+                        o.copy_from_slice(self.row(i));
+                    }
+                });
+        }
+        let bad = tail
+            .par_chunks_mut(CHUNK_ROWS * d.max(1))
+            .zip(x.par_chunks(CHUNK_ROWS * d.max(1)))
+            .enumerate()
+            .filter_map(|(c, (out, src))| {
+                out.copy_from_slice(src);
+                let p = src.iter().position(|v| !v.is_finite())?;
+                Some(c * CHUNK_ROWS * d.max(1) + p)
+            })
+            .min();
+        if let Some(pos) = bad {
+            return Err(Error::data(format!(
+                "row {}, feature '{}' is not a finite number",
+                rows.len() + pos / d + 1,
+                self.schema.feature_names[pos % d]
+            )));
+        }
+        let mut ny = Vec::with_capacity(rows.len() + y.len());
+        ny.extend(rows.iter().map(|&i| self.y[i]));
+        ny.extend_from_slice(y);
+        let weights = self.weights.as_ref().map(|w| {
+            let mut nw = Vec::with_capacity(ny.len());
+            nw.extend(rows.iter().map(|&i| w[i]));
+            nw.resize(ny.len(), 1.0);
+            Arc::new(nw)
+        });
+        Ok(Dataset {
+            x: Arc::new(nx),
+            y: Arc::new(ny),
+            weights,
+            n_rows: rows.len() + y.len(),
+            n_features: d,
+            schema: Arc::clone(&self.schema),
+        })
+    }
+
     /// Per-feature minimum, mean and maximum (NaN for an empty table).
     pub fn feature_summary(&self) -> Vec<(f64, f64, f64)> {
         let d = self.n_features;
@@ -539,6 +618,27 @@ mod tests {
             Dataset::from_rows(vec![vec![1.0]], vec![0], vec!["a".into(), "b".into()]).unwrap();
         let e = ds.require_two_classes().unwrap_err().to_string();
         assert!(e.contains("only one class"), "{e}");
+    }
+
+    #[test]
+    fn take_append_is_take_then_append() {
+        let ds = tiny().with_weights(vec![1.0, 2.0, 3.0, 4.0]).unwrap();
+        let rows = [3, 0, 0, 2];
+        let (x, y) = ([7.0, 8.0, 9.0, 9.5], [1, 0]);
+        let one = ds.take_append(&rows, &x, &y).unwrap();
+        let two = ds.take(&rows).append(&x, &y).unwrap();
+        assert_eq!(one.features(), two.features());
+        assert_eq!(one.labels(), two.labels());
+        assert_eq!(one.weights(), two.weights());
+        assert_eq!(one.n_rows(), 6);
+        assert_eq!(one.weights(), Some(&[4.0, 1.0, 1.0, 3.0, 1.0, 1.0][..]));
+        assert!(ds.take_append(&rows, &x[..3], &y).is_err());
+        assert!(ds.take_append(&rows, &x, &[1, 2]).is_err());
+        let e = ds
+            .take_append(&rows, &[1.0, 2.0, 3.0, f64::INFINITY], &y)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("row 6, feature 'x1'"), "{e}");
     }
 
     #[test]

@@ -87,26 +87,26 @@ fn tomek_pairs(set: Labelled<'_>) -> Vec<(usize, usize)> {
 }
 
 /// Rows of the classes flagged in `target` that ENN removes.
+///
+/// One self-search of all rows (each pair of rows visited once) gives every
+/// row its `k` neighbours; only the flagged classes' rows are then judged.
 fn enn_removed(set: Labelled<'_>, k: usize, rule: EnnRule, target: &[bool]) -> Vec<bool> {
-    let rows: Vec<usize> = (0..set.pts.len())
-        .filter(|&i| target[set.label(i)])
-        .collect();
-    let q = gather_points(set.pts, &rows);
-    let nn = knn(
-        Points::new(&q, rows.len(), set.pts.dim()).expect("shape"),
-        set.pts,
-        k,
-        Exclude::Given(&rows),
-    );
+    let nn = knn(set.pts, set.pts, k, Exclude::SameIndex);
     let mut out = vec![false; set.pts.len()];
+    if nn.is_empty() {
+        return out;
+    }
     let mut votes = vec![0usize; set.n_classes];
-    for (qi, &i) in rows.iter().enumerate() {
+    for (i, slot) in out.iter_mut().enumerate() {
+        if !target[set.label(i)] {
+            continue;
+        }
         votes.iter_mut().for_each(|v| *v = 0);
-        for &j in nn.of(qi) {
+        for &j in nn.of(i) {
             votes[set.label(j)] += 1;
         }
         let own = votes[set.label(i)];
-        out[i] = match rule {
+        *slot = match rule {
             EnnRule::Mode => votes.iter().any(|&v| v > own),
             EnnRule::All => own < nn.k(),
         };

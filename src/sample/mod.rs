@@ -110,11 +110,10 @@ impl Sample {
 
     /// The sampled rows plus the synthetic ones as a new dataset.
     pub fn materialise(&self, data: &Dataset) -> Result<Dataset> {
-        let base = data.take(&self.rows);
         if self.has_synthetic() {
-            base.append(&self.synthetic_x, &self.synthetic_labels)
+            data.take_append(&self.rows, &self.synthetic_x, &self.synthetic_labels)
         } else {
-            Ok(base)
+            Ok(data.take(&self.rows))
         }
     }
 }

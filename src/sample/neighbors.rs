@@ -2,22 +2,27 @@
 //! the informative undersamplers.
 //!
 //! Distances are Euclidean (squared distances are compared; the square root
-//! is never needed to rank). The search is a blocked brute force: the
-//! reference points are packed eight at a time in a dimension-major layout so
-//! that one query meets eight references per vector operation, references are
-//! visited in cache-sized tiles, and blocks of queries run in parallel with
-//! rayon. For each pair the squared distance is the sum over features in
-//! feature order, `acc = fma(q_j - r_j, q_j - r_j, acc)` (one rounding per
-//! feature: IEEE fused multiply-add), so results are the same, bit for bit,
-//! as that scalar loop, on any CPU and at any thread count. Equal distances
-//! are broken by the lower reference index.
+//! is never needed to rank). The distance of a pair is defined as the sum over
+//! features in feature order, `acc = fma(q_j - r_j, q_j - r_j, acc)` (one
+//! rounding per feature: IEEE fused multiply-add), so results are the same,
+//! bit for bit, as that scalar loop, on any CPU and at any thread count.
+//! Equal distances are broken by the lower reference index.
+//!
+//! The search is an exact brute force in two passes. The first is a matrix
+//! product, as in BLAS-based k-NN: on coordinates centred on the references'
+//! mean, `|q|^2 + |r|^2 - 2 q.r` for blocks of queries against blocks of
+//! references (a register-blocked micro-kernel, four queries x eight
+//! references, AVX2 + FMA chosen at run time, a portable build elsewhere).
+//! Its rounding error is bounded (Higham, *Accuracy and Stability of
+//! Numerical Algorithms*, 2002, section 3.1: a sum of `d` products is within
+//! `gamma_d` of the sum of their absolute values), so a pair whose lower bound
+//! already ranks after a query's current k-th neighbour is skipped, and only
+//! the few others get the exact distance. When queries and references are the
+//! same points (Tomek links, ENN, SMOTE within a class) each pair is visited
+//! once and offered to both points' lists.
 //!
 //! Brute force is the method for every size and dimension here: in the
-//! dimensions of the benchmark sets (30) a kd-tree prunes almost nothing,
-//! and in low dimension the packed kernel is already far from the bottleneck.
-//! When the CPU has AVX2 and FMA the same kernel is compiled for them and
-//! chosen at run time; elsewhere the portable build computes the same values.
-//! Four queries share each pass over a reference group (register blocking).
+//! dimensions of the benchmark sets (30) a kd-tree prunes almost nothing.
 //!
 //! Features may be standardised first ([`Scaling`]): z-scores with the mean
 //! and the population standard deviation of each feature (scikit-learn's
@@ -27,13 +32,6 @@ use rayon::prelude::*;
 
 use crate::data::Dataset;
 use crate::error::{Error, Result};
-
-/// References packed per group (one vector lane each).
-const LANES: usize = 8;
-/// Queries handled by one parallel task.
-const QUERY_BLOCK: usize = 64;
-/// Reference groups visited per tile (512 references), sized for L2.
-const TILE_GROUPS: usize = 64;
 
 /// A row-major matrix of `n` points with `d` features, borrowed.
 #[derive(Debug, Clone, Copy)]
@@ -162,6 +160,10 @@ pub fn knn(queries: Points<'_>, refs: Points<'_>, k: usize, exclude: Exclude<'_>
 }
 
 /// Exact k-nearest (or k-farthest) search; see [`knn`].
+///
+/// When `queries` and `refs` are the very same buffer and the exclusion is
+/// [`Exclude::SameIndex`] (a self-search: Tomek links, ENN, SMOTE within a
+/// class), each pair of points is visited once and offered to both lists.
 pub fn search(
     queries: Points<'_>,
     refs: Points<'_>,
@@ -186,214 +188,438 @@ pub fn search(
             dist2: Vec::new(),
         };
     }
-    let packed = pack(refs);
-    let mut index = vec![usize::MAX; nq * k];
-    let mut key = vec![f64::INFINITY; nq * k];
+    let centre = centre_of(refs);
+    let rpack = Packed::new(refs, &centre);
+    let same = matches!(exclude, Exclude::SameIndex)
+        && std::ptr::eq(queries.x.as_ptr(), refs.x.as_ptr())
+        && queries.n == refs.n;
+    let qpack_own;
+    let qpack = if same {
+        &rpack
+    } else {
+        qpack_own = Packed::new(queries, &centre);
+        &qpack_own
+    };
     let task = Task {
         queries,
-        packed: &packed,
-        n_refs: refs.n,
-        k,
+        refs,
+        qpack,
+        rpack: &rpack,
         exclude,
         farthest: order == Order::Farthest,
+        c_rel: (2 * queries.d + 16) as f64 * f64::EPSILON,
+        c_abs: (4 * queries.d + 32) as f64 * f64::MIN_POSITIVE,
+        // Norms so large that the first pass could overflow: every pair is
+        // computed exactly.
+        exact_only: !(qpack.moderate() && rpack.moderate()),
     };
-    index
-        .par_chunks_mut(QUERY_BLOCK * k)
-        .zip(key.par_chunks_mut(QUERY_BLOCK * k))
-        .enumerate()
-        .for_each(|(b, (idx, ky))| task.run_block(b * QUERY_BLOCK, idx, ky));
+
+    let mut lists = if same {
+        task.self_search(k)
+    } else {
+        task.cross_search(k)
+    };
     if order == Order::Farthest {
-        for v in &mut key {
+        for v in &mut lists.key {
             *v = -*v;
         }
     }
     Neighbours {
         k,
-        index,
-        dist2: key,
+        index: lists.idx,
+        dist2: lists.key,
     }
 }
 
-/// References in groups of [`LANES`], each group dimension-major
-/// (`group[j * LANES + lane]`); missing lanes of the last group are zero and
-/// never reported.
-fn pack(refs: Points<'_>) -> Vec<f64> {
-    let d = refs.d;
-    let groups = refs.n.div_ceil(LANES);
-    let mut out = vec![0.0; groups * d * LANES];
-    for (i, chunk) in out.chunks_mut(d * LANES).enumerate().take(groups) {
-        for l in 0..LANES {
-            let r = i * LANES + l;
-            if r < refs.n {
-                for (j, &v) in refs.row(r).iter().enumerate() {
-                    chunk[j * LANES + l] = v;
-                }
-            }
-        }
-    }
-    out
-}
-
-/// One search, shared by the parallel query blocks.
-struct Task<'a> {
-    queries: Points<'a>,
-    packed: &'a [f64],
-    n_refs: usize,
-    k: usize,
-    exclude: Exclude<'a>,
-    farthest: bool,
-}
-
+/// References packed per group (one vector lane each).
+const LANES: usize = 8;
 /// Queries that share one pass over a reference group (register blocking).
 const QUERY_TILE: usize = 4;
+/// Points per cache block (both sides of a tile), a multiple of [`LANES`].
+const BLOCK: usize = 128;
 
-impl Task<'_> {
-    /// Searches queries `q0..` (as many as `idx` holds) against all references.
-    fn run_block(&self, q0: usize, idx: &mut [usize], key: &mut [f64]) {
-        let groups = self.n_refs.div_ceil(LANES);
-        let k = self.k;
-        let nq = idx.len() / k;
-        let mut g0 = 0;
-        while g0 < groups {
-            let g1 = (g0 + TILE_GROUPS).min(groups);
-            let mut qi = 0;
-            while qi < nq {
-                let m = QUERY_TILE.min(nq - qi);
-                let span = qi * k..(qi + m) * k;
-                let tops = Tops {
-                    idx: &mut idx[span.clone()],
-                    key: &mut key[span],
-                    k,
-                };
-                self.scan(q0 + qi, m, g0, g1, tops);
-                qi += m;
-            }
-            g0 = g1;
+/// Per-feature mean of the references: the origin of the first pass, so that
+/// the norms in its error bound stay small.
+fn centre_of(refs: Points<'_>) -> Vec<f64> {
+    let mut c = vec![0.0; refs.d];
+    for i in 0..refs.n {
+        for (s, &v) in c.iter_mut().zip(refs.row(i)) {
+            *s += v;
         }
     }
-
-    fn scan(&self, q: usize, m: usize, g0: usize, g1: usize, tops: Tops<'_>) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("avx2")
-                && std::arch::is_x86_feature_detected!("fma")
-            {
-                // SAFETY: the CPU supports AVX2 and FMA, checked just above.
-                unsafe { scan_avx2(self, q, m, g0, g1, tops) };
-                return;
-            }
-        }
-        scan_generic(self, q, m, g0, g1, tops);
-    }
+    let n = refs.n.max(1) as f64;
+    c.iter_mut().for_each(|s| *s /= n);
+    c
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn scan_avx2(t: &Task<'_>, q: usize, m: usize, g0: usize, g1: usize, tops: Tops<'_>) {
-    scan_generic(t, q, m, g0, g1, tops)
+/// Centred points in groups of [`LANES`], each group dimension-major
+/// (`group[j * LANES + lane]`; missing lanes of the last group are zero and
+/// never reported), with their squared norms.
+struct Packed {
+    x: Vec<f64>,
+    norm: Vec<f64>,
 }
 
-/// Adds `(q_j - r_j)^2` for features `j in js` to the accumulators of up to
-/// [`QUERY_TILE`] queries against one group of [`LANES`] references.
-#[inline(always)]
-fn accumulate(
-    acc: &mut [[f64; LANES]; QUERY_TILE],
-    qrows: &[&[f64]; QUERY_TILE],
-    block: &[f64],
-    js: std::ops::Range<usize>,
-) {
-    // Iterators instead of indexing: no bounds checks (and no panic paths)
-    // inside the loop, so the accumulators stay in registers.
-    let refs = block[js.start * LANES..js.end * LANES].chunks_exact(LANES);
-    let [q0, q1, q2, q3] = qrows.map(|q| &q[js.clone()]);
-    let mut a = *acc;
-    for ((((r, &x0), &x1), &x2), &x3) in refs.zip(q0).zip(q1).zip(q2).zip(q3) {
-        for (t, qj) in [x0, x1, x2, x3].into_iter().enumerate() {
+impl Packed {
+    fn new(p: Points<'_>, centre: &[f64]) -> Self {
+        let d = p.d;
+        let groups = p.n.div_ceil(LANES);
+        let mut x = vec![0.0; groups * d * LANES];
+        let mut norm = vec![0.0; groups * LANES];
+        for (g, chunk) in x.chunks_mut(d * LANES).enumerate().take(groups) {
             for l in 0..LANES {
-                let diff = qj - r[l];
-                a[t][l] = diff.mul_add(diff, a[t][l]);
-            }
-        }
-    }
-    *acc = a;
-}
-
-/// The kernel: queries `q..q + m` (`m <= QUERY_TILE`) against reference
-/// groups `g0..g1`.
-#[inline(always)]
-fn scan_generic(t: &Task<'_>, q: usize, m: usize, g0: usize, g1: usize, mut tops: Tops<'_>) {
-    let d = t.queries.d;
-    // Missing queries of a short tile repeat the last one; their results are dropped.
-    let qrows: [&[f64]; QUERY_TILE] = std::array::from_fn(|a| t.queries.row(q + a.min(m - 1)));
-    let skip: [usize; QUERY_TILE] = std::array::from_fn(|a| match t.exclude {
-        Exclude::Nothing => usize::MAX,
-        Exclude::SameIndex => q + a,
-        Exclude::Given(s) => s[q + a.min(m - 1)],
-    });
-    // Feature ranges; the partial sums are checked after the first.
-    let stages = [0, d / 2, d];
-    'groups: for g in g0..g1 {
-        let block = &t.packed[g * d * LANES..(g + 1) * d * LANES];
-        let mut acc = [[0.0f64; LANES]; QUERY_TILE];
-        for s in 0..2 {
-            accumulate(&mut acc, &qrows, block, stages[s]..stages[s + 1]);
-            // Partial sums never exceed the full sums, so once every
-            // query's partial sums reach its current k-th distance, no
-            // reference of this group can enter a list.
-            if !t.farthest && s == 0 {
-                let alive = (0..m).any(|a| {
-                    let lo = acc[a].iter().fold(f64::INFINITY, |x, &v| x.min(v));
-                    lo < tops.worst(a)
-                });
-                if !alive {
-                    continue 'groups;
-                }
-            }
-        }
-        for (a, row) in acc.iter().enumerate().take(m) {
-            for (l, &v) in row.iter().enumerate() {
                 let r = g * LANES + l;
-                if r >= t.n_refs || r == skip[a] {
-                    continue;
+                if r < p.n {
+                    let mut s = 0.0;
+                    for (j, (&v, &m)) in p.row(r).iter().zip(centre).enumerate() {
+                        let c = v - m;
+                        chunk[j * LANES + l] = c;
+                        s += c * c;
+                    }
+                    norm[r] = s;
                 }
-                tops.offer(a, if t.farthest { -v } else { v }, r);
             }
         }
+        Packed { x, norm }
+    }
+
+    /// All squared norms below `1e300`: the first pass cannot overflow (its
+    /// dot products are at most `sqrt(|q|^2 |r|^2)`).
+    fn moderate(&self) -> bool {
+        self.norm.iter().all(|&v| v < 1e300)
     }
 }
 
-/// The current best `k` of a tile of queries, each sorted by key (then
-/// index), held in the output slices.
-struct Tops<'a> {
-    idx: &'a mut [usize],
-    key: &'a mut [f64],
+/// The current best `k` of every point of a range, each sorted by key, then
+/// index (the key is the squared distance, negated for the farthest).
+struct Lists {
     k: usize,
+    key: Vec<f64>,
+    idx: Vec<usize>,
 }
 
-impl Tops<'_> {
-    fn worst(&self, a: usize) -> f64 {
-        self.key[(a + 1) * self.k - 1]
+/// `(ka, ia)` ranks before `(kb, ib)`.
+#[inline(always)]
+fn before(ka: f64, ia: usize, kb: f64, ib: usize) -> bool {
+    ka < kb || (ka == kb && ia < ib)
+}
+
+impl Lists {
+    fn new(n: usize, k: usize) -> Self {
+        Lists {
+            k,
+            key: vec![f64::INFINITY; n * k],
+            idx: vec![usize::MAX; n * k],
+        }
     }
 
-    /// References arrive in increasing index order, so an equal key never
-    /// displaces an earlier (lower-index) entry.
     #[inline(always)]
-    fn offer(&mut self, a: usize, key: f64, r: usize) {
-        let base = a * self.k;
-        let keys = &mut self.key[base..base + self.k];
-        let k = keys.len();
-        if key >= keys[k - 1] {
+    fn worst(&self, i: usize) -> f64 {
+        self.key[(i + 1) * self.k - 1]
+    }
+
+    /// Inserts `(key, r)` into list `i` if it ranks among the best `k`; the
+    /// order of arrival does not matter.
+    #[inline(always)]
+    fn offer(&mut self, i: usize, key: f64, r: usize) {
+        let k = self.k;
+        let keys = &mut self.key[i * k..(i + 1) * k];
+        let idx = &mut self.idx[i * k..(i + 1) * k];
+        if !before(key, r, keys[k - 1], idx[k - 1]) {
             return;
         }
-        let idx = &mut self.idx[base..base + k];
         let mut p = k - 1;
-        while p > 0 && keys[p - 1] > key {
+        while p > 0 && before(key, r, keys[p - 1], idx[p - 1]) {
             keys[p] = keys[p - 1];
             idx[p] = idx[p - 1];
             p -= 1;
         }
         keys[p] = key;
         idx[p] = r;
+    }
+
+    /// Merges lists that saw disjoint sets of pairs (the best `k` of the union).
+    fn merge(mut self, other: Lists) -> Lists {
+        for i in 0..self.key.len() / self.k.max(1) {
+            for s in i * self.k..(i + 1) * self.k {
+                if other.idx[s] == usize::MAX {
+                    break;
+                }
+                self.offer(i, other.key[s], other.idx[s]);
+            }
+        }
+        self
+    }
+}
+
+/// One search, shared by the parallel tasks.
+struct Task<'a> {
+    queries: Points<'a>,
+    refs: Points<'a>,
+    qpack: &'a Packed,
+    rpack: &'a Packed,
+    exclude: Exclude<'a>,
+    farthest: bool,
+    /// The first pass's distance is within `c_rel (|q|^2 + |r|^2) + c_abs`
+    /// of the exact one (see [`Task::tile`]).
+    c_rel: f64,
+    c_abs: f64,
+    exact_only: bool,
+}
+
+impl Task<'_> {
+    /// Every query against every reference; query blocks run in parallel.
+    fn cross_search(&self, k: usize) -> Lists {
+        let nq = self.queries.n;
+        let mut lists = Lists::new(nq, k);
+        let blocks = self.refs.n.div_ceil(BLOCK);
+        lists
+            .key
+            .par_chunks_mut(BLOCK * k)
+            .zip(lists.idx.par_chunks_mut(BLOCK * k))
+            .enumerate()
+            .for_each(|(b, (key, idx))| {
+                let q0 = b * BLOCK;
+                let mut mine = Lists {
+                    k,
+                    key: key.to_vec(),
+                    idx: idx.to_vec(),
+                };
+                for rb in 0..blocks {
+                    self.tile(q0, rb * BLOCK, false, &mut mine);
+                }
+                key.copy_from_slice(&mine.key);
+                idx.copy_from_slice(&mine.idx);
+            });
+        lists
+    }
+
+    /// The pairs `(a, b)`, `a < b`, of one set, each visited once: tiles of
+    /// the upper triangle are shared among the threads, each fold keeps lists
+    /// for all points, and the folds are merged (the best `k` of a union does
+    /// not depend on how it was split, so neither does the result).
+    fn self_search(&self, k: usize) -> Lists {
+        let n = self.refs.n;
+        let nb = n.div_ceil(BLOCK);
+        let pairs: Vec<(usize, usize)> =
+            (0..nb).flat_map(|i| (i..nb).map(move |j| (i, j))).collect();
+        pairs
+            .into_par_iter()
+            .with_min_len(16)
+            .fold(
+                || Lists::new(n, k),
+                |mut lists, (i, j)| {
+                    self.tile(i * BLOCK, j * BLOCK, true, &mut lists);
+                    lists
+                },
+            )
+            .reduce_with(Lists::merge)
+            .unwrap_or_else(|| Lists::new(n, k))
+    }
+
+    /// Queries `q0..q0 + BLOCK` against references `r0..r0 + BLOCK` (both
+    /// clipped). Lists are indexed from `q0` (cross search) or by point
+    /// (`sym`: self-search, pairs with `r > q` only, offered to both).
+    fn tile(&self, q0: usize, r0: usize, sym: bool, lists: &mut Lists) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("fma")
+            {
+                // SAFETY: the CPU supports AVX2 and FMA, checked just above.
+                unsafe { tile_avx2(self, q0, r0, sym, lists) };
+                return;
+            }
+        }
+        tile_body::<false>(self, q0, r0, sym, lists);
+    }
+
+    /// The exact squared distance, as the scalar loop defines it.
+    #[inline(always)]
+    fn exact(&self, q: usize, r: usize) -> f64 {
+        self.queries
+            .row(q)
+            .iter()
+            .zip(self.refs.row(r))
+            .fold(0.0, |acc, (&a, &b)| (a - b).mul_add(a - b, acc))
+    }
+
+    #[inline(always)]
+    fn skipped(&self, q: usize, r: usize) -> bool {
+        match self.exclude {
+            Exclude::Nothing => false,
+            Exclude::SameIndex => q == r,
+            Exclude::Given(s) => s[q] == r,
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn tile_avx2(t: &Task<'_>, q0: usize, r0: usize, sym: bool, lists: &mut Lists) {
+    tile_body::<true>(t, q0, r0, sym, lists)
+}
+
+/// Dot products of [`QUERY_TILE`] queries (lanes `ql..` of a packed query
+/// group) with one packed reference group, over all features.
+#[inline(always)]
+fn dots<const AVX2: bool>(qgroup: &[f64], ql: usize, rgroup: &[f64]) -> [[f64; LANES]; QUERY_TILE] {
+    assert!(qgroup.len() == rgroup.len() && qgroup.len() % LANES == 0 && ql + QUERY_TILE <= LANES);
+    #[cfg(target_arch = "x86_64")]
+    if AVX2 {
+        // SAFETY: `AVX2` is set only inside `tile_avx2`, which runs after the
+        // CPU was found to support AVX2 and FMA; the lengths were checked above.
+        return unsafe { dots_avx2(qgroup, ql, rgroup) };
+    }
+    let mut acc = [[0.0f64; LANES]; QUERY_TILE];
+    for (qj, rj) in qgroup.chunks_exact(LANES).zip(rgroup.chunks_exact(LANES)) {
+        for (a, &x) in acc.iter_mut().zip(&qj[ql..ql + QUERY_TILE]) {
+            for (s, &y) in a.iter_mut().zip(rj) {
+                *s += x * y;
+            }
+        }
+    }
+    acc
+}
+
+/// [`dots`] with AVX2 vectors: per feature, two loads of eight references,
+/// four broadcast queries, eight fused multiply-adds.
+///
+/// # Safety
+/// The CPU must support AVX2 and FMA; `qgroup` and `rgroup` must have the
+/// same length, a multiple of [`LANES`], and `ql + QUERY_TILE <= LANES`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn dots_avx2(qgroup: &[f64], ql: usize, rgroup: &[f64]) -> [[f64; LANES]; QUERY_TILE] {
+    use std::arch::x86_64::*;
+    let d = rgroup.len() / LANES;
+    let qp = qgroup.as_ptr().add(ql);
+    let rp = rgroup.as_ptr();
+    let mut acc = [_mm256_setzero_pd(); 2 * QUERY_TILE];
+    for j in 0..d {
+        let r0 = _mm256_loadu_pd(rp.add(j * LANES));
+        let r1 = _mm256_loadu_pd(rp.add(j * LANES + 4));
+        for a in 0..QUERY_TILE {
+            let x = _mm256_broadcast_sd(&*qp.add(j * LANES + a));
+            acc[2 * a] = _mm256_fmadd_pd(x, r0, acc[2 * a]);
+            acc[2 * a + 1] = _mm256_fmadd_pd(x, r1, acc[2 * a + 1]);
+        }
+    }
+    let mut out = [[0.0f64; LANES]; QUERY_TILE];
+    for (a, o) in out.iter_mut().enumerate() {
+        _mm256_storeu_pd(o.as_mut_ptr(), acc[2 * a]);
+        _mm256_storeu_pd(o.as_mut_ptr().add(4), acc[2 * a + 1]);
+    }
+    out
+}
+
+/// The tile kernel. First pass: `|q|^2 + |r|^2 - 2 q.r` on centred points, a
+/// matrix product. With `s = |q|^2 + |r|^2` (centred), this value, the exact
+/// `fma` loop's value and the true distance are all within
+/// `c_rel * s + c_abs` of each other (the dot product and the norms carry
+/// about `d` roundings each relative to `s`, the centring four, the `fma`
+/// loop `d` relative to the distance `<= 2 s`; `c_rel = (2d + 16) eps` covers
+/// their sum, `c_abs` underflow). A pair whose lower bound already ranks
+/// after a list's current k-th entry cannot enter it; the others get the
+/// exact distance (all pairs do when a centred squared norm reaches `1e300`).
+#[inline(always)]
+fn tile_body<const AVX2: bool>(t: &Task<'_>, q0: usize, r0: usize, sym: bool, lists: &mut Lists) {
+    let d = t.queries.d;
+    let nq = t.queries.n;
+    let nr = t.refs.n;
+    let q1 = (q0 + BLOCK).min(nq);
+    let r1 = (r0 + BLOCK).min(nr);
+    let base = if sym { 0 } else { q0 };
+    let gw = d * LANES;
+    let mut q = q0;
+    while q < q1 {
+        let (qg, ql) = (q / LANES, q % LANES);
+        let qgroup = &t.qpack.x[qg * gw..(qg + 1) * gw];
+        let qn: [f64; QUERY_TILE] = std::array::from_fn(|a| t.qpack.norm[q + a]);
+        let mut g = r0 / LANES;
+        if sym {
+            // Groups wholly below the queries hold no pair with r > q.
+            g = g.max(q / LANES);
+        }
+        while g * LANES < r1 {
+            let rgroup = &t.rpack.x[g * gw..(g + 1) * gw];
+            let dot = dots::<AVX2>(qgroup, ql, rgroup);
+            let rn: &[f64; LANES] = t.rpack.norm[g * LANES..(g + 1) * LANES]
+                .try_into()
+                .expect("group");
+            // Lower bounds of the keys of the 32 pairs.
+            let mut low = [[0.0f64; LANES]; QUERY_TILE];
+            for ((lo, dq), &nq_a) in low.iter_mut().zip(&dot).zip(&qn) {
+                for ((v, &p), &nr_l) in lo.iter_mut().zip(dq).zip(rn) {
+                    let s = nq_a + nr_l;
+                    let approx = s - 2.0 * p;
+                    let err = t.c_rel * s + t.c_abs;
+                    *v = if t.farthest {
+                        -(approx + err)
+                    } else {
+                        approx - err
+                    };
+                }
+            }
+            if t.exact_only {
+                low = [[f64::NEG_INFINITY; LANES]; QUERY_TILE];
+            }
+            // Cheap test first: does any pair reach a query's or (self-search)
+            // a reference's current k-th entry?
+            let mut any = false;
+            for (a, lo) in low.iter().enumerate() {
+                if q + a < q1 {
+                    let m = lo
+                        .iter()
+                        .fold(f64::INFINITY, |m, &v| if v < m { v } else { m });
+                    any |= m <= lists.worst(q + a - base);
+                }
+            }
+            if sym {
+                let mut col = low[0];
+                for lo in &low[1..] {
+                    for (c, &v) in col.iter_mut().zip(lo) {
+                        *c = if v < *c { v } else { *c };
+                    }
+                }
+                for (l, &c) in col.iter().enumerate() {
+                    let r = g * LANES + l;
+                    any |= r < nr && c <= lists.worst(r);
+                }
+            }
+            if !any {
+                g += 1;
+                continue;
+            }
+            let mut hits = 0u32;
+            for (a, lo) in low.iter().enumerate() {
+                if q + a >= q1 {
+                    continue;
+                }
+                let wq = lists.worst(q + a - base);
+                for (l, &v) in lo.iter().enumerate() {
+                    let r = g * LANES + l;
+                    let pass = v <= wq || (sym && r < nr && v <= lists.worst(r));
+                    hits |= u32::from(pass) << (a * LANES + l);
+                }
+            }
+            while hits != 0 {
+                let bit = hits.trailing_zeros() as usize;
+                hits &= hits - 1;
+                let (qi, r) = (q + bit / LANES, g * LANES + bit % LANES);
+                if qi >= q1 || r < r0 || r >= r1 || (sym && r <= qi) || t.skipped(qi, r) {
+                    continue;
+                }
+                let exact = t.exact(qi, r);
+                let key = if t.farthest { -exact } else { exact };
+                lists.offer(qi - base, key, r);
+                if sym {
+                    lists.offer(r, key, qi);
+                }
+            }
+            g += 1;
+        }
+        q += QUERY_TILE;
     }
 }
 
@@ -537,6 +763,68 @@ mod tests {
                 for (i, w) in want.iter().enumerate() {
                     assert_eq!(far.of(i), w.as_slice());
                 }
+            }
+        }
+    }
+
+    /// Many tiles, heavy ties and duplicates, points far from the origin
+    /// (where the first pass's bound is loose), at one and two threads: the
+    /// self-search and the cross search both give the naive answer.
+    #[test]
+    fn tiled_searches_match_naive_at_any_thread_count() {
+        let (n, d) = (2 * BLOCK + 37, 5);
+        // The last set's norms are too large for the first pass (exact only).
+        for (shift, scale, grid) in [
+            (0.0, 1.0, true),
+            (1e9, 1.0, true),
+            (-3e5, 1.0, false),
+            (0.0, 1e151, true),
+        ] {
+            let mut r = random(n, d, 3, grid);
+            r.iter_mut().for_each(|v| *v = *v * scale + shift);
+            // Exact duplicates of earlier rows.
+            for i in (0..n).step_by(9) {
+                let src = (i * 7) % n;
+                let row: Vec<f64> = r[src * d..(src + 1) * d].to_vec();
+                r[i * d..(i + 1) * d].copy_from_slice(&row);
+            }
+            let q: Vec<f64> = r[..(BLOCK + 5) * d]
+                .iter()
+                .map(|v| v + 0.5 * scale)
+                .collect();
+            for threads in [1, 2] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                pool.install(|| {
+                    let p = Points::new(&r, n, d).unwrap();
+                    let qp = Points::new(&q, BLOCK + 5, d).unwrap();
+                    for k in [1, 3, 6] {
+                        let me = knn(p, p, k, Exclude::SameIndex);
+                        let want = naive(&r, &r, d, k, true, false);
+                        let far = search(p, p, k, Exclude::SameIndex, Order::Farthest);
+                        let want_far = naive(&r, &r, d, k, true, true);
+                        for i in 0..n {
+                            assert_eq!(me.of(i), want[i].as_slice(), "shift={shift} k={k}");
+                            assert_eq!(far.of(i), want_far[i].as_slice());
+                        }
+                        let cross = knn(qp, p, k, Exclude::Nothing);
+                        let want = naive(&q, &r, d, k, false, false);
+                        for (i, w) in want.iter().enumerate() {
+                            assert_eq!(cross.of(i), w.as_slice());
+                        }
+                        let skip: Vec<usize> = (0..BLOCK + 5).map(|i| (i * 3) % n).collect();
+                        let given = knn(qp, p, k, Exclude::Given(&skip));
+                        // Naive with the skipped reference pushed out of reach.
+                        let wide = naive(&q, &r, d, k + 1, false, false);
+                        for (i, s) in skip.iter().enumerate() {
+                            let want: Vec<usize> =
+                                wide[i].iter().copied().filter(|j| j != s).take(k).collect();
+                            assert_eq!(given.of(i), want.as_slice());
+                        }
+                    }
+                });
             }
         }
     }

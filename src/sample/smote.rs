@@ -539,7 +539,13 @@ fn smote_class(
     };
     let seed: u64 = rng.random();
     let start = gen.x.len();
-    gen.x.resize(start + total * d, 0.0);
+    if start == 0 {
+        // A zeroed allocation takes fresh pages without writing them: each
+        // value is written once, by the parallel tasks below.
+        gen.x = vec![0.0; total * d];
+    } else {
+        gen.x.resize(start + total * d, 0.0);
+    }
     let mut outs = Vec::new();
     let mut rest = &mut gen.x[start..];
     for chunk in per_row.chunks(CHUNK) {

@@ -51,12 +51,19 @@ fn read_csv(path: &str) -> Res<Dataset> {
 
 fn indices(v: &Value) -> Vec<usize> {
     v.as_array()
-        .map(|a| a.iter().filter_map(Value::as_u64).map(|i| i as usize).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_u64)
+                .map(|i| i as usize)
+                .collect()
+        })
         .unwrap_or_default()
 }
 
 fn run(plan: &str, out: &str, spec: &str) -> Res<()> {
-    rayon::ThreadPoolBuilder::new().num_threads(1).build_global()?;
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build_global()?;
     let learner = rarity::spec::build_learner(spec)?;
     let plan: Value = serde_json::from_str(&std::fs::read_to_string(plan)?)?;
     let mut results = Vec::new();

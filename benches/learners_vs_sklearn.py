@@ -4,7 +4,7 @@
 Usage (from the repository root; needs numpy and scikit-learn):
 
     python3 benches/learners_vs_sklearn.py [--data-dir ../shared/data/binary]
-                                           [--only LEARNER,...] [--datasets NAME,...]
+                                           [--only LEARNER,...] [--datasets NAME,...] [--detail]
 
 For every CSV in the directory: one stratified 50/50 split (seed 0, the same
 rows both sides); each learner is fitted on one half and predicts class
@@ -131,6 +131,7 @@ def main():
     ap.add_argument("--data-dir", default=os.path.join(ROOT, "..", "shared", "data", "binary"))
     ap.add_argument("--only", help="comma-separated learner specs")
     ap.add_argument("--datasets", help="comma-separated dataset names")
+    ap.add_argument("--detail", action="store_true", help="print per-dataset seconds")
     args = ap.parse_args()
     from sklearn.model_selection import StratifiedKFold
     files = sorted(glob.glob(os.path.join(args.data_dir, "*.csv")))
@@ -173,6 +174,8 @@ def main():
             ra_total += r["seconds"]
             aucs_sk.append(auc(y[test], score))
             ratio = secs / max(r["seconds"], 1e-9)
+            if args.detail:
+                print(f"    {ds}: sklearn {secs:.4f} s, rarity {r['seconds']:.4f} s, ratio {ratio:.2f}")
             if ratio < worst[0]:
                 worst = (ratio, ds)
         print(f"| {name} | {sk_total:.3f} | {ra_total:.3f} | {sk_total / max(ra_total, 1e-9):.1f} "

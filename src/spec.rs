@@ -21,7 +21,6 @@ use std::sync::Arc;
 
 use crate::ensemble::{Bagging, Vote};
 use crate::error::{Error, Result};
-use crate::learn::tree::{Criterion, LeafEstimate, MaxFeatures, RandomTree, Tree};
 use crate::learn::adaboost::{AdaBoost, Cost, Variant};
 use crate::learn::discriminant::{Lda, Priors, Qda};
 use crate::learn::knn::{Knn, Weighting};
@@ -30,6 +29,7 @@ use crate::learn::logitboost::LogitBoost;
 use crate::learn::naive_bayes::{BinnedNb, GaussianNb};
 use crate::learn::svdd::{Normal, Svdd};
 use crate::learn::svm::{Gamma, KernelKind, Svm};
+use crate::learn::tree::{Criterion, LeafEstimate, MaxFeatures, RandomTree, Tree};
 use crate::learn::{ClassWeight, Learner};
 use crate::sample::bootstrap::Bootstrap;
 use crate::sample::no_resampling::NoResampling;
@@ -120,10 +120,16 @@ fn tokenize(s: &str) -> Result<Vec<(usize, Token)>> {
             i += end + 2;
         } else if c.is_ascii_digit() || c == '.' || c == '-' {
             let start = i;
-            while i < chars.len()
-                && (chars[i].is_ascii_alphanumeric() || ".-+".contains(chars[i]))
-                && !(chars[i] == '+' && !matches!(chars[i - 1], 'e' | 'E'))
-            {
+            // Digits, letters, '.', '-', and '+' only after an exponent's e.
+            let continues = |i: usize| {
+                let ch = chars[i];
+                if ch == '+' {
+                    matches!(chars[i - 1], 'e' | 'E')
+                } else {
+                    ch.is_ascii_alphanumeric() || ch == '.' || ch == '-'
+                }
+            };
+            while i < chars.len() && continues(i) {
                 i += 1;
             }
             let text: String = chars[start..i].iter().collect();
@@ -529,7 +535,15 @@ pub fn learner_from_call(c: &Call) -> Result<Arc<dyn Learner>> {
         "svm" => {
             let a = Args::new(
                 c,
-                &["kernel", "c", "gamma", "class_weight", "tol", "cache_mb", "folds"],
+                &[
+                    "kernel",
+                    "c",
+                    "gamma",
+                    "class_weight",
+                    "tol",
+                    "cache_mb",
+                    "folds",
+                ],
             )?;
             let d = Svm::default();
             let kernel = match a.word("kernel", &["linear", "rbf"])? {
@@ -614,7 +628,9 @@ pub fn learner_from_call(c: &Call) -> Result<Arc<dyn Learner>> {
             };
             let normal = match a.get("normal") {
                 None => Normal::Majority,
-                Some(Value::Call(m)) if m.name == "majority" && m.args.is_empty() => Normal::Majority,
+                Some(Value::Call(m)) if m.name == "majority" && m.args.is_empty() => {
+                    Normal::Majority
+                }
                 Some(_) => Normal::Class(a.count("normal", 0)?.unwrap_or(0)),
             };
             Ok(Arc::new(Svdd {
@@ -717,7 +733,7 @@ pub fn sampler_from_call(c: &Call) -> Result<Arc<dyn Sampler>> {
         "bootstrap" => {
             let a = Args::new(c, &["fraction"])?;
             let fraction = a.number("fraction")?.unwrap_or(1.0);
-            if !(fraction > 0.0) {
+            if fraction.is_nan() || fraction <= 0.0 {
                 return Err(Error::invalid(format!(
                     "bootstrap: fraction={fraction} is invalid; expected a positive number"
                 )));

@@ -67,7 +67,9 @@ fn all_constant() -> Dataset {
 /// Each row present three times.
 fn duplicated() -> Dataset {
     Dataset::from_rows(
-        (0..60).map(|i| vec![(i / 3) as f64, ((i / 3) % 4) as f64]).collect(),
+        (0..60)
+            .map(|i| vec![(i / 3) as f64, ((i / 3) % 4) as f64])
+            .collect(),
         (0..60).map(|i| u32::from(i / 3 >= 10)).collect(),
         names(2),
     )
@@ -165,7 +167,10 @@ fn every_learner_handles_awkward_data() {
                 continue;
             }
             // Easy tasks stay easy (ties at the class boundary aside).
-            if matches!(*case, "one feature" | "constant columns" | "duplicated rows") {
+            if matches!(
+                *case,
+                "one feature" | "constant columns" | "duplicated rows"
+            ) {
                 let acc = accuracy(&m, ds);
                 assert!(acc >= 0.85, "{spec} on {case}: accuracy {acc}");
             }
@@ -204,7 +209,8 @@ fn every_learner_is_deterministic_savable_and_baggable() {
         let p = m.predict_proba(&ds).unwrap();
         for format in [Format::Binary, Format::Json] {
             let bytes = to_bytes(&m, format).unwrap();
-            let back = from_bytes(&bytes, Path::new("mem")).unwrap_or_else(|e| panic!("{spec}: {e}"));
+            let back =
+                from_bytes(&bytes, Path::new("mem")).unwrap_or_else(|e| panic!("{spec}: {e}"));
             assert_eq!(back, m, "{spec}: {format:?} round trip");
             assert_eq!(back.predict_proba(&ds).unwrap(), p, "{spec}");
         }
@@ -242,6 +248,8 @@ fn specs_reject_bad_parameters_with_a_message() {
     let ds = class_of_one();
     let l = rarity::spec::build_learner("adac2").unwrap();
     let rows: Vec<usize> = (0..ds.n_rows()).collect();
-    let e = l.fit(&ds.view(&rows), &mut rarity::rng::stream(0, 0)).unwrap_err();
+    let e = l
+        .fit(&ds.view(&rows), &mut rarity::rng::stream(0, 0))
+        .unwrap_err();
     assert!(e.to_string().contains("two classes"), "{e}");
 }

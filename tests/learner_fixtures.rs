@@ -61,22 +61,51 @@ fn logistic_matches_sklearn_optimum() {
         let data = case["data"].as_str().unwrap();
         let ds = csv(data);
         let s = format!(
-            "logistic(c={}, class_weight={})",
-            case["c"], case["class_weight"].as_str().unwrap()
+            "logistic(c={}, class_weight={}, tol=1e-10, max_iter=1000)",
+            case["c"],
+            case["class_weight"].as_str().unwrap()
         );
         let m = fit_all(spec(&s).as_ref(), &ds);
         let Model::Logistic(lm) = &m else {
             panic!("not a logistic model")
         };
         let name = format!("{data} {s}");
-        check_all(&name, "coef", lm.coef(), &nums(&case["coef"]), 1e-6, &mut failures);
-        check_all(&name, "intercept", lm.intercept(), &nums(&case["intercept"]), 1e-6, &mut failures);
+        check_all(
+            &name,
+            "coef",
+            lm.coef(),
+            &nums(&case["coef"]),
+            1e-6,
+            &mut failures,
+        );
+        check_all(
+            &name,
+            "intercept",
+            lm.intercept(),
+            &nums(&case["intercept"]),
+            1e-6,
+            &mut failures,
+        );
         let rows = rows_of(&case["rows"]);
         let p = proba_rows(&m, &ds, &rows);
-        check_all(&name, "proba", &p, &nums(&case["proba"]), 1e-6, &mut failures);
+        check_all(
+            &name,
+            "proba",
+            &p,
+            &nums(&case["proba"]),
+            1e-6,
+            &mut failures,
+        );
         // scikit-learn's own answer, where its solver got close to the optimum.
         if case["sklearn_gap"].as_f64().unwrap() < 1e-5 {
-            check_all(&name, "sklearn proba", &p, &nums(&case["sklearn_proba"]), 1e-5, &mut failures);
+            check_all(
+                &name,
+                "sklearn proba",
+                &p,
+                &nums(&case["sklearn_proba"]),
+                1e-5,
+                &mut failures,
+            );
         }
     }
     finish(failures);
@@ -96,7 +125,14 @@ fn gaussian_nb_matches_sklearn() {
         let m = fit_all(spec(&s).as_ref(), &ds);
         let rows = rows_of(&case["rows"]);
         let p = proba_rows(&m, &ds, &rows);
-        check_all(&format!("{data} {s}"), "proba", &p, &nums(&case["proba"]), 1e-9, &mut failures);
+        check_all(
+            &format!("{data} {s}"),
+            "proba",
+            &p,
+            &nums(&case["proba"]),
+            1e-9,
+            &mut failures,
+        );
     }
     finish(failures);
 }
@@ -126,7 +162,14 @@ fn svm_decision_values_match_sklearn() {
             .iter()
             .flat_map(|&r| sm.decision_function(ds.row(r)))
             .collect();
-        check_all(&format!("{data} {s}"), "decision", &got, &nums(&case["decision"]), 1e-3, &mut failures);
+        check_all(
+            &format!("{data} {s}"),
+            "decision",
+            &got,
+            &nums(&case["decision"]),
+            1e-3,
+            &mut failures,
+        );
         // Probabilities are well formed.
         let p = m.predict_proba(&ds).unwrap();
         for i in 0..p.n_rows() {
@@ -142,7 +185,10 @@ fn priors_spec(v: &Value) -> String {
         None => "train".into(),
         Some(p) => format!(
             "given({})",
-            p.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",")
+            p.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
         ),
     }
 }
@@ -158,7 +204,11 @@ fn lda_and_qda_match_sklearn() {
         .map(|c| (format!("lda(priors={})", priors_spec(&c["priors"])), c))
         .chain(fx["qda"].as_array().unwrap().iter().map(|c| {
             (
-                format!("qda(priors={}, reg={})", priors_spec(&c["priors"]), c["reg"]),
+                format!(
+                    "qda(priors={}, reg={})",
+                    priors_spec(&c["priors"]),
+                    c["reg"]
+                ),
                 c,
             )
         }));
@@ -167,7 +217,14 @@ fn lda_and_qda_match_sklearn() {
         let ds = csv(data);
         let m = fit_all(spec(&s).as_ref(), &ds);
         let p = proba_rows(&m, &ds, &rows_of(&case["rows"]));
-        check_all(&format!("{data} {s}"), "proba", &p, &nums(&case["proba"]), 1e-8, &mut failures);
+        check_all(
+            &format!("{data} {s}"),
+            "proba",
+            &p,
+            &nums(&case["proba"]),
+            1e-8,
+            &mut failures,
+        );
     }
     finish(failures);
 }
@@ -179,7 +236,11 @@ fn knn_matches_sklearn() {
     for case in fx["knn"].as_array().unwrap() {
         let data = case["data"].as_str().unwrap();
         let ds = csv(data);
-        let s = format!("knn(k={}, weights={})", case["k"], case["weights"].as_str().unwrap());
+        let s = format!(
+            "knn(k={}, weights={})",
+            case["k"],
+            case["weights"].as_str().unwrap()
+        );
         let train = rows_of(&case["train"]);
         let m = spec(&s)
             .fit(&ds.view(&train), &mut rarity::rng::stream(0, 0))
@@ -187,7 +248,14 @@ fn knn_matches_sklearn() {
         let p = proba_rows(&m, &ds, &rows_of(&case["rows"]));
         // Uniform votes are exact fractions; inverse distances may differ in
         // the last bits (scikit-learn computes distances through dot products).
-        check_all(&format!("{data} {s}"), "proba", &p, &nums(&case["proba"]), 1e-12, &mut failures);
+        check_all(
+            &format!("{data} {s}"),
+            "proba",
+            &p,
+            &nums(&case["proba"]),
+            1e-12,
+            &mut failures,
+        );
     }
     finish(failures);
 }
@@ -222,7 +290,9 @@ fn boosting_accuracy_within_one_percent_of_sklearn() {
         let ada = cv_accuracy(spec(&format!("adaboost(n={})", case["n"])).as_ref(), &ds);
         let want = case["adaboost_accuracy"].as_f64().unwrap();
         if (ada - want).abs() > 0.01 {
-            failures.push(format!("{data}: adaboost accuracy {ada:.4}, sklearn {want:.4}"));
+            failures.push(format!(
+                "{data}: adaboost accuracy {ada:.4}, sklearn {want:.4}"
+            ));
         }
         let lb = cv_accuracy(
             spec(&format!("logitboost(n={})", case["logitboost_rounds"])).as_ref(),
@@ -233,9 +303,14 @@ fn boosting_accuracy_within_one_percent_of_sklearn() {
         // different algorithm, so only "not worse by more than 1%" is asked.
         let want = case["gbm_accuracy"].as_f64().unwrap();
         if lb < want - 0.01 {
-            failures.push(format!("{data}: logitboost accuracy {lb:.4}, sklearn GBM {want:.4}"));
+            failures.push(format!(
+                "{data}: logitboost accuracy {lb:.4}, sklearn GBM {want:.4}"
+            ));
         }
-        eprintln!("{data}: adaboost {ada:.4} (sklearn {:.4}), logitboost {lb:.4} (GBM {want:.4})", case["adaboost_accuracy"]);
+        eprintln!(
+            "{data}: adaboost {ada:.4} (sklearn {:.4}), logitboost {lb:.4} (GBM {want:.4})",
+            case["adaboost_accuracy"]
+        );
     }
     finish(failures);
 }

@@ -159,10 +159,9 @@ impl BoostModel {
             && self.prior.len() == self.classes.len()
             && self.trees.len() == self.alpha.len()
             && self.classes.iter().all(|&c| c < self.k)
-            && self
-                .trees
-                .iter()
-                .all(|t| t.n_classes() == self.k && t.n_features() == self.d && t.validate().is_ok());
+            && self.trees.iter().all(|t| {
+                t.n_classes() == self.k && t.n_features() == self.d && t.validate().is_ok()
+            });
         if ok {
             Ok(())
         } else {
@@ -209,7 +208,10 @@ impl Learner for AdaBoost {
                 if !(pos > 0.0 && pos.is_finite() && cost_neg > 0.0 && cost_neg.is_finite()) {
                     return Err(Error::invalid("adac2: costs must be positive numbers"));
                 }
-                rows.y.iter().map(|&c| if c == 1 { pos } else { cost_neg }).collect()
+                rows.y
+                    .iter()
+                    .map(|&c| if c == 1 { pos } else { cost_neg })
+                    .collect()
             }
         };
         let mut model = BoostModel {
@@ -223,7 +225,11 @@ impl Learner for AdaBoost {
         if classes.len() < 2 {
             return Ok(Model::Boost(model));
         }
-        let base = Dataset::new(rows.x.clone(), rows.y.iter().map(|&c| c as u32).collect(), data.data().schema().clone())?;
+        let base = Dataset::new(
+            rows.x.clone(),
+            rows.y.iter().map(|&c| c as u32).collect(),
+            data.data().schema().clone(),
+        )?;
         let tree = Tree {
             max_depth: Some(self.depth),
             ..Tree::default()
@@ -240,11 +246,19 @@ impl Learner for AdaBoost {
             }
             let fit_w: Vec<f64> = fit_w.iter().map(|v| v / s).collect();
             let weighted = base.clone().with_weights(fit_w.clone())?;
-            let Model::Tree(t) = tree.fit_prepared(&prepared, &weighted.view(&all_rows), rng)? else {
+            let Model::Tree(t) = tree.fit_prepared(&prepared, &weighted.view(&all_rows), rng)?
+            else {
                 return Err(Error::invalid("adaboost: the base learner is not a tree"));
             };
-            let wrong: Vec<bool> = (0..n).map(|i| argmax(t.leaf_proba(rows.row(i))) != rows.y[i]).collect();
-            let err: f64 = fit_w.iter().zip(&wrong).filter(|(_, &b)| b).map(|(v, _)| v).sum();
+            let wrong: Vec<bool> = (0..n)
+                .map(|i| argmax(t.leaf_proba(rows.row(i))) != rows.y[i])
+                .collect();
+            let err: f64 = fit_w
+                .iter()
+                .zip(&wrong)
+                .filter(|(_, &b)| b)
+                .map(|(v, _)| v)
+                .sum();
             if err >= 1.0 - 1.0 / km {
                 break;
             }

@@ -250,7 +250,13 @@ impl Learner for LogitBoost {
                     };
                     let v = pij * (1.0 - pij);
                     w[i] = rows.w[i] * v.max(1e-24);
-                    z[i] = if v > 0.0 { ((y - pij) / v).clamp(-Z_MAX, Z_MAX) } else if y > pij { Z_MAX } else { -Z_MAX };
+                    z[i] = if v > 0.0 {
+                        ((y - pij) / v).clamp(-Z_MAX, Z_MAX)
+                    } else if y > pij {
+                        Z_MAX
+                    } else {
+                        -Z_MAX
+                    };
                 }
                 round.push(sorted.fit(&rows, &z, &w));
             }
@@ -283,8 +289,8 @@ impl Learner for LogitBoost {
                 model.stumps.extend(round);
                 continue;
             }
-            for i in 0..n {
-                f[i] += round[0].eval(rows.row(i));
+            for (i, fi) in f.iter_mut().enumerate() {
+                *fi += round[0].eval(rows.row(i));
             }
             model.stumps.extend(round);
         }

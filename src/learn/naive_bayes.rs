@@ -80,9 +80,10 @@ impl GaussianNbModel {
         let mut jll: Vec<f64> = (0..self.classes.len())
             .map(|s| {
                 let mut q = 0.0;
-                for j in 0..d {
-                    let r = x[j] - self.mean[s * d + j];
-                    q += r * r / self.var[s * d + j];
+                let (mean, var) = (&self.mean[s * d..], &self.var[s * d..]);
+                for ((xj, m), v) in x.iter().zip(mean).zip(var) {
+                    let r = xj - m;
+                    q += r * r / v;
                 }
                 self.log_prior[s] + self.log_norm[s] - 0.5 * q
             })
@@ -100,7 +101,7 @@ impl GaussianNbModel {
             || self.var.len() != m * self.d
             || self.log_norm.len() != m
             || self.classes.iter().any(|&c| c >= self.k)
-            || self.var.iter().any(|&v| !(v > 0.0))
+            || self.var.iter().any(|&v| v.is_nan() || v <= 0.0)
         {
             return Err("gaussian naive Bayes model: inconsistent shapes or variances".into());
         }
@@ -178,7 +179,12 @@ impl Learner for GaussianNb {
         }
         let log_norm = vars
             .chunks(d)
-            .map(|v| -0.5 * v.iter().map(|v| (2.0 * std::f64::consts::PI * v).ln()).sum::<f64>())
+            .map(|v| {
+                -0.5 * v
+                    .iter()
+                    .map(|v| (2.0 * std::f64::consts::PI * v).ln())
+                    .sum::<f64>()
+            })
             .collect();
         Ok(Model::GaussianNb(GaussianNbModel {
             k: rows.k,
@@ -309,7 +315,11 @@ impl Learner for BinnedNb {
                 hi[j] = hi[j].max(v);
             }
         }
-        let width: Vec<f64> = lo.iter().zip(&hi).map(|(l, h)| (h - l) / b as f64).collect();
+        let width: Vec<f64> = lo
+            .iter()
+            .zip(&hi)
+            .map(|(l, h)| (h - l) / b as f64)
+            .collect();
         let classes = rows.present();
         let tot = rows.class_weights();
         let all: f64 = tot.iter().sum();

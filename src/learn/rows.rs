@@ -160,9 +160,7 @@ impl ClassWeight {
                     )));
                 }
                 if v.iter().any(|x| !(x.is_finite() && *x >= 0.0)) {
-                    return Err(Error::invalid(
-                        "class weights must be finite and >= 0",
-                    ));
+                    return Err(Error::invalid("class weights must be finite and >= 0"));
                 }
                 Ok(v.clone())
             }

@@ -187,7 +187,7 @@ impl Learner for Svdd {
             }
             Normal::Majority => (0..rows.k).fold(0, |b, c| if tot[c] > tot[b] { c } else { b }),
         };
-        if !(tot[normal] > 0.0) {
+        if tot[normal] <= 0.0 {
             return Err(Error::data(format!(
                 "svdd: the normal class '{}' has no training rows",
                 data.data().class_names()[normal]
@@ -195,7 +195,10 @@ impl Learner for Svdd {
         }
         let d = rows.d;
         let idx: Vec<usize> = (0..rows.n()).filter(|&i| rows.y[i] == normal).collect();
-        let x: Vec<f64> = idx.iter().flat_map(|&i| rows.row(i).iter().copied()).collect();
+        let x: Vec<f64> = idx
+            .iter()
+            .flat_map(|&i| rows.row(i).iter().copied())
+            .collect();
         let w: Vec<f64> = idx.iter().map(|&i| rows.w[i]).collect();
         let kernel = match self.kernel {
             KernelKind::Linear => Kernel::Linear,
@@ -236,7 +239,9 @@ impl Learner for Svdd {
         // G = 2 K a - diag(K): (K a)_i = (G_i + K_ii) / 2.
         let ka: Vec<f64> = (0..n).map(|i| (sol.grad[i] + diag[i]) / 2.0).collect();
         let aka: f64 = sol.alpha.iter().zip(&ka).map(|(a, b)| a * b).sum();
-        let dist2: Vec<f64> = (0..n).map(|i| (diag[i] - 2.0 * ka[i] + aka).max(0.0)).collect();
+        let dist2: Vec<f64> = (0..n)
+            .map(|i| (diag[i] - 2.0 * ka[i] + aka).max(0.0))
+            .collect();
         let (mut sum, mut free) = (0.0, 0usize);
         let (mut inside_max, mut outside_min) = (f64::NEG_INFINITY, f64::INFINITY);
         for i in 0..n {
@@ -259,10 +264,22 @@ impl Learner for Svdd {
         } else {
             outside_min
         };
-        let spread: f64 = dist2.iter().zip(&w).map(|(v, wi)| wi * (v - r2).abs()).sum::<f64>() / wsum;
-        let scale = if spread > 0.0 { spread } else { 1e-12 * r2.abs().max(1.0) };
+        let spread: f64 = dist2
+            .iter()
+            .zip(&w)
+            .map(|(v, wi)| wi * (v - r2).abs())
+            .sum::<f64>()
+            / wsum;
+        let scale = if spread > 0.0 {
+            spread
+        } else {
+            1e-12 * r2.abs().max(1.0)
+        };
         let keep: Vec<usize> = (0..n).filter(|&i| sol.alpha[i] > 0.0).collect();
-        let sv: Vec<f64> = keep.iter().flat_map(|&i| gram.row(i).iter().copied()).collect();
+        let sv: Vec<f64> = keep
+            .iter()
+            .flat_map(|&i| gram.row(i).iter().copied())
+            .collect();
         Ok(Model::Svdd(SvddModel {
             k: rows.k,
             d,
@@ -325,7 +342,10 @@ mod tests {
                 tol: 1e-5,
                 ..Svdd::default()
             };
-            let Model::Svdd(m) = l.fit(&ds.view(&idx), &mut crate::rng::stream(0, 0)).unwrap() else {
+            let Model::Svdd(m) = l
+                .fit(&ds.view(&idx), &mut crate::rng::stream(0, 0))
+                .unwrap()
+            else {
                 panic!("not an SVDD model")
             };
             let outside = (0..600)

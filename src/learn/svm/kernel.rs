@@ -45,7 +45,12 @@ pub(crate) struct Gram<'a> {
 impl<'a> Gram<'a> {
     pub fn new(kernel: Kernel, x: &'a [f64], d: usize) -> Self {
         let norms = x.chunks(d).map(|r| dot(r, r)).collect();
-        Gram { kernel, x, d, norms }
+        Gram {
+            kernel,
+            x,
+            d,
+            norms,
+        }
     }
 
     pub fn n(&self) -> usize {

@@ -281,14 +281,20 @@ impl Svm {
     fn check(&self) -> Result<()> {
         let bad = |what: &str| Err(Error::invalid(format!("svm: {what}")));
         if !(self.c.is_finite() && self.c > 0.0) {
-            return bad(&format!("c={} is invalid; expected a positive number", self.c));
+            return bad(&format!(
+                "c={} is invalid; expected a positive number",
+                self.c
+            ));
         }
         if let Gamma::Value(g) = self.gamma {
             if !(g.is_finite() && g > 0.0) {
-                return bad(&format!("gamma={g} is invalid; expected scale, auto or a positive number"));
+                return bad(&format!(
+                    "gamma={g} is invalid; expected scale, auto or a positive number"
+                ));
             }
         }
-        if !(self.tol > 0.0) || !(self.cache_mb > 0.0) || self.folds < 2 {
+        let positive = |v: f64| v > 0.0 && v.is_finite();
+        if !positive(self.tol) || !positive(self.cache_mb) || self.folds < 2 {
             return bad("tol and cache_mb must be > 0 and folds >= 2");
         }
         Ok(())
@@ -322,7 +328,15 @@ impl Svm {
     }
 
     /// Platt scaling on `folds`-fold cross-validated decision values.
-    fn platt(&self, kernel: Kernel, x: &[f64], d: usize, y: &[f64], upper: &[f64], rng: &mut Rng) -> Result<Platt> {
+    fn platt(
+        &self,
+        kernel: Kernel,
+        x: &[f64],
+        d: usize,
+        y: &[f64],
+        upper: &[f64],
+        rng: &mut Rng,
+    ) -> Result<Platt> {
         let n = y.len();
         let mut order: Vec<usize> = (0..n).collect();
         order.shuffle(rng);
@@ -338,7 +352,10 @@ impl Svm {
                 test.iter().for_each(|&i| dec[i] = v);
                 continue;
             }
-            let tx: Vec<f64> = train.iter().flat_map(|&i| x[i * d..(i + 1) * d].iter().copied()).collect();
+            let tx: Vec<f64> = train
+                .iter()
+                .flat_map(|&i| x[i * d..(i + 1) * d].iter().copied())
+                .collect();
             let ty: Vec<f64> = train.iter().map(|&i| y[i]).collect();
             let tu: Vec<f64> = train.iter().map(|&i| upper[i]).collect();
             let t = self.train(kernel, &tx, d, &ty, &tu);
@@ -369,7 +386,9 @@ impl Learner for Svm {
         let kernel = match self.kernel {
             KernelKind::Linear => Kernel::Linear,
             KernelKind::Rbf => {
-                let all: Vec<f64> = (0..data.len()).flat_map(|i| data.row(i).iter().copied()).collect();
+                let all: Vec<f64> = (0..data.len())
+                    .flat_map(|i| data.row(i).iter().copied())
+                    .collect();
                 Kernel::Rbf {
                     gamma: self.gamma.resolve(&all, d),
                 }
@@ -382,9 +401,17 @@ impl Learner for Svm {
         let mut sv: Vec<f64> = Vec::new();
         for (ai, &a) in classes.iter().enumerate() {
             for &b in &classes[ai + 1..] {
-                let idx: Vec<usize> = (0..rows.n()).filter(|&i| rows.y[i] == a || rows.y[i] == b).collect();
-                let x: Vec<f64> = idx.iter().flat_map(|&i| rows.row(i).iter().copied()).collect();
-                let y: Vec<f64> = idx.iter().map(|&i| if rows.y[i] == a { 1.0 } else { -1.0 }).collect();
+                let idx: Vec<usize> = (0..rows.n())
+                    .filter(|&i| rows.y[i] == a || rows.y[i] == b)
+                    .collect();
+                let x: Vec<f64> = idx
+                    .iter()
+                    .flat_map(|&i| rows.row(i).iter().copied())
+                    .collect();
+                let y: Vec<f64> = idx
+                    .iter()
+                    .map(|&i| if rows.y[i] == a { 1.0 } else { -1.0 })
+                    .collect();
                 let upper: Vec<f64> = idx.iter().map(|&i| self.c * rows.w[i]).collect();
                 let t = self.train(kernel, &x, d, &y, &upper);
                 let platt = self.platt(kernel, &x, d, &y, &upper, rng)?;
@@ -424,7 +451,10 @@ impl Learner for Svm {
                 machines.push(m);
             }
         }
-        let sv_norms = sv.chunks(d).map(|r| r.iter().map(|v| v * v).sum()).collect();
+        let sv_norms = sv
+            .chunks(d)
+            .map(|r| r.iter().map(|v| v * v).sum())
+            .collect();
         Ok(Model::Svm(SvmModel {
             k,
             d,
@@ -439,7 +469,9 @@ impl Learner for Svm {
     fn name(&self) -> String {
         let mut s = match self.kernel {
             KernelKind::Linear => format!("svm(kernel=linear,c={}", self.c),
-            KernelKind::Rbf => format!("svm(kernel=rbf,c={},gamma={}", self.c, self.gamma.to_spec()),
+            KernelKind::Rbf => {
+                format!("svm(kernel=rbf,c={},gamma={}", self.c, self.gamma.to_spec())
+            }
         };
         if self.class_weight != ClassWeight::None {
             s += &format!(",class_weight={}", self.class_weight.to_spec());

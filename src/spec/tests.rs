@@ -109,7 +109,9 @@ fn base_learner_names_are_specs_of_the_same_learner() {
         assert_eq!(again.name(), name, "{spec}");
     }
     assert_eq!(
-        build_learner("logistic(c=2, class_weight=balanced)").unwrap().name(),
+        build_learner("logistic(c=2, class_weight=balanced)")
+            .unwrap()
+            .name(),
         "logistic(c=2,class_weight=balanced)"
     );
 }

@@ -10,7 +10,7 @@
 //! training rows, all of them are the neighbours.
 //!
 //! The search is exact: a k-d tree up to 15 features, else a blocked
-//! brute-force scan ([`nearest`]); both order neighbours by
+//! brute-force scan (`nearest`); both order neighbours by
 //! `(squared distance, training row index)`, so ties are broken by index:
 //! deterministic, but scikit-learn's order among neighbours at exactly the
 //! same distance from a query can differ (and only then can the results).

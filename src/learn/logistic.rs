@@ -19,7 +19,7 @@
 //! on the original scale, `sum_j (w_j / sd_j)^2`, so the optimum is exactly
 //! scikit-learn's while the solver sees a well-conditioned problem. The
 //! solver is Newton's method with a backtracking line search when there are
-//! at most 50 parameters, else L-BFGS ([`super::lbfgs`]), finished by
+//! at most 50 parameters, else L-BFGS (module `lbfgs`), finished by
 //! Newton steps if it stalls; both run to a tight gradient tolerance. The
 //! stored coefficients are in the original feature scale.
 //!

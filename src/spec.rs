@@ -124,10 +124,16 @@ fn tokenize(s: &str) -> Result<Vec<(usize, Token)>> {
             i += end + 2;
         } else if c.is_ascii_digit() || c == '.' || c == '-' {
             let start = i;
-            while i < chars.len()
-                && (chars[i].is_ascii_alphanumeric() || ".-+".contains(chars[i]))
-                && (chars[i] != '+' || matches!(chars[i - 1], 'e' | 'E'))
-            {
+            // Digits, letters, '.', '-', and '+' only after an exponent's e.
+            let continues = |i: usize| {
+                let ch = chars[i];
+                if ch == '+' {
+                    matches!(chars[i - 1], 'e' | 'E')
+                } else {
+                    ch.is_ascii_alphanumeric() || ch == '.' || ch == '-'
+                }
+            };
+            while i < chars.len() && continues(i) {
                 i += 1;
             }
             let text: String = chars[start..i].iter().collect();

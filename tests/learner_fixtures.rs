@@ -61,7 +61,7 @@ fn logistic_matches_sklearn_optimum() {
         let data = case["data"].as_str().unwrap();
         let ds = csv(data);
         let s = format!(
-            "logistic(c={}, class_weight={})",
+            "logistic(c={}, class_weight={}, tol=1e-10, max_iter=1000)",
             case["c"],
             case["class_weight"].as_str().unwrap()
         );

@@ -69,7 +69,7 @@ impl Priors {
             }
         };
         let s: f64 = raw.iter().sum();
-        if !(s > 0.0) {
+        if s.is_nan() || s <= 0.0 {
             return Err(Error::invalid(
                 "priors: the classes present in the training rows all have prior 0",
             ));
@@ -291,12 +291,16 @@ impl Learner for Lda {
                 *s += rows.w[i] * centred(i, j).powi(2);
             }
         }
-        sd.iter_mut().for_each(|s| {
+        // A within-class sd at rounding level of the feature's values (a
+        // feature constant within every class, up to how the means round)
+        // counts as 0, as an exact 0 does in scikit-learn, and becomes 1.
+        for (j, s) in sd.iter_mut().enumerate() {
             *s = (*s / total).sqrt();
-            if !(*s > 0.0) {
+            let size = (0..m).map(|c| mean[c * d + j].abs()).fold(0.0, f64::max);
+            if s.is_nan() || *s <= 1e-12 * size || *s == 0.0 {
                 *s = 1.0;
             }
-        });
+        }
         let dof = total;
         let mut cov = vec![0.0; d * d];
         let mut z = vec![0.0; d];
@@ -383,10 +387,9 @@ impl Learner for Qda {
                 .for_each(|(g, v)| *g += rows.w[i] * v / all);
         }
         let mut max_var = 0.0f64;
-        #[allow(clippy::needless_range_loop)] // index several arrays in step
-        for j in 0..d {
+        for (j, g) in grand.iter().enumerate() {
             let v: f64 = (0..rows.n())
-                .map(|i| rows.w[i] * (rows.x[i * d + j] - grand[j]).powi(2))
+                .map(|i| rows.w[i] * (rows.x[i * d + j] - g).powi(2))
                 .sum::<f64>()
                 / all;
             max_var = max_var.max(v);

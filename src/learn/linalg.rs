@@ -47,7 +47,7 @@ fn cholesky(a: &[f64], n: usize, shift: f64) -> Option<Vec<f64>> {
     for j in 0..n {
         let s: f64 = (0..j).map(|k| l[j * n + k] * l[j * n + k]).sum();
         let d = a[j * n + j] + shift - s;
-        if !(d > 0.0) || !d.is_finite() {
+        if d.is_nan() || d <= 0.0 || !d.is_finite() {
             return None;
         }
         let dj = d.sqrt();
@@ -324,5 +324,32 @@ mod tests {
         // Singular: the shifted solve still returns finite numbers.
         let s = cholesky_solve(&[1.0, 1.0, 1.0, 1.0], &[1.0, 1.0]);
         assert!(s.iter().all(|v| v.is_finite()));
+    }
+}
+
+#[cfg(test)]
+mod zero_row {
+    use super::*;
+
+    #[test]
+    fn zero_rows_and_columns() {
+        let n = 4;
+        let m = [
+            2.0, 0.0, 0.5, 0.1, //
+            0.0, 0.0, 0.0, 0.0, //
+            0.5, 0.0, 1.0, 0.2, //
+            0.1, 0.0, 0.2, 3.0,
+        ];
+        let (vals, v) = sym_eigen(&m, n);
+        eprintln!("{vals:?}");
+        for k in 0..n {
+            for i in 0..n {
+                let av: f64 = (0..n).map(|j| m[i * n + j] * v[j * n + k]).sum();
+                assert!(
+                    (av - vals[k] * v[i * n + k]).abs() < 1e-10,
+                    "{k} {i} {vals:?}"
+                );
+            }
+        }
     }
 }

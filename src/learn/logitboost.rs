@@ -289,9 +289,8 @@ impl Learner for LogitBoost {
                 model.stumps.extend(round);
                 continue;
             }
-            #[allow(clippy::needless_range_loop)] // index several arrays in step
-            for i in 0..n {
-                f[i] += round[0].eval(rows.row(i));
+            for (i, fi) in f.iter_mut().enumerate() {
+                *fi += round[0].eval(rows.row(i));
             }
             model.stumps.extend(round);
         }

@@ -16,6 +16,25 @@
 //!
 //! Fitted models are the variants of the [`Model`] enum, which lives in
 //! [`crate::model`] (see there for why an enum and not trait objects).
+//!
+//! The learners, with their model-spec names ([`crate::spec`]):
+//!
+//! | spec | learner | module |
+//! |---|---|---|
+//! | `tree`, `random_tree` | decision trees | [`tree`] |
+//! | `logistic(c, class_weight, tol, max_iter)` | L2 logistic regression | [`logistic`] |
+//! | `gnb(var_smoothing)` | Gaussian naive Bayes | [`naive_bayes`] |
+//! | `nb-binned(bins)` | equal-width binned naive Bayes | [`naive_bayes`] |
+//! | `knn(k, weights)` | k nearest neighbours | [`knn`] |
+//! | `svm(kernel, c, gamma, class_weight, tol, cache_mb, folds)` | C-SVM + Platt | [`svm`] |
+//! | `lda(priors)`, `qda(priors, reg)` | discriminant analysis | [`discriminant`] |
+//! | `adaboost(n, depth)`, `adac2(n, depth, cost_pos, cost_neg)` | AdaBoost.M1 / AdaC2 | [`adaboost`] |
+//! | `logitboost(n)` | LogitBoost with stumps | [`logitboost`] |
+//! | `svdd(nu, kernel, gamma, normal, tol, cache_mb)` | one-class SVDD | [`svdd`] |
+//!
+//! Each fits on a view (repeats count as copies, row weights honoured; rows
+//! of weight 0 are ignored) and predicts `n x k` probabilities over all the
+//! training dataset's classes, 0 for classes absent from the fitted rows.
 
 pub mod adaboost;
 pub mod discriminant;

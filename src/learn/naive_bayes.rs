@@ -80,10 +80,10 @@ impl GaussianNbModel {
         let mut jll: Vec<f64> = (0..self.classes.len())
             .map(|s| {
                 let mut q = 0.0;
-                #[allow(clippy::needless_range_loop)] // index several arrays in step
-                for j in 0..d {
-                    let r = x[j] - self.mean[s * d + j];
-                    q += r * r / self.var[s * d + j];
+                let (mean, var) = (&self.mean[s * d..], &self.var[s * d..]);
+                for ((xj, m), v) in x.iter().zip(mean).zip(var) {
+                    let r = xj - m;
+                    q += r * r / v;
                 }
                 self.log_prior[s] + self.log_norm[s] - 0.5 * q
             })
@@ -101,7 +101,7 @@ impl GaussianNbModel {
             || self.var.len() != m * self.d
             || self.log_norm.len() != m
             || self.classes.iter().any(|&c| c >= self.k)
-            || self.var.iter().any(|&v| !(v > 0.0))
+            || self.var.iter().any(|&v| v.is_nan() || v <= 0.0)
         {
             return Err("gaussian naive Bayes model: inconsistent shapes or variances".into());
         }

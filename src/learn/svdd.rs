@@ -187,7 +187,7 @@ impl Learner for Svdd {
             }
             Normal::Majority => (0..rows.k).fold(0, |b, c| if tot[c] > tot[b] { c } else { b }),
         };
-        if !(tot[normal] > 0.0) {
+        if tot[normal] <= 0.0 {
             return Err(Error::data(format!(
                 "svdd: the normal class '{}' has no training rows",
                 data.data().class_names()[normal]

@@ -73,7 +73,7 @@ fn builds_every_learner() {
 #[test]
 fn bad_names_and_values_list_what_is_accepted() {
     let err = |s: &str| build_learner(s).unwrap_err().to_string();
-    assert!(err("nope").contains("tree, forest, bagging, rdt, random_tree"));
+    assert!(err("perceptron").contains("tree, forest, bagging, rdt, random_tree, logistic"));
     assert!(err("tree(depth=3)").contains("accepted: criterion, max_depth"));
     assert!(err("tree(criterion=chaos)").contains("one of gini, entropy, gain_ratio"));
     assert!(err("tree(splitter=approx)").contains("one of exact, hist"));
@@ -89,4 +89,33 @@ fn bad_names_and_values_list_what_is_accepted() {
     assert!(err("bagging(sample=bootstrap(fraction=0))").contains("fraction"));
     assert!(err("tree + correct").contains("stage 'correct'"));
     assert!(err("tree(3)").contains("needs a name"));
+}
+
+#[test]
+fn base_learner_names_are_specs_of_the_same_learner() {
+    for spec in [
+        "logistic",
+        "logistic(c=0.5, class_weight=given(1, 4.5), tol=1e-8, max_iter=50)",
+        "gnb(var_smoothing=1e-6)",
+        "nb-binned(bins=7)",
+        "knn(k=3, weights=distance)",
+        "svm(kernel=linear, c=2, class_weight=balanced)",
+        "svm(gamma=0.25)",
+        "lda(priors=balanced)",
+        "qda(priors=given(0.2, 0.8), reg=0.3)",
+        "adaboost(n=10, depth=2)",
+        "adac2(n=5, cost_pos=balanced, cost_neg=0.2)",
+        "logitboost(n=7)",
+        "svdd(nu=0.2, gamma=0.5, normal=0)",
+    ] {
+        let name = build_learner(spec).unwrap().name();
+        let again = build_learner(&name).unwrap_or_else(|e| panic!("{spec} -> {name}: {e}"));
+        assert_eq!(again.name(), name, "{spec}");
+    }
+    assert_eq!(
+        build_learner("logistic(c=2, class_weight=balanced)")
+            .unwrap()
+            .name(),
+        "logistic(c=2,class_weight=balanced)"
+    );
 }

@@ -4,7 +4,7 @@
 //!   bounds `C_i = C x class weight x row weight` (a row repeated in a bag
 //!   counts once with its copies summed into the weight, which is the same
 //!   problem), by SMO with second-order working set selection
-//!   ([`smo`](self::smo)) and an LRU kernel cache: LIBSVM's algorithm, so the
+//!   (module `smo`) and an LRU kernel cache: LIBSVM's algorithm, so the
 //!   decision values agree with scikit-learn's `SVC` (which wraps LIBSVM)
 //!   up to the solvers' tolerance.
 //! - `gamma=scale` is scikit-learn's `1 / (d Var(X))` (variance of all
@@ -293,7 +293,8 @@ impl Svm {
                 ));
             }
         }
-        if !(self.tol > 0.0) || !(self.cache_mb > 0.0) || self.folds < 2 {
+        let positive = |v: f64| v > 0.0 && v.is_finite();
+        if !positive(self.tol) || !positive(self.cache_mb) || self.folds < 2 {
             return bad("tol and cache_mb must be > 0 and folds >= 2");
         }
         Ok(())

@@ -40,6 +40,13 @@ impl Labels {
         Ok(id)
     }
 
+    /// Counts one more row of an already interned label.
+    #[inline]
+    pub(super) fn repeat(&mut self, id: u32) -> u32 {
+        self.counts[id as usize] += 1;
+        id
+    }
+
     /// Adds another part's labels (in its first-seen order) and returns the
     /// map from that part's ids to ours.
     pub(super) fn merge(&mut self, other: Labels) -> Vec<u32> {

@@ -36,6 +36,17 @@ fn digits(s: &[u8], mut i: usize, m: &mut u64) -> usize {
 
 #[inline]
 fn fast_path(s: &[u8]) -> Option<f64> {
+    parse_prefix(s)
+        .filter(|&(_, n)| n == s.len())
+        .map(|(v, _)| v)
+}
+
+/// Parses the decimal number at the start of `s` on the exact fast path and
+/// returns it with the number of bytes it spans; `None` when the start of
+/// `s` is not such a number (the caller then takes the general path).
+/// The result is always finite.
+#[inline]
+pub fn parse_prefix(s: &[u8]) -> Option<(f64, usize)> {
     let neg = s.first() == Some(&b'-');
     let mut i = usize::from(matches!(s.first(), Some(b'-' | b'+')));
     let mut m: u64 = 0;
@@ -65,7 +76,7 @@ fn fast_path(s: &[u8]) -> Option<f64> {
         }
         exp += if eneg { -(e as i64) } else { e as i64 };
     }
-    if i != s.len() || m >= 1 << 53 {
+    if m >= 1 << 53 {
         return None;
     }
     let v = m as f64;
@@ -75,7 +86,7 @@ fn fast_path(s: &[u8]) -> Option<f64> {
         -22..=-1 => v / POW10[(-exp) as usize],
         _ => return None,
     };
-    Some(if neg { -v } else { v })
+    Some((if neg { -v } else { v }, i))
 }
 
 #[cfg(test)]

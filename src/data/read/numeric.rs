@@ -14,6 +14,7 @@ use rayon::prelude::*;
 
 use super::csv_reader::{check_width, Columns, Labels};
 use super::lines::{Lines, Record};
+use super::number::parse_prefix;
 use super::{is_missing, parse_err, parse_number, trim, Missing, ReadReport};
 use crate::error::Result;
 
@@ -27,6 +28,8 @@ struct Part {
     labels: Labels,
     rows_read: usize,
     dropped: usize,
+    /// Lines the part spans (for numbering the lines of later parts).
+    lines: u64,
 }
 
 /// Parses every record `lines` yields (plus `first`, a record already read).
@@ -105,6 +108,103 @@ fn parse_row(rec: &Record, cols: &Columns, row_buf: &mut [f64], part: &mut Part)
     Ok(())
 }
 
+/// Parses the line starting at `text[0]` on the fast path: every feature
+/// field a plain decimal with no surrounding spaces, a non-empty label, the
+/// right field count, then `\n`, `\r\n` or the end. Returns the label's
+/// byte range and the length of the line including its newline, or `None`
+/// to send the line to the general path (quotes, spaces, missing values,
+/// odd numbers, errors).
+#[inline]
+fn fast_line(text: &[u8], cols: &Columns, row_buf: &mut [f64]) -> Option<((usize, usize), usize)> {
+    let width = cols.names.len();
+    let delim = cols.opts.delimiter;
+    let mut i = 0;
+    let mut out = 0;
+    let mut label = (0, 0);
+    for j in 0..width {
+        if j == cols.target {
+            let start = i;
+            while i < text.len() && !matches!(text[i], b'\n' | b'\r') && text[i] != delim {
+                i += 1;
+            }
+            if i == start {
+                return None;
+            }
+            label = (start, i);
+        } else {
+            let (v, n) = parse_prefix(&text[i..])?;
+            row_buf[out] = v;
+            out += 1;
+            i += n;
+        }
+        if j + 1 < width {
+            if text.get(i) != Some(&delim) {
+                return None;
+            }
+            i += 1;
+        }
+    }
+    match (text.get(i), text.get(i + 1)) {
+        (None, _) => Some((label, i)),
+        (Some(b'\n'), _) => Some((label, i + 1)),
+        (Some(b'\r'), Some(b'\n')) => Some((label, i + 2)),
+        (Some(b'\r'), None) => Some((label, i + 1)),
+        _ => None,
+    }
+}
+
+/// Parses a block of whole lines (no quote characters), line by line on the
+/// fast path, falling back to the general tokenizer for any other line.
+/// Error messages count lines from `lines_before`.
+fn parse_block(block: &[u8], lines_before: u64, cols: &Columns) -> Result<Part> {
+    let d = cols.names.len() - 1;
+    let rows = block.len() / (8 * cols.names.len()).max(1) + 1;
+    let mut part = Part {
+        x: Vec::with_capacity(rows * d),
+        raw_y: Vec::with_capacity(rows),
+        ..Part::default()
+    };
+    let mut row_buf = vec![0.0f64; d];
+    let mut last: (&[u8], u32) = (&[], u32::MAX);
+    let mut pos = 0;
+    let mut line_no = lines_before;
+    while pos < block.len() {
+        line_no += 1;
+        let text = &block[pos..];
+        match fast_line(text, cols, &mut row_buf) {
+            Some(((a, b), len)) => {
+                let label = &text[a..b];
+                let id = if label == last.0 {
+                    part.labels.repeat(last.1)
+                } else {
+                    let id = part.labels.intern(label, cols.origin, line_no)?;
+                    last = (label, id);
+                    id
+                };
+                part.rows_read += 1;
+                part.raw_y.push(id);
+                part.x.extend_from_slice(&row_buf);
+                pos += len;
+            }
+            None => {
+                let end = text
+                    .iter()
+                    .position(|&b| b == b'\n')
+                    .map_or(text.len(), |e| e + 1);
+                let mut l =
+                    Lines::starting_at(&text[..end], cols.opts.delimiter, cols.origin, line_no - 1);
+                let mut rec = Record::default();
+                if l.next(&mut rec)? {
+                    parse_row(&rec, cols, &mut row_buf, &mut part)?;
+                }
+                pos += end;
+            }
+        }
+    }
+    part.lines = line_no - lines_before;
+    Ok(part)
+}
+
 /// Reads one block: up to `BLOCK` bytes plus whatever completes the last line.
 /// Returns `None` at end of input.
 fn read_block<R: Read>(
@@ -167,22 +267,20 @@ pub(super) fn read_numeric<R: Read>(
     let mut carry = Vec::new();
     let mut reserved = false;
     loop {
-        let mut blocks: Vec<(u64, Vec<u8>)> = Vec::with_capacity(batch);
+        let mut blocks: Vec<Vec<u8>> = Vec::with_capacity(batch);
         let mut quoted = None;
         while blocks.len() < batch {
             let Some(block) = read_block(&mut reader, &mut carry, origin)? else {
                 break;
             };
             if block.contains(&b'"') {
-                quoted = Some((line_no, block));
+                quoted = Some(block);
                 break;
             }
-            let start = line_no;
-            line_no += block.iter().filter(|&&b| b == b'\n').count() as u64;
-            blocks.push((start, block));
+            blocks.push(block);
         }
         if !reserved && size_hint > 0 {
-            if let Some((_, b)) = blocks.first() {
+            if let Some(b) = blocks.first() {
                 let row_bytes = b.iter().position(|&c| c == b'\n').unwrap_or(b.len()) + 1;
                 let rows = (size_hint / row_bytes as u64 + 16) as usize;
                 x.reserve_exact(rows.saturating_mul(d).min(1 << 31));
@@ -193,22 +291,25 @@ pub(super) fn read_numeric<R: Read>(
         let done = blocks.len() < batch;
         let parts: Vec<Result<Part>> = blocks
             .par_iter()
-            .map(|(start, block)| {
-                let rows = block.len() / 64 + 1;
-                let mut l = Lines::starting_at(&block[..], cols.opts.delimiter, origin, *start);
-                parse_part(&mut l, None, cols, rows)
-            })
+            .map(|block| parse_block(block, 0, cols))
             .collect();
-        for p in parts {
-            absorb(p?, &mut x, &mut raw_y);
+        for (p, block) in parts.into_iter().zip(&blocks) {
+            // Line numbers are only known once earlier blocks are counted:
+            // a failing block is parsed again from its true first line.
+            let p = match p {
+                Ok(p) => p,
+                Err(_) => parse_block(block, line_no, cols)?,
+            };
+            line_no += p.lines;
+            absorb(p, &mut x, &mut raw_y);
         }
-        if let Some((start, block)) = quoted {
+        if let Some(block) = quoted {
             let rest = Cursor::new(block).chain(Cursor::new(carry)).chain(reader);
             let mut l = Lines::starting_at(
                 BufReader::with_capacity(1 << 20, rest),
                 cols.opts.delimiter,
                 origin,
-                start,
+                line_no,
             );
             absorb(parse_part(&mut l, None, cols, 0)?, &mut x, &mut raw_y);
             break;

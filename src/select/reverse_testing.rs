@@ -292,6 +292,30 @@ fn fit_all(
         .collect()
 }
 
+/// Every pair decided by the higher score (equal scores: undecided).
+fn pairs_from_scores(scores: &[f64]) -> Vec<Pair> {
+    let l = scores.len();
+    let mut pairs = Vec::new();
+    for a in 0..l {
+        for b in a + 1..l {
+            let outcome = if scores[a] > scores[b] {
+                Outcome::First
+            } else if scores[b] > scores[a] {
+                Outcome::Second
+            } else {
+                Outcome::Undecided
+            };
+            pairs.push(Pair {
+                a,
+                b,
+                outcome,
+                acc_train: None,
+            });
+        }
+    }
+    pairs
+}
+
 /// Orders learners from pairwise outcomes (wins minus losses).
 fn rank(names: Vec<String>, pairs: Vec<Pair>, models_built: usize, single: Vec<usize>) -> Ranking {
     let l = names.len();
@@ -490,24 +514,7 @@ pub fn rank_by_comparator(
             }
         };
     }
-    let mut pairs = Vec::new();
-    for a in 0..l {
-        for b in a + 1..l {
-            let outcome = if scores[a] > scores[b] {
-                Outcome::First
-            } else if scores[b] > scores[a] {
-                Outcome::Second
-            } else {
-                Outcome::Undecided
-            };
-            pairs.push(Pair {
-                a,
-                b,
-                outcome,
-                acc_train: None,
-            });
-        }
-    }
+    let pairs = pairs_from_scores(&scores);
     let names = learners.iter().map(|(n, _)| n.clone()).collect();
     Ok(rank(names, pairs, models_built, Vec::new()))
 }
@@ -537,24 +544,7 @@ pub fn true_ranking(
         })
         .collect::<Result<Vec<f64>>>()?;
     let l = learners.len();
-    let mut pairs = Vec::new();
-    for a in 0..l {
-        for b in a + 1..l {
-            let outcome = if scores[a] > scores[b] {
-                Outcome::First
-            } else if scores[b] > scores[a] {
-                Outcome::Second
-            } else {
-                Outcome::Undecided
-            };
-            pairs.push(Pair {
-                a,
-                b,
-                outcome,
-                acc_train: None,
-            });
-        }
-    }
+    let pairs = pairs_from_scores(&scores);
     Ok(rank(
         learners.iter().map(|(n, _)| n.clone()).collect(),
         pairs,

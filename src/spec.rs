@@ -277,6 +277,15 @@ pub const LEARNERS: &[&str] = &[
     "adac2",
     "logitboost",
     "svdd",
+    "pt-bagging",
+    "eb-bagging",
+    "rb-bagging",
+    "smote-bagging",
+    "underover-bagging",
+    "under-bagging",
+    "balanced-forest",
+    "easy-ensemble",
+    "rus-boost",
 ];
 /// The samplers a spec may name besides those of [`crate::sample::METHODS`].
 pub const SAMPLERS: &[&str] = &["bootstrap", "none"];
@@ -484,6 +493,9 @@ fn vote(a: &Args<'_>) -> Result<Vote> {
 
 /// Builds a learner from a call such as `tree(max_depth=3)`.
 pub fn learner_from_call(c: &Call) -> Result<Arc<dyn Learner>> {
+    if let Some(ensemble) = presets::ensemble_from_call(c) {
+        return ensemble;
+    }
     match c.name.as_str() {
         "tree" => {
             let a = Args::new(c, TREE_ARGS)?;
@@ -615,6 +627,7 @@ pub fn learner_from_call(c: &Call) -> Result<Arc<dyn Learner>> {
                 n: a.count("n", 1)?.unwrap_or(50),
                 depth: a.count("depth", 1)?.unwrap_or(1),
                 variant: Variant::M1,
+                undersample: false,
             }))
         }
         "adac2" => {
@@ -631,6 +644,7 @@ pub fn learner_from_call(c: &Call) -> Result<Arc<dyn Learner>> {
                     cost_pos,
                     cost_neg: positive(&a, "cost_neg")?.unwrap_or(0.5),
                 },
+                undersample: false,
             }))
         }
         "logitboost" => {
@@ -775,6 +789,7 @@ pub fn sampler_from_call(c: &Call) -> Result<Arc<dyn Sampler>> {
     }
 }
 
+pub mod presets;
 #[cfg(test)]
 mod tests;
 
@@ -830,7 +845,7 @@ pub fn build_strategy(spec: &str) -> Result<Strategy> {
         learner: learner_from_call(learner_call)?,
         correct: None,
         calibration: None,
-        decision: Decision::Argmax,
+        decision: presets::default_decision(&learner_call.name),
     };
     let mut decided = false;
     for c in stages {

@@ -54,6 +54,9 @@ pub enum Decision {
     Argmax,
     /// Binary: positive iff `p >= T`.
     Fixed(f64),
+    /// Binary: positive iff `p >= 0.5`; argmax for more classes (the
+    /// default of the rebalancing ensembles, see [`crate::spec::presets`]).
+    Half,
     /// PT_MA: thresholds equal to the training priors.
     Priors,
     /// PT_F1: `tau = (pi+ + 0.5) / 2` (binary).
@@ -341,6 +344,8 @@ impl Strategy {
         let rule = match &self.decision {
             Decision::Argmax => Rule::Argmax,
             Decision::Fixed(t) => Rule::Threshold(*t),
+            Decision::Half if k == 2 => Rule::Threshold(0.5),
+            Decision::Half => Rule::Argmax,
             Decision::Priors => Rule::priors(&priors)?,
             Decision::F1 => Rule::f1(&priors)?,
             Decision::Lambda(l) => Rule::Lambda(l.clone()),

@@ -26,6 +26,7 @@ const SPECS: &[&str] = &[
     "adaboost(n=10, depth=2)",
     "adac2(n=20)",
     "adac2(n=20, cost_pos=3, cost_neg=0.5)",
+    "rus-boost(n=20)",
     "logitboost(n=20)",
     "svdd(nu=0.1)",
 ];

@@ -19,6 +19,14 @@
 //! `c_i w_i`, the error is cost-weighted, `err = sum c w [wrong] / sum c w`,
 //! and the update is `w_i <- c_i w_i exp(alpha [wrong])`.
 //!
+//! RUSBoost (Seiffert, Khoshgoftaar, Van Hulse & Napolitano 2010; the
+//! lecture's "boosting with sampling"): AdaBoost.M1 where every round's tree
+//! is fitted on a random undersample, without replacement, of each class to
+//! the size of the smallest (uniformly, whatever the weights), carrying those
+//! rows' current weights; the error and the weight update use all training
+//! rows, as in imbalanced-learn's `RUSBoostClassifier`. Duplicate training
+//! rows are merged first (a bootstrap copy counts once, with its weight).
+//!
 //! Probabilities: the vote `f_k(x) = sum_m alpha_m h_mk(x)` with SAMME's
 //! coding `h_mk = 1` for the predicted class and `-1/(K-1)` otherwise is
 //! mapped by `p_k ∝ exp(f_k (K-1) / K)`, the population minimiser of the
@@ -40,6 +48,7 @@ use crate::data::{Dataset, View};
 use crate::error::{Error, Result};
 use crate::learn::{Learner, Model};
 use crate::rng::Rng;
+use crate::sample::draw::without_replacement;
 
 /// A cost of AdaC2.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -87,6 +96,8 @@ pub struct AdaBoost {
     pub depth: usize,
     /// M1 or AdaC2.
     pub variant: Variant,
+    /// RUSBoost: fit each round's tree on a balanced random undersample.
+    pub undersample: bool,
 }
 
 impl Default for AdaBoost {
@@ -95,6 +106,7 @@ impl Default for AdaBoost {
             n: 50,
             depth: 1,
             variant: Variant::M1,
+            undersample: false,
         }
     }
 }
@@ -236,6 +248,11 @@ impl Learner for AdaBoost {
         };
         let prepared = tree.prepare(&base)?;
         let all_rows: Vec<usize> = (0..n).collect();
+        let by_class: Vec<Vec<usize>> = classes
+            .iter()
+            .map(|&c| (0..n).filter(|&i| rows.y[i] == c).collect())
+            .collect();
+        let smallest = by_class.iter().map(Vec::len).min().unwrap_or(0);
         let km = classes.len() as f64;
         let mut w: Vec<f64> = rows.w.iter().map(|v| v / all).collect();
         for _ in 0..self.n {
@@ -246,7 +263,17 @@ impl Learner for AdaBoost {
             }
             let fit_w: Vec<f64> = fit_w.iter().map(|v| v / s).collect();
             let weighted = base.clone().with_weights(fit_w.clone())?;
-            let Model::Tree(t) = tree.fit_prepared(&prepared, &weighted.view(&all_rows), rng)?
+            let fit_rows = if self.undersample {
+                let mut r: Vec<usize> = by_class
+                    .iter()
+                    .flat_map(|pool| without_replacement(pool, smallest, rng))
+                    .collect();
+                r.sort_unstable();
+                r
+            } else {
+                all_rows.clone()
+            };
+            let Model::Tree(t) = tree.fit_prepared(&prepared, &weighted.view(&fit_rows), rng)?
             else {
                 return Err(Error::invalid("adaboost: the base learner is not a tree"));
             };
@@ -282,6 +309,9 @@ impl Learner for AdaBoost {
 
     fn name(&self) -> String {
         match self.variant {
+            Variant::M1 if self.undersample => {
+                format!("rus-boost(n={},depth={})", self.n, self.depth)
+            }
             Variant::M1 => format!("adaboost(n={},depth={})", self.n, self.depth),
             Variant::AdaC2 { cost_pos, cost_neg } => format!(
                 "adac2(n={},depth={},cost_pos={},cost_neg={cost_neg})",

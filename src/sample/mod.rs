@@ -21,7 +21,7 @@
 
 mod balanced;
 mod cleaning;
-mod draw;
+pub(crate) mod draw;
 mod named;
 pub mod neighbors;
 mod over;

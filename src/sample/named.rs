@@ -169,6 +169,11 @@ pub fn sampler_from_name(method: &str, params: &SamplerParams) -> Result<Box<dyn
                 ));
             }
             let s = if let Some(b) = p.beta {
+                if !(b > 0.0 && b <= 1.0) {
+                    return Err(Error::invalid(format!(
+                        "under: beta = {b} is a keep rate of the majority and must be in (0, 1]"
+                    )));
+                }
                 RandomUnder::beta(b)
             } else if let Some(r) = &p.rates {
                 RandomUnder::rates(r.clone())

@@ -119,3 +119,70 @@ fn base_learner_names_are_specs_of_the_same_learner() {
         "logistic(c=2,class_weight=balanced)"
     );
 }
+
+#[test]
+fn named_ensembles_have_the_papers_defaults() {
+    let cases = [
+        (
+            "pt-bagging",
+            "bagging(n=100,learner=tree(criterion=gini),sample=bootstrap)",
+        ),
+        (
+            "eb-bagging(n=7)",
+            "bagging(n=7,learner=tree(criterion=gini),sample=eb)",
+        ),
+        (
+            "smote-bagging",
+            "bagging(n=100,learner=tree(criterion=gini),sample=hybrid(amount=500,under=120,k=5))",
+        ),
+        (
+            "underover-bagging(a=10)",
+            "bagging(n=100,learner=tree(criterion=gini),sample=underover(a=10))",
+        ),
+        (
+            "under-bagging",
+            "bagging(n=100,learner=tree(criterion=gini),sample=under(ratio=1))",
+        ),
+        (
+            "under-bagging(beta=0.25)",
+            "bagging(n=100,learner=tree(criterion=gini),sample=under(beta=0.25))",
+        ),
+        (
+            "balanced-forest(n=3)",
+            "bagging(n=3,learner=tree(criterion=gini,max_features=sqrt),sample=balanced-bootstrap)",
+        ),
+        (
+            "easy-ensemble",
+            "bagging(n=10,learner=adaboost(n=50,depth=1),sample=eb)",
+        ),
+        ("rus-boost(n=20)", "rus-boost(n=20,depth=1)"),
+    ];
+    for (spec, name) in cases {
+        assert_eq!(build_learner(spec).unwrap().name(), name, "{spec}");
+    }
+    for (spec, decision) in [
+        ("pt-bagging", Decision::Priors),
+        ("pt-bagging+threshold(f1)", Decision::F1),
+        ("eb-bagging", Decision::Half),
+        ("rus-boost+argmax", Decision::Argmax),
+        ("bagging", Decision::Argmax),
+    ] {
+        assert_eq!(build_strategy(spec).unwrap().decision, decision, "{spec}");
+    }
+}
+
+#[test]
+fn named_ensembles_reject_bad_arguments() {
+    for (spec, needle) in [
+        ("pt-bagging(a=5)", "unknown argument 'a'"),
+        ("under-bagging(beta=0.2,ratio=1)", "not both"),
+        ("under-bagging(beta=2)", "beta"),
+        ("underover-bagging(a=-1)", "underover"),
+        ("smote-bagging(k=0)", "k="),
+        ("rus-boost(n=0)", "n="),
+        ("easy-ensemble(rounds=x)", "rounds"),
+    ] {
+        let e = build_strategy(spec).unwrap_err().to_string();
+        assert!(e.contains(needle), "{spec}: {e}");
+    }
+}

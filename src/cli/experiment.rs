@@ -56,12 +56,18 @@ enum Which {
         #[arg(long, default_value_t = 1000)]
         max_rows: usize,
     },
+    /// PT-bagging against EB-, RB-, SMOTE-bagging, Platt and UnderOver
+    /// (Collell et al. 2018, Sec. 4-5).
+    PtBagging(super::pt_bagging::Args),
+    /// Undersampling with and without the prior correction (Dal Pozzolo et
+    /// al. 2015, Sec. VI, Table V, Fig. 3-4).
+    Calibration(super::calibration::Args),
 }
 
 /// Named datasets, and the reasons others were skipped.
 type Loaded = (Vec<(String, Dataset)>, Vec<String>);
 
-fn load_dirs(dirs: &[PathBuf], max_rows: usize) -> Result<Loaded> {
+pub(super) fn load_dirs(dirs: &[PathBuf], max_rows: usize) -> Result<Loaded> {
     let mut out = Vec::new();
     let mut skipped = Vec::new();
     let mut keep = |name: String, ds: Dataset| {
@@ -98,6 +104,8 @@ fn load_dirs(dirs: &[PathBuf], max_rows: usize) -> Result<Loaded> {
 
 pub fn run(g: &Global, a: &Args) -> Result<()> {
     match &a.which {
+        Which::PtBagging(args) => super::pt_bagging::run(g, args),
+        Which::Calibration(args) => super::calibration::run(g, args),
         Which::ReverseTesting {
             data_dirs,
             learners,

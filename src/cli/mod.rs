@@ -1,6 +1,7 @@
 //! The `rarity` command line: argument parsing and output only; every command
 //! is a thin call into the library.
 
+mod calibration;
 mod data_args;
 mod datasets;
 mod evaluate;
@@ -10,6 +11,7 @@ mod generate;
 mod inspect;
 mod output;
 mod predict;
+mod pt_bagging;
 mod resample;
 mod run;
 mod score;

@@ -1,0 +1,222 @@
+//! `rarity experiment pt-bagging`: Collell et al. (2018) Sec. 4-5 over a
+//! directory of datasets (see [`rarity::experiment::pt_bagging`]).
+
+use std::path::PathBuf;
+
+use serde_json::json;
+
+use super::experiment::load_dirs;
+use super::output::{num, print_json, write_stdout, Table};
+use super::{Global, OutputFormat};
+use rarity::error::{Error, Result};
+use rarity::experiment::pt_bagging::{
+    run_dataset, summarise, BinarySummary, Config, MulticlassSummary, BINARY_METHODS, MEASURES,
+    MULTICLASS_METHODS,
+};
+
+/// Arguments of `rarity experiment pt-bagging`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    /// Directories of CSV datasets (default: the bundled ones).
+    #[arg(long = "data-dir")]
+    data_dirs: Vec<PathBuf>,
+    /// Ensemble sizes, ascending, separated by commas.
+    #[arg(long, default_value = "5,10,25,50,100")]
+    sizes: String,
+    /// Repeated stratified cross-validation, `RxK`.
+    #[arg(long, default_value = "5x2")]
+    cv: String,
+    /// Skip datasets with more rows.
+    #[arg(long, default_value_t = 100_000)]
+    max_rows: usize,
+}
+
+pub fn run(g: &Global, a: &Args) -> Result<()> {
+    let sizes: Vec<usize> = a
+        .sizes
+        .split(',')
+        .map(|s| {
+            s.trim().parse::<usize>().map_err(|_| {
+                Error::invalid(format!(
+                    "--sizes: '{s}' is not a whole number (e.g. --sizes 5,10,25,50,100)"
+                ))
+            })
+        })
+        .collect::<Result<_>>()?;
+    let cfg = Config {
+        sizes,
+        splitter: a.cv.parse()?,
+        seed: g.seed,
+    };
+    let (datasets, skipped) = load_dirs(&a.data_dirs, a.max_rows)?;
+    let start = std::time::Instant::now();
+    let mut results = Vec::with_capacity(datasets.len());
+    for (i, (name, ds)) in datasets.iter().enumerate() {
+        results.push(run_dataset(name, ds, &cfg)?);
+        if !g.quiet {
+            eprintln!("  [{}/{}] {name}", i + 1, datasets.len());
+        }
+    }
+    let (binary, multiclass) = summarise(&results, &cfg.sizes)?;
+    let seconds = start.elapsed().as_secs_f64();
+    if g.format == OutputFormat::Json {
+        return print_json(&json!({
+            "cv": a.cv, "sizes": cfg.sizes, "measures": MEASURES,
+            "binary_methods": BINARY_METHODS, "multiclass_methods": MULTICLASS_METHODS,
+            "binary": binary, "multiclass": multiclass, "datasets": results,
+            "skipped": skipped, "seconds": seconds,
+        }));
+    }
+    let mut out = format!(
+        "PT-bagging experiment (Collell et al. 2018): {} datasets, {} CV, sizes {}; {:.0} s\n",
+        results.len(),
+        a.cv,
+        a.sizes,
+        seconds
+    );
+    if let Some(b) = &binary {
+        out.push_str(&render_binary(b));
+    }
+    if let Some(m) = &multiclass {
+        out.push_str(&render_multiclass(m));
+    }
+    for s in &skipped {
+        out.push_str(&format!("skipped: {s}\n"));
+    }
+    write_stdout(&out)
+}
+
+fn p_value(p: f64) -> String {
+    if p.is_nan() {
+        "-".into()
+    } else if p < 1e-4 {
+        format!("{p:.1e}")
+    } else {
+        num(p, 4)
+    }
+}
+
+fn render_binary(b: &BinarySummary) -> String {
+    let mut out = format!("\n## Binary: {} datasets\n", b.n_datasets);
+    let sizes: Vec<String> = b.sizes.iter().map(|s| format!("n={s}")).collect();
+    for (measure, t) in &b.trend {
+        let mut header = vec!["method"];
+        header.extend(sizes.iter().map(String::as_str));
+        let mut table = Table::new(&header);
+        for (m, row) in BINARY_METHODS.iter().zip(t) {
+            let mut cells = vec![m.to_string()];
+            cells.extend(row.iter().map(|v| num(*v, 4)));
+            table.row(cells);
+        }
+        out.push_str(&format!(
+            "\nEnsemble size trend (Fig. 1), mean {measure} over datasets:\n{}",
+            table.render()
+        ));
+    }
+    let j = |m: &str| MEASURES.iter().position(|x| *x == m).unwrap_or(0);
+    let mut t5 = Table::new(&[
+        "method",
+        "macro acc",
+        "potential",
+        "gap",
+        "macro F1",
+        "potential",
+        "gap",
+        "Brier min",
+        "Brier maj",
+    ]);
+    for (m, v) in BINARY_METHODS.iter().zip(&b.at_largest) {
+        let (ma, pma) = (v[j("macro_accuracy")], v[j("potential_macro_accuracy")]);
+        let (mf, pmf) = (v[j("macro_f1")], v[j("potential_macro_f1")]);
+        t5.row(vec![
+            m.to_string(),
+            num(ma, 4),
+            num(pma, 4),
+            num(pma - ma, 4),
+            num(mf, 4),
+            num(pmf, 4),
+            num(pmf - mf, 4),
+            num(v[j("brier_minority")], 4),
+            num(v[j("brier_majority")], 4),
+        ]);
+    }
+    out.push_str(&format!(
+        "\nAt n={}: full potential and gap (Table 5), stratified Brier:\n{}",
+        b.sizes.last().copied().unwrap_or(0),
+        t5.render()
+    ));
+    let mut t4 = Table::new(&["method", "against", "measure", "W/T/L", "Wilcoxon p"]);
+    for w in &b.win_tie_loss {
+        t4.row(vec![
+            w.method.clone(),
+            w.against.clone(),
+            w.measure.clone(),
+            format!("{}/{}/{}", w.wins, w.ties, w.losses),
+            p_value(w.wilcoxon_p),
+        ]);
+    }
+    out.push_str(&format!(
+        "\nWin / tie / loss over datasets (Table 4):\n{}",
+        t4.render()
+    ));
+    let mut header = vec!["measure", "Friedman p", "CD"];
+    header.extend(BINARY_METHODS.iter().copied());
+    let mut tr = Table::new(&header);
+    for r in &b.rank_tests {
+        let mut cells = vec![
+            r.measure.clone(),
+            p_value(r.friedman_p),
+            num(r.critical_difference, 3),
+        ];
+        cells.extend(r.mean_ranks.iter().map(|v| num(*v, 2)));
+        tr.row(cells);
+    }
+    out.push_str(&format!(
+        "\nFriedman test and Nemenyi critical difference; mean ranks (1 = best):\n{}",
+        tr.render()
+    ));
+    let mut t2 = Table::new(&["method", "recall min", "recall maj", "mean diff", "t", "p"]);
+    for (m, r) in BINARY_METHODS.iter().zip(&b.recall) {
+        t2.row(vec![
+            m.to_string(),
+            num(r.minority, 4),
+            num(r.majority, 4),
+            num(r.mean_difference, 4),
+            num(r.t, 3),
+            p_value(r.p_value),
+        ]);
+    }
+    out.push_str(&format!(
+        "\nRecall per class (Fig. 2), one-sample t-test of minority - majority:\n{}",
+        t2.render()
+    ));
+    out
+}
+
+fn render_multiclass(m: &MulticlassSummary) -> String {
+    let mut t = Table::new(&["method", "macro acc", "macro F1", "wins"]);
+    for (i, name) in MULTICLASS_METHODS.iter().enumerate() {
+        t.row(vec![
+            name.to_string(),
+            num(m.macro_accuracy[i], 4),
+            num(m.macro_f1[i], 4),
+            m.wins[i].to_string(),
+        ]);
+    }
+    let mut out = format!(
+        "\n## Multiclass: {} datasets (Sec. 5.2)\n{}",
+        m.n_datasets,
+        t.render()
+    );
+    if let Some(w) = &m.against_best {
+        out.push_str(&format!(
+            "PT_MA against the best competitor ({}): W/T/L {}/{}/{}, Wilcoxon p = {}\n",
+            m.best_competitor,
+            w.wins,
+            w.ties,
+            w.losses,
+            p_value(w.wilcoxon_p)
+        ));
+    }
+    out
+}

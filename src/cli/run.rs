@@ -103,7 +103,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         .collect::<Result<_>>()?;
     let splitter: Splitter = a.cv.parse()?;
     let show = !g.quiet && std::io::stderr().is_terminal();
-    let progress = |done: usize, total: usize| {
+    let progress = |done: usize, total: usize, _: &str| {
         if show {
             eprint!("\r  evaluating: {done}/{total} (strategy x fold)   ");
             if done == total {
@@ -111,7 +111,14 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             }
         }
     };
-    let cmp = compare(&strategies, &ds, &splitter, g.seed, &progress)?;
+    let cmp = compare(
+        &strategies,
+        &ds,
+        &splitter,
+        g.seed,
+        &Default::default(),
+        &progress,
+    )?;
     let metric = a.metric.key();
     let higher = metric != "brier";
     let order = cmp.ranked(metric, higher);

@@ -156,9 +156,9 @@ fn progress_bar(show: bool) -> ProgressBar {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-    if let Ok(style) =
-        ProgressStyle::with_template("  {bar:30} {pos}/{len} strategy x fold  {elapsed}  {msg}")
-    {
+    if let Ok(style) = ProgressStyle::with_template(
+        "  {bar:24} {pos}/{len} (strategy x fold) {elapsed} {wide_msg}",
+    ) {
         bar.set_style(style);
     }
     bar
@@ -212,7 +212,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     let progress = |done: usize, total: usize, spec: &str| {
         bar.set_length(total as u64);
         bar.set_position(done as u64);
-        bar.set_message(spec.chars().take(70).collect::<String>());
+        bar.set_message(spec.to_string());
     };
     let cmp = compare(&strategies, &ds, &splitter, g.seed, &extras, &progress);
     bar.finish_and_clear();

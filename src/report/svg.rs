@@ -149,7 +149,9 @@ impl Canvas {
         c
     }
 
-    fn line(&mut self, x1: f64, y1: f64, x2: f64, y2: f64, stroke: &str, width: f64, dash: bool) {
+    /// A line from `a` to `b` (pixels).
+    fn line(&mut self, a: (f64, f64), b: (f64, f64), stroke: &str, width: f64, dash: bool) {
+        let ((x1, y1), (x2, y2)) = (a, b);
         let _ = writeln!(
             self.out,
             "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{stroke}\" stroke-width=\"{}\"{}/>",
@@ -232,7 +234,7 @@ impl Canvas {
     fn legend(&mut self, x: f64, y: f64, entries: &[(String, &str, bool)]) {
         for (i, (name, col, dash)) in entries.iter().enumerate() {
             let yy = y + i as f64 * 16.0;
-            self.line(x, yy - 4.0, x + 22.0, yy - 4.0, col, 2.5, *dash);
+            self.line((x, yy - 4.0), (x + 22.0, yy - 4.0), col, 2.5, *dash);
             self.text(x + 28.0, yy, name, "start", 11.0, "normal");
         }
     }
@@ -250,8 +252,8 @@ fn x_axis(c: &mut Canvas, x: &Scale, top: f64, bottom: f64, label: &str) {
     let step = if xt.len() > 1 { xt[1] - xt[0] } else { 1.0 };
     for v in &xt {
         let px = x.map(*v);
-        c.line(px, top, px, bottom, "#e5e5e5", 1.0, false);
-        c.line(px, bottom, px, bottom + 4.0, "#444", 1.0, false);
+        c.line((px, top), (px, bottom), "#e5e5e5", 1.0, false);
+        c.line((px, bottom), (px, bottom + 4.0), "#444", 1.0, false);
         c.text(
             px,
             bottom + 16.0,
@@ -277,8 +279,8 @@ fn y_axis(c: &mut Canvas, y: &Scale, left: f64, right: f64, label: &str) {
     let step = if yt.len() > 1 { yt[1] - yt[0] } else { 1.0 };
     for v in &yt {
         let py = y.map(*v);
-        c.line(left, py, right, py, "#e5e5e5", 1.0, false);
-        c.line(left - 4.0, py, left, py, "#444", 1.0, false);
+        c.line((left, py), (right, py), "#e5e5e5", 1.0, false);
+        c.line((left - 4.0, py), (left, py), "#444", 1.0, false);
         c.text(
             left - 6.0,
             py + 4.0,
@@ -405,10 +407,8 @@ impl LinePlot {
             let hi = x.hi.min(y.hi);
             if hi > lo {
                 c.line(
-                    x.map(lo),
-                    y.map(lo),
-                    x.map(hi),
-                    y.map(hi),
+                    (x.map(lo), y.map(lo)),
+                    (x.map(hi), y.map(hi)),
                     "#888",
                     1.2,
                     true,
@@ -419,7 +419,7 @@ impl LinePlot {
         for (i, (name, v)) in self.hlines.iter().enumerate() {
             let col = colour(PALETTE.len() - 1 - i);
             if v.is_finite() {
-                c.line(x.a, y.map(*v), x.b, y.map(*v), col, 1.2, true);
+                c.line((x.a, y.map(*v)), (x.b, y.map(*v)), col, 1.2, true);
             }
             legend.push((name.clone(), col, true));
         }
@@ -530,14 +530,12 @@ impl BoxPlot {
             let lo_w = v.iter().find(inside).copied().unwrap_or(q1);
             let hi_w = v.iter().rev().find(inside).copied().unwrap_or(q3);
             let col = colour(0);
-            c.line(x.map(lo_w), mid, x.map(q1), mid, "#444", 1.0, false);
-            c.line(x.map(q3), mid, x.map(hi_w), mid, "#444", 1.0, false);
+            c.line((x.map(lo_w), mid), (x.map(q1), mid), "#444", 1.0, false);
+            c.line((x.map(q3), mid), (x.map(hi_w), mid), "#444", 1.0, false);
             for wv in [lo_w, hi_w] {
                 c.line(
-                    x.map(wv),
-                    mid - 5.0,
-                    x.map(wv),
-                    mid + 5.0,
+                    (x.map(wv), mid - 5.0),
+                    (x.map(wv), mid + 5.0),
                     "#444",
                     1.0,
                     false,
@@ -552,10 +550,8 @@ impl BoxPlot {
                 col,
             );
             c.line(
-                x.map(med),
-                mid - 8.0,
-                x.map(med),
-                mid + 8.0,
+                (x.map(med), mid - 8.0),
+                (x.map(med), mid + 8.0),
                 "#08306b",
                 2.0,
                 false,
@@ -653,18 +649,18 @@ impl CdDiagram {
         let w = right + label_w;
         let mut c = Canvas::new(w, h, &self.title);
         let x = Scale::new(1.0, k.max(2) as f64, left, right);
-        c.line(left, axis_y, right, axis_y, "#222", 1.2, false);
+        c.line((left, axis_y), (right, axis_y), "#222", 1.2, false);
         for t in 1..=k.max(2) {
             let px = x.map(t as f64);
-            c.line(px, axis_y - 5.0, px, axis_y, "#222", 1.0, false);
+            c.line((px, axis_y - 5.0), (px, axis_y), "#222", 1.0, false);
             c.text(px, axis_y - 9.0, &t.to_string(), "middle", 11.0, "normal");
         }
         let cd = self.critical_difference;
         if cd.is_finite() && cd > 0.0 {
             let end = x.map(1.0 + cd);
-            c.line(left, 36.0, end, 36.0, "#222", 2.0, false);
-            c.line(left, 31.0, left, 41.0, "#222", 1.0, false);
-            c.line(end, 31.0, end, 41.0, "#222", 1.0, false);
+            c.line((left, 36.0), (end, 36.0), "#222", 2.0, false);
+            c.line((left, 31.0), (left, 41.0), "#222", 1.0, false);
+            c.line((end, 31.0), (end, 41.0), "#222", 1.0, false);
             c.text(
                 (left + end) / 2.0,
                 30.0,
@@ -677,7 +673,13 @@ impl CdDiagram {
         for (g, &(a, b)) in groups.iter().enumerate() {
             let y = axis_y + 8.0 + 7.0 * g as f64;
             let (ra, rb) = (self.mean_ranks[o[a]], self.mean_ranks[o[b]]);
-            c.line(x.map(ra) - 3.0, y, x.map(rb) + 3.0, y, "#222", 3.5, false);
+            c.line(
+                (x.map(ra) - 3.0, y),
+                (x.map(rb) + 3.0, y),
+                "#222",
+                3.5,
+                false,
+            );
         }
         for (pos, &i) in o.iter().enumerate() {
             let r = self.mean_ranks[i];
@@ -694,12 +696,12 @@ impl CdDiagram {
             };
             let y = axis_y + group_h + 18.0 * (row as f64 + 1.0);
             let col = colour(pos);
-            c.line(px, axis_y, px, y, col, 1.0, false);
+            c.line((px, axis_y), (px, y), col, 1.0, false);
             if left_side {
-                c.line(left - 6.0, y, px, y, col, 1.0, false);
+                c.line((left - 6.0, y), (px, y), col, 1.0, false);
                 c.text(left - 10.0, y + 4.0, &label, "end", 11.0, "normal");
             } else {
-                c.line(px, y, right + 6.0, y, col, 1.0, false);
+                c.line((px, y), (right + 6.0, y), col, 1.0, false);
                 c.text(right + 10.0, y + 4.0, &label, "start", 11.0, "normal");
             }
         }

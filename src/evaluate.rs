@@ -132,12 +132,21 @@ impl Extras {
     /// matrix's size, the amount column, a binary task for the benefit.
     pub fn check(&self, data: &Dataset) -> Result<()> {
         if let Some(m) = &self.cost {
-            if m.n_classes() != data.n_classes() {
+            let k = data.n_classes();
+            if m.n_classes() != k {
+                let example: Vec<String> = (0..k)
+                    .map(|i| {
+                        (0..k)
+                            .map(|j| if i == j { "0" } else { "1" })
+                            .collect::<Vec<_>>()
+                            .join(",")
+                    })
+                    .collect();
                 return Err(Error::invalid(format!(
-                    "the loss matrix is {0} x {0}, but the task has {1} classes \
-                     (give a {1} x {1} matrix, e.g. cost(matrix='...'))",
+                    "the loss matrix is {0} x {0}, but the task has {k} classes: give a {k} x {k} \
+                     matrix (row = decided class, column = true class), e.g. matrix='{1}'",
                     m.n_classes(),
-                    data.n_classes()
+                    example.join(";")
                 )));
             }
         }

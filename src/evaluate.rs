@@ -3,15 +3,23 @@
 //! the strategy's own decision), the "full potential" of the binary
 //! thresholded metrics (Collell et al. 2018, Table 5: the best value over all
 //! thresholds, for diagnosis only), and fit / predict times.
+//!
+//! Opt-in [`Extras`] add the realised `cost` of the strategy's decisions
+//! under a loss matrix (Dal Pozzolo et al. 2015, Table II: mean loss per test
+//! row, lower is better), the example-dependent `benefit` (Fan & Davidson
+//! 2006, Sec. 6: total over the test rows, higher is better), and the test
+//! folds' probabilities and labels of the first repeat (for ROC, PR and
+//! reliability plots of out-of-fold predictions).
 
 use std::time::Instant;
 
 use rand::RngExt;
 use serde::Serialize;
 
-use crate::data::Dataset;
+use crate::data::{Dataset, Proba};
 use crate::decide::tune::{full_potential, Objective};
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::metrics::cost::{BenefitMatrix, LossMatrix};
 use crate::metrics::report_with_labels;
 use crate::rng;
 use crate::select::split::{Fold, Splitter};
@@ -42,6 +50,117 @@ pub struct FoldResult {
     pub fit_seconds: f64,
     /// Seconds to predict the test part.
     pub predict_seconds: f64,
+    /// The test part's predictions, kept on request ([`Extras::keep_predictions`])
+    /// for the folds of the first repeat.
+    #[serde(skip)]
+    pub predictions: Option<Predictions>,
+}
+
+/// Predictions on test rows, with the truth.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Predictions {
+    /// Row indices into the evaluated dataset.
+    pub rows: Vec<usize>,
+    /// True class ids.
+    pub truth: Vec<u32>,
+    /// Predicted class probabilities (one row per test row).
+    pub proba: Proba,
+    /// The strategy's decisions.
+    pub labels: Vec<u32>,
+}
+
+/// Example-dependent benefit settings (Fan & Davidson 2006, Sec. 6): acting
+/// on a positive earns `amount - overhead`, a false alarm costs `overhead`,
+/// not acting earns 0. See [`BenefitMatrix::overhead`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Benefit {
+    /// Feature column holding each row's amount.
+    pub amount: String,
+    /// Fixed cost of acting on a row.
+    pub overhead: f64,
+}
+
+impl Benefit {
+    /// Each row's amount, read from the feature column; errors name the
+    /// columns when it is missing.
+    ///
+    /// ```
+    /// use rarity::evaluate::Benefit;
+    /// let ds = rarity::Dataset::from_rows(vec![vec![5.0], vec![7.0]], vec![0, 1], vec!["a".into(), "b".into()]).unwrap();
+    /// let b = Benefit { amount: ds.feature_names()[0].clone(), overhead: 1.0 };
+    /// assert_eq!(b.amounts(&ds).unwrap(), vec![5.0, 7.0]);
+    /// ```
+    pub fn amounts(&self, data: &Dataset) -> Result<Vec<f64>> {
+        let j = data
+            .feature_names()
+            .iter()
+            .position(|f| *f == self.amount)
+            .ok_or_else(|| {
+                Error::invalid(format!(
+                    "amount column '{}' is not a feature; features are: {}",
+                    self.amount,
+                    data.feature_names().join(", ")
+                ))
+            })?;
+        Ok((0..data.n_rows()).map(|i| data.value(i, j)).collect())
+    }
+}
+
+/// Opt-in extras of an evaluation; the default adds nothing.
+///
+/// ```
+/// use rarity::evaluate::Extras;
+/// use rarity::metrics::cost::LossMatrix;
+/// let e = Extras { cost: Some(LossMatrix::binary(0.0, 1.0, 5.0, 0.0).unwrap()), ..Extras::default() };
+/// assert!(e.benefit.is_none() && !e.keep_predictions);
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Extras {
+    /// Report metric `cost`: the mean loss per test row of the strategy's
+    /// decisions under this matrix (lower is better).
+    pub cost: Option<LossMatrix>,
+    /// Report metric `benefit`: the total benefit of the strategy's decisions
+    /// over the test rows (higher is better; binary tasks).
+    pub benefit: Option<Benefit>,
+    /// Keep the test predictions of the first repeat's folds
+    /// ([`FoldResult::predictions`], pooled by [`Evaluation::pooled_predictions`]).
+    pub keep_predictions: bool,
+}
+
+impl Extras {
+    /// Checks the extras against the data before any fitting: the loss
+    /// matrix's size, the amount column, a binary task for the benefit.
+    pub fn check(&self, data: &Dataset) -> Result<()> {
+        if let Some(m) = &self.cost {
+            let k = data.n_classes();
+            if m.n_classes() != k {
+                let example: Vec<String> = (0..k)
+                    .map(|i| {
+                        (0..k)
+                            .map(|j| if i == j { "0" } else { "1" })
+                            .collect::<Vec<_>>()
+                            .join(",")
+                    })
+                    .collect();
+                return Err(Error::invalid(format!(
+                    "the loss matrix is {0} x {0}, but the task has {k} classes: give a {k} x {k} \
+                     matrix (row = decided class, column = true class), e.g. matrix='{1}'",
+                    m.n_classes(),
+                    example.join(";")
+                )));
+            }
+        }
+        if let Some(b) = &self.benefit {
+            if data.n_classes() != 2 {
+                return Err(Error::invalid(format!(
+                    "the benefit measure needs a binary task; this one has {} classes",
+                    data.n_classes()
+                )));
+            }
+            b.amounts(data)?;
+        }
+        Ok(())
+    }
 }
 
 /// All folds of one evaluation.
@@ -126,6 +245,33 @@ impl Evaluation {
             .collect()
     }
 
+    /// The kept predictions of all folds that have them (the first repeat:
+    /// every row once), concatenated in fold order; `None` if none were kept.
+    pub fn pooled_predictions(&self) -> Option<Predictions> {
+        let kept: Vec<&Predictions> = self
+            .folds
+            .iter()
+            .filter_map(|f| f.predictions.as_ref())
+            .collect();
+        let first = kept.first()?;
+        let k = first.proba.n_classes();
+        let mut all = Predictions {
+            rows: Vec::new(),
+            truth: Vec::new(),
+            proba: Proba::new(Vec::new(), k),
+            labels: Vec::new(),
+        };
+        let mut values = Vec::new();
+        for p in kept {
+            all.rows.extend_from_slice(&p.rows);
+            all.truth.extend_from_slice(&p.truth);
+            all.labels.extend_from_slice(&p.labels);
+            values.extend_from_slice(p.proba.values());
+        }
+        all.proba = Proba::new(values, k);
+        Some(all)
+    }
+
     /// Total fit and predict seconds over folds.
     pub fn seconds(&self) -> (f64, f64) {
         (
@@ -152,6 +298,18 @@ pub fn evaluate_fold(
     fold: &Fold,
     seed: u64,
 ) -> Result<FoldResult> {
+    evaluate_fold_with(strategy, data, fold, seed, &Extras::default())
+}
+
+/// Evaluates one fold with [`Extras`]: `cost` and `benefit` are appended to
+/// the metrics when asked for.
+pub fn evaluate_fold_with(
+    strategy: &Strategy,
+    data: &Dataset,
+    fold: &Fold,
+    seed: u64,
+    extras: &Extras,
+) -> Result<FoldResult> {
     let train = data.take(&fold.train);
     let test = data.take(&fold.test);
     let t0 = Instant::now();
@@ -161,7 +319,15 @@ pub fn evaluate_fold(
     let (proba, labels) = fitted.predict(&test)?;
     let predict_seconds = t1.elapsed().as_secs_f64();
     let truth = test.labels();
-    let metrics = report_with_labels(truth, &proba, &labels)?;
+    let mut metrics = report_with_labels(truth, &proba, &labels)?;
+    if let Some(m) = &extras.cost {
+        metrics.push(("cost".to_string(), m.mean_cost(truth, &labels)?));
+    }
+    if let Some(b) = &extras.benefit {
+        let amounts = b.amounts(&test)?;
+        let total = BenefitMatrix::overhead(b.overhead).total_benefit(truth, &labels, &amounts)?;
+        metrics.push(("benefit".to_string(), total));
+    }
     let mut potential = Vec::new();
     if proba.n_classes() == 2 {
         let p = proba.column(1);
@@ -176,7 +342,14 @@ pub fn evaluate_fold(
             ));
         }
     }
+    let predictions = (extras.keep_predictions && fold.repeat == 0).then(|| Predictions {
+        rows: fold.test.clone(),
+        truth: truth.to_vec(),
+        proba,
+        labels,
+    });
     Ok(FoldResult {
+        predictions,
         repeat: fold.repeat,
         fold: fold.index,
         metrics,

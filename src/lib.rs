@@ -30,6 +30,7 @@ pub mod learn;
 pub mod metrics;
 pub mod model;
 pub mod persist;
+pub mod report;
 pub mod rng;
 pub mod sample;
 pub mod select;

@@ -11,6 +11,7 @@ use super::output::{num, print_json, write_stdout, Table};
 use super::{Global, OutputFormat};
 use rarity::data::read::{read_path, read_with_schema, ReadOptions};
 use rarity::error::{Error, Result};
+use rarity::evaluate::Benefit;
 use rarity::learn::Learner;
 use rarity::select::reverse_testing::{
     rank_by_comparator, reverse_testing, true_ranking, Comparator, Labelling, Measure, Outcome,
@@ -90,7 +91,8 @@ fn split_top(s: &str) -> Vec<String> {
     out.into_iter().filter(|s| !s.is_empty()).collect()
 }
 
-fn parse_benefit(s: &str) -> Result<Measure> {
+/// Parses `amount=COL,overhead=V` (`--benefit` of `select` and `run`).
+pub(super) fn parse_benefit(s: &str) -> Result<Benefit> {
     let mut amount = None;
     let mut overhead = None;
     for part in s.split(',') {
@@ -101,7 +103,7 @@ fn parse_benefit(s: &str) -> Result<Measure> {
         }
     }
     match (amount, overhead) {
-        (Some(amount), Some(overhead)) => Ok(Measure::Benefit { amount, overhead }),
+        (Some(amount), Some(overhead)) => Ok(Benefit { amount, overhead }),
         _ => Err(Error::invalid(format!(
             "--benefit '{s}': expected amount=COLUMN,overhead=NUMBER"
         ))),
@@ -135,7 +137,10 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             VariantArg::Sample => Labelling::Sample,
         },
         measure: match &a.benefit {
-            Some(b) => parse_benefit(b)?,
+            Some(b) => {
+                let Benefit { amount, overhead } = parse_benefit(b)?;
+                Measure::Benefit { amount, overhead }
+            }
             None => Measure::Metric(a.metric.clone()),
         },
     };

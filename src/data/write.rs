@@ -116,8 +116,14 @@ pub fn write_csv(ds: &Dataset, path: &Path) -> Result<()> {
     f.commit()
 }
 
-/// Quotes a CSV field when it needs it.
-fn quote(s: &str) -> String {
+/// Quotes a CSV field when it needs it (a comma, quote or line break).
+///
+/// ```
+/// use rarity::data::write::quote;
+/// assert_eq!(quote("plain"), "plain");
+/// assert_eq!(quote("a,\"b\""), "\"a,\"\"b\"\"\"");
+/// ```
+pub fn quote(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {

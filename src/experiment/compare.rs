@@ -13,10 +13,31 @@ use serde::Serialize;
 
 use crate::data::Dataset;
 use crate::error::{Error, Result};
-use crate::evaluate::{evaluate_fold, Evaluation, FoldResult};
+use crate::evaluate::{evaluate_fold_with, Evaluation, Extras, FoldResult};
 use crate::select::split::Splitter;
 use crate::stats::{critical_difference, friedman, mean_ranks};
 use crate::strategy::Strategy;
+
+/// The metrics of `rarity run`'s ranked table: `(key, column title)`.
+pub const RANKED_METRICS: &[(&str, &str)] = &[
+    ("roc_auc", "AUC"),
+    ("average_precision", "AP"),
+    ("brier", "Brier"),
+    ("g_mean", "G-mean"),
+    ("macro_accuracy", "macro acc"),
+    ("macro_f1", "macro F1"),
+];
+
+/// Whether lower values of a metric key are better (`brier`, `cost`,
+/// `log_loss`, `ece`).
+///
+/// ```
+/// assert!(rarity::experiment::compare::lower_is_better("cost"));
+/// assert!(!rarity::experiment::compare::lower_is_better("benefit"));
+/// ```
+pub fn lower_is_better(metric: &str) -> bool {
+    matches!(metric, "brier" | "cost" | "log_loss" | "ece")
+}
 
 /// The strategies `rarity run` compares on a binary task (issue 10's list:
 /// PT-bagging with both plug-in thresholds; undersampling at several beta
@@ -174,19 +195,37 @@ impl Comparison {
     }
 }
 
-/// Evaluates every strategy on the same folds of `splitter`; `progress` is
-/// called with (done, total) after each (strategy, fold) evaluation.
+/// Evaluates every strategy on the same folds of `splitter`, with the
+/// opt-in [`Extras`] (cost, benefit, kept predictions); `progress` is called
+/// with (done, total, spec of the strategy just evaluated) after each
+/// (strategy, fold) evaluation. Results do not depend on the thread count or
+/// on the order in which evaluations finish.
+///
+/// ```
+/// use rarity::data::{bundled, read::ReadOptions};
+/// use rarity::evaluate::Extras;
+/// use rarity::experiment::compare::compare;
+/// use rarity::select::split::Splitter;
+/// let (ds, _) = bundled::find("glass6").unwrap().load(&ReadOptions::default()).unwrap();
+/// let s: Vec<_> = ["tree", "forest(n=5)+threshold(priors)"]
+///     .iter().map(|s| rarity::spec::build_strategy(s).unwrap()).collect();
+/// let extras = Extras { keep_predictions: true, ..Extras::default() };
+/// let c = compare(&s, &ds, &Splitter::k_fold(3), 1, &extras, &|_, _, _| {}).unwrap();
+/// assert_eq!(c.evaluations[1].pooled_predictions().unwrap().rows.len(), ds.n_rows());
+/// ```
 pub fn compare(
     strategies: &[Strategy],
     data: &Dataset,
     splitter: &Splitter,
     seed: u64,
-    progress: &(dyn Fn(usize, usize) + Sync),
+    extras: &Extras,
+    progress: &(dyn Fn(usize, usize, &str) + Sync),
 ) -> Result<Comparison> {
     if strategies.is_empty() {
         return Err(Error::invalid("no strategies to compare"));
     }
     data.require_two_classes()?;
+    extras.check(data)?;
     let folds = splitter.split_dataset(data, seed)?;
     let total = strategies.len() * folds.len();
     let done = AtomicUsize::new(0);
@@ -196,8 +235,12 @@ pub fn compare(
     let results: Vec<FoldResult> = cells
         .par_iter()
         .map(|&(s, f)| {
-            let r = evaluate_fold(&strategies[s], data, &folds[f], seed);
-            progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
+            let r = evaluate_fold_with(&strategies[s], data, &folds[f], seed, extras);
+            progress(
+                done.fetch_add(1, Ordering::Relaxed) + 1,
+                total,
+                &strategies[s].spec,
+            );
             r.map_err(|e| Error::invalid(format!("{}: {e}", strategies[s].spec)))
         })
         .collect::<Result<_>>()?;

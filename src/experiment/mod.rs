@@ -3,6 +3,7 @@
 //! - [`compare`]: `rarity run`'s comparison of strategies on one dataset with
 //!   repeated stratified cross-validation on shared folds, a Friedman test
 //!   and Nemenyi critical difference over the folds (Demsar 2006).
+//! - [`run_report`]: the HTML report of `rarity run --report DIR`.
 //! - [`bias`]: the ReverseTesting bias experiment (Fan & Davidson 2006,
 //!   Sec. 5): correct / wrong / undecided pairwise predictions per method.
 //! - [`calibration`]: undersampling at several beta, with and without the
@@ -15,3 +16,4 @@ pub mod bias;
 pub mod calibration;
 pub mod compare;
 pub mod pt_bagging;
+pub mod run_report;

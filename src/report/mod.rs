@@ -1,0 +1,318 @@
+//! Reports any command can build: titled sections of paragraphs, tables and
+//! SVG figures, written as one self-contained `index.html` (inline CSS and
+//! SVG; no scripts, external URLs or fonts, so it opens offline) plus every
+//! table as `tables/NAME.csv` and `tables/NAME.json`. All files are written
+//! atomically (temporary file, then rename).
+//!
+//! [`svg`] draws the figures (ROC, precision-recall and reliability curves,
+//! box plots, Demšar's critical-difference diagram, grouped bars);
+//! [`table`] holds the tables.
+//!
+//! ```
+//! use rarity::report::{table::Table, Report};
+//! let mut r = Report::new("Demo");
+//! let mut t = Table::new(&["strategy", "auc"]);
+//! t.row(vec!["forest".into(), 0.91.into()]);
+//! r.section("Ranking").paragraph("Higher is better.").table("ranking", t);
+//! let dir = std::env::temp_dir().join(format!("rarity-report-doc-{}", std::process::id()));
+//! r.write(&dir).unwrap();
+//! assert!(std::fs::read_to_string(dir.join("index.html")).unwrap().contains("<table>"));
+//! assert!(dir.join("tables/ranking.csv").exists() && dir.join("tables/ranking.json").exists());
+//! std::fs::remove_dir_all(&dir).unwrap();
+//! ```
+
+pub mod svg;
+pub mod table;
+
+use std::io::Write;
+use std::path::Path;
+
+use crate::data::write::AtomicFile;
+use crate::error::{Error, Result};
+use table::Table;
+
+/// Escapes text for HTML and SVG (element content and quoted attributes).
+///
+/// ```
+/// assert_eq!(rarity::report::escape("a<b & \"c\""), "a&lt;b &amp; &quot;c&quot;");
+/// ```
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// One element of a section.
+#[derive(Debug, Clone, PartialEq)]
+enum Block {
+    Paragraph(String),
+    Table {
+        name: String,
+        table: Table,
+        folded: Option<String>,
+    },
+    Figure {
+        caption: String,
+        svg: String,
+    },
+}
+
+/// A titled part of a report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Section {
+    heading: String,
+    blocks: Vec<Block>,
+}
+
+impl Section {
+    /// Appends a paragraph of plain text (escaped on output).
+    pub fn paragraph(&mut self, text: &str) -> &mut Self {
+        self.blocks.push(Block::Paragraph(text.to_string()));
+        self
+    }
+
+    /// Appends a table shown in the page and written as
+    /// `tables/NAME.csv` and `tables/NAME.json`. `name` may hold letters,
+    /// digits, `_` and `-`, and must be unique in the report.
+    pub fn table(&mut self, name: &str, table: Table) -> &mut Self {
+        self.blocks.push(Block::Table {
+            name: name.to_string(),
+            table,
+            folded: None,
+        });
+        self
+    }
+
+    /// Like [`Section::table`], but folded away in the page under `summary`
+    /// (long tables such as per-fold values).
+    pub fn folded_table(&mut self, name: &str, summary: &str, table: Table) -> &mut Self {
+        self.blocks.push(Block::Table {
+            name: name.to_string(),
+            table,
+            folded: Some(summary.to_string()),
+        });
+        self
+    }
+
+    /// Appends an SVG figure (from [`svg`]) with a caption.
+    pub fn figure(&mut self, caption: &str, svg: String) -> &mut Self {
+        self.blocks.push(Block::Figure {
+            caption: caption.to_string(),
+            svg,
+        });
+        self
+    }
+}
+
+/// A report: a title and sections.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    title: String,
+    sections: Vec<Section>,
+}
+
+const STYLE: &str = "body{font-family:sans-serif;margin:2em auto;max-width:1200px;padding:0 1em;color:#222}\
+h1{font-size:1.6em}h2{font-size:1.25em;border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}\
+.scroll{overflow-x:auto}table{border-collapse:collapse;font-size:.85em;margin:.5em 0}\
+th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left}td.num{text-align:right;font-variant-numeric:tabular-nums}\
+th{background:#f3f3f3}figure{display:inline-block;margin:.5em 1em .5em 0;vertical-align:top}\
+figcaption{font-size:.85em;color:#555;max-width:480px}svg{max-width:100%;height:auto}\
+.files{font-size:.8em;color:#555}";
+
+impl Report {
+    /// An empty report.
+    pub fn new(title: &str) -> Self {
+        Report {
+            title: title.to_string(),
+            sections: Vec::new(),
+        }
+    }
+
+    /// Appends a section and returns it for filling.
+    pub fn section(&mut self, heading: &str) -> &mut Section {
+        self.sections.push(Section {
+            heading: heading.to_string(),
+            blocks: Vec::new(),
+        });
+        self.sections.last_mut().expect("just pushed")
+    }
+
+    /// The tables, with their names, in order.
+    fn tables(&self) -> impl Iterator<Item = (&str, &Table)> {
+        self.sections.iter().flat_map(|s| {
+            s.blocks.iter().filter_map(|b| match b {
+                Block::Table { name, table, .. } => Some((name.as_str(), table)),
+                _ => None,
+            })
+        })
+    }
+
+    /// Checks that table names are usable file names and unique.
+    fn check_names(&self) -> Result<()> {
+        let mut seen = std::collections::HashSet::new();
+        for (name, _) in self.tables() {
+            let ok = !name.is_empty()
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+            if !ok {
+                return Err(Error::invalid(format!(
+                    "report table name '{name}': use letters, digits, '_' and '-'"
+                )));
+            }
+            if !seen.insert(name) {
+                return Err(Error::invalid(format!(
+                    "report table name '{name}' is used twice"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The whole page: one HTML document with inline CSS and SVG.
+    pub fn to_html(&self) -> String {
+        let mut h = format!(
+            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+             <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+             <title>{t}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>{t}</h1>\n",
+            t = escape(&self.title)
+        );
+        for s in &self.sections {
+            h.push_str(&format!("<section>\n<h2>{}</h2>\n", escape(&s.heading)));
+            for b in &s.blocks {
+                match b {
+                    Block::Paragraph(p) => h.push_str(&format!("<p>{}</p>\n", escape(p))),
+                    Block::Table {
+                        name,
+                        table,
+                        folded,
+                    } => {
+                        let files = format!(
+                            "<p class=\"files\">tables/{n}.csv, tables/{n}.json</p>\n",
+                            n = escape(name)
+                        );
+                        let body = format!(
+                            "<div class=\"scroll\" id=\"table-{}\">\n{}\n</div>\n{files}",
+                            escape(name),
+                            table.to_html()
+                        );
+                        match folded {
+                            Some(summary) => h.push_str(&format!(
+                                "<details>\n<summary>{}</summary>\n{body}</details>\n",
+                                escape(summary)
+                            )),
+                            None => h.push_str(&body),
+                        }
+                    }
+                    Block::Figure { caption, svg } => h.push_str(&format!(
+                        "<figure>\n{svg}<figcaption>{}</figcaption>\n</figure>\n",
+                        escape(caption)
+                    )),
+                }
+            }
+            h.push_str("</section>\n");
+        }
+        h.push_str("</body>\n</html>\n");
+        h
+    }
+
+    /// Writes `dir/index.html`, `dir/tables/NAME.csv` and
+    /// `dir/tables/NAME.json`, creating the directories (see
+    /// [`prepare_dir`]).
+    pub fn write(&self, dir: &Path) -> Result<()> {
+        self.check_names()?;
+        prepare_dir(dir)?;
+        let tables = dir.join("tables");
+        for (name, t) in self.tables() {
+            write_text(&tables.join(format!("{name}.csv")), &t.to_csv())?;
+            let json = serde_json::to_string_pretty(&t.to_json())
+                .map_err(|e| Error::invalid(format!("cannot encode table {name}: {e}")))?;
+            write_text(&tables.join(format!("{name}.json")), &(json + "\n"))?;
+        }
+        write_text(&dir.join("index.html"), &self.to_html())
+    }
+}
+
+/// Creates `dir` and `dir/tables` if needed; a clear error (never a panic)
+/// when `dir` is an existing file or cannot be created. Commands call it
+/// before long work so a bad directory fails fast.
+///
+/// ```
+/// let file = std::env::temp_dir().join(format!("rarity-not-a-dir-{}", std::process::id()));
+/// std::fs::write(&file, "x").unwrap();
+/// let e = rarity::report::prepare_dir(&file).unwrap_err().to_string();
+/// assert!(e.contains("not a directory"), "{e}");
+/// std::fs::remove_file(&file).unwrap();
+/// ```
+pub fn prepare_dir(dir: &Path) -> Result<()> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(Error::invalid(format!(
+            "report directory '{}' exists and is not a directory",
+            dir.display()
+        )));
+    }
+    let tables = dir.join("tables");
+    if tables.exists() && !tables.is_dir() {
+        return Err(Error::invalid(format!(
+            "'{}' exists and is not a directory",
+            tables.display()
+        )));
+    }
+    std::fs::create_dir_all(&tables).map_err(|e| Error::io(&tables, e))
+}
+
+/// Writes a text file atomically.
+fn write_text(path: &Path, text: &str) -> Result<()> {
+    let mut f = AtomicFile::create(path)?;
+    f.writer()
+        .write_all(text.as_bytes())
+        .map_err(|e| Error::io(path, e))?;
+    f.commit()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn html_escapes_text_and_is_self_contained() {
+        let mut r = Report::new("<script>alert(1)</script>");
+        let mut t = Table::new(&["a"]);
+        t.row(vec!["<b>x</b>".into()]);
+        r.section("S & T")
+            .paragraph("1 < 2")
+            .table("t", t)
+            .figure("cap <i>", svg::BoxPlot::new("b", "v").render());
+        let h = r.to_html();
+        assert!(!h.contains("<script"));
+        assert!(h.contains("&lt;script&gt;") && h.contains("S &amp; T") && h.contains("1 &lt; 2"));
+        assert!(h.contains("&lt;b&gt;x&lt;/b&gt;") && h.contains("cap &lt;i&gt;"));
+        assert!(
+            !h.contains("http://")
+                || h.matches("http://").count()
+                    == h.matches("xmlns=\"http://www.w3.org/2000/svg\"").count()
+        );
+        assert!(!h.contains("https://"));
+    }
+
+    #[test]
+    fn bad_table_names_and_directories_are_errors() {
+        let mut r = Report::new("t");
+        r.section("s")
+            .table("a", Table::new(&["x"]))
+            .table("a", Table::new(&["x"]));
+        assert!(r.check_names().is_err());
+        let mut r = Report::new("t");
+        r.section("s").table("../x", Table::new(&["x"]));
+        assert!(r.check_names().is_err());
+    }
+}

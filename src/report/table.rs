@@ -1,0 +1,230 @@
+//! Report tables: a header and rows of text or number cells, rendered as
+//! CSV and JSON (full precision: the numbers read back exactly), Markdown
+//! and HTML (rounded for reading).
+
+use serde_json::{Map, Value};
+
+use crate::data::write::{fmt_value, quote};
+
+/// One cell: text, or a number (`NaN`: undefined, written empty / `null`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cell {
+    /// Text, written as is (escaped where the format needs it).
+    Text(String),
+    /// A number.
+    Number(f64),
+}
+
+impl From<f64> for Cell {
+    fn from(v: f64) -> Self {
+        Cell::Number(v)
+    }
+}
+
+impl From<usize> for Cell {
+    fn from(v: usize) -> Self {
+        Cell::Number(v as f64)
+    }
+}
+
+impl From<&str> for Cell {
+    fn from(v: &str) -> Self {
+        Cell::Text(v.to_string())
+    }
+}
+
+impl From<String> for Cell {
+    fn from(v: String) -> Self {
+        Cell::Text(v)
+    }
+}
+
+impl From<bool> for Cell {
+    fn from(v: bool) -> Self {
+        Cell::Text(if v { "yes" } else { "no" }.to_string())
+    }
+}
+
+impl Cell {
+    /// The cell as a reader sees it: numbers with `digits` decimals
+    /// (integers without), `NaN` as `-`.
+    fn display(&self, digits: usize) -> String {
+        match self {
+            Cell::Text(t) => t.clone(),
+            Cell::Number(v) if v.is_nan() => "-".to_string(),
+            Cell::Number(v) if v.fract() == 0.0 && v.abs() < 1e15 => format!("{v:.0}"),
+            Cell::Number(v) => format!("{v:.digits$}"),
+        }
+    }
+}
+
+/// A table with named columns.
+///
+/// ```
+/// use rarity::report::table::{Cell, Table};
+/// let mut t = Table::new(&["strategy", "auc"]);
+/// t.row(vec!["a,b".into(), 0.5.into()]);
+/// t.row(vec!["c".into(), f64::NAN.into()]);
+/// assert_eq!(t.to_csv(), "strategy,auc\n\"a,b\",0.5\nc,\n");
+/// assert_eq!(t.to_json()[1]["auc"], serde_json::Value::Null);
+/// assert!(t.to_markdown().starts_with("| strategy | auc |"));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Table {
+    header: Vec<String>,
+    rows: Vec<Vec<Cell>>,
+    digits: usize,
+}
+
+impl Table {
+    /// An empty table with these column names (3 decimals on display).
+    pub fn new(header: &[&str]) -> Self {
+        Table {
+            header: header.iter().map(|s| s.to_string()).collect(),
+            rows: Vec::new(),
+            digits: 3,
+        }
+    }
+
+    /// Sets the decimals shown in Markdown and HTML.
+    pub fn with_digits(mut self, digits: usize) -> Self {
+        self.digits = digits;
+        self
+    }
+
+    /// Appends a row; missing cells are empty text, extra cells are kept
+    /// under no column name in CSV and dropped from JSON.
+    pub fn row(&mut self, cells: Vec<Cell>) {
+        self.rows.push(cells);
+    }
+
+    /// The column names.
+    pub fn header(&self) -> &[String] {
+        &self.header
+    }
+
+    /// The rows.
+    pub fn rows(&self) -> &[Vec<Cell>] {
+        &self.rows
+    }
+
+    /// RFC 4180 CSV with a header line; numbers in full precision, `NaN`
+    /// empty.
+    pub fn to_csv(&self) -> String {
+        let mut out = String::new();
+        let line = |cells: Vec<String>, out: &mut String| {
+            out.push_str(&cells.join(","));
+            out.push('\n');
+        };
+        line(self.header.iter().map(|h| quote(h)).collect(), &mut out);
+        for r in &self.rows {
+            let cells = r
+                .iter()
+                .map(|c| match c {
+                    Cell::Text(t) => quote(t),
+                    Cell::Number(v) if v.is_nan() => String::new(),
+                    Cell::Number(v) => fmt_value(*v),
+                })
+                .collect();
+            line(cells, &mut out);
+        }
+        out
+    }
+
+    /// A JSON array with one object per row, keyed by column name;
+    /// non-finite numbers are `null`.
+    pub fn to_json(&self) -> Value {
+        Value::Array(
+            self.rows
+                .iter()
+                .map(|r| {
+                    let obj: Map<String, Value> = self
+                        .header
+                        .iter()
+                        .zip(r)
+                        .map(|(h, c)| {
+                            let v = match c {
+                                Cell::Text(t) => Value::String(t.clone()),
+                                Cell::Number(v) => serde_json::Number::from_f64(*v)
+                                    .map_or(Value::Null, Value::Number),
+                            };
+                            (h.clone(), v)
+                        })
+                        .collect();
+                    Value::Object(obj)
+                })
+                .collect(),
+        )
+    }
+
+    /// A GitHub-flavoured Markdown table (numbers rounded).
+    pub fn to_markdown(&self) -> String {
+        let esc = |s: &str| s.replace('|', "\\|");
+        let mut out = format!(
+            "| {} |\n|{}|\n",
+            self.header
+                .iter()
+                .map(|h| esc(h))
+                .collect::<Vec<_>>()
+                .join(" | "),
+            vec!["---"; self.header.len()].join("|")
+        );
+        for r in &self.rows {
+            let cells: Vec<String> = r.iter().map(|c| esc(&c.display(self.digits))).collect();
+            out.push_str(&format!("| {} |\n", cells.join(" | ")));
+        }
+        out
+    }
+
+    /// An HTML `<table>` (text escaped, numbers rounded and right-aligned).
+    pub fn to_html(&self) -> String {
+        let mut out = String::from("<table>\n<thead><tr>");
+        for h in &self.header {
+            out.push_str(&format!("<th>{}</th>", super::escape(h)));
+        }
+        out.push_str("</tr></thead>\n<tbody>\n");
+        for r in &self.rows {
+            out.push_str("<tr>");
+            for c in r {
+                let class = if matches!(c, Cell::Number(_)) {
+                    " class=\"num\""
+                } else {
+                    ""
+                };
+                out.push_str(&format!(
+                    "<td{class}>{}</td>",
+                    super::escape(&c.display(self.digits))
+                ));
+            }
+            out.push_str("</tr>\n");
+        }
+        out.push_str("</tbody>\n</table>");
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn html_escapes_text_and_rounds_numbers() {
+        let mut t = Table::new(&["<name>"]).with_digits(2);
+        t.row(vec!["a & <b>".into()]);
+        t.row(vec![0.123456.into()]);
+        t.row(vec![3usize.into()]);
+        let h = t.to_html();
+        assert!(h.contains("&lt;name&gt;") && h.contains("a &amp; &lt;b&gt;"));
+        assert!(h.contains(">0.12<") && h.contains(">3<"));
+        assert!(!h.contains("<b>"));
+    }
+
+    #[test]
+    fn csv_keeps_full_precision() {
+        let mut t = Table::new(&["v"]);
+        t.row(vec![(0.1 + 0.2).into()]);
+        let csv = t.to_csv();
+        let back: f64 = csv.lines().nth(1).unwrap().parse().unwrap();
+        assert_eq!(back, 0.1 + 0.2);
+    }
+}

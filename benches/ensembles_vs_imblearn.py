@@ -15,9 +15,11 @@ ratio and mean ROC AUC / average precision (AUCPR) of both sides.
   easy      EasyEnsembleClassifier(10)                   vs  easy-ensemble(n=10)
   rusboost  RUSBoostClassifier(50)                       vs  rus-boost(n=50)
 
-imbalanced-learn's BalancedBagging bootstraps the rows and then undersamples
-the majority of that bootstrap; rarity's eb-bagging keeps every minority row
-and draws as many majority rows without replacement (Collell et al.'s EB).
+BalancedBagging runs with bootstrap=False, so that each member, as in
+rarity's eb-bagging (Collell et al.'s EB), sees every minority row and as many
+majority rows drawn without replacement (with its default bootstrap=True a
+bootstrap of a set with a handful of positives can hold a single class, and
+imbalanced-learn then stops with an error).
 The rarity side is the `trees` bench target in `cv` mode, which fits any
 learner spec.
 """
@@ -34,8 +36,8 @@ def imblearn_model(kind, trees, seed):
                                    EasyEnsembleClassifier, RUSBoostClassifier)
     from sklearn.tree import DecisionTreeClassifier
     if kind == "bagging":
-        return BalancedBaggingClassifier(DecisionTreeClassifier(), n_estimators=trees, n_jobs=1,
-                                         random_state=seed)
+        return BalancedBaggingClassifier(DecisionTreeClassifier(), n_estimators=trees,
+                                         bootstrap=False, n_jobs=1, random_state=seed)
     if kind == "forest":
         return BalancedRandomForestClassifier(n_estimators=trees, sampling_strategy="all",
                                               replacement=True, bootstrap=False, n_jobs=1,

@@ -64,7 +64,12 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             continue;
         }
         for (spec, l) in &learners {
-            cells.push(run_cell(name, ds, spec, l, &cfg)?);
+            // A dataset the protocol cannot run on is reported and skipped.
+            match run_cell(name, ds, spec, l, &cfg) {
+                Ok(c) => cells.push(c),
+                Err(e @ Error::Data(_)) => skipped.push(format!("{name} with {spec}: {e}")),
+                Err(e) => return Err(e),
+            }
         }
         if !g.quiet {
             eprintln!("  [{}/{}] {name}", i + 1, datasets.len());

@@ -48,11 +48,17 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         splitter: a.cv.parse()?,
         seed: g.seed,
     };
-    let (datasets, skipped) = load_dirs(&a.data_dirs, a.max_rows)?;
+    let (datasets, mut skipped) = load_dirs(&a.data_dirs, a.max_rows)?;
     let start = std::time::Instant::now();
     let mut results = Vec::with_capacity(datasets.len());
     for (i, (name, ds)) in datasets.iter().enumerate() {
-        results.push(run_dataset(name, ds, &cfg)?);
+        // A dataset the protocol cannot run on (e.g. a class with fewer rows
+        // than folds) is reported and skipped, not fatal to the whole run.
+        match run_dataset(name, ds, &cfg) {
+            Ok(r) => results.push(r),
+            Err(e @ Error::Data(_)) => skipped.push(format!("{name}: {e}")),
+            Err(e) => return Err(e),
+        }
         if !g.quiet {
             eprintln!("  [{}/{}] {name}", i + 1, datasets.len());
         }

@@ -17,7 +17,8 @@ use rarity::data::bundled;
 use rarity::error::{Error, Result};
 use rarity::evaluate::{Benefit, Extras};
 use rarity::experiment::compare::{
-    compare, default_betas, default_strategies, lower_is_better, RANKED_METRICS,
+    compare, default_betas, default_multiclass_strategies, default_strategies, lower_is_better,
+    RANKED_METRICS,
 };
 use rarity::experiment::run_report::{run_report, RunContext};
 use rarity::metrics::cost::LossMatrix;
@@ -184,13 +185,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     } else if ds.n_classes() == 2 {
         default_strategies(&default_betas(&ds))
     } else {
-        vec![
-            "bagging(n=100)".to_string(),
-            "bagging(n=100)+threshold(priors)".to_string(),
-            "bagging(n=100,sample=underover(a=50))".to_string(),
-            "bagging(n=100,sample=eb)".to_string(),
-            "forest(n=100)+tune(metric=macro_accuracy)".to_string(),
-        ]
+        default_multiclass_strategies()
     };
     let mut decisions = Vec::new();
     if let Some(c) = &a.cost {

@@ -43,12 +43,19 @@ pub fn lower_is_better(metric: &str) -> bool {
 /// PT-bagging with both plug-in thresholds; undersampling at several beta
 /// with and without the prior correction; EB-, RB- and SMOTE-bagging with and
 /// without correction; a balanced forest; a random forest with a tuned
+/// threshold; logistic regression with Platt scaling and with a tuned
 /// threshold). `betas` are the undersampling rates to try besides the
 /// balanced `under(ratio=1)`.
+///
+/// ```
+/// let s = rarity::experiment::compare::default_strategies(&[0.2]);
+/// assert!(s.contains(&"pt-bagging(n=100)+threshold(priors)".to_string()));
+/// assert!(s.iter().all(|x| rarity::spec::build_strategy(x).is_ok()));
+/// ```
 pub fn default_strategies(betas: &[f64]) -> Vec<String> {
     let mut s = vec![
-        "bagging(n=100)+threshold(priors)".to_string(),
-        "bagging(n=100)+threshold(f1)".to_string(),
+        "pt-bagging(n=100)+threshold(priors)".to_string(),
+        "pt-bagging(n=100)+threshold(f1)".to_string(),
     ];
     let unders =
         std::iter::once("ratio=1".to_string()).chain(betas.iter().map(|b| format!("beta={b:.4}")));
@@ -58,15 +65,32 @@ pub fn default_strategies(betas: &[f64]) -> Vec<String> {
             "under({u})+forest(n=100)+correct+threshold(priors)"
         ));
     }
-    for sample in ["eb", "rb", "smote"] {
-        s.push(format!("bagging(n=100,sample={sample})+threshold(0.5)"));
+    for e in ["eb-bagging", "rb-bagging", "smote-bagging"] {
+        s.push(format!("{e}(n=100)+threshold(0.5)"));
         s.push(format!(
-            "bagging(n=100,sample={sample})+correct(mode=average)+threshold(priors)"
+            "{e}(n=100)+correct(mode=average)+threshold(priors)"
         ));
     }
-    s.push("forest(n=100,sample=balanced-bootstrap)+threshold(0.5)".to_string());
+    s.push("balanced-forest(n=100)+threshold(0.5)".to_string());
     s.push("forest(n=100)+tune(metric=f1)".to_string());
+    s.push("logistic+platt+threshold(0.5)".to_string());
+    s.push("logistic+tune(metric=f1)".to_string());
     s
+}
+
+/// The strategies `rarity run` compares on a multiclass task: PT_MA and
+/// plain argmax bagging, UnderOver- and EB-bagging, a forest with tuned
+/// per-class thresholds.
+pub fn default_multiclass_strategies() -> Vec<String> {
+    [
+        "pt-bagging(n=100)+threshold(priors)",
+        "pt-bagging(n=100)+argmax",
+        "underover-bagging(n=100,a=50)",
+        "eb-bagging(n=100)",
+        "forest(n=100)+tune(metric=macro_accuracy)",
+    ]
+    .map(String::from)
+    .to_vec()
 }
 
 /// Undersampling rates strictly between `N+/N-` and 1 (geometrically

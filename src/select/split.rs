@@ -104,11 +104,17 @@ impl Splitter {
                 let classes = class_rows(labels);
                 for (c, rows) in classes.iter().enumerate() {
                     if !rows.is_empty() && rows.len() < folds {
+                        let advice = if rows.len() >= 2 {
+                            format!("use at most {} folds", rows.len())
+                        } else {
+                            "stratified cross-validation needs at least 2 rows of every class \
+                             present; drop or merge that class"
+                                .to_string()
+                        };
                         return Err(Error::data(format!(
-                            "{} has {} rows, fewer than the {folds} folds, so some test fold would have none; use at most {} folds",
+                            "{} has {} rows, fewer than the {folds} folds, so some test fold would have none; {advice}",
                             name(c as u32),
                             rows.len(),
-                            rows.len().max(2)
                         )));
                     }
                 }

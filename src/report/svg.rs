@@ -638,8 +638,10 @@ impl CdDiagram {
             .map(|s| text_width(s, 11.0))
             .fold(40.0, f64::max)
             + 24.0;
-        let axis_w = 80.0 * (k.max(2) - 1) as f64;
-        let (left, right) = (label_w, label_w + axis_w.clamp(240.0, 560.0));
+        let axis_w = (80.0 * (k.max(2) - 1) as f64).clamp(240.0, 560.0);
+        // Short names (e.g. `#1`): widen the margins so the title fits.
+        let label_w = label_w.max((text_width(&self.title, 14.0) + 24.0 - axis_w) / 2.0);
+        let (left, right) = (label_w, label_w + axis_w);
         let axis_y = 70.0;
         let groups = self.groups();
         let group_h = 10.0 + 7.0 * groups.len() as f64;
@@ -915,6 +917,25 @@ mod tests {
         let svg = d.render();
         inside(&svg);
         assert!(svg.contains("b (1.00)") && svg.contains("CD = 1.30"));
+    }
+
+    #[test]
+    fn cd_diagram_with_short_names_fits_its_title() {
+        let title = "Mean ranks on average_precision (Nemenyi, alpha 0.05)";
+        let d = CdDiagram {
+            title: title.into(),
+            names: ["#1", "#2", "#3"].map(String::from).to_vec(),
+            mean_ranks: vec![1.5, 2.0, 2.5],
+            critical_difference: 1.9,
+        };
+        let svg = d.render();
+        let w: f64 = svg
+            .split("viewBox=\"0 0 ")
+            .nth(1)
+            .and_then(|r| r.split(' ').next())
+            .and_then(|w| w.parse().ok())
+            .unwrap();
+        assert!(w >= text_width(title, 14.0), "{w}");
     }
 
     #[test]

@@ -3,7 +3,9 @@
 //! properties the papers report where a small run can show them.
 
 mod common;
-use common::run;
+use std::path::Path;
+
+use common::{run, scratch};
 use serde_json::Value;
 
 #[test]
@@ -122,4 +124,143 @@ fn experiments_reject_bad_settings() {
         assert!(err.contains(needle), "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{err}");
     }
+}
+
+/// Checks a written experiment report: `index.html` with at least
+/// `min_svg` plots and no external resources, and each named table as a
+/// non-empty CSV and JSON.
+fn check_report(dir: &Path, min_svg: usize, tables: &[&str]) {
+    let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    for bad in ["<script", "<link", "src=", "https://", "url("] {
+        assert!(!html.contains(bad), "index.html contains {bad}");
+    }
+    assert!(!html.contains("NaN"), "NaN written into the page");
+    let svgs = html.matches("<svg").count();
+    assert!(svgs >= min_svg, "{svgs} plots, expected at least {min_svg}");
+    for t in tables {
+        let csv = std::fs::read_to_string(dir.join(format!("tables/{t}.csv")))
+            .unwrap_or_else(|e| panic!("tables/{t}.csv: {e}"));
+        assert!(csv.lines().count() >= 2, "{t}.csv is empty");
+        let json: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join(format!("tables/{t}.json"))).unwrap(),
+        )
+        .unwrap();
+        assert!(!json.as_array().unwrap().is_empty(), "{t}.json is empty");
+    }
+}
+
+#[test]
+fn pt_bagging_report_has_the_figures_and_tables() {
+    let d = scratch("exp-report-pt");
+    let dir = d.join("report");
+    let (code, out, err) = run(&[
+        "experiment",
+        "pt-bagging",
+        "--sizes",
+        "2,5",
+        "--cv",
+        "1x2",
+        "-q",
+        "--report",
+        &dir.to_string_lossy(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Table 4"), "{out}");
+    // 3 trend plots, 3 CD diagrams, recall bars, multiclass bars.
+    check_report(
+        &dir,
+        8,
+        &[
+            "trend_average_precision",
+            "trend_macro_accuracy",
+            "trend_macro_f1",
+            "table_4",
+            "table_5",
+            "rank_tests",
+            "recall_per_class",
+            "multiclass",
+        ],
+    );
+    let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    assert!(html.contains("Critical-difference diagram of macro_f1"));
+    let t5 = std::fs::read_to_string(dir.join("tables/table_5.csv")).unwrap();
+    assert!(t5.starts_with("method,macro_accuracy,potential_macro_accuracy,"));
+    assert_eq!(t5.lines().count(), 7, "one row per binary method");
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn calibration_report_has_the_figures_and_tables() {
+    let d = scratch("exp-report-cal");
+    let dir = d.join("report");
+    let (code, _, err) = run(&[
+        "experiment",
+        "calibration",
+        "--learners",
+        "forest(n=10)",
+        "--levels",
+        "1,0.5",
+        "--cv",
+        "1x3",
+        "-q",
+        "--format",
+        "json",
+        "--report",
+        &dir.to_string_lossy(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    // AUC and Brier box plots, Fig. 3 and Fig. 4 for mu = 3 and 15.
+    check_report(&dir, 6, &["table_v", "brier_wins", "cells", "gaussian"]);
+    let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    assert!(html.contains("most imbalanced dataset"));
+    assert!(html.contains("Fig. 3, mu = 15") && html.contains("Fig. 4, mu = 3"));
+    let cells = std::fs::read_to_string(dir.join("tables/cells.csv")).unwrap();
+    // 10 binary datasets x 2 levels x 3 probabilities.
+    assert_eq!(cells.lines().count(), 1 + 10 * 2 * 3, "{cells}");
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn reverse_testing_report_has_the_summary_and_bars() {
+    let d = scratch("exp-report-rvt");
+    let dir = d.join("report");
+    let (code, _, err) = run(&[
+        "experiment",
+        "reverse-testing",
+        "--learners",
+        "tree,gnb",
+        "--splits",
+        "1",
+        "--max-rows",
+        "400",
+        "-q",
+        "--report",
+        &dir.to_string_lossy(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    check_report(&dir, 1, &["summary"]);
+    let csv = std::fs::read_to_string(dir.join("tables/summary.csv")).unwrap();
+    assert!(csv.starts_with("method,correct,wrong,undecided,percent_correct\n"));
+    assert!(csv.contains("leave-one-out"));
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn experiment_reports_reject_a_file_as_directory_up_front() {
+    let d = scratch("exp-report-bad");
+    let file = d.join("taken");
+    std::fs::write(&file, "x").unwrap();
+    let f = file.to_string_lossy().into_owned();
+    for args in [
+        vec!["experiment", "pt-bagging", "--report", &f],
+        vec!["experiment", "calibration", "--report", &f],
+        vec!["experiment", "reverse-testing", "--report", &f],
+    ] {
+        let (code, _, err) = run(&args);
+        assert_ne!(code, 0, "{args:?}");
+        assert!(err.contains("not a directory"), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
+    std::fs::remove_dir_all(&d).unwrap();
 }

@@ -1,5 +1,6 @@
-//! `rarity run --report DIR` end to end: the report's files, and the page
-//! rendered by headless Chromium (skipped, saying so, without Chromium).
+//! `rarity run --report DIR` and `rarity experiment pt-bagging --report DIR`
+//! end to end: the report's files, and the page rendered by headless
+//! Chromium (skipped, saying so, without Chromium).
 
 mod common;
 
@@ -74,6 +75,7 @@ fn run_report_writes_a_self_contained_page_that_renders() {
     assert!(html.matches("<svg").count() >= 7, "too few plots");
     for t in [
         "ranking",
+        "labels",
         "folds",
         "verdict",
         "reliability",
@@ -88,6 +90,10 @@ fn run_report_writes_a_self_contained_page_that_renders() {
         assert!(!json.as_array().unwrap().is_empty(), "{t}.json is empty");
     }
     let ranking = std::fs::read_to_string(dir.join("tables/ranking.csv")).unwrap();
+    // A spec longer than 24 characters: figures use #1, #2, ... and a legend.
+    let labels = std::fs::read_to_string(dir.join("tables/labels.csv")).unwrap();
+    assert!(labels.starts_with("label,strategy\n#1,"), "{labels}");
+    assert!(labels.contains("under(ratio=1)+forest(n=5)+correct+threshold(priors)"));
     assert!(ranking.starts_with("rank,strategy,roc_auc_mean,roc_auc_std,"));
     // No temporary files are left behind.
     let leftovers: Vec<_> = std::fs::read_dir(&dir)
@@ -118,4 +124,40 @@ fn run_report_writes_a_self_contained_page_that_renders() {
     );
     assert!(dom.contains("forest(n=5)+threshold(priors)"));
     assert!(dom.contains("</html>"));
+}
+
+#[test]
+fn experiment_report_renders() {
+    let d = scratch("report-html-experiment");
+    let dir = d.join("report");
+    let (code, _, err) = run(&[
+        "experiment",
+        "pt-bagging",
+        "--sizes",
+        "2,5",
+        "--cv",
+        "1x2",
+        "-q",
+        "--report",
+        &dir.to_string_lossy(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let page = dir.join("index.html");
+    assert!(page.is_file());
+    let Some(browser) = chromium() else {
+        eprintln!(
+            "SKIPPED: chromium not found (looked for chromium, chromium-browser, google-chrome \
+             on PATH); the experiment report was not rendered"
+        );
+        return;
+    };
+    let dom = dump_dom(&browser, &page, &d.join("profile"));
+    assert!(dom.contains("rarity experiment pt-bagging"), "{dom}");
+    // Three trend plots, three CD diagrams, recall and multiclass bars.
+    assert!(
+        dom.matches("<svg").count() >= 8,
+        "plots missing from the DOM"
+    );
+    assert!(dom.contains("<polyline") && dom.contains("Critical-difference diagram"));
+    assert!(dom.contains("UnderOver a=100") && dom.contains("</html>"));
 }

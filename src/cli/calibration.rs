@@ -7,10 +7,11 @@ use std::sync::Arc;
 use serde_json::json;
 
 use super::experiment::load_dirs;
-use super::output::{num, print_json, write_stdout, Table};
+use super::output::{num, print_json, write_report, write_stdout, Table};
 use super::{Global, OutputFormat};
 use rarity::error::{Error, Result};
 use rarity::experiment::calibration::{gaussian_curves, run_cell, table_v, Config, GaussianCurves};
+use rarity::experiment::experiment_report::calibration_report;
 use rarity::learn::Learner;
 
 /// Arguments of `rarity experiment calibration`.
@@ -33,6 +34,10 @@ pub struct Args {
     /// Skip datasets with more rows.
     #[arg(long, default_value_t = 100_000)]
     max_rows: usize,
+    /// Write an HTML report with plots (Table V, Fig. 3-6), and every table
+    /// as CSV and JSON, to DIR.
+    #[arg(long, value_name = "DIR")]
+    report: Option<PathBuf>,
 }
 
 pub fn run(g: &Global, a: &Args) -> Result<()> {
@@ -55,6 +60,9 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         .split(',')
         .map(|s| Ok((s.trim().to_string(), rarity::spec::build_learner(s.trim())?)))
         .collect::<Result<_>>()?;
+    if let Some(dir) = &a.report {
+        rarity::report::prepare_dir(dir)?;
+    }
     let (datasets, mut skipped) = load_dirs(&a.data_dirs, a.max_rows)?;
     let start = std::time::Instant::now();
     let mut cells = Vec::new();
@@ -81,6 +89,25 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         .map(|&mu| gaussian_curves(mu, &learners[0].1, g.seed))
         .collect::<Result<_>>()?;
     let seconds = start.elapsed().as_secs_f64();
+    if let Some(dir) = &a.report {
+        let mut datasets: Vec<&str> = cells.iter().map(|c| c.dataset.as_str()).collect();
+        datasets.dedup();
+        let mut notes = vec![
+            format!(
+                "{} binary datasets: {}.",
+                datasets.len(),
+                datasets.join(", ")
+            ),
+            format!(
+                "Learners: {}; {} stratified cross-validation; levels t = {} (beta = (N+/N-)^t); \
+                 seed {}.",
+                a.learners, a.cv, a.levels, g.seed
+            ),
+        ];
+        notes.extend(skipped.iter().map(|s| format!("Skipped: {s}")));
+        let r = calibration_report(&cells, &rows, &better, &curves, &learners[0].0, &notes);
+        write_report(&r, dir, g.quiet)?;
+    }
     if g.format == OutputFormat::Json {
         return print_json(&json!({
             "cv": a.cv, "levels": cfg.levels, "table_v": rows,

@@ -13,6 +13,7 @@ use rarity::data::read::{read_path, ReadOptions};
 use rarity::data::Dataset;
 use rarity::error::{Error, Result};
 use rarity::experiment::bias::{run as bias_run, Bias, Method};
+use rarity::experiment::experiment_report::reverse_testing_report;
 use rarity::learn::Learner;
 use rarity::select::reverse_testing::{Comparator, Labelling, Measure, Variant};
 
@@ -55,6 +56,10 @@ enum Which {
         /// Skip datasets with more rows (leave-one-out fits a model per row).
         #[arg(long, default_value_t = 1000)]
         max_rows: usize,
+        /// Write an HTML report (the summary table and a bar chart), and
+        /// the table as CSV and JSON, to DIR.
+        #[arg(long, value_name = "DIR")]
+        report: Option<PathBuf>,
     },
     /// PT-bagging against EB-, RB-, SMOTE-bagging, Platt and UnderOver
     /// (Collell et al. 2018, Sec. 4-5).
@@ -113,7 +118,11 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             metric,
             bias,
             max_rows,
+            report,
         } => {
+            if let Some(dir) = report {
+                rarity::report::prepare_dir(dir)?;
+            }
             let (datasets, mut skipped) = load_dirs(data_dirs, *max_rows)?;
             let learners: Vec<(String, Arc<dyn Learner>)> = learners
                 .split(',')
@@ -194,6 +203,22 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                 if !g.quiet {
                     eprintln!("  done: {name}");
                 }
+            }
+            if let Some(dir) = report {
+                let rows: Vec<_> = methods
+                    .iter()
+                    .map(|m| m.0.to_string())
+                    .zip(tallies.clone())
+                    .collect();
+                let names: Vec<&str> = learners.iter().map(|l| l.0.as_str()).collect();
+                let mut notes = vec![format!(
+                    "{} datasets x {splits} splits, learners {}, measure {metric}.",
+                    datasets.len(),
+                    names.join(", ")
+                )];
+                notes.extend(skipped.iter().map(|s| format!("Skipped: {s}")));
+                let r = reverse_testing_report(&rows, &notes);
+                super::output::write_report(&r, dir, g.quiet)?;
             }
             if g.format == OutputFormat::Json {
                 let rows: Vec<_> = methods.iter().zip(&tallies).map(|(m, t)| json!({"method": m.0, "tally": t, "percent_correct": t.percent_correct()})).collect();

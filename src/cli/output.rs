@@ -1,16 +1,28 @@
 //! Printing results: aligned text tables and JSON on stdout, notes on stderr.
 
 use std::io::Write;
+use std::path::Path;
 
 use serde::Serialize;
 
 use rarity::error::{Error, Result};
+use rarity::report::Report;
 
 /// Prints one JSON object (pretty, one trailing newline).
 pub fn print_json<T: Serialize>(value: &T) -> Result<()> {
     let text = serde_json::to_string_pretty(value)
         .map_err(|e| Error::invalid(format!("cannot encode JSON: {e}")))?;
     write_stdout(&format!("{text}\n"))
+}
+
+/// Writes `report` to `dir` (see [`Report::write`]) and, unless `quiet`,
+/// says where on stderr.
+pub fn write_report(report: &Report, dir: &Path, quiet: bool) -> Result<()> {
+    report.write(dir)?;
+    if !quiet {
+        eprintln!("report written to {}", dir.join("index.html").display());
+    }
+    Ok(())
 }
 
 /// Writes to stdout, treating a closed pipe (`| head`) as success.

@@ -6,9 +6,10 @@ use std::path::PathBuf;
 use serde_json::json;
 
 use super::experiment::load_dirs;
-use super::output::{num, print_json, write_stdout, Table};
+use super::output::{num, print_json, write_report, write_stdout, Table};
 use super::{Global, OutputFormat};
 use rarity::error::{Error, Result};
+use rarity::experiment::experiment_report::pt_bagging_report;
 use rarity::experiment::pt_bagging::{
     run_dataset, summarise, BinarySummary, Config, MulticlassSummary, BINARY_METHODS, MEASURES,
     MULTICLASS_METHODS,
@@ -29,6 +30,10 @@ pub struct Args {
     /// Skip datasets with more rows.
     #[arg(long, default_value_t = 100_000)]
     max_rows: usize,
+    /// Write an HTML report with plots (Fig. 1-2, critical-difference
+    /// diagrams), and every table as CSV and JSON, to DIR.
+    #[arg(long, value_name = "DIR")]
+    report: Option<PathBuf>,
 }
 
 pub fn run(g: &Global, a: &Args) -> Result<()> {
@@ -48,6 +53,9 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         splitter: a.cv.parse()?,
         seed: g.seed,
     };
+    if let Some(dir) = &a.report {
+        rarity::report::prepare_dir(dir)?;
+    }
     let (datasets, mut skipped) = load_dirs(&a.data_dirs, a.max_rows)?;
     let start = std::time::Instant::now();
     let mut results = Vec::with_capacity(datasets.len());
@@ -65,6 +73,19 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     }
     let (binary, multiclass) = summarise(&results, &cfg.sizes)?;
     let seconds = start.elapsed().as_secs_f64();
+    if let Some(dir) = &a.report {
+        let names: Vec<&str> = results.iter().map(|r| r.name.as_str()).collect();
+        let mut notes = vec![
+            format!("{} datasets: {}.", results.len(), names.join(", ")),
+            format!(
+                "{} stratified cross-validation; ensembles of {} trees; seed {}.",
+                a.cv, a.sizes, g.seed
+            ),
+        ];
+        notes.extend(skipped.iter().map(|s| format!("Skipped: {s}")));
+        let r = pt_bagging_report(binary.as_ref(), multiclass.as_ref(), &notes);
+        write_report(&r, dir, g.quiet)?;
+    }
     if g.format == OutputFormat::Json {
         return print_json(&json!({
             "cv": a.cv, "sizes": cfg.sizes, "measures": MEASURES,

@@ -4,6 +4,8 @@
 //!   repeated stratified cross-validation on shared folds, a Friedman test
 //!   and Nemenyi critical difference over the folds (Demsar 2006).
 //! - [`run_report`]: the HTML report of `rarity run --report DIR`.
+//! - [`experiment_report`]: the HTML reports of `rarity experiment
+//!   calibration|pt-bagging|reverse-testing --report DIR`.
 //! - [`bias`]: the ReverseTesting bias experiment (Fan & Davidson 2006,
 //!   Sec. 5): correct / wrong / undecided pairwise predictions per method.
 //! - [`calibration`]: undersampling at several beta, with and without the
@@ -15,5 +17,6 @@
 pub mod bias;
 pub mod calibration;
 pub mod compare;
+pub mod experiment_report;
 pub mod pt_bagging;
 pub mod run_report;

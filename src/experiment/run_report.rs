@@ -21,6 +21,11 @@ use crate::report::Report;
 /// Bins of the reliability diagrams.
 pub const RELIABILITY_BINS: usize = 10;
 
+/// Strategy specs longer than this make figures hard to read: when any
+/// spec is longer, the figures label strategies by rank only (`#1`, `#2`,
+/// ...) and a legend table maps the labels to the specs.
+pub const LABEL_MAX_CHARS: usize = 24;
+
 /// What the report says about the run besides the comparison itself.
 #[derive(Debug, Clone)]
 pub struct RunContext<'a> {
@@ -81,7 +86,17 @@ pub fn run_report(
     let metric = ctx.metric;
     let mut report = Report::new(&format!("rarity run: strategies ranked by {metric}"));
     let rank_of = |i: usize| order.iter().position(|&j| j == i).map_or(0, |p| p + 1);
-    let label = |i: usize| format!("#{} {}", rank_of(i), cmp.evaluations[i].spec);
+    let short = cmp
+        .evaluations
+        .iter()
+        .any(|e| e.spec.chars().count() > LABEL_MAX_CHARS);
+    let label = |i: usize| {
+        if short {
+            format!("#{}", rank_of(i))
+        } else {
+            format!("#{} {}", rank_of(i), cmp.evaluations[i].spec)
+        }
+    };
     let data_section = report.section("Data and protocol");
     for n in &ctx.notes {
         data_section.paragraph(n);
@@ -136,8 +151,8 @@ pub fn run_report(
             folds.row(row);
         }
     }
-    report
-        .section(&format!("Ranking by {metric}"))
+    let ranking_section = report.section(&format!("Ranking by {metric}"));
+    ranking_section
         .paragraph(&format!(
             "Mean and standard deviation over folds ({} is {} better). The full potential of a \
              thresholded metric is its best value over all thresholds (Collell et al. 2018, \
@@ -151,6 +166,21 @@ pub fn run_report(
         ))
         .table("ranking", ranking)
         .folded_table("folds", "Every fold's values", folds);
+    if short {
+        let mut legend = Table::new(&["label", "strategy"]);
+        for &i in order {
+            legend.row(vec![
+                label(i).into(),
+                cmp.evaluations[i].spec.clone().into(),
+            ]);
+        }
+        ranking_section
+            .paragraph(&format!(
+                "Some strategy specs are longer than {LABEL_MAX_CHARS} characters, so the \
+                 figures label strategies by their rank: #1 is the best."
+            ))
+            .table("labels", legend);
+    }
 
     // Verdict and CD diagram.
     if let Some(v) = verdict {

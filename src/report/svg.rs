@@ -632,14 +632,17 @@ impl CdDiagram {
     pub fn render(&self) -> String {
         let o = self.order();
         let k = o.len();
+        // Labels read "NAME (1.23)" or "NAME (no rank)".
         let label_w = self
             .names
             .iter()
-            .map(|s| text_width(s, 11.0))
+            .map(|s| text_width(&format!("{s} (no rank)"), 11.0))
             .fold(40.0, f64::max)
             + 24.0;
-        let axis_w = 80.0 * (k.max(2) - 1) as f64;
-        let (left, right) = (label_w, label_w + axis_w.clamp(240.0, 560.0));
+        let axis_w = (80.0 * (k.max(2) - 1) as f64).clamp(240.0, 560.0);
+        // Short names (e.g. `#1`): widen the margins so the title fits.
+        let label_w = label_w.max((text_width(&self.title, 14.0) + 24.0 - axis_w) / 2.0);
+        let (left, right) = (label_w, label_w + axis_w);
         let axis_y = 70.0;
         let groups = self.groups();
         let group_h = 10.0 + 7.0 * groups.len() as f64;
@@ -897,6 +900,7 @@ mod tests {
             .push(("g".into(), vec![1.0, 2.0, 3.0, 4.0, 5.0, 100.0]));
         let svg = b.render();
         inside(&svg);
+        texts_fit(&svg);
         // The outlier is drawn as a point.
         assert_eq!(svg.matches("<circle").count(), 1);
         assert_eq!(quantile(&[1.0, 2.0, 3.0, 4.0], 0.25), 1.75);
@@ -917,6 +921,53 @@ mod tests {
         assert!(svg.contains("b (1.00)") && svg.contains("CD = 1.30"));
     }
 
+    /// Asserts that every text's estimated extent lies inside the viewBox
+    /// width.
+    fn texts_fit(svg: &str) {
+        let (w, _) = well_formed(svg);
+        for part in svg.split("<text x=\"").skip(1) {
+            let x: f64 = part.split('"').next().unwrap().parse().unwrap();
+            let anchor = part.split("text-anchor=\"").nth(1).unwrap();
+            let size: f64 = part
+                .split("font-size=\"")
+                .nth(1)
+                .unwrap()
+                .split('"')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap();
+            let content = part.split('>').nth(1).unwrap().split('<').next().unwrap();
+            let tw = text_width(content, size);
+            let (a, b) = match anchor.split('"').next().unwrap() {
+                "end" => (x - tw, x),
+                "middle" => (x - tw / 2.0, x + tw / 2.0),
+                _ => (x, x + tw),
+            };
+            assert!(a >= 0.0 && b <= w, "'{content}' spans {a}..{b}, width {w}");
+        }
+    }
+
+    #[test]
+    fn cd_diagram_fits_its_title_and_labels() {
+        let d = CdDiagram {
+            title: "Mean ranks on average_precision (Nemenyi, alpha 0.05)".into(),
+            names: ["#1", "#2", "#3"].map(String::from).to_vec(),
+            mean_ranks: vec![1.5, 2.0, 2.5],
+            critical_difference: 1.9,
+        };
+        texts_fit(&d.render());
+        let d = CdDiagram {
+            title: "macro_f1".into(),
+            names: ["PT_MA", "PT_F1", "EB", "RB", "SMOTE", "Platt"]
+                .map(String::from)
+                .to_vec(),
+            mean_ranks: vec![3.3, 2.15, 4.8, 4.1, 1.8, f64::NAN],
+            critical_difference: 2.38,
+        };
+        texts_fit(&d.render());
+    }
+
     #[test]
     fn grouped_bars_in_the_viewbox() {
         let g = GroupedBars {
@@ -929,6 +980,7 @@ mod tests {
         };
         let svg = g.render();
         inside(&svg);
+        texts_fit(&svg);
         assert!(svg.contains("n/a"));
     }
 

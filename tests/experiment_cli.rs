@@ -209,8 +209,8 @@ fn calibration_report_has_the_figures_and_tables() {
         &dir.to_string_lossy(),
     ]);
     assert_eq!(code, 0, "{err}");
-    // AUC and Brier box plots, Fig. 3 and Fig. 4 for mu = 3 and 15.
-    check_report(&dir, 6, &["table_v", "brier_wins", "cells", "gaussian"]);
+    // AUC and Brier box plots; Fig. 3, Fig. 4 and reliability for mu = 3, 15.
+    check_report(&dir, 8, &["table_v", "brier_wins", "cells", "gaussian"]);
     let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
     assert!(html.contains("most imbalanced dataset"));
     assert!(html.contains("Fig. 3, mu = 15") && html.contains("Fig. 4, mu = 3"));

@@ -212,7 +212,8 @@ pub fn calibration_report(
         "One feature, 10% positives, sigma = 3, class means mu apart. Fig. 3: the true \
          posterior after undersampling at rate beta (eq. 4); beta = 1 is p itself. Fig. 4: \
          {curve_learner} fitted after balancing undersampling: its p̂_s and the corrected p̂' \
-         against the true p."
+         against x, and against the true p (a reliability diagram with the exact \
+         posterior in place of observed rates)."
     ));
     let mut dev = Table::new(&[
         "mu",
@@ -245,6 +246,17 @@ pub fn calibration_report(
         ));
         f4.series
             .push(Series::line("p̂' (corrected)", &c.x, &c.p_corrected_hat));
+        let mut rel = LinePlot::new(
+            &format!("Estimates against the true p, mu = {}", c.mu),
+            "true p(+|x)",
+            "estimated probability",
+        );
+        rel.x_range = Some((0.0, 1.0));
+        rel.y_range = Some((0.0, 1.0));
+        rel.diagonal = Some("perfectly calibrated".into());
+        rel.series.push(Series::line("p̂_s", &c.p, &c.p_s_hat));
+        rel.series
+            .push(Series::line("p̂' (corrected)", &c.p, &c.p_corrected_hat));
         synth
             .figure(
                 &format!(
@@ -259,6 +271,14 @@ pub fn calibration_report(
                     c.mu
                 ),
                 f4.render(),
+            )
+            .figure(
+                &format!(
+                    "Reliability against the true posterior, mu = {}: on the diagonal is \
+                     calibrated; p̂_s lies above it.",
+                    c.mu
+                ),
+                rel.render(),
             );
         let mean_dev = |v: &[f64]| {
             v.iter().zip(&c.p).map(|(a, b)| (a - b).abs()).sum::<f64>() / v.len().max(1) as f64

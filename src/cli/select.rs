@@ -13,8 +13,8 @@ use rarity::data::read::{read_path, read_with_schema, ReadOptions};
 use rarity::error::{Error, Result};
 use rarity::learn::Learner;
 use rarity::select::reverse_testing::{
-    rank_by_comparator, reverse_testing, true_ranking, Comparator, Labelling, Measure, Outcome,
-    Ranking, Variant,
+    rank_by_comparator, reverse_testing, true_ranking, Comparator, Measure, Outcome, Ranking,
+    Variant,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -27,16 +27,6 @@ enum Method {
     Loo,
     /// Accuracy on the training set.
     Train,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum VariantArg {
-    /// Label the target set by argmax (the paper).
-    Paper,
-    /// Label the target set with the prior thresholds (PT_MA).
-    Priors,
-    /// Draw each target label from the predicted posterior.
-    Sample,
 }
 
 /// Arguments of `rarity select`.
@@ -57,9 +47,12 @@ pub struct Args {
     /// The selection method.
     #[arg(long, value_enum, default_value_t = Method::ReverseTesting)]
     method: Method,
-    /// How ReverseTesting labels the target set.
-    #[arg(long, value_enum, default_value_t = VariantArg::Paper)]
-    variant: VariantArg,
+    /// The ReverseTesting variant: `default` (the best-measuring one, see
+    /// docs/reverse-testing.md), `paper` (the literal algorithm), `priors`,
+    /// `sample`, and/or `labels=argmax|priors|sample`, `measure=METRIC`,
+    /// `decide=strict|sum`, `judges=pair|all`, e.g. `paper,decide=sum`.
+    #[arg(long, default_value = "default")]
+    variant: String,
     /// The measure on the training set: any metric of `rarity score`.
     #[arg(long, default_value = "accuracy")]
     metric: String,
@@ -128,17 +121,10 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         .into_iter()
         .map(|s| Ok((s.clone(), rarity::spec::build_learner(&s)?)))
         .collect::<Result<_>>()?;
-    let variant = Variant {
-        labelling: match a.variant {
-            VariantArg::Paper => Labelling::Argmax,
-            VariantArg::Priors => Labelling::Priors,
-            VariantArg::Sample => Labelling::Sample,
-        },
-        measure: match &a.benefit {
-            Some(b) => parse_benefit(b)?,
-            None => Measure::Metric(a.metric.clone()),
-        },
-    };
+    let mut variant = Variant::parse(&a.variant, &a.metric)?;
+    if let Some(b) = &a.benefit {
+        variant.measure = parse_benefit(b)?;
+    }
     let ranking = match a.method {
         Method::ReverseTesting => reverse_testing(&learners, &train, &target, &variant, g.seed)?,
         Method::Cv => rank_by_comparator(
@@ -203,6 +189,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         "a^b",
         "b^a",
         "b^b",
+        "one-class copy",
         "true",
     ]);
     for (j, p) in ranking.pairs.iter().enumerate() {
@@ -215,6 +202,13 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             outcome_text(&ranking, p.a, p.b, p.outcome),
         ];
         row.extend(acc);
+        row.push(
+            p.constant_copies
+                .iter()
+                .map(|&i| format!("T_{} (constant models)", ranking.learners[i]))
+                .collect::<Vec<_>>()
+                .join(", "),
+        );
         row.push(truth.as_ref().map_or(String::new(), |t| {
             outcome_text(t, p.a, p.b, t.pairs[j].outcome)
         }));

@@ -114,7 +114,7 @@ fn select_errors() {
 
 #[test]
 fn bias_experiment_prints_the_summary_table() {
-    let (code, out, err) = run(&[
+    let args = [
         "experiment",
         "reverse-testing",
         "--learners",
@@ -123,17 +123,52 @@ fn bias_experiment_prints_the_summary_table() {
         "1",
         "--max-rows",
         "400",
-        "--format",
-        "json",
         "--quiet",
-    ]);
+    ];
+    let (code, out, err) = run(&[&args[..], &["--format", "json"]].concat());
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let methods = v["methods"].as_array().unwrap();
-    assert_eq!(methods.len(), 5);
+    let names: Vec<&str> = methods
+        .iter()
+        .map(|m| m["method"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "ReverseTesting paper",
+            "ReverseTesting default",
+            "10-fold CV",
+            "leave-one-out"
+        ]
+    );
     let counted: u64 = ["correct", "wrong", "undecided"]
         .iter()
         .map(|k| methods[0]["tally"][k].as_u64().unwrap())
         .sum();
     assert!(counted > 0);
+    // The text table carries the same numbers.
+    let (code, text, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    for m in methods {
+        let t = &m["tally"];
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(m["method"].as_str().unwrap()))
+            .unwrap_or_else(|| panic!("{text}"));
+        let cells: Vec<&str> = line.split_whitespace().collect();
+        let tail = &cells[cells.len() - 5..];
+        let expect = [
+            t["correct"].to_string(),
+            t["wrong"].to_string(),
+            t["undecided"].to_string(),
+        ];
+        assert!(
+            tail[..3] == expect || tail[1..4] == expect,
+            "{line} vs {expect:?}"
+        );
+    }
+    let (code, _, err) = run(&[&args[..], &["--variant", "paper,folds=1"]].concat());
+    assert_ne!(code, 0);
+    assert!(err.contains("variant 'paper,folds=1'"), "{err}");
 }

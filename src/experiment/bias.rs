@@ -65,6 +65,11 @@ pub struct Tally {
     /// ReverseTesting only: counted pairs where `a` or `b` labelled the
     /// whole target set with one class (included in the three counts).
     pub constant: usize,
+    /// ReverseTesting only: undecided pairs where `L_a` or `L_b` measures
+    /// its models of the two copies exactly equal (`AccTrain_a^a ==
+    /// AccTrain_a^b` or `AccTrain_b^a == AccTrain_b^b`); the other undecided
+    /// pairs had the judges disagree.
+    pub tied: usize,
 }
 
 impl Tally {
@@ -84,6 +89,7 @@ impl Tally {
         self.wrong += other.wrong;
         self.undecided += other.undecided;
         self.constant += other.constant;
+        self.tied += other.tied;
     }
 
     fn add(&mut self, truth: &Ranking, predicted: &Ranking) {
@@ -95,7 +101,14 @@ impl Tally {
                 self.constant += 1;
             }
             match (t.outcome, p.outcome) {
-                (_, Outcome::Undecided) => self.undecided += 1,
+                (_, Outcome::Undecided) => {
+                    self.undecided += 1;
+                    if let Some([aa, ab, ba, bb]) = p.acc_train {
+                        if aa == ab || ba == bb {
+                            self.tied += 1;
+                        }
+                    }
+                }
                 (a, b) if a == b => self.correct += 1,
                 _ => self.wrong += 1,
             }

@@ -18,12 +18,18 @@
 //!
 //! **Imbalance.** Labelling `T` by argmax (the paper) often gives the whole
 //! copy the majority class; models trained on a one-class copy are constant
-//! (reported as such, never fitted) and the conditions tie. Variants:
-//! [`Labelling::Priors`] labels `T` with the PT_MA rule (argmax of
-//! `p_k / pi_k`, `pi` the priors of `D`), [`Labelling::Sample`] draws each
-//! label from the predicted posterior, and the measure on `D` can be any
-//! metric not fooled by the majority (macro accuracy, G-mean) or the
-//! example-dependent benefit of the paper's Section 6.
+//! (never fitted; flagged in [`Pair::constant_copies`] and
+//! [`Ranking::single_class_copies`]) and the conditions tie. A [`Variant`]
+//! sets four things: the labelling ([`Labelling::Priors`]: the PT_MA rule,
+//! argmax of `p_k / pi_k`; [`Labelling::Sample`]: a label drawn from the
+//! posterior), the measure on `D` (any metric, e.g. macro accuracy, G-mean,
+//! Brier, or the example-dependent benefit of the paper's Section 6), the
+//! [`Decision`] (all judges agree, as the paper, or the sign of the summed
+//! differences) and the [`Judges`] (`L_a`, `L_b`, or every learner), plus
+//! cross-fitting ([`Variant::folds`]): the paper measures on `D` models
+//! derived from `D` itself, which rewards learners that memorise `D`.
+//! [`Variant::paper`] is the literal algorithm; [`Variant::recommended`] the
+//! variant that measured best (`docs/reverse-testing.md`).
 //!
 //! **Comparators** on equal terms: repeated k-fold cross-validation,
 //! leave-one-out and training-set accuracy score each learner on `D` alone;
@@ -920,6 +926,89 @@ mod tests {
         let acc = r.pairs[0].acc_train.unwrap();
         let zeros = train.class_counts()[0] as f64 / train.n_rows() as f64;
         assert_eq!((acc[0], acc[2]), (zeros, zeros));
+    }
+
+    #[test]
+    fn the_paper_ties_on_a_one_class_copy_and_the_default_decides() {
+        // AlwaysZero labels T with class 0: its copy's models are constant,
+        // and AlwaysZero trained on the tree's copy is still constant, so
+        // AccTrain_a^a == AccTrain_a^b and Condition 4.3 holds. Summing the
+        // differences lets the tree judge decide.
+        let train = data(200, 0.0, 1);
+        let target = data(200, 0.0, 2);
+        let learners: Vec<(String, Arc<dyn Learner>)> = vec![
+            ("always-zero".into(), Arc::new(AlwaysZero)),
+            ("tree".into(), Arc::new(Tree::default())),
+        ];
+        let paper = reverse_testing(&learners, &train, &target, &Variant::paper(), 3).unwrap();
+        assert_eq!(paper.pairs[0].outcome, Outcome::Undecided);
+        assert_eq!(paper.pairs[0].constant_copies, vec![0]);
+        for spec in ["paper,decide=sum", "default"] {
+            let v = Variant::parse(spec, "accuracy").unwrap();
+            let r = reverse_testing(&learners, &train, &target, &v, 3).unwrap();
+            assert_eq!(r.pairs[0].outcome, Outcome::Second, "{spec}: {r:?}");
+            assert_eq!(r.pairs[0].constant_copies, vec![0], "{spec}");
+        }
+    }
+
+    #[test]
+    fn strict_needs_every_judge_and_sum_weighs_them() {
+        assert_eq!(decide(&[0.1, 0.2], Decision::Strict), Outcome::Second);
+        assert_eq!(decide(&[-0.1, -0.2], Decision::Strict), Outcome::First);
+        // Mixed conditions: the paper's Condition 4.3.
+        assert_eq!(decide(&[0.3, -0.1], Decision::Strict), Outcome::Undecided);
+        assert_eq!(decide(&[0.3, -0.1], Decision::Sum), Outcome::Second);
+        assert_eq!(decide(&[-0.3, 0.1], Decision::Sum), Outcome::First);
+        assert_eq!(decide(&[0.0, 0.0], Decision::Sum), Outcome::Undecided);
+        assert_eq!(decide(&[0.1, 0.0], Decision::Strict), Outcome::Undecided);
+    }
+
+    #[test]
+    fn cross_fitted_judges_see_no_training_row() {
+        let train = data(300, 0.0, 1);
+        let target = data(300, 0.3, 2);
+        let learners: Vec<(String, Arc<dyn Learner>)> = vec![
+            ("noisy-tree".into(), Arc::new(NoisyTree)),
+            ("tree".into(), Arc::new(Tree::default())),
+        ];
+        let v = Variant::parse("paper,decide=sum,folds=3", "accuracy").unwrap();
+        let r = reverse_testing(&learners, &train, &target, &v, 3).unwrap();
+        assert_eq!(r.order, vec![1, 0], "{r:?}");
+        // 3 folds x (2 on D + 4 on the copies).
+        assert_eq!(r.models_built, 3 * 6);
+        // Several variants at once give what each gives alone.
+        let vs = [
+            Variant::paper(),
+            v.clone(),
+            Variant::recommended("accuracy"),
+        ];
+        let many = reverse_testing_variants(&learners, &train, &target, &vs, 3).unwrap();
+        for (one, v) in many.iter().zip(&vs) {
+            let alone = reverse_testing(&learners, &train, &target, v, 3).unwrap();
+            assert_eq!(one.pairs[0].acc_train, alone.pairs[0].acc_train);
+        }
+    }
+
+    #[test]
+    fn variants_parse_and_print() {
+        assert_eq!(
+            Variant::parse("paper", "accuracy").unwrap(),
+            Variant::paper()
+        );
+        let v = Variant::parse("priors,measure=brier,decide=sum,judges=all,folds=4", "x").unwrap();
+        assert_eq!(v.labelling, Labelling::Priors);
+        assert_eq!(v.measure, Measure::Metric("brier".into()));
+        assert_eq!(
+            (v.decision, v.judges, v.folds),
+            (Decision::Sum, Judges::All, 4)
+        );
+        assert_eq!(Variant::parse(&v.to_string(), "y").unwrap(), v);
+        let d = Variant::parse("default", "g_mean").unwrap();
+        assert_eq!(d, Variant::recommended("g_mean"));
+        for bad in ["nope", "labels=max", "folds=1", "folds=x", "decide="] {
+            let e = Variant::parse(bad, "accuracy").unwrap_err().to_string();
+            assert!(e.contains(&format!("variant '{bad}'")), "{e}");
+        }
     }
 
     #[test]

@@ -51,10 +51,31 @@ fn select_reports_ranking_pairs_and_model_count() {
     let r = &v["ranking"];
     assert_eq!(r["learners"].as_array().unwrap().len(), 3);
     assert_eq!(r["pairs"].as_array().unwrap().len(), 3);
-    // l + l^2 models unless a copy was one-class.
-    assert!(r["models_built"].as_u64().unwrap() <= 3 + 9);
+    // The default cross-fits on 5 folds: 5 (l + l^2) models unless a copy
+    // was one-class.
+    assert!(r["models_built"].as_u64().unwrap() <= 5 * (3 + 9));
+    assert!(v["variant"].as_str().unwrap().contains("folds=5"));
     assert!(r["pairs"][0]["acc_train"].as_array().unwrap().len() == 4);
     assert_eq!(v["true_ranking"]["pairs"].as_array().unwrap().len(), 3);
+    // The literal algorithm: l + l^2 models unless a copy was one-class.
+    let (code, out, err) = run(&[
+        "select",
+        "--train",
+        &d,
+        "--target",
+        &t,
+        "--learners",
+        "tree,forest(n=10),rdt(n=5)",
+        "--variant",
+        "paper",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let first = out.lines().next().unwrap();
+    assert!(
+        first.contains("decide=strict,judges=pair,folds=0"),
+        "{first}"
+    );
+    assert!(out.contains("one-class copy"), "{out}");
     for method in ["cv", "loo", "train"] {
         let (code, _, err) = run(&[
             "select",

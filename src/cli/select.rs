@@ -121,9 +121,13 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         .into_iter()
         .map(|s| Ok((s.clone(), rarity::spec::build_learner(&s)?)))
         .collect::<Result<_>>()?;
+    // ReverseTesting uses `variant`; the comparators and the true order use
+    // the metric (or benefit) itself, with argmax labels.
     let mut variant = Variant::parse(&a.variant, &a.metric)?;
+    let mut plain = Variant::parse("paper", &a.metric)?;
     if let Some(b) = &a.benefit {
         variant.measure = parse_benefit(b)?;
+        plain.measure = variant.measure.clone();
     }
     let ranking = match a.method {
         Method::ReverseTesting => reverse_testing(&learners, &train, &target, &variant, g.seed)?,
@@ -134,14 +138,14 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                 repeats: 1,
                 folds: 10,
             },
-            &variant,
+            &plain,
             g.seed,
         )?,
         Method::Loo => {
-            rank_by_comparator(&learners, &train, Comparator::LeaveOneOut, &variant, g.seed)?
+            rank_by_comparator(&learners, &train, Comparator::LeaveOneOut, &plain, g.seed)?
         }
         Method::Train => {
-            rank_by_comparator(&learners, &train, Comparator::Training, &variant, g.seed)?
+            rank_by_comparator(&learners, &train, Comparator::Training, &plain, g.seed)?
         }
     };
     let truth = match &a.truth {
@@ -158,21 +162,22 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                     train.class_names().join(", ")
                 )));
             }
-            Some(true_ranking(
-                &learners, &train, &labelled, &variant, g.seed,
-            )?)
+            Some(true_ranking(&learners, &train, &labelled, &plain, g.seed)?)
         }
         None => None,
     };
     if g.format == OutputFormat::Json {
         return print_json(
-            &json!({"method": format!("{:?}", a.method), "variant": variant, "ranking": ranking, "true_ranking": truth}),
+            &json!({"method": format!("{:?}", a.method), "variant": variant.to_string(), "ranking": ranking, "true_ranking": truth}),
         );
     }
-    let mut out = format!(
-        "ranking ({:?}, {} models built):\n",
-        a.method, ranking.models_built
-    );
+    let mut out = match a.method {
+        Method::ReverseTesting => format!(
+            "ranking (ReverseTesting {variant}, {} models built):\n",
+            ranking.models_built
+        ),
+        m => format!("ranking ({m:?}, {} models built):\n", ranking.models_built),
+    };
     for (pos, &i) in ranking.order.iter().enumerate() {
         out.push_str(&format!(
             "  {}. {} (wins - losses = {})\n",

@@ -137,14 +137,29 @@ impl Variant {
     }
 
     /// The default: the variant that measured best in the bias experiment
-    /// (`docs/reverse-testing.md`); `metric` is the measure on `D`.
+    /// (`docs/reverse-testing.md`) for the target `metric`, always deciding
+    /// by the summed differences. For `accuracy`, the judges are measured by
+    /// the Brier score (a smooth proper score, so 0-1 ties disappear) and
+    /// cross-fitted on 5 folds, judged by `L_a` and `L_b`. For any other
+    /// metric (e.g. `g_mean`, `macro_accuracy`), the judges are measured by
+    /// that metric, on all of `D`, and every learner judges.
     pub fn recommended(metric: &str) -> Variant {
-        Variant {
-            labelling: Labelling::Argmax,
-            measure: Measure::Metric(metric.into()),
-            decision: Decision::Sum,
-            judges: Judges::All,
-            folds: 0,
+        if metric == "accuracy" {
+            Variant {
+                labelling: Labelling::Argmax,
+                measure: Measure::Metric("brier".into()),
+                decision: Decision::Sum,
+                judges: Judges::Pair,
+                folds: 5,
+            }
+        } else {
+            Variant {
+                labelling: Labelling::Argmax,
+                measure: Measure::Metric(metric.into()),
+                decision: Decision::Sum,
+                judges: Judges::All,
+                folds: 0,
+            }
         }
     }
 

@@ -190,7 +190,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         "a",
         "b",
         "outcome",
-        "AccTrain a^a",
+        "on D: a^a",
         "a^b",
         "b^a",
         "b^b",
@@ -221,6 +221,15 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     }
     out.push('\n');
     out.push_str(&t.render());
+    if a.method == Method::ReverseTesting {
+        out.push_str(&format!(
+            "on D: x^s is learner x trained on the target set labelled by s, measured on D by {} (higher is better; losses negated)\n",
+            match &variant.measure {
+                Measure::Metric(m) => m.clone(),
+                Measure::Benefit { .. } => "total benefit".into(),
+            }
+        ));
+    }
     if !ranking.single_class_copies.is_empty() {
         let names: Vec<&str> = ranking
             .single_class_copies

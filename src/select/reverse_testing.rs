@@ -120,6 +120,8 @@ pub struct Variant {
     /// learners are fitted on the other folds, label `T`, the judges are
     /// trained on those copies and predict the held-out fold; the pooled
     /// out-of-fold predictions are measured. Costs `k` times the models.
+    /// At most as many folds as the smallest class of `D` has rows; a class
+    /// with a single row is an error.
     pub folds: usize,
 }
 

@@ -51,10 +51,31 @@ fn select_reports_ranking_pairs_and_model_count() {
     let r = &v["ranking"];
     assert_eq!(r["learners"].as_array().unwrap().len(), 3);
     assert_eq!(r["pairs"].as_array().unwrap().len(), 3);
-    // l + l^2 models unless a copy was one-class.
-    assert!(r["models_built"].as_u64().unwrap() <= 3 + 9);
+    // The default cross-fits on 5 folds: 5 (l + l^2) models unless a copy
+    // was one-class.
+    assert!(r["models_built"].as_u64().unwrap() <= 5 * (3 + 9));
+    assert!(v["variant"].as_str().unwrap().contains("folds=5"));
     assert!(r["pairs"][0]["acc_train"].as_array().unwrap().len() == 4);
     assert_eq!(v["true_ranking"]["pairs"].as_array().unwrap().len(), 3);
+    // The literal algorithm: l + l^2 models unless a copy was one-class.
+    let (code, out, err) = run(&[
+        "select",
+        "--train",
+        &d,
+        "--target",
+        &t,
+        "--learners",
+        "tree,forest(n=10),rdt(n=5)",
+        "--variant",
+        "paper",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let first = out.lines().next().unwrap();
+    assert!(
+        first.contains("decide=strict,judges=pair,folds=0"),
+        "{first}"
+    );
+    assert!(out.contains("one-class copy"), "{out}");
     for method in ["cv", "loo", "train"] {
         let (code, _, err) = run(&[
             "select",
@@ -114,7 +135,7 @@ fn select_errors() {
 
 #[test]
 fn bias_experiment_prints_the_summary_table() {
-    let (code, out, err) = run(&[
+    let args = [
         "experiment",
         "reverse-testing",
         "--learners",
@@ -123,17 +144,52 @@ fn bias_experiment_prints_the_summary_table() {
         "1",
         "--max-rows",
         "400",
-        "--format",
-        "json",
         "--quiet",
-    ]);
+    ];
+    let (code, out, err) = run(&[&args[..], &["--format", "json"]].concat());
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let methods = v["methods"].as_array().unwrap();
-    assert_eq!(methods.len(), 5);
+    let names: Vec<&str> = methods
+        .iter()
+        .map(|m| m["method"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "ReverseTesting paper",
+            "ReverseTesting default",
+            "10-fold CV",
+            "leave-one-out"
+        ]
+    );
     let counted: u64 = ["correct", "wrong", "undecided"]
         .iter()
         .map(|k| methods[0]["tally"][k].as_u64().unwrap())
         .sum();
     assert!(counted > 0);
+    // The text table carries the same numbers.
+    let (code, text, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    for m in methods {
+        let t = &m["tally"];
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(m["method"].as_str().unwrap()))
+            .unwrap_or_else(|| panic!("{text}"));
+        let cells: Vec<&str> = line.split_whitespace().collect();
+        let tail = &cells[cells.len() - 5..];
+        let expect = [
+            t["correct"].to_string(),
+            t["wrong"].to_string(),
+            t["undecided"].to_string(),
+        ];
+        assert!(
+            tail[..3] == expect || tail[1..4] == expect,
+            "{line} vs {expect:?}"
+        );
+    }
+    let (code, _, err) = run(&[&args[..], &["--variant", "paper,folds=1"]].concat());
+    assert_ne!(code, 0);
+    assert!(err.contains("variant 'paper,folds=1'"), "{err}");
 }

@@ -12,10 +12,10 @@ use rarity::data::bundled::BUNDLED;
 use rarity::data::read::{read_path, ReadOptions};
 use rarity::data::Dataset;
 use rarity::error::{Error, Result};
-use rarity::experiment::bias::{run as bias_run, Bias, Method};
+use rarity::experiment::bias::{run as bias_run, Bias, Method, Tally};
 use rarity::experiment::experiment_report::reverse_testing_report;
 use rarity::learn::Learner;
-use rarity::select::reverse_testing::{Comparator, Labelling, Measure, Variant};
+use rarity::select::reverse_testing::{Comparator, Variant};
 
 /// Arguments of `rarity experiment`.
 #[derive(Debug, clap::Args)]
@@ -47,9 +47,15 @@ enum Which {
         /// Random train/test splits per dataset.
         #[arg(long, default_value_t = 5)]
         splits: usize,
-        /// The measure defining the true order and used by every method.
+        /// The measure defining the true order, used by CV and leave-one-out
+        /// and by every ReverseTesting variant that does not set its own.
         #[arg(long, default_value = "accuracy")]
         metric: String,
+        /// A ReverseTesting variant to evaluate (repeatable): a preset
+        /// (`paper`, `default`, `priors`, `sample`) and/or `labels=`,
+        /// `measure=`, `decide=`, `judges=` settings, e.g. `paper,decide=sum`.
+        #[arg(long = "variant", default_values_t = ["paper".to_string(), "default".to_string()])]
+        variants: Vec<String>,
         /// The training-set bias.
         #[arg(long, value_enum, default_value_t = BiasArg::Feature)]
         bias: BiasArg,
@@ -116,6 +122,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             learners,
             splits,
             metric,
+            variants,
             bias,
             max_rows,
             report,
@@ -128,38 +135,30 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                 .split(',')
                 .map(|s| Ok((s.trim().to_string(), rarity::spec::build_learner(s.trim())?)))
                 .collect::<Result<_>>()?;
-            let v = |labelling| Variant {
-                labelling,
-                measure: Measure::Metric(metric.clone()),
-            };
-            let methods = [
-                (
-                    "ReverseTesting (paper: argmax labels)",
-                    Method::ReverseTesting(v(Labelling::Argmax)),
+            let mut methods: Vec<(String, Method)> = variants
+                .iter()
+                .map(|spec| {
+                    Ok((
+                        format!("ReverseTesting {spec}"),
+                        Method::ReverseTesting(Variant::parse(spec, metric)?),
+                    ))
+                })
+                .collect::<Result<_>>()?;
+            let truth = Variant::parse("paper", metric)?;
+            methods.push((
+                "10-fold CV".into(),
+                Method::Comparator(
+                    Comparator::CrossValidation {
+                        repeats: 1,
+                        folds: 10,
+                    },
+                    truth.clone(),
                 ),
-                (
-                    "ReverseTesting (prior-threshold labels)",
-                    Method::ReverseTesting(v(Labelling::Priors)),
-                ),
-                (
-                    "ReverseTesting (sampled labels)",
-                    Method::ReverseTesting(v(Labelling::Sample)),
-                ),
-                (
-                    "10-fold CV",
-                    Method::Comparator(
-                        Comparator::CrossValidation {
-                            repeats: 1,
-                            folds: 10,
-                        },
-                        v(Labelling::Argmax),
-                    ),
-                ),
-                (
-                    "leave-one-out",
-                    Method::Comparator(Comparator::LeaveOneOut, v(Labelling::Argmax)),
-                ),
-            ];
+            ));
+            methods.push((
+                "leave-one-out".into(),
+                Method::Comparator(Comparator::LeaveOneOut, truth.clone()),
+            ));
             let bias = match bias {
                 BiasArg::Feature => Bias::Feature {
                     attribute: 0,
@@ -168,7 +167,9 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                 BiasArg::Class => Bias::Class(Vec::new()),
                 BiasArg::None => Bias::None,
             };
-            let mut tallies = vec![rarity::experiment::bias::Tally::default(); methods.len()];
+            let mut tallies = vec![Tally::default(); methods.len()];
+            let mut per_dataset = Vec::new();
+            let ms: Vec<Method> = methods.iter().map(|m| m.1.clone()).collect();
             for (name, ds) in &datasets {
                 let b = match &bias {
                     // Halve the largest class, keep the others.
@@ -183,22 +184,12 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                     }
                     other => other.clone(),
                 };
-                let ms: Vec<Method> = methods.iter().map(|m| m.1.clone()).collect();
                 let one = [(name.clone(), ds.clone())];
-                let (t, s) = bias_run(
-                    &one,
-                    &learners,
-                    &ms,
-                    &v(Labelling::Argmax),
-                    &b,
-                    *splits,
-                    g.seed,
-                )?;
-                for (acc, x) in tallies.iter_mut().zip(t) {
-                    acc.correct += x.correct;
-                    acc.wrong += x.wrong;
-                    acc.undecided += x.undecided;
+                let (t, s) = bias_run(&one, &learners, &ms, &truth, &b, *splits, g.seed)?;
+                for (acc, x) in tallies.iter_mut().zip(&t) {
+                    acc.merge(x);
                 }
+                per_dataset.push(json!({"dataset": name, "tallies": t}));
                 skipped.extend(s);
                 if !g.quiet {
                     eprintln!("  done: {name}");
@@ -221,28 +212,62 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                 super::output::write_report(&r, dir, g.quiet)?;
             }
             if g.format == OutputFormat::Json {
-                let rows: Vec<_> = methods.iter().zip(&tallies).map(|(m, t)| json!({"method": m.0, "tally": t, "percent_correct": t.percent_correct()})).collect();
-                return print_json(
-                    &json!({"datasets": datasets.len(), "splits": splits, "metric": metric, "methods": rows, "skipped": skipped}),
-                );
+                let rows: Vec<_> = methods
+                    .iter()
+                    .zip(&tallies)
+                    .map(|((name, m), t)| {
+                        let variant = match m {
+                            Method::ReverseTesting(v) => Some(v.to_string()),
+                            Method::Comparator(..) => None,
+                        };
+                        json!({"method": name, "variant": variant, "tally": t, "percent_correct": t.percent_correct()})
+                    })
+                    .collect();
+                return print_json(&json!({
+                    "datasets": datasets.len(),
+                    "splits": splits,
+                    "metric": metric,
+                    "seed": g.seed,
+                    "methods": rows,
+                    "per_dataset": per_dataset,
+                    "skipped": skipped,
+                }));
             }
-            let mut t = Table::new(&["method", "correct", "wrong", "undecided", "% correct"]);
+            let mut t = Table::new(&[
+                "method",
+                "correct",
+                "wrong",
+                "undecided",
+                "% correct",
+                "one-class copy",
+            ]);
             for (m, x) in methods.iter().zip(&tallies) {
                 t.row(vec![
-                    m.0.to_string(),
+                    m.0.clone(),
                     x.correct.to_string(),
                     x.wrong.to_string(),
                     x.undecided.to_string(),
                     num(x.percent_correct(), 1),
+                    match m.1 {
+                        Method::ReverseTesting(_) => x.constant.to_string(),
+                        Method::Comparator(..) => String::new(),
+                    },
                 ]);
             }
             let mut out = format!(
-                "ReverseTesting bias experiment: {} datasets x {} splits, learners {}, measure {metric}\n\n{}",
+                "ReverseTesting bias experiment: {} datasets x {} splits, learners {}, measure {metric}, seed {}\n\n{}",
                 datasets.len(),
                 splits,
                 learners.iter().map(|l| l.0.as_str()).collect::<Vec<_>>().join(", "),
+                g.seed,
                 t.render()
             );
+            for (name, m) in &methods {
+                if let Method::ReverseTesting(v) = m {
+                    out.push_str(&format!("{name}: {v}\n"));
+                }
+            }
+            out.push_str("one-class copy: counted pairs where a or b labelled the whole target set with one class\n");
             for s in &skipped {
                 out.push_str(&format!("skipped: {s}\n"));
             }

@@ -14,8 +14,8 @@ use rarity::error::{Error, Result};
 use rarity::evaluate::Benefit;
 use rarity::learn::Learner;
 use rarity::select::reverse_testing::{
-    rank_by_comparator, reverse_testing, true_ranking, Comparator, Labelling, Measure, Outcome,
-    Ranking, Variant,
+    rank_by_comparator, reverse_testing, true_ranking, Comparator, Measure, Outcome, Ranking,
+    Variant,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -28,16 +28,6 @@ enum Method {
     Loo,
     /// Accuracy on the training set.
     Train,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum VariantArg {
-    /// Label the target set by argmax (the paper).
-    Paper,
-    /// Label the target set with the prior thresholds (PT_MA).
-    Priors,
-    /// Draw each target label from the predicted posterior.
-    Sample,
 }
 
 /// Arguments of `rarity select`.
@@ -58,9 +48,12 @@ pub struct Args {
     /// The selection method.
     #[arg(long, value_enum, default_value_t = Method::ReverseTesting)]
     method: Method,
-    /// How ReverseTesting labels the target set.
-    #[arg(long, value_enum, default_value_t = VariantArg::Paper)]
-    variant: VariantArg,
+    /// The ReverseTesting variant: `default` (the best-measuring one, see
+    /// docs/reverse-testing.md), `paper` (the literal algorithm), `priors`,
+    /// `sample`, and/or `labels=argmax|priors|sample`, `measure=METRIC`,
+    /// `decide=strict|sum`, `judges=pair|all`, e.g. `paper,decide=sum`.
+    #[arg(long, default_value = "default")]
+    variant: String,
     /// The measure on the training set: any metric of `rarity score`.
     #[arg(long, default_value = "accuracy")]
     metric: String,
@@ -130,20 +123,15 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         .into_iter()
         .map(|s| Ok((s.clone(), rarity::spec::build_learner(&s)?)))
         .collect::<Result<_>>()?;
-    let variant = Variant {
-        labelling: match a.variant {
-            VariantArg::Paper => Labelling::Argmax,
-            VariantArg::Priors => Labelling::Priors,
-            VariantArg::Sample => Labelling::Sample,
-        },
-        measure: match &a.benefit {
-            Some(b) => {
-                let Benefit { amount, overhead } = parse_benefit(b)?;
-                Measure::Benefit { amount, overhead }
-            }
-            None => Measure::Metric(a.metric.clone()),
-        },
-    };
+    // ReverseTesting uses `variant`; the comparators and the true order use
+    // the metric (or benefit) itself, with argmax labels.
+    let mut variant = Variant::parse(&a.variant, &a.metric)?;
+    let mut plain = Variant::parse("paper", &a.metric)?;
+    if let Some(b) = &a.benefit {
+        let Benefit { amount, overhead } = parse_benefit(b)?;
+        variant.measure = Measure::Benefit { amount, overhead };
+        plain.measure = variant.measure.clone();
+    }
     let ranking = match a.method {
         Method::ReverseTesting => reverse_testing(&learners, &train, &target, &variant, g.seed)?,
         Method::Cv => rank_by_comparator(
@@ -153,14 +141,14 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                 repeats: 1,
                 folds: 10,
             },
-            &variant,
+            &plain,
             g.seed,
         )?,
         Method::Loo => {
-            rank_by_comparator(&learners, &train, Comparator::LeaveOneOut, &variant, g.seed)?
+            rank_by_comparator(&learners, &train, Comparator::LeaveOneOut, &plain, g.seed)?
         }
         Method::Train => {
-            rank_by_comparator(&learners, &train, Comparator::Training, &variant, g.seed)?
+            rank_by_comparator(&learners, &train, Comparator::Training, &plain, g.seed)?
         }
     };
     let truth = match &a.truth {
@@ -177,21 +165,22 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                     train.class_names().join(", ")
                 )));
             }
-            Some(true_ranking(
-                &learners, &train, &labelled, &variant, g.seed,
-            )?)
+            Some(true_ranking(&learners, &train, &labelled, &plain, g.seed)?)
         }
         None => None,
     };
     if g.format == OutputFormat::Json {
         return print_json(
-            &json!({"method": format!("{:?}", a.method), "variant": variant, "ranking": ranking, "true_ranking": truth}),
+            &json!({"method": format!("{:?}", a.method), "variant": variant.to_string(), "ranking": ranking, "true_ranking": truth}),
         );
     }
-    let mut out = format!(
-        "ranking ({:?}, {} models built):\n",
-        a.method, ranking.models_built
-    );
+    let mut out = match a.method {
+        Method::ReverseTesting => format!(
+            "ranking (ReverseTesting {variant}, {} models built):\n",
+            ranking.models_built
+        ),
+        m => format!("ranking ({m:?}, {} models built):\n", ranking.models_built),
+    };
     for (pos, &i) in ranking.order.iter().enumerate() {
         out.push_str(&format!(
             "  {}. {} (wins - losses = {})\n",
@@ -204,10 +193,11 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         "a",
         "b",
         "outcome",
-        "AccTrain a^a",
+        "on D: a^a",
         "a^b",
         "b^a",
         "b^b",
+        "one-class copy",
         "true",
     ]);
     for (j, p) in ranking.pairs.iter().enumerate() {
@@ -220,6 +210,13 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             outcome_text(&ranking, p.a, p.b, p.outcome),
         ];
         row.extend(acc);
+        row.push(
+            p.constant_copies
+                .iter()
+                .map(|&i| format!("T_{} (constant models)", ranking.learners[i]))
+                .collect::<Vec<_>>()
+                .join(", "),
+        );
         row.push(truth.as_ref().map_or(String::new(), |t| {
             outcome_text(t, p.a, p.b, t.pairs[j].outcome)
         }));
@@ -227,6 +224,15 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     }
     out.push('\n');
     out.push_str(&t.render());
+    if a.method == Method::ReverseTesting {
+        out.push_str(&format!(
+            "on D: x^s is learner x trained on the target set labelled by s, measured on D by {} (higher is better; losses negated)\n",
+            match &variant.measure {
+                Measure::Metric(m) => m.clone(),
+                Measure::Benefit { .. } => "total benefit".into(),
+            }
+        ));
+    }
     if !ranking.single_class_copies.is_empty() {
         let names: Vec<&str> = ranking
             .single_class_copies

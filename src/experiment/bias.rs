@@ -23,7 +23,8 @@ use crate::error::Result;
 use crate::learn::Learner;
 use crate::rng;
 use crate::select::reverse_testing::{
-    rank_by_comparator, reverse_testing, true_ranking, Comparator, Outcome, Ranking, Variant,
+    rank_by_comparator, reverse_testing_variants, true_ranking, Comparator, Outcome, Ranking,
+    Variant,
 };
 use crate::select::split::Splitter;
 
@@ -61,6 +62,14 @@ pub struct Tally {
     pub wrong: usize,
     /// Pairs left undecided.
     pub undecided: usize,
+    /// ReverseTesting only: counted pairs where `a` or `b` labelled the
+    /// whole target set with one class (included in the three counts).
+    pub constant: usize,
+    /// ReverseTesting only: undecided pairs where `L_a` or `L_b` measures
+    /// its models of the two copies exactly equal (`AccTrain_a^a ==
+    /// AccTrain_a^b` or `AccTrain_b^a == AccTrain_b^b`); the other undecided
+    /// pairs had the judges disagree.
+    pub tied: usize,
 }
 
 impl Tally {
@@ -74,11 +83,32 @@ impl Tally {
         }
     }
 
+    /// Adds another tally's counts.
+    pub fn merge(&mut self, other: &Tally) {
+        self.correct += other.correct;
+        self.wrong += other.wrong;
+        self.undecided += other.undecided;
+        self.constant += other.constant;
+        self.tied += other.tied;
+    }
+
     fn add(&mut self, truth: &Ranking, predicted: &Ranking) {
         for (t, p) in truth.pairs.iter().zip(&predicted.pairs) {
+            if t.outcome == Outcome::Undecided {
+                continue;
+            }
+            if !p.constant_copies.is_empty() {
+                self.constant += 1;
+            }
             match (t.outcome, p.outcome) {
-                (Outcome::Undecided, _) => {}
-                (_, Outcome::Undecided) => self.undecided += 1,
+                (_, Outcome::Undecided) => {
+                    self.undecided += 1;
+                    if let Some([aa, ab, ba, bb]) = p.acc_train {
+                        if aa == ab || ba == bb {
+                            self.tied += 1;
+                        }
+                    }
+                }
                 (a, b) if a == b => self.correct += 1,
                 _ => self.wrong += 1,
             }
@@ -131,12 +161,25 @@ pub fn run(
                 continue;
             }
             let cell = || -> Result<Vec<Ranking>> {
+                let variants: Vec<Variant> = methods
+                    .iter()
+                    .filter_map(|m| match m {
+                        Method::ReverseTesting(v) => Some(v.clone()),
+                        Method::Comparator(..) => None,
+                    })
+                    .collect();
+                let mut rvt = if variants.is_empty() {
+                    Vec::new()
+                } else {
+                    reverse_testing_variants(learners, &train, &test, &variants, split_seed)?
+                }
+                .into_iter();
                 let mut out = Vec::with_capacity(methods.len() + 1);
                 out.push(true_ranking(learners, &train, &test, truth, split_seed)?);
                 for m in methods {
                     out.push(match m {
-                        Method::ReverseTesting(v) => {
-                            reverse_testing(learners, &train, &test, v, split_seed)?
+                        Method::ReverseTesting(_) => {
+                            rvt.next().expect("one ranking per ReverseTesting method")
                         }
                         Method::Comparator(c, v) => {
                             rank_by_comparator(learners, &train, *c, v, split_seed)?

@@ -18,12 +18,18 @@
 //!
 //! **Imbalance.** Labelling `T` by argmax (the paper) often gives the whole
 //! copy the majority class; models trained on a one-class copy are constant
-//! (reported as such, never fitted) and the conditions tie. Variants:
-//! [`Labelling::Priors`] labels `T` with the PT_MA rule (argmax of
-//! `p_k / pi_k`, `pi` the priors of `D`), [`Labelling::Sample`] draws each
-//! label from the predicted posterior, and the measure on `D` can be any
-//! metric not fooled by the majority (macro accuracy, G-mean) or the
-//! example-dependent benefit of the paper's Section 6.
+//! (never fitted; flagged in [`Pair::constant_copies`] and
+//! [`Ranking::single_class_copies`]) and the conditions tie. A [`Variant`]
+//! sets four things: the labelling ([`Labelling::Priors`]: the PT_MA rule,
+//! argmax of `p_k / pi_k`; [`Labelling::Sample`]: a label drawn from the
+//! posterior), the measure on `D` (any metric, e.g. macro accuracy, G-mean,
+//! Brier, or the example-dependent benefit of the paper's Section 6), the
+//! [`Decision`] (all judges agree, as the paper, or the sign of the summed
+//! differences) and the [`Judges`] (`L_a`, `L_b`, or every learner), plus
+//! cross-fitting ([`Variant::folds`]): the paper measures on `D` models
+//! derived from `D` itself, which rewards learners that memorise `D`.
+//! [`Variant::paper`] is the literal algorithm; [`Variant::recommended`] the
+//! variant that measured best (`docs/reverse-testing.md`).
 //!
 //! **Comparators** on equal terms: repeated k-fold cross-validation,
 //! leave-one-out and training-set accuracy score each learner on `D` alone;
@@ -75,6 +81,28 @@ pub enum Measure {
     },
 }
 
+/// How a pair is decided from the judges' measures on `D`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Decision {
+    /// Every judge strictly prefers the same copy; otherwise undecided (the
+    /// paper's Conditions 4.1-4.3 when the judges are the pair).
+    Strict,
+    /// The sign of the summed differences `sum_x (M_x^b - M_x^a)`; undecided
+    /// only when the sum is exactly zero (a departure from the paper, which
+    /// leaves mixed conditions undecided).
+    Sum,
+}
+
+/// Which learners are trained on `T_a` and `T_b` to judge a pair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Judges {
+    /// `L_a` and `L_b` (the paper).
+    Pair,
+    /// Every learner being ranked (no extra models: the ranking fits every
+    /// learner on every copy anyway).
+    All,
+}
+
 /// A ReverseTesting configuration.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Variant {
@@ -82,15 +110,140 @@ pub struct Variant {
     pub labelling: Labelling,
     /// How models are measured on `D`.
     pub measure: Measure,
+    /// How a pair is decided from the measures.
+    pub decision: Decision,
+    /// Which learners judge a pair.
+    pub judges: Judges,
+    /// `0`: the models of `D` and the judges are measured on all of `D`
+    /// (the paper). `k >= 2`: cross-fitted, so no model is measured on rows
+    /// it was trained from: for each of `k` stratified folds of `D`, the
+    /// learners are fitted on the other folds, label `T`, the judges are
+    /// trained on those copies and predict the held-out fold; the pooled
+    /// out-of-fold predictions are measured. Costs `k` times the models.
+    /// At most as many folds as the smallest class of `D` has rows; a class
+    /// with a single row is an error.
+    pub folds: usize,
 }
 
 impl Variant {
-    /// The literal algorithm of the paper: argmax labels, 0-1 accuracy.
+    /// The literal algorithm of the paper: argmax labels, 0-1 accuracy,
+    /// Conditions 4.1-4.3 on `L_a` and `L_b`.
     pub fn paper() -> Variant {
         Variant {
             labelling: Labelling::Argmax,
             measure: Measure::Metric("accuracy".into()),
+            decision: Decision::Strict,
+            judges: Judges::Pair,
+            folds: 0,
         }
+    }
+
+    /// The default: the variant that measured best in the bias experiment
+    /// (`docs/reverse-testing.md`) for the target `metric`, always deciding
+    /// by the summed differences. For `accuracy`, the judges are measured by
+    /// the Brier score (a smooth proper score, so 0-1 ties disappear) and
+    /// cross-fitted on 5 folds, judged by `L_a` and `L_b`. For any other
+    /// metric (e.g. `g_mean`, `macro_accuracy`), the judges are measured by
+    /// that metric, on all of `D`, and every learner judges.
+    pub fn recommended(metric: &str) -> Variant {
+        if metric == "accuracy" {
+            Variant {
+                labelling: Labelling::Argmax,
+                measure: Measure::Metric("brier".into()),
+                decision: Decision::Sum,
+                judges: Judges::Pair,
+                folds: 5,
+            }
+        } else {
+            Variant {
+                labelling: Labelling::Argmax,
+                measure: Measure::Metric(metric.into()),
+                decision: Decision::Sum,
+                judges: Judges::All,
+                folds: 0,
+            }
+        }
+    }
+
+    /// Parses a variant: a preset (`paper`, `default`, `priors`, `sample`)
+    /// and/or `key=value` settings separated by commas, later ones winning:
+    /// `labels=argmax|priors|sample`, `measure=METRIC`,
+    /// `decide=strict|sum`, `judges=pair|all`, `folds=0|K`. The measure is
+    /// `metric` unless set. Example: `paper,decide=sum`.
+    pub fn parse(spec: &str, metric: &str) -> Result<Variant> {
+        let mut v = Variant {
+            measure: Measure::Metric(metric.into()),
+            ..Variant::paper()
+        };
+        let bad = |what: &str| {
+            Error::invalid(format!(
+                "variant '{spec}': {what}; expected a preset (paper, default, priors, sample) \
+                 or labels=argmax|priors|sample, measure=METRIC, decide=strict|sum, judges=pair|all, folds=0|K"
+            ))
+        };
+        for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            match part.split_once('=') {
+                None => match part {
+                    "paper" => {
+                        v = Variant {
+                            measure: v.measure,
+                            ..Variant::paper()
+                        }
+                    }
+                    "default" => v = Variant::recommended(metric),
+                    "priors" => v.labelling = Labelling::Priors,
+                    "sample" => v.labelling = Labelling::Sample,
+                    _ => return Err(bad(&format!("unknown preset '{part}'"))),
+                },
+                Some((key, value)) => match (key.trim(), value.trim()) {
+                    ("labels", "argmax") => v.labelling = Labelling::Argmax,
+                    ("labels", "priors") => v.labelling = Labelling::Priors,
+                    ("labels", "sample") => v.labelling = Labelling::Sample,
+                    ("measure", m) if !m.is_empty() => v.measure = Measure::Metric(m.into()),
+                    ("decide", "strict") => v.decision = Decision::Strict,
+                    ("decide", "sum") => v.decision = Decision::Sum,
+                    ("judges", "pair") => v.judges = Judges::Pair,
+                    ("judges", "all") => v.judges = Judges::All,
+                    ("folds", k) => match k.parse::<usize>() {
+                        Ok(k) if k != 1 => v.folds = k,
+                        _ => return Err(bad(&format!("bad setting '{part}' (folds: 0 or >= 2)"))),
+                    },
+                    _ => return Err(bad(&format!("bad setting '{part}'"))),
+                },
+            }
+        }
+        Ok(v)
+    }
+}
+
+impl std::fmt::Display for Variant {
+    /// The canonical spec, e.g.
+    /// `labels=argmax,measure=accuracy,decide=strict,judges=pair,folds=0`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let labels = match self.labelling {
+            Labelling::Argmax => "argmax",
+            Labelling::Priors => "priors",
+            Labelling::Sample => "sample",
+        };
+        let measure = match &self.measure {
+            Measure::Metric(m) => m.clone(),
+            Measure::Benefit { amount, overhead } => {
+                format!("benefit(amount={amount};overhead={overhead})")
+            }
+        };
+        let decide = match self.decision {
+            Decision::Strict => "strict",
+            Decision::Sum => "sum",
+        };
+        let judges = match self.judges {
+            Judges::Pair => "pair",
+            Judges::All => "all",
+        };
+        write!(
+            f,
+            "labels={labels},measure={measure},decide={decide},judges={judges},folds={}",
+            self.folds
+        )
     }
 }
 
@@ -118,6 +271,10 @@ pub struct Pair {
     /// AccTrain_b^b]` (`x^s`: learner `x` trained on `T` labelled by `s`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub acc_train: Option<[f64; 4]>,
+    /// ReverseTesting only: which of `a`, `b` labelled the whole target set
+    /// with one class (the models trained on that copy are constant).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub constant_copies: Vec<usize>,
 }
 
 /// The result of ranking learners.
@@ -310,6 +467,7 @@ fn pairs_from_scores(scores: &[f64]) -> Vec<Pair> {
                 b,
                 outcome,
                 acc_train: None,
+                constant_copies: Vec::new(),
             });
         }
     }
@@ -354,73 +512,210 @@ pub fn reverse_testing(
     variant: &Variant,
     seed: u64,
 ) -> Result<Ranking> {
+    let mut r =
+        reverse_testing_variants(learners, train, target, std::slice::from_ref(variant), seed)?;
+    Ok(r.remove(0))
+}
+
+/// [`reverse_testing`] for several variants at once: the models of each
+/// labelling are fitted once and shared by the variants using it. Returns
+/// one ranking per variant, each equal to what [`reverse_testing`] gives
+/// (`models_built` counts the models of that variant's labelling).
+pub fn reverse_testing_variants(
+    learners: &[(String, Arc<dyn Learner>)],
+    train: &Dataset,
+    target: &Dataset,
+    variants: &[Variant],
+    seed: u64,
+) -> Result<Vec<Ranking>> {
     let ls: Vec<Arc<dyn Learner>> = learners.iter().map(|(_, l)| Arc::clone(l)).collect();
     check_inputs(&ls, train, target)?;
     let l = ls.len();
     let priors = train.priors();
-    let schema = train.schema();
-    // 1-2. Fit on D, label T.
-    let on_d = fit_all(&ls, train, seed, 0)?;
-    let mut models_built = l;
-    let mut single = Vec::new();
-    // 3. Fit every learner on every labelled copy; 4. measure on D.
-    // acc[x][s]: learner x trained on T labelled by learner s.
-    let mut acc = vec![vec![0.0; l]; l];
-    for (s, m) in on_d.iter().enumerate() {
-        let labels = label(
-            &m.predict_proba(target)?,
-            variant.labelling,
-            &priors,
-            seed ^ s as u64,
-        )?;
-        let first = labels[0];
-        let copy_is_constant = labels.iter().all(|&c| c == first);
-        let fitted: Vec<Fitted> = if copy_is_constant {
-            single.push(s);
-            (0..l).map(|_| Fitted::Constant(first as usize)).collect()
-        } else {
-            let copy = labelled_copy(target, labels, schema)?;
-            models_built += l;
-            fit_all(&ls, &copy, seed, 1 + s as u64)?
-                .into_iter()
-                .map(Fitted::Model)
-                .collect()
-        };
-        for (x, f) in fitted.iter().enumerate() {
-            acc[x][s] = measure_value(
-                &variant.measure,
-                train,
-                &f.proba(train)?,
-                variant.labelling,
-                &priors,
-            )?;
+    let names: Vec<String> = learners.iter().map(|(n, _)| n.clone()).collect();
+    let mut out: Vec<Option<Ranking>> = vec![None; variants.len()];
+    let mut groups: Vec<(Labelling, usize)> = Vec::new();
+    for v in variants {
+        if !groups.contains(&(v.labelling, v.folds)) {
+            groups.push((v.labelling, v.folds));
         }
     }
-    let mut pairs = Vec::new();
-    for a in 0..l {
-        for b in a + 1..l {
-            let (aa, ab, ba, bb) = (acc[a][a], acc[a][b], acc[b][a], acc[b][b]);
-            let outcome = if ab > aa && bb > ba {
+    for (labelling, folds) in groups {
+        let judged = judge(&ls, train, target, labelling, folds, seed)?;
+        // 4. Measure on D and decide every pair, per variant.
+        for (i, v) in variants.iter().enumerate() {
+            if (v.labelling, v.folds) != (labelling, folds) {
+                continue;
+            }
+            let mut m = vec![vec![0.0; l]; l];
+            for (x, row) in m.iter_mut().enumerate() {
+                for (s, cell) in row.iter_mut().enumerate() {
+                    *cell = measure_value(
+                        &v.measure,
+                        train,
+                        &judged.on_copy[x][s],
+                        labelling,
+                        &priors,
+                    )?;
+                }
+            }
+            let mut pairs = Vec::new();
+            for a in 0..l {
+                for b in a + 1..l {
+                    let judges: Vec<usize> = match v.judges {
+                        Judges::Pair => vec![a, b],
+                        Judges::All => (0..l).collect(),
+                    };
+                    let diffs: Vec<f64> = judges.iter().map(|&x| m[x][b] - m[x][a]).collect();
+                    pairs.push(Pair {
+                        a,
+                        b,
+                        outcome: decide(&diffs, v.decision),
+                        acc_train: Some([m[a][a], m[a][b], m[b][a], m[b][b]]),
+                        constant_copies: [a, b]
+                            .into_iter()
+                            .filter(|s| judged.single.contains(s))
+                            .collect(),
+                    });
+                }
+            }
+            out[i] = Some(rank(
+                names.clone(),
+                pairs,
+                judged.models_built,
+                judged.single.clone(),
+            ));
+        }
+    }
+    Ok(out
+        .into_iter()
+        .map(|r| r.expect("every variant's group was run"))
+        .collect())
+}
+
+/// The judges' predictions on `D` for one labelling.
+struct Judged {
+    /// `on_copy[x][s]`: learner `x` trained on `T` labelled by learner `s`,
+    /// predicting every row of `D` (out of fold when cross-fitted).
+    on_copy: Vec<Vec<Proba>>,
+    /// Learners whose labelling of `T` had one class (in any fold).
+    single: Vec<usize>,
+    /// Models fitted.
+    models_built: usize,
+}
+
+/// Steps 1-3 of ReverseTesting: fit on `D` (or on each fold's training
+/// part), label `T`, fit every learner on every labelled copy and predict `D`
+/// (or the held-out fold). A one-class copy gives constant models, not fitted.
+fn judge(
+    ls: &[Arc<dyn Learner>],
+    train: &Dataset,
+    target: &Dataset,
+    labelling: Labelling,
+    folds: usize,
+    seed: u64,
+) -> Result<Judged> {
+    let l = ls.len();
+    let n = train.n_rows();
+    let all: Vec<usize> = (0..n).collect();
+    // (rows fitted, rows predicted) per part.
+    let parts: Vec<(Vec<usize>, Vec<usize>)> = if folds < 2 {
+        vec![(all.clone(), all)]
+    } else {
+        let smallest = train
+            .class_counts()
+            .into_iter()
+            .filter(|&c| c > 0)
+            .min()
+            .unwrap_or(0);
+        if smallest < 2 {
+            return Err(Error::data(
+                "cross-fitted ReverseTesting (folds >= 2) needs at least 2 training rows of each class",
+            ));
+        }
+        Splitter::Stratified {
+            repeats: 1,
+            folds: folds.min(smallest),
+        }
+        .split_dataset(train, seed)?
+        .into_iter()
+        .map(|f| (f.train, f.test))
+        .collect()
+    };
+    let mut on_copy = vec![vec![Proba::zeros(n, train.n_classes()); l]; l];
+    let mut single = Vec::new();
+    let mut models_built = 0;
+    for (f, (fit_rows, eval_rows)) in parts.iter().enumerate() {
+        let base = (f * (l + 1)) as u64;
+        let d = train.take(fit_rows);
+        let eval = train.take(eval_rows);
+        let priors = d.priors();
+        let on_d = fit_all(ls, &d, seed, base)?;
+        models_built += l;
+        for (s, m) in on_d.iter().enumerate() {
+            let labels = label(
+                &m.predict_proba(target)?,
+                labelling,
+                &priors,
+                seed ^ s as u64 ^ ((f as u64) << 32),
+            )?;
+            let first = labels[0];
+            let fitted: Vec<Fitted> = if labels.iter().all(|&c| c == first) {
+                if !single.contains(&s) {
+                    single.push(s);
+                }
+                (0..l).map(|_| Fitted::Constant(first as usize)).collect()
+            } else {
+                let copy = labelled_copy(target, labels, train.schema())?;
+                models_built += l;
+                fit_all(ls, &copy, seed, base + 1 + s as u64)?
+                    .into_iter()
+                    .map(Fitted::Model)
+                    .collect()
+            };
+            for (x, model) in fitted.iter().enumerate() {
+                let p = model.proba(&eval)?;
+                for (j, &i) in eval_rows.iter().enumerate() {
+                    on_copy[x][s].row_mut(i).copy_from_slice(p.row(j));
+                }
+            }
+        }
+    }
+    single.sort_unstable();
+    Ok(Judged {
+        on_copy,
+        single,
+        models_built,
+    })
+}
+
+/// Decides a pair from the judges' differences `M_x^b - M_x^a` (positive:
+/// the copy labelled by `b` trains better models, so `b` is better).
+fn decide(diffs: &[f64], decision: Decision) -> Outcome {
+    match decision {
+        Decision::Strict => {
+            if diffs.iter().all(|&d| d > 0.0) {
                 Outcome::Second
-            } else if aa > ab && ba > bb {
+            } else if diffs.iter().all(|&d| d < 0.0) {
                 Outcome::First
             } else {
                 Outcome::Undecided
-            };
-            pairs.push(Pair {
-                a,
-                b,
-                outcome,
-                acc_train: Some([aa, ab, ba, bb]),
-            });
+            }
+        }
+        Decision::Sum => {
+            let total: f64 = diffs.iter().sum();
+            if total > 0.0 {
+                Outcome::Second
+            } else if total < 0.0 {
+                Outcome::First
+            } else {
+                Outcome::Undecided
+            }
         }
     }
-    let names = learners.iter().map(|(n, _)| n.clone()).collect();
-    Ok(rank(names, pairs, models_built, single))
 }
 
 /// A comparator that scores each learner on `D` alone. Cross-validation uses
-/// at most as many folds as the smallest class has rows. Cross-validation uses
 /// at most as many folds as the smallest class has rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Comparator {
@@ -648,6 +943,89 @@ mod tests {
         let acc = r.pairs[0].acc_train.unwrap();
         let zeros = train.class_counts()[0] as f64 / train.n_rows() as f64;
         assert_eq!((acc[0], acc[2]), (zeros, zeros));
+    }
+
+    #[test]
+    fn the_paper_ties_on_a_one_class_copy_and_the_default_decides() {
+        // AlwaysZero labels T with class 0: its copy's models are constant,
+        // and AlwaysZero trained on the tree's copy is still constant, so
+        // AccTrain_a^a == AccTrain_a^b and Condition 4.3 holds. Summing the
+        // differences lets the tree judge decide.
+        let train = data(200, 0.0, 1);
+        let target = data(200, 0.0, 2);
+        let learners: Vec<(String, Arc<dyn Learner>)> = vec![
+            ("always-zero".into(), Arc::new(AlwaysZero)),
+            ("tree".into(), Arc::new(Tree::default())),
+        ];
+        let paper = reverse_testing(&learners, &train, &target, &Variant::paper(), 3).unwrap();
+        assert_eq!(paper.pairs[0].outcome, Outcome::Undecided);
+        assert_eq!(paper.pairs[0].constant_copies, vec![0]);
+        for spec in ["paper,decide=sum", "default"] {
+            let v = Variant::parse(spec, "accuracy").unwrap();
+            let r = reverse_testing(&learners, &train, &target, &v, 3).unwrap();
+            assert_eq!(r.pairs[0].outcome, Outcome::Second, "{spec}: {r:?}");
+            assert_eq!(r.pairs[0].constant_copies, vec![0], "{spec}");
+        }
+    }
+
+    #[test]
+    fn strict_needs_every_judge_and_sum_weighs_them() {
+        assert_eq!(decide(&[0.1, 0.2], Decision::Strict), Outcome::Second);
+        assert_eq!(decide(&[-0.1, -0.2], Decision::Strict), Outcome::First);
+        // Mixed conditions: the paper's Condition 4.3.
+        assert_eq!(decide(&[0.3, -0.1], Decision::Strict), Outcome::Undecided);
+        assert_eq!(decide(&[0.3, -0.1], Decision::Sum), Outcome::Second);
+        assert_eq!(decide(&[-0.3, 0.1], Decision::Sum), Outcome::First);
+        assert_eq!(decide(&[0.0, 0.0], Decision::Sum), Outcome::Undecided);
+        assert_eq!(decide(&[0.1, 0.0], Decision::Strict), Outcome::Undecided);
+    }
+
+    #[test]
+    fn cross_fitted_judges_see_no_training_row() {
+        let train = data(300, 0.0, 1);
+        let target = data(300, 0.3, 2);
+        let learners: Vec<(String, Arc<dyn Learner>)> = vec![
+            ("noisy-tree".into(), Arc::new(NoisyTree)),
+            ("tree".into(), Arc::new(Tree::default())),
+        ];
+        let v = Variant::parse("paper,decide=sum,folds=3", "accuracy").unwrap();
+        let r = reverse_testing(&learners, &train, &target, &v, 3).unwrap();
+        assert_eq!(r.order, vec![1, 0], "{r:?}");
+        // 3 folds x (2 on D + 4 on the copies).
+        assert_eq!(r.models_built, 3 * 6);
+        // Several variants at once give what each gives alone.
+        let vs = [
+            Variant::paper(),
+            v.clone(),
+            Variant::recommended("accuracy"),
+        ];
+        let many = reverse_testing_variants(&learners, &train, &target, &vs, 3).unwrap();
+        for (one, v) in many.iter().zip(&vs) {
+            let alone = reverse_testing(&learners, &train, &target, v, 3).unwrap();
+            assert_eq!(one.pairs[0].acc_train, alone.pairs[0].acc_train);
+        }
+    }
+
+    #[test]
+    fn variants_parse_and_print() {
+        assert_eq!(
+            Variant::parse("paper", "accuracy").unwrap(),
+            Variant::paper()
+        );
+        let v = Variant::parse("priors,measure=brier,decide=sum,judges=all,folds=4", "x").unwrap();
+        assert_eq!(v.labelling, Labelling::Priors);
+        assert_eq!(v.measure, Measure::Metric("brier".into()));
+        assert_eq!(
+            (v.decision, v.judges, v.folds),
+            (Decision::Sum, Judges::All, 4)
+        );
+        assert_eq!(Variant::parse(&v.to_string(), "y").unwrap(), v);
+        let d = Variant::parse("default", "g_mean").unwrap();
+        assert_eq!(d, Variant::recommended("g_mean"));
+        for bad in ["nope", "labels=max", "folds=1", "folds=x", "decide="] {
+            let e = Variant::parse(bad, "accuracy").unwrap_err().to_string();
+            assert!(e.contains(&format!("variant '{bad}'")), "{e}");
+        }
     }
 
     #[test]

@@ -554,7 +554,7 @@ fn pt_multiclass(report: &mut Report, m: &MulticlassSummary) {
 /// ```
 /// use rarity::experiment::bias::Tally;
 /// use rarity::experiment::experiment_report::reverse_testing_report;
-/// let t = Tally { correct: 8, wrong: 1, undecided: 1 };
+/// let t = Tally { correct: 8, wrong: 1, undecided: 1, ..Tally::default() };
 /// let html = reverse_testing_report(&[("10-fold CV".into(), t)], &[]).to_html();
 /// assert!(html.contains("<svg") && html.contains("10-fold CV"));
 /// ```

@@ -32,6 +32,18 @@ struct Part {
     lines: u64,
 }
 
+impl Part {
+    /// Empties the part, keeping its buffers' allocations.
+    fn clear(&mut self) {
+        self.x.clear();
+        self.raw_y.clear();
+        self.labels = Labels::default();
+        self.rows_read = 0;
+        self.dropped = 0;
+        self.lines = 0;
+    }
+}
+
 /// Parses every record `lines` yields (plus `first`, a record already read).
 fn parse_part<R: BufRead>(
     lines: &mut Lines<R>,
@@ -153,17 +165,16 @@ fn fast_line(text: &[u8], cols: &Columns, row_buf: &mut [f64]) -> Option<((usize
     }
 }
 
-/// Parses a block of whole lines (no quote characters), line by line on the
-/// fast path, falling back to the general tokenizer for any other line.
-/// Error messages count lines from `lines_before`.
-fn parse_block(block: &[u8], lines_before: u64, cols: &Columns) -> Result<Part> {
+/// Parses a block of whole lines (no quote characters) into `part`, which
+/// is cleared first (its buffers are reused), line by line on the fast path,
+/// falling back to the general tokenizer for any other line. Error messages
+/// count lines from `lines_before`.
+fn parse_block(block: &[u8], lines_before: u64, cols: &Columns, part: &mut Part) -> Result<()> {
     let d = cols.names.len() - 1;
     let rows = block.len() / (8 * cols.names.len()).max(1) + 1;
-    let mut part = Part {
-        x: Vec::with_capacity(rows * d),
-        raw_y: Vec::with_capacity(rows),
-        ..Part::default()
-    };
+    part.clear();
+    part.x.reserve(rows * d);
+    part.raw_y.reserve(rows);
     let mut row_buf = vec![0.0f64; d];
     let mut last: (&[u8], u32) = (&[], u32::MAX);
     let mut pos = 0;
@@ -195,40 +206,69 @@ fn parse_block(block: &[u8], lines_before: u64, cols: &Columns) -> Result<Part> 
                     Lines::starting_at(&text[..end], cols.opts.delimiter, cols.origin, line_no - 1);
                 let mut rec = Record::default();
                 if l.next(&mut rec)? {
-                    parse_row(&rec, cols, &mut row_buf, &mut part)?;
+                    parse_row(&rec, cols, &mut row_buf, part)?;
                 }
                 pos += end;
             }
         }
     }
     part.lines = line_no - lines_before;
-    Ok(part)
+    Ok(())
 }
 
-/// Reads one block: up to `BLOCK` bytes plus whatever completes the last line.
-/// Returns `None` at end of input.
+/// Reads one block into `buf` (whose allocation is reused): what `carry`
+/// holds, then up to `BLOCK` bytes plus whatever completes the last line;
+/// bytes after the last line break go back to `carry`. Returns `false` at
+/// the end of input.
 fn read_block<R: Read>(
     reader: &mut R,
     carry: &mut Vec<u8>,
+    buf: &mut Vec<u8>,
     origin: &str,
-) -> Result<Option<Vec<u8>>> {
-    let mut buf = std::mem::take(carry);
+) -> Result<bool> {
+    buf.clear();
+    buf.append(carry);
     loop {
         let before = buf.len();
+        buf.reserve(BLOCK);
         reader
             .by_ref()
             .take(BLOCK as u64)
-            .read_to_end(&mut buf)
+            .read_to_end(buf)
             .map_err(|e| parse_err(origin, format!("read failed: {e}")))?;
         let eof = buf.len() == before;
         if eof {
-            return Ok((!buf.is_empty()).then_some(buf));
+            return Ok(!buf.is_empty());
         }
         if let Some(pos) = buf[before..].iter().rposition(|&b| b == b'\n') {
-            *carry = buf.split_off(before + pos + 1);
-            return Ok(Some(buf));
+            carry.extend_from_slice(&buf[before + pos + 1..]);
+            buf.truncate(before + pos + 1);
+            return Ok(true);
         }
     }
+}
+
+/// Appends the rows of `parts` to `x`, copying the parts in parallel into
+/// the reserved tail of `x`.
+fn append_rows(x: &mut Vec<f64>, parts: &[Part]) {
+    let total: usize = parts.iter().map(|p| p.x.len()).sum();
+    x.reserve(total);
+    let mut tail = &mut x.spare_capacity_mut()[..total];
+    let mut pieces = Vec::with_capacity(parts.len());
+    for p in parts {
+        let (head, rest) = tail.split_at_mut(p.x.len());
+        pieces.push((head, &p.x[..]));
+        tail = rest;
+    }
+    pieces.into_par_iter().for_each(|(dst, src)| {
+        for (d, &v) in dst.iter_mut().zip(src) {
+            d.write(v);
+        }
+    });
+    let len = x.len() + total;
+    // SAFETY: the `total` elements after the old length were all written
+    // above (the pieces tile that range), and capacity was reserved for them.
+    unsafe { x.set_len(len) };
 }
 
 /// Reads all data records after the header.
@@ -248,60 +288,62 @@ pub(super) fn read_numeric<R: Read>(
     let mut raw_y: Vec<u32> = Vec::new();
     let mut labels = Labels::default();
     let mut report = ReadReport::default();
-    let mut absorb = |part: Part, x: &mut Vec<f64>, raw_y: &mut Vec<u32>| {
-        let map = labels.merge(part.labels);
-        x.extend_from_slice(&part.x);
+    let mut absorb = |part: &mut Part, raw_y: &mut Vec<u32>| {
+        let map = labels.merge(std::mem::take(&mut part.labels));
         raw_y.extend(part.raw_y.iter().map(|&r| map[r as usize]));
         report.rows_read += part.rows_read;
         report.dropped_missing += part.dropped;
     };
     if let Some(rec) = first {
         let mut none = Lines::new(&b""[..], cols.opts.delimiter, origin);
-        absorb(
-            parse_part(&mut none, Some(rec), cols, 1)?,
-            &mut x,
-            &mut raw_y,
-        );
+        let mut part = parse_part(&mut none, Some(rec), cols, 1)?;
+        x.extend_from_slice(&part.x);
+        absorb(&mut part, &mut raw_y);
     }
     let batch = 2 * rayon::current_num_threads().max(1);
+    // Block buffers and parts are reused from batch to batch.
+    let mut blocks: Vec<Vec<u8>> = vec![Vec::new(); batch];
+    let mut parts: Vec<Part> = (0..batch).map(|_| Part::default()).collect();
     let mut carry = Vec::new();
     let mut reserved = false;
     loop {
-        let mut blocks: Vec<Vec<u8>> = Vec::with_capacity(batch);
+        let mut filled = 0;
         let mut quoted = None;
-        while blocks.len() < batch {
-            let Some(block) = read_block(&mut reader, &mut carry, origin)? else {
-                break;
-            };
-            if block.contains(&b'"') {
-                quoted = Some(block);
+        while filled < batch {
+            if !read_block(&mut reader, &mut carry, &mut blocks[filled], origin)? {
                 break;
             }
-            blocks.push(block);
-        }
-        if !reserved && size_hint > 0 {
-            if let Some(b) = blocks.first() {
-                let row_bytes = b.iter().position(|&c| c == b'\n').unwrap_or(b.len()) + 1;
-                let rows = (size_hint / row_bytes as u64 + 16) as usize;
-                x.reserve_exact(rows.saturating_mul(d).min(1 << 31));
-                raw_y.reserve_exact(rows.min(1 << 28));
-                reserved = true;
+            if blocks[filled].contains(&b'"') {
+                quoted = Some(std::mem::take(&mut blocks[filled]));
+                break;
             }
+            filled += 1;
         }
-        let done = blocks.len() < batch;
-        let parts: Vec<Result<Part>> = blocks
+        if !reserved && size_hint > 0 && filled > 0 {
+            let b = &blocks[0];
+            let row_bytes = b.iter().position(|&c| c == b'\n').unwrap_or(b.len()) + 1;
+            let rows = (size_hint / row_bytes as u64 + 16) as usize;
+            x.reserve_exact(rows.saturating_mul(d).min(1 << 31));
+            raw_y.reserve_exact(rows.min(1 << 28));
+            reserved = true;
+        }
+        let done = filled < batch;
+        let results: Vec<Result<()>> = blocks[..filled]
             .par_iter()
-            .map(|block| parse_block(block, 0, cols))
+            .zip(parts[..filled].par_iter_mut())
+            .map(|(block, part)| parse_block(block, 0, cols, part))
             .collect();
-        for (p, block) in parts.into_iter().zip(&blocks) {
+        for ((r, block), part) in results.into_iter().zip(&blocks).zip(&mut parts) {
             // Line numbers are only known once earlier blocks are counted:
             // a failing block is parsed again from its true first line.
-            let p = match p {
-                Ok(p) => p,
-                Err(_) => parse_block(block, line_no, cols)?,
-            };
-            line_no += p.lines;
-            absorb(p, &mut x, &mut raw_y);
+            if r.is_err() {
+                parse_block(block, line_no, cols, part)?;
+            }
+            line_no += part.lines;
+        }
+        append_rows(&mut x, &parts[..filled]);
+        for part in &mut parts[..filled] {
+            absorb(part, &mut raw_y);
         }
         if let Some(block) = quoted {
             let rest = Cursor::new(block).chain(Cursor::new(carry)).chain(reader);
@@ -311,7 +353,9 @@ pub(super) fn read_numeric<R: Read>(
                 origin,
                 line_no,
             );
-            absorb(parse_part(&mut l, None, cols, 0)?, &mut x, &mut raw_y);
+            let mut part = parse_part(&mut l, None, cols, 0)?;
+            x.extend_from_slice(&part.x);
+            absorb(&mut part, &mut raw_y);
             break;
         }
         if done {

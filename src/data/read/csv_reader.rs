@@ -126,7 +126,7 @@ pub(super) fn check_width(rec: &Record, width: usize, origin: &str) -> Result<()
     Ok(())
 }
 
-pub(super) fn read_csv<R: Read>(
+pub(super) fn read_csv<R: Read + Send>(
     reader: R,
     origin: &str,
     size_hint: u64,

@@ -159,7 +159,7 @@ pub fn read_path(path: &Path, opts: &ReadOptions) -> Result<(Dataset, ReadReport
 /// assert_eq!(ds.class_names(), &["no".to_string(), "yes".to_string()]);
 /// assert_eq!(ds.class_counts(), vec![2, 1]);
 /// ```
-pub fn read_from<R: std::io::Read>(
+pub fn read_from<R: std::io::Read + Send>(
     reader: R,
     origin: &str,
     format: Format,

@@ -165,11 +165,15 @@ fn fast_line(text: &[u8], cols: &Columns, row_buf: &mut [f64]) -> Option<((usize
     }
 }
 
-/// Parses a block of whole lines (no quote characters) into `part`, which
-/// is cleared first (its buffers are reused), line by line on the fast path,
-/// falling back to the general tokenizer for any other line. Error messages
-/// count lines from `lines_before`.
-fn parse_block(block: &[u8], lines_before: u64, cols: &Columns, part: &mut Part) -> Result<()> {
+/// Parses a block of whole lines into `part`, which is cleared first (its
+/// buffers are reused), line by line on the fast path, falling back to the
+/// general tokenizer for any other line. Error messages count lines from
+/// `lines_before`. A block holding a quote character is left unparsed
+/// (`Ok(false)`): a quoted field may span the block's edge.
+fn parse_block(block: &[u8], lines_before: u64, cols: &Columns, part: &mut Part) -> Result<bool> {
+    if block.contains(&b'"') {
+        return Ok(false);
+    }
     let d = cols.names.len() - 1;
     let rows = block.len() / (8 * cols.names.len()).max(1) + 1;
     part.clear();
@@ -213,7 +217,7 @@ fn parse_block(block: &[u8], lines_before: u64, cols: &Columns, part: &mut Part)
         }
     }
     part.lines = line_no - lines_before;
-    Ok(())
+    Ok(true)
 }
 
 /// Reads one block into `buf` (whose allocation is reused): what `carry`
@@ -248,6 +252,37 @@ fn read_block<R: Read>(
     }
 }
 
+/// Blocks read ahead of the parser; their buffers are reused.
+struct Batch {
+    blocks: Vec<Vec<u8>>,
+    filled: usize,
+    /// The input ended while filling this batch.
+    eof: bool,
+}
+
+impl Batch {
+    fn new(size: usize) -> Self {
+        Batch {
+            blocks: vec![Vec::new(); size],
+            filled: 0,
+            eof: false,
+        }
+    }
+
+    /// Reads blocks until the batch is full or the input ends.
+    fn fill<R: Read>(&mut self, reader: &mut R, carry: &mut Vec<u8>, origin: &str) -> Result<()> {
+        self.filled = 0;
+        while self.filled < self.blocks.len() {
+            if !read_block(reader, carry, &mut self.blocks[self.filled], origin)? {
+                self.eof = true;
+                break;
+            }
+            self.filled += 1;
+        }
+        Ok(())
+    }
+}
+
 /// Appends the rows of `parts` to `x`, copying the parts in parallel into
 /// the reserved tail of `x`.
 fn append_rows(x: &mut Vec<f64>, parts: &[Part]) {
@@ -275,7 +310,7 @@ fn append_rows(x: &mut Vec<f64>, parts: &[Part]) {
 ///
 /// Returns the features (row-major), raw label ids, the label table and the
 /// read report.
-pub(super) fn read_numeric<R: Read>(
+pub(super) fn read_numeric<R: Read + Send>(
     lines: Lines<BufReader<R>>,
     first: Option<&Record>,
     cols: &Columns,
@@ -301,52 +336,67 @@ pub(super) fn read_numeric<R: Read>(
         absorb(&mut part, &mut raw_y);
     }
     let batch = 2 * rayon::current_num_threads().max(1);
-    // Block buffers and parts are reused from batch to batch.
-    let mut blocks: Vec<Vec<u8>> = vec![Vec::new(); batch];
+    // While one batch is parsed (in parallel), the next one is read.
+    let (mut cur, mut next) = (Batch::new(batch), Batch::new(batch));
     let mut parts: Vec<Part> = (0..batch).map(|_| Part::default()).collect();
     let mut carry = Vec::new();
-    let mut reserved = false;
+    cur.fill(&mut reader, &mut carry, origin)?;
+    if size_hint > 0 && cur.filled > 0 {
+        let b = &cur.blocks[0];
+        let row_bytes = b.iter().position(|&c| c == b'\n').unwrap_or(b.len()) + 1;
+        let rows = (size_hint / row_bytes as u64 + 16) as usize;
+        x.reserve_exact(rows.saturating_mul(d).min(1 << 31));
+        raw_y.reserve_exact(rows.min(1 << 28));
+    }
     loop {
-        let mut filled = 0;
-        let mut quoted = None;
-        while filled < batch {
-            if !read_block(&mut reader, &mut carry, &mut blocks[filled], origin)? {
-                break;
-            }
-            if blocks[filled].contains(&b'"') {
-                quoted = Some(std::mem::take(&mut blocks[filled]));
-                break;
-            }
-            filled += 1;
-        }
-        if !reserved && size_hint > 0 && filled > 0 {
-            let b = &blocks[0];
-            let row_bytes = b.iter().position(|&c| c == b'\n').unwrap_or(b.len()) + 1;
-            let rows = (size_hint / row_bytes as u64 + 16) as usize;
-            x.reserve_exact(rows.saturating_mul(d).min(1 << 31));
-            raw_y.reserve_exact(rows.min(1 << 28));
-            reserved = true;
-        }
-        let done = filled < batch;
-        let results: Vec<Result<()>> = blocks[..filled]
-            .par_iter()
-            .zip(parts[..filled].par_iter_mut())
-            .map(|(block, part)| parse_block(block, 0, cols, part))
-            .collect();
-        for ((r, block), part) in results.into_iter().zip(&blocks).zip(&mut parts) {
+        let filled = cur.filled;
+        let (results, read) = rayon::join(
+            || {
+                cur.blocks[..filled]
+                    .par_iter()
+                    .zip(parts[..filled].par_iter_mut())
+                    .map(|(block, part)| parse_block(block, 0, cols, part))
+                    .collect::<Vec<_>>()
+            },
+            || {
+                if cur.eof {
+                    next.filled = 0;
+                    Ok(())
+                } else {
+                    next.fill(&mut reader, &mut carry, origin)
+                }
+            },
+        );
+        let mut parsed = 0;
+        for ((r, block), part) in results.into_iter().zip(&cur.blocks).zip(&mut parts) {
             // Line numbers are only known once earlier blocks are counted:
             // a failing block is parsed again from its true first line.
-            if r.is_err() {
-                parse_block(block, line_no, cols, part)?;
+            let ok = match r {
+                Ok(ok) => ok,
+                Err(_) => parse_block(block, line_no, cols, part)?,
+            };
+            if !ok {
+                break;
             }
             line_no += part.lines;
+            parsed += 1;
         }
-        append_rows(&mut x, &parts[..filled]);
-        for part in &mut parts[..filled] {
+        append_rows(&mut x, &parts[..parsed]);
+        for part in &mut parts[..parsed] {
             absorb(part, &mut raw_y);
         }
-        if let Some(block) = quoted {
-            let rest = Cursor::new(block).chain(Cursor::new(carry)).chain(reader);
+        read?;
+        if parsed < filled {
+            // A quote: the rest of the input is read record by record.
+            let mut pending = Vec::new();
+            for block in cur.blocks[parsed..filled]
+                .iter()
+                .chain(&next.blocks[..next.filled])
+            {
+                pending.extend_from_slice(block);
+            }
+            pending.append(&mut carry);
+            let rest = Cursor::new(pending).chain(reader);
             let mut l = Lines::starting_at(
                 BufReader::with_capacity(1 << 20, rest),
                 cols.opts.delimiter,
@@ -358,9 +408,10 @@ pub(super) fn read_numeric<R: Read>(
             absorb(&mut part, &mut raw_y);
             break;
         }
-        if done {
+        if cur.eof {
             break;
         }
+        std::mem::swap(&mut cur, &mut next);
     }
     Ok((x, raw_y, labels, report))
 }

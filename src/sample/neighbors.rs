@@ -18,9 +18,10 @@
 //!   same points (Tomek links, ENN, SMOTE within a class) each pair is
 //!   visited once and offered to both points' lists. In the dimensions of the
 //!   benchmark sets (30) a tree prunes almost nothing, and this is the method;
-//! - a k-d tree (`kdtree`) for low dimensions (up to 12 features) and enough
-//!   references, where it visits a small share of them;
-//! - a direct scan for fewer than [`SCAN_QUERIES`] queries (one row of a
+//! - a k-d tree (`kdtree`) in very low dimension (up to 4 features from
+//!   1,024 references, up to 6 from 16,384), where it visits a small share
+//!   of them and beats the kernel;
+//! - a direct scan for fewer than `SCAN_QUERIES` (8) queries (one row of a
 //!   model's prediction), where packing the references would cost more.
 //!
 //! Features may be standardised first ([`Scaling`]): z-scores with the mean

@@ -40,14 +40,20 @@ fn generate(n: usize, d: usize, n_min: usize, seed: u64) -> Dataset {
 }
 
 fn save(ds: &Dataset, dir: &Path, name: &str) {
-    let mut f = fs::File::create(dir.join(format!("{name}.x.f64"))).expect("write bench data");
+    let create = |ext: &str| {
+        let f = fs::File::create(dir.join(format!("{name}.{ext}"))).expect("write bench data");
+        std::io::BufWriter::new(f)
+    };
+    let mut f = create("x.f64");
     for v in ds.features() {
         f.write_all(&v.to_le_bytes()).expect("write");
     }
-    let mut f = fs::File::create(dir.join(format!("{name}.y.u32"))).expect("write bench data");
+    f.flush().expect("write");
+    let mut f = create("y.u32");
     for v in ds.labels() {
         f.write_all(&v.to_le_bytes()).expect("write");
     }
+    f.flush().expect("write");
     let meta = format!("{{\"n\": {}, \"d\": {}}}", ds.n_rows(), ds.n_features());
     fs::write(dir.join(format!("{name}.json")), meta).expect("write");
 }

@@ -7,8 +7,8 @@
 //!   when `A` is singular to working precision;
 //! - [`sym_eigen`]: all eigenvalues and eigenvectors of a symmetric matrix
 //!   (Householder tridiagonalisation and implicit QL);
-//! - [`dot`] and [`sq_dist`]: inner products and squared distances with
-//!   several accumulators, the inner loops of most learners.
+//! - [`dot`]: inner products with several accumulators, the inner loop of
+//!   most learners.
 
 /// Solves `a x = b` (`a` is `n x n`, symmetric, positive semi-definite).
 /// When the factorisation meets a non-positive pivot, retries with
@@ -78,27 +78,6 @@ pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
     let mut s = (acc[0] + acc[2]) + (acc[1] + acc[3]);
     for (x, y) in ra.iter().zip(rb) {
         s += x * y;
-    }
-    s
-}
-
-/// `||a - b||^2`, summed like [`dot`].
-#[inline]
-pub(crate) fn sq_dist(a: &[f64], b: &[f64]) -> f64 {
-    let n = a.len().min(b.len());
-    let (a, b) = (&a[..n], &b[..n]);
-    let mut acc = [0.0f64; 4];
-    let (ca, cb) = (a.chunks_exact(4), b.chunks_exact(4));
-    let (ra, rb) = (ca.remainder(), cb.remainder());
-    for (x, y) in ca.zip(cb) {
-        for l in 0..4 {
-            let d = x[l] - y[l];
-            acc[l] += d * d;
-        }
-    }
-    let mut s = (acc[0] + acc[2]) + (acc[1] + acc[3]);
-    for (x, y) in ra.iter().zip(rb) {
-        s += (x - y) * (x - y);
     }
     s
 }
@@ -320,7 +299,6 @@ mod tests {
         let eye = [1.0, 0.0, 0.0, 1.0];
         assert_eq!(sym_eigen(&eye, 2).0, vec![1.0, 1.0]);
         assert!((dot(&[1.0, 2.0, 3.0, 4.0, 5.0], &[1.0; 5]) - 15.0).abs() < 1e-15);
-        assert!((sq_dist(&[1.0, 2.0, 3.0, 4.0, 5.0], &[0.0; 5]) - 55.0).abs() < 1e-15);
         // Singular: the shifted solve still returns finite numbers.
         let s = cholesky_solve(&[1.0, 1.0, 1.0, 1.0], &[1.0, 1.0]);
         assert!(s.iter().all(|v| v.is_finite()));

@@ -8,27 +8,28 @@
 //! bit for bit, as that scalar loop, on any CPU and at any thread count.
 //! Equal distances are broken by the lower reference index.
 //!
-//! The search is an exact brute force in two passes. The first is a matrix
-//! product, as in BLAS-based k-NN: on coordinates centred on the references'
-//! mean, `|q|^2 + |r|^2 - 2 q.r` for blocks of queries against blocks of
-//! references (a register-blocked micro-kernel, four queries x eight
-//! references, AVX2 + FMA chosen at run time, a portable build elsewhere).
-//! Its rounding error is bounded (Higham, *Accuracy and Stability of
-//! Numerical Algorithms*, 2002, section 3.1: a sum of `d` products is within
-//! `gamma_d` of the sum of their absolute values), so a pair whose lower bound
-//! already ranks after a query's current k-th neighbour is skipped, and only
-//! the few others get the exact distance. When queries and references are the
-//! same points (Tomek links, ENN, SMOTE within a class) each pair is visited
-//! once and offered to both points' lists.
+//! Three exact methods give the same lists, chosen by size and dimension:
 //!
-//! Brute force is the method for every size and dimension here: in the
-//! dimensions of the benchmark sets (30) a kd-tree prunes almost nothing.
+//! - a brute force in two passes (`brute`), as in BLAS-based k-NN: a
+//!   register-blocked matrix product on centred coordinates with a bound on
+//!   its rounding error (Higham, *Accuracy and Stability of Numerical
+//!   Algorithms*, 2002, section 3.1), then the exact distance for the few
+//!   pairs the bound cannot rule out. When queries and references are the
+//!   same points (Tomek links, ENN, SMOTE within a class) each pair is
+//!   visited once and offered to both points' lists. In the dimensions of the
+//!   benchmark sets (30) a tree prunes almost nothing, and this is the method;
+//! - a k-d tree (`kdtree`) in very low dimension (up to 4 features from
+//!   1,024 references, up to 6 from 16,384), where it visits a small share
+//!   of them and beats the kernel;
+//! - a direct scan for fewer than `SCAN_QUERIES` (8) queries (one row of a
+//!   model's prediction), where packing the references would cost more.
 //!
 //! Features may be standardised first ([`Scaling`]): z-scores with the mean
 //! and the population standard deviation of each feature (scikit-learn's
 //! `StandardScaler`; a constant feature is only centred).
 
-use rayon::prelude::*;
+mod brute;
+mod kdtree;
 
 use crate::data::Dataset;
 use crate::error::{Error, Result};
@@ -188,38 +189,18 @@ pub fn search(
             dist2: Vec::new(),
         };
     }
-    let centre = centre_of(refs);
-    let rpack = Packed::new(refs, &centre);
     let same = matches!(exclude, Exclude::SameIndex)
         && std::ptr::eq(queries.x.as_ptr(), refs.x.as_ptr())
         && queries.n == refs.n;
-    let qpack_own;
-    let qpack = if same {
-        &rpack
+    let farthest = order == Order::Farthest;
+    let mut lists = if nq < SCAN_QUERIES {
+        scan(queries, refs, k, exclude, farthest)
+    } else if !farthest && kdtree::suits(nq, refs.n, refs.d, k) {
+        kdtree::search(queries, refs, k, exclude)
     } else {
-        qpack_own = Packed::new(queries, &centre);
-        &qpack_own
+        brute::search(queries, refs, k, exclude, farthest, same)
     };
-    let task = Task {
-        queries,
-        refs,
-        qpack,
-        rpack: &rpack,
-        exclude,
-        farthest: order == Order::Farthest,
-        c_rel: (2 * queries.d + 16) as f64 * f64::EPSILON,
-        c_abs: (4 * queries.d + 32) as f64 * f64::MIN_POSITIVE,
-        // Norms so large that the first pass could overflow: every pair is
-        // computed exactly.
-        exact_only: !(qpack.moderate() && rpack.moderate()),
-    };
-
-    let mut lists = if same {
-        task.self_search(k)
-    } else {
-        task.cross_search(k)
-    };
-    if order == Order::Farthest {
+    if farthest {
         for v in &mut lists.key {
             *v = -*v;
         }
@@ -231,71 +212,58 @@ pub fn search(
     }
 }
 
-/// References packed per group (one vector lane each).
-const LANES: usize = 8;
-/// Queries that share one pass over a reference group (register blocking).
-const QUERY_TILE: usize = 4;
-/// Points per cache block (both sides of a tile), a multiple of [`LANES`].
-const BLOCK: usize = 128;
+/// Below this many queries, packing the references for the brute-force
+/// kernel costs more than it saves: each query scans them directly.
+const SCAN_QUERIES: usize = 8;
 
-/// Per-feature mean of the references: the origin of the first pass, so that
-/// the norms in its error bound stay small.
-fn centre_of(refs: Points<'_>) -> Vec<f64> {
-    let mut c = vec![0.0; refs.d];
-    for i in 0..refs.n {
-        for (s, &v) in c.iter_mut().zip(refs.row(i)) {
-            *s += v;
-        }
-    }
-    let n = refs.n.max(1) as f64;
-    c.iter_mut().for_each(|s| *s /= n);
-    c
+/// The squared distance of two points, as defined for the whole module.
+#[inline(always)]
+fn dist2(a: &[f64], b: &[f64]) -> f64 {
+    a.iter()
+        .zip(b)
+        .fold(0.0, |acc, (&x, &y)| (x - y).mul_add(x - y, acc))
 }
 
-/// Centred points in groups of [`LANES`], each group dimension-major
-/// (`group[j * LANES + lane]`; missing lanes of the last group are zero and
-/// never reported), with their squared norms.
-struct Packed {
-    x: Vec<f64>,
-    norm: Vec<f64>,
+impl Exclude<'_> {
+    /// The reference query `q` skips (`usize::MAX` for none).
+    #[inline(always)]
+    fn skip(&self, q: usize) -> usize {
+        match self {
+            Exclude::Nothing => usize::MAX,
+            Exclude::SameIndex => q,
+            Exclude::Given(s) => s[q],
+        }
+    }
 }
 
-impl Packed {
-    fn new(p: Points<'_>, centre: &[f64]) -> Self {
-        let d = p.d;
-        let groups = p.n.div_ceil(LANES);
-        let mut x = vec![0.0; groups * d * LANES];
-        let mut norm = vec![0.0; groups * LANES];
-        for (g, chunk) in x.chunks_mut(d * LANES).enumerate().take(groups) {
-            for l in 0..LANES {
-                let r = g * LANES + l;
-                if r < p.n {
-                    let mut s = 0.0;
-                    for (j, (&v, &m)) in p.row(r).iter().zip(centre).enumerate() {
-                        let c = v - m;
-                        chunk[j * LANES + l] = c;
-                        s += c * c;
-                    }
-                    norm[r] = s;
-                }
-            }
+/// The lists of a few queries, each compared with every reference.
+fn scan(
+    queries: Points<'_>,
+    refs: Points<'_>,
+    k: usize,
+    exclude: Exclude<'_>,
+    farthest: bool,
+) -> Lists {
+    let mut lists = Lists::new(queries.n, k);
+    for q in 0..queries.n {
+        let skip = exclude.skip(q);
+        for r in (0..refs.n).filter(|&r| r != skip) {
+            let e = dist2(queries.row(q), refs.row(r));
+            lists.offer(q, if farthest { -e } else { e }, r);
         }
-        Packed { x, norm }
     }
-
-    /// All squared norms below `1e300`: the first pass cannot overflow (its
-    /// dot products are at most `sqrt(|q|^2 |r|^2)`).
-    fn moderate(&self) -> bool {
-        self.norm.iter().all(|&v| v < 1e300)
-    }
+    lists
 }
 
 /// The current best `k` of every point of a range, each sorted by key, then
-/// index (the key is the squared distance, negated for the farthest).
-struct Lists {
+/// index (the key is the squared distance, negated for the farthest), and
+/// each list's k-th key apart (padded to whole groups of [`brute::LANES`]
+/// with `-inf`, which nothing reaches).
+pub(crate) struct Lists {
     k: usize,
     key: Vec<f64>,
     idx: Vec<usize>,
+    worst: Vec<f64>,
 }
 
 /// `(ka, ia)` ranks before `(kb, ib)`.
@@ -306,16 +274,20 @@ fn before(ka: f64, ia: usize, kb: f64, ib: usize) -> bool {
 
 impl Lists {
     fn new(n: usize, k: usize) -> Self {
+        let mut worst = vec![f64::INFINITY; n];
+        worst.resize(n.div_ceil(brute::LANES) * brute::LANES, f64::NEG_INFINITY);
         Lists {
             k,
             key: vec![f64::INFINITY; n * k],
             idx: vec![usize::MAX; n * k],
+            worst,
         }
     }
 
+    /// The current k-th key of list `i`.
     #[inline(always)]
     fn worst(&self, i: usize) -> f64 {
-        self.key[(i + 1) * self.k - 1]
+        self.worst[i]
     }
 
     /// Inserts `(key, r)` into list `i` if it ranks among the best `k`; the
@@ -336,6 +308,7 @@ impl Lists {
         }
         keys[p] = key;
         idx[p] = r;
+        self.worst[i] = keys[k - 1];
     }
 
     /// Merges lists that saw disjoint sets of pairs (the best `k` of the union).
@@ -350,276 +323,20 @@ impl Lists {
         }
         self
     }
-}
 
-/// One search, shared by the parallel tasks.
-struct Task<'a> {
-    queries: Points<'a>,
-    refs: Points<'a>,
-    qpack: &'a Packed,
-    rpack: &'a Packed,
-    exclude: Exclude<'a>,
-    farthest: bool,
-    /// The first pass's distance is within `c_rel (|q|^2 + |r|^2) + c_abs`
-    /// of the exact one (see [`Task::tile`]).
-    c_rel: f64,
-    c_abs: f64,
-    exact_only: bool,
-}
-
-impl Task<'_> {
-    /// Every query against every reference; query blocks run in parallel.
-    fn cross_search(&self, k: usize) -> Lists {
-        let nq = self.queries.n;
-        let mut lists = Lists::new(nq, k);
-        let blocks = self.refs.n.div_ceil(BLOCK);
-        lists
-            .key
-            .par_chunks_mut(BLOCK * k)
-            .zip(lists.idx.par_chunks_mut(BLOCK * k))
-            .enumerate()
-            .for_each(|(b, (key, idx))| {
-                let q0 = b * BLOCK;
-                let mut mine = Lists {
-                    k,
-                    key: key.to_vec(),
-                    idx: idx.to_vec(),
-                };
-                for rb in 0..blocks {
-                    self.tile(q0, rb * BLOCK, false, &mut mine);
-                }
-                key.copy_from_slice(&mine.key);
-                idx.copy_from_slice(&mine.idx);
-            });
-        lists
-    }
-
-    /// The pairs `(a, b)`, `a < b`, of one set, each visited once: tiles of
-    /// the upper triangle are shared among the threads, each fold keeps lists
-    /// for all points, and the folds are merged (the best `k` of a union does
-    /// not depend on how it was split, so neither does the result).
-    fn self_search(&self, k: usize) -> Lists {
-        let n = self.refs.n;
-        let nb = n.div_ceil(BLOCK);
-        let pairs: Vec<(usize, usize)> =
-            (0..nb).flat_map(|i| (i..nb).map(move |j| (i, j))).collect();
-        pairs
-            .into_par_iter()
-            .with_min_len(16)
-            .fold(
-                || Lists::new(n, k),
-                |mut lists, (i, j)| {
-                    self.tile(i * BLOCK, j * BLOCK, true, &mut lists);
-                    lists
-                },
-            )
-            .reduce_with(Lists::merge)
-            .unwrap_or_else(|| Lists::new(n, k))
-    }
-
-    /// Queries `q0..q0 + BLOCK` against references `r0..r0 + BLOCK` (both
-    /// clipped). Lists are indexed from `q0` (cross search) or by point
-    /// (`sym`: self-search, pairs with `r > q` only, offered to both).
-    fn tile(&self, q0: usize, r0: usize, sym: bool, lists: &mut Lists) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("avx2")
-                && std::arch::is_x86_feature_detected!("fma")
-            {
-                // SAFETY: the CPU supports AVX2 and FMA, checked just above.
-                unsafe { tile_avx2(self, q0, r0, sym, lists) };
-                return;
-            }
+    /// The lists of consecutive ranges of points, `n` in all, end to end.
+    fn concat(parts: Vec<Lists>, n: usize, k: usize) -> Lists {
+        let mut out = Lists {
+            k,
+            key: Vec::with_capacity(n * k),
+            idx: Vec::with_capacity(n * k),
+            worst: Vec::new(),
+        };
+        for p in parts {
+            out.key.extend(p.key);
+            out.idx.extend(p.idx);
         }
-        tile_body::<false>(self, q0, r0, sym, lists);
-    }
-
-    /// The exact squared distance, as the scalar loop defines it.
-    #[inline(always)]
-    fn exact(&self, q: usize, r: usize) -> f64 {
-        self.queries
-            .row(q)
-            .iter()
-            .zip(self.refs.row(r))
-            .fold(0.0, |acc, (&a, &b)| (a - b).mul_add(a - b, acc))
-    }
-
-    #[inline(always)]
-    fn skipped(&self, q: usize, r: usize) -> bool {
-        match self.exclude {
-            Exclude::Nothing => false,
-            Exclude::SameIndex => q == r,
-            Exclude::Given(s) => s[q] == r,
-        }
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn tile_avx2(t: &Task<'_>, q0: usize, r0: usize, sym: bool, lists: &mut Lists) {
-    tile_body::<true>(t, q0, r0, sym, lists)
-}
-
-/// Dot products of [`QUERY_TILE`] queries (lanes `ql..` of a packed query
-/// group) with one packed reference group, over all features.
-#[inline(always)]
-fn dots<const AVX2: bool>(qgroup: &[f64], ql: usize, rgroup: &[f64]) -> [[f64; LANES]; QUERY_TILE] {
-    assert!(qgroup.len() == rgroup.len() && qgroup.len() % LANES == 0 && ql + QUERY_TILE <= LANES);
-    #[cfg(target_arch = "x86_64")]
-    if AVX2 {
-        // SAFETY: `AVX2` is set only inside `tile_avx2`, which runs after the
-        // CPU was found to support AVX2 and FMA; the lengths were checked above.
-        return unsafe { dots_avx2(qgroup, ql, rgroup) };
-    }
-    let mut acc = [[0.0f64; LANES]; QUERY_TILE];
-    for (qj, rj) in qgroup.chunks_exact(LANES).zip(rgroup.chunks_exact(LANES)) {
-        for (a, &x) in acc.iter_mut().zip(&qj[ql..ql + QUERY_TILE]) {
-            for (s, &y) in a.iter_mut().zip(rj) {
-                *s += x * y;
-            }
-        }
-    }
-    acc
-}
-
-/// [`dots`] with AVX2 vectors: per feature, two loads of eight references,
-/// four broadcast queries, eight fused multiply-adds.
-///
-/// # Safety
-/// The CPU must support AVX2 and FMA; `qgroup` and `rgroup` must have the
-/// same length, a multiple of [`LANES`], and `ql + QUERY_TILE <= LANES`.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn dots_avx2(qgroup: &[f64], ql: usize, rgroup: &[f64]) -> [[f64; LANES]; QUERY_TILE] {
-    use std::arch::x86_64::*;
-    let d = rgroup.len() / LANES;
-    let qp = qgroup.as_ptr().add(ql);
-    let rp = rgroup.as_ptr();
-    let mut acc = [_mm256_setzero_pd(); 2 * QUERY_TILE];
-    for j in 0..d {
-        let r0 = _mm256_loadu_pd(rp.add(j * LANES));
-        let r1 = _mm256_loadu_pd(rp.add(j * LANES + 4));
-        for a in 0..QUERY_TILE {
-            let x = _mm256_broadcast_sd(&*qp.add(j * LANES + a));
-            acc[2 * a] = _mm256_fmadd_pd(x, r0, acc[2 * a]);
-            acc[2 * a + 1] = _mm256_fmadd_pd(x, r1, acc[2 * a + 1]);
-        }
-    }
-    let mut out = [[0.0f64; LANES]; QUERY_TILE];
-    for (a, o) in out.iter_mut().enumerate() {
-        _mm256_storeu_pd(o.as_mut_ptr(), acc[2 * a]);
-        _mm256_storeu_pd(o.as_mut_ptr().add(4), acc[2 * a + 1]);
-    }
-    out
-}
-
-/// The tile kernel. First pass: `|q|^2 + |r|^2 - 2 q.r` on centred points, a
-/// matrix product. With `s = |q|^2 + |r|^2` (centred), this value, the exact
-/// `fma` loop's value and the true distance are all within
-/// `c_rel * s + c_abs` of each other (the dot product and the norms carry
-/// about `d` roundings each relative to `s`, the centring four, the `fma`
-/// loop `d` relative to the distance `<= 2 s`; `c_rel = (2d + 16) eps` covers
-/// their sum, `c_abs` underflow). A pair whose lower bound already ranks
-/// after a list's current k-th entry cannot enter it; the others get the
-/// exact distance (all pairs do when a centred squared norm reaches `1e300`).
-#[inline(always)]
-fn tile_body<const AVX2: bool>(t: &Task<'_>, q0: usize, r0: usize, sym: bool, lists: &mut Lists) {
-    let d = t.queries.d;
-    let nq = t.queries.n;
-    let nr = t.refs.n;
-    let q1 = (q0 + BLOCK).min(nq);
-    let r1 = (r0 + BLOCK).min(nr);
-    let base = if sym { 0 } else { q0 };
-    let gw = d * LANES;
-    let mut q = q0;
-    while q < q1 {
-        let (qg, ql) = (q / LANES, q % LANES);
-        let qgroup = &t.qpack.x[qg * gw..(qg + 1) * gw];
-        let qn: [f64; QUERY_TILE] = std::array::from_fn(|a| t.qpack.norm[q + a]);
-        let mut g = r0 / LANES;
-        if sym {
-            // Groups wholly below the queries hold no pair with r > q.
-            g = g.max(q / LANES);
-        }
-        while g * LANES < r1 {
-            let rgroup = &t.rpack.x[g * gw..(g + 1) * gw];
-            let dot = dots::<AVX2>(qgroup, ql, rgroup);
-            let rn: &[f64; LANES] = t.rpack.norm[g * LANES..(g + 1) * LANES]
-                .try_into()
-                .expect("group");
-            // Lower bounds of the keys of the 32 pairs.
-            let mut low = [[0.0f64; LANES]; QUERY_TILE];
-            for ((lo, dq), &nq_a) in low.iter_mut().zip(&dot).zip(&qn) {
-                for ((v, &p), &nr_l) in lo.iter_mut().zip(dq).zip(rn) {
-                    let s = nq_a + nr_l;
-                    let approx = s - 2.0 * p;
-                    let err = t.c_rel * s + t.c_abs;
-                    *v = if t.farthest {
-                        -(approx + err)
-                    } else {
-                        approx - err
-                    };
-                }
-            }
-            if t.exact_only {
-                low = [[f64::NEG_INFINITY; LANES]; QUERY_TILE];
-            }
-            // Cheap test first: does any pair reach a query's or (self-search)
-            // a reference's current k-th entry?
-            let mut any = false;
-            for (a, lo) in low.iter().enumerate() {
-                if q + a < q1 {
-                    let m = lo
-                        .iter()
-                        .fold(f64::INFINITY, |m, &v| if v < m { v } else { m });
-                    any |= m <= lists.worst(q + a - base);
-                }
-            }
-            if sym {
-                let mut col = low[0];
-                for lo in &low[1..] {
-                    for (c, &v) in col.iter_mut().zip(lo) {
-                        *c = if v < *c { v } else { *c };
-                    }
-                }
-                for (l, &c) in col.iter().enumerate() {
-                    let r = g * LANES + l;
-                    any |= r < nr && c <= lists.worst(r);
-                }
-            }
-            if !any {
-                g += 1;
-                continue;
-            }
-            let mut hits = 0u32;
-            for (a, lo) in low.iter().enumerate() {
-                if q + a >= q1 {
-                    continue;
-                }
-                let wq = lists.worst(q + a - base);
-                for (l, &v) in lo.iter().enumerate() {
-                    let r = g * LANES + l;
-                    let pass = v <= wq || (sym && r < nr && v <= lists.worst(r));
-                    hits |= u32::from(pass) << (a * LANES + l);
-                }
-            }
-            while hits != 0 {
-                let bit = hits.trailing_zeros() as usize;
-                hits &= hits - 1;
-                let (qi, r) = (q + bit / LANES, g * LANES + bit % LANES);
-                if qi >= q1 || r < r0 || r >= r1 || (sym && r <= qi) || t.skipped(qi, r) {
-                    continue;
-                }
-                let exact = t.exact(qi, r);
-                let key = if t.farthest { -exact } else { exact };
-                lists.offer(qi - base, key, r);
-                if sym {
-                    lists.offer(r, key, qi);
-                }
-            }
-            g += 1;
-        }
-        q += QUERY_TILE;
+        out
     }
 }
 
@@ -691,11 +408,19 @@ pub fn gather(x: &[f64], d: usize, rows: &[usize], scaling: Option<&Scaling>) ->
 
 #[cfg(test)]
 mod tests {
+    use super::brute::BLOCK;
     use super::*;
     use rand::RngExt;
 
     /// Plain reference: every distance, sorted by (distance, index).
-    fn naive(q: &[f64], r: &[f64], d: usize, k: usize, ex: bool, far: bool) -> Vec<Vec<usize>> {
+    pub(super) fn naive(
+        q: &[f64],
+        r: &[f64],
+        d: usize,
+        k: usize,
+        ex: bool,
+        far: bool,
+    ) -> Vec<Vec<usize>> {
         let nq = q.len() / d;
         let nr = r.len() / d;
         (0..nq)
@@ -717,7 +442,7 @@ mod tests {
             .collect()
     }
 
-    fn random(n: usize, d: usize, seed: u64, grid: bool) -> Vec<f64> {
+    pub(super) fn random(n: usize, d: usize, seed: u64, grid: bool) -> Vec<f64> {
         let mut r = crate::rng::stream(seed, 0);
         (0..n * d)
             .map(|_| {
@@ -736,6 +461,7 @@ mod tests {
             (70, 531, 3, 5),
             (9, 9, 1, 8),
             (130, 77, 30, 4),
+            (40, 70, 300, 3),
             (5, 3, 2, 1),
         ] {
             for grid in [false, true] {

@@ -1,0 +1,525 @@
+//! The exact brute-force search (see the parent module for the definition of
+//! distances and ties): a matrix-product first pass with a rounding-error
+//! bound, as in BLAS-based k-NN, then the exact distance for the few pairs
+//! the bound cannot rule out.
+//!
+//! On coordinates centred on the references' mean, `|q|^2 + |r|^2 - 2 q.r`
+//! is computed for four queries x eight references at a time (a
+//! register-blocked micro-kernel, AVX2 + FMA chosen at run time, a portable
+//! build elsewhere) over tiles of up to [`BLOCK`] x [`BLOCK`] points (fewer
+//! references in high dimension, so that they stay in L1). Its rounding
+//! error is bounded (Higham, *Accuracy and Stability of Numerical
+//! Algorithms*, 2002, section 3.1: a sum of `d` products is within
+//! `gamma_d` of the sum of their absolute values), so the kernel turns the 32
+//! values straight into a bit mask of the pairs whose lower bound still
+//! reaches a list's current k-th entry; only those get the exact distance.
+
+use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rayon::prelude::*;
+
+use super::{Exclude, Points};
+use crate::sample::neighbors::Lists;
+
+/// References packed per group (one vector lane each).
+pub(super) const LANES: usize = 8;
+/// Queries that share one pass over a reference group (register blocking).
+const QUERY_TILE: usize = 4;
+/// Exact distances computed together (independent `fma` chains).
+const EXACT_BATCH: usize = 4;
+/// Queries per tile, and references at most, a multiple of [`LANES`].
+pub(super) const BLOCK: usize = 128;
+/// Bytes of packed references per tile: within a 48 KiB L1 data cache with
+/// room for the queries' group.
+const L1_BYTES: usize = 32 * 1024;
+
+/// References per tile in `d` dimensions: a multiple of [`LANES`], at most
+/// [`BLOCK`], about [`L1_BYTES`] of them (30 features: 128; 216: 16).
+fn ref_block(d: usize) -> usize {
+    (L1_BYTES / (8 * d.max(1)) / LANES * LANES).clamp(LANES, BLOCK)
+}
+
+/// One feature of a group of [`LANES`] points, aligned to a cache line so
+/// that vector loads never straddle two lines.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Lane([f64; LANES]);
+
+/// Centred points in groups of [`LANES`], each group dimension-major
+/// (`x[group * d + j].0[lane]`; missing lanes of the last group are zero and
+/// never reported), with their squared norms.
+struct Packed {
+    d: usize,
+    x: Vec<Lane>,
+    norm: Vec<f64>,
+}
+
+impl Packed {
+    fn new(p: Points<'_>, centre: &[f64]) -> Self {
+        let d = p.d;
+        let groups = p.n.div_ceil(LANES);
+        let mut x = vec![Lane([0.0; LANES]); groups * d];
+        let mut norm = vec![0.0; groups * LANES];
+        for (r, nr) in norm.iter_mut().enumerate().take(p.n) {
+            let group = &mut x[(r / LANES) * d..(r / LANES + 1) * d];
+            let mut s = 0.0;
+            for ((lane, &v), &m) in group.iter_mut().zip(p.row(r)).zip(centre) {
+                let c = v - m;
+                lane.0[r % LANES] = c;
+                s += c * c;
+            }
+            *nr = s;
+        }
+        Packed { d, x, norm }
+    }
+
+    fn group(&self, g: usize) -> &[Lane] {
+        &self.x[g * self.d..(g + 1) * self.d]
+    }
+
+    fn norms(&self, g: usize) -> &[f64; LANES] {
+        self.norm[g * LANES..(g + 1) * LANES]
+            .try_into()
+            .expect("a whole group")
+    }
+
+    /// All squared norms below `1e300`: the first pass cannot overflow (its
+    /// dot products are at most `sqrt(|q|^2 |r|^2)`).
+    fn moderate(&self) -> bool {
+        self.norm.iter().all(|&v| v < 1e300)
+    }
+}
+
+/// Per-feature mean of the references: the origin of the first pass, so that
+/// the norms in its error bound stay small.
+fn centre_of(refs: Points<'_>) -> Vec<f64> {
+    let mut c = vec![0.0; refs.d];
+    for i in 0..refs.n {
+        for (s, &v) in c.iter_mut().zip(refs.row(i)) {
+            *s += v;
+        }
+    }
+    let n = refs.n.max(1) as f64;
+    c.iter_mut().for_each(|s| *s /= n);
+    c
+}
+
+/// The lists of the exact search of `queries` among `refs` (`k >= 1` and no
+/// larger than the references available): every query against every
+/// reference, or, when `same` (queries and references are the very same
+/// points, excluded by index), each pair once, offered to both lists.
+pub(super) fn search(
+    queries: Points<'_>,
+    refs: Points<'_>,
+    k: usize,
+    exclude: Exclude<'_>,
+    farthest: bool,
+    same: bool,
+) -> Lists {
+    let centre = centre_of(refs);
+    let rpack = Packed::new(refs, &centre);
+    let qpack_own;
+    let qpack = if same {
+        &rpack
+    } else {
+        qpack_own = Packed::new(queries, &centre);
+        &qpack_own
+    };
+    let task = Task {
+        queries,
+        refs,
+        qpack,
+        rpack: &rpack,
+        exclude,
+        bound: Bound {
+            c_rel: (2 * queries.d + 16) as f64 * f64::EPSILON,
+            c_abs: (4 * queries.d + 32) as f64 * f64::MIN_POSITIVE,
+            sign: if farthest { -1.0 } else { 1.0 },
+        },
+        farthest,
+        // Norms so large that the first pass could overflow: every pair is
+        // computed exactly.
+        exact_only: !(qpack.moderate() && rpack.moderate()),
+    };
+    if same {
+        task.self_search(k)
+    } else {
+        task.cross_search(k)
+    }
+}
+
+/// The constants of the first pass's lower bound (see [`tile_body`]).
+#[derive(Clone, Copy)]
+struct Bound {
+    c_rel: f64,
+    c_abs: f64,
+    /// 1 to rank by distance, -1 by negated distance (the farthest first).
+    sign: f64,
+}
+
+impl Bound {
+    /// The lower bound of the key of a pair with centred squared norms
+    /// summing to `s` and centred dot product `dot`.
+    #[inline(always)]
+    fn low(&self, s: f64, dot: f64) -> f64 {
+        self.sign * (s - 2.0 * dot) - (self.c_rel * s + self.c_abs)
+    }
+}
+
+/// One search, shared by the parallel tasks.
+struct Task<'a> {
+    queries: Points<'a>,
+    refs: Points<'a>,
+    qpack: &'a Packed,
+    rpack: &'a Packed,
+    exclude: Exclude<'a>,
+    bound: Bound,
+    farthest: bool,
+    exact_only: bool,
+}
+
+impl Task<'_> {
+    /// Every query against every reference; query blocks run in parallel.
+    fn cross_search(&self, k: usize) -> Lists {
+        let nq = self.queries.n;
+        let rb = ref_block(self.refs.d);
+        let parts: Vec<Lists> = (0..nq.div_ceil(BLOCK))
+            .into_par_iter()
+            .map(|b| {
+                let q0 = b * BLOCK;
+                let mut mine = Lists::new((q0 + BLOCK).min(nq) - q0, k);
+                for r0 in (0..self.refs.n).step_by(rb) {
+                    self.tile(q0..q0 + BLOCK, r0..r0 + rb, None, &mut mine);
+                }
+                mine
+            })
+            .collect();
+        Lists::concat(parts, nq, k)
+    }
+
+    /// The pairs `(a, b)`, `a < b`, of one set, each visited once: the tiles
+    /// of the upper triangle, in row order, are cut into a few runs per
+    /// thread; each run keeps lists for all points, and the runs' lists are
+    /// merged (the best `k` of a union does not depend on how it was split,
+    /// so neither does the result).
+    fn self_search(&self, k: usize) -> Lists {
+        let n = self.refs.n;
+        let b = ref_block(self.refs.d);
+        let nb = n.div_ceil(b);
+        let pairs: Vec<(usize, usize)> =
+            (0..nb).flat_map(|i| (i..nb).map(move |j| (i, j))).collect();
+        let runs = (4 * rayon::current_num_threads()).min(pairs.len()).max(1);
+        let shared = Shared::new(n);
+        pairs
+            .par_chunks(pairs.len().div_ceil(runs))
+            .map(|run| {
+                let mut lists = Lists::new(n, k);
+                for &(i, j) in run {
+                    self.tile(
+                        i * b..(i + 1) * b,
+                        j * b..(j + 1) * b,
+                        Some(&shared),
+                        &mut lists,
+                    );
+                }
+                lists
+            })
+            .reduce_with(Lists::merge)
+            .unwrap_or_else(|| Lists::new(n, k))
+    }
+
+    /// Queries `qs` against references `rs` (both clipped to the points;
+    /// `qs` starts at a multiple of [`QUERY_TILE`], `rs` of [`LANES`]).
+    /// Lists are indexed from `qs.start` (cross search) or by point (`shared`
+    /// given: self-search, pairs with `r > q` only, offered to both).
+    fn tile(&self, qs: Range<usize>, rs: Range<usize>, shared: Option<&Shared>, lists: &mut Lists) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("fma")
+            {
+                // SAFETY: the CPU supports AVX2 and FMA, checked just above.
+                unsafe { tile_avx2(self, qs, rs, shared, lists) };
+                return;
+            }
+        }
+        tile_body::<false>(self, qs, rs, shared, lists);
+    }
+
+    /// The exact squared distances of up to [`EXACT_BATCH`] pairs `(query,
+    /// reference)`, each the scalar `fma` loop's value; the independent
+    /// sums are interleaved so that they overlap in the pipeline.
+    #[inline(always)]
+    fn exact_batch(&self, pairs: &[(usize, usize)]) -> [f64; EXACT_BATCH] {
+        let last = pairs[pairs.len() - 1];
+        let rows: [(&[f64], &[f64]); EXACT_BATCH] = std::array::from_fn(|i| {
+            let (q, r) = pairs.get(i).copied().unwrap_or(last);
+            (self.queries.row(q), self.refs.row(r))
+        });
+        let mut acc = [0.0f64; EXACT_BATCH];
+        for j in 0..self.queries.d {
+            for (s, (a, b)) in acc.iter_mut().zip(&rows) {
+                let v = a[j] - b[j];
+                *s = v.mul_add(v, *s);
+            }
+        }
+        acc
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn tile_avx2(
+    t: &Task<'_>,
+    qs: Range<usize>,
+    rs: Range<usize>,
+    shared: Option<&Shared>,
+    lists: &mut Lists,
+) {
+    tile_body::<true>(t, qs, rs, shared, lists)
+}
+
+/// The k-th keys of a self-search's runs, shared: each run prunes with
+/// the lowest k-th key any run has reached for a point (relaxed, racy
+/// updates: whatever value is read is some run's k-th key of that point,
+/// an upper bound of the final one, so the result does not depend on it).
+struct Shared(Vec<AtomicU64>);
+
+impl Shared {
+    /// For `n` points, padded to whole groups with `-inf` (never reached).
+    fn new(n: usize) -> Self {
+        let groups = n.div_ceil(LANES) * LANES;
+        Shared(
+            (0..groups)
+                .map(|i| {
+                    let v = if i < n {
+                        f64::INFINITY
+                    } else {
+                        f64::NEG_INFINITY
+                    };
+                    AtomicU64::new(v.to_bits())
+                })
+                .collect(),
+        )
+    }
+
+    #[inline(always)]
+    fn get(&self, i: usize) -> f64 {
+        f64::from_bits(self.0[i].load(Ordering::Relaxed))
+    }
+
+    /// Records `v`, a run's k-th key of point `i`, if lower.
+    #[inline(always)]
+    fn lower(&self, i: usize, v: f64) {
+        if v < self.get(i) {
+            self.0[i].store(v.to_bits(), Ordering::Relaxed);
+        }
+    }
+}
+
+/// The thresholds a block of four queries x eight references is tested
+/// against: the queries' centred squared norms and current k-th keys, and
+/// (self-search) the references' k-th keys; `-inf` never passes.
+struct Limits<'a> {
+    qn: [f64; QUERY_TILE],
+    wq: [f64; QUERY_TILE],
+    rn: &'a [f64; LANES],
+    wr: Option<&'a [f64; LANES]>,
+}
+
+/// Bit `a * LANES + l` is set when the lower bound of the key of query `a`
+/// (lanes `ql..` of a packed query group) and reference `l` of a packed
+/// group reaches the query's or (self-search) the reference's k-th key.
+#[inline(always)]
+fn candidates<const AVX2: bool>(
+    qgroup: &[Lane],
+    ql: usize,
+    rgroup: &[Lane],
+    lim: &Limits<'_>,
+    b: Bound,
+) -> u32 {
+    assert!(qgroup.len() == rgroup.len() && ql + QUERY_TILE <= LANES);
+    #[cfg(target_arch = "x86_64")]
+    if AVX2 {
+        // SAFETY: `AVX2` is set only inside `tile_avx2`, which runs after the
+        // CPU was found to support AVX2 and FMA; the lengths were checked above.
+        return unsafe { candidates_avx2(qgroup, ql, rgroup, lim, b) };
+    }
+    let mut dot = [[0.0f64; LANES]; QUERY_TILE];
+    for (qj, rj) in qgroup.iter().zip(rgroup) {
+        for (acc, &x) in dot.iter_mut().zip(&qj.0[ql..ql + QUERY_TILE]) {
+            for (s, &y) in acc.iter_mut().zip(&rj.0) {
+                *s += x * y;
+            }
+        }
+    }
+    let mut mask = 0;
+    for (a, dq) in dot.iter().enumerate() {
+        for (l, &p) in dq.iter().enumerate() {
+            let low = b.low(lim.qn[a] + lim.rn[l], p);
+            let pass = low <= lim.wq[a] || lim.wr.is_some_and(|w| low <= w[l]);
+            mask |= u32::from(pass) << (a * LANES + l);
+        }
+    }
+    mask
+}
+
+/// [`candidates`] with AVX2 vectors: per feature, two loads of eight
+/// references, four broadcast queries, eight fused multiply-adds; then the
+/// bound and both comparisons on the eight accumulators.
+///
+/// # Safety
+/// The CPU must support AVX2 and FMA; `qgroup` and `rgroup` must have the
+/// same length and `ql + QUERY_TILE <= LANES`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn candidates_avx2(
+    qgroup: &[Lane],
+    ql: usize,
+    rgroup: &[Lane],
+    lim: &Limits<'_>,
+    b: Bound,
+) -> u32 {
+    use std::arch::x86_64::*;
+    let d = rgroup.len();
+    let qp = qgroup.as_ptr().cast::<f64>().add(ql);
+    let rp = rgroup.as_ptr().cast::<f64>();
+    let mut acc = [_mm256_setzero_pd(); 2 * QUERY_TILE];
+    for j in 0..d {
+        let r0 = _mm256_load_pd(rp.add(j * LANES));
+        let r1 = _mm256_load_pd(rp.add(j * LANES + 4));
+        for a in 0..QUERY_TILE {
+            let x = _mm256_broadcast_sd(&*qp.add(j * LANES + a));
+            acc[2 * a] = _mm256_fmadd_pd(x, r0, acc[2 * a]);
+            acc[2 * a + 1] = _mm256_fmadd_pd(x, r1, acc[2 * a + 1]);
+        }
+    }
+    let rn = [
+        _mm256_loadu_pd(lim.rn.as_ptr()),
+        _mm256_loadu_pd(lim.rn.as_ptr().add(4)),
+    ];
+    let wr = lim.wr.map(|w| {
+        [
+            _mm256_loadu_pd(w.as_ptr()),
+            _mm256_loadu_pd(w.as_ptr().add(4)),
+        ]
+    });
+    let (rel, abs, sign) = (
+        _mm256_set1_pd(b.c_rel),
+        _mm256_set1_pd(b.c_abs),
+        _mm256_set1_pd(b.sign),
+    );
+    let minus_two = _mm256_set1_pd(-2.0);
+    let mut mask = 0u32;
+    for a in 0..QUERY_TILE {
+        let (qn, wq) = (_mm256_set1_pd(lim.qn[a]), _mm256_set1_pd(lim.wq[a]));
+        for h in 0..2 {
+            // `Bound::low`, with fused operations (fewer roundings).
+            let s = _mm256_add_pd(qn, rn[h]);
+            let approx = _mm256_fmadd_pd(minus_two, acc[2 * a + h], s);
+            let low = _mm256_fmsub_pd(sign, approx, _mm256_fmadd_pd(rel, s, abs));
+            let mut pass = _mm256_cmp_pd::<_CMP_LE_OQ>(low, wq);
+            if let Some(w) = wr {
+                pass = _mm256_or_pd(pass, _mm256_cmp_pd::<_CMP_LE_OQ>(low, w[h]));
+            }
+            mask |= (_mm256_movemask_pd(pass) as u32) << (a * LANES + 4 * h);
+        }
+    }
+    mask
+}
+
+/// The tile kernel. First pass: `|q|^2 + |r|^2 - 2 q.r` on centred points, a
+/// matrix product. With `s = |q|^2 + |r|^2` (centred), this value, the exact
+/// `fma` loop's value and the true distance are all within
+/// `c_rel * s + c_abs` of each other (the dot product and the norms carry
+/// about `d` roundings each relative to `s`, the centring four, the `fma`
+/// loop `d` relative to the distance `<= 2 s`; `c_rel = (2d + 16) eps` covers
+/// their sum and the few roundings of the bound itself, `c_abs` underflow).
+/// A pair whose lower bound already ranks after a list's current k-th entry
+/// cannot enter it; the others get the exact distance (all pairs do when a
+/// centred squared norm reaches `1e300`).
+#[inline(always)]
+fn tile_body<const AVX2: bool>(
+    t: &Task<'_>,
+    qs: Range<usize>,
+    rs: Range<usize>,
+    shared: Option<&Shared>,
+    lists: &mut Lists,
+) {
+    let sym = shared.is_some();
+    let (q0, q1) = (qs.start, qs.end.min(t.queries.n));
+    let (r0, r1) = (rs.start, rs.end.min(t.refs.n));
+    let base = if sym { 0 } else { q0 };
+    // The threshold of list `i`: its own k-th key, or another run's if lower.
+    let limit = |lists: &Lists, i: usize| match shared {
+        Some(s) => lists.worst(i).min(s.get(i)),
+        None => lists.worst(i),
+    };
+    let worst_of = |lists: &Lists, q: usize| -> [f64; QUERY_TILE] {
+        std::array::from_fn(|a| {
+            if q + a < q1 {
+                limit(lists, q + a - base)
+            } else {
+                f64::NEG_INFINITY
+            }
+        })
+    };
+    let mut q = q0;
+    while q < q1 {
+        let (qg, ql) = (q / LANES, q % LANES);
+        let qgroup = t.qpack.group(qg);
+        let qn: [f64; QUERY_TILE] = std::array::from_fn(|a| t.qpack.norm[q + a]);
+        let mut wq = worst_of(lists, q);
+        let mut g = r0 / LANES;
+        if sym {
+            // Groups wholly below the queries hold no pair with r > q.
+            g = g.max(q / LANES);
+        }
+        while g * LANES < r1 {
+            let mut hits = if t.exact_only {
+                u32::MAX
+            } else {
+                let wr: Option<[f64; LANES]> =
+                    sym.then(|| std::array::from_fn(|l| limit(lists, g * LANES + l)));
+                let lim = Limits {
+                    qn,
+                    wq,
+                    rn: t.rpack.norms(g),
+                    wr: wr.as_ref(),
+                };
+                candidates::<AVX2>(qgroup, ql, t.rpack.group(g), &lim, t.bound)
+            };
+            if hits != 0 {
+                let mut pairs = [(0, 0); QUERY_TILE * LANES];
+                let mut m = 0;
+                while hits != 0 {
+                    let bit = hits.trailing_zeros() as usize;
+                    hits &= hits - 1;
+                    let (qi, r) = (q + bit / LANES, g * LANES + bit % LANES);
+                    if qi >= q1 || r < r0 || r >= r1 || (sym && r <= qi) || t.exclude.skip(qi) == r
+                    {
+                        continue;
+                    }
+                    pairs[m] = (qi, r);
+                    m += 1;
+                }
+                for batch in pairs[..m].chunks(EXACT_BATCH) {
+                    let exact = t.exact_batch(batch);
+                    for (&(qi, r), &e) in batch.iter().zip(&exact) {
+                        let key = if t.farthest { -e } else { e };
+                        lists.offer(qi - base, key, r);
+                        if let Some(s) = shared {
+                            lists.offer(r, key, qi);
+                            s.lower(qi, lists.worst(qi));
+                            s.lower(r, lists.worst(r));
+                        }
+                    }
+                }
+                wq = worst_of(lists, q);
+            }
+            g += 1;
+        }
+        q += QUERY_TILE;
+    }
+}

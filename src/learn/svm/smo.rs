@@ -67,8 +67,8 @@ pub(crate) fn solve(prob: Dual<'_, '_>, eps: f64, cache_bytes: usize) -> Solutio
         for &i in block {
             let col = st.cache.get(i);
             let f = st.s * st.y[i] * st.a[i];
-            for t in 0..n {
-                st.g[t] += f * st.y[t] * col[t] as f64;
+            for ((gt, yt), kt) in st.g.iter_mut().zip(st.y).zip(col) {
+                *gt += f * yt * *kt as f64;
             }
         }
     }

@@ -138,8 +138,19 @@ impl Model {
             .par_chunks_mut(k * ROW_CHUNK)
             .enumerate()
             .for_each(|(c, chunk)| {
-                for (j, out) in chunk.chunks_mut(k).enumerate() {
-                    self.predict_row(data.row(c * ROW_CHUNK + j), out);
+                let first = c * ROW_CHUNK;
+                let d = data.n_features();
+                let x = &data.features()[first * d..(first + chunk.len() / k) * d];
+                // The learners whose prediction costs most score blocks of rows.
+                match self {
+                    Model::Qda(m) => m.predict_rows(x, chunk),
+                    Model::Svm(m) => m.predict_rows(x, chunk),
+                    Model::Svdd(m) => m.predict_rows(x, chunk),
+                    _ => {
+                        for (j, out) in chunk.chunks_mut(k).enumerate() {
+                            self.predict_row(data.row(first + j), out);
+                        }
+                    }
                 }
             });
         Ok(p)

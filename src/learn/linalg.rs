@@ -8,7 +8,13 @@
 //! - [`sym_eigen`]: all eigenvalues and eigenvectors of a symmetric matrix
 //!   (Householder tridiagonalisation and implicit QL);
 //! - [`dot`]: inner products with several accumulators, the inner loop of
-//!   most learners.
+//!   most learners;
+//! - [`add_scatter`]: weighted sums of outer products `sum_i w_i z_i z_i^T`
+//!   (covariances, Hessians);
+//! - [`transpose_block`] and [`dots_block`]: inner products of one vector
+//!   with [`BLOCK`] rows at once, so that a long vector (an eigenvector, a
+//!   support vector) is read once per block of rows instead of once per row
+//!   (prediction and kernel columns are bound by that reading otherwise).
 
 /// Solves `a x = b` (`a` is `n x n`, symmetric, positive semi-definite).
 /// When the factorisation meets a non-positive pivot, retries with
@@ -82,14 +88,75 @@ pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
     s
 }
 
+/// Rows handled together by [`dots_block`].
+pub(crate) const BLOCK: usize = 8;
+
+/// Copies up to [`BLOCK`] rows (row-major, `d` columns) into `t`
+/// feature-major, `t[j * BLOCK + b]` (`t.len() == d * BLOCK`); the slots of
+/// missing rows keep their old values.
+pub(crate) fn transpose_block(rows: &[f64], d: usize, t: &mut [f64]) {
+    for (b, row) in rows.chunks_exact(d).enumerate() {
+        for (j, v) in row.iter().enumerate() {
+            t[j * BLOCK + b] = *v;
+        }
+    }
+}
+
+/// `v . row_b` for every row `b` of a block transposed by
+/// [`transpose_block`]. Each row's products are summed in feature order, so
+/// a row's value does not depend on the other rows of its block.
+#[inline]
+pub(crate) fn dots_block(v: &[f64], t: &[f64]) -> [f64; BLOCK] {
+    let mut acc = [0.0; BLOCK];
+    for (vj, tj) in v.iter().zip(t.chunks_exact(BLOCK)) {
+        for b in 0..BLOCK {
+            acc[b] += vj * tj[b];
+        }
+    }
+    acc
+}
+
+/// Adds `sum_i w_i z_i z_i^T` to the upper triangle of the row-major
+/// `d x d` matrix `cov`, for the rows `z` (row-major, `d` columns) and
+/// weights `w`. Four rows go into each pass over the triangle, which is what
+/// costs (`d^2 / 2` entries read and written per pass); the order of the
+/// additions is fixed by the row order alone.
+pub(crate) fn add_scatter(cov: &mut [f64], z: &[f64], w: &[f64], d: usize) {
+    let (quads, rest) = (z.chunks_exact(4 * d), z.chunks_exact(4 * d).remainder());
+    for (q, wq) in quads.zip(w.chunks_exact(4)) {
+        let (z0, z1, z2, z3) = (&q[..d], &q[d..2 * d], &q[2 * d..3 * d], &q[3 * d..]);
+        for a in 0..d {
+            let (a0, a1, a2, a3) = (wq[0] * z0[a], wq[1] * z1[a], wq[2] * z2[a], wq[3] * z3[a]);
+            let row = &mut cov[a * d + a..(a + 1) * d];
+            for (k, cv) in row.iter_mut().enumerate() {
+                let b = a + k;
+                *cv += (a0 * z0[b] + a1 * z1[b]) + (a2 * z2[b] + a3 * z3[b]);
+            }
+        }
+    }
+    let done = w.len() - rest.len() / d;
+    for (zi, &wi) in rest.chunks_exact(d).zip(&w[done..]) {
+        for a in 0..d {
+            let za = wi * zi[a];
+            let row = &mut cov[a * d + a..(a + 1) * d];
+            for (cv, zb) in row.iter_mut().zip(&zi[a..]) {
+                *cv += za * zb;
+            }
+        }
+    }
+}
+
 /// Eigen-decomposition of the symmetric `n x n` matrix `a`: returns the
-/// eigenvalues and the eigenvectors as the columns of a row-major matrix
-/// `v` (`a = v diag(values) v^T`).
+/// eigenvalues and the eigenvectors as the *rows* of a row-major matrix
+/// `v` (`a = v^T diag(values) v`; eigenvector `r` is `v[r * n..(r + 1) * n]`).
 ///
 /// Householder reduction to tridiagonal form with the transformations
 /// accumulated, then the implicit QL iteration with Wilkinson-style shifts
 /// (the EISPACK procedures `tred2` and `tql2` of Bowdler, Martin, Reinsch &
-/// Wilkinson 1968; Golub & Van Loan, sections 8.3.1 and 8.3.5).
+/// Wilkinson 1968; Golub & Van Loan, sections 8.3.1 and 8.3.5). The
+/// procedures' inner loops run down columns of the transformation, so it is
+/// stored column-major (which for the symmetric input changes nothing):
+/// every inner loop then walks contiguous memory.
 pub(crate) fn sym_eigen(a: &[f64], n: usize) -> (Vec<f64>, Vec<f64>) {
     if n == 0 {
         return (Vec::new(), Vec::new());
@@ -102,10 +169,11 @@ pub(crate) fn sym_eigen(a: &[f64], n: usize) -> (Vec<f64>, Vec<f64>) {
     (d, v)
 }
 
-/// Householder tridiagonalisation; `v` becomes the accumulated orthogonal
-/// transformation, `d` the diagonal and `e[1..]` the subdiagonal.
+/// Householder tridiagonalisation; `v` (column-major) becomes the
+/// accumulated orthogonal transformation, `d` the diagonal and `e[1..]` the
+/// subdiagonal.
 fn tridiagonalise(v: &mut [f64], d: &mut [f64], e: &mut [f64], n: usize) {
-    let at = |i: usize, j: usize| i * n + j;
+    let at = |i: usize, j: usize| j * n + i;
     for j in 0..n {
         d[j] = v[at(n - 1, j)];
     }
@@ -188,9 +256,10 @@ fn tridiagonalise(v: &mut [f64], d: &mut [f64], e: &mut [f64], n: usize) {
     e[0] = 0.0;
 }
 
-/// Implicit QL iteration on the tridiagonal `(d, e)`, rotating `v`.
+/// Implicit QL iteration on the tridiagonal `(d, e)`, rotating the columns
+/// of `v` (column-major).
 fn ql_implicit(v: &mut [f64], d: &mut [f64], e: &mut [f64], n: usize) {
-    let at = |i: usize, j: usize| i * n + j;
+    let at = |i: usize, j: usize| j * n + i;
     for i in 1..n {
         e[i - 1] = e[i];
     }
@@ -270,8 +339,8 @@ mod tests {
         let (vals, v) = sym_eigen(&a, 3);
         for (k, &l) in vals.iter().enumerate() {
             for i in 0..3 {
-                let av: f64 = (0..3).map(|j| a[i * 3 + j] * v[j * 3 + k]).sum();
-                assert!((av - l * v[i * 3 + k]).abs() < 1e-12);
+                let av: f64 = (0..3).map(|j| a[i * 3 + j] * v[k * 3 + j]).sum();
+                assert!((av - l * v[k * 3 + i]).abs() < 1e-12);
             }
         }
         // A larger random symmetric matrix with repeated eigenvalues.
@@ -288,17 +357,22 @@ mod tests {
         let (vals, v) = sym_eigen(&m, n);
         for k in 0..n {
             for i in 0..n {
-                let av: f64 = (0..n).map(|j| m[i * n + j] * v[j * n + k]).sum();
-                assert!((av - vals[k] * v[i * n + k]).abs() < 1e-10, "{k} {i}");
+                let av: f64 = (0..n).map(|j| m[i * n + j] * v[k * n + j]).sum();
+                assert!((av - vals[k] * v[k * n + i]).abs() < 1e-10, "{k} {i}");
             }
             for l in 0..n {
-                let vv: f64 = (0..n).map(|i| v[i * n + k] * v[i * n + l]).sum();
+                let vv: f64 = (0..n).map(|i| v[k * n + i] * v[l * n + i]).sum();
                 assert!((vv - (k == l) as u8 as f64).abs() < 1e-12);
             }
         }
         let eye = [1.0, 0.0, 0.0, 1.0];
         assert_eq!(sym_eigen(&eye, 2).0, vec![1.0, 1.0]);
         assert!((dot(&[1.0, 2.0, 3.0, 4.0, 5.0], &[1.0; 5]) - 15.0).abs() < 1e-15);
+        let rows: Vec<f64> = (0..15).map(|v| v as f64).collect();
+        let mut tb = vec![0.0; 5 * BLOCK];
+        transpose_block(&rows, 5, &mut tb);
+        let dots = dots_block(&[1.0, 0.0, 0.0, 0.0, 2.0], &tb);
+        assert_eq!(&dots[..3], &[8.0, 23.0, 38.0]);
         // Singular: the shifted solve still returns finite numbers.
         let s = cholesky_solve(&[1.0, 1.0, 1.0, 1.0], &[1.0, 1.0]);
         assert!(s.iter().all(|v| v.is_finite()));
@@ -322,9 +396,9 @@ mod zero_row {
         eprintln!("{vals:?}");
         for k in 0..n {
             for i in 0..n {
-                let av: f64 = (0..n).map(|j| m[i * n + j] * v[j * n + k]).sum();
+                let av: f64 = (0..n).map(|j| m[i * n + j] * v[k * n + j]).sum();
                 assert!(
-                    (av - vals[k] * v[i * n + k]).abs() < 1e-10,
+                    (av - vals[k] * v[k * n + i]).abs() < 1e-10,
                     "{k} {i} {vals:?}"
                 );
             }

@@ -29,7 +29,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::lbfgs::{self, Options};
-use super::linalg::{cholesky_solve, dot};
+use super::linalg::{add_scatter, cholesky_solve, dot};
 use super::rows::{sigmoid, softmax, ClassWeight, Rows};
 use crate::data::View;
 use crate::error::{Error, Result};
@@ -179,10 +179,12 @@ const NEWTON_PARAMS: usize = 50;
 const NEWTON_WORK: f64 = 3e8;
 
 /// The averaged objective at `th`; writes the gradient into `g` and, when
-/// asked, the Hessian (row-major `params x params`) into `h`.
+/// asked, the Hessian (row-major `params x params`) into `h`. `xt` holds the
+/// standardised rows with a trailing 1 (row-major, `d + 1` columns).
 #[allow(clippy::too_many_arguments)]
 fn objective(
     rows: &Rows,
+    xt: &[f64],
     target: &[usize],
     total: f64,
     pen: &[f64],
@@ -194,6 +196,12 @@ fn objective(
     let d = rows.d;
     let stride = d + 1;
     let params = outputs * stride;
+    // The binary Hessian is sum_i c_i xt_i xt_i^T, accumulated in one pass.
+    let mut curv = if outputs == 1 && h.is_some() {
+        vec![0.0; rows.n()]
+    } else {
+        Vec::new()
+    };
     g.iter_mut().for_each(|v| *v = 0.0);
     if let Some(h) = h.as_deref_mut() {
         h.iter_mut().for_each(|v| *v = 0.0);
@@ -201,14 +209,11 @@ fn objective(
     let mut f = 0.0;
     let mut z = vec![0.0; outputs];
     let mut p = vec![0.0; outputs];
-    let mut xt = vec![1.0; stride];
-    for i in 0..rows.n() {
-        let x = rows.row(i);
-        xt[..d].copy_from_slice(x);
+    for (i, xt) in xt.chunks_exact(stride).enumerate() {
         let wi = rows.w[i] / total;
         for (o, zo) in z.iter_mut().enumerate() {
             let t = &th[o * stride..(o + 1) * stride];
-            *zo = dot(t, &xt);
+            *zo = dot(t, xt);
         }
         if outputs == 1 {
             let y = (target[i] == 1) as u8 as f64;
@@ -217,29 +222,28 @@ fn objective(
             f += wi * (zi.max(0.0) + (-zi.abs()).exp().ln_1p() - y * zi);
             p[0] = sigmoid(zi);
             let r = wi * (p[0] - y);
-            for (gj, xj) in g.iter_mut().zip(&xt) {
+            for (gj, xj) in g.iter_mut().zip(xt) {
                 *gj += r * xj;
             }
-        } else {
-            let m = z.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-            let lse = m + z.iter().map(|v| (v - m).exp()).sum::<f64>().ln();
-            f += wi * (lse - z[target[i]]);
-            for o in 0..outputs {
-                p[o] = (z[o] - lse).exp();
-                let r = wi * (p[o] - (o == target[i]) as u8 as f64);
-                for (gj, xj) in g[o * stride..(o + 1) * stride].iter_mut().zip(&xt) {
-                    *gj += r * xj;
-                }
+            if let Some(c) = curv.get_mut(i) {
+                *c = wi * p[0] * (1.0 - p[0]);
+            }
+            continue;
+        }
+        let m = z.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        let lse = m + z.iter().map(|v| (v - m).exp()).sum::<f64>().ln();
+        f += wi * (lse - z[target[i]]);
+        for o in 0..outputs {
+            p[o] = (z[o] - lse).exp();
+            let r = wi * (p[o] - (o == target[i]) as u8 as f64);
+            for (gj, xj) in g[o * stride..(o + 1) * stride].iter_mut().zip(xt) {
+                *gj += r * xj;
             }
         }
         if let Some(h) = h.as_deref_mut() {
             for a in 0..outputs {
                 for b in a..outputs {
-                    let c = if outputs == 1 {
-                        wi * p[0] * (1.0 - p[0])
-                    } else {
-                        wi * p[a] * ((a == b) as u8 as f64 - p[b])
-                    };
+                    let c = wi * p[a] * ((a == b) as u8 as f64 - p[b]);
                     if c == 0.0 {
                         continue;
                     }
@@ -255,6 +259,9 @@ fn objective(
                 }
             }
         }
+    }
+    if let Some(h) = h.as_deref_mut().filter(|_| outputs == 1) {
+        add_scatter(h, xt, &curv, stride);
     }
     for o in 0..outputs {
         for j in 0..d {
@@ -396,9 +403,15 @@ impl Learner for Logistic {
         let stride = d + 1;
         let params = outputs * stride;
         let mut theta = vec![0.0; params];
+        let mut xt = Vec::with_capacity(rows.n() * stride);
+        for i in 0..rows.n() {
+            xt.extend_from_slice(rows.row(i));
+            xt.push(1.0);
+        }
         let eval = |th: &[f64], g: &mut [f64], mut h: Option<&mut [f64]>| -> f64 {
             objective(
                 &rows,
+                &xt,
                 &target,
                 total,
                 &pen,

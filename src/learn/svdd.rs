@@ -128,24 +128,47 @@ impl SvddModel {
 
     /// The squared kernel distance of `x` to the centre.
     pub fn distance2(&self, x: &[f64]) -> f64 {
-        let xx: f64 = x.iter().map(|v| v * v).sum();
-        let kxx = self.kernel.eval(x, x, xx, xx);
-        let cross: f64 = self
-            .sv
-            .chunks(self.d)
-            .zip(&self.sv_norms)
-            .zip(&self.alpha)
-            .map(|((s, &ss), a)| a * self.kernel.eval(s, x, ss, xx))
-            .sum();
-        (kxx - 2.0 * cross + self.aka).max(0.0)
+        self.distances2(x)[0]
+    }
+
+    /// The squared kernel distances of consecutive rows (`x` row-major) to
+    /// the centre; the kernel values against the support vectors are
+    /// computed for blocks of rows at a time.
+    fn distances2(&self, x: &[f64]) -> Vec<f64> {
+        let (d, m) = (self.d, self.alpha.len());
+        let xx: Vec<f64> = x
+            .chunks_exact(d)
+            .map(|r| r.iter().map(|v| v * v).sum())
+            .collect();
+        let mut kx = vec![0.0; xx.len() * m];
+        self.kernel
+            .eval_rows(x, &xx, &self.sv, &self.sv_norms, d, &mut kx);
+        x.chunks_exact(d)
+            .zip(&xx)
+            .enumerate()
+            .map(|(r, (xi, &xn))| {
+                let ki = &kx[r * m..(r + 1) * m];
+                let kxx = self.kernel.eval(xi, xi, xn, xn);
+                let cross: f64 = ki.iter().zip(&self.alpha).map(|(k, a)| a * k).sum();
+                (kxx - 2.0 * cross + self.aka).max(0.0)
+            })
+            .collect()
     }
 
     /// Class probabilities of one row (see the module doc).
     pub fn predict_row(&self, x: &[f64], out: &mut [f64]) {
-        let p = sigmoid((self.distance2(x) - self.r2) / self.scale);
-        let share = p / (self.k as f64 - 1.0).max(1.0);
-        out.iter_mut().for_each(|o| *o = share);
-        out[self.normal] = if self.k > 1 { 1.0 - p } else { 1.0 };
+        self.predict_rows(x, out);
+    }
+
+    /// Class probabilities of consecutive rows: `x` is row-major `n x d`,
+    /// `out` row-major `n x k`.
+    pub fn predict_rows(&self, x: &[f64], out: &mut [f64]) {
+        for (d2, out) in self.distances2(x).into_iter().zip(out.chunks_mut(self.k)) {
+            let p = sigmoid((d2 - self.r2) / self.scale);
+            let share = p / (self.k as f64 - 1.0).max(1.0);
+            out.iter_mut().for_each(|o| *o = share);
+            out[self.normal] = if self.k > 1 { 1.0 - p } else { 1.0 };
+        }
     }
 
     /// Checks shapes.

@@ -193,40 +193,57 @@ impl SvmModel {
         v
     }
 
+    /// Decision values of consecutive rows (`x` row-major), row-major
+    /// `rows x machines`. The kernel values against the support vectors are
+    /// computed for blocks of rows at a time ([`Kernel`]'s `eval_rows`).
     fn raw_decisions(&self, x: &[f64]) -> Vec<f64> {
-        let kx: Vec<f64> = if self.sv_norms.is_empty() {
-            Vec::new()
-        } else {
-            let xx = dot(x, x);
-            self.sv
-                .chunks(self.d)
-                .zip(&self.sv_norms)
-                .map(|(s, &ss)| self.kernel.eval(s, x, ss, xx))
-                .collect()
-        };
-        self.machines
-            .iter()
-            .map(|m| {
+        let d = self.d;
+        let nsv = self.sv_norms.len();
+        let mut kx = vec![0.0; x.len() / d * nsv];
+        if nsv > 0 {
+            let xx: Vec<f64> = x.chunks_exact(d).map(|r| dot(r, r)).collect();
+            self.kernel
+                .eval_rows(x, &xx, &self.sv, &self.sv_norms, d, &mut kx);
+        }
+        let mut out = Vec::with_capacity(x.len() / d * self.machines.len());
+        for (r, xi) in x.chunks_exact(d).enumerate() {
+            let ki = &kx[r * nsv..(r + 1) * nsv];
+            out.extend(self.machines.iter().map(|m| {
                 let f = if m.w.is_empty() {
                     m.sv.iter()
                         .zip(&m.coef)
-                        .map(|(&i, c)| c * kx[i as usize])
+                        .map(|(&i, c)| c * ki[i as usize])
                         .sum::<f64>()
                 } else {
-                    dot(&m.w, x)
+                    dot(&m.w, xi)
                 };
                 f - m.rho
-            })
-            .collect()
+            }));
+        }
+        out
     }
 
     /// Class probabilities of one row.
     pub fn predict_row(&self, x: &[f64], out: &mut [f64]) {
+        self.predict_rows(x, out);
+    }
+
+    /// Class probabilities of consecutive rows: `x` is row-major `n x d`,
+    /// `out` row-major `n x k`.
+    pub fn predict_rows(&self, x: &[f64], out: &mut [f64]) {
         if self.classes.len() == 1 {
-            scatter(&self.classes, &[1.0], out);
+            out.chunks_mut(self.k)
+                .for_each(|o| scatter(&self.classes, &[1.0], o));
             return;
         }
         let dec = self.raw_decisions(x);
+        for (dec, o) in dec.chunks(self.machines.len()).zip(out.chunks_mut(self.k)) {
+            self.probabilities(dec, o);
+        }
+    }
+
+    /// Class probabilities from one row's decision values.
+    fn probabilities(&self, dec: &[f64], out: &mut [f64]) {
         if self.classes.len() == 2 {
             let p = self.machines[0].platt.apply(dec[0]);
             scatter(&self.classes, &[p, 1.0 - p], out);
@@ -238,7 +255,7 @@ impl SvmModel {
             slot[c] = s;
         }
         let mut r = vec![0.0; m * m];
-        for (mach, &f) in self.machines.iter().zip(&dec) {
+        for (mach, &f) in self.machines.iter().zip(dec) {
             let p = mach.platt.apply(f).clamp(1e-7, 1.0 - 1e-7);
             let (a, b) = (slot[mach.first], slot[mach.second]);
             r[a * m + b] = p;

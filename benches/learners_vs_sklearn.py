@@ -20,7 +20,8 @@ CSV parsing), scikit-learn's around fit + predict_proba.
 
 Counterparts (rarity spec -> scikit-learn):
   logistic            LogisticRegression(C=1.0)   (lbfgs, tol 1e-4; rarity
-                      converges to a gradient of 1e-10, i.e. does more work)
+                      converges to a max-norm gradient of 1e-6 on the
+                      standardised scale, i.e. does more work)
   gnb                 GaussianNB()
   nb-binned           KBinsDiscretizer(10, uniform, ordinal) + CategoricalNB(alpha=1)
                       (the same model)

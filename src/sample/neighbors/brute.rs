@@ -4,13 +4,13 @@
 //! the bound cannot rule out.
 //!
 //! On coordinates centred on the references' mean, `|q|^2 + |r|^2 - 2 q.r`
-//! is computed for four queries x eight references at a time (a
+//! is computed for six queries x eight references at a time (a
 //! register-blocked micro-kernel, AVX2 + FMA chosen at run time, a portable
 //! build elsewhere) over tiles of up to [`BLOCK`] x [`BLOCK`] points (fewer
 //! references in high dimension, so that they stay in L1). Its rounding
 //! error is bounded (Higham, *Accuracy and Stability of Numerical
 //! Algorithms*, 2002, section 3.1: a sum of `d` products is within
-//! `gamma_d` of the sum of their absolute values), so the kernel turns the 32
+//! `gamma_d` of the sum of their absolute values), so the kernel turns the 48
 //! values straight into a bit mask of the pairs whose lower bound still
 //! reaches a list's current k-th entry; only those get the exact distance.
 
@@ -24,14 +24,17 @@ use crate::sample::neighbors::Lists;
 
 /// References packed per group (one vector lane each).
 pub(super) const LANES: usize = 8;
-/// Queries that share one pass over a reference group (register blocking).
-const QUERY_TILE: usize = 4;
+/// Queries that share one pass over a reference group (register blocking:
+/// with AVX2, `2 * QUERY_TILE` accumulators of four doubles, two reference
+/// vectors and one broadcast query fill 15 of the 16 vector registers).
+const QUERY_TILE: usize = 6;
 /// Exact distances computed together (independent `fma` chains).
 const EXACT_BATCH: usize = 4;
-/// Queries per tile, and references at most, a multiple of [`LANES`].
+/// Queries per tile (whole panels of [`QUERY_TILE`] in the cross search), and
+/// references at most, a multiple of [`LANES`].
 pub(super) const BLOCK: usize = 128;
 /// Bytes of packed references per tile: within a 48 KiB L1 data cache with
-/// room for the queries' group.
+/// room for a panel of queries.
 const L1_BYTES: usize = 32 * 1024;
 
 /// References per tile in `d` dimensions: a multiple of [`LANES`], at most
@@ -91,6 +94,47 @@ impl Packed {
     }
 }
 
+/// Centred queries in panels of [`QUERY_TILE`], each panel dimension-major
+/// and dense (`x[(panel * d + j) * QUERY_TILE + a]`; missing queries of the
+/// last panel are zero and never reported), with their squared norms: the
+/// queries of one kernel call are one contiguous run, small enough to stay
+/// in L1 next to the references' tile.
+struct Panels {
+    d: usize,
+    x: Vec<f64>,
+    norm: Vec<f64>,
+}
+
+impl Panels {
+    fn new(p: Points<'_>, centre: &[f64]) -> Self {
+        let d = p.d;
+        let panels = p.n.div_ceil(QUERY_TILE);
+        let mut x = vec![0.0; panels * d * QUERY_TILE];
+        let mut norm = vec![0.0; panels * QUERY_TILE];
+        for (q, nq) in norm.iter_mut().enumerate().take(p.n) {
+            let (panel, a) = (q / QUERY_TILE, q % QUERY_TILE);
+            let run = &mut x[panel * d * QUERY_TILE..(panel + 1) * d * QUERY_TILE];
+            let mut s = 0.0;
+            for ((slot, &v), &m) in run.chunks_exact_mut(QUERY_TILE).zip(p.row(q)).zip(centre) {
+                let c = v - m;
+                slot[a] = c;
+                s += c * c;
+            }
+            *nq = s;
+        }
+        Panels { d, x, norm }
+    }
+
+    fn panel(&self, i: usize) -> &[f64] {
+        &self.x[i * self.d * QUERY_TILE..(i + 1) * self.d * QUERY_TILE]
+    }
+
+    /// As [`Packed::moderate`].
+    fn moderate(&self) -> bool {
+        self.norm.iter().all(|&v| v < 1e300)
+    }
+}
+
 /// Per-feature mean of the references: the origin of the first pass, so that
 /// the norms in its error bound stay small.
 fn centre_of(refs: Points<'_>) -> Vec<f64> {
@@ -119,17 +163,11 @@ pub(super) fn search(
 ) -> Lists {
     let centre = centre_of(refs);
     let rpack = Packed::new(refs, &centre);
-    let qpack_own;
-    let qpack = if same {
-        &rpack
-    } else {
-        qpack_own = Packed::new(queries, &centre);
-        &qpack_own
-    };
+    let qpack = Panels::new(queries, &centre);
     let task = Task {
         queries,
         refs,
-        qpack,
+        qpack: &qpack,
         rpack: &rpack,
         exclude,
         bound: Bound {
@@ -171,7 +209,7 @@ impl Bound {
 struct Task<'a> {
     queries: Points<'a>,
     refs: Points<'a>,
-    qpack: &'a Packed,
+    qpack: &'a Panels,
     rpack: &'a Packed,
     exclude: Exclude<'a>,
     bound: Bound,
@@ -184,13 +222,15 @@ impl Task<'_> {
     fn cross_search(&self, k: usize) -> Lists {
         let nq = self.queries.n;
         let rb = ref_block(self.refs.d);
-        let parts: Vec<Lists> = (0..nq.div_ceil(BLOCK))
+        // Whole query tiles per block.
+        let qb = BLOCK / QUERY_TILE * QUERY_TILE;
+        let parts: Vec<Lists> = (0..nq.div_ceil(qb))
             .into_par_iter()
             .map(|b| {
-                let q0 = b * BLOCK;
-                let mut mine = Lists::new((q0 + BLOCK).min(nq) - q0, k);
+                let q0 = b * qb;
+                let mut mine = Lists::new((q0 + qb).min(nq) - q0, k);
                 for r0 in (0..self.refs.n).step_by(rb) {
-                    self.tile(q0..q0 + BLOCK, r0..r0 + rb, None, &mut mine);
+                    self.tile(q0..q0 + qb, r0..r0 + rb, None, &mut mine);
                 }
                 mine
             })
@@ -230,7 +270,7 @@ impl Task<'_> {
     }
 
     /// Queries `qs` against references `rs` (both clipped to the points;
-    /// `qs` starts at a multiple of [`QUERY_TILE`], `rs` of [`LANES`]).
+    /// `rs` starts at a multiple of [`LANES`]).
     /// Lists are indexed from `qs.start` (cross search) or by point (`shared`
     /// given: self-search, pairs with `r > q` only, offered to both).
     fn tile(&self, qs: Range<usize>, rs: Range<usize>, shared: Option<&Shared>, lists: &mut Lists) {
@@ -318,9 +358,9 @@ impl Shared {
     }
 }
 
-/// The thresholds a block of four queries x eight references is tested
-/// against: the queries' centred squared norms and current k-th keys, and
-/// (self-search) the references' k-th keys; `-inf` never passes.
+/// The thresholds a block of [`QUERY_TILE`] queries x [`LANES`] references
+/// is tested against: the queries' centred squared norms and current k-th
+/// keys, and (self-search) the references' k-th keys; `-inf` never passes.
 struct Limits<'a> {
     qn: [f64; QUERY_TILE],
     wq: [f64; QUERY_TILE],
@@ -329,26 +369,25 @@ struct Limits<'a> {
 }
 
 /// Bit `a * LANES + l` is set when the lower bound of the key of query `a`
-/// (lanes `ql..` of a packed query group) and reference `l` of a packed
-/// group reaches the query's or (self-search) the reference's k-th key.
+/// of a panel and reference `l` of a packed group reaches the query's or
+/// (self-search) the reference's k-th key.
 #[inline(always)]
 fn candidates<const AVX2: bool>(
-    qgroup: &[Lane],
-    ql: usize,
+    qpanel: &[f64],
     rgroup: &[Lane],
     lim: &Limits<'_>,
     b: Bound,
-) -> u32 {
-    assert!(qgroup.len() == rgroup.len() && ql + QUERY_TILE <= LANES);
+) -> u64 {
+    assert!(qpanel.len() == rgroup.len() * QUERY_TILE);
     #[cfg(target_arch = "x86_64")]
     if AVX2 {
         // SAFETY: `AVX2` is set only inside `tile_avx2`, which runs after the
         // CPU was found to support AVX2 and FMA; the lengths were checked above.
-        return unsafe { candidates_avx2(qgroup, ql, rgroup, lim, b) };
+        return unsafe { candidates_avx2(qpanel, rgroup, lim, b) };
     }
     let mut dot = [[0.0f64; LANES]; QUERY_TILE];
-    for (qj, rj) in qgroup.iter().zip(rgroup) {
-        for (acc, &x) in dot.iter_mut().zip(&qj.0[ql..ql + QUERY_TILE]) {
+    for (qj, rj) in qpanel.chunks_exact(QUERY_TILE).zip(rgroup) {
+        for (acc, &x) in dot.iter_mut().zip(qj) {
             for (s, &y) in acc.iter_mut().zip(&rj.0) {
                 *s += x * y;
             }
@@ -359,38 +398,33 @@ fn candidates<const AVX2: bool>(
         for (l, &p) in dq.iter().enumerate() {
             let low = b.low(lim.qn[a] + lim.rn[l], p);
             let pass = low <= lim.wq[a] || lim.wr.is_some_and(|w| low <= w[l]);
-            mask |= u32::from(pass) << (a * LANES + l);
+            mask |= u64::from(pass) << (a * LANES + l);
         }
     }
     mask
 }
 
 /// [`candidates`] with AVX2 vectors: per feature, two loads of eight
-/// references, four broadcast queries, eight fused multiply-adds; then the
-/// bound and both comparisons on the eight accumulators.
+/// references, six broadcast queries, twelve fused multiply-adds (each
+/// accumulator sums the features in order, as the portable loop does);
+/// then the bound and both comparisons on the twelve accumulators.
 ///
 /// # Safety
-/// The CPU must support AVX2 and FMA; `qgroup` and `rgroup` must have the
-/// same length and `ql + QUERY_TILE <= LANES`.
+/// The CPU must support AVX2 and FMA; `qpanel` must hold [`QUERY_TILE`]
+/// values per feature of `rgroup`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn candidates_avx2(
-    qgroup: &[Lane],
-    ql: usize,
-    rgroup: &[Lane],
-    lim: &Limits<'_>,
-    b: Bound,
-) -> u32 {
+unsafe fn candidates_avx2(qpanel: &[f64], rgroup: &[Lane], lim: &Limits<'_>, b: Bound) -> u64 {
     use std::arch::x86_64::*;
     let d = rgroup.len();
-    let qp = qgroup.as_ptr().cast::<f64>().add(ql);
+    let qp = qpanel.as_ptr();
     let rp = rgroup.as_ptr().cast::<f64>();
     let mut acc = [_mm256_setzero_pd(); 2 * QUERY_TILE];
     for j in 0..d {
         let r0 = _mm256_load_pd(rp.add(j * LANES));
         let r1 = _mm256_load_pd(rp.add(j * LANES + 4));
         for a in 0..QUERY_TILE {
-            let x = _mm256_broadcast_sd(&*qp.add(j * LANES + a));
+            let x = _mm256_broadcast_sd(&*qp.add(j * QUERY_TILE + a));
             acc[2 * a] = _mm256_fmadd_pd(x, r0, acc[2 * a]);
             acc[2 * a + 1] = _mm256_fmadd_pd(x, r1, acc[2 * a + 1]);
         }
@@ -411,7 +445,7 @@ unsafe fn candidates_avx2(
         _mm256_set1_pd(b.sign),
     );
     let minus_two = _mm256_set1_pd(-2.0);
-    let mut mask = 0u32;
+    let mut mask = 0u64;
     for a in 0..QUERY_TILE {
         let (qn, wq) = (_mm256_set1_pd(lim.qn[a]), _mm256_set1_pd(lim.wq[a]));
         for h in 0..2 {
@@ -423,7 +457,7 @@ unsafe fn candidates_avx2(
             if let Some(w) = wr {
                 pass = _mm256_or_pd(pass, _mm256_cmp_pd::<_CMP_LE_OQ>(low, w[h]));
             }
-            mask |= (_mm256_movemask_pd(pass) as u32) << (a * LANES + 4 * h);
+            mask |= (_mm256_movemask_pd(pass) as u64) << (a * LANES + 4 * h);
         }
     }
     mask
@@ -458,17 +492,18 @@ fn tile_body<const AVX2: bool>(
     };
     let worst_of = |lists: &Lists, q: usize| -> [f64; QUERY_TILE] {
         std::array::from_fn(|a| {
-            if q + a < q1 {
+            if (q0..q1).contains(&(q + a)) {
                 limit(lists, q + a - base)
             } else {
                 f64::NEG_INFINITY
             }
         })
     };
-    let mut q = q0;
+    // Whole panels: queries outside `qs` have `-inf` limits and are skipped
+    // if a reference's limit lets them through.
+    let mut q = q0 / QUERY_TILE * QUERY_TILE;
     while q < q1 {
-        let (qg, ql) = (q / LANES, q % LANES);
-        let qgroup = t.qpack.group(qg);
+        let qpanel = t.qpack.panel(q / QUERY_TILE);
         let qn: [f64; QUERY_TILE] = std::array::from_fn(|a| t.qpack.norm[q + a]);
         let mut wq = worst_of(lists, q);
         let mut g = r0 / LANES;
@@ -478,7 +513,7 @@ fn tile_body<const AVX2: bool>(
         }
         while g * LANES < r1 {
             let mut hits = if t.exact_only {
-                u32::MAX
+                u64::MAX >> (64 - QUERY_TILE * LANES)
             } else {
                 let wr: Option<[f64; LANES]> =
                     sym.then(|| std::array::from_fn(|l| limit(lists, g * LANES + l)));
@@ -488,7 +523,7 @@ fn tile_body<const AVX2: bool>(
                     rn: t.rpack.norms(g),
                     wr: wr.as_ref(),
                 };
-                candidates::<AVX2>(qgroup, ql, t.rpack.group(g), &lim, t.bound)
+                candidates::<AVX2>(qpanel, t.rpack.group(g), &lim, t.bound)
             };
             if hits != 0 {
                 let mut pairs = [(0, 0); QUERY_TILE * LANES];
@@ -497,7 +532,12 @@ fn tile_body<const AVX2: bool>(
                     let bit = hits.trailing_zeros() as usize;
                     hits &= hits - 1;
                     let (qi, r) = (q + bit / LANES, g * LANES + bit % LANES);
-                    if qi >= q1 || r < r0 || r >= r1 || (sym && r <= qi) || t.exclude.skip(qi) == r
+                    if qi < q0
+                        || qi >= q1
+                        || r < r0
+                        || r >= r1
+                        || (sym && r <= qi)
+                        || t.exclude.skip(qi) == r
                     {
                         continue;
                     }

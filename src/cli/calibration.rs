@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde_json::json;
 
-use super::experiment::load_dirs;
+use super::experiment::{load_dirs, parse_list};
 use super::output::{num, print_json, write_report, write_stdout, Table};
 use super::{Global, OutputFormat};
 use rarity::error::{Error, Result};
@@ -41,15 +41,7 @@ pub struct Args {
 }
 
 pub fn run(g: &Global, a: &Args) -> Result<()> {
-    let levels: Vec<f64> = a
-        .levels
-        .split(',')
-        .map(|s| {
-            s.trim().parse::<f64>().map_err(|_| {
-                Error::invalid(format!("--levels: '{s}' is not a number (e.g. 1,0.5)"))
-            })
-        })
-        .collect::<Result<_>>()?;
+    let levels: Vec<f64> = parse_list("--levels", &a.levels, "a number", "1,0.5")?;
     let cfg = Config {
         levels,
         splitter: a.cv.parse()?,

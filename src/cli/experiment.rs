@@ -78,6 +78,23 @@ enum Which {
 /// Named datasets, and the reasons others were skipped.
 type Loaded = (Vec<(String, Dataset)>, Vec<String>);
 
+/// Parses a comma-separated flag value such as `--sizes 5,10,25`; a bad
+/// item is an error naming the flag, what was expected and an example.
+pub(super) fn parse_list<T: std::str::FromStr>(
+    flag: &str,
+    text: &str,
+    expected: &str,
+    example: &str,
+) -> Result<Vec<T>> {
+    text.split(',')
+        .map(|s| {
+            s.trim().parse::<T>().map_err(|_| {
+                Error::invalid(format!("{flag}: '{s}' is not {expected} (e.g. {example})"))
+            })
+        })
+        .collect()
+}
+
 pub(super) fn load_dirs(dirs: &[PathBuf], max_rows: usize) -> Result<Loaded> {
     let mut out = Vec::new();
     let mut skipped = Vec::new();

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use serde_json::json;
 
-use super::experiment::load_dirs;
+use super::experiment::{load_dirs, parse_list};
 use super::output::{num, print_json, write_report, write_stdout, Table};
 use super::{Global, OutputFormat};
 use rarity::error::{Error, Result};
@@ -37,17 +37,12 @@ pub struct Args {
 }
 
 pub fn run(g: &Global, a: &Args) -> Result<()> {
-    let sizes: Vec<usize> = a
-        .sizes
-        .split(',')
-        .map(|s| {
-            s.trim().parse::<usize>().map_err(|_| {
-                Error::invalid(format!(
-                    "--sizes: '{s}' is not a whole number (e.g. --sizes 5,10,25,50,100)"
-                ))
-            })
-        })
-        .collect::<Result<_>>()?;
+    let sizes: Vec<usize> = parse_list(
+        "--sizes",
+        &a.sizes,
+        "a whole number",
+        "--sizes 5,10,25,50,100",
+    )?;
     let cfg = Config {
         sizes,
         splitter: a.cv.parse()?,

@@ -20,7 +20,16 @@
 /// When the factorisation meets a non-positive pivot, retries with
 /// `a + mu I`, `mu` growing from `1e-12` times the largest diagonal entry.
 pub(crate) fn cholesky_solve(a: &[f64], b: &[f64]) -> Vec<f64> {
-    let n = b.len();
+    let l = cholesky_factor(a, b.len());
+    let mut x = b.to_vec();
+    cholesky_apply(&l, &mut x);
+    x
+}
+
+/// The Cholesky factor `L` (row-major, lower triangle) of the symmetric
+/// positive semi-definite `n x n` matrix `a`, shifted by `mu I` as
+/// [`cholesky_solve`] describes when `a` is singular to working precision.
+pub(crate) fn cholesky_factor(a: &[f64], n: usize) -> Vec<f64> {
     let scale = (0..n)
         .map(|i| a[i * n + i].abs())
         .fold(0.0, f64::max)
@@ -28,23 +37,27 @@ pub(crate) fn cholesky_solve(a: &[f64], b: &[f64]) -> Vec<f64> {
     let mut shift = 0.0;
     loop {
         if let Some(l) = cholesky(a, n, shift) {
-            // Forward then backward substitution.
-            let mut y = b.to_vec();
-            for i in 0..n {
-                let s: f64 = (0..i).map(|k| l[i * n + k] * y[k]).sum();
-                y[i] = (y[i] - s) / l[i * n + i];
-            }
-            for i in (0..n).rev() {
-                let s: f64 = (i + 1..n).map(|k| l[k * n + i] * y[k]).sum();
-                y[i] = (y[i] - s) / l[i * n + i];
-            }
-            return y;
+            return l;
         }
         shift = if shift == 0.0 {
             1e-12 * scale
         } else {
             shift * 10.0
         };
+    }
+}
+
+/// Overwrites `b` with `(L L^T)^{-1} b` for a factor from [`cholesky_factor`]
+/// (forward, then backward substitution).
+pub(crate) fn cholesky_apply(l: &[f64], b: &mut [f64]) {
+    let n = b.len();
+    for i in 0..n {
+        let s: f64 = (0..i).map(|k| l[i * n + k] * b[k]).sum();
+        b[i] = (b[i] - s) / l[i * n + i];
+    }
+    for i in (0..n).rev() {
+        let s: f64 = (i + 1..n).map(|k| l[k * n + i] * b[k]).sum();
+        b[i] = (b[i] - s) / l[i * n + i];
     }
 }
 

@@ -252,6 +252,7 @@ impl Learner for Svdd {
                 upper: upper.clone(),
                 scale: 2.0,
                 alpha,
+                max_iter: None,
             },
             // The tolerance applies to LIBSVM's one-class scaling, whose
             // multipliers are nu W times these (sum nu W, bounds w_i): the

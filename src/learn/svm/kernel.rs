@@ -276,6 +276,16 @@ impl<'g, 'a> Cache<'g, 'a> {
         self.cols[victim].take().expect("resident")
     }
 
+    /// The rows and kernel the columns come from.
+    pub fn gram(&self) -> &'g Gram<'a> {
+        self.gram
+    }
+
+    /// The kernel.
+    pub fn kernel(&self) -> Kernel {
+        self.gram.kernel
+    }
+
     /// Column `i`, which must have been touched since the last eviction
     /// (only the entries it was touched for are meaningful).
     pub fn get(&self, i: usize) -> &[f32] {

@@ -4,15 +4,20 @@
 //! the bound cannot rule out.
 //!
 //! On coordinates centred on the references' mean, `|q|^2 + |r|^2 - 2 q.r`
-//! is computed for six queries x eight references at a time (a
-//! register-blocked micro-kernel, AVX2 + FMA chosen at run time, a portable
-//! build elsewhere) over tiles of up to [`BLOCK`] x [`BLOCK`] points (fewer
-//! references in high dimension, so that they stay in L1). Its rounding
-//! error is bounded (Higham, *Accuracy and Stability of Numerical
-//! Algorithms*, 2002, section 3.1: a sum of `d` products is within
-//! `gamma_d` of the sum of their absolute values), so the kernel turns the 48
-//! values straight into a bit mask of the pairs whose lower bound still
-//! reaches a list's current k-th entry; only those get the exact distance.
+//! is computed for a panel of queries x eight references at a time (a
+//! register-blocked micro-kernel chosen at run time: AVX-512, eight queries,
+//! one 512-bit accumulator each; AVX2 + FMA, six queries, two 256-bit
+//! accumulators each; a portable build elsewhere, six queries) over tiles of
+//! up to [`BLOCK`] x [`BLOCK`] points (fewer references in high dimension, so
+//! that they stay in L1). Its rounding error is bounded (Higham, *Accuracy
+//! and Stability of Numerical Algorithms*, 2002, section 3.1: a sum of `d`
+//! products is within `gamma_d` of the sum of their absolute values), so the
+//! kernel turns the 48 or 64 values straight into a bit mask of the pairs
+//! whose lower bound still reaches a list's current k-th entry; only those
+//! get the exact distance. Those pairs are collected over a whole panel row
+//! of the tile and then computed in full batches of independent `fma` chains
+//! (rather than one short batch per block, whose latency the kernel waited
+//! on).
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -24,10 +29,16 @@ use crate::sample::neighbors::Lists;
 
 /// References packed per group (one vector lane each).
 pub(super) const LANES: usize = 8;
-/// Queries that share one pass over a reference group (register blocking:
-/// with AVX2, `2 * QUERY_TILE` accumulators of four doubles, two reference
-/// vectors and one broadcast query fill 15 of the 16 vector registers).
+/// Queries that share one pass over a reference group with AVX2 and the
+/// portable kernel (register blocking: `2 * 6` accumulators of four doubles,
+/// two reference vectors and one broadcast query fill 15 of the 16 vector
+/// registers).
 const QUERY_TILE: usize = 6;
+/// Queries per panel with AVX-512: eight accumulators of eight doubles (the
+/// two FMA units, four cycles of latency each, need eight independent
+/// chains), one reference vector and one broadcast; a block of 8 x 8 pairs
+/// is one 64-bit mask.
+const QUERY_TILE_512: usize = 8;
 /// Exact distances computed together (independent `fma` chains).
 const EXACT_BATCH: usize = 4;
 /// Queries per tile (whole panels of [`QUERY_TILE`] in the cross search), and
@@ -94,39 +105,40 @@ impl Packed {
     }
 }
 
-/// Centred queries in panels of [`QUERY_TILE`], each panel dimension-major
-/// and dense (`x[(panel * d + j) * QUERY_TILE + a]`; missing queries of the
-/// last panel are zero and never reported), with their squared norms: the
-/// queries of one kernel call are one contiguous run, small enough to stay
-/// in L1 next to the references' tile.
+/// Centred queries in panels of `tile` (the kernel's panel height), each
+/// panel dimension-major and dense (`x[(panel * d + j) * tile + a]`; missing
+/// queries of the last panel are zero and never reported), with their squared
+/// norms: the queries of one kernel call are one contiguous run, small enough
+/// to stay in L1 next to the references' tile.
 struct Panels {
     d: usize,
+    tile: usize,
     x: Vec<f64>,
     norm: Vec<f64>,
 }
 
 impl Panels {
-    fn new(p: Points<'_>, centre: &[f64]) -> Self {
+    fn new(p: Points<'_>, centre: &[f64], tile: usize) -> Self {
         let d = p.d;
-        let panels = p.n.div_ceil(QUERY_TILE);
-        let mut x = vec![0.0; panels * d * QUERY_TILE];
-        let mut norm = vec![0.0; panels * QUERY_TILE];
+        let panels = p.n.div_ceil(tile);
+        let mut x = vec![0.0; panels * d * tile];
+        let mut norm = vec![0.0; panels * tile];
         for (q, nq) in norm.iter_mut().enumerate().take(p.n) {
-            let (panel, a) = (q / QUERY_TILE, q % QUERY_TILE);
-            let run = &mut x[panel * d * QUERY_TILE..(panel + 1) * d * QUERY_TILE];
+            let (panel, a) = (q / tile, q % tile);
+            let run = &mut x[panel * d * tile..(panel + 1) * d * tile];
             let mut s = 0.0;
-            for ((slot, &v), &m) in run.chunks_exact_mut(QUERY_TILE).zip(p.row(q)).zip(centre) {
+            for ((slot, &v), &m) in run.chunks_exact_mut(tile).zip(p.row(q)).zip(centre) {
                 let c = v - m;
                 slot[a] = c;
                 s += c * c;
             }
             *nq = s;
         }
-        Panels { d, x, norm }
+        Panels { d, tile, x, norm }
     }
 
     fn panel(&self, i: usize) -> &[f64] {
-        &self.x[i * self.d * QUERY_TILE..(i + 1) * self.d * QUERY_TILE]
+        &self.x[i * self.d * self.tile..(i + 1) * self.d * self.tile]
     }
 
     /// As [`Packed::moderate`].
@@ -149,6 +161,50 @@ fn centre_of(refs: Points<'_>) -> Vec<f64> {
     c
 }
 
+/// The first-pass micro-kernel, chosen at run time from the CPU's features.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Kernel {
+    /// AVX-512F, 8 x 8 blocks.
+    Avx512,
+    /// AVX2 + FMA, 6 x 8 blocks.
+    Avx2,
+    /// Plain Rust (auto-vectorised as the target allows), 6 x 8 blocks.
+    Portable,
+}
+
+impl Kernel {
+    /// The fastest kernel this CPU supports.
+    pub(super) fn detect() -> Self {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::is_x86_feature_detected as has;
+            if has!("avx512f") && has!("avx2") && has!("fma") {
+                return Kernel::Avx512;
+            }
+            if has!("avx2") && has!("fma") {
+                return Kernel::Avx2;
+            }
+        }
+        Kernel::Portable
+    }
+
+    /// Every kernel this CPU supports (for tests comparing them).
+    #[cfg(test)]
+    pub(super) fn available() -> Vec<Self> {
+        let all = [Kernel::Avx512, Kernel::Avx2, Kernel::Portable];
+        let best = all.iter().position(|&k| k == Kernel::detect()).unwrap_or(2);
+        all[best..].to_vec()
+    }
+
+    /// Queries per panel.
+    fn tile(self) -> usize {
+        match self {
+            Kernel::Avx512 => QUERY_TILE_512,
+            Kernel::Avx2 | Kernel::Portable => QUERY_TILE,
+        }
+    }
+}
+
 /// The lists of the exact search of `queries` among `refs` (`k >= 1` and no
 /// larger than the references available): every query against every
 /// reference, or, when `same` (queries and references are the very same
@@ -161,10 +217,25 @@ pub(super) fn search(
     farthest: bool,
     same: bool,
 ) -> Lists {
+    search_with(Kernel::detect(), queries, refs, k, exclude, farthest, same)
+}
+
+/// [`search`] with a given first-pass kernel, which the CPU must support
+/// (see [`Kernel::detect`]).
+pub(super) fn search_with(
+    kernel: Kernel,
+    queries: Points<'_>,
+    refs: Points<'_>,
+    k: usize,
+    exclude: Exclude<'_>,
+    farthest: bool,
+    same: bool,
+) -> Lists {
     let centre = centre_of(refs);
     let rpack = Packed::new(refs, &centre);
-    let qpack = Panels::new(queries, &centre);
+    let qpack = Panels::new(queries, &centre, kernel.tile());
     let task = Task {
+        kernel,
         queries,
         refs,
         qpack: &qpack,
@@ -207,6 +278,7 @@ impl Bound {
 
 /// One search, shared by the parallel tasks.
 struct Task<'a> {
+    kernel: Kernel,
     queries: Points<'a>,
     refs: Points<'a>,
     qpack: &'a Panels,
@@ -222,8 +294,9 @@ impl Task<'_> {
     fn cross_search(&self, k: usize) -> Lists {
         let nq = self.queries.n;
         let rb = ref_block(self.refs.d);
-        // Whole query tiles per block.
-        let qb = BLOCK / QUERY_TILE * QUERY_TILE;
+        // Whole query panels per block.
+        let qt = self.kernel.tile();
+        let qb = BLOCK / qt * qt;
         let parts: Vec<Lists> = (0..nq.div_ceil(qb))
             .into_par_iter()
             .map(|b| {
@@ -274,17 +347,17 @@ impl Task<'_> {
     /// Lists are indexed from `qs.start` (cross search) or by point (`shared`
     /// given: self-search, pairs with `r > q` only, offered to both).
     fn tile(&self, qs: Range<usize>, rs: Range<usize>, shared: Option<&Shared>, lists: &mut Lists) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("avx2")
-                && std::arch::is_x86_feature_detected!("fma")
-            {
-                // SAFETY: the CPU supports AVX2 and FMA, checked just above.
-                unsafe { tile_avx2(self, qs, rs, shared, lists) };
-                return;
-            }
+        match self.kernel {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Kernel::Avx512` is only chosen (by `Kernel::detect`,
+            // or by tests from `Kernel::available`) when the CPU supports
+            // AVX-512F, AVX2 and FMA.
+            Kernel::Avx512 => unsafe { tile_avx512(self, qs, rs, shared, lists) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: as above, `Kernel::Avx2` means AVX2 and FMA were detected.
+            Kernel::Avx2 => unsafe { tile_avx2(self, qs, rs, shared, lists) },
+            _ => tile_body::<PORTABLE, QUERY_TILE>(self, qs, rs, shared, lists),
         }
-        tile_body::<false>(self, qs, rs, shared, lists);
     }
 
     /// The exact squared distances of up to [`EXACT_BATCH`] pairs `(query,
@@ -308,6 +381,13 @@ impl Task<'_> {
     }
 }
 
+/// Values of `tile_body`'s `KERNEL` parameter.
+const PORTABLE: u8 = 0;
+const AVX2: u8 = 1;
+const AVX512: u8 = 2;
+
+/// # Safety
+/// The CPU must support AVX2 and FMA.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn tile_avx2(
@@ -317,7 +397,21 @@ unsafe fn tile_avx2(
     shared: Option<&Shared>,
     lists: &mut Lists,
 ) {
-    tile_body::<true>(t, qs, rs, shared, lists)
+    tile_body::<AVX2, QUERY_TILE>(t, qs, rs, shared, lists)
+}
+
+/// # Safety
+/// The CPU must support AVX-512F, AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,fma")]
+unsafe fn tile_avx512(
+    t: &Task<'_>,
+    qs: Range<usize>,
+    rs: Range<usize>,
+    shared: Option<&Shared>,
+    lists: &mut Lists,
+) {
+    tile_body::<AVX512, QUERY_TILE_512>(t, qs, rs, shared, lists)
 }
 
 /// The k-th keys of a self-search's runs, shared: each run prunes with
@@ -358,12 +452,12 @@ impl Shared {
     }
 }
 
-/// The thresholds a block of [`QUERY_TILE`] queries x [`LANES`] references
-/// is tested against: the queries' centred squared norms and current k-th
-/// keys, and (self-search) the references' k-th keys; `-inf` never passes.
-struct Limits<'a> {
-    qn: [f64; QUERY_TILE],
-    wq: [f64; QUERY_TILE],
+/// The thresholds a block of `QT` queries x [`LANES`] references is tested
+/// against: the queries' centred squared norms and current k-th keys, and
+/// (self-search) the references' k-th keys; `-inf` never passes.
+struct Limits<'a, const QT: usize> {
+    qn: [f64; QT],
+    wq: [f64; QT],
     rn: &'a [f64; LANES],
     wr: Option<&'a [f64; LANES]>,
 }
@@ -372,21 +466,29 @@ struct Limits<'a> {
 /// of a panel and reference `l` of a packed group reaches the query's or
 /// (self-search) the reference's k-th key.
 #[inline(always)]
-fn candidates<const AVX2: bool>(
+fn candidates<const KERNEL: u8, const QT: usize>(
     qpanel: &[f64],
     rgroup: &[Lane],
-    lim: &Limits<'_>,
+    lim: &Limits<'_, QT>,
     b: Bound,
 ) -> u64 {
-    assert!(qpanel.len() == rgroup.len() * QUERY_TILE);
+    assert!(qpanel.len() == rgroup.len() * QT && QT * LANES <= 64);
     #[cfg(target_arch = "x86_64")]
-    if AVX2 {
-        // SAFETY: `AVX2` is set only inside `tile_avx2`, which runs after the
-        // CPU was found to support AVX2 and FMA; the lengths were checked above.
+    if KERNEL == AVX512 {
+        // SAFETY: `KERNEL` is `AVX512` only inside `tile_avx512`, which runs
+        // after the CPU was found to support AVX-512F, AVX2 and FMA; the
+        // lengths were checked above.
+        return unsafe { candidates_avx512(qpanel, rgroup, lim, b) };
+    }
+    #[cfg(target_arch = "x86_64")]
+    if KERNEL == AVX2 {
+        // SAFETY: `KERNEL` is `AVX2` only inside `tile_avx2`, which runs after
+        // the CPU was found to support AVX2 and FMA; the lengths were checked
+        // above.
         return unsafe { candidates_avx2(qpanel, rgroup, lim, b) };
     }
-    let mut dot = [[0.0f64; LANES]; QUERY_TILE];
-    for (qj, rj) in qpanel.chunks_exact(QUERY_TILE).zip(rgroup) {
+    let mut dot = [[0.0f64; LANES]; QT];
+    for (qj, rj) in qpanel.chunks_exact(QT).zip(rgroup) {
         for (acc, &x) in dot.iter_mut().zip(qj) {
             for (s, &y) in acc.iter_mut().zip(&rj.0) {
                 *s += x * y;
@@ -405,28 +507,33 @@ fn candidates<const AVX2: bool>(
 }
 
 /// [`candidates`] with AVX2 vectors: per feature, two loads of eight
-/// references, six broadcast queries, twelve fused multiply-adds (each
-/// accumulator sums the features in order, as the portable loop does);
-/// then the bound and both comparisons on the twelve accumulators.
+/// references, `QT` (six) broadcast queries, `2 * QT` fused multiply-adds
+/// (each accumulator sums the features in order, as the portable loop
+/// does); then the bound and both comparisons on the accumulators.
 ///
 /// # Safety
-/// The CPU must support AVX2 and FMA; `qpanel` must hold [`QUERY_TILE`]
-/// values per feature of `rgroup`.
+/// The CPU must support AVX2 and FMA; `qpanel` must hold `QT` values per
+/// feature of `rgroup`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn candidates_avx2(qpanel: &[f64], rgroup: &[Lane], lim: &Limits<'_>, b: Bound) -> u64 {
+unsafe fn candidates_avx2<const QT: usize>(
+    qpanel: &[f64],
+    rgroup: &[Lane],
+    lim: &Limits<'_, QT>,
+    b: Bound,
+) -> u64 {
     use std::arch::x86_64::*;
     let d = rgroup.len();
     let qp = qpanel.as_ptr();
     let rp = rgroup.as_ptr().cast::<f64>();
-    let mut acc = [_mm256_setzero_pd(); 2 * QUERY_TILE];
+    let mut acc = [[_mm256_setzero_pd(); 2]; QT];
     for j in 0..d {
         let r0 = _mm256_load_pd(rp.add(j * LANES));
         let r1 = _mm256_load_pd(rp.add(j * LANES + 4));
-        for a in 0..QUERY_TILE {
-            let x = _mm256_broadcast_sd(&*qp.add(j * QUERY_TILE + a));
-            acc[2 * a] = _mm256_fmadd_pd(x, r0, acc[2 * a]);
-            acc[2 * a + 1] = _mm256_fmadd_pd(x, r1, acc[2 * a + 1]);
+        for (a, acc) in acc.iter_mut().enumerate() {
+            let x = _mm256_broadcast_sd(&*qp.add(j * QT + a));
+            acc[0] = _mm256_fmadd_pd(x, r0, acc[0]);
+            acc[1] = _mm256_fmadd_pd(x, r1, acc[1]);
         }
     }
     let rn = [
@@ -446,12 +553,12 @@ unsafe fn candidates_avx2(qpanel: &[f64], rgroup: &[Lane], lim: &Limits<'_>, b: 
     );
     let minus_two = _mm256_set1_pd(-2.0);
     let mut mask = 0u64;
-    for a in 0..QUERY_TILE {
+    for (a, acc) in acc.iter().enumerate() {
         let (qn, wq) = (_mm256_set1_pd(lim.qn[a]), _mm256_set1_pd(lim.wq[a]));
         for h in 0..2 {
             // `Bound::low`, with fused operations (fewer roundings).
             let s = _mm256_add_pd(qn, rn[h]);
-            let approx = _mm256_fmadd_pd(minus_two, acc[2 * a + h], s);
+            let approx = _mm256_fmadd_pd(minus_two, acc[h], s);
             let low = _mm256_fmsub_pd(sign, approx, _mm256_fmadd_pd(rel, s, abs));
             let mut pass = _mm256_cmp_pd::<_CMP_LE_OQ>(low, wq);
             if let Some(w) = wr {
@@ -459,6 +566,59 @@ unsafe fn candidates_avx2(qpanel: &[f64], rgroup: &[Lane], lim: &Limits<'_>, b: 
             }
             mask |= (_mm256_movemask_pd(pass) as u64) << (a * LANES + 4 * h);
         }
+    }
+    mask
+}
+
+/// [`candidates`] with AVX-512 vectors: per feature, one load of the eight
+/// references, `QT` (eight) broadcast queries and as many fused
+/// multiply-adds (each accumulator sums the features in order, as the
+/// portable loop does); then the bound and both comparisons, straight into
+/// mask registers.
+///
+/// # Safety
+/// The CPU must support AVX-512F; `qpanel` must hold `QT` values per feature
+/// of `rgroup`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,fma")]
+unsafe fn candidates_avx512<const QT: usize>(
+    qpanel: &[f64],
+    rgroup: &[Lane],
+    lim: &Limits<'_, QT>,
+    b: Bound,
+) -> u64 {
+    use std::arch::x86_64::*;
+    let d = rgroup.len();
+    let qp = qpanel.as_ptr();
+    let rp = rgroup.as_ptr().cast::<f64>();
+    let mut acc = [_mm512_setzero_pd(); QT];
+    for j in 0..d {
+        // Groups are cache-line aligned: an aligned load.
+        let r = _mm512_load_pd(rp.add(j * LANES));
+        for (a, acc) in acc.iter_mut().enumerate() {
+            let x = _mm512_set1_pd(*qp.add(j * QT + a));
+            *acc = _mm512_fmadd_pd(x, r, *acc);
+        }
+    }
+    let rn = _mm512_loadu_pd(lim.rn.as_ptr());
+    let wr = lim.wr.map(|w| _mm512_loadu_pd(w.as_ptr()));
+    let (rel, abs, sign) = (
+        _mm512_set1_pd(b.c_rel),
+        _mm512_set1_pd(b.c_abs),
+        _mm512_set1_pd(b.sign),
+    );
+    let minus_two = _mm512_set1_pd(-2.0);
+    let mut mask = 0u64;
+    for (a, &acc) in acc.iter().enumerate() {
+        // `Bound::low`, with fused operations, as in `candidates_avx2`.
+        let s = _mm512_add_pd(_mm512_set1_pd(lim.qn[a]), rn);
+        let approx = _mm512_fmadd_pd(minus_two, acc, s);
+        let low = _mm512_fmsub_pd(sign, approx, _mm512_fmadd_pd(rel, s, abs));
+        let mut pass = _mm512_cmp_pd_mask::<_CMP_LE_OQ>(low, _mm512_set1_pd(lim.wq[a]));
+        if let Some(w) = wr {
+            pass |= _mm512_cmp_pd_mask::<_CMP_LE_OQ>(low, w);
+        }
+        mask |= u64::from(pass) << (a * LANES);
     }
     mask
 }
@@ -474,7 +634,7 @@ unsafe fn candidates_avx2(qpanel: &[f64], rgroup: &[Lane], lim: &Limits<'_>, b: 
 /// cannot enter it; the others get the exact distance (all pairs do when a
 /// centred squared norm reaches `1e300`).
 #[inline(always)]
-fn tile_body<const AVX2: bool>(
+fn tile_body<const KERNEL: u8, const QT: usize>(
     t: &Task<'_>,
     qs: Range<usize>,
     rs: Range<usize>,
@@ -490,7 +650,7 @@ fn tile_body<const AVX2: bool>(
         Some(s) => lists.worst(i).min(s.get(i)),
         None => lists.worst(i),
     };
-    let worst_of = |lists: &Lists, q: usize| -> [f64; QUERY_TILE] {
+    let worst_of = |lists: &Lists, q: usize| -> [f64; QT] {
         std::array::from_fn(|a| {
             if (q0..q1).contains(&(q + a)) {
                 limit(lists, q + a - base)
@@ -501,11 +661,15 @@ fn tile_body<const AVX2: bool>(
     };
     // Whole panels: queries outside `qs` have `-inf` limits and are skipped
     // if a reference's limit lets them through.
-    let mut q = q0 / QUERY_TILE * QUERY_TILE;
+    let mut q = q0 / QT * QT;
+    // The pairs of one panel row that the first pass could not rule out.
+    let mut pending: Vec<(usize, usize)> = Vec::new();
     while q < q1 {
-        let qpanel = t.qpack.panel(q / QUERY_TILE);
-        let qn: [f64; QUERY_TILE] = std::array::from_fn(|a| t.qpack.norm[q + a]);
-        let mut wq = worst_of(lists, q);
+        let qpanel = t.qpack.panel(q / QT);
+        let qn: [f64; QT] = std::array::from_fn(|a| t.qpack.norm[q + a]);
+        // The limits stay those of the row's start until its pairs are
+        // offered: larger than the lists' current ones, so still safe.
+        let wq = worst_of(lists, q);
         let mut g = r0 / LANES;
         if sym {
             // Groups wholly below the queries hold no pair with r > q.
@@ -513,7 +677,7 @@ fn tile_body<const AVX2: bool>(
         }
         while g * LANES < r1 {
             let mut hits = if t.exact_only {
-                u64::MAX >> (64 - QUERY_TILE * LANES)
+                u64::MAX >> (64 - QT * LANES)
             } else {
                 let wr: Option<[f64; LANES]> =
                     sym.then(|| std::array::from_fn(|l| limit(lists, g * LANES + l)));
@@ -523,43 +687,93 @@ fn tile_body<const AVX2: bool>(
                     rn: t.rpack.norms(g),
                     wr: wr.as_ref(),
                 };
-                candidates::<AVX2>(qpanel, t.rpack.group(g), &lim, t.bound)
+                candidates::<KERNEL, QT>(qpanel, t.rpack.group(g), &lim, t.bound)
             };
-            if hits != 0 {
-                let mut pairs = [(0, 0); QUERY_TILE * LANES];
-                let mut m = 0;
-                while hits != 0 {
-                    let bit = hits.trailing_zeros() as usize;
-                    hits &= hits - 1;
-                    let (qi, r) = (q + bit / LANES, g * LANES + bit % LANES);
-                    if qi < q0
-                        || qi >= q1
-                        || r < r0
-                        || r >= r1
-                        || (sym && r <= qi)
-                        || t.exclude.skip(qi) == r
-                    {
-                        continue;
-                    }
-                    pairs[m] = (qi, r);
-                    m += 1;
+            while hits != 0 {
+                let bit = hits.trailing_zeros() as usize;
+                hits &= hits - 1;
+                let (qi, r) = (q + bit / LANES, g * LANES + bit % LANES);
+                if qi < q0
+                    || qi >= q1
+                    || r < r0
+                    || r >= r1
+                    || (sym && r <= qi)
+                    || t.exclude.skip(qi) == r
+                {
+                    continue;
                 }
-                for batch in pairs[..m].chunks(EXACT_BATCH) {
-                    let exact = t.exact_batch(batch);
-                    for (&(qi, r), &e) in batch.iter().zip(&exact) {
-                        let key = if t.farthest { -e } else { e };
-                        lists.offer(qi - base, key, r);
-                        if let Some(s) = shared {
-                            lists.offer(r, key, qi);
-                            s.lower(qi, lists.worst(qi));
-                            s.lower(r, lists.worst(r));
-                        }
-                    }
-                }
-                wq = worst_of(lists, q);
+                pending.push((qi, r));
             }
             g += 1;
         }
-        q += QUERY_TILE;
+        for batch in pending.chunks(EXACT_BATCH) {
+            let exact = t.exact_batch(batch);
+            for (&(qi, r), &e) in batch.iter().zip(&exact) {
+                let key = if t.farthest { -e } else { e };
+                lists.offer(qi - base, key, r);
+                if let Some(s) = shared {
+                    lists.offer(r, key, qi);
+                    s.lower(qi, lists.worst(qi));
+                    s.lower(r, lists.worst(r));
+                }
+            }
+        }
+        pending.clear();
+        q += QT;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::scan;
+    use super::super::tests::random;
+    use super::*;
+
+    /// Every kernel the CPU offers gives the direct scan's lists, keys bit for
+    /// bit: near-ties (grid points and duplicates), points far from the origin,
+    /// norms too large for the first pass, several tiles, self and cross
+    /// searches, nearest and farthest, at one and two threads.
+    #[test]
+    fn every_kernel_equals_the_scan() {
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        for &(n, d, shift, scale, grid) in &[
+            (2 * BLOCK + 37, 5, 0.0, 1.0, true),
+            (BLOCK + 19, 30, 1e9, 1.0, true),
+            (3 * BLOCK + 5, 30, 0.0, 1.0, false),
+            (BLOCK + 3, 3, -3e5, 1.0, false),
+            (90, 7, 0.0, 1e151, true),
+        ] {
+            let mut r = random(n, d, 11, grid);
+            r.iter_mut().for_each(|v| *v = *v * scale + shift);
+            for i in (0..n).step_by(7) {
+                let src = (i * 5) % n;
+                let row: Vec<f64> = r[src * d..(src + 1) * d].to_vec();
+                r[i * d..(i + 1) * d].copy_from_slice(&row);
+            }
+            let nq = n.min(BLOCK + 11);
+            let q: Vec<f64> = r[..nq * d].iter().map(|v| v + 0.5 * scale).collect();
+            let p = Points::new(&r, n, d).unwrap();
+            let qp = Points::new(&q, nq, d).unwrap();
+            for threads in [1, 2] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                pool.install(|| {
+                    for kernel in Kernel::available() {
+                        for (k, far) in [(1, false), (4, false), (3, true)] {
+                            let cases =
+                                [(p, Exclude::SameIndex, true), (qp, Exclude::Nothing, false)];
+                            for (queries, ex, same) in cases {
+                                let got = search_with(kernel, queries, p, k, ex, far, same);
+                                let want = scan(queries, p, k, ex, far);
+                                assert_eq!(got.idx, want.idx, "{kernel:?} n={n} d={d} k={k}");
+                                assert_eq!(bits(&got.key), bits(&want.key));
+                            }
+                        }
+                    }
+                });
+            }
+        }
     }
 }

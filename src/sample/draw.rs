@@ -3,6 +3,7 @@
 //! the assembly of a [`Sample`] whose keep rates are counted, never assumed.
 
 use rand::RngExt;
+use rayon::prelude::*;
 
 use crate::data::Dataset;
 use crate::error::{Error, Result};
@@ -50,6 +51,15 @@ pub(crate) fn rows_by_class(data: &Dataset) -> Vec<Vec<usize>> {
         out[c as usize].push(i);
     }
     out
+}
+
+/// The rows of class `c`, in row order (one class's group of
+/// [`rows_by_class`], without building the others).
+pub(crate) fn rows_of_class(data: &Dataset, c: usize) -> Vec<usize> {
+    let labels = data.labels();
+    (0..labels.len())
+        .filter(|&i| labels[i] as usize == c)
+        .collect()
 }
 
 /// `m` distinct members of `pool` (partial Fisher-Yates shuffle), in draw order.
@@ -103,6 +113,15 @@ pub(crate) fn negative_binomial_half(r: usize, rng: &mut Rng) -> usize {
         }
     }
     failures
+}
+
+/// `0..n`: every row kept once, as the oversamplers' samples hold them,
+/// written in parallel into a buffer advised for huge pages (a million rows
+/// are 8 MB of fresh pages; see `crate::mem`).
+pub(crate) fn all_rows(n: usize) -> Vec<usize> {
+    let mut rows = crate::mem::zeroed(n);
+    rows.par_iter_mut().enumerate().for_each(|(i, r)| *r = i);
+    rows
 }
 
 /// A sample of existing rows plus synthetic rows, with keep rates counted.

@@ -18,6 +18,14 @@
 //! of the tile and then computed in full batches of independent `fma` chains
 //! (rather than one short batch per block, whose latency the kernel waited
 //! on).
+//!
+//! With AVX-512, nearest-neighbour searches whose centred norms stay below
+//! `1e30` run the first pass in single precision instead ([`tile_f32`]:
+//! sixteen lanes per vector, eight queries x sixteen references per block),
+//! with the same bound redone for `f32` rounding (about `1e-7 d` relative
+//! instead of `1e-16 d`: a few more pairs reach the exact check, which still
+//! decides). The result is the same, bit for bit, as the exact scalar loop's,
+//! whichever first pass ran: the first pass only rules pairs out.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -29,6 +37,15 @@ use crate::sample::neighbors::Lists;
 
 /// References packed per group (one vector lane each).
 pub(super) const LANES: usize = 8;
+/// References per group of the single-precision first pass (one 512-bit
+/// vector of `f32`).
+const LANES_F32: usize = 16;
+/// Per-point arrays read a whole group at a time (the lists' k-th keys,
+/// [`Shared`]) are padded to a multiple of this, the widest group.
+pub(super) const PAD: usize = LANES_F32;
+/// Widest dimension for the single-precision first pass (its error bound,
+/// about `d` roundings of `2^-24`, stays far below one).
+const MAX_DIM_F32: usize = 4096;
 /// Queries that share one pass over a reference group with AVX2 and the
 /// portable kernel (register blocking: `2 * 6` accumulators of four doubles,
 /// two reference vectors and one broadcast query fill 15 of the 16 vector
@@ -48,10 +65,11 @@ pub(super) const BLOCK: usize = 128;
 /// room for a panel of queries.
 const L1_BYTES: usize = 32 * 1024;
 
-/// References per tile in `d` dimensions: a multiple of [`LANES`], at most
-/// [`BLOCK`], about [`L1_BYTES`] of them (30 features: 128; 216: 16).
-fn ref_block(d: usize) -> usize {
-    (L1_BYTES / (8 * d.max(1)) / LANES * LANES).clamp(LANES, BLOCK)
+/// References per tile in `d` dimensions, packed in groups of `lanes` values
+/// of `bytes` each: a multiple of `lanes`, at most [`BLOCK`], about
+/// [`L1_BYTES`] of them (double precision, 30 features: 128; 216: 16).
+fn ref_block(d: usize, lanes: usize, bytes: usize) -> usize {
+    (L1_BYTES / (bytes * d.max(1)) / lanes * lanes).clamp(lanes, BLOCK)
 }
 
 /// One feature of a group of [`LANES`] points, aligned to a cache line so
@@ -147,6 +165,67 @@ impl Panels {
     }
 }
 
+/// One feature of a group of [`LANES_F32`] points in single precision, a
+/// cache line.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Lane32([f32; LANES_F32]);
+
+/// The single-precision copy of the first pass's operands (AVX-512 only, see
+/// [`tile_f32`]): the centred queries in the same panels of eight, the
+/// centred references in groups of [`LANES_F32`], their squared norms (all
+/// rounded to nearest from the double-precision packs), and the constants
+/// of the bound.
+struct Single {
+    d: usize,
+    q: Vec<f32>,
+    qn: Vec<f32>,
+    r: Vec<Lane32>,
+    rn: Vec<f32>,
+    c_rel: f32,
+    c_abs: f32,
+}
+
+impl Single {
+    /// The copy of `qpack` (panels of [`QUERY_TILE_512`]) and `rpack`, or
+    /// `None` when single precision cannot serve: no features or too many,
+    /// or a centred squared norm of `1e30` or more (products and sums must
+    /// not overflow `f32`; `NaN` fails this too).
+    fn new(qpack: &Panels, rpack: &Packed) -> Option<Self> {
+        let d = rpack.d;
+        let moderate = |v: &[f64]| v.iter().all(|&x| x < 1e30);
+        if d == 0
+            || d > MAX_DIM_F32
+            || qpack.tile != QUERY_TILE_512
+            || !moderate(&qpack.norm)
+            || !moderate(&rpack.norm)
+        {
+            return None;
+        }
+        let groups = rpack.norm.len().div_ceil(LANES_F32);
+        let mut r = vec![Lane32([0.0; LANES_F32]); groups * d];
+        for (g8, group) in rpack.x.chunks_exact(d).enumerate() {
+            let (g, half) = (g8 / 2, (g8 % 2) * LANES);
+            for (out, lane) in r[g * d..(g + 1) * d].iter_mut().zip(group) {
+                for (o, &v) in out.0[half..half + LANES].iter_mut().zip(&lane.0) {
+                    *o = v as f32;
+                }
+            }
+        }
+        let mut rn: Vec<f32> = rpack.norm.iter().map(|&v| v as f32).collect();
+        rn.resize(groups * LANES_F32, 0.0);
+        Some(Single {
+            d,
+            q: qpack.x.iter().map(|&v| v as f32).collect(),
+            qn: qpack.norm.iter().map(|&v| v as f32).collect(),
+            r,
+            rn,
+            c_rel: (d + 16) as f32 * f32::EPSILON,
+            c_abs: (4 * d + 32) as f32 * f32::MIN_POSITIVE,
+        })
+    }
+}
+
 /// Per-feature mean of the references: the origin of the first pass, so that
 /// the norms in its error bound stay small.
 fn centre_of(refs: Points<'_>) -> Vec<f64> {
@@ -164,7 +243,8 @@ fn centre_of(refs: Points<'_>) -> Vec<f64> {
 /// The first-pass micro-kernel, chosen at run time from the CPU's features.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Kernel {
-    /// AVX-512F, 8 x 8 blocks.
+    /// AVX-512F: 8 x 8 blocks, or 8 x 16 in single precision (see
+    /// [`tile_f32`]).
     Avx512,
     /// AVX2 + FMA, 6 x 8 blocks.
     Avx2,
@@ -217,13 +297,25 @@ pub(super) fn search(
     farthest: bool,
     same: bool,
 ) -> Lists {
-    search_with(Kernel::detect(), queries, refs, k, exclude, farthest, same)
+    search_with(
+        Kernel::detect(),
+        true,
+        queries,
+        refs,
+        k,
+        exclude,
+        farthest,
+        same,
+    )
 }
 
 /// [`search`] with a given first-pass kernel, which the CPU must support
-/// (see [`Kernel::detect`]).
+/// (see [`Kernel::detect`]), and with AVX-512's single-precision pass
+/// allowed (`single`) or not.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn search_with(
     kernel: Kernel,
+    single: bool,
     queries: Points<'_>,
     refs: Points<'_>,
     k: usize,
@@ -234,8 +326,15 @@ pub(super) fn search_with(
     let centre = centre_of(refs);
     let rpack = Packed::new(refs, &centre);
     let qpack = Panels::new(queries, &centre, kernel.tile());
+    let exact_only = !(qpack.moderate() && rpack.moderate());
+    let single = if single && kernel == Kernel::Avx512 && !farthest && !exact_only {
+        Single::new(&qpack, &rpack)
+    } else {
+        None
+    };
     let task = Task {
         kernel,
+        single: single.as_ref(),
         queries,
         refs,
         qpack: &qpack,
@@ -249,7 +348,7 @@ pub(super) fn search_with(
         farthest,
         // Norms so large that the first pass could overflow: every pair is
         // computed exactly.
-        exact_only: !(qpack.moderate() && rpack.moderate()),
+        exact_only,
     };
     if same {
         task.self_search(k)
@@ -279,6 +378,8 @@ impl Bound {
 /// One search, shared by the parallel tasks.
 struct Task<'a> {
     kernel: Kernel,
+    /// The single-precision operands, when that first pass is used.
+    single: Option<&'a Single>,
     queries: Points<'a>,
     refs: Points<'a>,
     qpack: &'a Panels,
@@ -293,7 +394,7 @@ impl Task<'_> {
     /// Every query against every reference; query blocks run in parallel.
     fn cross_search(&self, k: usize) -> Lists {
         let nq = self.queries.n;
-        let rb = ref_block(self.refs.d);
+        let rb = self.ref_block();
         // Whole query panels per block.
         let qt = self.kernel.tile();
         let qb = BLOCK / qt * qt;
@@ -318,7 +419,7 @@ impl Task<'_> {
     /// so neither does the result).
     fn self_search(&self, k: usize) -> Lists {
         let n = self.refs.n;
-        let b = ref_block(self.refs.d);
+        let b = self.ref_block();
         let nb = n.div_ceil(b);
         let pairs: Vec<(usize, usize)> =
             (0..nb).flat_map(|i| (i..nb).map(move |j| (i, j))).collect();
@@ -342,8 +443,16 @@ impl Task<'_> {
             .unwrap_or_else(|| Lists::new(n, k))
     }
 
+    /// References per tile (see [`ref_block`]): groups of the first pass in use.
+    fn ref_block(&self) -> usize {
+        match self.single {
+            Some(_) => ref_block(self.refs.d, LANES_F32, 4),
+            None => ref_block(self.refs.d, LANES, 8),
+        }
+    }
+
     /// Queries `qs` against references `rs` (both clipped to the points;
-    /// `rs` starts at a multiple of [`LANES`]).
+    /// `rs` starts at a multiple of the packed groups' width).
     /// Lists are indexed from `qs.start` (cross search) or by point (`shared`
     /// given: self-search, pairs with `r > q` only, offered to both).
     fn tile(&self, qs: Range<usize>, rs: Range<usize>, shared: Option<&Shared>, lists: &mut Lists) {
@@ -352,11 +461,41 @@ impl Task<'_> {
             // SAFETY: `Kernel::Avx512` is only chosen (by `Kernel::detect`,
             // or by tests from `Kernel::available`) when the CPU supports
             // AVX-512F, AVX2 and FMA.
-            Kernel::Avx512 => unsafe { tile_avx512(self, qs, rs, shared, lists) },
+            Kernel::Avx512 => unsafe {
+                match self.single {
+                    Some(one) => tile_f32(self, one, qs, rs, shared, lists),
+                    None => tile_avx512(self, qs, rs, shared, lists),
+                }
+            },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: as above, `Kernel::Avx2` means AVX2 and FMA were detected.
             Kernel::Avx2 => unsafe { tile_avx2(self, qs, rs, shared, lists) },
             _ => tile_body::<PORTABLE, QUERY_TILE>(self, qs, rs, shared, lists),
+        }
+    }
+
+    /// Computes the exact key of each pair `(query, reference)` of `pending`
+    /// and offers it to the query's list (numbered from `base`) and, in a
+    /// self-search, the reference's.
+    #[inline(always)]
+    fn offer_exact(
+        &self,
+        pending: &[(usize, usize)],
+        base: usize,
+        shared: Option<&Shared>,
+        lists: &mut Lists,
+    ) {
+        for batch in pending.chunks(EXACT_BATCH) {
+            let exact = self.exact_batch(batch);
+            for (&(qi, r), &e) in batch.iter().zip(&exact) {
+                let key = if self.farthest { -e } else { e };
+                lists.offer(qi - base, key, r);
+                if let Some(s) = shared {
+                    lists.offer(r, key, qi);
+                    s.lower(qi, lists.worst(qi));
+                    s.lower(r, lists.worst(r));
+                }
+            }
         }
     }
 
@@ -423,7 +562,7 @@ struct Shared(Vec<AtomicU64>);
 impl Shared {
     /// For `n` points, padded to whole groups with `-inf` (never reached).
     fn new(n: usize) -> Self {
-        let groups = n.div_ceil(LANES) * LANES;
+        let groups = n.div_ceil(PAD) * PAD;
         Shared(
             (0..groups)
                 .map(|i| {
@@ -706,15 +845,126 @@ fn tile_body<const KERNEL: u8, const QT: usize>(
             }
             g += 1;
         }
-        for batch in pending.chunks(EXACT_BATCH) {
-            let exact = t.exact_batch(batch);
-            for (&(qi, r), &e) in batch.iter().zip(&exact) {
-                let key = if t.farthest { -e } else { e };
-                lists.offer(qi - base, key, r);
-                if let Some(s) = shared {
-                    lists.offer(r, key, qi);
-                    s.lower(qi, lists.worst(qi));
-                    s.lower(r, lists.worst(r));
+        t.offer_exact(&pending, base, shared, lists);
+        pending.clear();
+        q += QT;
+    }
+}
+
+/// The tile kernel with the single-precision first pass (AVX-512, nearest
+/// neighbours only: keys are then non-negative). As [`tile_body`], with
+/// `f32` operands: twice the lanes per instruction, and blocks of eight
+/// queries x sixteen references. The bound is that of [`tile_body`] redone
+/// for `f32` (`u = 2^-24`): rounding the centred coordinates and norms to
+/// `f32` costs `u` each, the dot product `gamma_d` of `sum |q_j r_j| <= s / 2`,
+/// the few operations of the bound itself a few `u s`: in all less than
+/// `(d + 9) u s`, which `c_rel = (d + 16) eps_f32 = (2d + 32) u` covers with
+/// room for the double-precision terms of the exact value; `c_abs` covers
+/// underflow. The limits, `f64` keys, are rounded to `f32` and raised by a
+/// factor `1 + 2^-22` (at least `w` again, for `w >= 0`), so a pair that
+/// could enter a list always passes.
+///
+/// In a self-search the references' limits, so rounded, are taken once per
+/// tile (the lower of this run's and [`Shared`]'s) into a small array the
+/// kernel loads as one vector, and lowered after each panel row for the
+/// points whose lists changed. Limits that lag behind other runs' progress
+/// are only larger, so still safe.
+///
+/// # Safety
+/// The CPU must support AVX-512F, AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,fma")]
+unsafe fn tile_f32(
+    t: &Task<'_>,
+    one: &Single,
+    qs: Range<usize>,
+    rs: Range<usize>,
+    shared: Option<&Shared>,
+    lists: &mut Lists,
+) {
+    const QT: usize = QUERY_TILE_512;
+    // An `f64` limit `w >= 0` rounded to nearest `f32`, then raised by
+    // `1 + 2^-22` (rounded): at least `w`. Infinities stay as they are.
+    let up = |w: f64| w as f32 * (1.0 + 2.0 * f32::EPSILON);
+    let d = one.d;
+    let sym = shared.is_some();
+    let (q0, q1) = (qs.start, qs.end.min(t.queries.n));
+    let (r0, r1) = (rs.start, rs.end.min(t.refs.n));
+    let base = if sym { 0 } else { q0 };
+    let limit = |lists: &Lists, i: usize| match shared {
+        Some(s) => lists.worst(i).min(s.get(i)),
+        None => lists.worst(i),
+    };
+    // The references' limits (self-search), from `r0`; `-inf` past `r1`.
+    let mut wr_tile = [f32::NEG_INFINITY; BLOCK];
+    if sym {
+        for (r, w) in (r0..r1).zip(wr_tile.iter_mut()) {
+            *w = up(limit(lists, r));
+        }
+    }
+    let mut q = q0 / QT * QT;
+    let mut pending: Vec<(usize, usize)> = Vec::new();
+    while q < q1 {
+        let qpanel = &one.q[q * d..(q + QT) * d];
+        let qn: [f32; QT] = std::array::from_fn(|a| one.qn[q + a]);
+        let wq: [f32; QT] = std::array::from_fn(|a| {
+            if (q0..q1).contains(&(q + a)) {
+                up(limit(lists, q + a - base))
+            } else {
+                f32::NEG_INFINITY
+            }
+        });
+        let mut g = r0 / LANES_F32;
+        if sym {
+            g = g.max(q / LANES_F32);
+        }
+        while g * LANES_F32 < r1 {
+            let at = g * LANES_F32 - r0;
+            let wr: Option<&[f32; LANES_F32]> = sym.then(|| {
+                wr_tile[at..at + LANES_F32]
+                    .try_into()
+                    .expect("a whole group")
+            });
+            let rn: &[f32; LANES_F32] = one.rn[g * LANES_F32..(g + 1) * LANES_F32]
+                .try_into()
+                .expect("a whole group");
+            // SAFETY: the CPU supports AVX-512F (this function's contract);
+            // the panel holds `QT` values per feature of the group.
+            let mut hits = unsafe {
+                candidates_f32(
+                    qpanel,
+                    &one.r[g * d..(g + 1) * d],
+                    &qn,
+                    &wq,
+                    rn,
+                    wr,
+                    (one.c_rel, one.c_abs),
+                )
+            };
+            while hits != 0 {
+                let bit = hits.trailing_zeros() as usize;
+                hits &= hits - 1;
+                let (qi, r) = (q + bit / LANES_F32, g * LANES_F32 + bit % LANES_F32);
+                if qi < q0
+                    || qi >= q1
+                    || r < r0
+                    || r >= r1
+                    || (sym && r <= qi)
+                    || t.exclude.skip(qi) == r
+                {
+                    continue;
+                }
+                pending.push((qi, r));
+            }
+            g += 1;
+        }
+        t.offer_exact(&pending, base, shared, lists);
+        if sym {
+            for &(qi, r) in &pending {
+                for p in [qi, r] {
+                    if let Some(w) = wr_tile.get_mut(p.wrapping_sub(r0)) {
+                        *w = w.min(up(lists.worst(p)));
+                    }
                 }
             }
         }
@@ -723,27 +973,91 @@ fn tile_body<const KERNEL: u8, const QT: usize>(
     }
 }
 
+/// The first pass in single precision: bit `a * 16 + l` is set when the
+/// lower bound of the key of query `a` of the panel and reference `l` of the
+/// group reaches the query's limit `wq[a]` or (given) the reference's
+/// `wr[l]`, both already rounded up to `f32`. `c` holds the bound's `c_rel`
+/// and `c_abs`.
+///
+/// # Safety
+/// The CPU must support AVX-512F; `qpanel` must hold [`QUERY_TILE_512`]
+/// values per feature of `rgroup`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,fma")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn candidates_f32(
+    qpanel: &[f32],
+    rgroup: &[Lane32],
+    qn: &[f32; QUERY_TILE_512],
+    wq: &[f32; QUERY_TILE_512],
+    rn: &[f32; LANES_F32],
+    wr: Option<&[f32; LANES_F32]>,
+    c: (f32, f32),
+) -> u128 {
+    use std::arch::x86_64::*;
+    assert!(qpanel.len() == rgroup.len() * QUERY_TILE_512);
+    let d = rgroup.len();
+    let qp = qpanel.as_ptr();
+    let rp = rgroup.as_ptr().cast::<f32>();
+    let mut acc = [_mm512_setzero_ps(); QUERY_TILE_512];
+    for j in 0..d {
+        // Groups are cache-line aligned: an aligned load.
+        let r = _mm512_load_ps(rp.add(j * LANES_F32));
+        for (a, acc) in acc.iter_mut().enumerate() {
+            let x = _mm512_set1_ps(*qp.add(j * QUERY_TILE_512 + a));
+            *acc = _mm512_fmadd_ps(x, r, *acc);
+        }
+    }
+    let rn = _mm512_loadu_ps(rn.as_ptr());
+    let wr = wr.map(|w| _mm512_loadu_ps(w.as_ptr()));
+    let (rel, abs) = (_mm512_set1_ps(c.0), _mm512_set1_ps(c.1));
+    let minus_two = _mm512_set1_ps(-2.0);
+    let mut mask = 0u128;
+    for (a, &acc) in acc.iter().enumerate() {
+        let s = _mm512_add_ps(_mm512_set1_ps(qn[a]), rn);
+        let approx = _mm512_fmadd_ps(minus_two, acc, s);
+        let low = _mm512_sub_ps(approx, _mm512_fmadd_ps(rel, s, abs));
+        let mut pass = _mm512_cmp_ps_mask::<_CMP_LE_OQ>(low, _mm512_set1_ps(wq[a]));
+        if let Some(w) = wr {
+            pass |= _mm512_cmp_ps_mask::<_CMP_LE_OQ>(low, w);
+        }
+        mask |= u128::from(pass) << (a * LANES_F32);
+    }
+    mask
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::scan;
     use super::super::tests::random;
     use super::*;
 
-    /// Every kernel the CPU offers gives the direct scan's lists, keys bit for
-    /// bit: near-ties (grid points and duplicates), points far from the origin,
-    /// norms too large for the first pass, several tiles, self and cross
-    /// searches, nearest and farthest, at one and two threads.
+    /// Every kernel the CPU offers, with and without AVX-512's single
+    /// precision pass, gives the direct scan's lists, keys bit for bit:
+    /// ties (grid points and duplicates), near-ties that single precision
+    /// cannot separate, points far from the origin, norms too large for the
+    /// first pass, several tiles, self and cross searches, nearest and
+    /// farthest, at one and two threads.
     #[test]
     fn every_kernel_equals_the_scan() {
         let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-        for &(n, d, shift, scale, grid) in &[
+        let cases: [(usize, usize, f64, f64, bool); 6] = [
             (2 * BLOCK + 37, 5, 0.0, 1.0, true),
             (BLOCK + 19, 30, 1e9, 1.0, true),
             (3 * BLOCK + 5, 30, 0.0, 1.0, false),
             (BLOCK + 3, 3, -3e5, 1.0, false),
             (90, 7, 0.0, 1e151, true),
-        ] {
+            // Near-ties: grid points moved by about 1e-9, so that many
+            // distances differ in double precision but not in single.
+            (2 * BLOCK + 9, 30, 0.0, -1.0, true),
+        ];
+        for (n, d, shift, scale, grid) in cases {
             let mut r = random(n, d, 11, grid);
+            if scale < 0.0 {
+                let jitter = random(n, d, 12, false);
+                r.iter_mut().zip(jitter).for_each(|(v, e)| *v += 1e-9 * e);
+            }
+            let scale = scale.abs();
             r.iter_mut().for_each(|v| *v = *v * scale + shift);
             for i in (0..n).step_by(7) {
                 let src = (i * 5) % n;
@@ -760,14 +1074,20 @@ mod tests {
                     .build()
                     .unwrap();
                 pool.install(|| {
-                    for kernel in Kernel::available() {
+                    for (kernel, single) in Kernel::available()
+                        .into_iter()
+                        .flat_map(|k| [(k, true), (k, false)])
+                    {
                         for (k, far) in [(1, false), (4, false), (3, true)] {
                             let cases =
                                 [(p, Exclude::SameIndex, true), (qp, Exclude::Nothing, false)];
                             for (queries, ex, same) in cases {
-                                let got = search_with(kernel, queries, p, k, ex, far, same);
+                                let got = search_with(kernel, single, queries, p, k, ex, far, same);
                                 let want = scan(queries, p, k, ex, far);
-                                assert_eq!(got.idx, want.idx, "{kernel:?} n={n} d={d} k={k}");
+                                assert_eq!(
+                                    got.idx, want.idx,
+                                    "{kernel:?} single={single} n={n} d={d} k={k}"
+                                );
                                 assert_eq!(bits(&got.key), bits(&want.key));
                             }
                         }

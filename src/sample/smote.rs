@@ -34,8 +34,8 @@ use crate::error::{Error, Result};
 use crate::rng::{stream, Rng};
 
 use super::draw::{
-    all_rows, assemble, minority_class, positive, rows_by_class, rows_of_class, two_class_counts,
-    with_replacement, without_replacement,
+    assemble, assemble_all_rows, minority_class, positive, rows_by_class, rows_of_class,
+    two_class_counts, with_replacement, without_replacement,
 };
 use super::neighbors::{gather, knn, Exclude, Neighbours, Points, Scaling};
 use super::over::OverTarget;
@@ -105,7 +105,7 @@ impl Sampler for Smote {
             let per_row = spread(sizes[c] - counts[c], pool.len(), rng);
             smote_class(&space, c, &pool, &pool, &per_row, self.k, rng, &mut gen);
         }
-        Ok(gen.finish(data, all_rows(data.n_rows()), space.note()))
+        Ok(gen.finish_all_rows(data, &counts, space.note()))
     }
 
     fn name(&self) -> String {
@@ -173,7 +173,7 @@ impl Sampler for BorderlineSmote {
             let per_row = spread(sizes[c] - counts[c], danger.len(), rng);
             smote_class(&space, c, &danger, pool, &per_row, self.k, rng, &mut gen);
         }
-        Ok(gen.finish(data, all_rows(data.n_rows()), space.note()))
+        Ok(gen.finish_all_rows(data, &counts, space.note()))
     }
 
     fn name(&self) -> String {
@@ -240,7 +240,7 @@ impl Sampler for Adasyn {
             let per_row = apportion(sizes[c] - counts[c], &w);
             smote_class(&space, c, pool, pool, &per_row, self.k, rng, &mut gen);
         }
-        Ok(gen.finish(data, all_rows(data.n_rows()), space.note()))
+        Ok(gen.finish_all_rows(data, &counts, space.note()))
     }
 
     fn name(&self) -> String {
@@ -443,6 +443,14 @@ impl Generated {
     fn finish(self, data: &Dataset, rows: Vec<usize>, mut notes: Vec<String>) -> Sample {
         notes.extend(self.notes);
         assemble(data, rows, self.x, self.labels, notes)
+    }
+
+    /// As [`Generated::finish`] with every row kept once; `counts` are the
+    /// data's class counts (the keep rates follow from them without a pass
+    /// over the rows).
+    fn finish_all_rows(self, data: &Dataset, counts: &[usize], mut notes: Vec<String>) -> Sample {
+        notes.extend(self.notes);
+        assemble_all_rows(data, counts, self.x, self.labels, notes)
     }
 }
 

@@ -27,6 +27,7 @@ pub mod error;
 pub mod evaluate;
 pub mod experiment;
 pub mod learn;
+pub(crate) mod mem;
 pub mod metrics;
 pub mod model;
 pub mod persist;

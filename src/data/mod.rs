@@ -11,5 +11,6 @@ pub mod read;
 pub mod synth;
 pub mod write;
 
+pub(crate) use dataset::tally;
 pub use dataset::{ColumnEncoding, Dataset, Schema, View};
 pub use proba::Proba;

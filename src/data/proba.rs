@@ -25,7 +25,7 @@ impl Proba {
     /// If `values.len()` is not a multiple of `n_classes` (a programming error).
     pub fn new(values: Vec<f64>, n_classes: usize) -> Self {
         assert!(
-            n_classes > 0 && values.len() % n_classes == 0,
+            n_classes > 0 && values.len().is_multiple_of(n_classes),
             "ragged probability matrix"
         );
         Proba {

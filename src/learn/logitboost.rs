@@ -125,7 +125,7 @@ impl LogitBoostModel {
     pub fn validate(&self) -> std::result::Result<(), String> {
         let ok = !self.classes.is_empty()
             && self.classes.iter().all(|&c| c < self.k)
-            && self.stumps.len() % self.outputs() == 0
+            && self.stumps.len().is_multiple_of(self.outputs())
             && self.stumps.iter().all(|s| (s.feature as usize) < self.d);
         if ok {
             Ok(())

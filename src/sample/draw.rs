@@ -3,8 +3,9 @@
 //! the assembly of a [`Sample`] whose keep rates are counted, never assumed.
 
 use rand::RngExt;
+use rayon::prelude::*;
 
-use crate::data::Dataset;
+use crate::data::{tally, Dataset};
 use crate::error::{Error, Result};
 use crate::rng::Rng;
 
@@ -38,9 +39,12 @@ pub(crate) fn majority_class(counts: &[usize]) -> usize {
 
 /// Fails unless at least two classes have rows; returns the class counts.
 pub(crate) fn two_class_counts(data: &Dataset, sampler: &str) -> Result<Vec<usize>> {
-    data.require_two_classes()
-        .map_err(|e| Error::data(format!("{sampler}: {e}")))?;
-    Ok(data.class_counts())
+    let counts = data.class_counts();
+    if counts.iter().filter(|&&n| n > 0).count() < 2 {
+        data.require_two_classes()
+            .map_err(|e| Error::data(format!("{sampler}: {e}")))?;
+    }
+    Ok(counts)
 }
 
 /// Row indices grouped by class, each group in row order.
@@ -50,6 +54,15 @@ pub(crate) fn rows_by_class(data: &Dataset) -> Vec<Vec<usize>> {
         out[c as usize].push(i);
     }
     out
+}
+
+/// The rows of class `c`, in row order (one class's group of
+/// [`rows_by_class`], without building the others).
+pub(crate) fn rows_of_class(data: &Dataset, c: usize) -> Vec<usize> {
+    let labels = data.labels();
+    (0..labels.len())
+        .filter(|&i| labels[i] as usize == c)
+        .collect()
 }
 
 /// `m` distinct members of `pool` (partial Fisher-Yates shuffle), in draw order.
@@ -105,6 +118,15 @@ pub(crate) fn negative_binomial_half(r: usize, rng: &mut Rng) -> usize {
     failures
 }
 
+/// `0..n`: every row kept once, as the oversamplers' samples hold them,
+/// written in parallel into a buffer advised for huge pages (a million rows
+/// are 8 MB of fresh pages; see `crate::mem`).
+fn all_rows(n: usize) -> Vec<usize> {
+    let mut rows = crate::mem::zeroed(n);
+    rows.par_iter_mut().enumerate().for_each(|(i, r)| *r = i);
+    rows
+}
+
 /// A sample of existing rows plus synthetic rows, with keep rates counted.
 pub(crate) fn assemble(
     data: &Dataset,
@@ -124,6 +146,37 @@ pub(crate) fn assemble(
     s
 }
 
+/// A sample of every row of `data` once plus synthetic rows. The keep rates
+/// are those [`Sample::compute_keep_rates`] counts, `(n_c + s_c) / n_c`,
+/// taken from the class counts `counts` and the synthetic labels alone.
+pub(crate) fn assemble_all_rows(
+    data: &Dataset,
+    counts: &[usize],
+    synthetic_x: Vec<f64>,
+    synthetic_labels: Vec<u32>,
+    notes: Vec<String>,
+) -> Sample {
+    let added = tally(synthetic_labels.iter().map(|&c| c as usize), counts.len());
+    let keep_rates = counts
+        .iter()
+        .zip(&added)
+        .map(|(&n, &s)| {
+            if n == 0 {
+                1.0
+            } else {
+                (n + s) as f64 / n as f64
+            }
+        })
+        .collect();
+    Sample {
+        rows: all_rows(data.n_rows()),
+        synthetic_x,
+        synthetic_labels,
+        keep_rates,
+        notes,
+    }
+}
+
 /// Checks a finite, strictly positive parameter.
 pub(crate) fn positive(name: &str, v: f64, what: &str) -> Result<f64> {
     if v.is_finite() && v > 0.0 {
@@ -139,6 +192,26 @@ pub(crate) fn positive(name: &str, v: f64, what: &str) -> Result<f64> {
 mod tests {
     use super::*;
     use crate::rng::stream;
+
+    #[test]
+    fn all_rows_keep_rates_are_the_counted_ones() {
+        let ds = Dataset::from_rows(
+            vec![vec![0.0]; 5],
+            vec![0, 2, 0, 0, 2],
+            vec!["a".into(), "b".into(), "c".into()],
+        )
+        .unwrap();
+        let s = assemble_all_rows(
+            &ds,
+            &ds.class_counts(),
+            vec![1.0; 3],
+            vec![2, 2, 0],
+            Vec::new(),
+        );
+        assert_eq!(s.rows, vec![0, 1, 2, 3, 4]);
+        assert_eq!(s.keep_rates, s.compute_keep_rates(&ds));
+        assert_eq!(s.keep_rates, vec![4.0 / 3.0, 1.0, 2.0]);
+    }
 
     #[test]
     fn roles() {

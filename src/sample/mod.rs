@@ -45,7 +45,7 @@ pub mod no_resampling;
 
 use serde::{Deserialize, Serialize};
 
-use crate::data::Dataset;
+use crate::data::{tally, Dataset};
 use crate::error::Result;
 use crate::rng::Rng;
 
@@ -88,13 +88,10 @@ impl Sample {
     /// Keep rates from the rows and synthetic labels held, relative to `data`.
     pub fn compute_keep_rates(&self, data: &Dataset) -> Vec<f64> {
         let input = data.class_counts();
-        let mut got = vec![0usize; input.len()];
-        for &i in &self.rows {
-            got[data.label(i)] += 1;
-        }
-        for &c in &self.synthetic_labels {
-            got[c as usize] += 1;
-        }
+        let k = input.len();
+        let mut got = tally(self.rows.iter().map(|&i| data.label(i)), k);
+        let synthetic = tally(self.synthetic_labels.iter().map(|&c| c as usize), k);
+        got.iter_mut().zip(synthetic).for_each(|(g, s)| *g += s);
         input
             .iter()
             .zip(&got)

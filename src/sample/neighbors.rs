@@ -13,8 +13,9 @@
 //! - a brute force in two passes (`brute`), as in BLAS-based k-NN: a
 //!   register-blocked matrix product on centred coordinates with a bound on
 //!   its rounding error (Higham, *Accuracy and Stability of Numerical
-//!   Algorithms*, 2002, section 3.1), then the exact distance for the few
-//!   pairs the bound cannot rule out. When queries and references are the
+//!   Algorithms*, 2002, section 3.1), in single precision where AVX-512
+//!   allows, then the exact distance for the few pairs the bound cannot rule
+//!   out. When queries and references are the
 //!   same points (Tomek links, ENN, SMOTE within a class) each pair is
 //!   visited once and offered to both points' lists. In the dimensions of the
 //!   benchmark sets (30) a tree prunes almost nothing, and this is the method;
@@ -257,7 +258,7 @@ fn scan(
 
 /// The current best `k` of every point of a range, each sorted by key, then
 /// index (the key is the squared distance, negated for the farthest), and
-/// each list's k-th key apart (padded to whole groups of [`brute::LANES`]
+/// each list's k-th key apart (padded to whole groups of [`brute::PAD`]
 /// with `-inf`, which nothing reaches).
 pub(crate) struct Lists {
     k: usize,
@@ -275,7 +276,7 @@ fn before(ka: f64, ia: usize, kb: f64, ib: usize) -> bool {
 impl Lists {
     fn new(n: usize, k: usize) -> Self {
         let mut worst = vec![f64::INFINITY; n];
-        worst.resize(n.div_ceil(brute::LANES) * brute::LANES, f64::NEG_INFINITY);
+        worst.resize(n.div_ceil(brute::PAD) * brute::PAD, f64::NEG_INFINITY);
         Lists {
             k,
             key: vec![f64::INFINITY; n * k],

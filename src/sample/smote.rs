@@ -34,8 +34,8 @@ use crate::error::{Error, Result};
 use crate::rng::{stream, Rng};
 
 use super::draw::{
-    assemble, minority_class, positive, rows_by_class, two_class_counts, with_replacement,
-    without_replacement,
+    assemble, assemble_all_rows, minority_class, positive, rows_by_class, rows_of_class,
+    two_class_counts, with_replacement, without_replacement,
 };
 use super::neighbors::{gather, knn, Exclude, Neighbours, Points, Scaling};
 use super::over::OverTarget;
@@ -98,13 +98,14 @@ impl Sampler for Smote {
         let sizes = self.target.sizes(&counts)?;
         let space = Space::new(data, self.standardise);
         let mut gen = Generated::default();
-        for (c, pool) in rows_by_class(data).iter().enumerate() {
-            if sizes[c] > counts[c] {
-                let per_row = spread(sizes[c] - counts[c], pool.len(), rng);
-                smote_class(&space, c, pool, pool, &per_row, self.k, rng, &mut gen);
-            }
+        // Only the classes to enlarge need their rows listed (with a large
+        // majority, listing it would cost more than the minority's search).
+        for c in (0..counts.len()).filter(|&c| sizes[c] > counts[c]) {
+            let pool = rows_of_class(data, c);
+            let per_row = spread(sizes[c] - counts[c], pool.len(), rng);
+            smote_class(&space, c, &pool, &pool, &per_row, self.k, rng, &mut gen);
         }
-        Ok(gen.finish(data, (0..data.n_rows()).collect(), space.note()))
+        Ok(gen.finish_all_rows(data, &counts, space.note()))
     }
 
     fn name(&self) -> String {
@@ -172,7 +173,7 @@ impl Sampler for BorderlineSmote {
             let per_row = spread(sizes[c] - counts[c], danger.len(), rng);
             smote_class(&space, c, &danger, pool, &per_row, self.k, rng, &mut gen);
         }
-        Ok(gen.finish(data, (0..data.n_rows()).collect(), space.note()))
+        Ok(gen.finish_all_rows(data, &counts, space.note()))
     }
 
     fn name(&self) -> String {
@@ -239,7 +240,7 @@ impl Sampler for Adasyn {
             let per_row = apportion(sizes[c] - counts[c], &w);
             smote_class(&space, c, pool, pool, &per_row, self.k, rng, &mut gen);
         }
-        Ok(gen.finish(data, (0..data.n_rows()).collect(), space.note()))
+        Ok(gen.finish_all_rows(data, &counts, space.note()))
     }
 
     fn name(&self) -> String {
@@ -443,6 +444,14 @@ impl Generated {
         notes.extend(self.notes);
         assemble(data, rows, self.x, self.labels, notes)
     }
+
+    /// As [`Generated::finish`] with every row kept once; `counts` are the
+    /// data's class counts (the keep rates follow from them without a pass
+    /// over the rows).
+    fn finish_all_rows(self, data: &Dataset, counts: &[usize], mut notes: Vec<String>) -> Sample {
+        notes.extend(self.notes);
+        assemble_all_rows(data, counts, self.x, self.labels, notes)
+    }
 }
 
 /// `total` items spread over `n` slots: `total / n` each, and one more for
@@ -540,9 +549,9 @@ fn smote_class(
     let seed: u64 = rng.random();
     let start = gen.x.len();
     if start == 0 {
-        // A zeroed allocation takes fresh pages without writing them: each
-        // value is written once, by the parallel tasks below.
-        gen.x = vec![0.0; total * d];
+        // Fresh pages, advised for huge pages and not written until the
+        // parallel tasks below write each value once (see `crate::mem`).
+        gen.x = crate::mem::zeroed(total * d);
     } else {
         gen.x.resize(start + total * d, 0.0);
     }

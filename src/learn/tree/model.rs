@@ -116,7 +116,9 @@ impl TreeModel {
         if k == 0 || self.nodes.is_empty() {
             return Err("tree has no classes or no nodes".into());
         }
-        if self.leaf_counts.len() % k != 0 || self.leaf_proba.len() != self.leaf_counts.len() {
+        if !self.leaf_counts.len().is_multiple_of(k)
+            || self.leaf_proba.len() != self.leaf_counts.len()
+        {
             return Err("tree leaf tables have inconsistent shapes".into());
         }
         let n_leaves = self.n_leaves();

@@ -4,15 +4,28 @@
 //! the bound cannot rule out.
 //!
 //! On coordinates centred on the references' mean, `|q|^2 + |r|^2 - 2 q.r`
-//! is computed for six queries x eight references at a time (a
-//! register-blocked micro-kernel, AVX2 + FMA chosen at run time, a portable
-//! build elsewhere) over tiles of up to [`BLOCK`] x [`BLOCK`] points (fewer
-//! references in high dimension, so that they stay in L1). Its rounding
-//! error is bounded (Higham, *Accuracy and Stability of Numerical
-//! Algorithms*, 2002, section 3.1: a sum of `d` products is within
-//! `gamma_d` of the sum of their absolute values), so the kernel turns the 48
-//! values straight into a bit mask of the pairs whose lower bound still
-//! reaches a list's current k-th entry; only those get the exact distance.
+//! is computed for a panel of queries x eight references at a time (a
+//! register-blocked micro-kernel chosen at run time: AVX-512, eight queries,
+//! one 512-bit accumulator each; AVX2 + FMA, six queries, two 256-bit
+//! accumulators each; a portable build elsewhere, six queries) over tiles of
+//! up to [`BLOCK`] x [`BLOCK`] points (fewer references in high dimension, so
+//! that they stay in L1). Its rounding error is bounded (Higham, *Accuracy
+//! and Stability of Numerical Algorithms*, 2002, section 3.1: a sum of `d`
+//! products is within `gamma_d` of the sum of their absolute values), so the
+//! kernel turns the 48 or 64 values straight into a bit mask of the pairs
+//! whose lower bound still reaches a list's current k-th entry; only those
+//! get the exact distance. Those pairs are collected over a whole panel row
+//! of the tile and then computed in full batches of independent `fma` chains
+//! (rather than one short batch per block, whose latency the kernel waited
+//! on).
+//!
+//! With AVX-512, nearest-neighbour searches whose centred norms stay below
+//! `1e30` run the first pass in single precision instead ([`tile_f32`]:
+//! sixteen lanes per vector, eight queries x sixteen references per block),
+//! with the same bound redone for `f32` rounding (about `1e-7 d` relative
+//! instead of `1e-16 d`: a few more pairs reach the exact check, which still
+//! decides). The result is the same, bit for bit, as the exact scalar loop's,
+//! whichever first pass ran: the first pass only rules pairs out.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -24,10 +37,25 @@ use crate::sample::neighbors::Lists;
 
 /// References packed per group (one vector lane each).
 pub(super) const LANES: usize = 8;
-/// Queries that share one pass over a reference group (register blocking:
-/// with AVX2, `2 * QUERY_TILE` accumulators of four doubles, two reference
-/// vectors and one broadcast query fill 15 of the 16 vector registers).
+/// References per group of the single-precision first pass (one 512-bit
+/// vector of `f32`).
+const LANES_F32: usize = 16;
+/// Per-point arrays read a whole group at a time (the lists' k-th keys,
+/// [`Shared`]) are padded to a multiple of this, the widest group.
+pub(super) const PAD: usize = LANES_F32;
+/// Widest dimension for the single-precision first pass (its error bound,
+/// about `d` roundings of `2^-24`, stays far below one).
+const MAX_DIM_F32: usize = 4096;
+/// Queries that share one pass over a reference group with AVX2 and the
+/// portable kernel (register blocking: `2 * 6` accumulators of four doubles,
+/// two reference vectors and one broadcast query fill 15 of the 16 vector
+/// registers).
 const QUERY_TILE: usize = 6;
+/// Queries per panel with AVX-512: eight accumulators of eight doubles (the
+/// two FMA units, four cycles of latency each, need eight independent
+/// chains), one reference vector and one broadcast; a block of 8 x 8 pairs
+/// is one 64-bit mask.
+const QUERY_TILE_512: usize = 8;
 /// Exact distances computed together (independent `fma` chains).
 const EXACT_BATCH: usize = 4;
 /// Queries per tile (whole panels of [`QUERY_TILE`] in the cross search), and
@@ -37,10 +65,11 @@ pub(super) const BLOCK: usize = 128;
 /// room for a panel of queries.
 const L1_BYTES: usize = 32 * 1024;
 
-/// References per tile in `d` dimensions: a multiple of [`LANES`], at most
-/// [`BLOCK`], about [`L1_BYTES`] of them (30 features: 128; 216: 16).
-fn ref_block(d: usize) -> usize {
-    (L1_BYTES / (8 * d.max(1)) / LANES * LANES).clamp(LANES, BLOCK)
+/// References per tile in `d` dimensions, packed in groups of `lanes` values
+/// of `bytes` each: a multiple of `lanes`, at most [`BLOCK`], about
+/// [`L1_BYTES`] of them (double precision, 30 features: 128; 216: 16).
+fn ref_block(d: usize, lanes: usize, bytes: usize) -> usize {
+    (L1_BYTES / (bytes * d.max(1)) / lanes * lanes).clamp(lanes, BLOCK)
 }
 
 /// One feature of a group of [`LANES`] points, aligned to a cache line so
@@ -94,44 +123,106 @@ impl Packed {
     }
 }
 
-/// Centred queries in panels of [`QUERY_TILE`], each panel dimension-major
-/// and dense (`x[(panel * d + j) * QUERY_TILE + a]`; missing queries of the
-/// last panel are zero and never reported), with their squared norms: the
-/// queries of one kernel call are one contiguous run, small enough to stay
-/// in L1 next to the references' tile.
+/// Centred queries in panels of `tile` (the kernel's panel height), each
+/// panel dimension-major and dense (`x[(panel * d + j) * tile + a]`; missing
+/// queries of the last panel are zero and never reported), with their squared
+/// norms: the queries of one kernel call are one contiguous run, small enough
+/// to stay in L1 next to the references' tile.
 struct Panels {
     d: usize,
+    tile: usize,
     x: Vec<f64>,
     norm: Vec<f64>,
 }
 
 impl Panels {
-    fn new(p: Points<'_>, centre: &[f64]) -> Self {
+    fn new(p: Points<'_>, centre: &[f64], tile: usize) -> Self {
         let d = p.d;
-        let panels = p.n.div_ceil(QUERY_TILE);
-        let mut x = vec![0.0; panels * d * QUERY_TILE];
-        let mut norm = vec![0.0; panels * QUERY_TILE];
+        let panels = p.n.div_ceil(tile);
+        let mut x = vec![0.0; panels * d * tile];
+        let mut norm = vec![0.0; panels * tile];
         for (q, nq) in norm.iter_mut().enumerate().take(p.n) {
-            let (panel, a) = (q / QUERY_TILE, q % QUERY_TILE);
-            let run = &mut x[panel * d * QUERY_TILE..(panel + 1) * d * QUERY_TILE];
+            let (panel, a) = (q / tile, q % tile);
+            let run = &mut x[panel * d * tile..(panel + 1) * d * tile];
             let mut s = 0.0;
-            for ((slot, &v), &m) in run.chunks_exact_mut(QUERY_TILE).zip(p.row(q)).zip(centre) {
+            for ((slot, &v), &m) in run.chunks_exact_mut(tile).zip(p.row(q)).zip(centre) {
                 let c = v - m;
                 slot[a] = c;
                 s += c * c;
             }
             *nq = s;
         }
-        Panels { d, x, norm }
+        Panels { d, tile, x, norm }
     }
 
     fn panel(&self, i: usize) -> &[f64] {
-        &self.x[i * self.d * QUERY_TILE..(i + 1) * self.d * QUERY_TILE]
+        &self.x[i * self.d * self.tile..(i + 1) * self.d * self.tile]
     }
 
     /// As [`Packed::moderate`].
     fn moderate(&self) -> bool {
         self.norm.iter().all(|&v| v < 1e300)
+    }
+}
+
+/// One feature of a group of [`LANES_F32`] points in single precision, a
+/// cache line.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Lane32([f32; LANES_F32]);
+
+/// The single-precision copy of the first pass's operands (AVX-512 only, see
+/// [`tile_f32`]): the centred queries in the same panels of eight, the
+/// centred references in groups of [`LANES_F32`], their squared norms (all
+/// rounded to nearest from the double-precision packs), and the constants
+/// of the bound.
+struct Single {
+    d: usize,
+    q: Vec<f32>,
+    qn: Vec<f32>,
+    r: Vec<Lane32>,
+    rn: Vec<f32>,
+    c_rel: f32,
+    c_abs: f32,
+}
+
+impl Single {
+    /// The copy of `qpack` (panels of [`QUERY_TILE_512`]) and `rpack`, or
+    /// `None` when single precision cannot serve: no features or too many,
+    /// or a centred squared norm of `1e30` or more (products and sums must
+    /// not overflow `f32`; `NaN` fails this too).
+    fn new(qpack: &Panels, rpack: &Packed) -> Option<Self> {
+        let d = rpack.d;
+        let moderate = |v: &[f64]| v.iter().all(|&x| x < 1e30);
+        if d == 0
+            || d > MAX_DIM_F32
+            || qpack.tile != QUERY_TILE_512
+            || !moderate(&qpack.norm)
+            || !moderate(&rpack.norm)
+        {
+            return None;
+        }
+        let groups = rpack.norm.len().div_ceil(LANES_F32);
+        let mut r = vec![Lane32([0.0; LANES_F32]); groups * d];
+        for (g8, group) in rpack.x.chunks_exact(d).enumerate() {
+            let (g, half) = (g8 / 2, (g8 % 2) * LANES);
+            for (out, lane) in r[g * d..(g + 1) * d].iter_mut().zip(group) {
+                for (o, &v) in out.0[half..half + LANES].iter_mut().zip(&lane.0) {
+                    *o = v as f32;
+                }
+            }
+        }
+        let mut rn: Vec<f32> = rpack.norm.iter().map(|&v| v as f32).collect();
+        rn.resize(groups * LANES_F32, 0.0);
+        Some(Single {
+            d,
+            q: qpack.x.iter().map(|&v| v as f32).collect(),
+            qn: qpack.norm.iter().map(|&v| v as f32).collect(),
+            r,
+            rn,
+            c_rel: (d + 16) as f32 * f32::EPSILON,
+            c_abs: (4 * d + 32) as f32 * f32::MIN_POSITIVE,
+        })
     }
 }
 
@@ -149,6 +240,51 @@ fn centre_of(refs: Points<'_>) -> Vec<f64> {
     c
 }
 
+/// The first-pass micro-kernel, chosen at run time from the CPU's features.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Kernel {
+    /// AVX-512F: 8 x 8 blocks, or 8 x 16 in single precision (see
+    /// [`tile_f32`]).
+    Avx512,
+    /// AVX2 + FMA, 6 x 8 blocks.
+    Avx2,
+    /// Plain Rust (auto-vectorised as the target allows), 6 x 8 blocks.
+    Portable,
+}
+
+impl Kernel {
+    /// The fastest kernel this CPU supports.
+    pub(super) fn detect() -> Self {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::is_x86_feature_detected as has;
+            if has!("avx512f") && has!("avx2") && has!("fma") {
+                return Kernel::Avx512;
+            }
+            if has!("avx2") && has!("fma") {
+                return Kernel::Avx2;
+            }
+        }
+        Kernel::Portable
+    }
+
+    /// Every kernel this CPU supports (for tests comparing them).
+    #[cfg(test)]
+    pub(super) fn available() -> Vec<Self> {
+        let all = [Kernel::Avx512, Kernel::Avx2, Kernel::Portable];
+        let best = all.iter().position(|&k| k == Kernel::detect()).unwrap_or(2);
+        all[best..].to_vec()
+    }
+
+    /// Queries per panel.
+    fn tile(self) -> usize {
+        match self {
+            Kernel::Avx512 => QUERY_TILE_512,
+            Kernel::Avx2 | Kernel::Portable => QUERY_TILE,
+        }
+    }
+}
+
 /// The lists of the exact search of `queries` among `refs` (`k >= 1` and no
 /// larger than the references available): every query against every
 /// reference, or, when `same` (queries and references are the very same
@@ -161,10 +297,44 @@ pub(super) fn search(
     farthest: bool,
     same: bool,
 ) -> Lists {
+    search_with(
+        Kernel::detect(),
+        true,
+        queries,
+        refs,
+        k,
+        exclude,
+        farthest,
+        same,
+    )
+}
+
+/// [`search`] with a given first-pass kernel, which the CPU must support
+/// (see [`Kernel::detect`]), and with AVX-512's single-precision pass
+/// allowed (`single`) or not.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn search_with(
+    kernel: Kernel,
+    single: bool,
+    queries: Points<'_>,
+    refs: Points<'_>,
+    k: usize,
+    exclude: Exclude<'_>,
+    farthest: bool,
+    same: bool,
+) -> Lists {
     let centre = centre_of(refs);
     let rpack = Packed::new(refs, &centre);
-    let qpack = Panels::new(queries, &centre);
+    let qpack = Panels::new(queries, &centre, kernel.tile());
+    let exact_only = !(qpack.moderate() && rpack.moderate());
+    let single = if single && kernel == Kernel::Avx512 && !farthest && !exact_only {
+        Single::new(&qpack, &rpack)
+    } else {
+        None
+    };
     let task = Task {
+        kernel,
+        single: single.as_ref(),
         queries,
         refs,
         qpack: &qpack,
@@ -178,7 +348,7 @@ pub(super) fn search(
         farthest,
         // Norms so large that the first pass could overflow: every pair is
         // computed exactly.
-        exact_only: !(qpack.moderate() && rpack.moderate()),
+        exact_only,
     };
     if same {
         task.self_search(k)
@@ -207,6 +377,9 @@ impl Bound {
 
 /// One search, shared by the parallel tasks.
 struct Task<'a> {
+    kernel: Kernel,
+    /// The single-precision operands, when that first pass is used.
+    single: Option<&'a Single>,
     queries: Points<'a>,
     refs: Points<'a>,
     qpack: &'a Panels,
@@ -221,9 +394,10 @@ impl Task<'_> {
     /// Every query against every reference; query blocks run in parallel.
     fn cross_search(&self, k: usize) -> Lists {
         let nq = self.queries.n;
-        let rb = ref_block(self.refs.d);
-        // Whole query tiles per block.
-        let qb = BLOCK / QUERY_TILE * QUERY_TILE;
+        let rb = self.ref_block();
+        // Whole query panels per block.
+        let qt = self.kernel.tile();
+        let qb = BLOCK / qt * qt;
         let parts: Vec<Lists> = (0..nq.div_ceil(qb))
             .into_par_iter()
             .map(|b| {
@@ -245,7 +419,7 @@ impl Task<'_> {
     /// so neither does the result).
     fn self_search(&self, k: usize) -> Lists {
         let n = self.refs.n;
-        let b = ref_block(self.refs.d);
+        let b = self.ref_block();
         let nb = n.div_ceil(b);
         let pairs: Vec<(usize, usize)> =
             (0..nb).flat_map(|i| (i..nb).map(move |j| (i, j))).collect();
@@ -269,22 +443,60 @@ impl Task<'_> {
             .unwrap_or_else(|| Lists::new(n, k))
     }
 
+    /// References per tile (see [`ref_block`]): groups of the first pass in use.
+    fn ref_block(&self) -> usize {
+        match self.single {
+            Some(_) => ref_block(self.refs.d, LANES_F32, 4),
+            None => ref_block(self.refs.d, LANES, 8),
+        }
+    }
+
     /// Queries `qs` against references `rs` (both clipped to the points;
-    /// `rs` starts at a multiple of [`LANES`]).
+    /// `rs` starts at a multiple of the packed groups' width).
     /// Lists are indexed from `qs.start` (cross search) or by point (`shared`
     /// given: self-search, pairs with `r > q` only, offered to both).
     fn tile(&self, qs: Range<usize>, rs: Range<usize>, shared: Option<&Shared>, lists: &mut Lists) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("avx2")
-                && std::arch::is_x86_feature_detected!("fma")
-            {
-                // SAFETY: the CPU supports AVX2 and FMA, checked just above.
-                unsafe { tile_avx2(self, qs, rs, shared, lists) };
-                return;
+        match self.kernel {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Kernel::Avx512` is only chosen (by `Kernel::detect`,
+            // or by tests from `Kernel::available`) when the CPU supports
+            // AVX-512F, AVX2 and FMA.
+            Kernel::Avx512 => unsafe {
+                match self.single {
+                    Some(one) => tile_f32(self, one, qs, rs, shared, lists),
+                    None => tile_avx512(self, qs, rs, shared, lists),
+                }
+            },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: as above, `Kernel::Avx2` means AVX2 and FMA were detected.
+            Kernel::Avx2 => unsafe { tile_avx2(self, qs, rs, shared, lists) },
+            _ => tile_body::<PORTABLE, QUERY_TILE>(self, qs, rs, shared, lists),
+        }
+    }
+
+    /// Computes the exact key of each pair `(query, reference)` of `pending`
+    /// and offers it to the query's list (numbered from `base`) and, in a
+    /// self-search, the reference's.
+    #[inline(always)]
+    fn offer_exact(
+        &self,
+        pending: &[(usize, usize)],
+        base: usize,
+        shared: Option<&Shared>,
+        lists: &mut Lists,
+    ) {
+        for batch in pending.chunks(EXACT_BATCH) {
+            let exact = self.exact_batch(batch);
+            for (&(qi, r), &e) in batch.iter().zip(&exact) {
+                let key = if self.farthest { -e } else { e };
+                lists.offer(qi - base, key, r);
+                if let Some(s) = shared {
+                    lists.offer(r, key, qi);
+                    s.lower(qi, lists.worst(qi));
+                    s.lower(r, lists.worst(r));
+                }
             }
         }
-        tile_body::<false>(self, qs, rs, shared, lists);
     }
 
     /// The exact squared distances of up to [`EXACT_BATCH`] pairs `(query,
@@ -308,6 +520,13 @@ impl Task<'_> {
     }
 }
 
+/// Values of `tile_body`'s `KERNEL` parameter.
+const PORTABLE: u8 = 0;
+const AVX2: u8 = 1;
+const AVX512: u8 = 2;
+
+/// # Safety
+/// The CPU must support AVX2 and FMA.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn tile_avx2(
@@ -317,7 +536,21 @@ unsafe fn tile_avx2(
     shared: Option<&Shared>,
     lists: &mut Lists,
 ) {
-    tile_body::<true>(t, qs, rs, shared, lists)
+    tile_body::<AVX2, QUERY_TILE>(t, qs, rs, shared, lists)
+}
+
+/// # Safety
+/// The CPU must support AVX-512F, AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,fma")]
+unsafe fn tile_avx512(
+    t: &Task<'_>,
+    qs: Range<usize>,
+    rs: Range<usize>,
+    shared: Option<&Shared>,
+    lists: &mut Lists,
+) {
+    tile_body::<AVX512, QUERY_TILE_512>(t, qs, rs, shared, lists)
 }
 
 /// The k-th keys of a self-search's runs, shared: each run prunes with
@@ -329,7 +562,7 @@ struct Shared(Vec<AtomicU64>);
 impl Shared {
     /// For `n` points, padded to whole groups with `-inf` (never reached).
     fn new(n: usize) -> Self {
-        let groups = n.div_ceil(LANES) * LANES;
+        let groups = n.div_ceil(PAD) * PAD;
         Shared(
             (0..groups)
                 .map(|i| {
@@ -358,12 +591,12 @@ impl Shared {
     }
 }
 
-/// The thresholds a block of [`QUERY_TILE`] queries x [`LANES`] references
-/// is tested against: the queries' centred squared norms and current k-th
-/// keys, and (self-search) the references' k-th keys; `-inf` never passes.
-struct Limits<'a> {
-    qn: [f64; QUERY_TILE],
-    wq: [f64; QUERY_TILE],
+/// The thresholds a block of `QT` queries x [`LANES`] references is tested
+/// against: the queries' centred squared norms and current k-th keys, and
+/// (self-search) the references' k-th keys; `-inf` never passes.
+struct Limits<'a, const QT: usize> {
+    qn: [f64; QT],
+    wq: [f64; QT],
     rn: &'a [f64; LANES],
     wr: Option<&'a [f64; LANES]>,
 }
@@ -372,21 +605,29 @@ struct Limits<'a> {
 /// of a panel and reference `l` of a packed group reaches the query's or
 /// (self-search) the reference's k-th key.
 #[inline(always)]
-fn candidates<const AVX2: bool>(
+fn candidates<const KERNEL: u8, const QT: usize>(
     qpanel: &[f64],
     rgroup: &[Lane],
-    lim: &Limits<'_>,
+    lim: &Limits<'_, QT>,
     b: Bound,
 ) -> u64 {
-    assert!(qpanel.len() == rgroup.len() * QUERY_TILE);
+    assert!(qpanel.len() == rgroup.len() * QT && QT * LANES <= 64);
     #[cfg(target_arch = "x86_64")]
-    if AVX2 {
-        // SAFETY: `AVX2` is set only inside `tile_avx2`, which runs after the
-        // CPU was found to support AVX2 and FMA; the lengths were checked above.
+    if KERNEL == AVX512 {
+        // SAFETY: `KERNEL` is `AVX512` only inside `tile_avx512`, which runs
+        // after the CPU was found to support AVX-512F, AVX2 and FMA; the
+        // lengths were checked above.
+        return unsafe { candidates_avx512(qpanel, rgroup, lim, b) };
+    }
+    #[cfg(target_arch = "x86_64")]
+    if KERNEL == AVX2 {
+        // SAFETY: `KERNEL` is `AVX2` only inside `tile_avx2`, which runs after
+        // the CPU was found to support AVX2 and FMA; the lengths were checked
+        // above.
         return unsafe { candidates_avx2(qpanel, rgroup, lim, b) };
     }
-    let mut dot = [[0.0f64; LANES]; QUERY_TILE];
-    for (qj, rj) in qpanel.chunks_exact(QUERY_TILE).zip(rgroup) {
+    let mut dot = [[0.0f64; LANES]; QT];
+    for (qj, rj) in qpanel.chunks_exact(QT).zip(rgroup) {
         for (acc, &x) in dot.iter_mut().zip(qj) {
             for (s, &y) in acc.iter_mut().zip(&rj.0) {
                 *s += x * y;
@@ -405,28 +646,33 @@ fn candidates<const AVX2: bool>(
 }
 
 /// [`candidates`] with AVX2 vectors: per feature, two loads of eight
-/// references, six broadcast queries, twelve fused multiply-adds (each
-/// accumulator sums the features in order, as the portable loop does);
-/// then the bound and both comparisons on the twelve accumulators.
+/// references, `QT` (six) broadcast queries, `2 * QT` fused multiply-adds
+/// (each accumulator sums the features in order, as the portable loop
+/// does); then the bound and both comparisons on the accumulators.
 ///
 /// # Safety
-/// The CPU must support AVX2 and FMA; `qpanel` must hold [`QUERY_TILE`]
-/// values per feature of `rgroup`.
+/// The CPU must support AVX2 and FMA; `qpanel` must hold `QT` values per
+/// feature of `rgroup`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn candidates_avx2(qpanel: &[f64], rgroup: &[Lane], lim: &Limits<'_>, b: Bound) -> u64 {
+unsafe fn candidates_avx2<const QT: usize>(
+    qpanel: &[f64],
+    rgroup: &[Lane],
+    lim: &Limits<'_, QT>,
+    b: Bound,
+) -> u64 {
     use std::arch::x86_64::*;
     let d = rgroup.len();
     let qp = qpanel.as_ptr();
     let rp = rgroup.as_ptr().cast::<f64>();
-    let mut acc = [_mm256_setzero_pd(); 2 * QUERY_TILE];
+    let mut acc = [[_mm256_setzero_pd(); 2]; QT];
     for j in 0..d {
         let r0 = _mm256_load_pd(rp.add(j * LANES));
         let r1 = _mm256_load_pd(rp.add(j * LANES + 4));
-        for a in 0..QUERY_TILE {
-            let x = _mm256_broadcast_sd(&*qp.add(j * QUERY_TILE + a));
-            acc[2 * a] = _mm256_fmadd_pd(x, r0, acc[2 * a]);
-            acc[2 * a + 1] = _mm256_fmadd_pd(x, r1, acc[2 * a + 1]);
+        for (a, acc) in acc.iter_mut().enumerate() {
+            let x = _mm256_broadcast_sd(&*qp.add(j * QT + a));
+            acc[0] = _mm256_fmadd_pd(x, r0, acc[0]);
+            acc[1] = _mm256_fmadd_pd(x, r1, acc[1]);
         }
     }
     let rn = [
@@ -446,12 +692,12 @@ unsafe fn candidates_avx2(qpanel: &[f64], rgroup: &[Lane], lim: &Limits<'_>, b: 
     );
     let minus_two = _mm256_set1_pd(-2.0);
     let mut mask = 0u64;
-    for a in 0..QUERY_TILE {
+    for (a, acc) in acc.iter().enumerate() {
         let (qn, wq) = (_mm256_set1_pd(lim.qn[a]), _mm256_set1_pd(lim.wq[a]));
         for h in 0..2 {
             // `Bound::low`, with fused operations (fewer roundings).
             let s = _mm256_add_pd(qn, rn[h]);
-            let approx = _mm256_fmadd_pd(minus_two, acc[2 * a + h], s);
+            let approx = _mm256_fmadd_pd(minus_two, acc[h], s);
             let low = _mm256_fmsub_pd(sign, approx, _mm256_fmadd_pd(rel, s, abs));
             let mut pass = _mm256_cmp_pd::<_CMP_LE_OQ>(low, wq);
             if let Some(w) = wr {
@@ -459,6 +705,59 @@ unsafe fn candidates_avx2(qpanel: &[f64], rgroup: &[Lane], lim: &Limits<'_>, b: 
             }
             mask |= (_mm256_movemask_pd(pass) as u64) << (a * LANES + 4 * h);
         }
+    }
+    mask
+}
+
+/// [`candidates`] with AVX-512 vectors: per feature, one load of the eight
+/// references, `QT` (eight) broadcast queries and as many fused
+/// multiply-adds (each accumulator sums the features in order, as the
+/// portable loop does); then the bound and both comparisons, straight into
+/// mask registers.
+///
+/// # Safety
+/// The CPU must support AVX-512F; `qpanel` must hold `QT` values per feature
+/// of `rgroup`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,fma")]
+unsafe fn candidates_avx512<const QT: usize>(
+    qpanel: &[f64],
+    rgroup: &[Lane],
+    lim: &Limits<'_, QT>,
+    b: Bound,
+) -> u64 {
+    use std::arch::x86_64::*;
+    let d = rgroup.len();
+    let qp = qpanel.as_ptr();
+    let rp = rgroup.as_ptr().cast::<f64>();
+    let mut acc = [_mm512_setzero_pd(); QT];
+    for j in 0..d {
+        // Groups are cache-line aligned: an aligned load.
+        let r = _mm512_load_pd(rp.add(j * LANES));
+        for (a, acc) in acc.iter_mut().enumerate() {
+            let x = _mm512_set1_pd(*qp.add(j * QT + a));
+            *acc = _mm512_fmadd_pd(x, r, *acc);
+        }
+    }
+    let rn = _mm512_loadu_pd(lim.rn.as_ptr());
+    let wr = lim.wr.map(|w| _mm512_loadu_pd(w.as_ptr()));
+    let (rel, abs, sign) = (
+        _mm512_set1_pd(b.c_rel),
+        _mm512_set1_pd(b.c_abs),
+        _mm512_set1_pd(b.sign),
+    );
+    let minus_two = _mm512_set1_pd(-2.0);
+    let mut mask = 0u64;
+    for (a, &acc) in acc.iter().enumerate() {
+        // `Bound::low`, with fused operations, as in `candidates_avx2`.
+        let s = _mm512_add_pd(_mm512_set1_pd(lim.qn[a]), rn);
+        let approx = _mm512_fmadd_pd(minus_two, acc, s);
+        let low = _mm512_fmsub_pd(sign, approx, _mm512_fmadd_pd(rel, s, abs));
+        let mut pass = _mm512_cmp_pd_mask::<_CMP_LE_OQ>(low, _mm512_set1_pd(lim.wq[a]));
+        if let Some(w) = wr {
+            pass |= _mm512_cmp_pd_mask::<_CMP_LE_OQ>(low, w);
+        }
+        mask |= u64::from(pass) << (a * LANES);
     }
     mask
 }
@@ -474,7 +773,7 @@ unsafe fn candidates_avx2(qpanel: &[f64], rgroup: &[Lane], lim: &Limits<'_>, b: 
 /// cannot enter it; the others get the exact distance (all pairs do when a
 /// centred squared norm reaches `1e300`).
 #[inline(always)]
-fn tile_body<const AVX2: bool>(
+fn tile_body<const KERNEL: u8, const QT: usize>(
     t: &Task<'_>,
     qs: Range<usize>,
     rs: Range<usize>,
@@ -490,7 +789,7 @@ fn tile_body<const AVX2: bool>(
         Some(s) => lists.worst(i).min(s.get(i)),
         None => lists.worst(i),
     };
-    let worst_of = |lists: &Lists, q: usize| -> [f64; QUERY_TILE] {
+    let worst_of = |lists: &Lists, q: usize| -> [f64; QT] {
         std::array::from_fn(|a| {
             if (q0..q1).contains(&(q + a)) {
                 limit(lists, q + a - base)
@@ -501,11 +800,15 @@ fn tile_body<const AVX2: bool>(
     };
     // Whole panels: queries outside `qs` have `-inf` limits and are skipped
     // if a reference's limit lets them through.
-    let mut q = q0 / QUERY_TILE * QUERY_TILE;
+    let mut q = q0 / QT * QT;
+    // The pairs of one panel row that the first pass could not rule out.
+    let mut pending: Vec<(usize, usize)> = Vec::new();
     while q < q1 {
-        let qpanel = t.qpack.panel(q / QUERY_TILE);
-        let qn: [f64; QUERY_TILE] = std::array::from_fn(|a| t.qpack.norm[q + a]);
-        let mut wq = worst_of(lists, q);
+        let qpanel = t.qpack.panel(q / QT);
+        let qn: [f64; QT] = std::array::from_fn(|a| t.qpack.norm[q + a]);
+        // The limits stay those of the row's start until its pairs are
+        // offered: larger than the lists' current ones, so still safe.
+        let wq = worst_of(lists, q);
         let mut g = r0 / LANES;
         if sym {
             // Groups wholly below the queries hold no pair with r > q.
@@ -513,7 +816,7 @@ fn tile_body<const AVX2: bool>(
         }
         while g * LANES < r1 {
             let mut hits = if t.exact_only {
-                u64::MAX >> (64 - QUERY_TILE * LANES)
+                u64::MAX >> (64 - QT * LANES)
             } else {
                 let wr: Option<[f64; LANES]> =
                     sym.then(|| std::array::from_fn(|l| limit(lists, g * LANES + l)));
@@ -523,43 +826,274 @@ fn tile_body<const AVX2: bool>(
                     rn: t.rpack.norms(g),
                     wr: wr.as_ref(),
                 };
-                candidates::<AVX2>(qpanel, t.rpack.group(g), &lim, t.bound)
+                candidates::<KERNEL, QT>(qpanel, t.rpack.group(g), &lim, t.bound)
             };
-            if hits != 0 {
-                let mut pairs = [(0, 0); QUERY_TILE * LANES];
-                let mut m = 0;
-                while hits != 0 {
-                    let bit = hits.trailing_zeros() as usize;
-                    hits &= hits - 1;
-                    let (qi, r) = (q + bit / LANES, g * LANES + bit % LANES);
-                    if qi < q0
-                        || qi >= q1
-                        || r < r0
-                        || r >= r1
-                        || (sym && r <= qi)
-                        || t.exclude.skip(qi) == r
-                    {
-                        continue;
-                    }
-                    pairs[m] = (qi, r);
-                    m += 1;
+            while hits != 0 {
+                let bit = hits.trailing_zeros() as usize;
+                hits &= hits - 1;
+                let (qi, r) = (q + bit / LANES, g * LANES + bit % LANES);
+                if qi < q0
+                    || qi >= q1
+                    || r < r0
+                    || r >= r1
+                    || (sym && r <= qi)
+                    || t.exclude.skip(qi) == r
+                {
+                    continue;
                 }
-                for batch in pairs[..m].chunks(EXACT_BATCH) {
-                    let exact = t.exact_batch(batch);
-                    for (&(qi, r), &e) in batch.iter().zip(&exact) {
-                        let key = if t.farthest { -e } else { e };
-                        lists.offer(qi - base, key, r);
-                        if let Some(s) = shared {
-                            lists.offer(r, key, qi);
-                            s.lower(qi, lists.worst(qi));
-                            s.lower(r, lists.worst(r));
-                        }
-                    }
-                }
-                wq = worst_of(lists, q);
+                pending.push((qi, r));
             }
             g += 1;
         }
-        q += QUERY_TILE;
+        t.offer_exact(&pending, base, shared, lists);
+        pending.clear();
+        q += QT;
+    }
+}
+
+/// The tile kernel with the single-precision first pass (AVX-512, nearest
+/// neighbours only: keys are then non-negative). As [`tile_body`], with
+/// `f32` operands: twice the lanes per instruction, and blocks of eight
+/// queries x sixteen references. The bound is that of [`tile_body`] redone
+/// for `f32` (`u = 2^-24`): rounding the centred coordinates and norms to
+/// `f32` costs `u` each, the dot product `gamma_d` of `sum |q_j r_j| <= s / 2`,
+/// the few operations of the bound itself a few `u s`: in all less than
+/// `(d + 9) u s`, which `c_rel = (d + 16) eps_f32 = (2d + 32) u` covers with
+/// room for the double-precision terms of the exact value; `c_abs` covers
+/// underflow. The limits, `f64` keys, are rounded to `f32` and raised by a
+/// factor `1 + 2^-22` (at least `w` again, for `w >= 0`), so a pair that
+/// could enter a list always passes.
+///
+/// In a self-search the references' limits, so rounded, are taken once per
+/// tile (the lower of this run's and [`Shared`]'s) into a small array the
+/// kernel loads as one vector, and lowered after each panel row for the
+/// points whose lists changed. Limits that lag behind other runs' progress
+/// are only larger, so still safe.
+///
+/// # Safety
+/// The CPU must support AVX-512F, AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,fma")]
+unsafe fn tile_f32(
+    t: &Task<'_>,
+    one: &Single,
+    qs: Range<usize>,
+    rs: Range<usize>,
+    shared: Option<&Shared>,
+    lists: &mut Lists,
+) {
+    const QT: usize = QUERY_TILE_512;
+    // An `f64` limit `w >= 0` rounded to nearest `f32`, then raised by
+    // `1 + 2^-22` (rounded): at least `w`. Infinities stay as they are.
+    let up = |w: f64| w as f32 * (1.0 + 2.0 * f32::EPSILON);
+    let d = one.d;
+    let sym = shared.is_some();
+    let (q0, q1) = (qs.start, qs.end.min(t.queries.n));
+    let (r0, r1) = (rs.start, rs.end.min(t.refs.n));
+    let base = if sym { 0 } else { q0 };
+    let limit = |lists: &Lists, i: usize| match shared {
+        Some(s) => lists.worst(i).min(s.get(i)),
+        None => lists.worst(i),
+    };
+    // The references' limits (self-search), from `r0`; `-inf` past `r1`.
+    let mut wr_tile = [f32::NEG_INFINITY; BLOCK];
+    if sym {
+        for (r, w) in (r0..r1).zip(wr_tile.iter_mut()) {
+            *w = up(limit(lists, r));
+        }
+    }
+    let mut q = q0 / QT * QT;
+    let mut pending: Vec<(usize, usize)> = Vec::new();
+    while q < q1 {
+        let qpanel = &one.q[q * d..(q + QT) * d];
+        let qn: [f32; QT] = std::array::from_fn(|a| one.qn[q + a]);
+        let wq: [f32; QT] = std::array::from_fn(|a| {
+            if (q0..q1).contains(&(q + a)) {
+                up(limit(lists, q + a - base))
+            } else {
+                f32::NEG_INFINITY
+            }
+        });
+        let mut g = r0 / LANES_F32;
+        if sym {
+            g = g.max(q / LANES_F32);
+        }
+        while g * LANES_F32 < r1 {
+            let at = g * LANES_F32 - r0;
+            let wr: Option<&[f32; LANES_F32]> = sym.then(|| {
+                wr_tile[at..at + LANES_F32]
+                    .try_into()
+                    .expect("a whole group")
+            });
+            let rn: &[f32; LANES_F32] = one.rn[g * LANES_F32..(g + 1) * LANES_F32]
+                .try_into()
+                .expect("a whole group");
+            // SAFETY: the CPU supports AVX-512F (this function's contract);
+            // the panel holds `QT` values per feature of the group.
+            let mut hits = unsafe {
+                candidates_f32(
+                    qpanel,
+                    &one.r[g * d..(g + 1) * d],
+                    &qn,
+                    &wq,
+                    rn,
+                    wr,
+                    (one.c_rel, one.c_abs),
+                )
+            };
+            while hits != 0 {
+                let bit = hits.trailing_zeros() as usize;
+                hits &= hits - 1;
+                let (qi, r) = (q + bit / LANES_F32, g * LANES_F32 + bit % LANES_F32);
+                if qi < q0
+                    || qi >= q1
+                    || r < r0
+                    || r >= r1
+                    || (sym && r <= qi)
+                    || t.exclude.skip(qi) == r
+                {
+                    continue;
+                }
+                pending.push((qi, r));
+            }
+            g += 1;
+        }
+        t.offer_exact(&pending, base, shared, lists);
+        if sym {
+            for &(qi, r) in &pending {
+                for p in [qi, r] {
+                    if let Some(w) = wr_tile.get_mut(p.wrapping_sub(r0)) {
+                        *w = w.min(up(lists.worst(p)));
+                    }
+                }
+            }
+        }
+        pending.clear();
+        q += QT;
+    }
+}
+
+/// The first pass in single precision: bit `a * 16 + l` is set when the
+/// lower bound of the key of query `a` of the panel and reference `l` of the
+/// group reaches the query's limit `wq[a]` or (given) the reference's
+/// `wr[l]`, both already rounded up to `f32`. `c` holds the bound's `c_rel`
+/// and `c_abs`.
+///
+/// # Safety
+/// The CPU must support AVX-512F; `qpanel` must hold [`QUERY_TILE_512`]
+/// values per feature of `rgroup`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,fma")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn candidates_f32(
+    qpanel: &[f32],
+    rgroup: &[Lane32],
+    qn: &[f32; QUERY_TILE_512],
+    wq: &[f32; QUERY_TILE_512],
+    rn: &[f32; LANES_F32],
+    wr: Option<&[f32; LANES_F32]>,
+    c: (f32, f32),
+) -> u128 {
+    use std::arch::x86_64::*;
+    assert!(qpanel.len() == rgroup.len() * QUERY_TILE_512);
+    let d = rgroup.len();
+    let qp = qpanel.as_ptr();
+    let rp = rgroup.as_ptr().cast::<f32>();
+    let mut acc = [_mm512_setzero_ps(); QUERY_TILE_512];
+    for j in 0..d {
+        // Groups are cache-line aligned: an aligned load.
+        let r = _mm512_load_ps(rp.add(j * LANES_F32));
+        for (a, acc) in acc.iter_mut().enumerate() {
+            let x = _mm512_set1_ps(*qp.add(j * QUERY_TILE_512 + a));
+            *acc = _mm512_fmadd_ps(x, r, *acc);
+        }
+    }
+    let rn = _mm512_loadu_ps(rn.as_ptr());
+    let wr = wr.map(|w| _mm512_loadu_ps(w.as_ptr()));
+    let (rel, abs) = (_mm512_set1_ps(c.0), _mm512_set1_ps(c.1));
+    let minus_two = _mm512_set1_ps(-2.0);
+    let mut mask = 0u128;
+    for (a, &acc) in acc.iter().enumerate() {
+        let s = _mm512_add_ps(_mm512_set1_ps(qn[a]), rn);
+        let approx = _mm512_fmadd_ps(minus_two, acc, s);
+        let low = _mm512_sub_ps(approx, _mm512_fmadd_ps(rel, s, abs));
+        let mut pass = _mm512_cmp_ps_mask::<_CMP_LE_OQ>(low, _mm512_set1_ps(wq[a]));
+        if let Some(w) = wr {
+            pass |= _mm512_cmp_ps_mask::<_CMP_LE_OQ>(low, w);
+        }
+        mask |= u128::from(pass) << (a * LANES_F32);
+    }
+    mask
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::scan;
+    use super::super::tests::random;
+    use super::*;
+
+    /// Every kernel the CPU offers, with and without AVX-512's single
+    /// precision pass, gives the direct scan's lists, keys bit for bit:
+    /// ties (grid points and duplicates), near-ties that single precision
+    /// cannot separate, points far from the origin, norms too large for the
+    /// first pass, several tiles, self and cross searches, nearest and
+    /// farthest, at one and two threads.
+    #[test]
+    fn every_kernel_equals_the_scan() {
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let cases: [(usize, usize, f64, f64, bool); 6] = [
+            (2 * BLOCK + 37, 5, 0.0, 1.0, true),
+            (BLOCK + 19, 30, 1e9, 1.0, true),
+            (3 * BLOCK + 5, 30, 0.0, 1.0, false),
+            (BLOCK + 3, 3, -3e5, 1.0, false),
+            (90, 7, 0.0, 1e151, true),
+            // Near-ties: grid points moved by about 1e-9, so that many
+            // distances differ in double precision but not in single.
+            (2 * BLOCK + 9, 30, 0.0, -1.0, true),
+        ];
+        for (n, d, shift, scale, grid) in cases {
+            let mut r = random(n, d, 11, grid);
+            if scale < 0.0 {
+                let jitter = random(n, d, 12, false);
+                r.iter_mut().zip(jitter).for_each(|(v, e)| *v += 1e-9 * e);
+            }
+            let scale = scale.abs();
+            r.iter_mut().for_each(|v| *v = *v * scale + shift);
+            for i in (0..n).step_by(7) {
+                let src = (i * 5) % n;
+                let row: Vec<f64> = r[src * d..(src + 1) * d].to_vec();
+                r[i * d..(i + 1) * d].copy_from_slice(&row);
+            }
+            let nq = n.min(BLOCK + 11);
+            let q: Vec<f64> = r[..nq * d].iter().map(|v| v + 0.5 * scale).collect();
+            let p = Points::new(&r, n, d).unwrap();
+            let qp = Points::new(&q, nq, d).unwrap();
+            for threads in [1, 2] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                pool.install(|| {
+                    for (kernel, single) in Kernel::available()
+                        .into_iter()
+                        .flat_map(|k| [(k, true), (k, false)])
+                    {
+                        for (k, far) in [(1, false), (4, false), (3, true)] {
+                            let cases =
+                                [(p, Exclude::SameIndex, true), (qp, Exclude::Nothing, false)];
+                            for (queries, ex, same) in cases {
+                                let got = search_with(kernel, single, queries, p, k, ex, far, same);
+                                let want = scan(queries, p, k, ex, far);
+                                assert_eq!(
+                                    got.idx, want.idx,
+                                    "{kernel:?} single={single} n={n} d={d} k={k}"
+                                );
+                                assert_eq!(bits(&got.key), bits(&want.key));
+                            }
+                        }
+                    }
+                });
+            }
+        }
     }
 }

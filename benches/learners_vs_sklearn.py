@@ -5,6 +5,7 @@ Usage (from the repository root; needs numpy and scikit-learn):
 
     python3 benches/learners_vs_sklearn.py [--data-dir ../shared/data/binary]
                                            [--only LEARNER,...] [--datasets NAME,...] [--detail]
+                                           [--sklearn-timeout SECONDS]
 
 For every CSV in the directory: one stratified 50/50 split (seed 0, the same
 rows both sides); each learner is fitted on one half and predicts class
@@ -14,9 +15,12 @@ per learner: total fit + predict seconds over all datasets each side, the
 ratio sklearn / rarity (> 1: rarity is faster), the smallest per-dataset
 ratio among datasets where scikit-learn needs at least 5 ms (below that the
 timings are noise), how many datasets rarity is slower on (any size), and
-the mean test ROC AUC each side (a sanity check that both did the
-same job). rarity's time is measured inside its process (no start-up or
-CSV parsing), scikit-learn's around fit + predict_proba.
+the mean test ROC AUC each side over the datasets scikit-learn completed
+(a sanity check that both did the same job). rarity's time is measured
+inside its process (no start-up or CSV parsing), scikit-learn's around
+fit + predict_proba. With --sklearn-timeout S a scikit-learn fit still
+running after S seconds is stopped and counted as S (a lower bound; the
+linear SVC on unscaled features can run for many minutes).
 
 Counterparts (rarity spec -> scikit-learn):
   logistic            LogisticRegression(C=1.0)   (lbfgs, tol 1e-4; rarity
@@ -101,6 +105,27 @@ LEARNERS = ["logistic", "gnb", "nb-binned", "knn", "svm", "svm(kernel=linear)", 
             "svdd(nu=0.05)"]
 
 
+def sklearn_run_limited(name, X, y, train, test, limit):
+    """sklearn_run in a forked child killed after `limit` seconds:
+    ("timeout", None) then, else what sklearn_run returns."""
+    import multiprocessing as mp
+    ctx = mp.get_context("fork")
+    parent, child = ctx.Pipe(duplex=False)
+
+    def work():
+        child.send(sklearn_run(name, X, y, train, test))
+
+    proc = ctx.Process(target=work)
+    proc.start()
+    if parent.poll(limit):
+        out = parent.recv()
+        proc.join()
+        return out
+    proc.kill()
+    proc.join()
+    return "timeout", None
+
+
 def sklearn_run(name, X, y, train, test):
     """(seconds, positive-class scores) or (None, message)."""
     m = sklearn_model(name, y[train])
@@ -135,6 +160,9 @@ def main():
     ap.add_argument("--only", help="comma-separated learner specs")
     ap.add_argument("--datasets", help="comma-separated dataset names")
     ap.add_argument("--detail", action="store_true", help="print per-dataset seconds")
+    ap.add_argument("--sklearn-timeout", type=float, metavar="S",
+                    help="stop a scikit-learn fit after S seconds and count S (a lower "
+                         "bound) in its total")
     args = ap.parse_args()
     from sklearn.model_selection import StratifiedKFold
     files = sorted(glob.glob(os.path.join(args.data_dir, "*.csv")))
@@ -165,17 +193,24 @@ def main():
             ours = {r["name"]: r for r in json.load(fh)}
         sk_total = ra_total = 0.0
         worst = (float("inf"), "")
-        aucs_sk, aucs_ra, failures, slower = [], [], 0, 0
+        aucs_sk, aucs_ra, failures, slower, timeouts = [], [], 0, 0, []
         for ds, (X, y, train, test) in data.items():
-            secs, score = sklearn_run(name, X, y, train, test)
+            if args.sklearn_timeout:
+                secs, score = sklearn_run_limited(name, X, y, train, test, args.sklearn_timeout)
+            else:
+                secs, score = sklearn_run(name, X, y, train, test)
             r = ours[ds]
-            aucs_ra.append(auc(y[test], np.asarray(r["proba"])))
             if secs is None:
                 failures += 1
                 continue
+            if secs == "timeout":
+                timeouts.append(ds)
+                secs = args.sklearn_timeout
+            else:
+                aucs_sk.append(auc(y[test], score))
+                aucs_ra.append(auc(y[test], np.asarray(r["proba"])))
             sk_total += secs
             ra_total += r["seconds"]
-            aucs_sk.append(auc(y[test], score))
             ratio = secs / max(r["seconds"], 1e-9)
             if args.detail:
                 print(f"    {ds}: sklearn {secs:.4f} s, rarity {r['seconds']:.4f} s, ratio {ratio:.2f}")
@@ -185,6 +220,9 @@ def main():
         print(f"| {name} | {sk_total:.3f} | {ra_total:.3f} | {sk_total / max(ra_total, 1e-9):.1f} "
               f"| {worst[0]:.2f} ({worst[1]}) | {slower} | {np.nanmean(aucs_sk):.4f} | {np.nanmean(aucs_ra):.4f} "
               f"| {failures} |", flush=True)
+        if timeouts:
+            print(f"    scikit-learn stopped after {args.sklearn_timeout:g} s (counted as that, "
+                  f"a lower bound; AUC left out) on: {', '.join(timeouts)}", flush=True)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@
 //!   (module `smo`) and an LRU kernel cache: LIBSVM's algorithm, so the
 //!   decision values agree with scikit-learn's `SVC` (which wraps LIBSVM)
 //!   up to the solvers' tolerance.
-//! - With the linear kernel, SMO starts from the solution of an
+//! - With the linear kernel, when SMO from zero has not converged after
+//!   `LINEAR_BUDGET + 5 n` steps, it restarts from the solution of an
 //!   interior-point method finished by an active-set solve (module
 //!   `interior`) and polishes it for at most `POLISH_ITER + 20 n` steps.
 //!   On unscaled features (`C = 1`, kernel values of 10^6 and more) SMO from
@@ -145,6 +146,9 @@ impl Default for Svm {
     }
 }
 
+/// SMO iterations (plus `5 n`) from zero after which a linear problem is
+/// handed to the interior-point method.
+const LINEAR_BUDGET: usize = 10_000;
 /// SMO iterations (plus `20 n`) allowed after an interior-point start.
 const POLISH_ITER: usize = 100_000;
 
@@ -334,63 +338,39 @@ impl Svm {
         (self.cache_mb * 1024.0 * 1024.0) as usize
     }
 
-    /// Trains on the rows `x` with labels +-1 and bounds `upper`.
-    ///
-    /// With the linear kernel the rows are first centred on their mean `m`:
-    /// since the multipliers keep `y^T a = 0`, `K(x_i - m, x_j - m)` gives
-    /// the same dual objective, steps and stopping test as `K(x_i, x_j)`
-    /// (every `-y_t G_t` moves by the same constant `m . w`), while the
-    /// kernel values, held as `f32` in the cache, shrink from `|x|^2` to the
-    /// spread of the data; `rho` is moved back by `m . w`. SMO then starts
-    /// from the interior-point solution of module `interior`.
+    /// Trains on the rows `x` with labels +-1 and bounds `upper` (for the
+    /// linear kernel, by SMO with the interior-point fallback described in
+    /// the module documentation).
     fn train(&self, kernel: Kernel, x: &[f64], d: usize, y: &[f64], upper: &[f64]) -> Trained {
         let n = y.len();
-        let mut mean = vec![0.0; d];
-        let centred: Vec<f64>;
-        let rows = if kernel == Kernel::Linear && n > 0 {
-            for r in x.chunks_exact(d) {
-                mean.iter_mut().zip(r).for_each(|(m, v)| *m += v);
-            }
-            mean.iter_mut().for_each(|m| *m /= n as f64);
-            centred = x
-                .chunks_exact(d)
-                .flat_map(|r| r.iter().zip(&mean).map(|(v, m)| v - m))
-                .collect();
-            &centred[..]
-        } else {
-            x
+        let gram = Gram::new(kernel, x, d);
+        let dual = |alpha: Vec<f64>, max_iter: Option<usize>| Dual {
+            gram: &gram,
+            y: y.to_vec(),
+            p: vec![-1.0; n],
+            upper: upper.to_vec(),
+            scale: 1.0,
+            alpha,
+            max_iter,
         };
-        let gram = Gram::new(kernel, rows, d);
-        let start = match kernel {
-            Kernel::Linear => interior::start(rows, d, y, upper),
-            Kernel::Rbf { .. } => None,
-        };
-        let sol = smo::solve(
-            Dual {
-                gram: &gram,
-                y: y.to_vec(),
-                p: vec![-1.0; n],
-                upper: upper.to_vec(),
-                scale: 1.0,
-                // From the interior-point start, SMO only polishes: where
-                // the kernel values defeat the f32 cache (unscaled
-                // features) it could otherwise run to LIBSVM's limit.
-                max_iter: start.is_some().then_some(POLISH_ITER + 20 * n),
-                alpha: start.unwrap_or_else(|| vec![0.0; n]),
-            },
-            self.tol,
-            self.cache_bytes(),
-        );
-        let mut rho = smo::rho(&sol, y, upper);
-        let coef: Vec<f64> = sol.alpha.iter().zip(y).map(|(a, y)| a * y).collect();
-        if kernel == Kernel::Linear {
-            let mut w = vec![0.0; d];
-            for (r, c) in rows.chunks_exact(d).zip(&coef) {
-                w.iter_mut().zip(r).for_each(|(wv, v)| *wv += c * v);
-            }
-            rho += dot(&mean, &w);
+        let budget = (kernel == Kernel::Linear).then_some(LINEAR_BUDGET + 5 * n);
+        let mut sol = smo::solve(dual(vec![0.0; n], budget), self.tol, self.cache_bytes());
+        if !sol.converged && kernel == Kernel::Linear {
+            // A hard linear problem: polish the interior-point solution, or
+            // (should that method break down) carry on to LIBSVM's limit.
+            sol = match interior::start(x, d, y, upper) {
+                Some(start) => smo::solve(
+                    dual(start, Some(POLISH_ITER + 20 * n)),
+                    self.tol,
+                    self.cache_bytes(),
+                ),
+                None => smo::solve(dual(sol.alpha, None), self.tol, self.cache_bytes()),
+            };
         }
-        Trained { coef, rho }
+        Trained {
+            coef: sol.alpha.iter().zip(y).map(|(a, y)| a * y).collect(),
+            rho: smo::rho(&sol, y, upper),
+        }
     }
 
     /// Platt scaling on `folds`-fold cross-validated decision values.

@@ -33,6 +33,8 @@ use crate::learn::linalg::{dot, BLOCK};
 pub(crate) struct Solution {
     pub alpha: Vec<f64>,
     pub grad: Vec<f64>,
+    /// Whether the tolerance was met (else the iteration limit stopped it).
+    pub converged: bool,
 }
 
 /// The problem; `alpha` is a feasible start.
@@ -74,6 +76,7 @@ pub(crate) fn solve(prob: Dual<'_, '_>, eps: f64, cache_bytes: usize) -> Solutio
     let mut counter = every;
     let mut unshrunk = false;
     let max_iter = (100 * n).max(10_000_000);
+    let mut converged = false;
     for _ in 0..prob.max_iter.unwrap_or(max_iter) {
         counter -= 1;
         if counter == 0 {
@@ -82,7 +85,10 @@ pub(crate) fn solve(prob: Dual<'_, '_>, eps: f64, cache_bytes: usize) -> Solutio
         }
         let (i, j) = match st.select(eps) {
             Some(pair) => pair,
-            None if st.active.len() == n => break,
+            None if st.active.len() == n => {
+                converged = true;
+                break;
+            }
             None => {
                 // Solved on the active set: check the whole problem.
                 st.restore();
@@ -91,7 +97,10 @@ pub(crate) fn solve(prob: Dual<'_, '_>, eps: f64, cache_bytes: usize) -> Solutio
                         counter = 1;
                         pair
                     }
-                    None => break,
+                    None => {
+                        converged = true;
+                        break;
+                    }
                 }
             }
         };
@@ -101,6 +110,7 @@ pub(crate) fn solve(prob: Dual<'_, '_>, eps: f64, cache_bytes: usize) -> Solutio
     Solution {
         alpha: st.a,
         grad: st.g,
+        converged,
     }
 }
 

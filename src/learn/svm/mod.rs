@@ -8,7 +8,8 @@
 //!   decision values agree with scikit-learn's `SVC` (which wraps LIBSVM)
 //!   up to the solvers' tolerance.
 //! - With the linear kernel, when SMO from zero has not converged after
-//!   `LINEAR_BUDGET + 5 n` steps, it restarts from the solution of an
+//!   `LINEAR_BUDGET + 40 d^2 / (d + 4)` steps (about the interior-point
+//!   method's work), it restarts from the solution of an
 //!   interior-point method finished by an active-set solve (module
 //!   `interior`) and polishes it for at most `POLISH_ITER + 20 n` steps.
 //!   On unscaled features (`C = 1`, kernel values of 10^6 and more) SMO from
@@ -146,9 +147,9 @@ impl Default for Svm {
     }
 }
 
-/// SMO iterations (plus `5 n`) from zero after which a linear problem is
-/// handed to the interior-point method.
-const LINEAR_BUDGET: usize = 10_000;
+/// SMO iterations (plus `40 d^2 / (d + 4)`) from zero after which a
+/// linear problem is handed to the interior-point method.
+const LINEAR_BUDGET: usize = 1_000;
 /// SMO iterations (plus `20 n`) allowed after an interior-point start.
 const POLISH_ITER: usize = 100_000;
 
@@ -353,7 +354,9 @@ impl Svm {
             alpha,
             max_iter,
         };
-        let budget = (kernel == Kernel::Linear).then_some(LINEAR_BUDGET + 5 * n);
+        // About the interior-point method's work (40 iterations of `n d^2`)
+        // in SMO steps (`n d` each, and a margin): past it, the former wins.
+        let budget = (kernel == Kernel::Linear).then_some(LINEAR_BUDGET + 40 * d * d / (d + 4));
         let mut sol = smo::solve(dual(vec![0.0; n], budget), self.tol, self.cache_bytes());
         if !sol.converged && kernel == Kernel::Linear {
             // A hard linear problem: polish the interior-point solution, or

@@ -160,7 +160,9 @@ impl Newton<'_> {
     /// outside its box is put on the bound it crossed, else the bounded
     /// multiplier whose reduced gradient `G_i - lam y_i` has the wrong sign
     /// by the most (beyond `FREE_TOL`) is freed. `None` when a partition
-    /// has no or too many free multipliers, or after `MAX_SWAPS` changes.
+    /// has no free multipliers or more than `d + 1` (the equations are then
+    /// singular: the free rows span at most `d` dimensions, plus the offset),
+    /// or after `MAX_SWAPS` changes.
     fn exact(&self, a: &[f64], c: &[f64]) -> Option<Vec<f64>> {
         let d = self.d;
         let m = a.len();
@@ -180,7 +182,7 @@ impl Newton<'_> {
         for _ in 0..MAX_SWAPS {
             let free: Vec<usize> = (0..m).filter(|&i| state[i] == 1).collect();
             let k = free.len() + 1;
-            if free.is_empty() || free.len() > MAX_FREE {
+            if free.is_empty() || free.len() > (d + 1).min(MAX_FREE) {
                 return None;
             }
             let mut wu = vec![0.0; d];

@@ -153,7 +153,8 @@ impl Newton<'_> {
 
     /// The optimum found by a primal active-set method started from the
     /// partition of `a` into multipliers at 0, at `C_i` and free (the
-    /// interior-point iterate identifies it up to a few rows). For a
+    /// interior-point iterate identifies it up to a few rows; of more than
+    /// `d + 1` free ones, those nearest a bound start on it). For a
     /// partition, the free multipliers and `lam` solve the KKT equations
     /// `Q_FF a_F - lam y_F = 1 - Q_FU C_U`, `y_F^T a_F = -y_U^T C_U`
     /// (Gaussian elimination with partial pivoting); a free multiplier
@@ -179,6 +180,14 @@ impl Newton<'_> {
                 }
             })
             .collect();
+        // At most d + 1 multipliers can be free at a unique optimum: put the
+        // excess, those nearest a bound relative to C_i, on that bound.
+        let mut free: Vec<usize> = (0..m).filter(|&i| state[i] == 1).collect();
+        let near = |i: usize| a[i].min(c[i] - a[i]) / c[i];
+        free.sort_by(|&i, &j| near(i).total_cmp(&near(j)));
+        for &i in free.iter().take(free.len().saturating_sub(d + 1)) {
+            state[i] = if a[i] < c[i] - a[i] { 0 } else { 2 };
+        }
         for _ in 0..MAX_SWAPS {
             let free: Vec<usize> = (0..m).filter(|&i| state[i] == 1).collect();
             let k = free.len() + 1;

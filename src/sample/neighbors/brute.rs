@@ -762,6 +762,30 @@ unsafe fn candidates_avx512<const QT: usize>(
     mask
 }
 
+/// Appends to `pending` the pairs a first-pass bit mask lets through (bit
+/// `b`: query `q + b / lanes`, reference `g * lanes + b % lanes` for the
+/// panel row `q` and reference group `g`) that lie in the tile `qs x rs`,
+/// are not in a self-search's lower triangle (`sym`) and are not their
+/// query's excluded reference.
+fn push_hits(
+    mut hits: u128,
+    lanes: usize,
+    (q, g): (usize, usize),
+    (qs, rs): (Range<usize>, Range<usize>),
+    sym: bool,
+    exclude: &Exclude<'_>,
+    pending: &mut Vec<(usize, usize)>,
+) {
+    while hits != 0 {
+        let bit = hits.trailing_zeros() as usize;
+        hits &= hits - 1;
+        let (qi, r) = (q + bit / lanes, g * lanes + bit % lanes);
+        if qs.contains(&qi) && rs.contains(&r) && !(sym && r <= qi) && exclude.skip(qi) != r {
+            pending.push((qi, r));
+        }
+    }
+}
+
 /// The tile kernel. First pass: `|q|^2 + |r|^2 - 2 q.r` on centred points, a
 /// matrix product. With `s = |q|^2 + |r|^2` (centred), this value, the exact
 /// `fma` loop's value and the true distance are all within
@@ -815,7 +839,7 @@ fn tile_body<const KERNEL: u8, const QT: usize>(
             g = g.max(q / LANES);
         }
         while g * LANES < r1 {
-            let mut hits = if t.exact_only {
+            let hits = if t.exact_only {
                 u64::MAX >> (64 - QT * LANES)
             } else {
                 let wr: Option<[f64; LANES]> =
@@ -828,21 +852,16 @@ fn tile_body<const KERNEL: u8, const QT: usize>(
                 };
                 candidates::<KERNEL, QT>(qpanel, t.rpack.group(g), &lim, t.bound)
             };
-            while hits != 0 {
-                let bit = hits.trailing_zeros() as usize;
-                hits &= hits - 1;
-                let (qi, r) = (q + bit / LANES, g * LANES + bit % LANES);
-                if qi < q0
-                    || qi >= q1
-                    || r < r0
-                    || r >= r1
-                    || (sym && r <= qi)
-                    || t.exclude.skip(qi) == r
-                {
-                    continue;
-                }
-                pending.push((qi, r));
-            }
+            let tile = (q0..q1, r0..r1);
+            push_hits(
+                hits.into(),
+                LANES,
+                (q, g),
+                tile,
+                sym,
+                &t.exclude,
+                &mut pending,
+            );
             g += 1;
         }
         t.offer_exact(&pending, base, shared, lists);
@@ -930,7 +949,7 @@ unsafe fn tile_f32(
                 .expect("a whole group");
             // SAFETY: the CPU supports AVX-512F (this function's contract);
             // the panel holds `QT` values per feature of the group.
-            let mut hits = unsafe {
+            let hits = unsafe {
                 candidates_f32(
                     qpanel,
                     &one.r[g * d..(g + 1) * d],
@@ -941,21 +960,8 @@ unsafe fn tile_f32(
                     (one.c_rel, one.c_abs),
                 )
             };
-            while hits != 0 {
-                let bit = hits.trailing_zeros() as usize;
-                hits &= hits - 1;
-                let (qi, r) = (q + bit / LANES_F32, g * LANES_F32 + bit % LANES_F32);
-                if qi < q0
-                    || qi >= q1
-                    || r < r0
-                    || r >= r1
-                    || (sym && r <= qi)
-                    || t.exclude.skip(qi) == r
-                {
-                    continue;
-                }
-                pending.push((qi, r));
-            }
+            let tile = (q0..q1, r0..r1);
+            push_hits(hits, LANES_F32, (q, g), tile, sym, &t.exclude, &mut pending);
             g += 1;
         }
         t.offer_exact(&pending, base, shared, lists);

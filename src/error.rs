@@ -78,3 +78,49 @@ impl Error {
         }
     }
 }
+
+/// The candidate closest to `word` (case-insensitive edit distance of at
+/// most a third of its length, or one containing the other), for "did you
+/// mean" hints in error messages.
+///
+/// ```
+/// use rarity::error::did_you_mean;
+/// assert_eq!(did_you_mean("forrest", ["tree", "forest"]), Some("forest"));
+/// assert_eq!(did_you_mean("Clas", ["x1", "class"]), Some("class"));
+/// assert_eq!(did_you_mean("zzz", ["tree", "forest"]), None);
+/// ```
+pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let w = word.to_lowercase();
+    let mut best: Option<(usize, &'a str)> = None;
+    for c in candidates {
+        let l = c.to_lowercase();
+        let d = if l == w {
+            0
+        } else if w.len() >= 3 && (l.contains(&w) || w.contains(&l)) && l.len() >= 3 {
+            1
+        } else {
+            edit_distance(&w, &l)
+        };
+        let limit = (w.chars().count().max(l.chars().count()) / 3).max(1);
+        if d <= limit && best.is_none_or(|(bd, _)| d < bd) {
+            best = Some((d, c));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+/// Levenshtein distance between two strings, by characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, &cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}

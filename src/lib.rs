@@ -30,6 +30,7 @@ pub mod learn;
 pub(crate) mod mem;
 pub mod metrics;
 pub mod model;
+pub mod params;
 pub mod persist;
 pub mod report;
 pub mod rng;

@@ -1016,3 +1016,24 @@ pub fn decision_from_call(c: &Call) -> Result<Decision> {
         }
     })
 }
+
+/// Builds every learner of a comma-separated list such as
+/// `tree, forest(n=100,max_depth=4), svm` (commas inside parentheses belong
+/// to the learner), each with the text it was written as.
+///
+/// ```
+/// let l = rarity::spec::build_learners("forest(n=10,max_depth=4), gnb").unwrap();
+/// assert_eq!(l[0].0, "forest(n=10,max_depth=4)");
+/// assert_eq!(l.len(), 2);
+/// assert!(rarity::spec::build_learners("tree,,gnb").is_err());
+/// ```
+pub fn build_learners(list: &str) -> Result<Vec<(String, Arc<dyn Learner>)>> {
+    crate::params::syntax::parse_list(list)?;
+    crate::params::syntax::split_list(list)
+        .into_iter()
+        .map(|s| {
+            let l = build_learner(&s)?;
+            Ok((s, l))
+        })
+        .collect()
+}

@@ -1,0 +1,430 @@
+//! The syntax of specs: `name(key=value, ...)` calls joined by `+`, parsed
+//! once into a tree of [`Call`]s and [`Value`]s that the registries read.
+//!
+//! Grammar (whitespace ignored):
+//!
+//! ```text
+//! spec  := call ('+' call)*            stages, applied left to right
+//! list  := call (',' call)*            e.g. a --learners flag
+//! call  := NAME [ '(' [arg (',' arg)*] ')' ]
+//! arg   := [NAME '='] value            keyword or positional
+//! value := item (':' item)*            `0.5:1` is a list of two numbers
+//! item  := NUMBER | 'text' | "text" | call | '[' [value (',' value)*] ']'
+//! ```
+//!
+//! e.g. `bagging(n=100, learner=tree(criterion=entropy), sample=bootstrap)`
+//! or `under(rates=[0.2, 1])` (the same as `under(rates=0.2:1)`). Names may
+//! hold `_` and inner hyphens (`eb-bagging`, `roc-closest`).
+
+use std::fmt;
+
+use crate::error::{Error, Result};
+
+/// `name(key=value, ...)`; a bare `name` has no arguments.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Call {
+    /// The name.
+    pub name: String,
+    /// Arguments in the order written: `(Some(name), value)` for
+    /// `name=value`, `(None, value)` for a positional value.
+    pub args: Vec<(Option<String>, Value)>,
+}
+
+/// An argument value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    /// A number.
+    Number(f64),
+    /// A quoted text.
+    Text(String),
+    /// A name, possibly with arguments (`sqrt`, `tree(max_depth=3)`).
+    Call(Call),
+    /// A list: `[a, b, c]` or `a:b:c`.
+    List(Vec<Value>),
+}
+
+impl Call {
+    /// A call without arguments.
+    pub fn bare(name: &str) -> Call {
+        Call {
+            name: name.to_string(),
+            args: Vec::new(),
+        }
+    }
+
+    /// The value of keyword argument `key`, if given.
+    pub fn arg(&self, key: &str) -> Option<&Value> {
+        self.args
+            .iter()
+            .find(|(k, _)| k.as_deref() == Some(key))
+            .map(|(_, v)| v)
+    }
+
+    /// The positional arguments, in order.
+    pub fn positional(&self) -> impl Iterator<Item = &Value> {
+        self.args.iter().filter(|(k, _)| k.is_none()).map(|(_, v)| v)
+    }
+}
+
+impl Value {
+    /// The name of a bare call (`sqrt`), if this value is one.
+    pub fn word(&self) -> Option<&str> {
+        match self {
+            Value::Call(c) if c.args.is_empty() => Some(&c.name),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Call {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name)?;
+        if !self.args.is_empty() {
+            f.write_str("(")?;
+            for (i, (k, v)) in self.args.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(",")?;
+                }
+                match k {
+                    Some(k) => write!(f, "{k}={v}")?,
+                    None => write!(f, "{v}")?,
+                }
+            }
+            f.write_str(")")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Number(x) => write!(f, "{x}"),
+            Value::Text(t) => write!(f, "'{t}'"),
+            Value::Call(c) => write!(f, "{c}"),
+            Value::List(items) => {
+                f.write_str("[")?;
+                for (i, v) in items.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(",")?;
+                    }
+                    write!(f, "{v}")?;
+                }
+                f.write_str("]")
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Token {
+    Name(String),
+    Number(f64),
+    Text(String),
+    Punct(char),
+}
+
+fn tokenize(s: &str) -> Result<Vec<(usize, Token)>> {
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c.is_whitespace() {
+            i += 1;
+        } else if "(),=+[]:".contains(c) {
+            out.push((i, Token::Punct(c)));
+            i += 1;
+        } else if c == '\'' || c == '"' {
+            let end = chars[i + 1..].iter().position(|&q| q == c).ok_or_else(|| {
+                Error::invalid(format!("spec '{s}': unclosed quote at {}", i + 1))
+            })?;
+            out.push((i, Token::Text(chars[i + 1..i + 1 + end].iter().collect())));
+            i += end + 2;
+        } else if c.is_ascii_digit() || c == '.' || c == '-' {
+            let start = i;
+            // Digits, letters, '.', '-', and '+' only after an exponent's e.
+            let continues = |i: usize| {
+                let ch = chars[i];
+                if ch == '+' {
+                    matches!(chars[i - 1], 'e' | 'E')
+                } else {
+                    ch.is_ascii_alphanumeric() || ch == '.' || ch == '-'
+                }
+            };
+            while i < chars.len() && continues(i) {
+                i += 1;
+            }
+            let text: String = chars[start..i].iter().collect();
+            let x = text
+                .parse::<f64>()
+                .ok()
+                .filter(|x| x.is_finite())
+                .ok_or_else(|| Error::invalid(format!("spec '{s}': '{text}' is not a number")))?;
+            out.push((start, Token::Number(x)));
+        } else if c.is_alphabetic() || c == '_' {
+            let start = i;
+            // Names may hold inner hyphens before a letter (`nb-binned`).
+            while i < chars.len()
+                && (chars[i].is_alphanumeric()
+                    || chars[i] == '_'
+                    || (chars[i] == '-' && chars.get(i + 1).is_some_and(|c| c.is_alphabetic())))
+            {
+                i += 1;
+            }
+            out.push((start, Token::Name(chars[start..i].iter().collect())));
+        } else {
+            return Err(Error::invalid(format!(
+                "spec '{s}': unexpected '{c}' at position {}",
+                i + 1
+            )));
+        }
+    }
+    Ok(out)
+}
+
+struct Parser<'a> {
+    src: &'a str,
+    toks: Vec<(usize, Token)>,
+    pos: usize,
+}
+
+impl Parser<'_> {
+    fn new(src: &str) -> Result<Parser<'_>> {
+        Ok(Parser {
+            src,
+            toks: tokenize(src)?,
+            pos: 0,
+        })
+    }
+
+    fn err(&self, what: &str) -> Error {
+        match self.toks.get(self.pos) {
+            Some((at, _)) => Error::invalid(format!(
+                "spec '{}': expected {what} at position {}",
+                self.src,
+                at + 1
+            )),
+            None => Error::invalid(format!("spec '{}': expected {what} at the end", self.src)),
+        }
+    }
+
+    fn eat(&mut self, c: char) -> bool {
+        if self.toks.get(self.pos).map(|t| &t.1) == Some(&Token::Punct(c)) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn call(&mut self) -> Result<Call> {
+        let name = match self.toks.get(self.pos) {
+            Some((_, Token::Name(n))) => n.clone(),
+            _ => return Err(self.err("a name")),
+        };
+        self.pos += 1;
+        let mut args = Vec::new();
+        if self.eat('(') && !self.eat(')') {
+            loop {
+                let key = match (self.toks.get(self.pos), self.toks.get(self.pos + 1)) {
+                    (Some((_, Token::Name(k))), Some((_, Token::Punct('=')))) => {
+                        self.pos += 2;
+                        Some(k.clone())
+                    }
+                    _ => None,
+                };
+                let what = format!("a value for '{}'", key.as_deref().unwrap_or("an argument"));
+                args.push((key, self.value(&what)?));
+                if self.eat(')') {
+                    break;
+                }
+                if !self.eat(',') {
+                    return Err(self.err("',' or ')'"));
+                }
+            }
+        }
+        Ok(Call { name, args })
+    }
+
+    fn value(&mut self, what: &str) -> Result<Value> {
+        let first = self.item(what)?;
+        if !self.eat(':') {
+            return Ok(first);
+        }
+        let mut items = vec![first];
+        loop {
+            items.push(self.item(what)?);
+            if !self.eat(':') {
+                return Ok(Value::List(items));
+            }
+        }
+    }
+
+    fn item(&mut self, what: &str) -> Result<Value> {
+        match self.toks.get(self.pos) {
+            Some((_, Token::Number(x))) => {
+                self.pos += 1;
+                Ok(Value::Number(*x))
+            }
+            Some((_, Token::Text(t))) => {
+                self.pos += 1;
+                Ok(Value::Text(t.clone()))
+            }
+            Some((_, Token::Name(_))) => Ok(Value::Call(self.call()?)),
+            Some((_, Token::Punct('['))) => {
+                self.pos += 1;
+                let mut items = Vec::new();
+                if !self.eat(']') {
+                    loop {
+                        items.push(self.value("a list item")?);
+                        if self.eat(']') {
+                            break;
+                        }
+                        if !self.eat(',') {
+                            return Err(self.err("',' or ']'"));
+                        }
+                    }
+                }
+                Ok(Value::List(items))
+            }
+            _ => Err(self.err(what)),
+        }
+    }
+
+    fn end(&self, what: &str) -> Result<()> {
+        if self.pos < self.toks.len() {
+            return Err(self.err(what));
+        }
+        Ok(())
+    }
+}
+
+/// Parses a spec into its stages (`a + b(c=1) + d`).
+///
+/// ```
+/// use rarity::params::syntax::{parse, Value};
+/// let s = parse("bagging(n=100, learner=tree(max_depth=3)) + correct").unwrap();
+/// assert_eq!(s.len(), 2);
+/// assert_eq!(s[0].args[0], (Some("n".to_string()), Value::Number(100.0)));
+/// assert_eq!(parse("under(rates=0.5:1)").unwrap(), parse("under(rates=[0.5, 1])").unwrap());
+/// assert!(parse("tree(max_depth=)").is_err());
+/// ```
+pub fn parse(s: &str) -> Result<Vec<Call>> {
+    let mut p = Parser::new(s)?;
+    let mut stages = vec![p.call()?];
+    while p.eat('+') {
+        stages.push(p.call()?);
+    }
+    p.end("'+' or the end of the spec")?;
+    Ok(stages)
+}
+
+/// Parses a comma-separated list of calls, as a `--learners` flag takes:
+/// commas inside parentheses or brackets belong to the calls.
+///
+/// ```
+/// use rarity::params::syntax::parse_list;
+/// let l = parse_list("forest(n=100,max_depth=4), svm").unwrap();
+/// assert_eq!(l.len(), 2);
+/// assert_eq!(l[0].to_string(), "forest(n=100,max_depth=4)");
+/// assert!(parse_list("tree,,svm").is_err());
+/// ```
+pub fn parse_list(s: &str) -> Result<Vec<Call>> {
+    let mut p = Parser::new(s)?;
+    let mut out = vec![p.call()?];
+    while p.eat(',') {
+        out.push(p.call()?);
+    }
+    p.end("',' or the end of the list")?;
+    Ok(out)
+}
+
+/// The source text of each top-level item of a comma-separated list
+/// (trimmed), for labels that keep what the user wrote.
+///
+/// ```
+/// use rarity::params::syntax::split_list;
+/// assert_eq!(split_list("tree, forest(n=10,max_depth=4)"), vec!["tree", "forest(n=10,max_depth=4)"]);
+/// ```
+pub fn split_list(s: &str) -> Vec<String> {
+    let (mut out, mut cur, mut depth) = (Vec::new(), String::new(), 0i32);
+    let mut quote = None;
+    for c in s.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '(' | '[') => depth += 1,
+            (None, ')' | ']') => depth -= 1,
+            (None, ',') if depth == 0 => {
+                out.push(std::mem::take(&mut cur).trim().to_string());
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+    }
+    out.push(cur.trim().to_string());
+    out.into_iter().filter(|s| !s.is_empty()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_nested_calls_and_stages() {
+        let s = parse(" bagging( n = 10 , learner = tree(max_features=0.5), sample=bootstrap ) + threshold(priors) ").unwrap();
+        assert_eq!(s.len(), 2);
+        assert_eq!(
+            s[0].to_string(),
+            "bagging(n=10,learner=tree(max_features=0.5),sample=bootstrap)"
+        );
+        assert_eq!(s[1].to_string(), "threshold(priors)");
+        assert_eq!(
+            parse("x(a='t', b=-1e-3)").unwrap()[0].args[1].1,
+            Value::Number(-1e-3)
+        );
+    }
+
+    #[test]
+    fn lists_in_brackets_or_with_colons() {
+        let a = parse("under(rates=[0.25, 1])").unwrap();
+        assert_eq!(
+            a[0].arg("rates"),
+            Some(&Value::List(vec![Value::Number(0.25), Value::Number(1.0)]))
+        );
+        assert_eq!(a, parse("under(rates=0.25:1)").unwrap());
+        assert_eq!(parse("f(x=[])").unwrap()[0].to_string(), "f(x=[])");
+        assert!(parse("f(x=[1,)").is_err());
+        assert!(parse("f(x=1:)").is_err());
+    }
+
+    #[test]
+    fn syntax_errors_say_where() {
+        for bad in [
+            "",
+            "tree(",
+            "tree(a=)",
+            "tree(=1)",
+            "tree(a=1 b=2)",
+            "tree)",
+            "tree(a='x)",
+            "tree(a=1e)",
+            "tree + ",
+            "tree(a=[1 2])",
+        ] {
+            let e = parse(bad).unwrap_err().to_string();
+            assert!(e.contains("spec"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn split_list_keeps_quoted_and_nested_commas() {
+        assert_eq!(
+            split_list("cost(matrix='0,1;5,0'), a(b=[1,2]),c"),
+            vec!["cost(matrix='0,1;5,0')", "a(b=[1,2])", "c"]
+        );
+    }
+}

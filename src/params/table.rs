@@ -1,0 +1,144 @@
+//! Parameter tables and registry entries.
+//!
+//! A family (learners, samplers, decision rules, calibrators, metrics) is a
+//! slice of [`Entry`]s: a name, a one-line summary, the parameters (name,
+//! what is accepted, default, doc) and a builder. Parameters are declared
+//! once, with their defaults and valid ranges, on the parameter type itself
+//! ([`params!`](crate::params::params)); a builder reads a parsed [`Call`]
+//! into that type with [`from_call`], which validates every argument before
+//! any work starts (the pattern of imbalanced-learn's `fit_resample` ->
+//! `_fit_resample`, and of linfa's checked parameters). The command line's
+//! help, error messages that list the alternatives and the Python package
+//! all read the same tables.
+
+use crate::error::{did_you_mean, Error, Result};
+
+use super::syntax::{Call, Value};
+
+/// One parameter as help and the Python package show it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ParamInfo {
+    /// The keyword (`max_depth`).
+    pub name: &'static str,
+    /// What is accepted, with the valid range (`a whole number >= 1 or none`).
+    pub expected: String,
+    /// The default, as spec text.
+    pub default: String,
+    /// One line on what it does.
+    pub doc: String,
+}
+
+/// A parameter type: every field a spec may set, with its default (the
+/// value `Default` gives) and valid range. Implemented by
+/// [`params!`](crate::params::params) for plain structs; by hand where a
+/// family flattens two tables (e.g. a forest's tree parameters).
+pub trait Params {
+    /// The parameters, with `self`'s values shown as the defaults.
+    fn table(&self) -> Vec<ParamInfo>;
+    /// Sets `key` from a spec value: `Ok(false)` when there is no such
+    /// parameter, `Err(expected)` when the value is not accepted (wrong type
+    /// or out of range).
+    fn set(&mut self, key: &str, value: &Value) -> std::result::Result<bool, String>;
+    /// Checks every parameter (for values set in code rather than parsed):
+    /// `Err` says which one is invalid and what is accepted.
+    fn check(&self) -> Result<()>;
+}
+
+/// Reads the keyword arguments of `call` into `initial` (which holds the
+/// defaults): every argument must be named, known, given once and valid.
+/// Errors name the call, the argument and what is accepted.
+pub fn apply<P: Params>(call: &Call, mut initial: P) -> Result<P> {
+    let names: Vec<&'static str> = initial.table().iter().map(|p| p.name).collect();
+    let accepted = || {
+        if names.is_empty() {
+            "none".to_string()
+        } else {
+            names.join(", ")
+        }
+    };
+    for (i, (k, v)) in call.args.iter().enumerate() {
+        let Some(k) = k else {
+            return Err(Error::invalid(format!(
+                "{}: argument {v} needs a name (write name=value); accepted: {}",
+                call.name,
+                accepted()
+            )));
+        };
+        if call.args[..i].iter().any(|(p, _)| p.as_ref() == Some(k)) {
+            return Err(Error::invalid(format!("{}: '{k}' given twice", call.name)));
+        }
+        match initial.set(k, v) {
+            Ok(true) => {}
+            Ok(false) => {
+                let hint = did_you_mean(k, names.iter().copied())
+                    .map_or(String::new(), |s| format!(" (did you mean '{s}'?)"));
+                return Err(Error::invalid(format!(
+                    "{}: unknown argument '{k}'{hint}; accepted: {}",
+                    call.name,
+                    accepted()
+                )));
+            }
+            Err(want) => {
+                return Err(Error::invalid(format!(
+                    "{}: {k}={v} is invalid; expected {want}",
+                    call.name
+                )))
+            }
+        }
+    }
+    initial.check()?;
+    Ok(initial)
+}
+
+/// [`apply`] starting from the type's defaults.
+pub fn from_call<P: Params + Default>(call: &Call) -> Result<P> {
+    apply(call, P::default())
+}
+
+/// A member of a family: what help shows and how to build it from a call.
+pub struct Entry<T> {
+    /// The name a spec uses.
+    pub name: &'static str,
+    /// One line on what it is (with its source where it has one).
+    pub summary: &'static str,
+    /// The parameters with their defaults.
+    pub params: fn() -> Vec<ParamInfo>,
+    /// Builds it from a parsed call (validating every argument first).
+    pub build: fn(&Call) -> Result<T>,
+}
+
+impl<T> std::fmt::Debug for Entry<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Entry").field("name", &self.name).finish()
+    }
+}
+
+/// The entry called `name` in a family, or an error that names the family,
+/// suggests the closest name and lists every accepted one.
+pub fn find<'a, T>(entries: &'a [Entry<T>], name: &str, family: &str) -> Result<&'a Entry<T>> {
+    entries.iter().find(|e| e.name == name).ok_or_else(|| {
+        let names = entries.iter().map(|e| e.name);
+        let hint = did_you_mean(name, names.clone())
+            .map_or(String::new(), |s| format!(" (did you mean '{s}'?)"));
+        Error::invalid(format!(
+            "unknown {family} '{name}'{hint}; accepted: {}",
+            names.collect::<Vec<_>>().join(", ")
+        ))
+    })
+}
+
+/// Help text of a family: each entry's name and summary, then its
+/// parameters with defaults, indented.
+pub fn help<T>(entries: &[Entry<T>]) -> String {
+    let mut out = String::new();
+    for e in entries {
+        out.push_str(&format!("  {}: {}\n", e.name, e.summary));
+        for p in (e.params)() {
+            out.push_str(&format!(
+                "      {}={} ({}): {}\n",
+                p.name, p.default, p.expected, p.doc
+            ));
+        }
+    }
+    out
+}

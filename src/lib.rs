@@ -29,7 +29,6 @@ pub mod experiment;
 pub mod learn;
 pub(crate) mod mem;
 pub mod metrics;
-pub mod model;
 pub mod params;
 pub mod persist;
 pub mod report;
@@ -42,4 +41,4 @@ pub mod strategy;
 
 pub use data::Dataset;
 pub use error::{Error, Result};
-pub use model::Model;
+pub use learn::Model;

@@ -23,8 +23,63 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::data::write::AtomicFile;
+use crate::ensemble;
 use crate::error::{Error, Result};
-use crate::model::Model;
+use crate::learn::{self, Model, ModelKind};
+
+/// Every kind of fitted model a file may hold: the learners' and the
+/// ensembles'. This is why reading models back sits above both.
+fn model_kinds() -> impl Iterator<Item = &'static ModelKind> {
+    learn::registry::MODEL_KINDS
+        .iter()
+        .chain(ensemble::registry::MODEL_KINDS)
+}
+
+impl<'de> Deserialize<'de> for Model {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Model, D::Error> {
+        d.deserialize_enum("Model", &[], KindVisitor)
+    }
+}
+
+struct KindVisitor;
+
+impl<'de> serde::de::Visitor<'de> for KindVisitor {
+    type Value = Model;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a fitted model")
+    }
+
+    fn visit_enum<A: serde::de::EnumAccess<'de>>(
+        self,
+        data: A,
+    ) -> std::result::Result<Model, A::Error> {
+        use serde::de::{Error as _, VariantAccess};
+        let (name, body): (String, _) = data.variant()?;
+        let kind = model_kinds().find(|k| k.name == name).ok_or_else(|| {
+            let names: Vec<&str> = model_kinds().map(|k| k.name).collect();
+            A::Error::custom(format!(
+                "unknown kind of model '{name}'; this rarity reads: {}",
+                names.join(", ")
+            ))
+        })?;
+        body.newtype_variant_seed(KindSeed(kind))
+    }
+}
+
+struct KindSeed(&'static ModelKind);
+
+impl<'de> serde::de::DeserializeSeed<'de> for KindSeed {
+    type Value = Model;
+
+    fn deserialize<D: serde::Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<Model, D::Error> {
+        let mut erased = <dyn erased_serde::Deserializer>::erase(d);
+        (self.0.load)(&mut erased).map_err(serde::de::Error::custom)
+    }
+}
 
 /// What can be saved in a model file.
 pub trait Persist: Serialize + DeserializeOwned {
@@ -208,7 +263,7 @@ fn from_json<T: Persist>(bytes: &[u8], path: &Path) -> Result<T> {
 /// let m = Tree::default().fit(&ds.view(&[0, 1]), &mut rarity::rng::stream(0, 0)).unwrap();
 /// let path = std::env::temp_dir().join(format!("rarity-doc-{}.model", std::process::id()));
 /// save(&m, &path, Format::Binary).unwrap();
-/// let back: rarity::model::Model = load(&path).unwrap();
+/// let back: rarity::Model = load(&path).unwrap();
 /// assert_eq!(back, m);
 /// std::fs::remove_file(&path).unwrap();
 /// ```

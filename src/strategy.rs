@@ -38,10 +38,11 @@ use crate::calibrate::{self, OneVsRest};
 use crate::data::{Dataset, Proba, Schema};
 use crate::decide::tune::{best_threshold, roc_closest, tune_lambdas, Objective};
 use crate::decide::Rule;
+use crate::ensemble::BaggedModel;
 use crate::error::{Error, Result};
 use crate::learn::Learner;
+use crate::learn::Model;
 use crate::metrics::cost::LossMatrix;
-use crate::model::Model;
 use crate::persist::Persist;
 use crate::rng;
 use crate::sample::Sampler;
@@ -199,12 +200,12 @@ fn corrected_proba(
         return model.predict_proba(data);
     };
     let mut rates = keep_rates.to_vec();
-    let mut p = match (model, mode) {
-        (Model::Bagged(b), Correct::Member) => b.predict_proba_with(data, |_, member, p| {
+    let mut p = match (model.downcast_ref::<BaggedModel>(), mode) {
+        (Some(b), Correct::Member) => b.predict_proba_with(data, |_, member, p| {
             let r: Vec<f64> = member.iter().map(|m| m.max(f64::MIN_POSITIVE)).collect();
             correct_row(p, &r);
         })?,
-        (Model::Bagged(b), Correct::Average) => {
+        (Some(b), Correct::Average) => {
             let n = b.keep_rates().len().max(1) as f64;
             for (k, r) in rates.iter_mut().enumerate() {
                 *r *= b.keep_rates().iter().map(|m| m[k]).sum::<f64>() / n;

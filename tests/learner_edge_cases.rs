@@ -210,7 +210,7 @@ fn every_learner_is_deterministic_savable_and_baggable() {
         let p = m.predict_proba(&ds).unwrap();
         for format in [Format::Binary, Format::Json] {
             let bytes = to_bytes(&m, format).unwrap();
-            let back: rarity::model::Model =
+            let back: rarity::Model =
                 from_bytes(&bytes, Path::new("mem")).unwrap_or_else(|e| panic!("{spec}: {e}"));
             assert_eq!(back, m, "{spec}: {format:?} round trip");
             assert_eq!(back.predict_proba(&ds).unwrap(), p, "{spec}");

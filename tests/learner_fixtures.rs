@@ -6,6 +6,8 @@ mod common;
 
 use common::{check_all, labels, load, nums};
 use rarity::data::Dataset;
+use rarity::learn::logistic::LogisticModel;
+use rarity::learn::svm::SvmModel;
 use rarity::learn::Learner;
 use rarity::Model;
 use serde_json::Value;
@@ -66,9 +68,7 @@ fn logistic_matches_sklearn_optimum() {
             case["class_weight"].as_str().unwrap()
         );
         let m = fit_all(spec(&s).as_ref(), &ds);
-        let Model::Logistic(lm) = &m else {
-            panic!("not a logistic model")
-        };
+        let lm = m.downcast_ref::<LogisticModel>().expect("a logistic model");
         let name = format!("{data} {s}");
         check_all(
             &name,
@@ -155,9 +155,7 @@ fn svm_decision_values_match_sklearn() {
             case["class_weight"].as_str().unwrap()
         );
         let m = fit_all(spec(&s).as_ref(), &ds);
-        let Model::Svm(sm) = &m else {
-            panic!("not an SVM")
-        };
+        let sm = m.downcast_ref::<SvmModel>().expect("an SVM");
         let got: Vec<f64> = rows_of(&case["rows"])
             .iter()
             .flat_map(|&r| sm.decision_function(ds.row(r)))

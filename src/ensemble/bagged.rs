@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::data::{Dataset, Proba};
 use crate::error::{Error, Result};
-use crate::model::{Model, ROW_CHUNK};
+use crate::learn::{check_features, Classifier, Model, ROW_CHUNK};
 
 /// How member predictions are combined.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -63,16 +63,6 @@ impl BaggedModel {
         Ok(m)
     }
 
-    /// Number of classes.
-    pub fn n_classes(&self) -> usize {
-        self.n_classes
-    }
-
-    /// Number of features expected.
-    pub fn n_features(&self) -> usize {
-        self.n_features
-    }
-
     /// The member models, in training order.
     pub fn members(&self) -> &[Model] {
         &self.members
@@ -86,12 +76,6 @@ impl BaggedModel {
     /// The vote.
     pub fn vote(&self) -> Vote {
         self.vote
-    }
-
-    /// Probabilities of one row (see [`Model::predict_row`]).
-    pub fn predict_row(&self, x: &[f64], out: &mut [f64]) {
-        let mut tmp = vec![0.0; self.n_classes];
-        self.predict_row_with(x, out, &mut tmp, &|_, _, _| {});
     }
 
     /// One row: each member's probabilities go through `hook(member index,
@@ -150,13 +134,7 @@ impl BaggedModel {
     where
         F: Fn(usize, &[f64], &mut [f64]) + Sync,
     {
-        if data.n_features() != self.n_features {
-            return Err(Error::data(format!(
-                "the model was trained on {} features but the data has {}",
-                self.n_features,
-                data.n_features()
-            )));
-        }
+        check_features(self.n_features, data)?;
         let k = self.n_classes;
         let mut p = Proba::zeros(data.n_rows(), k);
         p.values_mut()
@@ -181,11 +159,6 @@ impl BaggedModel {
         Ok(p)
     }
 
-    /// Probabilities of the ensemble (see [`Model::predict_proba`]).
-    pub fn predict_proba(&self, data: &Dataset) -> Result<Proba> {
-        self.predict_proba_with(data, |_, _, _| {})
-    }
-
     /// Probabilities of member `i` alone.
     pub fn member_proba(&self, i: usize, data: &Dataset) -> Result<Proba> {
         let m = self.members.get(i).ok_or_else(|| {
@@ -196,9 +169,36 @@ impl BaggedModel {
         })?;
         m.predict_proba(data)
     }
+}
+
+impl Classifier for BaggedModel {
+    fn kind(&self) -> &'static str {
+        "Bagged"
+    }
+
+    /// Number of classes.
+    fn n_classes(&self) -> usize {
+        self.n_classes
+    }
+
+    /// Number of features expected.
+    fn n_features(&self) -> usize {
+        self.n_features
+    }
+
+    /// Probabilities of one row (see [`Model::predict_row`]).
+    fn predict_row(&self, x: &[f64], out: &mut [f64]) {
+        let mut tmp = vec![0.0; self.n_classes];
+        self.predict_row_with(x, out, &mut tmp, &|_, _, _| {});
+    }
+
+    /// Probabilities of the ensemble (see [`Model::predict_proba`]).
+    fn predict_proba(&self, data: &Dataset) -> Result<Proba> {
+        self.predict_proba_with(data, |_, _, _| {})
+    }
 
     /// Checks members and keep rates agree; says what is wrong.
-    pub fn validate(&self) -> std::result::Result<(), String> {
+    fn validate(&self) -> std::result::Result<(), String> {
         if self.members.is_empty() {
             return Err("ensemble has no members".into());
         }

@@ -18,6 +18,7 @@
 //! renormalised) or hard vote.
 
 mod bagged;
+pub mod registry;
 
 use std::sync::Arc;
 
@@ -29,7 +30,7 @@ pub use bagged::{BaggedModel, Vote};
 use crate::data::{Dataset, Proba, View};
 use crate::error::{Error, Result};
 use crate::learn::tree::{MaxFeatures, RandomTree, Tree};
-use crate::learn::{Learner, Model, Prepared};
+use crate::learn::{Classifier, Learner, Model, Prepared};
 use crate::rng::{self, Rng};
 use crate::sample::bootstrap::Bootstrap;
 use crate::sample::no_resampling::NoResampling;
@@ -42,7 +43,7 @@ use crate::sample::Sampler;
 /// use std::sync::Arc;
 /// use rarity::data::Dataset;
 /// use rarity::ensemble::Bagging;
-/// use rarity::learn::tree::Tree;
+/// use rarity::learn::{tree::Tree, Classifier};
 /// use rarity::sample::bootstrap::Bootstrap;
 /// let ds = Dataset::from_rows((0..40).map(|i| vec![(i % 10) as f64, (i / 10) as f64]).collect(),
 ///     (0..40).map(|i| (i % 10 >= 8) as u32).collect(), vec!["n".into(), "p".into()]).unwrap();
@@ -240,7 +241,7 @@ impl Learner for Bagging {
         } else {
             self.fit_dataset(&ds.take(data.indices()), seed)?
         };
-        Ok(Model::Bagged(model))
+        Ok(Model::new(model))
     }
 
     fn name(&self) -> String {

@@ -39,6 +39,7 @@
 //! are cost-skewed scores rather than calibrated probabilities. With no
 //! usable round the model predicts the weighted class frequencies.
 
+use crate::learn::Classifier;
 use serde::{Deserialize, Serialize};
 
 use super::naive_bayes::scatter;
@@ -125,23 +126,29 @@ pub struct BoostModel {
 }
 
 impl BoostModel {
-    /// Number of classes of the training dataset.
-    pub fn n_classes(&self) -> usize {
-        self.k
-    }
-
-    /// Number of features.
-    pub fn n_features(&self) -> usize {
-        self.d
-    }
-
     /// Number of trees kept.
     pub fn n_trees(&self) -> usize {
         self.trees.len()
     }
+}
+
+impl Classifier for BoostModel {
+    fn kind(&self) -> &'static str {
+        "Boost"
+    }
+
+    /// Number of classes of the training dataset.
+    fn n_classes(&self) -> usize {
+        self.k
+    }
+
+    /// Number of features.
+    fn n_features(&self) -> usize {
+        self.d
+    }
 
     /// Class probabilities of one row.
-    pub fn predict_row(&self, x: &[f64], out: &mut [f64]) {
+    fn predict_row(&self, x: &[f64], out: &mut [f64]) {
         let m = self.classes.len();
         if self.trees.is_empty() || m < 2 {
             scatter(&self.classes, &self.prior, out);
@@ -166,7 +173,7 @@ impl BoostModel {
     }
 
     /// Checks shapes.
-    pub fn validate(&self) -> std::result::Result<(), String> {
+    fn validate(&self) -> std::result::Result<(), String> {
         let ok = !self.classes.is_empty()
             && self.prior.len() == self.classes.len()
             && self.trees.len() == self.alpha.len()
@@ -235,7 +242,7 @@ impl Learner for AdaBoost {
             alpha: Vec::new(),
         };
         if classes.len() < 2 {
-            return Ok(Model::Boost(model));
+            return Ok(Model::new(model));
         }
         let base = Dataset::new(
             rows.x.clone(),
@@ -273,10 +280,7 @@ impl Learner for AdaBoost {
             } else {
                 all_rows.clone()
             };
-            let Model::Tree(t) = tree.fit_prepared(&prepared, &weighted.view(&fit_rows), rng)?
-            else {
-                return Err(Error::invalid("adaboost: the base learner is not a tree"));
-            };
+            let t = tree.grow_prepared(&prepared, &weighted.view(&fit_rows), rng)?;
             let wrong: Vec<bool> = (0..n)
                 .map(|i| argmax(t.leaf_proba(rows.row(i))) != rows.y[i])
                 .collect();
@@ -304,7 +308,7 @@ impl Learner for AdaBoost {
             let s: f64 = w.iter().sum();
             w.iter_mut().for_each(|v| *v /= s);
         }
-        Ok(Model::Boost(model))
+        Ok(Model::new(model))
     }
 
     fn name(&self) -> String {

@@ -30,6 +30,7 @@
 //!   features, a class of one row or a constant feature gives finite,
 //!   very concentrated densities instead of failing.
 
+use crate::learn::Classifier;
 use serde::{Deserialize, Serialize};
 
 use super::linalg::{add_scatter, dot, dots_block, sym_eigen, transpose_block, BLOCK};
@@ -148,19 +149,23 @@ pub struct LdaModel {
     intercept: Vec<f64>,
 }
 
-impl LdaModel {
+impl Classifier for LdaModel {
+    fn kind(&self) -> &'static str {
+        "Lda"
+    }
+
     /// Number of classes of the training dataset.
-    pub fn n_classes(&self) -> usize {
+    fn n_classes(&self) -> usize {
         self.k
     }
 
     /// Number of features.
-    pub fn n_features(&self) -> usize {
+    fn n_features(&self) -> usize {
         self.d
     }
 
     /// Class probabilities of one row.
-    pub fn predict_row(&self, x: &[f64], out: &mut [f64]) {
+    fn predict_row(&self, x: &[f64], out: &mut [f64]) {
         let mut s: Vec<f64> = self
             .intercept
             .iter()
@@ -172,7 +177,7 @@ impl LdaModel {
     }
 
     /// Checks shapes.
-    pub fn validate(&self) -> std::result::Result<(), String> {
+    fn validate(&self) -> std::result::Result<(), String> {
         let m = self.classes.len();
         if m == 0
             || self.intercept.len() != m
@@ -199,19 +204,23 @@ pub struct QdaModel {
     constant: Vec<f64>,
 }
 
-impl QdaModel {
+impl Classifier for QdaModel {
+    fn kind(&self) -> &'static str {
+        "Qda"
+    }
+
     /// Number of classes of the training dataset.
-    pub fn n_classes(&self) -> usize {
+    fn n_classes(&self) -> usize {
         self.k
     }
 
     /// Number of features.
-    pub fn n_features(&self) -> usize {
+    fn n_features(&self) -> usize {
         self.d
     }
 
     /// Class probabilities of one row.
-    pub fn predict_row(&self, x: &[f64], out: &mut [f64]) {
+    fn predict_row(&self, x: &[f64], out: &mut [f64]) {
         self.predict_rows(x, out);
     }
 
@@ -223,7 +232,7 @@ impl QdaModel {
     /// row and class are the whole cost of prediction). Each row's sums are
     /// accumulated in the same order whatever the block, so the result does
     /// not depend on how the rows are grouped.
-    pub fn predict_rows(&self, x: &[f64], out: &mut [f64]) {
+    fn predict_rows(&self, x: &[f64], out: &mut [f64]) {
         let (d, m) = (self.d, self.classes.len());
         // Centred rows of the block, transposed.
         let mut diff = vec![0.0; d * BLOCK];
@@ -261,7 +270,7 @@ impl QdaModel {
     }
 
     /// Checks shapes.
-    pub fn validate(&self) -> std::result::Result<(), String> {
+    fn validate(&self) -> std::result::Result<(), String> {
         let (m, d) = (self.classes.len(), self.d);
         if m == 0
             || self.mean.len() != m * d
@@ -373,7 +382,7 @@ impl Learner for Lda {
             }
             intercept[s] = log_prior[s] - 0.5 * norm;
         }
-        Ok(Model::Lda(LdaModel {
+        Ok(Model::new(LdaModel {
             k,
             d,
             classes,
@@ -445,7 +454,7 @@ impl Learner for Qda {
             rot.extend_from_slice(&vecs);
             constant.push(log_prior[s] - 0.5 * log_det);
         }
-        Ok(Model::Qda(QdaModel {
+        Ok(Model::new(QdaModel {
             k: rows.k,
             d,
             classes,

@@ -21,6 +21,7 @@
 //! On the 70 KEEL sets of the learners benchmark that tie order alone moves
 //! the mean test AUC from 0.8220 (`brute`, and rarity) to 0.8284 (`auto`).
 
+use crate::learn::{check_features, Classifier};
 use serde::{Deserialize, Serialize};
 
 use super::rows::Rows;
@@ -81,45 +82,9 @@ pub struct KnnModel {
 }
 
 impl KnnModel {
-    /// Number of classes of the training dataset.
-    pub fn n_classes(&self) -> usize {
-        self.n_classes
-    }
-
-    /// Number of features.
-    pub fn n_features(&self) -> usize {
-        self.d
-    }
-
     /// The training rows as search references.
     fn refs(&self) -> Points<'_> {
         Points::new(&self.x, self.y.len(), self.d).expect("validated shapes")
-    }
-
-    /// Class probabilities of one row.
-    pub fn predict_row(&self, x: &[f64], out: &mut [f64]) {
-        let q = Points::new(x, 1, self.d).expect("a row of the model's width");
-        let nn = knn(q, self.refs(), self.k, Exclude::Nothing);
-        self.vote(nn.of(0), nn.dist2_of(0), out);
-    }
-
-    /// Class probabilities for every row of `data` (the shared exact
-    /// search, parallel inside).
-    pub fn predict_proba(&self, data: &Dataset) -> Result<Proba> {
-        if data.n_features() != self.d {
-            return Err(Error::data(format!(
-                "the model was trained on {} features but the data has {}",
-                self.d,
-                data.n_features()
-            )));
-        }
-        let kc = self.n_classes;
-        let mut p = Proba::zeros(data.n_rows(), kc);
-        let nn = knn(Points::of(data), self.refs(), self.k, Exclude::Nothing);
-        for (q, out) in p.values_mut().chunks_mut(kc).enumerate() {
-            self.vote(nn.of(q), nn.dist2_of(q), out);
-        }
-        Ok(p)
     }
 
     /// The votes of the neighbours `index` at squared distances `dist2`.
@@ -143,9 +108,45 @@ impl KnnModel {
         let s: f64 = out.iter().sum();
         out.iter_mut().for_each(|o| *o /= s);
     }
+}
+
+impl Classifier for KnnModel {
+    fn kind(&self) -> &'static str {
+        "Knn"
+    }
+
+    /// Number of classes of the training dataset.
+    fn n_classes(&self) -> usize {
+        self.n_classes
+    }
+
+    /// Number of features.
+    fn n_features(&self) -> usize {
+        self.d
+    }
+
+    /// Class probabilities of one row.
+    fn predict_row(&self, x: &[f64], out: &mut [f64]) {
+        let q = Points::new(x, 1, self.d).expect("a row of the model's width");
+        let nn = knn(q, self.refs(), self.k, Exclude::Nothing);
+        self.vote(nn.of(0), nn.dist2_of(0), out);
+    }
+
+    /// Class probabilities for every row of `data` (the shared exact
+    /// search, parallel inside).
+    fn predict_proba(&self, data: &Dataset) -> Result<Proba> {
+        check_features(self.d, data)?;
+        let kc = self.n_classes;
+        let mut p = Proba::zeros(data.n_rows(), kc);
+        let nn = knn(Points::of(data), self.refs(), self.k, Exclude::Nothing);
+        for (q, out) in p.values_mut().chunks_mut(kc).enumerate() {
+            self.vote(nn.of(q), nn.dist2_of(q), out);
+        }
+        Ok(p)
+    }
 
     /// Checks shapes.
-    pub fn validate(&self) -> std::result::Result<(), String> {
+    fn validate(&self) -> std::result::Result<(), String> {
         let n = self.y.len();
         if n == 0
             || self.k == 0
@@ -166,7 +167,7 @@ impl Learner for Knn {
             return Err(Error::invalid("knn: k must be at least 1"));
         }
         let rows = Rows::expanded(data, "kNN")?;
-        Ok(Model::Knn(KnnModel {
+        Ok(Model::new(KnnModel {
             n_classes: rows.k,
             d: rows.d,
             k: self.k,

@@ -26,6 +26,7 @@
 //! Classes absent from the fitted rows get probability 0; with a single
 //! class present the model predicts it with probability 1.
 
+use crate::learn::Classifier;
 use serde::{Deserialize, Serialize};
 
 use super::lbfgs::{self, Options};
@@ -91,16 +92,6 @@ pub struct LogisticModel {
 }
 
 impl LogisticModel {
-    /// Number of classes of the training dataset.
-    pub fn n_classes(&self) -> usize {
-        self.k
-    }
-
-    /// Number of features.
-    pub fn n_features(&self) -> usize {
-        self.d
-    }
-
     /// The class ids the outputs refer to (see the module doc).
     pub fn classes(&self) -> &[usize] {
         &self.classes
@@ -115,9 +106,25 @@ impl LogisticModel {
     pub fn intercept(&self) -> &[f64] {
         &self.intercept
     }
+}
+
+impl Classifier for LogisticModel {
+    fn kind(&self) -> &'static str {
+        "Logistic"
+    }
+
+    /// Number of classes of the training dataset.
+    fn n_classes(&self) -> usize {
+        self.k
+    }
+
+    /// Number of features.
+    fn n_features(&self) -> usize {
+        self.d
+    }
 
     /// Class probabilities of one row.
-    pub fn predict_row(&self, x: &[f64], out: &mut [f64]) {
+    fn predict_row(&self, x: &[f64], out: &mut [f64]) {
         out.iter_mut().for_each(|o| *o = 0.0);
         let outputs = self.intercept.len();
         if outputs == 0 {
@@ -141,7 +148,7 @@ impl LogisticModel {
     }
 
     /// Checks shapes.
-    pub fn validate(&self) -> std::result::Result<(), String> {
+    fn validate(&self) -> std::result::Result<(), String> {
         let outputs = self.intercept.len();
         let want_classes = if outputs <= 1 { outputs + 1 } else { outputs };
         if self.classes.len() != want_classes
@@ -381,7 +388,7 @@ impl Learner for Logistic {
         let classes = rows.present();
         let (k, d) = (rows.k, rows.d);
         if classes.len() < 2 {
-            return Ok(Model::Logistic(LogisticModel {
+            return Ok(Model::new(LogisticModel {
                 k,
                 d,
                 classes,
@@ -454,7 +461,7 @@ impl Learner for Logistic {
             let mid = intercept.iter().sum::<f64>() / outputs as f64;
             intercept.iter_mut().for_each(|b| *b -= mid);
         }
-        Ok(Model::Logistic(LogisticModel {
+        Ok(Model::new(LogisticModel {
             k,
             d,
             classes,

@@ -18,6 +18,7 @@
 //! weighted mean of `z`. Dal Pozzolo et al. (2015) use LogitBoost among
 //! their base learners.
 
+use crate::learn::Classifier;
 use serde::{Deserialize, Serialize};
 
 use super::naive_bayes::scatter;
@@ -82,16 +83,6 @@ pub struct LogitBoostModel {
 }
 
 impl LogitBoostModel {
-    /// Number of classes of the training dataset.
-    pub fn n_classes(&self) -> usize {
-        self.k
-    }
-
-    /// Number of features.
-    pub fn n_features(&self) -> usize {
-        self.d
-    }
-
     fn outputs(&self) -> usize {
         if self.classes.len() == 2 {
             1
@@ -99,9 +90,25 @@ impl LogitBoostModel {
             self.classes.len()
         }
     }
+}
+
+impl Classifier for LogitBoostModel {
+    fn kind(&self) -> &'static str {
+        "LogitBoost"
+    }
+
+    /// Number of classes of the training dataset.
+    fn n_classes(&self) -> usize {
+        self.k
+    }
+
+    /// Number of features.
+    fn n_features(&self) -> usize {
+        self.d
+    }
 
     /// Class probabilities of one row.
-    pub fn predict_row(&self, x: &[f64], out: &mut [f64]) {
+    fn predict_row(&self, x: &[f64], out: &mut [f64]) {
         let m = self.classes.len();
         if m == 1 {
             scatter(&self.classes, &[1.0], out);
@@ -122,7 +129,7 @@ impl LogitBoostModel {
     }
 
     /// Checks shapes.
-    pub fn validate(&self) -> std::result::Result<(), String> {
+    fn validate(&self) -> std::result::Result<(), String> {
         let ok = !self.classes.is_empty()
             && self.classes.iter().all(|&c| c < self.k)
             && self.stumps.len().is_multiple_of(self.outputs())
@@ -212,7 +219,7 @@ impl Learner for LogitBoost {
         };
         let m = classes.len();
         if m < 2 {
-            return Ok(Model::LogitBoost(model));
+            return Ok(Model::new(model));
         }
         let n = rows.n();
         let o = model.outputs();
@@ -294,7 +301,7 @@ impl Learner for LogitBoost {
             }
             model.stumps.extend(round);
         }
-        Ok(Model::LogitBoost(model))
+        Ok(Model::new(model))
     }
 
     fn name(&self) -> String {

@@ -14,8 +14,8 @@
 //! compute a [`Prepared`] value once with [`Learner::prepare`] and receive it
 //! back in every [`Learner::fit_prepared`] call.
 //!
-//! Fitted models are the variants of the [`Model`] enum, which lives in
-//! [`crate::model`] (see there for why an enum and not trait objects).
+//! Every learner returns its own fitted type, which implements
+//! [`Classifier`], wrapped in a [`Model`] (see [`fitted`]).
 //!
 //! The learners, with their model-spec names ([`crate::spec`]):
 //!
@@ -38,17 +38,20 @@
 
 pub mod adaboost;
 pub mod discriminant;
+mod fitted;
 pub mod knn;
 mod lbfgs;
 mod linalg;
 pub mod logistic;
 pub mod logitboost;
 pub mod naive_bayes;
+pub mod registry;
 mod rows;
 pub mod svdd;
 pub mod svm;
 pub mod tree;
 
+pub use fitted::{check_features, Classifier, ClassifierBox, Model, ModelKind, ROW_CHUNK};
 pub use rows::ClassWeight;
 
 use std::any::Any;
@@ -57,7 +60,6 @@ use std::sync::Arc;
 
 use crate::data::{Dataset, View};
 use crate::error::Result;
-pub use crate::model::Model;
 use crate::rng::Rng;
 
 /// Per-dataset state a learner computes once (e.g. presorted feature

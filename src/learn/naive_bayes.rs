@@ -16,6 +16,7 @@
 //!   one bin) and `P(bin | c) = (W_cb + 1) / (W_c + bins)`, Laplace-smoothed
 //!   weighted counts.
 
+use crate::learn::Classifier;
 use serde::{Deserialize, Serialize};
 
 use super::rows::{softmax, Rows};
@@ -63,19 +64,23 @@ pub struct GaussianNbModel {
     log_norm: Vec<f64>,
 }
 
-impl GaussianNbModel {
+impl Classifier for GaussianNbModel {
+    fn kind(&self) -> &'static str {
+        "GaussianNb"
+    }
+
     /// Number of classes of the training dataset.
-    pub fn n_classes(&self) -> usize {
+    fn n_classes(&self) -> usize {
         self.k
     }
 
     /// Number of features.
-    pub fn n_features(&self) -> usize {
+    fn n_features(&self) -> usize {
         self.d
     }
 
     /// Class probabilities of one row.
-    pub fn predict_row(&self, x: &[f64], out: &mut [f64]) {
+    fn predict_row(&self, x: &[f64], out: &mut [f64]) {
         let d = self.d;
         let mut jll: Vec<f64> = (0..self.classes.len())
             .map(|s| {
@@ -93,7 +98,7 @@ impl GaussianNbModel {
     }
 
     /// Checks shapes and that variances are positive.
-    pub fn validate(&self) -> std::result::Result<(), String> {
+    fn validate(&self) -> std::result::Result<(), String> {
         let m = self.classes.len();
         if m == 0
             || self.log_prior.len() != m
@@ -186,7 +191,7 @@ impl Learner for GaussianNb {
                     .sum::<f64>()
             })
             .collect();
-        Ok(Model::GaussianNb(GaussianNbModel {
+        Ok(Model::new(GaussianNbModel {
             k: rows.k,
             d,
             log_norm,
@@ -242,22 +247,28 @@ pub struct BinnedNbModel {
 }
 
 impl BinnedNbModel {
+    fn bin(&self, j: usize, v: f64) -> usize {
+        bin_of(self.lo[j], self.width[j], self.bins, v)
+    }
+}
+
+impl Classifier for BinnedNbModel {
+    fn kind(&self) -> &'static str {
+        "BinnedNb"
+    }
+
     /// Number of classes of the training dataset.
-    pub fn n_classes(&self) -> usize {
+    fn n_classes(&self) -> usize {
         self.k
     }
 
     /// Number of features.
-    pub fn n_features(&self) -> usize {
+    fn n_features(&self) -> usize {
         self.d
     }
 
-    fn bin(&self, j: usize, v: f64) -> usize {
-        bin_of(self.lo[j], self.width[j], self.bins, v)
-    }
-
     /// Class probabilities of one row.
-    pub fn predict_row(&self, x: &[f64], out: &mut [f64]) {
+    fn predict_row(&self, x: &[f64], out: &mut [f64]) {
         let (d, b) = (self.d, self.bins);
         let mut s: Vec<f64> = self.log_prior.clone();
         for (j, &v) in x.iter().enumerate() {
@@ -271,7 +282,7 @@ impl BinnedNbModel {
     }
 
     /// Checks shapes.
-    pub fn validate(&self) -> std::result::Result<(), String> {
+    fn validate(&self) -> std::result::Result<(), String> {
         let m = self.classes.len();
         if m == 0
             || self.bins == 0
@@ -340,7 +351,7 @@ impl Learner for BinnedNb {
                 .iter_mut()
                 .for_each(|v| *v = ((*v + 1.0) / denom).ln());
         }
-        Ok(Model::BinnedNb(BinnedNbModel {
+        Ok(Model::new(BinnedNbModel {
             k: rows.k,
             d,
             bins: b,

@@ -25,6 +25,7 @@
 //! normal class gets `1 - p_out` and the other classes share `p_out`
 //! equally (for a binary task: the positive class gets `p_out`).
 
+use crate::learn::Classifier;
 use serde::{Deserialize, Serialize};
 
 use super::rows::{sigmoid, Rows};
@@ -111,16 +112,6 @@ pub struct SvddModel {
 }
 
 impl SvddModel {
-    /// Number of classes of the training dataset.
-    pub fn n_classes(&self) -> usize {
-        self.k
-    }
-
-    /// Number of features.
-    pub fn n_features(&self) -> usize {
-        self.d
-    }
-
     /// The squared radius of the sphere.
     pub fn radius2(&self) -> f64 {
         self.r2
@@ -154,15 +145,31 @@ impl SvddModel {
             })
             .collect()
     }
+}
+
+impl Classifier for SvddModel {
+    fn kind(&self) -> &'static str {
+        "Svdd"
+    }
+
+    /// Number of classes of the training dataset.
+    fn n_classes(&self) -> usize {
+        self.k
+    }
+
+    /// Number of features.
+    fn n_features(&self) -> usize {
+        self.d
+    }
 
     /// Class probabilities of one row (see the module doc).
-    pub fn predict_row(&self, x: &[f64], out: &mut [f64]) {
+    fn predict_row(&self, x: &[f64], out: &mut [f64]) {
         self.predict_rows(x, out);
     }
 
     /// Class probabilities of consecutive rows: `x` is row-major `n x d`,
     /// `out` row-major `n x k`.
-    pub fn predict_rows(&self, x: &[f64], out: &mut [f64]) {
+    fn predict_rows(&self, x: &[f64], out: &mut [f64]) {
         for (d2, out) in self.distances2(x).into_iter().zip(out.chunks_mut(self.k)) {
             let p = sigmoid((d2 - self.r2) / self.scale);
             let share = p / (self.k as f64 - 1.0).max(1.0);
@@ -172,7 +179,7 @@ impl SvddModel {
     }
 
     /// Checks shapes.
-    pub fn validate(&self) -> std::result::Result<(), String> {
+    fn validate(&self) -> std::result::Result<(), String> {
         let m = self.alpha.len();
         let ok = self.normal < self.k
             && self.sv.len() == m * self.d
@@ -304,7 +311,7 @@ impl Learner for Svdd {
             .iter()
             .flat_map(|&i| gram.row(i).iter().copied())
             .collect();
-        Ok(Model::Svdd(SvddModel {
+        Ok(Model::new(SvddModel {
             k: rows.k,
             d,
             kernel,
@@ -366,19 +373,17 @@ mod tests {
                 tol: 1e-5,
                 ..Svdd::default()
             };
-            let Model::Svdd(m) = l
+            let fitted = l
                 .fit(&ds.view(&idx), &mut crate::rng::stream(0, 0))
-                .unwrap()
-            else {
-                panic!("not an SVDD model")
-            };
+                .unwrap();
+            let m = fitted.downcast_ref::<SvddModel>().expect("an SVDD model");
             let outside = (0..600)
                 .filter(|&i| m.distance2(ds.row(i)) > m.radius2() * (1.0 + 1e-6))
                 .count() as f64
                 / 600.0;
             eprintln!("nu {nu}: {outside} outside");
             assert!((outside - nu).abs() < 0.02, "nu {nu}: {outside} outside");
-            let p = Model::Svdd(m).predict_proba(&ds).unwrap().column(1);
+            let p = fitted.predict_proba(&ds).unwrap().column(1);
             let auc = crate::metrics::ranking::roc_auc(ds.labels(), &p, 1).unwrap();
             assert!(auc > 0.95, "nu {nu}: AUC {auc}");
         }

@@ -79,8 +79,16 @@ impl Bounds {
 
     /// Whether `x` lies in the range (NaN never does).
     pub fn contains(&self, x: f64) -> bool {
-        let above = if self.lo_open { x > self.lo } else { x >= self.lo };
-        let below = if self.hi_open { x < self.hi } else { x <= self.hi };
+        let above = if self.lo_open {
+            x > self.lo
+        } else {
+            x >= self.lo
+        };
+        let below = if self.hi_open {
+            x < self.hi
+        } else {
+            x <= self.hi
+        };
         above && below
     }
 

@@ -21,7 +21,7 @@ fn data() -> Dataset {
 }
 
 fn forest() -> Model {
-    Model::Bagged(Bagging::forest(5).fit_dataset(&data(), 3).unwrap())
+    Model::new(Bagging::forest(5).fit_dataset(&data(), 3).unwrap())
 }
 
 #[test]

@@ -45,9 +45,9 @@ use crate::data::{Dataset, Proba, Schema};
 use crate::decide::Rule;
 use crate::error::{Error, Result};
 use crate::learn::Learner;
+use crate::learn::Model;
 use crate::metrics::cost::BenefitMatrix;
 use crate::metrics::report_with_labels;
-use crate::model::Model;
 use crate::rng;
 use crate::select::split::Splitter;
 

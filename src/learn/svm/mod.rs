@@ -38,6 +38,7 @@ mod interior;
 pub(crate) mod kernel;
 pub(crate) mod smo;
 
+use crate::learn::Classifier;
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
@@ -183,16 +184,6 @@ pub struct SvmModel {
 }
 
 impl SvmModel {
-    /// Number of classes of the training dataset.
-    pub fn n_classes(&self) -> usize {
-        self.k
-    }
-
-    /// Number of features.
-    pub fn n_features(&self) -> usize {
-        self.d
-    }
-
     /// Number of distinct support vectors (0 for the linear kernel, which
     /// keeps weight vectors instead).
     pub fn n_support(&self) -> usize {
@@ -241,25 +232,6 @@ impl SvmModel {
         out
     }
 
-    /// Class probabilities of one row.
-    pub fn predict_row(&self, x: &[f64], out: &mut [f64]) {
-        self.predict_rows(x, out);
-    }
-
-    /// Class probabilities of consecutive rows: `x` is row-major `n x d`,
-    /// `out` row-major `n x k`.
-    pub fn predict_rows(&self, x: &[f64], out: &mut [f64]) {
-        if self.classes.len() == 1 {
-            out.chunks_mut(self.k)
-                .for_each(|o| scatter(&self.classes, &[1.0], o));
-            return;
-        }
-        let dec = self.raw_decisions(x);
-        for (dec, o) in dec.chunks(self.machines.len()).zip(out.chunks_mut(self.k)) {
-            self.probabilities(dec, o);
-        }
-    }
-
     /// Class probabilities from one row's decision values.
     fn probabilities(&self, dec: &[f64], out: &mut [f64]) {
         if self.classes.len() == 2 {
@@ -282,9 +254,44 @@ impl SvmModel {
         let p = coupling::couple(&r, m);
         scatter(&self.classes, &p, out);
     }
+}
+
+impl Classifier for SvmModel {
+    fn kind(&self) -> &'static str {
+        "Svm"
+    }
+
+    /// Number of classes of the training dataset.
+    fn n_classes(&self) -> usize {
+        self.k
+    }
+
+    /// Number of features.
+    fn n_features(&self) -> usize {
+        self.d
+    }
+
+    /// Class probabilities of one row.
+    fn predict_row(&self, x: &[f64], out: &mut [f64]) {
+        self.predict_rows(x, out);
+    }
+
+    /// Class probabilities of consecutive rows: `x` is row-major `n x d`,
+    /// `out` row-major `n x k`.
+    fn predict_rows(&self, x: &[f64], out: &mut [f64]) {
+        if self.classes.len() == 1 {
+            out.chunks_mut(self.k)
+                .for_each(|o| scatter(&self.classes, &[1.0], o));
+            return;
+        }
+        let dec = self.raw_decisions(x);
+        for (dec, o) in dec.chunks(self.machines.len()).zip(out.chunks_mut(self.k)) {
+            self.probabilities(dec, o);
+        }
+    }
 
     /// Checks shapes and indices.
-    pub fn validate(&self) -> std::result::Result<(), String> {
+    fn validate(&self) -> std::result::Result<(), String> {
         let m = self.classes.len();
         let nsv = self.sv_norms.len();
         let ok = m >= 1
@@ -504,7 +511,7 @@ impl Learner for Svm {
             .chunks(d)
             .map(|r| r.iter().map(|v| v * v).sum())
             .collect();
-        Ok(Model::Svm(SvmModel {
+        Ok(Model::new(SvmModel {
             k,
             d,
             kernel,

@@ -269,13 +269,40 @@ impl Tree {
     }
 }
 
+impl Tree {
+    /// Grows a tree on the view's rows.
+    pub fn grow(&self, data: &View<'_>, rng: &mut Rng) -> Result<TreeModel> {
+        match self.splitter {
+            Splitter::Exact => exact::grow(self, &Presorted::new(data.data())?, data, rng),
+            Splitter::Hist => hist::grow(self, &Binned::new(data.data())?, data, rng),
+        }
+    }
+
+    /// Grows a tree on a view of the dataset `prepared` was made from (see
+    /// [`Learner::prepare`]); prepares afresh if it was made from another.
+    pub fn grow_prepared(
+        &self,
+        prepared: &Prepared,
+        data: &View<'_>,
+        rng: &mut Rng,
+    ) -> Result<TreeModel> {
+        let own = data.data();
+        match self.splitter {
+            Splitter::Exact => match prepared.get::<Presorted>() {
+                Some(pre) if pre.matches(own) => exact::grow(self, pre, data, rng),
+                _ => self.grow(data, rng),
+            },
+            Splitter::Hist => match prepared.get::<Binned>() {
+                Some(bins) if bins.matches(own) => hist::grow(self, bins, data, rng),
+                _ => self.grow(data, rng),
+            },
+        }
+    }
+}
+
 impl Learner for Tree {
     fn fit(&self, data: &View<'_>, rng: &mut Rng) -> Result<Model> {
-        let model = match self.splitter {
-            Splitter::Exact => exact::grow(self, &Presorted::new(data.data())?, data, rng)?,
-            Splitter::Hist => hist::grow(self, &Binned::new(data.data())?, data, rng)?,
-        };
-        Ok(Model::Tree(model))
+        Ok(Model::new(self.grow(data, rng)?))
     }
 
     fn prepare(&self, data: &crate::data::Dataset) -> Result<Prepared> {
@@ -286,21 +313,7 @@ impl Learner for Tree {
     }
 
     fn fit_prepared(&self, prepared: &Prepared, data: &View<'_>, rng: &mut Rng) -> Result<Model> {
-        let own = data.data();
-        match self.splitter {
-            Splitter::Exact => match prepared.get::<Presorted>() {
-                Some(pre) if pre.matches(own) => {
-                    Ok(Model::Tree(exact::grow(self, pre, data, rng)?))
-                }
-                _ => self.fit(data, rng),
-            },
-            Splitter::Hist => match prepared.get::<Binned>() {
-                Some(bins) if bins.matches(own) => {
-                    Ok(Model::Tree(hist::grow(self, bins, data, rng)?))
-                }
-                _ => self.fit(data, rng),
-            },
-        }
+        Ok(Model::new(self.grow_prepared(prepared, data, rng)?))
     }
 
     fn name(&self) -> String {
@@ -365,7 +378,7 @@ impl Learner for RandomTree {
         if self.max_depth == Some(0) {
             return Err(Error::invalid("max_depth must be at least 1"));
         }
-        Ok(Model::Tree(random::grow(self, data, rng)?))
+        Ok(Model::new(random::grow(self, data, rng)?))
     }
 
     fn name(&self) -> String {

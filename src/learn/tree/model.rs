@@ -1,6 +1,7 @@
 //! The fitted tree: nodes in depth-first order, leaves with their weighted
 //! class totals and the probabilities derived from them.
 
+use crate::learn::Classifier;
 use serde::{Deserialize, Serialize};
 
 use super::LeafEstimate;
@@ -46,16 +47,6 @@ pub struct TreeModel {
 }
 
 impl TreeModel {
-    /// Number of classes.
-    pub fn n_classes(&self) -> usize {
-        self.n_classes
-    }
-
-    /// Number of features expected.
-    pub fn n_features(&self) -> usize {
-        self.n_features
-    }
-
     /// All nodes, root first, in depth-first order (a left child directly
     /// follows its parent).
     pub fn nodes(&self) -> &[Node] {
@@ -109,9 +100,29 @@ impl TreeModel {
     pub fn leaf_counts(&self, leaf: usize) -> &[f64] {
         &self.leaf_counts[leaf * self.n_classes..(leaf + 1) * self.n_classes]
     }
+}
+
+impl Classifier for TreeModel {
+    fn kind(&self) -> &'static str {
+        "Tree"
+    }
+
+    /// Number of classes.
+    fn n_classes(&self) -> usize {
+        self.n_classes
+    }
+
+    /// Number of features expected.
+    fn n_features(&self) -> usize {
+        self.n_features
+    }
+
+    fn predict_row(&self, x: &[f64], out: &mut [f64]) {
+        out.copy_from_slice(self.leaf_proba(x));
+    }
 
     /// Checks child and feature indices and shapes; says what is wrong.
-    pub fn validate(&self) -> Result<(), String> {
+    fn validate(&self) -> Result<(), String> {
         let k = self.n_classes;
         if k == 0 || self.nodes.is_empty() {
             return Err("tree has no classes or no nodes".into());

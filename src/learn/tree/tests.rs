@@ -1,4 +1,5 @@
 use super::*;
+use crate::learn::Classifier;
 use crate::data::Dataset;
 use crate::rng;
 use rand::RngExt;
@@ -9,10 +10,8 @@ fn names(k: usize) -> Vec<String> {
 
 fn fit(t: &dyn Learner, ds: &Dataset) -> TreeModel {
     let rows: Vec<usize> = (0..ds.n_rows()).collect();
-    match t.fit(&ds.view(&rows), &mut rng::stream(5, 0)).unwrap() {
-        Model::Tree(m) => m,
-        other => panic!("expected a tree, got {other:?}"),
-    }
+    let m = t.fit(&ds.view(&rows), &mut rng::stream(5, 0)).unwrap();
+    m.downcast_ref::<TreeModel>().expect("a tree").clone()
 }
 
 fn random_data(n: usize, d: usize, k: u32, levels: u32, seed: u64) -> Dataset {
@@ -372,7 +371,7 @@ fn random_tree_respects_depth_and_counts_rows() {
     let other = RandomTree::default()
         .fit(&ds.view(&rows), &mut rng::stream(6, 0))
         .unwrap();
-    assert_ne!(Model::Tree(m), other);
+    assert_ne!(Model::new(m), other);
 }
 
 #[test]
@@ -401,10 +400,7 @@ fn names_and_validation() {
 }
 
 fn fit_view(t: &Tree, ds: &Dataset, rows: &[usize], seed: u64) -> TreeModel {
-    match t.fit(&ds.view(rows), &mut rng::stream(seed, 0)).unwrap() {
-        Model::Tree(m) => m,
-        other => panic!("expected a tree, got {other:?}"),
-    }
+    t.grow(&ds.view(rows), &mut rng::stream(seed, 0)).unwrap()
 }
 
 #[test]

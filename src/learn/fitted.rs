@@ -1,0 +1,213 @@
+//! Fitted models: the [`Classifier`] contract and the [`Model`] that holds any
+//! of them.
+//!
+//! Every learner returns its own fitted type (a `TreeModel`, a
+//! `LogisticModel`, an ensemble's `BaggedModel`, ...) wrapped in a [`Model`],
+//! which ensembles hold as members (any model can be a member, another
+//! ensemble included). A fitted type implements [`Classifier`]: its shape,
+//! one row's probabilities, optionally a faster block or whole-table path,
+//! and a consistency check for models read from files.
+//!
+//! Model files: a [`Model`] serialises as a one-entry map `{kind: body}`
+//! (serde's externally tagged form, so files keep the layout of earlier
+//! versions). Reading one back needs the loader of every kind, learners' and
+//! ensembles' alike; that table sits above both, in [`crate::persist`].
+
+use std::any::Any;
+use std::fmt;
+
+use rayon::prelude::*;
+
+use crate::data::{Dataset, Proba};
+use crate::error::{Error, Result};
+
+/// Rows per parallel task in prediction.
+pub const ROW_CHUNK: usize = 256;
+
+/// A fitted probabilistic classifier.
+pub trait Classifier: ClassifierBox + Send + Sync + fmt::Debug + erased_serde::Serialize {
+    /// The name of this kind of model in model files (`Tree`, `Bagged`, ...).
+    fn kind(&self) -> &'static str;
+
+    /// Number of classes `k` of the training dataset.
+    fn n_classes(&self) -> usize;
+
+    /// Number of features the model expects.
+    fn n_features(&self) -> usize;
+
+    /// Writes the class probabilities of one row (`x.len() == n_features`)
+    /// into `out` (`out.len() == n_classes`); they sum to 1.
+    fn predict_row(&self, x: &[f64], out: &mut [f64]);
+
+    /// Probabilities of a block of rows (`x` row-major, `out` `k` values per
+    /// row). The default scores row by row; learners whose prediction costs
+    /// most score blocks at once.
+    fn predict_rows(&self, x: &[f64], out: &mut [f64]) {
+        let d = self.n_features().max(1);
+        let k = self.n_classes();
+        for (row, o) in x.chunks(d).zip(out.chunks_mut(k)) {
+            self.predict_row(row, o);
+        }
+    }
+
+    /// Class probabilities for every row of `data` (`n x k`, rows sum to 1),
+    /// in parallel over blocks of [`ROW_CHUNK`] rows. Fails if `data` has a
+    /// different number of features than the training data.
+    fn predict_proba(&self, data: &Dataset) -> Result<Proba> {
+        check_features(self.n_features(), data)?;
+        let k = self.n_classes();
+        let d = data.n_features();
+        let mut p = Proba::zeros(data.n_rows(), k);
+        p.values_mut()
+            .par_chunks_mut(k * ROW_CHUNK)
+            .enumerate()
+            .for_each(|(c, chunk)| {
+                let first = c * ROW_CHUNK;
+                let x = &data.features()[first * d..(first + chunk.len() / k) * d];
+                self.predict_rows(x, chunk);
+            });
+        Ok(p)
+    }
+
+    /// Checks the internal consistency of a model (child indices, feature
+    /// indices, shapes), e.g. after loading it from a file. Returns what is
+    /// wrong.
+    fn validate(&self) -> std::result::Result<(), String>;
+}
+
+/// Cloning, comparing and downcasting boxed classifiers; implemented for
+/// every `Classifier + Clone + PartialEq` type.
+pub trait ClassifierBox: Any {
+    /// A boxed copy.
+    fn clone_box(&self) -> Box<dyn Classifier>;
+    /// Equality with another classifier of any kind.
+    fn eq_box(&self, other: &dyn Any) -> bool;
+    /// The concrete model, for downcasting.
+    fn as_any(&self) -> &dyn Any;
+}
+
+impl<T: Classifier + Clone + PartialEq> ClassifierBox for T {
+    fn clone_box(&self) -> Box<dyn Classifier> {
+        Box::new(self.clone())
+    }
+    fn eq_box(&self, other: &dyn Any) -> bool {
+        other.downcast_ref::<T>() == Some(self)
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+erased_serde::serialize_trait_object!(Classifier);
+
+/// Fails with a clear message unless `data` has `n_features` features.
+pub fn check_features(n_features: usize, data: &Dataset) -> Result<()> {
+    if data.n_features() != n_features {
+        return Err(Error::data(format!(
+            "the model was trained on {} features but the data has {}",
+            n_features,
+            data.n_features()
+        )));
+    }
+    Ok(())
+}
+
+/// Any fitted model.
+pub struct Model(Box<dyn Classifier>);
+
+impl Model {
+    /// Wraps a fitted model.
+    pub fn new<C: Classifier>(model: C) -> Model {
+        Model(Box::new(model))
+    }
+
+    /// The concrete model, if it is a `C`.
+    pub fn downcast_ref<C: Classifier>(&self) -> Option<&C> {
+        self.0.as_any().downcast_ref::<C>()
+    }
+
+    /// The model as a classifier.
+    pub fn inner(&self) -> &dyn Classifier {
+        &*self.0
+    }
+
+    /// See [`Classifier::kind`].
+    pub fn kind(&self) -> &'static str {
+        self.0.kind()
+    }
+
+    /// See [`Classifier::n_classes`].
+    pub fn n_classes(&self) -> usize {
+        self.0.n_classes()
+    }
+
+    /// See [`Classifier::n_features`].
+    pub fn n_features(&self) -> usize {
+        self.0.n_features()
+    }
+
+    /// See [`Classifier::predict_row`].
+    pub fn predict_row(&self, x: &[f64], out: &mut [f64]) {
+        self.0.predict_row(x, out)
+    }
+
+    /// See [`Classifier::predict_proba`].
+    pub fn predict_proba(&self, data: &Dataset) -> Result<Proba> {
+        self.0.predict_proba(data)
+    }
+
+    /// Fails with a clear message unless `data` has the model's feature count.
+    pub fn check_features(&self, data: &Dataset) -> Result<()> {
+        check_features(self.n_features(), data)
+    }
+
+    /// See [`Classifier::validate`].
+    pub fn validate(&self) -> std::result::Result<(), String> {
+        self.0.validate()
+    }
+}
+
+impl Clone for Model {
+    fn clone(&self) -> Self {
+        Model(self.0.clone_box())
+    }
+}
+
+impl PartialEq for Model {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.eq_box(other.0.as_any())
+    }
+}
+
+impl fmt::Debug for Model {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple(self.kind()).field(&self.0).finish()
+    }
+}
+
+impl serde::Serialize for Model {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_newtype_variant("Model", 0, self.kind(), &*self.0)
+    }
+}
+
+/// How one kind of fitted model is read back from a model file.
+#[derive(Debug, Clone, Copy)]
+pub struct ModelKind {
+    /// The name the file uses ([`Classifier::kind`]).
+    pub name: &'static str,
+    /// Reads the body of a model of this kind.
+    pub load: fn(
+        &mut dyn erased_serde::Deserializer<'_>,
+    ) -> std::result::Result<Model, erased_serde::Error>,
+}
+
+impl ModelKind {
+    /// The kind `name` of fitted type `C`.
+    pub const fn of<C: Classifier + serde::de::DeserializeOwned>(name: &'static str) -> ModelKind {
+        ModelKind {
+            name,
+            load: |d| erased_serde::deserialize::<C>(d).map(Model::new),
+        }
+    }
+}

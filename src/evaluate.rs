@@ -19,21 +19,13 @@ use serde::Serialize;
 use crate::data::{Dataset, Proba};
 use crate::decide::tune::{full_potential, Objective};
 use crate::error::{Error, Result};
-use crate::metrics::cost::{BenefitMatrix, LossMatrix};
+use crate::metrics::catalogue::METRICS;
+use crate::metrics::cost::{Benefit, LossMatrix};
 use crate::metrics::report_with_labels;
 use crate::rng;
 use crate::select::split::{Fold, Splitter};
 use crate::stats::{mean, std_dev};
 use crate::strategy::Strategy;
-
-/// The binary thresholded metrics whose full potential is reported.
-pub const POTENTIAL: &[(&str, Objective)] = &[
-    ("accuracy", Objective::Accuracy),
-    ("f1", Objective::F1),
-    ("g_mean", Objective::GMean),
-    ("macro_accuracy", Objective::MacroAccuracy),
-    ("macro_f1", Objective::MacroF1),
-];
 
 /// One fold's results.
 #[derive(Debug, Clone, Serialize)]
@@ -67,43 +59,6 @@ pub struct Predictions {
     pub proba: Proba,
     /// The strategy's decisions.
     pub labels: Vec<u32>,
-}
-
-/// Example-dependent benefit settings (Fan & Davidson 2006, Sec. 6): acting
-/// on a positive earns `amount - overhead`, a false alarm costs `overhead`,
-/// not acting earns 0. See [`BenefitMatrix::overhead`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Benefit {
-    /// Feature column holding each row's amount.
-    pub amount: String,
-    /// Fixed cost of acting on a row.
-    pub overhead: f64,
-}
-
-impl Benefit {
-    /// Each row's amount, read from the feature column; errors name the
-    /// columns when it is missing.
-    ///
-    /// ```
-    /// use rarity::evaluate::Benefit;
-    /// let ds = rarity::Dataset::from_rows(vec![vec![5.0], vec![7.0]], vec![0, 1], vec!["a".into(), "b".into()]).unwrap();
-    /// let b = Benefit { amount: ds.feature_names()[0].clone(), overhead: 1.0 };
-    /// assert_eq!(b.amounts(&ds).unwrap(), vec![5.0, 7.0]);
-    /// ```
-    pub fn amounts(&self, data: &Dataset) -> Result<Vec<f64>> {
-        let j = data
-            .feature_names()
-            .iter()
-            .position(|f| *f == self.amount)
-            .ok_or_else(|| {
-                Error::invalid(format!(
-                    "amount column '{}' is not a feature; features are: {}",
-                    self.amount,
-                    data.feature_names().join(", ")
-                ))
-            })?;
-        Ok((0..data.n_rows()).map(|i| data.value(i, j)).collect())
-    }
 }
 
 /// Opt-in extras of an evaluation; the default adds nothing.
@@ -325,21 +280,20 @@ pub fn evaluate_fold_with(
     }
     if let Some(b) = &extras.benefit {
         let amounts = b.amounts(&test)?;
-        let total = BenefitMatrix::overhead(b.overhead).total_benefit(truth, &labels, &amounts)?;
+        let total = b.total(truth, &labels, &amounts)?;
         metrics.push(("benefit".to_string(), total));
     }
     let mut potential = Vec::new();
     if proba.n_classes() == 2 {
         let p = proba.column(1);
-        for (name, obj) in POTENTIAL {
+        // The binary thresholded metrics a threshold can be tuned for.
+        for m in METRICS.iter().filter(|m| m.tunable.is_some()) {
             let achieved = metrics
                 .iter()
-                .find(|(n, _)| n == name)
+                .find(|(n, _)| n == m.key)
                 .map_or(f64::NAN, |m| m.1);
-            potential.push((
-                name.to_string(),
-                full_potential(truth, &p, obj, achieved)?.best,
-            ));
+            let best = full_potential(truth, &p, &Objective::Metric(m), achieved)?.best;
+            potential.push((m.key.to_string(), best));
         }
     }
     let predictions = (extras.keep_predictions && fold.repeat == 0).then(|| Predictions {

@@ -34,89 +34,37 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::calibrate::prior::correct_row;
-use crate::calibrate::{self, OneVsRest};
+use crate::calibrate::{self, Calibration, Correction, OneVsRest};
 use crate::data::{Dataset, Proba, Schema};
-use crate::decide::tune::{best_threshold, roc_closest, tune_lambdas, Objective};
-use crate::decide::Rule;
+use crate::decide::tune::{best_threshold, roc_closest, tune_lambdas};
+use crate::decide::{Decision, Rule};
 use crate::ensemble::BaggedModel;
 use crate::error::{Error, Result};
 use crate::learn::Learner;
 use crate::learn::Model;
-use crate::metrics::cost::LossMatrix;
 use crate::persist::Persist;
 use crate::rng;
 use crate::sample::Sampler;
 use crate::select::split::Splitter;
-
-/// How labels are decided (before fitting resolves it to a [`Rule`]).
-#[derive(Debug, Clone, PartialEq)]
-pub enum Decision {
-    /// The most probable class.
-    Argmax,
-    /// Binary: positive iff `p >= T`.
-    Fixed(f64),
-    /// Binary: positive iff `p >= 0.5`; argmax for more classes (the
-    /// default of the rebalancing ensembles, see [`crate::spec::presets`]).
-    Half,
-    /// PT_MA: thresholds equal to the training priors.
-    Priors,
-    /// PT_F1: `tau = (pi+ + 0.5) / 2` (binary).
-    F1,
-    /// Given per-class thresholds.
-    Lambda(Vec<f64>),
-    /// Bayes minimum risk under a loss matrix.
-    Cost(LossMatrix),
-    /// Example-dependent benefit: positive iff `p * amount > overhead`.
-    Benefit {
-        /// Column holding each row's amount.
-        amount: String,
-        /// Fixed cost of acting on a row.
-        overhead: f64,
-    },
-    /// The ROC point closest to (0, 1) on out-of-fold probabilities.
-    RocClosest,
-    /// The threshold (binary) or lambdas (multiclass) maximising a metric on
-    /// out-of-fold probabilities.
-    Tune(Objective),
-}
-
-impl Decision {
-    fn needs_oof(&self) -> bool {
-        matches!(self, Decision::RocClosest | Decision::Tune(_))
-    }
-}
-
-/// Where the prior correction is applied in an ensemble.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Correct {
-    /// Each member with its own keep rates, before averaging.
-    Member,
-    /// The average, with the members' mean keep rates.
-    Average,
-}
-
-/// A calibration stage.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Calibration {
-    /// Platt or isotonic.
-    pub method: calibrate::Method,
-    /// Stratified folds for the out-of-fold probabilities.
-    pub folds: usize,
-    /// Keep one calibrated model per fold and average them.
-    pub ensemble: bool,
-}
 
 /// An unfitted strategy.
 #[derive(Debug, Clone)]
 pub struct Strategy {
     /// The spec it was built from (for reports and the saved model).
     pub spec: String,
+    /// The spec without its decision stage and without whitespace: the
+    /// stem of decision copies (`rarity run --cost` names
+    /// `STEM+cost(...)`).
+    pub stem: String,
+    /// The decision stage as written (whitespace removed), if the spec has
+    /// one; `None` when the learner's default decision applies.
+    pub decision_stage: Option<String>,
     /// Optional sampler applied to the training data first.
     pub sampler: Option<Arc<dyn Sampler>>,
     /// The learner or ensemble.
     pub learner: Arc<dyn Learner>,
     /// Undo the prior shift of all sampling, and how.
-    pub correct: Option<Correct>,
+    pub correct: Option<Correction>,
     /// Optional calibration.
     pub calibration: Option<Calibration>,
     /// The decision.
@@ -136,7 +84,7 @@ pub struct FittedStrategy {
     /// fold with a cross-validated calibration ensemble.
     pub members: Vec<Member>,
     /// Whether and how the prior correction is applied.
-    pub correct: Option<Correct>,
+    pub correct: Option<Correction>,
     /// The resolved decision rule.
     pub rule: Rule,
 }
@@ -156,7 +104,7 @@ pub struct Member {
 }
 
 impl Member {
-    fn proba(&self, correct: Option<Correct>, data: &Dataset) -> Result<Proba> {
+    fn proba(&self, correct: Option<Correction>, data: &Dataset) -> Result<Proba> {
         let p = corrected_proba(&self.model, &self.keep_rates, correct, data)?;
         Ok(match &self.calibrator {
             Some(c) => c.transform(&p),
@@ -193,7 +141,7 @@ impl Persist for FittedStrategy {
 fn corrected_proba(
     model: &Model,
     keep_rates: &[f64],
-    correct: Option<Correct>,
+    correct: Option<Correction>,
     data: &Dataset,
 ) -> Result<Proba> {
     let Some(mode) = correct else {
@@ -201,11 +149,11 @@ fn corrected_proba(
     };
     let mut rates = keep_rates.to_vec();
     let mut p = match (model.downcast_ref::<BaggedModel>(), mode) {
-        (Some(b), Correct::Member) => b.predict_proba_with(data, |_, member, p| {
+        (Some(b), Correction::Member) => b.predict_proba_with(data, |_, member, p| {
             let r: Vec<f64> = member.iter().map(|m| m.max(f64::MIN_POSITIVE)).collect();
             correct_row(p, &r);
         })?,
-        (Some(b), Correct::Average) => {
+        (Some(b), Correction::Average) => {
             let n = b.keep_rates().len().max(1) as f64;
             for (k, r) in rates.iter_mut().enumerate() {
                 *r *= b.keep_rates().iter().map(|m| m[k]).sum::<f64>() / n;
@@ -219,6 +167,17 @@ fn corrected_proba(
 }
 
 impl Strategy {
+    /// The same strategy deciding by `decision`, written `stage` in its
+    /// label (`STEM+stage`).
+    pub fn with_decision(&self, decision: Decision, stage: &str) -> Strategy {
+        Strategy {
+            spec: format!("{}+{stage}", self.stem),
+            decision_stage: Some(stage.to_string()),
+            decision,
+            ..self.clone()
+        }
+    }
+
     /// The sampler stage and the learner, fitted on `data`.
     fn fit_core(&self, data: &Dataset, stream: u64, seed: u64) -> Result<(Model, Vec<f64>)> {
         let mut r = rng::stream(seed, stream);
@@ -351,17 +310,10 @@ impl Strategy {
             Decision::F1 => Rule::f1(&priors)?,
             Decision::Lambda(l) => Rule::Lambda(l.clone()),
             Decision::Cost(m) => Rule::Cost(m.clone()),
-            Decision::Benefit { amount, overhead } => {
-                if !data.feature_names().contains(amount) {
-                    return Err(Error::invalid(format!(
-                        "benefit: amount column '{amount}' is not a feature; features are: {}",
-                        data.feature_names().join(", ")
-                    )));
-                }
-                Rule::Benefit {
-                    amount: amount.clone(),
-                    overhead: *overhead,
-                }
+            Decision::Benefit(b) => {
+                b.amounts(data)
+                    .map_err(|e| Error::invalid(format!("benefit: {e}")))?;
+                Rule::Benefit(b.clone())
             }
             Decision::RocClosest | Decision::Tune(_) => {
                 let p = oof
@@ -448,18 +400,7 @@ impl FittedStrategy {
     /// needs them).
     pub fn decide(&self, data: &Dataset, proba: &Proba) -> Result<Vec<u32>> {
         let amounts = match &self.rule {
-            Rule::Benefit { amount, .. } => {
-                let j = data
-                    .feature_names()
-                    .iter()
-                    .position(|f| f == amount)
-                    .ok_or_else(|| Error::data(format!("amount column '{amount}' is missing")))?;
-                Some(
-                    (0..data.n_rows())
-                        .map(|i| data.value(i, j))
-                        .collect::<Vec<f64>>(),
-                )
-            }
+            Rule::Benefit(b) => Some(b.amounts(data)?),
             _ => None,
         };
         self.rule.decide(proba, amounts.as_deref())

@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::data::Proba;
 use crate::error::{Error, Result};
+use crate::params::choice;
 
 pub use em::{saerens_em, EmEstimate};
 pub use isotonic::Isotonic;
@@ -48,11 +49,36 @@ impl Calibrator {
 
 /// Which calibration to fit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Method {
+pub enum CalibrationMethod {
     /// Platt scaling.
     Platt,
     /// Isotonic regression.
     Isotonic,
+}
+
+/// A calibration stage of a strategy (`+platt`, `+isotonic`): calibrators
+/// fitted on stratified out-of-fold probabilities of the training data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Calibration {
+    /// Platt or isotonic.
+    pub method: CalibrationMethod,
+    /// Stratified folds for the out-of-fold probabilities.
+    pub folds: usize,
+    /// Keep one calibrated model per fold and average them (scikit-learn's
+    /// `CalibratedClassifierCV(ensemble=True)`).
+    pub ensemble: bool,
+}
+
+choice! {
+    /// Where the prior correction of a strategy (`+correct`) is applied in
+    /// an ensemble.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+    pub enum Correction {
+        /// Each member with its own keep rates, before averaging.
+        Member = "member",
+        /// The average, with the members' mean keep rates.
+        Average = "average",
+    }
 }
 
 /// One calibrator per class (one-vs-rest), outputs renormalised to sum to 1.
@@ -67,14 +93,14 @@ impl OneVsRest {
     /// Fits on (usually out-of-fold) probabilities and true class ids.
     ///
     /// ```
-    /// use rarity::calibrate::{Method, OneVsRest};
+    /// use rarity::calibrate::{CalibrationMethod, OneVsRest};
     /// use rarity::data::Proba;
     /// let p = Proba::from_positive(&[0.1, 0.2, 0.3, 0.8, 0.9, 0.7]);
-    /// let c = OneVsRest::fit(&p, &[0, 0, 1, 1, 1, 0], Method::Isotonic).unwrap();
+    /// let c = OneVsRest::fit(&p, &[0, 0, 1, 1, 1, 0], CalibrationMethod::Isotonic).unwrap();
     /// let q = c.transform(&p);
     /// assert!((q.row(0)[0] + q.row(0)[1] - 1.0).abs() < 1e-12);
     /// ```
-    pub fn fit(proba: &Proba, truth: &[u32], method: Method) -> Result<Self> {
+    pub fn fit(proba: &Proba, truth: &[u32], method: CalibrationMethod) -> Result<Self> {
         if proba.n_rows() != truth.len() {
             return Err(Error::invalid(format!(
                 "{} probability rows for {} labels",
@@ -89,8 +115,10 @@ impl OneVsRest {
             let scores = proba.column(c);
             let hits: Vec<bool> = truth.iter().map(|&t| t as usize == c).collect();
             calibrators.push(match method {
-                Method::Platt => Calibrator::Platt(Platt::fit(&scores, &hits)?),
-                Method::Isotonic => Calibrator::Isotonic(Isotonic::fit(&scores, &hits, None)?),
+                CalibrationMethod::Platt => Calibrator::Platt(Platt::fit(&scores, &hits)?),
+                CalibrationMethod::Isotonic => {
+                    Calibrator::Isotonic(Isotonic::fit(&scores, &hits, None)?)
+                }
             });
         }
         Ok(OneVsRest {

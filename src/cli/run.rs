@@ -6,82 +6,34 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
-use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 
 use super::output::{num, print_json, write_stdout, Table};
-use super::select::parse_benefit;
 use super::{DataArgs, Global, OutputFormat};
 use rarity::data::bundled;
+use rarity::decide::registry::{build_stage, loss_matrix, Stage};
+use rarity::decide::Decision;
 use rarity::error::{Error, Result};
-use rarity::evaluate::{Benefit, Extras};
-use rarity::experiment::compare::{
-    compare, default_betas, default_multiclass_strategies, default_strategies, lower_is_better,
-    RANKED_METRICS,
-};
+use rarity::evaluate::Extras;
+use rarity::experiment::compare::RANKED_METRICS;
+use rarity::experiment::run::{ranking_metric, run as run_job, RunSettings};
 use rarity::experiment::run_report::{run_report, RunContext};
-use rarity::metrics::cost::LossMatrix;
+use rarity::metrics::catalogue;
+use rarity::metrics::cost::{Benefit, LossMatrix};
+use rarity::params::syntax::parse_args;
 use rarity::persist::{save, Format};
-use rarity::select::split::Splitter;
-use rarity::strategy::{Decision, Strategy};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum MetricArg {
-    #[value(name = "average_precision", alias = "average-precision")]
-    AveragePrecision,
-    #[value(name = "g_mean", alias = "g-mean")]
-    GMean,
-    #[value(name = "macro_accuracy", alias = "macro-accuracy")]
-    MacroAccuracy,
-    F1,
-    Brier,
-    #[value(name = "roc_auc", alias = "roc-auc")]
-    RocAuc,
-    /// The loss of the decisions under `--cost` (lower is better); with only
-    /// `--benefit`, the benefit.
-    Cost,
-    /// The example-dependent benefit under `--benefit` (higher is better).
-    Benefit,
-}
-
-impl MetricArg {
-    /// The metric key ranking the strategies, given which of `--cost` and
-    /// `--benefit` were set.
-    fn key(self, cost: bool, benefit: bool) -> Result<&'static str> {
-        Ok(match self {
-            MetricArg::AveragePrecision => "average_precision",
-            MetricArg::GMean => "g_mean",
-            MetricArg::MacroAccuracy => "macro_accuracy",
-            MetricArg::F1 => "f1",
-            MetricArg::Brier => "brier",
-            MetricArg::RocAuc => "roc_auc",
-            MetricArg::Cost if cost => "cost",
-            MetricArg::Cost if benefit => "benefit",
-            MetricArg::Cost => {
-                return Err(Error::invalid(
-                    "--metric cost needs the costs: give --cost fn=..,fp=.. \
-                     (or --benefit amount=COL,overhead=V)",
-                ))
-            }
-            MetricArg::Benefit if benefit => "benefit",
-            MetricArg::Benefit => {
-                return Err(Error::invalid(
-                    "--metric benefit needs --benefit amount=COL,overhead=V",
-                ))
-            }
-        })
-    }
-}
 
 /// Arguments of `rarity run`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
     #[command(flatten)]
     data: DataArgs,
-    /// The metric that picks the winner.
-    #[arg(long, value_enum, default_value_t = MetricArg::AveragePrecision)]
-    metric: MetricArg,
+    /// The metric that picks the winner: any key of `rarity score` with a
+    /// direction (e.g. average_precision, roc_auc, brier, g_mean, f1), or
+    /// `cost` / `benefit` with `--cost` / `--benefit`.
+    #[arg(long, default_value = "average_precision")]
+    metric: String,
     /// Repeated cross-validation, `RxK` (R repeats of K folds).
     #[arg(long, default_value = "2x5")]
     cv: String,
@@ -120,34 +72,21 @@ impl Default for Args {
     }
 }
 
-/// The loss matrix of `--cost`, read with the spec grammar of `cost(...)`.
+/// The loss matrix of `--cost` (the arguments of `cost(...)`).
 fn parse_cost(s: &str) -> Result<LossMatrix> {
     let bad = |e: Error| Error::invalid(format!("--cost '{s}': {e}"));
-    let spec = rarity::spec::parse(&format!("cost({s})")).map_err(bad)?;
-    match rarity::spec::decision_from_call(&spec.stages[0]).map_err(bad)? {
-        Decision::Cost(m) => Ok(m),
-        _ => Err(Error::invalid(format!(
-            "--cost '{s}': expected fn=..,fp=..[,tp=..,tn=..]"
-        ))),
-    }
+    loss_matrix(&parse_args("cost", s).map_err(bad)?).map_err(bad)
 }
 
-/// Adds, for each spec ending in `+threshold(priors)`, a copy ending in each
-/// of `decisions` instead (skipping specs already present).
-fn with_decisions(specs: Vec<String>, decisions: &[String]) -> Vec<String> {
-    let mut out = specs.clone();
-    for s in &specs {
-        let compact: String = s.chars().filter(|c| !c.is_whitespace()).collect();
-        if let Some(prefix) = compact.strip_suffix("+threshold(priors)") {
-            for d in decisions {
-                let v = format!("{prefix}+{d}");
-                if !out.contains(&v) {
-                    out.push(v);
-                }
-            }
-        }
+/// The benefit of `--benefit` (the arguments of `benefit(...)`).
+pub(super) fn parse_benefit(s: &str) -> Result<Benefit> {
+    let bad = |e: Error| Error::invalid(format!("--benefit '{s}': {e}"));
+    match build_stage(&parse_args("benefit", s).map_err(bad)?).map_err(bad)? {
+        Stage::Decide(Decision::Benefit(b)) => Ok(b),
+        _ => Err(Error::invalid(format!(
+            "--benefit '{s}': expected amount=COLUMN,overhead=NUMBER"
+        ))),
     }
-    out
 }
 
 /// A progress bar over (strategy, fold) evaluations on stderr, hidden when
@@ -168,60 +107,54 @@ fn progress_bar(show: bool) -> ProgressBar {
 pub fn run(g: &Global, a: &Args) -> Result<()> {
     let cost = a.cost.as_deref().map(parse_cost).transpose()?;
     let benefit: Option<Benefit> = a.benefit.as_deref().map(parse_benefit).transpose()?;
-    let metric = a.metric.key(cost.is_some(), benefit.is_some())?;
+    let ranking = ranking_metric(&a.metric, cost.is_some(), benefit.is_some())?;
     if let Some(dir) = &a.report {
         rarity::report::prepare_dir(dir)?;
     }
     let (ds, report) = a.data.load(Some(bundled::DEFAULT))?;
-    ds.require_two_classes()?;
-    let extras = Extras {
-        cost,
-        benefit,
-        keep_predictions: a.report.is_some(),
-    };
-    extras.check(&ds)?;
-    let specs = if !a.models.is_empty() {
-        a.models.clone()
-    } else if ds.n_classes() == 2 {
-        default_strategies(&default_betas(&ds))
-    } else {
-        default_multiclass_strategies()
-    };
-    let mut decisions = Vec::new();
-    if let Some(c) = &a.cost {
-        decisions.push(format!("cost({})", c.trim()));
+    let mut decision_copies = Vec::new();
+    if let (Some(m), Some(text)) = (&cost, &a.cost) {
+        decision_copies.push((Decision::Cost(m.clone()), format!("cost({})", text.trim())));
     }
-    if let Some(b) = &extras.benefit {
-        decisions.push(format!(
-            "benefit(amount='{}',overhead={})",
-            b.amount, b.overhead
+    if let Some(b) = &benefit {
+        decision_copies.push((
+            Decision::Benefit(b.clone()),
+            format!("benefit(amount='{}',overhead={})", b.amount, b.overhead),
         ));
     }
-    let specs = with_decisions(specs, &decisions);
-    let strategies: Vec<Strategy> = specs
-        .iter()
-        .map(|s| rarity::spec::build_strategy(s))
-        .collect::<Result<_>>()?;
-    let splitter: Splitter = a.cv.parse()?;
+    let settings = RunSettings {
+        strategies: a
+            .models
+            .iter()
+            .map(|s| rarity::spec::build_strategy(s))
+            .collect::<Result<_>>()?,
+        decision_copies,
+        extras: Extras {
+            cost,
+            benefit,
+            keep_predictions: a.report.is_some(),
+        },
+        metric: ranking,
+        splitter: a.cv.parse()?,
+        seed: g.seed,
+    };
+    let extras = settings.extras.clone();
     let bar = progress_bar(!g.quiet && std::io::stderr().is_terminal());
     let progress = |done: usize, total: usize, spec: &str| {
         bar.set_length(total as u64);
         bar.set_position(done as u64);
         bar.set_message(spec.to_string());
     };
-    let cmp = compare(&strategies, &ds, &splitter, g.seed, &extras, &progress);
+    let outcome = run_job(&ds, settings, &progress);
     bar.finish_and_clear();
-    let cmp = cmp?;
-    let higher = !lower_is_better(metric);
-    let order = cmp.ranked(metric, higher);
-    let verdict = if strategies.len() >= 3 {
-        Some(cmp.verdict(metric, higher)?)
-    } else {
-        None
-    };
-    let winner = &strategies[order[0]];
-    let fitted = winner.fit(&ds, g.seed)?;
-    save(&fitted, &a.output, Format::Binary)?;
+    let outcome = outcome?;
+    save(&outcome.winner, &a.output, Format::Binary)?;
+    let cmp = &outcome.comparison;
+    let order = &outcome.order;
+    let verdict = outcome.verdict.as_ref();
+    let winner = outcome.winner_strategy();
+    let metric = ranking.key;
+    let strategies = &outcome.strategies;
 
     let classes = format!(
         "classes {:?} ({})",
@@ -263,9 +196,9 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             data: &ds,
             notes,
             metric,
-            higher_is_better: higher,
+            higher_is_better: ranking.higher_is_better(),
         };
-        run_report(&cmp, &order, verdict.as_ref(), &ctx)?.write(dir)?;
+        run_report(cmp, order, verdict, &ctx)?.write(dir)?;
     }
 
     let summaries: Vec<_> = cmp.evaluations.iter().map(|e| e.summary()).collect();
@@ -287,13 +220,17 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             "report": a.report.as_ref().map(|d| d.join("index.html").display().to_string()),
         }));
     }
-    let mut columns: Vec<(&str, &str)> = RANKED_METRICS.to_vec();
+    let mut keys: Vec<&str> = RANKED_METRICS.to_vec();
     if extras.cost.is_some() {
-        columns.push(("cost", "cost"));
+        keys.push("cost");
     }
     if extras.benefit.is_some() {
-        columns.push(("benefit", "benefit"));
+        keys.push("benefit");
     }
+    let columns: Vec<(&str, &str)> = keys
+        .iter()
+        .map(|k| catalogue::metric(k).map(|m| (m.key, m.label)))
+        .collect::<Result<_>>()?;
     let mut header = vec!["#", "strategy"];
     header.extend(columns.iter().map(|c| c.1));
     let mut t = Table::new(&header);

@@ -11,7 +11,6 @@ use super::output::{num, print_json, write_stdout, Table};
 use super::{Global, OutputFormat};
 use rarity::data::read::{read_path, read_with_schema, ReadOptions};
 use rarity::error::{Error, Result};
-use rarity::evaluate::Benefit;
 use rarity::learn::Learner;
 use rarity::select::reverse_testing::{
     rank_by_comparator, reverse_testing, true_ranking, Comparator, Measure, Outcome, Ranking,
@@ -84,25 +83,6 @@ fn split_top(s: &str) -> Vec<String> {
     out.into_iter().filter(|s| !s.is_empty()).collect()
 }
 
-/// Parses `amount=COL,overhead=V` (`--benefit` of `select` and `run`).
-pub(super) fn parse_benefit(s: &str) -> Result<Benefit> {
-    let mut amount = None;
-    let mut overhead = None;
-    for part in s.split(',') {
-        match part.split_once('=') {
-            Some(("amount", v)) => amount = Some(v.trim().to_string()),
-            Some(("overhead", v)) => overhead = v.trim().parse::<f64>().ok(),
-            _ => {}
-        }
-    }
-    match (amount, overhead) {
-        (Some(amount), Some(overhead)) => Ok(Benefit { amount, overhead }),
-        _ => Err(Error::invalid(format!(
-            "--benefit '{s}': expected amount=COLUMN,overhead=NUMBER"
-        ))),
-    }
-}
-
 fn outcome_text(r: &Ranking, a: usize, b: usize, o: Outcome) -> String {
     match o {
         Outcome::First => format!("{} better", r.learners[a]),
@@ -128,8 +108,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     let mut variant = Variant::parse(&a.variant, &a.metric)?;
     let mut plain = Variant::parse("paper", &a.metric)?;
     if let Some(b) = &a.benefit {
-        let Benefit { amount, overhead } = parse_benefit(b)?;
-        variant.measure = Measure::Benefit { amount, overhead };
+        variant.measure = Measure::Benefit(super::run::parse_benefit(b)?);
         plain.measure = variant.measure.clone();
     }
     let ranking = match a.method {

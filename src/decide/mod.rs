@@ -20,13 +20,50 @@
 //! - after the prior correction (Dal Pozzolo eq. 12):
 //!   `tau' = beta tau_s / ((beta - 1) tau_s + 1)`, see [`corrected_threshold`].
 
+pub mod registry;
 pub mod tune;
 
 use serde::{Deserialize, Serialize};
 
 use crate::data::Proba;
 use crate::error::{Error, Result};
-use crate::metrics::cost::LossMatrix;
+use crate::metrics::cost::{Benefit, LossMatrix};
+use tune::Objective;
+
+/// How labels are decided (before fitting resolves it to a [`Rule`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Decision {
+    /// The most probable class.
+    Argmax,
+    /// Binary: positive iff `p >= T`.
+    Fixed(f64),
+    /// Binary: positive iff `p >= 0.5`; argmax for more classes (the
+    /// default of the rebalancing ensembles).
+    Half,
+    /// PT_MA: thresholds equal to the training priors.
+    Priors,
+    /// PT_F1: `tau = (pi+ + 0.5) / 2` (binary).
+    F1,
+    /// Given per-class thresholds.
+    Lambda(Vec<f64>),
+    /// Bayes minimum risk under a loss matrix.
+    Cost(LossMatrix),
+    /// Example-dependent benefit: positive iff `p * amount > overhead`.
+    Benefit(Benefit),
+    /// The ROC point closest to (0, 1) on out-of-fold probabilities.
+    RocClosest,
+    /// The threshold (binary) or lambdas (multiclass) maximising a metric on
+    /// out-of-fold probabilities.
+    Tune(Objective),
+}
+
+impl Decision {
+    /// Whether resolving it needs out-of-fold probabilities of the
+    /// training data (tuned thresholds).
+    pub fn needs_oof(&self) -> bool {
+        matches!(self, Decision::RocClosest | Decision::Tune(_))
+    }
+}
 
 /// A resolved decision rule: all its numbers are known.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -42,12 +79,7 @@ pub enum Rule {
     /// the later class).
     Cost(LossMatrix),
     /// Example-dependent benefit: positive iff `p(positive) * amount > overhead`.
-    Benefit {
-        /// Name of the column holding each row's amount.
-        amount: String,
-        /// The fixed cost of acting on a row (investigation, mailing).
-        overhead: f64,
-    },
+    Benefit(Benefit),
 }
 
 impl Rule {
@@ -84,8 +116,7 @@ impl Rule {
     pub fn validate(&self, n_classes: usize) -> Result<()> {
         match self {
             Rule::Argmax => Ok(()),
-            Rule::Threshold(t) | Rule::Benefit { overhead: t, .. } if n_classes != 2 => {
-                let _ = t;
+            Rule::Threshold(_) | Rule::Benefit(_) if n_classes != 2 => {
                 Err(Error::invalid(format!(
                     "a threshold or benefit rule needs a binary task; this one has {n_classes} classes \
                      (use lambda(...) or cost(...) for multiclass)"
@@ -94,7 +125,7 @@ impl Rule {
             Rule::Threshold(t) if !(0.0..=1.0).contains(t) => {
                 Err(Error::invalid(format!("threshold {t} is not in [0, 1]")))
             }
-            Rule::Threshold(_) | Rule::Benefit { .. } => Ok(()),
+            Rule::Threshold(_) | Rule::Benefit(_) => Ok(()),
             Rule::Lambda(l) if l.len() != n_classes => Err(Error::invalid(format!(
                 "{} lambdas for {n_classes} classes",
                 l.len()
@@ -146,18 +177,17 @@ impl Rule {
                     best as u32
                 })
                 .collect(),
-            Rule::Benefit { amount, overhead } => {
+            Rule::Benefit(b) => {
                 let a = amounts.ok_or_else(|| {
                     Error::invalid(format!(
-                        "the benefit rule needs the amount column '{amount}' in the data"
+                        "the benefit rule needs the amount column '{}' in the data",
+                        b.amount
                     ))
                 })?;
                 if a.len() != n {
                     return Err(Error::invalid(format!("{} amounts for {n} rows", a.len())));
                 }
-                (0..n)
-                    .map(|i| u32::from(proba.row(i)[1] * a[i] > *overhead))
-                    .collect()
+                b.decide(&proba.column(1), a)?
             }
         };
         Ok(labels)
@@ -251,10 +281,10 @@ mod tests {
     #[test]
     fn benefit_rule_uses_amounts() {
         let p = Proba::from_positive(&[0.1, 0.1, 0.9]);
-        let rule = Rule::Benefit {
+        let rule = Rule::Benefit(Benefit {
             amount: "Amount".into(),
             overhead: 90.0,
-        };
+        });
         assert_eq!(
             rule.decide(&p, Some(&[1000.0, 10.0, 50.0])).unwrap(),
             vec![1, 0, 0]

@@ -14,46 +14,58 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::metrics::catalogue::{self, Metric};
+
 use super::Rule;
 use crate::data::Proba;
 use crate::error::{Error, Result};
 use crate::metrics::confusion::{BinaryCounts, Confusion};
 use crate::metrics::cost::LossMatrix;
 
-/// What a threshold is chosen to optimise.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// What a threshold is chosen to optimise: a tunable metric of the
+/// catalogue ([`crate::metrics::catalogue`]), or the mean cost under a loss
+/// matrix (minimised).
+#[derive(Debug, Clone)]
 pub enum Objective {
-    /// F1 of the positive class.
-    F1,
-    /// Geometric mean of TPR and TNR.
-    GMean,
-    /// Mean per-class recall (balanced accuracy).
-    MacroAccuracy,
-    /// Mean per-class F1.
-    MacroF1,
-    /// Plain accuracy.
-    Accuracy,
+    /// A tunable metric (maximised).
+    Metric(&'static Metric),
     /// Mean cost under a loss matrix (minimised).
     Cost(LossMatrix),
 }
 
+impl PartialEq for Objective {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Objective::Metric(a), Objective::Metric(b)) => a.key == b.key,
+            (Objective::Cost(a), Objective::Cost(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
 impl Objective {
+    /// The tunable metric `key`; an error naming the tunable ones otherwise.
+    ///
+    /// ```
+    /// use rarity::decide::tune::Objective;
+    /// assert!(Objective::metric("g_mean").is_ok());
+    /// assert!(Objective::metric("roc_auc").unwrap_err().to_string().contains("f1"));
+    /// ```
+    pub fn metric(key: &str) -> Result<Objective> {
+        let m = catalogue::metric(key)?;
+        if m.tunable.is_none() {
+            return Err(Error::invalid(format!(
+                "a threshold cannot be tuned for {key}; tunable metrics: {}, cost",
+                catalogue::tunable_keys().join(", ")
+            )));
+        }
+        Ok(Objective::Metric(m))
+    }
+
     /// The value to maximise for binary counts (cost is negated).
     fn binary_value(&self, c: &BinaryCounts) -> f64 {
         match self {
-            Objective::F1 => c.f1(),
-            Objective::GMean => c.g_mean(),
-            Objective::MacroAccuracy => 0.5 * (c.tpr() + c.tnr()),
-            Objective::MacroF1 => {
-                let neg = BinaryCounts {
-                    tp: c.tn,
-                    fp: c.fn_,
-                    fn_: c.fp,
-                    tn: c.tp,
-                };
-                0.5 * (c.f1() + neg.f1())
-            }
-            Objective::Accuracy => c.accuracy(),
+            Objective::Metric(m) => m.tunable.map_or(f64::NAN, |t| (t.binary)(c)),
             Objective::Cost(m) => {
                 let n = (c.tp + c.fp + c.fn_ + c.tn).max(1) as f64;
                 -(c.tp as f64 * m.loss(1, 1)
@@ -68,10 +80,15 @@ impl Objective {
     /// The value to maximise for a multiclass confusion matrix.
     fn multiclass_value(&self, c: &Confusion) -> Result<f64> {
         Ok(match self {
-            Objective::MacroAccuracy => c.macro_accuracy(),
-            Objective::MacroF1 => c.macro_f1(),
-            Objective::Accuracy => c.accuracy(),
-            Objective::GMean => c.g_mean(),
+            Objective::Metric(m) => match m.tunable.and_then(|t| t.multiclass) {
+                Some(f) => f(c),
+                None => {
+                    return Err(Error::invalid(format!(
+                        "{} of one positive class is binary; use macro_f1 for multiclass",
+                        m.key
+                    )))
+                }
+            },
             Objective::Cost(m) => {
                 let k = c.n_classes();
                 let mut total = 0.0;
@@ -81,11 +98,6 @@ impl Objective {
                     }
                 }
                 -total / c.total().max(1) as f64
-            }
-            Objective::F1 => {
-                return Err(Error::invalid(
-                    "F1 of one positive class is binary; use macro_f1 for multiclass",
-                ))
             }
         })
     }
@@ -155,7 +167,7 @@ impl Sweep {
 /// use rarity::decide::tune::{best_threshold, Objective};
 /// let truth = [0, 0, 0, 1, 1];
 /// let p = [0.1, 0.2, 0.3, 0.35, 0.9];
-/// let (t, f1) = best_threshold(&truth, &p, &Objective::F1).unwrap();
+/// let (t, f1) = best_threshold(&truth, &p, &Objective::metric("f1").unwrap()).unwrap();
 /// assert_eq!(f1, 1.0);
 /// assert!(t > 0.3 && t <= 0.35);
 /// ```
@@ -305,12 +317,8 @@ mod tests {
     fn best_threshold_beats_every_candidate() {
         let truth = [0, 1, 0, 1, 1, 0, 0, 0, 1, 0];
         let p = [0.1, 0.7, 0.4, 0.45, 0.9, 0.5, 0.2, 0.05, 0.3, 0.6];
-        for obj in [
-            Objective::F1,
-            Objective::GMean,
-            Objective::MacroAccuracy,
-            Objective::MacroF1,
-        ] {
+        for key in ["f1", "g_mean", "macro_accuracy", "macro_f1"] {
+            let obj = Objective::metric(key).unwrap();
             let (t, v) = best_threshold(&truth, &p, &obj).unwrap();
             assert_eq!(obj.binary_value(&direct(&truth, &p, t)), v);
             for i in 0..=100 {
@@ -335,7 +343,7 @@ mod tests {
             3,
         );
         let priors = [0.5, 0.2, 0.3];
-        let obj = Objective::MacroAccuracy;
+        let obj = Objective::metric("macro_accuracy").unwrap();
         let l = tune_lambdas(&truth, &p, &priors, &obj).unwrap();
         let value = |l: &[f64]| {
             let labels = Rule::Lambda(l.to_vec()).decide(&p, None).unwrap();

@@ -7,26 +7,18 @@ use serde::{Deserialize, Serialize};
 use crate::data::{Dataset, Proba};
 use crate::error::{Error, Result};
 use crate::learn::{check_features, Classifier, Model, ROW_CHUNK};
+use crate::params::choice;
 
-/// How member predictions are combined.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub enum Vote {
-    /// Average the members' probabilities and renormalise (Algorithm 1,
-    /// steps 2.3-2.4 of the PT-bagging paper).
-    #[default]
-    Soft,
-    /// The fraction of members whose most probable class is `k` (lowest class
-    /// id on ties).
-    Hard,
-}
-
-impl Vote {
-    /// The spelling used in model specs.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Vote::Soft => "soft",
-            Vote::Hard => "hard",
-        }
+choice! {
+    /// How member predictions are combined.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+    pub enum Vote {
+        /// Average the members' probabilities and renormalise (Algorithm 1,
+        /// steps 2.3-2.4 of the PT-bagging paper).
+        Soft = "soft",
+        /// The fraction of members whose most probable class is `k` (lowest
+        /// class id on ties).
+        Hard = "hard",
     }
 }
 

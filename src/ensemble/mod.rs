@@ -19,6 +19,7 @@
 
 mod bagged;
 pub mod registry;
+pub mod rus_boost;
 
 use std::sync::Arc;
 
@@ -31,37 +32,40 @@ use crate::data::{Dataset, Proba, View};
 use crate::error::{Error, Result};
 use crate::learn::tree::{MaxFeatures, RandomTree, Tree};
 use crate::learn::{Classifier, Learner, Model, Prepared};
+use crate::params::{params, Bounds};
 use crate::rng::{self, Rng};
 use crate::sample::bootstrap::Bootstrap;
 use crate::sample::no_resampling::NoResampling;
 use crate::sample::Sampler;
 
-/// Bagging: `n_members` models, each fitted by `learner` on a sample drawn by
-/// `sampler`, combined by `vote`.
-///
-/// ```
-/// use std::sync::Arc;
-/// use rarity::data::Dataset;
-/// use rarity::ensemble::Bagging;
-/// use rarity::learn::{tree::Tree, Classifier};
-/// use rarity::sample::bootstrap::Bootstrap;
-/// let ds = Dataset::from_rows((0..40).map(|i| vec![(i % 10) as f64, (i / 10) as f64]).collect(),
-///     (0..40).map(|i| (i % 10 >= 8) as u32).collect(), vec!["n".into(), "p".into()]).unwrap();
-/// let bag = Bagging::new(25, Arc::new(Tree::default()), Arc::new(Bootstrap::default()));
-/// let model = bag.fit_dataset(&ds, 7).unwrap();
-/// let p = model.predict_proba(&ds).unwrap();
-/// assert!(p.row(9)[1] > 0.5 && p.row(0)[1] < 0.5);
-/// ```
-#[derive(Debug, Clone)]
-pub struct Bagging {
-    /// Number of members (at least 1).
-    pub n_members: usize,
-    /// The learner fitted on every sample.
-    pub learner: Arc<dyn Learner>,
-    /// How each member's sample is drawn.
-    pub sampler: Arc<dyn Sampler>,
-    /// How member probabilities are combined.
-    pub vote: Vote,
+params! {
+    /// Bagging: `n` models, each fitted by `learner` on a sample drawn by
+    /// `sample`, combined by `vote`.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use rarity::data::Dataset;
+    /// use rarity::ensemble::Bagging;
+    /// use rarity::learn::{tree::Tree, Classifier};
+    /// use rarity::sample::bootstrap::Bootstrap;
+    /// let ds = Dataset::from_rows((0..40).map(|i| vec![(i % 10) as f64, (i / 10) as f64]).collect(),
+    ///     (0..40).map(|i| (i % 10 >= 8) as u32).collect(), vec!["n".into(), "p".into()]).unwrap();
+    /// let bag = Bagging::new(25, Arc::new(Tree::default()), Arc::new(Bootstrap::default()));
+    /// let model = bag.fit_dataset(&ds, 7).unwrap();
+    /// let p = model.predict_proba(&ds).unwrap();
+    /// assert!(p.row(9)[1] > 0.5 && p.row(0)[1] < 0.5);
+    /// ```
+    #[derive(Debug, Clone)]
+    pub struct Bagging {
+        /// Number of members.
+        pub n: usize = 100 => Bounds::at_least(1.0),
+        /// The learner fitted on every sample.
+        pub learner: Arc<dyn Learner> = Arc::new(Tree::default()),
+        /// How each member's sample is drawn.
+        pub sample: Arc<dyn Sampler> = Arc::new(Bootstrap::default()),
+        /// How member probabilities are combined.
+        pub vote: Vote = Vote::Soft,
+    }
 }
 
 /// Out-of-bag probabilities: for each training row, the vote of the members
@@ -84,12 +88,12 @@ struct Member {
 }
 
 impl Bagging {
-    /// Bagging of `n_members` models, soft vote.
-    pub fn new(n_members: usize, learner: Arc<dyn Learner>, sampler: Arc<dyn Sampler>) -> Self {
+    /// Bagging of `n` models, soft vote.
+    pub fn new(n: usize, learner: Arc<dyn Learner>, sample: Arc<dyn Sampler>) -> Self {
         Bagging {
-            n_members,
+            n,
             learner,
-            sampler,
+            sample,
             vote: Vote::Soft,
         }
     }
@@ -135,17 +139,17 @@ impl Bagging {
         seed: u64,
         track: bool,
     ) -> Result<(BaggedModel, Vec<Vec<u64>>)> {
-        if self.n_members == 0 {
+        if self.n == 0 {
             return Err(Error::invalid("the number of members n must be at least 1"));
         }
         data.require_two_classes()?;
         let prepared = self.learner.prepare(data)?;
-        let results: Vec<Result<Member>> = (0..self.n_members)
+        let results: Vec<Result<Member>> = (0..self.n)
             .into_par_iter()
             .map(|i| self.member(data, &prepared, rng::stream(seed, i as u64), track))
             .collect();
-        let mut models = Vec::with_capacity(self.n_members);
-        let mut rates = Vec::with_capacity(self.n_members);
+        let mut models = Vec::with_capacity(self.n);
+        let mut rates = Vec::with_capacity(self.n);
         let mut bags = Vec::new();
         for r in results {
             let m = r?;
@@ -165,7 +169,7 @@ impl Bagging {
         mut rng: Rng,
         track: bool,
     ) -> Result<Member> {
-        let sample = self.sampler.resample(data, &mut rng)?;
+        let sample = self.sample.resample(data, &mut rng)?;
         let model = if sample.has_synthetic() {
             let ds = sample.materialise(data)?;
             let all: Vec<usize> = (0..ds.n_rows()).collect();
@@ -251,9 +255,9 @@ impl Learner for Bagging {
         };
         format!(
             "bagging(n={},learner={},sample={}{vote})",
-            self.n_members,
+            self.n,
             self.learner.name(),
-            self.sampler.name()
+            self.sample.name()
         )
     }
 }

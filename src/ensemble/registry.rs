@@ -1,8 +1,355 @@
-//! The ensembles: every ensemble a spec can name, with its parameters, and
-//! the kind of fitted model they make.
+//! The ensembles a spec can name, with their parameters: the bagging engine
+//! (`bagging`, `forest`, `rdt`) and the papers' named methods with their
+//! defaults and default decisions (PT-bagging, EB-, RB-, SMOTE-,
+//! UnderOver- and under-bagging, balanced forests, EasyEnsemble, RUSBoost),
+//! and the kind of fitted model they make.
+//!
+//! - `pt-bagging(n=100)`: PT-bagging (Collell, Prelec & Patil 2018,
+//!   Algorithm 1): bagging of unpruned probability trees (leaf frequencies,
+//!   no Laplace smoothing) on plain bootstrap samples of the natural class
+//!   distribution; the threshold is chosen after training: by default
+//!   `threshold(priors)` (PT_MA; multiclass: argmax of `p_k / pi_k`), or
+//!   `+threshold(f1)` (PT_F1, `tau = (pi+ + 0.5) / 2`).
+//! - `eb-bagging`, `rb-bagging`, `smote-bagging`, `underover-bagging(a=50)`:
+//!   the rebalancing competitors of Collell et al. Sec. 2.4 and 5 (exactly
+//!   balanced; roughly balanced, Hido et al. 2009; SMOTE 500% of the minority
+//!   with 120% undersampling, a balanced hybrid; UnderOver, Wang & Yao 2009),
+//!   100 unpruned trees, decided at 0.5 as in the paper (argmax for more than
+//!   two classes). Any of them takes `+correct` (Dal Pozzolo et al. 2015,
+//!   eq. 9, per member with its own keep rates) and any decision.
+//! - `under-bagging(beta=..)`: UnderBagging at any rate beta (default: the
+//!   balanced `ratio=1`), the variance remedy Dal Pozzolo et al. point to;
+//!   pair with `+correct`.
+//! - `balanced-forest`: a random forest (sqrt features) whose trees are
+//!   grown on balanced bootstraps, `n+` rows drawn with replacement from
+//!   every class (the lecture's "random forests for the bootstrap sample
+//!   with balanced classes"; the minority is bootstrapped too).
+//! - `easy-ensemble(n=10, rounds=50)`: EasyEnsemble (Liu, Wu & Zhou 2009):
+//!   AdaBoost of stumps on `n` exactly balanced subsets, averaged.
+//! - `rus-boost(n=50)`: RUSBoost (Seiffert et al. 2010), see
+//!   [`super::rus_boost`].
 
-use crate::ensemble::BaggedModel;
-use crate::learn::ModelKind;
+use std::sync::Arc;
+
+use crate::decide::Decision;
+use crate::ensemble::rus_boost::RusBoost;
+use crate::ensemble::{BaggedModel, Bagging, Vote};
+use crate::error::Result;
+use crate::learn::adaboost::AdaBoost;
+use crate::learn::registry::LEARNERS;
+use crate::learn::tree::{MaxFeatures, RandomTree, Tree};
+use crate::learn::{Learner, ModelKind};
+use crate::params::{
+    apply, from_call, params, unknown, Bounds, Call, Entry, Merged, ParamInfo, ParamType, Params,
+    Value,
+};
+use crate::sample::bootstrap::Bootstrap;
+use crate::sample::no_resampling::NoResampling;
+use crate::sample::registry::build_sampler;
+use crate::sample::Sampler;
 
 /// The fitted ensembles, by the name model files use.
 pub const MODEL_KINDS: &[ModelKind] = &[ModelKind::of::<BaggedModel>("Bagged")];
+
+params! {
+    /// The member count and vote of an ensemble.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct Members {
+        /// Number of members.
+        pub n: usize = 100 => Bounds::at_least(1.0),
+        /// How member probabilities are combined.
+        pub vote: Vote = Vote::Soft,
+    }
+}
+
+params! {
+    /// A forest's sampler.
+    #[derive(Debug, Clone)]
+    pub struct ForestSample {
+        /// How each tree's sample is drawn.
+        pub sample: Arc<dyn Sampler> = Arc::new(Bootstrap::default()),
+    }
+}
+
+params! {
+    /// SMOTE-bagging's sampler settings.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct SmoteBaggingSample {
+        /// SMOTE: new minority rows in percent of the minority.
+        pub amount: f64 = 500.0 => Bounds::positive(),
+        /// Rows kept of each other class in percent of the new minority rows.
+        pub under: f64 = 120.0 => Bounds::positive(),
+        /// SMOTE's neighbours.
+        pub k: usize = 5 => Bounds::at_least(1.0),
+    }
+}
+
+params! {
+    /// UnderOver-bagging's sampler setting.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct UnderOverSample {
+        /// Every class is bootstrapped to this percent of the largest.
+        pub a: f64 = 50.0 => Bounds::positive(),
+    }
+}
+
+params! {
+    /// Under-bagging's rate: `beta` or `ratio` (default `ratio=1`, balanced).
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct UnderSample {
+        /// Keep rate of the majority classes.
+        pub beta: Option<f64> = None => Bounds::left_open(0.0, 1.0),
+        /// Minority/majority ratio after undersampling.
+        pub ratio: Option<f64> = None => Bounds::positive(),
+    }
+    check = one_rate;
+}
+
+fn one_rate(p: &UnderSample) -> Result<()> {
+    if p.beta.is_some() && p.ratio.is_some() {
+        return Err(crate::error::Error::invalid("give beta or ratio, not both"));
+    }
+    Ok(())
+}
+
+params! {
+    /// EasyEnsemble's boosting.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct EasyRounds {
+        /// AdaBoost rounds per subset.
+        pub rounds: usize = 50 => Bounds::at_least(1.0),
+        /// Depth of each round's tree.
+        pub depth: usize = 1 => Bounds::at_least(1.0),
+    }
+}
+
+/// The sampler named `name` with `args` (a typed call, never text).
+fn sampler(name: &str, args: Vec<(&str, f64)>) -> Result<Arc<dyn Sampler>> {
+    build_sampler(&Call {
+        name: name.to_string(),
+        args: args
+            .into_iter()
+            .map(|(k, v)| (Some(k.to_string()), Value::Number(v)))
+            .collect(),
+    })
+}
+
+fn members(n: usize) -> Members {
+    Members {
+        n,
+        vote: Vote::Soft,
+    }
+}
+
+fn sqrt_tree() -> Tree {
+    Tree {
+        max_features: MaxFeatures::Sqrt,
+        ..Tree::default()
+    }
+}
+
+/// Bagging of trees (`forest`: sqrt features) on `sample`'s samples, with
+/// the call's member count, vote and tree parameters.
+fn tree_bagging(m: Merged<Members, Tree>, sample: Arc<dyn Sampler>) -> Arc<dyn Learner> {
+    let Merged(members, tree) = m;
+    Arc::new(Bagging {
+        n: members.n,
+        learner: Arc::new(tree),
+        sample,
+        vote: members.vote,
+    })
+}
+
+fn plain_trees() -> Merged<Members, Tree> {
+    Merged(members(100), Tree::default())
+}
+
+/// Table of a parameter type starting from `initial`.
+fn table<P: Params>(initial: P) -> Vec<ParamInfo> {
+    initial.table()
+}
+
+/// Every ensemble a spec can name.
+pub const ENSEMBLES: &[Entry<Arc<dyn Learner>>] = &[
+    Entry {
+        name: "forest",
+        summary: "random forest (Breiman 2001): n trees with sqrt(d) features per split on bootstrap samples",
+        params: || table(Merged(Merged(members(100), ForestSample::default()), sqrt_tree())),
+        build: |c| {
+            let Merged(Merged(m, s), tree) =
+                apply(c, Merged(Merged(members(100), ForestSample::default()), sqrt_tree()))?;
+            Ok(Arc::new(Bagging {
+                n: m.n,
+                learner: Arc::new(tree),
+                sample: s.sample,
+                vote: m.vote,
+            }))
+        },
+    },
+    Entry {
+        name: "bagging",
+        summary: "bagging (Breiman 1996): n members of any learner, each on its own sample of any sampler",
+        params: || Bagging::default().table(),
+        build: |c| Ok(Arc::new(from_call::<Bagging>(c)?)),
+    },
+    Entry {
+        name: "rdt",
+        summary: "Fan's random decision trees: n random trees, each on all rows",
+        params: || table(Merged(members(10), RandomTree::default())),
+        build: |c| {
+            let Merged(m, tree) = apply(c, Merged(members(10), RandomTree::default()))?;
+            Ok(Arc::new(Bagging {
+                n: m.n,
+                learner: Arc::new(tree),
+                sample: Arc::new(NoResampling),
+                vote: m.vote,
+            }))
+        },
+    },
+    Entry {
+        name: "pt-bagging",
+        summary: "PT-bagging: n (100) unpruned trees on plain bootstraps; decides by threshold(priors) (PT_MA) unless told otherwise, e.g. +threshold(f1)",
+        params: || table(plain_trees()),
+        build: |c| Ok(tree_bagging(apply(c, plain_trees())?, Arc::new(Bootstrap::default()))),
+    },
+    Entry {
+        name: "eb-bagging",
+        summary: "exactly balanced bagging: n (100) trees, each on every minority row + as many of each other class; threshold 0.5",
+        params: || table(plain_trees()),
+        build: |c| Ok(tree_bagging(apply(c, plain_trees())?, sampler("eb", vec![])?)),
+    },
+    Entry {
+        name: "rb-bagging",
+        summary: "roughly balanced bagging (Hido et al.): n (100) trees, minority bootstrap + NB(n+, 1/2) majority rows; threshold 0.5",
+        params: || table(plain_trees()),
+        build: |c| Ok(tree_bagging(apply(c, plain_trees())?, sampler("rb", vec![])?)),
+    },
+    Entry {
+        name: "smote-bagging",
+        summary: "SMOTE-bagging: n (100) trees, each on SMOTE amount (500) % of the minority + under (120) % undersampling; threshold 0.5",
+        params: || table(Merged(plain_trees(), SmoteBaggingSample::default())),
+        build: |c| {
+            let Merged(m, s) = apply(c, Merged(plain_trees(), SmoteBaggingSample::default()))?;
+            let hybrid = sampler("hybrid", vec![("amount", s.amount), ("under", s.under), ("k", s.k as f64)])?;
+            Ok(tree_bagging(m, hybrid))
+        },
+    },
+    Entry {
+        name: "underover-bagging",
+        summary: "UnderOver-bagging (Wang & Yao): n (100) trees, every class bootstrapped to a (50) % of the largest; threshold 0.5 / argmax",
+        params: || table(Merged(plain_trees(), UnderOverSample::default())),
+        build: |c| {
+            let Merged(m, s) = apply(c, Merged(plain_trees(), UnderOverSample::default()))?;
+            Ok(tree_bagging(m, sampler("underover", vec![("a", s.a)])?))
+        },
+    },
+    Entry {
+        name: "under-bagging",
+        summary: "UnderBagging: n (100) trees, the majority undersampled at rate beta (default ratio=1, balanced); pair with +correct",
+        params: || table(Merged(plain_trees(), UnderSample::default())),
+        build: |c| {
+            let Merged(m, s) = apply(c, Merged(plain_trees(), UnderSample::default()))
+                .map_err(|e| crate::error::Error::invalid(format!("{c}: {e}")))?;
+            let rate = match (s.beta, s.ratio) {
+                (Some(b), _) => ("beta", b),
+                (None, Some(r)) => ("ratio", r),
+                (None, None) => ("ratio", 1.0),
+            };
+            Ok(tree_bagging(m, sampler("under", vec![rate])?))
+        },
+    },
+    Entry {
+        name: "balanced-forest",
+        summary: "balanced random forest: n (100) sqrt-feature trees, each on n+ rows drawn with replacement from every class; threshold 0.5",
+        params: || table(Merged(members(100), sqrt_tree())),
+        build: |c| {
+            let m = apply(c, Merged(members(100), sqrt_tree()))?;
+            Ok(tree_bagging(m, sampler("balanced-bootstrap", vec![])?))
+        },
+    },
+    Entry {
+        name: "easy-ensemble",
+        summary: "EasyEnsemble: n (10) AdaBoost ensembles of rounds (50) stumps, each on an exactly balanced subset; threshold 0.5",
+        params: || table(Merged(members(10), EasyRounds::default())),
+        build: |c| {
+            let Merged(m, r) = apply(c, Merged(members(10), EasyRounds::default()))?;
+            Ok(Arc::new(Bagging {
+                n: m.n,
+                learner: Arc::new(AdaBoost {
+                    n: r.rounds,
+                    depth: r.depth,
+                }),
+                sample: sampler("eb", vec![])?,
+                vote: m.vote,
+            }))
+        },
+    },
+    Entry {
+        name: "rus-boost",
+        summary: "RUSBoost: AdaBoost.M1 with n (50) rounds of depth (1) trees, each round on a balanced random undersample; threshold 0.5",
+        params: || RusBoost::default().table(),
+        build: |c| Ok(Arc::new(from_call::<RusBoost>(c)?)),
+    },
+];
+
+/// The named methods of the papers (decided at 0.5 or by PT_MA unless the
+/// spec says otherwise), as opposed to the generic engines.
+const NAMED: &[&str] = &[
+    "pt-bagging",
+    "eb-bagging",
+    "rb-bagging",
+    "smote-bagging",
+    "underover-bagging",
+    "under-bagging",
+    "balanced-forest",
+    "easy-ensemble",
+    "rus-boost",
+];
+
+/// The decision a learner uses when the spec gives none: PT_MA for
+/// `pt-bagging`, 0.5 (argmax beyond two classes) for the papers' other
+/// named ensembles, argmax for any other learner.
+///
+/// ```
+/// use rarity::ensemble::registry::default_decision;
+/// use rarity::decide::Decision;
+/// assert_eq!(default_decision("pt-bagging"), Decision::Priors);
+/// assert_eq!(default_decision("eb-bagging"), Decision::Half);
+/// assert_eq!(default_decision("tree"), Decision::Argmax);
+/// ```
+pub fn default_decision(name: &str) -> Decision {
+    match name {
+        "pt-bagging" => Decision::Priors,
+        n if NAMED.contains(&n) => Decision::Half,
+        _ => Decision::Argmax,
+    }
+}
+
+/// Every learner a spec can name: the base learners, then the ensembles.
+pub fn all_learners() -> impl Iterator<Item = &'static Entry<Arc<dyn Learner>>> + Clone {
+    LEARNERS.iter().chain(ENSEMBLES)
+}
+
+/// The learner (base or ensemble) a call names.
+pub fn build_learner(call: &Call) -> Result<Arc<dyn Learner>> {
+    let entry = all_learners()
+        .find(|e| e.name == call.name)
+        .ok_or_else(|| unknown("learner", &call.name, all_learners().map(|e| e.name)))?;
+    (entry.build)(call)
+}
+
+/// A learner as a parameter (`bagging(learner=tree(max_depth=3))`).
+impl ParamType for Arc<dyn Learner> {
+    fn from_value(v: &Value) -> std::result::Result<Self, String> {
+        match v {
+            Value::Call(c) => build_learner(c).map_err(|e| e.to_string()),
+            _ => Err(String::new()),
+        }
+    }
+    fn expected() -> String {
+        "a learner such as tree or logistic(c=0.5)".into()
+    }
+    fn to_text(&self) -> String {
+        self.name()
+    }
+}

@@ -18,26 +18,16 @@ use crate::select::split::Splitter;
 use crate::stats::{critical_difference, friedman, mean_ranks};
 use crate::strategy::Strategy;
 
-/// The metrics of `rarity run`'s ranked table: `(key, column title)`.
-pub const RANKED_METRICS: &[(&str, &str)] = &[
-    ("roc_auc", "AUC"),
-    ("average_precision", "AP"),
-    ("brier", "Brier"),
-    ("g_mean", "G-mean"),
-    ("macro_accuracy", "macro acc"),
-    ("macro_f1", "macro F1"),
+/// The metrics of `rarity run`'s ranked table (titles from the catalogue,
+/// [`crate::metrics::catalogue`]).
+pub const RANKED_METRICS: &[&str] = &[
+    "roc_auc",
+    "average_precision",
+    "brier",
+    "g_mean",
+    "macro_accuracy",
+    "macro_f1",
 ];
-
-/// Whether lower values of a metric key are better (`brier`, `cost`,
-/// `log_loss`, `ece`).
-///
-/// ```
-/// assert!(rarity::experiment::compare::lower_is_better("cost"));
-/// assert!(!rarity::experiment::compare::lower_is_better("benefit"));
-/// ```
-pub fn lower_is_better(metric: &str) -> bool {
-    matches!(metric, "brier" | "cost" | "log_loss" | "ece")
-}
 
 /// The strategies `rarity run` compares on a binary task (issue 10's list:
 /// PT-bagging with both plug-in thresholds; undersampling at several beta

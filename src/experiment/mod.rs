@@ -19,4 +19,5 @@ pub mod calibration;
 pub mod compare;
 pub mod experiment_report;
 pub mod pt_bagging;
+pub mod run;
 pub mod run_report;

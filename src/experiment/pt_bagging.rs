@@ -320,8 +320,8 @@ fn measures(truth: &[u32], proba: &Proba, labels: &[u32]) -> Result<Vec<f64>> {
         get("brier_negative"),
         get("tpr"),
         get("tnr"),
-        best_threshold(truth, &p, &Objective::MacroAccuracy)?.1,
-        best_threshold(truth, &p, &Objective::MacroF1)?.1,
+        best_threshold(truth, &p, &Objective::metric("macro_accuracy")?)?.1,
+        best_threshold(truth, &p, &Objective::metric("macro_f1")?)?.1,
     ])
 }
 

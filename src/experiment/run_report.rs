@@ -13,6 +13,7 @@ use crate::data::Dataset;
 use crate::error::Result;
 use crate::evaluate::Predictions;
 use crate::metrics::calibration::{reliability_bins, Binning};
+use crate::metrics::catalogue::metric;
 use crate::metrics::ranking::{binary_ranking, precision_recall_curve, roc_curve};
 use crate::report::svg::{BoxPlot, CdDiagram, GroupedBars, LinePlot, Series};
 use crate::report::table::{Cell, Table};
@@ -51,8 +52,9 @@ fn metric_keys(cmp: &Comparison) -> Vec<(&'static str, &'static str)> {
     RANKED_METRICS
         .iter()
         .copied()
-        .chain([("cost", "cost"), ("benefit", "benefit")])
-        .filter(|(k, _)| has(k))
+        .chain(["cost", "benefit"])
+        .filter(|k| has(k))
+        .filter_map(|k| metric(k).ok().map(|m| (m.key, m.label)))
         .collect()
 }
 

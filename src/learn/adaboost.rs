@@ -20,8 +20,9 @@
 //! and the update is `w_i <- c_i w_i exp(alpha [wrong])`.
 //!
 //! RUSBoost (Seiffert, Khoshgoftaar, Van Hulse & Napolitano 2010; the
-//! lecture's "boosting with sampling"): AdaBoost.M1 where every round's tree
-//! is fitted on a random undersample, without replacement, of each class to
+//! lecture's "boosting with sampling"; composed with its sampler in
+//! `crate::ensemble::rus_boost`, as no learner knows samplers): AdaBoost.M1
+//! where every round's tree is fitted on a random undersample, without replacement, of each class to
 //! the size of the smallest (uniformly, whatever the weights), carrying those
 //! rows' current weights; the error and the weight update use all training
 //! rows, as in imbalanced-learn's `RUSBoostClassifier`. Duplicate training
@@ -48,8 +49,8 @@ use super::tree::{Tree, TreeModel};
 use crate::data::{Dataset, View};
 use crate::error::{Error, Result};
 use crate::learn::{Learner, Model};
+use crate::params::{params, Bounds, ParamType, Params, Value};
 use crate::rng::Rng;
-use crate::sample::draw::without_replacement;
 
 /// A cost of AdaC2.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -62,9 +63,29 @@ pub enum Cost {
     Balanced,
 }
 
-/// Which boosting algorithm.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub enum Variant {
+/// `balanced` or a positive number.
+impl ParamType for Cost {
+    fn from_value(v: &Value) -> std::result::Result<Self, String> {
+        match (v, v.word()) {
+            (_, Some("balanced")) => Ok(Cost::Balanced),
+            (Value::Number(x), _) if *x > 0.0 => Ok(Cost::Value(*x)),
+            _ => Err(String::new()),
+        }
+    }
+    fn expected() -> String {
+        "balanced or a positive number".into()
+    }
+    fn to_text(&self) -> String {
+        match self {
+            Cost::Value(v) => v.to_string(),
+            Cost::Balanced => "balanced".into(),
+        }
+    }
+}
+
+/// Which boosting algorithm [`boost`] runs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum BoostVariant {
     /// AdaBoost.M1 (SAMME for more than two classes).
     M1,
     /// AdaC2 with the costs of class 1 and class 0.
@@ -76,41 +97,48 @@ pub enum Variant {
     },
 }
 
-/// The AdaBoost learner (hyper-parameters).
-///
-/// ```
-/// use rarity::data::Dataset;
-/// use rarity::learn::{Learner, adaboost::AdaBoost};
-/// let ds = Dataset::from_rows((0..30).map(|i| vec![(i % 10) as f64, (i / 10) as f64]).collect(),
-///     (0..30).map(|i| u32::from(i % 10 >= 5 && i / 10 != 1)).collect(),
-///     vec!["n".into(), "p".into()]).unwrap();
-/// let rows: Vec<usize> = (0..30).collect();
-/// let m = AdaBoost::default().fit(&ds.view(&rows), &mut rarity::rng::stream(0, 0)).unwrap();
-/// let p = m.predict_proba(&ds).unwrap();
-/// assert!(p.row(9)[1] > 0.5 && p.row(19)[1] < 0.5);
-/// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AdaBoost {
-    /// Boosting rounds (>= 1).
-    pub n: usize,
-    /// Depth of each tree (1 = stumps).
-    pub depth: usize,
-    /// M1 or AdaC2.
-    pub variant: Variant,
-    /// RUSBoost: fit each round's tree on a balanced random undersample.
-    pub undersample: bool,
-}
-
-impl Default for AdaBoost {
-    fn default() -> Self {
-        AdaBoost {
-            n: 50,
-            depth: 1,
-            variant: Variant::M1,
-            undersample: false,
-        }
+params! {
+    /// The AdaBoost.M1 learner (hyper-parameters).
+    ///
+    /// ```
+    /// use rarity::data::Dataset;
+    /// use rarity::learn::{Learner, adaboost::AdaBoost};
+    /// let ds = Dataset::from_rows((0..30).map(|i| vec![(i % 10) as f64, (i / 10) as f64]).collect(),
+    ///     (0..30).map(|i| u32::from(i % 10 >= 5 && i / 10 != 1)).collect(),
+    ///     vec!["n".into(), "p".into()]).unwrap();
+    /// let rows: Vec<usize> = (0..30).collect();
+    /// let m = AdaBoost::default().fit(&ds.view(&rows), &mut rarity::rng::stream(0, 0)).unwrap();
+    /// let p = m.predict_proba(&ds).unwrap();
+    /// assert!(p.row(9)[1] > 0.5 && p.row(19)[1] < 0.5);
+    /// ```
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct AdaBoost {
+        /// Boosting rounds.
+        pub n: usize = 50 => Bounds::at_least(1.0),
+        /// Depth of each round's tree (1 = stumps).
+        pub depth: usize = 1 => Bounds::at_least(1.0),
     }
 }
+
+params! {
+    /// The AdaC2 learner (hyper-parameters; two classes).
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct AdaC2 {
+        /// Boosting rounds.
+        pub n: usize = 50 => Bounds::at_least(1.0),
+        /// Depth of each round's tree (1 = stumps).
+        pub depth: usize = 1 => Bounds::at_least(1.0),
+        /// Cost of the positive class's rows: a number, or `balanced` (the
+        /// inverse class frequency).
+        pub cost_pos: Cost = Cost::Value(1.0),
+        /// Cost of the negative class's rows.
+        pub cost_neg: f64 = 0.5 => Bounds::positive(),
+    }
+}
+
+/// Chooses the rows a boosting round's tree is fitted on, from the training
+/// rows grouped by class (RUSBoost's undersample); all rows when absent.
+pub type RoundRows<'a> = &'a dyn Fn(&[Vec<usize>], &mut Rng) -> Vec<usize>;
 
 /// A fitted AdaBoost / AdaC2 ensemble.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -200,132 +228,150 @@ fn argmax(p: &[f64]) -> usize {
     best
 }
 
+/// Boosts `n` rounds of depth-`depth` trees on the view's rows (the module
+/// doc describes the algorithms); `round_rows` picks each round's fitting
+/// rows (RUSBoost), all rows when `None`.
+pub fn boost(
+    n_rounds: usize,
+    depth: usize,
+    variant: BoostVariant,
+    data: &View<'_>,
+    rng: &mut Rng,
+    round_rows: Option<RoundRows<'_>>,
+) -> Result<BoostModel> {
+    if n_rounds == 0 || depth == 0 {
+        return Err(Error::invalid("boosting: n and depth must be at least 1"));
+    }
+    let rows = Rows::collapsed(data, "AdaBoost")?;
+    let (k, d, n) = (rows.k, rows.d, rows.n());
+    let classes = rows.present();
+    let tot = rows.class_weights();
+    let all: f64 = tot.iter().sum();
+    let prior: Vec<f64> = classes.iter().map(|&c| tot[c] / all).collect();
+    let cost: Vec<f64> = match variant {
+        BoostVariant::M1 => vec![1.0; n],
+        BoostVariant::AdaC2 { cost_pos, cost_neg } => {
+            if k != 2 {
+                return Err(Error::data(format!(
+                    "adac2 is for two classes; the data has {k}"
+                )));
+            }
+            let pos = match cost_pos {
+                Cost::Value(v) => v,
+                Cost::Balanced if tot[1] > 0.0 => tot[0] / tot[1],
+                Cost::Balanced => 1.0,
+            };
+            if !(pos > 0.0 && pos.is_finite() && cost_neg > 0.0 && cost_neg.is_finite()) {
+                return Err(Error::invalid("adac2: costs must be positive numbers"));
+            }
+            rows.y
+                .iter()
+                .map(|&c| if c == 1 { pos } else { cost_neg })
+                .collect()
+        }
+    };
+    let mut model = BoostModel {
+        k,
+        d,
+        classes: classes.clone(),
+        prior,
+        trees: Vec::new(),
+        alpha: Vec::new(),
+    };
+    if classes.len() < 2 {
+        return Ok(model);
+    }
+    let base = Dataset::new(
+        rows.x.clone(),
+        rows.y.iter().map(|&c| c as u32).collect(),
+        data.data().schema().clone(),
+    )?;
+    let tree = Tree {
+        max_depth: Some(depth),
+        ..Tree::default()
+    };
+    let prepared = tree.prepare(&base)?;
+    let all_rows: Vec<usize> = (0..n).collect();
+    let by_class: Vec<Vec<usize>> = classes
+        .iter()
+        .map(|&c| (0..n).filter(|&i| rows.y[i] == c).collect())
+        .collect();
+    let km = classes.len() as f64;
+    let mut w: Vec<f64> = rows.w.iter().map(|v| v / all).collect();
+    for _ in 0..n_rounds {
+        let fit_w: Vec<f64> = w.iter().zip(&cost).map(|(a, c)| a * c).collect();
+        let s: f64 = fit_w.iter().sum();
+        if !(s > 0.0 && s.is_finite()) {
+            break;
+        }
+        let fit_w: Vec<f64> = fit_w.iter().map(|v| v / s).collect();
+        let weighted = base.clone().with_weights(fit_w.clone())?;
+        let fit_rows = match round_rows {
+            Some(choose) => choose(&by_class, rng),
+            None => all_rows.clone(),
+        };
+        let t = tree.grow_prepared(&prepared, &weighted.view(&fit_rows), rng)?;
+        let wrong: Vec<bool> = (0..n)
+            .map(|i| argmax(t.leaf_proba(rows.row(i))) != rows.y[i])
+            .collect();
+        let err: f64 = fit_w
+            .iter()
+            .zip(&wrong)
+            .filter(|(_, &b)| b)
+            .map(|(v, _)| v)
+            .sum();
+        if err >= 1.0 - 1.0 / km {
+            break;
+        }
+        let perfect = err <= 0.0;
+        let e = err.max(1e-10);
+        let alpha = ((1.0 - e) / e).ln() + (km - 1.0).ln();
+        model.trees.push(t);
+        model.alpha.push(alpha);
+        if perfect {
+            break;
+        }
+        let grow = alpha.exp();
+        for i in 0..n {
+            w[i] *= cost[i] * if wrong[i] { grow } else { 1.0 };
+        }
+        let s: f64 = w.iter().sum();
+        w.iter_mut().for_each(|v| *v /= s);
+    }
+    Ok(model)
+}
+
 impl Learner for AdaBoost {
     fn fit(&self, data: &View<'_>, rng: &mut Rng) -> Result<Model> {
-        if self.n == 0 || self.depth == 0 {
-            return Err(Error::invalid("adaboost: n and depth must be at least 1"));
-        }
-        let rows = Rows::collapsed(data, "AdaBoost")?;
-        let (k, d, n) = (rows.k, rows.d, rows.n());
-        let classes = rows.present();
-        let tot = rows.class_weights();
-        let all: f64 = tot.iter().sum();
-        let prior: Vec<f64> = classes.iter().map(|&c| tot[c] / all).collect();
-        let cost: Vec<f64> = match self.variant {
-            Variant::M1 => vec![1.0; n],
-            Variant::AdaC2 { cost_pos, cost_neg } => {
-                if k != 2 {
-                    return Err(Error::data(format!(
-                        "adac2 is for two classes; the data has {k}"
-                    )));
-                }
-                let pos = match cost_pos {
-                    Cost::Value(v) => v,
-                    Cost::Balanced if tot[1] > 0.0 => tot[0] / tot[1],
-                    Cost::Balanced => 1.0,
-                };
-                if !(pos > 0.0 && pos.is_finite() && cost_neg > 0.0 && cost_neg.is_finite()) {
-                    return Err(Error::invalid("adac2: costs must be positive numbers"));
-                }
-                rows.y
-                    .iter()
-                    .map(|&c| if c == 1 { pos } else { cost_neg })
-                    .collect()
-            }
-        };
-        let mut model = BoostModel {
-            k,
-            d,
-            classes: classes.clone(),
-            prior,
-            trees: Vec::new(),
-            alpha: Vec::new(),
-        };
-        if classes.len() < 2 {
-            return Ok(Model::new(model));
-        }
-        let base = Dataset::new(
-            rows.x.clone(),
-            rows.y.iter().map(|&c| c as u32).collect(),
-            data.data().schema().clone(),
-        )?;
-        let tree = Tree {
-            max_depth: Some(self.depth),
-            ..Tree::default()
-        };
-        let prepared = tree.prepare(&base)?;
-        let all_rows: Vec<usize> = (0..n).collect();
-        let by_class: Vec<Vec<usize>> = classes
-            .iter()
-            .map(|&c| (0..n).filter(|&i| rows.y[i] == c).collect())
-            .collect();
-        let smallest = by_class.iter().map(Vec::len).min().unwrap_or(0);
-        let km = classes.len() as f64;
-        let mut w: Vec<f64> = rows.w.iter().map(|v| v / all).collect();
-        for _ in 0..self.n {
-            let fit_w: Vec<f64> = w.iter().zip(&cost).map(|(a, c)| a * c).collect();
-            let s: f64 = fit_w.iter().sum();
-            if !(s > 0.0 && s.is_finite()) {
-                break;
-            }
-            let fit_w: Vec<f64> = fit_w.iter().map(|v| v / s).collect();
-            let weighted = base.clone().with_weights(fit_w.clone())?;
-            let fit_rows = if self.undersample {
-                let mut r: Vec<usize> = by_class
-                    .iter()
-                    .flat_map(|pool| without_replacement(pool, smallest, rng))
-                    .collect();
-                r.sort_unstable();
-                r
-            } else {
-                all_rows.clone()
-            };
-            let t = tree.grow_prepared(&prepared, &weighted.view(&fit_rows), rng)?;
-            let wrong: Vec<bool> = (0..n)
-                .map(|i| argmax(t.leaf_proba(rows.row(i))) != rows.y[i])
-                .collect();
-            let err: f64 = fit_w
-                .iter()
-                .zip(&wrong)
-                .filter(|(_, &b)| b)
-                .map(|(v, _)| v)
-                .sum();
-            if err >= 1.0 - 1.0 / km {
-                break;
-            }
-            let perfect = err <= 0.0;
-            let e = err.max(1e-10);
-            let alpha = ((1.0 - e) / e).ln() + (km - 1.0).ln();
-            model.trees.push(t);
-            model.alpha.push(alpha);
-            if perfect {
-                break;
-            }
-            let grow = alpha.exp();
-            for i in 0..n {
-                w[i] *= cost[i] * if wrong[i] { grow } else { 1.0 };
-            }
-            let s: f64 = w.iter().sum();
-            w.iter_mut().for_each(|v| *v /= s);
-        }
-        Ok(Model::new(model))
+        self.check()?;
+        let m = boost(self.n, self.depth, BoostVariant::M1, data, rng, None)?;
+        Ok(Model::new(m))
     }
 
     fn name(&self) -> String {
-        match self.variant {
-            Variant::M1 if self.undersample => {
-                format!("rus-boost(n={},depth={})", self.n, self.depth)
-            }
-            Variant::M1 => format!("adaboost(n={},depth={})", self.n, self.depth),
-            Variant::AdaC2 { cost_pos, cost_neg } => format!(
-                "adac2(n={},depth={},cost_pos={},cost_neg={cost_neg})",
-                self.n,
-                self.depth,
-                match cost_pos {
-                    Cost::Value(v) => v.to_string(),
-                    Cost::Balanced => "balanced".into(),
-                }
-            ),
-        }
+        format!("adaboost(n={},depth={})", self.n, self.depth)
+    }
+}
+
+impl Learner for AdaC2 {
+    fn fit(&self, data: &View<'_>, rng: &mut Rng) -> Result<Model> {
+        self.check()?;
+        let variant = BoostVariant::AdaC2 {
+            cost_pos: self.cost_pos,
+            cost_neg: self.cost_neg,
+        };
+        Ok(Model::new(boost(
+            self.n, self.depth, variant, data, rng, None,
+        )?))
+    }
+
+    fn name(&self) -> String {
+        format!(
+            "adac2(n={},depth={},cost_pos={},cost_neg={})",
+            self.n,
+            self.depth,
+            self.cost_pos.to_text(),
+            self.cost_neg
+        )
     }
 }

@@ -35,10 +35,12 @@ use serde::{Deserialize, Serialize};
 
 use super::linalg::{add_scatter, dot, dots_block, sym_eigen, transpose_block, BLOCK};
 use super::naive_bayes::scatter;
+use super::rows::{given_text, per_class};
 use super::rows::{softmax, Rows};
 use crate::data::View;
 use crate::error::{Error, Result};
 use crate::learn::{Learner, Model};
+use crate::params::{params, Bounds, ParamType, Params, Value};
 use crate::rng::Rng;
 
 /// Class priors of a discriminant analysis.
@@ -78,63 +80,60 @@ impl Priors {
         // A class with prior 0 keeps a finite score far below the others.
         Ok(raw.iter().map(|v| (v / s).ln().max(-745.0)).collect())
     }
+}
 
-    /// The spelling used in model specs.
-    pub fn to_spec(&self) -> String {
+/// `train`, `balanced`, or one prior `>= 0` per class (`[0.1, 0.9]`,
+/// `given(0.1, 0.9)`; normalised to sum to 1).
+impl ParamType for Priors {
+    fn from_value(v: &Value) -> std::result::Result<Self, String> {
+        match (v, v.word()) {
+            (_, Some("train")) => Ok(Priors::Train),
+            (_, Some("balanced")) => Ok(Priors::Balanced),
+            _ => per_class(v).map(Priors::Given),
+        }
+    }
+    fn expected() -> String {
+        "train, balanced or one prior >= 0 per class, e.g. [0.1, 0.9]".into()
+    }
+    fn to_text(&self) -> String {
         match self {
             Priors::Train => "train".into(),
             Priors::Balanced => "balanced".into(),
-            Priors::Given(v) => format!(
-                "given({})",
-                v.iter().map(f64::to_string).collect::<Vec<_>>().join(",")
-            ),
+            Priors::Given(v) => given_text(v),
         }
     }
 }
 
-/// Linear discriminant analysis (hyper-parameters).
-///
-/// ```
-/// use rarity::data::Dataset;
-/// use rarity::learn::{Learner, discriminant::{Lda, Priors}};
-/// let ds = Dataset::from_rows(vec![vec![0.0, 1.0], vec![1.0, 0.5], vec![0.5, 0.0],
-///                                  vec![3.0, 3.5], vec![4.0, 3.0]],
-///     vec![0, 0, 0, 1, 1], vec!["n".into(), "p".into()]).unwrap();
-/// let rows = [0, 1, 2, 3, 4];
-/// let fit = |priors| Lda { priors }.fit(&ds.view(&rows), &mut rarity::rng::stream(0, 0)).unwrap();
-/// let p_train = fit(Priors::Train).predict_proba(&ds).unwrap();
-/// let p_up = fit(Priors::Given(vec![0.1, 0.9])).predict_proba(&ds).unwrap();
-/// assert!(p_up.row(2)[1] > p_train.row(2)[1]);
-/// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Lda {
-    /// Class priors.
-    pub priors: Priors,
-}
-
-impl Default for Lda {
-    fn default() -> Self {
-        Lda {
-            priors: Priors::Train,
-        }
+params! {
+    /// Linear discriminant analysis (hyper-parameters).
+    ///
+    /// ```
+    /// use rarity::data::Dataset;
+    /// use rarity::learn::{Learner, discriminant::{Lda, Priors}};
+    /// let ds = Dataset::from_rows(vec![vec![0.0, 1.0], vec![1.0, 0.5], vec![0.5, 0.0],
+    ///                                  vec![3.0, 3.5], vec![4.0, 3.0]],
+    ///     vec![0, 0, 0, 1, 1], vec!["n".into(), "p".into()]).unwrap();
+    /// let rows = [0, 1, 2, 3, 4];
+    /// let fit = |priors| Lda { priors }.fit(&ds.view(&rows), &mut rarity::rng::stream(0, 0)).unwrap();
+    /// let p_train = fit(Priors::Train).predict_proba(&ds).unwrap();
+    /// let p_up = fit(Priors::Given(vec![0.1, 0.9])).predict_proba(&ds).unwrap();
+    /// assert!(p_up.row(2)[1] > p_train.row(2)[1]);
+    /// ```
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub struct Lda {
+        /// Class priors.
+        pub priors: Priors = Priors::Train,
     }
 }
 
-/// Quadratic discriminant analysis (hyper-parameters).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Qda {
-    /// Class priors.
-    pub priors: Priors,
-    /// Shrinkage of each class covariance towards the identity, in `[0, 1]`.
-    pub reg: f64,
-}
-
-impl Default for Qda {
-    fn default() -> Self {
-        Qda {
-            priors: Priors::Train,
-            reg: 0.0,
-        }
+params! {
+    /// Quadratic discriminant analysis (hyper-parameters).
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub struct Qda {
+        /// Class priors.
+        pub priors: Priors = Priors::Train,
+        /// Shrinkage of each class covariance towards the identity.
+        pub reg: f64 = 0.0 => Bounds::closed(0.0, 1.0),
     }
 }
 
@@ -392,7 +391,7 @@ impl Learner for Lda {
     }
 
     fn name(&self) -> String {
-        format!("lda(priors={})", self.priors.to_spec())
+        format!("lda(priors={})", self.priors.to_text())
     }
 }
 
@@ -401,12 +400,7 @@ const LDA_TOL: f64 = 1e-4;
 
 impl Learner for Qda {
     fn fit(&self, data: &View<'_>, _rng: &mut Rng) -> Result<Model> {
-        if !(0.0..=1.0).contains(&self.reg) {
-            return Err(Error::invalid(format!(
-                "qda: reg={} is invalid; expected a number in [0, 1]",
-                self.reg
-            )));
-        }
+        self.check()?;
         let rows = Rows::collapsed(data, "QDA")?;
         let classes = rows.present();
         let log_prior = self.priors.log_priors(&rows, &classes)?;
@@ -466,6 +460,6 @@ impl Learner for Qda {
     }
 
     fn name(&self) -> String {
-        format!("qda(priors={},reg={})", self.priors.to_spec(), self.reg)
+        format!("qda(priors={},reg={})", self.priors.to_text(), self.reg)
     }
 }

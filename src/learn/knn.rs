@@ -28,44 +28,40 @@ use super::rows::Rows;
 use crate::data::{Dataset, Proba, View};
 use crate::error::{Error, Result};
 use crate::learn::{Learner, Model};
+use crate::params::{choice, params, Bounds, ParamType};
 use crate::rng::Rng;
 use crate::sample::neighbors::{knn, Exclude, Points};
 
-/// How neighbours' votes are weighted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Weighting {
-    /// Every neighbour counts the same.
-    Uniform,
-    /// Votes weighted by the inverse distance.
-    Distance,
+choice! {
+    /// How neighbours' votes are weighted.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+    pub enum Weighting {
+        /// Every neighbour counts the same.
+        Uniform = "uniform",
+        /// Votes weighted by the inverse distance.
+        Distance = "distance",
+    }
 }
 
-/// The kNN learner (hyper-parameters).
-///
-/// ```
-/// use rarity::data::Dataset;
-/// use rarity::learn::{Learner, knn::Knn};
-/// let ds = Dataset::from_rows((0..10).map(|i| vec![i as f64]).collect(),
-///     vec![0, 0, 0, 0, 0, 1, 1, 1, 1, 1], vec!["n".into(), "p".into()]).unwrap();
-/// let rows: Vec<usize> = (0..10).collect();
-/// let m = Knn::default().fit(&ds.view(&rows), &mut rarity::rng::stream(0, 0)).unwrap();
-/// // The 5 nearest rows to x = 4 are 2..=6: three negatives, two positives.
-/// assert_eq!(m.predict_proba(&ds).unwrap().row(4), &[0.6, 0.4]);
-/// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Knn {
-    /// Number of neighbours (>= 1).
-    pub k: usize,
-    /// Vote weighting.
-    pub weights: Weighting,
-}
-
-impl Default for Knn {
-    fn default() -> Self {
-        Knn {
-            k: 5,
-            weights: Weighting::Uniform,
-        }
+params! {
+    /// The kNN learner (hyper-parameters).
+    ///
+    /// ```
+    /// use rarity::data::Dataset;
+    /// use rarity::learn::{Learner, knn::Knn};
+    /// let ds = Dataset::from_rows((0..10).map(|i| vec![i as f64]).collect(),
+    ///     vec![0, 0, 0, 0, 0, 1, 1, 1, 1, 1], vec!["n".into(), "p".into()]).unwrap();
+    /// let rows: Vec<usize> = (0..10).collect();
+    /// let m = Knn::default().fit(&ds.view(&rows), &mut rarity::rng::stream(0, 0)).unwrap();
+    /// // The 5 nearest rows to x = 4 are 2..=6: three negatives, two positives.
+    /// assert_eq!(m.predict_proba(&ds).unwrap().row(4), &[0.6, 0.4]);
+    /// ```
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub struct Knn {
+        /// Number of neighbours.
+        pub k: usize = 5 => Bounds::at_least(1.0),
+        /// Vote weighting.
+        pub weights: Weighting = Weighting::Uniform,
     }
 }
 
@@ -179,10 +175,6 @@ impl Learner for Knn {
     }
 
     fn name(&self) -> String {
-        let w = match self.weights {
-            Weighting::Uniform => "uniform",
-            Weighting::Distance => "distance",
-        };
-        format!("knn(k={},weights={w})", self.k)
+        format!("knn(k={},weights={})", self.k, self.weights.to_text())
     }
 }

@@ -35,46 +35,39 @@ use super::rows::{sigmoid, softmax, ClassWeight, Rows};
 use crate::data::View;
 use crate::error::{Error, Result};
 use crate::learn::{Learner, Model};
+use crate::params::{params, Bounds, ParamType};
 use crate::rng::Rng;
 
-/// The logistic regression learner (hyper-parameters).
-///
-/// ```
-/// use rarity::data::Dataset;
-/// use rarity::learn::{Learner, logistic::Logistic};
-/// let ds = Dataset::from_rows((0..20).map(|i| vec![i as f64]).collect(),
-///     (0..20).map(|i| u32::from(i >= 10 || i == 3)).collect(),
-///     vec!["n".into(), "p".into()]).unwrap();
-/// let rows: Vec<usize> = (0..20).collect();
-/// let m = Logistic::default().fit(&ds.view(&rows), &mut rarity::rng::stream(0, 0)).unwrap();
-/// let p = m.predict_proba(&ds).unwrap();
-/// assert!(p.row(19)[1] > 0.9 && p.row(0)[1] < 0.2);
-/// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Logistic {
-    /// Inverse regularisation strength (> 0).
-    pub c: f64,
-    /// Class weights multiplying the row weights in the loss.
-    pub class_weight: ClassWeight,
-    /// Stop when the largest gradient component of the (averaged, standardised)
-    /// objective is at most this. The default, `1e-6`, is tighter than
-    /// scikit-learn's `1e-4` on its raw-scale gradient; `1e-10` reaches the
-    /// optimum to about `1e-8` on well-posed problems (the fixture tests use it).
-    pub tol: f64,
-    /// Iteration limit of the solver (100, scikit-learn's default; Newton
-    /// needs far fewer, L-BFGS on large ill-conditioned problems may stop
-    /// here short of `tol`, then finished by Newton steps when affordable).
-    pub max_iter: usize,
-}
-
-impl Default for Logistic {
-    fn default() -> Self {
-        Logistic {
-            c: 1.0,
-            class_weight: ClassWeight::None,
-            tol: 1e-6,
-            max_iter: 100,
-        }
+params! {
+    /// The logistic regression learner (hyper-parameters).
+    ///
+    /// ```
+    /// use rarity::data::Dataset;
+    /// use rarity::learn::{Learner, logistic::Logistic};
+    /// let ds = Dataset::from_rows((0..20).map(|i| vec![i as f64]).collect(),
+    ///     (0..20).map(|i| u32::from(i >= 10 || i == 3)).collect(),
+    ///     vec!["n".into(), "p".into()]).unwrap();
+    /// let rows: Vec<usize> = (0..20).collect();
+    /// let m = Logistic::default().fit(&ds.view(&rows), &mut rarity::rng::stream(0, 0)).unwrap();
+    /// let p = m.predict_proba(&ds).unwrap();
+    /// assert!(p.row(19)[1] > 0.9 && p.row(0)[1] < 0.2);
+    /// ```
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub struct Logistic {
+        /// Inverse regularisation strength.
+        pub c: f64 = 1.0 => Bounds::positive(),
+        /// Class weights multiplying the row weights in the loss.
+        pub class_weight: ClassWeight = ClassWeight::None,
+        /// Stop when the largest gradient component of the (averaged,
+        /// standardised) objective is at most this. The default, `1e-6`, is
+        /// tighter than scikit-learn's `1e-4` on its raw-scale gradient;
+        /// `1e-10` reaches the optimum to about `1e-8` on well-posed problems
+        /// (the fixture tests use it).
+        pub tol: f64 = 1e-6 => Bounds::positive(),
+        /// Iteration limit of the solver (100, scikit-learn's default; Newton
+        /// needs far fewer, L-BFGS on large ill-conditioned problems may stop
+        /// here short of `tol`, then finished by Newton steps when affordable).
+        pub max_iter: usize = 100 => Bounds::at_least(1.0),
     }
 }
 
@@ -473,7 +466,7 @@ impl Learner for Logistic {
     fn name(&self) -> String {
         let mut s = format!("logistic(c={}", self.c);
         if self.class_weight != ClassWeight::None {
-            s += &format!(",class_weight={}", self.class_weight.to_spec());
+            s += &format!(",class_weight={}", self.class_weight.to_text());
         }
         s + ")"
     }

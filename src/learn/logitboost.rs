@@ -26,29 +26,26 @@ use super::rows::{sigmoid, softmax, Rows};
 use crate::data::View;
 use crate::error::{Error, Result};
 use crate::learn::{Learner, Model};
+use crate::params::{params, Bounds};
 use crate::rng::Rng;
 
-/// The LogitBoost learner (hyper-parameters).
-///
-/// ```
-/// use rarity::data::Dataset;
-/// use rarity::learn::{Learner, logitboost::LogitBoost};
-/// let ds = Dataset::from_rows((0..20).map(|i| vec![i as f64]).collect(),
-///     (0..20).map(|i| u32::from(i >= 12)).collect(), vec!["n".into(), "p".into()]).unwrap();
-/// let rows: Vec<usize> = (0..20).collect();
-/// let m = LogitBoost { n: 10 }.fit(&ds.view(&rows), &mut rarity::rng::stream(0, 0)).unwrap();
-/// let p = m.predict_proba(&ds).unwrap();
-/// assert!(p.row(15)[1] > 0.9 && p.row(3)[1] < 0.1);
-/// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LogitBoost {
-    /// Boosting rounds (>= 1).
-    pub n: usize,
-}
-
-impl Default for LogitBoost {
-    fn default() -> Self {
-        LogitBoost { n: 100 }
+params! {
+    /// The LogitBoost learner (hyper-parameters).
+    ///
+    /// ```
+    /// use rarity::data::Dataset;
+    /// use rarity::learn::{Learner, logitboost::LogitBoost};
+    /// let ds = Dataset::from_rows((0..20).map(|i| vec![i as f64]).collect(),
+    ///     (0..20).map(|i| u32::from(i >= 12)).collect(), vec!["n".into(), "p".into()]).unwrap();
+    /// let rows: Vec<usize> = (0..20).collect();
+    /// let m = LogitBoost { n: 10 }.fit(&ds.view(&rows), &mut rarity::rng::stream(0, 0)).unwrap();
+    /// let p = m.predict_proba(&ds).unwrap();
+    /// assert!(p.row(15)[1] > 0.9 && p.row(3)[1] < 0.1);
+    /// ```
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub struct LogitBoost {
+        /// Boosting rounds.
+        pub n: usize = 100 => Bounds::at_least(1.0),
     }
 }
 

@@ -23,29 +23,24 @@ use super::rows::{softmax, Rows};
 use crate::data::View;
 use crate::error::{Error, Result};
 use crate::learn::{Learner, Model};
+use crate::params::{params, Bounds};
 use crate::rng::Rng;
 
-/// Gaussian naive Bayes (hyper-parameters).
-///
-/// ```
-/// use rarity::data::Dataset;
-/// use rarity::learn::{Learner, naive_bayes::GaussianNb};
-/// let ds = Dataset::from_rows(vec![vec![0.0], vec![0.2], vec![2.0], vec![2.2]],
-///     vec![0, 0, 1, 1], vec!["n".into(), "p".into()]).unwrap();
-/// let m = GaussianNb::default().fit(&ds.view(&[0, 1, 2, 3]), &mut rarity::rng::stream(0, 0)).unwrap();
-/// assert!(m.predict_proba(&ds).unwrap().row(3)[1] > 0.99);
-/// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct GaussianNb {
-    /// Fraction of the largest feature variance added to every variance (> 0).
-    pub var_smoothing: f64,
-}
-
-impl Default for GaussianNb {
-    fn default() -> Self {
-        GaussianNb {
-            var_smoothing: 1e-9,
-        }
+params! {
+    /// Gaussian naive Bayes (hyper-parameters).
+    ///
+    /// ```
+    /// use rarity::data::Dataset;
+    /// use rarity::learn::{Learner, naive_bayes::GaussianNb};
+    /// let ds = Dataset::from_rows(vec![vec![0.0], vec![0.2], vec![2.0], vec![2.2]],
+    ///     vec![0, 0, 1, 1], vec!["n".into(), "p".into()]).unwrap();
+    /// let m = GaussianNb::default().fit(&ds.view(&[0, 1, 2, 3]), &mut rarity::rng::stream(0, 0)).unwrap();
+    /// assert!(m.predict_proba(&ds).unwrap().row(3)[1] > 0.99);
+    /// ```
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub struct GaussianNb {
+        /// Fraction of the largest feature variance added to every variance.
+        pub var_smoothing: f64 = 1e-9 => Bounds::positive(),
     }
 }
 
@@ -207,27 +202,23 @@ impl Learner for GaussianNb {
     }
 }
 
-/// Equal-width binned naive Bayes (hyper-parameters).
-///
-/// ```
-/// use rarity::data::Dataset;
-/// use rarity::learn::{Learner, naive_bayes::BinnedNb};
-/// let ds = Dataset::from_rows((0..10).map(|i| vec![i as f64]).collect(),
-///     vec![0, 0, 0, 0, 0, 1, 1, 1, 1, 1], vec!["n".into(), "p".into()]).unwrap();
-/// let rows: Vec<usize> = (0..10).collect();
-/// let m = BinnedNb::default().fit(&ds.view(&rows), &mut rarity::rng::stream(0, 0)).unwrap();
-/// // Bin of x = 9 holds one positive row: (1 + 1) / (5 + 10) vs (0 + 1) / (5 + 10).
-/// assert!((m.predict_proba(&ds).unwrap().row(9)[1] - 2.0 / 3.0).abs() < 1e-12);
-/// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct BinnedNb {
-    /// Bins per feature (>= 1).
-    pub bins: usize,
-}
-
-impl Default for BinnedNb {
-    fn default() -> Self {
-        BinnedNb { bins: 10 }
+params! {
+    /// Equal-width binned naive Bayes (hyper-parameters).
+    ///
+    /// ```
+    /// use rarity::data::Dataset;
+    /// use rarity::learn::{Learner, naive_bayes::BinnedNb};
+    /// let ds = Dataset::from_rows((0..10).map(|i| vec![i as f64]).collect(),
+    ///     vec![0, 0, 0, 0, 0, 1, 1, 1, 1, 1], vec!["n".into(), "p".into()]).unwrap();
+    /// let rows: Vec<usize> = (0..10).collect();
+    /// let m = BinnedNb::default().fit(&ds.view(&rows), &mut rarity::rng::stream(0, 0)).unwrap();
+    /// // Bin of x = 9 holds one positive row: (1 + 1) / (5 + 10) vs (0 + 1) / (5 + 10).
+    /// assert!((m.predict_proba(&ds).unwrap().row(9)[1] - 2.0 / 3.0).abs() < 1e-12);
+    /// ```
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub struct BinnedNb {
+        /// Bins per feature.
+        pub bins: usize = 10 => Bounds::at_least(1.0),
     }
 }
 

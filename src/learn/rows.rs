@@ -9,6 +9,7 @@
 
 use crate::data::View;
 use crate::error::{Error, Result};
+use crate::params::{ParamType, Value};
 
 /// Weighted training rows: `x` is row-major `n x d`, `y` class ids `< k`.
 #[derive(Debug, Clone)]
@@ -166,18 +167,6 @@ impl ClassWeight {
             }
         }
     }
-
-    /// The spelling used in model specs.
-    pub fn to_spec(&self) -> String {
-        match self {
-            ClassWeight::None => "none".into(),
-            ClassWeight::Balanced => "balanced".into(),
-            ClassWeight::Given(v) => format!(
-                "given({})",
-                v.iter().map(f64::to_string).collect::<Vec<_>>().join(",")
-            ),
-        }
-    }
 }
 
 /// Writes the softmax of `z` into `z` (in place, overflow-safe).
@@ -201,4 +190,55 @@ pub(crate) fn sigmoid(z: f64) -> f64 {
         let e = z.exp();
         e / (1.0 + e)
     }
+}
+
+/// `none`, `balanced`, or one weight `>= 0` per class: `[w0, w1]`,
+/// `w0:w1`, `'w0,w1'` or `given(w0, w1)`.
+impl ParamType for ClassWeight {
+    fn from_value(v: &Value) -> std::result::Result<Self, String> {
+        match (v, v.word()) {
+            (_, Some("none")) => Ok(ClassWeight::None),
+            (_, Some("balanced")) => Ok(ClassWeight::Balanced),
+            _ => per_class(v).map(ClassWeight::Given),
+        }
+    }
+    fn expected() -> String {
+        "none, balanced or one weight >= 0 per class, e.g. [1, 5]".into()
+    }
+    fn to_text(&self) -> String {
+        match self {
+            ClassWeight::None => "none".into(),
+            ClassWeight::Balanced => "balanced".into(),
+            ClassWeight::Given(v) => given_text(v),
+        }
+    }
+}
+
+/// One number `>= 0` per class: a list (`[a, b]`, `a:b`, `'a,b'`) or
+/// `given(a, b)`.
+pub(crate) fn per_class(v: &Value) -> std::result::Result<Vec<f64>, String> {
+    let values = match v {
+        Value::Call(c) if c.name == "given" && !c.args.is_empty() => c
+            .args
+            .iter()
+            .map(|(k, x)| match (k, x) {
+                (None, Value::Number(x)) => Ok(*x),
+                _ => Err(String::new()),
+            })
+            .collect::<std::result::Result<Vec<f64>, String>>()?,
+        _ => Vec::<f64>::from_value(v)?,
+    };
+    if values.iter().all(|x| *x >= 0.0) {
+        Ok(values)
+    } else {
+        Err(String::new())
+    }
+}
+
+/// Per-class numbers as spec text: `given(a,b)`.
+pub(crate) fn given_text(v: &[f64]) -> String {
+    format!(
+        "given({})",
+        v.iter().map(f64::to_string).collect::<Vec<_>>().join(",")
+    )
 }

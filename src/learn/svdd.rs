@@ -35,6 +35,7 @@ use super::svm::{Gamma, KernelKind};
 use crate::data::View;
 use crate::error::{Error, Result};
 use crate::learn::{Learner, Model};
+use crate::params::{params, Bounds, ParamType, Value};
 use crate::rng::Rng;
 
 /// Which class is the normal one.
@@ -46,49 +47,57 @@ pub enum Normal {
     Class(usize),
 }
 
-/// The SVDD learner (hyper-parameters).
-///
-/// ```
-/// use rarity::data::Dataset;
-/// use rarity::learn::{Learner, svdd::Svdd};
-/// let mut rows: Vec<Vec<f64>> = (0..50).map(|i| vec![(i % 7) as f64 * 0.1, (i % 5) as f64 * 0.1]).collect();
-/// rows.push(vec![5.0, 5.0]);
-/// let mut y = vec![0; 50];
-/// y.push(1);
-/// let ds = Dataset::from_rows(rows, y, vec!["normal".into(), "odd".into()]).unwrap();
-/// let idx: Vec<usize> = (0..51).collect();
-/// let m = Svdd::default().fit(&ds.view(&idx), &mut rarity::rng::stream(0, 0)).unwrap();
-/// let p = m.predict_proba(&ds).unwrap();
-/// assert!(p.row(50)[1] > 0.9 && p.row(0)[1] < p.row(50)[1]);
-/// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Svdd {
-    /// Target fraction of rows outside the sphere, in `(0, 1]`.
-    pub nu: f64,
-    /// Kernel family.
-    pub kernel: KernelKind,
-    /// RBF width.
-    pub gamma: Gamma,
-    /// The class to describe.
-    pub normal: Normal,
-    /// SMO tolerance (maximal KKT violation), on the scale of LIBSVM's
-    /// one-class SVM (multipliers in `[0, 1]` summing to `nu n`), so the
-    /// same value means the same accuracy as scikit-learn's `OneClassSVM`.
-    pub tol: f64,
-    /// Kernel cache size in MB.
-    pub cache_mb: f64,
+/// `majority` or a class id.
+impl ParamType for Normal {
+    fn from_value(v: &Value) -> std::result::Result<Self, String> {
+        match v.word() {
+            Some("majority") => Ok(Normal::Majority),
+            _ => usize::from_value(v).map(Normal::Class),
+        }
+    }
+    fn expected() -> String {
+        "majority or a class id".into()
+    }
+    fn to_text(&self) -> String {
+        match self {
+            Normal::Majority => "majority".into(),
+            Normal::Class(c) => c.to_string(),
+        }
+    }
 }
 
-impl Default for Svdd {
-    fn default() -> Self {
-        Svdd {
-            nu: 0.05,
-            kernel: KernelKind::Rbf,
-            gamma: Gamma::Scale,
-            normal: Normal::Majority,
-            tol: 1e-3,
-            cache_mb: 200.0,
-        }
+params! {
+    /// The SVDD learner (hyper-parameters).
+    ///
+    /// ```
+    /// use rarity::data::Dataset;
+    /// use rarity::learn::{Learner, svdd::Svdd};
+    /// let mut rows: Vec<Vec<f64>> = (0..50).map(|i| vec![(i % 7) as f64 * 0.1, (i % 5) as f64 * 0.1]).collect();
+    /// rows.push(vec![5.0, 5.0]);
+    /// let mut y = vec![0; 50];
+    /// y.push(1);
+    /// let ds = Dataset::from_rows(rows, y, vec!["normal".into(), "odd".into()]).unwrap();
+    /// let idx: Vec<usize> = (0..51).collect();
+    /// let m = Svdd::default().fit(&ds.view(&idx), &mut rarity::rng::stream(0, 0)).unwrap();
+    /// let p = m.predict_proba(&ds).unwrap();
+    /// assert!(p.row(50)[1] > 0.9 && p.row(0)[1] < p.row(50)[1]);
+    /// ```
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub struct Svdd {
+        /// Target fraction of rows outside the sphere.
+        pub nu: f64 = 0.05 => Bounds::left_open(0.0, 1.0),
+        /// Kernel family.
+        pub kernel: KernelKind = KernelKind::Rbf,
+        /// RBF width.
+        pub gamma: Gamma = Gamma::Scale,
+        /// The class to describe.
+        pub normal: Normal = Normal::Majority,
+        /// SMO tolerance (maximal KKT violation), on the scale of LIBSVM's
+        /// one-class SVM (multipliers in `[0, 1]` summing to `nu n`), so the
+        /// same value means the same accuracy as scikit-learn's `OneClassSVM`.
+        pub tol: f64 = 1e-3 => Bounds::positive(),
+        /// Kernel cache size in MB.
+        pub cache_mb: f64 = 200.0 => Bounds::positive(),
     }
 }
 
@@ -328,13 +337,13 @@ impl Learner for Svdd {
     fn name(&self) -> String {
         let k = match self.kernel {
             KernelKind::Linear => "linear".to_string(),
-            KernelKind::Rbf => format!("rbf,gamma={}", self.gamma.to_spec()),
+            KernelKind::Rbf => format!("rbf,gamma={}", self.gamma.to_text()),
         };
-        let normal = match self.normal {
-            Normal::Majority => "majority".to_string(),
-            Normal::Class(c) => c.to_string(),
-        };
-        format!("svdd(nu={},kernel={k},normal={normal})", self.nu)
+        format!(
+            "svdd(nu={},kernel={k},normal={})",
+            self.nu,
+            self.normal.to_text()
+        )
     }
 }
 

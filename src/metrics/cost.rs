@@ -17,6 +17,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::check_len;
+use crate::data::Dataset;
 use crate::{Error, Result};
 
 /// A `k x k` loss matrix: `loss(i, j)` is the cost of deciding `i` when the
@@ -196,6 +197,60 @@ impl BenefitMatrix {
             sum += self.benefit(t, d, amounts[i]);
         }
         Ok(sum)
+    }
+}
+
+/// Example-dependent benefit settings (Fan & Davidson 2006, Sec. 6): acting
+/// on a positive earns `amount - overhead`, a false alarm costs `overhead`,
+/// not acting earns 0 ([`BenefitMatrix::overhead`]); the decision acts iff
+/// `p(positive) * amount > overhead`. The one description of the benefit
+/// used by the decision rule, the evaluation and ReverseTesting's measure.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Benefit {
+    /// Feature column holding each row's amount.
+    pub amount: String,
+    /// Fixed cost of acting on a row (investigation, mailing).
+    pub overhead: f64,
+}
+
+impl Benefit {
+    /// Each row's amount, read from the feature column; the error names the
+    /// columns when it is missing.
+    ///
+    /// ```
+    /// use rarity::metrics::cost::Benefit;
+    /// let ds = rarity::Dataset::from_rows(vec![vec![5.0], vec![7.0]], vec![0, 1], vec!["a".into(), "b".into()]).unwrap();
+    /// let b = Benefit { amount: ds.feature_names()[0].clone(), overhead: 1.0 };
+    /// assert_eq!(b.amounts(&ds).unwrap(), vec![5.0, 7.0]);
+    /// ```
+    pub fn amounts(&self, data: &Dataset) -> Result<Vec<f64>> {
+        let j = data
+            .feature_names()
+            .iter()
+            .position(|f| *f == self.amount)
+            .ok_or_else(|| {
+                Error::invalid(format!(
+                    "amount column '{}' is not a feature; features are: {}",
+                    self.amount,
+                    data.feature_names().join(", ")
+                ))
+            })?;
+        Ok((0..data.n_rows()).map(|i| data.value(i, j)).collect())
+    }
+
+    /// The decisions for positive-class probabilities `p` and `amounts`:
+    /// act (1) iff `p * amount > overhead`.
+    pub fn decide(&self, p: &[f64], amounts: &[f64]) -> Result<Vec<u32>> {
+        check_len(p.len(), amounts.len(), "amounts")?;
+        Ok(p.iter()
+            .zip(amounts)
+            .map(|(p, a)| u32::from(p * a > self.overhead))
+            .collect())
+    }
+
+    /// Total benefit of binary decisions.
+    pub fn total(&self, truth: &[u32], decisions: &[u32], amounts: &[f64]) -> Result<f64> {
+        BenefitMatrix::overhead(self.overhead).total_benefit(truth, decisions, amounts)
     }
 }
 

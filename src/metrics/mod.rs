@@ -19,6 +19,7 @@
 //!   probabilities outside `[0, 1]`, ...) is an [`Error`](crate::Error).
 
 pub mod calibration;
+pub mod catalogue;
 pub mod confusion;
 pub mod cost;
 pub mod probability;

@@ -9,16 +9,10 @@
 //! `fpr`, `fdr`, `f1` are macro averages of the per-class values over all
 //! classes; `brier` is the multiclass sum over classes.
 
-use super::calibration::expected_calibration_error;
+use super::catalogue::{Scored, METRICS};
 use super::check_proba;
-use super::confusion::{Average, BinaryCounts, Confusion};
-use super::probability::{brier, log_loss, murphy_decomposition, stratified_brier};
-use super::ranking::{binary_ranking, ranking_ovr_macro, roc_auc_hand_till};
 use crate::data::Proba;
 use crate::{Error, Result};
-
-/// Number of uniform bins of the reported expected calibration error.
-pub const ECE_BINS: usize = 10;
 
 /// All metrics of `proba` against `truth`, as `(name, value)` in a fixed
 /// order.
@@ -27,7 +21,8 @@ pub const ECE_BINS: usize = 10;
 /// `brier`, `log_loss`, `accuracy`, `tpr`, `tnr`, `ppv`, `npv`, `fpr`, `fdr`,
 /// `f1`, `g_mean`, `macro_accuracy`, `macro_f1`, `brier_positive`,
 /// `brier_negative`, `ece` (10 uniform bins), `brier_reliability`,
-/// `brier_resolution`, `brier_uncertainty`. Multiclass: the same up to
+/// `brier_resolution`, `brier_uncertainty` (the order of
+/// [`METRICS`](super::catalogue::METRICS)). Multiclass: the same up to
 /// `macro_f1` (with the meanings in the module doc), then
 /// `roc_auc_hand_till`. An undefined metric is `NaN` (e.g. ROC AUC when
 /// the truth holds one class).
@@ -69,63 +64,15 @@ pub fn report_with_labels(
     labels: &[u32],
 ) -> Result<Vec<(String, f64)>> {
     check_proba(truth, proba)?;
-    let k = proba.n_classes();
-    let c = Confusion::from_labels(truth, labels, k)?;
-    let mut out: Vec<(&str, f64)> = Vec::with_capacity(24);
-    if k == 2 {
-        let p = proba.column(1);
-        let r = binary_ranking(truth, &p, 1)?;
-        let b = c.one_vs_rest(1);
-        let strat = stratified_brier(truth, proba)?;
-        let m = murphy_decomposition(truth, &p, 1)?;
-        out.extend([
-            ("roc_auc", r.roc_auc),
-            ("average_precision", r.average_precision),
-            ("pr_auc_trapezoid", r.pr_auc_trapezoid),
-            ("brier", brier(truth, proba)?),
-            ("log_loss", log_loss(truth, proba)?),
-            ("accuracy", c.accuracy()),
-            ("tpr", b.tpr()),
-            ("tnr", b.tnr()),
-            ("ppv", b.ppv()),
-            ("npv", b.npv()),
-            ("fpr", b.fpr()),
-            ("fdr", b.fdr()),
-            ("f1", b.f1()),
-            ("g_mean", b.g_mean()),
-            ("macro_accuracy", c.macro_accuracy()),
-            ("macro_f1", c.macro_f1()),
-            ("brier_positive", strat[1]),
-            ("brier_negative", strat[0]),
-            ("ece", expected_calibration_error(truth, &p, 1, ECE_BINS)?),
-            ("brier_reliability", m.reliability),
-            ("brier_resolution", m.resolution),
-            ("brier_uncertainty", m.uncertainty),
-        ]);
-    } else {
-        let r = ranking_ovr_macro(truth, proba)?;
-        let avg = |f: fn(&BinaryCounts) -> f64| c.average(f, Average::Macro);
-        out.extend([
-            ("roc_auc", r.roc_auc),
-            ("average_precision", r.average_precision),
-            ("pr_auc_trapezoid", r.pr_auc_trapezoid),
-            ("brier", brier(truth, proba)?),
-            ("log_loss", log_loss(truth, proba)?),
-            ("accuracy", c.accuracy()),
-            ("tpr", avg(BinaryCounts::tpr)),
-            ("tnr", avg(BinaryCounts::tnr)),
-            ("ppv", avg(BinaryCounts::ppv)),
-            ("npv", avg(BinaryCounts::npv)),
-            ("fpr", avg(BinaryCounts::fpr)),
-            ("fdr", avg(BinaryCounts::fdr)),
-            ("f1", avg(BinaryCounts::f1)),
-            ("g_mean", c.g_mean()),
-            ("macro_accuracy", c.macro_accuracy()),
-            ("macro_f1", c.macro_f1()),
-            ("roc_auc_hand_till", roc_auc_hand_till(truth, proba)?),
-        ]);
-    }
-    Ok(out.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+    let scored = Scored::new(truth, proba, labels)?;
+    let binary = proba.n_classes() == 2;
+    METRICS
+        .iter()
+        .filter_map(|m| {
+            let f = if binary { m.binary } else { m.multiclass };
+            f.map(|f| f(&scored).map(|v| (m.key.to_string(), v)))
+        })
+        .collect()
 }
 
 #[cfg(test)]

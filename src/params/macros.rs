@@ -59,16 +59,18 @@ macro_rules! params {
             fn set(
                 &mut self,
                 key: &str,
-                value: &$crate::params::Value,
+                #[allow(unused_variables)] value: &$crate::params::Value,
             ) -> ::std::result::Result<bool, String> {
                 match key {
                     $(
                         stringify!($field) => {
                             let bounds = $crate::params::params!(@bounds $($bounds)?);
+                            let expected = || format!("expected {}", $crate::params::expected::<$ty>(bounds));
                             let v = <$ty as $crate::params::ParamType>::from_value(value)
-                                .ok()
-                                .filter(|v| $crate::params::within(v, bounds))
-                                .ok_or_else(|| $crate::params::expected::<$ty>(bounds))?;
+                                .map_err(|why| if why.is_empty() { expected() } else { why })?;
+                            if !$crate::params::within(&v, bounds) {
+                                return Err(expected());
+                            }
                             self.$field = v;
                             Ok(true)
                         }

@@ -19,7 +19,7 @@ mod types;
 
 pub(crate) use macros::params;
 pub use syntax::{Call, Value};
-pub use table::{apply, find, from_call, help, Entry, ParamInfo, Params};
+pub use table::{apply, find, from_call, help, unknown, Entry, Merged, ParamInfo, Params};
 pub(crate) use types::choice;
 pub use types::{expected, number_text, within, Bounds, ParamType};
 
@@ -78,7 +78,7 @@ mod tests {
         assert_eq!(t[0].name, "n");
         assert_eq!(t[0].default, "50");
         assert_eq!(t[0].expected, "a whole number >= 1");
-        assert_eq!(t[1].expected, "a number or none in (0, 1]");
+        assert_eq!(t[1].expected, "a number in (0, 1] or none");
         assert_eq!(t[2].expected, "one of round, square");
         assert_eq!(t[3].default, "[1]");
         assert_eq!(t[0].doc, "Rounds.");

@@ -127,7 +127,7 @@ enum Token {
     Punct(char),
 }
 
-fn tokenize(s: &str) -> Result<Vec<(usize, Token)>> {
+fn tokenize(s: &str) -> Result<Vec<(usize, usize, Token)>> {
     let chars: Vec<char> = s.chars().collect();
     let mut out = Vec::new();
     let mut i = 0;
@@ -136,13 +136,17 @@ fn tokenize(s: &str) -> Result<Vec<(usize, Token)>> {
         if c.is_whitespace() {
             i += 1;
         } else if "(),=+[]:".contains(c) {
-            out.push((i, Token::Punct(c)));
+            out.push((i, i + 1, Token::Punct(c)));
             i += 1;
         } else if c == '\'' || c == '"' {
             let end = chars[i + 1..].iter().position(|&q| q == c).ok_or_else(|| {
                 Error::invalid(format!("spec '{s}': unclosed quote at {}", i + 1))
             })?;
-            out.push((i, Token::Text(chars[i + 1..i + 1 + end].iter().collect())));
+            out.push((
+                i,
+                i + end + 2,
+                Token::Text(chars[i + 1..i + 1 + end].iter().collect()),
+            ));
             i += end + 2;
         } else if c.is_ascii_digit() || c == '.' || c == '-' {
             let start = i;
@@ -164,7 +168,7 @@ fn tokenize(s: &str) -> Result<Vec<(usize, Token)>> {
                 .ok()
                 .filter(|x| x.is_finite())
                 .ok_or_else(|| Error::invalid(format!("spec '{s}': '{text}' is not a number")))?;
-            out.push((start, Token::Number(x)));
+            out.push((start, i, Token::Number(x)));
         } else if c.is_alphabetic() || c == '_' {
             let start = i;
             // Names may hold inner hyphens before a letter (`nb-binned`).
@@ -175,7 +179,7 @@ fn tokenize(s: &str) -> Result<Vec<(usize, Token)>> {
             {
                 i += 1;
             }
-            out.push((start, Token::Name(chars[start..i].iter().collect())));
+            out.push((start, i, Token::Name(chars[start..i].iter().collect())));
         } else {
             return Err(Error::invalid(format!(
                 "spec '{s}': unexpected '{c}' at position {}",
@@ -188,7 +192,7 @@ fn tokenize(s: &str) -> Result<Vec<(usize, Token)>> {
 
 struct Parser<'a> {
     src: &'a str,
-    toks: Vec<(usize, Token)>,
+    toks: Vec<(usize, usize, Token)>,
     pos: usize,
 }
 
@@ -203,7 +207,7 @@ impl Parser<'_> {
 
     fn err(&self, what: &str) -> Error {
         match self.toks.get(self.pos) {
-            Some((at, _)) => Error::invalid(format!(
+            Some((at, _, _)) => Error::invalid(format!(
                 "spec '{}': expected {what} at position {}",
                 self.src,
                 at + 1
@@ -213,7 +217,7 @@ impl Parser<'_> {
     }
 
     fn eat(&mut self, c: char) -> bool {
-        if self.toks.get(self.pos).map(|t| &t.1) == Some(&Token::Punct(c)) {
+        if self.toks.get(self.pos).map(|t| &t.2) == Some(&Token::Punct(c)) {
             self.pos += 1;
             true
         } else {
@@ -223,7 +227,7 @@ impl Parser<'_> {
 
     fn call(&mut self) -> Result<Call> {
         let name = match self.toks.get(self.pos) {
-            Some((_, Token::Name(n))) => n.clone(),
+            Some((_, _, Token::Name(n))) => n.clone(),
             _ => return Err(self.err("a name")),
         };
         self.pos += 1;
@@ -231,7 +235,7 @@ impl Parser<'_> {
         if self.eat('(') && !self.eat(')') {
             loop {
                 let key = match (self.toks.get(self.pos), self.toks.get(self.pos + 1)) {
-                    (Some((_, Token::Name(k))), Some((_, Token::Punct('=')))) => {
+                    (Some((_, _, Token::Name(k))), Some((_, _, Token::Punct('=')))) => {
                         self.pos += 2;
                         Some(k.clone())
                     }
@@ -266,16 +270,16 @@ impl Parser<'_> {
 
     fn item(&mut self, what: &str) -> Result<Value> {
         match self.toks.get(self.pos) {
-            Some((_, Token::Number(x))) => {
+            Some((_, _, Token::Number(x))) => {
                 self.pos += 1;
                 Ok(Value::Number(*x))
             }
-            Some((_, Token::Text(t))) => {
+            Some((_, _, Token::Text(t))) => {
                 self.pos += 1;
                 Ok(Value::Text(t.clone()))
             }
-            Some((_, Token::Name(_))) => Ok(Value::Call(self.call()?)),
-            Some((_, Token::Punct('['))) => {
+            Some((_, _, Token::Name(_))) => Ok(Value::Call(self.call()?)),
+            Some((_, _, Token::Punct('['))) => {
                 self.pos += 1;
                 let mut items = Vec::new();
                 if !self.eat(']') {
@@ -314,10 +318,28 @@ impl Parser<'_> {
 /// assert!(parse("tree(max_depth=)").is_err());
 /// ```
 pub fn parse(s: &str) -> Result<Vec<Call>> {
+    Ok(parse_spanned(s)?.into_iter().map(|(c, _)| c).collect())
+}
+
+/// [`parse`], with the text of each stage as written (spaces kept).
+///
+/// ```
+/// use rarity::params::syntax::parse_spanned;
+/// let s = parse_spanned("under(beta=0.1) + forest(n=10)").unwrap();
+/// assert_eq!(s[1].1, "forest(n=10)");
+/// ```
+pub fn parse_spanned(s: &str) -> Result<Vec<(Call, String)>> {
+    let chars: Vec<char> = s.chars().collect();
     let mut p = Parser::new(s)?;
-    let mut stages = vec![p.call()?];
-    while p.eat('+') {
-        stages.push(p.call()?);
+    let mut stages = Vec::new();
+    loop {
+        let start = p.toks.get(p.pos).map_or(chars.len(), |t| t.0);
+        let call = p.call()?;
+        let end = p.toks[p.pos - 1].1;
+        stages.push((call, chars[start..end].iter().collect()));
+        if !p.eat('+') {
+            break;
+        }
     }
     p.end("'+' or the end of the spec")?;
     Ok(stages)
@@ -341,6 +363,42 @@ pub fn parse_list(s: &str) -> Result<Vec<Call>> {
     }
     p.end("',' or the end of the list")?;
     Ok(out)
+}
+
+/// Parses the arguments of a call written without its name and
+/// parentheses, as an option such as `--cost fn=10,fp=1` takes them: the
+/// call `name(text)`.
+///
+/// ```
+/// use rarity::params::syntax::parse_args;
+/// let c = parse_args("cost", "fn=10, fp=1").unwrap();
+/// assert_eq!(c.to_string(), "cost(fn=10,fp=1)");
+/// assert!(parse_args("cost", "fn=").is_err());
+/// ```
+pub fn parse_args(name: &str, text: &str) -> Result<Call> {
+    let mut p = Parser::new(text)?;
+    let mut args = Vec::new();
+    if !p.toks.is_empty() {
+        loop {
+            let key = match (p.toks.get(p.pos), p.toks.get(p.pos + 1)) {
+                (Some((_, _, Token::Name(k))), Some((_, _, Token::Punct('=')))) => {
+                    p.pos += 2;
+                    Some(k.clone())
+                }
+                _ => None,
+            };
+            let what = format!("a value for '{}'", key.as_deref().unwrap_or("an argument"));
+            args.push((key, p.value(&what)?));
+            if !p.eat(',') {
+                break;
+            }
+        }
+    }
+    p.end("',' or the end")?;
+    Ok(Call {
+        name: name.to_string(),
+        args,
+    })
 }
 
 /// The source text of each top-level item of a comma-separated list

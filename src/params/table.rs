@@ -36,8 +36,9 @@ pub trait Params {
     /// The parameters, with `self`'s values shown as the defaults.
     fn table(&self) -> Vec<ParamInfo>;
     /// Sets `key` from a spec value: `Ok(false)` when there is no such
-    /// parameter, `Err(expected)` when the value is not accepted (wrong type
-    /// or out of range).
+    /// parameter, `Err(why)` when the value is not accepted: `expected ...`
+    /// for a wrong type or range, or the reason a nested spec (a learner, a
+    /// sampler) was refused.
     fn set(&mut self, key: &str, value: &Value) -> std::result::Result<bool, String>;
     /// Checks every parameter (for values set in code rather than parsed):
     /// `Err` says which one is invalid and what is accepted.
@@ -78,9 +79,9 @@ pub fn apply<P: Params>(call: &Call, mut initial: P) -> Result<P> {
                     accepted()
                 )));
             }
-            Err(want) => {
+            Err(why) => {
                 return Err(Error::invalid(format!(
-                    "{}: {k}={v} is invalid; expected {want}",
+                    "{}: {k}={v} is invalid; {why}",
                     call.name
                 )))
             }
@@ -116,15 +117,25 @@ impl<T> std::fmt::Debug for Entry<T> {
 /// The entry called `name` in a family, or an error that names the family,
 /// suggests the closest name and lists every accepted one.
 pub fn find<'a, T>(entries: &'a [Entry<T>], name: &str, family: &str) -> Result<&'a Entry<T>> {
-    entries.iter().find(|e| e.name == name).ok_or_else(|| {
-        let names = entries.iter().map(|e| e.name);
-        let hint = did_you_mean(name, names.clone())
-            .map_or(String::new(), |s| format!(" (did you mean '{s}'?)"));
-        Error::invalid(format!(
-            "unknown {family} '{name}'{hint}; accepted: {}",
-            names.collect::<Vec<_>>().join(", ")
-        ))
-    })
+    entries
+        .iter()
+        .find(|e| e.name == name)
+        .ok_or_else(|| unknown(family, name, entries.iter().map(|e| e.name)))
+}
+
+/// The error for an unknown `name` of a family: the closest accepted name
+/// and the list of all.
+pub fn unknown<'a>(
+    family: &str,
+    name: &str,
+    accepted: impl Iterator<Item = &'a str> + Clone,
+) -> Error {
+    let hint = did_you_mean(name, accepted.clone())
+        .map_or(String::new(), |s| format!(" (did you mean '{s}'?)"));
+    Error::invalid(format!(
+        "unknown {family} '{name}'{hint}; accepted: {}",
+        accepted.collect::<Vec<_>>().join(", ")
+    ))
 }
 
 /// Help text of a family: each entry's name and summary, then its
@@ -141,4 +152,30 @@ pub fn help<T>(entries: &[Entry<T>]) -> String {
         }
     }
     out
+}
+
+/// Two parameter types read as one: a key goes to the first that has it.
+/// E.g. a forest is its own parameters (`n`, `sample`, `vote`) followed by
+/// its trees' (`max_depth`, ...).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Merged<A, B>(pub A, pub B);
+
+impl<A: Params, B: Params> Params for Merged<A, B> {
+    fn table(&self) -> Vec<ParamInfo> {
+        let mut t = self.0.table();
+        t.extend(self.1.table());
+        t
+    }
+
+    fn set(&mut self, key: &str, value: &Value) -> std::result::Result<bool, String> {
+        if self.0.set(key, value)? {
+            return Ok(true);
+        }
+        self.1.set(key, value)
+    }
+
+    fn check(&self) -> Result<()> {
+        self.0.check()?;
+        self.1.check()
+    }
 }

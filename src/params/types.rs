@@ -7,13 +7,22 @@ use super::syntax::Value;
 
 /// A type a parameter can have.
 pub trait ParamType: Sized {
-    /// The typed value of a spec value; `Err` when it is not of this type
-    /// (the caller says what is expected, from [`ParamType::expected`]).
-    fn from_value(v: &Value) -> Result<Self, ()>;
+    /// The typed value of a spec value. `Err` with an empty text when it is
+    /// not of this type (the caller says what is expected, from
+    /// [`ParamType::expected`]); with a reason when a nested spec (a learner,
+    /// a sampler) was refused.
+    fn from_value(v: &Value) -> Result<Self, String>;
     /// What is accepted, e.g. `a whole number` or `one of gini, entropy`.
     fn expected() -> String;
     /// The value as spec text (`5`, `sqrt`, `none`, `[0.2,1]`).
     fn to_text(&self) -> String;
+    /// What is accepted within `bounds` (`a whole number >= 1`).
+    fn expected_within(bounds: Option<Bounds>) -> String {
+        match bounds {
+            Some(b) => format!("{} {}", Self::expected(), b.describe()),
+            None => Self::expected(),
+        }
+    }
     /// The numbers to check against a parameter's [`Bounds`] (none for
     /// non-numeric types).
     fn numbers(&self) -> Vec<f64> {
@@ -95,7 +104,6 @@ impl Bounds {
     /// The range in words: `>= 1`, `> 0`, `in (0, 1]`.
     pub fn describe(&self) -> String {
         match (self.hi.is_infinite(), self.lo_open, self.lo) {
-            (true, true, lo) if lo == 0.0 => "> 0".to_string(),
             (true, true, lo) => format!("> {lo}"),
             (true, false, lo) => format!(">= {lo}"),
             _ => format!(
@@ -111,10 +119,7 @@ impl Bounds {
 
 /// What a parameter of type `T` within `bounds` accepts, in words.
 pub fn expected<T: ParamType>(bounds: Option<Bounds>) -> String {
-    match bounds {
-        Some(b) => format!("{} {}", T::expected(), b.describe()),
-        None => T::expected(),
-    }
+    T::expected_within(bounds)
 }
 
 /// Checks every number of `value` against `bounds`.
@@ -128,10 +133,10 @@ pub fn number_text(x: f64) -> String {
 }
 
 impl ParamType for f64 {
-    fn from_value(v: &Value) -> Result<Self, ()> {
+    fn from_value(v: &Value) -> Result<Self, String> {
         match v {
             Value::Number(x) => Ok(*x),
-            _ => Err(()),
+            _ => Err(String::new()),
         }
     }
     fn expected() -> String {
@@ -146,10 +151,10 @@ impl ParamType for f64 {
 }
 
 impl ParamType for usize {
-    fn from_value(v: &Value) -> Result<Self, ()> {
+    fn from_value(v: &Value) -> Result<Self, String> {
         match v {
             Value::Number(x) if x.fract() == 0.0 && *x >= 0.0 && *x < 1e15 => Ok(*x as usize),
-            _ => Err(()),
+            _ => Err(String::new()),
         }
     }
     fn expected() -> String {
@@ -164,11 +169,11 @@ impl ParamType for usize {
 }
 
 impl ParamType for bool {
-    fn from_value(v: &Value) -> Result<Self, ()> {
+    fn from_value(v: &Value) -> Result<Self, String> {
         match v.word() {
             Some("true") => Ok(true),
             Some("false") => Ok(false),
-            _ => Err(()),
+            _ => Err(String::new()),
         }
     }
     fn expected() -> String {
@@ -180,11 +185,11 @@ impl ParamType for bool {
 }
 
 impl ParamType for String {
-    fn from_value(v: &Value) -> Result<Self, ()> {
+    fn from_value(v: &Value) -> Result<Self, String> {
         match v {
             Value::Text(t) => Ok(t.clone()),
             Value::Call(c) if c.args.is_empty() => Ok(c.name.clone()),
-            _ => Err(()),
+            _ => Err(String::new()),
         }
     }
     fn expected() -> String {
@@ -206,7 +211,7 @@ impl ParamType for String {
 
 /// `none`, or a value of `T`.
 impl<T: ParamType> ParamType for Option<T> {
-    fn from_value(v: &Value) -> Result<Self, ()> {
+    fn from_value(v: &Value) -> Result<Self, String> {
         match v.word() {
             Some("none") => Ok(None),
             _ => T::from_value(v).map(Some),
@@ -214,6 +219,9 @@ impl<T: ParamType> ParamType for Option<T> {
     }
     fn expected() -> String {
         format!("{} or none", T::expected())
+    }
+    fn expected_within(bounds: Option<Bounds>) -> String {
+        format!("{} or none", T::expected_within(bounds))
     }
     fn to_text(&self) -> String {
         self.as_ref().map_or_else(|| "none".to_string(), T::to_text)
@@ -225,23 +233,28 @@ impl<T: ParamType> ParamType for Option<T> {
 
 /// The items of a list value: `[a, b]`, `a:b`, a quoted `'a,b'` / `'a:b'`,
 /// or a single number.
-fn list_items(v: &Value) -> Result<Vec<Value>, ()> {
+fn list_items(v: &Value) -> Result<Vec<Value>, String> {
     match v {
         Value::List(items) => Ok(items.clone()),
         Value::Number(_) => Ok(vec![v.clone()]),
         Value::Text(t) => t
             .split([',', ':'])
-            .map(|s| s.trim().parse::<f64>().map(Value::Number).map_err(|_| ()))
+            .map(|s| {
+                s.trim()
+                    .parse::<f64>()
+                    .map(Value::Number)
+                    .map_err(|_| String::new())
+            })
             .collect(),
-        _ => Err(()),
+        _ => Err(String::new()),
     }
 }
 
 impl<T: ParamType> ParamType for Vec<T> {
-    fn from_value(v: &Value) -> Result<Self, ()> {
+    fn from_value(v: &Value) -> Result<Self, String> {
         let items = list_items(v)?;
         if items.is_empty() {
-            return Err(());
+            return Err(String::new());
         }
         items.iter().map(T::from_value).collect()
     }
@@ -293,10 +306,10 @@ macro_rules! choice {
         }
 
         impl $crate::params::ParamType for $name {
-            fn from_value(v: &$crate::params::Value) -> ::std::result::Result<Self, ()> {
+            fn from_value(v: &$crate::params::Value) -> ::std::result::Result<Self, String> {
                 match v.word() {
                     $( Some($word) => Ok($name::$variant), )+
-                    _ => Err(()),
+                    _ => Err(String::new()),
                 }
             }
             fn expected() -> String {

@@ -42,6 +42,7 @@ pub use under::{RandomUnder, UnderTarget};
 
 pub mod bootstrap;
 pub mod no_resampling;
+pub mod registry;
 
 use serde::{Deserialize, Serialize};
 

@@ -46,7 +46,7 @@ use crate::decide::Rule;
 use crate::error::{Error, Result};
 use crate::learn::Learner;
 use crate::learn::Model;
-use crate::metrics::cost::BenefitMatrix;
+use crate::metrics::cost::Benefit;
 use crate::metrics::report_with_labels;
 use crate::rng;
 use crate::select::split::Splitter;
@@ -73,12 +73,7 @@ pub enum Measure {
     /// Total example-dependent benefit (Fan & Davidson Sec. 6): act on a row
     /// iff `p(positive) * amount > overhead`; a caught positive earns
     /// `amount - overhead`, a false alarm `-overhead`.
-    Benefit {
-        /// Feature column holding each row's amount.
-        amount: String,
-        /// The fixed cost of acting on a row.
-        overhead: f64,
-    },
+    Benefit(Benefit),
 }
 
 /// How a pair is decided from the judges' measures on `D`.
@@ -227,8 +222,8 @@ impl std::fmt::Display for Variant {
         };
         let measure = match &self.measure {
             Measure::Metric(m) => m.clone(),
-            Measure::Benefit { amount, overhead } => {
-                format!("benefit(amount={amount};overhead={overhead})")
+            Measure::Benefit(b) => {
+                format!("benefit(amount={};overhead={})", b.amount, b.overhead)
             }
         };
         let decide = match self.decision {
@@ -380,27 +375,13 @@ fn measure_value(
                 },
             )
         }
-        Measure::Benefit { amount, overhead } => {
-            let j = data
-                .feature_names()
-                .iter()
-                .position(|f| f == amount)
-                .ok_or_else(|| {
-                    Error::invalid(format!(
-                        "amount column '{amount}' is not a feature; features are: {}",
-                        data.feature_names().join(", ")
-                    ))
-                })?;
+        Measure::Benefit(b) => {
+            let amounts = b.amounts(data)?;
             if p.n_classes() != 2 {
                 return Err(Error::invalid("the benefit measure needs a binary task"));
             }
-            let amounts: Vec<f64> = (0..data.n_rows()).map(|i| data.value(i, j)).collect();
-            let rule = Rule::Benefit {
-                amount: amount.clone(),
-                overhead: *overhead,
-            };
-            let decisions = rule.decide(p, Some(&amounts))?;
-            BenefitMatrix::overhead(*overhead).total_benefit(truth, &decisions, &amounts)
+            let decisions = b.decide(&p.column(1), &amounts)?;
+            b.total(truth, &decisions, &amounts)
         }
     }
 }

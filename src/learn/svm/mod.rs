@@ -53,15 +53,18 @@ use crate::error::{Error, Result};
 use crate::learn::linalg::dot;
 use crate::learn::naive_bayes::scatter;
 use crate::learn::{Learner, Model};
+use crate::params::{choice, params, Bounds, ParamType, Value};
 use crate::rng::Rng;
 
-/// The kernel family of an [`Svm`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum KernelKind {
-    /// Linear kernel.
-    Linear,
-    /// Gaussian RBF kernel.
-    Rbf,
+choice! {
+    /// The kernel family of an [`Svm`].
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+    pub enum KernelKind {
+        /// Linear kernel.
+        Linear = "linear",
+        /// Gaussian RBF kernel.
+        Rbf = "rbf",
+    }
 }
 
 /// The RBF width.
@@ -93,9 +96,22 @@ impl Gamma {
             }
         }
     }
+}
 
-    /// The spelling used in model specs.
-    pub fn to_spec(&self) -> String {
+/// `scale`, `auto` or a positive number.
+impl ParamType for Gamma {
+    fn from_value(v: &Value) -> std::result::Result<Self, String> {
+        match (v, v.word()) {
+            (_, Some("scale")) => Ok(Gamma::Scale),
+            (_, Some("auto")) => Ok(Gamma::Auto),
+            (Value::Number(x), _) if *x > 0.0 => Ok(Gamma::Value(*x)),
+            _ => Err(String::new()),
+        }
+    }
+    fn expected() -> String {
+        "scale, auto or a positive number".into()
+    }
+    fn to_text(&self) -> String {
         match self {
             Gamma::Scale => "scale".into(),
             Gamma::Auto => "auto".into(),
@@ -104,47 +120,35 @@ impl Gamma {
     }
 }
 
-/// The SVM learner (hyper-parameters).
-///
-/// ```
-/// use rarity::data::Dataset;
-/// use rarity::learn::{Learner, svm::Svm};
-/// let ds = Dataset::from_rows((0..40).map(|i| vec![(i % 20) as f64, (i / 20) as f64]).collect(),
-///     (0..40).map(|i| u32::from(i % 20 >= 10)).collect(), vec!["n".into(), "p".into()]).unwrap();
-/// let rows: Vec<usize> = (0..40).collect();
-/// let m = Svm::default().fit(&ds.view(&rows), &mut rarity::rng::stream(0, 0)).unwrap();
-/// let p = m.predict_proba(&ds).unwrap();
-/// assert!(p.row(19)[1] > 0.5 && p.row(0)[1] < 0.5);
-/// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Svm {
-    /// Kernel family.
-    pub kernel: KernelKind,
-    /// Box constraint (> 0).
-    pub c: f64,
-    /// RBF width (ignored by the linear kernel).
-    pub gamma: Gamma,
-    /// Class weights multiplying `C`.
-    pub class_weight: ClassWeight,
-    /// Stopping tolerance of SMO (maximal KKT violation).
-    pub tol: f64,
-    /// Kernel cache size in MB (per machine being trained).
-    pub cache_mb: f64,
-    /// Folds of the internal cross-validation for Platt scaling (>= 2).
-    pub folds: usize,
-}
-
-impl Default for Svm {
-    fn default() -> Self {
-        Svm {
-            kernel: KernelKind::Rbf,
-            c: 1.0,
-            gamma: Gamma::Scale,
-            class_weight: ClassWeight::None,
-            tol: 1e-3,
-            cache_mb: 200.0,
-            folds: 5,
-        }
+params! {
+    /// The SVM learner (hyper-parameters).
+    ///
+    /// ```
+    /// use rarity::data::Dataset;
+    /// use rarity::learn::{Learner, svm::Svm};
+    /// let ds = Dataset::from_rows((0..40).map(|i| vec![(i % 20) as f64, (i / 20) as f64]).collect(),
+    ///     (0..40).map(|i| u32::from(i % 20 >= 10)).collect(), vec!["n".into(), "p".into()]).unwrap();
+    /// let rows: Vec<usize> = (0..40).collect();
+    /// let m = Svm::default().fit(&ds.view(&rows), &mut rarity::rng::stream(0, 0)).unwrap();
+    /// let p = m.predict_proba(&ds).unwrap();
+    /// assert!(p.row(19)[1] > 0.5 && p.row(0)[1] < 0.5);
+    /// ```
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub struct Svm {
+        /// Kernel family.
+        pub kernel: KernelKind = KernelKind::Rbf,
+        /// Box constraint.
+        pub c: f64 = 1.0 => Bounds::positive(),
+        /// RBF width (ignored by the linear kernel).
+        pub gamma: Gamma = Gamma::Scale,
+        /// Class weights multiplying `C`.
+        pub class_weight: ClassWeight = ClassWeight::None,
+        /// Stopping tolerance of SMO (maximal KKT violation).
+        pub tol: f64 = 1e-3 => Bounds::positive(),
+        /// Kernel cache size in MB (per machine being trained).
+        pub cache_mb: f64 = 200.0 => Bounds::positive(),
+        /// Folds of the internal cross-validation for Platt scaling.
+        pub folds: usize = 5 => Bounds::at_least(2.0),
     }
 }
 
@@ -526,11 +530,11 @@ impl Learner for Svm {
         let mut s = match self.kernel {
             KernelKind::Linear => format!("svm(kernel=linear,c={}", self.c),
             KernelKind::Rbf => {
-                format!("svm(kernel=rbf,c={},gamma={}", self.c, self.gamma.to_spec())
+                format!("svm(kernel=rbf,c={},gamma={}", self.c, self.gamma.to_text())
             }
         };
         if self.class_weight != ClassWeight::None {
-            s += &format!(",class_weight={}", self.class_weight.to_spec());
+            s += &format!(",class_weight={}", self.class_weight.to_text());
         }
         s + ")"
     }

@@ -32,6 +32,7 @@ use super::score::{xlnx, Entropy, GainRatio, Gini, Score};
 use super::{Criterion, Tree};
 use crate::data::View;
 use crate::error::{Error, Result};
+use crate::params::Params;
 use crate::rng::Rng;
 
 /// A node waiting to be grown.

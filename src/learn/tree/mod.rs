@@ -41,51 +41,34 @@ pub use presort::Presorted;
 use crate::data::View;
 use crate::error::{Error, Result};
 use crate::learn::{Learner, Model, Prepared};
+use crate::params::{choice, params, Bounds, ParamType, Value};
 use crate::rng::Rng;
 
-/// The impurity criterion a [`Tree`] minimises when choosing a split.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Criterion {
-    /// Gini impurity (CART; scikit-learn's default).
-    Gini,
-    /// Entropy: maximise the information gain (ID3).
-    Entropy,
-    /// C4.5's gain ratio: information gain over split information.
-    GainRatio,
-}
-
-impl Criterion {
-    /// The spelling used in model specs.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Criterion::Gini => "gini",
-            Criterion::Entropy => "entropy",
-            Criterion::GainRatio => "gain_ratio",
-        }
+choice! {
+    /// The impurity criterion a [`Tree`] minimises when choosing a split.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+    pub enum Criterion {
+        /// Gini impurity (CART; scikit-learn's default).
+        Gini = "gini",
+        /// Entropy: maximise the information gain (ID3).
+        Entropy = "entropy",
+        /// C4.5's gain ratio: information gain over split information.
+        GainRatio = "gain_ratio",
     }
 }
 
-/// How a [`Tree`] finds the best split of a node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub enum Splitter {
-    /// Every boundary between distinct values present in the node
-    /// (presorted columns, [`Presorted`]); scikit-learn's `best` splitter.
-    Exact,
-    /// Boundaries between quantile bins, at most [`MAX_BINS`] per feature,
-    /// made once per dataset ([`Binned`]). A feature with at most
-    /// [`MAX_BINS`] distinct values gets one bin per value and the same
-    /// candidate splits as [`Splitter::Exact`].
-    #[default]
-    Hist,
-}
-
-impl Splitter {
-    /// The spelling used in model specs.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Splitter::Exact => "exact",
-            Splitter::Hist => "hist",
-        }
+choice! {
+    /// How a [`Tree`] finds the best split of a node.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+    pub enum SplitSearch {
+        /// Every boundary between distinct values present in the node
+        /// (presorted columns, [`Presorted`]); scikit-learn's `best` splitter.
+        Exact = "exact",
+        /// Boundaries between quantile bins, at most [`MAX_BINS`] per feature,
+        /// made once per dataset ([`Binned`]). A feature with at most
+        /// [`MAX_BINS`] distinct values gets one bin per value and the same
+        /// candidate splits as [`SplitSearch::Exact`].
+        Hist = "hist",
     }
 }
 
@@ -132,9 +115,26 @@ impl MaxFeatures {
         };
         Ok(m.clamp(1, d.max(1)))
     }
+}
 
-    /// The spelling used in model specs.
-    pub fn to_spec(&self) -> String {
+/// `none` (all), `sqrt`, `log2`, a whole number >= 1 or a fraction in (0, 1).
+impl ParamType for MaxFeatures {
+    fn from_value(v: &Value) -> std::result::Result<Self, String> {
+        match (v, v.word()) {
+            (_, Some("none" | "all")) => Ok(MaxFeatures::All),
+            (_, Some("sqrt")) => Ok(MaxFeatures::Sqrt),
+            (_, Some("log2")) => Ok(MaxFeatures::Log2),
+            (Value::Number(x), _) if *x >= 1.0 && x.fract() == 0.0 => {
+                Ok(MaxFeatures::Count(*x as usize))
+            }
+            (Value::Number(x), _) if *x > 0.0 && *x < 1.0 => Ok(MaxFeatures::Fraction(*x)),
+            _ => Err(String::new()),
+        }
+    }
+    fn expected() -> String {
+        "none, sqrt, log2, a whole number >= 1 or a fraction in (0, 1)".into()
+    }
+    fn to_text(&self) -> String {
         match self {
             MaxFeatures::All => "none".into(),
             MaxFeatures::Sqrt => "sqrt".into(),
@@ -178,67 +178,92 @@ impl LeafEstimate {
             };
         }
     }
+}
 
-    /// The spelling used in model specs.
-    pub fn to_spec(&self) -> String {
+/// `frequency`, `laplace` or `m_estimate(m=M)` (`m >= 0`, default 2).
+impl ParamType for LeafEstimate {
+    fn from_value(v: &Value) -> std::result::Result<Self, String> {
+        match v {
+            Value::Call(c) => match (c.name.as_str(), c.args.as_slice()) {
+                ("frequency", []) => Ok(LeafEstimate::Frequency),
+                ("laplace", []) => Ok(LeafEstimate::Laplace),
+                ("m_estimate", []) => Ok(LeafEstimate::MEstimate(2.0)),
+                ("m_estimate", [(_, Value::Number(m))]) if k_is_m(c) && *m >= 0.0 => {
+                    Ok(LeafEstimate::MEstimate(*m))
+                }
+                _ => Err(String::new()),
+            },
+            _ => Err(String::new()),
+        }
+    }
+    fn expected() -> String {
+        "frequency, laplace or m_estimate(m=NUMBER >= 0)".into()
+    }
+    fn to_text(&self) -> String {
         match self {
             LeafEstimate::Frequency => "frequency".into(),
             LeafEstimate::Laplace => "laplace".into(),
-            LeafEstimate::MEstimate(m) => format!("m_estimate({m})"),
+            LeafEstimate::MEstimate(m) => format!("m_estimate(m={m})"),
         }
     }
 }
 
-/// The probability decision tree learner (hyper-parameters).
-///
-/// The default is an unpruned Gini tree over all features with raw-frequency
-/// leaves: scikit-learn's `DecisionTreeClassifier()` defaults, and the
-/// unsmoothed probability tree of the PT-bagging paper.
-///
-/// Row counts for `min_samples_split` / `min_samples_leaf` count repeated
-/// rows of a bag as copies. Rows of weight 0 are ignored.
-///
-/// ```
-/// use rarity::data::Dataset;
-/// use rarity::learn::{Learner, tree::Tree};
-/// let ds = Dataset::from_rows(vec![vec![0.0], vec![0.0], vec![1.0]], vec![0, 1, 1],
-///                             vec!["n".into(), "p".into()]).unwrap();
-/// let rows = [0, 1, 2];
-/// let m = Tree::default().fit(&ds.view(&rows), &mut rarity::rng::stream(0, 0)).unwrap();
-/// // Rows 0 and 1 share x = 0: their leaf holds one of each class.
-/// assert_eq!(m.predict_proba(&ds).unwrap().row(0), &[0.5, 0.5]);
-/// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Tree {
-    /// Split criterion.
-    pub criterion: Criterion,
-    /// Maximum depth (root at depth 0); `None` grows until pure.
-    pub max_depth: Option<usize>,
-    /// A node with fewer rows is not split (at least 2).
-    pub min_samples_split: usize,
-    /// Each child must keep at least this many rows (at least 1).
-    pub min_samples_leaf: usize,
-    /// Features considered per split.
-    pub max_features: MaxFeatures,
-    /// Leaf probability estimate.
-    pub leaf: LeafEstimate,
-    /// Split search: histogram (default) or exact.
-    #[serde(default)]
-    pub splitter: Splitter,
+/// Whether `m_estimate(...)`'s one argument is `m` (or positional).
+fn k_is_m(c: &crate::params::Call) -> bool {
+    c.args[0].0.as_deref().is_none_or(|k| k == "m")
 }
 
-impl Default for Tree {
-    fn default() -> Self {
-        Tree {
-            criterion: Criterion::Gini,
-            max_depth: None,
-            min_samples_split: 2,
-            min_samples_leaf: 1,
-            max_features: MaxFeatures::All,
-            leaf: LeafEstimate::Frequency,
-            splitter: Splitter::default(),
+params! {
+    /// The probability decision tree learner (hyper-parameters).
+    ///
+    /// The default is an unpruned Gini tree over all features with raw-frequency
+    /// leaves: scikit-learn's `DecisionTreeClassifier()` defaults, and the
+    /// unsmoothed probability tree of the PT-bagging paper.
+    ///
+    /// Row counts for `min_samples_split` / `min_samples_leaf` count repeated
+    /// rows of a bag as copies. Rows of weight 0 are ignored.
+    ///
+    /// ```
+    /// use rarity::data::Dataset;
+    /// use rarity::learn::{Learner, tree::Tree};
+    /// let ds = Dataset::from_rows(vec![vec![0.0], vec![0.0], vec![1.0]], vec![0, 1, 1],
+    ///                             vec!["n".into(), "p".into()]).unwrap();
+    /// let rows = [0, 1, 2];
+    /// let m = Tree::default().fit(&ds.view(&rows), &mut rarity::rng::stream(0, 0)).unwrap();
+    /// // Rows 0 and 1 share x = 0: their leaf holds one of each class.
+    /// assert_eq!(m.predict_proba(&ds).unwrap().row(0), &[0.5, 0.5]);
+    /// ```
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub struct Tree {
+        /// Split criterion.
+        pub criterion: Criterion = Criterion::Gini,
+        /// Maximum depth (root at depth 0); none grows until pure.
+        pub max_depth: Option<usize> = None => Bounds::at_least(1.0),
+        /// A node with fewer rows is not split.
+        pub min_samples_split: usize = 2 => Bounds::at_least(2.0),
+        /// Each child must keep at least this many rows.
+        pub min_samples_leaf: usize = 1 => Bounds::at_least(1.0),
+        /// Features considered per split (drawn afresh at every node).
+        pub max_features: MaxFeatures = MaxFeatures::All,
+        /// Leaf probability estimate.
+        pub leaf: LeafEstimate = LeafEstimate::Frequency,
+        /// Split search: histogram (LightGBM's binning) or exact.
+        pub splitter: SplitSearch = SplitSearch::Hist,
+    }
+    check = check_tree;
+}
+
+/// The checks a field's range cannot express: a finite `m >= 0` for
+/// `m_estimate`, a usable `max_features`.
+fn check_tree(t: &Tree) -> Result<()> {
+    if let LeafEstimate::MEstimate(m) = t.leaf {
+        if !(m.is_finite() && m >= 0.0) {
+            return Err(Error::invalid(format!(
+                "m-estimate m = {m}: must be finite and >= 0"
+            )));
         }
     }
+    t.max_features.resolve(1).map(|_| ())
 }
 
 impl Tree {
@@ -250,31 +275,14 @@ impl Tree {
             ..Tree::default()
         }
     }
-
-    /// Fails with a clear message on invalid hyper-parameters.
-    pub fn check(&self) -> Result<()> {
-        if self.max_depth == Some(0) {
-            return Err(Error::invalid(
-                "max_depth must be at least 1 (or none for unlimited)",
-            ));
-        }
-        if let LeafEstimate::MEstimate(m) = self.leaf {
-            if !(m.is_finite() && m >= 0.0) {
-                return Err(Error::invalid(format!(
-                    "m-estimate m = {m}: must be finite and >= 0"
-                )));
-            }
-        }
-        self.max_features.resolve(1).map(|_| ())
-    }
 }
 
 impl Tree {
     /// Grows a tree on the view's rows.
     pub fn grow(&self, data: &View<'_>, rng: &mut Rng) -> Result<TreeModel> {
         match self.splitter {
-            Splitter::Exact => exact::grow(self, &Presorted::new(data.data())?, data, rng),
-            Splitter::Hist => hist::grow(self, &Binned::new(data.data())?, data, rng),
+            SplitSearch::Exact => exact::grow(self, &Presorted::new(data.data())?, data, rng),
+            SplitSearch::Hist => hist::grow(self, &Binned::new(data.data())?, data, rng),
         }
     }
 
@@ -288,11 +296,11 @@ impl Tree {
     ) -> Result<TreeModel> {
         let own = data.data();
         match self.splitter {
-            Splitter::Exact => match prepared.get::<Presorted>() {
+            SplitSearch::Exact => match prepared.get::<Presorted>() {
                 Some(pre) if pre.matches(own) => exact::grow(self, pre, data, rng),
                 _ => self.grow(data, rng),
             },
-            Splitter::Hist => match prepared.get::<Binned>() {
+            SplitSearch::Hist => match prepared.get::<Binned>() {
                 Some(bins) if bins.matches(own) => hist::grow(self, bins, data, rng),
                 _ => self.grow(data, rng),
             },
@@ -307,8 +315,8 @@ impl Learner for Tree {
 
     fn prepare(&self, data: &crate::data::Dataset) -> Result<Prepared> {
         Ok(match self.splitter {
-            Splitter::Exact => Prepared::new(Presorted::new(data)?),
-            Splitter::Hist => Prepared::new(Binned::new(data)?),
+            SplitSearch::Exact => Prepared::new(Presorted::new(data)?),
+            SplitSearch::Hist => Prepared::new(Binned::new(data)?),
         })
     }
 
@@ -317,7 +325,7 @@ impl Learner for Tree {
     }
 
     fn name(&self) -> String {
-        let mut s = format!("tree(criterion={}", self.criterion.as_str());
+        let mut s = format!("tree(criterion={}", self.criterion.to_text());
         if let Some(md) = self.max_depth {
             s += &format!(",max_depth={md}");
         }
@@ -328,56 +336,45 @@ impl Learner for Tree {
             s += &format!(",min_samples_leaf={}", self.min_samples_leaf);
         }
         if self.max_features != MaxFeatures::All {
-            s += &format!(",max_features={}", self.max_features.to_spec());
+            s += &format!(",max_features={}", self.max_features.to_text());
         }
         if self.leaf != LeafEstimate::Frequency {
-            s += &format!(",leaf={}", self.leaf.to_spec());
+            s += &format!(",leaf={}", self.leaf.to_text());
         }
-        if self.splitter != Splitter::default() {
-            s += &format!(",splitter={}", self.splitter.as_str());
+        if self.splitter != SplitSearch::Hist {
+            s += &format!(",splitter={}", self.splitter.to_text());
         }
         s + ")"
     }
 }
 
-/// Fan's random decision tree learner (one tree; ensembles of them are
-/// [`crate::ensemble::Bagging::rdt`]).
-///
-/// ```
-/// use rarity::data::Dataset;
-/// use rarity::learn::{Learner, tree::RandomTree};
-/// let ds = Dataset::from_rows((0..8).map(|i| vec![i as f64, (i % 3) as f64]).collect(),
-///                             vec![0, 0, 0, 0, 1, 1, 1, 1], vec!["n".into(), "p".into()]).unwrap();
-/// let rows: Vec<usize> = (0..8).collect();
-/// let m = RandomTree::default().fit(&ds.view(&rows), &mut rarity::rng::stream(3, 0)).unwrap();
-/// assert_eq!(m.predict_proba(&ds).unwrap().n_rows(), 8);
-/// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RandomTree {
-    /// Depth limit; `None` means half the number of features (at least 1),
-    /// as in Fan et al. 2003.
-    pub max_depth: Option<usize>,
-    /// A node with fewer rows is not split (at least 2).
-    pub min_samples_split: usize,
-    /// Leaf probability estimate (raw frequency in Fan's RDT).
-    pub leaf: LeafEstimate,
-}
-
-impl Default for RandomTree {
-    fn default() -> Self {
-        RandomTree {
-            max_depth: None,
-            min_samples_split: 2,
-            leaf: LeafEstimate::Frequency,
-        }
+params! {
+    /// Fan's random decision tree learner (one tree; ensembles of them are
+    /// [`crate::ensemble::Bagging::rdt`]).
+    ///
+    /// ```
+    /// use rarity::data::Dataset;
+    /// use rarity::learn::{Learner, tree::RandomTree};
+    /// let ds = Dataset::from_rows((0..8).map(|i| vec![i as f64, (i % 3) as f64]).collect(),
+    ///                             vec![0, 0, 0, 0, 1, 1, 1, 1], vec!["n".into(), "p".into()]).unwrap();
+    /// let rows: Vec<usize> = (0..8).collect();
+    /// let m = RandomTree::default().fit(&ds.view(&rows), &mut rarity::rng::stream(3, 0)).unwrap();
+    /// assert_eq!(m.predict_proba(&ds).unwrap().n_rows(), 8);
+    /// ```
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub struct RandomTree {
+        /// Depth limit; none means half the number of features (at least 1),
+        /// as in Fan et al. 2003.
+        pub max_depth: Option<usize> = None => Bounds::at_least(1.0),
+        /// A node with fewer rows is not split.
+        pub min_samples_split: usize = 2 => Bounds::at_least(2.0),
+        /// Leaf probability estimate (raw frequency in Fan's RDT).
+        pub leaf: LeafEstimate = LeafEstimate::Frequency,
     }
 }
 
 impl Learner for RandomTree {
     fn fit(&self, data: &View<'_>, rng: &mut Rng) -> Result<Model> {
-        if self.max_depth == Some(0) {
-            return Err(Error::invalid("max_depth must be at least 1"));
-        }
         Ok(Model::new(random::grow(self, data, rng)?))
     }
 

@@ -1,6 +1,7 @@
 use super::*;
-use crate::learn::Classifier;
 use crate::data::Dataset;
+use crate::learn::Classifier;
+use crate::params::Params;
 use crate::rng;
 use rand::RngExt;
 
@@ -379,7 +380,7 @@ fn names_and_validation() {
     assert_eq!(Tree::default().name(), "tree(criterion=gini)");
     assert_eq!(
         Tree {
-            splitter: Splitter::Exact,
+            splitter: SplitSearch::Exact,
             ..Tree::default()
         }
         .name(),
@@ -393,7 +394,7 @@ fn names_and_validation() {
         .check()
         .unwrap_err()
         .to_string(),
-        "max_depth must be at least 1 (or none for unlimited)"
+        "max_depth=0 is invalid; expected a whole number >= 1 or none"
     );
     let m = fit(&Tree::default(), &random_data(50, 2, 2, 5, 9));
     assert!(m.validate().is_ok());
@@ -430,11 +431,11 @@ fn hist_equals_exact_when_every_value_has_its_own_bin() {
     ];
     for (i, t) in configs.into_iter().enumerate() {
         let exact = Tree {
-            splitter: Splitter::Exact,
+            splitter: SplitSearch::Exact,
             ..t.clone()
         };
         let hist = Tree {
-            splitter: Splitter::Hist,
+            splitter: SplitSearch::Hist,
             ..t
         };
         let a = fit_view(&exact, &ds, &bag, i as u64);

@@ -1,0 +1,365 @@
+//! The stages that may follow the learner in a strategy spec: the prior
+//! correction (Dal Pozzolo et al. 2015, eq. 9), the calibrators (Platt,
+//! isotonic) and the decision rules, each with its parameters.
+
+use crate::calibrate::{Calibration, CalibrationMethod, Correction};
+use crate::decide::tune::Objective;
+use crate::decide::Decision;
+use crate::error::{Error, Result};
+use crate::metrics::cost::{Benefit, LossMatrix};
+use crate::params::{apply, from_call, params, Bounds, Call, Entry, ParamInfo, Params, Value};
+
+/// A stage after the learner.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stage {
+    /// Undo the prior shift of all sampling (`+correct`).
+    Correct(Correction),
+    /// Calibrate the probabilities (`+platt`, `+isotonic`).
+    Calibrate(Calibration),
+    /// Decide the labels (the last stage).
+    Decide(Decision),
+}
+
+params! {
+    /// `correct(mode)`.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct CorrectParams {
+        /// `member`: each ensemble member with its own keep rates before
+        /// averaging; `average`: the average with the members' mean rates.
+        pub mode: Correction = Correction::Member,
+    }
+}
+
+params! {
+    /// `platt(folds, ensemble)` / `isotonic(folds, ensemble)`.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct CalibrationParams {
+        /// Stratified folds of the out-of-fold probabilities.
+        pub folds: usize = 3 => Bounds::at_least(2.0),
+        /// Keep one calibrated model per fold and average them.
+        pub ensemble: bool = false,
+    }
+}
+
+params! {
+    /// A stage without parameters.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct NoParams {}
+}
+
+params! {
+    /// `benefit(amount, overhead)`.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct BenefitParams {
+        /// The feature column holding each row's amount.
+        pub amount: String = String::new(),
+        /// The fixed cost of acting on a row.
+        pub overhead: Option<f64> = None,
+    }
+}
+
+/// The keyword arguments of a loss given by its cells (`fn=10,fp=1`, `tp`
+/// and `tn` 0 by default) or a whole matrix (`matrix='0,1;5,0'`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LossParams {
+    cells: [Option<f64>; 4],
+    matrix: Option<String>,
+    /// Other keys this stage accepts (`tune`'s `metric`).
+    metric: Option<String>,
+    with_metric: bool,
+}
+
+const CELLS: [&str; 4] = ["fn", "fp", "tp", "tn"];
+
+impl Params for LossParams {
+    fn table(&self) -> Vec<ParamInfo> {
+        let mut t: Vec<ParamInfo> = Vec::new();
+        if self.with_metric {
+            t.push(info(
+                "metric",
+                "a tunable metric or cost",
+                "f1",
+                "The metric the threshold maximises (cost: minimised under the loss below).",
+            ));
+        }
+        let docs = [
+            "Loss of a missed positive (false negative).",
+            "Loss of a false alarm (false positive).",
+            "Loss of a caught positive.",
+            "Loss of a correct rejection.",
+        ];
+        for (k, d) in CELLS.iter().zip(docs) {
+            t.push(info(
+                k,
+                "a number",
+                if k.starts_with('t') { "0" } else { "1" },
+                d,
+            ));
+        }
+        if !self.with_metric {
+            t.push(info(
+                "matrix",
+                "rows of numbers, e.g. '0,1;5,0'",
+                "none",
+                "The whole loss matrix: row = decided class, column = true class.",
+            ));
+        }
+        t
+    }
+
+    fn set(&mut self, key: &str, value: &Value) -> std::result::Result<bool, String> {
+        if let Some(i) = CELLS.iter().position(|c| *c == key) {
+            match value {
+                Value::Number(x) => self.cells[i] = Some(*x),
+                _ => return Err("expected a number".into()),
+            }
+            return Ok(true);
+        }
+        match (key, value) {
+            ("matrix", Value::Text(t)) if !self.with_metric => self.matrix = Some(t.clone()),
+            ("matrix", _) if !self.with_metric => {
+                return Err("expected a quoted matrix such as '0,1;5,0'".into())
+            }
+            ("metric", v) if self.with_metric => match v.word() {
+                Some(w) => self.metric = Some(w.to_string()),
+                None => return Err("expected a metric name such as f1".into()),
+            },
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    fn check(&self) -> Result<()> {
+        Ok(())
+    }
+}
+
+impl LossParams {
+    /// The loss matrix given, or `None` when no cell and no matrix was.
+    fn loss(&self, call: &Call) -> Result<Option<LossMatrix>> {
+        if let Some(t) = &self.matrix {
+            let rows: Vec<Vec<f64>> = t
+                .split(';')
+                .map(|r| r.split(',').map(|v| v.trim().parse::<f64>()).collect())
+                .collect::<std::result::Result<_, _>>()
+                .map_err(|_| {
+                    Error::invalid(format!(
+                        "{call}: matrix must be rows of numbers, e.g. matrix='0,1,1;5,0,1;5,5,0' \
+                         (row = decided class, column = true class)"
+                    ))
+                })?;
+            return LossMatrix::new(rows).map(Some);
+        }
+        let [fn_, fp, tp, tn] = self.cells;
+        if fn_.is_none() && fp.is_none() {
+            return Ok(None);
+        }
+        LossMatrix::binary(
+            tn.unwrap_or(0.0),
+            fp.unwrap_or(1.0),
+            fn_.unwrap_or(1.0),
+            tp.unwrap_or(0.0),
+        )
+        .map(Some)
+    }
+}
+
+fn info(name: &'static str, expected: &str, default: &str, doc: &str) -> ParamInfo {
+    ParamInfo {
+        name,
+        expected: expected.to_string(),
+        default: default.to_string(),
+        doc: doc.to_string(),
+    }
+}
+
+fn no_params(call: &Call) -> Result<()> {
+    from_call::<NoParams>(call).map(|_| ())
+}
+
+fn calibration(call: &Call, method: CalibrationMethod) -> Result<Stage> {
+    let p: CalibrationParams = from_call(call)?;
+    Ok(Stage::Calibrate(Calibration {
+        method,
+        folds: p.folds,
+        ensemble: p.ensemble,
+    }))
+}
+
+fn positional_numbers(c: &Call) -> Result<Vec<f64>> {
+    c.args
+        .iter()
+        .map(|(k, v)| match (k, v) {
+            (None, Value::Number(x)) => Ok(*x),
+            _ => Err(Error::invalid(format!(
+                "{c}: expected plain numbers, e.g. {}(0.5, 0.3, 0.2)",
+                c.name
+            ))),
+        })
+        .collect()
+}
+
+fn threshold(c: &Call) -> Result<Stage> {
+    let d = match c.args.as_slice() {
+        [(None, Value::Number(t))] if (0.0..=1.0).contains(t) => Decision::Fixed(*t),
+        [(None, v)] if v.word() == Some("priors") => Decision::Priors,
+        [(None, v)] if v.word() == Some("f1") => Decision::F1,
+        _ => {
+            return Err(Error::invalid(format!(
+                "{c}: expected threshold(T) with T in [0, 1], threshold(priors) or threshold(f1)"
+            )))
+        }
+    };
+    Ok(Stage::Decide(d))
+}
+
+fn lambda(c: &Call) -> Result<Stage> {
+    let l = positional_numbers(c)?;
+    if l.len() < 2 || l.iter().any(|v| *v <= 0.0) {
+        return Err(Error::invalid(format!(
+            "{c}: expected one positive threshold per class, e.g. lambda(0.5, 0.3, 0.2)"
+        )));
+    }
+    Ok(Stage::Decide(Decision::Lambda(l)))
+}
+
+fn cost(c: &Call) -> Result<Stage> {
+    let p = apply(c, LossParams::default())?;
+    let m = p.loss(c)?.ok_or_else(|| {
+        Error::invalid(format!(
+            "{}: give the costs, e.g. fn=10,fp=1 (tp=0 and tn=0 by default)",
+            c.name
+        ))
+    })?;
+    Ok(Stage::Decide(Decision::Cost(m)))
+}
+
+fn benefit(c: &Call) -> Result<Stage> {
+    let p: BenefitParams = from_call(c)?;
+    if p.amount.is_empty() {
+        return Err(Error::invalid(format!(
+            "{c}: expected benefit(amount=COLUMN, overhead=V)"
+        )));
+    }
+    let overhead = p
+        .overhead
+        .ok_or_else(|| Error::invalid(format!("{c}: overhead=V is required (e.g. 90)")))?;
+    Ok(Stage::Decide(Decision::Benefit(Benefit {
+        amount: p.amount,
+        overhead,
+    })))
+}
+
+fn tune(c: &Call) -> Result<Stage> {
+    let p = apply(
+        c,
+        LossParams {
+            with_metric: true,
+            ..LossParams::default()
+        },
+    )?;
+    let objective = match p.metric.as_deref().unwrap_or("f1") {
+        "cost" => Objective::Cost(p.loss(c)?.ok_or_else(|| {
+            Error::invalid(format!(
+                "{}: give the costs, e.g. fn=10,fp=1 (tp=0 and tn=0 by default)",
+                c.name
+            ))
+        })?),
+        key => Objective::metric(key).map_err(|e| Error::invalid(format!("{c}: {e}")))?,
+    };
+    Ok(Stage::Decide(Decision::Tune(objective)))
+}
+
+fn positional_table(expected: &str, doc: &str) -> Vec<ParamInfo> {
+    vec![info("(value)", expected, "-", doc)]
+}
+
+/// Every stage that may follow the learner.
+pub const STAGES: &[Entry<Stage>] = &[
+    Entry {
+        name: "correct",
+        summary: "undo the prior shift of all sampling from the keep rates (Dal Pozzolo et al. 2015, eq. 9)",
+        params: || CorrectParams::default().table(),
+        build: |c| Ok(Stage::Correct(from_call::<CorrectParams>(c)?.mode)),
+    },
+    Entry {
+        name: "platt",
+        summary: "Platt scaling on stratified out-of-fold probabilities",
+        params: || CalibrationParams::default().table(),
+        build: |c| calibration(c, CalibrationMethod::Platt),
+    },
+    Entry {
+        name: "isotonic",
+        summary: "isotonic regression on stratified out-of-fold probabilities",
+        params: || CalibrationParams::default().table(),
+        build: |c| calibration(c, CalibrationMethod::Isotonic),
+    },
+    Entry {
+        name: "argmax",
+        summary: "the most probable class",
+        params: Vec::new,
+        build: |c| no_params(c).map(|_| Stage::Decide(Decision::Argmax)),
+    },
+    Entry {
+        name: "threshold",
+        summary: "binary: positive iff p >= T; threshold(priors) = PT_MA (tau = pi+), threshold(f1) = PT_F1",
+        params: || positional_table("T in [0, 1], priors or f1", "The threshold."),
+        build: threshold,
+    },
+    Entry {
+        name: "lambda",
+        summary: "per-class thresholds: predict argmax p_k / lambda_k",
+        params: || positional_table("one positive number per class", "The thresholds."),
+        build: lambda,
+    },
+    Entry {
+        name: "cost",
+        summary: "Bayes minimum risk under a loss matrix (Dal Pozzolo et al. 2015, Sec. IV-A)",
+        params: || LossParams::default().table(),
+        build: cost,
+    },
+    Entry {
+        name: "benefit",
+        summary: "example-dependent benefit: positive iff p * amount > overhead (Fan & Davidson 2006, Sec. 6)",
+        params: || BenefitParams::default().table(),
+        build: benefit,
+    },
+    Entry {
+        name: "roc-closest",
+        summary: "the ROC point closest to (0, 1) on out-of-fold probabilities",
+        params: Vec::new,
+        build: |c| no_params(c).map(|_| Stage::Decide(Decision::RocClosest)),
+    },
+    Entry {
+        name: "tune",
+        summary: "the threshold (binary) or lambdas (multiclass) maximising a metric on out-of-fold probabilities",
+        params: || {
+            LossParams {
+                with_metric: true,
+                ..LossParams::default()
+            }
+            .table()
+        },
+        build: tune,
+    },
+];
+
+/// The stage `call` names (`roc_closest` is read as `roc-closest`).
+pub fn build_stage(call: &Call) -> Result<Stage> {
+    let name = if call.name == "roc_closest" {
+        "roc-closest"
+    } else {
+        call.name.as_str()
+    };
+    let entry = crate::params::find(STAGES, name, "stage")?;
+    (entry.build)(call)
+}
+
+/// The decision a `cost(...)` / `tune(...)` call's arguments describe, as
+/// `--cost fn=5,fp=1` gives them: the loss matrix.
+pub fn loss_matrix(call: &Call) -> Result<LossMatrix> {
+    match cost(call)? {
+        Stage::Decide(Decision::Cost(m)) => Ok(m),
+        _ => Err(Error::invalid(format!("{call}: expected a loss matrix"))),
+    }
+}

@@ -1,0 +1,438 @@
+//! The metric catalogue: every metric rarity reports, with its key, label,
+//! direction, the tasks it is defined for, what it needs, whether a
+//! threshold can be tuned for it, and the function computing it.
+//!
+//! `rarity score`, `evaluate`, `run`'s ranking, `tune(metric=...)`,
+//! ReverseTesting's measures and the reports all read this table; adding a
+//! metric is its function plus one entry here. The order of the entries is
+//! the order of every report.
+//!
+//! Definitions (binary: class 1 positive, thresholded metrics from the
+//! decided labels; multiclass: one-vs-rest macro averages for the ranking
+//! metrics, argmax or the strategy's rule for the labels, macro averages of
+//! the per-class rates) are those of [`super::report`]'s module doc.
+
+use std::cell::OnceCell;
+
+use super::calibration::expected_calibration_error;
+use super::confusion::{Average, BinaryCounts, Confusion};
+use super::probability::{brier, log_loss, murphy_decomposition, stratified_brier, Murphy};
+use super::ranking::{binary_ranking, ranking_ovr_macro, roc_auc_hand_till, RankingScores};
+use crate::data::Proba;
+use crate::error::{did_you_mean, Error, Result};
+
+/// Number of uniform bins of the reported expected calibration error.
+pub const ECE_BINS: usize = 10;
+
+/// Which values of a metric are better.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum Direction {
+    /// Larger is better (AUC, F1, benefit, ...).
+    Higher,
+    /// Smaller is better (Brier, log loss, cost, FPR, ...).
+    Lower,
+    /// A property of the data, not of the model (Murphy's uncertainty).
+    Neither,
+}
+
+/// What a metric is computed from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum Needs {
+    /// The predicted probabilities (ranking and probability metrics).
+    Probabilities,
+    /// The decided labels (thresholded metrics).
+    Labels,
+    /// Settings of the evaluation beyond the predictions (a loss matrix,
+    /// per-row amounts).
+    Settings,
+}
+
+/// A metric's value from binary confusion counts, and from a multiclass
+/// confusion matrix where it is defined: what threshold tuning optimises.
+#[derive(Debug, Clone, Copy)]
+pub struct Tunable {
+    /// The value of binary counts.
+    pub binary: fn(&BinaryCounts) -> f64,
+    /// The value of a multiclass confusion matrix (`None`: binary only).
+    pub multiclass: Option<fn(&Confusion) -> f64>,
+}
+
+/// One metric.
+#[derive(Debug, Clone, Copy)]
+pub struct Metric {
+    /// The key of reports and options (`roc_auc`).
+    pub key: &'static str,
+    /// A short column title (`AUC`).
+    pub label: &'static str,
+    /// Which values are better.
+    pub direction: Direction,
+    /// What it is computed from.
+    pub needs: Needs,
+    /// The binary definition (`None`: not reported for two classes).
+    pub binary: Option<fn(&Scored) -> Result<f64>>,
+    /// The multiclass definition (`None`: not reported beyond two classes).
+    pub multiclass: Option<fn(&Scored) -> Result<f64>>,
+    /// Set when a threshold (or per-class thresholds) can be tuned for it.
+    pub tunable: Option<Tunable>,
+}
+
+impl Metric {
+    /// Whether larger values are better (false for lower-is-better metrics
+    /// and for those with no direction).
+    pub fn higher_is_better(&self) -> bool {
+        self.direction == Direction::Higher
+    }
+
+    /// The value oriented so that larger is better (negated when lower is
+    /// better); an error for a metric with no direction.
+    pub fn oriented(&self, value: f64) -> Result<f64> {
+        match self.direction {
+            Direction::Higher => Ok(value),
+            Direction::Lower => Ok(-value),
+            Direction::Neither => Err(Error::invalid(format!(
+                "{} describes the data, not a model: it cannot rank models",
+                self.key
+            ))),
+        }
+    }
+}
+
+/// The predictions being scored, with the pieces several metrics share
+/// computed once on first use.
+pub struct Scored<'a> {
+    /// True class ids.
+    pub truth: &'a [u32],
+    /// Predicted probabilities (`n x k`).
+    pub proba: &'a Proba,
+    /// The confusion matrix of the decided labels.
+    pub confusion: Confusion,
+    ranking: OnceCell<RankingScores>,
+    murphy: OnceCell<Murphy>,
+    stratified: OnceCell<Vec<f64>>,
+}
+
+impl<'a> Scored<'a> {
+    /// Predictions with their decided labels (already checked by the caller).
+    pub fn new(truth: &'a [u32], proba: &'a Proba, labels: &[u32]) -> Result<Self> {
+        Ok(Scored {
+            truth,
+            proba,
+            confusion: Confusion::from_labels(truth, labels, proba.n_classes())?,
+            ranking: OnceCell::new(),
+            murphy: OnceCell::new(),
+            stratified: OnceCell::new(),
+        })
+    }
+
+    fn ranking(&self) -> Result<&RankingScores> {
+        if let Some(r) = self.ranking.get() {
+            return Ok(r);
+        }
+        let r = if self.proba.n_classes() == 2 {
+            binary_ranking(self.truth, &self.proba.column(1), 1)?
+        } else {
+            ranking_ovr_macro(self.truth, self.proba)?
+        };
+        Ok(self.ranking.get_or_init(|| r))
+    }
+
+    fn murphy(&self) -> Result<&Murphy> {
+        if let Some(m) = self.murphy.get() {
+            return Ok(m);
+        }
+        let m = murphy_decomposition(self.truth, &self.proba.column(1), 1)?;
+        Ok(self.murphy.get_or_init(|| m))
+    }
+
+    fn stratified(&self) -> Result<&[f64]> {
+        if let Some(s) = self.stratified.get() {
+            return Ok(s);
+        }
+        let s = stratified_brier(self.truth, self.proba)?;
+        Ok(self.stratified.get_or_init(|| s))
+    }
+
+    fn positive(&self) -> BinaryCounts {
+        self.confusion.one_vs_rest(1)
+    }
+
+    fn macro_rate(&self, rate: fn(&BinaryCounts) -> f64) -> f64 {
+        self.confusion.average(rate, Average::Macro)
+    }
+}
+
+/// Mean per-class recall of binary counts (balanced accuracy).
+fn binary_macro_accuracy(c: &BinaryCounts) -> f64 {
+    0.5 * (c.tpr() + c.tnr())
+}
+
+/// Mean of both classes' F1 of binary counts.
+fn binary_macro_f1(c: &BinaryCounts) -> f64 {
+    let neg = BinaryCounts {
+        tp: c.tn,
+        fp: c.fn_,
+        fn_: c.fp,
+        tn: c.tp,
+    };
+    0.5 * (c.f1() + neg.f1())
+}
+
+/// A ranking or probability metric (same definition call for both tasks).
+const fn scores(
+    key: &'static str,
+    label: &'static str,
+    direction: Direction,
+    f: fn(&Scored) -> Result<f64>,
+) -> Metric {
+    Metric {
+        key,
+        label,
+        direction,
+        needs: Needs::Probabilities,
+        binary: Some(f),
+        multiclass: Some(f),
+        tunable: None,
+    }
+}
+
+/// A thresholded rate: the positive class's for two classes, the macro
+/// average over classes beyond.
+const fn rate(
+    key: &'static str,
+    label: &'static str,
+    direction: Direction,
+    binary: fn(&Scored) -> Result<f64>,
+    multiclass: fn(&Scored) -> Result<f64>,
+) -> Metric {
+    Metric {
+        key,
+        label,
+        direction,
+        needs: Needs::Labels,
+        binary: Some(binary),
+        multiclass: Some(multiclass),
+        tunable: None,
+    }
+}
+
+/// A probability metric of the binary task only.
+const fn binary_only(
+    key: &'static str,
+    label: &'static str,
+    direction: Direction,
+    f: fn(&Scored) -> Result<f64>,
+) -> Metric {
+    Metric {
+        key,
+        label,
+        direction,
+        needs: Needs::Probabilities,
+        binary: Some(f),
+        multiclass: None,
+        tunable: None,
+    }
+}
+
+/// A metric of the evaluation's settings (computed by the evaluation).
+const fn settings(key: &'static str, label: &'static str, direction: Direction) -> Metric {
+    Metric {
+        key,
+        label,
+        direction,
+        needs: Needs::Settings,
+        binary: None,
+        multiclass: None,
+        tunable: None,
+    }
+}
+
+/// A thresholded metric that tuning can optimise.
+const fn tunable(
+    m: Metric,
+    binary: fn(&BinaryCounts) -> f64,
+    multiclass: Option<fn(&Confusion) -> f64>,
+) -> Metric {
+    Metric {
+        tunable: Some(Tunable { binary, multiclass }),
+        ..m
+    }
+}
+
+use Direction::{Higher, Lower, Neither};
+
+/// Every metric, in report order.
+pub const METRICS: &[Metric] = &[
+    scores("roc_auc", "AUC", Higher, |s| Ok(s.ranking()?.roc_auc)),
+    scores("average_precision", "AP", Higher, |s| {
+        Ok(s.ranking()?.average_precision)
+    }),
+    scores("pr_auc_trapezoid", "PR AUC (trapezoid)", Higher, |s| {
+        Ok(s.ranking()?.pr_auc_trapezoid)
+    }),
+    scores("brier", "Brier", Lower, |s| brier(s.truth, s.proba)),
+    scores("log_loss", "log loss", Lower, |s| {
+        log_loss(s.truth, s.proba)
+    }),
+    tunable(
+        rate(
+            "accuracy",
+            "accuracy",
+            Higher,
+            |s| Ok(s.confusion.accuracy()),
+            |s| Ok(s.confusion.accuracy()),
+        ),
+        BinaryCounts::accuracy,
+        Some(Confusion::accuracy),
+    ),
+    rate(
+        "tpr",
+        "TPR",
+        Higher,
+        |s| Ok(s.positive().tpr()),
+        |s| Ok(s.macro_rate(BinaryCounts::tpr)),
+    ),
+    rate(
+        "tnr",
+        "TNR",
+        Higher,
+        |s| Ok(s.positive().tnr()),
+        |s| Ok(s.macro_rate(BinaryCounts::tnr)),
+    ),
+    rate(
+        "ppv",
+        "PPV",
+        Higher,
+        |s| Ok(s.positive().ppv()),
+        |s| Ok(s.macro_rate(BinaryCounts::ppv)),
+    ),
+    rate(
+        "npv",
+        "NPV",
+        Higher,
+        |s| Ok(s.positive().npv()),
+        |s| Ok(s.macro_rate(BinaryCounts::npv)),
+    ),
+    rate(
+        "fpr",
+        "FPR",
+        Lower,
+        |s| Ok(s.positive().fpr()),
+        |s| Ok(s.macro_rate(BinaryCounts::fpr)),
+    ),
+    rate(
+        "fdr",
+        "FDR",
+        Lower,
+        |s| Ok(s.positive().fdr()),
+        |s| Ok(s.macro_rate(BinaryCounts::fdr)),
+    ),
+    tunable(
+        rate(
+            "f1",
+            "F1",
+            Higher,
+            |s| Ok(s.positive().f1()),
+            |s| Ok(s.macro_rate(BinaryCounts::f1)),
+        ),
+        BinaryCounts::f1,
+        None,
+    ),
+    tunable(
+        rate(
+            "g_mean",
+            "G-mean",
+            Higher,
+            |s| Ok(s.positive().g_mean()),
+            |s| Ok(s.confusion.g_mean()),
+        ),
+        BinaryCounts::g_mean,
+        Some(Confusion::g_mean),
+    ),
+    tunable(
+        rate(
+            "macro_accuracy",
+            "macro acc",
+            Higher,
+            |s| Ok(s.confusion.macro_accuracy()),
+            |s| Ok(s.confusion.macro_accuracy()),
+        ),
+        binary_macro_accuracy,
+        Some(Confusion::macro_accuracy),
+    ),
+    tunable(
+        rate(
+            "macro_f1",
+            "macro F1",
+            Higher,
+            |s| Ok(s.confusion.macro_f1()),
+            |s| Ok(s.confusion.macro_f1()),
+        ),
+        binary_macro_f1,
+        Some(Confusion::macro_f1),
+    ),
+    binary_only(
+        "brier_positive",
+        "Brier+",
+        Lower,
+        |s| Ok(s.stratified()?[1]),
+    ),
+    binary_only(
+        "brier_negative",
+        "Brier-",
+        Lower,
+        |s| Ok(s.stratified()?[0]),
+    ),
+    binary_only("ece", "ECE", Lower, |s| {
+        expected_calibration_error(s.truth, &s.proba.column(1), 1, ECE_BINS)
+    }),
+    binary_only("brier_reliability", "reliability", Lower, |s| {
+        Ok(s.murphy()?.reliability)
+    }),
+    binary_only("brier_resolution", "resolution", Higher, |s| {
+        Ok(s.murphy()?.resolution)
+    }),
+    binary_only("brier_uncertainty", "uncertainty", Neither, |s| {
+        Ok(s.murphy()?.uncertainty)
+    }),
+    Metric {
+        key: "roc_auc_hand_till",
+        label: "AUC (Hand-Till)",
+        direction: Higher,
+        needs: Needs::Probabilities,
+        binary: None,
+        multiclass: Some(|s| roc_auc_hand_till(s.truth, s.proba)),
+        tunable: None,
+    },
+    settings("cost", "cost", Lower),
+    settings("benefit", "benefit", Higher),
+];
+
+/// The metric with key `key`, or an error that suggests the closest key
+/// and lists them all.
+///
+/// ```
+/// use rarity::metrics::catalogue::{metric, Direction};
+/// assert_eq!(metric("brier").unwrap().direction, Direction::Lower);
+/// let e = metric("rocauc").unwrap_err().to_string();
+/// assert!(e.contains("did you mean 'roc_auc'"), "{e}");
+/// ```
+pub fn metric(key: &str) -> Result<&'static Metric> {
+    METRICS.iter().find(|m| m.key == key).ok_or_else(|| {
+        let keys = METRICS.iter().map(|m| m.key);
+        let hint = did_you_mean(key, keys.clone())
+            .map_or(String::new(), |s| format!(" (did you mean '{s}'?)"));
+        Error::invalid(format!(
+            "unknown metric '{key}'{hint}; accepted: {}",
+            keys.collect::<Vec<_>>().join(", ")
+        ))
+    })
+}
+
+/// The metrics a threshold can be tuned for, as `tune(metric=...)` lists them.
+pub fn tunable_keys() -> Vec<&'static str> {
+    METRICS
+        .iter()
+        .filter(|m| m.tunable.is_some())
+        .map(|m| m.key)
+        .collect()
+}

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde_json::json;
 
 use super::experiment::{load_dirs, parse_list};
-use super::output::{num, print_json, write_report, write_stdout, Table};
+use super::output::{num, print_json, write_report, write_stdout, Render, Table};
 use super::{Global, OutputFormat};
 use rarity::error::{Error, Result};
 use rarity::experiment::calibration::{gaussian_curves, run_cell, table_v, Config, GaussianCurves};
@@ -118,7 +118,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         "measure", "learner", "R(p)", "R(p_s)", "R(p')", "p vs p_s", "p vs p'", "cells",
     ]);
     for r in &rows {
-        t.row(vec![
+        t.text_row(vec![
             r.measure.clone(),
             r.learner.clone(),
             num(r.rank_sums[0], 1),
@@ -143,7 +143,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         let dev = |v: &[f64]| {
             v.iter().zip(&c.p).map(|(a, b)| (a - b).abs()).sum::<f64>() / v.len() as f64
         };
-        t.row(vec![
+        t.text_row(vec![
             num(c.mu, 0),
             num(c.beta, 4),
             num(dev(&c.p_s_hat), 4),

@@ -38,7 +38,7 @@ pub fn run(g: &Global) -> Result<()> {
     }
     let mut t = Table::new(&["name", "kind", "n", "d", "class counts", "IR", "source"]);
     for e in &entries {
-        t.row(vec![
+        t.text_row(vec![
             e.name.to_string(),
             e.kind.to_string(),
             e.n.to_string(),
@@ -52,5 +52,5 @@ pub fn run(g: &Global) -> Result<()> {
             e.source.to_string(),
         ]);
     }
-    write_stdout(&t.render())
+    write_stdout(&t.to_text())
 }

@@ -54,7 +54,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     }
     let mut t = Table::new(&["metric", "mean", "std", "full potential"]);
     for (name, s) in &summary {
-        t.row(vec![
+        t.text_row(vec![
             name.clone(),
             num(s.mean, 4),
             num(s.std, 4),
@@ -69,6 +69,6 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         a.cv,
         fit_s,
         predict_s,
-        t.render()
+        t.to_text()
     ))
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use clap::{Subcommand, ValueEnum};
 use serde_json::json;
 
-use super::output::{num, print_json, write_stdout, Table};
+use super::output::{num, print_json, write_stdout, Render, Table};
 use super::{Global, OutputFormat};
 use rarity::data::bundled::BUNDLED;
 use rarity::data::read::{read_path, ReadOptions};
@@ -259,7 +259,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                 "one-class copy",
             ]);
             for (m, x) in methods.iter().zip(&tallies) {
-                t.row(vec![
+                t.text_row(vec![
                     m.0.clone(),
                     x.correct.to_string(),
                     x.wrong.to_string(),

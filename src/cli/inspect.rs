@@ -85,24 +85,24 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             (2, 0) => " (negative)",
             _ => "",
         };
-        t.row(vec![
+        t.text_row(vec![
             format!("{name}{role}"),
             k.to_string(),
             s.class_counts[k].to_string(),
             num(s.priors[k], 4),
         ]);
     }
-    out.push_str(&t.render());
+    out.push_str(&t.to_text());
     out.push('\n');
     let mut t = Table::new(&["feature", "min", "mean", "max"]);
     for f in &s.features {
-        t.row(vec![
+        t.text_row(vec![
             f.name.clone(),
             num(f.min, 4),
             num(f.mean, 4),
             num(f.max, 4),
         ]);
     }
-    out.push_str(&t.render());
+    out.push_str(&t.to_text());
     write_stdout(&out)
 }

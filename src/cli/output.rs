@@ -8,6 +8,8 @@ use serde::Serialize;
 use rarity::error::{Error, Result};
 use rarity::report::Report;
 
+pub use rarity::report::table::Table;
+
 /// Prints one JSON object (pretty, one trailing newline).
 pub fn print_json<T: Serialize>(value: &T) -> Result<()> {
     let text = serde_json::to_string_pretty(value)
@@ -34,69 +36,24 @@ pub fn write_stdout(text: &str) -> Result<()> {
     }
 }
 
-/// A text table with a header row; columns after the first are right-aligned.
-#[derive(Debug, Default)]
-pub struct Table {
-    rows: Vec<Vec<String>>,
-}
-
-impl Table {
-    /// Starts a table with these column headers.
-    pub fn new(header: &[&str]) -> Self {
-        Table {
-            rows: vec![header.iter().map(|s| s.to_string()).collect()],
-        }
-    }
-
-    /// Appends a row.
-    pub fn row(&mut self, cells: Vec<String>) {
-        self.rows.push(cells);
-    }
-
-    /// Renders with two spaces between columns and a rule under the header.
-    pub fn render(&self) -> String {
-        let ncol = self.rows.iter().map(Vec::len).max().unwrap_or(0);
-        let widths: Vec<usize> = (0..ncol)
-            .map(|c| {
-                self.rows
-                    .iter()
-                    .filter_map(|r| r.get(c))
-                    .map(|s| s.chars().count())
-                    .max()
-                    .unwrap_or(0)
-            })
-            .collect();
-        let mut out = String::new();
-        for (i, r) in self.rows.iter().enumerate() {
-            let cells: Vec<String> = r
-                .iter()
-                .enumerate()
-                .map(|(c, s)| {
-                    if c == 0 {
-                        format!("{s:<w$}", w = widths[c])
-                    } else {
-                        format!("{s:>w$}", w = widths[c])
-                    }
-                })
-                .collect();
-            out.push_str(cells.join("  ").trim_end());
-            out.push('\n');
-            if i == 0 {
-                out.push_str(
-                    &"-".repeat(widths.iter().sum::<usize>() + 2 * ncol.saturating_sub(1)),
-                );
-                out.push('\n');
-            }
-        }
-        out
-    }
-}
-
 /// Formats a number for a text table with `digits` significant decimals.
 pub fn num(v: f64, digits: usize) -> String {
     if v.is_nan() {
         "-".to_string()
     } else {
         format!("{v:.digits$}")
+    }
+}
+
+/// TEMPORARY: the old name of `Table::to_text`, until the commands being
+/// moved on other branches are merged.
+pub trait Render {
+    /// See `Table::to_text`.
+    fn render(&self) -> String;
+}
+
+impl Render for Table {
+    fn render(&self) -> String {
+        self.to_text()
     }
 }

@@ -3,13 +3,12 @@
 //! Writes one probability column per class (`p_<class>`) and the decided
 //! `label`, atomically.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use super::output::write_stdout;
 use super::Global;
 use rarity::data::read::read_with_schema;
-use rarity::data::write::{fmt_value, AtomicFile};
+use rarity::data::scores::write_predictions;
 use rarity::data::{bundled, Dataset};
 use rarity::error::{Error, Result};
 use rarity::persist::load;
@@ -51,36 +50,12 @@ fn read(a: &Args, fitted: &FittedStrategy) -> Result<Dataset> {
     }
 }
 
-fn quote(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
 pub fn run(g: &Global, a: &Args) -> Result<()> {
     let fitted: FittedStrategy = load(&a.model)?;
     let ds = read(a, &fitted)?;
     let (proba, labels) = fitted.predict(&ds)?;
     let names = &fitted.schema.class_names;
-    let mut f = AtomicFile::create(&a.output)?;
-    let mut text = String::with_capacity(64 * (ds.n_rows() + 1));
-    let header: Vec<String> = names.iter().map(|c| quote(&format!("p_{c}"))).collect();
-    text.push_str(&header.join(","));
-    text.push_str(",label\n");
-    for (i, &l) in labels.iter().enumerate() {
-        for v in proba.row(i) {
-            text.push_str(&fmt_value(*v));
-            text.push(',');
-        }
-        text.push_str(&quote(&names[l as usize]));
-        text.push('\n');
-    }
-    f.writer()
-        .write_all(text.as_bytes())
-        .map_err(|e| f.err(e))?;
-    f.commit()?;
+    write_predictions(&a.output, names, &proba, &labels)?;
     if !g.quiet {
         let mut counts = vec![0usize; names.len()];
         labels.iter().for_each(|&l| counts[l as usize] += 1);

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use serde_json::json;
 
 use super::experiment::{load_dirs, parse_list};
-use super::output::{num, print_json, write_report, write_stdout, Table};
+use super::output::{num, print_json, write_report, write_stdout, Render, Table};
 use super::{Global, OutputFormat};
 use rarity::error::{Error, Result};
 use rarity::experiment::experiment_report::pt_bagging_report;
@@ -128,7 +128,7 @@ fn render_binary(b: &BinarySummary) -> String {
         for (m, row) in BINARY_METHODS.iter().zip(t) {
             let mut cells = vec![m.to_string()];
             cells.extend(row.iter().map(|v| num(*v, 4)));
-            table.row(cells);
+            table.text_row(cells);
         }
         out.push_str(&format!(
             "\nEnsemble size trend (Fig. 1), mean {measure} over datasets:\n{}",
@@ -150,7 +150,7 @@ fn render_binary(b: &BinarySummary) -> String {
     for (m, v) in BINARY_METHODS.iter().zip(&b.at_largest) {
         let (ma, pma) = (v[j("macro_accuracy")], v[j("potential_macro_accuracy")]);
         let (mf, pmf) = (v[j("macro_f1")], v[j("potential_macro_f1")]);
-        t5.row(vec![
+        t5.text_row(vec![
             m.to_string(),
             num(ma, 4),
             num(pma, 4),
@@ -169,7 +169,7 @@ fn render_binary(b: &BinarySummary) -> String {
     ));
     let mut t4 = Table::new(&["method", "against", "measure", "W/T/L", "Wilcoxon p"]);
     for w in &b.win_tie_loss {
-        t4.row(vec![
+        t4.text_row(vec![
             w.method.clone(),
             w.against.clone(),
             w.measure.clone(),
@@ -191,7 +191,7 @@ fn render_binary(b: &BinarySummary) -> String {
             num(r.critical_difference, 3),
         ];
         cells.extend(r.mean_ranks.iter().map(|v| num(*v, 2)));
-        tr.row(cells);
+        tr.text_row(cells);
     }
     out.push_str(&format!(
         "\nFriedman test and Nemenyi critical difference; mean ranks (1 = best):\n{}",
@@ -199,7 +199,7 @@ fn render_binary(b: &BinarySummary) -> String {
     ));
     let mut t2 = Table::new(&["method", "recall min", "recall maj", "mean diff", "t", "p"]);
     for (m, r) in BINARY_METHODS.iter().zip(&b.recall) {
-        t2.row(vec![
+        t2.text_row(vec![
             m.to_string(),
             num(r.minority, 4),
             num(r.majority, 4),
@@ -218,7 +218,7 @@ fn render_binary(b: &BinarySummary) -> String {
 fn render_multiclass(m: &MulticlassSummary) -> String {
     let mut t = Table::new(&["method", "macro acc", "macro F1", "wins"]);
     for (i, name) in MULTICLASS_METHODS.iter().enumerate() {
-        t.row(vec![
+        t.text_row(vec![
             name.to_string(),
             num(m.macro_accuracy[i], 4),
             num(m.macro_f1[i], 4),

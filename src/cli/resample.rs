@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use serde_json::json;
 
-use super::output::{num, print_json, write_stdout, Table};
+use super::output::{num, print_json, write_stdout, Render, Table};
 use super::{DataArgs, Global, OutputFormat};
 use rarity::data::write::write_csv;
 use rarity::error::Result;
@@ -83,7 +83,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     }
     let mut t = Table::new(&["class", "before", "after", "keep rate"]);
     for (k, name) in ds.class_names().iter().enumerate() {
-        t.row(vec![
+        t.text_row(vec![
             name.clone(),
             before[k].to_string(),
             after[k].to_string(),

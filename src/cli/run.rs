@@ -248,7 +248,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     for (rank, &i) in order.iter().enumerate() {
         let mut row = vec![(rank + 1).to_string(), cmp.evaluations[i].spec.clone()];
         row.extend(columns.iter().map(|c| cell(i, c.0)));
-        t.row(row);
+        t.text_row(row);
     }
     let mut out = format!(
         "{}: {} rows, {classes}, cv {} ({} folds), ranked by {metric}\n\
@@ -267,7 +267,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         } else {
             ""
         },
-        t.render()
+        t.to_text()
     );
     if let Some(v) = &verdict {
         out.push_str(&format!(

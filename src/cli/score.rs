@@ -14,8 +14,7 @@ use serde_json::{Map, Value};
 
 use super::output::{num, write_stdout, Table};
 use super::{Global, OutputFormat};
-use rarity::data::read::{read_path, ReadOptions};
-use rarity::data::Proba;
+use rarity::data::scores::{read_scores, ScoresSpec};
 use rarity::error::{Error, Result};
 use rarity::metrics::score_report;
 
@@ -41,109 +40,17 @@ pub struct Args {
     delimiter: char,
 }
 
-/// Reads truth and probabilities; returns class ids and the matrix.
-fn load(a: &Args) -> Result<(Vec<u32>, Proba)> {
+pub fn run(g: &Global, a: &Args) -> Result<()> {
     if !a.delimiter.is_ascii() {
         return Err(Error::invalid("--delimiter must be one ASCII character"));
     }
-    let opts = ReadOptions {
-        target: Some(a.truth.clone()),
+    let spec = ScoresSpec {
+        truth: a.truth.clone(),
+        proba: a.proba.clone(),
+        positive: a.positive.clone(),
         delimiter: a.delimiter as u8,
-        ..ReadOptions::default()
     };
-    let (ds, report) = read_path(&a.file, &opts)?;
-    if report.dropped_missing > 0 {
-        return Err(Error::data(format!(
-            "{}: {} rows have missing values; scores need every row",
-            a.file.display(),
-            report.dropped_missing
-        )));
-    }
-    let cols: Vec<usize> = a
-        .proba
-        .iter()
-        .map(|c| {
-            ds.feature_names()
-                .iter()
-                .position(|f| f == c)
-                .ok_or_else(|| {
-                    Error::invalid(format!(
-                        "probability column '{c}' not found; columns are: {}",
-                        ds.feature_names().join(", ")
-                    ))
-                })
-        })
-        .collect::<Result<_>>()?;
-    let names = ds.class_names();
-    let n = ds.n_rows();
-    if cols.len() == 1 {
-        if names.len() > 2 {
-            return Err(Error::data(format!(
-                "one probability column but {} labels ({}); give one --proba per class",
-                names.len(),
-                names.join(", ")
-            )));
-        }
-        let positive = match &a.positive {
-            Some(p) => p.clone(),
-            None if names.iter().any(|l| l == "1") => "1".to_string(),
-            None => {
-                let mut sorted = names.to_vec();
-                sorted.sort();
-                sorted.last().cloned().unwrap_or_default()
-            }
-        };
-        if !names.contains(&positive) && a.positive.is_some() {
-            return Err(Error::invalid(format!(
-                "positive label '{positive}' not found; labels are: {}",
-                names.join(", ")
-            )));
-        }
-        let truth = (0..n)
-            .map(|i| u32::from(names[ds.label(i)] == positive))
-            .collect();
-        let p: Vec<f64> = (0..n).map(|i| ds.value(i, cols[0])).collect();
-        if let Some(i) = p.iter().position(|v| !(0.0..=1.0).contains(v)) {
-            return Err(Error::data(format!(
-                "row {}, column '{}': probability {} is outside [0, 1]",
-                i + 1,
-                a.proba[0],
-                p[i]
-            )));
-        }
-        return Ok((truth, Proba::from_positive(&p)));
-    }
-    let k = cols.len();
-    let class_of: Vec<String> = if a.proba.iter().all(|c| c.starts_with("p_")) {
-        a.proba.iter().map(|c| c[2..].to_string()).collect()
-    } else {
-        (0..k).map(|c| c.to_string()).collect()
-    };
-    let map: Vec<u32> = names
-        .iter()
-        .map(|l| {
-            class_of
-                .iter()
-                .position(|c| c == l)
-                .map(|c| c as u32)
-                .ok_or_else(|| {
-                    Error::data(format!(
-                        "label '{l}' has no probability column; classes are: {}",
-                        class_of.join(", ")
-                    ))
-                })
-        })
-        .collect::<Result<_>>()?;
-    let truth = (0..n).map(|i| map[ds.label(i)]).collect();
-    let mut values = Vec::with_capacity(n * k);
-    for i in 0..n {
-        values.extend(cols.iter().map(|&c| ds.value(i, c)));
-    }
-    Ok((truth, Proba::new(values, k)))
-}
-
-pub fn run(g: &Global, a: &Args) -> Result<()> {
-    let (truth, proba) = load(a)?;
+    let (truth, proba) = read_scores(&a.file, &spec)?;
     let report = score_report(&truth, &proba, a.threshold)?;
     if g.format == OutputFormat::Json {
         let map: Map<String, Value> = report
@@ -159,7 +66,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     }
     let mut t = Table::new(&["metric", "value"]);
     for (k, v) in &report {
-        t.row(vec![k.clone(), num(*v, 6)]);
+        t.text_row(vec![k.clone(), num(*v, 6)]);
     }
     write_stdout(&format!(
         "{} rows, {} classes{}\n\n{}",
@@ -170,6 +77,6 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         } else {
             ", argmax labels".to_string()
         },
-        t.render()
+        t.to_text()
     ))
 }

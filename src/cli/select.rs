@@ -7,7 +7,7 @@ use std::sync::Arc;
 use clap::ValueEnum;
 use serde_json::json;
 
-use super::output::{num, print_json, write_stdout, Table};
+use super::output::{num, print_json, write_stdout, Render, Table};
 use super::{Global, OutputFormat};
 use rarity::data::read::{read_path, read_with_schema, ReadOptions};
 use rarity::error::{Error, Result};
@@ -199,7 +199,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         row.push(truth.as_ref().map_or(String::new(), |t| {
             outcome_text(t, p.a, p.b, t.pairs[j].outcome)
         }));
-        t.row(row);
+        t.text_row(row);
     }
     out.push('\n');
     out.push_str(&t.render());

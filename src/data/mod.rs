@@ -8,6 +8,7 @@ mod proba;
 pub mod bias;
 pub mod bundled;
 pub mod read;
+pub mod scores;
 pub mod synth;
 pub mod write;
 

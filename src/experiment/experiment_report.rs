@@ -18,7 +18,7 @@ use super::pt_bagging::{
 };
 use crate::report::svg::{BoxPlot, CdDiagram, GroupedBars, LinePlot, Series};
 use crate::report::table::{Cell as TableCell, Table};
-use crate::report::Report;
+use crate::report::{p_value_text, Report};
 
 /// Adds a "Data and protocol" section with one paragraph per note (none
 /// without notes).
@@ -32,16 +32,6 @@ fn notes_section(report: &mut Report, notes: &[String]) {
     }
 }
 
-/// A p-value for reading: `-` when undefined, scientific when tiny.
-fn p_text(p: f64) -> String {
-    if p.is_nan() {
-        "-".into()
-    } else if p < 1e-4 {
-        format!("{p:.1e}")
-    } else {
-        format!("{p:.4}")
-    }
-}
 
 /// The learners of `cells`, in first-seen order.
 fn learners(cells: &[Cell]) -> Vec<&str> {
@@ -438,7 +428,7 @@ fn pt_binary(report: &mut Report, b: &BinarySummary) {
     ));
     for r in &b.rank_tests {
         let cd = CdDiagram {
-            title: format!("{} (Friedman p = {})", r.measure, p_text(r.friedman_p)),
+            title: format!("{} (Friedman p = {})", r.measure, p_value_text(r.friedman_p)),
             names: BINARY_METHODS.iter().map(|s| s.to_string()).collect(),
             mean_ranks: r.mean_ranks.clone(),
             critical_difference: r.critical_difference,
@@ -543,7 +533,7 @@ fn pt_multiclass(report: &mut Report, m: &MulticlassSummary) {
             w.wins,
             w.ties,
             w.losses,
-            p_text(w.wilcoxon_p)
+            p_value_text(w.wilcoxon_p)
         ));
     }
 }

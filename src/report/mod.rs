@@ -316,3 +316,21 @@ mod tests {
         assert!(r.check_names().is_err());
     }
 }
+
+/// A p-value for reading: `-` when undefined, scientific when tiny.
+///
+/// ```
+/// use rarity::report::p_value_text;
+/// assert_eq!(p_value_text(0.01234), "0.0123");
+/// assert_eq!(p_value_text(1.6e-7), "1.6e-7");
+/// assert_eq!(p_value_text(f64::NAN), "-");
+/// ```
+pub fn p_value_text(p: f64) -> String {
+    if p.is_nan() {
+        "-".into()
+    } else if p < 1e-4 {
+        format!("{p:.1e}")
+    } else {
+        format!("{p:.4}")
+    }
+}

@@ -98,6 +98,11 @@ impl Table {
         self.rows.push(cells);
     }
 
+    /// Appends a row of text cells (already formatted for reading).
+    pub fn text_row(&mut self, cells: Vec<String>) {
+        self.rows.push(cells.into_iter().map(Cell::Text).collect());
+    }
+
     /// The column names.
     pub fn header(&self) -> &[String] {
         &self.header
@@ -155,6 +160,58 @@ impl Table {
                 })
                 .collect(),
         )
+    }
+
+    /// Aligned plain text for a terminal: two spaces between columns, the
+    /// first column left-aligned and the others right-aligned, a rule under
+    /// the header, numbers rounded.
+    ///
+    /// ```
+    /// use rarity::report::table::Table;
+    /// let mut t = Table::new(&["metric", "value"]);
+    /// t.text_row(vec!["auc".to_string(), "0.91".to_string()]);
+    /// assert_eq!(t.to_text(), "metric  value\n-------------\nauc      0.91\n");
+    /// ```
+    pub fn to_text(&self) -> String {
+        let lines: Vec<Vec<String>> = std::iter::once(self.header.clone())
+            .chain(
+                self.rows
+                    .iter()
+                    .map(|r| r.iter().map(|c| c.display(self.digits)).collect()),
+            )
+            .collect();
+        let ncol = lines.iter().map(Vec::len).max().unwrap_or(0);
+        let widths: Vec<usize> = (0..ncol)
+            .map(|c| {
+                lines
+                    .iter()
+                    .filter_map(|r| r.get(c))
+                    .map(|s| s.chars().count())
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        let mut out = String::new();
+        for (i, r) in lines.iter().enumerate() {
+            let cells: Vec<String> = r
+                .iter()
+                .enumerate()
+                .map(|(c, s)| {
+                    if c == 0 {
+                        format!("{s:<w$}", w = widths[c])
+                    } else {
+                        format!("{s:>w$}", w = widths[c])
+                    }
+                })
+                .collect();
+            out.push_str(cells.join("  ").trim_end());
+            out.push('\n');
+            if i == 0 {
+                out.push_str(&"-".repeat(widths.iter().sum::<usize>() + 2 * ncol.saturating_sub(1)));
+                out.push('\n');
+            }
+        }
+        out
     }
 
     /// A GitHub-flavoured Markdown table (numbers rounded).

@@ -1,0 +1,159 @@
+//! Files of scores and predictions: reading true labels with predicted
+//! probabilities (what `rarity score` measures), and writing a model's
+//! predictions (what `rarity predict` produces: one `p_<class>` column per
+//! class and the decided `label`).
+//!
+//! Binary: one probability column, the probability of the positive class
+//! (the label named by `positive`, else `1` if present, else the last label
+//! in sorted order). Multiclass: one probability column per class, in class
+//! order. Classes are named by the columns when every column is `p_<label>`
+//! (as predictions files name them), else the labels must be the class ids
+//! `0..k-1`.
+
+use std::io::Write;
+use std::path::Path;
+
+use super::read::{read_path, ReadOptions};
+use super::write::{fmt_value, quote, AtomicFile};
+use super::Proba;
+use crate::error::{Error, Result};
+
+/// Which columns of a scores file hold what.
+#[derive(Debug, Clone)]
+pub struct ScoresSpec {
+    /// The column of true labels.
+    pub truth: String,
+    /// The probability column(s): one for binary, one per class beyond.
+    pub proba: Vec<String>,
+    /// The positive label (binary; default `1`, else the last label).
+    pub positive: Option<String>,
+    /// The field delimiter.
+    pub delimiter: u8,
+}
+
+/// Reads true labels and probabilities: the class ids and the `n x k`
+/// matrix. Every row must be complete and every probability in `[0, 1]`.
+pub fn read_scores(path: &Path, spec: &ScoresSpec) -> Result<(Vec<u32>, Proba)> {
+    let opts = ReadOptions {
+        target: Some(spec.truth.clone()),
+        delimiter: spec.delimiter,
+        ..ReadOptions::default()
+    };
+    let (ds, report) = read_path(path, &opts)?;
+    if report.dropped_missing > 0 {
+        return Err(Error::data(format!(
+            "{}: {} rows have missing values; scores need every row",
+            path.display(),
+            report.dropped_missing
+        )));
+    }
+    let cols: Vec<usize> = spec
+        .proba
+        .iter()
+        .map(|c| {
+            ds.feature_names()
+                .iter()
+                .position(|f| f == c)
+                .ok_or_else(|| {
+                    Error::invalid(format!(
+                        "probability column '{c}' not found; columns are: {}",
+                        ds.feature_names().join(", ")
+                    ))
+                })
+        })
+        .collect::<Result<_>>()?;
+    let names = ds.class_names();
+    let n = ds.n_rows();
+    if cols.len() == 1 {
+        if names.len() > 2 {
+            return Err(Error::data(format!(
+                "one probability column but {} labels ({}); give one --proba per class",
+                names.len(),
+                names.join(", ")
+            )));
+        }
+        let positive = match &spec.positive {
+            Some(p) => p.clone(),
+            None if names.iter().any(|l| l == "1") => "1".to_string(),
+            None => {
+                let mut sorted = names.to_vec();
+                sorted.sort();
+                sorted.last().cloned().unwrap_or_default()
+            }
+        };
+        if !names.contains(&positive) && spec.positive.is_some() {
+            return Err(Error::invalid(format!(
+                "positive label '{positive}' not found; labels are: {}",
+                names.join(", ")
+            )));
+        }
+        let truth = (0..n)
+            .map(|i| u32::from(names[ds.label(i)] == positive))
+            .collect();
+        let p: Vec<f64> = (0..n).map(|i| ds.value(i, cols[0])).collect();
+        if let Some(i) = p.iter().position(|v| !(0.0..=1.0).contains(v)) {
+            return Err(Error::data(format!(
+                "row {}, column '{}': probability {} is outside [0, 1]",
+                i + 1,
+                spec.proba[0],
+                p[i]
+            )));
+        }
+        return Ok((truth, Proba::from_positive(&p)));
+    }
+    let k = cols.len();
+    let class_of: Vec<String> = if spec.proba.iter().all(|c| c.starts_with("p_")) {
+        spec.proba.iter().map(|c| c[2..].to_string()).collect()
+    } else {
+        (0..k).map(|c| c.to_string()).collect()
+    };
+    let map: Vec<u32> = names
+        .iter()
+        .map(|l| {
+            class_of
+                .iter()
+                .position(|c| c == l)
+                .map(|c| c as u32)
+                .ok_or_else(|| {
+                    Error::data(format!(
+                        "label '{l}' has no probability column; classes are: {}",
+                        class_of.join(", ")
+                    ))
+                })
+        })
+        .collect::<Result<_>>()?;
+    let truth = (0..n).map(|i| map[ds.label(i)]).collect();
+    let mut values = Vec::with_capacity(n * k);
+    for i in 0..n {
+        values.extend(cols.iter().map(|&c| ds.value(i, c)));
+    }
+    Ok((truth, Proba::new(values, k)))
+}
+
+/// Writes predictions atomically: a header `p_<class>,...,label`, then per
+/// row the class probabilities (shortest round-trip decimals) and the
+/// decided class name.
+pub fn write_predictions(
+    path: &Path,
+    class_names: &[String],
+    proba: &Proba,
+    labels: &[u32],
+) -> Result<()> {
+    let mut f = AtomicFile::create(path)?;
+    let mut text = String::with_capacity(64 * (labels.len() + 1));
+    let header: Vec<String> = class_names.iter().map(|c| quote(&format!("p_{c}"))).collect();
+    text.push_str(&header.join(","));
+    text.push_str(",label\n");
+    for (i, &l) in labels.iter().enumerate() {
+        for v in proba.row(i) {
+            text.push_str(&fmt_value(*v));
+            text.push(',');
+        }
+        text.push_str(&quote(&class_names[l as usize]));
+        text.push('\n');
+    }
+    f.writer()
+        .write_all(text.as_bytes())
+        .map_err(|e| f.err(e))?;
+    f.commit()
+}

@@ -5,14 +5,15 @@ use std::path::PathBuf;
 
 use serde_json::json;
 
-use super::experiment::{load_dirs, parse_list};
 use super::output::{num, print_json, write_report, write_stdout, Table};
 use super::{Global, OutputFormat};
-use rarity::error::{Error, Result};
+use rarity::data::dirs::load_dirs;
+use rarity::error::Result;
 use rarity::experiment::experiment_report::pt_bagging_report;
+use rarity::experiment::parse_list;
 use rarity::experiment::pt_bagging::{
-    run_dataset, summarise, BinarySummary, Config, MulticlassSummary, BINARY_METHODS, MEASURES,
-    MULTICLASS_METHODS,
+    run as pt_bagging_run, BinarySummary, MulticlassSummary, PtBaggingConfig, BINARY_METHODS,
+    MEASURES, MULTICLASS_METHODS,
 };
 
 /// Arguments of `rarity experiment pt-bagging`.
@@ -43,7 +44,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         "a whole number",
         "--sizes 5,10,25,50,100",
     )?;
-    let cfg = Config {
+    let cfg = PtBaggingConfig {
         sizes,
         splitter: a.cv.parse()?,
         seed: g.seed,
@@ -51,23 +52,18 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     if let Some(dir) = &a.report {
         rarity::report::prepare_dir(dir)?;
     }
-    let (datasets, mut skipped) = load_dirs(&a.data_dirs, a.max_rows)?;
+    let loaded = load_dirs(&a.data_dirs, a.max_rows)?;
     let start = std::time::Instant::now();
-    let mut results = Vec::with_capacity(datasets.len());
-    for (i, (name, ds)) in datasets.iter().enumerate() {
-        // A dataset the protocol cannot run on (e.g. a class with fewer rows
-        // than folds) is reported and skipped, not fatal to the whole run.
-        match run_dataset(name, ds, &cfg) {
-            Ok(r) => results.push(r),
-            Err(e @ Error::Data(_)) => skipped.push(format!("{name}: {e}")),
-            Err(e) => return Err(e),
-        }
+    let n = loaded.datasets.len();
+    let r = pt_bagging_run(&loaded.datasets, &cfg, &mut |i, name| {
         if !g.quiet {
-            eprintln!("  [{}/{}] {name}", i + 1, datasets.len());
+            eprintln!("  [{}/{n}] {name}", i + 1);
         }
-    }
-    let (binary, multiclass) = summarise(&results, &cfg.sizes)?;
+    })?;
     let seconds = start.elapsed().as_secs_f64();
+    let mut skipped = loaded.skipped;
+    skipped.extend(r.skipped);
+    let (results, binary, multiclass) = (&r.datasets, &r.binary, &r.multiclass);
     if let Some(dir) = &a.report {
         let names: Vec<&str> = results.iter().map(|r| r.name.as_str()).collect();
         let mut notes = vec![
@@ -78,8 +74,8 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             ),
         ];
         notes.extend(skipped.iter().map(|s| format!("Skipped: {s}")));
-        let r = pt_bagging_report(binary.as_ref(), multiclass.as_ref(), &notes);
-        write_report(&r, dir, g.quiet)?;
+        let html = pt_bagging_report(binary.as_ref(), multiclass.as_ref(), &notes);
+        write_report(&html, dir, g.quiet)?;
     }
     if g.format == OutputFormat::Json {
         return print_json(&json!({
@@ -96,10 +92,10 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         a.sizes,
         seconds
     );
-    if let Some(b) = &binary {
+    if let Some(b) = binary {
         out.push_str(&render_binary(b));
     }
-    if let Some(m) = &multiclass {
+    if let Some(m) = multiclass {
         out.push_str(&render_multiclass(m));
     }
     for s in &skipped {

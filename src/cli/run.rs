@@ -23,7 +23,7 @@ use rarity::experiment::compare::{
 use rarity::experiment::run_report::{run_report, RunContext};
 use rarity::metrics::cost::LossMatrix;
 use rarity::persist::{save, Format};
-use rarity::select::split::Splitter;
+use rarity::split::Splitter;
 use rarity::strategy::{Decision, Strategy};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -1,6 +1,8 @@
 //! Stratified splitters for evaluation: k-fold, repeated k-fold (Dal Pozzolo
 //! et al. 2015: 10 x 10), 5x2 (Dietterich 1998; Collell et al. 2018),
-//! leave-one-out and a train/test hold-out.
+//! leave-one-out and a train/test hold-out; and the folds of cross-fitting
+//! ([`cross_fit_folds`]), shared by a strategy's calibration and tuned
+//! thresholds and by cross-fitted ReverseTesting (Fan & Davidson 2006).
 //!
 //! Stratification: in each repeat, the rows of every class are shuffled and
 //! dealt in turn to the folds, the dealing continuing from class to class, so
@@ -295,6 +297,9 @@ pub(crate) fn smallest_class(data: &Dataset) -> usize {
 /// let (ds, _) = rarity::data::bundled::find("ecoli4").unwrap()
 ///     .load(&rarity::data::read::ReadOptions::default()).unwrap();
 /// assert_eq!(cross_fit_folds(&ds, 5, 1, "too few rows").unwrap().len(), 5);
+/// // No more folds than the smallest class has rows.
+/// let smallest = *ds.class_counts().iter().min().unwrap();
+/// assert_eq!(cross_fit_folds(&ds, 1000, 1, "too few rows").unwrap().len(), smallest);
 /// assert_eq!(cross_fit_folds(&ds, 1, 1, "too few rows").unwrap_err().to_string(), "too few rows");
 /// ```
 pub fn cross_fit_folds(

@@ -109,24 +109,18 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         variant.measure = Measure::Benefit { amount, overhead };
         plain.measure = variant.measure.clone();
     }
-    let ranking = match a.method {
-        MethodArg::ReverseTesting => reverse_testing(&learners, &train, &target, &variant, g.seed)?,
-        MethodArg::Cv => rank_by_comparator(
-            &learners,
-            &train,
-            Comparator::CrossValidation {
-                repeats: 1,
-                folds: 10,
-            },
-            &plain,
-            g.seed,
-        )?,
-        MethodArg::Loo => {
-            rank_by_comparator(&learners, &train, Comparator::LeaveOneOut, &plain, g.seed)?
-        }
-        MethodArg::Train => {
-            rank_by_comparator(&learners, &train, Comparator::Training, &plain, g.seed)?
-        }
+    let comparator = match a.method {
+        MethodArg::ReverseTesting => None,
+        MethodArg::Cv => Some(Comparator::CrossValidation {
+            repeats: 1,
+            folds: 10,
+        }),
+        MethodArg::Loo => Some(Comparator::LeaveOneOut),
+        MethodArg::Train => Some(Comparator::Training),
+    };
+    let ranking = match comparator {
+        None => reverse_testing(&learners, &train, &target, &variant, g.seed)?,
+        Some(c) => rank_by_comparator(&learners, &train, c, &plain, g.seed)?,
     };
     let truth = match &a.truth {
         Some(col) => {
@@ -135,13 +129,6 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                 ..ReadOptions::default()
             };
             let (labelled, _) = read_path(&a.target, &o)?;
-            if labelled.class_names() != train.class_names() {
-                return Err(Error::data(format!(
-                    "the target's classes ({}) differ from the training set's ({})",
-                    labelled.class_names().join(", "),
-                    train.class_names().join(", ")
-                )));
-            }
             Some(true_ranking(&learners, &train, &labelled, &plain, g.seed)?)
         }
         None => None,

@@ -20,7 +20,7 @@ use serde::Serialize;
 
 use crate::data::bias::{class_bias, feature_bias};
 use crate::data::Dataset;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::learn::Learner;
 use crate::rng;
 use crate::select::comparator::{rank_by_comparator, Comparator};
@@ -298,8 +298,9 @@ fn run_dataset(
 }
 
 /// The true pairwise order: each learner trained on `train` and measured on
-/// the labelled `test` set as `variant` measures (its labelling applies to
-/// thresholded metrics).
+/// the labelled `test` set (the target population with its labels) as
+/// `variant` measures (its labelling applies to thresholded metrics). The
+/// two sets must have the same classes.
 pub fn true_ranking(
     learners: &[(String, Arc<dyn Learner>)],
     train: &Dataset,
@@ -307,6 +308,13 @@ pub fn true_ranking(
     variant: &ReverseTestingVariant,
     seed: u64,
 ) -> Result<Ranking> {
+    if test.class_names() != train.class_names() {
+        return Err(Error::data(format!(
+            "the target's classes ({}) differ from the training set's ({})",
+            test.class_names().join(", "),
+            train.class_names().join(", ")
+        )));
+    }
     let ls: Vec<Arc<dyn Learner>> = learners.iter().map(|(_, l)| Arc::clone(l)).collect();
     let models = fit_all(&ls, train, seed, 0)?;
     let priors = train.priors();
@@ -338,6 +346,10 @@ mod tests {
         let truth = true_ranking(&learners, &train, &test, &paper, 3).unwrap();
         assert_eq!(truth.order, vec![1, 0]);
         assert_eq!(truth.models_built, 2);
+        let rows = vec![vec![0.1, 0.2], vec![0.9, 0.8]];
+        let other = Dataset::from_rows(rows, vec![0, 1], vec!["no".into(), "yes".into()]).unwrap();
+        let e = true_ranking(&learners, &train, &other, &paper, 3).unwrap_err();
+        assert!(e.to_string().contains("target's classes (no, yes)"), "{e}");
     }
 
     #[test]

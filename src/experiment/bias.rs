@@ -129,16 +129,24 @@ fn biased_rows(data: &Dataset, rows: &[usize], bias: &Bias, seed: u64) -> Result
             fraction,
         } => feature_bias(data, rows, *attribute, *fraction),
         Bias::Class(rates) => class_bias(data, rows, rates, &mut rng::stream(seed, 0xb1a5)),
-        Bias::HalveLargestClass => {
-            let c = data.class_counts();
-            let big = (0..c.len()).max_by_key(|&k| c[k]).unwrap_or(0);
-            let rates: Vec<f64> = (0..c.len())
-                .map(|k| if k == big { 0.5 } else { 1.0 })
-                .collect();
-            class_bias(data, rows, &rates, &mut rng::stream(seed, 0xb1a5))
-        }
+        Bias::HalveLargestClass => class_bias(
+            data,
+            rows,
+            &largest_class_halved(data),
+            &mut rng::stream(seed, 0xb1a5),
+        ),
         Bias::None => Ok(rows.to_vec()),
     }
+}
+
+/// Keep rates of [`Bias::HalveLargestClass`]: 1/2 for the largest class of
+/// `data` (the last of equally large ones), 1 for the others.
+fn largest_class_halved(data: &Dataset) -> Vec<f64> {
+    let c = data.class_counts();
+    let big = (0..c.len()).max_by_key(|&k| c[k]).unwrap_or(0);
+    (0..c.len())
+        .map(|k| if k == big { 0.5 } else { 1.0 })
+        .collect()
 }
 
 /// Settings of the bias experiment.
@@ -159,7 +167,7 @@ pub struct BiasExperimentConfig {
 
 /// What the bias experiment found.
 #[derive(Debug, Clone)]
-pub struct BiasExperimentResult {
+pub struct BiasExperimentResults {
     /// The methods with their names: the ReverseTesting variants in the
     /// order given, then 10-fold CV and leave-one-out.
     pub methods: Vec<(String, SelectionMethod)>,
@@ -182,7 +190,7 @@ pub fn run(
     learners: &[(String, Arc<dyn Learner>)],
     cfg: &BiasExperimentConfig,
     progress: &mut dyn FnMut(usize, &str),
-) -> Result<BiasExperimentResult> {
+) -> Result<BiasExperimentResults> {
     let truth = ReverseTestingVariant {
         measure: Measure::Metric(cfg.metric.clone()),
         ..ReverseTestingVariant::paper()
@@ -221,7 +229,7 @@ pub fn run(
         per_dataset.push((name.clone(), t));
         progress(i, name);
     }
-    Ok(BiasExperimentResult {
+    Ok(BiasExperimentResults {
         methods,
         tallies,
         per_dataset,

@@ -23,7 +23,7 @@ use crate::metrics::catalogue::METRICS;
 use crate::metrics::cost::{Benefit, LossMatrix};
 use crate::metrics::report_with_labels;
 use crate::rng;
-use crate::select::split::{Fold, Splitter};
+use crate::split::{Fold, Splitter};
 use crate::stats::{mean, std_dev};
 use crate::strategy::Strategy;
 
@@ -317,7 +317,7 @@ pub fn evaluate_fold_with(
 ///
 /// ```
 /// use rarity::data::{bundled, read::ReadOptions};
-/// use rarity::select::split::Splitter;
+/// use rarity::split::Splitter;
 /// let (ds, _) = bundled::find("glass6").unwrap().load(&ReadOptions::default()).unwrap();
 /// let s = rarity::spec::build_strategy("forest(n=10)+threshold(priors)").unwrap();
 /// let e = rarity::evaluate::cross_validate(&s, &ds, &Splitter::k_fold(3), 7).unwrap();

@@ -36,6 +36,7 @@ pub mod rng;
 pub mod sample;
 pub mod select;
 pub mod spec;
+pub mod split;
 pub mod stats;
 pub mod strategy;
 

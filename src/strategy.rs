@@ -45,7 +45,7 @@ use crate::learn::Model;
 use crate::persist::Persist;
 use crate::rng;
 use crate::sample::Sampler;
-use crate::select::split::Splitter;
+use crate::split::cross_fit_folds;
 
 /// An unfitted strategy.
 #[derive(Debug, Clone)]
@@ -207,19 +207,12 @@ impl Strategy {
         folds: usize,
         seed: u64,
     ) -> Result<(Proba, Vec<FoldMember>)> {
-        let smallest = data
-            .class_counts()
-            .into_iter()
-            .filter(|&c| c > 0)
-            .min()
-            .unwrap_or(0);
-        let folds = folds.min(smallest);
-        if folds < 2 {
-            return Err(Error::data(
-                "calibration and tuned thresholds need at least 2 rows of every class",
-            ));
-        }
-        let splits = Splitter::Stratified { repeats: 1, folds }.split_dataset(data, seed)?;
+        let splits = cross_fit_folds(
+            data,
+            folds,
+            seed,
+            "calibration and tuned thresholds need at least 2 rows of every class",
+        )?;
         let mut oof = Proba::zeros(data.n_rows(), data.n_classes());
         let mut members = Vec::with_capacity(splits.len());
         for (f, fold) in splits.into_iter().enumerate() {

@@ -13,8 +13,12 @@ use std::path::{Path, PathBuf};
 /// the `<!-- layers -->` and `<!-- /layers -->` markers.
 fn declared_layers() -> BTreeMap<String, usize> {
     let doc = std::fs::read_to_string("docs/ARCHITECTURE.md").expect("docs/ARCHITECTURE.md");
-    let start = doc.find("<!-- layers -->").expect("the <!-- layers --> marker");
-    let end = doc.find("<!-- /layers -->").expect("the <!-- /layers --> marker");
+    let start = doc
+        .find("<!-- layers -->")
+        .expect("the <!-- layers --> marker");
+    let end = doc
+        .find("<!-- /layers -->")
+        .expect("the <!-- /layers --> marker");
     let mut out = BTreeMap::new();
     for line in doc[start..end].lines() {
         let cells: Vec<&str> = line.split('|').map(str::trim).collect();
@@ -31,7 +35,10 @@ fn declared_layers() -> BTreeMap<String, usize> {
             }
         }
     }
-    assert!(!out.is_empty(), "no layer rows found in docs/ARCHITECTURE.md");
+    assert!(
+        !out.is_empty(),
+        "no layer rows found in docs/ARCHITECTURE.md"
+    );
     out
 }
 
@@ -193,7 +200,11 @@ fn tree(toks: &[String], mut i: usize, prefix: Vec<String>) -> (usize, Vec<Vec<S
 
 /// Resolves a path to the deepest module of `modules` it names, from the
 /// module `from`.
-fn resolve(path: &[String], from: &[String], modules: &BTreeSet<Vec<String>>) -> Option<Vec<String>> {
+fn resolve(
+    path: &[String],
+    from: &[String],
+    modules: &BTreeSet<Vec<String>>,
+) -> Option<Vec<String>> {
     let mut base: Vec<String> = match path[0].as_str() {
         "crate" | "rarity" => Vec::new(),
         "super" => from[..from.len().saturating_sub(1)].to_vec(),
@@ -220,7 +231,9 @@ fn resolve(path: &[String], from: &[String], modules: &BTreeSet<Vec<String>>) ->
 }
 
 /// A cycle in a directed graph, if there is one.
-fn find_cycle<T: Ord + Clone + std::fmt::Debug>(edges: &BTreeMap<T, BTreeSet<T>>) -> Option<Vec<T>> {
+fn find_cycle<T: Ord + Clone + std::fmt::Debug>(
+    edges: &BTreeMap<T, BTreeSet<T>>,
+) -> Option<Vec<T>> {
     fn visit<T: Ord + Clone>(
         n: &T,
         edges: &BTreeMap<T, BTreeSet<T>>,
@@ -306,7 +319,10 @@ fn imports_point_down_the_declared_layers_and_close_no_cycle() {
                     )),
                     _ => {}
                 }
-                top_edges.entry(top.clone()).or_default().insert(target.clone());
+                top_edges
+                    .entry(top.clone())
+                    .or_default()
+                    .insert(target.clone());
             }
             let related = to.starts_with(&from) || from.starts_with(&to);
             if !related {
@@ -330,5 +346,13 @@ fn the_checker_sees_groups_supers_and_inline_paths() {
         "use super::{a::B, c::{D, e}};\n// use crate::ignored::X;\nlet s = \"crate::in_a_string\";\nfn f() { crate::x::y::z(); }",
     );
     let p: Vec<String> = paths(&code).iter().map(|p| p.join("::")).collect();
-    assert_eq!(p, ["super::a::B", "super::c::D", "super::c::e", "crate::x::y::z"]);
+    assert_eq!(
+        p,
+        [
+            "super::a::B",
+            "super::c::D",
+            "super::c::e",
+            "crate::x::y::z"
+        ]
+    );
 }

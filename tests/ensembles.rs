@@ -5,8 +5,8 @@ use rarity::data::bundled::BUNDLED;
 use rarity::data::read::ReadOptions;
 use rarity::data::Dataset;
 use rarity::evaluate::cross_validate;
-use rarity::select::split::Splitter;
 use rarity::spec::build_strategy;
+use rarity::split::Splitter;
 use rarity::stats::mean;
 
 fn bundled(kind: &str) -> Vec<(&'static str, Dataset)> {

@@ -1,6 +1,7 @@
-//! `rarity experiment pt-bagging` and `rarity experiment calibration` on the
-//! bundled datasets, at a small scale: the papers' tables come out, with the
-//! properties the papers report where a small run can show them.
+//! `rarity experiment pt-bagging`, `calibration` and `reverse-testing` on the
+//! bundled datasets (or a tiny written one), at a small scale: the papers'
+//! tables come out, with the properties the papers report where a small run
+//! can show them.
 
 mod common;
 use std::path::Path;
@@ -263,4 +264,57 @@ fn experiment_reports_reject_a_file_as_directory_up_front() {
     }
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
     std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// A directory holding one small binary CSV dataset (120 rows, 25 positives,
+/// a few labels flipped so that learners differ).
+fn tiny_data_dir(name: &str) -> std::path::PathBuf {
+    let dir = scratch(name).join("data");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut csv = String::from("x0,x1,class\n");
+    for i in 0..120u32 {
+        let (x0, x1) = (
+            f64::from(i * 37 % 101) / 101.0,
+            f64::from(i * 53 % 97) / 97.0,
+        );
+        let positive = (x0 + 0.3 * x1 > 0.95) != (i % 17 == 0);
+        csv.push_str(&format!("{x0},{x1},{}\n", u8::from(positive)));
+    }
+    std::fs::write(dir.join("tiny.csv"), csv).unwrap();
+    dir
+}
+
+#[test]
+fn experiments_accept_learner_lists_with_brackets() {
+    let dir = tiny_data_dir("exp-brackets");
+    let d = dir.to_string_lossy();
+    let learners = "tree,forest(n=5,max_depth=3)";
+    for (args, labelled) in [
+        (
+            vec!["experiment", "calibration", "--levels", "1", "--cv", "1x3"],
+            "cells",
+        ),
+        (
+            vec!["experiment", "reverse-testing", "--splits", "1"],
+            "methods",
+        ),
+    ] {
+        let base = [
+            "--data-dir",
+            &d,
+            "--learners",
+            learners,
+            "-q",
+            "--format",
+            "json",
+        ];
+        let (code, out, err) = run(&[&args[..], &base[..]].concat());
+        assert_eq!(code, 0, "{args:?}: {err}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert!(!v[labelled].as_array().unwrap().is_empty(), "{out}");
+        if args[1] == "calibration" {
+            assert_eq!(v["cells"][1]["learner"], "forest(n=5,max_depth=3)");
+        }
+    }
+    std::fs::remove_dir_all(dir.parent().unwrap()).unwrap();
 }

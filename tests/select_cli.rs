@@ -29,23 +29,31 @@ fn biased_split(dir: &std::path::Path) -> (String, String) {
     )
 }
 
+/// Runs `rarity select` on the training file `d` and target file `t` with
+/// `learners` and further arguments.
+fn select(d: &str, t: &str, learners: &str, more: &[&str]) -> (i32, String, String) {
+    let base = [
+        "select",
+        "--train",
+        d,
+        "--target",
+        t,
+        "--learners",
+        learners,
+    ];
+    run(&[&base[..], more].concat())
+}
+
 #[test]
 fn select_reports_ranking_pairs_and_model_count() {
     let dir = scratch("select");
     let (d, t) = biased_split(&dir);
-    let (code, out, err) = run(&[
-        "select",
-        "--train",
+    let (code, out, err) = select(
         &d,
-        "--target",
         &t,
-        "--learners",
         "tree,forest(n=10),rdt(n=5)",
-        "--truth",
-        "class",
-        "--format",
-        "json",
-    ]);
+        &["--truth", "class", "--format", "json"],
+    );
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let r = &v["ranking"];
@@ -58,17 +66,12 @@ fn select_reports_ranking_pairs_and_model_count() {
     assert!(r["pairs"][0]["acc_train"].as_array().unwrap().len() == 4);
     assert_eq!(v["true_ranking"]["pairs"].as_array().unwrap().len(), 3);
     // The literal algorithm: l + l^2 models unless a copy was one-class.
-    let (code, out, err) = run(&[
-        "select",
-        "--train",
+    let (code, out, err) = select(
         &d,
-        "--target",
         &t,
-        "--learners",
         "tree,forest(n=10),rdt(n=5)",
-        "--variant",
-        "paper",
-    ]);
+        &["--variant", "paper"],
+    );
     assert_eq!(code, 0, "{err}");
     let first = out.lines().next().unwrap();
     assert!(
@@ -77,58 +80,38 @@ fn select_reports_ranking_pairs_and_model_count() {
     );
     assert!(out.contains("one-class copy"), "{out}");
     for method in ["cv", "loo", "train"] {
-        let (code, _, err) = run(&[
-            "select",
-            "--train",
-            &d,
-            "--target",
-            &t,
-            "--learners",
-            "tree,tree(max_depth=2)",
-            "--method",
-            method,
-        ]);
+        let (code, _, err) = select(&d, &t, "tree,tree(max_depth=2)", &["--method", method]);
         assert_eq!(code, 0, "{method}: {err}");
     }
+}
+
+#[test]
+fn select_accepts_learner_lists_with_brackets() {
+    let dir = scratch("select-brackets");
+    let (d, t) = biased_split(&dir);
+    let (code, out, err) = select(
+        &d,
+        &t,
+        "tree,forest(n=5,max_depth=3)",
+        &["--format", "json"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["ranking"]["learners"][1], "forest(n=5,max_depth=3)");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn select_errors() {
     let dir = scratch("select-bad");
     let (d, t) = biased_split(&dir);
-    let (code, _, err) = run(&[
-        "select",
-        "--train",
-        &d,
-        "--target",
-        &t,
-        "--learners",
-        "tree",
-    ]);
+    let (code, _, err) = select(&d, &t, "tree", &[]);
     assert_ne!(code, 0);
     assert!(err.contains("at least two learners"), "{err}");
-    let (code, _, err) = run(&[
-        "select",
-        "--train",
-        &d,
-        "--target",
-        &t,
-        "--learners",
-        "tree,nope",
-    ]);
+    let (code, _, err) = select(&d, &t, "tree,nope", &[]);
     assert_ne!(code, 0);
     assert!(err.contains("unknown learner 'nope'"), "{err}");
-    let (code, _, err) = run(&[
-        "select",
-        "--train",
-        &d,
-        "--target",
-        &t,
-        "--learners",
-        "tree,rdt",
-        "--benefit",
-        "amount=x9,overhead=1",
-    ]);
+    let (code, _, err) = select(&d, &t, "tree,rdt", &["--benefit", "amount=x9,overhead=1"]);
     assert_ne!(code, 0);
     assert!(err.contains("amount column 'x9'"), "{err}");
 }

@@ -2,17 +2,16 @@
 //! directory of datasets (see [`rarity::experiment::calibration`]).
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use serde_json::json;
 
-use super::experiment::{load_dirs, parse_list};
-use super::output::{num, print_json, write_report, write_stdout, Render, Table};
+use super::output::{num, print_json, write_report, write_stdout, Table};
 use super::{Global, OutputFormat};
-use rarity::error::{Error, Result};
-use rarity::experiment::calibration::{gaussian_curves, run_cell, table_v, Config, GaussianCurves};
+use rarity::data::dirs::load_dirs;
+use rarity::error::Result;
+use rarity::experiment::calibration::{run as calibration_run, CalibrationConfig};
 use rarity::experiment::experiment_report::calibration_report;
-use rarity::learn::Learner;
+use rarity::experiment::parse_list;
 
 /// Arguments of `rarity experiment calibration`.
 #[derive(Debug, Clone, clap::Args)]
@@ -21,8 +20,8 @@ pub struct Args {
     /// datasets are skipped.
     #[arg(long = "data-dir")]
     data_dirs: Vec<PathBuf>,
-    /// Learner specs separated by commas (the paper: random forest, SVM,
-    /// LogitBoost).
+    /// Learner specs separated by commas, e.g. `tree,forest(n=100,max_depth=4)`
+    /// (the paper: random forest, SVM, LogitBoost).
     #[arg(long, default_value = "forest(n=100),logitboost,svm")]
     learners: String,
     /// Undersampling levels t in (0, 1], beta = (N+/N-)^t (1 = balanced).
@@ -42,45 +41,27 @@ pub struct Args {
 
 pub fn run(g: &Global, a: &Args) -> Result<()> {
     let levels: Vec<f64> = parse_list("--levels", &a.levels, "a number", "1,0.5")?;
-    let cfg = Config {
+    let cfg = CalibrationConfig {
         levels,
         splitter: a.cv.parse()?,
         seed: g.seed,
     };
-    let learners: Vec<(String, Arc<dyn Learner>)> = a
-        .learners
-        .split(',')
-        .map(|s| Ok((s.trim().to_string(), rarity::spec::build_learner(s.trim())?)))
-        .collect::<Result<_>>()?;
+    let learners = rarity::spec::build_learners(&a.learners)?;
     if let Some(dir) = &a.report {
         rarity::report::prepare_dir(dir)?;
     }
-    let (datasets, mut skipped) = load_dirs(&a.data_dirs, a.max_rows)?;
+    let loaded = load_dirs(&a.data_dirs, a.max_rows)?;
     let start = std::time::Instant::now();
-    let mut cells = Vec::new();
-    for (i, (name, ds)) in datasets.iter().enumerate() {
-        if ds.n_classes() != 2 {
-            skipped.push(format!("{name}: {} classes (binary only)", ds.n_classes()));
-            continue;
-        }
-        for (spec, l) in &learners {
-            // A dataset the protocol cannot run on is reported and skipped.
-            match run_cell(name, ds, spec, l, &cfg) {
-                Ok(c) => cells.push(c),
-                Err(e @ Error::Data(_)) => skipped.push(format!("{name} with {spec}: {e}")),
-                Err(e) => return Err(e),
-            }
-        }
+    let n = loaded.datasets.len();
+    let r = calibration_run(&loaded.datasets, &learners, &cfg, &mut |i, name| {
         if !g.quiet {
-            eprintln!("  [{}/{}] {name}", i + 1, datasets.len());
+            eprintln!("  [{}/{n}] {name}", i + 1);
         }
-    }
-    let (rows, better) = table_v(&cells)?;
-    let curves: Vec<GaussianCurves> = [3.0, 15.0]
-        .iter()
-        .map(|&mu| gaussian_curves(mu, &learners[0].1, g.seed))
-        .collect::<Result<_>>()?;
+    })?;
     let seconds = start.elapsed().as_secs_f64();
+    let mut skipped = loaded.skipped;
+    skipped.extend(r.skipped);
+    let (cells, rows, better, curves) = (&r.cells, &r.table_v, &r.brier_wins, &r.gaussian);
     if let Some(dir) = &a.report {
         let mut datasets: Vec<&str> = cells.iter().map(|c| c.dataset.as_str()).collect();
         datasets.dedup();
@@ -97,8 +78,8 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             ),
         ];
         notes.extend(skipped.iter().map(|s| format!("Skipped: {s}")));
-        let r = calibration_report(&cells, &rows, &better, &curves, &learners[0].0, &notes);
-        write_report(&r, dir, g.quiet)?;
+        let html = calibration_report(cells, rows, better, curves, &learners[0].0, &notes);
+        write_report(&html, dir, g.quiet)?;
     }
     if g.format == OutputFormat::Json {
         return print_json(&json!({
@@ -117,7 +98,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     let mut t = Table::new(&[
         "measure", "learner", "R(p)", "R(p_s)", "R(p')", "p vs p_s", "p vs p'", "cells",
     ]);
-    for r in &rows {
+    for r in rows {
         t.text_row(vec![
             r.measure.clone(),
             r.learner.clone(),
@@ -129,9 +110,9 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             r.cells.to_string(),
         ]);
     }
-    out.push_str(&t.render());
+    out.push_str(&t.to_text());
     out.push_str("\nShare of (dataset, beta) cells with Brier(p') < Brier(p_s):\n");
-    for (l, f) in &better {
+    for (l, f) in better {
         out.push_str(&format!("  {l}: {}%\n", num(100.0 * f, 1)));
     }
     out.push_str(&format!(
@@ -139,7 +120,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         learners[0].0
     ));
     let mut t = Table::new(&["mu", "beta", "|p_s - p|", "|p' - p|"]);
-    for c in &curves {
+    for c in curves {
         let dev = |v: &[f64]| {
             v.iter().zip(&c.p).map(|(a, b)| (a - b).abs()).sum::<f64>() / v.len() as f64
         };
@@ -150,7 +131,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             num(dev(&c.p_corrected_hat), 4),
         ]);
     }
-    out.push_str(&t.render());
+    out.push_str(&t.to_text());
     for s in &skipped {
         out.push_str(&format!("skipped: {s}\n"));
     }

@@ -6,7 +6,7 @@ use super::output::{num, print_json, write_stdout, Table};
 use super::{DataArgs, Global, OutputFormat};
 use rarity::error::Result;
 use rarity::evaluate::cross_validate;
-use rarity::select::split::Splitter;
+use rarity::split::Splitter;
 
 /// Arguments of `rarity evaluate`.
 #[derive(Debug, clap::Args)]

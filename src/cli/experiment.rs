@@ -1,21 +1,17 @@
 //! `rarity experiment`: the papers' protocols over directories of datasets.
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::PathBuf;
 
 use clap::{Subcommand, ValueEnum};
 use serde_json::json;
 
-use super::output::{num, print_json, write_stdout, Render, Table};
+use super::output::{num, print_json, write_stdout, Table};
 use super::{Global, OutputFormat};
-use rarity::data::bundled::BUNDLED;
-use rarity::data::read::{read_path, ReadOptions};
-use rarity::data::Dataset;
-use rarity::error::{Error, Result};
-use rarity::experiment::bias::{run as bias_run, Bias, Method, Tally};
+use rarity::data::dirs::load_dirs;
+use rarity::error::Result;
+use rarity::experiment::bias::{run as bias_run, Bias, BiasExperimentConfig, SelectionMethod};
 use rarity::experiment::experiment_report::reverse_testing_report;
-use rarity::learn::Learner;
-use rarity::select::reverse_testing::{Comparator, Variant};
+use rarity::select::variant::ReverseTestingVariant;
 
 /// Arguments of `rarity experiment`.
 #[derive(Debug, clap::Args)]
@@ -41,7 +37,8 @@ enum Which {
         /// Directories of CSV datasets (default: the bundled ones).
         #[arg(long = "data-dir")]
         data_dirs: Vec<PathBuf>,
-        /// Learner specs separated by commas.
+        /// Learner specs separated by commas, e.g.
+        /// `tree,forest(n=100,max_depth=4)`.
         #[arg(long, default_value = "tree,gnb,logistic,svm")]
         learners: String,
         /// Random train/test splits per dataset.
@@ -75,61 +72,6 @@ enum Which {
     Calibration(super::calibration::Args),
 }
 
-/// Named datasets, and the reasons others were skipped.
-type Loaded = (Vec<(String, Dataset)>, Vec<String>);
-
-/// Parses a comma-separated flag value such as `--sizes 5,10,25`; a bad
-/// item is an error naming the flag, what was expected and an example.
-pub(super) fn parse_list<T: std::str::FromStr>(
-    flag: &str,
-    text: &str,
-    expected: &str,
-    example: &str,
-) -> Result<Vec<T>> {
-    text.split(',')
-        .map(|s| {
-            s.trim().parse::<T>().map_err(|_| {
-                Error::invalid(format!("{flag}: '{s}' is not {expected} (e.g. {example})"))
-            })
-        })
-        .collect()
-}
-
-pub(super) fn load_dirs(dirs: &[PathBuf], max_rows: usize) -> Result<Loaded> {
-    let mut out = Vec::new();
-    let mut skipped = Vec::new();
-    let mut keep = |name: String, ds: Dataset| {
-        if ds.n_rows() > max_rows {
-            skipped.push(format!(
-                "{name}: {} rows > --max-rows {max_rows}",
-                ds.n_rows()
-            ));
-        } else {
-            out.push((name, ds));
-        }
-    };
-    if dirs.is_empty() {
-        for b in BUNDLED {
-            keep(b.name.to_string(), b.load(&ReadOptions::default())?.0);
-        }
-    }
-    for dir in dirs {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-            .map_err(|e| Error::io(dir, e))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "csv"))
-            .collect();
-        files.sort();
-        for f in files {
-            let name = f
-                .file_stem()
-                .map_or(String::new(), |s| s.to_string_lossy().into_owned());
-            keep(name, read_path(Path::new(&f), &ReadOptions::default())?.0);
-        }
-    }
-    Ok((out, skipped))
-}
-
 pub fn run(g: &Global, a: &Args) -> Result<()> {
     match &a.which {
         Which::PtBagging(args) => super::pt_bagging::run(g, args),
@@ -147,98 +89,68 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             if let Some(dir) = report {
                 rarity::report::prepare_dir(dir)?;
             }
-            let (datasets, mut skipped) = load_dirs(data_dirs, *max_rows)?;
-            let learners: Vec<(String, Arc<dyn Learner>)> = learners
-                .split(',')
-                .map(|s| Ok((s.trim().to_string(), rarity::spec::build_learner(s.trim())?)))
-                .collect::<Result<_>>()?;
-            let mut methods: Vec<(String, Method)> = variants
+            let loaded = load_dirs(data_dirs, *max_rows)?;
+            let learners = rarity::spec::build_learners(learners)?;
+            let variants = variants
                 .iter()
-                .map(|spec| {
-                    Ok((
-                        format!("ReverseTesting {spec}"),
-                        Method::ReverseTesting(Variant::parse(spec, metric)?),
-                    ))
-                })
+                .map(|spec| Ok((spec.clone(), ReverseTestingVariant::parse(spec, metric)?)))
                 .collect::<Result<_>>()?;
-            let truth = Variant::parse("paper", metric)?;
-            methods.push((
-                "10-fold CV".into(),
-                Method::Comparator(
-                    Comparator::CrossValidation {
-                        repeats: 1,
-                        folds: 10,
+            let cfg = BiasExperimentConfig {
+                variants,
+                metric: metric.clone(),
+                bias: match bias {
+                    BiasArg::Feature => Bias::Feature {
+                        attribute: 0,
+                        fraction: 0.25,
                     },
-                    truth.clone(),
-                ),
-            ));
-            methods.push((
-                "leave-one-out".into(),
-                Method::Comparator(Comparator::LeaveOneOut, truth.clone()),
-            ));
-            let bias = match bias {
-                BiasArg::Feature => Bias::Feature {
-                    attribute: 0,
-                    fraction: 0.25,
+                    BiasArg::Class => Bias::HalveLargestClass,
+                    BiasArg::None => Bias::None,
                 },
-                BiasArg::Class => Bias::Class(Vec::new()),
-                BiasArg::None => Bias::None,
+                splits: *splits,
+                seed: g.seed,
             };
-            let mut tallies = vec![Tally::default(); methods.len()];
-            let mut per_dataset = Vec::new();
-            let ms: Vec<Method> = methods.iter().map(|m| m.1.clone()).collect();
-            for (name, ds) in &datasets {
-                let b = match &bias {
-                    // Halve the largest class, keep the others.
-                    Bias::Class(_) => {
-                        let c = ds.class_counts();
-                        let big = (0..c.len()).max_by_key(|&k| c[k]).unwrap_or(0);
-                        Bias::Class(
-                            (0..c.len())
-                                .map(|k| if k == big { 0.5 } else { 1.0 })
-                                .collect(),
-                        )
-                    }
-                    other => other.clone(),
-                };
-                let one = [(name.clone(), ds.clone())];
-                let (t, s) = bias_run(&one, &learners, &ms, &truth, &b, *splits, g.seed)?;
-                for (acc, x) in tallies.iter_mut().zip(&t) {
-                    acc.merge(x);
-                }
-                per_dataset.push(json!({"dataset": name, "tallies": t}));
-                skipped.extend(s);
+            let datasets = loaded.datasets;
+            let r = bias_run(&datasets, &learners, &cfg, &mut |_, name| {
                 if !g.quiet {
                     eprintln!("  done: {name}");
                 }
-            }
+            })?;
+            let mut skipped = loaded.skipped;
+            skipped.extend(r.skipped);
+            let learner_names: Vec<&str> = learners.iter().map(|l| l.0.as_str()).collect();
+            let learner_names = learner_names.join(", ");
             if let Some(dir) = report {
-                let rows: Vec<_> = methods
+                let rows: Vec<_> = r
+                    .methods
                     .iter()
                     .map(|m| m.0.to_string())
-                    .zip(tallies.clone())
+                    .zip(r.tallies.clone())
                     .collect();
-                let names: Vec<&str> = learners.iter().map(|l| l.0.as_str()).collect();
                 let mut notes = vec![format!(
-                    "{} datasets x {splits} splits, learners {}, measure {metric}.",
+                    "{} datasets x {splits} splits, learners {learner_names}, measure {metric}.",
                     datasets.len(),
-                    names.join(", ")
                 )];
                 notes.extend(skipped.iter().map(|s| format!("Skipped: {s}")));
-                let r = reverse_testing_report(&rows, &notes);
-                super::output::write_report(&r, dir, g.quiet)?;
+                let html = reverse_testing_report(&rows, &notes);
+                super::output::write_report(&html, dir, g.quiet)?;
             }
             if g.format == OutputFormat::Json {
-                let rows: Vec<_> = methods
+                let rows: Vec<_> = r
+                    .methods
                     .iter()
-                    .zip(&tallies)
+                    .zip(&r.tallies)
                     .map(|((name, m), t)| {
                         let variant = match m {
-                            Method::ReverseTesting(v) => Some(v.to_string()),
-                            Method::Comparator(..) => None,
+                            SelectionMethod::ReverseTesting(v) => Some(v.to_string()),
+                            SelectionMethod::Comparator(..) => None,
                         };
                         json!({"method": name, "variant": variant, "tally": t, "percent_correct": t.percent_correct()})
                     })
+                    .collect();
+                let per_dataset: Vec<_> = r
+                    .per_dataset
+                    .iter()
+                    .map(|(name, t)| json!({"dataset": name, "tallies": t}))
                     .collect();
                 return print_json(&json!({
                     "datasets": datasets.len(),
@@ -258,29 +170,28 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                 "% correct",
                 "one-class copy",
             ]);
-            for (m, x) in methods.iter().zip(&tallies) {
+            for ((name, m), x) in r.methods.iter().zip(&r.tallies) {
                 t.text_row(vec![
-                    m.0.clone(),
+                    name.clone(),
                     x.correct.to_string(),
                     x.wrong.to_string(),
                     x.undecided.to_string(),
                     num(x.percent_correct(), 1),
-                    match m.1 {
-                        Method::ReverseTesting(_) => x.constant.to_string(),
-                        Method::Comparator(..) => String::new(),
+                    match m {
+                        SelectionMethod::ReverseTesting(_) => x.constant.to_string(),
+                        SelectionMethod::Comparator(..) => String::new(),
                     },
                 ]);
             }
             let mut out = format!(
-                "ReverseTesting bias experiment: {} datasets x {} splits, learners {}, measure {metric}, seed {}\n\n{}",
+                "ReverseTesting bias experiment: {} datasets x {} splits, learners {learner_names}, measure {metric}, seed {}\n\n{}",
                 datasets.len(),
                 splits,
-                learners.iter().map(|l| l.0.as_str()).collect::<Vec<_>>().join(", "),
                 g.seed,
-                t.render()
+                t.to_text()
             );
-            for (name, m) in &methods {
-                if let Method::ReverseTesting(v) = m {
+            for (name, m) in &r.methods {
+                if let SelectionMethod::ReverseTesting(v) = m {
                     out.push_str(&format!("{name}: {v}\n"));
                 }
             }

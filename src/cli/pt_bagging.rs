@@ -5,15 +5,17 @@ use std::path::PathBuf;
 
 use serde_json::json;
 
-use super::experiment::{load_dirs, parse_list};
-use super::output::{num, print_json, write_report, write_stdout, Render, Table};
+use super::output::{num, print_json, write_report, write_stdout, Table};
 use super::{Global, OutputFormat};
-use rarity::error::{Error, Result};
+use rarity::data::dirs::load_dirs;
+use rarity::error::Result;
 use rarity::experiment::experiment_report::pt_bagging_report;
+use rarity::experiment::parse_list;
 use rarity::experiment::pt_bagging::{
-    run_dataset, summarise, BinarySummary, Config, MulticlassSummary, BINARY_METHODS, MEASURES,
-    MULTICLASS_METHODS,
+    run as pt_bagging_run, BinarySummary, MulticlassSummary, PtBaggingConfig, BINARY_METHODS,
+    MEASURES, MULTICLASS_METHODS,
 };
+use rarity::report::p_value_text;
 
 /// Arguments of `rarity experiment pt-bagging`.
 #[derive(Debug, Clone, clap::Args)]
@@ -43,7 +45,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         "a whole number",
         "--sizes 5,10,25,50,100",
     )?;
-    let cfg = Config {
+    let cfg = PtBaggingConfig {
         sizes,
         splitter: a.cv.parse()?,
         seed: g.seed,
@@ -51,23 +53,18 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     if let Some(dir) = &a.report {
         rarity::report::prepare_dir(dir)?;
     }
-    let (datasets, mut skipped) = load_dirs(&a.data_dirs, a.max_rows)?;
+    let loaded = load_dirs(&a.data_dirs, a.max_rows)?;
     let start = std::time::Instant::now();
-    let mut results = Vec::with_capacity(datasets.len());
-    for (i, (name, ds)) in datasets.iter().enumerate() {
-        // A dataset the protocol cannot run on (e.g. a class with fewer rows
-        // than folds) is reported and skipped, not fatal to the whole run.
-        match run_dataset(name, ds, &cfg) {
-            Ok(r) => results.push(r),
-            Err(e @ Error::Data(_)) => skipped.push(format!("{name}: {e}")),
-            Err(e) => return Err(e),
-        }
+    let n = loaded.datasets.len();
+    let r = pt_bagging_run(&loaded.datasets, &cfg, &mut |i, name| {
         if !g.quiet {
-            eprintln!("  [{}/{}] {name}", i + 1, datasets.len());
+            eprintln!("  [{}/{n}] {name}", i + 1);
         }
-    }
-    let (binary, multiclass) = summarise(&results, &cfg.sizes)?;
+    })?;
     let seconds = start.elapsed().as_secs_f64();
+    let mut skipped = loaded.skipped;
+    skipped.extend(r.skipped);
+    let (results, binary, multiclass) = (&r.datasets, &r.binary, &r.multiclass);
     if let Some(dir) = &a.report {
         let names: Vec<&str> = results.iter().map(|r| r.name.as_str()).collect();
         let mut notes = vec![
@@ -78,8 +75,8 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             ),
         ];
         notes.extend(skipped.iter().map(|s| format!("Skipped: {s}")));
-        let r = pt_bagging_report(binary.as_ref(), multiclass.as_ref(), &notes);
-        write_report(&r, dir, g.quiet)?;
+        let html = pt_bagging_report(binary.as_ref(), multiclass.as_ref(), &notes);
+        write_report(&html, dir, g.quiet)?;
     }
     if g.format == OutputFormat::Json {
         return print_json(&json!({
@@ -96,26 +93,16 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         a.sizes,
         seconds
     );
-    if let Some(b) = &binary {
+    if let Some(b) = binary {
         out.push_str(&render_binary(b));
     }
-    if let Some(m) = &multiclass {
+    if let Some(m) = multiclass {
         out.push_str(&render_multiclass(m));
     }
     for s in &skipped {
         out.push_str(&format!("skipped: {s}\n"));
     }
     write_stdout(&out)
-}
-
-fn p_value(p: f64) -> String {
-    if p.is_nan() {
-        "-".into()
-    } else if p < 1e-4 {
-        format!("{p:.1e}")
-    } else {
-        num(p, 4)
-    }
 }
 
 fn render_binary(b: &BinarySummary) -> String {
@@ -132,7 +119,7 @@ fn render_binary(b: &BinarySummary) -> String {
         }
         out.push_str(&format!(
             "\nEnsemble size trend (Fig. 1), mean {measure} over datasets:\n{}",
-            table.render()
+            table.to_text()
         ));
     }
     let j = |m: &str| MEASURES.iter().position(|x| *x == m).unwrap_or(0);
@@ -165,7 +152,7 @@ fn render_binary(b: &BinarySummary) -> String {
     out.push_str(&format!(
         "\nAt n={}: full potential and gap (Table 5), stratified Brier:\n{}",
         b.sizes.last().copied().unwrap_or(0),
-        t5.render()
+        t5.to_text()
     ));
     let mut t4 = Table::new(&["method", "against", "measure", "W/T/L", "Wilcoxon p"]);
     for w in &b.win_tie_loss {
@@ -174,12 +161,12 @@ fn render_binary(b: &BinarySummary) -> String {
             w.against.clone(),
             w.measure.clone(),
             format!("{}/{}/{}", w.wins, w.ties, w.losses),
-            p_value(w.wilcoxon_p),
+            p_value_text(w.wilcoxon_p),
         ]);
     }
     out.push_str(&format!(
         "\nWin / tie / loss over datasets (Table 4):\n{}",
-        t4.render()
+        t4.to_text()
     ));
     let mut header = vec!["measure", "Friedman p", "CD"];
     header.extend(BINARY_METHODS.iter().copied());
@@ -187,7 +174,7 @@ fn render_binary(b: &BinarySummary) -> String {
     for r in &b.rank_tests {
         let mut cells = vec![
             r.measure.clone(),
-            p_value(r.friedman_p),
+            p_value_text(r.friedman_p),
             num(r.critical_difference, 3),
         ];
         cells.extend(r.mean_ranks.iter().map(|v| num(*v, 2)));
@@ -195,7 +182,7 @@ fn render_binary(b: &BinarySummary) -> String {
     }
     out.push_str(&format!(
         "\nFriedman test and Nemenyi critical difference; mean ranks (1 = best):\n{}",
-        tr.render()
+        tr.to_text()
     ));
     let mut t2 = Table::new(&["method", "recall min", "recall maj", "mean diff", "t", "p"]);
     for (m, r) in BINARY_METHODS.iter().zip(&b.recall) {
@@ -205,12 +192,12 @@ fn render_binary(b: &BinarySummary) -> String {
             num(r.majority, 4),
             num(r.mean_difference, 4),
             num(r.t, 3),
-            p_value(r.p_value),
+            p_value_text(r.p_value),
         ]);
     }
     out.push_str(&format!(
         "\nRecall per class (Fig. 2), one-sample t-test of minority - majority:\n{}",
-        t2.render()
+        t2.to_text()
     ));
     out
 }
@@ -228,7 +215,7 @@ fn render_multiclass(m: &MulticlassSummary) -> String {
     let mut out = format!(
         "\n## Multiclass: {} datasets (Sec. 5.2)\n{}",
         m.n_datasets,
-        t.render()
+        t.to_text()
     );
     if let Some(w) = &m.against_best {
         out.push_str(&format!(
@@ -237,7 +224,7 @@ fn render_multiclass(m: &MulticlassSummary) -> String {
             w.wins,
             w.ties,
             w.losses,
-            p_value(w.wilcoxon_p)
+            p_value_text(w.wilcoxon_p)
         ));
     }
     out

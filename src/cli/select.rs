@@ -2,23 +2,22 @@
 //! (or, for comparison, cross-validation, leave-one-out or training accuracy).
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use clap::ValueEnum;
 use serde_json::json;
 
-use super::output::{num, print_json, write_stdout, Render, Table};
+use super::output::{num, print_json, write_stdout, Table};
 use super::{Global, OutputFormat};
 use rarity::data::read::{read_path, read_with_schema, ReadOptions};
 use rarity::error::{Error, Result};
-use rarity::learn::Learner;
-use rarity::select::reverse_testing::{
-    rank_by_comparator, reverse_testing, true_ranking, Comparator, Measure, Outcome, Ranking,
-    Variant,
-};
+use rarity::experiment::bias::true_ranking;
+use rarity::select::comparator::{rank_by_comparator, Comparator};
+use rarity::select::ranking::{Outcome, Ranking};
+use rarity::select::reverse_testing::reverse_testing;
+use rarity::select::variant::{Measure, ReverseTestingVariant};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Method {
+enum MethodArg {
     /// ReverseTesting (Fan & Davidson 2006).
     ReverseTesting,
     /// 10-fold cross-validation on the training set.
@@ -45,8 +44,8 @@ pub struct Args {
     #[arg(long)]
     learners: String,
     /// The selection method.
-    #[arg(long, value_enum, default_value_t = Method::ReverseTesting)]
-    method: Method,
+    #[arg(long, value_enum, default_value_t = MethodArg::ReverseTesting)]
+    method: MethodArg,
     /// The ReverseTesting variant: `default` (the best-measuring one, see
     /// docs/reverse-testing.md), `paper` (the literal algorithm), `priors`,
     /// `sample`, and/or `labels=argmax|priors|sample`, `measure=METRIC`,
@@ -62,25 +61,6 @@ pub struct Args {
     /// The target set's true label column: also report the true order.
     #[arg(long)]
     truth: Option<String>,
-}
-
-/// Splits `a,b(c,d),e` at top-level commas.
-fn split_top(s: &str) -> Vec<String> {
-    let (mut out, mut cur, mut depth) = (Vec::new(), String::new(), 0i32);
-    for c in s.chars() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            ',' if depth == 0 => {
-                out.push(std::mem::take(&mut cur).trim().to_string());
-                continue;
-            }
-            _ => {}
-        }
-        cur.push(c);
-    }
-    out.push(cur.trim().to_string());
-    out.into_iter().filter(|s| !s.is_empty()).collect()
 }
 
 fn outcome_text(r: &Ranking, a: usize, b: usize, o: Outcome) -> String {
@@ -99,36 +79,27 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     let (train, _) = read_path(&a.train, &opts)?;
     let file = std::fs::File::open(&a.target).map_err(|e| Error::io(&a.target, e))?;
     let target = read_with_schema(file, &a.target.display().to_string(), b',', train.schema())?;
-    let learners: Vec<(String, Arc<dyn Learner>)> = split_top(&a.learners)
-        .into_iter()
-        .map(|s| Ok((s.clone(), rarity::spec::build_learner(&s)?)))
-        .collect::<Result<_>>()?;
+    let learners = rarity::spec::build_learners(&a.learners)?;
     // ReverseTesting uses `variant`; the comparators and the true order use
     // the metric (or benefit) itself, with argmax labels.
-    let mut variant = Variant::parse(&a.variant, &a.metric)?;
-    let mut plain = Variant::parse("paper", &a.metric)?;
+    let mut variant = ReverseTestingVariant::parse(&a.variant, &a.metric)?;
+    let mut plain = ReverseTestingVariant::parse("paper", &a.metric)?;
     if let Some(b) = &a.benefit {
         variant.measure = Measure::Benefit(super::run::parse_benefit(b)?);
         plain.measure = variant.measure.clone();
     }
-    let ranking = match a.method {
-        Method::ReverseTesting => reverse_testing(&learners, &train, &target, &variant, g.seed)?,
-        Method::Cv => rank_by_comparator(
-            &learners,
-            &train,
-            Comparator::CrossValidation {
-                repeats: 1,
-                folds: 10,
-            },
-            &plain,
-            g.seed,
-        )?,
-        Method::Loo => {
-            rank_by_comparator(&learners, &train, Comparator::LeaveOneOut, &plain, g.seed)?
-        }
-        Method::Train => {
-            rank_by_comparator(&learners, &train, Comparator::Training, &plain, g.seed)?
-        }
+    let comparator = match a.method {
+        MethodArg::ReverseTesting => None,
+        MethodArg::Cv => Some(Comparator::CrossValidation {
+            repeats: 1,
+            folds: 10,
+        }),
+        MethodArg::Loo => Some(Comparator::LeaveOneOut),
+        MethodArg::Train => Some(Comparator::Training),
+    };
+    let ranking = match comparator {
+        None => reverse_testing(&learners, &train, &target, &variant, g.seed)?,
+        Some(c) => rank_by_comparator(&learners, &train, c, &plain, g.seed)?,
     };
     let truth = match &a.truth {
         Some(col) => {
@@ -137,13 +108,6 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                 ..ReadOptions::default()
             };
             let (labelled, _) = read_path(&a.target, &o)?;
-            if labelled.class_names() != train.class_names() {
-                return Err(Error::data(format!(
-                    "the target's classes ({}) differ from the training set's ({})",
-                    labelled.class_names().join(", "),
-                    train.class_names().join(", ")
-                )));
-            }
             Some(true_ranking(&learners, &train, &labelled, &plain, g.seed)?)
         }
         None => None,
@@ -154,7 +118,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         );
     }
     let mut out = match a.method {
-        Method::ReverseTesting => format!(
+        MethodArg::ReverseTesting => format!(
             "ranking (ReverseTesting {variant}, {} models built):\n",
             ranking.models_built
         ),
@@ -202,8 +166,8 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         t.text_row(row);
     }
     out.push('\n');
-    out.push_str(&t.render());
-    if a.method == Method::ReverseTesting {
+    out.push_str(&t.to_text());
+    if a.method == MethodArg::ReverseTesting {
         out.push_str(&format!(
             "on D: x^s is learner x trained on the target set labelled by s, measured on D by {} (higher is better; losses negated)\n",
             match &variant.measure {

@@ -7,6 +7,7 @@ mod proba;
 
 pub mod bias;
 pub mod bundled;
+pub mod dirs;
 pub mod read;
 pub mod scores;
 pub mod synth;

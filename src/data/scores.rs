@@ -141,7 +141,10 @@ pub fn write_predictions(
 ) -> Result<()> {
     let mut f = AtomicFile::create(path)?;
     let mut text = String::with_capacity(64 * (labels.len() + 1));
-    let header: Vec<String> = class_names.iter().map(|c| quote(&format!("p_{c}"))).collect();
+    let header: Vec<String> = class_names
+        .iter()
+        .map(|c| quote(&format!("p_{c}")))
+        .collect();
     text.push_str(&header.join(","));
     text.push_str(",label\n");
     for (i, &l) in labels.iter().enumerate() {

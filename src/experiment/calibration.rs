@@ -22,6 +22,8 @@
 //! the balancing rate: `beta = (N+/N-)^t`, computed on each training fold so
 //! that `t = 1` balances it exactly.
 //!
+//! [`run`] runs the whole protocol over datasets and learners; [`run_cell`]
+//! one dataset with one learner, [`table_v`] the summary.
 //! [`gaussian_curves`] gives Fig. 3 (the true `p_s` against `x` for several
 //! `beta`, from eq. 4) and Fig. 4 (`p̂_s`, `p̂'` estimated on the
 //! undersampled synthetic task against the true `p`).
@@ -43,7 +45,7 @@ use crate::metrics::ranking::roc_auc;
 use crate::rng;
 use crate::sample::RandomUnder;
 use crate::sample::Sampler;
-use crate::select::split::Splitter;
+use crate::split::Splitter;
 use crate::stats::{paired_t_test, rankdata};
 
 /// The three probability estimates, in table order.
@@ -53,7 +55,7 @@ pub const MEASURES: &[&str] = &["auc", "g_mean", "brier"];
 
 /// Settings of the experiment.
 #[derive(Debug, Clone)]
-pub struct Config {
+pub struct CalibrationConfig {
     /// Fractions `t` of the log-distance from `beta = 1` to balance
     /// (`beta = (N+/N-)^t`), each in (0, 1].
     pub levels: Vec<f64>,
@@ -63,9 +65,9 @@ pub struct Config {
     pub seed: u64,
 }
 
-impl Default for Config {
+impl Default for CalibrationConfig {
     fn default() -> Self {
-        Config {
+        CalibrationConfig {
             levels: vec![1.0, 0.75, 0.5, 0.25],
             splitter: Splitter::Stratified {
                 repeats: 10,
@@ -110,10 +112,10 @@ fn measures(truth: &[u32], p: &[f64], tau: f64) -> Result<Vec<f64>> {
 /// ```
 /// use std::sync::Arc;
 /// use rarity::data::{bundled, read::ReadOptions};
-/// use rarity::experiment::calibration::{run_cell, Config};
-/// use rarity::select::split::Splitter;
+/// use rarity::experiment::calibration::{run_cell, CalibrationConfig};
+/// use rarity::split::Splitter;
 /// let (ds, _) = bundled::find("ecoli4").unwrap().load(&ReadOptions::default()).unwrap();
-/// let cfg = Config { levels: vec![1.0], splitter: Splitter::Stratified { repeats: 1, folds: 2 }, seed: 3 };
+/// let cfg = CalibrationConfig { levels: vec![1.0], splitter: Splitter::Stratified { repeats: 1, folds: 2 }, seed: 3 };
 /// let learner = rarity::spec::build_learner("forest(n=20)").unwrap();
 /// let c = run_cell("ecoli4", &ds, "forest(n=20)", &learner, &cfg).unwrap();
 /// let (p_s, p_corr) = (&c.values[0][1], &c.values[0][2]);
@@ -126,7 +128,7 @@ pub fn run_cell(
     data: &Dataset,
     spec: &str,
     learner: &Arc<dyn Learner>,
-    cfg: &Config,
+    cfg: &CalibrationConfig,
 ) -> Result<Cell> {
     if data.n_classes() != 2 {
         return Err(Error::data(format!(
@@ -203,6 +205,66 @@ pub fn run_cell(
         betas: cfg.levels.iter().map(|t| whole.powf(*t)).collect(),
         values,
         folds: per,
+    })
+}
+
+/// What the experiment found over datasets and learners.
+#[derive(Debug, Clone, Serialize)]
+pub struct CalibrationResults {
+    /// One cell per binary dataset and learner, dataset by dataset.
+    pub cells: Vec<Cell>,
+    /// Table V over the cells ([`table_v`]).
+    pub table_v: Vec<RankRow>,
+    /// The share of cells where the correction lowers the Brier score.
+    pub brier_wins: BrierWins,
+    /// Fig. 3 and 4 for class-mean distances 3 and 15, with the first learner.
+    pub gaussian: Vec<GaussianCurves>,
+    /// Datasets (or dataset and learner) left out, with the reason: more
+    /// than two classes, or data the protocol cannot run on.
+    pub skipped: Vec<String>,
+}
+
+/// Runs the protocol: [`run_cell`] for every binary dataset and learner
+/// (others are skipped, as are cells whose data the protocol cannot run on,
+/// e.g. a class with fewer rows than folds), [`table_v`] over the cells, and
+/// [`gaussian_curves`] with the first learner. `progress` is called after
+/// each binary dataset with its index in `datasets` and its name.
+pub fn run(
+    datasets: &[(String, Dataset)],
+    learners: &[(String, Arc<dyn Learner>)],
+    cfg: &CalibrationConfig,
+    progress: &mut dyn FnMut(usize, &str),
+) -> Result<CalibrationResults> {
+    let Some((_, first)) = learners.first() else {
+        return Err(Error::invalid("the calibration experiment needs a learner"));
+    };
+    let mut cells = Vec::new();
+    let mut skipped = Vec::new();
+    for (i, (name, ds)) in datasets.iter().enumerate() {
+        if ds.n_classes() != 2 {
+            skipped.push(format!("{name}: {} classes (binary only)", ds.n_classes()));
+            continue;
+        }
+        for (spec, l) in learners {
+            match run_cell(name, ds, spec, l, cfg) {
+                Ok(c) => cells.push(c),
+                Err(e @ Error::Data(_)) => skipped.push(format!("{name} with {spec}: {e}")),
+                Err(e) => return Err(e),
+            }
+        }
+        progress(i, name);
+    }
+    let (table_v, brier_wins) = table_v(&cells)?;
+    let gaussian = [3.0, 15.0]
+        .iter()
+        .map(|&mu| gaussian_curves(mu, first, cfg.seed))
+        .collect::<Result<_>>()?;
+    Ok(CalibrationResults {
+        cells,
+        table_v,
+        brier_wins,
+        gaussian,
+        skipped,
     })
 }
 

@@ -14,7 +14,7 @@ use serde::Serialize;
 use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::evaluate::{evaluate_fold_with, Evaluation, Extras, FoldResult};
-use crate::select::split::Splitter;
+use crate::split::Splitter;
 use crate::stats::{critical_difference, friedman, mean_ranks};
 use crate::strategy::Strategy;
 
@@ -219,7 +219,7 @@ impl Comparison {
 /// use rarity::data::{bundled, read::ReadOptions};
 /// use rarity::evaluate::Extras;
 /// use rarity::experiment::compare::compare;
-/// use rarity::select::split::Splitter;
+/// use rarity::split::Splitter;
 /// let (ds, _) = bundled::find("glass6").unwrap().load(&ReadOptions::default()).unwrap();
 /// let s: Vec<_> = ["tree", "forest(n=5)+threshold(priors)"]
 ///     .iter().map(|s| rarity::spec::build_strategy(s).unwrap()).collect();

@@ -32,7 +32,6 @@ fn notes_section(report: &mut Report, notes: &[String]) {
     }
 }
 
-
 /// The learners of `cells`, in first-seen order.
 fn learners(cells: &[Cell]) -> Vec<&str> {
     let mut out: Vec<&str> = Vec::new();
@@ -86,11 +85,11 @@ fn calibration_boxes(cell: &Cell, measure: usize) -> BoxPlot {
 ///
 /// ```
 /// use rarity::data::{bundled, read::ReadOptions};
-/// use rarity::experiment::calibration::{gaussian_curves, run_cell, table_v, Config};
+/// use rarity::experiment::calibration::{gaussian_curves, run_cell, table_v, CalibrationConfig};
 /// use rarity::experiment::experiment_report::calibration_report;
-/// use rarity::select::split::Splitter;
+/// use rarity::split::Splitter;
 /// let (ds, _) = bundled::find("ecoli4").unwrap().load(&ReadOptions::default()).unwrap();
-/// let cfg = Config { levels: vec![1.0, 0.5], splitter: Splitter::Stratified { repeats: 1, folds: 2 }, seed: 3 };
+/// let cfg = CalibrationConfig { levels: vec![1.0, 0.5], splitter: Splitter::Stratified { repeats: 1, folds: 2 }, seed: 3 };
 /// let l = rarity::spec::build_learner("forest(n=5)").unwrap();
 /// let cells = vec![run_cell("ecoli4", &ds, "forest(n=5)", &l, &cfg).unwrap()];
 /// let (rows, wins) = table_v(&cells).unwrap();
@@ -291,9 +290,9 @@ pub fn calibration_report(
 /// ```
 /// use rarity::data::{bundled, read::ReadOptions};
 /// use rarity::experiment::experiment_report::pt_bagging_report;
-/// use rarity::experiment::pt_bagging::{run_dataset, summarise, Config};
-/// use rarity::select::split::Splitter;
-/// let cfg = Config { sizes: vec![2, 3], splitter: Splitter::Stratified { repeats: 1, folds: 2 }, seed: 1 };
+/// use rarity::experiment::pt_bagging::{run_dataset, summarise, PtBaggingConfig};
+/// use rarity::split::Splitter;
+/// let cfg = PtBaggingConfig { sizes: vec![2, 3], splitter: Splitter::Stratified { repeats: 1, folds: 2 }, seed: 1 };
 /// let results: Vec<_> = ["ecoli4", "glass6", "yeast4"].iter().map(|n| {
 ///     let (ds, _) = bundled::find(n).unwrap().load(&ReadOptions::default()).unwrap();
 ///     run_dataset(n, &ds, &cfg).unwrap()
@@ -428,7 +427,11 @@ fn pt_binary(report: &mut Report, b: &BinarySummary) {
     ));
     for r in &b.rank_tests {
         let cd = CdDiagram {
-            title: format!("{} (Friedman p = {})", r.measure, p_value_text(r.friedman_p)),
+            title: format!(
+                "{} (Friedman p = {})",
+                r.measure,
+                p_value_text(r.friedman_p)
+            ),
             names: BINARY_METHODS.iter().map(|s| s.to_string()).collect(),
             mean_ranks: r.mean_ranks.clone(),
             critical_difference: r.critical_difference,

@@ -19,6 +19,7 @@
 //! UnderOver-bagging with `a` = 10, 25, 50, 100 (Wang & Yao 2009) and every
 //! class undersampled to the smallest (EB), at the largest size.
 //!
+//! [`run`] runs the protocol over datasets ([`run_dataset`] for each) and
 //! [`summarise`] turns the per-dataset means into the paper's views: the
 //! trend with ensemble size (Fig. 1), win / tie / loss (Table 4), full
 //! potential and gap (Table 5), Friedman + Nemenyi, recall per class with a
@@ -42,7 +43,7 @@ use crate::metrics::report_with_labels;
 use crate::rng;
 use crate::sample::bootstrap::Bootstrap;
 use crate::sample::{sampler_from_spec, Sampler};
-use crate::select::split::{Fold, Splitter};
+use crate::split::{Fold, Splitter};
 use crate::stats::{
     critical_difference, friedman, mean, mean_ranks, paired_t_test, wilcoxon, win_tie_loss,
 };
@@ -76,7 +77,7 @@ pub const MULTICLASS_METHODS: &[&str] = &[
 
 /// Settings of the experiment.
 #[derive(Debug, Clone)]
-pub struct Config {
+pub struct PtBaggingConfig {
     /// Ensemble sizes, ascending (the paper: 5, 10, 25, 50, 100).
     pub sizes: Vec<usize>,
     /// The cross-validation (the paper: 5 repeats of 2 folds).
@@ -85,9 +86,9 @@ pub struct Config {
     pub seed: u64,
 }
 
-impl Default for Config {
+impl Default for PtBaggingConfig {
     fn default() -> Self {
-        Config {
+        PtBaggingConfig {
             sizes: vec![5, 10, 25, 50, 100],
             splitter: Splitter::Stratified {
                 repeats: 5,
@@ -118,11 +119,13 @@ pub struct DatasetResult {
 struct Family {
     sampler: Arc<dyn Sampler>,
     /// `(method index, decision)`; `None` is Platt on out-of-bag scores.
-    methods: Vec<(usize, Option<Decision>)>,
+    methods: Vec<(usize, Option<PtBaggingDecision>)>,
 }
 
+/// How a method labels with an ensemble's averaged probabilities: PT_MA
+/// (threshold at the training prior), PT_F1, a 0.5 threshold or argmax.
 #[derive(Clone, Copy)]
-enum Decision {
+enum PtBaggingDecision {
     Priors,
     F1,
     Half,
@@ -144,28 +147,35 @@ fn families(n_classes: usize) -> Result<Vec<Family>> {
             Family {
                 sampler: boot,
                 methods: vec![
-                    (0, Some(Decision::Priors)),
-                    (1, Some(Decision::F1)),
+                    (0, Some(PtBaggingDecision::Priors)),
+                    (1, Some(PtBaggingDecision::F1)),
                     (5, None),
                 ],
             },
-            one(sampler("eb")?, 2, Decision::Half),
-            one(sampler("rb")?, 3, Decision::Half),
-            one(sampler("hybrid(amount=500,under=120)")?, 4, Decision::Half),
+            one(sampler("eb")?, 2, PtBaggingDecision::Half),
+            one(sampler("rb")?, 3, PtBaggingDecision::Half),
+            one(
+                sampler("hybrid(amount=500,under=120)")?,
+                4,
+                PtBaggingDecision::Half,
+            ),
         ])
     } else {
         let mut f = vec![Family {
             sampler: boot,
-            methods: vec![(0, Some(Decision::Priors)), (1, Some(Decision::Argmax))],
+            methods: vec![
+                (0, Some(PtBaggingDecision::Priors)),
+                (1, Some(PtBaggingDecision::Argmax)),
+            ],
         }];
         for (i, a) in [10, 25, 50, 100].iter().enumerate() {
             f.push(one(
                 sampler(&format!("underover(a={a})"))?,
                 2 + i,
-                Decision::Argmax,
+                PtBaggingDecision::Argmax,
             ));
         }
-        f.push(one(sampler("eb")?, 6, Decision::Argmax));
+        f.push(one(sampler("eb")?, 6, PtBaggingDecision::Argmax));
         Ok(f)
     }
 }
@@ -174,15 +184,15 @@ fn families(n_classes: usize) -> Result<Vec<Family>> {
 ///
 /// ```
 /// use rarity::data::{bundled, read::ReadOptions};
-/// use rarity::experiment::pt_bagging::{run_dataset, Config, MEASURES};
-/// use rarity::select::split::Splitter;
+/// use rarity::experiment::pt_bagging::{run_dataset, PtBaggingConfig, MEASURES};
+/// use rarity::split::Splitter;
 /// let (ds, _) = bundled::find("ecoli4").unwrap().load(&ReadOptions::default()).unwrap();
-/// let cfg = Config { sizes: vec![2, 5], splitter: Splitter::Stratified { repeats: 1, folds: 2 }, seed: 1 };
+/// let cfg = PtBaggingConfig { sizes: vec![2, 5], splitter: Splitter::Stratified { repeats: 1, folds: 2 }, seed: 1 };
 /// let r = run_dataset("ecoli4", &ds, &cfg).unwrap();
 /// let ap = MEASURES.iter().position(|m| *m == "average_precision").unwrap();
 /// assert!(r.means[0][1][ap] > 0.3); // PT_MA, 5 trees
 /// ```
-pub fn run_dataset(name: &str, data: &Dataset, cfg: &Config) -> Result<DatasetResult> {
+pub fn run_dataset(name: &str, data: &Dataset, cfg: &PtBaggingConfig) -> Result<DatasetResult> {
     data.require_two_classes()?;
     if cfg.sizes.is_empty() || cfg.sizes.contains(&0) || !cfg.sizes.is_sorted() {
         return Err(Error::invalid(
@@ -226,13 +236,54 @@ pub fn run_dataset(name: &str, data: &Dataset, cfg: &Config) -> Result<DatasetRe
     })
 }
 
+/// What the experiment found over datasets.
+#[derive(Debug, Clone, Serialize)]
+pub struct PtBaggingResults {
+    /// One result per dataset the protocol ran on, in order.
+    pub datasets: Vec<DatasetResult>,
+    /// The binary summaries (None without a binary dataset).
+    pub binary: Option<BinarySummary>,
+    /// The multiclass summaries (None without a multiclass dataset).
+    pub multiclass: Option<MulticlassSummary>,
+    /// Datasets the protocol cannot run on (e.g. a class with fewer rows
+    /// than folds), with the reason.
+    pub skipped: Vec<String>,
+}
+
+/// Runs the protocol: [`run_dataset`] on every dataset (one it cannot run on
+/// is skipped with the reason, not fatal), then [`summarise`]. `progress` is
+/// called after each dataset with its index and name.
+pub fn run(
+    datasets: &[(String, Dataset)],
+    cfg: &PtBaggingConfig,
+    progress: &mut dyn FnMut(usize, &str),
+) -> Result<PtBaggingResults> {
+    let mut results = Vec::with_capacity(datasets.len());
+    let mut skipped = Vec::new();
+    for (i, (name, ds)) in datasets.iter().enumerate() {
+        match run_dataset(name, ds, cfg) {
+            Ok(r) => results.push(r),
+            Err(e @ Error::Data(_)) => skipped.push(format!("{name}: {e}")),
+            Err(e) => return Err(e),
+        }
+        progress(i, name);
+    }
+    let (binary, multiclass) = summarise(&results, &cfg.sizes)?;
+    Ok(PtBaggingResults {
+        datasets: results,
+        binary,
+        multiclass,
+        skipped,
+    })
+}
+
 /// One fold: `[method][size][measure]`.
 fn run_fold(
     data: &Dataset,
     fold: &Fold,
     f: usize,
     n_methods: usize,
-    cfg: &Config,
+    cfg: &PtBaggingConfig,
 ) -> Result<Vec<Vec<Vec<f64>>>> {
     let train = data.take(&fold.train);
     let test = data.take(&fold.test);
@@ -286,12 +337,12 @@ fn run_fold(
     Ok(out)
 }
 
-fn rule(d: Decision, priors: &[f64]) -> Result<Rule> {
+fn rule(d: PtBaggingDecision, priors: &[f64]) -> Result<Rule> {
     Ok(match d {
-        Decision::Priors => Rule::priors(priors)?,
-        Decision::F1 => Rule::f1(priors)?,
-        Decision::Half => Rule::Threshold(0.5),
-        Decision::Argmax => Rule::Argmax,
+        PtBaggingDecision::Priors => Rule::priors(priors)?,
+        PtBaggingDecision::F1 => Rule::f1(priors)?,
+        PtBaggingDecision::Half => Rule::Threshold(0.5),
+        PtBaggingDecision::Argmax => Rule::Argmax,
     })
 }
 
@@ -484,27 +535,21 @@ fn nan_mean(v: &[f64]) -> f64 {
 fn summarise_binary(bin: &[&DatasetResult], sizes: &[usize]) -> Result<BinarySummary> {
     let last = sizes.len() - 1;
     let nm = BINARY_METHODS.len();
+    // `[method][k]`: the mean over datasets of column `(method, k)`.
+    let per_method = |k: usize, col: &dyn Fn(usize, usize) -> Vec<f64>| -> Vec<Vec<f64>> {
+        (0..nm)
+            .map(|a| (0..k).map(|x| nan_mean(&col(a, x))).collect())
+            .collect()
+    };
     let trend = ["average_precision", "macro_accuracy", "macro_f1"]
         .iter()
         .map(|m| {
             let j = measure(m);
-            let t = (0..nm)
-                .map(|a| {
-                    (0..sizes.len())
-                        .map(|s| nan_mean(&column(bin, a, s, j)))
-                        .collect()
-                })
-                .collect();
+            let t = per_method(sizes.len(), &|a, s| column(bin, a, s, j));
             (m.to_string(), t)
         })
         .collect();
-    let at_largest = (0..nm)
-        .map(|a| {
-            (0..MEASURES.len())
-                .map(|j| nan_mean(&column(bin, a, last, j)))
-                .collect()
-        })
-        .collect();
+    let at_largest = per_method(MEASURES.len(), &|a, j| column(bin, a, last, j));
     let mut table4 = Vec::new();
     for b in (0..nm).filter(|&b| b != 0) {
         table4.push(wtl(bin, BINARY_METHODS, (0, b), "macro_accuracy", last)?);

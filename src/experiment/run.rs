@@ -17,8 +17,8 @@ use crate::experiment::compare::{
     compare, default_betas, default_multiclass_strategies, default_strategies, Comparison, Verdict,
 };
 use crate::metrics::catalogue::{metric, Metric};
-use crate::select::split::Splitter;
 use crate::spec::build_strategy;
+use crate::split::Splitter;
 use crate::strategy::{FittedStrategy, Strategy};
 
 /// What `rarity run` compares and how.

@@ -67,7 +67,7 @@ fn metric_keys(cmp: &Comparison) -> Vec<(&'static str, &'static str)> {
 /// use rarity::evaluate::Extras;
 /// use rarity::experiment::compare::compare;
 /// use rarity::experiment::run_report::{run_report, RunContext};
-/// use rarity::select::split::Splitter;
+/// use rarity::split::Splitter;
 /// let (ds, _) = bundled::find("glass6").unwrap().load(&ReadOptions::default()).unwrap();
 /// let s: Vec<_> = ["tree", "forest(n=5)+threshold(priors)", "forest(n=5)"]
 ///     .iter().map(|s| rarity::spec::build_strategy(s).unwrap()).collect();

@@ -428,6 +428,38 @@ pub fn metric(key: &str) -> Result<&'static Metric> {
     })
 }
 
+/// One metric of predictions with their decided labels (checked as the
+/// report checks them); an error for a metric the task does not define or
+/// that needs an evaluation's settings.
+///
+/// ```
+/// use rarity::data::Proba;
+/// use rarity::metrics::catalogue::{metric, value};
+/// let p = Proba::from_positive(&[0.1, 0.4, 0.35, 0.8]);
+/// assert_eq!(value(metric("roc_auc").unwrap(), &[0, 0, 1, 1], &p, &[0, 0, 0, 1]).unwrap(), 0.75);
+/// ```
+pub fn value(m: &Metric, truth: &[u32], proba: &Proba, labels: &[u32]) -> Result<f64> {
+    super::check_proba(truth, proba)?;
+    let f = if proba.n_classes() == 2 {
+        m.binary
+    } else {
+        m.multiclass
+    };
+    let f = f.ok_or_else(|| {
+        Error::invalid(format!(
+            "{} is not defined for {} classes{}",
+            m.key,
+            proba.n_classes(),
+            if m.needs == Needs::Settings {
+                " from predictions alone (it needs the evaluation's settings)"
+            } else {
+                ""
+            }
+        ))
+    })?;
+    f(&Scored::new(truth, proba, labels)?)
+}
+
 /// The metrics a threshold can be tuned for, as `tune(metric=...)` lists them.
 pub fn tunable_keys() -> Vec<&'static str> {
     METRICS

@@ -207,7 +207,9 @@ impl Table {
             out.push_str(cells.join("  ").trim_end());
             out.push('\n');
             if i == 0 {
-                out.push_str(&"-".repeat(widths.iter().sum::<usize>() + 2 * ncol.saturating_sub(1)));
+                out.push_str(
+                    &"-".repeat(widths.iter().sum::<usize>() + 2 * ncol.saturating_sub(1)),
+                );
                 out.push('\n');
             }
         }

@@ -1,8 +1,26 @@
-//! Model selection: cross-validation splitters and ReverseTesting (Fan &
-//! Davidson 2006) with its comparators. The selection-bias simulators live
-//! in [`crate::data::bias`].
+//! Model selection under sample-selection bias: ReverseTesting (Fan &
+//! Davidson 2006, Sec. 4) and the comparators it is measured against
+//! (Sec. 5).
+//!
+//! - [`variant`]: the settings of a ReverseTesting run and their text form
+//!   (presets `paper` and `default`, `key=value` settings).
+//! - [`reverse_testing`]: the algorithm (Sec. 4, Figure 3): label the target
+//!   set with each learner, train the judges on the copies, decide every pair.
+//! - [`comparator`]: cross-validation, leave-one-out and training accuracy
+//!   on the training set alone.
+//! - [`ranking`]: the result of a selection: pairwise outcomes, learners
+//!   ordered by wins minus losses.
+//! - `measure` (internal): how models are scored on labelled data (a
+//!   metric by name, or the example-dependent benefit of Sec. 6).
+//!
+//! The splitters live in [`crate::split`], the selection-bias simulators in
+//! [`crate::data::bias`]; the bias experiment and its true order in
+//! `experiment::bias`.
 
+pub mod comparator;
+pub(crate) mod measure;
+pub mod ranking;
 pub mod reverse_testing;
-pub mod split;
-
-pub use split::{Fold, Splitter};
+#[cfg(test)]
+pub(crate) mod test_learners;
+pub mod variant;

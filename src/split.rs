@@ -1,6 +1,8 @@
 //! Stratified splitters for evaluation: k-fold, repeated k-fold (Dal Pozzolo
 //! et al. 2015: 10 x 10), 5x2 (Dietterich 1998; Collell et al. 2018),
-//! leave-one-out and a train/test hold-out.
+//! leave-one-out and a train/test hold-out; and the folds of cross-fitting
+//! ([`cross_fit_folds`]), shared by a strategy's calibration and tuned
+//! thresholds and by cross-fitted ReverseTesting (Fan & Davidson 2006).
 //!
 //! Stratification: in each repeat, the rows of every class are shuffled and
 //! dealt in turn to the folds, the dealing continuing from class to class, so
@@ -32,7 +34,7 @@ pub struct Fold {
 /// How to split rows into training and test sets.
 ///
 /// ```
-/// use rarity::select::Splitter;
+/// use rarity::split::Splitter;
 /// let labels = [0, 0, 0, 0, 1, 1, 0, 0, 1, 0];
 /// let folds = "5x2".parse::<Splitter>().unwrap().split(&labels, 7).unwrap();
 /// assert_eq!(folds.len(), 10);
@@ -271,6 +273,46 @@ impl FromStr for Splitter {
             other => Ok(other),
         }
     }
+}
+
+/// Rows of the smallest class present in `data` (0 when it has no rows).
+pub(crate) fn smallest_class(data: &Dataset) -> usize {
+    data.class_counts()
+        .into_iter()
+        .filter(|&c| c > 0)
+        .min()
+        .unwrap_or(0)
+}
+
+/// The folds of cross-fitting, where every row gets a prediction from a model
+/// fitted without it: one stratified `folds`-fold split, with at most as
+/// many folds as the smallest class present has rows, so that every test
+/// fold holds every class. Fewer than 2 folds left is an error with the
+/// message `too_few`, which names what needed the folds. Used by a
+/// strategy's calibration and tuned thresholds, and by cross-fitted
+/// ReverseTesting.
+///
+/// ```
+/// use rarity::split::cross_fit_folds;
+/// let (ds, _) = rarity::data::bundled::find("ecoli4").unwrap()
+///     .load(&rarity::data::read::ReadOptions::default()).unwrap();
+/// assert_eq!(cross_fit_folds(&ds, 5, 1, "too few rows").unwrap().len(), 5);
+/// // No more folds than the smallest class has rows.
+/// let smallest = *ds.class_counts().iter().min().unwrap();
+/// assert_eq!(cross_fit_folds(&ds, 1000, 1, "too few rows").unwrap().len(), smallest);
+/// assert_eq!(cross_fit_folds(&ds, 1, 1, "too few rows").unwrap_err().to_string(), "too few rows");
+/// ```
+pub fn cross_fit_folds(
+    data: &Dataset,
+    folds: usize,
+    seed: u64,
+    too_few: &str,
+) -> Result<Vec<Fold>> {
+    let folds = folds.min(smallest_class(data));
+    if folds < 2 {
+        return Err(Error::data(too_few));
+    }
+    Splitter::Stratified { repeats: 1, folds }.split_dataset(data, seed)
 }
 
 #[cfg(test)]

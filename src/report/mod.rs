@@ -279,6 +279,24 @@ fn write_text(path: &Path, text: &str) -> Result<()> {
     f.commit()
 }
 
+/// A p-value for reading: `-` when undefined, scientific when tiny.
+///
+/// ```
+/// use rarity::report::p_value_text;
+/// assert_eq!(p_value_text(0.01234), "0.0123");
+/// assert_eq!(p_value_text(1.6e-7), "1.6e-7");
+/// assert_eq!(p_value_text(f64::NAN), "-");
+/// ```
+pub fn p_value_text(p: f64) -> String {
+    if p.is_nan() {
+        "-".into()
+    } else if p < 1e-4 {
+        format!("{p:.1e}")
+    } else {
+        format!("{p:.4}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -314,23 +332,5 @@ mod tests {
         let mut r = Report::new("t");
         r.section("s").table("../x", Table::new(&["x"]));
         assert!(r.check_names().is_err());
-    }
-}
-
-/// A p-value for reading: `-` when undefined, scientific when tiny.
-///
-/// ```
-/// use rarity::report::p_value_text;
-/// assert_eq!(p_value_text(0.01234), "0.0123");
-/// assert_eq!(p_value_text(1.6e-7), "1.6e-7");
-/// assert_eq!(p_value_text(f64::NAN), "-");
-/// ```
-pub fn p_value_text(p: f64) -> String {
-    if p.is_nan() {
-        "-".into()
-    } else if p < 1e-4 {
-        format!("{p:.1e}")
-    } else {
-        format!("{p:.4}")
     }
 }

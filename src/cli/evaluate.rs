@@ -10,6 +10,7 @@ use rarity::split::Splitter;
 
 /// Arguments of `rarity evaluate`.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = rarity::spec::help())]
 pub struct Args {
     #[command(flatten)]
     data: DataArgs,

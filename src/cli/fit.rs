@@ -11,6 +11,7 @@ use rarity::persist::{save, Format};
 
 /// Arguments of `rarity fit`.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = rarity::spec::help())]
 pub struct Args {
     #[command(flatten)]
     data: DataArgs,

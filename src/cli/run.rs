@@ -26,6 +26,7 @@ use rarity::persist::{save, Format};
 
 /// Arguments of `rarity run`.
 #[derive(Debug, Clone, clap::Args)]
+#[command(after_long_help = rarity::spec::help())]
 pub struct Args {
     #[command(flatten)]
     data: DataArgs,

@@ -81,7 +81,7 @@ impl Default for CalibrationConfig {
 /// One dataset and learner: `values[level][probability][measure]`, means
 /// over folds, and the nominal `beta` of each level on the whole dataset.
 #[derive(Debug, Clone, Serialize)]
-pub struct Cell {
+pub struct CalibrationCell {
     /// Dataset name.
     pub dataset: String,
     /// Learner spec.
@@ -129,7 +129,7 @@ pub fn run_cell(
     spec: &str,
     learner: &Arc<dyn Learner>,
     cfg: &CalibrationConfig,
-) -> Result<Cell> {
+) -> Result<CalibrationCell> {
     if data.n_classes() != 2 {
         return Err(Error::data(format!(
             "{name}: the calibration experiment needs a binary task; this one has {} classes",
@@ -199,7 +199,7 @@ pub fn run_cell(
             }
         }
     }
-    Ok(Cell {
+    Ok(CalibrationCell {
         dataset: name.to_string(),
         learner: spec.to_string(),
         betas: cfg.levels.iter().map(|t| whole.powf(*t)).collect(),
@@ -212,7 +212,7 @@ pub fn run_cell(
 #[derive(Debug, Clone, Serialize)]
 pub struct CalibrationResults {
     /// One cell per binary dataset and learner, dataset by dataset.
-    pub cells: Vec<Cell>,
+    pub cells: Vec<CalibrationCell>,
     /// Table V over the cells ([`table_v`]).
     pub table_v: Vec<RankRow>,
     /// The share of cells where the correction lowers the Brier score.
@@ -290,7 +290,7 @@ pub struct RankRow {
 pub type BrierWins = Vec<(String, f64)>;
 
 /// Table V over `cells` (grouped by learner), and the [`BrierWins`].
-pub fn table_v(cells: &[Cell]) -> Result<(Vec<RankRow>, BrierWins)> {
+pub fn table_v(cells: &[CalibrationCell]) -> Result<(Vec<RankRow>, BrierWins)> {
     let mut learners: Vec<&str> = Vec::new();
     for c in cells {
         if !learners.contains(&c.learner.as_str()) {
@@ -300,7 +300,7 @@ pub fn table_v(cells: &[Cell]) -> Result<(Vec<RankRow>, BrierWins)> {
     let mut rows = Vec::new();
     let mut better = Vec::new();
     for l in learners {
-        let mine: Vec<&Cell> = cells.iter().filter(|c| c.learner == l).collect();
+        let mine: Vec<&CalibrationCell> = cells.iter().filter(|c| c.learner == l).collect();
         for (j, m) in MEASURES.iter().enumerate() {
             let mut ranks: Vec<Vec<f64>> = vec![Vec::new(); 3];
             for c in &mine {

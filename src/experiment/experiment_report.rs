@@ -12,12 +12,14 @@
 //!   & Davidson 2006, Sec. 5).
 
 use super::bias::Tally;
-use super::calibration::{BrierWins, Cell, GaussianCurves, RankRow, MEASURES, PROBABILITIES};
+use super::calibration::{
+    BrierWins, CalibrationCell, GaussianCurves, RankRow, MEASURES, PROBABILITIES,
+};
 use super::pt_bagging::{
     BinarySummary, MulticlassSummary, BINARY_METHODS, MEASURES as PT_MEASURES, MULTICLASS_METHODS,
 };
 use crate::report::svg::{BoxPlot, CdDiagram, GroupedBars, LinePlot, Series};
-use crate::report::table::{Cell as TableCell, Table};
+use crate::report::table::{Cell, Table};
 use crate::report::{p_value_text, Report};
 
 /// Adds a "Data and protocol" section with one paragraph per note (none
@@ -33,7 +35,7 @@ fn notes_section(report: &mut Report, notes: &[String]) {
 }
 
 /// The learners of `cells`, in first-seen order.
-fn learners(cells: &[Cell]) -> Vec<&str> {
+fn learners(cells: &[CalibrationCell]) -> Vec<&str> {
     let mut out: Vec<&str> = Vec::new();
     for c in cells {
         if !out.contains(&c.learner.as_str()) {
@@ -45,8 +47,8 @@ fn learners(cells: &[Cell]) -> Vec<&str> {
 
 /// The dataset shown in the box plots of one learner: the most imbalanced
 /// (the smallest `beta` at the strongest level, i.e. the smallest `N+/N-`).
-fn most_imbalanced<'a>(cells: &'a [Cell], learner: &str) -> Option<&'a Cell> {
-    let key = |c: &Cell| c.betas.iter().copied().fold(f64::INFINITY, f64::min);
+fn most_imbalanced<'a>(cells: &'a [CalibrationCell], learner: &str) -> Option<&'a CalibrationCell> {
+    let key = |c: &CalibrationCell| c.betas.iter().copied().fold(f64::INFINITY, f64::min);
     cells
         .iter()
         .filter(|c| c.learner == learner)
@@ -55,7 +57,7 @@ fn most_imbalanced<'a>(cells: &'a [Cell], learner: &str) -> Option<&'a Cell> {
 
 /// Box plot of one measure over the folds of one cell: `p` once (it does
 /// not depend on beta), then `p_s` and `p'` at every beta.
-fn calibration_boxes(cell: &Cell, measure: usize) -> BoxPlot {
+fn calibration_boxes(cell: &CalibrationCell, measure: usize) -> BoxPlot {
     let m = MEASURES[measure];
     let mut b = BoxPlot::new(
         &format!("{m} over folds: {} with {}", cell.dataset, cell.learner),
@@ -98,7 +100,7 @@ fn calibration_boxes(cell: &Cell, measure: usize) -> BoxPlot {
 /// assert!(html.matches("<svg").count() >= 4 && html.contains("Table V"));
 /// ```
 pub fn calibration_report(
-    cells: &[Cell],
+    cells: &[CalibrationCell],
     rows: &[RankRow],
     wins: &BrierWins,
     curves: &[GaussianCurves],
@@ -158,13 +160,13 @@ pub fn calibration_report(
     for c in cells {
         for (l, level) in c.values.iter().enumerate() {
             for (q, v) in level.iter().enumerate() {
-                let mut row: Vec<TableCell> = vec![
+                let mut row: Vec<Cell> = vec![
                     c.dataset.clone().into(),
                     c.learner.clone().into(),
                     c.betas.get(l).copied().unwrap_or(f64::NAN).into(),
                     PROBABILITIES[q].into(),
                 ];
-                row.extend(v.iter().map(|x| TableCell::from(*x)));
+                row.extend(v.iter().map(|x| Cell::from(*x)));
                 means.row(row);
             }
         }
@@ -339,8 +341,8 @@ fn pt_binary(report: &mut Report, b: &BinarySummary) {
             measure,
         );
         for (m, row) in BINARY_METHODS.iter().zip(values) {
-            let mut cells: Vec<TableCell> = vec![(*m).into()];
-            cells.extend(row.iter().map(|v| TableCell::from(*v)));
+            let mut cells: Vec<Cell> = vec![(*m).into()];
+            cells.extend(row.iter().map(|v| Cell::from(*v)));
             t.row(cells);
             plot.series
                 .push(Series::line(m, &sizes, row).with_markers());
@@ -440,12 +442,12 @@ fn pt_binary(report: &mut Report, b: &BinarySummary) {
             &format!("Critical-difference diagram of {}.", r.measure),
             cd.render(),
         );
-        let mut cells: Vec<TableCell> = vec![
+        let mut cells: Vec<Cell> = vec![
             r.measure.clone().into(),
             r.friedman_p.into(),
             r.critical_difference.into(),
         ];
-        cells.extend(r.mean_ranks.iter().map(|v| TableCell::from(*v)));
+        cells.extend(r.mean_ranks.iter().map(|v| Cell::from(*v)));
         tr.row(cells);
     }
     if b.rank_tests.is_empty() {

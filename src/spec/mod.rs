@@ -138,9 +138,18 @@ pub fn strategy_from_stages(label: &str, stages: &[(Call, String)]) -> Result<St
     Ok(strategy)
 }
 
-/// Whether `name` is one of the papers' named ensembles.
-pub fn is_named_ensemble(name: &str) -> bool {
-    ENSEMBLES.iter().any(|e| e.name == name)
+/// The long help of every option that takes a strategy: each stage's
+/// family with its members, their parameters and defaults, read from the
+/// registries.
+pub fn help() -> String {
+    format!(
+        "A strategy is [sampler +] learner [+ correct] [+ platt|isotonic] [+ decision], \
+         e.g. under(beta=0.1)+forest(n=100)+correct+threshold(priors).\n\n\
+         Learners:\n{}\nEnsembles:\n{}\nStages after the learner:\n{}",
+        crate::params::help(crate::learn::registry::LEARNERS),
+        crate::params::help(ENSEMBLES),
+        crate::params::help(crate::decide::registry::STAGES),
+    )
 }
 
 #[cfg(test)]

@@ -265,6 +265,7 @@ pub fn evaluate_fold_with(
     seed: u64,
     extras: &Extras,
 ) -> Result<FoldResult> {
+    crate::cancel::check()?;
     let train = data.take(&fold.train);
     let test = data.take(&fold.test);
     let t0 = Instant::now();

@@ -184,6 +184,7 @@ impl Strategy {
         let (train, keep_rates) = match &self.sampler {
             Some(s) => {
                 let sample = s.resample(data, &mut r)?;
+                crate::cancel::check()?;
                 (sample.materialise(data)?, sample.keep_rates)
             }
             None => (data.clone(), vec![1.0; data.n_classes()]),
@@ -196,6 +197,7 @@ impl Strategy {
         }
         let rows: Vec<usize> = (0..train.n_rows()).collect();
         let model = self.learner.fit(&train.view(&rows), &mut r)?;
+        crate::cancel::check()?;
         Ok((model, keep_rates))
     }
 

@@ -12,16 +12,15 @@ use serde_json::json;
 use super::output::{num, print_json, write_stdout, Table};
 use super::{DataArgs, Global, OutputFormat};
 use rarity::data::bundled;
-use rarity::decide::registry::{build_stage, loss_matrix, Stage};
-use rarity::decide::Decision;
 use rarity::error::{Error, Result};
 use rarity::evaluate::Extras;
 use rarity::experiment::compare::RANKED_METRICS;
-use rarity::experiment::run::{ranking_metric, run as run_job, RunSettings};
+use rarity::experiment::run::{
+    classes_text, decision_copies, ranking_metric, report_notes, run as run_job, RunSettings,
+};
 use rarity::experiment::run_report::{run_report, RunContext};
 use rarity::metrics::catalogue;
 use rarity::metrics::cost::{Benefit, LossMatrix};
-use rarity::params::syntax::parse_args;
 use rarity::persist::{save, Format};
 
 /// Arguments of `rarity run`.
@@ -75,19 +74,13 @@ impl Default for Args {
 
 /// The loss matrix of `--cost` (the arguments of `cost(...)`).
 fn parse_cost(s: &str) -> Result<LossMatrix> {
-    let bad = |e: Error| Error::invalid(format!("--cost '{s}': {e}"));
-    loss_matrix(&parse_args("cost", s).map_err(bad)?).map_err(bad)
+    rarity::experiment::run::parse_cost(s).map_err(|e| Error::invalid(format!("--cost '{s}': {e}")))
 }
 
 /// The benefit of `--benefit` (the arguments of `benefit(...)`).
 pub(super) fn parse_benefit(s: &str) -> Result<Benefit> {
-    let bad = |e: Error| Error::invalid(format!("--benefit '{s}': {e}"));
-    match build_stage(&parse_args("benefit", s).map_err(bad)?).map_err(bad)? {
-        Stage::Decide(Decision::Benefit(b)) => Ok(b),
-        _ => Err(Error::invalid(format!(
-            "--benefit '{s}': expected amount=COLUMN,overhead=NUMBER"
-        ))),
-    }
+    rarity::experiment::run::parse_benefit(s)
+        .map_err(|e| Error::invalid(format!("--benefit '{s}': {e}")))
 }
 
 /// A progress bar over (strategy, fold) evaluations on stderr, hidden when
@@ -113,16 +106,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         rarity::report::prepare_dir(dir)?;
     }
     let (ds, report) = a.data.load(Some(bundled::DEFAULT))?;
-    let mut decision_copies = Vec::new();
-    if let (Some(m), Some(text)) = (&cost, &a.cost) {
-        decision_copies.push((Decision::Cost(m.clone()), format!("cost({})", text.trim())));
-    }
-    if let Some(b) = &benefit {
-        decision_copies.push((
-            Decision::Benefit(b.clone()),
-            format!("benefit(amount='{}',overhead={})", b.amount, b.overhead),
-        ));
-    }
+    let decision_copies = decision_copies(a.cost.as_deref().zip(cost.as_ref()), benefit.as_ref());
     let settings = RunSettings {
         strategies: a
             .models
@@ -155,47 +139,19 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     let verdict = outcome.verdict.as_ref();
     let winner = outcome.winner_strategy();
     let metric = ranking.key;
-    let strategies = &outcome.strategies;
 
-    let classes = format!(
-        "classes {:?} ({})",
-        ds.class_names(),
-        ds.class_counts()
-            .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join("/")
-    );
+    let classes = classes_text(&ds);
     if let Some(dir) = &a.report {
-        let mut notes = vec![
-            format!("Data: {}, {} rows, {} features, {classes}.", report.source, ds.n_rows(), ds.n_features()),
-            format!(
-                "Protocol: repeated stratified cross-validation {} ({} folds) on shared folds, seed {}; {} strategies.",
-                a.cv,
-                cmp.evaluations[0].folds.len(),
-                g.seed,
-                strategies.len()
-            ),
-        ];
-        if let Some(c) = &a.cost {
-            notes.push(format!(
-                "cost: mean loss per test row of each strategy's decisions under {c} (lower is better)."
-            ));
-        }
-        if let Some(b) = &extras.benefit {
-            notes.push(format!(
-                "benefit: total over each test fold; a caught positive earns {} - {}, a false alarm costs {} (higher is better).",
-                b.amount, b.overhead, b.overhead
-            ));
-        }
-        notes.push(format!(
-            "Winner for {metric}: {} (saved, trained on all rows, to {}).",
-            winner.spec,
-            a.output.display()
-        ));
         let ctx = RunContext {
             data: &ds,
-            notes,
+            notes: report_notes(
+                &outcome,
+                &ds,
+                &report.source,
+                &a.cv,
+                a.cost.as_deref(),
+                Some(&a.output),
+            ),
             metric,
             higher_is_better: ranking.higher_is_better(),
         };

@@ -2,6 +2,7 @@
 //! ARFF), the bundled datasets, synthetic generators, selection-bias
 //! simulators and safe (atomic) output files.
 
+mod buffer;
 mod dataset;
 mod proba;
 
@@ -13,6 +14,7 @@ pub mod scores;
 pub mod synth;
 pub mod write;
 
+pub use buffer::Values;
 pub(crate) use dataset::tally;
 pub use dataset::{ColumnEncoding, Dataset, Schema, View};
 pub use proba::Proba;

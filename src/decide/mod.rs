@@ -112,6 +112,32 @@ impl Rule {
         Ok(Rule::Threshold((priors[1] + 0.5) / 2.0))
     }
 
+    /// The rule on probabilities corrected for a sample's `keep_rates`
+    /// (`p_k ∝ p_s,k / r_k`) that decides as the model trained on the sample
+    /// does at 0.5 (argmax beyond two classes): binary, Dal Pozzolo eq. 12
+    /// with `tau_s = 0.5` and `beta = r_0 / r_1` ([`corrected_threshold`]);
+    /// multiclass, its generalisation `argmax_k p_k r_k`, the lambda rule
+    /// with `lambda_k ∝ 1 / r_k`.
+    ///
+    /// ```
+    /// use rarity::decide::{corrected_threshold, Rule};
+    /// assert_eq!(Rule::consistent(&[0.1, 1.0]).unwrap(), Rule::Threshold(corrected_threshold(0.5, 0.1)));
+    /// let Rule::Lambda(l) = Rule::consistent(&[0.5, 1.0, 2.0]).unwrap() else { panic!() };
+    /// assert!((l[0] / l[2] - 4.0).abs() < 1e-12);
+    /// ```
+    pub fn consistent(keep_rates: &[f64]) -> Result<Rule> {
+        crate::calibrate::prior::check_rates(keep_rates, keep_rates.len(), "keep rates")?;
+        if keep_rates.len() == 2 {
+            return Ok(Rule::Threshold(corrected_threshold(
+                0.5,
+                keep_rates[0] / keep_rates[1],
+            )));
+        }
+        let inv: Vec<f64> = keep_rates.iter().map(|r| 1.0 / r).collect();
+        let s: f64 = inv.iter().sum();
+        Ok(Rule::Lambda(inv.iter().map(|v| v / s).collect()))
+    }
+
     /// Checks the rule against the number of classes.
     pub fn validate(&self, n_classes: usize) -> Result<()> {
         match self {
@@ -250,6 +276,23 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn consistent_rule_keeps_the_sample_models_labels() {
+        let rates = [0.2, 1.0, 3.0];
+        let ps = Proba::new(
+            vec![
+                0.5, 0.3, 0.2, 0.1, 0.1, 0.8, 0.2, 0.45, 0.35, 0.34, 0.33, 0.33,
+            ],
+            3,
+        );
+        let before = Rule::Argmax.decide(&ps, None).unwrap();
+        let mut p = ps.clone();
+        correct_keep_rates(&mut p, &rates).unwrap();
+        let rule = Rule::consistent(&rates).unwrap();
+        assert_eq!(rule.decide(&p, None).unwrap(), before);
+        assert!(Rule::consistent(&[0.0, 1.0]).is_err());
     }
 
     #[test]

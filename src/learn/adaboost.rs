@@ -299,6 +299,7 @@ pub fn boost(
     let km = classes.len() as f64;
     let mut w: Vec<f64> = rows.w.iter().map(|v| v / all).collect();
     for _ in 0..n_rounds {
+        crate::cancel::check()?;
         let fit_w: Vec<f64> = w.iter().zip(&cost).map(|(a, c)| a * c).collect();
         let s: f64 = fit_w.iter().sum();
         if !(s > 0.0 && s.is_finite()) {

@@ -21,6 +21,7 @@
 
 mod arff;
 mod classes;
+mod columns;
 mod csv_reader;
 mod lines;
 mod number;
@@ -34,6 +35,9 @@ use super::Dataset;
 use crate::error::{Error, Result};
 
 pub use classes::assign_classes;
+pub use columns::{
+    encode_columns, encode_columns_with_schema, feature_names, Column, ColumnValues,
+};
 
 /// What to do with rows that have missing values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -90,12 +90,9 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     }
     let comparator = match a.method {
         MethodArg::ReverseTesting => None,
-        MethodArg::Cv => Some(Comparator::CrossValidation {
-            repeats: 1,
-            folds: 10,
-        }),
-        MethodArg::Loo => Some(Comparator::LeaveOneOut),
-        MethodArg::Train => Some(Comparator::Training),
+        MethodArg::Cv => Some(Comparator::named("cv")?),
+        MethodArg::Loo => Some(Comparator::named("loo")?),
+        MethodArg::Train => Some(Comparator::named("train")?),
     };
     let ranking = match comparator {
         None => reverse_testing(&learners, &train, &target, &variant, g.seed)?,

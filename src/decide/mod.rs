@@ -138,6 +138,28 @@ impl Rule {
         Ok(Rule::Lambda(inv.iter().map(|v| v / s).collect()))
     }
 
+    /// The threshold on the positive class's probability that decides a
+    /// binary task as this rule does: the threshold itself, `lambda_1 /
+    /// (lambda_0 + lambda_1)` for per-class thresholds (`p_1 / l_1 >= p_0 /
+    /// l_0` iff `p_1 >= l_1 / (l_0 + l_1)`; PT_MA's is the prior `pi+`), the
+    /// Bayes threshold of a loss matrix; `None` for argmax, example-dependent
+    /// rules and more than two classes.
+    ///
+    /// ```
+    /// use rarity::decide::Rule;
+    /// assert_eq!(Rule::Threshold(0.3).binary_threshold(), Some(0.3));
+    /// assert_eq!(Rule::priors(&[0.75, 0.25]).unwrap().binary_threshold(), Some(0.25));
+    /// assert_eq!(Rule::Argmax.binary_threshold(), None);
+    /// ```
+    pub fn binary_threshold(&self) -> Option<f64> {
+        match self {
+            Rule::Threshold(t) => Some(*t),
+            Rule::Lambda(l) if l.len() == 2 => Some(l[1] / (l[0] + l[1])),
+            Rule::Cost(m) if m.n_classes() == 2 => m.bayes_threshold().ok(),
+            _ => None,
+        }
+    }
+
     /// Checks the rule against the number of classes.
     pub fn validate(&self, n_classes: usize) -> Result<()> {
         match self {

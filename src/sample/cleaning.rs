@@ -42,7 +42,7 @@ use crate::error::{Error, Result};
 use crate::rng::Rng;
 
 use super::draw::{assemble, minority_class, rows_by_class, two_class_counts};
-use super::neighbors::{gather, knn, search, Exclude, Order, Points};
+use crate::neighbors::{gather, knn, search, Exclude, Order, Points};
 use super::smote::{std_flag, Space};
 use super::{spec, Sample, Sampler, Smote};
 

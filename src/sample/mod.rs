@@ -7,7 +7,8 @@
 //! shift exactly (Dal Pozzolo et al. 2015, eq. 9 for the binary case with
 //! `r_- = beta`, `r_+ = 1`; in general `p_k(x) ∝ p_s,k(x) / r_k`).
 //!
-//! The samplers (each module's doc cites its source):
+//! The samplers (each module's doc cites its source; the neighbour-based
+//! ones search with [`crate::neighbors`]):
 //!
 //! | module | samplers |
 //! | --- | --- |
@@ -16,14 +17,12 @@
 //! | `balanced` | [`ExactlyBalanced`] (EB), [`RoughlyBalanced`] (RB), [`UnderOver`], [`BalancedBootstrap`] |
 //! | `smote` | [`Smote`], [`BorderlineSmote`], [`Adasyn`], [`SmoteHybrid`] (500% / 120%) |
 //! | `cleaning` | [`TomekLinks`], [`EditedNearestNeighbours`], [`CondensedNearestNeighbour`], [`OneSidedSelection`], [`NeighbourhoodCleaningRule`], [`NearMiss`], [`SmoteTomek`], [`SmoteEnn`] |
-//! | [`neighbors`] | the exact k-NN search they share |
 //! | `named` | [`sampler_from_name`] (CLI) and [`sampler_from_spec`] (`under(beta=0.2)`, ...) |
 
 mod balanced;
 mod cleaning;
 pub(crate) mod draw;
 mod named;
-pub mod neighbors;
 mod over;
 mod smote;
 #[cfg(test)]

@@ -37,7 +37,7 @@ use super::draw::{
     assemble, assemble_all_rows, minority_class, positive, rows_by_class, rows_of_class,
     two_class_counts, with_replacement, without_replacement,
 };
-use super::neighbors::{gather, knn, Exclude, Neighbours, Points, Scaling};
+use crate::neighbors::{gather, knn, Exclude, Neighbours, Points, Scaling};
 use super::over::OverTarget;
 use super::{spec, Sample, Sampler};
 

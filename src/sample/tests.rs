@@ -3,7 +3,7 @@
 
 use rand::RngExt;
 
-use super::neighbors::{knn, Exclude, Points};
+use crate::neighbors::{knn, Exclude, Points};
 use super::*;
 use crate::data::Dataset;
 use crate::rng::stream;

@@ -1,5 +1,6 @@
-//! Exact k-nearest-neighbour search, shared by SMOTE and its variants and by
-//! the informative undersamplers.
+//! Exact k-nearest-neighbour search, shared by SMOTE and its variants, the
+//! informative undersamplers and the k-NN learner. A bottom-level module: it
+//! depends only on `data`, `error` and `rng`.
 //!
 //! Distances are Euclidean (squared distances are compared; the square root
 //! is never needed to rank). The distance of a pair is defined as the sum over
@@ -149,7 +150,7 @@ impl Neighbours {
 /// available.
 ///
 /// ```
-/// use rarity::sample::neighbors::{knn, Exclude, Points};
+/// use rarity::neighbors::{knn, Exclude, Points};
 /// let x = [0.0, 1.0, 3.0, 7.0];
 /// let p = Points::new(&x, 4, 1).unwrap();
 /// let nn = knn(p, p, 2, Exclude::SameIndex);

@@ -17,8 +17,8 @@ use std::time::Instant;
 
 use rand::RngExt;
 use rarity::data::Dataset;
-use rarity::rng::stream;
 use rarity::neighbors::{knn, Exclude, Points};
+use rarity::rng::stream;
 use rarity::sample::{EditedNearestNeighbours, EnnRule, OverTarget, Sampler, Smote, TomekLinks};
 
 /// `n` rows, `d` standard normal features; the first `n_min` rows are class 1

@@ -27,8 +27,8 @@ use super::rows::Rows;
 use crate::data::{Dataset, Proba, View};
 use crate::error::{Error, Result};
 use crate::learn::{Learner, Model};
-use crate::rng::Rng;
 use crate::neighbors::{knn, Exclude, Points};
+use crate::rng::Rng;
 
 /// How neighbours' votes are weighted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

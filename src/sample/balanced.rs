@@ -24,8 +24,8 @@ use crate::error::{Error, Result};
 use crate::rng::Rng;
 
 use super::draw::{
-    assemble, majority_class, minority_class, negative_binomial_half, rows_by_class,
-    two_class_counts, with_replacement, without_replacement,
+    assemble, majority_class, minority_class, negative_binomial_half, two_class_counts,
+    with_replacement, without_replacement,
 };
 use super::{Sample, Sampler};
 
@@ -47,7 +47,7 @@ impl Sampler for ExactlyBalanced {
         let counts = two_class_counts(data, "eb")?;
         let m = minority_class(&counts);
         let mut rows = Vec::new();
-        for (c, pool) in rows_by_class(data).iter().enumerate() {
+        for (c, pool) in data.rows_by_class().iter().enumerate() {
             if c == m {
                 rows.extend_from_slice(pool);
             } else {
@@ -74,7 +74,7 @@ impl Sampler for RoughlyBalanced {
         let m = minority_class(&counts);
         let mut rows = Vec::new();
         let mut notes = Vec::new();
-        for (c, pool) in rows_by_class(data).iter().enumerate() {
+        for (c, pool) in data.rows_by_class().iter().enumerate() {
             let size = if c == m {
                 counts[m]
             } else if pool.is_empty() {
@@ -135,7 +135,7 @@ impl Sampler for UnderOver {
         let size =
             ((self.a / 100.0 * counts[majority_class(&counts)] as f64).round() as usize).max(1);
         let mut rows = Vec::new();
-        for pool in rows_by_class(data) {
+        for pool in data.rows_by_class() {
             rows.extend(with_replacement(&pool, size, rng));
         }
         rows.sort_unstable();
@@ -157,7 +157,7 @@ impl Sampler for BalancedBootstrap {
         let counts = two_class_counts(data, "balanced bootstrap")?;
         let size = counts[minority_class(&counts)];
         let mut rows = Vec::new();
-        for pool in rows_by_class(data) {
+        for pool in data.rows_by_class() {
             rows.extend(with_replacement(&pool, size, rng));
         }
         rows.sort_unstable();

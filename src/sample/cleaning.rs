@@ -39,12 +39,12 @@ use rayon::prelude::*;
 
 use crate::data::Dataset;
 use crate::error::{Error, Result};
-use crate::rng::Rng;
+use crate::rng::{shuffle, Rng};
 
-use super::draw::{assemble, minority_class, rows_by_class, two_class_counts};
-use crate::neighbors::{gather, knn, search, Exclude, Order, Points};
+use super::draw::{assemble, minority_class, two_class_counts};
 use super::smote::{std_flag, Space};
 use super::{spec, Sample, Sampler, Smote};
+use crate::neighbors::{gather, knn, search, Exclude, Order, Points};
 
 const X_DEPENDENT: &str = "the selection depends on the features, not only on the class: \
                            correcting probabilities with the keep rates is approximate";
@@ -134,9 +134,7 @@ fn condense(set: Labelled<'_>, store: &[usize], cands: &[usize], rng: &mut Rng) 
     let c = set.label(cands[0]);
     let seed = cands[rng.random_range(0..cands.len())];
     let mut order: Vec<usize> = cands.iter().copied().filter(|&i| i != seed).collect();
-    for i in (1..order.len()).rev() {
-        order.swap(i, rng.random_range(0..=i));
-    }
+    shuffle(&mut order, rng);
     let mut store: Vec<usize> = store.to_vec();
     store.push(seed);
     // Nearest store row (squared distance, row) of every candidate, kept up to date.
@@ -359,7 +357,7 @@ impl Sampler for CondensedNearestNeighbour {
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
         let counts = two_class_counts(data, "cnn")?;
         let m = minority_class(&counts);
-        let groups = rows_by_class(data);
+        let groups = data.rows_by_class();
         let (mut rows, notes) = with_space(data, self.standardise, |set| {
             let mut rows = groups[m].clone();
             for (c, pool) in groups.iter().enumerate() {
@@ -401,7 +399,7 @@ impl Sampler for OneSidedSelection {
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
         let counts = two_class_counts(data, "oss")?;
         let m = minority_class(&counts);
-        let groups = rows_by_class(data);
+        let groups = data.rows_by_class();
         let (rows, notes) = with_space(data, self.standardise, |set| {
             let d = set.pts.dim();
             let mut chosen = groups[m].clone();
@@ -569,7 +567,7 @@ impl Sampler for NearMiss {
     fn resample(&self, data: &Dataset, _rng: &mut Rng) -> Result<Sample> {
         let counts = two_class_counts(data, "nearmiss")?;
         let m = minority_class(&counts);
-        let groups = rows_by_class(data);
+        let groups = data.rows_by_class();
         let (mut rows, notes) = with_space(data, self.standardise, |set| {
             let d = set.pts.dim();
             let mx = gather_points(set.pts, &groups[m]);

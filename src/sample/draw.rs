@@ -47,24 +47,6 @@ pub(crate) fn two_class_counts(data: &Dataset, sampler: &str) -> Result<Vec<usiz
     Ok(counts)
 }
 
-/// Row indices grouped by class, each group in row order.
-pub(crate) fn rows_by_class(data: &Dataset) -> Vec<Vec<usize>> {
-    let mut out = vec![Vec::new(); data.n_classes()];
-    for (i, &c) in data.labels().iter().enumerate() {
-        out[c as usize].push(i);
-    }
-    out
-}
-
-/// The rows of class `c`, in row order (one class's group of
-/// [`rows_by_class`], without building the others).
-pub(crate) fn rows_of_class(data: &Dataset, c: usize) -> Vec<usize> {
-    let labels = data.labels();
-    (0..labels.len())
-        .filter(|&i| labels[i] as usize == c)
-        .collect()
-}
-
 /// `m` distinct members of `pool` (partial Fisher-Yates shuffle), in draw order.
 /// `m` is capped at `pool.len()`.
 pub(crate) fn without_replacement(pool: &[usize], m: usize, rng: &mut Rng) -> Vec<usize> {

@@ -10,9 +10,7 @@ use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::rng::Rng;
 
-use super::draw::{
-    assemble, majority_class, minority_class, rows_by_class, two_class_counts, with_replacement,
-};
+use super::draw::{assemble, majority_class, minority_class, two_class_counts, with_replacement};
 use super::{spec, Sample, Sampler};
 
 /// The class sizes an oversampler aims at.
@@ -142,7 +140,7 @@ impl Sampler for RandomOver {
         let counts = two_class_counts(data, "oversampling")?;
         let sizes = self.target.sizes(&counts)?;
         let mut rows: Vec<usize> = (0..data.n_rows()).collect();
-        for (c, pool) in rows_by_class(data).iter().enumerate() {
+        for (c, pool) in data.rows_by_class().iter().enumerate() {
             rows.extend(with_replacement(pool, sizes[c] - counts[c], rng));
         }
         Ok(assemble(data, rows, Vec::new(), Vec::new(), Vec::new()))

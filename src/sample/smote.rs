@@ -34,12 +34,12 @@ use crate::error::{Error, Result};
 use crate::rng::{stream, Rng};
 
 use super::draw::{
-    assemble, assemble_all_rows, minority_class, positive, rows_by_class, rows_of_class,
-    two_class_counts, with_replacement, without_replacement,
+    assemble, assemble_all_rows, minority_class, positive, two_class_counts, with_replacement,
+    without_replacement,
 };
-use crate::neighbors::{gather, knn, Exclude, Neighbours, Points, Scaling};
 use super::over::OverTarget;
 use super::{spec, Sample, Sampler};
+use crate::neighbors::{gather, knn, Exclude, Neighbours, Points, Scaling};
 
 /// Minority rows interpolated per parallel task (each task has its own
 /// random stream, so results do not depend on the thread count).
@@ -101,7 +101,7 @@ impl Sampler for Smote {
         // Only the classes to enlarge need their rows listed (with a large
         // majority, listing it would cost more than the minority's search).
         for c in (0..counts.len()).filter(|&c| sizes[c] > counts[c]) {
-            let pool = rows_of_class(data, c);
+            let pool = data.rows_of_class(c);
             let per_row = spread(sizes[c] - counts[c], pool.len(), rng);
             smote_class(&space, c, &pool, &pool, &per_row, self.k, rng, &mut gen);
         }
@@ -150,7 +150,7 @@ impl Sampler for BorderlineSmote {
         let sizes = self.target.sizes(&counts)?;
         let space = Space::new(data, self.standardise);
         let mut gen = Generated::default();
-        for (c, pool) in rows_by_class(data).iter().enumerate() {
+        for (c, pool) in data.rows_by_class().iter().enumerate() {
             if sizes[c] <= counts[c] {
                 continue;
             }
@@ -221,7 +221,7 @@ impl Sampler for Adasyn {
         let sizes = self.target.sizes(&counts)?;
         let space = Space::new(data, self.standardise);
         let mut gen = Generated::default();
-        for (c, pool) in rows_by_class(data).iter().enumerate() {
+        for (c, pool) in data.rows_by_class().iter().enumerate() {
             if sizes[c] <= counts[c] {
                 continue;
             }
@@ -325,7 +325,7 @@ impl Sampler for SmoteHybrid {
         let space = Space::new(data, self.standardise);
         let mut gen = Generated::default();
         let mut rows = Vec::new();
-        for (c, pool) in rows_by_class(data).iter().enumerate() {
+        for (c, pool) in data.rows_by_class().iter().enumerate() {
             if c == m {
                 rows.extend_from_slice(pool);
                 let per_row = spread(new, pool.len(), rng);

@@ -3,9 +3,9 @@
 
 use rand::RngExt;
 
-use crate::neighbors::{knn, Exclude, Points};
 use super::*;
 use crate::data::Dataset;
+use crate::neighbors::{knn, Exclude, Points};
 use crate::rng::stream;
 
 /// Two overlapping Gaussian classes in `d` dimensions plus, when `k3`, a

@@ -17,9 +17,7 @@ use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::rng::Rng;
 
-use super::draw::{
-    assemble, bernoulli, minority_class, rows_by_class, two_class_counts, without_replacement,
-};
+use super::draw::{assemble, bernoulli, minority_class, two_class_counts, without_replacement};
 use super::{Sample, Sampler};
 
 /// How much of each class to keep.
@@ -164,7 +162,7 @@ impl Sampler for RandomUnder {
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
         let counts = two_class_counts(data, "undersampling")?;
         let rates = self.rates_for(&counts)?;
-        let groups = rows_by_class(data);
+        let groups = data.rows_by_class();
         let mut rows = Vec::new();
         let mut notes = Vec::new();
         for (c, pool) in groups.iter().enumerate() {

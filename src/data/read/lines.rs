@@ -197,3 +197,18 @@ mod tests {
         assert!(e.contains("line 1") && e.contains("never closed"), "{e}");
     }
 }
+
+/// Fails unless `rec` has `width` fields (the header's count).
+pub(super) fn check_width(rec: &Record, width: usize, origin: &str) -> Result<()> {
+    if rec.len() != width {
+        return Err(parse_err(
+            origin,
+            format!(
+                "line {}: {} fields, but the header has {width}",
+                rec.line,
+                rec.len()
+            ),
+        ));
+    }
+    Ok(())
+}

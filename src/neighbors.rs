@@ -84,6 +84,11 @@ impl<'a> Points<'a> {
     pub fn row(&self, i: usize) -> &'a [f64] {
         &self.x[i * self.d..(i + 1) * self.d]
     }
+
+    /// The points `rows`, copied in that order into one buffer.
+    pub fn gather(&self, rows: &[usize]) -> Vec<f64> {
+        gather(self.x, self.d, rows, None)
+    }
 }
 
 /// Which end of the distance ranking to return.
@@ -218,9 +223,10 @@ pub fn search(
 /// kernel costs more than it saves: each query scans them directly.
 const SCAN_QUERIES: usize = 8;
 
-/// The squared distance of two points, as defined for the whole module.
+/// The squared distance of two points, as defined for the whole module
+/// (one fused multiply-add per feature, in feature order).
 #[inline(always)]
-fn dist2(a: &[f64], b: &[f64]) -> f64 {
+pub fn dist2(a: &[f64], b: &[f64]) -> f64 {
     a.iter()
         .zip(b)
         .fold(0.0, |acc, (&x, &y)| (x - y).mul_add(x - y, acc))

@@ -1,22 +1,14 @@
 //! Model specs: the small language the CLI uses to name a model.
 //!
-//! Grammar (whitespace ignored):
-//!
-//! ```text
-//! spec  := call ('+' call)*            stages, applied left to right
-//! call  := NAME [ '(' [arg (',' arg)*] ')' ]
-//! arg   := [NAME '='] value            keyword or positional
-//! value := NUMBER | 'text' | "text" | call
-//! ```
-//!
-//! e.g. `bagging(n=100, learner=tree(criterion=entropy), sample=bootstrap)`.
+//! The grammar is that of [`crate::params::syntax`] (calls joined by `+`,
+//! keyword or positional arguments, lists such as `rates=[0.5, 1]`), e.g.
+//! `bagging(n=100, learner=tree(criterion=entropy), sample=bootstrap)`.
 //! [`parse`] gives the syntax tree; [`build_learner`] turns a one-stage spec
 //! into a [`Learner`]. Unknown names and bad values fail with a message that
 //! lists what is accepted. Later stages (`+correct`, `+threshold(priors)`) and
-//! new learners or samplers extend [`learner_from_call`] /
-//! [`sampler_from_call`].
+//! new learners extend [`learner_from_call`]; samplers are read by the
+//! sampler registry ([`crate::sample::build_sampler`]).
 
-use std::fmt;
 use std::sync::Arc;
 
 use crate::calibrate;
@@ -34,9 +26,10 @@ use crate::learn::svm::{Gamma, KernelKind, Svm};
 use crate::learn::tree::{Criterion, LeafEstimate, MaxFeatures, RandomTree, Splitter, Tree};
 use crate::learn::{ClassWeight, Learner};
 use crate::metrics::cost::LossMatrix;
+use crate::params::syntax;
+pub use crate::params::syntax::{Call, Value};
 use crate::sample::bootstrap::Bootstrap;
-use crate::sample::no_resampling::NoResampling;
-use crate::sample::Sampler;
+use crate::sample::registry::{build_sampler, is_sampler};
 use crate::strategy::{Calibration, Correct, Decision, Strategy};
 
 /// A parsed spec: one or more stages joined by `+`.
@@ -46,195 +39,7 @@ pub struct Spec {
     pub stages: Vec<Call>,
 }
 
-/// `name(key=value, ...)`; a bare `name` has no arguments.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Call {
-    /// The name.
-    pub name: String,
-    /// Arguments in the order written: `(Some(name), value)` for
-    /// `name=value`, `(None, value)` for a positional value.
-    pub args: Vec<(Option<String>, Value)>,
-}
-
-/// An argument value.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Value {
-    /// A number.
-    Number(f64),
-    /// A quoted text.
-    Text(String),
-    /// A name, possibly with arguments (`sqrt`, `tree(max_depth=3)`).
-    Call(Call),
-}
-
-impl fmt::Display for Call {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.name)?;
-        if !self.args.is_empty() {
-            f.write_str("(")?;
-            for (i, (k, v)) in self.args.iter().enumerate() {
-                if i > 0 {
-                    f.write_str(",")?;
-                }
-                match k {
-                    Some(k) => write!(f, "{k}={v}")?,
-                    None => write!(f, "{v}")?,
-                }
-            }
-            f.write_str(")")?;
-        }
-        Ok(())
-    }
-}
-
-impl fmt::Display for Value {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Value::Number(x) => write!(f, "{x}"),
-            Value::Text(t) => write!(f, "'{t}'"),
-            Value::Call(c) => write!(f, "{c}"),
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
-enum Token {
-    Name(String),
-    Number(f64),
-    Text(String),
-    Punct(char),
-}
-
-fn tokenize(s: &str) -> Result<Vec<(usize, Token)>> {
-    let chars: Vec<char> = s.chars().collect();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        if c.is_whitespace() {
-            i += 1;
-        } else if "(),=+".contains(c) {
-            out.push((i, Token::Punct(c)));
-            i += 1;
-        } else if c == '\'' || c == '"' {
-            let end = chars[i + 1..].iter().position(|&q| q == c).ok_or_else(|| {
-                Error::invalid(format!("spec '{s}': unclosed quote at {}", i + 1))
-            })?;
-            out.push((i, Token::Text(chars[i + 1..i + 1 + end].iter().collect())));
-            i += end + 2;
-        } else if c.is_ascii_digit() || c == '.' || c == '-' {
-            let start = i;
-            // Digits, letters, '.', '-', and '+' only after an exponent's e.
-            let continues = |i: usize| {
-                let ch = chars[i];
-                if ch == '+' {
-                    matches!(chars[i - 1], 'e' | 'E')
-                } else {
-                    ch.is_ascii_alphanumeric() || ch == '.' || ch == '-'
-                }
-            };
-            while i < chars.len() && continues(i) {
-                i += 1;
-            }
-            let text: String = chars[start..i].iter().collect();
-            let x = text
-                .parse::<f64>()
-                .ok()
-                .filter(|x| x.is_finite())
-                .ok_or_else(|| Error::invalid(format!("spec '{s}': '{text}' is not a number")))?;
-            out.push((start, Token::Number(x)));
-        } else if c.is_alphabetic() || c == '_' {
-            // Names may contain '_' and inner hyphens (`eb-bagging`, `roc-closest`).
-            let start = i;
-            // Names may hold inner hyphens before a letter (`nb-binned`).
-            while i < chars.len()
-                && (chars[i].is_alphanumeric()
-                    || chars[i] == '_'
-                    || (chars[i] == '-' && chars.get(i + 1).is_some_and(|c| c.is_alphabetic())))
-            {
-                i += 1;
-            }
-            out.push((start, Token::Name(chars[start..i].iter().collect())));
-        } else {
-            return Err(Error::invalid(format!(
-                "spec '{s}': unexpected '{c}' at position {}",
-                i + 1
-            )));
-        }
-    }
-    Ok(out)
-}
-
-struct Parser<'a> {
-    src: &'a str,
-    toks: Vec<(usize, Token)>,
-    pos: usize,
-}
-
-impl Parser<'_> {
-    fn err(&self, what: &str) -> Error {
-        match self.toks.get(self.pos) {
-            Some((at, _)) => Error::invalid(format!(
-                "spec '{}': expected {what} at position {}",
-                self.src,
-                at + 1
-            )),
-            None => Error::invalid(format!("spec '{}': expected {what} at the end", self.src)),
-        }
-    }
-
-    fn eat(&mut self, c: char) -> bool {
-        if self.toks.get(self.pos).map(|t| &t.1) == Some(&Token::Punct(c)) {
-            self.pos += 1;
-            true
-        } else {
-            false
-        }
-    }
-
-    fn call(&mut self) -> Result<Call> {
-        let name = match self.toks.get(self.pos) {
-            Some((_, Token::Name(n))) => n.clone(),
-            _ => return Err(self.err("a name")),
-        };
-        self.pos += 1;
-        let mut args = Vec::new();
-        if self.eat('(') && !self.eat(')') {
-            loop {
-                let key = match (self.toks.get(self.pos), self.toks.get(self.pos + 1)) {
-                    (Some((_, Token::Name(k))), Some((_, Token::Punct('=')))) => {
-                        self.pos += 2;
-                        Some(k.clone())
-                    }
-                    _ => None,
-                };
-                let what = key.as_deref().unwrap_or("an argument");
-                let value = match self.toks.get(self.pos) {
-                    Some((_, Token::Number(x))) => {
-                        self.pos += 1;
-                        Value::Number(*x)
-                    }
-                    Some((_, Token::Text(t))) => {
-                        self.pos += 1;
-                        Value::Text(t.clone())
-                    }
-                    Some((_, Token::Name(_))) => Value::Call(self.call()?),
-                    _ => return Err(self.err(&format!("a value for '{what}'"))),
-                };
-                args.push((key, value));
-                if self.eat(')') {
-                    break;
-                }
-                if !self.eat(',') {
-                    return Err(self.err("',' or ')'"));
-                }
-            }
-        }
-        Ok(Call { name, args })
-    }
-}
-
-/// Parses a spec.
+/// Parses a spec (the grammar of [`crate::params::syntax`]).
 ///
 /// ```
 /// use rarity::spec::{parse, Value};
@@ -244,19 +49,9 @@ impl Parser<'_> {
 /// assert!(parse("tree(max_depth=)").is_err());
 /// ```
 pub fn parse(s: &str) -> Result<Spec> {
-    let mut p = Parser {
-        src: s,
-        toks: tokenize(s)?,
-        pos: 0,
-    };
-    let mut stages = vec![p.call()?];
-    while p.eat('+') {
-        stages.push(p.call()?);
-    }
-    if p.pos < p.toks.len() {
-        return Err(p.err("'+' or the end of the spec"));
-    }
-    Ok(Spec { stages })
+    Ok(Spec {
+        stages: syntax::parse(s)?,
+    })
 }
 
 /// The learners a spec may name.
@@ -287,18 +82,6 @@ pub const LEARNERS: &[&str] = &[
     "easy-ensemble",
     "rus-boost",
 ];
-/// The samplers a spec may name besides those of [`crate::sample::METHODS`].
-pub const SAMPLERS: &[&str] = &["bootstrap", "none"];
-
-/// Every sampler name a spec accepts.
-pub fn sampler_names() -> Vec<&'static str> {
-    SAMPLERS
-        .iter()
-        .copied()
-        .chain(crate::sample::METHODS.iter().map(|(n, _)| *n))
-        .collect()
-}
-
 /// Builds the learner of a one-stage spec.
 ///
 /// ```
@@ -516,7 +299,7 @@ pub fn learner_from_call(c: &Call) -> Result<Arc<dyn Learner>> {
             };
             b.learner = Arc::new(tree_from(&a, base)?);
             if let Some(s) = a.call("sample")? {
-                b.sampler = sampler_from_call(s)?;
+                b.sampler = build_sampler(s)?;
             }
             b.vote = vote(&a)?;
             Ok(Arc::new(b))
@@ -528,7 +311,7 @@ pub fn learner_from_call(c: &Call) -> Result<Arc<dyn Learner>> {
                 None => Arc::new(Tree::default()),
             };
             let sampler = match a.call("sample")? {
-                Some(s) => sampler_from_call(s)?,
+                Some(s) => build_sampler(s)?,
                 None => Arc::new(Bootstrap::default()),
             };
             let mut b = Bagging::new(a.count("n", 1)?.unwrap_or(100), learner, sampler);
@@ -762,33 +545,6 @@ fn random_tree(a: &Args<'_>) -> Result<RandomTree> {
     })
 }
 
-/// Builds a sampler from a call such as `bootstrap(fraction=0.5)`.
-pub fn sampler_from_call(c: &Call) -> Result<Arc<dyn Sampler>> {
-    match c.name.as_str() {
-        "bootstrap" => {
-            let a = Args::new(c, &["fraction"])?;
-            let fraction = a.number("fraction")?.unwrap_or(1.0);
-            if fraction.is_nan() || fraction <= 0.0 {
-                return Err(Error::invalid(format!(
-                    "bootstrap: fraction={fraction} is invalid; expected a positive number"
-                )));
-            }
-            Ok(Arc::new(Bootstrap { fraction }))
-        }
-        "none" => {
-            Args::new(c, &[])?;
-            Ok(Arc::new(NoResampling))
-        }
-        other if crate::sample::METHODS.iter().any(|(n, _)| *n == other) => {
-            Ok(Arc::from(crate::sample::sampler_from_spec(&c.to_string())?))
-        }
-        other => Err(Error::invalid(format!(
-            "unknown sampler '{other}'; accepted: {}",
-            sampler_names().join(", ")
-        ))),
-    }
-}
-
 pub mod presets;
 #[cfg(test)]
 mod tests;
@@ -826,8 +582,7 @@ pub fn build_strategy(spec: &str) -> Result<Strategy> {
     let parsed = parse(spec)?;
     let mut stages = parsed.stages.iter();
     let first = stages.next().expect("a parsed spec has a stage");
-    let is_sampler = sampler_names().contains(&first.name.as_str());
-    let (sampler, learner_call) = if is_sampler {
+    let (sampler, learner_call) = if is_sampler(&first.name) {
         let next = stages.next().ok_or_else(|| {
             Error::invalid(format!(
                 "spec '{spec}': the sampler '{}' must be followed by a learner ({})",
@@ -835,7 +590,7 @@ pub fn build_strategy(spec: &str) -> Result<Strategy> {
                 LEARNERS.join(", ")
             ))
         })?;
-        (Some(sampler_from_call(first)?), next)
+        (Some(build_sampler(first)?), next)
     } else {
         (None, first)
     };

@@ -20,13 +20,15 @@
 //! other class is treated as EB/RB treat the majority.
 
 use crate::data::Dataset;
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::params::{params, Bounds, Params};
 use crate::rng::Rng;
 
 use super::draw::{
     assemble, majority_class, minority_class, negative_binomial_half, two_class_counts,
     with_replacement, without_replacement,
 };
+use super::parts::no_params;
 use super::{Sample, Sampler};
 
 /// EB: all minority rows and as many rows of each other class (no replacement).
@@ -100,51 +102,48 @@ impl Sampler for RoughlyBalanced {
     }
 }
 
-/// UnderOver (Wang & Yao): every class bootstrapped to `a%` of the largest class.
-///
-/// ```
-/// use rarity::data::Dataset;
-/// use rarity::sample::{Sampler, UnderOver};
-/// let y = [vec![0u32; 100], vec![1; 20], vec![2; 5]].concat();
-/// let ds = Dataset::from_rows(vec![vec![0.0]; 125], y,
-///                             vec!["a".into(), "b".into(), "c".into()]).unwrap();
-/// let s = UnderOver::new(50.0).unwrap().resample(&ds, &mut rarity::rng::stream(3, 0)).unwrap();
-/// assert_eq!(s.keep_rates, vec![0.5, 2.5, 10.0]); // 50 rows of each class
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct UnderOver {
-    a: f64,
-}
-
-impl UnderOver {
-    /// Resampling rate `a` in percent of the largest class (`0 < a`; the paper
-    /// tries 10, 25, 50 and 100).
-    pub fn new(a: f64) -> Result<Self> {
-        if !(a.is_finite() && a > 0.0) {
-            return Err(Error::invalid(format!(
-                "underover: a = {a} must be a positive percentage of the largest class (e.g. 50)"
-            )));
-        }
-        Ok(UnderOver { a })
+params! {
+    /// UnderOver (Wang & Yao): every class bootstrapped to `a%` of the largest class.
+    ///
+    /// ```
+    /// use rarity::data::Dataset;
+    /// use rarity::sample::{Sampler, UnderOver};
+    /// let y = [vec![0u32; 100], vec![1; 20], vec![2; 5]].concat();
+    /// let ds = Dataset::from_rows(vec![vec![0.0]; 125], y,
+    ///                             vec!["a".into(), "b".into(), "c".into()]).unwrap();
+    /// let s = UnderOver { a: 50.0 }.resample(&ds, &mut rarity::rng::stream(3, 0)).unwrap();
+    /// assert_eq!(s.keep_rates, vec![0.5, 2.5, 10.0]); // 50 rows of each class
+    /// ```
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    pub struct UnderOver {
+        /// Size of every class in percent of the largest (the paper tries 10,
+        /// 25, 50 and 100; 100 is OverBagging, small values UnderBagging).
+        pub a: f64 = 50.0 => Bounds::positive(),
     }
 }
 
 impl Sampler for UnderOver {
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
+        self.check()?;
         let counts = two_class_counts(data, "underover")?;
         let size =
             ((self.a / 100.0 * counts[majority_class(&counts)] as f64).round() as usize).max(1);
-        let mut rows = Vec::new();
-        for pool in data.rows_by_class() {
-            rows.extend(with_replacement(&pool, size, rng));
-        }
-        rows.sort_unstable();
-        Ok(assemble(data, rows, Vec::new(), Vec::new(), Vec::new()))
+        Ok(every_class(data, size, rng))
     }
 
     fn name(&self) -> String {
         format!("underover(a={})", self.a)
     }
+}
+
+/// `size` rows drawn with replacement from every class (none from an empty one).
+fn every_class(data: &Dataset, size: usize, rng: &mut Rng) -> Sample {
+    let mut rows = Vec::new();
+    for pool in data.rows_by_class() {
+        rows.extend(with_replacement(&pool, size, rng));
+    }
+    rows.sort_unstable();
+    assemble(data, rows, Vec::new(), Vec::new(), Vec::new())
 }
 
 /// Stratified balanced bootstrap (balanced random forests): `n+` rows drawn
@@ -155,16 +154,12 @@ pub struct BalancedBootstrap;
 impl Sampler for BalancedBootstrap {
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
         let counts = two_class_counts(data, "balanced bootstrap")?;
-        let size = counts[minority_class(&counts)];
-        let mut rows = Vec::new();
-        for pool in data.rows_by_class() {
-            rows.extend(with_replacement(&pool, size, rng));
-        }
-        rows.sort_unstable();
-        Ok(assemble(data, rows, Vec::new(), Vec::new(), Vec::new()))
+        Ok(every_class(data, counts[minority_class(&counts)], rng))
     }
 
     fn name(&self) -> String {
         "balanced-bootstrap".into()
     }
 }
+
+no_params!(ExactlyBalanced, RoughlyBalanced, BalancedBootstrap);

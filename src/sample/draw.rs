@@ -159,17 +159,6 @@ pub(crate) fn assemble_all_rows(
     }
 }
 
-/// Checks a finite, strictly positive parameter.
-pub(crate) fn positive(name: &str, v: f64, what: &str) -> Result<f64> {
-    if v.is_finite() && v > 0.0 {
-        Ok(v)
-    } else {
-        Err(Error::invalid(format!(
-            "{name} must be a positive number ({what}); got {v}"
-        )))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,7 +8,7 @@
 //! `r_- = beta`, `r_+ = 1`; in general `p_k(x) ∝ p_s,k(x) / r_k`).
 //!
 //! The samplers (each module's doc cites its source; the neighbour-based
-//! ones search with [`crate::neighbors`]):
+//! ones search with [`crate::neighbors`], in the space `space` prepares):
 //!
 //! | module | samplers |
 //! | --- | --- |
@@ -17,27 +17,39 @@
 //! | `balanced` | [`ExactlyBalanced`] (EB), [`RoughlyBalanced`] (RB), [`UnderOver`], [`BalancedBootstrap`] |
 //! | `smote` | [`Smote`], [`BorderlineSmote`], [`Adasyn`], [`SmoteHybrid`] (500% / 120%) |
 //! | `cleaning` | [`TomekLinks`], [`EditedNearestNeighbours`], [`CondensedNearestNeighbour`], [`OneSidedSelection`], [`NeighbourhoodCleaningRule`], [`NearMiss`], [`SmoteTomek`], [`SmoteEnn`] |
-//! | `named` | [`sampler_from_name`] (CLI) and [`sampler_from_spec`] (`under(beta=0.2)`, ...) |
+//! | [`bootstrap`], [`no_resampling`] | the plain bootstrap and no resampling (bagging's draws) |
+//! | [`registry`] | every sampler by name, with its parameters: [`build_sampler`] |
+//!
+//! Every sampler's parameters are a parameter struct
+//! ([`params!`](crate::params::params)) with each default and valid range
+//! declared once; a spec such as `under(beta=0.2)` is read into it by the
+//! registry, and [`Sampler::name`] prints a spec that reads back to the same
+//! sampler.
 
 mod balanced;
 mod cleaning;
 pub(crate) mod draw;
-mod named;
 mod over;
+mod parts;
+pub mod registry;
 mod smote;
+mod space;
 #[cfg(test)]
 mod tests;
 mod under;
 
 pub use balanced::{BalancedBootstrap, ExactlyBalanced, RoughlyBalanced, UnderOver};
 pub use cleaning::{
-    CondensedNearestNeighbour, EditedNearestNeighbours, EnnRule, NearMiss,
-    NeighbourhoodCleaningRule, OneSidedSelection, SmoteEnn, SmoteTomek, TomekLinks,
+    CondensedNearestNeighbour, EditedNearestNeighbours, EnnRule, NearMiss, NearMissScores,
+    NeighbourhoodCleaningRule, OneSidedSelection, ShortList, SmoteEnn, SmoteEnnEditing, SmoteTomek,
+    TomekLinks,
 };
-pub use named::{sampler_from_name, sampler_from_spec, SamplerParams, METHODS};
 pub use over::{OverTarget, RandomOver};
-pub use smote::{Adasyn, BorderlineSmote, Smote, SmoteHybrid};
-pub use under::{RandomUnder, UnderTarget};
+pub use registry::{build_sampler, parse_sampler, SAMPLERS};
+pub use smote::{
+    Adasyn, BorderlineSmote, Danger, HybridSizes, Smote, SmoteHybrid, SmoteNeighbours,
+};
+pub use under::{RandomUnder, UnderMode};
 
 pub mod bootstrap;
 pub mod no_resampling;

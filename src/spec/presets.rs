@@ -37,8 +37,12 @@ use crate::error::{Error, Result};
 use crate::learn::adaboost::{AdaBoost, Variant};
 use crate::learn::tree::{MaxFeatures, Tree};
 use crate::learn::Learner;
+use crate::params::{apply, Params};
 use crate::sample::bootstrap::Bootstrap;
-use crate::sample::{sampler_from_spec, Sampler};
+use crate::sample::{
+    BalancedBootstrap, ExactlyBalanced, RandomUnder, RoughlyBalanced, Sampler, SmoteHybrid,
+    UnderOver,
+};
 use crate::strategy::Decision;
 
 /// The named ensembles, with a one-line description each.
@@ -107,12 +111,26 @@ fn tree_bagging(
     Ok(b)
 }
 
-/// The sampler spelled `spec` (see [`sampler_from_spec`]), its errors
-/// prefixed with the preset's call.
-fn sampler(c: &Call, spec: &str) -> Result<Arc<dyn Sampler>> {
-    sampler_from_spec(spec)
-        .map(Arc::from)
-        .map_err(|e| Error::invalid(format!("{c}: {e}")))
+/// The sampler `S` (called `name` in a spec) with the preset's own
+/// arguments `keys` of `c` (e.g. `smote-bagging`'s `amount`, `under` and `k`
+/// for its hybrid), the others left at `S`'s defaults; errors are prefixed
+/// with the preset's call.
+fn sampler<S: Sampler + Params + Default + 'static>(
+    c: &Call,
+    name: &str,
+    keys: &[&str],
+) -> Result<Arc<dyn Sampler>> {
+    let own = Call {
+        name: name.to_string(),
+        args: c
+            .args
+            .iter()
+            .filter(|(k, _)| k.as_deref().is_some_and(|k| keys.contains(&k)))
+            .cloned()
+            .collect(),
+    };
+    let s: S = apply(&own, S::default()).map_err(|e| Error::invalid(format!("{c}: {e}")))?;
+    Ok(Arc::new(s))
 }
 
 /// Builds a named ensemble; `None` when `c` names none.
@@ -121,37 +139,25 @@ pub(super) fn ensemble_from_call(c: &Call) -> Option<Result<Arc<dyn Learner>>> {
 }
 
 fn build(c: &Call) -> Result<Arc<dyn Learner>> {
-    // Reads the preset's own keys; every call below checks the full set.
-    let own = Args { call: c };
     let bagged = match c.name.as_str() {
         "pt-bagging" => tree_bagging(c, &[], false, Arc::new(Bootstrap::default()))?,
-        "eb-bagging" => tree_bagging(c, &[], false, sampler(c, "eb")?)?,
-        "rb-bagging" => tree_bagging(c, &[], false, sampler(c, "rb")?)?,
+        "eb-bagging" => tree_bagging(c, &[], false, Arc::new(ExactlyBalanced))?,
+        "rb-bagging" => tree_bagging(c, &[], false, Arc::new(RoughlyBalanced))?,
         "smote-bagging" => {
-            let s = format!(
-                "hybrid(amount={},under={},k={})",
-                own.number("amount")?.unwrap_or(500.0),
-                own.number("under")?.unwrap_or(120.0),
-                own.count("k", 1)?.unwrap_or(5)
-            );
-            tree_bagging(c, &["amount", "under", "k"], false, sampler(c, &s)?)?
+            let keys = ["amount", "under", "k"];
+            tree_bagging(c, &keys, false, sampler::<SmoteHybrid>(c, "hybrid", &keys)?)?
         }
-        "underover-bagging" => {
-            let s = format!("underover(a={})", own.number("a")?.unwrap_or(50.0));
-            tree_bagging(c, &["a"], false, sampler(c, &s)?)?
-        }
+        "underover-bagging" => tree_bagging(
+            c,
+            &["a"],
+            false,
+            sampler::<UnderOver>(c, "underover", &["a"])?,
+        )?,
         "under-bagging" => {
-            let s = match (own.number("beta")?, own.number("ratio")?) {
-                (Some(_), Some(_)) => {
-                    return Err(Error::invalid(format!("{c}: give beta or ratio, not both")))
-                }
-                (Some(b), None) => format!("under(beta={b})"),
-                (None, Some(r)) => format!("under(ratio={r})"),
-                (None, None) => "under(ratio=1)".to_string(),
-            };
-            tree_bagging(c, &["beta", "ratio"], false, sampler(c, &s)?)?
+            let keys = ["beta", "ratio"];
+            tree_bagging(c, &keys, false, sampler::<RandomUnder>(c, "under", &keys)?)?
         }
-        "balanced-forest" => tree_bagging(c, &[], true, sampler(c, "balanced-bootstrap")?)?,
+        "balanced-forest" => tree_bagging(c, &[], true, Arc::new(BalancedBootstrap))?,
         "easy-ensemble" => {
             let a = Args::new(c, &["n", "rounds", "depth", "vote"])?;
             let boost = AdaBoost {
@@ -163,7 +169,7 @@ fn build(c: &Call) -> Result<Arc<dyn Learner>> {
             let mut b = Bagging::new(
                 a.count("n", 1)?.unwrap_or(10),
                 Arc::new(boost),
-                sampler(c, "eb")?,
+                Arc::new(ExactlyBalanced),
             );
             b.vote = vote(&a)?;
             b

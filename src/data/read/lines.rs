@@ -162,6 +162,21 @@ fn split_quoted(line: &[u8], delim: u8, rec: &mut Record) {
     rec.bounds.push((start, rec.data.len()));
 }
 
+/// Fails unless `rec` has `width` fields (the header's count).
+pub(super) fn check_width(rec: &Record, width: usize, origin: &str) -> Result<()> {
+    if rec.len() != width {
+        return Err(parse_err(
+            origin,
+            format!(
+                "line {}: {} fields, but the header has {width}",
+                rec.line,
+                rec.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,19 +211,4 @@ mod tests {
         let e = l.next(&mut rec).unwrap_err().to_string();
         assert!(e.contains("line 1") && e.contains("never closed"), "{e}");
     }
-}
-
-/// Fails unless `rec` has `width` fields (the header's count).
-pub(super) fn check_width(rec: &Record, width: usize, origin: &str) -> Result<()> {
-    if rec.len() != width {
-        return Err(parse_err(
-            origin,
-            format!(
-                "line {}: {} fields, but the header has {width}",
-                rec.line,
-                rec.len()
-            ),
-        ));
-    }
-    Ok(())
 }

@@ -89,7 +89,10 @@ impl Error {
 /// assert_eq!(did_you_mean("Clas", ["x1", "class"]), Some("class"));
 /// assert_eq!(did_you_mean("zzz", ["tree", "forest"]), None);
 /// ```
-pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub fn did_you_mean<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let w = word.to_lowercase();
     let mut best: Option<(usize, &'a str)> = None;
     for c in candidates {

@@ -91,22 +91,43 @@ mod tests {
         assert!(err("demo(beta=1.5)").contains("in (0, 1]"));
         assert!(err("demo(shape=oval)").contains("one of round, square"));
         let e = err("demo(nn=3)");
-        assert!(e.contains("unknown argument 'nn' (did you mean 'n'?)") && e.contains("accepted: n, beta, shape, rates"), "{e}");
+        assert!(
+            e.contains("unknown argument 'nn' (did you mean 'n'?)")
+                && e.contains("accepted: n, beta, shape, rates"),
+            "{e}"
+        );
         assert!(err("demo(3)").contains("needs a name"));
         assert!(err("demo(n=1,n=2)").contains("given twice"));
         assert!(err("demo(rates=[5,6])").contains("rates sum above 10"));
-        let bad = Demo { n: 0, ..Demo::default() };
-        assert!(bad.check().unwrap_err().to_string().contains("n=0 is invalid"));
+        let bad = Demo {
+            n: 0,
+            ..Demo::default()
+        };
+        assert!(bad
+            .check()
+            .unwrap_err()
+            .to_string()
+            .contains("n=0 is invalid"));
     }
 
     #[test]
     fn find_suggests_and_lists() {
         let entries: Vec<Entry<u8>> = ["tree", "forest"]
             .iter()
-            .map(|n| Entry { name: n, summary: "", params: Vec::new, build: |_| Ok(1) })
+            .map(|n| Entry {
+                name: n,
+                summary: "",
+                params: Vec::new,
+                build: |_| Ok(1),
+            })
             .collect();
-        let e = find(&entries, "forrest", "learner").unwrap_err().to_string();
-        assert_eq!(e, "unknown learner 'forrest' (did you mean 'forest'?); accepted: tree, forest");
+        let e = find(&entries, "forrest", "learner")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "unknown learner 'forrest' (did you mean 'forest'?); accepted: tree, forest"
+        );
         assert_eq!(find(&entries, "tree", "learner").unwrap().name, "tree");
     }
 }

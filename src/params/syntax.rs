@@ -62,7 +62,10 @@ impl Call {
 
     /// The positional arguments, in order.
     pub fn positional(&self) -> impl Iterator<Item = &Value> {
-        self.args.iter().filter(|(k, _)| k.is_none()).map(|(_, v)| v)
+        self.args
+            .iter()
+            .filter(|(k, _)| k.is_none())
+            .map(|(_, v)| v)
     }
 }
 

@@ -9,6 +9,7 @@ use super::syntax::Value;
 pub trait ParamType: Sized {
     /// The typed value of a spec value; `Err` when it is not of this type
     /// (the caller says what is expected, from [`ParamType::expected`]).
+    #[allow(clippy::result_unit_err)]
     fn from_value(v: &Value) -> Result<Self, ()>;
     /// What is accepted, e.g. `a whole number` or `one of gini, entropy`.
     fn expected() -> String;
@@ -79,15 +80,23 @@ impl Bounds {
 
     /// Whether `x` lies in the range (NaN never does).
     pub fn contains(&self, x: f64) -> bool {
-        let above = if self.lo_open { x > self.lo } else { x >= self.lo };
-        let below = if self.hi_open { x < self.hi } else { x <= self.hi };
+        let above = if self.lo_open {
+            x > self.lo
+        } else {
+            x >= self.lo
+        };
+        let below = if self.hi_open {
+            x < self.hi
+        } else {
+            x <= self.hi
+        };
         above && below
     }
 
     /// The range in words: `>= 1`, `> 0`, `in (0, 1]`.
     pub fn describe(&self) -> String {
         match (self.hi.is_infinite(), self.lo_open, self.lo) {
-            (true, true, lo) if lo == 0.0 => "> 0".to_string(),
+            (true, true, 0.0) => "> 0".to_string(),
             (true, true, lo) => format!("> {lo}"),
             (true, false, lo) => format!(">= {lo}"),
             _ => format!(

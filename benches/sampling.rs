@@ -115,7 +115,7 @@ fn main() {
         let (t, _) = pool.install(|| time(5, || knn(p, p, 5, Exclude::SameIndex)));
         println!("neighbour search 10,000 x 10,000 x 30, k = 5: {t:.3} s");
         record("knn_10k", t);
-        let smote = Smote::new(5, OverTarget::balance());
+        let smote = Smote::new(5, OverTarget::default());
         let (t, s) = pool.install(|| {
             time(5, || {
                 smote.resample(&big, &mut stream(7, 0)).expect("smote")

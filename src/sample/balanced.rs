@@ -25,8 +25,8 @@ use crate::params::{params, Bounds, Params};
 use crate::rng::Rng;
 
 use super::draw::{
-    assemble, majority_class, minority_class, negative_binomial_half, two_class_counts,
-    with_replacement, without_replacement,
+    assemble, majority_class, negative_binomial_half, with_replacement, without_replacement,
+    Classes,
 };
 use super::parts::no_params;
 use super::{Sample, Sampler};
@@ -46,18 +46,15 @@ pub struct ExactlyBalanced;
 
 impl Sampler for ExactlyBalanced {
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
-        let counts = two_class_counts(data, "eb")?;
-        let m = minority_class(&counts);
-        let mut rows = Vec::new();
-        for (c, pool) in data.rows_by_class().iter().enumerate() {
-            if c == m {
-                rows.extend_from_slice(pool);
+        let cls = Classes::of(data, "eb")?;
+        let rows = by_class(&cls, |c, pool| {
+            if c == cls.minority {
+                pool.to_vec()
             } else {
-                rows.extend(without_replacement(pool, counts[m], rng));
+                without_replacement(pool, cls.minority_rows().len(), rng)
             }
-        }
-        rows.sort_unstable();
-        Ok(assemble(data, rows, Vec::new(), Vec::new(), Vec::new()))
+        });
+        Ok(Sample::of_rows(data, rows))
     }
 
     fn name(&self) -> String {
@@ -72,17 +69,16 @@ pub struct RoughlyBalanced;
 
 impl Sampler for RoughlyBalanced {
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
-        let counts = two_class_counts(data, "rb")?;
-        let m = minority_class(&counts);
-        let mut rows = Vec::new();
+        let cls = Classes::of(data, "rb")?;
+        let n_min = cls.minority_rows().len();
         let mut notes = Vec::new();
-        for (c, pool) in data.rows_by_class().iter().enumerate() {
-            let size = if c == m {
-                counts[m]
+        let rows = by_class(&cls, |c, pool| {
+            let size = if c == cls.minority {
+                n_min
             } else if pool.is_empty() {
                 0
             } else {
-                let s = negative_binomial_half(counts[m], rng);
+                let s = negative_binomial_half(n_min, rng);
                 if s == 0 {
                     notes.push(format!(
                         "the negative binomial draw gave no rows of class '{}'",
@@ -91,9 +87,8 @@ impl Sampler for RoughlyBalanced {
                 }
                 s
             };
-            rows.extend(with_replacement(pool, size, rng));
-        }
-        rows.sort_unstable();
+            with_replacement(pool, size, rng)
+        });
         Ok(assemble(data, rows, Vec::new(), Vec::new(), notes))
     }
 
@@ -125,10 +120,11 @@ params! {
 impl Sampler for UnderOver {
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
         self.check()?;
-        let counts = two_class_counts(data, "underover")?;
-        let size =
-            ((self.a / 100.0 * counts[majority_class(&counts)] as f64).round() as usize).max(1);
-        Ok(every_class(data, size, rng))
+        let cls = Classes::of(data, "underover")?;
+        let largest = cls.counts[majority_class(&cls.counts)];
+        let size = ((self.a / 100.0 * largest as f64).round() as usize).max(1);
+        let rows = by_class(&cls, |_, pool| with_replacement(pool, size, rng));
+        Ok(Sample::of_rows(data, rows))
     }
 
     fn name(&self) -> String {
@@ -136,14 +132,15 @@ impl Sampler for UnderOver {
     }
 }
 
-/// `size` rows drawn with replacement from every class (none from an empty one).
-fn every_class(data: &Dataset, size: usize, rng: &mut Rng) -> Sample {
+/// The rows `draw(c, pool)` gives for every class `c` (`pool`: its rows),
+/// in row order.
+fn by_class(cls: &Classes, mut draw: impl FnMut(usize, &[usize]) -> Vec<usize>) -> Vec<usize> {
     let mut rows = Vec::new();
-    for pool in data.rows_by_class() {
-        rows.extend(with_replacement(&pool, size, rng));
+    for (c, pool) in cls.rows.iter().enumerate() {
+        rows.extend(draw(c, pool));
     }
     rows.sort_unstable();
-    assemble(data, rows, Vec::new(), Vec::new(), Vec::new())
+    rows
 }
 
 /// Stratified balanced bootstrap (balanced random forests): `n+` rows drawn
@@ -153,8 +150,10 @@ pub struct BalancedBootstrap;
 
 impl Sampler for BalancedBootstrap {
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
-        let counts = two_class_counts(data, "balanced bootstrap")?;
-        Ok(every_class(data, counts[minority_class(&counts)], rng))
+        let cls = Classes::of(data, "balanced bootstrap")?;
+        let size = cls.minority_rows().len();
+        let rows = by_class(&cls, |_, pool| with_replacement(pool, size, rng));
+        Ok(Sample::of_rows(data, rows))
     }
 
     fn name(&self) -> String {

@@ -47,6 +47,49 @@ pub(crate) fn two_class_counts(data: &Dataset, sampler: &str) -> Result<Vec<usiz
     Ok(counts)
 }
 
+/// The classes of a dataset as the samplers see them: the counts, the
+/// minority ([`minority_class`]) and the rows of each class.
+pub(crate) struct Classes {
+    /// Rows per class.
+    pub(crate) counts: Vec<usize>,
+    /// The minority class.
+    pub(crate) minority: usize,
+    /// The rows of each class, in row order.
+    pub(crate) rows: Vec<Vec<usize>>,
+}
+
+impl Classes {
+    /// The classes of `data`; fails unless two have rows (`sampler` names
+    /// the sampler in the error).
+    pub(crate) fn of(data: &Dataset, sampler: &str) -> Result<Self> {
+        let counts = two_class_counts(data, sampler)?;
+        Ok(Classes {
+            minority: minority_class(&counts),
+            rows: data.rows_by_class(),
+            counts,
+        })
+    }
+
+    /// The minority's rows.
+    pub(crate) fn minority_rows(&self) -> &[usize] {
+        &self.rows[self.minority]
+    }
+
+    /// Every other class that has rows, with its rows.
+    pub(crate) fn others(&self) -> impl Iterator<Item = (usize, &[usize])> {
+        self.rows
+            .iter()
+            .enumerate()
+            .filter(|&(c, pool)| c != self.minority && !pool.is_empty())
+            .map(|(c, pool)| (c, pool.as_slice()))
+    }
+
+    /// Per class: whether it is reduced (every class but the minority).
+    pub(crate) fn not_minority(&self) -> Vec<bool> {
+        (0..self.counts.len()).map(|c| c != self.minority).collect()
+    }
+}
+
 /// `m` distinct members of `pool` (partial Fisher-Yates shuffle), in draw order.
 /// `m` is capped at `pool.len()`.
 pub(crate) fn without_replacement(pool: &[usize], m: usize, rng: &mut Rng) -> Vec<usize> {

@@ -131,7 +131,8 @@ pub trait Sampler: Send + Sync + std::fmt::Debug {
     /// Draws a sample from `data` using `rng`.
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample>;
 
-    /// A short name for reports (e.g. `bootstrap`, `under(beta=0.1)`).
+    /// A short name for reports (e.g. `bootstrap`, `under(beta=0.1)`): a
+    /// spec that [`build_sampler`] reads back to the same sampler.
     fn name(&self) -> String;
 }
 
@@ -148,4 +149,9 @@ pub(crate) fn spec(method: &str, parts: &[String]) -> String {
     } else {
         format!("{method}({})", parts.join(","))
     }
+}
+
+/// A list parameter as a sampler's name writes it: `0.5:1`.
+pub(crate) fn colon_list<T: std::fmt::Display>(v: &[T]) -> String {
+    v.iter().map(T::to_string).collect::<Vec<_>>().join(":")
 }

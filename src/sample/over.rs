@@ -12,8 +12,8 @@ use crate::params::{params, Bounds, Params};
 use crate::rng::Rng;
 
 use super::draw::{assemble, majority_class, minority_class, two_class_counts, with_replacement};
-use super::parts::params_of_parts;
-use super::{spec, Sample, Sampler};
+use super::parts::{at_most_one, params_of_parts};
+use super::{colon_list, spec, Sample, Sampler};
 
 params! {
     /// The class sizes an oversampler aims at: at most one of `ratio`,
@@ -34,45 +34,13 @@ params! {
 }
 
 fn one_target(t: &OverTarget) -> Result<()> {
-    let given = [t.ratio.is_some(), t.amount.is_some(), t.counts.is_some()];
-    if given.iter().filter(|&&b| b).count() > 1 {
-        return Err(Error::invalid(
-            "give at most one of ratio, amount and counts (the class sizes to reach)",
-        ));
-    }
-    Ok(())
+    at_most_one(
+        &[t.ratio.is_some(), t.amount.is_some(), t.counts.is_some()],
+        "give at most one of ratio, amount and counts (the class sizes to reach)",
+    )
 }
 
 impl OverTarget {
-    /// Every class brought up to the size of the largest.
-    pub fn balance() -> Self {
-        OverTarget::default()
-    }
-
-    /// Every class other than the largest brought up to `ratio * N_max`.
-    pub fn ratio(ratio: f64) -> Self {
-        OverTarget {
-            ratio: Some(ratio),
-            ..OverTarget::default()
-        }
-    }
-
-    /// Each class other than the largest enlarged by `percent`% of its size.
-    pub fn amount(percent: f64) -> Self {
-        OverTarget {
-            amount: Some(percent),
-            ..OverTarget::default()
-        }
-    }
-
-    /// The wanted size of each class, in class-id order.
-    pub fn counts(counts: Vec<usize>) -> Self {
-        OverTarget {
-            counts: Some(counts),
-            ..OverTarget::default()
-        }
-    }
-
     /// Wanted size of each class given the input `counts`.
     pub fn sizes(&self, counts: &[usize]) -> Result<Vec<usize>> {
         self.check()?;
@@ -143,10 +111,7 @@ impl OverTarget {
         } else if let Some(p) = self.amount {
             format!("amount={p}")
         } else if let Some(v) = &self.counts {
-            format!(
-                "counts={}",
-                v.iter().map(usize::to_string).collect::<Vec<_>>().join(":")
-            )
+            format!("counts={}", colon_list(v))
         } else {
             String::new()
         }
@@ -160,7 +125,7 @@ impl OverTarget {
 /// use rarity::sample::{OverTarget, RandomOver, Sampler};
 /// let ds = Dataset::from_rows(vec![vec![0.0]; 5], vec![0, 0, 0, 0, 1],
 ///                             vec!["n".into(), "p".into()]).unwrap();
-/// let s = RandomOver::new(OverTarget::balance()).resample(&ds, &mut rarity::rng::stream(1, 0)).unwrap();
+/// let s = RandomOver::default().resample(&ds, &mut rarity::rng::stream(1, 0)).unwrap();
 /// assert_eq!(s.keep_rates, vec![1.0, 4.0]);
 /// ```
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -1,7 +1,18 @@
 //! Parameter tables of the samplers that are not one flat
 //! [`params!`](crate::params::params) struct: a sampler made of parameter
 //! parts (SMOTE is its neighbour search plus an [`OverTarget`](super::OverTarget))
-//! and the samplers that take no parameters.
+//! and the samplers that take no parameters; and the check of parameters
+//! that are alternatives to each other.
+
+use crate::error::{Error, Result};
+
+/// Fails with `message` when more than one of the alternatives is `given`.
+pub(crate) fn at_most_one(given: &[bool], message: &str) -> Result<()> {
+    if given.iter().filter(|&&g| g).count() > 1 {
+        return Err(Error::invalid(message));
+    }
+    Ok(())
+}
 
 /// Implements [`Params`](crate::params::Params) for `$ty` from its fields
 /// `$part`, each a parameter struct whose keys `$ty` takes over: the tables

@@ -78,6 +78,32 @@ impl SmoteNeighbours {
         p.push(std_flag(self.standardise));
         p
     }
+
+    /// The draw of a SMOTE variant called `name`: every input row kept once,
+    /// and for every class `c` that `target` enlarges, `make(space, c,
+    /// pool, new, rng, gen)` generates its `new` rows into `gen` (`pool`: the
+    /// rows of `c`, in row order).
+    fn oversample(
+        &self,
+        data: &Dataset,
+        name: &str,
+        target: &OverTarget,
+        rng: &mut Rng,
+        mut make: impl FnMut(&Space<'_>, usize, &[usize], usize, &mut Rng, &mut Generated),
+    ) -> Result<Sample> {
+        self.check()?;
+        let counts = two_class_counts(data, name)?;
+        let sizes = target.sizes(&counts)?;
+        let space = Space::new(data, self.standardise);
+        let mut gen = Generated::default();
+        // Only the classes to enlarge have their rows listed (with a large
+        // majority, listing it would cost more than the minority's search).
+        for c in (0..counts.len()).filter(|&c| sizes[c] > counts[c]) {
+            let pool = data.rows_of_class(c);
+            make(&space, c, &pool, sizes[c] - counts[c], rng, &mut gen);
+        }
+        Ok(gen.finish_all_rows(data, &counts, space.note()))
+    }
 }
 
 /// SMOTE.
@@ -88,7 +114,7 @@ impl SmoteNeighbours {
 /// let rows: Vec<Vec<f64>> = (0..20).map(|i| vec![i as f64, (i % 3) as f64]).collect();
 /// let y: Vec<u32> = (0..20).map(|i| u32::from(i >= 14)).collect();
 /// let ds = Dataset::from_rows(rows, y, vec!["n".into(), "p".into()]).unwrap();
-/// let s = Smote::new(5, OverTarget::balance()).resample(&ds, &mut rarity::rng::stream(1, 0)).unwrap();
+/// let s = Smote::new(5, OverTarget::default()).resample(&ds, &mut rarity::rng::stream(1, 0)).unwrap();
 /// assert_eq!(s.synthetic_labels.len(), 8);      // 6 minority rows raised to 14
 /// assert_eq!(s.keep_rates, vec![1.0, 14.0 / 6.0]);
 /// ```
@@ -119,20 +145,17 @@ impl Smote {
 
 impl Sampler for Smote {
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
-        self.check()?;
-        let counts = two_class_counts(data, "smote")?;
-        let sizes = self.target.sizes(&counts)?;
-        let space = Space::new(data, self.neighbours.standardise);
-        let mut gen = Generated::default();
-        // Only the classes to enlarge need their rows listed (with a large
-        // majority, listing it would cost more than the minority's search).
-        for c in (0..counts.len()).filter(|&c| sizes[c] > counts[c]) {
-            let pool = data.rows_of_class(c);
-            let per_row = spread(sizes[c] - counts[c], pool.len(), rng);
-            let k = self.neighbours.k;
-            smote_class(&space, c, &pool, &pool, &per_row, k, rng, &mut gen);
-        }
-        Ok(gen.finish_all_rows(data, &counts, space.note()))
+        let k = self.neighbours.k;
+        self.neighbours.oversample(
+            data,
+            "smote",
+            &self.target,
+            rng,
+            |space, c, pool, new, rng, gen| {
+                let per_row = spread(new, pool.len(), rng);
+                smote_class(space, c, pool, pool, &per_row, k, rng, gen);
+            },
+        )
     }
 
     fn name(&self) -> String {
@@ -165,33 +188,32 @@ params_of_parts!(BorderlineSmote: neighbours, danger, target);
 
 impl Sampler for BorderlineSmote {
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
-        self.check()?;
-        let counts = two_class_counts(data, "borderline-smote")?;
-        let sizes = self.target.sizes(&counts)?;
-        let space = Space::new(data, self.neighbours.standardise);
-        let mut gen = Generated::default();
-        for (c, pool) in enlarged(data, &counts, &sizes) {
-            let nn = space.among_all(&pool, self.danger.m);
-            let m = nn.k();
-            let danger: Vec<usize> = (0..pool.len())
-                .filter(|&i| {
-                    let other = nn.of(i).iter().filter(|&&j| data.label(j) != c).count();
-                    2 * other >= m && other < m
-                })
-                .map(|i| pool[i])
-                .collect();
-            if danger.is_empty() {
-                gen.notes.push(format!(
+        self.danger.check()?;
+        let name = "borderline-smote";
+        let k = self.neighbours.k;
+        let make =
+            |space: &Space<'_>, c, pool: &[usize], new, rng: &mut Rng, gen: &mut Generated| {
+                let nn = space.among_all(pool, self.danger.m);
+                let m = nn.k();
+                let danger: Vec<usize> = (0..pool.len())
+                    .filter(|&i| {
+                        let other = nn.of(i).iter().filter(|&&j| data.label(j) != c).count();
+                        2 * other >= m && other < m
+                    })
+                    .map(|i| pool[i])
+                    .collect();
+                if danger.is_empty() {
+                    gen.notes.push(format!(
                     "borderline-smote: no row of class '{}' is in danger (m = {m}); none generated",
                     data.class_names()[c]
                 ));
-                continue;
-            }
-            let per_row = spread(sizes[c] - counts[c], danger.len(), rng);
-            let k = self.neighbours.k;
-            smote_class(&space, c, &danger, &pool, &per_row, k, rng, &mut gen);
-        }
-        Ok(gen.finish_all_rows(data, &counts, space.note()))
+                    return;
+                }
+                let per_row = spread(new, danger.len(), rng);
+                smote_class(space, c, &danger, pool, &per_row, k, rng, gen);
+            };
+        self.neighbours
+            .oversample(data, name, &self.target, rng, make)
     }
 
     fn name(&self) -> String {
@@ -214,43 +236,31 @@ params_of_parts!(Adasyn: neighbours, target);
 
 impl Sampler for Adasyn {
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
-        self.check()?;
-        let counts = two_class_counts(data, "adasyn")?;
-        let sizes = self.target.sizes(&counts)?;
-        let space = Space::new(data, self.neighbours.standardise);
         let k = self.neighbours.k;
-        let mut gen = Generated::default();
-        for (c, pool) in enlarged(data, &counts, &sizes) {
-            let nn = space.among_all(&pool, k);
-            let mut w: Vec<f64> = (0..pool.len())
-                .map(|i| nn.of(i).iter().filter(|&&j| data.label(j) != c).count() as f64)
-                .collect();
-            if w.iter().all(|&v| v == 0.0) {
-                gen.notes.push(format!(
-                    "adasyn: no row of class '{}' has a neighbour of another class; \
+        let make =
+            |space: &Space<'_>, c, pool: &[usize], new, rng: &mut Rng, gen: &mut Generated| {
+                let nn = space.among_all(pool, k);
+                let mut w: Vec<f64> = (0..pool.len())
+                    .map(|i| nn.of(i).iter().filter(|&&j| data.label(j) != c).count() as f64)
+                    .collect();
+                if w.iter().all(|&v| v == 0.0) {
+                    gen.notes.push(format!(
+                        "adasyn: no row of class '{}' has a neighbour of another class; \
                      rows generated uniformly (plain SMOTE)",
-                    data.class_names()[c]
-                ));
-                w.iter_mut().for_each(|v| *v = 1.0);
-            }
-            let per_row = apportion(sizes[c] - counts[c], &w);
-            smote_class(&space, c, &pool, &pool, &per_row, k, rng, &mut gen);
-        }
-        Ok(gen.finish_all_rows(data, &counts, space.note()))
+                        data.class_names()[c]
+                    ));
+                    w.iter_mut().for_each(|v| *v = 1.0);
+                }
+                let per_row = apportion(new, &w);
+                smote_class(space, c, pool, pool, &per_row, k, rng, gen);
+            };
+        self.neighbours
+            .oversample(data, "adasyn", &self.target, rng, make)
     }
 
     fn name(&self) -> String {
         spec("adasyn", &self.neighbours.parts(&[self.target.spec()]))
     }
-}
-
-/// The classes the target enlarges, with their rows.
-fn enlarged(data: &Dataset, counts: &[usize], sizes: &[usize]) -> Vec<(usize, Vec<usize>)> {
-    data.rows_by_class()
-        .into_iter()
-        .enumerate()
-        .filter(|&(c, _)| sizes[c] > counts[c])
-        .collect()
 }
 
 params! {

@@ -168,9 +168,12 @@ fn beta_outside_its_range_is_an_error_stating_the_range() {
     assert!(RandomUnder::ratio(0.05)
         .resample(&ds, &mut stream(1, 0))
         .is_err());
-    assert!(RandomOver::new(OverTarget::ratio(0.01))
-        .resample(&ds, &mut stream(1, 0))
-        .is_err());
+    assert!(RandomOver::new(OverTarget {
+        ratio: Some(0.01),
+        ..OverTarget::default()
+    })
+    .resample(&ds, &mut stream(1, 0))
+    .is_err());
 }
 
 /// Squared distance of `p` to the segment from `a` to `b`.
@@ -201,7 +204,7 @@ fn smote_points_lie_on_segments_to_one_of_the_k_minority_neighbours() {
     let mx: Vec<f64> = minority.iter().flat_map(|&i| ds.row(i).to_vec()).collect();
     let p = Points::new(&mx, minority.len(), 3).unwrap();
     let nn = knn(p, p, 5, Exclude::SameIndex);
-    let s = Smote::new(5, OverTarget::balance())
+    let s = Smote::new(5, OverTarget::default())
         .resample(&ds, &mut stream(7, 0))
         .unwrap();
     assert_eq!(s.synthetic_labels.len(), 160);
@@ -446,7 +449,7 @@ fn few_minority_rows_reduce_k_or_duplicate_and_one_class_is_an_error() {
             );
         }
     }
-    let s = Smote::new(5, OverTarget::balance())
+    let s = Smote::new(5, OverTarget::default())
         .resample(&ds, &mut stream(1, 0))
         .unwrap();
     assert_eq!(s.synthetic_labels.len(), 27);
@@ -457,7 +460,7 @@ fn few_minority_rows_reduce_k_or_duplicate_and_one_class_is_an_error() {
     }
     // One minority row: duplicated.
     let one = ds.take(&(0..31).collect::<Vec<_>>());
-    let s = Smote::new(5, OverTarget::balance())
+    let s = Smote::new(5, OverTarget::default())
         .resample(&one, &mut stream(1, 0))
         .unwrap();
     assert_eq!(s.synthetic_labels.len(), 29);
@@ -476,7 +479,7 @@ fn few_minority_rows_reduce_k_or_duplicate_and_one_class_is_an_error() {
             .to_string();
         assert!(err.contains("only one class"), "{}: {err}", e.name);
     }
-    assert!(Smote::new(0, OverTarget::balance())
+    assert!(Smote::new(0, OverTarget::default())
         .resample(&ds, &mut stream(1, 0))
         .is_err());
 }

@@ -19,18 +19,8 @@ use crate::params::{choice, params, Bounds, Params};
 use crate::rng::Rng;
 
 use super::draw::{assemble, bernoulli, minority_class, two_class_counts, without_replacement};
-use super::{Sample, Sampler};
-
-choice! {
-    /// How the rows of a class are drawn at its keep rate.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    pub enum UnderMode {
-        /// `round(rate * N_c)` rows drawn without replacement.
-        Exact = "exact",
-        /// Each row kept independently with probability `rate`.
-        Bernoulli = "bernoulli",
-    }
-}
+use super::parts::at_most_one;
+use super::{colon_list, Sample, Sampler};
 
 params! {
     /// Random undersampling at a rate, to a ratio, or with per-class rates
@@ -63,14 +53,22 @@ params! {
     check = one_target;
 }
 
-fn one_target(u: &RandomUnder) -> Result<()> {
-    let given = [u.beta.is_some(), u.ratio.is_some(), u.rates.is_some()];
-    if given.iter().filter(|&&b| b).count() > 1 {
-        return Err(Error::invalid(
-            "under: give only one of beta, ratio and rates",
-        ));
+choice! {
+    /// How the rows of a class are drawn at its keep rate.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum UnderMode {
+        /// `round(rate * N_c)` rows drawn without replacement.
+        Exact = "exact",
+        /// Each row kept independently with probability `rate`.
+        Bernoulli = "bernoulli",
     }
-    Ok(())
+}
+
+fn one_target(u: &RandomUnder) -> Result<()> {
+    at_most_one(
+        &[u.beta.is_some(), u.ratio.is_some(), u.rates.is_some()],
+        "under: give only one of beta, ratio and rates",
+    )
 }
 
 impl RandomUnder {
@@ -215,10 +213,7 @@ impl Sampler for RandomUnder {
         if let Some(b) = self.beta {
             format!("under(beta={b}{mode})")
         } else if let Some(v) = &self.rates {
-            format!(
-                "under(rates={}{mode})",
-                v.iter().map(f64::to_string).collect::<Vec<_>>().join(":")
-            )
+            format!("under(rates={}{mode})", colon_list(v))
         } else {
             let mode = if exact { "" } else { ",bernoulli" };
             format!("under(ratio={}{mode})", self.ratio.unwrap_or(1.0))

@@ -11,12 +11,11 @@ use rayon::prelude::*;
 use crate::data::Dataset;
 use crate::error::Result;
 use crate::neighbors::dist2;
-use crate::params::{params, Params};
+use crate::params::params;
 use crate::rng::{shuffle, Rng};
 
-use super::{finish, nearest_in};
-use crate::sample::draw::{minority_class, two_class_counts};
-use crate::sample::space::{std_flag, Labelled, Space};
+use super::{clean, nearest_in};
+use crate::sample::space::{std_flag, Labelled};
 use crate::sample::{spec, Sample, Sampler};
 
 params! {
@@ -72,21 +71,14 @@ fn condense(set: Labelled<'_>, store: &[usize], cands: &[usize], rng: &mut Rng) 
 
 impl Sampler for CondensedNearestNeighbour {
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
-        self.check()?;
-        let counts = two_class_counts(data, "cnn")?;
-        let m = minority_class(&counts);
-        let groups = data.rows_by_class();
-        let space = Space::new(data, self.standardise);
-        let x = space.all();
-        let set = Labelled::of(data, &x);
-        let mut rows = groups[m].clone();
-        for (c, pool) in groups.iter().enumerate() {
-            if c != m && !pool.is_empty() {
-                rows.extend(condense(set, &groups[m], pool, rng));
+        clean(self, data, "cnn", self.standardise, |set, cls| {
+            let mut rows = cls.minority_rows().to_vec();
+            for (_, pool) in cls.others() {
+                rows.extend(condense(set, cls.minority_rows(), pool, rng));
             }
-        }
-        rows.sort_unstable();
-        Ok(finish(data, rows, space.note()))
+            rows.sort_unstable();
+            rows
+        })
     }
 
     fn name(&self) -> String {

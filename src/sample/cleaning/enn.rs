@@ -11,9 +11,8 @@ use crate::neighbors::{knn, Exclude};
 use crate::params::{choice, params, Bounds, Params};
 use crate::rng::Rng;
 
-use super::{finish, not_minority, survivors};
-use crate::sample::draw::two_class_counts;
-use crate::sample::space::{std_flag, Labelled, Space};
+use super::{clean, survivors};
+use crate::sample::space::{std_flag, Labelled};
 use crate::sample::{spec, Sample, Sampler};
 
 /// ENN's neighbours by default (3 in Wilson's and the later papers).
@@ -100,13 +99,9 @@ pub(super) fn rule_flag(rule: EnnRule) -> String {
 
 impl Sampler for EditedNearestNeighbours {
     fn resample(&self, data: &Dataset, _rng: &mut Rng) -> Result<Sample> {
-        self.check()?;
-        let counts = two_class_counts(data, "enn")?;
-        let space = Space::new(data, self.standardise);
-        let x = space.all();
-        let set = Labelled::of(data, &x);
-        let removed = enn_removed(set, self.k, self.rule, &not_minority(&counts));
-        Ok(finish(data, survivors(&removed), space.note()))
+        clean(self, data, "enn", self.standardise, |set, cls| {
+            survivors(&enn_removed(set, self.k, self.rule, &cls.not_minority()))
+        })
     }
 
     fn name(&self) -> String {

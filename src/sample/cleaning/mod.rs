@@ -36,10 +36,12 @@ pub use smote_clean::{SmoteEnn, SmoteEnnEditing, SmoteTomek};
 pub use tomek::TomekLinks;
 
 use crate::data::Dataset;
+use crate::error::Result;
 use crate::neighbors::{knn, Exclude, Neighbours, Points};
+use crate::params::Params;
 
-use super::draw::{assemble, minority_class};
-use super::space::Labelled;
+use super::draw::{assemble, Classes};
+use super::space::{Labelled, Space};
 use super::Sample;
 
 const X_DEPENDENT: &str = "the selection depends on the features, not only on the class: \
@@ -58,12 +60,6 @@ fn nearest_in(set: Labelled<'_>, queries: &[usize], store: &[usize]) -> Neighbou
     )
 }
 
-/// Per class: whether it is reduced (every class but the minority).
-fn not_minority(counts: &[usize]) -> Vec<bool> {
-    let m = minority_class(counts);
-    (0..counts.len()).map(|c| c != m).collect()
-}
-
 /// The indices not flagged in `removed`.
 fn survivors(removed: &[bool]) -> Vec<usize> {
     removed
@@ -73,8 +69,23 @@ fn survivors(removed: &[bool]) -> Vec<usize> {
         .collect()
 }
 
-/// The sample of the rows kept, with the notes and the x-dependence note.
-fn finish(data: &Dataset, rows: Vec<usize>, mut notes: Vec<String>) -> Sample {
+/// Runs the cleaning method `name` with parameters `p`: checks them and
+/// that `data` has two classes, prepares its rows in the search space
+/// (standardised or not) and keeps the rows `select` returns (given the
+/// points and the classes).
+fn clean<P: Params>(
+    p: &P,
+    data: &Dataset,
+    name: &str,
+    standardise: bool,
+    select: impl FnOnce(Labelled<'_>, &Classes) -> Vec<usize>,
+) -> Result<Sample> {
+    p.check()?;
+    let classes = Classes::of(data, name)?;
+    let space = Space::new(data, standardise);
+    let x = space.all();
+    let rows = select(Labelled::of(data, &x), &classes);
+    let mut notes = space.note();
     notes.push(X_DEPENDENT.into());
-    assemble(data, rows, Vec::new(), Vec::new(), notes)
+    Ok(assemble(data, rows, Vec::new(), Vec::new(), notes))
 }

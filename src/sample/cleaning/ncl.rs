@@ -7,13 +7,12 @@
 use crate::data::Dataset;
 use crate::error::Result;
 use crate::neighbors::{knn, Exclude, Points};
-use crate::params::{params, Bounds, Params};
+use crate::params::{params, Bounds};
 use crate::rng::Rng;
 
 use super::enn::{enn_removed, EnnRule, ENN_K};
-use super::{finish, not_minority, survivors};
-use crate::sample::draw::{minority_class, two_class_counts};
-use crate::sample::space::{std_flag, Labelled, Space};
+use super::{clean, survivors};
+use crate::sample::space::std_flag;
 use crate::sample::{spec, Sample, Sampler};
 
 params! {
@@ -29,41 +28,38 @@ params! {
 
 impl Sampler for NeighbourhoodCleaningRule {
     fn resample(&self, data: &Dataset, _rng: &mut Rng) -> Result<Sample> {
-        self.check()?;
-        let counts = two_class_counts(data, "ncl")?;
-        let m = minority_class(&counts);
-        let big_enough: Vec<bool> = counts
-            .iter()
-            .enumerate()
-            .map(|(c, &n)| c != m && 2 * n >= counts[m])
-            .collect();
-        let space = Space::new(data, self.standardise);
-        let x = space.all();
-        let set = Labelled::of(data, &x);
-        let mut removed = enn_removed(set, self.k, EnnRule::Mode, &not_minority(&counts));
-        let minority = data.rows_of_class(m);
-        let q = set.pts.gather(&minority);
-        let nn = knn(
-            Points::new(&q, minority.len(), set.pts.dim()).expect("shape"),
-            set.pts,
-            self.k,
-            Exclude::Given(&minority),
-        );
-        let mut votes = vec![0usize; set.n_classes];
-        for qi in 0..minority.len() {
-            votes.iter_mut().for_each(|v| *v = 0);
-            for &j in nn.of(qi) {
-                votes[set.label(j)] += 1;
-            }
-            if votes.iter().any(|&v| v > votes[m]) {
+        clean(self, data, "ncl", self.standardise, |set, cls| {
+            let (m, counts) = (cls.minority, &cls.counts);
+            let big_enough: Vec<bool> = counts
+                .iter()
+                .enumerate()
+                .map(|(c, &n)| c != m && 2 * n >= counts[m])
+                .collect();
+            let mut removed = enn_removed(set, self.k, EnnRule::Mode, &cls.not_minority());
+            let minority = cls.minority_rows();
+            let q = set.pts.gather(minority);
+            let nn = knn(
+                Points::new(&q, minority.len(), set.pts.dim()).expect("shape"),
+                set.pts,
+                self.k,
+                Exclude::Given(minority),
+            );
+            let mut votes = vec![0usize; set.n_classes];
+            for qi in 0..minority.len() {
+                votes.iter_mut().for_each(|v| *v = 0);
                 for &j in nn.of(qi) {
-                    if big_enough[set.label(j)] {
-                        removed[j] = true;
+                    votes[set.label(j)] += 1;
+                }
+                if votes.iter().any(|&v| v > votes[m]) {
+                    for &j in nn.of(qi) {
+                        if big_enough[set.label(j)] {
+                            removed[j] = true;
+                        }
                     }
                 }
             }
-        }
-        Ok(finish(data, survivors(&removed), space.note()))
+            survivors(&removed)
+        })
     }
 
     fn name(&self) -> String {

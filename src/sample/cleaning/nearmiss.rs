@@ -13,10 +13,10 @@ use crate::neighbors::{knn, search, Exclude, Order, Points};
 use crate::params::{params, Bounds, Params};
 use crate::rng::Rng;
 
-use super::finish;
-use crate::sample::draw::{minority_class, two_class_counts};
+use super::clean;
+use crate::sample::draw::Classes;
 use crate::sample::parts::params_of_parts;
-use crate::sample::space::{std_flag, Labelled, Space};
+use crate::sample::space::{std_flag, Labelled};
 use crate::sample::{spec, Sample, Sampler};
 
 params! {
@@ -63,29 +63,15 @@ params_of_parts!(NearMiss<1>: scores);
 params_of_parts!(NearMiss<2>: scores);
 params_of_parts!(NearMiss<3>: scores, short_list);
 
-impl<const V: u8> Sampler for NearMiss<V> {
-    fn resample(&self, data: &Dataset, _rng: &mut Rng) -> Result<Sample> {
-        if !(1..=3).contains(&V) {
-            return Err(Error::invalid(format!(
-                "NearMiss version {V} does not exist: use 1, 2 or 3"
-            )));
-        }
-        self.scores.check()?;
-        self.short_list.check()?;
-        let counts = two_class_counts(data, "nearmiss")?;
-        let m = minority_class(&counts);
-        let groups = data.rows_by_class();
-        let space = Space::new(data, self.scores.standardise);
-        let x = space.all();
-        let set = Labelled::of(data, &x);
+impl<const V: u8> NearMiss<V> {
+    /// The rows kept: the minority and, of every other class, the
+    /// minority's size of rows with the best scores.
+    fn select(&self, set: Labelled<'_>, cls: &Classes) -> Vec<usize> {
         let d = set.pts.dim();
-        let mx = set.pts.gather(&groups[m]);
-        let minority = Points::new(&mx, groups[m].len(), d).expect("shape");
-        let mut rows = groups[m].clone();
-        for (c, pool) in groups.iter().enumerate() {
-            if c == m || pool.is_empty() {
-                continue;
-            }
+        let mx = set.pts.gather(cls.minority_rows());
+        let minority = Points::new(&mx, cls.minority_rows().len(), d).expect("shape");
+        let mut rows = cls.minority_rows().to_vec();
+        for (_, pool) in cls.others() {
             let cand: Vec<usize> = if V == 3 {
                 let px = set.pts.gather(pool);
                 let short = knn(
@@ -101,7 +87,7 @@ impl<const V: u8> Sampler for NearMiss<V> {
                 l.dedup();
                 l.into_iter().map(|i| pool[i]).collect()
             } else {
-                pool.clone()
+                pool.to_vec()
             };
             let cx = set.pts.gather(&cand);
             let order = if V == 2 {
@@ -125,10 +111,29 @@ impl<const V: u8> Sampler for NearMiss<V> {
             } else {
                 idx.sort_by(|&a, &b| score[a].total_cmp(&score[b]).then(cand[a].cmp(&cand[b])));
             }
-            rows.extend(idx.into_iter().take(counts[m]).map(|i| cand[i]));
+            rows.extend(
+                idx.into_iter()
+                    .take(cls.minority_rows().len())
+                    .map(|i| cand[i]),
+            );
         }
         rows.sort_unstable();
-        Ok(finish(data, rows, space.note()))
+        rows
+    }
+}
+
+impl<const V: u8> Sampler for NearMiss<V> {
+    fn resample(&self, data: &Dataset, _rng: &mut Rng) -> Result<Sample> {
+        if !(1..=3).contains(&V) {
+            return Err(Error::invalid(format!(
+                "NearMiss version {V} does not exist: use 1, 2 or 3"
+            )));
+        }
+        self.short_list.check()?;
+        let std = self.scores.standardise;
+        clean(&self.scores, data, "nearmiss", std, |set, cls| {
+            self.select(set, cls)
+        })
     }
 
     fn name(&self) -> String {

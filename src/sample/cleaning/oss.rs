@@ -9,13 +9,12 @@ use rand::RngExt;
 use crate::data::Dataset;
 use crate::error::Result;
 use crate::neighbors::Points;
-use crate::params::{params, Params};
+use crate::params::params;
 use crate::rng::Rng;
 
 use super::tomek::tomek_removed;
-use super::{finish, nearest_in, not_minority, survivors};
-use crate::sample::draw::{minority_class, two_class_counts};
-use crate::sample::space::{std_flag, Labelled, Space};
+use super::{clean, nearest_in, survivors};
+use crate::sample::space::{std_flag, Labelled};
 use crate::sample::{spec, Sample, Sampler};
 
 params! {
@@ -29,41 +28,32 @@ params! {
 
 impl Sampler for OneSidedSelection {
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
-        self.check()?;
-        let counts = two_class_counts(data, "oss")?;
-        let m = minority_class(&counts);
-        let groups = data.rows_by_class();
-        let space = Space::new(data, self.standardise);
-        let x = space.all();
-        let set = Labelled::of(data, &x);
-        let mut chosen = groups[m].clone();
-        for (c, pool) in groups.iter().enumerate() {
-            if c == m || pool.is_empty() {
-                continue;
+        clean(self, data, "oss", self.standardise, |set, cls| {
+            let mut chosen = cls.minority_rows().to_vec();
+            for (c, pool) in cls.others() {
+                let seed = pool[rng.random_range(0..pool.len())];
+                let mut store = cls.minority_rows().to_vec();
+                store.push(seed);
+                let nn = nearest_in(set, pool, &store);
+                chosen.push(seed);
+                chosen.extend(
+                    (0..pool.len())
+                        .filter(|&i| pool[i] != seed && set.label(store[nn.of(i)[0]]) != c)
+                        .map(|i| pool[i]),
+                );
             }
-            let seed = pool[rng.random_range(0..pool.len())];
-            let mut store = groups[m].clone();
-            store.push(seed);
-            let nn = nearest_in(set, pool, &store);
-            chosen.push(seed);
-            chosen.extend(
-                (0..pool.len())
-                    .filter(|&i| pool[i] != seed && set.label(store[nn.of(i)[0]]) != c)
-                    .map(|i| pool[i]),
-            );
-        }
-        chosen.sort_unstable();
-        // Tomek links within the chosen rows.
-        let cx = set.pts.gather(&chosen);
-        let cy: Vec<u32> = chosen.iter().map(|&i| set.y[i]).collect();
-        let sub = Labelled {
-            pts: Points::new(&cx, chosen.len(), set.pts.dim()).expect("shape"),
-            y: &cy,
-            n_classes: set.n_classes,
-        };
-        let removed = tomek_removed(sub, &not_minority(&counts));
-        let rows = survivors(&removed).into_iter().map(|i| chosen[i]).collect();
-        Ok(finish(data, rows, space.note()))
+            chosen.sort_unstable();
+            // Tomek links within the chosen rows.
+            let cx = set.pts.gather(&chosen);
+            let cy: Vec<u32> = chosen.iter().map(|&i| set.y[i]).collect();
+            let sub = Labelled {
+                pts: Points::new(&cx, chosen.len(), set.pts.dim()).expect("shape"),
+                y: &cy,
+                n_classes: set.n_classes,
+            };
+            let removed = tomek_removed(sub, &cls.not_minority());
+            survivors(&removed).into_iter().map(|i| chosen[i]).collect()
+        })
     }
 
     fn name(&self) -> String {

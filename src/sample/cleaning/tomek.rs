@@ -6,12 +6,11 @@
 use crate::data::Dataset;
 use crate::error::Result;
 use crate::neighbors::{knn, Exclude};
-use crate::params::{params, Params};
+use crate::params::params;
 use crate::rng::Rng;
 
-use super::{finish, not_minority, survivors};
-use crate::sample::draw::two_class_counts;
-use crate::sample::space::{std_flag, Labelled, Space};
+use super::{clean, survivors};
+use crate::sample::space::{std_flag, Labelled};
 use crate::sample::{spec, Sample, Sampler};
 
 params! {
@@ -62,12 +61,9 @@ pub(super) fn tomek_removed(set: Labelled<'_>, target: &[bool]) -> Vec<bool> {
 
 impl Sampler for TomekLinks {
     fn resample(&self, data: &Dataset, _rng: &mut Rng) -> Result<Sample> {
-        self.check()?;
-        let counts = two_class_counts(data, "tomek")?;
-        let space = Space::new(data, self.standardise);
-        let x = space.all();
-        let removed = tomek_removed(Labelled::of(data, &x), &not_minority(&counts));
-        Ok(finish(data, survivors(&removed), space.note()))
+        clean(self, data, "tomek", self.standardise, |set, cls| {
+            survivors(&tomek_removed(set, &cls.not_minority()))
+        })
     }
 
     fn name(&self) -> String {

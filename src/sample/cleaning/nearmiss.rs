@@ -23,7 +23,7 @@ params! {
     /// How NearMiss scores a row.
     #[derive(Debug, Clone, PartialEq)]
     pub struct NearMissScores {
-        /// Minority rows whose mean distance scores each row (3).
+        /// Minority rows whose mean distance scores each row.
         pub k: usize = 3 => Bounds::at_least(1.0),
         /// Search neighbours on standardised features (flag: standardise).
         pub standardise: bool = false,
@@ -34,7 +34,7 @@ params! {
     /// NearMiss-3's short list.
     #[derive(Debug, Clone, PartialEq)]
     pub struct ShortList {
-        /// Nearest rows of each other class short-listed per minority row (3).
+        /// Nearest rows of each other class short-listed per minority row.
         pub k3: usize = 3 => Bounds::at_least(1.0),
     }
 }

@@ -81,7 +81,7 @@ params! {
     /// The ENN step of SMOTE + ENN.
     #[derive(Debug, Clone, PartialEq)]
     pub struct SmoteEnnEditing {
-        /// ENN's neighbours (3).
+        /// ENN's neighbours (3 in Wilson's and the later papers).
         pub enn_k: usize = ENN_K => Bounds::at_least(1.0),
         /// ENN's rule: mode (Wilson's) or all.
         pub rule: EnnRule = EnnRule::Mode,

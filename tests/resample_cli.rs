@@ -67,11 +67,12 @@ fn resample_errors_leave_no_file() {
     }
 }
 
-/// Runs `resample --format json` on ecoli4 (316 + 20 rows) and returns the report.
+/// Runs `resample --format json` on ecoli4 (316 + 20 rows) with `extra`
+/// arguments and returns the report.
 fn resample_json(extra: &[&str]) -> serde_json::Value {
-    let d = scratch("resample-spec");
-    let out = d.join("s.csv").to_string_lossy().into_owned();
-    let mut a = vec![
+    let out = scratch("resample-spec").join("s.csv");
+    let out = out.to_string_lossy();
+    let base = [
         "resample",
         "--dataset",
         "ecoli4",
@@ -80,10 +81,9 @@ fn resample_json(extra: &[&str]) -> serde_json::Value {
         "-o",
         &out,
     ];
-    a.extend(extra);
-    let (code, text, err) = run(&a);
-    assert_eq!(code, 0, "{extra:?}: {err}");
-    serde_json::from_str(&text).unwrap()
+    let (code, text, err) = run(&[&base[..], extra].concat());
+    assert!(code == 0, "{extra:?}: {err}");
+    serde_json::from_str(&text).expect("a JSON report")
 }
 
 #[test]

@@ -1,5 +1,8 @@
 //! Samplers in strategy specs: per-class rates and counts as lists, flags,
-//! and the fitted strategy trained on the resampled rows.
+//! and the fitted strategy trained on the resampled rows, from Rust and on
+//! the command line.
+
+mod common;
 
 use rarity::data::Dataset;
 use rarity::spec::build_strategy;
@@ -57,4 +60,29 @@ fn sampler_spec_errors_say_what_is_accepted() {
     assert!(e.contains("smoot") && e.contains("under"), "{e}");
     let e = err("smote(k=3)");
     assert!(e.contains("must be followed by a learner"), "{e}");
+}
+
+#[test]
+fn per_class_rates_and_counts_work_on_the_command_line() {
+    for model in [
+        "under(rates=[0.5,1])+tree",
+        "under(rates=0.5:1)+tree",
+        "smote(counts=[316,316])+tree",
+    ] {
+        let (code, text, err) = common::run(&[
+            "evaluate",
+            "--quiet",
+            "--dataset",
+            "ecoli4",
+            "--model",
+            model,
+            "--cv",
+            "3",
+            "--format",
+            "json",
+        ]);
+        assert_eq!(code, 0, "{model}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&text).expect("a JSON report");
+        assert!(v.to_string().contains(model), "{model}: {text}");
+    }
 }

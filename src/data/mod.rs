@@ -16,5 +16,5 @@ pub mod write;
 
 pub use buffer::Values;
 pub(crate) use dataset::tally;
-pub use dataset::{ColumnEncoding, Dataset, Schema, View};
+pub use dataset::{rows_by_class, ColumnEncoding, Dataset, Schema, View};
 pub use proba::Proba;

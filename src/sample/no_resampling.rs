@@ -2,6 +2,7 @@
 //! This is how Fan's random decision trees are trained (their diversity comes
 //! from the random structure, not from the data).
 
+use super::parts::no_params;
 use super::{Sample, Sampler};
 use crate::data::Dataset;
 use crate::error::Result;
@@ -30,3 +31,5 @@ impl Sampler for NoResampling {
         "none".into()
     }
 }
+
+no_params!(NoResampling);

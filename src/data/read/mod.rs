@@ -23,6 +23,7 @@ mod arff;
 mod classes;
 mod columns;
 mod csv_reader;
+mod labels;
 mod lines;
 mod number;
 mod numeric;

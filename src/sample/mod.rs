@@ -42,7 +42,7 @@ pub use balanced::{BalancedBootstrap, ExactlyBalanced, RoughlyBalanced, UnderOve
 pub use cleaning::{
     CondensedNearestNeighbour, EditedNearestNeighbours, EnnRule, NearMiss, NearMissScores,
     NeighbourhoodCleaningRule, OneSidedSelection, ShortList, SmoteEnn, SmoteEnnEditing, SmoteTomek,
-    TomekLinks,
+    Ties, TomekLinks,
 };
 pub use over::{OverTarget, RandomOver};
 pub use registry::{build_sampler, parse_sampler, SAMPLERS};

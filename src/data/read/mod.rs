@@ -35,7 +35,7 @@ use serde::Serialize;
 use super::Dataset;
 use crate::error::{Error, Result};
 
-pub use classes::assign_classes;
+pub use classes::{assign_classes, label_order};
 pub use columns::{
     encode_columns, encode_columns_with_schema, feature_names, Column, ColumnValues,
 };

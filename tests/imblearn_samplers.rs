@@ -24,9 +24,15 @@ fn dataset(input: &Value) -> rarity::Dataset {
         }
         csv.push_str(&format!("{}\n", label.as_i64().unwrap()));
     }
-    read_from(csv.as_bytes(), "fixture", Format::Csv, 0, &ReadOptions::default())
-        .unwrap()
-        .0
+    read_from(
+        csv.as_bytes(),
+        "fixture",
+        Format::Csv,
+        0,
+        &ReadOptions::default(),
+    )
+    .unwrap()
+    .0
 }
 
 #[test]

@@ -150,7 +150,7 @@ impl Dataset {
     /// Builds a dataset from a row-major feature buffer (`x.len() == y.len() * d`).
     ///
     /// Fails if the shapes disagree, a label is not below `schema.class_names.len()`,
-    /// or a feature is not finite.
+    /// a feature is not finite, or there are rows but no feature columns.
     pub fn new(x: Vec<f64>, y: Vec<u32>, schema: Schema) -> Result<Self> {
         Dataset::from_values(Values::from_vec(x), y, schema)
     }
@@ -160,6 +160,11 @@ impl Dataset {
     pub fn from_values(x: Values, y: Vec<u32>, schema: Schema) -> Result<Self> {
         let d = schema.feature_names.len();
         let n = y.len();
+        if d == 0 && n > 0 {
+            return Err(Error::data(
+                "the data has no feature columns; at least one is needed",
+            ));
+        }
         if x.len() != n * d {
             return Err(Error::invalid(format!(
                 "feature buffer has {} values, expected {} rows x {} features = {}",
@@ -232,6 +237,11 @@ impl Dataset {
                 i + 1,
                 w[i]
             )));
+        }
+        if !w.is_empty() && w.iter().all(|v| *v == 0.0) {
+            return Err(Error::invalid(
+                "every weight is zero: at least one row needs a positive weight",
+            ));
         }
         self.weights = Some(Arc::new(w));
         Ok(self)

@@ -414,14 +414,15 @@ class CorrectedClassifier(ClassifierMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.pos_label = pos_label
 
-    def _sampler_spec(self):
+    def _sampler_spec(self, lab):
+        from .sampling import _Base
+
         s = self.sampler
         if isinstance(s, str):
             return s
-        spec = getattr(s, "spec_", None) or (s._spec() if hasattr(s, "_spec") else None)
-        if not isinstance(spec, str):
-            raise ValueError(f"sampler={s!r} is invalid; expected a sampler spec or a rarity sampler")
-        return spec
+        if isinstance(s, _Base):
+            return s._spec(lab)
+        raise ValueError(f"sampler={s!r} is invalid; expected a sampler spec or a rarity.sampling sampler")
 
     def fit(self, X, y, sample_weight=None):
         """Draws the sample, fits the estimator on it, keeps the keep rates.
@@ -444,7 +445,7 @@ class CorrectedClassifier(ClassifierMixin, BaseEstimator):
         lab = V.labels(y, self.pos_label, type(self).__name__)
         w = V.sample_weight(sample_weight, feats.n_rows_)
         data = _rarity.Data(feats, lab.codes, lab.class_names, _target_name(y), None, n_jobs)
-        drawn = _rarity.resample(self._sampler_spec(), data, _seed(self.seed), n_jobs)
+        drawn = _rarity.resample(self._sampler_spec(lab), data, _seed(self.seed), n_jobs)
         rates = np.asarray(drawn.keep_rates)
         if np.any(rates <= 0):
             k = int(np.flatnonzero(rates <= 0)[0])

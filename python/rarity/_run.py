@@ -115,6 +115,31 @@ def _frame(rows):
         return rows
 
 
+def _split_target(table, target):
+    """``(features table, target values, target name)`` of a pandas, polars
+    or pyarrow table (the target's own dtype is kept)."""
+    cols = [str(c) for c in (table.columns if hasattr(table, "columns") else table.column_names)]
+    if target is None:
+        j = len(cols) - 1
+    elif isinstance(target, int):
+        j = target if target >= 0 else len(cols) + target
+    elif str(target) in cols:
+        j = cols.index(str(target))
+    else:
+        raise ValueError(f"target column '{target}' not found; columns are: {', '.join(cols)}")
+    if not 0 <= j < len(cols):
+        raise ValueError(f"target column {target} not found; the table has {len(cols)} columns")
+    name = cols[j]
+    if V._is_pandas_frame(table):
+        col = table.columns[j]
+        return table.drop(columns=[col]), table[col].to_numpy(), name
+    if V._is_polars_frame(table):
+        return table.drop(name), table[name].to_numpy(), name
+    if hasattr(table, "remove_column"):  # pyarrow
+        return table.remove_column(j), table.column(j).to_numpy(zero_copy_only=False), name
+    raise ValueError(f"data is a {type(table).__name__}; expected a pandas, polars or pyarrow table, a path or (X, y)")
+
+
 def _data(data, target, pos_label, n_jobs):
     """``(native data, source name, labels or None)``."""
     if isinstance(data, (str, os.PathLike)):
@@ -122,27 +147,12 @@ def _data(data, target, pos_label, n_jobs):
         return _rarity.read_file(path, None if target is None else str(target), pos_label, n_jobs=n_jobs), path, None
     if isinstance(data, tuple) and len(data) == 2:
         X, y = data
-        feats, _ = V.features(X, n_jobs)
-        lab = V.labels(y, pos_label)
-        return _rarity.Data(feats, lab.codes, lab.class_names, "y", None, n_jobs), "<data>", lab
-    feats, _ = V.features(data, n_jobs)
-    cols = list(feats.column_names)
-    if target is None:
-        j = len(cols) - 1
-    elif isinstance(target, int):
-        j = target if target >= 0 else len(cols) + target
+        name = "y"
     else:
-        if str(target) not in cols:
-            raise ValueError(f"target column '{target}' not found; columns are: {', '.join(cols)}")
-        j = cols.index(str(target))
-    if not 0 <= j < len(cols):
-        raise ValueError(f"target column {target} not found; the table has {len(cols)} columns")
-    y = feats.column(j)
-    y = np.asarray(y, dtype=object) if isinstance(y, list) else y
-    if isinstance(y, np.ndarray) and y.dtype == object and any(v is None for v in y):
-        raise ValueError(f"the target column '{cols[j]}' has missing values")
+        X, y, name = _split_target(data, target)
+    feats, _ = V.features(X, n_jobs)
     lab = V.labels(y, pos_label)
-    return _rarity.Data(feats.without(j), lab.codes, lab.class_names, cols[j], None, n_jobs), "<data>", lab
+    return _rarity.Data(feats, lab.codes, lab.class_names, name, None, n_jobs), "<data>", lab
 
 
 def run(

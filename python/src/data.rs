@@ -404,50 +404,6 @@ impl Features {
     fn column_names(&self) -> Vec<String> {
         self.names()
     }
-
-    /// Whether the features came from named columns (a DataFrame).
-    #[getter]
-    fn named(&self) -> bool {
-        match &self.inner {
-            Inner::Matrix { names, .. } => names.is_some(),
-            Inner::Columns { .. } => true,
-        }
-    }
-
-    /// The values of one source column, by position, for per-column
-    /// access (e.g. a target column inside a table): numbers as a float64
-    /// array, text as a list.
-    fn column(&self, py: Python<'_>, j: usize) -> PyResult<Py<PyAny>> {
-        match &self.inner {
-            Inner::Columns { cols, .. } => {
-                let (_, c) = cols
-                    .get(j)
-                    .ok_or_else(|| value_error(format!("no column {j}")))?;
-                Ok(match c {
-                    Col::Numbers(v) => PyArray1::from_slice(py, v.values()).into_any().unbind(),
-                    Col::Text(t) => t.as_ref().clone().into_pyobject(py)?.into_any().unbind(),
-                })
-            }
-            Inner::Matrix { .. } => Err(value_error("a matrix has no named columns")),
-        }
-    }
-
-    /// The same features without source column `j`.
-    fn without(&self, j: usize) -> PyResult<Features> {
-        match &self.inner {
-            Inner::Columns { cols, n } => {
-                let mut cols = cols.clone();
-                if j >= cols.len() {
-                    return Err(value_error(format!("no column {j}")));
-                }
-                cols.remove(j);
-                Ok(Features {
-                    inner: Inner::Columns { cols, n: *n },
-                })
-            }
-            Inner::Matrix { .. } => Err(value_error("a matrix has no named columns")),
-        }
-    }
 }
 
 /// Concatenates the batches of a chunked table into one.

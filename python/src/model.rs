@@ -82,14 +82,6 @@ pub fn fit(
     })
 }
 
-/// Checks a spec without fitting: the strategy it builds, or the
-/// library's error.
-#[pyfunction]
-pub fn check_spec(spec: &str) -> PyResult<String> {
-    let s = rarity::spec::build_strategy(spec).map_err(to_py)?;
-    Ok(s.spec)
-}
-
 #[pymethods]
 impl Model {
     /// Class probabilities (`n x k`, columns in rarity's class order).

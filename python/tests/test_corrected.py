@@ -84,3 +84,12 @@ def test_dataframes_pass_through_to_the_estimator():
     clf = rarity.CorrectedClassifier(sampler="under").fit(df, y)
     assert clf.predict_proba(df).shape == (500, 2)
     assert clf.sample_indices_.shape[0] < 500
+
+
+def test_a_sampler_object_is_its_spec():
+    X, y, _ = gaussian(2000, seed=6)
+    a = rarity.CorrectedClassifier(sampler=rarity.sampling.RandomUnderSampler(), seed=2).fit(X, y)
+    b = rarity.CorrectedClassifier(sampler="under(ratio=1)", seed=2).fit(X, y)
+    np.testing.assert_array_equal(a.keep_rates_, b.keep_rates_)
+    with pytest.raises(ValueError, match="sampler=3 is invalid"):
+        rarity.CorrectedClassifier(sampler=3).fit(X, y)

@@ -455,6 +455,9 @@ impl Task<'_> {
     /// Lists are indexed from `qs.start` (cross search) or by point (`shared`
     /// given: self-search, pairs with `r > q` only, offered to both).
     fn tile(&self, qs: Range<usize>, rs: Range<usize>, shared: Option<&Shared>, lists: &mut Lists) {
+        if crate::cancel::requested() {
+            return;
+        }
         match self.kernel {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Kernel::Avx512` is only chosen (by `Kernel::detect`,

@@ -167,6 +167,30 @@ fn every_spec_example_of_the_issue_runs() {
 }
 
 #[test]
+fn any_beta_undersamples_in_every_fold() {
+    // beta = N+/N- of the whole file: the training folds' ratios differ
+    // slightly (some above it); and a beta well below it.
+    let (code, out, err) = run(&["inspect", "--dataset", "pima", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let c = &v["class_counts"];
+    let ratio = c[1].as_f64().unwrap() / c[0].as_f64().unwrap();
+    for beta in [ratio, 0.5 * ratio] {
+        let spec = format!("under(beta={beta})+tree(max_depth=3)+correct+threshold(priors)");
+        let (code, _, err) = run(&[
+            "evaluate",
+            "--dataset",
+            "pima",
+            "--model",
+            &spec,
+            "--cv",
+            "2x5",
+        ]);
+        assert_eq!(code, 0, "{spec}: {err}");
+    }
+}
+
+#[test]
 fn bad_specs_name_the_token_and_list_choices() {
     let cases = [
         ("forest(n=10)+treshold(0.5)", "unknown stage 'treshold'"),

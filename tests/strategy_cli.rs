@@ -34,6 +34,33 @@ fn fit_then_predict_round_trip() {
 }
 
 #[test]
+fn fit_shows_the_decision_as_a_spec_writes_it() {
+    let d = scratch("fit-decision");
+    let model = d.join("m.rarity").to_string_lossy().into_owned();
+    for (spec, want) in [
+        (
+            "pt-bagging(n=5)",
+            "decision threshold(priors) = threshold(0.0595238);",
+        ),
+        (
+            "tree+threshold(f1)",
+            "decision threshold(f1) = threshold(0.279762);",
+        ),
+        ("tree+cost(fn=5,fp=1)", "decision cost(fn=5,fp=1);"),
+        ("tree", "decision argmax;"),
+    ] {
+        // ecoli4: 20 of 336 rows positive, pi+ = 0.0595238.
+        let (code, out, err) = run(&["fit", "--dataset", "ecoli4", "-m", spec, "-o", &model]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains(want), "{spec}: {out}");
+        assert!(
+            !out.contains("Lambda") && !out.contains("Threshold"),
+            "{out}"
+        );
+    }
+}
+
+#[test]
 fn predict_refuses_mismatched_columns_and_foreign_files() {
     let d = scratch("predict-bad");
     let model = d.join("m.rarity").to_string_lossy().into_owned();

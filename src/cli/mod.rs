@@ -68,7 +68,7 @@ enum Command {
     Datasets,
     /// Describe a dataset: rows, features, classes, imbalance, feature ranges.
     Inspect(inspect::Args),
-    /// Write a synthetic dataset as CSV.
+    /// Write a synthetic dataset, or a biased training sample of one, as CSV.
     Generate(generate::Args),
     /// Every metric for true labels and predicted probabilities in a CSV.
     Score(score::Args),

@@ -18,7 +18,7 @@ use std::sync::Arc;
 use rand::RngExt;
 use serde::Serialize;
 
-use crate::data::bias::{class_bias, feature_bias};
+pub use crate::data::bias::Bias;
 use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::learn::Learner;
@@ -29,25 +29,6 @@ use crate::select::ranking::{fit_all, rank_by_scores, Outcome, Ranking};
 use crate::select::reverse_testing::reverse_testing_variants;
 use crate::select::variant::{Measure, ReverseTestingVariant};
 use crate::split::Splitter;
-
-/// How the training half is biased.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub enum Bias {
-    /// Sort by a feature and drop the lowest fraction (the paper: 0, 25%).
-    Feature {
-        /// The feature.
-        attribute: usize,
-        /// The fraction dropped.
-        fraction: f64,
-    },
-    /// Keep each row of class `k` with probability `rates[k]`.
-    Class(Vec<f64>),
-    /// Keep each row of the dataset's largest class with probability 1/2,
-    /// every row of the others (a class bias set per dataset).
-    HalveLargestClass,
-    /// No bias.
-    None,
-}
 
 /// A method that predicts the pairwise order.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -119,34 +100,6 @@ impl Tally {
             }
         }
     }
-}
-
-/// Biases the training rows of one split.
-fn biased_rows(data: &Dataset, rows: &[usize], bias: &Bias, seed: u64) -> Result<Vec<usize>> {
-    match bias {
-        Bias::Feature {
-            attribute,
-            fraction,
-        } => feature_bias(data, rows, *attribute, *fraction),
-        Bias::Class(rates) => class_bias(data, rows, rates, &mut rng::stream(seed, 0xb1a5)),
-        Bias::HalveLargestClass => class_bias(
-            data,
-            rows,
-            &largest_class_halved(data),
-            &mut rng::stream(seed, 0xb1a5),
-        ),
-        Bias::None => Ok(rows.to_vec()),
-    }
-}
-
-/// Keep rates of [`Bias::HalveLargestClass`]: 1/2 for the largest class of
-/// `data` (the last of equally large ones), 1 for the others.
-fn largest_class_halved(data: &Dataset) -> Vec<f64> {
-    let c = data.class_counts();
-    let big = (0..c.len()).max_by_key(|&k| c[k]).unwrap_or(0);
-    (0..c.len())
-        .map(|k| if k == big { 0.5 } else { 1.0 })
-        .collect()
 }
 
 /// Settings of the bias experiment.
@@ -259,7 +212,7 @@ fn run_dataset(
                 break;
             }
         };
-        let train = data.take(&biased_rows(data, &fold.train, &cfg.bias, split_seed)?);
+        let train = data.take(&cfg.bias.apply(data, &fold.train, split_seed)?);
         let test = data.take(&fold.test);
         if let Err(e) = train.require_two_classes() {
             skipped.push(format!("{name} split {s}: {e}"));

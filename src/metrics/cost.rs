@@ -254,17 +254,7 @@ impl Benefit {
     /// assert_eq!(b.amounts(&ds).unwrap(), vec![5.0, 7.0]);
     /// ```
     pub fn amounts(&self, data: &Dataset) -> Result<Vec<f64>> {
-        let j = data
-            .feature_names()
-            .iter()
-            .position(|f| *f == self.amount)
-            .ok_or_else(|| {
-                Error::invalid(format!(
-                    "amount column '{}' is not a feature; features are: {}",
-                    self.amount,
-                    data.feature_names().join(", ")
-                ))
-            })?;
+        let j = data.feature_index(&self.amount, "amount column")?;
         Ok((0..data.n_rows()).map(|i| data.value(i, j)).collect())
     }
 

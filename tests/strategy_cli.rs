@@ -223,7 +223,7 @@ fn bad_specs_name_the_token_and_list_choices() {
         ("forest(n=10)+treshold(0.5)", "unknown stage 'treshold'"),
         ("forrest(n=10)", "unknown learner 'forrest'"),
         ("tree(depth=3)", "unknown argument 'depth'"),
-        ("under(beta=0.01)+tree", "[0.0"),
+        ("under(beta=0)+tree", "in (0, 1]"),
         ("forest(n=10)+threshold(2)", "threshold(T) with T in [0, 1]"),
         (
             "forest(n=10)+threshold(f1)+correct",

@@ -63,6 +63,37 @@ impl Decision {
     pub fn needs_oof(&self) -> bool {
         matches!(self, Decision::RocClosest | Decision::Tune(_))
     }
+
+    /// The plug-in rule it is, when it is computed from the priors of the
+    /// probabilities it decides on (`threshold(priors)`, `threshold(f1)`).
+    pub fn plugin(&self) -> Option<PluginRule> {
+        match self {
+            Decision::Priors => Some(PluginRule::Priors),
+            Decision::F1 => Some(PluginRule::F1),
+            _ => None,
+        }
+    }
+}
+
+/// A rule computed from the priors of the probabilities it decides on:
+/// PT_MA (`threshold(priors)`) or PT_F1 (`threshold(f1)`). After `+em` those
+/// priors are estimated for each batch, so the rule is resolved per batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PluginRule {
+    /// PT_MA: thresholds equal to the priors.
+    Priors,
+    /// PT_F1: `tau = (pi+ + 0.5) / 2`.
+    F1,
+}
+
+impl PluginRule {
+    /// The rule for probabilities under `priors`.
+    pub fn resolve(self, priors: &[f64]) -> Result<Rule> {
+        match self {
+            PluginRule::Priors => Rule::priors(priors),
+            PluginRule::F1 => Rule::f1(priors),
+        }
+    }
 }
 
 /// A resolved decision rule: all its numbers are known.

@@ -70,7 +70,10 @@ fn resample_errors_leave_no_file() {
 /// Runs `resample --format json` on ecoli4 (316 + 20 rows) with `extra`
 /// arguments and returns the report.
 fn resample_json(extra: &[&str]) -> serde_json::Value {
-    let out = scratch("resample-spec").join("s.csv");
+    // One directory per call: tests run in parallel.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let out = scratch(&format!("resample-spec-{call}")).join("s.csv");
     let out = out.to_string_lossy();
     let base = [
         "resample",

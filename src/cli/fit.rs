@@ -28,9 +28,12 @@ pub struct Args {
 }
 
 pub fn run(g: &Global, a: &Args) -> Result<()> {
-    let (ds, report) = a.data.load(None)?;
     let strategy = rarity::spec::build_strategy(&a.model)?;
-    let fitted = strategy.fit(&ds, g.seed)?;
+    let (ds, report, fitted) = super::bar::during(g, || {
+        let (ds, report) = a.data.load(None)?;
+        let fitted = strategy.fit(&ds, g.seed)?;
+        Ok::<_, rarity::Error>((ds, report, fitted))
+    })?;
     let format = if a.json_model {
         Format::Json
     } else {

@@ -1,6 +1,7 @@
 //! The `rarity` command line: argument parsing and output only; every command
 //! is a thin call into the library.
 
+mod bar;
 mod calibrate;
 mod calibration;
 mod data_args;

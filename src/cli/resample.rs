@@ -92,11 +92,14 @@ fn sampler_call(a: &Args) -> Result<Call> {
 }
 
 pub fn run(g: &Global, a: &Args) -> Result<()> {
-    let (ds, _) = a.data.load(None)?;
     let sampler = build_sampler(&sampler_call(a)?)?;
-    let sample = sampler.resample(&ds, &mut rng::stream(g.seed, 0))?;
-    let out = sample.materialise(&ds)?;
-    write_csv(&out, &a.output)?;
+    let (ds, sample, out) = super::bar::during(g, || {
+        let (ds, _) = a.data.load(None)?;
+        let sample = sampler.resample(&ds, &mut rng::stream(g.seed, 0))?;
+        let out = sample.materialise(&ds)?;
+        write_csv(&out, &a.output)?;
+        Ok::<_, rarity::Error>((ds, sample, out))
+    })?;
     let before = ds.class_counts();
     let after = out.class_counts();
     if g.format == OutputFormat::Json {

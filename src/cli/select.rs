@@ -103,21 +103,24 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         MethodArg::Loo => Some(Comparator::LeaveOneOut),
         MethodArg::Train => Some(Comparator::Training),
     };
-    let ranking = match comparator {
-        None => reverse_testing(&learners, &train, &target, &variant, g.seed)?,
-        Some(c) => rank_by_comparator(&learners, &train, c, &plain, g.seed)?,
-    };
-    let truth = match &a.truth {
-        Some(col) => {
-            let o = ReadOptions {
-                target: Some(col.clone()),
-                ..ReadOptions::default()
-            };
-            let (labelled, _) = read_path(&a.population, &o)?;
-            Some(true_ranking(&learners, &train, &labelled, &plain, g.seed)?)
-        }
-        None => None,
-    };
+    let (ranking, truth) = super::bar::during(g, || {
+        let ranking = match comparator {
+            None => reverse_testing(&learners, &train, &target, &variant, g.seed)?,
+            Some(c) => rank_by_comparator(&learners, &train, c, &plain, g.seed)?,
+        };
+        let truth = match &a.truth {
+            Some(col) => {
+                let o = ReadOptions {
+                    target: Some(col.clone()),
+                    ..ReadOptions::default()
+                };
+                let (labelled, _) = read_path(&a.population, &o)?;
+                Some(true_ranking(&learners, &train, &labelled, &plain, g.seed)?)
+            }
+            None => None,
+        };
+        Ok::<_, Error>((ranking, truth))
+    })?;
     // The method as the user writes it (`cv`, `loo`, ...).
     let method = a
         .method

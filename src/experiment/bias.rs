@@ -136,13 +136,11 @@ pub struct BiasExperimentResults {
 /// Runs the experiment on every dataset: the ReverseTesting variants of
 /// `cfg`, 10-fold CV and leave-one-out predict the pairwise order of
 /// `learners`; the true order is measured by `cfg.metric` on the unbiased
-/// test half. `progress` is called after each dataset with its index and
-/// name.
+/// test half.
 pub fn run(
     datasets: &[(String, Dataset)],
     learners: &[(String, Arc<dyn Learner>)],
     cfg: &BiasExperimentConfig,
-    progress: &mut dyn FnMut(usize, &str),
 ) -> Result<BiasExperimentResults> {
     let truth = ReverseTestingVariant {
         measure: Measure::Metric(cfg.metric.clone()),
@@ -174,13 +172,12 @@ pub fn run(
     let mut tallies = vec![Tally::default(); ms.len()];
     let mut per_dataset = Vec::with_capacity(datasets.len());
     let mut skipped = Vec::new();
-    for (i, (name, data)) in datasets.iter().enumerate() {
+    for (name, data) in super::each_dataset(datasets) {
         let t = run_dataset(name, data, learners, &ms, &truth, cfg, &mut skipped)?;
         for (acc, x) in tallies.iter_mut().zip(&t) {
             acc.merge(x);
         }
         per_dataset.push((name.clone(), t));
-        progress(i, name);
     }
     Ok(BiasExperimentResults {
         methods,
@@ -326,12 +323,9 @@ mod tests {
             splits: 2,
             seed: 5,
         };
-        let mut done = Vec::new();
-        let r = run(&datasets, &noisy_tree_and_tree(), &cfg, &mut |i, name| {
-            done.push((i, name.to_string()))
-        })
-        .unwrap();
-        assert_eq!(done, [(0, "a".to_string()), (1, "b".to_string())]);
+        let r = run(&datasets, &noisy_tree_and_tree(), &cfg).unwrap();
+        let done: Vec<&str> = r.per_dataset.iter().map(|d| d.0.as_str()).collect();
+        assert_eq!(done, ["a", "b"]);
         let names: Vec<&str> = r.methods.iter().map(|m| m.0.as_str()).collect();
         assert_eq!(
             names,

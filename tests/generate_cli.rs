@@ -57,34 +57,39 @@ fn gaussian_writes_the_true_posterior() {
     assert_eq!(positives, 80);
 }
 
-#[test]
-fn bias_writes_a_feature_or_class_biased_sample() {
-    let d = scratch("gen-bias");
-    let out = d.join("b.csv");
-    let o = out.to_string_lossy().into_owned();
-    // pima: 768 rows, 500 negatives and 268 positives.
-    let (code, text, err) = run(&[
+/// Runs `generate bias --dataset pima ARGS -o OUT --format json`: the
+/// report and the written rows (header, fields).
+fn bias_pima(
+    args: &[&str],
+    out: &std::path::Path,
+) -> (serde_json::Value, Vec<String>, Vec<Vec<String>>) {
+    let o = out.to_string_lossy();
+    let base = [
         "generate",
         "bias",
         "--dataset",
         "pima",
-        "--feature",
-        "x1",
-        "--drop",
-        "0.25",
         "-o",
         &o,
         "--format",
         "json",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    ];
+    let (code, text, err) = run(&[&base[..], args].concat());
+    assert_eq!(code, 0, "{args:?}: {err}");
+    let (header, rows) = read_csv(out);
+    (serde_json::from_str(&text).unwrap(), header, rows)
+}
+
+#[test]
+fn bias_writes_a_feature_or_class_biased_sample() {
+    let out = scratch("gen-bias").join("b.csv");
+    // pima: 768 rows, 500 negatives and 268 positives.
+    let (v, header, kept) = bias_pima(&["--feature", "x1", "--drop", "0.25"], &out);
     assert_eq!(
         v["bias"],
         serde_json::json!({"feature": "x1", "drop": 0.25})
     );
-    let (header, rows) = read_csv(&out);
-    assert_eq!(rows.len(), 768 - 192);
+    assert_eq!(kept.len(), 768 - 192);
     let after: u64 = v["after"]
         .as_array()
         .unwrap()
@@ -92,57 +97,21 @@ fn bias_writes_a_feature_or_class_biased_sample() {
         .map(|c| c.as_u64().unwrap())
         .sum();
     assert_eq!(after, 576);
-    // Every kept x1 is at least the 192nd smallest value of pima's x1.
+    // Every kept x1 is at least the 192nd smallest of pima's x1, and 0.25
+    // is the default.
     let j = header.iter().position(|h| h == "x1").unwrap();
-    let (code, _, err) = run(&[
-        "generate",
-        "bias",
-        "--dataset",
-        "pima",
-        "--feature",
-        "x1",
-        "--drop",
-        "0",
-        "-o",
-        &o,
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let (_, all) = read_csv(&out);
+    let (_, _, all) = bias_pima(&["--feature", "x1", "--drop", "0"], &out);
     let mut x: Vec<f64> = all.iter().map(|r| r[j].parse().unwrap()).collect();
     x.sort_by(f64::total_cmp);
-    let (code, _, err) = run(&[
-        "generate",
-        "bias",
-        "--dataset",
-        "pima",
-        "--feature",
-        "x1",
-        "-o",
-        &o,
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let (_, kept) = read_csv(&out);
-    assert_eq!(kept.len(), 576); // --drop 0.25 by default
+    let (_, _, default) = bias_pima(&["--feature", "x1"], &out);
+    assert_eq!(default, kept);
     assert!(kept
         .iter()
         .all(|r| r[j].parse::<f64>().unwrap() >= x[192 - 1]));
     // Class bias: every positive dropped, every negative kept.
-    let (code, text, err) = run(&[
-        "generate",
-        "bias",
-        "--dataset",
-        "pima",
-        "--class",
-        "1,0",
-        "-o",
-        &o,
-        "--format",
-        "json",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let (v, _, rows) = bias_pima(&["--class", "1,0"], &out);
     assert_eq!(v["after"], serde_json::json!([500, 0]));
-    assert_eq!(read_csv(&out).1.len(), 500);
+    assert_eq!(rows.len(), 500);
 }
 
 #[test]

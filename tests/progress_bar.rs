@@ -36,13 +36,19 @@ fn on_terminal(args: &[&str], stdout_file: &std::path::Path) -> String {
 /// Every long command, writing into `dir` under the name `tag`: the
 /// arguments and the files it writes.
 fn commands(dir: &std::path::Path, tag: &str) -> Vec<(Vec<String>, Vec<std::path::PathBuf>)> {
-    let p = |name: &str| dir.join(format!("{tag}-{name}"));
-    let s = |p: &std::path::Path| p.to_string_lossy().into_owned();
-    let model = p("m.rarity");
-    let shared_model = dir.join("shared.rarity");
-    vec![
+    let file = |name: &str| dir.join(format!("{tag}-{name}"));
+    let (model, resampled, preds) = (file("m.rarity"), file("r.csv"), file("p.csv"));
+    let shared = dir.join("shared.rarity");
+    let cmd = |args: &[&str], files: &[&std::path::PathBuf]| {
         (
-            [
+            args.iter().map(|a| a.to_string()).collect(),
+            files.iter().map(|f| f.to_path_buf()).collect(),
+        )
+    };
+    let s = |p: &std::path::Path| p.to_string_lossy().into_owned();
+    vec![
+        cmd(
+            &[
                 "fit",
                 "--dataset",
                 "pima",
@@ -50,40 +56,34 @@ fn commands(dir: &std::path::Path, tag: &str) -> Vec<(Vec<String>, Vec<std::path
                 "forest(n=400)+platt",
                 "-o",
                 &s(&model),
-            ]
-            .map(String::from)
-            .to_vec(),
-            vec![model],
+            ],
+            &[&model],
         ),
-        (
-            [
+        cmd(
+            &[
                 "resample",
                 "--dataset",
                 "pima",
                 "--method",
                 "smote-tomek",
                 "-o",
-                &s(&p("r.csv")),
-            ]
-            .map(String::from)
-            .to_vec(),
-            vec![p("r.csv")],
+                &s(&resampled),
+            ],
+            &[&resampled],
         ),
-        (
-            [
+        cmd(
+            &[
                 "predict",
-                &s(&shared_model),
+                &s(&shared),
                 "--dataset",
                 "pima",
                 "-o",
-                &s(&p("p.csv")),
-            ]
-            .map(String::from)
-            .to_vec(),
-            vec![p("p.csv")],
+                &s(&preds),
+            ],
+            &[&preds],
         ),
-        (
-            [
+        cmd(
+            &[
                 "evaluate",
                 "--dataset",
                 "ecoli4",
@@ -93,10 +93,8 @@ fn commands(dir: &std::path::Path, tag: &str) -> Vec<(Vec<String>, Vec<std::path
                 "2x5",
                 "--format",
                 "json",
-            ]
-            .map(String::from)
-            .to_vec(),
-            vec![],
+            ],
+            &[],
         ),
     ]
 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use super::output::{num, print_json, write_stdout, Table};
+use super::output::{counts_table, print_json, write_stdout};
 use super::{DataArgs, Global, OutputFormat};
 use rarity::data::bias::Bias;
 use rarity::data::synth::{FraudTask, GaussianTask, TRUE_POSTERIOR};
@@ -189,15 +189,12 @@ fn bias(g: &Global, a: &BiasArgs) -> Result<()> {
             "after": after,
         }));
     }
-    let mut t = Table::new(&["class", "before", "after", "kept"]);
-    for (k, name) in ds.class_names().iter().enumerate() {
-        t.text_row(vec![
-            name.clone(),
-            before[k].to_string(),
-            after[k].to_string(),
-            num(after[k] as f64 / before[k].max(1) as f64, 4),
-        ]);
-    }
+    let rates: Vec<f64> = before
+        .iter()
+        .zip(&after)
+        .map(|(b, a)| *a as f64 / (*b).max(1) as f64)
+        .collect();
+    let t = counts_table(ds.class_names(), &before, &after, &rates);
     let how = match (&a.feature, &a.class) {
         (Some(col), _) => format!("feature bias: lowest {} of '{col}' dropped", a.drop),
         _ => "class bias".to_string(),

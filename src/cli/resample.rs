@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use serde_json::json;
 
-use super::output::{num, print_json, write_stdout, Table};
+use super::output::{counts_table, print_json, write_stdout};
 use super::{DataArgs, Global, OutputFormat};
 use rarity::data::write::write_csv;
 use rarity::error::{Error, Result};
@@ -114,15 +114,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             "notes": sample.notes,
         }));
     }
-    let mut t = Table::new(&["class", "before", "after", "keep rate"]);
-    for (k, name) in ds.class_names().iter().enumerate() {
-        t.text_row(vec![
-            name.clone(),
-            before[k].to_string(),
-            after[k].to_string(),
-            num(sample.keep_rates[k], 4),
-        ]);
-    }
+    let t = counts_table(ds.class_names(), &before, &after, &sample.keep_rates);
     let notes: String = sample
         .notes
         .iter()

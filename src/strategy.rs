@@ -36,8 +36,7 @@ use serde::{Deserialize, Serialize};
 use crate::calibrate::prior::correct_row;
 use crate::calibrate::{self, Calibration, Correction, OneVsRest};
 use crate::data::{Dataset, Proba, Schema};
-use crate::decide::tune::{best_threshold, roc_closest, tune_lambdas};
-use crate::decide::{Decision, Rule};
+use crate::decide::{Decision, Resolving, Rule};
 use crate::ensemble::BaggedModel;
 use crate::error::{Error, Result};
 use crate::learn::Learner;
@@ -293,40 +292,11 @@ impl Strategy {
             }
         };
         let priors = data.priors();
-        let k = data.n_classes();
-        let rule = match &self.decision {
-            Decision::Argmax => Rule::Argmax,
-            Decision::Fixed(t) => Rule::Threshold(*t),
-            Decision::Half if k == 2 => Rule::Threshold(0.5),
-            Decision::Half => Rule::Argmax,
-            Decision::Priors => Rule::priors(&priors)?,
-            Decision::F1 => Rule::f1(&priors)?,
-            Decision::Lambda(l) => Rule::Lambda(l.clone()),
-            Decision::Cost(m) => Rule::Cost(m.clone()),
-            Decision::Benefit(b) => {
-                b.amounts(data)
-                    .map_err(|e| Error::invalid(format!("benefit: {e}")))?;
-                Rule::Benefit(b.clone())
-            }
-            Decision::RocClosest | Decision::Tune(_) => {
-                let p = oof
-                    .as_ref()
-                    .expect("out-of-fold probabilities were computed");
-                match (&self.decision, k) {
-                    (Decision::RocClosest, 2) => Rule::Threshold(roc_closest(truth, &p.column(1))?),
-                    (Decision::Tune(obj), 2) => {
-                        Rule::Threshold(best_threshold(truth, &p.column(1), obj)?.0)
-                    }
-                    (Decision::Tune(obj), _) => Rule::Lambda(tune_lambdas(truth, p, &priors, obj)?),
-                    _ => {
-                        return Err(Error::invalid(
-                            "roc-closest is a binary cut-off; use tune(metric=...) for multiclass",
-                        ))
-                    }
-                }
-            }
-        };
-        rule.validate(k)?;
+        let rule = self.decision.resolve(&Resolving {
+            data,
+            priors: &priors,
+            oof: oof.as_ref(),
+        })?;
         Ok(FittedStrategy {
             spec: self.spec.clone(),
             schema: data.schema().clone(),

@@ -46,8 +46,7 @@ use crate::calibrate::prior::correct_row;
 use crate::calibrate::{self, Calibration, Correction, OneVsRest, PriorShift};
 use crate::data::{Dataset, Proba, Schema};
 use crate::decide::registry::Stage;
-use crate::decide::tune::{best_threshold, roc_closest, tune_lambdas};
-use crate::decide::{Decision, PluginRule, Rule};
+use crate::decide::{Decision, PluginRule, Resolving, Rule};
 use crate::ensemble::BaggedModel;
 use crate::error::{Error, Result};
 use crate::learn::Learner;
@@ -379,7 +378,6 @@ impl Strategy {
             }
         };
         let priors = data.priors();
-        let k = data.n_classes();
         let shift = self.fit_shift(&priors, &members[0])?;
         let oof = match (&shift, oof) {
             (Some(s), Some(mut p)) => {
@@ -399,41 +397,11 @@ impl Strategy {
             }) => t.clone(),
             _ => priors.clone(),
         };
-        let rule = match &self.decision {
-            Decision::Argmax => Rule::Argmax,
-            Decision::Fixed(t) => Rule::Threshold(*t),
-            Decision::Half if k == 2 => Rule::Threshold(0.5),
-            Decision::Half => Rule::Argmax,
-            Decision::Priors => Rule::priors(&decision_priors)?,
-            Decision::F1 => Rule::f1(&decision_priors)?,
-            Decision::Lambda(l) => Rule::Lambda(l.clone()),
-            Decision::Cost(m) => Rule::Cost(m.clone()),
-            Decision::Benefit(b) => {
-                b.amounts(data)
-                    .map_err(|e| Error::invalid(format!("benefit: {e}")))?;
-                Rule::Benefit(b.clone())
-            }
-            Decision::RocClosest | Decision::Tune(_) => {
-                let p = oof
-                    .as_ref()
-                    .expect("out-of-fold probabilities were computed");
-                match (&self.decision, k) {
-                    (Decision::RocClosest, 2) => Rule::Threshold(roc_closest(truth, &p.column(1))?),
-                    (Decision::Tune(obj), 2) => {
-                        Rule::Threshold(best_threshold(truth, &p.column(1), obj)?.0)
-                    }
-                    (Decision::Tune(obj), _) => {
-                        Rule::Lambda(tune_lambdas(truth, p, &decision_priors, obj)?)
-                    }
-                    _ => {
-                        return Err(Error::invalid(
-                            "roc-closest is a binary cut-off; use tune(metric=...) for multiclass",
-                        ))
-                    }
-                }
-            }
-        };
-        rule.validate(k)?;
+        let rule = self.decision.resolve(&Resolving {
+            data,
+            priors: &decision_priors,
+            oof: oof.as_ref(),
+        })?;
         Ok(FittedStrategy {
             spec: self.spec.clone(),
             schema: data.schema().clone(),

@@ -5,11 +5,11 @@
 
 use rand::RngExt;
 
-use super::{Sample, Sampler};
 use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::params::{params, Bounds, Params};
 use crate::rng::Rng;
+use crate::sample::{Sample, Sampler};
 
 params! {
     /// Draws `round(fraction * n)` rows uniformly with replacement.

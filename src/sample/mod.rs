@@ -26,33 +26,14 @@
 //! registry, and [`Sampler::name`] prints a spec that reads back to the same
 //! sampler.
 
-mod balanced;
-mod cleaning;
 pub(crate) mod draw;
-mod over;
 mod parts;
 pub mod registry;
-mod smote;
 mod space;
 #[cfg(test)]
 mod tests;
-mod under;
 
-pub use balanced::{BalancedBootstrap, ExactlyBalanced, RoughlyBalanced, UnderOver};
-pub use cleaning::{
-    CondensedNearestNeighbour, EditedNearestNeighbours, EnnRule, NearMiss, NearMissScores,
-    NeighbourhoodCleaningRule, OneSidedSelection, ShortList, SmoteEnn, SmoteEnnEditing, SmoteTomek,
-    TomekLinks,
-};
-pub use over::{OverTarget, RandomOver};
-pub use registry::{build_sampler, parse_sampler, SAMPLERS};
-pub use smote::{
-    Adasyn, BorderlineSmote, Danger, HybridSizes, Smote, SmoteHybrid, SmoteNeighbours,
-};
-pub use under::{RandomUnder, UnderMode};
-
-pub mod bootstrap;
-pub mod no_resampling;
+pub use registry::*;
 
 use serde::{Deserialize, Serialize};
 

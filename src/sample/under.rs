@@ -21,9 +21,11 @@ use crate::error::{Error, Result};
 use crate::params::{choice, params, Bounds, Params};
 use crate::rng::Rng;
 
-use super::draw::{assemble, bernoulli, minority_class, two_class_counts, without_replacement};
-use super::parts::at_most_one;
-use super::{colon_list, Sample, Sampler};
+use crate::sample::draw::{
+    assemble, bernoulli, minority_class, two_class_counts, without_replacement,
+};
+use crate::sample::parts::at_most_one;
+use crate::sample::{colon_list, Sample, Sampler};
 
 params! {
     /// Random undersampling at a rate, to a ratio, or with per-class rates

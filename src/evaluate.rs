@@ -22,6 +22,7 @@ use crate::error::{Error, Result};
 use crate::metrics::catalogue::METRICS;
 use crate::metrics::cost::{Benefit, LossMatrix};
 use crate::metrics::report_with_labels;
+use crate::progress::Progress;
 use crate::rng;
 use crate::split::{Fold, Splitter};
 use crate::stats::{mean, std_dev};
@@ -332,9 +333,14 @@ pub fn cross_validate(
 ) -> Result<Evaluation> {
     data.require_two_classes()?;
     let folds = splitter.split_dataset(data, seed)?;
+    let progress = Progress::start("cross-validation folds", folds.len() as u64);
     let results = folds
         .iter()
-        .map(|f| evaluate_fold(strategy, data, f, seed))
+        .map(|f| {
+            let r = evaluate_fold(strategy, data, f, seed);
+            progress.add(1);
+            r
+        })
         .collect::<Result<Vec<_>>>()?;
     Ok(Evaluation {
         spec: strategy.spec.clone(),

@@ -24,19 +24,29 @@
 //!    `CalibratedClassifierCV(ensemble=True)`) each fold's model keeps the
 //!    calibrator fitted on its held-out part and predictions average the
 //!    folds' calibrated probabilities;
-//! 5. the decision turns probabilities into labels; plug-in thresholds use
-//!    the training priors, tuned ones the out-of-fold probabilities of the
+//! 5. `priors(...)` / `em` move the probabilities to other class priors
+//!    (Saerens et al. 2002; Dal Pozzolo et al. 2015, eq. 14): known ones, or
+//!    those Saerens' EM estimates on the rows being predicted. They start
+//!    from the priors the probabilities are under: the training priors after
+//!    `correct` or a calibration, else the training sample's (the training
+//!    priors times the keep rates of the sampler stage and of an ensemble's
+//!    members);
+//! 6. the decision turns probabilities into labels; plug-in thresholds use
+//!    the training priors (the target priors after a prior shift, estimated
+//!    per batch after `em`), tuned ones the out-of-fold probabilities of the
 //!    training data (never test data). With calibration, tuned decisions use
-//!    the out-of-fold probabilities passed through the final calibrator.
+//!    the out-of-fold probabilities passed through the final calibrator (and
+//!    the shift to known priors).
 
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use crate::calibrate::prior::correct_row;
-use crate::calibrate::{self, Calibration, Correction, OneVsRest};
+use crate::calibrate::{self, Calibration, Correction, OneVsRest, PriorShift};
 use crate::data::{Dataset, Proba, Schema};
-use crate::decide::{Decision, Resolving, Rule};
+use crate::decide::registry::Stage;
+use crate::decide::{Decision, PluginRule, Resolving, Rule};
 use crate::ensemble::BaggedModel;
 use crate::error::{Error, Result};
 use crate::learn::Learner;
@@ -66,6 +76,8 @@ pub struct Strategy {
     pub correct: Option<Correction>,
     /// Optional calibration.
     pub calibration: Option<Calibration>,
+    /// Optional move to other class priors.
+    pub shift: Option<PriorShift>,
     /// The decision.
     pub decision: Decision,
 }
@@ -86,6 +98,21 @@ pub struct FittedStrategy {
     pub correct: Option<Correction>,
     /// The resolved decision rule.
     pub rule: Rule,
+    /// The move to other class priors, if any.
+    #[serde(default)]
+    pub shift: Option<FittedShift>,
+}
+
+/// A fitted prior shift (`+priors(...)`, `+em`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FittedShift {
+    /// Where the target priors come from.
+    pub shift: PriorShift,
+    /// The priors the model's probabilities are under.
+    pub source: Vec<f64>,
+    /// With `em`: the plug-in rule resolved from each batch's estimated
+    /// priors (instead of [`FittedStrategy::rule`]).
+    pub plugin: Option<PluginRule>,
 }
 
 /// A fold's model with the rows it was not trained on.
@@ -131,6 +158,15 @@ impl Persist for FittedStrategy {
                 return Err("the model's feature count differs from the schema's".into());
             }
         }
+        if let Some(s) = &self.shift {
+            let target = match &s.shift {
+                PriorShift::To(t) => t.len(),
+                PriorShift::Em { .. } => k,
+            };
+            if s.source.len() != k || target != k {
+                return Err("the prior shift's priors do not match the classes".into());
+            }
+        }
         self.rule.validate(k).map_err(|e| e.to_string())
     }
 }
@@ -152,11 +188,8 @@ fn corrected_proba(
             let r: Vec<f64> = member.iter().map(|m| m.max(f64::MIN_POSITIVE)).collect();
             correct_row(p, &r);
         })?,
-        (Some(b), Correction::Average) => {
-            let n = b.keep_rates().len().max(1) as f64;
-            for (k, r) in rates.iter_mut().enumerate() {
-                *r *= b.keep_rates().iter().map(|m| m[k]).sum::<f64>() / n;
-            }
+        (Some(_), Correction::Average) => {
+            rates = sample_rates(model, keep_rates);
             model.predict_proba(data)?
         }
         _ => model.predict_proba(data)?,
@@ -165,7 +198,60 @@ fn corrected_proba(
     Ok(p)
 }
 
+/// The keep rates of all the sampling behind a model's probabilities: the
+/// sampler stage's times, for a bagging ensemble, its members' mean rates.
+fn sample_rates(model: &Model, keep_rates: &[f64]) -> Vec<f64> {
+    let mut rates = keep_rates.to_vec();
+    if let Some(b) = model.downcast_ref::<BaggedModel>() {
+        let n = b.keep_rates().len().max(1) as f64;
+        for (k, r) in rates.iter_mut().enumerate() {
+            *r *= b.keep_rates().iter().map(|m| m[k]).sum::<f64>() / n;
+        }
+    }
+    rates
+}
+
 impl Strategy {
+    /// Adds a stage that follows the learner, written `text`: the
+    /// correction, a calibration, a prior shift (at most one of each) or the
+    /// decision, which must come last. The stages before the decision make
+    /// the stem.
+    pub fn add_stage(&mut self, stage: Stage, text: &str) -> Result<()> {
+        let invalid = |what: &str| Err(Error::invalid(format!("spec '{}': {what}", self.spec)));
+        if self.decision_stage.is_some() {
+            return invalid(&format!(
+                "'{text}' comes after the decision; the decision must be the last stage"
+            ));
+        }
+        match stage {
+            Stage::Correct(mode) => self.correct = Some(mode),
+            Stage::Calibrate(_) if self.calibration.is_some() => {
+                return invalid(&format!("two calibration stages ('{text}' is the second)"))
+            }
+            Stage::Calibrate(c) => self.calibration = Some(c),
+            Stage::Shift(_) if self.shift.is_some() => {
+                return invalid("two prior shifts (priors(...) or em); give one")
+            }
+            Stage::Shift(s) => self.shift = Some(s),
+            Stage::Decide(d)
+                if d.needs_oof() && matches!(self.shift, Some(PriorShift::Em { .. })) =>
+            {
+                return invalid(
+                    "a threshold tuned on the training rows does not carry over to the priors \
+                     em estimates for each batch; decide by threshold(priors), threshold(f1), \
+                     cost(...) or a fixed threshold",
+                )
+            }
+            Stage::Decide(d) => {
+                self.decision = d;
+                self.decision_stage = Some(text.to_string());
+                return Ok(());
+            }
+        }
+        self.stem = format!("{}+{text}", self.stem);
+        Ok(())
+    }
+
     /// The same strategy deciding by `decision`, written `stage` in its
     /// label (`STEM+stage`).
     pub fn with_decision(&self, decision: Decision, stage: &str) -> Strategy {
@@ -292,9 +378,28 @@ impl Strategy {
             }
         };
         let priors = data.priors();
+        let shift = self.fit_shift(&priors, &members[0])?;
+        let oof = match (&shift, oof) {
+            (Some(s), Some(mut p)) => {
+                if let PriorShift::To(_) = s.shift {
+                    s.shift.apply(&mut p, &s.source)?;
+                }
+                Some(p)
+            }
+            (_, oof) => oof,
+        };
+        // The priors of the probabilities decided on: the target ones after
+        // a shift to known priors.
+        let decision_priors = match &shift {
+            Some(FittedShift {
+                shift: PriorShift::To(t),
+                ..
+            }) => t.clone(),
+            _ => priors.clone(),
+        };
         let rule = self.decision.resolve(&Resolving {
             data,
-            priors: &priors,
+            priors: &decision_priors,
             oof: oof.as_ref(),
         })?;
         Ok(FittedStrategy {
@@ -304,7 +409,39 @@ impl Strategy {
             members,
             correct: self.correct,
             rule,
+            shift,
         })
+    }
+
+    /// The prior shift fitted: its target priors checked against the
+    /// classes, and the priors it starts from (the training `priors` after
+    /// `correct` or a calibration, else the training sample's, from
+    /// `member`'s keep rates).
+    fn fit_shift(&self, priors: &[f64], member: &Member) -> Result<Option<FittedShift>> {
+        let Some(shift) = &self.shift else {
+            return Ok(None);
+        };
+        if let PriorShift::To(t) = shift {
+            calibrate::prior::check_rates(t, priors.len(), "target priors")
+                .map_err(|e| Error::invalid(format!("{}: priors(...): {e}", self.spec)))?;
+        }
+        let source = if self.correct.is_some() || self.calibration.is_some() {
+            priors.to_vec()
+        } else {
+            let rates = sample_rates(&member.model, &member.keep_rates);
+            let w: Vec<f64> = priors.iter().zip(&rates).map(|(p, r)| p * r).collect();
+            let total: f64 = w.iter().sum();
+            w.iter().map(|v| v / total).collect()
+        };
+        let plugin = match shift {
+            PriorShift::Em { .. } => self.decision.plugin(),
+            PriorShift::To(_) => None,
+        };
+        Ok(Some(FittedShift {
+            shift: shift.clone(),
+            source,
+            plugin,
+        }))
     }
 }
 
@@ -340,8 +477,27 @@ impl FittedStrategy {
         Ok(())
     }
 
-    /// Calibrated (and corrected) class probabilities.
+    /// Calibrated (and corrected) class probabilities, moved to the target
+    /// priors when the strategy has a prior shift (`+em` estimates them on
+    /// all the rows of `data` together).
     pub fn predict_proba(&self, data: &Dataset) -> Result<Proba> {
+        Ok(self.shifted_proba(data)?.0)
+    }
+
+    /// [`FittedStrategy::predict_proba`] with the target priors of the
+    /// prior shift, if there is one.
+    fn shifted_proba(&self, data: &Dataset) -> Result<(Proba, Option<Vec<f64>>)> {
+        let mut p = self.model_proba(data)?;
+        let priors = match &self.shift {
+            Some(s) => Some(s.shift.apply(&mut p, &s.source)?.priors),
+            None => None,
+        };
+        Ok((p, priors))
+    }
+
+    /// The probabilities before any prior shift: each row's own, whatever
+    /// rows come with it.
+    pub fn model_proba(&self, data: &Dataset) -> Result<Proba> {
         self.check_columns(data)?;
         let mut p = self.members[0].proba(self.correct, data)?;
         if self.members.len() > 1 {
@@ -360,19 +516,43 @@ impl FittedStrategy {
     }
 
     /// Labels from given probabilities (amounts read from `data` if the rule
-    /// needs them).
+    /// needs them). After `+em`, a plug-in threshold is resolved from the
+    /// batch's priors, taken as the mean probabilities of `proba` (EM's fixed
+    /// point; [`FittedStrategy::predict`] uses EM's estimate itself).
     pub fn decide(&self, data: &Dataset, proba: &Proba) -> Result<Vec<u32>> {
-        let amounts = match &self.rule {
+        let means = self.shift.as_ref().and_then(|s| s.plugin).map(|_| {
+            let n = proba.n_rows().max(1) as f64;
+            (0..proba.n_classes())
+                .map(|k| proba.column(k).iter().sum::<f64>() / n)
+                .collect::<Vec<f64>>()
+        });
+        self.decide_at(data, proba, means.as_deref())
+    }
+
+    /// Labels by the fitted rule, or, after `+em` with a plug-in threshold,
+    /// by the rule of the batch's estimated priors `batch_priors`.
+    fn decide_at(
+        &self,
+        data: &Dataset,
+        proba: &Proba,
+        batch_priors: Option<&[f64]>,
+    ) -> Result<Vec<u32>> {
+        let plugin = self.shift.as_ref().and_then(|s| s.plugin);
+        let rule = match (plugin, batch_priors) {
+            (Some(plugin), Some(priors)) => plugin.resolve(priors)?,
+            _ => self.rule.clone(),
+        };
+        let amounts = match &rule {
             Rule::Benefit(b) => Some(b.amounts(data)?),
             _ => None,
         };
-        self.rule.decide(proba, amounts.as_deref())
+        rule.decide(proba, amounts.as_deref())
     }
 
     /// Probabilities and labels.
     pub fn predict(&self, data: &Dataset) -> Result<(Proba, Vec<u32>)> {
-        let p = self.predict_proba(data)?;
-        let labels = self.decide(data, &p)?;
+        let (p, priors) = self.shifted_proba(data)?;
+        let labels = self.decide_at(data, &p, priors.as_deref())?;
         Ok((p, labels))
     }
 }

@@ -28,10 +28,12 @@ pub fn number(v: f64) -> Value {
 }
 
 pub fn run(g: &Global, a: &Args) -> Result<()> {
-    let (ds, report) = a.data.load(None)?;
     let strategy = rarity::spec::build_strategy(&a.model)?;
     let splitter: Splitter = a.cv.parse()?;
-    let eval = cross_validate(&strategy, &ds, &splitter, g.seed)?;
+    let (eval, report) = super::bar::during(g, || {
+        let (ds, report) = a.data.load(None)?;
+        Ok::<_, rarity::Error>((cross_validate(&strategy, &ds, &splitter, g.seed)?, report))
+    })?;
     let summary = eval.summary();
     let (fit_s, predict_s) = eval.seconds();
     if g.format == OutputFormat::Json {

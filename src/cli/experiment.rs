@@ -1,6 +1,7 @@
 //! `rarity experiment`: the papers' protocols over directories of datasets.
 
 use std::path::PathBuf;
+use std::time::Instant;
 
 use clap::{Subcommand, ValueEnum};
 use serde_json::json;
@@ -8,6 +9,7 @@ use serde_json::json;
 use super::output::{num, print_json, write_stdout, Table};
 use super::{Global, OutputFormat};
 use rarity::data::dirs::load_dirs;
+use rarity::data::Dataset;
 use rarity::error::Result;
 use rarity::experiment::bias::{run as bias_run, Bias, BiasExperimentConfig, SelectionMethod};
 use rarity::experiment::experiment_report::reverse_testing_report;
@@ -72,6 +74,45 @@ enum Which {
     Calibration(super::calibration::Args),
 }
 
+/// An experiment's results with what it ran on.
+pub(super) struct Ran<T> {
+    /// The experiment's results.
+    pub results: T,
+    /// How many datasets it ran on.
+    pub datasets: usize,
+    /// The datasets left out when loading, with the reason.
+    pub skipped: Vec<String>,
+    /// Seconds the experiment took (loading excluded).
+    pub seconds: f64,
+}
+
+/// The frame of every experiment: prepares the report directory (an
+/// existing file there fails before any work), loads the datasets of
+/// `dirs` (the bundled ones when empty; more than `max_rows` rows: left
+/// out) and runs `job` on them, all under the progress bar.
+pub(super) fn over_datasets<T>(
+    g: &Global,
+    dirs: &[PathBuf],
+    max_rows: usize,
+    report: Option<&PathBuf>,
+    job: impl FnOnce(&[(String, Dataset)]) -> Result<T>,
+) -> Result<Ran<T>> {
+    if let Some(dir) = report {
+        rarity::report::prepare_dir(dir)?;
+    }
+    super::bar::during(g, || {
+        let loaded = load_dirs(dirs, max_rows)?;
+        let start = Instant::now();
+        let results = job(&loaded.datasets)?;
+        Ok(Ran {
+            results,
+            datasets: loaded.datasets.len(),
+            skipped: loaded.skipped,
+            seconds: start.elapsed().as_secs_f64(),
+        })
+    })
+}
+
 pub fn run(g: &Global, a: &Args) -> Result<()> {
     match &a.which {
         Which::PtBagging(args) => super::pt_bagging::run(g, args),
@@ -86,10 +127,6 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             max_rows,
             report,
         } => {
-            if let Some(dir) = report {
-                rarity::report::prepare_dir(dir)?;
-            }
-            let loaded = load_dirs(data_dirs, *max_rows)?;
             let learners = rarity::spec::build_learners(learners)?;
             let variants = variants
                 .iter()
@@ -109,14 +146,12 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                 splits: *splits,
                 seed: g.seed,
             };
-            let datasets = loaded.datasets;
-            let r = bias_run(&datasets, &learners, &cfg, &mut |_, name| {
-                if !g.quiet {
-                    eprintln!("  done: {name}");
-                }
+            let ran = over_datasets(g, data_dirs, *max_rows, report.as_ref(), |d| {
+                bias_run(d, &learners, &cfg)
             })?;
-            let mut skipped = loaded.skipped;
-            skipped.extend(r.skipped);
+            let (r, n_datasets) = (ran.results, ran.datasets);
+            let mut skipped = ran.skipped;
+            skipped.extend(r.skipped.iter().cloned());
             let learner_names: Vec<&str> = learners.iter().map(|l| l.0.as_str()).collect();
             let learner_names = learner_names.join(", ");
             if let Some(dir) = report {
@@ -127,8 +162,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                     .zip(r.tallies.clone())
                     .collect();
                 let mut notes = vec![format!(
-                    "{} datasets x {splits} splits, learners {learner_names}, measure {metric}.",
-                    datasets.len(),
+                    "{n_datasets} datasets x {splits} splits, learners {learner_names}, measure {metric}.",
                 )];
                 notes.extend(skipped.iter().map(|s| format!("Skipped: {s}")));
                 let html = reverse_testing_report(&rows, &notes);
@@ -153,7 +187,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                     .map(|(name, t)| json!({"dataset": name, "tallies": t}))
                     .collect();
                 return print_json(&json!({
-                    "datasets": datasets.len(),
+                    "datasets": n_datasets,
                     "splits": splits,
                     "metric": metric,
                     "seed": g.seed,
@@ -184,8 +218,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                 ]);
             }
             let mut out = format!(
-                "ReverseTesting bias experiment: {} datasets x {} splits, learners {learner_names}, measure {metric}, seed {}\n\n{}",
-                datasets.len(),
+                "ReverseTesting bias experiment: {n_datasets} datasets x {} splits, learners {learner_names}, measure {metric}, seed {}\n\n{}",
                 splits,
                 g.seed,
                 t.to_text()

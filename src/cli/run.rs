@@ -3,10 +3,8 @@
 //! a ranked table and a Friedman / Nemenyi verdict, and saves the winner
 //! trained on all rows.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 
 use super::output::{num, print_json, write_stdout, Table};
@@ -90,21 +88,6 @@ pub(super) fn parse_benefit(s: &str) -> Result<Benefit> {
     }
 }
 
-/// A progress bar over (strategy, fold) evaluations on stderr, hidden when
-/// `show` is false.
-fn progress_bar(show: bool) -> ProgressBar {
-    if !show {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-    if let Ok(style) = ProgressStyle::with_template(
-        "  {bar:24} {pos}/{len} (strategy x fold) {elapsed} {wide_msg}",
-    ) {
-        bar.set_style(style);
-    }
-    bar
-}
-
 pub fn run(g: &Global, a: &Args) -> Result<()> {
     let cost = a.cost.as_deref().map(parse_cost).transpose()?;
     let benefit: Option<Benefit> = a.benefit.as_deref().map(parse_benefit).transpose()?;
@@ -140,15 +123,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         seed: g.seed,
     };
     let extras = settings.extras.clone();
-    let bar = progress_bar(!g.quiet && std::io::stderr().is_terminal());
-    let progress = |done: usize, total: usize, spec: &str| {
-        bar.set_length(total as u64);
-        bar.set_position(done as u64);
-        bar.set_message(spec.to_string());
-    };
-    let outcome = run_job(&ds, settings, &progress);
-    bar.finish_and_clear();
-    let outcome = outcome?;
+    let outcome = super::bar::during(g, || run_job(&ds, settings))?;
     save(&outcome.winner, &a.output, Format::Binary)?;
     let cmp = &outcome.comparison;
     let order = &outcome.order;

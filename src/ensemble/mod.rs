@@ -33,6 +33,7 @@ use crate::error::{Error, Result};
 use crate::learn::tree::{MaxFeatures, RandomTree, Tree};
 use crate::learn::{Classifier, Learner, Model, Prepared};
 use crate::params::{params, Bounds};
+use crate::progress::Progress;
 use crate::rng::{self, Rng};
 use crate::sample::bootstrap::Bootstrap;
 use crate::sample::no_resampling::NoResampling;
@@ -144,9 +145,14 @@ impl Bagging {
         }
         data.require_two_classes()?;
         let prepared = self.learner.prepare(data)?;
+        let progress = Progress::start("fitting ensemble members", self.n as u64);
         let results: Vec<Result<Member>> = (0..self.n)
             .into_par_iter()
-            .map(|i| self.member(data, &prepared, rng::stream(seed, i as u64), track))
+            .map(|i| {
+                let m = self.member(data, &prepared, rng::stream(seed, i as u64), track);
+                progress.add(1);
+                m
+            })
             .collect();
         let mut models = Vec::with_capacity(self.n);
         let mut rates = Vec::with_capacity(self.n);

@@ -6,7 +6,7 @@
 //! with the Nemenyi critical difference over the folds says which are
 //! distinguishable from the best.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use crate::progress::Progress;
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -210,10 +210,10 @@ impl Comparison {
 }
 
 /// Evaluates every strategy on the same folds of `splitter`, with the
-/// opt-in [`Extras`] (cost, benefit, kept predictions); `progress` is called
-/// with (done, total, spec of the strategy just evaluated) after each
-/// (strategy, fold) evaluation. Results do not depend on the thread count or
-/// on the order in which evaluations finish.
+/// opt-in [`Extras`] (cost, benefit, kept predictions), counting the
+/// (strategy, fold) evaluations done in [`crate::progress`] (labelled with
+/// the spec of the strategy just evaluated). Results do not depend on the
+/// thread count or on the order in which evaluations finish.
 ///
 /// ```
 /// use rarity::data::{bundled, read::ReadOptions};
@@ -224,7 +224,7 @@ impl Comparison {
 /// let s: Vec<_> = ["tree", "forest(n=5)+threshold(priors)"]
 ///     .iter().map(|s| rarity::spec::build_strategy(s).unwrap()).collect();
 /// let extras = Extras { keep_predictions: true, ..Extras::default() };
-/// let c = compare(&s, &ds, &Splitter::k_fold(3), 1, &extras, &|_, _, _| {}).unwrap();
+/// let c = compare(&s, &ds, &Splitter::k_fold(3), 1, &extras).unwrap();
 /// assert_eq!(c.evaluations[1].pooled_predictions().unwrap().rows.len(), ds.n_rows());
 /// ```
 pub fn compare(
@@ -233,7 +233,6 @@ pub fn compare(
     splitter: &Splitter,
     seed: u64,
     extras: &Extras,
-    progress: &(dyn Fn(usize, usize, &str) + Sync),
 ) -> Result<Comparison> {
     if strategies.is_empty() {
         return Err(Error::invalid("no strategies to compare"));
@@ -241,8 +240,10 @@ pub fn compare(
     data.require_two_classes()?;
     extras.check(data)?;
     let folds = splitter.split_dataset(data, seed)?;
-    let total = strategies.len() * folds.len();
-    let done = AtomicUsize::new(0);
+    let progress = Progress::start(
+        "(strategy x fold) evaluations",
+        (strategies.len() * folds.len()) as u64,
+    );
     let cells: Vec<(usize, usize)> = (0..strategies.len())
         .flat_map(|s| (0..folds.len()).map(move |f| (s, f)))
         .collect();
@@ -250,11 +251,8 @@ pub fn compare(
         .par_iter()
         .map(|&(s, f)| {
             let r = evaluate_fold_with(&strategies[s], data, &folds[f], seed, extras);
-            progress(
-                done.fetch_add(1, Ordering::Relaxed) + 1,
-                total,
-                &strategies[s].spec,
-            );
+            progress.add(1);
+            progress.set_label(&strategies[s].spec);
             r.map_err(|e| Error::invalid(format!("{}: {e}", strategies[s].spec)))
         })
         .collect::<Result<_>>()?;

@@ -119,13 +119,9 @@ pub fn with_decision_copies(
     out
 }
 
-/// Runs the comparison on `data`; `progress(done, total, spec)` is called
-/// after each (strategy, fold) evaluation.
-pub fn run(
-    data: &Dataset,
-    settings: RunSettings,
-    progress: &(dyn Fn(usize, usize, &str) + Sync),
-) -> Result<RunOutcome> {
+/// Runs the comparison on `data` (its (strategy, fold) evaluations counted
+/// in [`crate::progress`]).
+pub fn run(data: &Dataset, settings: RunSettings) -> Result<RunOutcome> {
     data.require_two_classes()?;
     settings.extras.check(data)?;
     let given = if settings.strategies.is_empty() {
@@ -148,7 +144,6 @@ pub fn run(
         &settings.splitter,
         settings.seed,
         &settings.extras,
-        progress,
     )?;
     let key = settings.metric.key;
     let higher = settings.metric.higher_is_better();

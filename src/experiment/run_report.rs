@@ -72,7 +72,7 @@ fn metric_keys(cmp: &Comparison) -> Vec<(&'static str, &'static str)> {
 /// let s: Vec<_> = ["tree", "forest(n=5)+threshold(priors)", "forest(n=5)"]
 ///     .iter().map(|s| rarity::spec::build_strategy(s).unwrap()).collect();
 /// let extras = Extras { keep_predictions: true, ..Extras::default() };
-/// let c = compare(&s, &ds, &Splitter::k_fold(3), 1, &extras, &|_, _, _| {}).unwrap();
+/// let c = compare(&s, &ds, &Splitter::k_fold(3), 1, &extras).unwrap();
 /// let order = c.ranked("roc_auc", true);
 /// let v = c.verdict("roc_auc", true).unwrap();
 /// let ctx = RunContext { data: &ds, notes: vec![], metric: "roc_auc", higher_is_better: true };

@@ -41,6 +41,7 @@
 //! usable round the model predicts the weighted class frequencies.
 
 use crate::learn::Classifier;
+use crate::progress::Progress;
 use serde::{Deserialize, Serialize};
 
 use crate::data::{Dataset, View};
@@ -298,7 +299,9 @@ pub fn boost(
         .collect();
     let km = classes.len() as f64;
     let mut w: Vec<f64> = rows.w.iter().map(|v| v / all).collect();
+    let progress = Progress::start("boosting rounds", n_rounds as u64);
     for _ in 0..n_rounds {
+        progress.add(1);
         let fit_w: Vec<f64> = w.iter().zip(&cost).map(|(a, c)| a * c).collect();
         let s: f64 = fit_w.iter().sum();
         if !(s > 0.0 && s.is_finite()) {

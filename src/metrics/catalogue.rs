@@ -16,13 +16,18 @@ use std::cell::OnceCell;
 
 use super::calibration::expected_calibration_error;
 use super::confusion::{Average, BinaryCounts, Confusion};
-use super::probability::{brier, log_loss, murphy_decomposition, stratified_brier, Murphy};
+use super::probability::{
+    brier, log_loss, murphy_decomposition, stratified_brier, Murphy, MURPHY_BINS,
+};
 use super::ranking::{binary_ranking, ranking_ovr_macro, roc_auc_hand_till, RankingScores};
 use crate::data::Proba;
 use crate::error::{did_you_mean, Error, Result};
 
 /// Number of uniform bins of the reported expected calibration error.
 pub const ECE_BINS: usize = 10;
+
+// The labels of brier_reliability and brier_resolution name the bins.
+const _: () = assert!(MURPHY_BINS == 10);
 
 /// Which values of a metric are better.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -140,7 +145,7 @@ impl<'a> Scored<'a> {
         if let Some(m) = self.murphy.get() {
             return Ok(m);
         }
-        let m = murphy_decomposition(self.truth, &self.proba.column(1), 1)?;
+        let m = murphy_decomposition(self.truth, &self.proba.column(1), 1, MURPHY_BINS)?;
         Ok(self.murphy.get_or_init(|| m))
     }
 
@@ -385,10 +390,10 @@ pub const METRICS: &[Metric] = &[
     binary_only("ece", "ECE", Lower, |s| {
         expected_calibration_error(s.truth, &s.proba.column(1), 1, ECE_BINS)
     }),
-    binary_only("brier_reliability", "reliability", Lower, |s| {
+    binary_only("brier_reliability", "reliability (10 bins)", Lower, |s| {
         Ok(s.murphy()?.reliability)
     }),
-    binary_only("brier_resolution", "resolution", Higher, |s| {
+    binary_only("brier_resolution", "resolution (10 bins)", Higher, |s| {
         Ok(s.murphy()?.resolution)
     }),
     binary_only("brier_uncertainty", "uncertainty", Neither, |s| {

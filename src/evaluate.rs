@@ -338,7 +338,10 @@ fn evaluate_group(
         }
         on_model(&first.spec);
     }
-    Ok(out.into_iter().map(|r| r.expect("every strategy is in one model")).collect())
+    Ok(out
+        .into_iter()
+        .map(|r| r.expect("every strategy is in one model"))
+        .collect())
 }
 
 /// An error about strategy `s`, naming it.

@@ -181,6 +181,9 @@ struct Core {
     seconds: f64,
 }
 
+/// A fit of a cross-fit fold with the rows it did not see.
+type HeldOut = (Core, Vec<usize>);
+
 impl Core {
     fn member(&self) -> Member {
         Member {
@@ -215,7 +218,7 @@ pub struct CoreFits<'a> {
     seed: u64,
     key: Option<String>,
     main: Option<Core>,
-    cross: Vec<(usize, Vec<(Core, Vec<usize>)>)>,
+    cross: Vec<(usize, Vec<HeldOut>)>,
     seconds: f64,
 }
 
@@ -292,7 +295,7 @@ impl<'a> CoreFits<'a> {
 
     /// The fits of the stratified `folds`-fold cross-fit, each with the rows
     /// it did not see.
-    fn cross(&mut self, s: &Strategy, folds: usize) -> Result<&[(Core, Vec<usize>)]> {
+    fn cross(&mut self, s: &Strategy, folds: usize) -> Result<&[HeldOut]> {
         self.serve(s)?;
         let at = match self.cross.iter().position(|(k, _)| *k == folds) {
             Some(at) => at,
@@ -347,7 +350,11 @@ impl FittedModel {
 }
 
 /// The probabilities of `members` averaged (one member: its own).
-fn average_members(members: &[Member], correct: Option<Correction>, data: &Dataset) -> Result<Proba> {
+fn average_members(
+    members: &[Member],
+    correct: Option<Correction>,
+    data: &Dataset,
+) -> Result<Proba> {
     let mut p = members[0].proba(correct, data)?;
     if members.len() > 1 {
         for m in &members[1..] {

@@ -151,10 +151,41 @@ fn leave_one_out_pools_the_out_of_fold_predictions() {
     ]);
     assert_eq!(code, 0, "{err}");
     let p: serde_json::Value = serde_json::from_str(&text).unwrap();
-    assert_eq!((p["pooled"].clone(), p["folds"].clone()), (true.into(), 10.into()));
+    assert_eq!(
+        (p["pooled"].clone(), p["folds"].clone()),
+        (true.into(), 10.into())
+    );
     let q = |k: &str| p["metrics"][k]["mean"].as_f64().unwrap();
     assert!((q("roc_auc") - m("roc_auc")).abs() < 0.05, "{p}");
     assert!((q("tpr") - m("tpr")).abs() < 0.15, "{p}");
+}
+
+#[test]
+fn evaluate_says_how_murphys_decomposition_grouped_the_forecasts() {
+    // Item 9: binned forecasts, and the output says so.
+    let args = [
+        "evaluate",
+        "--dataset",
+        "pima",
+        "--model",
+        "logistic",
+        "--cv",
+        "5",
+    ];
+    let (code, text, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(text.contains("10 equal-width probability bins"), "{text}");
+    let mut json = args.to_vec();
+    json.extend(["--format", "json"]);
+    let (code, text, err) = run(&json);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["murphy_bins"], 10);
+    let m = |k: &str| v["metrics"][k]["mean"].as_f64().unwrap();
+    // Distinct-value grouping gave reliability = Brier and resolution =
+    // uncertainty on logistic regression's continuous scores.
+    assert!(m("brier_reliability") < 0.2 * m("brier"), "{v}");
+    assert!(m("brier_resolution") < 0.8 * m("brier_uncertainty"), "{v}");
 }
 
 #[test]
@@ -169,10 +200,7 @@ fn pooled_metrics_are_those_of_the_concatenated_predictions() {
     let mut csv = String::from("y,p\n");
     for f in &folds {
         let fitted = s
-            .fit(
-                &data.take(&f.train),
-                rarity::evaluate::fold_seed(42, f),
-            )
+            .fit(&data.take(&f.train), rarity::evaluate::fold_seed(42, f))
             .unwrap();
         let test = data.take(&f.test);
         let p = fitted.predict_proba(&test).unwrap();

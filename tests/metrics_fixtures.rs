@@ -170,9 +170,7 @@ fn binned_murphy_decomposition_matches_numpy_and_sums_to_the_brier_score() {
                 let label = format!("murphy {bins} bins {key}");
                 check(name, &label, got, num(&want[key]), TOL, &mut failures);
             }
-            let sum = m.reliability - m.resolution
-                + m.uncertainty
-                + m.within_bin_variance
+            let sum = m.reliability - m.resolution + m.uncertainty + m.within_bin_variance
                 - m.within_bin_covariance;
             let brier = brier_binary(&truth, &p, 1).unwrap();
             check(name, "murphy identity", sum, brier, TOL, &mut failures);

@@ -186,7 +186,10 @@ fn ties_still_rank_save_the_winner_and_say_no_difference_can_be_tested() {
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(text.contains("no difference can be tested"), "{text}");
-    assert!(text.contains("winner for average_precision: logistic"), "{text}");
+    assert!(
+        text.contains("winner for average_precision: logistic"),
+        "{text}"
+    );
     assert!(std::path::Path::new(&out).is_file());
     // Three models with the same values on every fold: the Friedman test
     // is undefined, and nothing else changes (the automatic cost copies too).
@@ -326,6 +329,9 @@ fn every_calibrated_model_gets_the_cost_decision() {
     ] {
         assert!(s.iter().any(|x| x == want), "{want} missing from {s:?}");
     }
-    assert!(!s.iter().any(|x| x == "forest(n=5)+cost(fn=5,fp=1)"), "{s:?}");
+    assert!(
+        !s.iter().any(|x| x == "forest(n=5)+cost(fn=5,fp=1)"),
+        "{s:?}"
+    );
     assert_eq!(s.len(), 7);
 }

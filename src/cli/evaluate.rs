@@ -7,6 +7,7 @@ use super::output::{print_json, write_stdout, Table};
 use super::{DataArgs, Global, OutputFormat};
 use rarity::error::Result;
 use rarity::evaluate::{cross_validate, cross_validate_pooled};
+use rarity::metrics::probability::MURPHY_BINS;
 use rarity::report::format::metric_text;
 use rarity::split::Splitter;
 
@@ -82,6 +83,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             "pooled": pooled,
             "repeats": if pooled { Some(eval.folds.len()) } else { None },
             "metrics": metrics,
+            "murphy_bins": MURPHY_BINS,
             "fit_seconds": number(fit_s),
             "predict_seconds": number(predict_s),
         }));
@@ -95,8 +97,16 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             s.full_potential.map_or(String::new(), metric_text),
         ]);
     }
+    let murphy = if summary.iter().any(|(k, _)| k == "brier_reliability") {
+        format!(
+            "\nbrier_reliability, brier_resolution: Murphy's decomposition of the Brier score \
+             over {MURPHY_BINS} equal-width probability bins (the reliability diagram's)\n"
+        )
+    } else {
+        String::new()
+    };
     write_stdout(&format!(
-        "{} on {} ({folds} folds, cv {}; {how})\nfit {:.2} s, predict {:.2} s in total\n\n{}",
+        "{} on {} ({folds} folds, cv {}; {how})\nfit {:.2} s, predict {:.2} s in total\n\n{}{murphy}",
         eval.spec,
         report.source,
         a.cv,

@@ -17,7 +17,9 @@ use rarity::decide::Decision;
 use rarity::error::{Error, Result};
 use rarity::evaluate::Extras;
 use rarity::experiment::compare::{DECISION_METRICS, MODEL_METRICS};
-use rarity::experiment::run::{decision_metric, ranking_metric, run as run_job, Level, RunSettings};
+use rarity::experiment::run::{
+    decision_metric, ranking_metric, run as run_job, Level, RunSettings,
+};
 use rarity::experiment::run_report::{run_report, RunContext};
 use rarity::metrics::catalogue;
 use rarity::metrics::cost::{Benefit, LossMatrix};
@@ -109,9 +111,9 @@ fn progress_bar(show: bool) -> ProgressBar {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-    if let Ok(style) = ProgressStyle::with_template(
-        "  {bar:24} {pos}/{len} (model x fold) {elapsed} {wide_msg}",
-    ) {
+    if let Ok(style) =
+        ProgressStyle::with_template("  {bar:24} {pos}/{len} (model x fold) {elapsed} {wide_msg}")
+    {
         bar.set_style(style);
     }
     bar
@@ -228,7 +230,12 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     let metrics_json = |i: usize| -> serde_json::Map<String, serde_json::Value> {
         summaries[i]
             .iter()
-            .map(|(k, s)| (k.clone(), json!({"mean": s.mean, "std": s.std, "full_potential": s.full_potential})))
+            .map(|(k, s)| {
+                (
+                    k.clone(),
+                    json!({"mean": s.mean, "std": s.std, "full_potential": s.full_potential}),
+                )
+            })
             .collect()
     };
     let model_of = |i: usize| {
@@ -367,7 +374,10 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     let mut t = Table::new(&refs);
     for d in &outcome.decisions {
         for (&i, &p) in d.strategies.iter().zip(&d.p_vs_best) {
-            let mut row = vec![model_label[d.model].clone(), cmp.evaluations[i].spec.clone()];
+            let mut row = vec![
+                model_label[d.model].clone(),
+                cmp.evaluations[i].spec.clone(),
+            ];
             row.push(cell(i, dm));
             row.push(p_value_text(p));
             row.extend(decision_keys.iter().skip(1).map(|k| cell(i, k)));

@@ -285,13 +285,20 @@ impl Comparison {
                 } else {
                     format!("every model has the same {metric} on every fold")
                 };
-                (None, (0..k).collect(), format!("no difference can be tested: {why}"))
+                (
+                    None,
+                    (0..k).collect(),
+                    format!("no difference can be tested: {why}"),
+                )
             }
         };
         Ok(Verdict {
             metric: metric.to_string(),
             models: self.models.iter().map(|m| m.spec.clone()).collect(),
-            represented_by: reps.iter().map(|&i| self.evaluations[i].spec.clone()).collect(),
+            represented_by: reps
+                .iter()
+                .map(|&i| self.evaluations[i].spec.clone())
+                .collect(),
             mean_ranks: ranks,
             friedman_p: testable.map_or(f64::NAN, |f| f.chi2_p_value),
             iman_davenport_p: testable.map_or(f64::NAN, |f| f.f_p_value),
@@ -363,7 +370,8 @@ pub fn compare(
             })
         })
         .collect::<Result<_>>()?;
-    let mut per_strategy: Vec<Vec<FoldResult>> = vec![Vec::with_capacity(folds.len()); strategies.len()];
+    let mut per_strategy: Vec<Vec<FoldResult>> =
+        vec![Vec::with_capacity(folds.len()); strategies.len()];
     for (&(g, _), rs) in cells.iter().zip(results) {
         for (&i, r) in groups[g].iter().zip(rs) {
             per_strategy[i].push(r);

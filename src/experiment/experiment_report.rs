@@ -25,7 +25,9 @@ use crate::report::{p_value_text, Report};
 
 /// Colours of the undersampling rates of Fig. 3 other than `beta = 1`:
 /// none is one of [`PROBABILITY_COLOURS`].
-const BETA_COLOURS: &[&str] = &["#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"];
+const BETA_COLOURS: &[&str] = &[
+    "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+];
 
 /// Adds a "Data and protocol" section with one paragraph per note (none
 /// without notes).
@@ -386,8 +388,7 @@ fn pt_binary(report: &mut Report, b: &BinarySummary) {
         "gap_macro_f1",
         "brier_minority",
         "brier_majority",
-    ])
-    ;
+    ]);
     for (m, v) in BINARY_METHODS.iter().zip(&b.at_largest) {
         let (ma, pma) = (get(v, "macro_accuracy"), get(v, "potential_macro_accuracy"));
         let (mf, pmf) = (get(v, "macro_f1"), get(v, "potential_macro_f1"));
@@ -481,8 +482,7 @@ fn pt_binary(report: &mut Report, b: &BinarySummary) {
         "mean_difference",
         "t",
         "p_value",
-    ])
-    ;
+    ]);
     for (m, r) in BINARY_METHODS.iter().zip(&b.recall) {
         t2.row(vec![
             (*m).into(),
@@ -575,8 +575,7 @@ fn pt_multiclass(report: &mut Report, m: &MulticlassSummary) {
 pub fn reverse_testing_report(methods: &[(String, Tally)], notes: &[String]) -> Report {
     let mut report = Report::new("rarity experiment reverse-testing (Fan & Davidson 2006)");
     notes_section(&mut report, notes);
-    let mut t =
-        Table::new(&["method", "correct", "wrong", "undecided", "percent_correct"]);
+    let mut t = Table::new(&["method", "correct", "wrong", "undecided", "percent_correct"]);
     let mut values = Vec::new();
     for (m, x) in methods {
         t.row(vec![

@@ -34,8 +34,8 @@ use crate::decide::Decision;
 use crate::error::{Error, Result};
 use crate::evaluate::Extras;
 use crate::experiment::compare::{
-    compare, default_betas, default_multiclass_strategies, default_strategies, order_by, Comparison,
-    Verdict,
+    compare, default_betas, default_multiclass_strategies, default_strategies, order_by,
+    Comparison, Verdict,
 };
 use crate::metrics::catalogue::{metric, Metric, Needs};
 use crate::spec::build_strategy;
@@ -234,8 +234,7 @@ pub fn with_decision_copies(
     for model in model_groups(&refs) {
         let members: Vec<&Strategy> = model.iter().map(|&i| &strategies[i]).collect();
         let first = members[0];
-        let eligible =
-            first.calibrated() || members.iter().any(|s| s.decision == Decision::Priors);
+        let eligible = first.calibrated() || members.iter().any(|s| s.decision == Decision::Priors);
         if !eligible {
             continue;
         }

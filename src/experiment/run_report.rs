@@ -263,7 +263,11 @@ fn ranking_section(
             s.map_or(f64::NAN, |s| s.std).into(),
         ];
         for k in &others {
-            row.push(summary_of(summaries, i, k).map_or(f64::NAN, |s| s.mean).into());
+            row.push(
+                summary_of(summaries, i, k)
+                    .map_or(f64::NAN, |s| s.mean)
+                    .into(),
+            );
         }
         row.push(o.verdict.tied_with_best.contains(&m).into());
         main.row(row);
@@ -372,7 +376,11 @@ fn ranking_section(
             details,
         )
         .folded_table("folds", "Every fold's values", folds)
-        .folded_table("labels", "Labels of models (M1) and strategies (M1.1)", legend);
+        .folded_table(
+            "labels",
+            "Labels of models (M1) and strategies (M1.1)",
+            legend,
+        );
     Ok(())
 }
 
@@ -390,7 +398,11 @@ fn decisions_section(
     let others: Vec<&str> = all_keys
         .iter()
         .copied()
-        .filter(|k| *k != dm && metric(k).is_ok_and(|m| m.needs != crate::metrics::catalogue::Needs::Probabilities))
+        .filter(|k| {
+            *k != dm
+                && metric(k)
+                    .is_ok_and(|m| m.needs != crate::metrics::catalogue::Needs::Probabilities)
+        })
         .take(MAIN_COLUMNS - 1)
         .collect();
     let mut header = vec![
@@ -414,7 +426,11 @@ fn decisions_section(
                 Cell::PValue(p),
             ];
             for k in &others {
-                row.push(summary_of(summaries, i, k).map_or(f64::NAN, |s| s.mean).into());
+                row.push(
+                    summary_of(summaries, i, k)
+                        .map_or(f64::NAN, |s| s.mean)
+                        .into(),
+                );
             }
             t.row(row);
         }
@@ -459,7 +475,9 @@ fn verdict_section(report: &mut Report, o: &RunOutcome, labels: &Labels) {
     if v.testable {
         let cd = CdDiagram {
             title: format!("Mean ranks on {} (Nemenyi, alpha 0.05)", v.metric),
-            names: (0..v.models.len()).map(|m| labels.model[m].clone()).collect(),
+            names: (0..v.models.len())
+                .map(|m| labels.model[m].clone())
+                .collect(),
             mean_ranks: v.mean_ranks.clone(),
             critical_difference: v.critical_difference,
         };
@@ -478,8 +496,9 @@ fn verdict_section(report: &mut Report, o: &RunOutcome, labels: &Labels) {
 /// `s` with its first letter upper-case.
 fn capitalised(s: &str) -> String {
     let mut c = s.chars();
-    c.next()
-        .map_or(String::new(), |f| f.to_uppercase().collect::<String>() + c.as_str())
+    c.next().map_or(String::new(), |f| {
+        f.to_uppercase().collect::<String>() + c.as_str()
+    })
 }
 
 /// Box plots of the ranking metric (and AUC or AP) over folds: per model
@@ -496,7 +515,8 @@ fn folds_section(report: &mut Report, o: &RunOutcome, labels: &Labels) {
     let section = report.section("Metrics over folds");
     for m in shown {
         let mut b = BoxPlot::new(&format!("{m} over folds"), m);
-        let is_model_metric = metric(m).is_ok_and(|x| x.needs == crate::metrics::catalogue::Needs::Probabilities);
+        let is_model_metric =
+            metric(m).is_ok_and(|x| x.needs == crate::metrics::catalogue::Needs::Probabilities);
         let whom = if is_model_metric { "model" } else { "strategy" };
         b.groups = if is_model_metric {
             o.model_order

@@ -192,7 +192,12 @@ pub struct Murphy {
 /// assert!((sum - b).abs() < 1e-15);
 /// assert!(m.reliability < b && m.resolution < m.uncertainty);
 /// ```
-pub fn murphy_decomposition(truth: &[u32], p: &[f64], positive: u32, bins: usize) -> Result<Murphy> {
+pub fn murphy_decomposition(
+    truth: &[u32],
+    p: &[f64],
+    positive: u32,
+    bins: usize,
+) -> Result<Murphy> {
     check_len(truth.len(), p.len(), "probabilities")?;
     check_unit(p)?;
     let bin = uniform_bin_of(bins)?;

@@ -126,19 +126,23 @@ pub struct Report {
 /// The page's style: a 1,200 px column; tables scroll sideways rather than
 /// overflow, and their text cells never wrap (a spec stays on one line);
 /// figures fill the column in a grid of two (one when narrow), a figure
-/// whose drawing is wider than [`WIDE_FIGURE_PX`] spanning the whole row.
+/// whose drawing is wider than [`WIDE_FIGURE_PX`] spanning the whole row;
+/// no drawing is enlarged beyond [`MAX_ZOOM`] times its size.
 const STYLE: &str = "body{font-family:sans-serif;margin:2em auto;max-width:1200px;padding:0 1em;color:#222}\
 h1{font-size:1.6em}h2{font-size:1.25em;border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}\
 .scroll{overflow-x:auto}table{border-collapse:collapse;font-size:.85em;margin:.5em 0}\
 th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\
-td.txt{white-space:nowrap}th{background:#f3f3f3;white-space:nowrap}\
-.figures{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,480px),1fr));gap:1em 1.5em;margin:.5em 0}\
+td.txt{white-space:nowrap}th{background:#f3f3f3}\
+.figures{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,480px),1fr));gap:1em 1.5em;margin:.5em 0}\
 figure{margin:0}figure.wide{grid-column:1/-1}figcaption{font-size:.85em;color:#555}\
 svg{display:block;width:100%;height:auto}.files{font-size:.8em;color:#555}";
 
 /// A figure whose drawing is wider than this many px takes a whole row of
 /// the page's figure grid.
 pub const WIDE_FIGURE_PX: f64 = 600.0;
+
+/// The most a drawing is enlarged to fill its place in the grid.
+pub const MAX_ZOOM: f64 = 1.3;
 
 /// The width of an SVG drawing from its `viewBox`.
 fn svg_width(svg: &str) -> f64 {
@@ -244,15 +248,15 @@ impl Report {
                             None => h.push_str(&body),
                         }
                     }
-                    Block::Figure { caption, svg } => h.push_str(&format!(
-                        "<figure{}>\n{svg}<figcaption>{}</figcaption>\n</figure>\n",
-                        if svg_width(svg) > WIDE_FIGURE_PX {
-                            " class=\"wide\""
-                        } else {
-                            ""
-                        },
-                        escape(caption)
-                    )),
+                    Block::Figure { caption, svg } => {
+                        let w = svg_width(svg);
+                        h.push_str(&format!(
+                            "<figure{} style=\"max-width:{:.0}px\">\n{svg}<figcaption>{}</figcaption>\n</figure>\n",
+                            if w > WIDE_FIGURE_PX { " class=\"wide\"" } else { "" },
+                            w * MAX_ZOOM,
+                            escape(caption)
+                        ))
+                    }
                 }
             }
             if in_figures {

@@ -256,11 +256,14 @@ impl Table {
         out
     }
 
-    /// An HTML `<table>` (text escaped, numbers rounded and right-aligned).
+    /// An HTML `<table>` (text escaped, numbers rounded and right-aligned;
+    /// a column name may wrap after an underscore).
     pub fn to_html(&self) -> String {
         let mut out = String::from("<table>\n<thead><tr>");
         for h in &self.header {
-            out.push_str(&format!("<th>{}</th>", super::escape(h)));
+            // Long column names may wrap after an underscore, nowhere else.
+            let h = super::escape(h).replace('_', "_<wbr>");
+            out.push_str(&format!("<th>{h}</th>"));
         }
         out.push_str("</tr></thead>\n<tbody>\n");
         for r in &self.rows {
@@ -271,10 +274,7 @@ impl Table {
                 } else {
                     " class=\"txt\""
                 };
-                out.push_str(&format!(
-                    "<td{class}>{}</td>",
-                    super::escape(&c.display())
-                ));
+                out.push_str(&format!("<td{class}>{}</td>", super::escape(&c.display())));
             }
             out.push_str("</tr>\n");
         }

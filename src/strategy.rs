@@ -45,8 +45,7 @@ use serde::{Deserialize, Serialize};
 use crate::calibrate::prior::correct_row;
 use crate::calibrate::{self, Calibration, Correction, OneVsRest};
 use crate::data::{Dataset, Proba, Schema};
-use crate::decide::tune::{best_threshold, roc_closest, tune_lambdas};
-use crate::decide::{Decision, Rule};
+use crate::decide::{Decision, Resolving, Rule};
 use crate::ensemble::BaggedModel;
 use crate::error::{Error, Result};
 use crate::learn::Learner;
@@ -553,51 +552,15 @@ impl Strategy {
         })
     }
 
-    /// The decision resolved into a rule for `model`, fitted on `data`:
-    /// plug-in thresholds from the training priors, tuned ones from the
-    /// model's out-of-fold probabilities.
+    /// The decision resolved into a rule for `model`, fitted on `data`
+    /// ([`Decision::resolve`]: plug-in thresholds from the training priors,
+    /// tuned ones from the model's out-of-fold probabilities).
     pub fn resolve(&self, model: &FittedModel, data: &Dataset) -> Result<Rule> {
-        let truth = data.labels();
-        let priors = &model.priors;
-        let k = data.n_classes();
-        let rule = match &self.decision {
-            Decision::Argmax => Rule::Argmax,
-            Decision::Fixed(t) => Rule::Threshold(*t),
-            Decision::Half if k == 2 => Rule::Threshold(0.5),
-            Decision::Half => Rule::Argmax,
-            Decision::Priors => Rule::priors(priors)?,
-            Decision::F1 => Rule::f1(priors)?,
-            Decision::Lambda(l) => Rule::Lambda(l.clone()),
-            Decision::Cost(m) => Rule::Cost(m.clone()),
-            Decision::Benefit(b) => {
-                b.amounts(data)
-                    .map_err(|e| Error::invalid(format!("benefit: {e}")))?;
-                Rule::Benefit(b.clone())
-            }
-            Decision::RocClosest | Decision::Tune(_) => {
-                let p = model.oof.as_ref().ok_or_else(|| {
-                    Error::invalid(format!(
-                        "{}: the model was fitted without the out-of-fold probabilities its \
-                         decision is tuned on",
-                        self.spec
-                    ))
-                })?;
-                match (&self.decision, k) {
-                    (Decision::RocClosest, 2) => Rule::Threshold(roc_closest(truth, &p.column(1))?),
-                    (Decision::Tune(obj), 2) => {
-                        Rule::Threshold(best_threshold(truth, &p.column(1), obj)?.0)
-                    }
-                    (Decision::Tune(obj), _) => Rule::Lambda(tune_lambdas(truth, p, priors, obj)?),
-                    _ => {
-                        return Err(Error::invalid(
-                            "roc-closest is a binary cut-off; use tune(metric=...) for multiclass",
-                        ))
-                    }
-                }
-            }
-        };
-        rule.validate(k)?;
-        Ok(rule)
+        self.decision.resolve(&Resolving {
+            data,
+            priors: &model.priors,
+            oof: model.oof.as_ref(),
+        })
     }
 
     /// Fits the whole strategy on `data`.

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{check, check_all, labels, load, num, nums};
+use common::{check, check_all, finish, labels, load, num, nums};
 use rarity::data::Proba;
 use rarity::metrics::calibration::{reliability_bins, Binning};
 use rarity::metrics::confusion::{Average, BinaryCounts, Confusion};
@@ -13,16 +13,6 @@ use rarity::metrics::ranking::{precision_recall_curve, roc_curve};
 use rarity::metrics::score_report;
 
 const TOL: f64 = 1e-12;
-
-fn finish(failures: Vec<String>, checked: usize) {
-    assert!(checked > 0, "no fixture cases were read");
-    assert!(
-        failures.is_empty(),
-        "{} mismatches:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
-}
 
 #[test]
 fn binary_report_matches_scikit_learn() {

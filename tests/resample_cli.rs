@@ -40,10 +40,23 @@ fn resample_errors_leave_no_file() {
     for (args, needle) in [
         (vec!["--method", "under", "--beta", "0.01"], "valid range"),
         (
-            vec!["--method", "smoot"],
-            "unknown resampling method 'smoot'",
+            vec!["--method", "smot"],
+            "unknown sampler 'smot' (did you mean 'smote'?)",
         ),
         (vec!["--method", "smote", "--beta", "0.5"], "beta"),
+        (
+            vec!["--method", "smote(k=3)", "--k", "4"],
+            "--k and k in --method",
+        ),
+        (
+            vec!["--method", "smote(standardise)", "--standardise"],
+            "--standardise and standardise",
+        ),
+        (
+            vec!["--method", "enn(rule=any)"],
+            "enn: rule=any is invalid; expected one of mode, all",
+        ),
+        (vec!["--method", "under+smote"], "one sampler is expected"),
     ] {
         let mut a = vec!["resample", "--dataset", "ecoli4", "-o", &o];
         a.extend(args);
@@ -52,4 +65,81 @@ fn resample_errors_leave_no_file() {
         assert!(err.contains(needle) && !err.contains("panicked"), "{err}");
         assert!(!out.exists());
     }
+}
+
+/// Runs `resample --format json` on ecoli4 (316 + 20 rows) with `extra`
+/// arguments and returns the report.
+fn resample_json(extra: &[&str]) -> serde_json::Value {
+    let out = scratch("resample-spec").join("s.csv");
+    let out = out.to_string_lossy();
+    let base = [
+        "resample",
+        "--dataset",
+        "ecoli4",
+        "--format",
+        "json",
+        "-o",
+        &out,
+    ];
+    let (code, text, err) = run(&[&base[..], extra].concat());
+    assert!(code == 0, "{extra:?}: {err}");
+    serde_json::from_str(&text).expect("a JSON report")
+}
+
+#[test]
+fn method_takes_a_full_spec_and_every_parameter() {
+    let v = resample_json(&["--method", "under(rates=[0.5,1],exact)"]);
+    assert_eq!(v["method"], "under(rates=0.5:1,exact)");
+    assert_eq!(v["after"], serde_json::json!([158, 20]));
+    let v = resample_json(&["--method", "enn(k=5,rule=all)"]);
+    assert_eq!(v["method"], "enn(k=5,rule=all)");
+    let v = resample_json(&["--method", "smote(counts=[316,100])", "--k", "3"]);
+    assert_eq!(v["method"], "smote(k=3,counts=316:100)");
+    assert_eq!(v["after"], serde_json::json!([316, 100]));
+    let v = resample_json(&["--method", "nearmiss3(k3=2)", "--standardise"]);
+    assert_eq!(v["method"], "nearmiss3(k=3,k3=2,standardise)");
+    let v = resample_json(&["--method", "smote-enn(enn_k=4,rule=all)", "--amount", "100"]);
+    assert_eq!(v["method"], "smote-enn(k=5,amount=100,enn_k=4,rule=all)");
+    // The old flags still set the parameter of their name.
+    let v = resample_json(&["--method", "under", "--beta", "0.5"]);
+    assert_eq!(v["method"], "under(beta=0.5)");
+    let v = resample_json(&["--method", "underover", "--a", "25"]);
+    assert_eq!(v["method"], "underover(a=25)");
+}
+
+#[test]
+fn help_lists_every_sampler_with_parameters_defaults_and_ranges() {
+    let (code, text, err) = run(&["resample", "--help"]);
+    assert_eq!(code, 0, "{err}");
+    for name in [
+        "bootstrap",
+        "under",
+        "over",
+        "smote",
+        "borderline-smote",
+        "adasyn",
+        "hybrid",
+        "tomek",
+        "enn",
+        "cnn",
+        "oss",
+        "ncl",
+        "nearmiss1",
+        "nearmiss2",
+        "nearmiss3",
+        "smote-tomek",
+        "smote-enn",
+        "eb",
+        "rb",
+        "underover",
+        "balanced-bootstrap",
+    ] {
+        assert!(text.contains(&format!("  {name}: ")), "{name}:\n{text}");
+    }
+    assert!(
+        text.contains("beta=none (a number in (0, 1] or none)"),
+        "{text}"
+    );
+    assert!(text.contains("m=10 (a whole number >= 1)"), "{text}");
+    assert!(text.contains("rule=mode (one of mode, all)"), "{text}");
 }

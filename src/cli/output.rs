@@ -44,16 +44,3 @@ pub fn num(v: f64, digits: usize) -> String {
         format!("{v:.digits$}")
     }
 }
-
-/// TEMPORARY: the old name of `Table::to_text`, until the commands being
-/// moved on other branches are merged.
-pub trait Render {
-    /// See `Table::to_text`.
-    fn render(&self) -> String;
-}
-
-impl Render for Table {
-    fn render(&self) -> String {
-        self.to_text()
-    }
-}

@@ -17,9 +17,9 @@ use rand::RngExt;
 use rayon::prelude::*;
 
 use super::write::AtomicFile;
-use super::{ColumnEncoding, Dataset, Schema};
+use super::{Dataset, Schema};
 use crate::error::{Error, Result};
-use crate::rng::{stream, Rng};
+use crate::rng::{shuffle, stream, Rng};
 
 /// One standard normal draw (Box-Muller, cosine branch).
 pub fn standard_normal(rng: &mut Rng) -> f64 {
@@ -100,10 +100,7 @@ impl GaussianTask {
         let mut rng = stream(seed, 0);
         let n_pos = ((self.n as f64 * self.positive_rate).round() as usize).clamp(1, self.n - 1);
         let mut labels: Vec<u32> = (0..self.n).map(|i| u32::from(i < n_pos)).collect();
-        for i in (1..self.n).rev() {
-            let j = rng.random_range(0..=i);
-            labels.swap(i, j);
-        }
+        shuffle(&mut labels, &mut rng);
         let mut x = Vec::with_capacity(self.n * self.d);
         let mut post = Vec::with_capacity(self.n);
         for &y in &labels {
@@ -115,20 +112,8 @@ impl GaussianTask {
             post.push(self.posterior(&x[start..]));
         }
         let names: Vec<String> = (0..self.d).map(|j| format!("x{j}")).collect();
-        let schema = numeric_schema(names, vec!["0".into(), "1".into()]);
+        let schema = Schema::numeric(names, vec!["0".into(), "1".into()]);
         Ok((Dataset::new(x, labels, schema)?, post))
-    }
-}
-
-fn numeric_schema(feature_names: Vec<String>, class_names: Vec<String>) -> Schema {
-    Schema {
-        encodings: feature_names
-            .iter()
-            .map(|n| ColumnEncoding::Numeric { name: n.clone() })
-            .collect(),
-        feature_names,
-        class_names,
-        target_name: "class".into(),
     }
 }
 
@@ -268,7 +253,7 @@ impl FraudTask {
             x.extend_from_slice(&px);
             y.extend_from_slice(&py);
         }
-        let schema = numeric_schema(Self::feature_names(), vec!["0".into(), "1".into()]);
+        let schema = Schema::numeric(Self::feature_names(), vec!["0".into(), "1".into()]);
         Dataset::new(x, y, schema)
     }
 

@@ -25,10 +25,10 @@ pub mod tune;
 
 use serde::{Deserialize, Serialize};
 
-use crate::data::Proba;
+use crate::data::{Dataset, Proba};
 use crate::error::{Error, Result};
 use crate::metrics::cost::{Benefit, LossMatrix};
-use tune::Objective;
+use tune::{best_threshold, roc_closest, tune_lambdas, Objective};
 
 /// How labels are decided (before fitting resolves it to a [`Rule`]).
 #[derive(Debug, Clone, PartialEq)]
@@ -57,7 +57,64 @@ pub enum Decision {
     Tune(Objective),
 }
 
+/// What resolving a [`Decision`] into a [`Rule`] may read: the training
+/// data, its class priors, and (for tuned thresholds) the out-of-fold
+/// probabilities of its rows.
+#[derive(Debug, Clone, Copy)]
+pub struct Resolving<'a> {
+    /// The training data (truth, and the amount column of a benefit rule).
+    pub data: &'a Dataset,
+    /// Its class priors.
+    pub priors: &'a [f64],
+    /// Out-of-fold probabilities of its rows, when [`Decision::needs_oof`].
+    pub oof: Option<&'a Proba>,
+}
+
 impl Decision {
+    /// The rule this decision resolves to on training data (plug-in
+    /// thresholds from the priors, tuned ones from the out-of-fold
+    /// probabilities), checked against the number of classes.
+    pub fn resolve(&self, r: &Resolving<'_>) -> Result<Rule> {
+        let k = r.data.n_classes();
+        let truth = r.data.labels();
+        let rule = match self {
+            Decision::Argmax => Rule::Argmax,
+            Decision::Fixed(t) => Rule::Threshold(*t),
+            Decision::Half if k == 2 => Rule::Threshold(0.5),
+            Decision::Half => Rule::Argmax,
+            Decision::Priors => Rule::priors(r.priors)?,
+            Decision::F1 => Rule::f1(r.priors)?,
+            Decision::Lambda(l) => Rule::Lambda(l.clone()),
+            Decision::Cost(m) => Rule::Cost(m.clone()),
+            Decision::Benefit(b) => {
+                b.amounts(r.data)
+                    .map_err(|e| Error::invalid(format!("benefit: {e}")))?;
+                Rule::Benefit(b.clone())
+            }
+            Decision::RocClosest | Decision::Tune(_) => {
+                let p = r.oof.ok_or_else(|| {
+                    Error::invalid("a tuned threshold needs out-of-fold probabilities")
+                })?;
+                match (self, k) {
+                    (Decision::RocClosest, 2) => Rule::Threshold(roc_closest(truth, &p.column(1))?),
+                    (Decision::Tune(obj), 2) => {
+                        Rule::Threshold(best_threshold(truth, &p.column(1), obj)?.0)
+                    }
+                    (Decision::Tune(obj), _) => {
+                        Rule::Lambda(tune_lambdas(truth, p, r.priors, obj)?)
+                    }
+                    _ => {
+                        return Err(Error::invalid(
+                            "roc-closest is a binary cut-off; use tune(metric=...) for multiclass",
+                        ))
+                    }
+                }
+            }
+        };
+        rule.validate(k)?;
+        Ok(rule)
+    }
+
     /// Whether resolving it needs out-of-fold probabilities of the
     /// training data (tuned thresholds).
     pub fn needs_oof(&self) -> bool {

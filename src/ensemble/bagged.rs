@@ -1,12 +1,11 @@
 //! The fitted ensemble: member models, each member's class keep rates, and the
 //! vote that combines them (Collell et al. 2018, Algorithm 1, steps 2.2-2.4).
 
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::data::{Dataset, Proba};
 use crate::error::{Error, Result};
-use crate::learn::{check_features, Classifier, Model, ROW_CHUNK};
+use crate::learn::{check_features, in_row_blocks, Classifier, Model};
 use crate::params::choice;
 
 choice! {
@@ -130,26 +129,21 @@ impl BaggedModel {
     {
         check_features(self.n_features, data)?;
         let k = self.n_classes;
-        let mut p = Proba::zeros(data.n_rows(), k);
-        p.values_mut()
-            .par_chunks_mut(k * ROW_CHUNK)
-            .enumerate()
-            .for_each(|(c, chunk)| {
-                let first = c * ROW_CHUNK;
-                let mut tmp = vec![0.0; k];
-                // Member-major within the chunk keeps one member's nodes hot;
-                // each row still adds its members in member order.
-                for (i, m) in self.members.iter().enumerate() {
-                    for (j, out) in chunk.chunks_mut(k).enumerate() {
-                        m.predict_row(data.row(first + j), &mut tmp);
-                        hook(i, &self.keep_rates[i], &mut tmp);
-                        self.add_vote(&tmp, out);
-                    }
+        let p = in_row_blocks(data.n_rows(), k, |first, chunk| {
+            let mut tmp = vec![0.0; k];
+            // Member-major within the block keeps one member's nodes hot;
+            // each row still adds its members in member order.
+            for (i, m) in self.members.iter().enumerate() {
+                for (j, out) in chunk.chunks_mut(k).enumerate() {
+                    m.predict_row(data.row(first + j), &mut tmp);
+                    hook(i, &self.keep_rates[i], &mut tmp);
+                    self.add_vote(&tmp, out);
                 }
-                for out in chunk.chunks_mut(k) {
-                    finish_row(out, self.members.len());
-                }
-            });
+            }
+            for out in chunk.chunks_mut(k) {
+                finish_row(out, self.members.len());
+            }
+        });
         Ok(p)
     }
 

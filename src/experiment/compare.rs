@@ -14,6 +14,7 @@ use serde::Serialize;
 use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::evaluate::{evaluate_fold_group, Evaluation, Extras, FoldResult};
+use crate::metrics::catalogue::{Metric, Needs};
 use crate::report::format::{metric_text, p_value_text};
 use crate::split::Splitter;
 use crate::stats::{critical_difference, friedman, mean_ranks};
@@ -23,6 +24,18 @@ use crate::strategy::{core_groups, model_groups, Strategy};
 /// probability metrics, which no decision changes (labels from the
 /// catalogue, [`crate::metrics::catalogue`]).
 pub const MODEL_METRICS: &[&str] = &["roc_auc", "average_precision", "brier", "log_loss"];
+
+/// Whether `m` ranks models: a ranking or probability metric, which no
+/// decision changes (a thresholded or cost metric ranks strategies).
+///
+/// ```
+/// use rarity::experiment::compare::ranks_models;
+/// use rarity::metrics::catalogue::metric;
+/// assert!(ranks_models(metric("brier").unwrap()) && !ranks_models(metric("cost").unwrap()));
+/// ```
+pub fn ranks_models(m: &Metric) -> bool {
+    m.needs() == Needs::Probabilities
+}
 
 /// The thresholded metrics that compare the decisions of a model in
 /// `rarity run`'s tables (`cost` and `benefit` join them when given).

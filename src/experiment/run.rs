@@ -35,9 +35,9 @@ use crate::error::{Error, Result};
 use crate::evaluate::Extras;
 use crate::experiment::compare::{
     compare, default_betas, default_multiclass_strategies, default_strategies, order_by,
-    Comparison, Verdict,
+    ranks_models, Comparison, Verdict,
 };
-use crate::metrics::catalogue::{metric, Metric, Needs};
+use crate::metrics::catalogue::{metric, Metric};
 use crate::spec::build_strategy;
 use crate::split::Splitter;
 use crate::stats::wilcoxon;
@@ -179,8 +179,7 @@ pub fn decision_metric(
     cost: bool,
     benefit: bool,
 ) -> Result<&'static Metric> {
-    let thresholded = |m: &Metric| m.needs != Needs::Probabilities;
-    if thresholded(ranking) {
+    if !ranks_models(ranking) {
         return match given {
             Some(g) if g.key != ranking.key => Err(Error::invalid(format!(
                 "--metric {} already ranks the decisions; --decision-metric applies when \
@@ -197,7 +196,7 @@ pub fn decision_metric(
         None if benefit => metric("benefit")?,
         None => metric("g_mean")?,
     };
-    if !thresholded(m) {
+    if ranks_models(m) {
         return Err(Error::invalid(format!(
             "--decision-metric {}: decisions change only thresholded metrics; use one of \
              the labels' metrics (g_mean, f1, macro_accuracy, macro_f1, accuracy, ...) or cost / benefit",
@@ -325,7 +324,7 @@ pub fn run(
     )?;
     let key = settings.metric.key;
     let higher = settings.metric.higher_is_better();
-    let level = if settings.metric.needs == Needs::Probabilities {
+    let level = if ranks_models(settings.metric) {
         Level::Models
     } else {
         Level::Strategies

@@ -18,7 +18,7 @@
 //! (every row predicted once by a model that did not see it), kept when the
 //! comparison ran with [`Extras::keep_predictions`](crate::evaluate::Extras).
 
-use super::compare::{DECISION_METRICS, MODEL_METRICS};
+use super::compare::{ranks_models, DECISION_METRICS, MODEL_METRICS};
 use super::run::{Level, RunOutcome};
 use crate::data::Dataset;
 use crate::error::Result;
@@ -398,11 +398,7 @@ fn decisions_section(
     let others: Vec<&str> = all_keys
         .iter()
         .copied()
-        .filter(|k| {
-            *k != dm
-                && metric(k)
-                    .is_ok_and(|m| m.needs != crate::metrics::catalogue::Needs::Probabilities)
-        })
+        .filter(|k| *k != dm && metric(k).is_ok_and(|m| !ranks_models(m)))
         .take(MAIN_COLUMNS - 1)
         .collect();
     let mut header = vec![
@@ -515,8 +511,7 @@ fn folds_section(report: &mut Report, o: &RunOutcome, labels: &Labels) {
     let section = report.section("Metrics over folds");
     for m in shown {
         let mut b = BoxPlot::new(&format!("{m} over folds"), m);
-        let is_model_metric =
-            metric(m).is_ok_and(|x| x.needs == crate::metrics::catalogue::Needs::Probabilities);
+        let is_model_metric = metric(m).is_ok_and(ranks_models);
         let whom = if is_model_metric { "model" } else { "strategy" };
         b.groups = if is_model_metric {
             o.model_order

@@ -58,11 +58,11 @@
 use crate::learn::Classifier;
 use serde::{Deserialize, Serialize};
 
-use super::naive_bayes::scatter;
-use super::rows::{softmax, Rows};
-use super::tree::{Tree, TreeModel};
 use crate::data::{Dataset, View};
 use crate::error::{Error, Result};
+use crate::learn::naive_bayes::scatter;
+use crate::learn::rows::{softmax, Rows};
+use crate::learn::tree::{Tree, TreeModel};
 use crate::learn::{Learner, Model};
 use crate::params::{params, Bounds, ParamType, Params, Value};
 use crate::rng::Rng;

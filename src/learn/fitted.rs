@@ -55,18 +55,15 @@ pub trait Classifier: ClassifierBox + Send + Sync + fmt::Debug + erased_serde::S
     /// different number of features than the training data.
     fn predict_proba(&self, data: &Dataset) -> Result<Proba> {
         check_features(self.n_features(), data)?;
-        let k = self.n_classes();
         let d = data.n_features();
-        let mut p = Proba::zeros(data.n_rows(), k);
-        p.values_mut()
-            .par_chunks_mut(k * ROW_CHUNK)
-            .enumerate()
-            .for_each(|(c, chunk)| {
-                let first = c * ROW_CHUNK;
-                let x = &data.features()[first * d..(first + chunk.len() / k) * d];
-                self.predict_rows(x, chunk);
-            });
-        Ok(p)
+        Ok(in_row_blocks(
+            data.n_rows(),
+            self.n_classes(),
+            |first, out| {
+                let rows = out.len() / self.n_classes();
+                self.predict_rows(&data.features()[first * d..(first + rows) * d], out);
+            },
+        ))
     }
 
     /// Checks the internal consistency of a model (child indices, feature
@@ -99,6 +96,19 @@ impl<T: Classifier + Clone + PartialEq> ClassifierBox for T {
 }
 
 erased_serde::serialize_trait_object!(Classifier);
+
+/// An `n x k` probability matrix filled in parallel, [`ROW_CHUNK`] rows at a
+/// time: `fill(first row, block)` writes the rows `first..` of a block
+/// (`k` values per row). Each block depends only on its rows, so the result
+/// is the same for any thread count.
+pub fn in_row_blocks(n: usize, k: usize, fill: impl Fn(usize, &mut [f64]) + Sync) -> Proba {
+    let mut p = Proba::zeros(n, k);
+    p.values_mut()
+        .par_chunks_mut(k * ROW_CHUNK)
+        .enumerate()
+        .for_each(|(c, block)| fill(c * ROW_CHUNK, block));
+    p
+}
 
 /// Fails with a clear message unless `data` has `n_features` features.
 pub fn check_features(n_features: usize, data: &Dataset) -> Result<()> {

@@ -29,11 +29,11 @@
 use crate::learn::Classifier;
 use serde::{Deserialize, Serialize};
 
-use super::lbfgs::{self, Options};
-use super::linalg::{add_scatter, cholesky_solve, dot};
-use super::rows::{sigmoid, softmax, ClassWeight, Rows};
 use crate::data::View;
 use crate::error::{Error, Result};
+use crate::learn::lbfgs::{self, Options};
+use crate::learn::linalg::{add_scatter, cholesky_solve, dot};
+use crate::learn::rows::{sigmoid, softmax, ClassWeight, Rows};
 use crate::learn::{Learner, Model};
 use crate::params::{params, Bounds, ParamType};
 use crate::rng::Rng;

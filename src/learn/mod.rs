@@ -36,22 +36,16 @@
 //! of weight 0 are ignored) and predicts `n x k` probabilities over all the
 //! training dataset's classes, 0 for classes absent from the fitted rows.
 
-pub mod adaboost;
-pub mod discriminant;
 mod fitted;
-pub mod knn;
 mod lbfgs;
 mod linalg;
-pub mod logistic;
-pub mod logitboost;
-pub mod naive_bayes;
 pub mod registry;
 mod rows;
-pub mod svdd;
-pub mod svm;
-pub mod tree;
 
-pub use fitted::{check_features, Classifier, ClassifierBox, Model, ModelKind, ROW_CHUNK};
+pub use fitted::{
+    check_features, in_row_blocks, Classifier, ClassifierBox, Model, ModelKind, ROW_CHUNK,
+};
+pub use registry::*;
 pub use rows::ClassWeight;
 
 use std::any::Any;

@@ -145,7 +145,8 @@ pub fn help() -> String {
     format!(
         "A strategy is [sampler +] learner [+ correct] [+ platt|isotonic] [+ decision], \
          e.g. under(beta=0.1)+forest(n=100)+correct+threshold(priors).\n\n\
-         Learners:\n{}\nEnsembles:\n{}\nStages after the learner:\n{}",
+         Samplers:\n{}\nLearners:\n{}\nEnsembles:\n{}\nStages after the learner:\n{}",
+        crate::params::help(crate::sample::registry::SAMPLERS),
         crate::params::help(crate::learn::registry::LEARNERS),
         crate::params::help(ENSEMBLES),
         crate::params::help(crate::decide::registry::STAGES),

@@ -46,12 +46,12 @@ pub use kernel::Kernel;
 
 use self::kernel::Gram;
 use self::smo::Dual;
-use super::rows::{ClassWeight, Rows};
 use crate::calibrate::Platt;
 use crate::data::View;
 use crate::error::{Error, Result};
 use crate::learn::linalg::dot;
 use crate::learn::naive_bayes::scatter;
+use crate::learn::rows::{ClassWeight, Rows};
 use crate::learn::{Learner, Model};
 use crate::params::{choice, params, Bounds, ParamType, Value};
 use crate::rng::Rng;

@@ -32,8 +32,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use super::{Exclude, Points};
-use crate::sample::neighbors::Lists;
+use super::{Exclude, Lists, Points};
 
 /// References packed per group (one vector lane each).
 pub(super) const LANES: usize = 8;

@@ -249,29 +249,6 @@ pub fn fold_seed(seed: u64, fold: &Fold) -> u64 {
     .random()
 }
 
-/// Evaluates one fold.
-pub fn evaluate_fold(
-    strategy: &Strategy,
-    data: &Dataset,
-    fold: &Fold,
-    seed: u64,
-) -> Result<FoldResult> {
-    evaluate_fold_with(strategy, data, fold, seed, &Extras::default())
-}
-
-/// Evaluates one fold with [`Extras`]: `cost` and `benefit` are appended to
-/// the metrics when asked for.
-pub fn evaluate_fold_with(
-    strategy: &Strategy,
-    data: &Dataset,
-    fold: &Fold,
-    seed: u64,
-    extras: &Extras,
-) -> Result<FoldResult> {
-    let mut r = evaluate_fold_group(&[strategy], data, fold, seed, extras, &|_| {})?;
-    Ok(r.remove(0))
-}
-
 /// Evaluates on one fold every strategy of `group`, which must share their
 /// sampler and learner ([`crate::strategy::core_groups`]): the sampler +
 /// learner is fitted once (common random numbers), each distinct model
@@ -409,17 +386,38 @@ pub fn cross_validate(
     splitter: &Splitter,
     seed: u64,
 ) -> Result<Evaluation> {
-    data.require_two_classes()?;
-    let folds = splitter.split_dataset(data, seed)?;
-    let results = folds
-        .iter()
-        .map(|f| evaluate_fold(strategy, data, f, seed))
-        .collect::<Result<Vec<_>>>()?;
     Ok(Evaluation {
         spec: strategy.spec.clone(),
-        folds: results,
+        folds: fold_results(strategy, data, splitter, seed, false)?,
         pooled: false,
     })
+}
+
+/// Every fold's result in order, keeping the test predictions when `keep`.
+fn fold_results(
+    strategy: &Strategy,
+    data: &Dataset,
+    splitter: &Splitter,
+    seed: u64,
+    keep: bool,
+) -> Result<Vec<FoldResult>> {
+    data.require_two_classes()?;
+    splitter
+        .split_dataset(data, seed)?
+        .iter()
+        .map(|f| {
+            evaluate_group(
+                &[strategy],
+                data,
+                f,
+                seed,
+                &Extras::default(),
+                keep,
+                &|_| {},
+            )
+            .map(|mut r| r.remove(0))
+        })
+        .collect()
 }
 
 /// Cross-validates `strategy` on pooled out-of-fold predictions: each
@@ -446,32 +444,26 @@ pub fn cross_validate_pooled(
     splitter: &Splitter,
     seed: u64,
 ) -> Result<Evaluation> {
-    data.require_two_classes()?;
-    let folds = splitter.split_dataset(data, seed)?;
-    let extras = Extras::default();
+    let folds = fold_results(strategy, data, splitter, seed, true)?;
     let repeats = folds.iter().map(|f| f.repeat + 1).max().unwrap_or(0);
     let mut results = Vec::with_capacity(repeats);
     for repeat in 0..repeats {
-        let mine: Vec<&Fold> = folds.iter().filter(|f| f.repeat == repeat).collect();
+        let mine: Vec<&FoldResult> = folds.iter().filter(|f| f.repeat == repeat).collect();
         let (mut rows, mut labels, mut values) = (Vec::new(), Vec::new(), Vec::new());
-        let (mut fit_seconds, mut predict_seconds) = (0.0, 0.0);
-        for f in &mine {
-            let r = evaluate_group(&[strategy], data, f, seed, &extras, true, &|_| {})?.remove(0);
-            let p = r.predictions.expect("kept");
+        for r in &mine {
+            let p = r.predictions.as_ref().expect("kept");
             rows.extend_from_slice(&p.rows);
             labels.extend_from_slice(&p.labels);
             values.extend_from_slice(p.proba.values());
-            fit_seconds += r.fit_seconds;
-            predict_seconds += r.predict_seconds;
         }
         let pooled = data.take(&rows);
         let proba = Proba::new(values, data.n_classes());
-        let mut r = scored(&pooled, proba, labels, &extras)?;
+        let mut r = scored(&pooled, proba, labels, &Extras::default())?;
         r.predictions = None;
         r.repeat = repeat;
         r.fold = mine.len();
-        r.fit_seconds = fit_seconds;
-        r.predict_seconds = predict_seconds;
+        r.fit_seconds = mine.iter().map(|f| f.fit_seconds).sum();
+        r.predict_seconds = mine.iter().map(|f| f.predict_seconds).sum();
         results.push(r);
     }
     Ok(Evaluation {

@@ -114,78 +114,68 @@ fn strategies_share_fits_whatever_their_position() {
     assert_eq!(forests[0], forests[1]);
 }
 
+/// `rarity evaluate --format json` of `args` (asserting success).
+fn evaluate_json(args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["evaluate", "--format", "json"];
+    all.extend_from_slice(args);
+    let (code, text, err) = run(&all);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&text).unwrap()
+}
+
+/// The mean of metric `key` in an evaluation's JSON (`NaN` when null).
+fn mean(v: &serde_json::Value, key: &str) -> f64 {
+    v["metrics"][key]["mean"].as_f64().unwrap_or(f64::NAN)
+}
+
 #[test]
 fn leave_one_out_pools_the_out_of_fold_predictions() {
     // Item 5: one-row folds are pooled and every metric computed once.
-    let (code, text, err) = run(&[
-        "evaluate",
-        "--dataset",
-        "glass6",
-        "--model",
-        "logistic",
-        "--cv",
-        "loo",
-        "--format",
-        "json",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let glass_logistic = ["--dataset", "glass6", "--model", "logistic"];
+    let mut loo = glass_logistic.to_vec();
+    loo.extend(["--cv", "loo"]);
+    let v = evaluate_json(&loo);
     assert_eq!(v["pooled"], true);
     assert_eq!(v["folds"], 214);
-    let m = |k: &str| v["metrics"][k]["mean"].as_f64().unwrap_or(f64::NAN);
-    assert!(m("roc_auc") > 0.85, "{v}");
-    assert!(m("tpr") > 0.6 && m("tnr") > 0.9, "{v}");
-    assert!(m("average_precision") < 1.0, "{v}");
+    assert!(mean(&v, "roc_auc") > 0.85, "{v}");
+    assert!(mean(&v, "tpr") > 0.6 && mean(&v, "tnr") > 0.9, "{v}");
+    assert!(mean(&v, "average_precision") < 1.0, "{v}");
     // --pooled on 10 folds: the same kind of numbers, close to LOO's.
-    let (code, text, err) = run(&[
-        "evaluate",
-        "--dataset",
-        "glass6",
-        "--model",
-        "logistic",
-        "--cv",
-        "10",
-        "--pooled",
-        "--format",
-        "json",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let p: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut ten = glass_logistic.to_vec();
+    ten.extend(["--cv", "10", "--pooled"]);
+    let p = evaluate_json(&ten);
     assert_eq!(
         (p["pooled"].clone(), p["folds"].clone()),
         (true.into(), 10.into())
     );
-    let q = |k: &str| p["metrics"][k]["mean"].as_f64().unwrap();
-    assert!((q("roc_auc") - m("roc_auc")).abs() < 0.05, "{p}");
-    assert!((q("tpr") - m("tpr")).abs() < 0.15, "{p}");
+    assert!(
+        (mean(&p, "roc_auc") - mean(&v, "roc_auc")).abs() < 0.05,
+        "{p}"
+    );
+    assert!((mean(&p, "tpr") - mean(&v, "tpr")).abs() < 0.15, "{p}");
 }
 
 #[test]
 fn evaluate_says_how_murphys_decomposition_grouped_the_forecasts() {
     // Item 9: binned forecasts, and the output says so.
-    let args = [
-        "evaluate",
-        "--dataset",
-        "pima",
-        "--model",
-        "logistic",
-        "--cv",
-        "5",
-    ];
-    let (code, text, err) = run(&args);
+    let args = ["--dataset", "pima", "--model", "logistic", "--cv", "5"];
+    let mut text_args = vec!["evaluate"];
+    text_args.extend_from_slice(&args);
+    let (code, text, err) = run(&text_args);
     assert_eq!(code, 0, "{err}");
     assert!(text.contains("10 equal-width probability bins"), "{text}");
-    let mut json = args.to_vec();
-    json.extend(["--format", "json"]);
-    let (code, text, err) = run(&json);
-    assert_eq!(code, 0, "{err}");
-    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let v = evaluate_json(&args);
     assert_eq!(v["murphy_bins"], 10);
-    let m = |k: &str| v["metrics"][k]["mean"].as_f64().unwrap();
     // Distinct-value grouping gave reliability = Brier and resolution =
     // uncertainty on logistic regression's continuous scores.
-    assert!(m("brier_reliability") < 0.2 * m("brier"), "{v}");
-    assert!(m("brier_resolution") < 0.8 * m("brier_uncertainty"), "{v}");
+    assert!(
+        mean(&v, "brier_reliability") < 0.2 * mean(&v, "brier"),
+        "{v}"
+    );
+    assert!(
+        mean(&v, "brier_resolution") < 0.8 * mean(&v, "brier_uncertainty"),
+        "{v}"
+    );
 }
 
 #[test]

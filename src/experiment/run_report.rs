@@ -102,6 +102,14 @@ impl Labels {
     }
 }
 
+/// What the ranking and decision tables read.
+struct Page<'a> {
+    o: &'a RunOutcome,
+    labels: Labels,
+    summaries: Vec<Vec<(String, Summary)>>,
+    all_keys: Vec<&'static str>,
+}
+
 /// The metric keys the folds have: the model metrics, the decision metrics,
 /// then `cost` and `benefit` when present.
 fn present_keys(o: &RunOutcome, keys: &[&'static str]) -> Vec<&'static str> {
@@ -160,8 +168,15 @@ pub fn run_report(o: &RunOutcome, ctx: &RunContext<'_>) -> Result<Report> {
     all_keys.extend(["cost", "benefit"]);
     let all_keys = present_keys(o, &all_keys);
 
-    ranking_section(&mut report, o, &labels, &summaries, &all_keys)?;
-    decisions_section(&mut report, o, &labels, &summaries, &all_keys)?;
+    let page = Page {
+        o,
+        labels,
+        summaries,
+        all_keys,
+    };
+    ranking_section(&mut report, &page);
+    decisions_section(&mut report, &page);
+    let labels = page.labels;
     verdict_section(&mut report, o, &labels);
 
     let pooled: Vec<Option<Predictions>> = cmp
@@ -188,13 +203,13 @@ pub fn run_report(o: &RunOutcome, ctx: &RunContext<'_>) -> Result<Report> {
 
 /// The main ranking table (the ranking metric first, what fits a page) and
 /// the folded details of every strategy.
-fn ranking_section(
-    report: &mut Report,
-    o: &RunOutcome,
-    labels: &Labels,
-    summaries: &[Vec<(String, Summary)>],
-    all_keys: &[&'static str],
-) -> Result<()> {
+fn ranking_section(report: &mut Report, page: &Page<'_>) {
+    let Page {
+        o,
+        labels,
+        summaries,
+        all_keys,
+    } = page;
     let cmp = &o.comparison;
     let key = o.metric.key;
     let (name_col, level_keys): (&str, Vec<&'static str>) = match o.level {
@@ -381,18 +396,17 @@ fn ranking_section(
             "Labels of models (M1) and strategies (M1.1)",
             legend,
         );
-    Ok(())
 }
 
 /// The decisions of each model on the decision metric, with the Wilcoxon
 /// p-value against the model's best decision.
-fn decisions_section(
-    report: &mut Report,
-    o: &RunOutcome,
-    labels: &Labels,
-    summaries: &[Vec<(String, Summary)>],
-    all_keys: &[&'static str],
-) -> Result<()> {
+fn decisions_section(report: &mut Report, page: &Page<'_>) {
+    let Page {
+        o,
+        labels,
+        summaries,
+        all_keys,
+    } = page;
     let cmp = &o.comparison;
     let dm = o.decision_metric.key;
     let others: Vec<&str> = all_keys
@@ -444,7 +458,6 @@ fn decisions_section(
              folds against the model's best decision (- for the best itself)."
         ))
         .table("decisions", t);
-    Ok(())
 }
 
 /// The Friedman / Nemenyi verdict between models.

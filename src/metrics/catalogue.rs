@@ -104,10 +104,19 @@ pub struct Metric {
 
 impl Metric {
     /// What it is computed from.
+    ///
+    /// ```
+    /// use rarity::metrics::catalogue::{metric, Needs};
+    /// assert_eq!(metric("g_mean").unwrap().needs(), Needs::Labels);
+    /// assert_eq!(metric("roc_auc").unwrap().needs(), Needs::Probabilities);
+    /// ```
     pub fn needs(&self) -> Needs {
         match self.definition {
             Definition::Rate(_) | Definition::Confusion(_) => Needs::Labels,
             Definition::Settings => Needs::Settings,
+            // A threshold can be tuned only for a function of the labels
+            // (G-mean's two definitions are `Split`).
+            _ if self.tunable.is_some() => Needs::Labels,
             _ => Needs::Probabilities,
         }
     }

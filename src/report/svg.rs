@@ -169,9 +169,14 @@ impl Canvas {
     }
 
     fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, fill: &str, stroke: &str) {
+        self.rect_painted(x, y, w, h, &format!("fill=\"{fill}\" stroke=\"{stroke}\""));
+    }
+
+    /// A rectangle with the given paint attributes.
+    fn rect_painted(&mut self, x: f64, y: f64, w: f64, h: f64, paint: &str) {
         let _ = writeln!(
             self.out,
-            "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{fill}\" stroke=\"{stroke}\"/>",
+            "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" {paint}/>",
             n(x),
             n(y),
             n(w.max(0.0)),
@@ -191,14 +196,8 @@ impl Canvas {
 
     /// A box filled with a light tint of `colour` and outlined in it.
     fn rect_tinted(&mut self, x: f64, y: f64, w: f64, h: f64, colour: &str) {
-        let _ = writeln!(
-            self.out,
-            "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{colour}\" fill-opacity=\"0.25\" stroke=\"{colour}\"/>",
-            n(x),
-            n(y),
-            n(w.max(0.0)),
-            n(h.max(0.0))
-        );
+        let paint = format!("fill=\"{colour}\" fill-opacity=\"0.25\" stroke=\"{colour}\"");
+        self.rect_painted(x, y, w, h, &paint);
     }
 
     /// A circle with a tooltip (an SVG `<title>`).

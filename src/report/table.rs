@@ -177,7 +177,7 @@ impl Table {
     /// t.text_row(vec!["ap".into(), "-".into(), "logistic".into()]);
     /// assert_eq!(
     ///     t.to_text(),
-    ///     "metric  value  strategy\n-----------------------\nauc      0.91  tree\nap           -  logistic\n"
+    ///     "metric  value  strategy\n-----------------------\nauc      0.91  tree\nap          -  logistic\n"
     /// );
     /// ```
     pub fn to_text(&self) -> String {

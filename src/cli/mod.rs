@@ -12,6 +12,7 @@ mod fit;
 mod generate;
 mod inspect;
 mod output;
+mod over_datasets;
 mod predict;
 mod pt_bagging;
 mod resample;

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use serde_json::json;
 
-use super::experiment::over_datasets;
 use super::output::{num, print_json, write_report, write_stdout, Table};
+use super::over_datasets::over_datasets;
 use super::{Global, OutputFormat};
 use rarity::error::Result;
 use rarity::experiment::experiment_report::pt_bagging_report;

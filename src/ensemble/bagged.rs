@@ -23,9 +23,11 @@ choice! {
 
 /// A fitted ensemble: any models as members, combined by a [`Vote`].
 ///
-/// Each member keeps the per-class keep rates its training sample had
-/// ([`crate::sample::Sample::keep_rates`]), so that a calibration stage can
-/// undo each member's prior shift before averaging with
+/// Each member keeps the prior shift of its training sample: the per-class
+/// keep rates it had ([`crate::sample::Sample::keep_rates`]), or 1 for every
+/// class when the sampler keeps the priors by design
+/// ([`crate::sample::Sampler::keeps_priors`], the plain bootstrap), so that
+/// a calibration stage can undo each member's shift before averaging with
 /// [`BaggedModel::predict_proba_with`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BaggedModel {
@@ -113,7 +115,7 @@ impl BaggedModel {
     /// let ds = Dataset::from_rows((0..20).map(|i| vec![i as f64]).collect(),
     ///     (0..20).map(|i| (i >= 15) as u32).collect(), vec!["n".into(), "p".into()]).unwrap();
     /// let model = Bagging::forest(5).fit_dataset(&ds, 1).unwrap();
-    /// // Undo each member's keep rates (they are close to 1 for a bootstrap).
+    /// // Undo each member's keep rates (1 for a bootstrap, which keeps the priors).
     /// let p = model.predict_proba_with(&ds, |_, r, p| {
     ///     p.iter_mut().zip(r).for_each(|(v, r)| *v /= r);
     ///     let s: f64 = p.iter().sum();

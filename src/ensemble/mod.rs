@@ -191,9 +191,17 @@ impl Bagging {
                 in_bag[i / 64] |= 1 << (i % 64);
             }
         }
+        // The prior shift to undo: none for a sampler that keeps the priors
+        // (a bootstrap's counted rates are noise around 1; "correcting" each
+        // member for its own noise would reorder rows and change the AUC).
+        let keep_rates = if self.sample.keeps_priors() {
+            vec![1.0; data.n_classes()]
+        } else {
+            sample.keep_rates
+        };
         Ok(Member {
             model,
-            keep_rates: sample.keep_rates,
+            keep_rates,
             in_bag,
         })
     }

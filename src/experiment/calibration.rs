@@ -50,6 +50,9 @@ use crate::stats::{paired_t_test, rankdata};
 
 /// The three probability estimates, in table order.
 pub const PROBABILITIES: &[&str] = &["p", "p_s", "p'"];
+/// The colour of each of [`PROBABILITIES`] in every figure of the
+/// experiment's report (dark grey, red, blue).
+pub const PROBABILITY_COLOURS: &[&str] = &["#444444", "#d62728", "#1f77b4"];
 /// The measures, in table order.
 pub const MEASURES: &[&str] = &["auc", "g_mean", "brier"];
 

@@ -470,4 +470,10 @@ impl Learner for Logistic {
         }
         s + ")"
     }
+
+    /// Maximum likelihood without class weights: calibrated on the
+    /// training distribution (class weights shift the priors).
+    fn calibrated(&self) -> bool {
+        self.class_weight == ClassWeight::None
+    }
 }

@@ -123,4 +123,16 @@ pub trait Learner: Send + Sync + fmt::Debug {
     /// A short name with the hyper-parameters, for reports
     /// (e.g. `tree(criterion=gini)`).
     fn name(&self) -> String;
+
+    /// Whether the fitted model's probabilities are calibrated estimates of
+    /// the class posteriors of the rows it was fitted on, as they come out:
+    /// true for a probability model fitted by maximum likelihood without
+    /// reweighting the classes (logistic regression without class weights)
+    /// and for outputs mapped by a calibrator fitted on held-out scores (the
+    /// SVM's Platt scaling on internal cross-validation). False by default:
+    /// trees (pure leaves give 0/1), forests and bagging (votes), naive
+    /// Bayes, boosting (margins through a link), kNN and SVDD.
+    fn calibrated(&self) -> bool {
+        false
+    }
 }

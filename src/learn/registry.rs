@@ -63,7 +63,7 @@ pub const LEARNERS: &[Entry<Arc<dyn Learner>>] = &[
     learner::<Qda>("qda", "quadratic discriminant analysis with covariance shrinkage"),
     learner::<Knn>("knn", "k nearest neighbours (exact search), uniform or distance votes"),
     learner::<AdaBoost>("adaboost", "AdaBoost.M1 / SAMME (Freund & Schapire 1997) of depth-limited trees"),
-    learner::<AdaC2>("adac2", "AdaC2 (Sun et al. 2007): cost-sensitive AdaBoost, two classes"),
+    learner::<AdaC2>("adac2", "AdaC2 (Sun et al. 2007): cost-sensitive AdaBoost, two classes; default costs 1 (positive) and (N+/N-)^(1/n) (negative)"),
     learner::<LogitBoost>("logitboost", "LogitBoost (Friedman, Hastie & Tibshirani 2000) of regression stumps"),
     learner::<Svdd>("svdd", "support vector data description (Tax & Duin 2004): a one-class scorer of the normal class"),
 ];

@@ -16,13 +16,18 @@ use std::cell::OnceCell;
 
 use super::calibration::expected_calibration_error;
 use super::confusion::{Average, BinaryCounts, Confusion};
-use super::probability::{brier, log_loss, murphy_decomposition, stratified_brier, Murphy};
+use super::probability::{
+    brier, log_loss, murphy_decomposition, stratified_brier, Murphy, MURPHY_BINS,
+};
 use super::ranking::{binary_ranking, ranking_ovr_macro, roc_auc_hand_till, RankingScores};
 use crate::data::Proba;
 use crate::error::{did_you_mean, Error, Result};
 
 /// Number of uniform bins of the reported expected calibration error.
 pub const ECE_BINS: usize = 10;
+
+// The labels of brier_reliability and brier_resolution name the bins.
+const _: () = assert!(MURPHY_BINS == 10);
 
 /// Which values of a metric are better.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -99,10 +104,19 @@ pub struct Metric {
 
 impl Metric {
     /// What it is computed from.
+    ///
+    /// ```
+    /// use rarity::metrics::catalogue::{metric, Needs};
+    /// assert_eq!(metric("g_mean").unwrap().needs(), Needs::Labels);
+    /// assert_eq!(metric("roc_auc").unwrap().needs(), Needs::Probabilities);
+    /// ```
     pub fn needs(&self) -> Needs {
         match self.definition {
             Definition::Rate(_) | Definition::Confusion(_) => Needs::Labels,
             Definition::Settings => Needs::Settings,
+            // A threshold can be tuned only for a function of the labels
+            // (G-mean's two definitions are `Split`).
+            _ if self.tunable.is_some() => Needs::Labels,
             _ => Needs::Probabilities,
         }
     }
@@ -200,7 +214,7 @@ impl<'a> Scored<'a> {
         if let Some(m) = self.murphy.get() {
             return Ok(m);
         }
-        let m = murphy_decomposition(self.truth, &self.proba.column(1), 1)?;
+        let m = murphy_decomposition(self.truth, &self.proba.column(1), 1, MURPHY_BINS)?;
         Ok(self.murphy.get_or_init(|| m))
     }
 
@@ -369,13 +383,13 @@ pub const METRICS: &[Metric] = &[
     ),
     metric_of(
         "brier_reliability",
-        "reliability",
+        "reliability (10 bins)",
         Lower,
         BinaryOnly(|s| Ok(s.murphy()?.reliability)),
     ),
     metric_of(
         "brier_resolution",
-        "resolution",
+        "resolution (10 bins)",
         Higher,
         BinaryOnly(|s| Ok(s.murphy()?.resolution)),
     ),

@@ -42,6 +42,11 @@ impl Sampler for Bootstrap {
         Ok(Sample::of_rows(data, rows))
     }
 
+    /// Rows are drawn uniformly, whatever their class.
+    fn keeps_priors(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> String {
         if self.fraction == 1.0 {
             "bootstrap".into()

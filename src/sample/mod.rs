@@ -115,6 +115,15 @@ pub trait Sampler: Send + Sync + std::fmt::Debug {
     /// A short name for reports (e.g. `bootstrap`, `under(beta=0.1)`): a
     /// spec that [`build_sampler`] reads back to the same sampler.
     fn name(&self) -> String;
+
+    /// Whether the sampler keeps the class priors by design: it draws rows
+    /// uniformly whatever their class (the plain bootstrap), so its counted
+    /// keep rates differ from 1 only by sampling noise and there is no
+    /// prior shift for a correction to undo. False for every sampler that
+    /// rebalances.
+    fn keeps_priors(&self) -> bool {
+        false
+    }
 }
 
 /// A sampler name in the `method(key=value,...)` form its parser reads:

@@ -538,4 +538,10 @@ impl Learner for Svm {
         }
         s + ")"
     }
+
+    /// Platt scaling fitted on internally cross-validated decision values
+    /// (ignoring row and class weights): calibrated.
+    fn calibrated(&self) -> bool {
+        true
+    }
 }

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::data::{Dataset, Proba};
 use crate::error::{Error, Result};
-use crate::learn::{check_features, Classifier, Model, ROW_CHUNK};
+use crate::learn::{check_features, Classifier, Importances, Model, ROW_CHUNK};
 use crate::params::choice;
 
 choice! {
@@ -25,7 +25,9 @@ choice! {
 /// A fitted ensemble: any models as members, combined by a [`Vote`].
 ///
 /// Each member keeps the per-class keep rates its training sample had
-/// ([`crate::sample::Sample::keep_rates`]), so that a calibration stage can
+/// ([`crate::sample::Sample::keep_rates`], times the member model's own class
+/// weights, [`Classifier::class_weights`], which act as keep rates), so that
+/// a calibration stage can
 /// undo each member's prior shift before averaging with
 /// [`BaggedModel::predict_proba_with`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -187,6 +189,18 @@ impl Classifier for BaggedModel {
     /// Probabilities of the ensemble (see [`Model::predict_proba`]).
     fn predict_proba(&self, data: &Dataset) -> Result<Proba> {
         self.predict_proba_with(data, |_, _, _| {})
+    }
+
+    /// The mean of the members' normalised importances over the members
+    /// with a split, with their std ([`Importances::over_members`]); `None`
+    /// when a member has no importances.
+    fn importances(&self) -> Option<Importances> {
+        let each = self
+            .members
+            .iter()
+            .map(Model::importances)
+            .collect::<Option<Vec<_>>>()?;
+        Some(Importances::over_members(&each))
     }
 
     /// Checks members and keep rates agree; says what is wrong.

@@ -185,9 +185,15 @@ impl Bagging {
                 in_bag[i / 64] |= 1 << (i % 64);
             }
         }
+        // A learner's class weights act as further keep rates (see
+        // `Classifier::class_weights`).
+        let mut keep_rates = sample.keep_rates;
+        if let Some(w) = model.class_weights() {
+            keep_rates.iter_mut().zip(w).for_each(|(r, w)| *r *= w);
+        }
         Ok(Member {
             model,
-            keep_rates: sample.keep_rates,
+            keep_rates,
             in_bag,
         })
     }

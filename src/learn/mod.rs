@@ -30,6 +30,7 @@
 //! | `lda(priors)`, `qda(priors, reg)` | discriminant analysis | [`discriminant`] |
 //! | `adaboost(n, depth)`, `adac2(n, depth, cost_pos, cost_neg)` | AdaBoost.M1 / AdaC2 | [`adaboost`] |
 //! | `logitboost(n)` | LogitBoost with stumps | [`logitboost`] |
+//! | `gbdt(rounds, learning_rate, max_leaves, ...)` | histogram gradient boosting | [`gbdt`] |
 //! | `svdd(nu, kernel, gamma, normal, tol, cache_mb)` | one-class SVDD | [`svdd`] |
 //!
 //! Each fits on a view (repeats count as copies, row weights honoured; rows
@@ -39,6 +40,8 @@
 pub mod adaboost;
 pub mod discriminant;
 mod fitted;
+pub mod gbdt;
+mod importance;
 pub mod knn;
 mod lbfgs;
 mod linalg;
@@ -52,6 +55,7 @@ pub mod svm;
 pub mod tree;
 
 pub use fitted::{check_features, Classifier, ClassifierBox, Model, ModelKind, ROW_CHUNK};
+pub use importance::Importances;
 pub use rows::ClassWeight;
 
 use std::any::Any;

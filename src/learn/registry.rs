@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use crate::learn::adaboost::{AdaBoost, AdaC2, BoostModel};
 use crate::learn::discriminant::{Lda, LdaModel, Qda, QdaModel};
+use crate::learn::gbdt::{Gbdt, GbdtModel};
 use crate::learn::knn::{Knn, KnnModel};
 use crate::learn::logistic::{Logistic, LogisticModel};
 use crate::learn::logitboost::{LogitBoost, LogitBoostModel};
@@ -58,6 +59,7 @@ pub const LEARNERS: &[Entry<Arc<dyn Learner>>] = &[
     learner::<AdaC2>("adac2", "AdaC2 (Sun et al. 2007): cost-sensitive AdaBoost, two classes"),
     learner::<LogitBoost>("logitboost", "LogitBoost (Friedman, Hastie & Tibshirani 2000) of regression stumps"),
     learner::<Svdd>("svdd", "support vector data description (Tax & Duin 2004): a one-class scorer of the normal class"),
+    learner::<Gbdt>("gbdt", "histogram gradient-boosted trees (Friedman 2001; LightGBM's leaf-wise growth), log loss or softmax, class weights undone by +correct"),
 ];
 
 /// The fitted models of the base learners, by the name model files use.
@@ -73,4 +75,5 @@ pub const MODEL_KINDS: &[ModelKind] = &[
     ModelKind::of::<BoostModel>("Boost"),
     ModelKind::of::<LogitBoostModel>("LogitBoost"),
     ModelKind::of::<SvddModel>("Svdd"),
+    ModelKind::of::<GbdtModel>("Gbdt"),
 ];

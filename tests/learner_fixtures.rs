@@ -329,7 +329,14 @@ fn gbdt_matches_sklearn_hist_gradient_boosting() {
         let m = fit_all(spec(s).as_ref(), &ds);
         let all: Vec<usize> = (0..ds.n_rows()).collect();
         let p = proba_rows(&m, &ds, &all);
-        check_all(&format!("{data} {s}"), "proba", &p, &nums(&case["proba"]), 1e-6, &mut failures);
+        check_all(
+            &format!("{data} {s}"),
+            "proba",
+            &p,
+            &nums(&case["proba"]),
+            1e-6,
+            &mut failures,
+        );
     }
     finish(failures);
 }
@@ -345,8 +352,22 @@ fn tree_importances_match_sklearn() {
         let s = format!("tree(max_depth={},splitter=exact)", case["max_depth"]);
         let m = fit_all(spec(&s).as_ref(), &ds);
         let imp = m.importances().unwrap();
-        check_all(&format!("{data} {s}"), "importances", &imp.values, &nums(&case["importances"]), 1e-12, &mut failures);
-        check_all(&format!("{data} {s}"), "std", &imp.std, &vec![0.0; ds.n_features()], 0.0, &mut failures);
+        check_all(
+            &format!("{data} {s}"),
+            "importances",
+            &imp.values,
+            &nums(&case["importances"]),
+            1e-12,
+            &mut failures,
+        );
+        check_all(
+            &format!("{data} {s}"),
+            "std",
+            &imp.std,
+            &vec![0.0; ds.n_features()],
+            0.0,
+            &mut failures,
+        );
     }
     finish(failures);
 }

@@ -141,7 +141,16 @@ impl Grower {
         if self.can_split(s, &root, 1) {
             let mut h = self.take_hist(s);
             let positions = (!all).then_some(&self.positions[..]);
-            build(&mut h, &s.layout, features, &s.codes, &Ordered { positions, rows: &self.ordered });
+            build(
+                &mut h,
+                &s.layout,
+                features,
+                &s.codes,
+                &Ordered {
+                    positions,
+                    rows: &self.ordered,
+                },
+            );
             root.best = s.rules.best(&h, &s.layout, features, root.tot);
             root.hist = Some(h);
         }
@@ -158,7 +167,8 @@ impl Grower {
             let Some((l, _)) = pick else { break };
             let (left, right) = self.split(s, l, &mut leaves[l], &mut nodes, &mut cuts);
             let n_leaves = leaves.len() + 1;
-            let (left, right) = self.children(s, &mut leaves[l], left, right, n_leaves, grad, features);
+            let (left, right) =
+                self.children(s, &mut leaves[l], left, right, n_leaves, grad, features);
             leaves[l] = left;
             leaves.push(right);
         }
@@ -243,7 +253,10 @@ impl Grower {
             hist: None,
             best: None,
         };
-        (child(leaf.start, mid, b.left, true), child(mid, leaf.end, b.right, false))
+        (
+            child(leaf.start, mid, b.left, true),
+            child(mid, leaf.end, b.right, false),
+        )
     }
 
     /// Stably partitions positions `start..end` by `code(feature) <= cut`;
@@ -290,7 +303,11 @@ impl Grower {
             let need_small = self.can_split(s, small, n_leaves);
             let need_large = self.can_split(s, large, n_leaves);
             if need_large || need_small {
-                let mut hs = if need_large { self.take_hist(s) } else { std::mem::take(&mut h) };
+                let mut hs = if need_large {
+                    self.take_hist(s)
+                } else {
+                    std::mem::take(&mut h)
+                };
                 self.gather(small.start, small.end, grad);
                 let rows = Ordered {
                     positions: Some(&self.positions[small.start..small.end]),

@@ -110,7 +110,11 @@ impl Layout {
     }
 
     /// Mutable slices of the bins of `features` (ascending) in `hist`.
-    fn split<'h>(&self, mut hist: &'h mut [Bin], features: &[usize]) -> Vec<(usize, &'h mut [Bin])> {
+    fn split<'h>(
+        &self,
+        mut hist: &'h mut [Bin],
+        features: &[usize],
+    ) -> Vec<(usize, &'h mut [Bin])> {
         let mut out = Vec::with_capacity(features.len());
         let mut at = 0;
         for &f in features {
@@ -126,7 +130,13 @@ impl Layout {
 }
 
 /// Fills the histograms of `features` (ascending) in `hist` from the rows.
-pub(super) fn build(hist: &mut [Bin], layout: &Layout, features: &[usize], codes: &Codes, rows: &Ordered) {
+pub(super) fn build(
+    hist: &mut [Bin],
+    layout: &Layout,
+    features: &[usize],
+    codes: &Codes,
+    rows: &Ordered,
+) {
     let one = |(f, hf): (usize, &mut [Bin])| {
         hf.iter_mut().for_each(|b| *b = Bin::default());
         let col = codes.col(f);

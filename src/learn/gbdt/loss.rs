@@ -147,8 +147,14 @@ mod tests {
                 let (g, h) = gh(&f);
                 let tol = 1e-6 * (1.0 + g.abs());
                 assert!((g - fd_g).abs() < tol, "{f:?} y={y} k={k}: g {g} vs {fd_g}");
-                assert!((h - fd_h2).abs() < 1e-6 * (1.0 + h), "{f:?}: h {h} vs {fd_h2}");
-                assert!((h - fd_h).abs() < 1e-3 * (1.0 + h), "{f:?}: h {h} vs {fd_h}");
+                assert!(
+                    (h - fd_h2).abs() < 1e-6 * (1.0 + h),
+                    "{f:?}: h {h} vs {fd_h2}"
+                );
+                assert!(
+                    (h - fd_h).abs() < 1e-3 * (1.0 + h),
+                    "{f:?}: h {h} vs {fd_h}"
+                );
             }
         };
         let bin = Loss::for_classes(2);
@@ -173,14 +179,20 @@ mod tests {
         let (mut g, mut h) = ([0.0], [0.0]);
         bin.row_gradients(&[-40.0], 0, 1.0, &mut g, &mut h);
         let p = (-40.0f64).exp() / (1.0 + (-40.0f64).exp());
-        assert!((g[0] - p).abs() < 1e-30 && (h[0] - p).abs() < 1e-30, "{g:?} {h:?} {p}");
+        assert!(
+            (g[0] - p).abs() < 1e-30 && (h[0] - p).abs() < 1e-30,
+            "{g:?} {h:?} {p}"
+        );
         bin.row_gradients(&[40.0], 1, 1.0, &mut g, &mut h);
         assert!((g[0] + p).abs() < 1e-30, "{g:?}");
     }
 
     #[test]
     fn initial_scores_are_log_odds_and_log_priors() {
-        assert_eq!(Loss::for_classes(2).init(&[3.0, 1.0]), vec![(1.0f64 / 3.0).ln()]);
+        assert_eq!(
+            Loss::for_classes(2).init(&[3.0, 1.0]),
+            vec![(1.0f64 / 3.0).ln()]
+        );
         let i = Loss::for_classes(3).init(&[1.0, 1.0, 2.0]);
         assert_eq!(i, vec![0.25f64.ln(), 0.25f64.ln(), 0.5f64.ln()]);
     }

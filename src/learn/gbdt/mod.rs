@@ -144,7 +144,9 @@ impl Gbdt {
     fn check_data(&self, data: &Dataset) -> Result<()> {
         self.check()?;
         if data.n_features() == 0 {
-            return Err(Error::data("cannot fit gbdt: the data has no feature columns"));
+            return Err(Error::data(
+                "cannot fit gbdt: the data has no feature columns",
+            ));
         }
         train::class_weights(self, &vec![1.0; data.n_classes()]).map(|_| ())
     }

@@ -61,7 +61,11 @@ impl GbdtTree {
     fn validate(&self, d: usize) -> Result<(), String> {
         let leaves = self.values.len();
         if leaves != self.nodes.len() + 1 {
-            return Err(format!("{} leaf values for {} nodes", leaves, self.nodes.len()));
+            return Err(format!(
+                "{} leaf values for {} nodes",
+                leaves,
+                self.nodes.len()
+            ));
         }
         for (i, n) in self.nodes.iter().enumerate() {
             let child_ok = |c: i32| {
@@ -177,12 +181,14 @@ impl Classifier for GbdtModel {
         if self.classes.is_empty() || self.classes.iter().any(|&c| c >= k) {
             return Err("gbdt model: invalid classes".into());
         }
-        if self.classes.len() > 1 && (self.init.len() != o || !self.trees.len().is_multiple_of(o))
-        {
+        if self.classes.len() > 1 && (self.init.len() != o || !self.trees.len().is_multiple_of(o)) {
             return Err("gbdt model: scores and trees disagree with the classes".into());
         }
         if self.class_weights.len() != k
-            || self.class_weights.iter().any(|w| !(w.is_finite() && *w > 0.0))
+            || self
+                .class_weights
+                .iter()
+                .any(|w| !(w.is_finite() && *w > 0.0))
         {
             return Err("gbdt model: class weights must be one per class, finite and > 0".into());
         }

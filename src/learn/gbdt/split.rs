@@ -82,7 +82,13 @@ impl Rules {
 
     /// The best split of a leaf with sums `tot` over the histograms of
     /// `features` (ascending), if any has a positive gain.
-    pub fn best(&self, hist: &[Bin], layout: &Layout, features: &[usize], tot: Totals) -> Option<Split> {
+    pub fn best(
+        &self,
+        hist: &[Bin],
+        layout: &Layout,
+        features: &[usize],
+        tot: Totals,
+    ) -> Option<Split> {
         let parent = self.score(tot.g, tot.h);
         let mut best: Option<Split> = None;
         let mut best_gain = 0.0;
@@ -112,7 +118,11 @@ impl Rules {
                                     left_bin: p,
                                     right_bin: b,
                                     gain,
-                                    left: Totals { g: gl, h: hl, n: nl },
+                                    left: Totals {
+                                        g: gl,
+                                        h: hl,
+                                        n: nl,
+                                    },
                                     right: Totals {
                                         g: gr,
                                         h: hr,

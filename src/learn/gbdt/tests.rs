@@ -9,7 +9,13 @@ fn all(d: &Dataset) -> Vec<usize> {
 }
 
 fn fit(g: &Gbdt, d: &Dataset) -> Model {
-    g.fit(&d.view(&all(d)), &mut crate::rng::stream(3, 0)).unwrap()
+    g.fit(&d.view(&all(d)), &mut crate::rng::stream(3, 0))
+        .unwrap()
+}
+
+/// A spec call read as the registry does.
+fn parsed(s: &str) -> Result<Gbdt> {
+    crate::params::from_call(&crate::params::syntax::parse(s)?[0])
 }
 
 fn gbdt_of(m: &Model) -> &GbdtModel {
@@ -23,7 +29,11 @@ fn one_round_by_hand() {
     // (x <= 1.5) gives leaves with G = +-1, H = 1/2; with l2 = 1 the steps
     // are -+1 / 1.5, times the learning rate 0.5; the gain is
     // 1 / 1.5 + 1 / 1.5 - 0 / 2.
-    let d = ds((0..4).map(|i| vec![i as f64]).collect(), vec![0, 0, 1, 1], 2);
+    let d = ds(
+        (0..4).map(|i| vec![i as f64]).collect(),
+        vec![0, 0, 1, 1],
+        2,
+    );
     let g = Gbdt {
         rounds: 1,
         learning_rate: 0.5,
@@ -42,7 +52,13 @@ fn one_round_by_hand() {
     let expect = 1.0 / (1.0 + (0.5f64 / 1.5).exp());
     assert!((p.row(0)[1] - expect).abs() < 1e-15 && (p.row(3)[0] - expect).abs() < 1e-15);
     // With the step bounded at 0.2 the leaves move by 0.5 * 0.2.
-    let b = fit(&Gbdt { max_delta_step: 0.2, ..g }, &d);
+    let b = fit(
+        &Gbdt {
+            max_delta_step: 0.2,
+            ..g
+        },
+        &d,
+    );
     assert_eq!(gbdt_of(&b).trees()[0].values, vec![-0.1, 0.1]);
 }
 
@@ -72,13 +88,21 @@ fn more_rounds_lower_the_training_loss_and_multiclass_rows_sum_to_one() {
     for k in [2, 4] {
         let d = noisy(600, k, 1);
         let loss = |rounds| {
-            let m = fit(&Gbdt { rounds, ..Gbdt::default() }, &d);
+            let m = fit(
+                &Gbdt {
+                    rounds,
+                    ..Gbdt::default()
+                },
+                &d,
+            );
             let p = m.predict_proba(&d).unwrap();
             for i in 0..d.n_rows() {
                 let s: f64 = p.row(i).iter().sum();
                 assert!((s - 1.0).abs() < 1e-12, "row {i} sums to {s}");
             }
-            (0..d.n_rows()).map(|i| -p.row(i)[d.label(i)].ln()).sum::<f64>()
+            (0..d.n_rows())
+                .map(|i| -p.row(i)[d.label(i)].ln())
+                .sum::<f64>()
         };
         let (a, b, c) = (loss(1), loss(10), loss(50));
         assert!(a > b && b > c, "k={k}: {a} {b} {c}");
@@ -100,7 +124,13 @@ fn early_stopping_keeps_the_best_round() {
     let kept = gbdt_of(&m).rounds();
     assert!(kept >= 1 && kept < 200, "kept {kept} rounds");
     // The same fit without early stopping has every round.
-    let full = fit(&Gbdt { early_stopping: 0, ..g.clone() }, &d);
+    let full = fit(
+        &Gbdt {
+            early_stopping: 0,
+            ..g.clone()
+        },
+        &d,
+    );
     assert_eq!(gbdt_of(&full).rounds(), 400);
     // Too few rows to hold any out is an error, not a silent fit.
     let tiny = ds(vec![vec![0.0], vec![1.0], vec![2.0]], vec![0, 1, 1], 2);
@@ -116,37 +146,52 @@ fn class_weights_are_row_weights_and_keep_rates() {
         min_samples_leaf: 1,
         ..Gbdt::default()
     };
-    let spw = fit(&Gbdt { scale_pos_weight: Some(4.0), ..base.clone() }, &d);
-    let given = fit(&Gbdt { class_weight: ClassWeight::Given(vec![1.0, 4.0]), ..base.clone() }, &d);
+    let spw = fit(
+        &Gbdt {
+            scale_pos_weight: Some(4.0),
+            ..base.clone()
+        },
+        &d,
+    );
+    let given = fit(
+        &Gbdt {
+            class_weight: ClassWeight::Given(vec![1.0, 4.0]),
+            ..base.clone()
+        },
+        &d,
+    );
     assert_eq!(spw, given);
     assert_eq!(spw.class_weights(), Some(&[1.0, 4.0][..]));
     assert_eq!(fit(&base, &d).class_weights(), None);
     // Weighting the positives by 4 is fitting on rows whose positives carry
     // weight 4.
-    let w: Vec<f64> = (0..d.n_rows()).map(|i| if d.label(i) == 1 { 4.0 } else { 1.0 }).collect();
+    let w: Vec<f64> = (0..d.n_rows())
+        .map(|i| if d.label(i) == 1 { 4.0 } else { 1.0 })
+        .collect();
     let weighted = d.clone().with_weights(w).unwrap();
     let by_rows = fit(&base, &weighted);
-    let (a, b) = (spw.predict_proba(&d).unwrap(), by_rows.predict_proba(&d).unwrap());
+    let (a, b) = (
+        spw.predict_proba(&d).unwrap(),
+        by_rows.predict_proba(&d).unwrap(),
+    );
     for (x, y) in a.values().iter().zip(b.values()) {
         assert!((x - y).abs() < 1e-12, "{x} vs {y}");
     }
     // balanced: W / (K W_k).
-    let bal = fit(&Gbdt { class_weight: ClassWeight::Balanced, ..base }, &d);
+    let bal = fit(
+        &Gbdt {
+            class_weight: ClassWeight::Balanced,
+            ..base
+        },
+        &d,
+    );
     let c = d.class_counts();
     let n = d.n_rows() as f64;
     let cw = bal.class_weights().unwrap();
-    assert!((cw[0] - n / (2.0 * c[0] as f64)).abs() < 1e-12 && (cw[1] - n / (2.0 * c[1] as f64)).abs() < 1e-12);
-}
-
-#[test]
-fn bagged_gbdt_members_carry_their_class_weights_as_keep_rates() {
-    use crate::ensemble::{BaggedModel, Bagging};
-    use crate::sample::no_resampling::NoResampling;
-    let d = noisy(300, 2, 4);
-    let g = Gbdt { rounds: 3, scale_pos_weight: Some(3.0), ..Gbdt::default() };
-    let bag = Bagging::new(2, std::sync::Arc::new(g), std::sync::Arc::new(NoResampling));
-    let m: BaggedModel = bag.fit_dataset(&d, 1).unwrap();
-    assert_eq!(m.keep_rates(), &[vec![1.0, 3.0], vec![1.0, 3.0]]);
+    assert!(
+        (cw[0] - n / (2.0 * c[0] as f64)).abs() < 1e-12
+            && (cw[1] - n / (2.0 * c[1] as f64)).abs() < 1e-12
+    );
 }
 
 #[test]
@@ -170,13 +215,15 @@ fn fits_are_identical_at_any_thread_count() {
     assert_eq!(one, run(2));
     assert_eq!(one, run(3));
     // Row and column samples differ between seeds.
-    let other = g.fit(&d.view(&all(&d)), &mut crate::rng::stream(4, 0)).unwrap();
+    let other = g
+        .fit(&d.view(&all(&d)), &mut crate::rng::stream(4, 0))
+        .unwrap();
     assert_ne!(one, other);
 }
 
 #[test]
 fn bad_parameters_are_rejected_before_any_work() {
-    let err = |s: &str| crate::spec::build_learner(s).unwrap_err().to_string();
+    let err = |s: &str| parsed(s).unwrap_err().to_string();
     assert!(err("gbdt(rounds=0)").contains("rounds"));
     assert!(err("gbdt(learning_rate=0)").contains("learning_rate"));
     assert!(err("gbdt(max_leaves=1)").contains("max_leaves"));
@@ -190,10 +237,21 @@ fn bad_parameters_are_rejected_before_any_work() {
     assert!(err("gbdt(max_delta_step=-1)").contains("max_delta_step"));
     // Checks that need the task's class count come before the binning.
     let three = noisy(50, 3, 6);
-    let fit_err = |g: Gbdt| g.fit(&three.view(&all(&three)), &mut crate::rng::stream(0, 0)).unwrap_err().to_string();
-    assert!(fit_err(Gbdt { scale_pos_weight: Some(2.0), ..Gbdt::default() }).contains("two classes"));
-    assert!(fit_err(Gbdt { class_weight: ClassWeight::Given(vec![1.0, 2.0]), ..Gbdt::default() })
-        .contains("2 weights for 3 classes"));
+    let fit_err = |g: Gbdt| {
+        g.fit(&three.view(&all(&three)), &mut crate::rng::stream(0, 0))
+            .unwrap_err()
+            .to_string()
+    };
+    assert!(fit_err(Gbdt {
+        scale_pos_weight: Some(2.0),
+        ..Gbdt::default()
+    })
+    .contains("two classes"));
+    assert!(fit_err(Gbdt {
+        class_weight: ClassWeight::Given(vec![1.0, 2.0]),
+        ..Gbdt::default()
+    })
+    .contains("2 weights for 3 classes"));
 }
 
 #[test]
@@ -205,8 +263,7 @@ fn names_list_the_parameters_that_differ_and_read_back() {
         ..Gbdt::default()
     };
     assert_eq!(g.name(), "gbdt(rounds=7,class_weight=balanced)");
-    let back = crate::spec::build_learner(&g.name()).unwrap();
-    assert_eq!(back.name(), g.name());
+    assert_eq!(parsed(&g.name()).unwrap(), g);
 }
 
 #[test]
@@ -216,7 +273,10 @@ fn importances_share_the_gain_and_a_single_class_is_a_constant() {
     let imp = m.importances().unwrap();
     assert!((imp.values.iter().sum::<f64>() - 1.0).abs() < 1e-12);
     // The class is mostly the first feature's.
-    assert!(imp.values[0] > imp.values[1] && imp.values[1] > 0.0, "{imp:?}");
+    assert!(
+        imp.values[0] > imp.values[1] && imp.values[1] > 0.0,
+        "{imp:?}"
+    );
     let one = ds(vec![vec![0.0], vec![1.0]], vec![1, 1], 2);
     let c = fit(&Gbdt::default(), &one);
     assert_eq!(c.predict_proba(&one).unwrap().row(0), &[0.0, 1.0]);

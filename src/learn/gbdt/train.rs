@@ -56,7 +56,12 @@ fn distinct_rows(view: &View<'_>) -> (Vec<u32>, Vec<u32>) {
 /// A stratified hold-out: of each class's rows, `round(fraction x count)`
 /// (at most all but one) drawn at random. Returns (training, validation),
 /// both ascending.
-fn holdout(rows: &[u32], data: &Dataset, fraction: f64, rng: &mut Rng) -> Result<(Vec<u32>, Vec<u32>)> {
+fn holdout(
+    rows: &[u32],
+    data: &Dataset,
+    fraction: f64,
+    rng: &mut Rng,
+) -> Result<(Vec<u32>, Vec<u32>)> {
     let mut valid = Vec::new();
     for c in 0..data.n_classes() {
         let mut of: Vec<u32> = rows
@@ -131,7 +136,9 @@ pub(super) fn fit(cfg: &Gbdt, bins: &Binned, view: &View<'_>, rng: &mut Rng) -> 
     let (d, k) = (data.n_features(), data.n_classes());
     let (rows, copies) = distinct_rows(view);
     if rows.is_empty() {
-        return Err(Error::data("cannot fit gbdt: no training row has a positive weight"));
+        return Err(Error::data(
+            "cannot fit gbdt: no training row has a positive weight",
+        ));
     }
     let mut totals = vec![0.0; k];
     for &r in &rows {
@@ -207,7 +214,13 @@ pub(super) fn fit(cfg: &Gbdt, bins: &Binned, view: &View<'_>, rng: &mut Rng) -> 
     let (mut best_loss, mut best_round) = (f64::INFINITY, 0);
     for round in 0..cfg.rounds {
         let mut r = rng::stream(base, round as u64);
-        loss.gradients(&f[..m_train * o], &y[..m_train], &w[..m_train], &mut g, &mut h);
+        loss.gradients(
+            &f[..m_train * o],
+            &y[..m_train],
+            &w[..m_train],
+            &mut g,
+            &mut h,
+        );
         let sample = (n_rows < m_train).then(|| select(m_train, n_rows, &mut r));
         if let Some(s) = &sample {
             in_bag.iter_mut().for_each(|b| *b = false);

@@ -11,7 +11,7 @@ Usage (from the repository root; needs numpy, pandas, scikit-learn and lightgbm 
 Data (cached in $TMPDIR/rarity-bench/):
   fraud: `rarity generate fraud --n 284807` (284,807 x 30, 512 frauds, 0.18%).
   dense: 1,000,000 x 28 standard normal features (numpy default_rng(2020)); the class is
-         Bernoulli(sigmoid(s - 4.2)) with s = 1.2 x0 - 0.9 x1 + 0.8 x2 x3 + 0.7 sin(2 x4)
+         Bernoulli(sigmoid(s - 5.7)) with s = 1.2 x0 - 0.9 x1 + 0.8 x2 x3 + 0.7 sin(2 x4)
          + 0.6 |x5| + 0.5 x6^2 - 0.5 x7 x8 + 0.4 x9 (about 4% positives; the other 18
          features are noise).
 
@@ -65,7 +65,7 @@ def dense():
         X = rng.standard_normal((n, d))
         s = (1.2 * X[:, 0] - 0.9 * X[:, 1] + 0.8 * X[:, 2] * X[:, 3] + 0.7 * np.sin(2 * X[:, 4])
              + 0.6 * np.abs(X[:, 5]) + 0.5 * X[:, 6] ** 2 - 0.5 * X[:, 7] * X[:, 8] + 0.4 * X[:, 9])
-        p = 1 / (1 + np.exp(-(s - 4.2)))
+        p = 1 / (1 + np.exp(-(s - 5.7)))
         y = (rng.random(n) < p).astype(np.uint8)
         X.astype("<f8").tofile(base + ".x")
         y.tofile(base + ".y")

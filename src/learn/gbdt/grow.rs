@@ -10,10 +10,69 @@
 //! and subtracting them from the parent's. Ties between leaves go to the
 //! lowest leaf number.
 
-use super::hist::{build, subtract, Bin, Codes, Layout, OrdRow, Ordered};
+use rayon::prelude::*;
+
+use super::hist::{build, prefetch, subtract, Codes, Layout, Ordered};
 use super::model::{GbdtNode, GbdtTree};
-use super::split::{Rules, Split, Totals};
+use super::split::{Rules, Split, Sums};
 use crate::learn::tree::Binned;
+
+/// Rows of a leaf from which gathering and partitioning run in parallel
+/// blocks of this many rows (a fixed size, so the result does not depend on
+/// the thread count).
+const PARALLEL_ROWS: usize = 1 << 15;
+
+/// Stably partitions `seg` by `col[p] <= cut`: the left part stays at the
+/// front of `seg`, the right part goes to the front of `right`. Returns the
+/// left part's length. Branch-free: every position is written to both sides
+/// and the side's end moves by the test.
+fn partition_block(col: &[u8], cut: u8, seg: &mut [u32], right: &mut [u32]) -> usize {
+    let (mut l, mut r) = (0, 0);
+    for i in 0..seg.len() {
+        if i + 32 < seg.len() {
+            prefetch(col, seg[i + 32] as usize);
+        }
+        let p = seg[i];
+        let left = (col[p as usize] <= cut) as usize;
+        seg[l] = p;
+        right[r] = p;
+        l += left;
+        r += 1 - left;
+    }
+    l
+}
+
+/// Stably partitions `seg` by `col[p] <= cut` (using `right`, as long, as
+/// scratch) and returns the left part's length. Large ranges are
+/// partitioned in blocks of [`PARALLEL_ROWS`] in parallel, then the blocks'
+/// left and right parts are joined in block order (the same result).
+fn partition(col: &[u8], cut: u8, seg: &mut [u32], right: &mut [u32]) -> usize {
+    if seg.len() < 2 * PARALLEL_ROWS {
+        let l = partition_block(col, cut, seg, right);
+        let k = seg.len() - l;
+        seg[l..].copy_from_slice(&right[..k]);
+        return l;
+    }
+    let lefts: Vec<usize> = seg
+        .par_chunks_mut(PARALLEL_ROWS)
+        .zip(right.par_chunks_mut(PARALLEL_ROWS))
+        .map(|(b, r)| partition_block(col, cut, b, r))
+        .collect();
+    // Left parts move down in block order, then the right parts follow.
+    let mut l = 0;
+    for (b, &n) in lefts.iter().enumerate() {
+        seg.copy_within(b * PARALLEL_ROWS..b * PARALLEL_ROWS + n, l);
+        l += n;
+    }
+    let mut r = l;
+    for (b, &n) in lefts.iter().enumerate() {
+        let from = b * PARALLEL_ROWS;
+        let k = (from + PARALLEL_ROWS).min(seg.len()) - from - n;
+        seg[r..r + k].copy_from_slice(&right[from..from + k]);
+        r += k;
+    }
+    l
+}
 
 /// What every tree of one fit shares.
 pub(super) struct Setup<'a> {
@@ -83,10 +142,10 @@ struct Leaf {
     start: usize,
     end: usize,
     depth: usize,
-    tot: Totals,
+    tot: Sums,
     /// The node pointing to it and on which side (`None` for the root).
     parent: Option<(usize, bool)>,
-    hist: Option<Vec<Bin>>,
+    hist: Option<Vec<Sums>>,
     best: Option<Split>,
 }
 
@@ -95,8 +154,8 @@ struct Leaf {
 pub(super) struct Grower {
     positions: Vec<u32>,
     scratch: Vec<u32>,
-    ordered: Vec<OrdRow>,
-    pool: Vec<Vec<Bin>>,
+    ordered: Vec<Sums>,
+    pool: Vec<Vec<Sums>>,
 }
 
 impl Grower {
@@ -122,10 +181,9 @@ impl Grower {
         let m = self.positions.len();
         self.scratch.resize(m, 0);
         self.gather(0, m, grad);
-        let tot = self.ordered.iter().fold(Totals::default(), |t, r| Totals {
-            g: t.g + r.g as f64,
-            h: t.h + r.h as f64,
-            n: t.n + r.n as u64,
+        let tot = self.ordered.iter().fold(Sums::default(), |mut t, r| {
+            t.add(r);
+            t
         });
         let mut root = Leaf {
             start: 0,
@@ -141,17 +199,11 @@ impl Grower {
         if self.can_split(s, &root, 1) {
             let mut h = self.take_hist(s);
             let positions = (!all).then_some(&self.positions[..]);
-            build(
-                &mut h,
-                &s.layout,
-                features,
-                &s.codes,
-                &Ordered {
-                    positions,
-                    rows: &self.ordered,
-                },
-            );
-            root.best = s.rules.best(&h, &s.layout, features, root.tot);
+            let rows = Ordered {
+                positions,
+                rows: &self.ordered,
+            };
+            root.best = build(&mut h, &s.layout, features, &s.codes, &rows, Some((&s.rules, tot)));
             root.hist = Some(h);
         }
         let mut leaves = vec![root];
@@ -192,28 +244,34 @@ impl Grower {
     fn can_split(&self, s: &Setup, l: &Leaf, n_leaves: usize) -> bool {
         n_leaves < s.max_leaves
             && (s.max_depth == 0 || l.depth < s.max_depth)
-            && l.tot.n >= 2 * s.rules.min_leaf
+            && l.tot.n >= 2.0 * s.rules.min_leaf
     }
 
     /// A histogram buffer (contents undefined).
-    fn take_hist(&mut self, s: &Setup) -> Vec<Bin> {
+    fn take_hist(&mut self, s: &Setup) -> Vec<Sums> {
         self.pool
             .pop()
-            .unwrap_or_else(|| vec![Bin::default(); s.layout.len()])
+            .unwrap_or_else(|| vec![Sums::default(); s.layout.len()])
     }
 
-    /// The ordered gradients of positions `start..end`.
+    /// The ordered gradients of positions `start..end` (in parallel blocks
+    /// for large leaves; each value depends only on its row).
     fn gather(&mut self, start: usize, end: usize, grad: &Gradients) {
-        self.ordered.clear();
-        self.ordered
-            .extend(self.positions[start..end].iter().map(|&p| {
-                let i = p as usize * grad.stride + grad.offset;
-                OrdRow {
-                    g: grad.g[i],
-                    h: grad.h[i],
-                    n: grad.copies.map_or(1, |c| c[p as usize]),
-                }
-            }));
+        let one = |&p: &u32| {
+            let i = p as usize * grad.stride + grad.offset;
+            Sums {
+                g: grad.g[i] as f64,
+                h: grad.h[i] as f64,
+                n: grad.copies.map_or(1.0, |c| c[p as usize] as f64),
+            }
+        };
+        let rows = &self.positions[start..end];
+        if rows.len() >= PARALLEL_ROWS {
+            rows.par_iter().map(one).collect_into_vec(&mut self.ordered);
+        } else {
+            self.ordered.clear();
+            self.ordered.extend(rows.iter().map(one));
+        }
     }
 
     /// Splits leaf number `me` by its best split: records the node,
@@ -262,21 +320,9 @@ impl Grower {
     /// Stably partitions positions `start..end` by `code(feature) <= cut`;
     /// returns where the right part starts.
     fn partition(&mut self, s: &Setup, start: usize, end: usize, feature: usize, cut: u8) -> usize {
-        let col = s.codes.col(feature);
         let seg = &mut self.positions[start..end];
-        let (mut l, mut r) = (0, 0);
-        for i in 0..seg.len() {
-            let p = seg[i];
-            if col[p as usize] <= cut {
-                seg[l] = p;
-                l += 1;
-            } else {
-                self.scratch[r] = p;
-                r += 1;
-            }
-        }
-        seg[l..].copy_from_slice(&self.scratch[..r]);
-        start + l
+        let right = &mut self.scratch[..seg.len()];
+        start + partition(s.codes.col(feature), cut, seg, right)
     }
 
     /// Gives the children of a split leaf their histograms and best splits
@@ -303,24 +349,20 @@ impl Grower {
             let need_small = self.can_split(s, small, n_leaves);
             let need_large = self.can_split(s, large, n_leaves);
             if need_large || need_small {
-                let mut hs = if need_large {
-                    self.take_hist(s)
-                } else {
-                    std::mem::take(&mut h)
-                };
+                let mut hs = if need_large { self.take_hist(s) } else { std::mem::take(&mut h) };
                 self.gather(small.start, small.end, grad);
                 let rows = Ordered {
                     positions: Some(&self.positions[small.start..small.end]),
                     rows: &self.ordered,
                 };
-                build(&mut hs, &s.layout, features, &s.codes, &rows);
+                let scan = need_small.then_some((&s.rules, small.tot));
+                small.best = build(&mut hs, &s.layout, features, &s.codes, &rows, scan);
                 if need_large {
-                    subtract(&mut h, &hs, &s.layout, features);
-                    large.best = s.rules.best(&h, &s.layout, features, large.tot);
+                    let scan = Some((&s.rules, large.tot));
+                    large.best = subtract(&mut h, &hs, &s.layout, features, scan);
                     large.hist = Some(std::mem::take(&mut h));
                 }
                 if need_small {
-                    small.best = s.rules.best(&hs, &s.layout, features, small.tot);
                     small.hist = Some(hs);
                 } else {
                     self.pool.push(hs);
@@ -331,5 +373,27 @@ impl Grower {
             self.pool.push(h);
         }
         (left, right)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn block_partition_is_the_stable_partition() {
+        let n = 5 * PARALLEL_ROWS + 123;
+        let col: Vec<u8> = (0..n).map(|i| ((i * 7919) % 251) as u8).collect();
+        let mut seg: Vec<u32> = (0..n as u32).filter(|i| i % 3 != 0).collect();
+        let want: Vec<u32> = seg
+            .iter()
+            .filter(|&&p| col[p as usize] <= 100)
+            .chain(seg.iter().filter(|&&p| col[p as usize] > 100))
+            .copied()
+            .collect();
+        let mut right = vec![0; seg.len()];
+        let l = partition(&col, 100, &mut seg, &mut right);
+        assert_eq!(seg, want);
+        assert_eq!(l, want.iter().filter(|&&p| col[p as usize] <= 100).count());
     }
 }

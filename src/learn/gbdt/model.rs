@@ -118,15 +118,6 @@ impl GbdtModel {
     pub fn trees(&self) -> &[GbdtTree] {
         &self.trees
     }
-
-    /// The raw scores of row `x` (`outputs` values).
-    pub fn raw_scores(&self, x: &[f64], f: &mut [f64]) {
-        f.copy_from_slice(&self.init);
-        let o = f.len();
-        for (t, tree) in self.trees.iter().enumerate() {
-            f[t % o] += tree.values[tree.leaf(x)];
-        }
-    }
 }
 
 impl Classifier for GbdtModel {
@@ -143,18 +134,34 @@ impl Classifier for GbdtModel {
     }
 
     fn predict_row(&self, x: &[f64], out: &mut [f64]) {
+        self.predict_rows(x, out);
+    }
+
+    /// A block of rows tree by tree (each tree's nodes stay in cache while
+    /// it scores the block); each row's scores add the trees in order.
+    fn predict_rows(&self, x: &[f64], out: &mut [f64]) {
+        let k = self.n_classes;
         if self.classes.len() < 2 {
-            scatter(&self.classes, &[1.0], out);
+            for o in out.chunks_mut(k) {
+                scatter(&self.classes, &[1.0], o);
+            }
             return;
         }
-        let mut f = vec![0.0; self.outputs()];
-        self.raw_scores(x, &mut f);
-        if f.len() == 1 {
-            let p = sigmoid(f[0]);
-            scatter(&self.classes, &[1.0 - p, p], out);
-        } else {
-            softmax(&mut f);
-            scatter(&self.classes, &f, out);
+        let (d, o) = (self.n_features.max(1), self.outputs());
+        let mut f: Vec<f64> = (0..out.len() / k * o).map(|i| self.init[i % o]).collect();
+        for (t, tree) in self.trees.iter().enumerate() {
+            for (fr, xr) in f.chunks_mut(o).zip(x.chunks(d)) {
+                fr[t % o] += tree.values[tree.leaf(xr)];
+            }
+        }
+        for (fr, or) in f.chunks_mut(o).zip(out.chunks_mut(k)) {
+            if o == 1 {
+                let p = sigmoid(fr[0]);
+                scatter(&self.classes, &[1.0 - p, p], or);
+            } else {
+                softmax(fr);
+                scatter(&self.classes, fr, or);
+            }
         }
     }
 

@@ -18,14 +18,24 @@
 //! positive. Features are scanned in index order and bins left to right;
 //! ties keep the first candidate (as scikit-learn's splitter does).
 
-use super::hist::{Bin, Layout};
-
-/// The sums of a leaf's rows.
+/// Sums of gradients, hessians and row copies: of a histogram bin, of a
+/// leaf, or one row's own values. The copies are a whole number, exact in an
+/// `f64`, so that adding sums is three additions of one type.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub(super) struct Totals {
+pub(super) struct Sums {
     pub g: f64,
     pub h: f64,
-    pub n: u64,
+    pub n: f64,
+}
+
+impl Sums {
+    /// Adds `r` to these sums.
+    #[inline(always)]
+    pub fn add(&mut self, r: &Sums) {
+        self.g += r.g;
+        self.h += r.h;
+        self.n += r.n;
+    }
 }
 
 /// The best split of a leaf.
@@ -36,8 +46,8 @@ pub(super) struct Split {
     pub left_bin: usize,
     pub right_bin: usize,
     pub gain: f64,
-    pub left: Totals,
-    pub right: Totals,
+    pub left: Sums,
+    pub right: Sums,
 }
 
 /// The regularisation and size rules of splits and leaf values.
@@ -46,7 +56,7 @@ pub(super) struct Rules {
     pub l2: f64,
     /// Bound on a leaf's step; 0 for none.
     pub max_delta_step: f64,
-    pub min_leaf: u64,
+    pub min_leaf: f64,
     pub min_child_weight: f64,
 }
 
@@ -80,67 +90,66 @@ impl Rules {
         }
     }
 
-    /// The best split of a leaf with sums `tot` over the histograms of
-    /// `features` (ascending), if any has a positive gain.
-    pub fn best(
-        &self,
-        hist: &[Bin],
-        layout: &Layout,
-        features: &[usize],
-        tot: Totals,
-    ) -> Option<Split> {
+    /// The best split of a leaf with sums `tot` on feature `f`, whose
+    /// histogram is `bins`, if any has a positive gain.
+    pub fn best_on(&self, f: usize, bins: &[Sums], tot: Sums) -> Option<Split> {
         let parent = self.score(tot.g, tot.h);
         let mut best: Option<Split> = None;
         let mut best_gain = 0.0;
-        for &f in features {
-            let (mut gl, mut hl, mut nl) = (0.0, 0.0, 0u64);
-            let mut prev: Option<usize> = None;
-            for (b, bin) in layout.feature(hist, f).iter().enumerate() {
-                if bin.n == 0 {
-                    continue;
-                }
-                if let Some(p) = prev {
-                    if nl >= self.min_leaf {
-                        if tot.n - nl < self.min_leaf {
+        let mut left = Sums::default();
+        let mut prev: Option<usize> = None;
+        for (b, bin) in bins.iter().enumerate() {
+            if bin.n == 0.0 {
+                continue;
+            }
+            if let Some(p) = prev {
+                if left.n >= self.min_leaf {
+                    if tot.n - left.n < self.min_leaf {
+                        break;
+                    }
+                    let hr = tot.h - left.h;
+                    if left.h >= self.min_child_weight {
+                        if hr < self.min_child_weight {
                             break;
                         }
-                        let hr = tot.h - hl;
-                        if hl >= self.min_child_weight {
-                            if hr < self.min_child_weight {
-                                break;
-                            }
-                            let gr = tot.g - gl;
-                            let gain = self.score(gl, hl) + self.score(gr, hr) - parent;
-                            if gain > best_gain {
-                                best_gain = gain;
-                                best = Some(Split {
-                                    feature: f,
-                                    left_bin: p,
-                                    right_bin: b,
-                                    gain,
-                                    left: Totals {
-                                        g: gl,
-                                        h: hl,
-                                        n: nl,
-                                    },
-                                    right: Totals {
-                                        g: gr,
-                                        h: hr,
-                                        n: tot.n - nl,
-                                    },
-                                });
-                            }
+                        let gr = tot.g - left.g;
+                        let gain = self.score(left.g, left.h) + self.score(gr, hr) - parent;
+                        if gain > best_gain {
+                            best_gain = gain;
+                            let right = Sums {
+                                g: gr,
+                                h: hr,
+                                n: tot.n - left.n,
+                            };
+                            best = Some(Split {
+                                feature: f,
+                                left_bin: p,
+                                right_bin: b,
+                                gain,
+                                left,
+                                right,
+                            });
                         }
                     }
                 }
-                gl += bin.g;
-                hl += bin.h;
-                nl += bin.n;
-                prev = Some(b);
             }
+            left.add(bin);
+            prev = Some(b);
         }
         best
     }
+}
+
+/// The best of the features' best splits, given in feature order: the
+/// largest gain, the first on ties.
+pub(super) fn best_of(candidates: impl IntoIterator<Item = Option<Split>>) -> Option<Split> {
+    candidates
+        .into_iter()
+        .flatten()
+        .fold(None, |best: Option<Split>, c| match best {
+            Some(b) if b.gain >= c.gain => Some(b),
+            _ => Some(c),
+        })
 }
 
 #[cfg(test)]
@@ -151,7 +160,7 @@ mod tests {
         Rules {
             l2,
             max_delta_step,
-            min_leaf: 1,
+            min_leaf: 1.0,
             min_child_weight: 0.0,
         }
     }
@@ -168,5 +177,24 @@ mod tests {
         assert_eq!(r.score(-3.0, 2.0), 3.0);
         // Clipped at v = 0.5: -(2 G v + (H + l2) v^2) = 3 - 0.75.
         assert_eq!(rules(1.0, 0.5).score(-3.0, 2.0), 2.25);
+    }
+
+    #[test]
+    fn the_best_split_respects_the_leaf_rules_and_ties_keep_the_first() {
+        let bin = |g: f64, h: f64, n: f64| Sums { g, h, n };
+        // Bins 0, 2, 3 hold rows; bin 1 is empty in this leaf.
+        let bins = [bin(-2.0, 1.0, 2.0), bin(0.0, 0.0, 0.0), bin(1.0, 1.0, 1.0), bin(1.0, 1.0, 2.0)];
+        let tot = bin(0.0, 3.0, 5.0);
+        let r = rules(0.0, 0.0);
+        let s = r.best_on(4, &bins, tot).unwrap();
+        // Left {0}: 4/1 + 4/2 = 6; left {0, 2}: 1/2 + 1/1 = 1.5.
+        assert_eq!((s.feature, s.left_bin, s.right_bin, s.gain), (4, 0, 2, 6.0));
+        assert_eq!((s.left, s.right), (bins[0], bin(2.0, 2.0, 3.0)));
+        // Three rows per leaf leave no split, nor does a hessian of 1.5.
+        assert!(Rules { min_leaf: 3.0, ..r }.best_on(0, &bins, tot).is_none());
+        assert!(Rules { min_child_weight: 1.5, ..r }.best_on(0, &bins, tot).is_none());
+        let t = Split { feature: 1, ..s };
+        assert_eq!(best_of([None, Some(s), Some(t)]), Some(s));
+        assert_eq!(best_of([None, None]), None);
     }
 }

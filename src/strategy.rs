@@ -17,7 +17,9 @@
 //!    unchanged; `correct(mode=average)` instead corrects the averaged
 //!    probabilities with the members' mean keep rates, which is exact when
 //!    every member has the same rates (EB-bagging, under-bagging with
-//!    exact counts) and works with pure leaves;
+//!    exact counts) and works with pure leaves. A learner's class weights
+//!    (`gbdt(class_weight=...)`) act as keep rates and are undone the same
+//!    way ([`crate::learn::Classifier::class_weights`]);
 //! 4. `platt` / `isotonic` fit a calibrator on out-of-fold probabilities
 //!    (stratified 3-fold by default, as in the PT-bagging paper) for the
 //!    model fitted on all rows; with `ensemble=true` (scikit-learn's
@@ -189,6 +191,9 @@ fn corrected_proba(
         return model.predict_proba(data);
     };
     let mut rates = keep_rates.to_vec();
+    if let Some(w) = model.class_weights() {
+        rates.iter_mut().zip(w).for_each(|(r, w)| *r *= w);
+    }
     let mut p = match (model.downcast_ref::<BaggedModel>(), mode) {
         (Some(b), Correction::Member) => b.predict_proba_with(data, |_, member, p| {
             let r: Vec<f64> = member.iter().map(|m| m.max(f64::MIN_POSITIVE)).collect();

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::data::{Dataset, Proba};
 use crate::error::{Error, Result};
-use crate::learn::{check_features, in_row_blocks, Classifier, Model};
+use crate::learn::{check_features, in_row_blocks, Classifier, Importances, Model};
 use crate::params::choice;
 
 choice! {
@@ -26,8 +26,10 @@ choice! {
 /// Each member keeps the prior shift of its training sample: the per-class
 /// keep rates it had ([`crate::sample::Sample::keep_rates`]), or 1 for every
 /// class when the sampler keeps the priors by design
-/// ([`crate::sample::Sampler::keeps_priors`], the plain bootstrap), so that
-/// a calibration stage can undo each member's shift before averaging with
+/// ([`crate::sample::Sampler::keeps_priors`], the plain bootstrap), times the
+/// member model's own class weights ([`Classifier::class_weights`], which act
+/// as keep rates), so that a calibration stage can undo each member's shift
+/// before averaging with
 /// [`BaggedModel::predict_proba_with`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BaggedModel {
@@ -183,6 +185,18 @@ impl Classifier for BaggedModel {
     /// Probabilities of the ensemble (see [`Model::predict_proba`]).
     fn predict_proba(&self, data: &Dataset) -> Result<Proba> {
         self.predict_proba_with(data, |_, _, _| {})
+    }
+
+    /// The mean of the members' normalised importances over the members
+    /// with a split, with their std ([`Importances::over_members`]); `None`
+    /// when a member has no importances.
+    fn importances(&self) -> Option<Importances> {
+        let each = self
+            .members
+            .iter()
+            .map(Model::importances)
+            .collect::<Option<Vec<_>>>()?;
+        Some(Importances::over_members(&each))
     }
 
     /// Checks members and keep rates agree; says what is wrong.

@@ -194,11 +194,16 @@ impl Bagging {
         // The prior shift to undo: none for a sampler that keeps the priors
         // (a bootstrap's counted rates are noise around 1; "correcting" each
         // member for its own noise would reorder rows and change the AUC).
-        let keep_rates = if self.sample.keeps_priors() {
+        let mut keep_rates = if self.sample.keeps_priors() {
             vec![1.0; data.n_classes()]
         } else {
             sample.keep_rates
         };
+        // A learner's class weights act as further keep rates (see
+        // `Classifier::class_weights`).
+        if let Some(w) = model.class_weights() {
+            keep_rates.iter_mut().zip(w).for_each(|(r, w)| *r *= w);
+        }
         Ok(Member {
             model,
             keep_rates,

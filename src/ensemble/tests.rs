@@ -216,3 +216,36 @@ fn errors_and_learner_use() {
         Dataset::from_rows(vec![vec![1.0, 2.0]], vec![0], vec!["a".into(), "b".into()]).unwrap();
     assert!(m.predict_proba(&wrong).is_err());
 }
+
+#[test]
+fn learner_class_weights_join_the_members_keep_rates() {
+    use crate::learn::gbdt::Gbdt;
+    let d = data(300, 2, 4);
+    let g = Gbdt {
+        rounds: 3,
+        scale_pos_weight: Some(3.0),
+        ..Gbdt::default()
+    };
+    let bag = Bagging::new(2, Arc::new(g), Arc::new(NoResampling));
+    let m = bag.fit_dataset(&d, 1).unwrap();
+    assert_eq!(m.keep_rates(), &[vec![1.0, 3.0], vec![1.0, 3.0]]);
+}
+
+#[test]
+fn forest_importances_average_the_trees() {
+    let d = data(400, 2, 5);
+    let m = Bagging::forest(8).fit_dataset(&d, 2).unwrap();
+    let each: Vec<_> = m
+        .members()
+        .iter()
+        .map(|t| t.importances().unwrap())
+        .collect();
+    let imp = m.importances().unwrap();
+    assert_eq!(imp, crate::learn::Importances::over_members(&each));
+    assert!((imp.values.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+    assert!(
+        imp.values[0] > 0.2 && imp.std.iter().any(|&s| s > 0.0),
+        "{imp:?}"
+    );
+    assert_eq!(imp.members, 8);
+}

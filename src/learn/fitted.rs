@@ -20,6 +20,7 @@ use rayon::prelude::*;
 
 use crate::data::{Dataset, Proba};
 use crate::error::{Error, Result};
+use crate::learn::Importances;
 
 /// Rows per parallel task in prediction.
 pub const ROW_CHUNK: usize = 256;
@@ -70,6 +71,23 @@ pub trait Classifier: ClassifierBox + Send + Sync + fmt::Debug + erased_serde::S
     /// indices, shapes), e.g. after loading it from a file. Returns what is
     /// wrong.
     fn validate(&self) -> std::result::Result<(), String>;
+
+    /// Normalised split-gain importances of the features (see
+    /// [`Importances`]); `None` for models without splits to count (the
+    /// default).
+    fn importances(&self) -> Option<Importances> {
+        None
+    }
+
+    /// The per-class weights the model's loss was weighted with (one per
+    /// class, all > 0), if any. A class weight `w_k` scales class `k`'s mass
+    /// as a sampler's keep rate `r_k` does, so the model's probabilities are
+    /// those of a sample with keep rates `w_k`, and `+correct` undoes them
+    /// with Dal Pozzolo et al.'s eq. 9 (`p_k ∝ p_s,k / w_k`). The default is
+    /// `None` (no weighting to undo).
+    fn class_weights(&self) -> Option<&[f64]> {
+        None
+    }
 }
 
 /// Cloning, comparing and downcasting boxed classifiers; implemented for
@@ -174,6 +192,16 @@ impl Model {
     /// See [`Classifier::validate`].
     pub fn validate(&self) -> std::result::Result<(), String> {
         self.0.validate()
+    }
+
+    /// See [`Classifier::importances`].
+    pub fn importances(&self) -> Option<Importances> {
+        self.0.importances()
+    }
+
+    /// See [`Classifier::class_weights`].
+    pub fn class_weights(&self) -> Option<&[f64]> {
+        self.0.class_weights()
     }
 }
 

@@ -30,6 +30,7 @@
 //! | `lda(priors)`, `qda(priors, reg)` | discriminant analysis | [`discriminant`] |
 //! | `adaboost(n, depth)`, `adac2(n, depth, cost_pos, cost_neg)` | AdaBoost.M1 / AdaC2 | [`adaboost`] |
 //! | `logitboost(n)` | LogitBoost with stumps | [`logitboost`] |
+//! | `gbdt(rounds, learning_rate, max_leaves, ...)` | histogram gradient boosting | [`gbdt`] |
 //! | `svdd(nu, kernel, gamma, normal, tol, cache_mb)` | one-class SVDD | [`svdd`] |
 //!
 //! Each fits on a view (repeats count as copies, row weights honoured; rows
@@ -37,6 +38,7 @@
 //! training dataset's classes, 0 for classes absent from the fitted rows.
 
 mod fitted;
+mod importance;
 mod lbfgs;
 mod linalg;
 pub mod registry;
@@ -45,6 +47,7 @@ mod rows;
 pub use fitted::{
     check_features, in_row_blocks, Classifier, ClassifierBox, Model, ModelKind, ROW_CHUNK,
 };
+pub use importance::Importances;
 pub use registry::*;
 pub use rows::ClassWeight;
 

@@ -16,6 +16,8 @@ use std::sync::Arc;
 pub mod adaboost;
 #[path = "discriminant.rs"]
 pub mod discriminant;
+#[path = "gbdt/mod.rs"]
+pub mod gbdt;
 #[path = "knn.rs"]
 pub mod knn;
 #[path = "logistic.rs"]
@@ -33,6 +35,7 @@ pub mod tree;
 
 use self::adaboost::{AdaBoost, AdaC2, BoostModel};
 use self::discriminant::{Lda, LdaModel, Qda, QdaModel};
+use self::gbdt::{Gbdt, GbdtModel};
 use self::knn::{Knn, KnnModel};
 use self::logistic::{Logistic, LogisticModel};
 use self::logitboost::{LogitBoost, LogitBoostModel};
@@ -66,6 +69,7 @@ pub const LEARNERS: &[Entry<Arc<dyn Learner>>] = &[
     learner::<AdaC2>("adac2", "AdaC2 (Sun et al. 2007): cost-sensitive AdaBoost, two classes; default costs 1 (positive) and (N+/N-)^(1/n) (negative)"),
     learner::<LogitBoost>("logitboost", "LogitBoost (Friedman, Hastie & Tibshirani 2000) of regression stumps"),
     learner::<Svdd>("svdd", "support vector data description (Tax & Duin 2004): a one-class scorer of the normal class"),
+    learner::<Gbdt>("gbdt", "histogram gradient-boosted trees (Friedman 2001; LightGBM's leaf-wise growth), log loss or softmax, class weights undone by +correct"),
 ];
 
 /// The fitted models of the base learners, by the name model files use.
@@ -81,4 +85,5 @@ pub const MODEL_KINDS: &[ModelKind] = &[
     ModelKind::of::<BoostModel>("Boost"),
     ModelKind::of::<LogitBoostModel>("LogitBoost"),
     ModelKind::of::<SvddModel>("Svdd"),
+    ModelKind::of::<GbdtModel>("Gbdt"),
 ];

@@ -142,10 +142,15 @@ pub enum ClassWeight {
 impl ClassWeight {
     /// The per-class factors for these rows.
     pub(crate) fn factors(&self, rows: &Rows) -> Result<Vec<f64>> {
+        self.for_totals(&rows.class_weights())
+    }
+
+    /// The per-class factors for rows whose total weight per class is `t`
+    /// (one entry per class).
+    pub(crate) fn for_totals(&self, t: &[f64]) -> Result<Vec<f64>> {
         match self {
-            ClassWeight::None => Ok(vec![1.0; rows.k]),
+            ClassWeight::None => Ok(vec![1.0; t.len()]),
             ClassWeight::Balanced => {
-                let t = rows.class_weights();
                 let total: f64 = t.iter().sum();
                 let present = t.iter().filter(|&&v| v > 0.0).count() as f64;
                 Ok(t.iter()
@@ -153,11 +158,11 @@ impl ClassWeight {
                     .collect())
             }
             ClassWeight::Given(v) => {
-                if v.len() != rows.k {
+                if v.len() != t.len() {
                     return Err(Error::invalid(format!(
                         "class_weight gives {} weights for {} classes",
                         v.len(),
-                        rows.k
+                        t.len()
                     )));
                 }
                 if v.iter().any(|x| !(x.is_finite() && *x >= 0.0)) {

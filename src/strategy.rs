@@ -295,14 +295,6 @@ impl Strategy {
         let priors = data.priors();
         let k = data.n_classes();
         let rule = match &self.decision {
-            Decision::Argmax => Rule::Argmax,
-            Decision::Fixed(t) => Rule::Threshold(*t),
-            Decision::Half if k == 2 => Rule::Threshold(0.5),
-            Decision::Half => Rule::Argmax,
-            Decision::Priors => Rule::priors(&priors)?,
-            Decision::F1 => Rule::f1(&priors)?,
-            Decision::Lambda(l) => Rule::Lambda(l.clone()),
-            Decision::Cost(m) => Rule::Cost(m.clone()),
             Decision::Benefit(b) => {
                 b.amounts(data)
                     .map_err(|e| Error::invalid(format!("benefit: {e}")))?;
@@ -325,6 +317,7 @@ impl Strategy {
                     }
                 }
             }
+            d => plain_rule(d, &priors)?,
         };
         rule.validate(k)?;
         Ok(FittedStrategy {
@@ -404,6 +397,60 @@ impl FittedStrategy {
         let p = self.predict_proba(data)?;
         let labels = self.decide(data, &p)?;
         Ok((p, labels))
+    }
+}
+
+/// The rule of a decision that needs no training data beyond the class
+/// priors (every decision but the tuned ones, `roc-closest` and `tune`).
+fn plain_rule(decision: &Decision, priors: &[f64]) -> Result<Rule> {
+    let k = priors.len();
+    Ok(match decision {
+        Decision::Argmax => Rule::Argmax,
+        Decision::Fixed(t) => Rule::Threshold(*t),
+        Decision::Half if k == 2 => Rule::Threshold(0.5),
+        Decision::Half => Rule::Argmax,
+        Decision::Priors => Rule::priors(priors)?,
+        Decision::F1 => Rule::f1(priors)?,
+        Decision::Lambda(l) => Rule::Lambda(l.clone()),
+        Decision::Cost(m) => Rule::Cost(m.clone()),
+        Decision::Benefit(b) => Rule::Benefit(b.clone()),
+        Decision::RocClosest | Decision::Tune(_) => {
+            return Err(Error::invalid(
+                "roc-closest and tune(...) are tuned on the training data's out-of-fold \
+                 probabilities; choose them when fitting (rarity fit --model '...+tune(...)')",
+            ))
+        }
+    })
+}
+
+impl FittedStrategy {
+    /// The same fitted model deciding by `decision` instead (resolved with
+    /// the training priors), e.g. `threshold(0.3)` or `cost(fn=10,fp=1)`
+    /// chosen at prediction time.
+    ///
+    /// ```
+    /// use rarity::data::{bundled, read::ReadOptions};
+    /// use rarity::decide::{Decision, Rule};
+    /// let (ds, _) = bundled::find("ecoli4").unwrap().load(&ReadOptions::default()).unwrap();
+    /// let fitted = rarity::spec::build_strategy("logistic").unwrap().fit(&ds, 1).unwrap();
+    /// let t = fitted.with_decision(&Decision::Fixed(0.3)).unwrap();
+    /// assert_eq!(t.rule, Rule::Threshold(0.3));
+    /// ```
+    pub fn with_decision(&self, decision: &Decision) -> Result<FittedStrategy> {
+        let rule = plain_rule(decision, &self.priors)?;
+        rule.validate(self.schema.class_names.len())?;
+        if let Rule::Benefit(b) = &rule {
+            if !self.schema.feature_names.contains(&b.amount) {
+                return Err(Error::invalid(format!(
+                    "benefit: the amount column '{}' is not a feature of the model",
+                    b.amount
+                )));
+            }
+        }
+        Ok(FittedStrategy {
+            rule,
+            ..self.clone()
+        })
     }
 }
 

@@ -28,7 +28,7 @@ pub fn number(v: f64) -> Value {
 }
 
 pub fn run(g: &Global, a: &Args) -> Result<()> {
-    let (ds, report) = a.data.load(None)?;
+    let (ds, report) = a.data.load_noting(None, g.quiet)?;
     let strategy = rarity::spec::build_strategy(&a.model)?;
     let splitter: Splitter = a.cv.parse()?;
     let eval = cross_validate(&strategy, &ds, &splitter, g.seed)?;
@@ -51,6 +51,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             "metrics": metrics,
             "fit_seconds": number(fit_s),
             "predict_seconds": number(predict_s),
+            "rows_dropped": report.rows_dropped(),
         }));
     }
     let mut t = Table::new(&["metric", "mean", "std", "full potential"]);

@@ -27,7 +27,7 @@ pub struct Args {
 }
 
 pub fn run(g: &Global, a: &Args) -> Result<()> {
-    let (ds, report) = a.data.load(None)?;
+    let (ds, report) = a.data.load_noting(None, g.quiet)?;
     let strategy = rarity::spec::build_strategy(&a.model)?;
     let fitted = strategy.fit(&ds, g.seed)?;
     let format = if a.json_model {
@@ -43,6 +43,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             "rows": ds.n_rows(),
             "classes": ds.class_names(),
             "rule": fitted.rule,
+            "rows_dropped": report.rows_dropped(),
         }));
     }
     write_stdout(&format!(

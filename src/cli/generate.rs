@@ -5,10 +5,10 @@ use std::path::PathBuf;
 use clap::ValueEnum;
 use serde::Serialize;
 
-use super::output::{print_json, write_stdout};
+use super::output::{json_text, print_summary};
 use super::{Global, OutputFormat};
 use rarity::data::synth::{FraudTask, GaussianTask};
-use rarity::data::write::write_csv;
+use rarity::data::write::{write_dataset, TableFormat};
 use rarity::error::Result;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -43,7 +43,8 @@ pub struct Args {
     /// Number of fraud clusters (fraud).
     #[arg(long, default_value_t = 4)]
     clusters: usize,
-    /// Output CSV file.
+    /// Output file: CSV, or Parquet when it ends in `.parquet`; `-` writes
+    /// CSV to standard output.
     #[arg(short, long)]
     output: PathBuf,
 }
@@ -67,7 +68,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                 sigma: a.sigma,
             };
             let (ds, _) = task.generate(g.seed)?;
-            write_csv(&ds, &a.output)?;
+            write_dataset(&ds, &a.output, TableFormat::from_path(&a.output))?;
             ds.class_counts()
         }
         Kind::Fraud => {
@@ -77,7 +78,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                 positive_rate: a.positive_rate.unwrap_or(def.positive_rate),
                 clusters: a.clusters,
             };
-            task.write_csv(g.seed, &a.output)?.to_vec()
+            task.write_table(g.seed, &a.output)?.to_vec()
         }
     };
     let w = Written {
@@ -86,9 +87,9 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         class_counts: counts,
     };
     if g.format == OutputFormat::Json {
-        return print_json(&w);
+        return print_summary(&a.output, g.quiet, &json_text(&w)?);
     }
-    write_stdout(&format!(
+    print_summary(&a.output, g.quiet, &format!(
         "wrote {} rows ({} negative, {} positive) to {}\n",
         w.n, w.class_counts[0], w.class_counts[1], w.output
     ))

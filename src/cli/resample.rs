@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use serde_json::json;
 
-use super::output::{num, print_json, write_stdout, Table};
+use super::output::{json_text, num, print_summary, Table};
 use super::{DataArgs, Global, OutputFormat};
-use rarity::data::write::write_csv;
+use rarity::data::write::{write_dataset, TableFormat};
 use rarity::error::{Error, Result};
 use rarity::params::{self, syntax, Call, Value};
 use rarity::rng;
@@ -49,7 +49,8 @@ pub struct Args {
     /// Search neighbours on standardised features (standardise).
     #[arg(long)]
     standardise: bool,
-    /// Output CSV.
+    /// Output table: CSV, or Parquet when it ends in `.parquet`; `-`
+    /// writes CSV to standard output.
     #[arg(short, long)]
     output: PathBuf,
 }
@@ -92,15 +93,15 @@ fn sampler_call(a: &Args) -> Result<Call> {
 }
 
 pub fn run(g: &Global, a: &Args) -> Result<()> {
-    let (ds, _) = a.data.load(None)?;
+    let (ds, report) = a.data.load_noting(None, g.quiet)?;
     let sampler = build_sampler(&sampler_call(a)?)?;
     let sample = sampler.resample(&ds, &mut rng::stream(g.seed, 0))?;
     let out = sample.materialise(&ds)?;
-    write_csv(&out, &a.output)?;
+    write_dataset(&out, &a.output, TableFormat::from_path(&a.output))?;
     let before = ds.class_counts();
     let after = out.class_counts();
     if g.format == OutputFormat::Json {
-        return print_json(&json!({
+        return print_summary(&a.output, g.quiet, &json_text(&json!({
             "method": sampler.name(),
             "output": a.output.display().to_string(),
             "classes": ds.class_names(),
@@ -109,7 +110,8 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             "keep_rates": sample.keep_rates,
             "synthetic_rows": sample.synthetic_labels.len(),
             "notes": sample.notes,
-        }));
+            "rows_dropped": report.rows_dropped(),
+        }))?);
     }
     let mut t = Table::new(&["class", "before", "after", "keep rate"]);
     for (k, name) in ds.class_names().iter().enumerate() {
@@ -125,7 +127,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         .iter()
         .map(|n| format!("note: {n}\n"))
         .collect();
-    write_stdout(&format!(
+    print_summary(&a.output, g.quiet, &format!(
         "{} -> {} ({} synthetic rows)\n\n{}{notes}",
         sampler.name(),
         a.output.display(),

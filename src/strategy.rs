@@ -188,15 +188,55 @@ impl Strategy {
             }
             None => (data.clone(), vec![1.0; data.n_classes()]),
         };
-        if let Some(k) = keep_rates.iter().position(|&r| r <= 0.0) {
-            return Err(Error::data(format!(
-                "the sampler kept no rows of class '{}'",
-                data.class_names()[k]
-            )));
-        }
+        check_kept(&keep_rates, data.class_names())?;
         let rows: Vec<usize> = (0..train.n_rows()).collect();
         let model = self.learner.fit(&train.view(&rows), &mut r)?;
         Ok((model, keep_rates))
+    }
+
+    /// Whether [`Strategy::fit_sampled`] applies: a sampler stage, and no
+    /// stage that needs the training data beyond the sample (calibration,
+    /// tuned decisions).
+    pub fn fits_on_sample(&self) -> bool {
+        self.sampler.is_some() && self.calibration.is_none() && !self.decision.needs_oof()
+    }
+
+    /// Fits the learner and decision on a sample the sampler stage drew
+    /// elsewhere (while a file was read): `train` holds the sampled rows,
+    /// `keep_rates` their classes' keep rates, `priors` the class priors
+    /// of the whole data, and `rng` is the sampler's stream after its draw
+    /// (stream 0 of the seed, as [`Strategy::fit`] uses). For the same rows
+    /// the result is the model `fit` gives on the whole data.
+    pub fn fit_sampled(
+        &self,
+        train: &Dataset,
+        keep_rates: Vec<f64>,
+        priors: Vec<f64>,
+        rng: &mut rng::Rng,
+    ) -> Result<FittedStrategy> {
+        if !self.fits_on_sample() {
+            return Err(Error::invalid(format!(
+                "{}: calibration and tuned decisions need the whole training data",
+                self.spec
+            )));
+        }
+        check_kept(&keep_rates, train.class_names())?;
+        let rows: Vec<usize> = (0..train.n_rows()).collect();
+        let model = self.learner.fit(&train.view(&rows), rng)?;
+        let rule = data_rule(&self.decision, &priors, train)?;
+        rule.validate(priors.len())?;
+        Ok(FittedStrategy {
+            spec: self.spec.clone(),
+            schema: train.schema().clone(),
+            priors,
+            members: vec![Member {
+                model,
+                keep_rates,
+                calibrator: None,
+            }],
+            correct: self.correct,
+            rule,
+        })
     }
 
     /// Out-of-fold probabilities of the sampler + learner + correction, and
@@ -295,11 +335,6 @@ impl Strategy {
         let priors = data.priors();
         let k = data.n_classes();
         let rule = match &self.decision {
-            Decision::Benefit(b) => {
-                b.amounts(data)
-                    .map_err(|e| Error::invalid(format!("benefit: {e}")))?;
-                Rule::Benefit(b.clone())
-            }
             Decision::RocClosest | Decision::Tune(_) => {
                 let p = oof
                     .as_ref()
@@ -317,7 +352,7 @@ impl Strategy {
                     }
                 }
             }
-            d => plain_rule(d, &priors)?,
+            d => data_rule(d, &priors, data)?,
         };
         rule.validate(k)?;
         Ok(FittedStrategy {
@@ -398,6 +433,26 @@ impl FittedStrategy {
         let labels = self.decide(data, &p)?;
         Ok((p, labels))
     }
+}
+
+/// Fails if a sampler kept no row of some class.
+fn check_kept(keep_rates: &[f64], class_names: &[String]) -> Result<()> {
+    if let Some(k) = keep_rates.iter().position(|&r| r <= 0.0) {
+        return Err(Error::data(format!(
+            "the sampler kept no rows of class '{}'",
+            class_names[k]
+        )));
+    }
+    Ok(())
+}
+
+/// [`plain_rule`], after checking that `data` has a benefit's amount column.
+fn data_rule(decision: &Decision, priors: &[f64], data: &Dataset) -> Result<Rule> {
+    if let Decision::Benefit(b) = decision {
+        b.amounts(data)
+            .map_err(|e| Error::invalid(format!("benefit: {e}")))?;
+    }
+    plain_rule(decision, priors)
 }
 
 /// The rule of a decision that needs no training data beyond the class

@@ -102,12 +102,17 @@ impl DataArgs {
     /// on stderr how many rows were dropped and why.
     pub fn load_noting(&self, default: Option<&str>, quiet: bool) -> Result<(Dataset, ReadReport)> {
         let (ds, report) = self.load(default)?;
+        self.note_dropped(&report, quiet);
+        Ok((ds, report))
+    }
+
+    /// Says on stderr, unless `quiet`, how many rows were dropped and why.
+    pub fn note_dropped(&self, report: &ReadReport, quiet: bool) {
         if !quiet {
             if let Some(note) = report.dropped_note() {
                 eprintln!("note: {note}");
             }
         }
-        Ok((ds, report))
     }
 
     /// Reads the dataset; `default` is the bundled set used when neither a

@@ -4,10 +4,11 @@ use std::path::PathBuf;
 
 use serde_json::json;
 
-use super::output::{print_json, write_stdout};
+use super::output::{print_json, rows_bar, write_stdout};
 use super::{DataArgs, Global, OutputFormat};
 use rarity::error::Result;
 use rarity::persist::{save, Format};
+use rarity::stream::fit_file;
 
 /// Arguments of `rarity fit`.
 #[derive(Debug, clap::Args)]
@@ -27,9 +28,28 @@ pub struct Args {
 }
 
 pub fn run(g: &Global, a: &Args) -> Result<()> {
-    let (ds, report) = a.data.load_noting(None, g.quiet)?;
     let strategy = rarity::spec::build_strategy(&a.model)?;
-    let fitted = strategy.fit(&ds, g.seed)?;
+    // The sampler stage's sample is kept while the file is read when it
+    // can be; otherwise the whole table is read.
+    let bar = rows_bar(g.quiet, "reading");
+    let streamed = match &a.data.file {
+        Some(path) => fit_file(&strategy, path, &a.data.read_options()?, g.seed, &|r| {
+            bar.set_position(r)
+        }),
+        None => Ok(None),
+    };
+    bar.finish_and_clear();
+    let streamed = streamed?;
+    let (fitted, rows, report) = match streamed {
+        Some(done) => {
+            a.data.note_dropped(&done.2, g.quiet);
+            done
+        }
+        None => {
+            let (ds, report) = a.data.load_noting(None, g.quiet)?;
+            (strategy.fit(&ds, g.seed)?, ds.n_rows(), report)
+        }
+    };
     let format = if a.json_model {
         Format::Json
     } else {
@@ -40,8 +60,8 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         return print_json(&json!({
             "model": fitted.spec,
             "output": a.output.display().to_string(),
-            "rows": ds.n_rows(),
-            "classes": ds.class_names(),
+            "rows": rows,
+            "classes": fitted.schema.class_names,
             "rule": fitted.rule,
             "rows_dropped": report.rows_dropped(),
         }));
@@ -50,7 +70,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         "fitted {} on {} ({} rows); decision {:?}; saved to {}\n",
         fitted.spec,
         report.source,
-        ds.n_rows(),
+        rows,
         fitted.rule,
         a.output.display()
     ))

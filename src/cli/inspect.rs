@@ -40,7 +40,7 @@ struct Summary {
 }
 
 pub fn run(g: &Global, a: &Args) -> Result<()> {
-    let (ds, report) = a.data.load(None)?;
+    let (ds, report) = a.data.load_noting(None, g.quiet)?;
     let features = ds
         .feature_names()
         .iter()

@@ -62,3 +62,19 @@ pub fn json_text<T: Serialize>(value: &T) -> Result<String> {
         .map_err(|e| Error::invalid(format!("cannot encode JSON: {e}")))?;
     Ok(format!("{text}\n"))
 }
+
+/// A counter of rows done on stderr (hidden with `--quiet` or when stderr
+/// is not a terminal); `set_position` it from a library progress callback.
+pub fn rows_bar(quiet: bool, what: &str) -> indicatif::ProgressBar {
+    use std::io::IsTerminal;
+    if quiet || !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
+    if let Ok(style) =
+        indicatif::ProgressStyle::with_template(&format!("  {what}: {{pos}} rows {{per_sec}} {{elapsed}}"))
+    {
+        bar.set_style(style);
+    }
+    bar
+}

@@ -10,7 +10,7 @@ use clap::ValueEnum;
 use serde_json::json;
 
 use super::data_args::decimal_arg;
-use super::output::{json_text, print_summary};
+use super::output::{json_text, print_summary, rows_bar};
 use super::{Global, OutputFormat};
 use rarity::data::bundled;
 use rarity::data::read::{PredictOptions, ReadOptions, Table, Unknown};
@@ -18,7 +18,7 @@ use rarity::decide::registry::{build_stage, Stage};
 use rarity::error::{Error, Result};
 use rarity::params::syntax;
 use rarity::persist::load;
-use rarity::predict::predict_file;
+use rarity::stream::predict_file;
 use rarity::strategy::FittedStrategy;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -106,7 +106,10 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         },
         decimal: Some(decimal_arg(&a.decimal)?),
     };
-    let done = predict_file(&fitted, table, &opts, &a.output, &|_| {})?;
+    let bar = rows_bar(g.quiet, "predicted");
+    let done = predict_file(&fitted, table, &opts, &a.output, &|r| bar.set_position(r));
+    bar.finish_and_clear();
+    let done = done?;
     let names = &fitted.schema.class_names;
     if g.format == OutputFormat::Json {
         let v = json!({

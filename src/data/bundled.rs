@@ -99,7 +99,7 @@ impl Bundled {
     }
 
     /// The dataset as an opened table (for streamed reading).
-    pub fn table(&self, opts: &ReadOptions) -> Result<Table> {
+    pub fn table(&self, opts: &ReadOptions) -> Result<Table<'static>> {
         let origin = format!("<dataset {}>", self.name);
         Table::from_stream(Box::new(self.csv), &origin, Format::Csv, opts)
     }

@@ -31,6 +31,7 @@ mod cleaning;
 pub(crate) mod draw;
 mod over;
 mod parts;
+pub mod plan;
 pub mod registry;
 mod smote;
 mod space;
@@ -134,6 +135,21 @@ pub trait Sampler: Send + Sync + std::fmt::Debug {
     /// A short name for reports (e.g. `bootstrap`, `under(beta=0.1)`): a
     /// spec that [`build_sampler`] reads back to the same sampler.
     fn name(&self) -> String;
+
+    /// For samplers whose keep decision is per row and per class: the draw
+    /// made from the class counts alone (`class_names` for notes), the same
+    /// one [`Sampler::resample`] makes with the same `rng`, so a sample can
+    /// be kept while a file streams past. `None`: the sampler needs the rows
+    /// themselves (neighbours, synthetic rows, ...).
+    fn plan(
+        &self,
+        counts: &[usize],
+        class_names: &[String],
+        rng: &mut Rng,
+    ) -> Option<Result<plan::Plan>> {
+        let _ = (counts, class_names, rng);
+        None
+    }
 }
 
 /// A sampler name in the `method(key=value,...)` form its parser reads:

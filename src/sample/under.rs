@@ -18,7 +18,8 @@ use crate::error::{Error, Result};
 use crate::params::{choice, params, Bounds, Params};
 use crate::rng::Rng;
 
-use super::draw::{assemble, bernoulli, minority_class, two_class_counts, without_replacement};
+use super::draw::{assemble, minority_class, two_class_counts};
+use super::plan::{bernoulli_ordinals, without_replacement_ordinals, Plan};
 use super::parts::at_most_one;
 use super::{colon_list, Sample, Sampler};
 
@@ -176,35 +177,46 @@ impl RandomUnder {
     }
 }
 
+impl RandomUnder {
+    /// The draw for classes of `counts` rows (see [`Sampler::plan`]).
+    fn draw(&self, counts: &[usize], class_names: &[String], rng: &mut Rng) -> Result<Plan> {
+        self.check()?;
+        let rates = self.rates_for(counts)?;
+        let exact = self.is_exact();
+        let mut plan = Plan::default();
+        for (c, &n) in counts.iter().enumerate() {
+            let r = rates[c];
+            let kept = if r >= 1.0 {
+                (0..n as u64).collect()
+            } else if exact {
+                without_replacement_ordinals(n, (r * n as f64).round() as usize, rng)
+            } else {
+                bernoulli_ordinals(n, r, rng)
+            };
+            if n > 0 && kept.is_empty() {
+                plan.notes.push(format!(
+                    "class '{}' lost all its rows at keep rate {r}",
+                    class_names[c]
+                ));
+            }
+            plan.per_class.push(kept);
+        }
+        Ok(plan)
+    }
+}
+
 impl Sampler for RandomUnder {
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
         self.check()?;
         let counts = two_class_counts(data, "undersampling")?;
-        let rates = self.rates_for(&counts)?;
-        let groups = data.rows_by_class();
-        let mut rows = Vec::new();
-        let mut notes = Vec::new();
-        let exact = self.is_exact();
-        for (c, pool) in groups.iter().enumerate() {
-            let r = rates[c];
-            let before = rows.len();
-            if r >= 1.0 {
-                rows.extend_from_slice(pool);
-            } else if exact {
-                let m = (r * pool.len() as f64).round() as usize;
-                rows.extend(without_replacement(pool, m, rng));
-            } else {
-                rows.extend(bernoulli(pool, r, rng));
-            }
-            if !pool.is_empty() && rows.len() == before {
-                notes.push(format!(
-                    "class '{}' lost all its rows at keep rate {r}",
-                    data.class_names()[c]
-                ));
-            }
-        }
+        let plan = self.draw(&counts, data.class_names(), rng)?;
+        let mut rows = plan.rows(&data.rows_by_class());
         rows.sort_unstable();
-        Ok(assemble(data, rows, Vec::new(), Vec::new(), notes))
+        Ok(assemble(data, rows, Vec::new(), Vec::new(), plan.notes))
+    }
+
+    fn plan(&self, counts: &[usize], class_names: &[String], rng: &mut Rng) -> Option<Result<Plan>> {
+        Some(self.draw(counts, class_names, rng))
     }
 
     fn name(&self) -> String {

@@ -6,6 +6,13 @@
 //! text (categorical levels, labels, identifiers); nulls are missing
 //! values. Any other type is an error naming the column when the column is
 //! used.
+//!
+//! Corrupt input: the Apache crates panic on some malformed files (a
+//! buffer length beyond the file in an IPC message, an unknown float width
+//! in the Arrow schema a Parquet file embeds; found by `tests/fuzz_readers.rs`).
+//! Parquet schemas are read from the Parquet metadata alone (the embedded
+//! Arrow schema is ignored), and every call into the crates runs under
+//! [`guarded`], which turns a panic into an error naming the file.
 
 use std::fs::File;
 use std::io::{Cursor, Read};
@@ -17,7 +24,7 @@ use arrow_array::types::{
 };
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::{ArrowError, DataType, SchemaRef};
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
 use parquet::arrow::ProjectionMask;
 
 use super::rows::{code, Block, Layout, LevelOutcome, Role, UNKNOWN};
@@ -30,27 +37,145 @@ use crate::error::{Error, Result};
 const BATCH_ROWS: usize = 1 << 16;
 
 /// Where the columnar bytes come from.
-pub(crate) enum ArrowInput {
+pub(crate) enum ArrowInput<'r> {
     ParquetFile(File),
     ParquetBytes(bytes::Bytes),
     IpcFile(File),
     IpcBytes(Vec<u8>),
-    IpcStream(Box<dyn Read + Send>),
+    IpcStream(Box<dyn Read + Send + 'r>),
     /// An IPC stream whose schema message has been read.
-    IpcReader(Box<arrow_ipc::reader::StreamReader<Box<dyn Read + Send>>>),
+    IpcDecoder(Box<IpcStream<'r>>),
+}
+
+/// An IPC stream decoded as its bytes arrive: a message's buffers grow with
+/// the bytes actually read, so a corrupt length prefix cannot make the
+/// reader allocate or wait for gigabytes that are not there.
+pub(crate) struct IpcStream<'r> {
+    reader: Box<dyn Read + Send + 'r>,
+    decoder: arrow_ipc::reader::StreamDecoder,
+    pending: arrow_buffer::Buffer,
+    /// A batch decoded while looking for the schema.
+    first: Option<RecordBatch>,
+    eof: bool,
+}
+
+impl<'r> IpcStream<'r> {
+    fn new(reader: Box<dyn Read + Send + 'r>) -> Self {
+        IpcStream {
+            reader,
+            decoder: arrow_ipc::reader::StreamDecoder::new(),
+            pending: arrow_buffer::Buffer::from(Vec::<u8>::new()),
+            first: None,
+            eof: false,
+        }
+    }
+
+    /// The next batch decoded from the bytes read so far and more.
+    fn next_batch(&mut self) -> std::result::Result<Option<RecordBatch>, ArrowError> {
+        if let Some(b) = self.first.take() {
+            return Ok(Some(b));
+        }
+        loop {
+            if !self.pending.is_empty() {
+                if let Some(b) = self.decoder.decode(&mut self.pending)? {
+                    return Ok(Some(b));
+                }
+                continue;
+            }
+            if self.eof {
+                self.decoder.finish()?;
+                return Ok(None);
+            }
+            let mut chunk = vec![0u8; 1 << 20];
+            let n = loop {
+                match self.reader.read(&mut chunk) {
+                    Ok(n) => break n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(ArrowError::IoError(e.to_string(), e)),
+                }
+            };
+            if n == 0 {
+                self.eof = true;
+            } else {
+                chunk.truncate(n);
+                self.pending = arrow_buffer::Buffer::from(chunk);
+            }
+        }
+    }
+
+    /// Reads until the schema message has been decoded.
+    fn schema(&mut self) -> std::result::Result<SchemaRef, ArrowError> {
+        loop {
+            if let Some(s) = self.decoder.schema() {
+                return Ok(s);
+            }
+            match self.next_batch()? {
+                Some(b) => self.first = Some(b),
+                None => {
+                    return Err(ArrowError::IpcError(
+                        "the stream ends before its schema".into(),
+                    ))
+                }
+            }
+        }
+    }
 }
 
 /// An opened Parquet or IPC input.
-pub(crate) struct ArrowTable {
+pub(crate) struct ArrowTable<'r> {
     origin: String,
-    input: ArrowInput,
+    input: ArrowInput<'r>,
     schema: SchemaRef,
     pub(crate) names: Vec<String>,
     pub(crate) types: Vec<ColumnType>,
+    /// Rows, when the metadata says (Parquet).
+    pub(crate) rows: Option<u64>,
 }
 
 fn arrow_err(origin: &str, e: impl std::fmt::Display) -> Error {
     parse_err(origin, format!("{e}"))
+}
+
+thread_local! {
+    /// Set while this thread runs a guarded call: its panics are errors.
+    static GUARDED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f`, turning a panic inside it into an error that says the input
+/// is corrupt; the panic's message is not printed.
+pub(crate) fn guarded<T>(origin: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !GUARDED.with(std::cell::Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+    let was = GUARDED.with(|g| g.replace(true));
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    GUARDED.with(|g| g.set(was));
+    r.unwrap_or_else(|p| {
+        let why = p
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default();
+        Err(parse_err(
+            origin,
+            format!("the file is corrupt or truncated ({why})"),
+        ))
+    })
+}
+
+fn parquet_builder<T: parquet::file::reader::ChunkReader + 'static>(
+    input: T,
+    origin: &str,
+) -> Result<ParquetRecordBatchReaderBuilder<T>> {
+    let options = ArrowReaderOptions::new().with_skip_arrow_metadata(true);
+    ParquetRecordBatchReaderBuilder::try_new_with_options(input, options)
+        .map_err(|e| arrow_err(origin, e))
 }
 
 /// The column type rarity reads a data type as.
@@ -66,20 +191,28 @@ fn column_type(t: &DataType) -> ColumnType {
     }
 }
 
-impl ArrowTable {
-    pub(crate) fn open(input: ArrowInput, origin: &str, _opts: &ReadOptions) -> Result<Self> {
+impl<'r> ArrowTable<'r> {
+    pub(crate) fn open(input: ArrowInput<'r>, origin: &str, opts: &ReadOptions) -> Result<Self> {
+        guarded(origin, || ArrowTable::open_unguarded(input, origin, opts))
+    }
+
+    fn open_unguarded(input: ArrowInput<'r>, origin: &str, _opts: &ReadOptions) -> Result<Self> {
+        let parquet_rows = |m: &parquet::file::metadata::ParquetMetaData| {
+            u64::try_from(m.file_metadata().num_rows()).ok()
+        };
+        let mut rows = None;
         let schema = match &input {
             ArrowInput::ParquetFile(f) => {
                 let f = f.try_clone().map_err(|e| Error::io(origin, e))?;
-                ParquetRecordBatchReaderBuilder::try_new(f)
-                    .map_err(|e| arrow_err(origin, e))?
-                    .schema()
-                    .clone()
+                let b = parquet_builder(f, origin)?;
+                rows = parquet_rows(b.metadata());
+                b.schema().clone()
             }
-            ArrowInput::ParquetBytes(b) => ParquetRecordBatchReaderBuilder::try_new(b.clone())
-                .map_err(|e| arrow_err(origin, e))?
-                .schema()
-                .clone(),
+            ArrowInput::ParquetBytes(b) => {
+                let b = parquet_builder(b.clone(), origin)?;
+                rows = parquet_rows(b.metadata());
+                b.schema().clone()
+            }
             ArrowInput::IpcFile(f) => {
                 let f = f.try_clone().map_err(|e| Error::io(origin, e))?;
                 arrow_ipc::reader::FileReader::try_new(f, None)
@@ -96,21 +229,24 @@ impl ArrowTable {
                 let ArrowInput::IpcStream(r) = input else {
                     unreachable!()
                 };
-                let reader = arrow_ipc::reader::StreamReader::try_new(r, None)
-                    .map_err(|e| arrow_err(origin, e))?;
-                let schema = reader.schema();
+                let mut stream = IpcStream::new(r);
+                let schema = stream.schema().map_err(|e| arrow_err(origin, e))?;
                 return Ok(ArrowTable::with_schema(
-                    ArrowInput::IpcReader(Box::new(reader)),
+                    ArrowInput::IpcDecoder(Box::new(stream)),
                     schema,
                     origin,
                 ));
             }
-            ArrowInput::IpcReader(r) => r.schema(),
+            ArrowInput::IpcDecoder(_) => {
+                return Err(Error::invalid("an IPC stream is opened once"));
+            }
         };
-        Ok(ArrowTable::with_schema(input, schema, origin))
+        let mut t = ArrowTable::with_schema(input, schema, origin);
+        t.rows = rows;
+        Ok(t)
     }
 
-    fn with_schema(input: ArrowInput, schema: SchemaRef, origin: &str) -> Self {
+    fn with_schema(input: ArrowInput<'r>, schema: SchemaRef, origin: &str) -> Self {
         let names = schema.fields().iter().map(|f| f.name().clone()).collect();
         let types = schema
             .fields()
@@ -123,6 +259,7 @@ impl ArrowTable {
             schema,
             names,
             types,
+            rows: None,
         }
     }
 
@@ -132,7 +269,31 @@ impl ArrowTable {
             .filter(|&j| layout.roles[j] != Role::Skip)
             .collect();
         let origin = self.origin.clone();
-        let batches: Box<dyn Iterator<Item = std::result::Result<RecordBatch, ArrowError>>> =
+        let schema = self.schema.clone();
+        let mut batches = guarded(&origin, || self.batches(&used))?;
+        let mut block = Block::new(layout);
+        let mut row_index = 0usize;
+        while let Some(batch) = guarded(&origin, || Ok(batches.next()))? {
+            let batch = batch.map_err(|e| arrow_err(&origin, e))?;
+            block.reset(layout);
+            guarded(&origin, || {
+                decode(&batch, &used, layout, &schema, row_index, &mut block)
+            })?;
+            row_index += batch.num_rows();
+            sink.take(&mut block)?;
+        }
+        Ok(())
+    }
+
+    /// The record batches of the `used` columns.
+    #[allow(clippy::type_complexity)]
+    fn batches(
+        self,
+        used: &[usize],
+    ) -> Result<Box<dyn Iterator<Item = std::result::Result<RecordBatch, ArrowError>> + 'r>> {
+        let origin = self.origin.clone();
+        let used = used.to_vec();
+        let batches: Box<dyn Iterator<Item = std::result::Result<RecordBatch, ArrowError>> + 'r> =
             match self.input {
                 ArrowInput::ParquetFile(f) => parquet_batches(f, &used, &origin)?,
                 ArrowInput::ParquetBytes(b) => parquet_batches(b, &used, &origin)?,
@@ -144,28 +305,16 @@ impl ArrowTable {
                     arrow_ipc::reader::FileReader::try_new(Cursor::new(b), Some(used.clone()))
                         .map_err(|e| arrow_err(&origin, e))?,
                 ),
-                ArrowInput::IpcReader(r) => Box::new(StreamBatches {
-                    reader: r,
+                ArrowInput::IpcDecoder(r) => Box::new(StreamBatches {
+                    stream: r,
                     used: used.clone(),
                 }),
                 ArrowInput::IpcStream(r) => Box::new(StreamBatches {
-                    reader: Box::new(
-                        arrow_ipc::reader::StreamReader::try_new(r, None)
-                            .map_err(|e| arrow_err(&origin, e))?,
-                    ),
+                    stream: Box::new(IpcStream::new(r)),
                     used: used.clone(),
                 }),
             };
-        let mut block = Block::new(layout);
-        let mut row_index = 0usize;
-        for batch in batches {
-            let batch = batch.map_err(|e| arrow_err(&origin, e))?;
-            block.reset(layout);
-            decode(&batch, &used, layout, &self.schema, row_index, &mut block)?;
-            row_index += batch.num_rows();
-            sink.take(&mut block)?;
-        }
-        Ok(())
+        Ok(batches)
     }
 }
 
@@ -174,8 +323,7 @@ fn parquet_batches<T: parquet::file::reader::ChunkReader + 'static>(
     used: &[usize],
     origin: &str,
 ) -> Result<Box<dyn Iterator<Item = std::result::Result<RecordBatch, ArrowError>>>> {
-    let builder =
-        ParquetRecordBatchReaderBuilder::try_new(input).map_err(|e| arrow_err(origin, e))?;
+    let builder = parquet_builder(input, origin)?;
     let mask = ProjectionMask::roots(builder.parquet_schema(), used.iter().copied());
     let reader = builder
         .with_projection(mask)
@@ -186,17 +334,20 @@ fn parquet_batches<T: parquet::file::reader::ChunkReader + 'static>(
 }
 
 /// The batches of an opened IPC stream, projected to the used columns.
-struct StreamBatches {
-    reader: Box<arrow_ipc::reader::StreamReader<Box<dyn Read + Send>>>,
+struct StreamBatches<'r> {
+    stream: Box<IpcStream<'r>>,
     used: Vec<usize>,
 }
 
-impl Iterator for StreamBatches {
+impl Iterator for StreamBatches<'_> {
     type Item = std::result::Result<RecordBatch, ArrowError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let batch = self.reader.next()?;
-        Some(batch.and_then(|b| b.project(&self.used)))
+        match self.stream.next_batch() {
+            Ok(None) => None,
+            Ok(Some(b)) => Some(b.project(&self.used)),
+            Err(e) => Some(Err(e)),
+        }
     }
 }
 

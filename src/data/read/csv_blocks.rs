@@ -254,6 +254,17 @@ fn parse_block(block: &[u8], lines_before: u64, plan: &Plan, part: &mut Block) -
     part.x.reserve(rows * m);
     part.labels.reserve(rows);
     let mut row = vec![0.0f64; m];
+    if !plan.fast {
+        // Every line takes the general path: one tokenizer for the block.
+        let mut l = Lines::starting_at(block, plan.delimiter, &layout.origin, lines_before);
+        let mut rec = Record::default();
+        while l.next(&mut rec)? {
+            parse_row(&rec, plan, &mut row, part)?;
+        }
+        part.lines = l.into_parts().1 - lines_before;
+        part.bytes = block.len();
+        return Ok(true);
+    }
     let mut last: (&[u8], u32) = (&[], u32::MAX);
     let mut pos = 0;
     let mut line_no = lines_before;
@@ -261,12 +272,7 @@ fn parse_block(block: &[u8], lines_before: u64, plan: &Plan, part: &mut Block) -
     while pos < block.len() {
         line_no += 1;
         let text = &block[pos..];
-        let fast = if plan.fast {
-            fast_line(text, plan, &mut row)
-        } else {
-            None
-        };
-        match fast {
+        match fast_line(text, plan, &mut row) {
             Some(((a, b), len)) => {
                 if has_target {
                     let label = &text[a..b];
@@ -303,6 +309,7 @@ fn parse_block(block: &[u8], lines_before: u64, plan: &Plan, part: &mut Block) -
         }
     }
     part.lines = line_no - lines_before;
+    part.bytes = block.len();
     Ok(true)
 }
 

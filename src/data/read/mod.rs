@@ -222,8 +222,7 @@ impl Format {
 /// ```
 pub fn read_path(path: &Path, opts: &ReadOptions) -> Result<(Dataset, ReadReport)> {
     opts.check()?;
-    let is_arff = !super::write::is_stdio(path)
-        && Format::from_path(path) == Format::Arff;
+    let is_arff = !super::write::is_stdio(path) && source::name_format(path) == Format::Arff;
     if is_arff {
         let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
         if file.metadata().map_err(|e| Error::io(path, e))?.is_dir() {
@@ -232,8 +231,9 @@ pub fn read_path(path: &Path, opts: &ReadOptions) -> Result<(Dataset, ReadReport
                 path.display()
             )));
         }
-        let reader = std::io::BufReader::with_capacity(1 << 20, file);
-        return read_from(reader, &path.display().to_string(), Format::Arff, 0, opts);
+        let origin = path.display().to_string();
+        let reader = source::plain_stream(Box::new(file), &origin)?;
+        return read_from(reader, &origin, Format::Arff, 0, opts);
     }
     read_table(Table::open(path, opts)?, opts)
 }
@@ -250,7 +250,7 @@ pub fn read_path(path: &Path, opts: &ReadOptions) -> Result<(Dataset, ReadReport
 /// assert_eq!(ds.class_names(), &["no".to_string(), "yes".to_string()]);
 /// assert_eq!(ds.class_counts(), vec![2, 1]);
 /// ```
-pub fn read_from<R: std::io::Read + Send + 'static>(
+pub fn read_from<R: std::io::Read + Send>(
     reader: R,
     origin: &str,
     format: Format,
@@ -267,12 +267,9 @@ pub fn read_from<R: std::io::Read + Send + 'static>(
 }
 
 /// Reads every row of an opened table.
-pub fn read_table(table: Table, opts: &ReadOptions) -> Result<(Dataset, ReadReport)> {
+pub fn read_table(table: Table<'_>, opts: &ReadOptions) -> Result<(Dataset, ReadReport)> {
     let layout = table.train_layout(opts)?;
-    let mut gather = Gather {
-        collector: Collector::new(&layout),
-        keep: None,
-    };
+    let mut gather = Gather::new(&layout, table.size(), &|_| {});
     table.run(&layout, &mut gather)?;
     let (ds, report) = gather.collector.finish(opts.positive.as_deref(), None)?;
     drop_constant(ds, report, opts)
@@ -294,11 +291,28 @@ fn drop_constant(ds: Dataset, mut report: ReadReport, opts: &ReadOptions) -> Res
 /// how many times it enters the sample (0: left out).
 pub type Keep<'a> = &'a mut dyn FnMut(usize) -> usize;
 
+/// Called with the rows read so far, after each block.
+pub type Progress<'a> = &'a dyn Fn(u64);
+
 /// A collector behind the sink interface, with an optional keep filter.
 struct Gather<'a, 'k> {
     collector: Collector<'a>,
     /// Keep decisions and the class of each raw label id of this pass.
     keep: Option<(Keep<'k>, &'k ClassCounts, Vec<Option<u32>>)>,
+    /// What is known of the input's size (to reserve the buffers once).
+    size: source::Size,
+    progress: Progress<'k>,
+}
+
+impl<'a, 'k> Gather<'a, 'k> {
+    fn new(layout: &'a Layout, size: source::Size, progress: Progress<'k>) -> Self {
+        Gather {
+            collector: Collector::new(layout),
+            keep: None,
+            size,
+            progress,
+        }
+    }
 }
 
 impl Sink for Gather<'_, '_> {
@@ -307,7 +321,18 @@ impl Sink for Gather<'_, '_> {
     }
 
     fn take(&mut self, block: &mut Block) -> Result<()> {
+        if self.keep.is_none() {
+            // Reserve once, from the first block: the whole table is kept.
+            match std::mem::replace(&mut self.size, source::Size::Unknown) {
+                source::Size::Rows(r) => self.collector.reserve(r as usize),
+                source::Size::CsvBytes(b) if block.bytes > 0 => self
+                    .collector
+                    .reserve((b as f64 * block.n_rows() as f64 / block.bytes as f64 * 1.02) as usize + 16),
+                _ => {}
+            }
+        }
         self.collector.globalise(block)?;
+        (self.progress)(self.collector.report.rows_read as u64);
         let Some((keep, counts, class_of)) = &mut self.keep else {
             self.collector.push_all(block);
             return Ok(());
@@ -373,12 +398,9 @@ impl ClassCounts {
 
 /// Counts the classes of `table` (the counting pass of a streamed sample):
 /// rows with a missing value in a used column are dropped as when reading.
-pub fn count_classes(table: Table, opts: &ReadOptions) -> Result<ClassCounts> {
+pub fn count_classes(table: Table<'_>, opts: &ReadOptions, progress: Progress) -> Result<ClassCounts> {
     let layout = table.train_layout(opts)?.labels_only();
-    let mut gather = Gather {
-        collector: Collector::new(&layout),
-        keep: None,
-    };
+    let mut gather = Gather::new(&layout, source::Size::Unknown, progress);
     let mut counter = Counter { gather: &mut gather };
     table.run(&layout, &mut counter)?;
     let collector = gather.collector;
@@ -416,7 +438,9 @@ impl Sink for Counter<'_, '_, '_> {
     }
 
     fn take(&mut self, block: &mut Block) -> Result<()> {
-        self.gather.collector.globalise(block)
+        self.gather.collector.globalise(block)?;
+        (self.gather.progress)(self.gather.collector.report.rows_read as u64);
+        Ok(())
     }
 }
 
@@ -424,16 +448,15 @@ impl Sink for Counter<'_, '_, '_> {
 /// streamed sample), with the classes of the counting pass `counts`.
 /// Rows are kept in input order, each as many times as `keep` says.
 pub fn read_selected(
-    table: Table,
+    table: Table<'_>,
     opts: &ReadOptions,
     counts: &ClassCounts,
     keep: Keep,
+    progress: Progress,
 ) -> Result<(Dataset, ReadReport)> {
     let layout = table.train_layout(opts)?;
-    let mut gather = Gather {
-        collector: Collector::new(&layout),
-        keep: Some((keep, counts, Vec::new())),
-    };
+    let mut gather = Gather::new(&layout, source::Size::Unknown, progress);
+    gather.keep = Some((keep, counts, Vec::new()));
     table.run(&layout, &mut gather)?;
     let (ds, report) = gather
         .collector
@@ -470,7 +493,7 @@ pub struct PredictOptions {
 /// counts the rows and lists the levels, or, with [`Unknown::Ignore`], an
 /// all-zero one-hot group. Each block goes to `f` as it is read.
 pub fn predict_blocks(
-    table: Table,
+    table: Table<'_>,
     schema: &Schema,
     opts: &PredictOptions,
     f: &mut dyn FnMut(PredictBlock) -> Result<()>,
@@ -598,7 +621,7 @@ impl Sink for PredictSink<'_, '_> {
 /// assert_eq!(new.row(0), &[1.0, 0.0, 5.0]);
 /// assert!(read_with_schema("size,colour\n5,green\n".as_bytes(), "new", b',', ds.schema()).is_err());
 /// ```
-pub fn read_with_schema<R: std::io::Read + Send + 'static>(
+pub fn read_with_schema<R: std::io::Read + Send>(
     reader: R,
     origin: &str,
     delimiter: u8,

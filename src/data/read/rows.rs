@@ -417,6 +417,8 @@ pub(crate) struct Block {
     pub dropped: usize,
     /// Lines the block spans (CSV).
     pub lines: u64,
+    /// Input bytes the block spans (CSV; 0 when unknown).
+    pub bytes: usize,
     /// The labels' own interner.
     pub label_dict: Interner,
     /// Per slot, its levels' own interner (slots with free levels).
@@ -445,6 +447,7 @@ impl Block {
         self.rows_read = 0;
         self.dropped = 0;
         self.lines = 0;
+        self.bytes = 0;
         self.label_dict = Interner::default();
         self.level_dicts.clear();
         self.level_dicts
@@ -659,6 +662,13 @@ impl<'a> Collector<'a> {
         Ok(())
     }
 
+    /// Reserves room for about `rows` more rows.
+    pub(crate) fn reserve(&mut self, rows: usize) {
+        let m = self.layout.slots.len();
+        self.x.reserve_exact(rows.saturating_mul(m).min(1 << 34));
+        self.y.reserve_exact(rows.min(1 << 32));
+    }
+
     /// Adds every row of a globalised block.
     pub(crate) fn push_all(&mut self, b: &Block) {
         append_parallel(&mut self.x, &b.x);
@@ -802,12 +812,19 @@ pub(crate) fn append_parallel(dst: &mut Vec<f64>, src: &[f64]) {
         dst.extend_from_slice(src);
         return;
     }
-    let start = dst.len();
-    dst.resize(start + src.len(), 0.0);
-    dst[start..]
-        .par_chunks_mut(1 << 15)
+    dst.reserve(src.len());
+    let tail = &mut dst.spare_capacity_mut()[..src.len()];
+    tail.par_chunks_mut(1 << 15)
         .zip(src.par_chunks(1 << 15))
-        .for_each(|(d, s)| d.copy_from_slice(s));
+        .for_each(|(d, s)| {
+            for (d, &v) in d.iter_mut().zip(s) {
+                d.write(v);
+            }
+        });
+    let len = dst.len() + src.len();
+    // SAFETY: the `src.len()` elements after the old length were all
+    // written above (the chunks tile that range), and capacity was reserved.
+    unsafe { dst.set_len(len) };
 }
 
 /// Feature names produced by a list of encodings (`col` or `col=level`).

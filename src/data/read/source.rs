@@ -38,21 +38,31 @@ pub(crate) enum ColumnType {
     Unsupported(String),
 }
 
-enum Body {
+enum Body<'r> {
     Csv {
-        lines: Lines<BufReader<Box<dyn Read + Send>>>,
+        lines: Lines<BufReader<Box<dyn Read + Send + 'r>>>,
         first: Option<Record>,
         delimiter: u8,
     },
-    Arrow(Box<ArrowTable>),
+    Arrow(Box<ArrowTable<'r>>),
 }
 
 /// An opened input with known column names.
-pub struct Table {
+pub struct Table<'r> {
     origin: String,
     names: Vec<String>,
     types: Vec<ColumnType>,
-    body: Body,
+    body: Body<'r>,
+    /// Rows, when the format says (Parquet), or bytes of plain CSV.
+    size: Size,
+}
+
+/// What is known of a table's size before reading it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Size {
+    Unknown,
+    Rows(u64),
+    CsvBytes(u64),
 }
 
 const GZIP: &[u8] = &[0x1f, 0x8b];
@@ -72,7 +82,10 @@ fn format_of_name(name: &str) -> Format {
 }
 
 /// A byte stream with its first bytes inspected.
-fn sniff(mut r: BufReader<Box<dyn Read + Send>>, origin: &str) -> Result<(Vec<u8>, BufReader<Box<dyn Read + Send>>)> {
+fn sniff<'r>(
+    mut r: BufReader<Box<dyn Read + Send + 'r>>,
+    origin: &str,
+) -> Result<(Vec<u8>, BufReader<Box<dyn Read + Send + 'r>>)> {
     let head = r
         .fill_buf()
         .map_err(|e| parse_err(origin, format!("read failed: {e}")))?
@@ -83,11 +96,11 @@ fn sniff(mut r: BufReader<Box<dyn Read + Send>>, origin: &str) -> Result<(Vec<u8
     Ok((head, r))
 }
 
-impl Table {
+impl<'r> Table<'r> {
     /// Opens `path` (`-`: standard input).
-    pub fn open(path: &Path, opts: &ReadOptions) -> Result<Table> {
+    pub fn open(path: &Path, opts: &ReadOptions) -> Result<Table<'r>> {
         if super::super::write::is_stdio(path) {
-            let stdin: Box<dyn Read + Send> = Box::new(std::io::stdin());
+            let stdin: Box<dyn Read + Send + 'r> = Box::new(std::io::stdin());
             return Table::from_stream(stdin, "<stdin>", Format::Csv, opts);
         }
         let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
@@ -111,28 +124,26 @@ impl Table {
             let t = ArrowTable::open(ArrowInput::IpcFile(file), &origin, opts)?;
             return Ok(Table::arrow(t, origin));
         }
-        let stream: Box<dyn Read + Send> = Box::new(file);
-        Table::from_stream(stream, &origin, by_name, opts)
+        let compressed = head.starts_with(GZIP) || head.starts_with(ZSTD);
+        let stream: Box<dyn Read + Send + 'r> = Box::new(file);
+        let mut t = Table::from_stream(stream, &origin, by_name, opts)?;
+        if !compressed && matches!(t.body, Body::Csv { .. }) {
+            t.size = Size::CsvBytes(meta.len());
+        }
+        Ok(t)
     }
 
     /// Opens a byte stream of format `by_name` unless its first bytes say
     /// otherwise (compression, Parquet, Arrow IPC).
     pub fn from_stream(
-        reader: Box<dyn Read + Send>,
+        reader: Box<dyn Read + Send + 'r>,
         origin: &str,
         by_name: Format,
         opts: &ReadOptions,
-    ) -> Result<Table> {
+    ) -> Result<Table<'r>> {
         let (head, r) = sniff(BufReader::with_capacity(1 << 20, reader), origin)?;
-        if head.starts_with(GZIP) {
-            let d: Box<dyn Read + Send> = Box::new(flate2::bufread::MultiGzDecoder::new(r));
-            return Table::from_stream(d, origin, by_name, opts);
-        }
-        if head.starts_with(ZSTD) {
-            let d = zstd::stream::read::Decoder::with_buffer(r)
-                .map_err(|e| parse_err(origin, format!("zstd: {e}")))?;
-            let d: Box<dyn Read + Send> = Box::new(d);
-            return Table::from_stream(d, origin, by_name, opts);
+        if head.starts_with(GZIP) || head.starts_with(ZSTD) {
+            return Table::from_stream(decompress(&head, r, origin)?, origin, by_name, opts);
         }
         if head.starts_with(PARQUET) || head.starts_with(IPC_FILE) {
             // Both keep their schema at the end: read the whole input.
@@ -149,7 +160,7 @@ impl Table {
             return Ok(Table::arrow(t, origin.to_string()));
         }
         if head.starts_with(IPC_STREAM) || by_name == Format::Ipc {
-            let boxed: Box<dyn Read + Send> = Box::new(r);
+            let boxed: Box<dyn Read + Send + 'r> = Box::new(r);
             let t = ArrowTable::open(ArrowInput::IpcStream(boxed), origin, opts)?;
             return Ok(Table::arrow(t, origin.to_string()));
         }
@@ -165,17 +176,27 @@ impl Table {
         }
     }
 
-    fn arrow(t: ArrowTable, origin: String) -> Table {
+    fn arrow(t: ArrowTable<'r>, origin: String) -> Table<'r> {
         Table {
             origin,
             names: t.names.clone(),
             types: t.types.clone(),
+            size: t.rows.map_or(Size::Unknown, Size::Rows),
             body: Body::Arrow(Box::new(t)),
         }
     }
 
-    fn csv(r: BufReader<Box<dyn Read + Send>>, origin: &str, opts: &ReadOptions) -> Result<Table> {
-        let inner: Box<dyn Read + Send> = Box::new(r);
+    /// What is known of the size before reading.
+    pub(crate) fn size(&self) -> Size {
+        self.size
+    }
+
+    fn csv(
+        r: BufReader<Box<dyn Read + Send + 'r>>,
+        origin: &str,
+        opts: &ReadOptions,
+    ) -> Result<Table<'r>> {
+        let inner: Box<dyn Read + Send + 'r> = Box::new(r);
         let mut lines = Lines::new(
             BufReader::with_capacity(1 << 20, inner),
             opts.delimiter,
@@ -205,6 +226,7 @@ impl Table {
                 first: first_is_data.then_some(rec),
                 delimiter: opts.delimiter,
             },
+            size: Size::Unknown,
         })
     }
 
@@ -257,6 +279,16 @@ impl Table {
         Layout::train(self.names.clone(), &kinds, opts, &self.origin)
     }
 
+    /// Whether every feature `opts` reads from this table is a number (no
+    /// one-hot columns, whose levels need every row).
+    pub fn numeric_only(&self, opts: &ReadOptions) -> Result<bool> {
+        Ok(self
+            .train_layout(opts)?
+            .slots
+            .iter()
+            .all(|s| s.kind == Kind::Number))
+    }
+
     /// Checks that identifier columns of a predicting layout have types
     /// that can be written as text (every type here can).
     pub(crate) fn check_layout(&self, layout: &Layout) -> Result<()> {
@@ -284,6 +316,38 @@ impl Table {
             Body::Arrow(t) => t.run(layout, sink),
         }
     }
+}
+
+/// The decompressed stream of a gzip or zstd input (`head`: its first bytes).
+fn decompress<'r>(
+    head: &[u8],
+    r: BufReader<Box<dyn Read + Send + 'r>>,
+    origin: &str,
+) -> Result<Box<dyn Read + Send + 'r>> {
+    if head.starts_with(GZIP) {
+        return Ok(Box::new(flate2::bufread::MultiGzDecoder::new(r)));
+    }
+    let d = zstd::stream::read::Decoder::with_buffer(r)
+        .map_err(|e| parse_err(origin, format!("zstd: {e}")))?;
+    Ok(Box::new(d))
+}
+
+/// A byte stream, decompressed if it is gzip or zstd (the KEEL/ARFF reader
+/// reads such a stream whole).
+pub(crate) fn plain_stream<'r>(
+    reader: Box<dyn Read + Send + 'r>,
+    origin: &str,
+) -> Result<Box<dyn Read + Send + 'r>> {
+    let (head, r) = sniff(BufReader::with_capacity(1 << 20, reader), origin)?;
+    if head.starts_with(GZIP) || head.starts_with(ZSTD) {
+        return plain_stream(decompress(&head, r, origin)?, origin);
+    }
+    Ok(Box::new(r))
+}
+
+/// The format a file name implies, looking through `.gz` / `.zst`.
+pub(crate) fn name_format(path: &Path) -> Format {
+    format_of_name(&path.to_string_lossy())
 }
 
 /// Reads up to 8 bytes from the start of `file` without moving its cursor.

@@ -169,6 +169,47 @@ pub(crate) fn guarded<T>(origin: &str, f: impl FnOnce() -> Result<T>) -> Result<
     })
 }
 
+/// Checks that every block an IPC file's footer lists lies inside the file
+/// (arrow-ipc allocates a block's claimed length before reading it, so a
+/// corrupt footer could ask for terabytes).
+fn check_ipc_blocks<R: Read + std::io::Seek>(r: &mut R, origin: &str) -> Result<()> {
+    use std::io::SeekFrom;
+    let corrupt = |why: &str| parse_err(origin, format!("the Arrow file is corrupt or truncated ({why})"));
+    let io = |e: std::io::Error| parse_err(origin, format!("read failed: {e}"));
+    let len = r.seek(SeekFrom::End(0)).map_err(io)?;
+    if len < 10 {
+        return Err(corrupt("too short"));
+    }
+    let mut trailer = [0u8; 10];
+    r.seek(SeekFrom::Start(len - 10)).map_err(io)?;
+    r.read_exact(&mut trailer).map_err(io)?;
+    let footer_len = arrow_ipc::reader::read_footer_length(trailer).map_err(|e| arrow_err(origin, e))?;
+    if footer_len as u64 > len - 10 {
+        return Err(corrupt("its footer is longer than the file"));
+    }
+    let mut footer = vec![0u8; footer_len];
+    r.seek(SeekFrom::Start(len - 10 - footer_len as u64)).map_err(io)?;
+    r.read_exact(&mut footer).map_err(io)?;
+    let footer = arrow_ipc::root_as_footer(&footer).map_err(|e| corrupt(&e.to_string()))?;
+    let blocks = footer
+        .recordBatches()
+        .into_iter()
+        .flatten()
+        .chain(footer.dictionaries().into_iter().flatten());
+    for b in blocks {
+        let end = u64::try_from(b.offset())
+            .ok()
+            .zip(u64::try_from(b.metaDataLength()).ok())
+            .zip(u64::try_from(b.bodyLength()).ok())
+            .and_then(|((o, m), l)| o.checked_add(m)?.checked_add(l));
+        if end.is_none_or(|e| e > len) {
+            return Err(corrupt("a block lies beyond the end of the file"));
+        }
+    }
+    r.seek(SeekFrom::Start(0)).map_err(io)?;
+    Ok(())
+}
+
 fn parquet_builder<T: parquet::file::reader::ChunkReader + 'static>(
     input: T,
     origin: &str,
@@ -214,12 +255,14 @@ impl<'r> ArrowTable<'r> {
                 b.schema().clone()
             }
             ArrowInput::IpcFile(f) => {
-                let f = f.try_clone().map_err(|e| Error::io(origin, e))?;
+                let mut f = f.try_clone().map_err(|e| Error::io(origin, e))?;
+                check_ipc_blocks(&mut f, origin)?;
                 arrow_ipc::reader::FileReader::try_new(f, None)
                     .map_err(|e| arrow_err(origin, e))?
                     .schema()
             }
             ArrowInput::IpcBytes(b) => {
+                check_ipc_blocks(&mut Cursor::new(b.as_slice()), origin)?;
                 arrow_ipc::reader::FileReader::try_new(Cursor::new(b.as_slice()), None)
                     .map_err(|e| arrow_err(origin, e))?
                     .schema()

@@ -32,6 +32,7 @@
 
 mod brute;
 mod kdtree;
+mod partition;
 
 use crate::data::Dataset;
 use crate::error::{Error, Result};
@@ -330,6 +331,24 @@ impl Lists {
             }
         }
         self
+    }
+
+    /// The lists of points kept in another order (list `p` belongs to the
+    /// point numbered `orig[p]`), put in the order of those numbers.
+    fn by_original_index(self, orig: &[usize]) -> Lists {
+        let k = self.k;
+        let mut key = vec![0.0; self.key.len()];
+        let mut idx = vec![0; self.idx.len()];
+        for (p, &o) in orig.iter().enumerate() {
+            key[o * k..(o + 1) * k].copy_from_slice(&self.key[p * k..(p + 1) * k]);
+            idx[o * k..(o + 1) * k].copy_from_slice(&self.idx[p * k..(p + 1) * k]);
+        }
+        Lists {
+            k,
+            key,
+            idx,
+            worst: Vec::new(),
+        }
     }
 
     /// The lists of consecutive ranges of points, `n` in all, end to end.

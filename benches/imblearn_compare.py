@@ -9,8 +9,8 @@ The `fraud` part is separate: it writes the 284,807-row `rarity generate fraud`
 table (or `--n N` rows) as CSV, then times, two threads each side, the
 `rarity resample` command on that file (reading it, the search, writing the
 kept rows) against imbalanced-learn's `fit_resample` on the same values
-(already in memory), for Tomek links and ENN with 3 neighbours under both of
-its rules, and checks that both remove the very same rows.
+(already in memory), for Tomek links and ENN (3 neighbours, imbalanced-learn's
+default rule `all`), and checks that both remove the very same rows.
 
     cargo build --release
     python3 benches/imblearn_compare.py fraud [--n 284807] [--rounds 3]
@@ -74,8 +74,6 @@ def fraud(n, rounds):
         ("tomek", "tomek", lambda: TomekLinks(n_jobs=2)),
         ("enn(k=3,rule=all)", "enn all",
          lambda: EditedNearestNeighbours(n_neighbors=3, kind_sel="all", n_jobs=2)),
-        ("enn(k=3,rule=mode)", "enn mode",
-         lambda: EditedNearestNeighbours(n_neighbors=3, kind_sel="mode", n_jobs=2)),
     ]
     out = os.path.join(DIR, "fraud-kept.csv")
     print(f"fraud table {n} x {x.shape[1]}, {int(y.sum())} positives; load before {load_avg()}")

@@ -21,6 +21,10 @@
 //! timestamp, an amount) nearly every pair of leaves is skipped; on
 //! high-dimensional Gaussian data almost none are, and the tree order only
 //! makes lists reach their final k-th keys sooner (fewer exact re-checks).
+//! So after step 1 the bounds are tried on a few leaves
+//! ([`Search::prunes_enough`]): when they rule out less than an eighth of
+//! the pairs of leaves, each leaf takes every leaf after it in order, with
+//! no bound computed (the walks would cost a few per cent for nothing).
 //! A pair of leaves gets the single-precision first pass only when its
 //! rounding allowance is small against the k-th keys in play (large
 //! centred norms, as a timestamp gives, make it loose); otherwise the

@@ -32,6 +32,7 @@ pub mod metrics;
 pub mod neighbors;
 pub mod params;
 pub mod persist;
+pub mod progress;
 pub mod report;
 pub mod rng;
 pub mod sample;

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use serde_json::json;
 
-use super::output::{num, print_json, write_stdout, Table};
+use super::output::{counts_table, print_json, write_stdout};
 use super::{DataArgs, Global, OutputFormat};
 use rarity::data::write::write_csv;
 use rarity::error::{Error, Result};
@@ -92,11 +92,14 @@ fn sampler_call(a: &Args) -> Result<Call> {
 }
 
 pub fn run(g: &Global, a: &Args) -> Result<()> {
-    let (ds, _) = a.data.load(None)?;
     let sampler = build_sampler(&sampler_call(a)?)?;
-    let sample = sampler.resample(&ds, &mut rng::stream(g.seed, 0))?;
-    let out = sample.materialise(&ds)?;
-    write_csv(&out, &a.output)?;
+    let (ds, sample, out) = super::bar::during(g, || {
+        let (ds, _) = a.data.load(None)?;
+        let sample = sampler.resample(&ds, &mut rng::stream(g.seed, 0))?;
+        let out = sample.materialise(&ds)?;
+        write_csv(&out, &a.output)?;
+        Ok::<_, rarity::Error>((ds, sample, out))
+    })?;
     let before = ds.class_counts();
     let after = out.class_counts();
     if g.format == OutputFormat::Json {
@@ -111,15 +114,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             "notes": sample.notes,
         }));
     }
-    let mut t = Table::new(&["class", "before", "after", "keep rate"]);
-    for (k, name) in ds.class_names().iter().enumerate() {
-        t.text_row(vec![
-            name.clone(),
-            before[k].to_string(),
-            after[k].to_string(),
-            num(sample.keep_rates[k], 4),
-        ]);
-    }
+    let t = counts_table(ds.class_names(), &before, &after, &sample.keep_rates);
     let notes: String = sample
         .notes
         .iter()

@@ -294,6 +294,28 @@ impl Dataset {
         &self.schema.feature_names
     }
 
+    /// The index of the feature named `name`; the error names the
+    /// features and suggests a close match (`what` says what the column is
+    /// for: "amount column").
+    ///
+    /// ```
+    /// let ds = rarity::Dataset::from_rows(vec![vec![1.0, 2.0]], vec![0], vec!["a".into()]).unwrap();
+    /// assert_eq!(ds.feature_index("x1", "column").unwrap(), 1);
+    /// let e = ds.feature_index("X1", "bias column").unwrap_err().to_string();
+    /// assert!(e.contains("bias column 'X1' is not a feature (did you mean 'x1'?)"), "{e}");
+    /// ```
+    pub fn feature_index(&self, name: &str, what: &str) -> Result<usize> {
+        let names = self.feature_names();
+        names.iter().position(|f| f == name).ok_or_else(|| {
+            let hint = crate::error::did_you_mean(name, names.iter().map(String::as_str))
+                .map_or_else(String::new, |m| format!(" (did you mean '{m}'?)"));
+            Error::invalid(format!(
+                "{what} '{name}' is not a feature{hint}; features are: {}",
+                names.join(", ")
+            ))
+        })
+    }
+
     /// Class names, indexed by class id.
     pub fn class_names(&self) -> &[String] {
         &self.schema.class_names

@@ -115,7 +115,34 @@ impl GaussianTask {
         let schema = Schema::numeric(names, vec!["0".into(), "1".into()]);
         Ok((Dataset::new(x, labels, schema)?, post))
     }
+
+    /// The table of [`GaussianTask::generate`] with the true posterior
+    /// p(+|x) as a last feature column named [`TRUE_POSTERIOR`] (what
+    /// `rarity generate gaussian` writes: drop it before training).
+    ///
+    /// ```
+    /// use rarity::data::synth::{GaussianTask, TRUE_POSTERIOR};
+    /// let task = GaussianTask { n: 100, d: 2, ..GaussianTask::default() };
+    /// let ds = task.with_posterior(1).unwrap();
+    /// assert_eq!(ds.feature_names(), &["x0", "x1", TRUE_POSTERIOR]);
+    /// assert_eq!(ds.value(0, 2), task.posterior(&ds.row(0)[..2]));
+    /// ```
+    pub fn with_posterior(&self, seed: u64) -> Result<Dataset> {
+        let (ds, post) = self.generate(seed)?;
+        let mut x = Vec::with_capacity(ds.n_rows() * (self.d + 1));
+        for (i, p) in post.iter().enumerate() {
+            x.extend_from_slice(ds.row(i));
+            x.push(*p);
+        }
+        let mut names = ds.feature_names().to_vec();
+        names.push(TRUE_POSTERIOR.into());
+        let schema = Schema::numeric(names, ds.class_names().to_vec());
+        Dataset::new(x, ds.labels().to_vec(), schema)
+    }
 }
+
+/// The column of [`GaussianTask::with_posterior`]: the true posterior.
+pub const TRUE_POSTERIOR: &str = "p_true";
 
 /// A credit-card-like fraud table (`Time`, `V1..V28`, `Amount`, `class`).
 ///

@@ -27,6 +27,7 @@
 //! decides). The result is the same, bit for bit, as the exact scalar loop's,
 //! whichever first pass ran: the first pass only rules pairs out.
 
+use crate::progress::Progress;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -330,7 +331,14 @@ pub(super) fn search_with(
         let tree = Partition::new(refs, pairs::leaf_size(refs.d));
         let pts = tree.points();
         let ops = Operands::new(kernel, single, pts, pts, farthest);
-        let task = Task::new(kernel, &ops, (pts, pts), exclude, farthest, Some(&tree.orig));
+        let task = Task::new(
+            kernel,
+            &ops,
+            (pts, pts),
+            exclude,
+            farthest,
+            Some(&tree.orig),
+        );
         pairs::self_search(&task, &tree, k).by_original_index(&tree.orig)
     } else {
         let ops = Operands::new(kernel, single, queries, refs, farthest);
@@ -447,7 +455,9 @@ impl<'a> Task<'a> {
         // Whole query panels per block.
         let qt = self.kernel.tile();
         let qb = BLOCK / qt * qt;
-        let parts: Vec<Lists> = (0..nq.div_ceil(qb))
+        let blocks = nq.div_ceil(qb);
+        let progress = Progress::start("neighbour search: query blocks", blocks as u64);
+        let parts: Vec<Lists> = (0..blocks)
             .into_par_iter()
             .map(|b| {
                 let q0 = b * qb;
@@ -455,6 +465,7 @@ impl<'a> Task<'a> {
                 for r0 in (0..self.refs.n).step_by(rb) {
                     self.tile((q0..q0 + qb, r0..r0 + rb), None, &mut mine, true);
                 }
+                progress.add(1);
                 mine
             })
             .collect();

@@ -10,6 +10,7 @@
 //! greater than the k-th distance (a point at an equal distance may still
 //! win by a lower index).
 
+use crate::progress::Progress;
 use rayon::prelude::*;
 
 use super::partition::{beyond, Partition};
@@ -91,6 +92,7 @@ pub(super) fn search(
 ) -> Lists {
     let tree = Partition::new(refs, LEAF);
     let nq = queries.n;
+    let progress = Progress::start("neighbour search: queries", nq as u64);
     let parts: Vec<Lists> = (0..nq.div_ceil(CHUNK))
         .into_par_iter()
         .map(|c| {
@@ -98,8 +100,16 @@ pub(super) fn search(
             let q1 = (q0 + CHUNK).min(nq);
             let mut lists = Lists::new(q1 - q0, k);
             for q in q0..q1 {
-                visit(&tree, 0, queries.row(q), exclude.skip(q), &mut lists, q - q0);
+                visit(
+                    &tree,
+                    0,
+                    queries.row(q),
+                    exclude.skip(q),
+                    &mut lists,
+                    q - q0,
+                );
             }
+            progress.add((q1 - q0) as u64);
             lists
         })
         .collect();

@@ -46,6 +46,7 @@ use rayon::prelude::*;
 use super::super::partition::Partition;
 use super::super::Lists;
 use super::{ref_block, Shared, Task, LANES_F32};
+use crate::progress::Progress;
 
 /// Points per leaf in `d` dimensions: whole groups of the single-precision
 /// kernel, about an L1 cache of double-precision values (128 at 30
@@ -73,6 +74,8 @@ pub(super) fn self_search(task: &Task<'_>, tree: &Partition, k: usize) -> Lists 
         prune: true,
     };
     let mine = |r: usize| (r..leaves.node.len()).step_by(runs);
+    // One unit per leaf in each phase.
+    let progress = Progress::start("neighbour search: leaves", 2 * leaves.node.len() as u64);
     // Phase 1, each leaf against itself.
     let lists: Vec<Lists> = (0..runs)
         .into_par_iter()
@@ -82,6 +85,7 @@ pub(super) fn self_search(task: &Task<'_>, tree: &Partition, k: usize) -> Lists 
                 let span = leaves.span(tree, i);
                 let f32 = search.single_suits_alone(i);
                 task.tile((span.clone(), span), Some(&shared), &mut lists, f32);
+                progress.add(1);
             }
             lists
         })
@@ -95,6 +99,7 @@ pub(super) fn self_search(task: &Task<'_>, tree: &Partition, k: usize) -> Lists 
         .map(|(r, mut lists)| {
             for i in mine(r) {
                 search.walk(i, &mut lists);
+                progress.add(1);
             }
             lists
         })
@@ -181,7 +186,9 @@ impl NodeBounds {
     fn fill(&self, tree: &Partition, shared: &Shared) {
         for (i, nd) in tree.nodes.iter().enumerate().rev() {
             let v = if nd.is_leaf() {
-                (nd.start..nd.end).map(|p| shared.get(p)).fold(f64::NEG_INFINITY, f64::max)
+                (nd.start..nd.end)
+                    .map(|p| shared.get(p))
+                    .fold(f64::NEG_INFINITY, f64::max)
             } else {
                 self.get(nd.left).max(self.get(nd.left + 1))
             };
@@ -210,7 +217,8 @@ impl Search<'_> {
 
     /// The largest k-th key of the points `span`.
     fn largest(&self, lists: &Lists, span: Range<usize>) -> f64 {
-        span.map(|p| self.limit(lists, p)).fold(f64::NEG_INFINITY, f64::max)
+        span.map(|p| self.limit(lists, p))
+            .fold(f64::NEG_INFINITY, f64::max)
     }
 
     /// Leaf `i` against the nodes after it (phase 2).
@@ -274,7 +282,11 @@ impl Search<'_> {
         let (a, b) = (nd.left, nd.left + 1);
         let la = self.tree.pair_bound(w.leaf, a, farthest);
         let lb = self.tree.pair_bound(w.leaf, b, farthest);
-        let order = if lb < la { [(b, lb), (a, la)] } else { [(a, la), (b, lb)] };
+        let order = if lb < la {
+            [(b, lb), (a, la)]
+        } else {
+            [(a, la), (b, lb)]
+        };
         for (child, low) in order {
             self.visit(w, child, low, lists);
         }

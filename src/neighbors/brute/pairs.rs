@@ -307,7 +307,7 @@ impl Search<'_> {
             w.f32,
         );
         w.tiles += 1;
-        if self.prune && (w.tiles <= REFRESH_EVERY || w.tiles % REFRESH_EVERY == 0) {
+        if self.prune && (w.tiles <= REFRESH_EVERY || w.tiles.is_multiple_of(REFRESH_EVERY)) {
             w.largest = self.largest(lists, w.span.clone());
             self.lower(w.leaf, w.largest);
         }

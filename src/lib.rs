@@ -33,6 +33,7 @@ pub mod metrics;
 pub mod neighbors;
 pub mod params;
 pub mod persist;
+pub mod progress;
 pub mod report;
 pub mod rng;
 pub mod sample;
@@ -41,6 +42,7 @@ pub mod spec;
 pub mod split;
 pub mod stats;
 pub mod strategy;
+pub mod stream;
 
 pub use data::Dataset;
 pub use error::{Error, Result};

@@ -38,7 +38,7 @@ fn resample_errors_leave_no_file() {
     let out = d.join("s.csv");
     let o = out.to_string_lossy().into_owned();
     for (args, needle) in [
-        (vec!["--method", "under", "--beta", "0.01"], "valid range"),
+        (vec!["--method", "under", "--beta", "0"], "in (0, 1]"),
         (
             vec!["--method", "smot"],
             "unknown sampler 'smot' (did you mean 'smote'?)",
@@ -70,7 +70,10 @@ fn resample_errors_leave_no_file() {
 /// Runs `resample --format json` on ecoli4 (316 + 20 rows) with `extra`
 /// arguments and returns the report.
 fn resample_json(extra: &[&str]) -> serde_json::Value {
-    let out = scratch("resample-spec").join("s.csv");
+    // One directory per call: tests run in parallel.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let out = scratch(&format!("resample-spec-{call}")).join("s.csv");
     let out = out.to_string_lossy();
     let base = [
         "resample",
@@ -105,6 +108,16 @@ fn method_takes_a_full_spec_and_every_parameter() {
     assert_eq!(v["method"], "under(beta=0.5)");
     let v = resample_json(&["--method", "underover", "--a", "25"]);
     assert_eq!(v["method"], "underover(a=25)");
+}
+
+#[test]
+fn beta_below_the_class_ratio_is_a_note_not_an_error() {
+    // ecoli4: 20 positives, 316 negatives (N+/N- = 0.063); beta = 0.01
+    // keeps 3 negatives, fewer than the positives.
+    let v = resample_json(&["--method", "under(beta=0.01,exact)"]);
+    assert_eq!(v["after"], serde_json::json!([3, 20]));
+    let notes = v["notes"].to_string();
+    assert!(notes.contains("is now the minority"), "{notes}");
 }
 
 #[test]

@@ -36,7 +36,7 @@ fn select(d: &str, t: &str, learners: &str, more: &[&str]) -> (i32, String, Stri
         "select",
         "--train",
         d,
-        "--target",
+        "--population",
         t,
         "--learners",
         learners,
@@ -79,10 +79,58 @@ fn select_reports_ranking_pairs_and_model_count() {
         "{first}"
     );
     assert!(out.contains("one-class copy"), "{out}");
+    // Methods are shown as the user writes them, in text and JSON.
     for method in ["cv", "loo", "train"] {
-        let (code, _, err) = select(&d, &t, "tree,tree(max_depth=2)", &["--method", method]);
+        let (code, out, err) = select(&d, &t, "tree,tree(max_depth=2)", &["--method", method]);
         assert_eq!(code, 0, "{method}: {err}");
+        assert!(out.starts_with(&format!("ranking ({method}, ")), "{out}");
+        let (code, out, err) = select(
+            &d,
+            &t,
+            "tree,tree(max_depth=2)",
+            &["--method", method, "--format", "json"],
+        );
+        assert_eq!(code, 0, "{method}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["method"], method);
     }
+}
+
+#[test]
+fn select_population_also_answers_to_target() {
+    let dir = scratch("select-alias");
+    let (d, t) = biased_split(&dir);
+    let learners = "tree,tree(max_depth=2)";
+    let args = |flag: &'static str| {
+        vec![
+            "select".to_string(),
+            "--train".into(),
+            d.clone(),
+            flag.into(),
+            t.clone(),
+            "--learners".into(),
+            learners.into(),
+        ]
+    };
+    let outs: Vec<String> = ["--population", "--target"]
+        .into_iter()
+        .map(|flag| {
+            let a = args(flag);
+            let a: Vec<&str> = a.iter().map(String::as_str).collect();
+            let (code, out, err) = run(&a);
+            assert_eq!(code, 0, "{flag}: {err}");
+            out
+        })
+        .collect();
+    assert_eq!(outs[0], outs[1]);
+    assert!(
+        outs[0].starts_with("ranking (reverse-testing "),
+        "{}",
+        outs[0]
+    );
+    let (code, help, _) = run(&["select", "--help"]);
+    assert_eq!(code, 0);
+    assert!(help.contains("--population <FILE>"), "{help}");
 }
 
 #[test]

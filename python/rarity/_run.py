@@ -25,25 +25,41 @@ class RunResult:
     Attributes
     ----------
     ranking : pandas.DataFrame, polars.DataFrame or list of dict
-        One row per strategy, best first: ``rank``, ``strategy``, per metric
+        One row per strategy, best first (by the metric when it ranks
+        strategies; by their model's rank, then by the decision metric, when
+        it ranks models): ``rank``, ``strategy``, per metric
         its mean and ``<metric>_std`` over folds (and ``<metric>_full_potential``
         for thresholded metrics of binary tasks), ``fit_seconds`` and
         ``predict_seconds``. A pandas DataFrame when pandas is installed,
         else a polars one, else a list of dicts.
-    verdict : dict or None
-        Friedman / Nemenyi over the folds (three strategies or more):
-        ``friedman_p``, ``iman_davenport_p``, ``critical_difference``,
-        ``mean_ranks`` and ``tied_with_best`` (strategy specs).
+    verdict : dict
+        Friedman / Nemenyi over the folds between models (a model is
+        everything but the decision): ``friedman_p``, ``iman_davenport_p``,
+        ``critical_difference``, ``mean_ranks`` and ``tied_with_best`` (model
+        specs), ``testable`` (false with fewer than three models or all tied:
+        then no difference can be tested) and ``summary``.
     winner : rarity.Classifier
         The best strategy fitted on all rows.
     metric : str
-        The metric that ranked the strategies.
+        The ranking metric.
+    level : str
+        What it ranked: ``"models"`` (a ranking or probability metric) or
+        ``"strategies"`` (a thresholded one).
+    decision_metric : str
+        The thresholded metric that compared the decisions of each model.
+    decisions : list of dict
+        Per model, best first: ``model``, its ``strategies`` best first on the
+        decision metric and ``p_vs_best`` (Wilcoxon signed-rank over folds
+        against the model's best decision).
     """
 
     def __init__(self, native, winner, source):
         self._native = native
         self._source = source
         self.metric = native.metric
+        self.level = native.level
+        self.decision_metric = native.decision_metric
+        self.decisions = native.decisions()
         self.winner = winner
         rows = []
         for rank, r in enumerate(native.ranking(), start=1):
@@ -58,12 +74,10 @@ class RunResult:
             row["predict_seconds"] = r["predict_seconds"]
             rows.append(row)
         self.ranking = _frame(rows)
-        v = native.verdict
-        if v is not None:
-            specs = native.strategies
-            v = dict(v)
-            v["mean_ranks"] = {specs[i]: r for i, r in enumerate(v["mean_ranks"])}
-            v["tied_with_best"] = [specs[i] for i in v["tied_with_best"]]
+        v = dict(native.verdict)
+        specs = v["models"]
+        v["mean_ranks"] = {specs[i]: r for i, r in enumerate(v["mean_ranks"])}
+        v["tied_with_best"] = [specs[i] for i in v["tied_with_best"]]
         self.verdict = v
 
     def folds(self):
@@ -96,7 +110,7 @@ class RunResult:
         return os.path.join(os.fspath(directory), "index.html")
 
     def __repr__(self):
-        best = self.verdict and self.verdict.get("tied_with_best")
+        best = self.verdict.get("tied_with_best")
         return f"RunResult(metric={self.metric!r}, winner={self.winner.spec!r}, tied_with_best={best!r})"
 
 
@@ -157,7 +171,7 @@ def _data(data, target, pos_label, n_jobs):
 
 def run(
     data, target=None, *, models=None, metric="average_precision", cv="2x5", cost=None,
-    benefit=None, pos_label=None, seed=42, n_jobs=None,
+    benefit=None, pos_label=None, seed=42, n_jobs=None, decision_metric=None,
 ):
     """Compares imbalance strategies on one dataset and fits the winner.
 
@@ -177,19 +191,28 @@ def run(
     metric : str, default="average_precision"
         The ranking metric: any key of :func:`rarity.metrics.score` with a
         direction, or ``"cost"`` / ``"benefit"`` with ``cost`` / ``benefit``.
+        A ranking or probability metric (average_precision, roc_auc, brier,
+        log_loss) ranks models (strategies that differ only in their decision
+        are one model); a thresholded one (g_mean, f1, ..., cost, benefit)
+        ranks strategies.
     cv : str, default="2x5"
         Repeated cross-validation ``RxK``.
     cost : str or dict, default=None
         Misclassification costs, ``"fn=10,fp=1"`` or ``{"fn": 10, "fp": 1}``
         (or ``"matrix='0,1;5,0'"``): adds the metric ``cost`` and, for every
-        strategy deciding by ``threshold(priors)``, a copy deciding by the
-        Bayes minimum-risk rule.
+        model whose probabilities are calibrated (platt, isotonic, correct,
+        logistic, svm) or that decides by ``threshold(priors)``, a copy
+        deciding by the Bayes minimum-risk rule.
     benefit : str, default=None
         Example-dependent benefit ``"amount=COL,overhead=V"``.
     pos_label : label, default=None
         The positive class (binary; default: the minority).
     seed : int, default=42
     n_jobs : int, default=None
+    decision_metric : str, default=None
+        The thresholded metric that compares the decisions of each model when
+        ``metric`` ranks models; default: ``cost`` with ``cost``, ``benefit``
+        with ``benefit``, else ``g_mean``.
 
     Returns
     -------
@@ -207,7 +230,9 @@ def run(
     native_data, source, lab = _data(data, target, pos_label, n_jobs)
     if isinstance(cost, dict):
         cost = ",".join(f"{k}={v}" for k, v in cost.items())
-    native = _rarity.run_job(native_data, list(models or []), metric, cv, cost, benefit, int(seed), n_jobs)
+    native = _rarity.run_job(
+        native_data, list(models or []), metric, cv, cost, benefit, int(seed), n_jobs, decision_metric
+    )
     from ._classifier import Classifier
 
     winner = Classifier(spec=native.winner.spec, seed=seed, n_jobs=n_jobs, pos_label=pos_label)

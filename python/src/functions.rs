@@ -148,14 +148,14 @@ pub fn registry<'py>(py: Python<'py>, family: &str) -> PyResult<Bound<'py, PyLis
                     )?;
                     d.set_item(
                         "needs",
-                        match m.needs {
+                        match m.needs() {
                             Needs::Probabilities => "probabilities",
                             Needs::Labels => "labels",
                             Needs::Settings => "settings",
                         },
                     )?;
-                    d.set_item("binary", m.binary.is_some())?;
-                    d.set_item("multiclass", m.multiclass.is_some())?;
+                    d.set_item("binary", m.defined_for(2))?;
+                    d.set_item("multiclass", m.defined_for(3))?;
                     d.set_item("tunable", m.tunable.is_some())?;
                     Ok(d)
                 })
@@ -581,11 +581,12 @@ pub struct RunResult {
 }
 
 /// Compares strategies on `data` with repeated stratified
-/// cross-validation on shared folds, ranks them by `metric`, tests the
-/// differences (Friedman / Nemenyi) and fits the winner on all rows: the
-/// same call as `rarity run`.
+/// cross-validation on shared folds, ranks them (models on a ranking or
+/// probability metric, each model's decisions on `decision_metric`),
+/// tests the differences between models (Friedman / Nemenyi) and fits the
+/// winner on all rows: the same call as `rarity run`.
 #[pyfunction]
-#[pyo3(signature = (data, models=Vec::new(), metric="average_precision", cv="2x5", cost=None, benefit=None, seed=42, n_jobs=None))]
+#[pyo3(signature = (data, models=Vec::new(), metric="average_precision", cv="2x5", cost=None, benefit=None, seed=42, n_jobs=None, decision_metric=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn run_job(
     py: Python<'_>,
@@ -597,6 +598,7 @@ pub fn run_job(
     benefit: Option<String>,
     seed: u64,
     n_jobs: Option<i64>,
+    decision_metric: Option<String>,
 ) -> PyResult<RunResult> {
     let ds = data.ds.clone();
     let (metric, cv_text) = (metric.to_string(), cv.to_string());
@@ -605,7 +607,12 @@ pub fn run_job(
     let outcome = run(py, n_jobs, move || {
         let cost_m = cost.as_deref().map(parse_cost).transpose()?;
         let benefit = benefit.as_deref().map(parse_benefit).transpose()?;
-        let ranking = ranking_metric(&metric, cost_m.is_some(), benefit.is_some())?;
+        let (has_cost, has_benefit) = (cost_m.is_some(), benefit.is_some());
+        let ranking = ranking_metric(&metric, has_cost, has_benefit)?;
+        let decision = decision_metric
+            .as_deref()
+            .map(|k| ranking_metric(k, has_cost, has_benefit))
+            .transpose()?;
         let settings = RunSettings {
             strategies: models
                 .iter()
@@ -621,10 +628,11 @@ pub fn run_job(
                 keep_predictions: true,
             },
             metric: ranking,
+            decision_metric: decision,
             splitter: cv_text.parse()?,
             seed,
         };
-        rarity::experiment::run::run(&d2, settings, &|_, _, _| {})
+        rarity::experiment::run::run(&d2, settings)
     })?;
     Ok(RunResult {
         outcome: Arc::new(outcome),
@@ -667,14 +675,47 @@ impl RunResult {
         json_py(py, &v)
     }
 
-    /// The Friedman / Nemenyi verdict (with strategy indices in evaluation
-    /// order), or None for fewer than three strategies.
+    /// The Friedman / Nemenyi verdict between models (model indices into
+    /// its `models`); `testable` is false when no difference can be tested.
     #[getter]
     fn verdict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        match &self.outcome.verdict {
-            Some(v) => json_py(py, &to_json(v)?),
-            None => Ok(py.None()),
-        }
+        json_py(py, &to_json(&self.outcome.verdict)?)
+    }
+
+    /// What the metric ranked: `models` or `strategies`.
+    #[getter]
+    fn level(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        json_py(py, &to_json(&self.outcome.level)?)
+    }
+
+    /// The thresholded metric that compared the decisions of each model.
+    #[getter]
+    fn decision_metric(&self) -> &'static str {
+        self.outcome.decision_metric.key
+    }
+
+    /// The decisions of each model, best model first: per model its spec
+    /// and its strategies, best first on the decision metric, each with the
+    /// Wilcoxon p-value against the model's best.
+    fn decisions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let o = &self.outcome;
+        let rows = o
+            .decisions
+            .iter()
+            .map(|d| {
+                let r = PyDict::new(py);
+                r.set_item("model", &o.comparison.models[d.model].spec)?;
+                let specs: Vec<&str> = d
+                    .strategies
+                    .iter()
+                    .map(|&i| o.comparison.evaluations[i].spec.as_str())
+                    .collect();
+                r.set_item("strategies", specs)?;
+                r.set_item("p_vs_best", d.p_vs_best.clone())?;
+                Ok(r)
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        PyList::new(py, rows)
     }
 
     /// Strategy specs in evaluation order.
@@ -713,16 +754,8 @@ impl RunResult {
             let ctx = rarity::experiment::run_report::RunContext {
                 data: &ds,
                 notes: report_notes(&o, &ds, &source, &cv, cost.as_deref(), None),
-                metric: o.metric.key,
-                higher_is_better: o.metric.higher_is_better(),
             };
-            rarity::experiment::run_report::run_report(
-                &o.comparison,
-                &o.order,
-                o.verdict.as_ref(),
-                &ctx,
-            )?
-            .write(&dir)
+            rarity::experiment::run_report::run_report(&o, &ctx)?.write(&dir)
         })
     }
 }

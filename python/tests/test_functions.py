@@ -98,10 +98,14 @@ def test_run_ranks_fits_the_winner_and_writes_the_report(tmp_path):
         cost="fn=5,fp=1",
     )
     assert isinstance(res.ranking, pd.DataFrame)
-    assert list(res.ranking["rank"]) == [1, 2, 3, 4]  # with the cost copy
-    assert "pt-bagging(n=10)+cost(fn=5,fp=1)" in set(res.ranking["strategy"])
+    # with the cost copies of the model deciding by the priors and of the calibrated one
+    assert list(res.ranking["rank"]) == [1, 2, 3, 4, 5]
+    assert {"pt-bagging(n=10)+cost(fn=5,fp=1)", "logistic+platt+cost(fn=5,fp=1)"} <= set(res.ranking["strategy"])
+    assert res.level == "strategies" and res.decision_metric == "g_mean"
+    assert any(len(d["strategies"]) == 2 for d in res.decisions)
     assert {"roc_auc", "g_mean_std", "cost"} <= set(res.ranking.columns)
-    assert res.verdict["critical_difference"] > 0 and res.verdict["tied_with_best"]
+    assert res.verdict["testable"] and res.verdict["critical_difference"] > 0
+    assert set(res.verdict["tied_with_best"]) <= set(res.verdict["models"]) and res.verdict["tied_with_best"]
     w = res.winner
     assert w.spec_ == res.ranking["strategy"][0]
     assert w.predict_proba(df.drop(columns="label")).shape == (400, 2)
@@ -109,12 +113,13 @@ def test_run_ranks_fits_the_winner_and_writes_the_report(tmp_path):
     index = res.report(tmp_path / "rep")
     assert "<svg" in open(index).read()
     assert (tmp_path / "rep" / "tables" / "ranking.csv").exists()
-    assert len(res.folds()) == 4 * 3
+    assert len(res.folds()) == 5 * 3
     # paths are read as the command line reads them
     csv = tmp_path / "d.csv"
     df.to_csv(csv, index=False)
     res2 = rarity.run(str(csv), target="label", models=["tree", "gnb"], cv="1x3")
-    assert res2.verdict is None and len(res2.ranking) == 2
+    assert not res2.verdict["testable"] and len(res2.ranking) == 2
+    assert res2.level == "models" and res2.decision_metric == "g_mean"
 
 
 def test_registry_and_datasets():

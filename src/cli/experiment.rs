@@ -6,8 +6,8 @@ use clap::{Subcommand, ValueEnum};
 use serde_json::json;
 
 use super::output::{num, print_json, write_stdout, Table};
+use super::over_datasets::over_datasets;
 use super::{Global, OutputFormat};
-use rarity::data::dirs::load_dirs;
 use rarity::error::Result;
 use rarity::experiment::bias::{run as bias_run, Bias, BiasExperimentConfig, SelectionMethod};
 use rarity::experiment::experiment_report::reverse_testing_report;
@@ -86,10 +86,6 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             max_rows,
             report,
         } => {
-            if let Some(dir) = report {
-                rarity::report::prepare_dir(dir)?;
-            }
-            let loaded = load_dirs(data_dirs, *max_rows)?;
             let learners = rarity::spec::build_learners(learners)?;
             let variants = variants
                 .iter()
@@ -109,14 +105,12 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                 splits: *splits,
                 seed: g.seed,
             };
-            let datasets = loaded.datasets;
-            let r = bias_run(&datasets, &learners, &cfg, &mut |_, name| {
-                if !g.quiet {
-                    eprintln!("  done: {name}");
-                }
+            let ran = over_datasets(g, data_dirs, *max_rows, report.as_ref(), |d| {
+                bias_run(d, &learners, &cfg)
             })?;
-            let mut skipped = loaded.skipped;
-            skipped.extend(r.skipped);
+            let (r, n_datasets) = (ran.results, ran.datasets);
+            let mut skipped = ran.skipped;
+            skipped.extend(r.skipped.iter().cloned());
             let learner_names: Vec<&str> = learners.iter().map(|l| l.0.as_str()).collect();
             let learner_names = learner_names.join(", ");
             if let Some(dir) = report {
@@ -127,8 +121,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                     .zip(r.tallies.clone())
                     .collect();
                 let mut notes = vec![format!(
-                    "{} datasets x {splits} splits, learners {learner_names}, measure {metric}.",
-                    datasets.len(),
+                    "{n_datasets} datasets x {splits} splits, learners {learner_names}, measure {metric}.",
                 )];
                 notes.extend(skipped.iter().map(|s| format!("Skipped: {s}")));
                 let html = reverse_testing_report(&rows, &notes);
@@ -153,7 +146,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                     .map(|(name, t)| json!({"dataset": name, "tallies": t}))
                     .collect();
                 return print_json(&json!({
-                    "datasets": datasets.len(),
+                    "datasets": n_datasets,
                     "splits": splits,
                     "metric": metric,
                     "seed": g.seed,
@@ -184,8 +177,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                 ]);
             }
             let mut out = format!(
-                "ReverseTesting bias experiment: {} datasets x {} splits, learners {learner_names}, measure {metric}, seed {}\n\n{}",
-                datasets.len(),
+                "ReverseTesting bias experiment: {n_datasets} datasets x {} splits, learners {learner_names}, measure {metric}, seed {}\n\n{}",
                 splits,
                 g.seed,
                 t.to_text()

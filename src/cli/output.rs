@@ -12,9 +12,7 @@ pub use rarity::report::table::Table;
 
 /// Prints one JSON object (pretty, one trailing newline).
 pub fn print_json<T: Serialize>(value: &T) -> Result<()> {
-    let text = serde_json::to_string_pretty(value)
-        .map_err(|e| Error::invalid(format!("cannot encode JSON: {e}")))?;
-    write_stdout(&format!("{text}\n"))
+    write_stdout(&json_text(value)?)
 }
 
 /// Writes `report` to `dir` (see [`Report::write`]) and, unless `quiet`,
@@ -43,4 +41,40 @@ pub fn num(v: f64, digits: usize) -> String {
     } else {
         format!("{v:.digits$}")
     }
+}
+
+/// The class counts of a table before and after a command changed it, with
+/// each class's keep rate (rows after over rows before, synthetic ones
+/// included).
+pub fn counts_table(classes: &[String], before: &[usize], after: &[usize], rates: &[f64]) -> Table {
+    let mut t = Table::new(&["class", "before", "after", "keep rate"]);
+    for (k, name) in classes.iter().enumerate() {
+        t.text_row(vec![
+            name.clone(),
+            before[k].to_string(),
+            after[k].to_string(),
+            num(rates[k], 4),
+        ]);
+    }
+    t
+}
+
+/// Prints a command's summary (text or a JSON value already rendered):
+/// on stdout, or on stderr (unless `quiet`) when the command's table went
+/// to stdout (`-o -`).
+pub fn print_summary(table_output: &Path, quiet: bool, text: &str) -> Result<()> {
+    if table_output.as_os_str() == "-" {
+        if !quiet {
+            eprint!("{text}");
+        }
+        return Ok(());
+    }
+    write_stdout(text)
+}
+
+/// A JSON value as `print_json` prints it.
+pub fn json_text<T: Serialize>(value: &T) -> Result<String> {
+    let text = serde_json::to_string_pretty(value)
+        .map_err(|e| Error::invalid(format!("cannot encode JSON: {e}")))?;
+    Ok(format!("{text}\n"))
 }

@@ -34,9 +34,10 @@ pub struct Args {
     /// The labelled (possibly biased) training set D.
     #[arg(long)]
     train: PathBuf,
-    /// The unlabelled target set T (a label column, if present, is ignored).
-    #[arg(long)]
-    target: PathBuf,
+    /// The unlabelled target population T, a file (a label column, if
+    /// present, is ignored). `--target` is accepted as an older name.
+    #[arg(long, alias = "target", value_name = "FILE")]
+    population: PathBuf,
     /// The label column of the training set (default: last).
     #[arg(long)]
     label: Option<String>,
@@ -77,8 +78,13 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         ..ReadOptions::default()
     };
     let (train, _) = read_path(&a.train, &opts)?;
-    let file = std::fs::File::open(&a.target).map_err(|e| Error::io(&a.target, e))?;
-    let target = read_with_schema(file, &a.target.display().to_string(), b',', train.schema())?;
+    let file = std::fs::File::open(&a.population).map_err(|e| Error::io(&a.population, e))?;
+    let target = read_with_schema(
+        file,
+        &a.population.display().to_string(),
+        b',',
+        train.schema(),
+    )?;
     let learners = rarity::spec::build_learners(&a.learners)?;
     // ReverseTesting uses `variant`; the comparators and the true order use
     // the metric (or benefit) itself, with argmax labels.
@@ -94,32 +100,43 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         MethodArg::Loo => Some(Comparator::named("loo")?),
         MethodArg::Train => Some(Comparator::named("train")?),
     };
-    let ranking = match comparator {
-        None => reverse_testing(&learners, &train, &target, &variant, g.seed)?,
-        Some(c) => rank_by_comparator(&learners, &train, c, &plain, g.seed)?,
-    };
-    let truth = match &a.truth {
-        Some(col) => {
-            let o = ReadOptions {
-                target: Some(col.clone()),
-                ..ReadOptions::default()
-            };
-            let (labelled, _) = read_path(&a.target, &o)?;
-            Some(true_ranking(&learners, &train, &labelled, &plain, g.seed)?)
-        }
-        None => None,
-    };
+    let (ranking, truth) = super::bar::during(g, || {
+        let ranking = match comparator {
+            None => reverse_testing(&learners, &train, &target, &variant, g.seed)?,
+            Some(c) => rank_by_comparator(&learners, &train, c, &plain, g.seed)?,
+        };
+        let truth = match &a.truth {
+            Some(col) => {
+                let o = ReadOptions {
+                    target: Some(col.clone()),
+                    ..ReadOptions::default()
+                };
+                let (labelled, _) = read_path(&a.population, &o)?;
+                Some(true_ranking(&learners, &train, &labelled, &plain, g.seed)?)
+            }
+            None => None,
+        };
+        Ok::<_, Error>((ranking, truth))
+    })?;
+    // The method as the user writes it (`cv`, `loo`, ...).
+    let method = a
+        .method
+        .to_possible_value()
+        .map_or_else(String::new, |v| v.get_name().to_string());
     if g.format == OutputFormat::Json {
         return print_json(
-            &json!({"method": format!("{:?}", a.method), "variant": variant.to_string(), "ranking": ranking, "true_ranking": truth}),
+            &json!({"method": method, "variant": variant.to_string(), "ranking": ranking, "true_ranking": truth}),
         );
     }
     let mut out = match a.method {
         MethodArg::ReverseTesting => format!(
-            "ranking (ReverseTesting {variant}, {} models built):\n",
+            "ranking (reverse-testing {variant}, {} models built):\n",
             ranking.models_built
         ),
-        m => format!("ranking ({m:?}, {} models built):\n", ranking.models_built),
+        _ => format!(
+            "ranking ({method}, {} models built):\n",
+            ranking.models_built
+        ),
     };
     for (pos, &i) in ranking.order.iter().enumerate() {
         out.push_str(&format!(

@@ -49,6 +49,24 @@ pub fn rows_by_class(labels: &[u32], k: usize) -> Vec<Vec<usize>> {
     out
 }
 
+/// Fails unless at least two of the classes (`counts`, `names`) have rows.
+pub fn require_two_classes(counts: &[usize], names: &[String]) -> Result<()> {
+    let present = counts.iter().filter(|&&c| c > 0).count();
+    if present < 2 {
+        return Err(Error::data(format!(
+            "the data has only one class with rows ({}); at least two are needed",
+            counts
+                .iter()
+                .zip(names)
+                .filter(|(c, _)| **c > 0)
+                .map(|(_, n)| format!("'{n}'"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    Ok(())
+}
+
 /// How one source column became one or more numeric feature columns.
 ///
 /// Recorded at read time so that data given later for prediction is encoded
@@ -312,6 +330,28 @@ impl Dataset {
         &self.schema.feature_names
     }
 
+    /// The index of the feature named `name`; the error names the
+    /// features and suggests a close match (`what` says what the column is
+    /// for: "amount column").
+    ///
+    /// ```
+    /// let ds = rarity::Dataset::from_rows(vec![vec![1.0, 2.0]], vec![0], vec!["a".into()]).unwrap();
+    /// assert_eq!(ds.feature_index("x1", "column").unwrap(), 1);
+    /// let e = ds.feature_index("X1", "bias column").unwrap_err().to_string();
+    /// assert!(e.contains("bias column 'X1' is not a feature (did you mean 'x1'?)"), "{e}");
+    /// ```
+    pub fn feature_index(&self, name: &str, what: &str) -> Result<usize> {
+        let names = self.feature_names();
+        names.iter().position(|f| f == name).ok_or_else(|| {
+            let hint = crate::error::did_you_mean(name, names.iter().map(String::as_str))
+                .map_or_else(String::new, |m| format!(" (did you mean '{m}'?)"));
+            Error::invalid(format!(
+                "{what} '{name}' is not a feature{hint}; features are: {}",
+                names.join(", ")
+            ))
+        })
+    }
+
     /// Class names, indexed by class id.
     pub fn class_names(&self) -> &[String] {
         &self.schema.class_names
@@ -355,20 +395,7 @@ impl Dataset {
 
     /// Fails with a clear message unless at least two classes have rows.
     pub fn require_two_classes(&self) -> Result<()> {
-        let present = self.class_counts().iter().filter(|&&c| c > 0).count();
-        if present < 2 {
-            return Err(Error::data(format!(
-                "the data has only one class with rows ({}); at least two are needed",
-                self.class_counts()
-                    .iter()
-                    .zip(self.class_names())
-                    .filter(|(c, _)| **c > 0)
-                    .map(|(_, n)| format!("'{n}'"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )));
-        }
-        Ok(())
+        require_two_classes(&self.class_counts(), self.class_names())
     }
 
     /// A borrowed subset of rows (repeats allowed); copies nothing.

@@ -40,8 +40,7 @@ use crate::learn::registry::LEARNERS;
 use crate::learn::tree::{MaxFeatures, RandomTree, Tree};
 use crate::learn::{Learner, ModelKind};
 use crate::params::{
-    apply, from_call, params, unknown, Bounds, Call, Entry, Merged, ParamInfo, ParamType, Params,
-    Value,
+    apply, from_call, params, unknown, Bounds, Call, Entry, Family, Merged, ParamInfo, Params,
 };
 use crate::sample::bootstrap::Bootstrap;
 use crate::sample::no_resampling::NoResampling;
@@ -285,18 +284,15 @@ pub fn build_learner(call: &Call) -> Result<Arc<dyn Learner>> {
     (entry.build)(call)
 }
 
-/// A learner as a parameter (`bagging(learner=tree(max_depth=3))`).
-impl ParamType for Arc<dyn Learner> {
-    fn from_value(v: &Value) -> std::result::Result<Self, String> {
-        match v {
-            Value::Call(c) => build_learner(c).map_err(|e| e.to_string()),
-            _ => Err(String::new()),
-        }
-    }
+/// Learners as parameters (`bagging(learner=tree(max_depth=3))`).
+impl Family for dyn Learner {
     fn expected() -> String {
         "a learner such as tree or logistic(c=0.5)".into()
     }
-    fn to_text(&self) -> String {
+    fn build(call: &Call) -> Result<Arc<Self>> {
+        build_learner(call)
+    }
+    fn spec_text(&self) -> String {
         self.name()
     }
 }

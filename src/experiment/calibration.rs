@@ -50,6 +50,9 @@ use crate::stats::{paired_t_test, rankdata};
 
 /// The three probability estimates, in table order.
 pub const PROBABILITIES: &[&str] = &["p", "p_s", "p'"];
+/// The colour of each of [`PROBABILITIES`] in every figure of the
+/// experiment's report (dark grey, red, blue).
+pub const PROBABILITY_COLOURS: &[&str] = &["#444444", "#d62728", "#1f77b4"];
 /// The measures, in table order.
 pub const MEASURES: &[&str] = &["auc", "g_mean", "brier"];
 
@@ -227,20 +230,18 @@ pub struct CalibrationResults {
 /// Runs the protocol: [`run_cell`] for every binary dataset and learner
 /// (others are skipped, as are cells whose data the protocol cannot run on,
 /// e.g. a class with fewer rows than folds), [`table_v`] over the cells, and
-/// [`gaussian_curves`] with the first learner. `progress` is called after
-/// each binary dataset with its index in `datasets` and its name.
+/// [`gaussian_curves`] with the first learner.
 pub fn run(
     datasets: &[(String, Dataset)],
     learners: &[(String, Arc<dyn Learner>)],
     cfg: &CalibrationConfig,
-    progress: &mut dyn FnMut(usize, &str),
 ) -> Result<CalibrationResults> {
     let Some((_, first)) = learners.first() else {
         return Err(Error::invalid("the calibration experiment needs a learner"));
     };
     let mut cells = Vec::new();
     let mut skipped = Vec::new();
-    for (i, (name, ds)) in datasets.iter().enumerate() {
+    for (name, ds) in super::each_dataset(datasets) {
         if ds.n_classes() != 2 {
             skipped.push(format!("{name}: {} classes (binary only)", ds.n_classes()));
             continue;
@@ -252,7 +253,6 @@ pub fn run(
                 Err(e) => return Err(e),
             }
         }
-        progress(i, name);
     }
     let (table_v, brier_wins) = table_v(&cells)?;
     let gaussian = [3.0, 15.0]

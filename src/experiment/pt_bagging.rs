@@ -243,22 +243,16 @@ pub struct PtBaggingResults {
 }
 
 /// Runs the protocol: [`run_dataset`] on every dataset (one it cannot run on
-/// is skipped with the reason, not fatal), then [`summarise`]. `progress` is
-/// called after each dataset with its index and name.
-pub fn run(
-    datasets: &[(String, Dataset)],
-    cfg: &PtBaggingConfig,
-    progress: &mut dyn FnMut(usize, &str),
-) -> Result<PtBaggingResults> {
+/// is skipped with the reason, not fatal), then [`summarise`].
+pub fn run(datasets: &[(String, Dataset)], cfg: &PtBaggingConfig) -> Result<PtBaggingResults> {
     let mut results = Vec::with_capacity(datasets.len());
     let mut skipped = Vec::new();
-    for (i, (name, ds)) in datasets.iter().enumerate() {
+    for (name, ds) in super::each_dataset(datasets) {
         match run_dataset(name, ds, cfg) {
             Ok(r) => results.push(r),
             Err(e @ Error::Data(_)) => skipped.push(format!("{name}: {e}")),
             Err(e) => return Err(e),
         }
-        progress(i, name);
     }
     let (binary, multiclass) = summarise(&results, &cfg.sizes)?;
     Ok(PtBaggingResults {

@@ -24,9 +24,9 @@
 use crate::learn::{check_features, Classifier};
 use serde::{Deserialize, Serialize};
 
-use super::rows::Rows;
 use crate::data::{Dataset, Proba, View};
 use crate::error::{Error, Result};
+use crate::learn::rows::Rows;
 use crate::learn::{Learner, Model};
 use crate::neighbors::{knn, Exclude, Points};
 use crate::params::{choice, params, Bounds, ParamType};

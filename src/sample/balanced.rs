@@ -24,12 +24,12 @@ use crate::error::Result;
 use crate::params::{params, Bounds, Params};
 use crate::rng::Rng;
 
-use super::draw::{
+use crate::sample::draw::{
     assemble, majority_class, negative_binomial_half, with_replacement, without_replacement,
     Classes,
 };
-use super::parts::no_params;
-use super::{Sample, Sampler};
+use crate::sample::parts::no_params;
+use crate::sample::{Sample, Sampler};
 
 /// EB: all minority rows and as many rows of each other class (no replacement).
 ///

@@ -5,11 +5,11 @@
 
 use rand::RngExt;
 
-use super::{Sample, Sampler};
 use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::params::{params, Bounds, Params};
 use crate::rng::Rng;
+use crate::sample::{Sample, Sampler};
 
 params! {
     /// Draws `round(fraction * n)` rows uniformly with replacement.
@@ -40,6 +40,11 @@ impl Sampler for Bootstrap {
         let size = ((self.fraction * n as f64).round() as usize).max(1);
         let rows = (0..size).map(|_| rng.random_range(0..n)).collect();
         Ok(Sample::of_rows(data, rows))
+    }
+
+    /// Rows are drawn uniformly, whatever their class.
+    fn keeps_priors(&self) -> bool {
+        true
     }
 
     fn name(&self) -> String {

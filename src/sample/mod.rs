@@ -26,33 +26,15 @@
 //! registry, and [`Sampler::name`] prints a spec that reads back to the same
 //! sampler.
 
-mod balanced;
-mod cleaning;
 pub(crate) mod draw;
-mod over;
 mod parts;
+pub mod plan;
 pub mod registry;
-mod smote;
 mod space;
 #[cfg(test)]
 mod tests;
-mod under;
 
-pub use balanced::{BalancedBootstrap, ExactlyBalanced, RoughlyBalanced, UnderOver};
-pub use cleaning::{
-    CondensedNearestNeighbour, EditedNearestNeighbours, EnnRule, NearMiss, NearMissScores,
-    NeighbourhoodCleaningRule, OneSidedSelection, ShortList, SmoteEnn, SmoteEnnEditing, SmoteTomek,
-    Ties, TomekLinks,
-};
-pub use over::{OverTarget, RandomOver};
-pub use registry::{build_sampler, parse_sampler, SAMPLERS};
-pub use smote::{
-    Adasyn, BorderlineSmote, Danger, HybridSizes, Smote, SmoteHybrid, SmoteNeighbours,
-};
-pub use under::{RandomUnder, UnderMode};
-
-pub mod bootstrap;
-pub mod no_resampling;
+pub use registry::*;
 
 use serde::{Deserialize, Serialize};
 
@@ -134,6 +116,30 @@ pub trait Sampler: Send + Sync + std::fmt::Debug {
     /// A short name for reports (e.g. `bootstrap`, `under(beta=0.1)`): a
     /// spec that [`build_sampler`] reads back to the same sampler.
     fn name(&self) -> String;
+
+    /// Whether the sampler keeps the class priors by design: it draws rows
+    /// uniformly whatever their class (the plain bootstrap), so its counted
+    /// keep rates differ from 1 only by sampling noise and there is no
+    /// prior shift for a correction to undo. False for every sampler that
+    /// rebalances.
+    fn keeps_priors(&self) -> bool {
+        false
+    }
+
+    /// For samplers whose keep decision is per row and per class: the draw
+    /// made from the class counts alone (`class_names` for notes), the same
+    /// one [`Sampler::resample`] makes with the same `rng`, so a sample can
+    /// be kept while a file streams past. `None`: the sampler needs the rows
+    /// themselves (neighbours, synthetic rows, ...).
+    fn plan(
+        &self,
+        counts: &[usize],
+        class_names: &[String],
+        rng: &mut Rng,
+    ) -> Option<Result<plan::Plan>> {
+        let _ = (counts, class_names, rng);
+        None
+    }
 }
 
 /// A sampler name in the `method(key=value,...)` form its parser reads:

@@ -11,9 +11,11 @@ use crate::error::{Error, Result};
 use crate::params::{params, Bounds, Params};
 use crate::rng::Rng;
 
-use super::draw::{assemble, majority_class, minority_class, two_class_counts, with_replacement};
-use super::parts::{at_most_one, params_of_parts};
-use super::{colon_list, spec, Sample, Sampler};
+use crate::sample::draw::{
+    assemble, majority_class, minority_class, two_class_counts, with_replacement,
+};
+use crate::sample::parts::{at_most_one, params_of_parts};
+use crate::sample::{colon_list, spec, Sample, Sampler};
 
 params! {
     /// The class sizes an oversampler aims at: at most one of `ratio`,

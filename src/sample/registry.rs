@@ -20,40 +20,55 @@
 //! assert!(e.contains("did you mean 'smote'"), "{e}");
 //! ```
 
+// Every sampler's module is declared here, beside its entry in `SAMPLERS`,
+// so that adding a sampler touches its own file and this one; `sample`
+// re-exports them.
+#[path = "balanced.rs"]
+mod balanced;
+#[path = "bootstrap.rs"]
+pub mod bootstrap;
+#[path = "cleaning/mod.rs"]
+mod cleaning;
+#[path = "no_resampling.rs"]
+pub mod no_resampling;
+#[path = "over.rs"]
+mod over;
+#[path = "smote.rs"]
+mod smote;
+#[path = "under.rs"]
+mod under;
+
+pub use balanced::{BalancedBootstrap, ExactlyBalanced, RoughlyBalanced, UnderOver};
+pub use cleaning::{
+    CondensedNearestNeighbour, EditedNearestNeighbours, EnnRule, NearMiss, NearMissScores,
+    NeighbourhoodCleaningRule, OneSidedSelection, ShortList, SmoteEnn, SmoteEnnEditing, SmoteTomek,
+    Ties, TomekLinks,
+};
+pub use over::{OverTarget, RandomOver};
+pub use smote::{
+    Adasyn, BorderlineSmote, Danger, HybridSizes, Smote, SmoteHybrid, SmoteNeighbours,
+};
+pub use under::{RandomUnder, UnderMode};
+
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::params::{self, syntax, Call, Entry, ParamInfo, ParamType, Params, Value};
+use crate::params::{self, defaults_table, syntax, Call, Entry, Family, ParamInfo, Params, Value};
 
-use super::bootstrap::Bootstrap;
-use super::no_resampling::NoResampling;
-use super::{
-    Adasyn, BalancedBootstrap, BorderlineSmote, CondensedNearestNeighbour, EditedNearestNeighbours,
-    ExactlyBalanced, NearMiss, NeighbourhoodCleaningRule, OneSidedSelection, RandomOver,
-    RandomUnder, RoughlyBalanced, Sampler, Smote, SmoteEnn, SmoteHybrid, SmoteTomek, TomekLinks,
-    UnderOver,
-};
+use self::bootstrap::Bootstrap;
+use self::no_resampling::NoResampling;
+use super::Sampler;
 
-/// The entry of sampler `S` (its parameters are those of `S`).
+/// The entry of sampler `S` (its parameters are those of `S`; bare flag
+/// words such as `exact` are read as its parameters).
 const fn entry<S: Sampler + Params + Default + 'static>(
     name: &'static str,
     summary: &'static str,
 ) -> Entry<Arc<dyn Sampler>> {
-    Entry {
-        name,
-        summary,
-        params: table::<S>,
-        build: build::<S>,
-    }
-}
-
-fn table<S: Params + Default>() -> Vec<ParamInfo> {
-    S::default().table()
-}
-
-fn build<S: Sampler + Params + Default + 'static>(call: &Call) -> Result<Arc<dyn Sampler>> {
-    let call = with_flags(call, &table::<S>());
-    Ok(Arc::new(params::from_call::<S>(&call)?))
+    Entry::of::<S>(name, summary, |call| {
+        let call = with_flags(call, &defaults_table::<S>());
+        Ok(Arc::new(params::from_call::<S>(&call)?))
+    })
 }
 
 /// Every sampler, in the order help lists them.
@@ -170,16 +185,9 @@ pub fn is_sampler(name: &str) -> bool {
     SAMPLERS.iter().any(|e| e.name == name)
 }
 
-/// A sampler as a parameter (bagging's `sample=under(beta=0.2)`): any spec
+/// Samplers as parameters (bagging's `sample=under(beta=0.2)`): any spec
 /// the registry reads, shown as its [`Sampler::name`].
-impl ParamType for Arc<dyn Sampler> {
-    fn from_value(v: &Value) -> std::result::Result<Self, String> {
-        match v {
-            Value::Call(c) => build_sampler(c).map_err(|e| e.to_string()),
-            _ => Err(String::new()),
-        }
-    }
-
+impl Family for dyn Sampler {
     fn expected() -> String {
         let names: Vec<&str> = SAMPLERS.iter().map(|e| e.name).collect();
         format!(
@@ -187,8 +195,10 @@ impl ParamType for Arc<dyn Sampler> {
             names.join(", ")
         )
     }
-
-    fn to_text(&self) -> String {
+    fn build(call: &Call) -> Result<Arc<Self>> {
+        build_sampler(call)
+    }
+    fn spec_text(&self) -> String {
         self.name()
     }
 }
@@ -197,6 +207,7 @@ impl ParamType for Arc<dyn Sampler> {
 mod tests {
     use super::*;
     use crate::data::Dataset;
+    use crate::params::ParamType;
     use crate::rng::stream;
 
     /// One call per entry, every one with non-default parameters where the

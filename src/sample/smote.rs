@@ -35,14 +35,14 @@ use crate::neighbors::{knn, Exclude, Points};
 use crate::params::{params, Bounds, Params};
 use crate::rng::{stream, Rng};
 
-use super::draw::{
+use crate::sample::draw::{
     assemble, assemble_all_rows, minority_class, two_class_counts, with_replacement,
     without_replacement,
 };
-use super::over::OverTarget;
-use super::parts::params_of_parts;
-use super::space::{std_flag, Space};
-use super::{spec, Sample, Sampler};
+use crate::sample::parts::params_of_parts;
+use crate::sample::space::{std_flag, Space};
+use crate::sample::OverTarget;
+use crate::sample::{spec, Sample, Sampler};
 
 /// Minority rows interpolated per parallel task (each task has its own
 /// random stream, so results do not depend on the thread count).

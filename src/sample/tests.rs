@@ -147,27 +147,43 @@ fn bernoulli_undersampling_keeps_each_row_with_probability_beta() {
 }
 
 #[test]
-fn beta_outside_its_range_is_an_error_stating_the_range() {
+fn any_beta_in_its_range_is_accepted_with_a_note_below_the_balance() {
+    // 10 positives, 90 negatives: N+/N- = 0.111.
     let ds = blobs(10, 90, 1, false, 5);
-    let e = RandomUnder::beta(0.05)
+    let s = RandomUnder::beta(0.05)
+        .exact(true)
         .resample(&ds, &mut stream(1, 0))
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("[0.111111, 1]"), "{e}");
+        .unwrap();
+    assert_eq!(s.keep_rates, vec![5.0 / 90.0, 1.0]);
+    assert!(
+        s.notes
+            .iter()
+            .any(|n| n.contains("(5 of 90 rows kept) is now the minority")),
+        "{:?}",
+        s.notes
+    );
+    // At and above N+/N- no note.
+    for beta in [10.0 / 90.0, 0.5] {
+        let s = RandomUnder::beta(beta)
+            .exact(true)
+            .resample(&ds, &mut stream(1, 0))
+            .unwrap();
+        assert!(s.notes.is_empty(), "{beta}: {:?}", s.notes);
+    }
     // Outside (0, 1] whatever the data: the parameter's own range.
-    for beta in [1.5, f64::NAN] {
+    for beta in [0.0, 1.5, f64::NAN] {
         let e = RandomUnder::beta(beta)
             .resample(&ds, &mut stream(1, 0))
             .unwrap_err()
             .to_string();
         assert!(e.contains("in (0, 1]"), "{e}");
     }
-    assert!(RandomUnder::beta(10.0 / 90.0)
+    // A ratio the classes already meet keeps every row, with a note.
+    let s = RandomUnder::ratio(0.05)
         .resample(&ds, &mut stream(1, 0))
-        .is_ok());
-    assert!(RandomUnder::ratio(0.05)
-        .resample(&ds, &mut stream(1, 0))
-        .is_err());
+        .unwrap();
+    assert_eq!(s.keep_rates, vec![1.0, 1.0]);
+    assert!(s.notes[0].contains("every row kept"), "{:?}", s.notes);
     assert!(RandomOver::new(OverTarget {
         ratio: Some(0.01),
         ..OverTarget::default()

@@ -3,8 +3,11 @@
 //! Each row of a class other than the minority is selected with probability
 //! `beta = p(s = 1 | -)` (the selection variable `s`, independent of `x` given
 //! the class), and every minority row is kept (`p(s = 1 | +) = 1`). The
-//! paper's useful range is `N+/N- <= beta <= 1`: below `N+/N-` the negatives
-//! would be fewer than the positives. Two modes:
+//! paper balances at `beta = N+/N-`, but eq. 9 holds for any `beta` in
+//! (0, 1]: below `N+/N-` the negatives end up fewer than the positives, which
+//! the sample's notes say, and nothing is refused (a rate taken from a whole
+//! file must work in cross-validation folds whose ratio differs slightly).
+//! Two modes:
 //!
 //! - **Bernoulli** (the paper's definition): each row kept independently with
 //!   probability `beta`; the number kept is Binomial(`N-`, `beta`).
@@ -18,9 +21,10 @@ use crate::error::{Error, Result};
 use crate::params::{choice, params, Bounds, Params};
 use crate::rng::Rng;
 
-use super::draw::{assemble, bernoulli, minority_class, two_class_counts, without_replacement};
-use super::parts::at_most_one;
-use super::{colon_list, Sample, Sampler};
+use crate::sample::draw::{assemble, minority_class, two_class_counts};
+use crate::sample::parts::at_most_one;
+use crate::sample::plan::{bernoulli_ordinals, without_replacement_ordinals, Plan};
+use crate::sample::{colon_list, Sample, Sampler};
 
 params! {
     /// Random undersampling at a rate, to a ratio, or with per-class rates
@@ -33,16 +37,20 @@ params! {
     /// let ds = Dataset::from_rows(vec![vec![0.0]; 100], y, vec!["n".into(), "p".into()]).unwrap();
     /// let s = RandomUnder::beta(0.5).exact(true).resample(&ds, &mut rarity::rng::stream(1, 0)).unwrap();
     /// assert_eq!(s.keep_rates, vec![0.5, 1.0]); // 45 of 90 negatives, all positives
-    /// assert!(RandomUnder::beta(0.05).resample(&ds, &mut rarity::rng::stream(1, 0)).is_err());
+    /// // Below N+/N- the negatives become the minority: a note, not an error.
+    /// let s = RandomUnder::beta(0.05).exact(true).resample(&ds, &mut rarity::rng::stream(1, 0)).unwrap();
+    /// assert!(s.notes[0].contains("now the minority"));
     /// ```
     #[derive(Debug, Clone, PartialEq)]
     pub struct RandomUnder {
-        /// Keep rate of every class other than the minority, at least N+/N-
-        /// (N-: the smallest of those classes); Bernoulli draws by default.
+        /// Keep rate of every class other than the minority (below N+/N-
+        /// they become the minority, which a note says); Bernoulli draws by
+        /// default.
         pub beta: Option<f64> = None => Bounds::left_open(0.0, 1.0),
         /// Minority-to-class ratio N+/N_c wanted after sampling for every
-        /// class larger than that, at least N+/N_max (1 balances the
-        /// classes); exact counts by default. ratio=1 when no target is given.
+        /// class larger than that (1 balances the classes; a class already
+        /// at or below it keeps every row); exact counts by default.
+        /// ratio=1 when no target is given.
         pub ratio: Option<f64> = None => Bounds::left_open(0.0, 1.0),
         /// A keep rate per class, in class-id order; Bernoulli draws by default.
         pub rates: Option<Vec<f64>> = None => Bounds::left_open(0.0, 1.0),
@@ -115,27 +123,12 @@ impl RandomUnder {
         }
     }
 
-    /// The keep rate wanted for each class of `counts`.
+    /// The keep rate wanted for each class of `counts` (the parameters'
+    /// own ranges, (0, 1], are checked when they are set).
     fn rates_for(&self, counts: &[usize]) -> Result<Vec<f64>> {
         let m = minority_class(counts);
         let nm = counts[m] as f64;
-        let others = || {
-            counts
-                .iter()
-                .enumerate()
-                .filter(move |&(c, &n)| c != m && n > 0)
-        };
         if let Some(beta) = self.beta {
-            let smallest = others().map(|(_, &n)| n).min().unwrap_or(counts[m]);
-            let lo = nm / smallest as f64;
-            if !(beta.is_finite() && beta >= lo && beta <= 1.0) {
-                return Err(Error::invalid(format!(
-                    "beta = {beta} is outside its valid range [N+/N-, 1] = [{lo:.6}, 1] \
-                     (N+ = {} minority rows, N- = {smallest}); below N+/N- the majority \
-                     would end up smaller than the minority",
-                    counts[m]
-                )));
-            }
             return Ok((0..counts.len())
                 .map(|c| if c == m { 1.0 } else { beta })
                 .collect());
@@ -151,17 +144,6 @@ impl RandomUnder {
             return Ok(rates.clone());
         }
         let r = self.ratio.unwrap_or(1.0);
-        let largest = others().map(|(_, &n)| n).max().unwrap_or(counts[m]);
-        let lo = nm / largest as f64;
-        if !(r.is_finite() && r >= lo && r <= 1.0) {
-            return Err(Error::invalid(format!(
-                "ratio = {r} is outside its valid range [N+/N_max, 1] = [{lo:.6}, 1] \
-                 (N+ = {} minority rows, N_max = {largest}): undersampling cannot \
-                 make the minority larger than the majority or reduce the imbalance \
-                 below what it is",
-                counts[m]
-            )));
-        }
         Ok(counts
             .iter()
             .enumerate()
@@ -176,35 +158,58 @@ impl RandomUnder {
     }
 }
 
+impl RandomUnder {
+    /// The draw for classes of `counts` rows (see [`Sampler::plan`]).
+    fn draw(&self, counts: &[usize], class_names: &[String], rng: &mut Rng) -> Result<Plan> {
+        self.check()?;
+        let rates = self.rates_for(counts)?;
+        let exact = self.is_exact();
+        let mut plan = Plan::default();
+        for (c, &n) in counts.iter().enumerate() {
+            let r = rates[c];
+            let kept = if r >= 1.0 {
+                (0..n as u64).collect()
+            } else if exact {
+                without_replacement_ordinals(n, (r * n as f64).round() as usize, rng)
+            } else {
+                bernoulli_ordinals(n, r, rng)
+            };
+            if n > 0 && kept.is_empty() {
+                plan.notes.push(format!(
+                    "class '{}' lost all its rows at keep rate {r}",
+                    class_names[c]
+                ));
+            }
+            plan.per_class.push(kept);
+        }
+        let kept: Vec<usize> = plan.per_class.iter().map(Vec::len).collect();
+        plan.notes.extend(minority_note(class_names, counts, &kept));
+        if self.beta.is_none() && self.rates.is_none() {
+            let ratio = self.ratio.unwrap_or(1.0);
+            plan.notes
+                .extend(ratio_note(class_names, counts, &rates, ratio));
+        }
+        Ok(plan)
+    }
+}
+
 impl Sampler for RandomUnder {
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
         self.check()?;
         let counts = two_class_counts(data, "undersampling")?;
-        let rates = self.rates_for(&counts)?;
-        let groups = data.rows_by_class();
-        let mut rows = Vec::new();
-        let mut notes = Vec::new();
-        let exact = self.is_exact();
-        for (c, pool) in groups.iter().enumerate() {
-            let r = rates[c];
-            let before = rows.len();
-            if r >= 1.0 {
-                rows.extend_from_slice(pool);
-            } else if exact {
-                let m = (r * pool.len() as f64).round() as usize;
-                rows.extend(without_replacement(pool, m, rng));
-            } else {
-                rows.extend(bernoulli(pool, r, rng));
-            }
-            if !pool.is_empty() && rows.len() == before {
-                notes.push(format!(
-                    "class '{}' lost all its rows at keep rate {r}",
-                    data.class_names()[c]
-                ));
-            }
-        }
+        let plan = self.draw(&counts, data.class_names(), rng)?;
+        let mut rows = plan.rows(&data.rows_by_class());
         rows.sort_unstable();
-        Ok(assemble(data, rows, Vec::new(), Vec::new(), notes))
+        Ok(assemble(data, rows, Vec::new(), Vec::new(), plan.notes))
+    }
+
+    fn plan(
+        &self,
+        counts: &[usize],
+        class_names: &[String],
+        rng: &mut Rng,
+    ) -> Option<Result<Plan>> {
+        Some(self.draw(counts, class_names, rng))
     }
 
     fn name(&self) -> String {
@@ -219,4 +224,48 @@ impl Sampler for RandomUnder {
             format!("under(ratio={}{mode})", self.ratio.unwrap_or(1.0))
         }
     }
+}
+
+/// A note when undersampling left a class other than the input's minority
+/// with fewer rows than the minority: eq. 9 still undoes the shift, but the
+/// user should know the classes swapped sizes.
+fn minority_note(names: &[String], before: &[usize], kept: &[usize]) -> Option<String> {
+    let m = minority_class(before);
+    let smaller: Vec<String> = (0..kept.len())
+        .filter(|&c| c != m && before[c] > 0 && kept[c] < kept[m])
+        .map(|c| format!("'{}' ({} of {} rows kept)", names[c], kept[c], before[c]))
+        .collect();
+    (!smaller.is_empty()).then(|| {
+        format!(
+            "{} {} now the minority, below the {} rows of '{}'; the keep rates still \
+             undo the prior shift (Dal Pozzolo et al. 2015, eq. 9)",
+            smaller.join(" and "),
+            if smaller.len() == 1 { "is" } else { "are" },
+            kept[m],
+            names[m]
+        )
+    })
+}
+
+/// A note when `ratio` asks for no fewer rows of some class than it has (its
+/// minority-to-class ratio is already at or above `ratio`): that class keeps
+/// every row.
+fn ratio_note(names: &[String], counts: &[usize], rates: &[f64], ratio: f64) -> Option<String> {
+    let m = minority_class(counts);
+    let kept_all: Vec<String> = (0..counts.len())
+        .filter(|&c| c != m && counts[c] > counts[m] && rates[c] >= 1.0)
+        .map(|c| {
+            format!(
+                "'{}' (N+/N = {:.6})",
+                names[c],
+                counts[m] as f64 / counts[c] as f64
+            )
+        })
+        .collect();
+    (!kept_all.is_empty()).then(|| {
+        format!(
+            "ratio = {ratio} is below the current ratio of {}: every row kept",
+            kept_all.join(", ")
+        )
+    })
 }

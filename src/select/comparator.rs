@@ -12,6 +12,7 @@ use serde::Serialize;
 use crate::data::{Dataset, Proba};
 use crate::error::Result;
 use crate::learn::Learner;
+use crate::progress::Progress;
 use crate::rng;
 use crate::split::{smallest_class, Splitter};
 
@@ -74,12 +75,15 @@ pub fn rank_by_comparator(
     let l = learners.len();
     let mut scores = vec![0.0; l];
     let mut models_built = 0;
+    let progress = Progress::start("models fitted", 0);
     for (x, (_, learner)) in learners.iter().enumerate() {
         scores[x] = match comparator {
             Comparator::Training => {
                 models_built += 1;
                 let rows: Vec<usize> = (0..train.n_rows()).collect();
                 let m = learner.fit(&train.view(&rows), &mut rng::stream(seed, x as u64))?;
+                progress.set_total(l as u64);
+                progress.add(1);
                 measure_value(
                     &variant.measure,
                     train,
@@ -99,6 +103,7 @@ pub fn rank_by_comparator(
                 };
                 let folds = splitter.split_dataset(train, seed)?;
                 models_built += folds.len();
+                progress.set_total((l * folds.len()) as u64);
                 // Pool the out-of-fold probabilities of each repeat, then
                 // measure once per repeat (LOO has a single pooled repeat).
                 let repeats = folds.iter().map(|f| f.repeat).max().map_or(1, |r| r + 1);
@@ -111,6 +116,7 @@ pub fn rank_by_comparator(
                             &train.view(&fold.train),
                             &mut rng::stream(seed, (x * 100_000 + f) as u64),
                         )?;
+                        progress.add(1);
                         Ok((
                             fold.repeat,
                             fold.test.clone(),

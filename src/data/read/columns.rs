@@ -2,8 +2,9 @@
 //! tables), encoded exactly as the CSV reader encodes a file with
 //! `--categorical one-hot`: a text column whose values all parse as finite
 //! numbers is numeric; any other text column is one-hot encoded with its
-//! levels sorted, features named `column=level`; values are trimmed, and
-//! empty, `?` and `NA` texts are missing. Unlike a file, a table given in
+//! levels sorted, features named `column=level`, at most [`MAX_LEVELS`]
+//! levels (the reading rules of [`rows`](super::rows)); values are trimmed,
+//! empty, `?` and `NA` texts are missing, and `NaN` / `inf` are errors. Unlike a file, a table given in
 //! memory owes a value for every row: a missing value is an error naming
 //! the row and column (the readers' `--missing error`).
 //!
@@ -17,9 +18,8 @@ use std::borrow::Cow;
 
 use rayon::prelude::*;
 
-use super::csv_reader::feature_names_of;
 use super::is_missing;
-use super::number::parse_f64;
+use super::rows::{feature_names_of, number, MAX_LEVELS};
 use crate::data::{ColumnEncoding, Schema};
 use crate::error::{Error, Result};
 
@@ -74,16 +74,8 @@ fn encoding_of(c: &Column<'_>) -> Result<ColumnEncoding> {
     };
     let mut numeric = true;
     for row in 0..values.len() {
-        let t = c.text(row)?.expect("a text column");
-        match parse_f64(t.as_bytes()) {
-            Some(v) if v.is_finite() => {}
-            Some(_) => {
-                return Err(Error::data(format!(
-                    "row {}, column '{}': '{t}' is not a finite number",
-                    row + 1,
-                    c.name
-                )))
-            }
+        match number_at(c, row)? {
+            Some(_) => {}
             None => {
                 numeric = false;
                 break;
@@ -99,7 +91,28 @@ fn encoding_of(c: &Column<'_>) -> Result<ColumnEncoding> {
         .collect();
     levels.sort();
     levels.dedup();
+    if levels.len() > MAX_LEVELS {
+        return Err(Error::data(format!(
+            "column '{name}' has more than {MAX_LEVELS} distinct values, '{}' among them, too \
+             many to one-hot encode; if it is an identifier, leave it out of the table",
+            levels[0]
+        )));
+    }
     Ok(ColumnEncoding::OneHot { name, levels })
+}
+
+/// The number text column `c` holds at `row` as the readers parse it
+/// (`None`: not a number); an error for a missing value or a non-finite
+/// token.
+fn number_at(c: &Column<'_>, row: usize) -> Result<Option<f64>> {
+    let t = c.text(row)?.expect("a text column");
+    number(t.as_bytes(), b'.').map_err(|()| {
+        Error::data(format!(
+            "row {}, column '{}': '{t}' is not a finite number",
+            row + 1,
+            c.name
+        ))
+    })
 }
 
 fn check_lengths(columns: &[&Column<'_>]) -> Result<usize> {
@@ -140,15 +153,13 @@ fn encode(columns: &[&Column<'_>], kinds: &[ColumnEncoding], n: usize) -> Result
                             cell[0] = v[r];
                         }
                         (ColumnValues::Text(_), ColumnEncoding::Numeric { name }) => {
-                            let t = c.text(r)?.expect("a text column");
-                            cell[0] = t.parse::<f64>().ok().filter(|f| f.is_finite()).ok_or_else(
-                                || {
-                                    Error::data(format!(
-                                        "row {}, column '{name}': '{t}' is not a finite number",
-                                        r + 1
-                                    ))
-                                },
-                            )?;
+                            cell[0] = number_at(c, r)?.ok_or_else(|| {
+                                Error::data(format!(
+                                    "row {}, column '{name}': '{}' is not a number",
+                                    r + 1,
+                                    c.text(r).ok().flatten().unwrap_or_default()
+                                ))
+                            })?;
                         }
                         (ColumnValues::Text(_), ColumnEncoding::OneHot { name, levels }) => {
                             let t = c.text(r)?.expect("a text column");
@@ -307,6 +318,43 @@ mod tests {
         assert_eq!(
             encode_columns_with_schema(&cols, ds.schema()).unwrap(),
             ds.features()
+        );
+    }
+
+    /// More than `MAX_LEVELS` distinct values: numbers when they all are
+    /// (as the CSV reader decides), else an error in both.
+    #[test]
+    fn many_distinct_values_as_the_csv_reader() {
+        let opts = ReadOptions {
+            categorical: Categorical::OneHot,
+            ..ReadOptions::default()
+        };
+        let n = MAX_LEVELS + 10;
+        let numbers: Vec<String> = (0..n).map(|i| format!("{}.5", i)).collect();
+        let words: Vec<String> = (0..n).map(|i| format!("w{i}")).collect();
+        let labels: Vec<&str> = (0..n).map(|i| if i % 3 == 0 { "p" } else { "n" }).collect();
+        let csv = |v: &[String]| {
+            let mut t = String::from("c,y\n");
+            for (x, y) in v.iter().zip(&labels) {
+                t.push_str(&format!("{x},{y}\n"));
+            }
+            t
+        };
+        let texts = |v: &[String]| {
+            vec![Column {
+                name: "c".into(),
+                values: ColumnValues::Text(v.iter().cloned().map(Some).collect()),
+            }]
+        };
+        let (ds, _) = read_from(csv(&numbers).as_bytes(), "t", Format::Csv, 0, &opts).unwrap();
+        let (x, kinds) = encode_columns(&texts(&numbers)).unwrap();
+        assert_eq!(x, ds.features());
+        assert_eq!(&kinds, &ds.schema().encodings);
+        assert!(read_from(csv(&words).as_bytes(), "t", Format::Csv, 0, &opts).is_err());
+        let e = encode_columns(&texts(&words)).unwrap_err().to_string();
+        assert!(
+            e.contains(&format!("more than {MAX_LEVELS} distinct values")),
+            "{e}"
         );
     }
 

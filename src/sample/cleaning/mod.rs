@@ -13,7 +13,7 @@
 //! | `smote_clean` | [`SmoteTomek`], [`SmoteEnn`] (Batista, Prati & Monard 2004) |
 //!
 //! Each searches neighbours in the space its `standardise` parameter
-//! chooses ([`super::space`]). These selections depend on `x`, not only on
+//! chooses ([`crate::sample::space`]). These selections depend on `x`, not only on
 //! the class, so the keep rates (which are exact counts) undo the prior
 //! shift only approximately; every sample says so in its notes. For several
 //! classes the minority is the smallest class and every other class is
@@ -40,9 +40,9 @@ use crate::error::Result;
 use crate::neighbors::{knn, Exclude, Neighbours, Points};
 use crate::params::Params;
 
-use super::draw::{assemble, Classes};
-use super::space::{Labelled, Space};
-use super::Sample;
+use crate::sample::draw::{assemble, Classes};
+use crate::sample::space::{Labelled, Space};
+use crate::sample::Sample;
 
 const X_DEPENDENT: &str = "the selection depends on the features, not only on the class: \
                            correcting probabilities with the keep rates is approximate";

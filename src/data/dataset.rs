@@ -511,7 +511,7 @@ impl Dataset {
         /// Rows copied per parallel task.
         const CHUNK_ROWS: usize = 2048;
         let d = self.n_features;
-        if x.len() % d.max(1) != 0 || (d == 0 && !x.is_empty()) {
+        if !x.len().is_multiple_of(d.max(1)) || (d == 0 && !x.is_empty()) {
             return Err(Error::invalid(
                 "appended rows do not match the feature count",
             ));

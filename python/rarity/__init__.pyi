@@ -92,11 +92,14 @@ class CorrectedClassifier:
 
 class RunResult:
     ranking: Any
-    verdict: Optional[dict[str, Any]]
+    verdict: dict[str, Any]
     winner: Classifier
     metric: str
+    level: str
+    decision_metric: str
+    decisions: list[dict[str, Any]]
     def __init__(self, native: Any, winner: Any, source: Any) -> None: ...
     def folds(self) -> list[dict[str, Any]]: ...
     def report(self, directory: Any) -> str: ...
 
-def run(data: Any, target: Optional[Union[str, int]] = ..., *, models: Optional[Sequence[str]] = ..., metric: str = ..., cv: str = ..., cost: Optional[Union[str, dict[str, float]]] = ..., benefit: Optional[Any] = ..., pos_label: Any = ..., seed: int = ..., n_jobs: Optional[int] = ...) -> RunResult: ...
+def run(data: Any, target: Optional[Union[str, int]] = ..., *, models: Optional[Sequence[str]] = ..., metric: str = ..., cv: str = ..., cost: Optional[Union[str, dict[str, float]]] = ..., benefit: Optional[Any] = ..., pos_label: Any = ..., seed: int = ..., n_jobs: Optional[int] = ..., decision_metric: Optional[str] = ...) -> RunResult: ...

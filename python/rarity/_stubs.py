@@ -38,6 +38,7 @@ PARAM_TYPES = {
     "input_features": "Optional[Sequence[str]]",
     "learners": "Union[str, Sequence[str]]",
     "models": "Optional[Sequence[str]]",
+    "decision_metric": "Optional[str]",
     "data": "Any",
     "directory": "Any",
     "path": "Any",
@@ -125,9 +126,12 @@ FITTED = {
     ],
     "run": [
         ("ranking", "Any"),
-        ("verdict", "Optional[dict[str, Any]]"),
+        ("verdict", "dict[str, Any]"),
         ("winner", "Classifier"),
         ("metric", "str"),
+        ("level", "str"),
+        ("decision_metric", "str"),
+        ("decisions", "list[dict[str, Any]]"),
     ],
 }
 

@@ -41,7 +41,7 @@ pub mod discriminant;
 mod fitted;
 pub mod knn;
 mod lbfgs;
-mod linalg;
+pub(crate) mod linalg;
 pub mod logistic;
 pub mod logitboost;
 pub mod naive_bayes;

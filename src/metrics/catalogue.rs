@@ -16,7 +16,10 @@ use std::cell::OnceCell;
 
 use super::calibration::expected_calibration_error;
 use super::confusion::{Average, BinaryCounts, Confusion};
-use super::probability::{brier, log_loss, murphy_decomposition, stratified_brier, Murphy};
+use super::probability::{
+    brier, brier_weighted, log_loss, log_loss_weighted, murphy_decomposition, stratified_brier,
+    Murphy,
+};
 use super::ranking::{binary_ranking, ranking_ovr_macro, roc_auc_hand_till, RankingScores};
 use crate::data::Proba;
 use crate::error::{did_you_mean, Error, Result};
@@ -74,6 +77,10 @@ pub struct Metric {
     pub multiclass: Option<fn(&Scored) -> Result<f64>>,
     /// Set when a threshold (or per-class thresholds) can be tuned for it.
     pub tunable: Option<Tunable>,
+    /// Whether [`weighted_value`] computes it: every thresholded rate (from
+    /// a weighted confusion matrix) and the Brier score and log loss (as
+    /// weighted means over rows).
+    pub weighted: bool,
 }
 
 impl Metric {
@@ -104,8 +111,10 @@ pub struct Scored<'a> {
     pub truth: &'a [u32],
     /// Predicted probabilities (`n x k`).
     pub proba: &'a Proba,
-    /// The confusion matrix of the decided labels.
+    /// The confusion matrix of the decided labels (weighted when the rows
+    /// are).
     pub confusion: Confusion,
+    weights: Option<&'a [f64]>,
     ranking: OnceCell<RankingScores>,
     murphy: OnceCell<Murphy>,
     stratified: OnceCell<Vec<f64>>,
@@ -118,9 +127,26 @@ impl<'a> Scored<'a> {
             truth,
             proba,
             confusion: Confusion::from_labels(truth, labels, proba.n_classes())?,
+            weights: None,
             ranking: OnceCell::new(),
             murphy: OnceCell::new(),
             stratified: OnceCell::new(),
+        })
+    }
+
+    /// Predictions whose rows carry `weights` (see [`weighted_value`]).
+    pub fn weighted(
+        truth: &'a [u32],
+        proba: &'a Proba,
+        labels: &[u32],
+        weights: &'a [f64],
+    ) -> Result<Self> {
+        let confusion =
+            Confusion::from_weighted_labels(truth, labels, proba.n_classes(), weights)?;
+        Ok(Scored {
+            confusion,
+            weights: Some(weights),
+            ..Scored::new(truth, proba, labels)?
         })
     }
 
@@ -192,6 +218,7 @@ const fn scores(
         binary: Some(f),
         multiclass: Some(f),
         tunable: None,
+        weighted: false,
     }
 }
 
@@ -212,6 +239,7 @@ const fn rate(
         binary: Some(binary),
         multiclass: Some(multiclass),
         tunable: None,
+        weighted: true,
     }
 }
 
@@ -230,6 +258,7 @@ const fn binary_only(
         binary: Some(f),
         multiclass: None,
         tunable: None,
+        weighted: false,
     }
 }
 
@@ -243,6 +272,7 @@ const fn settings(key: &'static str, label: &'static str, direction: Direction) 
         binary: None,
         multiclass: None,
         tunable: None,
+        weighted: false,
     }
 }
 
@@ -258,6 +288,14 @@ const fn tunable(
     }
 }
 
+/// A probability metric whose definition reads the rows' weights.
+const fn weighted(m: Metric) -> Metric {
+    Metric {
+        weighted: true,
+        ..m
+    }
+}
+
 use Direction::{Higher, Lower, Neither};
 
 /// Every metric, in report order.
@@ -269,10 +307,14 @@ pub const METRICS: &[Metric] = &[
     scores("pr_auc_trapezoid", "PR AUC (trapezoid)", Higher, |s| {
         Ok(s.ranking()?.pr_auc_trapezoid)
     }),
-    scores("brier", "Brier", Lower, |s| brier(s.truth, s.proba)),
-    scores("log_loss", "log loss", Lower, |s| {
-        log_loss(s.truth, s.proba)
-    }),
+    weighted(scores("brier", "Brier", Lower, |s| match s.weights {
+        Some(w) => brier_weighted(s.truth, s.proba, w),
+        None => brier(s.truth, s.proba),
+    })),
+    weighted(scores("log_loss", "log loss", Lower, |s| match s.weights {
+        Some(w) => log_loss_weighted(s.truth, s.proba, w),
+        None => log_loss(s.truth, s.proba),
+    })),
     tunable(
         rate(
             "accuracy",
@@ -402,6 +444,7 @@ pub const METRICS: &[Metric] = &[
         binary: None,
         multiclass: Some(|s| roc_auc_hand_till(s.truth, s.proba)),
         tunable: None,
+        weighted: false,
     },
     settings("cost", "cost", Lower),
     settings("benefit", "benefit", Higher),
@@ -458,6 +501,59 @@ pub fn value(m: &Metric, truth: &[u32], proba: &Proba, labels: &[u32]) -> Result
         ))
     })?;
     f(&Scored::new(truth, proba, labels)?)
+}
+
+/// One metric of predictions whose rows carry `weights`: the
+/// importance-weighted estimate of the metric on a population whose rows
+/// are `w(x)` times as frequent (Sugiyama, Krauledat & Müller 2007, eq. 8:
+/// each row's loss times its weight). Thresholded rates come from the
+/// weighted confusion matrix ([`Confusion::from_weighted_labels`]), the
+/// Brier score and log loss are weighted means; equal weights give
+/// [`value`]. An error for a metric without a weighted form (the ranking
+/// and calibration metrics).
+///
+/// ```
+/// use rarity::data::Proba;
+/// use rarity::metrics::catalogue::{metric, weighted_value};
+/// let p = Proba::from_positive(&[0.1, 0.4, 0.35, 0.8]);
+/// let acc = metric("accuracy").unwrap();
+/// // Row 3 (wrong) counts twice.
+/// assert_eq!(weighted_value(acc, &[0, 0, 1, 1], &p, &[0, 0, 0, 1], &[1.0, 1.0, 2.0, 1.0]).unwrap(), 0.6);
+/// assert!(weighted_value(metric("roc_auc").unwrap(), &[0, 1], &p, &[0, 1], &[1.0, 1.0]).is_err());
+/// ```
+pub fn weighted_value(
+    m: &Metric,
+    truth: &[u32],
+    proba: &Proba,
+    labels: &[u32],
+    weights: &[f64],
+) -> Result<f64> {
+    if !m.weighted {
+        return Err(Error::invalid(format!(
+            "{} has no importance-weighted form; weighted measures: {}",
+            m.key,
+            METRICS
+                .iter()
+                .filter(|m| m.weighted)
+                .map(|m| m.key)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    super::check_proba(truth, proba)?;
+    let f = if proba.n_classes() == 2 {
+        m.binary
+    } else {
+        m.multiclass
+    };
+    let f = f.ok_or_else(|| {
+        Error::invalid(format!(
+            "{} is not defined for {} classes",
+            m.key,
+            proba.n_classes()
+        ))
+    })?;
+    f(&Scored::weighted(truth, proba, labels, weights)?)
 }
 
 /// The metrics a threshold can be tuned for, as `tune(metric=...)` lists them.

@@ -18,7 +18,11 @@
 //! `experiment::bias`.
 
 pub mod comparator;
+pub mod density_ratio;
+pub mod iwcv;
 pub(crate) mod measure;
+pub mod method;
+pub mod prior_cv;
 pub mod ranking;
 pub mod reverse_testing;
 #[cfg(test)]

@@ -33,7 +33,7 @@ use super::comparator::{
 };
 use super::density_ratio::{ImportanceWeights, RatioEstimator, ShiftTest};
 use super::iwcv::Iwcv;
-use super::prior_cv::{estimate_priors, PriorCv, PriorShift};
+use super::prior_cv::{estimate_priors, PriorCv, PriorShift, PriorSource};
 use super::ranking::{rank_by_scores, Ranking};
 use super::reverse_testing::reverse_testing_weighted;
 use super::variant::{ReverseTestingVariant, Weighting};
@@ -41,6 +41,11 @@ use super::variant::{ReverseTestingVariant, Weighting};
 /// The fewest target rows a method that reads the target population
 /// accepts.
 pub const MIN_TARGET_ROWS: usize = 10;
+
+/// The default of `rarity select --method`: the method that ordered the
+/// most learner pairs correctly in the bias experiment
+/// (`docs/reverse-testing.md`).
+pub const DEFAULT_METHOD: &str = "reverse-testing";
 
 /// A selection method.
 #[derive(Debug, Clone)]
@@ -244,6 +249,19 @@ pub fn run_methods(
         predict_target: methods.iter().any(Method::uses_target),
         ..Shared::default()
     };
+    run_shared(&mut shared, methods, learners, train, target, plain, seed)
+}
+
+/// [`run_methods`] with the fold models and weights cached in `shared`.
+fn run_shared(
+    shared: &mut Shared,
+    methods: &[Method],
+    learners: &[(String, Arc<dyn Learner>)],
+    train: &Dataset,
+    target: &Dataset,
+    plain: &ReverseTestingVariant,
+    seed: u64,
+) -> Result<Vec<Selection>> {
     // ReverseTesting variants together (they share models).
     let variants: Vec<ReverseTestingVariant> = methods
         .iter()
@@ -315,6 +333,111 @@ pub fn run_methods(
         });
     }
     Ok(out)
+}
+
+/// What the two bias tests found on `D` and `T`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Diagnosis {
+    /// Covariate shift: how well the default density-ratio classifier
+    /// (cross-fitted logistic regression) tells `T`'s rows from `D`'s; an
+    /// AUC near 0.5 means no covariate shift.
+    pub shift: ShiftTest,
+    /// Prior shift: the target priors estimated by EM on the 10-fold models'
+    /// posteriors, and Saerens et al.'s likelihood-ratio test.
+    pub priors: PriorShift,
+    /// `none`, `covariate`, `prior` or `covariate and prior`.
+    pub detected: &'static str,
+}
+
+impl Diagnosis {
+    /// The verdict of the two tests.
+    fn new(shift: ShiftTest, priors: PriorShift) -> Diagnosis {
+        let detected = match (shift.detected, priors.detected) {
+            (false, false) => "none",
+            (true, false) => "covariate",
+            (false, true) => "prior",
+            (true, true) => "covariate and prior",
+        };
+        Diagnosis {
+            shift,
+            priors,
+            detected,
+        }
+    }
+}
+
+/// Runs `method` and the two bias tests of [`Diagnosis`]: the covariate-shift
+/// test of the default density-ratio classifier and the prior-shift test on
+/// the 10-fold models (shared with a 10-fold method).
+pub fn select(
+    method: &Method,
+    learners: &[(String, Arc<dyn Learner>)],
+    train: &Dataset,
+    target: &Dataset,
+    plain: &ReverseTestingVariant,
+    seed: u64,
+) -> Result<(Selection, Diagnosis)> {
+    let methods = std::slice::from_ref(method);
+    // The tests read the target whatever the method: check as for a method
+    // that reads it.
+    check_selection(&[Method::Iwcv(Iwcv::default())], learners.len(), train, target)?;
+    let mut shared = Shared {
+        predict_target: true,
+        ..Shared::default()
+    };
+    let chosen = run_shared(&mut shared, methods, learners, train, target, plain, seed)?.remove(0);
+    let (_, shift) = shared.weights(&RatioEstimator::default(), train, target, seed)?;
+    let pc = PriorCv::default();
+    let oof = shared.oof(learners, train, target, pc.folds, pc.repeats, seed)?;
+    let priors = estimate_priors(oof, train, pc.calibrate, pc.estimator)?;
+    let diagnosis = Diagnosis::new(shift.expect("the classifier ratio reports its test"), priors);
+    Ok((chosen, diagnosis))
+}
+
+impl Method {
+    /// One sentence on what the method did to correct for the bias, from its
+    /// selection.
+    pub fn what_it_did(&self, s: &Selection) -> String {
+        match self {
+            Method::ReverseTesting(v) => format!(
+                "ReverseTesting: each learner labelled the target population, the learners were trained on each copy and judged on the training set ({v})"
+            ),
+            Method::Comparator(Comparator::Training) => {
+                "measured each learner on its own training set: no correction".into()
+            }
+            Method::Comparator(_) => {
+                "cross-validation on the training set alone: no correction for the bias".into()
+            }
+            Method::Iwcv(_) => match &s.weights {
+                Some(w) => format!(
+                    "weighted each validation row by its density ratio p_T(x) / p_D(x) ({}): effective sample size {:.1} of {} rows, {} weights clipped, largest {:.2}",
+                    w.estimator, w.effective_size, w.rows, w.clipped, w.max_weight
+                ),
+                None => "importance-weighted cross-validation".into(),
+            },
+            Method::PriorCv(pc) => match &s.priors {
+                Some(p) => {
+                    let fmt = |v: &[f64]| {
+                        v.iter()
+                            .map(|x| format!("{x:.3}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    };
+                    let used = match pc.priors {
+                        PriorSource::Mean => fmt(&p.mean),
+                        PriorSource::Median => fmt(&p.median),
+                        PriorSource::Committee => fmt(&p.committee),
+                        PriorSource::Own => "each learner's own".into(),
+                    };
+                    format!(
+                        "weighted each validation row by pi_T(y) / pi_D(y): training priors [{}], estimated target priors [{used}]",
+                        fmt(&p.train)
+                    )
+                }
+                None => "prior-corrected cross-validation".into(),
+            },
+        }
+    }
 }
 
 /// A ranking by per-learner scores.

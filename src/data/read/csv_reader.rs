@@ -374,15 +374,53 @@ pub(super) fn encode_rows(
 /// training data dropped (constant columns) are dropped again. Rows with a
 /// missing value are an error (a prediction is owed for every row). Labels
 /// are set to class 0; they are not used.
+/// With `exact`, the columns of `names` must be those of `schema`'s source
+/// (its features' columns, optionally its target column), in any order.
+fn check_same_columns(names: &[String], schema: &Schema, origin: &str) -> Result<()> {
+    let known: Vec<&str> = schema.encodings.iter().map(|e| e.name()).collect();
+    let extra: Vec<&str> = names
+        .iter()
+        .map(String::as_str)
+        .filter(|n| !known.contains(n) && *n != schema.target_name)
+        .collect();
+    let missing: Vec<&str> = known
+        .iter()
+        .copied()
+        .filter(|k| !names.iter().any(|n| n == k))
+        .collect();
+    let problem = match (extra.is_empty(), missing.is_empty()) {
+        (true, true) => return Ok(()),
+        (false, true) => format!("has columns the training set lacks: {}", extra.join(", ")),
+        (true, false) => format!("lacks columns of the training set: {}", missing.join(", ")),
+        (false, false) => format!(
+            "has columns the training set lacks ({}) and lacks columns of the training set ({})",
+            extra.join(", "),
+            missing.join(", ")
+        ),
+    };
+    Err(parse_err(
+        origin,
+        format!(
+            "the target population {problem}; expected the training set's columns {} (and optionally its label '{}')",
+            known.join(", "),
+            schema.target_name
+        ),
+    ))
+}
+
 pub(super) fn read_with_schema<R: Read>(
     reader: R,
     origin: &str,
     delimiter: u8,
     schema: &Schema,
+    exact: bool,
 ) -> Result<Dataset> {
     let mut lines = Lines::new(BufReader::with_capacity(1 << 20, reader), delimiter, origin);
     let mut rec = Record::default();
     let (names, _) = read_header(&mut lines, &mut rec, origin, true)?;
+    if exact {
+        check_same_columns(&names, schema, origin)?;
+    }
     let cols: Vec<usize> = schema
         .encodings
         .iter()

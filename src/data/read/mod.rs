@@ -202,7 +202,30 @@ pub fn read_with_schema<R: std::io::Read>(
     delimiter: u8,
     schema: &super::Schema,
 ) -> Result<Dataset> {
-    csv_reader::read_with_schema(reader, origin, delimiter, schema)
+    csv_reader::read_with_schema(reader, origin, delimiter, schema, false)
+}
+
+/// Reads an unlabelled target population for a training set of `schema`:
+/// as [`read_with_schema`], but its columns must be exactly the training
+/// set's (its label column may be present or not); a column the training
+/// set lacks, or a missing one, is an error naming them.
+///
+/// ```
+/// use rarity::data::read::{read_from, read_population, Format, ReadOptions};
+/// let (ds, _) = read_from("a,b,y\n1,2,p\n3,4,n\n".as_bytes(), "train", Format::Csv, 0, &ReadOptions::default()).unwrap();
+/// assert!(read_population("b,a\n5,6\n".as_bytes(), "t", b',', ds.schema()).is_ok());
+/// let e = read_population("a,b,c\n5,6,7\n".as_bytes(), "t", b',', ds.schema()).unwrap_err();
+/// assert!(e.to_string().contains("has columns the training set lacks: c"), "{e}");
+/// let e = read_population("a\n5\n".as_bytes(), "t", b',', ds.schema()).unwrap_err();
+/// assert!(e.to_string().contains("lacks columns of the training set: b"), "{e}");
+/// ```
+pub fn read_population<R: std::io::Read>(
+    reader: R,
+    origin: &str,
+    delimiter: u8,
+    schema: &super::Schema,
+) -> Result<Dataset> {
+    csv_reader::read_with_schema(reader, origin, delimiter, schema, true)
 }
 
 /// Resolves a target spec (name, or 0-based index, `-1` = last) against the

@@ -216,7 +216,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             for (name, m) in &r.methods {
                 match m {
                     Method::ReverseTesting(v) => out.push_str(&format!("{name}: {v}\n")),
-                    Method::Iwcv(_) | Method::PriorCv(_) => {
+                    Method::Iwcv(_) | Method::PriorCv(_) | Method::Vote(_) => {
                         out.push_str(&format!("{name}: {m}\n"))
                     }
                     Method::Comparator(_) => {}

@@ -26,7 +26,7 @@ use serde::Serialize;
 use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::learn::Learner;
-use crate::params::{from_call, params, Bounds, Call, Params};
+use crate::params::{from_call, params, Bounds, Call, Params, Value};
 
 use super::comparator::{
     out_of_fold, rank_by_comparator, scores_of, splitter_for, Comparator, OutOfFold,
@@ -34,7 +34,7 @@ use super::comparator::{
 use super::density_ratio::{ImportanceWeights, RatioEstimator, ShiftTest};
 use super::iwcv::Iwcv;
 use super::prior_cv::{estimate_priors, PriorCv, PriorShift, PriorSource};
-use super::ranking::{rank_by_scores, Ranking};
+use super::ranking::{rank, rank_by_scores, Outcome, Pair, Ranking};
 use super::reverse_testing::reverse_testing_weighted;
 use super::variant::{ReverseTestingVariant, Weighting};
 
@@ -58,6 +58,9 @@ pub enum Method {
     Iwcv(Iwcv),
     /// Prior-corrected cross-validation.
     PriorCv(PriorCv),
+    /// The majority of the methods' decisions on each pair (a tie:
+    /// undecided).
+    Vote(Vec<Method>),
 }
 
 /// The method names with one line each, for help and error messages.
@@ -68,6 +71,7 @@ pub const METHODS: &[(&str, &str)] = &[
     ("train", "the measure on the training set of models fitted on it"),
     ("iwcv", "importance-weighted cross-validation (Sugiyama et al. 2007); ratio=classifier(...)|ulsif(...), folds=10"),
     ("prior-cv", "cross-validation weighted by EM-estimated target priors (Saerens et al. 2002); folds=10, priors=mean|own"),
+    ("vote", "the majority of several methods' decisions on each pair, e.g. vote(reverse-testing, iwcv, cv)"),
 ];
 
 params! {
@@ -131,6 +135,27 @@ impl Method {
             "train" => no_args(Method::Comparator(Comparator::Training)),
             "iwcv" => Ok(Method::Iwcv(from_call(call)?)),
             "prior-cv" => Ok(Method::PriorCv(from_call(call)?)),
+            "vote" => {
+                let members = call
+                    .args
+                    .iter()
+                    .map(|(name, value)| match (name, value) {
+                        (None, Value::Call(c)) if c.name != "vote" => {
+                            Method::from_call(c, metric, variant)
+                        }
+                        _ => Err(Error::invalid(format!(
+                            "vote: each argument is a method other than vote, written without a name, e.g. vote(reverse-testing, iwcv, cv)"
+                        ))),
+                    })
+                    .collect::<Result<Vec<Method>>>()?;
+                if members.len() < 2 {
+                    return Err(Error::invalid(format!(
+                        "vote needs at least two methods, got {}",
+                        members.len()
+                    )));
+                }
+                Ok(Method::Vote(members))
+            }
             other => Err(crate::params::unknown(
                 "selection method",
                 other,
@@ -141,7 +166,11 @@ impl Method {
 
     /// Whether the method reads the target population's features.
     pub fn uses_target(&self) -> bool {
-        !matches!(self, Method::Comparator(_))
+        match self {
+            Method::Comparator(_) => false,
+            Method::Vote(ms) => ms.iter().any(Method::uses_target),
+            _ => true,
+        }
     }
 }
 
@@ -163,6 +192,10 @@ impl std::fmt::Display for Method {
             Method::Comparator(Comparator::Training) => write!(f, "train"),
             Method::Iwcv(m) => write!(f, "iwcv({})", args(m.table())),
             Method::PriorCv(m) => write!(f, "prior-cv({})", args(m.table())),
+            Method::Vote(ms) => {
+                let ms: Vec<String> = ms.iter().map(Method::to_string).collect();
+                write!(f, "vote({})", ms.join(","))
+            }
         }
     }
 }
@@ -280,12 +313,20 @@ fn run_shared(
                 .map(|k: Weighting| shared.cached_weights(&k.estimator()).weights.as_slice())
         })
         .collect();
-    let mut rvt = if variants.is_empty() {
+    let rvt = if variants.is_empty() {
         Vec::new()
     } else {
         reverse_testing_weighted(learners, train, target, &variants, &rvt_weights, seed)?
+    };
+    // Variants of one labelling and fold count share their models.
+    let mut kinds = Vec::new();
+    for (v, r) in variants.iter().zip(&rvt) {
+        if !kinds.contains(&(v.labelling, v.folds)) {
+            kinds.push((v.labelling, v.folds));
+            shared.built += r.models_built;
+        }
     }
-    .into_iter();
+    let mut rvt = rvt.into_iter();
     let mut out = Vec::with_capacity(methods.len());
     for m in methods {
         out.push(match m {
@@ -329,6 +370,11 @@ fn run_shared(
                     priors: Some(shift),
                     ..scored(learners, scores, oof.models_built)
                 }
+            }
+            Method::Vote(members) => {
+                let before = shared.built;
+                let found = run_shared(shared, members, learners, train, target, plain, seed)?;
+                vote(learners, &found, shared.built - before)
             }
         });
     }
@@ -415,6 +461,11 @@ impl Method {
                 ),
                 None => "importance-weighted cross-validation".into(),
             },
+            Method::Vote(ms) => format!(
+                "the majority of {} methods' decisions on each pair: {}",
+                ms.len(),
+                ms.iter().map(Method::to_string).collect::<Vec<_>>().join("; ")
+            ),
             Method::PriorCv(pc) => match &s.priors {
                 Some(p) => {
                     let fmt = |v: &[f64]| {
@@ -440,6 +491,38 @@ impl Method {
     }
 }
 
+/// The majority of the selections' decisions on each pair (a tie:
+/// undecided), with `models_built` models.
+fn vote(
+    learners: &[(String, Arc<dyn Learner>)],
+    found: &[Selection],
+    models_built: usize,
+) -> Selection {
+    let pairs = found[0]
+        .ranking
+        .pairs
+        .iter()
+        .enumerate()
+        .map(|(j, p)| {
+            let count = |o: Outcome| found.iter().filter(|s| s.ranking.pairs[j].outcome == o).count();
+            let (a, b) = (count(Outcome::First), count(Outcome::Second));
+            Pair {
+                a: p.a,
+                b: p.b,
+                outcome: match a.cmp(&b) {
+                    std::cmp::Ordering::Greater => Outcome::First,
+                    std::cmp::Ordering::Less => Outcome::Second,
+                    std::cmp::Ordering::Equal => Outcome::Undecided,
+                },
+                acc_train: None,
+                constant_copies: Vec::new(),
+            }
+        })
+        .collect();
+    let names = learners.iter().map(|(n, _)| n.clone()).collect();
+    Selection::of(rank(names, pairs, models_built, Vec::new()))
+}
+
 /// A ranking by per-learner scores.
 fn scored(
     learners: &[(String, Arc<dyn Learner>)],
@@ -459,6 +542,8 @@ struct Shared {
     predict_target: bool,
     /// Out-of-fold predictions by (folds, repeats).
     oof: Vec<((usize, usize), OutOfFold)>,
+    /// Models fitted so far (fold models and ReverseTesting models).
+    built: usize,
     /// Importance weights (and the classifier's shift test) by estimator spec.
     weights: Vec<(String, ImportanceWeights, Option<ShiftTest>)>,
 }
@@ -483,6 +568,7 @@ impl Shared {
         let splitter = splitter_for(Comparator::CrossValidation { repeats, folds }, train);
         let t = self.predict_target.then_some(target);
         let oof = out_of_fold(learners, train, splitter, t, seed)?;
+        self.built += oof.models_built;
         self.oof.push((key, oof));
         Ok(&self.oof.last().expect("just pushed").1)
     }

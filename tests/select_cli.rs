@@ -176,3 +176,93 @@ fn bias_experiment_prints_the_summary_table() {
     assert_ne!(code, 0);
     assert!(err.contains("variant 'paper,folds=1'"), "{err}");
 }
+
+#[test]
+fn select_weighted_methods_report_the_bias_and_what_they_did() {
+    let dir = scratch("select-weighted");
+    let (d, t) = biased_split(&dir);
+    let learners = "tree(max_depth=2),gnb,logistic";
+    for (method, did) in [
+        ("iwcv", "weighted each validation row by its density ratio"),
+        ("iwcv(ratio=ulsif)", "ulsif(centres=100"),
+        ("prior-cv", "weighted each validation row by pi_T(y) / pi_D(y)"),
+        ("cv", "no correction for the bias"),
+        ("vote(cv, iwcv, prior-cv)", "the majority of 3 methods"),
+    ] {
+        let (code, out, err) = select(&d, &t, learners, &["--method", method]);
+        assert_eq!(code, 0, "{method}: {err}");
+        assert!(out.contains(&format!("what it did: ")) && out.contains(did), "{method}: {out}");
+        // The training half is sorted by x0 and its lowest quarter dropped:
+        // the training-vs-target classifier sees it.
+        assert!(out.contains("bias detected: covariate"), "{method}: {out}");
+        assert!(out.contains("training-vs-target classifier AUC"), "{out}");
+    }
+    let (code, out, err) = select(&d, &t, learners, &["--method", "iwcv", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let w = &v["weights"];
+    let (ess, rows) = (w["effective_size"].as_f64().unwrap(), w["rows"].as_f64().unwrap());
+    assert!(ess > 1.0 && ess <= rows, "{w}");
+    assert!(v["diagnosis"]["shift"]["auc"].as_f64().unwrap() > 0.55, "{v}");
+    assert_eq!(v["diagnosis"]["shift"]["detected"], true);
+    assert_eq!(v["scores"].as_array().unwrap().len(), 3);
+    assert!(v["method"].as_str().unwrap().starts_with("iwcv(ratio=classifier("));
+    // No bias: the target drawn like the training set.
+    let (code, out, err) = select(&t, &t, learners, &["--method", "cv"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("bias detected: none"), "{out}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn select_names_the_bad_inputs_of_a_biased_selection() {
+    let dir = scratch("select-bad-target");
+    let (d, t) = biased_split(&dir);
+    let text = std::fs::read_to_string(&t).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    // A target with a column the training set lacks.
+    let extra: Vec<String> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| if i == 0 { format!("{l},extra") } else { format!("{l},1") })
+        .collect();
+    let extra = common::file(&dir, "extra.csv", (extra.join("\n") + "\n").as_bytes());
+    // A target lacking a training column (the first, x0).
+    let less: Vec<&str> = lines.iter().map(|l| l.split_once(',').unwrap().1).collect();
+    let less = common::file(&dir, "less.csv", (less.join("\n") + "\n").as_bytes());
+    // Nine target rows.
+    let small = common::file(&dir, "small.csv", (lines[..10].join("\n") + "\n").as_bytes());
+    // A training set with one class.
+    let dtext = std::fs::read_to_string(&d).unwrap();
+    let one: Vec<&str> = dtext
+        .lines()
+        .enumerate()
+        .filter(|(i, l)| *i == 0 || l.ends_with(",0"))
+        .map(|(_, l)| l)
+        .collect();
+    let one = common::file(&dir, "one.csv", (one.join("\n") + "\n").as_bytes());
+    for (train, target, needle) in [
+        (&d, &extra, "the target population has columns the training set lacks: extra"),
+        (&d, &less, "the target population lacks columns of the training set: x0"),
+        (&less, &t, "the target population has columns the training set lacks: x0"),
+        (&d, &small, "the target population has 9 rows; estimating its distribution needs at least 10"),
+        (&one, &t, "the training set: the data has only one class"),
+    ] {
+        for method in ["iwcv", "prior-cv", "cv"] {
+            let (code, out, err) = select(train, target, "tree,gnb", &["--method", method]);
+            assert_eq!(code, 2, "{method} {target}: {out}");
+            assert!(err.contains(needle), "{method}: {err}");
+            assert!(!err.contains("panicked"), "{err}");
+        }
+    }
+    for (method, needle) in [
+        ("iwcvv", "unknown selection method 'iwcvv' (did you mean 'iwcv'?)"),
+        ("iwcv(ratio=kliep)", "unknown density-ratio estimator 'kliep'"),
+        ("vote(cv)", "vote needs at least two methods"),
+    ] {
+        let (code, _, err) = select(&d, &t, "tree,gnb", &["--method", method]);
+        assert_eq!(code, 2);
+        assert!(err.contains(needle), "{method}: {err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

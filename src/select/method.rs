@@ -702,4 +702,53 @@ mod tests {
             .to_string();
         assert!(e.contains("at least two learners"), "{e}");
     }
+
+    #[test]
+    fn a_vote_is_the_majority_of_its_members() {
+        let (train, target) = train_and_target(200, 0.3);
+        let mut learners = noisy_tree_and_tree();
+        learners.extend(crate::select::test_learners::always_zero_and_tree());
+        let plain = ReverseTestingVariant::paper();
+        let members = ["cv(folds=5)", "iwcv(folds=5)", "reverse-testing(variant=paper)"];
+        let alone: Vec<Selection> = members
+            .iter()
+            .map(|m| {
+                run_methods(&[parse(m).unwrap()], &learners, &train, &target, &plain, 2)
+                    .unwrap()
+                    .remove(0)
+            })
+            .collect();
+        let spec = format!("vote({})", members.join(","));
+        let v = run_methods(&[parse(&spec).unwrap()], &learners, &train, &target, &plain, 2)
+            .unwrap()
+            .remove(0);
+        let mut decided = 0;
+        for (j, p) in v.ranking.pairs.iter().enumerate() {
+            let count = |o| alone.iter().filter(|s| s.ranking.pairs[j].outcome == o).count();
+            let (a, b) = (count(Outcome::First), count(Outcome::Second));
+            let expect = if a > b {
+                Outcome::First
+            } else if b > a {
+                Outcome::Second
+            } else {
+                Outcome::Undecided
+            };
+            assert_eq!(p.outcome, expect, "pair {j}");
+            decided += usize::from(expect != Outcome::Undecided);
+        }
+        assert!(decided > 0);
+        // The fold models are shared by cv and iwcv: counted once.
+        let models: usize = alone.iter().map(|s| s.ranking.models_built).sum();
+        assert_eq!(
+            v.ranking.models_built,
+            models - alone[1].ranking.models_built
+        );
+        // Printed back, it parses to itself.
+        let printed = parse(&spec).unwrap().to_string();
+        assert!(printed.starts_with("vote(cv(folds=5,repeats=1),iwcv("), "{printed}");
+        assert_eq!(parse(&printed).unwrap().to_string(), printed);
+        for bad in ["vote(cv)", "vote(a=cv,b=loo)", "vote(cv,vote(cv,loo))"] {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
+    }
 }

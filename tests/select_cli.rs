@@ -52,7 +52,14 @@ fn select_reports_ranking_pairs_and_model_count() {
         &d,
         &t,
         "tree,forest(n=10),rdt(n=5)",
-        &["--truth", "class", "--format", "json"],
+        &[
+            "--method",
+            "reverse-testing",
+            "--truth",
+            "class",
+            "--format",
+            "json",
+        ],
     );
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -70,7 +77,7 @@ fn select_reports_ranking_pairs_and_model_count() {
         &d,
         &t,
         "tree,forest(n=10),rdt(n=5)",
-        &["--variant", "paper"],
+        &["--method", "reverse-testing", "--variant", "paper"],
     );
     assert_eq!(code, 0, "{err}");
     let first = out.lines().next().unwrap();
@@ -207,6 +214,10 @@ fn select_weighted_methods_report_the_bias_and_what_they_did() {
     assert_eq!(v["diagnosis"]["shift"]["detected"], true);
     assert_eq!(v["scores"].as_array().unwrap().len(), 3);
     assert!(v["method"].as_str().unwrap().starts_with("iwcv(ratio=classifier("));
+    // The default is the vote the bias experiment chose.
+    let (code, out, err) = select(&d, &t, learners, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("ranking (vote(reverse-testing(variant='labels=argmax,measure=brier"), "{out}");
     // No bias: the target drawn like the training set.
     let (code, out, err) = select(&t, &t, learners, &["--method", "cv"]);
     assert_eq!(code, 0, "{err}");
@@ -264,5 +275,94 @@ fn select_names_the_bad_inputs_of_a_biased_selection() {
         assert_eq!(code, 2);
         assert!(err.contains(needle), "{method}: {err}");
     }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bias_experiment_evaluates_further_methods_and_writes_the_pairs() {
+    let dir = scratch("experiment-methods");
+    let pairs = dir.join("pairs.csv");
+    let pairs_arg = pairs.to_string_lossy().into_owned();
+    let (code, out, err) = run(&[
+        "experiment",
+        "reverse-testing",
+        "--learners",
+        "tree,tree(max_depth=2),gnb",
+        "--splits",
+        "1",
+        "--max-rows",
+        "400",
+        "--bias",
+        "class",
+        "--variant",
+        "paper",
+        "--method",
+        "iwcv",
+        "--method",
+        "vote(cv, iwcv, prior-cv)",
+        "--pairs",
+        &pairs_arg,
+        "--quiet",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let names: Vec<&str> = v["methods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["method"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "ReverseTesting paper",
+            "iwcv",
+            "vote(cv, iwcv, prior-cv)",
+            "10-fold CV",
+            "leave-one-out"
+        ]
+    );
+    // One CSV row per counted pair, one decision column per method, and
+    // the tallies recount from it.
+    let text = std::fs::read_to_string(&pairs).unwrap();
+    let mut lines = text.lines();
+    let header = lines.next().unwrap();
+    assert!(header.starts_with("dataset,split,a,b,test_rows,true_a,true_b,agreement,"));
+    let rows: Vec<&str> = lines.collect();
+    for (m, method) in v["methods"].as_array().unwrap().iter().enumerate() {
+        let t = &method["tally"];
+        let counted: u64 = ["correct", "wrong", "undecided"]
+            .iter()
+            .map(|k| t[k].as_u64().unwrap())
+            .sum();
+        assert_eq!(counted as usize, rows.len());
+        let correct = rows
+            .iter()
+            .filter(|r| {
+                let cells: Vec<&str> = r.rsplitn(6, ',').collect();
+                let decision = cells[4 - m];
+                let f: Vec<&str> = r.split(',').collect();
+                let n = f.len();
+                let (ta, tb): (f64, f64) = (f[n - 8].parse().unwrap(), f[n - 7].parse().unwrap());
+                decision == if ta > tb { "a" } else { "b" }
+            })
+            .count();
+        assert_eq!(correct as u64, t["correct"].as_u64().unwrap(), "{method}");
+    }
+    // Every cell reports the covariate-shift AUC and the class priors.
+    let cell = &v["cells"][0];
+    assert!(cell["shift_auc"].as_f64().is_some(), "{cell}");
+    assert_eq!(cell["train_priors"].as_array().unwrap().len(), cell["test_priors"].as_array().unwrap().len());
+    let (code, _, err) = run(&[
+        "experiment",
+        "reverse-testing",
+        "--method",
+        "iwcv(folds=1)",
+        "--quiet",
+    ]);
+    assert_ne!(code, 0);
+    assert!(err.contains("folds=1 is invalid"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -17,8 +17,8 @@ use std::time::Instant;
 
 use rand::RngExt;
 use rarity::data::Dataset;
+use rarity::neighbors::{knn, Exclude, Points};
 use rarity::rng::stream;
-use rarity::sample::neighbors::{knn, Exclude, Points};
 use rarity::sample::{EditedNearestNeighbours, EnnRule, OverTarget, Sampler, Smote, TomekLinks};
 
 /// `n` rows, `d` standard normal features; the first `n_min` rows are class 1
@@ -115,7 +115,7 @@ fn main() {
         let (t, _) = pool.install(|| time(5, || knn(p, p, 5, Exclude::SameIndex)));
         println!("neighbour search 10,000 x 10,000 x 30, k = 5: {t:.3} s");
         record("knn_10k", t);
-        let smote = Smote::new(5, OverTarget::Balance);
+        let smote = Smote::new(5, OverTarget::default());
         let (t, s) = pool.install(|| {
             time(5, || {
                 smote.resample(&big, &mut stream(7, 0)).expect("smote")
@@ -142,7 +142,7 @@ fn main() {
         let mid = generate(124_000, 30, 12_400, 2);
         save(&mid, &dir, "clean");
         if run("tomek") {
-            let tomek = TomekLinks::new();
+            let tomek = TomekLinks::default();
             let (t, s) = pool.install(|| {
                 time(1, || {
                     tomek.resample(&mid, &mut stream(7, 0)).expect("tomek")

@@ -22,10 +22,11 @@ use crate::error::{Error, Result};
 use crate::metrics::catalogue::METRICS;
 use crate::metrics::cost::{Benefit, LossMatrix};
 use crate::metrics::report_with_labels;
+use crate::progress::Progress;
 use crate::rng;
 use crate::split::{Fold, Splitter};
 use crate::stats::{mean, std_dev};
-use crate::strategy::Strategy;
+use crate::strategy::{batch_rule, decide, model_groups, CoreFits, Strategy};
 
 /// One fold's results.
 #[derive(Debug, Clone, Serialize)]
@@ -123,8 +124,11 @@ impl Extras {
 pub struct Evaluation {
     /// The strategy's spec.
     pub spec: String,
-    /// Per-fold results.
+    /// Per-fold results; with `pooled`, one per repeat.
     pub folds: Vec<FoldResult>,
+    /// Whether each entry of `folds` holds the metrics of a whole repeat's
+    /// pooled out-of-fold predictions ([`cross_validate_pooled`]).
+    pub pooled: bool,
 }
 
 /// Mean and standard deviation of one metric over folds.
@@ -238,7 +242,7 @@ impl Evaluation {
 
 /// The seed a fold's strategy is fitted with: a function of the user seed
 /// and the fold's position only.
-fn fold_seed(seed: u64, fold: &Fold) -> u64 {
+pub fn fold_seed(seed: u64, fold: &Fold) -> u64 {
     rng::stream(
         seed,
         0x5eed_0000 + (fold.repeat as u64) * 1000 + fold.index as u64,
@@ -246,40 +250,97 @@ fn fold_seed(seed: u64, fold: &Fold) -> u64 {
     .random()
 }
 
-/// Evaluates one fold.
-pub fn evaluate_fold(
-    strategy: &Strategy,
-    data: &Dataset,
-    fold: &Fold,
-    seed: u64,
-) -> Result<FoldResult> {
-    evaluate_fold_with(strategy, data, fold, seed, &Extras::default())
-}
-
-/// Evaluates one fold with [`Extras`]: `cost` and `benefit` are appended to
-/// the metrics when asked for.
-pub fn evaluate_fold_with(
-    strategy: &Strategy,
+/// Evaluates on one fold every strategy of `group`, which must share their
+/// sampler and learner ([`crate::strategy::core_groups`]): the sampler +
+/// learner is fitted once (common random numbers), each distinct model
+/// ([`crate::strategy::model_groups`]) once on it and predicts the test rows
+/// once, and each strategy's decision is applied to those probabilities.
+/// `on_model(spec)` is called after each model. Results are in the order of
+/// `group`; an error names the strategy.
+pub fn evaluate_fold_group(
+    group: &[&Strategy],
     data: &Dataset,
     fold: &Fold,
     seed: u64,
     extras: &Extras,
-) -> Result<FoldResult> {
+    on_model: &dyn Fn(&str),
+) -> Result<Vec<FoldResult>> {
+    let keep = extras.keep_predictions && fold.repeat == 0;
+    evaluate_group(group, data, fold, seed, extras, keep, on_model)
+}
+
+/// [`evaluate_fold_group`], keeping the test predictions when `keep`.
+fn evaluate_group(
+    group: &[&Strategy],
+    data: &Dataset,
+    fold: &Fold,
+    seed: u64,
+    extras: &Extras,
+    keep: bool,
+    on_model: &dyn Fn(&str),
+) -> Result<Vec<FoldResult>> {
     let train = data.take(&fold.train);
     let test = data.take(&fold.test);
-    let t0 = Instant::now();
-    let fitted = strategy.fit(&train, fold_seed(seed, fold))?;
-    let fit_seconds = t0.elapsed().as_secs_f64();
-    let t1 = Instant::now();
-    let (proba, labels) = fitted.predict(&test)?;
-    let predict_seconds = t1.elapsed().as_secs_f64();
+    let mut cores = CoreFits::new(&train, fold_seed(seed, fold));
+    let mut out: Vec<Option<FoldResult>> = vec![None; group.len()];
+    for model in model_groups(group) {
+        let first = group[model[0]];
+        let need_oof = model.iter().any(|&i| group[i].decision.needs_oof());
+        let fitted = first
+            .fit_model(&mut cores, need_oof)
+            .map_err(named(first))?;
+        let t0 = Instant::now();
+        let (proba, batch_priors) = fitted.predict_proba(&test).map_err(named(first))?;
+        let predict_seconds = t0.elapsed().as_secs_f64();
+        for &i in &model {
+            let s = group[i];
+            let t1 = Instant::now();
+            let rule = s
+                .resolve(&fitted, &train)
+                .and_then(|r| batch_rule(&r, s.em_plugin(), batch_priors.as_deref()))
+                .map_err(named(s))?;
+            let resolve_seconds = t1.elapsed().as_secs_f64();
+            let t2 = Instant::now();
+            let labels = decide(&rule, &test, &proba).map_err(named(s))?;
+            let decide_seconds = t2.elapsed().as_secs_f64();
+            let mut r = scored(&test, proba.clone(), labels, extras).map_err(named(s))?;
+            r.repeat = fold.repeat;
+            r.fold = fold.index;
+            r.fit_seconds = fitted.fit_seconds + resolve_seconds;
+            r.predict_seconds = predict_seconds + decide_seconds;
+            if keep {
+                if let Some(p) = r.predictions.as_mut() {
+                    p.rows = fold.test.clone();
+                }
+            } else {
+                r.predictions = None;
+            }
+            out[i] = Some(r);
+        }
+        on_model(&first.spec);
+    }
+    Ok(out
+        .into_iter()
+        .map(|r| r.expect("every strategy is in one model"))
+        .collect())
+}
+
+/// An error about strategy `s`, naming it.
+fn named(s: &Strategy) -> impl Fn(Error) -> Error + '_ {
+    move |e| Error::invalid(format!("{}: {e}", s.spec))
+}
+
+/// Every metric of predictions on the rows of `test`, with the extras'
+/// cost and benefit and the full potential of the binary thresholded
+/// metrics; the predictions are kept (rows numbered from 0), timings 0.
+fn scored(test: &Dataset, proba: Proba, labels: Vec<u32>, extras: &Extras) -> Result<FoldResult> {
     let truth = test.labels();
     let mut metrics = report_with_labels(truth, &proba, &labels)?;
     if let Some(m) = &extras.cost {
         metrics.push(("cost".to_string(), m.mean_cost(truth, &labels)?));
     }
     if let Some(b) = &extras.benefit {
-        let amounts = b.amounts(&test)?;
+        let amounts = b.amounts(test)?;
         let total = b.total(truth, &labels, &amounts)?;
         metrics.push(("benefit".to_string(), total));
     }
@@ -296,20 +357,19 @@ pub fn evaluate_fold_with(
             potential.push((m.key.to_string(), best));
         }
     }
-    let predictions = (extras.keep_predictions && fold.repeat == 0).then(|| Predictions {
-        rows: fold.test.clone(),
-        truth: truth.to_vec(),
-        proba,
-        labels,
-    });
     Ok(FoldResult {
-        predictions,
-        repeat: fold.repeat,
-        fold: fold.index,
+        predictions: Some(Predictions {
+            rows: (0..truth.len()).collect(),
+            truth: truth.to_vec(),
+            proba,
+            labels,
+        }),
+        repeat: 0,
+        fold: 0,
         metrics,
         full_potential: potential,
-        fit_seconds,
-        predict_seconds,
+        fit_seconds: 0.0,
+        predict_seconds: 0.0,
     })
 }
 
@@ -330,14 +390,92 @@ pub fn cross_validate(
     splitter: &Splitter,
     seed: u64,
 ) -> Result<Evaluation> {
+    Ok(Evaluation {
+        spec: strategy.spec.clone(),
+        folds: fold_results(strategy, data, splitter, seed, false)?,
+        pooled: false,
+    })
+}
+
+/// Every fold's result in order, keeping the test predictions when `keep`.
+fn fold_results(
+    strategy: &Strategy,
+    data: &Dataset,
+    splitter: &Splitter,
+    seed: u64,
+    keep: bool,
+) -> Result<Vec<FoldResult>> {
     data.require_two_classes()?;
     let folds = splitter.split_dataset(data, seed)?;
-    let results = folds
+    let progress = Progress::start("cross-validation folds", folds.len() as u64);
+    folds
         .iter()
-        .map(|f| evaluate_fold(strategy, data, f, seed))
-        .collect::<Result<Vec<_>>>()?;
+        .map(|f| {
+            let r = evaluate_group(
+                &[strategy],
+                data,
+                f,
+                seed,
+                &Extras::default(),
+                keep,
+                &|_| {},
+            )
+            .map(|mut r| r.remove(0));
+            progress.add(1);
+            r
+        })
+        .collect()
+}
+
+/// Cross-validates `strategy` on pooled out-of-fold predictions: each
+/// fold's model predicts its test rows and decides them by its own rule;
+/// the predictions of each repeat (every row once) are pooled and every
+/// metric is computed once per repeat, as scikit-learn's
+/// `cross_val_predict` practice. The result has one entry per repeat in
+/// [`Evaluation::folds`] (its `fold` is the repeat's number of folds) and
+/// fit / predict seconds summed over the repeat's folds. Leave-one-out needs
+/// it: a one-row test fold has no AUC and rates of 0 or 1.
+///
+/// ```
+/// use rarity::data::{bundled, read::ReadOptions};
+/// use rarity::split::Splitter;
+/// let (ds, _) = bundled::find("glass6").unwrap().load(&ReadOptions::default()).unwrap();
+/// let s = rarity::spec::build_strategy("logistic").unwrap();
+/// let e = rarity::evaluate::cross_validate_pooled(&s, &ds, &Splitter::k_fold(5), 7).unwrap();
+/// assert!(e.pooled && e.folds.len() == 1 && e.folds[0].fold == 5);
+/// assert!(e.summary().iter().any(|(m, s)| m == "roc_auc" && s.mean > 0.8 && s.std == 0.0));
+/// ```
+pub fn cross_validate_pooled(
+    strategy: &Strategy,
+    data: &Dataset,
+    splitter: &Splitter,
+    seed: u64,
+) -> Result<Evaluation> {
+    let folds = fold_results(strategy, data, splitter, seed, true)?;
+    let repeats = folds.iter().map(|f| f.repeat + 1).max().unwrap_or(0);
+    let mut results = Vec::with_capacity(repeats);
+    for repeat in 0..repeats {
+        let mine: Vec<&FoldResult> = folds.iter().filter(|f| f.repeat == repeat).collect();
+        let (mut rows, mut labels, mut values) = (Vec::new(), Vec::new(), Vec::new());
+        for r in &mine {
+            let p = r.predictions.as_ref().expect("kept");
+            rows.extend_from_slice(&p.rows);
+            labels.extend_from_slice(&p.labels);
+            values.extend_from_slice(p.proba.values());
+        }
+        let pooled = data.take(&rows);
+        let proba = Proba::new(values, data.n_classes());
+        let mut r = scored(&pooled, proba, labels, &Extras::default())?;
+        r.predictions = None;
+        r.repeat = repeat;
+        r.fold = mine.len();
+        r.fit_seconds = mine.iter().map(|f| f.fit_seconds).sum();
+        r.predict_seconds = mine.iter().map(|f| f.predict_seconds).sum();
+        results.push(r);
+    }
     Ok(Evaluation {
         spec: strategy.spec.clone(),
         folds: results,
+        pooled: true,
     })
 }

@@ -12,8 +12,8 @@
 //! - the wider toolbox of the course notes (Kim): sampling, SMOTE, informative
 //!   undersampling, alternate cut-offs, cost-sensitive learning and the metrics.
 //!
-//! Layout: `data` (tables, readers, generators) at the bottom, then metrics,
-//! statistics, samplers, learners, ensembles, calibration, decisions and
+//! Layout: `data` (tables, readers, generators) and the exact neighbour
+//! search (`neighbors`) at the bottom, then metrics, statistics, samplers, learners, ensembles, calibration, decisions and
 //! model selection; the `rarity` binary is a thin layer over this library.
 
 // `!(x > 0.0)` is the NaN-rejecting check used on purpose for parameters.
@@ -29,8 +29,10 @@ pub mod experiment;
 pub mod learn;
 pub(crate) mod mem;
 pub mod metrics;
+pub mod neighbors;
 pub mod params;
 pub mod persist;
+pub mod progress;
 pub mod report;
 pub mod rng;
 pub mod sample;

@@ -34,3 +34,22 @@ pub fn child(parent: &mut Rng, index: u64) -> Rng {
     use rand::RngExt;
     stream(parent.random::<u64>(), index)
 }
+
+/// Shuffles `v` in place (Fisher-Yates from the end: for `i` from
+/// `len - 1` down to 1, swap `v[i]` with `v[j]`, `j` uniform in `0..=i`).
+/// The draws are part of every seeded result that shuffles (stratified folds,
+/// CNN's visiting order, the synthetic tables), so this sequence must not change.
+///
+/// ```
+/// let mut v: Vec<usize> = (0..10).collect();
+/// rarity::rng::shuffle(&mut v, &mut rarity::rng::stream(1, 0));
+/// v.sort_unstable();
+/// assert_eq!(v, (0..10).collect::<Vec<_>>());
+/// ```
+pub fn shuffle<T>(v: &mut [T], rng: &mut Rng) {
+    use rand::RngExt;
+    for i in (1..v.len()).rev() {
+        let j = rng.random_range(0..=i);
+        v.swap(i, j);
+    }
+}

@@ -12,10 +12,9 @@
 //! Repeat `r` shuffles with the random stream `(seed, r)`, so the folds
 //! depend only on the seed. Indices within a fold are sorted ascending.
 
-use crate::data::Dataset;
+use crate::data::{rows_by_class, Dataset};
 use crate::rng;
 use crate::{Error, Result};
-use rand::RngExt;
 use std::str::FromStr;
 
 /// One evaluation split.
@@ -103,7 +102,7 @@ impl Splitter {
                         "cross-validation needs at least 2 folds and 1 repeat, got {repeats}x{folds}"
                     )));
                 }
-                let classes = class_rows(labels);
+                let classes = rows_by_class(labels, 0);
                 for (c, rows) in classes.iter().enumerate() {
                     if !rows.is_empty() && rows.len() < folds {
                         let advice = if rows.len() >= 2 {
@@ -147,23 +146,6 @@ impl Splitter {
     }
 }
 
-/// Row indices of each class, ascending.
-fn class_rows(labels: &[u32]) -> Vec<Vec<usize>> {
-    let k = labels.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
-    let mut rows = vec![Vec::new(); k];
-    for (i, &c) in labels.iter().enumerate() {
-        rows[c as usize].push(i);
-    }
-    rows
-}
-
-fn shuffle(v: &mut [usize], rng: &mut rng::Rng) {
-    for i in (1..v.len()).rev() {
-        let j = rng.random_range(0..=i);
-        v.swap(i, j);
-    }
-}
-
 fn stratified_repeat(
     classes: &[Vec<usize>],
     n: usize,
@@ -176,7 +158,7 @@ fn stratified_repeat(
     let mut next = 0;
     for rows in classes {
         let mut rows = rows.clone();
-        shuffle(&mut rows, &mut rng);
+        rng::shuffle(&mut rows, &mut rng);
         for i in rows {
             fold_of[i] = next;
             next = (next + 1) % folds;
@@ -203,7 +185,7 @@ fn holdout(labels: &[u32], frac: f64, seed: u64, name: &dyn Fn(u32) -> String) -
     }
     let mut rng = rng::stream(seed, 0);
     let (mut train, mut test) = (Vec::new(), Vec::new());
-    for (c, rows) in class_rows(labels).into_iter().enumerate() {
+    for (c, rows) in rows_by_class(labels, 0).into_iter().enumerate() {
         if rows.is_empty() {
             continue;
         }
@@ -214,7 +196,7 @@ fn holdout(labels: &[u32], frac: f64, seed: u64, name: &dyn Fn(u32) -> String) -
             )));
         }
         let mut rows = rows;
-        shuffle(&mut rows, &mut rng);
+        rng::shuffle(&mut rows, &mut rng);
         let n_test = ((frac * rows.len() as f64).round() as usize).clamp(1, rows.len() - 1);
         test.extend_from_slice(&rows[..n_test]);
         train.extend_from_slice(&rows[n_test..]);

@@ -17,27 +17,47 @@
 //!    unchanged; `correct(mode=average)` instead corrects the averaged
 //!    probabilities with the members' mean keep rates, which is exact when
 //!    every member has the same rates (EB-bagging, under-bagging with
-//!    exact counts) and works with pure leaves;
+//!    exact counts) and works with pure leaves. A learner's class weights
+//!    (`gbdt(class_weight=...)`) act as keep rates and are undone the same
+//!    way ([`crate::learn::Classifier::class_weights`]);
 //! 4. `platt` / `isotonic` fit a calibrator on out-of-fold probabilities
 //!    (stratified 3-fold by default, as in the PT-bagging paper) for the
 //!    model fitted on all rows; with `ensemble=true` (scikit-learn's
 //!    `CalibratedClassifierCV(ensemble=True)`) each fold's model keeps the
 //!    calibrator fitted on its held-out part and predictions average the
 //!    folds' calibrated probabilities;
-//! 5. the decision turns probabilities into labels; plug-in thresholds use
-//!    the training priors, tuned ones the out-of-fold probabilities of the
+//! 5. `priors(...)` / `em` move the probabilities to other class priors
+//!    (Saerens et al. 2002; Dal Pozzolo et al. 2015, eq. 14): known ones, or
+//!    those Saerens' EM estimates on the rows being predicted. They start
+//!    from the priors the probabilities are under: the training priors after
+//!    `correct` or a calibration, else the training sample's (the training
+//!    priors times the keep rates of the sampler stage and of an ensemble's
+//!    members);
+//! 6. the decision turns probabilities into labels; plug-in thresholds use
+//!    the training priors (the target priors after a prior shift, estimated
+//!    per batch after `em`), tuned ones the out-of-fold probabilities of the
 //!    training data (never test data). With calibration, tuned decisions use
-//!    the out-of-fold probabilities passed through the final calibrator.
+//!    the out-of-fold probabilities passed through the final calibrator (and
+//!    the shift to known priors).
+//!
+//! Common random numbers: the sample and the fitted model of a strategy
+//! depend only on the seed, the training rows and its sampler + learner
+//! ([`Strategy::core_key`]), never on the stages that follow nor on other
+//! strategies. [`CoreFits`] makes each such fit once and shares it, so
+//! `X`, `X+correct` and `X+platt` see the very same fitted model, and
+//! strategies that differ only in their decision ([`Strategy::model_key`])
+//! share one [`FittedModel`].
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
 use crate::calibrate::prior::correct_row;
-use crate::calibrate::{self, Calibration, Correction, OneVsRest};
+use crate::calibrate::{self, Calibration, Correction, OneVsRest, PriorShift};
 use crate::data::{Dataset, Proba, Schema};
-use crate::decide::tune::{best_threshold, roc_closest, tune_lambdas};
-use crate::decide::{Decision, Rule};
+use crate::decide::registry::Stage;
+use crate::decide::{Decision, PluginRule, Resolving, Rule};
 use crate::ensemble::BaggedModel;
 use crate::error::{Error, Result};
 use crate::learn::Learner;
@@ -67,6 +87,8 @@ pub struct Strategy {
     pub correct: Option<Correction>,
     /// Optional calibration.
     pub calibration: Option<Calibration>,
+    /// Optional move to other class priors.
+    pub shift: Option<PriorShift>,
     /// The decision.
     pub decision: Decision,
 }
@@ -87,10 +109,22 @@ pub struct FittedStrategy {
     pub correct: Option<Correction>,
     /// The resolved decision rule.
     pub rule: Rule,
+    /// The move to other class priors, if any.
+    #[serde(default)]
+    pub shift: Option<FittedShift>,
 }
 
-/// A fold's model with the rows it was not trained on.
-type FoldMember = (Member, Vec<usize>);
+/// A fitted prior shift (`+priors(...)`, `+em`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FittedShift {
+    /// Where the target priors come from.
+    pub shift: PriorShift,
+    /// The priors the model's probabilities are under.
+    pub source: Vec<f64>,
+    /// With `em`: the plug-in rule resolved from each batch's estimated
+    /// priors (instead of [`FittedStrategy::rule`]).
+    pub plugin: Option<PluginRule>,
+}
 
 /// One fitted model with its sampler stage's keep rates and calibrator.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -132,6 +166,15 @@ impl Persist for FittedStrategy {
                 return Err("the model's feature count differs from the schema's".into());
             }
         }
+        if let Some(s) = &self.shift {
+            let target = match &s.shift {
+                PriorShift::To(t) => t.len(),
+                PriorShift::Em { .. } => k,
+            };
+            if s.source.len() != k || target != k {
+                return Err("the prior shift's priors do not match the classes".into());
+            }
+        }
         self.rule.validate(k).map_err(|e| e.to_string())
     }
 }
@@ -148,16 +191,16 @@ fn corrected_proba(
         return model.predict_proba(data);
     };
     let mut rates = keep_rates.to_vec();
+    if let Some(w) = model.class_weights() {
+        rates.iter_mut().zip(w).for_each(|(r, w)| *r *= w);
+    }
     let mut p = match (model.downcast_ref::<BaggedModel>(), mode) {
         (Some(b), Correction::Member) => b.predict_proba_with(data, |_, member, p| {
             let r: Vec<f64> = member.iter().map(|m| m.max(f64::MIN_POSITIVE)).collect();
             correct_row(p, &r);
         })?,
-        (Some(b), Correction::Average) => {
-            let n = b.keep_rates().len().max(1) as f64;
-            for (k, r) in rates.iter_mut().enumerate() {
-                *r *= b.keep_rates().iter().map(|m| m[k]).sum::<f64>() / n;
-            }
+        (Some(_), Correction::Average) => {
+            rates = sample_rates(model, keep_rates);
             model.predict_proba(data)?
         }
         _ => model.predict_proba(data)?,
@@ -166,24 +209,110 @@ fn corrected_proba(
     Ok(p)
 }
 
-impl Strategy {
-    /// The same strategy deciding by `decision`, written `stage` in its
-    /// label (`STEM+stage`).
-    pub fn with_decision(&self, decision: Decision, stage: &str) -> Strategy {
-        Strategy {
-            spec: format!("{}+{stage}", self.stem),
-            decision_stage: Some(stage.to_string()),
-            decision,
-            ..self.clone()
+/// The keep rates of all the sampling behind a model's probabilities: the
+/// sampler stage's times, for a bagging ensemble, its members' mean rates.
+fn sample_rates(model: &Model, keep_rates: &[f64]) -> Vec<f64> {
+    let mut rates = keep_rates.to_vec();
+    if let Some(b) = model.downcast_ref::<BaggedModel>() {
+        let n = b.keep_rates().len().max(1) as f64;
+        for (k, r) in rates.iter_mut().enumerate() {
+            *r *= b.keep_rates().iter().map(|m| m[k]).sum::<f64>() / n;
+        }
+    }
+    rates
+}
+
+/// A fit of a sampler + learner: the model, the sampler stage's keep rates
+/// and the seconds it took.
+#[derive(Debug)]
+struct Core {
+    model: Model,
+    keep_rates: Vec<f64>,
+    seconds: f64,
+}
+
+/// A fit of a cross-fit fold with the rows it did not see.
+type HeldOut = (Core, Vec<usize>);
+
+impl Core {
+    fn member(&self) -> Member {
+        Member {
+            model: self.model.clone(),
+            keep_rates: self.keep_rates.clone(),
+            calibrator: None,
+        }
+    }
+}
+
+/// The fits of one sampler + learner on one training set with one seed,
+/// made on first use and shared by every strategy with that sampler and
+/// learner (common random numbers): the model on all rows (random stream 0)
+/// and, per number of folds `K`, the models of the stratified `K`-fold
+/// cross-fit (stream `1 + f` for fold `f`) that calibration and tuned
+/// decisions need.
+///
+/// ```
+/// use rarity::data::{bundled, read::ReadOptions};
+/// use rarity::strategy::CoreFits;
+/// let (ds, _) = bundled::find("glass6").unwrap().load(&ReadOptions::default()).unwrap();
+/// let plain = rarity::spec::build_strategy("under(ratio=1)+forest(n=5)").unwrap();
+/// let corrected = rarity::spec::build_strategy("under(ratio=1)+forest(n=5)+correct").unwrap();
+/// let mut cores = CoreFits::new(&ds, 7);
+/// let a = plain.fit_model(&mut cores, false).unwrap();
+/// let b = corrected.fit_model(&mut cores, false).unwrap();
+/// assert_eq!(a.members[0].model, b.members[0].model);
+/// assert!(corrected.fit_model(&mut CoreFits::new(&ds, 7), false).unwrap().members == b.members);
+/// ```
+pub struct CoreFits<'a> {
+    data: &'a Dataset,
+    seed: u64,
+    key: Option<String>,
+    main: Option<Core>,
+    cross: Vec<(usize, Vec<HeldOut>)>,
+    seconds: f64,
+}
+
+impl<'a> CoreFits<'a> {
+    /// No fits yet, for training set `data` and seed `seed`.
+    pub fn new(data: &'a Dataset, seed: u64) -> Self {
+        CoreFits {
+            data,
+            seed,
+            key: None,
+            main: None,
+            cross: Vec::new(),
+            seconds: 0.0,
         }
     }
 
-    /// The sampler stage and the learner, fitted on `data`.
-    fn fit_core(&self, data: &Dataset, stream: u64, seed: u64) -> Result<(Model, Vec<f64>)> {
+    /// The training set.
+    pub fn data(&self) -> &'a Dataset {
+        self.data
+    }
+
+    /// Checks that every strategy served has the same sampler and learner.
+    fn serve(&mut self, s: &Strategy) -> Result<()> {
+        let key = s.core_key();
+        match &self.key {
+            Some(k) if *k != key => Err(Error::invalid(format!(
+                "shared fits of '{k}' cannot serve '{}', whose sampler or learner differs",
+                s.spec
+            ))),
+            Some(_) => Ok(()),
+            None => {
+                self.key = Some(key);
+                Ok(())
+            }
+        }
+    }
+
+    /// The sampler + learner fitted on `data` with random stream `stream`.
+    fn fit(s: &Strategy, data: &Dataset, stream: u64, seed: u64) -> Result<Core> {
+        let t0 = Instant::now();
         let mut r = rng::stream(seed, stream);
-        let (train, keep_rates) = match &self.sampler {
-            Some(s) => {
-                let sample = s.resample(data, &mut r)?;
+        let (train, keep_rates) = match &s.sampler {
+            Some(sampler) => {
+                let sample = sampler.resample(data, &mut r)?;
                 (sample.materialise(data)?, sample.keep_rates)
             }
             None => (data.clone(), vec![1.0; data.n_classes()]),
@@ -195,67 +324,323 @@ impl Strategy {
             )));
         }
         let rows: Vec<usize> = (0..train.n_rows()).collect();
-        let model = self.learner.fit(&train.view(&rows), &mut r)?;
-        Ok((model, keep_rates))
+        let model = s.learner.fit(&train.view(&rows), &mut r)?;
+        Ok(Core {
+            model,
+            keep_rates,
+            seconds: t0.elapsed().as_secs_f64(),
+        })
     }
 
-    /// Out-of-fold probabilities of the sampler + learner + correction, and
-    /// each fold's fitted model with its held-out rows.
-    fn out_of_fold(
-        &self,
-        data: &Dataset,
-        folds: usize,
-        seed: u64,
-    ) -> Result<(Proba, Vec<FoldMember>)> {
-        let splits = cross_fit_folds(
-            data,
-            folds,
-            seed,
-            "calibration and tuned thresholds need at least 2 rows of every class",
-        )?;
-        let mut oof = Proba::zeros(data.n_rows(), data.n_classes());
-        let mut members = Vec::with_capacity(splits.len());
-        for (f, fold) in splits.into_iter().enumerate() {
-            let train = data.take(&fold.train);
-            let test = data.take(&fold.test);
-            let (model, keep_rates) = self.fit_core(&train, 1 + f as u64, seed)?;
-            let p = corrected_proba(&model, &keep_rates, self.correct, &test)?;
-            for (j, &i) in fold.test.iter().enumerate() {
-                oof.row_mut(i).copy_from_slice(p.row(j));
-            }
-            let member = Member {
-                model,
-                keep_rates,
-                calibrator: None,
-            };
-            members.push((member, fold.test));
+    /// The fit on all rows.
+    fn main(&mut self, s: &Strategy) -> Result<&Core> {
+        self.serve(s)?;
+        if self.main.is_none() {
+            let core = Self::fit(s, self.data, 0, self.seed)?;
+            self.seconds += core.seconds;
+            self.main = Some(core);
         }
-        Ok((oof, members))
+        Ok(self.main.as_ref().expect("just fitted"))
     }
 
-    /// Fits the whole strategy on `data`.
+    /// The fits of the stratified `folds`-fold cross-fit, each with the rows
+    /// it did not see.
+    fn cross(&mut self, s: &Strategy, folds: usize) -> Result<&[HeldOut]> {
+        self.serve(s)?;
+        let at = match self.cross.iter().position(|(k, _)| *k == folds) {
+            Some(at) => at,
+            None => {
+                let splits = cross_fit_folds(
+                    self.data,
+                    folds,
+                    self.seed,
+                    "calibration and tuned thresholds need at least 2 rows of every class",
+                )?;
+                let mut fits = Vec::with_capacity(splits.len());
+                for (f, fold) in splits.into_iter().enumerate() {
+                    let train = self.data.take(&fold.train);
+                    let core = Self::fit(s, &train, 1 + f as u64, self.seed)?;
+                    self.seconds += core.seconds;
+                    fits.push((core, fold.test));
+                }
+                self.cross.push((folds, fits));
+                self.cross.len() - 1
+            }
+        };
+        Ok(&self.cross[at].1)
+    }
+}
+
+/// A fitted model: a fitted strategy without its decision rule, what the
+/// strategies that differ only in their decision share.
+#[derive(Debug, Clone)]
+pub struct FittedModel {
+    /// Feature names, encodings and class names of the training data.
+    pub schema: Schema,
+    /// Training class priors.
+    pub priors: Vec<f64>,
+    /// The fitted models whose probabilities are averaged.
+    pub members: Vec<Member>,
+    /// Whether and how the prior correction is applied.
+    pub correct: Option<Correction>,
+    /// The move to other class priors, if any (its `plugin` is the
+    /// deciding strategy's: [`Strategy::em_plugin`]).
+    pub shift: Option<FittedShift>,
+    /// Out-of-fold probabilities of the training rows (through the
+    /// calibrator and the shift to known priors when there are), when
+    /// calibration or a tuned decision needed them.
+    pub oof: Option<Proba>,
+    /// Seconds spent fitting it, the shared sampler + learner fits it uses
+    /// included (each model counts them, as if fitted alone).
+    pub fit_seconds: f64,
+}
+
+impl FittedModel {
+    /// Calibrated (and corrected) class probabilities of `data`'s rows,
+    /// moved by the prior shift, with the target priors of the shift (after
+    /// `+em`, those estimated on `data`'s rows).
+    pub fn predict_proba(&self, data: &Dataset) -> Result<(Proba, Option<Vec<f64>>)> {
+        let mut p = average_members(&self.members, self.correct, data)?;
+        let priors = shift_proba(self.shift.as_ref(), &mut p)?;
+        Ok((p, priors))
+    }
+
+    /// The priors of the probabilities decided on: the target ones after a
+    /// shift to known priors, else the training priors.
+    fn decision_priors(&self) -> &[f64] {
+        match &self.shift {
+            Some(FittedShift {
+                shift: PriorShift::To(t),
+                ..
+            }) => t,
+            _ => &self.priors,
+        }
+    }
+}
+
+/// Moves `p` by `shift`, if any, returning the target priors.
+fn shift_proba(shift: Option<&FittedShift>, p: &mut Proba) -> Result<Option<Vec<f64>>> {
+    match shift {
+        Some(s) => Ok(Some(s.shift.apply(p, &s.source)?.priors)),
+        None => Ok(None),
+    }
+}
+
+/// The rule deciding one batch: after `+em` with a plug-in threshold
+/// (`plugin`), the threshold of the batch's estimated priors
+/// `batch_priors`, else `rule`.
+pub fn batch_rule(
+    rule: &Rule,
+    plugin: Option<PluginRule>,
+    batch_priors: Option<&[f64]>,
+) -> Result<Rule> {
+    match (plugin, batch_priors) {
+        (Some(plugin), Some(priors)) => plugin.resolve(priors),
+        _ => Ok(rule.clone()),
+    }
+}
+
+/// The probabilities of `members` averaged (one member: its own).
+fn average_members(
+    members: &[Member],
+    correct: Option<Correction>,
+    data: &Dataset,
+) -> Result<Proba> {
+    let mut p = members[0].proba(correct, data)?;
+    if members.len() > 1 {
+        for m in &members[1..] {
+            let q = m.proba(correct, data)?;
+            p.values_mut()
+                .iter_mut()
+                .zip(q.values())
+                .for_each(|(a, b)| *a += b);
+        }
+        let n = members.len() as f64;
+        p.values_mut().iter_mut().for_each(|v| *v /= n);
+        p.normalise_rows();
+    }
+    Ok(p)
+}
+
+/// The indices of `items` grouped by equal `key`, groups in order of first
+/// appearance, indices in order within each.
+fn group_by<T, K: PartialEq>(items: &[T], key: impl Fn(&T) -> K) -> Vec<Vec<usize>> {
+    let mut keys: Vec<K> = Vec::new();
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let k = key(item);
+        match keys.iter().position(|x| *x == k) {
+            Some(g) => groups[g].push(i),
+            None => {
+                keys.push(k);
+                groups.push(vec![i]);
+            }
+        }
+    }
+    groups
+}
+
+/// Strategies grouped by their sampler + learner ([`Strategy::core_key`]):
+/// each group can share one [`CoreFits`] per training set.
+pub fn core_groups(strategies: &[&Strategy]) -> Vec<Vec<usize>> {
+    group_by(strategies, |s| s.core_key())
+}
+
+/// Strategies grouped by their model ([`Strategy::model_key`]): each group
+/// is one fitted model deciding in several ways.
+///
+/// ```
+/// let s: Vec<_> = ["logistic", "tree", "logistic+threshold(f1)"]
+///     .iter().map(|s| rarity::spec::build_strategy(s).unwrap()).collect();
+/// let refs: Vec<_> = s.iter().collect();
+/// assert_eq!(rarity::strategy::model_groups(&refs), vec![vec![0, 2], vec![1]]);
+/// ```
+pub fn model_groups(strategies: &[&Strategy]) -> Vec<Vec<usize>> {
+    group_by(strategies, |s| s.model_key())
+}
+
+/// Labels from probabilities by a resolved rule (amounts read from `data`
+/// when the rule needs them).
+pub fn decide(rule: &Rule, data: &Dataset, proba: &Proba) -> Result<Vec<u32>> {
+    let amounts = match rule {
+        Rule::Benefit(b) => Some(b.amounts(data)?),
+        _ => None,
+    };
+    rule.decide(proba, amounts.as_deref())
+}
+
+impl Strategy {
+    /// Adds a stage that follows the learner, written `text`: the
+    /// correction, a calibration, a prior shift (at most one of each) or the
+    /// decision, which must come last. The stages before the decision make
+    /// the stem.
+    pub fn add_stage(&mut self, stage: Stage, text: &str) -> Result<()> {
+        let invalid = |what: &str| Err(Error::invalid(format!("spec '{}': {what}", self.spec)));
+        if self.decision_stage.is_some() {
+            return invalid(&format!(
+                "'{text}' comes after the decision; the decision must be the last stage"
+            ));
+        }
+        match stage {
+            Stage::Correct(mode) => self.correct = Some(mode),
+            Stage::Calibrate(_) if self.calibration.is_some() => {
+                return invalid(&format!("two calibration stages ('{text}' is the second)"))
+            }
+            Stage::Calibrate(c) => self.calibration = Some(c),
+            Stage::Shift(_) if self.shift.is_some() => {
+                return invalid("two prior shifts (priors(...) or em); give one")
+            }
+            Stage::Shift(s) => self.shift = Some(s),
+            Stage::Decide(d)
+                if d.needs_oof() && matches!(self.shift, Some(PriorShift::Em { .. })) =>
+            {
+                return invalid(
+                    "a threshold tuned on the training rows does not carry over to the priors \
+                     em estimates for each batch; decide by threshold(priors), threshold(f1), \
+                     cost(...) or a fixed threshold",
+                )
+            }
+            Stage::Decide(d) => {
+                self.decision = d;
+                self.decision_stage = Some(text.to_string());
+                return Ok(());
+            }
+        }
+        self.stem = format!("{}+{text}", self.stem);
+        Ok(())
+    }
+
+    /// The same strategy deciding by `decision`, written `stage` in its
+    /// label (`STEM+stage`).
+    pub fn with_decision(&self, decision: Decision, stage: &str) -> Strategy {
+        Strategy {
+            spec: format!("{}+{stage}", self.stem),
+            decision_stage: Some(stage.to_string()),
+            decision,
+            ..self.clone()
+        }
+    }
+
+    /// The identity of the sampler + learner as built (every parameter, not
+    /// the text): strategies with equal keys fit the same sample and model
+    /// from the same seed and rows.
+    pub fn core_key(&self) -> String {
+        format!("{:?}+{:?}", self.sampler, self.learner)
+    }
+
+    /// The identity of the model as built: sampler, learner, correction,
+    /// calibration and prior shift, everything but the decision. Strategies with equal keys
+    /// are the same fitted model deciding differently.
     ///
     /// ```
-    /// use rarity::data::{bundled, read::ReadOptions};
-    /// let (ds, _) = bundled::find("ecoli4").unwrap().load(&ReadOptions::default()).unwrap();
-    /// let s = rarity::spec::build_strategy("bagging(n=10)+threshold(priors)").unwrap();
-    /// let fitted = s.fit(&ds, 1).unwrap();
-    /// let labels = fitted.predict(&ds).unwrap().1;
-    /// assert_eq!(labels.len(), ds.n_rows());
+    /// let a = rarity::spec::build_strategy("pt-bagging(n=10)+threshold(priors)").unwrap();
+    /// let b = rarity::spec::build_strategy("pt-bagging(n=10) + threshold(f1)").unwrap();
+    /// let c = rarity::spec::build_strategy("pt-bagging(n=10)+correct+threshold(f1)").unwrap();
+    /// assert_eq!(a.model_key(), b.model_key());
+    /// assert_ne!(a.model_key(), c.model_key());
+    /// assert_eq!(a.core_key(), c.core_key());
     /// ```
-    pub fn fit(&self, data: &Dataset, seed: u64) -> Result<FittedStrategy> {
+    pub fn model_key(&self) -> String {
+        format!(
+            "{}+{:?}+{:?}+{:?}",
+            self.core_key(),
+            self.correct,
+            self.calibration,
+            self.shift
+        )
+    }
+
+    /// Whether the strategy's probabilities are calibrated: it has a
+    /// calibration stage (`platt`, `isotonic`), the prior correction
+    /// (`correct`, Dal Pozzolo et al. 2015, eq. 9), or no sampler and a
+    /// learner whose output is calibrated ([`Learner::calibrated`]: logistic
+    /// regression without class weights, the Platt-scaled SVM). Such
+    /// probabilities support the Bayes minimum-risk decision of a loss
+    /// matrix.
+    ///
+    /// ```
+    /// let c = |s: &str| rarity::spec::build_strategy(s).unwrap().calibrated();
+    /// assert!(c("logistic") && c("logistic+platt") && c("under(ratio=1)+forest(n=5)+correct"));
+    /// assert!(!c("forest(n=5)") && !c("under(ratio=1)+logistic") && !c("tree"));
+    /// ```
+    pub fn calibrated(&self) -> bool {
+        self.calibration.is_some()
+            || self.correct.is_some()
+            || (self.sampler.is_none() && self.learner.calibrated())
+    }
+
+    /// Fits the model (everything but the decision) on the training set of
+    /// `cores`, reusing and adding to its shared sampler + learner fits;
+    /// `need_oof` asks for the out-of-fold probabilities a tuned decision
+    /// needs (calibration makes them anyway).
+    pub fn fit_model(&self, cores: &mut CoreFits<'_>, need_oof: bool) -> Result<FittedModel> {
+        let data = cores.data();
         data.require_two_classes()?;
+        let t0 = Instant::now();
+        let fitted_before = cores.seconds;
+        let mut core_seconds = 0.0;
         let truth = data.labels();
-        let folds = self.calibration.map_or(3, |c| c.folds);
-        let need_oof = self.calibration.is_some() || self.decision.needs_oof();
-        let (oof, fold_members) = if need_oof {
-            let (p, m) = self.out_of_fold(data, folds, seed)?;
-            (Some(p), m)
-        } else {
-            (None, Vec::new())
-        };
-        let (members, oof) = match (self.calibration, oof) {
-            (Some(c), Some(mut p)) if c.ensemble => {
+        let ensemble = self.calibration.is_some_and(|c| c.ensemble);
+        let mut oof = None;
+        let mut fold_members = Vec::new();
+        if need_oof || self.calibration.is_some() {
+            let folds = self.calibration.map_or(3, |c| c.folds);
+            let mut p = Proba::zeros(data.n_rows(), data.n_classes());
+            for (core, test_rows) in cores.cross(self, folds)? {
+                core_seconds += core.seconds;
+                let test = data.take(test_rows);
+                let q = corrected_proba(&core.model, &core.keep_rates, self.correct, &test)?;
+                for (j, &i) in test_rows.iter().enumerate() {
+                    p.row_mut(i).copy_from_slice(q.row(j));
+                }
+                if ensemble {
+                    fold_members.push((core.member(), test_rows.clone()));
+                }
+            }
+            oof = Some(p);
+        }
+        let members = match (self.calibration, oof.as_mut()) {
+            (Some(c), Some(p)) if c.ensemble => {
                 // Each fold's model is calibrated on its own held-out rows.
                 let mut members = Vec::with_capacity(fold_members.len());
                 for (mut m, test_rows) in fold_members {
@@ -272,69 +657,117 @@ impl Strategy {
                     m.calibrator = Some(cal);
                     members.push(m);
                 }
-                (members, Some(p))
+                members
             }
-            (calibration, oof) => {
-                let (model, keep_rates) = self.fit_core(data, 0, seed)?;
-                let calibrator = match (calibration, &oof) {
+            (calibration, p) => {
+                let calibrator = match (calibration, &p) {
                     (Some(c), Some(p)) => Some(OneVsRest::fit(p, truth, c.method)?),
                     _ => None,
                 };
-                let oof = match (&calibrator, oof) {
-                    (Some(c), Some(p)) => Some(c.transform(&p)),
-                    (_, p) => p,
-                };
-                let member = Member {
-                    model,
-                    keep_rates,
-                    calibrator,
-                };
-                (vec![member], oof)
+                if let (Some(c), Some(p)) = (&calibrator, p) {
+                    *p = c.transform(p);
+                }
+                let core = cores.main(self)?;
+                core_seconds += core.seconds;
+                let mut member = core.member();
+                member.calibrator = calibrator;
+                vec![member]
             }
         };
         let priors = data.priors();
-        let k = data.n_classes();
-        let rule = match &self.decision {
-            Decision::Argmax => Rule::Argmax,
-            Decision::Fixed(t) => Rule::Threshold(*t),
-            Decision::Half if k == 2 => Rule::Threshold(0.5),
-            Decision::Half => Rule::Argmax,
-            Decision::Priors => Rule::priors(&priors)?,
-            Decision::F1 => Rule::f1(&priors)?,
-            Decision::Lambda(l) => Rule::Lambda(l.clone()),
-            Decision::Cost(m) => Rule::Cost(m.clone()),
-            Decision::Benefit(b) => {
-                b.amounts(data)
-                    .map_err(|e| Error::invalid(format!("benefit: {e}")))?;
-                Rule::Benefit(b.clone())
+        let shift = self.fit_shift(&priors, &members[0])?;
+        if let (Some(s), Some(p)) = (&shift, oof.as_mut()) {
+            if let PriorShift::To(_) = s.shift {
+                s.shift.apply(p, &s.source)?;
             }
-            Decision::RocClosest | Decision::Tune(_) => {
-                let p = oof
-                    .as_ref()
-                    .expect("out-of-fold probabilities were computed");
-                match (&self.decision, k) {
-                    (Decision::RocClosest, 2) => Rule::Threshold(roc_closest(truth, &p.column(1))?),
-                    (Decision::Tune(obj), 2) => {
-                        Rule::Threshold(best_threshold(truth, &p.column(1), obj)?.0)
-                    }
-                    (Decision::Tune(obj), _) => Rule::Lambda(tune_lambdas(truth, p, &priors, obj)?),
-                    _ => {
-                        return Err(Error::invalid(
-                            "roc-closest is a binary cut-off; use tune(metric=...) for multiclass",
-                        ))
-                    }
-                }
-            }
-        };
-        rule.validate(k)?;
-        Ok(FittedStrategy {
-            spec: self.spec.clone(),
+        }
+        let own = t0.elapsed().as_secs_f64() - (cores.seconds - fitted_before);
+        Ok(FittedModel {
             schema: data.schema().clone(),
             priors,
             members,
             correct: self.correct,
-            rule,
+            shift,
+            oof,
+            fit_seconds: own.max(0.0) + core_seconds,
         })
+    }
+
+    /// The decision resolved into a rule for `model`, fitted on `data`
+    /// ([`Decision::resolve`]: plug-in thresholds from the training priors,
+    /// or the target ones after a shift to known priors; tuned ones from the
+    /// model's out-of-fold probabilities).
+    pub fn resolve(&self, model: &FittedModel, data: &Dataset) -> Result<Rule> {
+        self.decision.resolve(&Resolving {
+            data,
+            priors: model.decision_priors(),
+            oof: model.oof.as_ref(),
+        })
+    }
+
+    /// After `+em`, the plug-in threshold resolved from each batch's
+    /// estimated priors instead of the fitted rule.
+    pub fn em_plugin(&self) -> Option<PluginRule> {
+        match self.shift {
+            Some(PriorShift::Em { .. }) => self.decision.plugin(),
+            _ => None,
+        }
+    }
+
+    /// Fits the whole strategy on `data`.
+    ///
+    /// ```
+    /// use rarity::data::{bundled, read::ReadOptions};
+    /// let (ds, _) = bundled::find("ecoli4").unwrap().load(&ReadOptions::default()).unwrap();
+    /// let s = rarity::spec::build_strategy("bagging(n=10)+threshold(priors)").unwrap();
+    /// let fitted = s.fit(&ds, 1).unwrap();
+    /// let labels = fitted.predict(&ds).unwrap().1;
+    /// assert_eq!(labels.len(), ds.n_rows());
+    /// ```
+    pub fn fit(&self, data: &Dataset, seed: u64) -> Result<FittedStrategy> {
+        let mut cores = CoreFits::new(data, seed);
+        let model = self.fit_model(&mut cores, self.decision.needs_oof())?;
+        let rule = self.resolve(&model, data)?;
+        Ok(FittedStrategy {
+            spec: self.spec.clone(),
+            schema: model.schema,
+            priors: model.priors,
+            members: model.members,
+            correct: model.correct,
+            rule,
+            shift: model.shift.map(|s| FittedShift {
+                plugin: self.em_plugin(),
+                ..s
+            }),
+        })
+    }
+
+    /// The prior shift fitted: its target priors checked against the
+    /// classes, and the priors it starts from (the training `priors` after
+    /// `correct` or a calibration, else the training sample's, from
+    /// `member`'s keep rates); its `plugin` is left to the deciding
+    /// strategy.
+    fn fit_shift(&self, priors: &[f64], member: &Member) -> Result<Option<FittedShift>> {
+        let Some(shift) = &self.shift else {
+            return Ok(None);
+        };
+        if let PriorShift::To(t) = shift {
+            calibrate::prior::check_rates(t, priors.len(), "target priors")
+                .map_err(|e| Error::invalid(format!("{}: priors(...): {e}", self.spec)))?;
+        }
+        let source = if self.correct.is_some() || self.calibration.is_some() {
+            priors.to_vec()
+        } else {
+            let rates = sample_rates(&member.model, &member.keep_rates);
+            let w: Vec<f64> = priors.iter().zip(&rates).map(|(p, r)| p * r).collect();
+            let total: f64 = w.iter().sum();
+            w.iter().map(|v| v / total).collect()
+        };
+        Ok(Some(FittedShift {
+            shift: shift.clone(),
+            source,
+            plugin: None,
+        }))
     }
 }
 
@@ -370,39 +803,58 @@ impl FittedStrategy {
         Ok(())
     }
 
-    /// Calibrated (and corrected) class probabilities.
+    /// Calibrated (and corrected) class probabilities, moved to the target
+    /// priors when the strategy has a prior shift (`+em` estimates them on
+    /// all the rows of `data` together).
     pub fn predict_proba(&self, data: &Dataset) -> Result<Proba> {
+        Ok(self.shifted_proba(data)?.0)
+    }
+
+    /// [`FittedStrategy::predict_proba`] with the target priors of the
+    /// prior shift, if there is one.
+    fn shifted_proba(&self, data: &Dataset) -> Result<(Proba, Option<Vec<f64>>)> {
+        let mut p = self.model_proba(data)?;
+        let priors = shift_proba(self.shift.as_ref(), &mut p)?;
+        Ok((p, priors))
+    }
+
+    /// The probabilities before any prior shift: each row's own, whatever
+    /// rows come with it.
+    pub fn model_proba(&self, data: &Dataset) -> Result<Proba> {
         self.check_columns(data)?;
-        let mut p = self.members[0].proba(self.correct, data)?;
-        if self.members.len() > 1 {
-            for m in &self.members[1..] {
-                let q = m.proba(self.correct, data)?;
-                p.values_mut()
-                    .iter_mut()
-                    .zip(q.values())
-                    .for_each(|(a, b)| *a += b);
-            }
-            let n = self.members.len() as f64;
-            p.values_mut().iter_mut().for_each(|v| *v /= n);
-            p.normalise_rows();
-        }
-        Ok(p)
+        average_members(&self.members, self.correct, data)
     }
 
     /// Labels from given probabilities (amounts read from `data` if the rule
-    /// needs them).
+    /// needs them). After `+em`, a plug-in threshold is resolved from the
+    /// batch's priors, taken as the mean probabilities of `proba` (EM's fixed
+    /// point; [`FittedStrategy::predict`] uses EM's estimate itself).
     pub fn decide(&self, data: &Dataset, proba: &Proba) -> Result<Vec<u32>> {
-        let amounts = match &self.rule {
-            Rule::Benefit(b) => Some(b.amounts(data)?),
-            _ => None,
-        };
-        self.rule.decide(proba, amounts.as_deref())
+        let means = self.shift.as_ref().and_then(|s| s.plugin).map(|_| {
+            let n = proba.n_rows().max(1) as f64;
+            (0..proba.n_classes())
+                .map(|k| proba.column(k).iter().sum::<f64>() / n)
+                .collect::<Vec<f64>>()
+        });
+        self.decide_at(data, proba, means.as_deref())
+    }
+
+    /// Labels by the fitted rule, or, after `+em` with a plug-in threshold,
+    /// by the rule of the batch's estimated priors `batch_priors`.
+    fn decide_at(
+        &self,
+        data: &Dataset,
+        proba: &Proba,
+        batch_priors: Option<&[f64]>,
+    ) -> Result<Vec<u32>> {
+        let plugin = self.shift.as_ref().and_then(|s| s.plugin);
+        decide(&batch_rule(&self.rule, plugin, batch_priors)?, data, proba)
     }
 
     /// Probabilities and labels.
     pub fn predict(&self, data: &Dataset) -> Result<(Proba, Vec<u32>)> {
-        let p = self.predict_proba(data)?;
-        let labels = self.decide(data, &p)?;
+        let (p, priors) = self.shifted_proba(data)?;
+        let labels = self.decide_at(data, &p, priors.as_deref())?;
         Ok((p, labels))
     }
 }

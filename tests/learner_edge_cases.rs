@@ -254,3 +254,35 @@ fn specs_reject_bad_parameters_with_a_message() {
         .unwrap_err();
     assert!(e.to_string().contains("two classes"), "{e}");
 }
+
+#[test]
+fn adac2_defaults_give_a_usable_model_on_every_bundled_binary_set() {
+    // Issue 17, item 17: the former defaults (cost_neg = 0.5) labelled every
+    // pima row positive with 20 rounds.
+    use rarity::data::{bundled, read::ReadOptions};
+    use rarity::evaluate::cross_validate;
+    let splitter: rarity::split::Splitter = "5".parse().unwrap();
+    let mut checked = 0;
+    for set in bundled::BUNDLED {
+        let (ds, _) = set.load(&ReadOptions::default()).unwrap();
+        if ds.n_classes() != 2 {
+            continue;
+        }
+        for spec in ["adac2(n=20)", "adac2(n=50)"] {
+            let s = rarity::spec::build_strategy(spec).unwrap();
+            let e = cross_validate(&s, &ds, &splitter, 42).unwrap();
+            let mean = |k: &str| {
+                let v = e.values(k);
+                v.iter().sum::<f64>() / v.len() as f64
+            };
+            let (tpr, tnr) = (mean("tpr"), mean("tnr"));
+            assert!(
+                tpr >= 0.5 && tnr >= 0.5,
+                "{spec} on {}: TPR {tpr:.3}, TNR {tnr:.3}",
+                set.name
+            );
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 10);
+}

@@ -312,3 +312,62 @@ fn boosting_accuracy_within_one_percent_of_sklearn() {
     }
     finish(failures);
 }
+
+/// gbdt with unbounded steps against scikit-learn's
+/// HistGradientBoostingClassifier: the same bins (one per distinct value),
+/// gains, leaf-wise order, Newton leaf values, float32 gradients and
+/// baseline, so the same trees; the probabilities agree to float32
+/// rounding of the gradients.
+#[test]
+fn gbdt_matches_sklearn_hist_gradient_boosting() {
+    let fx = load("learners.json");
+    let mut failures = Vec::new();
+    for case in fx["gbdt"].as_array().unwrap() {
+        let data = case["data"].as_str().unwrap();
+        let ds = csv(data);
+        let s = case["spec"].as_str().unwrap();
+        let m = fit_all(spec(s).as_ref(), &ds);
+        let all: Vec<usize> = (0..ds.n_rows()).collect();
+        let p = proba_rows(&m, &ds, &all);
+        check_all(
+            &format!("{data} {s}"),
+            "proba",
+            &p,
+            &nums(&case["proba"]),
+            1e-6,
+            &mut failures,
+        );
+    }
+    finish(failures);
+}
+
+/// A Gini tree's importances are scikit-learn's `feature_importances_`.
+#[test]
+fn tree_importances_match_sklearn() {
+    let fx = load("learners.json");
+    let mut failures = Vec::new();
+    for case in fx["tree_importances"].as_array().unwrap() {
+        let data = case["data"].as_str().unwrap();
+        let ds = csv(data);
+        let s = format!("tree(max_depth={},splitter=exact)", case["max_depth"]);
+        let m = fit_all(spec(&s).as_ref(), &ds);
+        let imp = m.importances().unwrap();
+        check_all(
+            &format!("{data} {s}"),
+            "importances",
+            &imp.values,
+            &nums(&case["importances"]),
+            1e-12,
+            &mut failures,
+        );
+        check_all(
+            &format!("{data} {s}"),
+            "std",
+            &imp.std,
+            &vec![0.0; ds.n_features()],
+            0.0,
+            &mut failures,
+        );
+    }
+    finish(failures);
+}

@@ -4,25 +4,15 @@
 
 mod common;
 
-use common::{check, check_all, labels, load, num, nums};
+use common::{check, check_all, finish, labels, load, num, nums};
 use rarity::data::Proba;
 use rarity::metrics::calibration::{reliability_bins, Binning};
 use rarity::metrics::confusion::{Average, BinaryCounts, Confusion};
-use rarity::metrics::probability::stratified_brier;
+use rarity::metrics::probability::{brier_binary, murphy_decomposition, stratified_brier};
 use rarity::metrics::ranking::{precision_recall_curve, roc_curve};
 use rarity::metrics::score_report;
 
 const TOL: f64 = 1e-12;
-
-fn finish(failures: Vec<String>, checked: usize) {
-    assert!(checked > 0, "no fixture cases were read");
-    assert!(
-        failures.is_empty(),
-        "{} mismatches:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
-}
 
 #[test]
 fn binary_report_matches_scikit_learn() {
@@ -145,6 +135,46 @@ fn binary_curves_match_scikit_learn() {
             );
         }
     }
+    finish(failures, cases.len());
+}
+
+#[test]
+fn binned_murphy_decomposition_matches_numpy_and_sums_to_the_brier_score() {
+    let fx = load("metrics.json");
+    let mut failures = Vec::new();
+    let cases = fx["binary"].as_array().unwrap();
+    let mut informative = 0;
+    for case in cases {
+        let name = case["name"].as_str().unwrap();
+        let truth = labels(&case["truth"]);
+        let p = nums(&case["p"]);
+        for (bins, want) in case["murphy"].as_object().unwrap() {
+            let m = murphy_decomposition(&truth, &p, 1, bins.parse().unwrap()).unwrap();
+            for (key, got) in [
+                ("reliability", m.reliability),
+                ("resolution", m.resolution),
+                ("uncertainty", m.uncertainty),
+                ("within_bin_variance", m.within_bin_variance),
+                ("within_bin_covariance", m.within_bin_covariance),
+            ] {
+                let label = format!("murphy {bins} bins {key}");
+                check(name, &label, got, num(&want[key]), TOL, &mut failures);
+            }
+            let sum = m.reliability - m.resolution + m.uncertainty + m.within_bin_variance
+                - m.within_bin_covariance;
+            let brier = brier_binary(&truth, &p, 1).unwrap();
+            check(name, "murphy identity", sum, brier, TOL, &mut failures);
+            // On continuous scores the binned terms are not the degenerate
+            // distinct-value ones (reliability = Brier, resolution =
+            // uncertainty).
+            if name.starts_with("random_") {
+                informative += 1;
+                assert!(m.reliability < brier - 1e-3, "{name}: {m:?}, brier {brier}");
+                assert!(m.resolution < m.uncertainty - 1e-3, "{name}: {m:?}");
+            }
+        }
+    }
+    assert!(informative > 0);
     finish(failures, cases.len());
 }
 

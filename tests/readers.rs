@@ -90,7 +90,7 @@ fn generated_data_reads_back() {
     assert_eq!(code, 0, "{err}");
     let v = inspect_json(&[&g]);
     assert_eq!(v["class_counts"], serde_json::json!([450, 50]));
-    assert_eq!(v["d"], 3);
+    assert_eq!(v["d"], 4); // x0..x2 and the true posterior p_true
     let f = d.join("f.csv").to_string_lossy().into_owned();
     let (code, _, err) = run(&[
         "generate",

@@ -36,7 +36,7 @@ fn select(d: &str, t: &str, learners: &str, more: &[&str]) -> (i32, String, Stri
         "select",
         "--train",
         d,
-        "--target",
+        "--population",
         t,
         "--learners",
         learners,
@@ -86,10 +86,58 @@ fn select_reports_ranking_pairs_and_model_count() {
         "{first}"
     );
     assert!(out.contains("one-class copy"), "{out}");
+    // Methods are shown as the user writes them, in text and JSON.
     for method in ["cv", "loo", "train"] {
-        let (code, _, err) = select(&d, &t, "tree,tree(max_depth=2)", &["--method", method]);
+        let (code, out, err) = select(&d, &t, "tree,tree(max_depth=2)", &["--method", method]);
         assert_eq!(code, 0, "{method}: {err}");
+        assert!(out.starts_with(&format!("ranking ({method}, ")), "{out}");
+        let (code, out, err) = select(
+            &d,
+            &t,
+            "tree,tree(max_depth=2)",
+            &["--method", method, "--format", "json"],
+        );
+        assert_eq!(code, 0, "{method}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["method"], method);
     }
+}
+
+#[test]
+fn select_population_also_answers_to_target() {
+    let dir = scratch("select-alias");
+    let (d, t) = biased_split(&dir);
+    let learners = "tree,tree(max_depth=2)";
+    let args = |flag: &'static str| {
+        vec![
+            "select".to_string(),
+            "--train".into(),
+            d.clone(),
+            flag.into(),
+            t.clone(),
+            "--learners".into(),
+            learners.into(),
+        ]
+    };
+    let outs: Vec<String> = ["--population", "--target"]
+        .into_iter()
+        .map(|flag| {
+            let a = args(flag);
+            let a: Vec<&str> = a.iter().map(String::as_str).collect();
+            let (code, out, err) = run(&a);
+            assert_eq!(code, 0, "{flag}: {err}");
+            out
+        })
+        .collect();
+    assert_eq!(outs[0], outs[1]);
+    assert!(
+        outs[0].starts_with("ranking (reverse-testing "),
+        "{}",
+        outs[0]
+    );
+    let (code, help, _) = run(&["select", "--help"]);
+    assert_eq!(code, 0);
+    assert!(help.contains("--population <FILE>"), "{help}");
 }
 
 #[test]
@@ -192,13 +240,19 @@ fn select_weighted_methods_report_the_bias_and_what_they_did() {
     for (method, did) in [
         ("iwcv", "weighted each validation row by its density ratio"),
         ("iwcv(ratio=ulsif)", "ulsif(centres=100"),
-        ("prior-cv", "weighted each validation row by pi_T(y) / pi_D(y)"),
+        (
+            "prior-cv",
+            "weighted each validation row by pi_T(y) / pi_D(y)",
+        ),
         ("cv", "no correction for the bias"),
         ("vote(cv, iwcv, prior-cv)", "the majority of 3 methods"),
     ] {
         let (code, out, err) = select(&d, &t, learners, &["--method", method]);
         assert_eq!(code, 0, "{method}: {err}");
-        assert!(out.contains(&format!("what it did: ")) && out.contains(did), "{method}: {out}");
+        assert!(
+            out.contains(&format!("what it did: ")) && out.contains(did),
+            "{method}: {out}"
+        );
         // The training half is sorted by x0 and its lowest quarter dropped:
         // the training-vs-target classifier sees it.
         assert!(out.contains("bias detected: covariate"), "{method}: {out}");
@@ -208,16 +262,28 @@ fn select_weighted_methods_report_the_bias_and_what_they_did() {
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let w = &v["weights"];
-    let (ess, rows) = (w["effective_size"].as_f64().unwrap(), w["rows"].as_f64().unwrap());
+    let (ess, rows) = (
+        w["effective_size"].as_f64().unwrap(),
+        w["rows"].as_f64().unwrap(),
+    );
     assert!(ess > 1.0 && ess <= rows, "{w}");
-    assert!(v["diagnosis"]["shift"]["auc"].as_f64().unwrap() > 0.55, "{v}");
+    assert!(
+        v["diagnosis"]["shift"]["auc"].as_f64().unwrap() > 0.55,
+        "{v}"
+    );
     assert_eq!(v["diagnosis"]["shift"]["detected"], true);
     assert_eq!(v["scores"].as_array().unwrap().len(), 3);
-    assert!(v["method"].as_str().unwrap().starts_with("iwcv(ratio=classifier("));
+    assert!(v["method"]
+        .as_str()
+        .unwrap()
+        .starts_with("iwcv(ratio=classifier("));
     // The default is the vote the bias experiment chose.
     let (code, out, err) = select(&d, &t, learners, &[]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.starts_with("ranking (vote(reverse-testing(variant='labels=argmax,measure=brier"), "{out}");
+    assert!(
+        out.starts_with("ranking (vote(reverse-testing(variant='labels=argmax,measure=brier"),
+        "{out}"
+    );
     // No bias: the target drawn like the training set.
     let (code, out, err) = select(&t, &t, learners, &["--method", "cv"]);
     assert_eq!(code, 0, "{err}");
@@ -235,14 +301,24 @@ fn select_names_the_bad_inputs_of_a_biased_selection() {
     let extra: Vec<String> = lines
         .iter()
         .enumerate()
-        .map(|(i, l)| if i == 0 { format!("{l},extra") } else { format!("{l},1") })
+        .map(|(i, l)| {
+            if i == 0 {
+                format!("{l},extra")
+            } else {
+                format!("{l},1")
+            }
+        })
         .collect();
     let extra = common::file(&dir, "extra.csv", (extra.join("\n") + "\n").as_bytes());
     // A target lacking a training column (the first, x0).
     let less: Vec<&str> = lines.iter().map(|l| l.split_once(',').unwrap().1).collect();
     let less = common::file(&dir, "less.csv", (less.join("\n") + "\n").as_bytes());
     // Nine target rows.
-    let small = common::file(&dir, "small.csv", (lines[..10].join("\n") + "\n").as_bytes());
+    let small = common::file(
+        &dir,
+        "small.csv",
+        (lines[..10].join("\n") + "\n").as_bytes(),
+    );
     // A training set with one class.
     let dtext = std::fs::read_to_string(&d).unwrap();
     let one: Vec<&str> = dtext
@@ -253,10 +329,26 @@ fn select_names_the_bad_inputs_of_a_biased_selection() {
         .collect();
     let one = common::file(&dir, "one.csv", (one.join("\n") + "\n").as_bytes());
     for (train, target, needle) in [
-        (&d, &extra, "the target population has columns the training set lacks: extra"),
-        (&d, &less, "the target population lacks columns of the training set: x0"),
-        (&less, &t, "the target population has columns the training set lacks: x0"),
-        (&d, &small, "the target population has 9 rows; estimating its distribution needs at least 10"),
+        (
+            &d,
+            &extra,
+            "the target population has columns the training set lacks: extra",
+        ),
+        (
+            &d,
+            &less,
+            "the target population lacks columns of the training set: x0",
+        ),
+        (
+            &less,
+            &t,
+            "the target population has columns the training set lacks: x0",
+        ),
+        (
+            &d,
+            &small,
+            "the target population has 9 rows; estimating its distribution needs at least 10",
+        ),
         (&one, &t, "the training set: the data has only one class"),
     ] {
         for method in ["iwcv", "prior-cv", "cv"] {
@@ -267,8 +359,14 @@ fn select_names_the_bad_inputs_of_a_biased_selection() {
         }
     }
     for (method, needle) in [
-        ("iwcvv", "unknown selection method 'iwcvv' (did you mean 'iwcv'?)"),
-        ("iwcv(ratio=kliep)", "unknown density-ratio estimator 'kliep'"),
+        (
+            "iwcvv",
+            "unknown selection method 'iwcvv' (did you mean 'iwcv'?)",
+        ),
+        (
+            "iwcv(ratio=kliep)",
+            "unknown density-ratio estimator 'kliep'",
+        ),
         ("vote(cv)", "vote needs at least two methods"),
     ] {
         let (code, _, err) = select(&d, &t, "tree,gnb", &["--method", method]);
@@ -354,7 +452,10 @@ fn bias_experiment_evaluates_further_methods_and_writes_the_pairs() {
     // Every cell reports the covariate-shift AUC and the class priors.
     let cell = &v["cells"][0];
     assert!(cell["shift_auc"].as_f64().is_some(), "{cell}");
-    assert_eq!(cell["train_priors"].as_array().unwrap().len(), cell["test_priors"].as_array().unwrap().len());
+    assert_eq!(
+        cell["train_priors"].as_array().unwrap().len(),
+        cell["test_priors"].as_array().unwrap().len()
+    );
     let (code, _, err) = run(&[
         "experiment",
         "reverse-testing",

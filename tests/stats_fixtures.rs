@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{check, check_all, load, num, nums};
+use common::{check, check_all, finish, load, num, nums};
 use rarity::stats::{
     friedman, mean, mean_ranks, nemenyi_q, paired_t_test, rank_sums, rankdata, std_dev,
     studentized_range_cdf, wilcoxon,
@@ -15,16 +15,6 @@ const P_TOL: f64 = 1e-9;
 
 fn table(v: &serde_json::Value) -> Vec<Vec<f64>> {
     v.as_array().unwrap().iter().map(nums).collect()
-}
-
-fn finish(failures: Vec<String>, checked: usize) {
-    assert!(checked > 0, "no fixture cases were read");
-    assert!(
-        failures.is_empty(),
-        "{} mismatches:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
 }
 
 #[test]

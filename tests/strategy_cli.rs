@@ -34,6 +34,33 @@ fn fit_then_predict_round_trip() {
 }
 
 #[test]
+fn fit_shows_the_decision_as_a_spec_writes_it() {
+    let d = scratch("fit-decision");
+    let model = d.join("m.rarity").to_string_lossy().into_owned();
+    for (spec, want) in [
+        (
+            "pt-bagging(n=5)",
+            "decision threshold(priors) = threshold(0.0595238);",
+        ),
+        (
+            "tree+threshold(f1)",
+            "decision threshold(f1) = threshold(0.279762);",
+        ),
+        ("tree+cost(fn=5,fp=1)", "decision cost(fn=5,fp=1);"),
+        ("tree", "decision argmax;"),
+    ] {
+        // ecoli4: 20 of 336 rows positive, pi+ = 0.0595238.
+        let (code, out, err) = run(&["fit", "--dataset", "ecoli4", "-m", spec, "-o", &model]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains(want), "{spec}: {out}");
+        assert!(
+            !out.contains("Lambda") && !out.contains("Threshold"),
+            "{out}"
+        );
+    }
+}
+
+#[test]
 fn predict_refuses_mismatched_columns_and_foreign_files() {
     let d = scratch("predict-bad");
     let model = d.join("m.rarity").to_string_lossy().into_owned();
@@ -167,12 +194,36 @@ fn every_spec_example_of_the_issue_runs() {
 }
 
 #[test]
+fn any_beta_undersamples_in_every_fold() {
+    // beta = N+/N- of the whole file: the training folds' ratios differ
+    // slightly (some above it); and a beta well below it.
+    let (code, out, err) = run(&["inspect", "--dataset", "pima", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let c = &v["class_counts"];
+    let ratio = c[1].as_f64().unwrap() / c[0].as_f64().unwrap();
+    for beta in [ratio, 0.5 * ratio] {
+        let spec = format!("under(beta={beta})+tree(max_depth=3)+correct+threshold(priors)");
+        let (code, _, err) = run(&[
+            "evaluate",
+            "--dataset",
+            "pima",
+            "--model",
+            &spec,
+            "--cv",
+            "2x5",
+        ]);
+        assert_eq!(code, 0, "{spec}: {err}");
+    }
+}
+
+#[test]
 fn bad_specs_name_the_token_and_list_choices() {
     let cases = [
         ("forest(n=10)+treshold(0.5)", "unknown stage 'treshold'"),
         ("forrest(n=10)", "unknown learner 'forrest'"),
         ("tree(depth=3)", "unknown argument 'depth'"),
-        ("under(beta=0.01)+tree", "[0.0"),
+        ("under(beta=0)+tree", "in (0, 1]"),
         ("forest(n=10)+threshold(2)", "threshold(T) with T in [0, 1]"),
         (
             "forest(n=10)+threshold(f1)+correct",

@@ -9,7 +9,8 @@ tests read the committed file and need no Python.
 Regenerate (from the repository root):
 
     pip install scikit-learn==1.9.1 scipy numpy==2.4.6
-    python3 tools/gen_learner_fixtures.py
+    python3 tools/gen_learner_fixtures.py                          # every block
+    python3 tools/gen_learner_fixtures.py --only gbdt,tree_importances
 
 Notes on each block:
 
@@ -27,6 +28,10 @@ Notes on each block:
   tied neighbours is implementation-defined.
 - svm: SVC(tol=1e-6) decision_function (ovo for multiclass, positive = the
   first class of each pair; binary: positive = class 1).
+- gbdt: HistGradientBoostingClassifier (no early stopping) on sets whose
+  features have at most 255 distinct values, training-row probabilities,
+  with the rarity spec that must match them (max_delta_step=0).
+- tree_importances: DecisionTreeClassifier(max_depth).feature_importances_.
 - boosting: 5 folds (row i in fold i % 5); total out-of-fold accuracy of
   AdaBoostClassifier(DecisionTreeClassifier(max_depth=1), n) (SAMME) and,
   for LogitBoost, which scikit-learn lacks, of
@@ -34,6 +39,7 @@ Notes on each block:
 """
 
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -42,7 +48,11 @@ from sklearn.discriminant_analysis import (
     LinearDiscriminantAnalysis,
     QuadraticDiscriminantAnalysis,
 )
-from sklearn.ensemble import AdaBoostClassifier, GradientBoostingClassifier
+from sklearn.ensemble import (
+    AdaBoostClassifier,
+    GradientBoostingClassifier,
+    HistGradientBoostingClassifier,
+)
 from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import GaussianNB
 from sklearn.neighbors import KNeighborsClassifier
@@ -274,18 +284,72 @@ def boosting_cases():
     return out
 
 
+def gbdt_cases():
+    """HistGradientBoostingClassifier on sets whose features have at most 255
+    distinct values (then its bins and rarity's are one per value), no early
+    stopping: training-row probabilities. rarity's gbdt with
+    max_delta_step=0 (unbounded steps, as scikit-learn) must match."""
+    out = []
+    cases = [
+        ("yeast4", dict(max_iter=20, learning_rate=0.1, max_leaf_nodes=31, min_samples_leaf=20), None),
+        ("yeast4", dict(max_iter=15, learning_rate=0.2, max_leaf_nodes=8, min_samples_leaf=5,
+                        l2_regularization=1.0, class_weight="balanced"), None),
+        ("wisconsin", dict(max_iter=10, learning_rate=0.3, max_leaf_nodes=31, max_depth=3,
+                           min_samples_leaf=10), None),
+        ("contraceptive", dict(max_iter=10, learning_rate=0.1, max_leaf_nodes=15, min_samples_leaf=20), None),
+        ("newthyroid", dict(max_iter=10, learning_rate=0.2, max_leaf_nodes=6, min_samples_leaf=5,
+                            l2_regularization=0.5), None),
+    ]
+    for name, params, _ in cases:
+        X, y = load(name)
+        m = HistGradientBoostingClassifier(early_stopping=False, max_bins=255, random_state=0, **params)
+        m.fit(X, y)
+        spec = (f"gbdt(rounds={params['max_iter']},learning_rate={params['learning_rate']},"
+                f"max_leaves={params['max_leaf_nodes']},min_samples_leaf={params['min_samples_leaf']},"
+                f"l2={params.get('l2_regularization', 0.0)},max_depth={params.get('max_depth') or 0},"
+                f"max_delta_step=0" + (",class_weight=balanced" if params.get("class_weight") else "") + ")")
+        out.append(dict(data=name, spec=spec, proba=lists(m.predict_proba(X).ravel())))
+        print(f"gbdt {name}: {spec}")
+    return out
+
+
+def tree_importance_cases():
+    """DecisionTreeClassifier(max_depth).feature_importances_ (mean decrease
+    in Gini impurity) at depths where the tree has no tied splits (its
+    importances are the same for random_state 0..29)."""
+    out = []
+    for name, depth in [("pima", 3), ("abalone9_18", 4), ("yeast4", 3)]:
+        X, y = load(name)
+        m = DecisionTreeClassifier(max_depth=depth, random_state=0).fit(X, y)
+        out.append(dict(data=name, max_depth=depth, importances=lists(m.feature_importances_)))
+        print(f"tree importances {name}: {np.round(m.feature_importances_, 3)}")
+    return out
+
+
+BLOCKS = dict(
+    logistic=logistic_cases,
+    gnb=gnb_cases,
+    lda=lda_cases,
+    qda=qda_cases,
+    knn=knn_cases,
+    svm=svm_cases,
+    boosting=boosting_cases,
+    gbdt=gbdt_cases,
+    tree_importances=tree_importance_cases,
+)
+
+
 def main():
-    fixture = dict(
-        sklearn_version=sklearn.__version__,
-        logistic=logistic_cases(),
-        gnb=gnb_cases(),
-        lda=lda_cases(),
-        qda=qda_cases(),
-        knn=knn_cases(),
-        svm=svm_cases(),
-        boosting=boosting_cases(),
-    )
+    """All blocks, or with `--only a,b` those blocks, the others kept from
+    the existing file (solver-based blocks move in their last digits from
+    one machine's BLAS to another's)."""
     path = ROOT / "tests" / "fixtures" / "learners.json"
+    only = sys.argv[sys.argv.index("--only") + 1].split(",") if "--only" in sys.argv else list(BLOCKS)
+    fixture = json.loads(path.read_text()) if path.exists() and len(only) < len(BLOCKS) else {}
+    fixture["sklearn_version"] = sklearn.__version__
+    for name in only:
+        fixture[name] = BLOCKS[name]()
+    fixture = {k: fixture[k] for k in ["sklearn_version", *BLOCKS] if k in fixture}
     path.write_text(json.dumps(fixture, separators=(",", ":")) + "\n")
     print(f"wrote {path} ({path.stat().st_size} bytes)")
 

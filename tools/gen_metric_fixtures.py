@@ -128,20 +128,44 @@ def binary_expected(y, p, thr):
             if strategy == "uniform" and n_bins == 10:
                 nz = counts[counts > 0]
                 e["ece"] = float(np.sum(nz / len(p) * np.abs(prob_true - prob_pred)))
-    # Murphy decomposition over distinct forecast values.
-    vals, inv = np.unique(p, return_inverse=True)
-    n_f = np.bincount(inv)
-    o_f = np.bincount(inv, weights=(y == 1).astype(float)) / n_f
-    base = (y == 1).mean()
-    e["brier_reliability"] = float(np.sum(n_f * (vals - o_f) ** 2) / len(p))
-    e["brier_resolution"] = float(np.sum(n_f * (o_f - base) ** 2) / len(p))
-    e["brier_uncertainty"] = float(base * (1 - base))
+    # Murphy decomposition over 10 equal-width bins (the reliability
+    # diagram's; a value on an interior edge goes to the lower bin), with
+    # Stephenson et al.'s (2008) within-bin terms; 5 bins as well.
+    murphy = {}
+    for n_bins in (5, 10):
+        m = murphy_binned(y, p, n_bins)
+        murphy[str(n_bins)] = m
+        if n_bins == 10:
+            e["brier_reliability"] = m["reliability"]
+            e["brier_resolution"] = m["resolution"]
+            e["brier_uncertainty"] = m["uncertainty"]
     curves = {}
     fpr_, tpr_, th_ = quiet(roc_curve, y, p)[0]
     curves["roc"] = {"fpr": fpr_, "tpr": tpr_, "thresholds": th_}
     prec, rec, th = quiet(precision_recall_curve, y, p)[0]
     curves["pr"] = {"precision": prec, "recall": rec, "thresholds": th}
-    return e, curves, cal
+    return e, curves, cal, murphy
+
+
+def murphy_binned(y, p, n_bins):
+    """Murphy's decomposition of the Brier score over equal-width bins."""
+    edges = np.linspace(0.0, 1.0, n_bins + 1)
+    ids = np.searchsorted(edges[1:-1], p, side="left")
+    o = (y == 1).astype(float)
+    n = np.bincount(ids, minlength=n_bins).astype(float)
+    safe = np.maximum(n, 1.0)
+    f_k = np.bincount(ids, weights=p, minlength=n_bins) / safe
+    o_k = np.bincount(ids, weights=o, minlength=n_bins) / safe
+    base = o.mean()
+    nz = n > 0
+    big_n = len(p)
+    return {
+        "reliability": float(np.sum(n[nz] * (f_k[nz] - o_k[nz]) ** 2) / big_n),
+        "resolution": float(np.sum(n[nz] * (o_k[nz] - base) ** 2) / big_n),
+        "uncertainty": float(base * (1 - base)),
+        "within_bin_variance": float(np.sum((p - f_k[ids]) ** 2) / big_n),
+        "within_bin_covariance": float(2 * np.sum((o - o_k[ids]) * (p - f_k[ids])) / big_n),
+    }
 
 
 def binary_cases():
@@ -150,9 +174,10 @@ def binary_cases():
     def add(name, y, p, thr=0.5):
         y = [int(v) for v in y]
         p = [float(v) for v in p]
-        e, curves, cal = binary_expected(y, p, thr)
+        e, curves, cal, murphy = binary_expected(y, p, thr)
         cases.append({"name": name, "truth": y, "p": p, "threshold": thr,
-                      "expected": e, "curves": curves, "calibration": cal})
+                      "expected": e, "curves": curves, "calibration": cal,
+                      "murphy": murphy})
 
     for i in range(12):
         n = int(rng.integers(20, 200))

@@ -5,6 +5,8 @@
 //!   new known test priors (Saerens et al. 2002; the paper's appendix, eq. 14).
 //! - [`em`]: Saerens' EM procedure, estimating unknown test priors from
 //!   unlabeled rows.
+//! - [`shift`]: the prior shift of a strategy (`+priors(...)`, `+em`) and
+//!   the recalibration of any model's scores (`rarity calibrate`).
 //! - [`platt`]: Platt scaling (a sigmoid on the score, with Platt's target
 //!   smoothing).
 //! - [`isotonic`]: isotonic regression by pool adjacent violators.
@@ -16,6 +18,7 @@ pub mod em;
 pub mod isotonic;
 pub mod platt;
 pub mod prior;
+pub mod shift;
 
 use serde::{Deserialize, Serialize};
 
@@ -27,6 +30,7 @@ pub use em::{saerens_em, EmEstimate};
 pub use isotonic::Isotonic;
 pub use platt::Platt;
 pub use prior::{adjust_to_priors, correct_binary, correct_keep_rates};
+pub use shift::{PriorShift, Recalibrated, Recalibration, Shifted};
 
 /// A fitted binary calibrator: maps a score to a probability.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

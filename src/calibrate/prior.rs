@@ -67,19 +67,17 @@ pub fn check_rates(rates: &[f64], k: usize, what: &str) -> Result<()> {
 }
 
 /// Multiplies one row's probabilities by per-class weights and renormalises.
-/// Binary rows use the odds form with `ratio = w_1 / w_0` given directly (so
-/// that `ratio` is exactly beta for undersampling).
+/// Binary rows use the odds form of [`correct_binary`] with
+/// `ratio = w_1 / w_0` given directly (so that `ratio` is exactly beta for
+/// undersampling), as a function of the positive column alone: a model's two
+/// columns need not sum to 1 to the last bit (a forest averages each
+/// separately), and reading both would break ties between rows with equal
+/// positive probabilities, changing ROC AUC. Read from one column the
+/// correction is monotone, so ranking metrics do not move.
 fn reweight_row(row: &mut [f64], weights: &[f64], ratio: f64) {
     let k = row.len();
     if k == 2 {
-        let (p0, p1) = (row[0], row[1]);
-        let q = if p1 <= 0.0 {
-            0.0
-        } else if p0 <= 0.0 {
-            1.0
-        } else {
-            1.0 / (1.0 + p0 / (p1 * ratio))
-        };
+        let q = correct_binary(row[1].min(1.0), ratio);
         row[0] = 1.0 - q;
         row[1] = q;
         return;

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use serde_json::json;
 
 use super::output::{num, print_json, write_report, write_stdout, Table};
+use super::over_datasets::over_datasets;
 use super::{Global, OutputFormat};
-use rarity::data::dirs::load_dirs;
 use rarity::error::Result;
 use rarity::experiment::calibration::{run as calibration_run, CalibrationConfig};
 use rarity::experiment::experiment_report::calibration_report;
@@ -47,19 +47,11 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         seed: g.seed,
     };
     let learners = rarity::spec::build_learners(&a.learners)?;
-    if let Some(dir) = &a.report {
-        rarity::report::prepare_dir(dir)?;
-    }
-    let loaded = load_dirs(&a.data_dirs, a.max_rows)?;
-    let start = std::time::Instant::now();
-    let n = loaded.datasets.len();
-    let r = calibration_run(&loaded.datasets, &learners, &cfg, &mut |i, name| {
-        if !g.quiet {
-            eprintln!("  [{}/{n}] {name}", i + 1);
-        }
+    let ran = over_datasets(g, &a.data_dirs, a.max_rows, a.report.as_ref(), |d| {
+        calibration_run(d, &learners, &cfg)
     })?;
-    let seconds = start.elapsed().as_secs_f64();
-    let mut skipped = loaded.skipped;
+    let (r, seconds) = (ran.results, ran.seconds);
+    let mut skipped = ran.skipped;
     skipped.extend(r.skipped);
     let (cells, rows, better, curves) = (&r.cells, &r.table_v, &r.brier_wins, &r.gaussian);
     if let Some(dir) = &a.report {

@@ -1,15 +1,19 @@
-//! `rarity evaluate`: cross-validated metrics of one strategy.
+//! `rarity evaluate`: cross-validated metrics of one strategy, per fold or
+//! on pooled out-of-fold predictions (`--pooled`, always for `--cv loo`).
 
 use serde_json::{json, Map, Value};
 
-use super::output::{num, print_json, write_stdout, Table};
+use super::output::{print_json, write_stdout, Table};
 use super::{DataArgs, Global, OutputFormat};
 use rarity::error::Result;
-use rarity::evaluate::cross_validate;
+use rarity::evaluate::{cross_validate, cross_validate_pooled};
+use rarity::metrics::probability::MURPHY_BINS;
+use rarity::report::format::metric_text;
 use rarity::split::Splitter;
 
 /// Arguments of `rarity evaluate`.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = rarity::spec::help())]
 pub struct Args {
     #[command(flatten)]
     data: DataArgs,
@@ -19,6 +23,12 @@ pub struct Args {
     /// Cross-validation: K folds, RxK repeated, 5x2, or loo.
     #[arg(long, default_value = "10")]
     cv: String,
+    /// Pool the out-of-fold predictions of each repeat and compute every
+    /// metric once on them (scikit-learn's `cross_val_predict` practice)
+    /// instead of averaging per-fold values; always on with `--cv loo`,
+    /// whose one-row folds have no AUC and rates of only 0 or 1.
+    #[arg(long)]
+    pooled: bool,
 }
 
 /// A finite number as JSON, NaN as null.
@@ -27,12 +37,38 @@ pub fn number(v: f64) -> Value {
 }
 
 pub fn run(g: &Global, a: &Args) -> Result<()> {
-    let (ds, report) = a.data.load(None)?;
     let strategy = rarity::spec::build_strategy(&a.model)?;
     let splitter: Splitter = a.cv.parse()?;
-    let eval = cross_validate(&strategy, &ds, &splitter, g.seed)?;
-    let summary = eval.summary();
+    let pooled = a.pooled || splitter == Splitter::LeaveOneOut;
+    let (eval, report) = super::bar::during(g, || {
+        let (ds, report) = a.data.load(None)?;
+        let eval = if pooled {
+            cross_validate_pooled(&strategy, &ds, &splitter, g.seed)?
+        } else {
+            cross_validate(&strategy, &ds, &splitter, g.seed)?
+        };
+        Ok::<_, rarity::Error>((eval, report))
+    })?;
+    let mut summary = eval.summary();
+    if pooled && eval.folds.len() == 1 {
+        // One pooled value: no spread to report.
+        summary.iter_mut().for_each(|(_, s)| s.std = f64::NAN);
+    }
     let (fit_s, predict_s) = eval.seconds();
+    let folds: usize = if pooled {
+        eval.folds.iter().map(|f| f.fold).sum()
+    } else {
+        eval.folds.len()
+    };
+    let how = if pooled {
+        format!(
+            "metrics of the pooled out-of-fold predictions, mean±std over {} repeat{}",
+            eval.folds.len(),
+            if eval.folds.len() == 1 { "" } else { "s" }
+        )
+    } else {
+        "mean±std over folds".to_string()
+    };
     if g.format == OutputFormat::Json {
         let mut metrics = Map::new();
         for (name, s) in &summary {
@@ -46,8 +82,11 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             "model": eval.spec,
             "data": report.source,
             "cv": a.cv,
-            "folds": eval.folds.len(),
+            "folds": folds,
+            "pooled": pooled,
+            "repeats": if pooled { Some(eval.folds.len()) } else { None },
             "metrics": metrics,
+            "murphy_bins": MURPHY_BINS,
             "fit_seconds": number(fit_s),
             "predict_seconds": number(predict_s),
         }));
@@ -56,16 +95,23 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     for (name, s) in &summary {
         t.text_row(vec![
             name.clone(),
-            num(s.mean, 4),
-            num(s.std, 4),
-            s.full_potential.map_or(String::new(), |p| num(p, 4)),
+            metric_text(s.mean),
+            metric_text(s.std),
+            s.full_potential.map_or(String::new(), metric_text),
         ]);
     }
+    let murphy = if summary.iter().any(|(k, _)| k == "brier_reliability") {
+        format!(
+            "\nbrier_reliability, brier_resolution: Murphy's decomposition of the Brier score \
+             over {MURPHY_BINS} equal-width probability bins (the reliability diagram's)\n"
+        )
+    } else {
+        String::new()
+    };
     write_stdout(&format!(
-        "{} on {} ({} folds, cv {})\nfit {:.2} s, predict {:.2} s in total\n\n{}",
+        "{} on {} ({folds} folds, cv {}; {how})\nfit {:.2} s, predict {:.2} s in total\n\n{}{murphy}",
         eval.spec,
         report.source,
-        eval.folds.len(),
         a.cv,
         fit_s,
         predict_s,

@@ -1,13 +1,16 @@
 //! `rarity experiment`: the papers' protocols over directories of datasets.
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{Subcommand, ValueEnum};
 use serde_json::json;
 
 use super::output::{num, print_json, write_stdout, Table};
+use super::over_datasets::over_datasets;
 use super::{Global, OutputFormat};
-use rarity::data::dirs::load_dirs;
+
+use rarity::data::write::{quote, AtomicFile};
 use rarity::error::Result;
 use rarity::experiment::bias::{run as bias_run, Bias, BiasExperimentConfig};
 use rarity::experiment::experiment_report::reverse_testing_report;
@@ -100,10 +103,6 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             max_rows,
             report,
         } => {
-            if let Some(dir) = report {
-                rarity::report::prepare_dir(dir)?;
-            }
-            let loaded = load_dirs(data_dirs, *max_rows)?;
             let learners = rarity::spec::build_learners(learners)?;
             let variants = variants
                 .iter()
@@ -128,13 +127,11 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                 splits: *splits,
                 seed: g.seed,
             };
-            let datasets = loaded.datasets;
-            let r = bias_run(&datasets, &learners, &cfg, &mut |_, name| {
-                if !g.quiet {
-                    eprintln!("  done: {name}");
-                }
+            let ran = over_datasets(g, data_dirs, *max_rows, report.as_ref(), |d| {
+                bias_run(d, &learners, &cfg)
             })?;
-            let mut skipped = loaded.skipped;
+            let (r, n_datasets) = (ran.results, ran.datasets);
+            let mut skipped = ran.skipped;
             skipped.extend(r.skipped.iter().cloned());
             if let Some(path) = pairs {
                 write_pairs(path, &r)?;
@@ -149,8 +146,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                     .zip(r.tallies.clone())
                     .collect();
                 let mut notes = vec![format!(
-                    "{} datasets x {splits} splits, learners {learner_names}, measure {metric}.",
-                    datasets.len(),
+                    "{n_datasets} datasets x {splits} splits, learners {learner_names}, measure {metric}.",
                 )];
                 notes.extend(skipped.iter().map(|s| format!("Skipped: {s}")));
                 let html = reverse_testing_report(&rows, &notes);
@@ -175,7 +171,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                     .map(|(name, t)| json!({"dataset": name, "tallies": t}))
                     .collect();
                 return print_json(&json!({
-                    "datasets": datasets.len(),
+                    "datasets": n_datasets,
                     "splits": splits,
                     "metric": metric,
                     "seed": g.seed,
@@ -207,8 +203,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                 ]);
             }
             let mut out = format!(
-                "ReverseTesting bias experiment: {} datasets x {} splits, learners {learner_names}, measure {metric}, seed {}\n\n{}",
-                datasets.len(),
+                "ReverseTesting bias experiment: {n_datasets} datasets x {} splits, learners {learner_names}, measure {metric}, seed {}\n\n{}",
                 splits,
                 g.seed,
                 t.to_text()
@@ -234,8 +229,10 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
 /// Writes every counted pair of a bias experiment as CSV: dataset, split,
 /// the two learners, the test rows, the true measures of `a` and `b`, then
 /// one column per method (`a`, `b` or `undecided`).
-fn write_pairs(path: &std::path::Path, r: &rarity::experiment::bias::BiasExperimentResults) -> Result<()> {
-    let quote = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
+fn write_pairs(
+    path: &std::path::Path,
+    r: &rarity::experiment::bias::BiasExperimentResults,
+) -> Result<()> {
     let mut text = String::from("dataset,split,a,b,test_rows,true_a,true_b,agreement");
     for (name, _) in &r.methods {
         text.push(',');
@@ -263,5 +260,15 @@ fn write_pairs(path: &std::path::Path, r: &rarity::experiment::bias::BiasExperim
         }
         text.push('\n');
     }
-    std::fs::write(path, text).map_err(|e| rarity::error::Error::io(path, e))
+    if path.exists() && !path.is_file() {
+        return Err(rarity::error::Error::invalid(format!(
+            "--pairs {}: not a regular file; give a file path",
+            path.display()
+        )));
+    }
+    let mut f = AtomicFile::create(path)?;
+    f.writer()
+        .write_all(text.as_bytes())
+        .map_err(|e| f.err(e))?;
+    f.commit()
 }

@@ -6,11 +6,13 @@ use serde_json::json;
 
 use super::output::{print_json, write_stdout};
 use super::{DataArgs, Global, OutputFormat};
+use rarity::decide::{Decision, Rule};
 use rarity::error::Result;
 use rarity::persist::{save, Format};
 
 /// Arguments of `rarity fit`.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = rarity::spec::help())]
 pub struct Args {
     #[command(flatten)]
     data: DataArgs,
@@ -26,9 +28,12 @@ pub struct Args {
 }
 
 pub fn run(g: &Global, a: &Args) -> Result<()> {
-    let (ds, report) = a.data.load(None)?;
     let strategy = rarity::spec::build_strategy(&a.model)?;
-    let fitted = strategy.fit(&ds, g.seed)?;
+    let (ds, report, fitted) = super::bar::during(g, || {
+        let (ds, report) = a.data.load(None)?;
+        let fitted = strategy.fit(&ds, g.seed)?;
+        Ok::<_, rarity::Error>((ds, report, fitted))
+    })?;
     let format = if a.json_model {
         Format::Json
     } else {
@@ -42,14 +47,27 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             "rows": ds.n_rows(),
             "classes": ds.class_names(),
             "rule": fitted.rule,
+            "decision": decision_text(&strategy.decision, &fitted.rule),
         }));
     }
     write_stdout(&format!(
-        "fitted {} on {} ({} rows); decision {:?}; saved to {}\n",
+        "fitted {} on {} ({} rows); decision {}; saved to {}\n",
         fitted.spec,
         report.source,
         ds.n_rows(),
-        fitted.rule,
+        decision_text(&strategy.decision, &fitted.rule),
         a.output.display()
     ))
+}
+
+/// The decision as the spec writes it and, when fitting resolved it to other
+/// numbers, the rule it became: `threshold(priors) = threshold(0.00174)`.
+/// (The default at 0.5 shows as the rule alone: argmax beyond two classes.)
+fn decision_text(decision: &Decision, rule: &Rule) -> String {
+    let (spec, resolved) = (decision.to_string(), rule.to_string());
+    if spec == resolved || *decision == Decision::Half {
+        resolved
+    } else {
+        format!("{spec} = {resolved}")
+    }
 }

@@ -1,48 +1,101 @@
-//! `rarity generate gaussian|fraud`: synthetic datasets as CSV.
+//! `rarity generate gaussian|fraud|bias`: synthetic datasets, and biased
+//! training samples of a dataset, as CSV.
 
 use std::path::PathBuf;
 
-use clap::ValueEnum;
 use serde::Serialize;
 
-use super::output::{print_json, write_stdout};
-use super::{Global, OutputFormat};
-use rarity::data::synth::{FraudTask, GaussianTask};
+use super::output::{counts_table, print_json, write_stdout};
+use super::{DataArgs, Global, OutputFormat};
+use rarity::data::bias::Bias;
+use rarity::data::synth::{FraudTask, GaussianTask, TRUE_POSTERIOR};
 use rarity::data::write::write_csv;
 use rarity::error::Result;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Kind {
-    /// Dal Pozzolo's task: N(0, sigma) negatives, N(mu, sigma) positives.
-    Gaussian,
-    /// A credit-card-like fraud table (Time, V1..V28, Amount).
-    Fraud,
-}
+use rarity::experiment::parse_list;
 
 /// Arguments of `rarity generate`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Which generator.
-    #[arg(value_enum)]
+    #[command(subcommand)]
     kind: Kind,
-    /// Rows (default: 10,000 gaussian, 284,807 fraud).
-    #[arg(long)]
-    n: Option<usize>,
-    /// Features (gaussian only; fraud has 30).
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum Kind {
+    /// Dal Pozzolo's task: N(0, sigma) negatives, N(mu, sigma) positives in
+    /// each feature x0, x1, ...; the true posterior p(+|x) is written as the
+    /// column `p_true` (drop it before training).
+    Gaussian(GaussianArgs),
+    /// A credit-card-like fraud table (Time, V1..V28, Amount, class).
+    Fraud(FraudArgs),
+    /// A biased training sample of a dataset (Fan & Davidson 2006, Sec. 5):
+    /// feature bias (sort by a column, drop the lowest fraction) or class
+    /// bias (keep each class at a rate).
+    Bias(BiasArgs),
+}
+
+/// Options of `generate gaussian`.
+#[derive(Debug, clap::Args)]
+struct GaussianArgs {
+    /// Rows.
+    #[arg(long, default_value_t = GaussianTask::default().n)]
+    n: usize,
+    /// Features.
     #[arg(long, default_value_t = 1)]
     d: usize,
-    /// Share of positives (default: 0.1 gaussian, 0.00172 fraud).
-    #[arg(long)]
-    positive_rate: Option<f64>,
-    /// Mean of the positives (gaussian).
+    /// Share of positives.
+    #[arg(long, default_value_t = GaussianTask::default().positive_rate)]
+    positive_rate: f64,
+    /// Mean of the positives.
     #[arg(long, default_value_t = 3.0, allow_hyphen_values = true)]
     mu: f64,
-    /// Standard deviation of both classes (gaussian).
+    /// Standard deviation of both classes.
     #[arg(long, default_value_t = 3.0)]
     sigma: f64,
-    /// Number of fraud clusters (fraud).
+    /// Output CSV file.
+    #[arg(short, long)]
+    output: PathBuf,
+}
+
+/// Options of `generate fraud`.
+#[derive(Debug, clap::Args)]
+struct FraudArgs {
+    /// Rows.
+    #[arg(long, default_value_t = FraudTask::default().n)]
+    n: usize,
+    /// Share of frauds.
+    #[arg(long, default_value_t = FraudTask::default().positive_rate)]
+    positive_rate: f64,
+    /// Number of fraud clusters.
     #[arg(long, default_value_t = 4)]
     clusters: usize,
+    /// Output CSV file.
+    #[arg(short, long)]
+    output: PathBuf,
+}
+
+/// Options of `generate bias`.
+#[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("bias").required(true).args(["feature", "class"])))]
+struct BiasArgs {
+    #[command(flatten)]
+    data: DataArgs,
+    /// Feature bias: sort the rows by this feature column and drop the
+    /// lowest `--drop` share of them.
+    #[arg(long, value_name = "COL")]
+    feature: Option<String>,
+    /// The share of rows the feature bias drops, in [0, 1).
+    #[arg(
+        long,
+        value_name = "FRACTION",
+        default_value_t = 0.25,
+        requires = "feature"
+    )]
+    drop: f64,
+    /// Class bias: keep each row of class k with probability RATES[k]
+    /// (one rate in [0, 1] per class, in class order, e.g. `0.5,1`).
+    #[arg(long, value_name = "RATES", conflicts_with = "feature")]
+    class: Option<String>,
     /// Output CSV file.
     #[arg(short, long)]
     output: PathBuf,
@@ -56,32 +109,37 @@ struct Written {
 }
 
 pub fn run(g: &Global, a: &Args) -> Result<()> {
-    let counts = match a.kind {
-        Kind::Gaussian => {
-            let def = GaussianTask::default();
+    let (output, counts) = match &a.kind {
+        Kind::Gaussian(a) => {
             let task = GaussianTask {
-                n: a.n.unwrap_or(def.n),
+                n: a.n,
                 d: a.d,
-                positive_rate: a.positive_rate.unwrap_or(def.positive_rate),
+                positive_rate: a.positive_rate,
                 mu: a.mu,
                 sigma: a.sigma,
             };
-            let (ds, _) = task.generate(g.seed)?;
+            let ds = task.with_posterior(g.seed)?;
             write_csv(&ds, &a.output)?;
-            ds.class_counts()
+            if !g.quiet {
+                eprintln!(
+                    "note: column {TRUE_POSTERIOR} is the true posterior p(+|x), not a feature: \
+                     drop it before training"
+                );
+            }
+            (&a.output, ds.class_counts())
         }
-        Kind::Fraud => {
-            let def = FraudTask::default();
+        Kind::Fraud(a) => {
             let task = FraudTask {
-                n: a.n.unwrap_or(def.n),
-                positive_rate: a.positive_rate.unwrap_or(def.positive_rate),
+                n: a.n,
+                positive_rate: a.positive_rate,
                 clusters: a.clusters,
             };
-            task.write_csv(g.seed, &a.output)?.to_vec()
+            (&a.output, task.write_csv(g.seed, &a.output)?.to_vec())
         }
+        Kind::Bias(b) => return bias(g, b),
     };
     let w = Written {
-        output: a.output.display().to_string(),
+        output: output.display().to_string(),
         n: counts.iter().sum(),
         class_counts: counts,
     };
@@ -91,5 +149,61 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     write_stdout(&format!(
         "wrote {} rows ({} negative, {} positive) to {}\n",
         w.n, w.class_counts[0], w.class_counts[1], w.output
+    ))
+}
+
+/// `generate bias`: reads the data, keeps the biased selection of its rows
+/// and writes it.
+fn bias(g: &Global, a: &BiasArgs) -> Result<()> {
+    let (ds, _) = a.data.load(None)?;
+    // clap makes sure one of --feature and --class is given.
+    let (bias, settings) = match &a.feature {
+        Some(col) => (
+            Bias::Feature {
+                attribute: ds.feature_index(col, "--feature column")?,
+                fraction: a.drop,
+            },
+            serde_json::json!({"feature": col, "drop": a.drop}),
+        ),
+        None => {
+            let rates: Vec<f64> = parse_list(
+                "--class",
+                a.class.as_deref().unwrap_or_default(),
+                "a keep rate in [0, 1]",
+                "--class 0.5,1",
+            )?;
+            let json = serde_json::json!({ "class": rates });
+            (Bias::Class(rates), json)
+        }
+    };
+    let all: Vec<usize> = (0..ds.n_rows()).collect();
+    let kept = ds.take(&bias.apply(&ds, &all, g.seed)?);
+    write_csv(&kept, &a.output)?;
+    let (before, after) = (ds.class_counts(), kept.class_counts());
+    if g.format == OutputFormat::Json {
+        return print_json(&serde_json::json!({
+            "bias": settings,
+            "output": a.output.display().to_string(),
+            "classes": ds.class_names(),
+            "before": before,
+            "after": after,
+        }));
+    }
+    let rates: Vec<f64> = before
+        .iter()
+        .zip(&after)
+        .map(|(b, a)| *a as f64 / (*b).max(1) as f64)
+        .collect();
+    let t = counts_table(ds.class_names(), &before, &after, &rates);
+    let how = match (&a.feature, &a.class) {
+        (Some(col), _) => format!("feature bias: lowest {} of '{col}' dropped", a.drop),
+        _ => "class bias".to_string(),
+    };
+    write_stdout(&format!(
+        "{how}: {} of {} rows -> {}\n\n{}",
+        kept.n_rows(),
+        ds.n_rows(),
+        a.output.display(),
+        t.to_text()
     ))
 }

@@ -1,6 +1,8 @@
 //! The `rarity` command line: argument parsing and output only; every command
 //! is a thin call into the library.
 
+mod bar;
+mod calibrate;
 mod calibration;
 mod data_args;
 mod datasets;
@@ -10,6 +12,7 @@ mod fit;
 mod generate;
 mod inspect;
 mod output;
+mod over_datasets;
 mod predict;
 mod pt_bagging;
 mod resample;
@@ -68,10 +71,13 @@ enum Command {
     Datasets,
     /// Describe a dataset: rows, features, classes, imbalance, feature ranges.
     Inspect(inspect::Args),
-    /// Write a synthetic dataset as CSV.
+    /// Write a synthetic dataset, or a biased training sample of one, as CSV.
     Generate(generate::Args),
     /// Every metric for true labels and predicted probabilities in a CSV.
     Score(score::Args),
+    /// Recalibrate any model's probabilities in a CSV: undo undersampling
+    /// (eq. 9), move to new or EM-estimated priors, the matching threshold.
+    Calibrate(calibrate::Args),
     /// Cross-validate a strategy: every metric, mean and std over folds.
     Evaluate(evaluate::Args),
     /// Train a strategy on all rows and save it.
@@ -118,6 +124,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Inspect(a) => inspect::run(g, &a),
         Command::Generate(a) => generate::run(g, &a),
         Command::Score(a) => score::run(g, &a),
+        Command::Calibrate(a) => calibrate::run(g, &a),
         Command::Evaluate(a) => evaluate::run(g, &a),
         Command::Fit(a) => fit::run(g, &a),
         Command::Predict(a) => predict::run(g, &a),

@@ -45,15 +45,18 @@ pub fn num(v: f64, digits: usize) -> String {
     }
 }
 
-/// TEMPORARY: the old name of `Table::to_text`, until the commands being
-/// moved on other branches are merged.
-pub trait Render {
-    /// See `Table::to_text`.
-    fn render(&self) -> String;
-}
-
-impl Render for Table {
-    fn render(&self) -> String {
-        self.to_text()
+/// The class counts of a table before and after a command changed it, with
+/// each class's keep rate (rows after over rows before, synthetic ones
+/// included).
+pub fn counts_table(classes: &[String], before: &[usize], after: &[usize], rates: &[f64]) -> Table {
+    let mut t = Table::new(&["class", "before", "after", "keep rate"]);
+    for (k, name) in classes.iter().enumerate() {
+        t.text_row(vec![
+            name.clone(),
+            before[k].to_string(),
+            after[k].to_string(),
+            num(rates[k], 4),
+        ]);
     }
+    t
 }

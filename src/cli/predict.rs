@@ -52,8 +52,7 @@ fn read(a: &Args, fitted: &FittedStrategy) -> Result<Dataset> {
 
 pub fn run(g: &Global, a: &Args) -> Result<()> {
     let fitted: FittedStrategy = load(&a.model)?;
-    let ds = read(a, &fitted)?;
-    let (proba, labels) = fitted.predict(&ds)?;
+    let (proba, labels) = super::bar::during(g, || fitted.predict(&read(a, &fitted)?))?;
     let names = &fitted.schema.class_names;
     write_predictions(&a.output, names, &proba, &labels)?;
     if !g.quiet {

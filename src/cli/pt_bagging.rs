@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use serde_json::json;
 
 use super::output::{num, print_json, write_report, write_stdout, Table};
+use super::over_datasets::over_datasets;
 use super::{Global, OutputFormat};
-use rarity::data::dirs::load_dirs;
 use rarity::error::Result;
 use rarity::experiment::experiment_report::pt_bagging_report;
 use rarity::experiment::parse_list;
@@ -50,19 +50,11 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         splitter: a.cv.parse()?,
         seed: g.seed,
     };
-    if let Some(dir) = &a.report {
-        rarity::report::prepare_dir(dir)?;
-    }
-    let loaded = load_dirs(&a.data_dirs, a.max_rows)?;
-    let start = std::time::Instant::now();
-    let n = loaded.datasets.len();
-    let r = pt_bagging_run(&loaded.datasets, &cfg, &mut |i, name| {
-        if !g.quiet {
-            eprintln!("  [{}/{n}] {name}", i + 1);
-        }
+    let ran = over_datasets(g, &a.data_dirs, a.max_rows, a.report.as_ref(), |d| {
+        pt_bagging_run(d, &cfg)
     })?;
-    let seconds = start.elapsed().as_secs_f64();
-    let mut skipped = loaded.skipped;
+    let (r, seconds) = (ran.results, ran.seconds);
+    let mut skipped = ran.skipped;
     skipped.extend(r.skipped);
     let (results, binary, multiclass) = (&r.datasets, &r.binary, &r.multiclass);
     if let Some(dir) = &a.report {

@@ -3,37 +3,48 @@
 //! a ranked table and a Friedman / Nemenyi verdict, and saves the winner
 //! trained on all rows.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 
-use super::output::{num, print_json, write_stdout, Table};
+use super::output::{print_json, write_stdout, Table};
 use super::{DataArgs, Global, OutputFormat};
 use rarity::data::bundled;
 use rarity::decide::registry::{build_stage, loss_matrix, Stage};
 use rarity::decide::Decision;
 use rarity::error::{Error, Result};
 use rarity::evaluate::Extras;
-use rarity::experiment::compare::RANKED_METRICS;
-use rarity::experiment::run::{ranking_metric, run as run_job, RunSettings};
+use rarity::experiment::compare::{DECISION_METRICS, MODEL_METRICS};
+use rarity::experiment::run::{
+    decision_metric, ranking_metric, run as run_job, Level, RunSettings,
+};
 use rarity::experiment::run_report::{run_report, RunContext};
 use rarity::metrics::catalogue;
 use rarity::metrics::cost::{Benefit, LossMatrix};
 use rarity::params::syntax::parse_args;
 use rarity::persist::{save, Format};
+use rarity::report::format::{mean_std_text, p_value_text};
 
 /// Arguments of `rarity run`.
 #[derive(Debug, Clone, clap::Args)]
+#[command(after_long_help = rarity::spec::help())]
 pub struct Args {
     #[command(flatten)]
     data: DataArgs,
-    /// The metric that picks the winner: any key of `rarity score` with a
-    /// direction (e.g. average_precision, roc_auc, brier, g_mean, f1), or
-    /// `cost` / `benefit` with `--cost` / `--benefit`.
+    /// The metric that ranks: any key of `rarity score` with a direction,
+    /// or `cost` / `benefit` with `--cost` / `--benefit`. A ranking or
+    /// probability metric (average_precision, roc_auc, brier, log_loss)
+    /// ranks models (everything but the decision: strategies that differ only
+    /// in their decision are one model); a thresholded one (g_mean, f1, ...,
+    /// cost, benefit) ranks strategies. The Friedman / Nemenyi verdict
+    /// compares models.
     #[arg(long, default_value = "average_precision")]
     metric: String,
+    /// The thresholded metric that compares the decisions of each model
+    /// (and picks the winner's decision) when `--metric` ranks models;
+    /// default: cost with `--cost`, benefit with `--benefit`, else g_mean.
+    #[arg(long, value_name = "METRIC")]
+    decision_metric: Option<String>,
     /// Repeated cross-validation, `RxK` (R repeats of K folds).
     #[arg(long, default_value = "2x5")]
     cv: String,
@@ -42,14 +53,16 @@ pub struct Args {
     models: Vec<String>,
     /// Misclassification costs `fn=..,fp=..[,tp=0,tn=0]` (or
     /// `matrix='0,1;5,0'`): adds metric `cost`, the mean loss per test row of
-    /// each strategy's decisions, and for every strategy ending in
-    /// `threshold(priors)` a copy deciding by `cost(...)` (Bayes minimum risk).
+    /// each strategy's decisions, and for every model whose probabilities
+    /// are calibrated (platt, isotonic, correct, logistic, svm) or that
+    /// decides by `threshold(priors)` a copy deciding by `cost(...)` (Bayes
+    /// minimum risk).
     #[arg(long, value_name = "COSTS")]
     cost: Option<String>,
     /// Example-dependent benefit `amount=COL,overhead=V` (COL a feature
     /// column): adds metric `benefit`, the total over each test fold (a caught
-    /// positive earns amount - V, a false alarm costs V), and for every strategy
-    /// ending in `threshold(priors)` a copy deciding by `benefit(...)`.
+    /// positive earns amount - V, a false alarm costs V), and for the same
+    /// models as `--cost` a copy deciding by `benefit(...)`.
     #[arg(long, value_name = "SPEC")]
     benefit: Option<String>,
     /// Write an HTML report with plots, and every table as CSV and JSON, to DIR.
@@ -89,25 +102,17 @@ pub(super) fn parse_benefit(s: &str) -> Result<Benefit> {
     }
 }
 
-/// A progress bar over (strategy, fold) evaluations on stderr, hidden when
-/// `show` is false.
-fn progress_bar(show: bool) -> ProgressBar {
-    if !show {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-    if let Ok(style) = ProgressStyle::with_template(
-        "  {bar:24} {pos}/{len} (strategy x fold) {elapsed} {wide_msg}",
-    ) {
-        bar.set_style(style);
-    }
-    bar
-}
-
 pub fn run(g: &Global, a: &Args) -> Result<()> {
     let cost = a.cost.as_deref().map(parse_cost).transpose()?;
     let benefit: Option<Benefit> = a.benefit.as_deref().map(parse_benefit).transpose()?;
     let ranking = ranking_metric(&a.metric, cost.is_some(), benefit.is_some())?;
+    let decision = a
+        .decision_metric
+        .as_deref()
+        .map(|k| ranking_metric(k, cost.is_some(), benefit.is_some()))
+        .transpose()?;
+    // Checked before any work.
+    decision_metric(ranking, decision, cost.is_some(), benefit.is_some())?;
     if let Some(dir) = &a.report {
         rarity::report::prepare_dir(dir)?;
     }
@@ -135,26 +140,23 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             keep_predictions: a.report.is_some(),
         },
         metric: ranking,
+        decision_metric: decision,
         splitter: a.cv.parse()?,
         seed: g.seed,
     };
     let extras = settings.extras.clone();
-    let bar = progress_bar(!g.quiet && std::io::stderr().is_terminal());
-    let progress = |done: usize, total: usize, spec: &str| {
-        bar.set_length(total as u64);
-        bar.set_position(done as u64);
-        bar.set_message(spec.to_string());
-    };
-    let outcome = run_job(&ds, settings, &progress);
-    bar.finish_and_clear();
-    let outcome = outcome?;
+    let outcome = super::bar::during(g, || run_job(&ds, settings))?;
     save(&outcome.winner, &a.output, Format::Binary)?;
     let cmp = &outcome.comparison;
-    let order = &outcome.order;
-    let verdict = outcome.verdict.as_ref();
+    let verdict = &outcome.verdict;
     let winner = outcome.winner_strategy();
     let metric = ranking.key;
-    let strategies = &outcome.strategies;
+    let dm = outcome.decision_metric.key;
+    let n_folds = cmp.evaluations[0].folds.len();
+    let level = match outcome.level {
+        Level::Models => "models",
+        Level::Strategies => "strategies",
+    };
 
     let classes = format!(
         "classes {:?} ({})",
@@ -165,15 +167,18 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             .collect::<Vec<_>>()
             .join("/")
     );
+    let counts = format!(
+        "{} strategies, {} distinct model{} (a model is everything but the decision)",
+        outcome.strategies.len(),
+        cmp.models.len(),
+        if cmp.models.len() == 1 { "" } else { "s" }
+    );
     if let Some(dir) = &a.report {
         let mut notes = vec![
             format!("Data: {}, {} rows, {} features, {classes}.", report.source, ds.n_rows(), ds.n_features()),
             format!(
-                "Protocol: repeated stratified cross-validation {} ({} folds) on shared folds, seed {}; {} strategies.",
-                a.cv,
-                cmp.evaluations[0].folds.len(),
-                g.seed,
-                strategies.len()
+                "Protocol: repeated stratified cross-validation {} ({n_folds} folds) on shared folds, seed {}; {counts}, each fitted once per fold.",
+                a.cv, g.seed,
             ),
         ];
         if let Some(c) = &a.cost {
@@ -192,71 +197,100 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             winner.spec,
             a.output.display()
         ));
-        let ctx = RunContext {
-            data: &ds,
-            notes,
-            metric,
-            higher_is_better: ranking.higher_is_better(),
-        };
-        run_report(cmp, order, verdict, &ctx)?.write(dir)?;
+        let ctx = RunContext { data: &ds, notes };
+        run_report(&outcome, &ctx)?.write(dir)?;
     }
 
     let summaries: Vec<_> = cmp.evaluations.iter().map(|e| e.summary()).collect();
-    if g.format == OutputFormat::Json {
-        let rows: Vec<_> = order
+    let metrics_json = |i: usize| -> serde_json::Map<String, serde_json::Value> {
+        summaries[i]
             .iter()
-            .map(|&i| {
-                let m: serde_json::Map<String, serde_json::Value> = summaries[i]
+            .map(|(k, s)| {
+                (
+                    k.clone(),
+                    json!({"mean": s.mean, "std": s.std, "full_potential": s.full_potential}),
+                )
+            })
+            .collect()
+    };
+    let model_of = |i: usize| {
+        cmp.models
+            .iter()
+            .position(|m| m.strategies.contains(&i))
+            .expect("every strategy is in a model")
+    };
+    if g.format == OutputFormat::Json {
+        let ranking_rows: Vec<_> = match outcome.level {
+            Level::Models => outcome
+                .decisions
+                .iter()
+                .map(|d| {
+                    let i = d.strategies[0];
+                    json!({"model": cmp.models[d.model].spec, "strategy": cmp.evaluations[i].spec, "metrics": metrics_json(i)})
+                })
+                .collect(),
+            Level::Strategies => outcome
+                .order
+                .iter()
+                .map(|&i| json!({"strategy": cmp.evaluations[i].spec, "model": cmp.models[model_of(i)].spec, "metrics": metrics_json(i)}))
+                .collect(),
+        };
+        let models: Vec<_> = outcome
+            .model_order
+            .iter()
+            .map(|&m| {
+                let e = &cmp.models[m];
+                json!({"model": e.spec, "strategies": e.strategies.iter().map(|&i| &cmp.evaluations[i].spec).collect::<Vec<_>>(),
+                       "metrics": MODEL_METRICS.iter().filter_map(|k| summaries[e.strategies[0]].iter().find(|(n, _)| n == k))
+                           .map(|(k, s)| (k.clone(), json!({"mean": s.mean, "std": s.std}))).collect::<serde_json::Map<_, _>>()})
+            })
+            .collect();
+        let decisions: Vec<_> = outcome
+            .decisions
+            .iter()
+            .map(|d| {
+                let rows: Vec<_> = d
+                    .strategies
                     .iter()
-                    .map(|(k, s)| (k.clone(), json!({"mean": s.mean, "std": s.std, "full_potential": s.full_potential})))
+                    .zip(&d.p_vs_best)
+                    .map(|(&i, &p)| json!({"strategy": cmp.evaluations[i].spec,
+                        "decision": outcome.strategies[i].decision_stage.clone().unwrap_or_else(|| "default".into()),
+                        "p_vs_best": p, "metrics": metrics_json(i)}))
                     .collect();
-                json!({"strategy": cmp.evaluations[i].spec, "metrics": m})
+                json!({"model": cmp.models[d.model].spec, "metric": dm, "decisions": rows})
             })
             .collect();
         return print_json(&json!({
-            "data": report.source, "cv": a.cv, "metric": metric, "ranking": rows,
+            "data": report.source, "cv": a.cv, "metric": metric, "level": outcome.level,
+            "decision_metric": dm, "ranking": ranking_rows, "models": models, "decisions": decisions,
             "verdict": verdict, "winner": winner.spec, "saved": a.output.display().to_string(),
             "cost": a.cost, "benefit": extras.benefit,
             "report": a.report.as_ref().map(|d| d.join("index.html").display().to_string()),
         }));
     }
-    let mut keys: Vec<&str> = RANKED_METRICS.to_vec();
-    if extras.cost.is_some() {
-        keys.push("cost");
-    }
-    if extras.benefit.is_some() {
-        keys.push("benefit");
-    }
-    let columns: Vec<(&str, &str)> = keys
-        .iter()
-        .map(|k| catalogue::metric(k).map(|m| (m.key, m.label)))
-        .collect::<Result<_>>()?;
-    let mut header = vec!["#", "strategy"];
-    header.extend(columns.iter().map(|c| c.1));
-    let mut t = Table::new(&header);
+
     let cell = |i: usize, key: &str| -> String {
         summaries[i]
             .iter()
             .find(|(k, _)| k == key)
-            .map_or("-".into(), |(_, s)| {
-                let fp = s
-                    .full_potential
-                    .map_or(String::new(), |p| format!(" ({})", num(p, 3)));
-                format!("{}±{}{fp}", num(s.mean, 3), num(s.std, 3))
-            })
+            .map_or("-".into(), |(_, s)| mean_std_text(s.mean, s.std))
     };
-    for (rank, &i) in order.iter().enumerate() {
-        let mut row = vec![(rank + 1).to_string(), cmp.evaluations[i].spec.clone()];
-        row.extend(columns.iter().map(|c| cell(i, c.0)));
-        t.text_row(row);
-    }
+    let label = |k: &str| catalogue::metric(k).map_or(k.to_string(), |m| m.label.to_string());
+    let has = |k: &str| summaries[0].iter().any(|(n, _)| n == k);
+    let mut decision_keys: Vec<&str> = vec![dm];
+    decision_keys.extend(
+        ["cost", "benefit"]
+            .iter()
+            .chain(DECISION_METRICS)
+            .copied()
+            .filter(|k| *k != dm && has(k)),
+    );
     let mut out = format!(
-        "{}: {} rows, {classes}, cv {} ({} folds), ranked by {metric}\n\
-         mean±std over folds; (full potential: best over all thresholds){}{}\n\n{}",
+        "{}: {} rows, {classes}, cv {} ({n_folds} folds); {counts}\n\
+         ranked by {metric}: it ranks {level}; mean±std over folds{}{}\n\n",
         report.source,
         ds.n_rows(),
         a.cv,
-        cmp.evaluations[0].folds.len(),
         if extras.cost.is_some() {
             "; cost: mean loss per row"
         } else {
@@ -267,19 +301,77 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         } else {
             ""
         },
-        t.to_text()
     );
-    if let Some(v) = &verdict {
+    let mut model_label = vec![String::new(); cmp.models.len()];
+    for (r, &m) in outcome.model_order.iter().enumerate() {
+        model_label[m] = format!("M{}", r + 1);
+    }
+    match outcome.level {
+        Level::Models => {
+            let mut keys = vec![metric];
+            keys.extend(MODEL_METRICS.iter().copied().filter(|k| *k != metric));
+            let mut header = vec!["#".to_string(), "model".to_string()];
+            header.extend(keys.iter().map(|k| label(k)));
+            let refs: Vec<&str> = header.iter().map(String::as_str).collect();
+            let mut t = Table::new(&refs);
+            for &m in &outcome.model_order {
+                let i = cmp.models[m].strategies[0];
+                let mut row = vec![model_label[m].clone(), cmp.models[m].spec.clone()];
+                row.extend(keys.iter().map(|k| cell(i, k)));
+                t.text_row(row);
+            }
+            out.push_str(&format!("models ranked by {metric}\n{}\n", t.to_text()));
+        }
+        Level::Strategies => {
+            let mut keys = decision_keys.clone();
+            keys.extend(["roc_auc", "average_precision"]);
+            let mut header = vec!["#".to_string(), "strategy".to_string(), "model".to_string()];
+            header.extend(keys.iter().map(|k| label(k)));
+            let refs: Vec<&str> = header.iter().map(String::as_str).collect();
+            let mut t = Table::new(&refs);
+            for (r, &i) in outcome.order.iter().enumerate() {
+                let mut row = vec![
+                    (r + 1).to_string(),
+                    cmp.evaluations[i].spec.clone(),
+                    model_label[model_of(i)].clone(),
+                ];
+                row.extend(keys.iter().map(|k| cell(i, k)));
+                t.text_row(row);
+            }
+            out.push_str(&format!("strategies ranked by {metric}\n{}\n", t.to_text()));
+        }
+    }
+    let mut header = vec!["model".to_string(), "strategy".to_string()];
+    header.push(label(dm));
+    header.push("p vs best".into());
+    header.extend(decision_keys.iter().skip(1).map(|k| label(k)));
+    let refs: Vec<&str> = header.iter().map(String::as_str).collect();
+    let mut t = Table::new(&refs);
+    for d in &outcome.decisions {
+        for (&i, &p) in d.strategies.iter().zip(&d.p_vs_best) {
+            let mut row = vec![
+                model_label[d.model].clone(),
+                cmp.evaluations[i].spec.clone(),
+            ];
+            row.push(cell(i, dm));
+            row.push(p_value_text(p));
+            row.extend(decision_keys.iter().skip(1).map(|k| cell(i, k)));
+            t.text_row(row);
+        }
+    }
+    out.push_str(&format!(
+        "decisions of each model by {dm} (p vs best: Wilcoxon signed-rank over folds against the model's best decision)\n{}\n",
+        t.to_text()
+    ));
+    out.push_str(&format!("verdict: {}\n", verdict.summary));
+    if verdict.testable {
         out.push_str(&format!(
-            "\nFriedman test on {metric} over folds: p = {:.2e} (Iman-Davenport p = {:.2e}); \
-             Nemenyi critical difference {:.2} ranks at alpha 0.05.\n\
-             Not significantly worse than the best: {}\n",
-            v.friedman_p,
-            v.iman_davenport_p,
-            v.critical_difference,
-            v.tied_with_best
+            "not significantly worse than the best: {}\n",
+            outcome
+                .model_order
                 .iter()
-                .map(|&i| cmp.evaluations[i].spec.as_str())
+                .filter(|m| verdict.tied_with_best.contains(m))
+                .map(|&m| format!("{} {}", model_label[m], verdict.models[m]))
                 .collect::<Vec<_>>()
                 .join("; ")
         ));

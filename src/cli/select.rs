@@ -20,9 +20,10 @@ pub struct Args {
     /// The labelled (possibly biased) training set D.
     #[arg(long)]
     train: PathBuf,
-    /// The unlabelled target set T (a label column, if present, is ignored).
-    #[arg(long)]
-    target: PathBuf,
+    /// The unlabelled target population T, a file (a label column, if
+    /// present, is ignored). `--target` is accepted as an older name.
+    #[arg(long, alias = "target", value_name = "FILE")]
+    population: PathBuf,
     /// The label column of the training set (default: last).
     #[arg(long)]
     label: Option<String>,
@@ -71,12 +72,7 @@ fn measure_name(v: &ReverseTestingVariant) -> String {
 
 /// What the bias tests found, in two lines.
 fn bias_text(d: &Diagnosis) -> String {
-    let list = |v: &[f64]| {
-        v.iter()
-            .map(|x| num(*x, 3))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    let list = |v: &[f64]| v.iter().map(|x| num(*x, 3)).collect::<Vec<_>>().join(", ");
     format!(
         "bias detected: {}\n  covariate shift: training-vs-target classifier AUC {} (z = {}; near 0.5: none){}\n  prior shift: training priors [{}], estimated target priors [{}] (likelihood-ratio p = {}){}\n",
         d.detected,
@@ -96,8 +92,13 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         ..ReadOptions::default()
     };
     let (train, _) = read_path(&a.train, &opts)?;
-    let file = std::fs::File::open(&a.target).map_err(|e| Error::io(&a.target, e))?;
-    let target = read_population(file, &a.target.display().to_string(), b',', train.schema())?;
+    let file = std::fs::File::open(&a.population).map_err(|e| Error::io(&a.population, e))?;
+    let target = read_population(
+        file,
+        &a.population.display().to_string(),
+        b',',
+        train.schema(),
+    )?;
     let learners = rarity::spec::build_learners(&a.learners)?;
     // ReverseTesting uses `variant`; the comparators and the true order use
     // the metric (or benefit) itself, with argmax labels.
@@ -111,44 +112,54 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     if let (Method::ReverseTesting(v), Measure::Benefit(_)) = (&mut method, &plain.measure) {
         v.measure = plain.measure.clone();
     }
-    let (found, diagnosis) = select(&method, &learners, &train, &target, &plain, g.seed)?;
+    let (found, diagnosis, truth) = super::bar::during(g, || {
+        let (found, diagnosis) = select(&method, &learners, &train, &target, &plain, g.seed)?;
+        let truth = match &a.truth {
+            Some(col) => {
+                let o = ReadOptions {
+                    target: Some(col.clone()),
+                    ..ReadOptions::default()
+                };
+                let (labelled, _) = read_path(&a.population, &o)?;
+                Some(true_ranking(&learners, &train, &labelled, &plain, g.seed)?)
+            }
+            None => None,
+        };
+        Ok::<_, Error>((found, diagnosis, truth))
+    })?;
     let ranking = &found.ranking;
-    let truth = match &a.truth {
-        Some(col) => {
-            let o = ReadOptions {
-                target: Some(col.clone()),
-                ..ReadOptions::default()
-            };
-            let (labelled, _) = read_path(&a.target, &o)?;
-            Some(true_ranking(&learners, &train, &labelled, &plain, g.seed)?)
-        }
-        None => None,
-    };
     if g.format == OutputFormat::Json {
-        return print_json(
-            &json!({
-                "method": method.to_string(),
-                "variant": variant.to_string(),
-                "ranking": ranking,
-                "scores": found.scores,
-                "weights": found.weights,
-                "priors": found.priors,
-                "diagnosis": diagnosis,
-                "did": method.what_it_did(&found),
-                "true_ranking": truth,
-            }),
-        );
+        return print_json(&json!({
+            "method": a.method,
+            "spec": method.to_string(),
+            "variant": variant.to_string(),
+            "ranking": ranking,
+            "scores": found.scores,
+            "weights": found.weights,
+            "priors": found.priors,
+            "diagnosis": diagnosis,
+            "did": method.what_it_did(&found),
+            "true_ranking": truth,
+        }));
     }
+    // The method as the user writes it (`cv`, `iwcv(ratio=ulsif)`, ...).
     let mut out = match &method {
         Method::ReverseTesting(v) => format!(
-            "ranking (ReverseTesting {v}, {} models built):\n",
+            "ranking (reverse-testing {v}, {} models built):\n",
             ranking.models_built
         ),
-        m => format!("ranking ({m}, {} models built):\n", ranking.models_built),
+        _ => format!(
+            "ranking ({}, {} models built):\n",
+            a.method, ranking.models_built
+        ),
     };
     for (pos, &i) in ranking.order.iter().enumerate() {
         let estimate = found.scores.as_ref().map_or(String::new(), |s| {
-            format!(", estimated {} on the target = {}", measure_name(&plain), num(s[i], 4))
+            format!(
+                ", estimated {} on the target = {}",
+                measure_name(&plain),
+                num(s[i], 4)
+            )
         });
         out.push_str(&format!(
             "  {}. {} (wins - losses = {}{estimate})\n",

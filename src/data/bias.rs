@@ -1,13 +1,74 @@
 //! Selection-bias simulators, the protocol of Fan & Davidson (2006, Sec. 5):
 //! a training sample drawn with a selection variable `s` that depends on the
 //! features (feature bias), on the class (class bias), or on nothing (random
-//! selection). Each returns the kept row indices in increasing order.
+//! selection). Each returns the kept row indices in increasing order;
+//! [`Bias`] names one of them with its settings (what `rarity generate bias`
+//! and the ReverseTesting bias experiment apply).
 
 use rand::RngExt;
+use serde::Serialize;
 
 use super::Dataset;
 use crate::error::{Error, Result};
-use crate::rng::Rng;
+use crate::rng::{self, Rng};
+
+/// A selection bias with its settings.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum Bias {
+    /// Sort by a feature and drop the lowest fraction (the paper: 0, 25%).
+    Feature {
+        /// The feature.
+        attribute: usize,
+        /// The fraction dropped.
+        fraction: f64,
+    },
+    /// Keep each row of class `k` with probability `rates[k]`.
+    Class(Vec<f64>),
+    /// Keep each row of the dataset's largest class with probability 1/2,
+    /// every row of the others (a class bias set per dataset).
+    HalveLargestClass,
+    /// No bias.
+    None,
+}
+
+impl Bias {
+    /// The rows of `rows` the biased selection keeps, in increasing order;
+    /// the class biases draw from `seed`.
+    ///
+    /// ```
+    /// use rarity::data::bias::Bias;
+    /// let ds = rarity::Dataset::from_rows((0..8).map(|i| vec![i as f64]).collect(),
+    ///     vec![0, 0, 0, 0, 0, 0, 1, 1], vec!["a".into(), "b".into()]).unwrap();
+    /// let all: Vec<usize> = (0..8).collect();
+    /// let kept = Bias::Feature { attribute: 0, fraction: 0.25 }.apply(&ds, &all, 1).unwrap();
+    /// assert_eq!(kept, vec![2, 3, 4, 5, 6, 7]);
+    /// assert_eq!(Bias::Class(vec![0.0, 1.0]).apply(&ds, &all, 1).unwrap(), vec![6, 7]);
+    /// ```
+    pub fn apply(&self, data: &Dataset, rows: &[usize], seed: u64) -> Result<Vec<usize>> {
+        let rng = || rng::stream(seed, 0xb1a5);
+        match self {
+            Bias::Feature {
+                attribute,
+                fraction,
+            } => feature_bias(data, rows, *attribute, *fraction),
+            Bias::Class(rates) => class_bias(data, rows, rates, &mut rng()),
+            Bias::HalveLargestClass => {
+                class_bias(data, rows, &largest_class_halved(data), &mut rng())
+            }
+            Bias::None => Ok(rows.to_vec()),
+        }
+    }
+}
+
+/// Keep rates of [`Bias::HalveLargestClass`]: 1/2 for the largest class of
+/// `data` (the last of equally large ones), 1 for the others.
+fn largest_class_halved(data: &Dataset) -> Vec<f64> {
+    let c = data.class_counts();
+    let big = (0..c.len()).max_by_key(|&k| c[k]).unwrap_or(0);
+    (0..c.len())
+        .map(|k| if k == big { 0.5 } else { 1.0 })
+        .collect()
+}
 
 /// Feature bias: sort `rows` by feature `attribute` (ties by row index) and
 /// drop the first `fraction` of them (the paper: attribute 0, 25%).

@@ -28,6 +28,26 @@ pub(crate) fn tally(labels: impl Iterator<Item = usize>, k: usize) -> Vec<usize>
     t.iter().map(|c| c.iter().sum()).collect()
 }
 
+/// Row indices of each class `0..k`, in row order; `k` is raised to the
+/// largest label + 1 when that is more.
+///
+/// ```
+/// assert_eq!(rarity::data::rows_by_class(&[1, 0, 1], 0), vec![vec![1], vec![0, 2]]);
+/// ```
+pub fn rows_by_class(labels: &[u32], k: usize) -> Vec<Vec<usize>> {
+    let k = labels
+        .iter()
+        .map(|&c| c as usize + 1)
+        .max()
+        .unwrap_or(0)
+        .max(k);
+    let mut out = vec![Vec::new(); k];
+    for (i, &c) in labels.iter().enumerate() {
+        out[c as usize].push(i);
+    }
+    out
+}
+
 /// How one source column became one or more numeric feature columns.
 ///
 /// Recorded at read time so that data given later for prediction is encoded
@@ -77,6 +97,28 @@ pub struct Schema {
     pub encodings: Vec<ColumnEncoding>,
     /// The name of the target column in the source.
     pub target_name: String,
+}
+
+impl Schema {
+    /// The schema of an all-numeric table: one numeric column per feature
+    /// and a target column named `class`.
+    ///
+    /// ```
+    /// use rarity::data::Schema;
+    /// let s = Schema::numeric(vec!["a".into()], vec!["neg".into(), "pos".into()]);
+    /// assert_eq!((s.encodings.len(), s.target_name.as_str()), (1, "class"));
+    /// ```
+    pub fn numeric(feature_names: Vec<String>, class_names: Vec<String>) -> Schema {
+        Schema {
+            encodings: feature_names
+                .iter()
+                .map(|n| ColumnEncoding::Numeric { name: n.clone() })
+                .collect(),
+            feature_names,
+            class_names,
+            target_name: "class".into(),
+        }
+    }
 }
 
 /// A labelled table: `n` rows, `d` numeric features, class ids `0..k`.
@@ -163,15 +205,7 @@ impl Dataset {
             )));
         }
         let feature_names: Vec<String> = (0..d).map(|j| format!("x{j}")).collect();
-        let schema = Schema {
-            encodings: feature_names
-                .iter()
-                .map(|n| ColumnEncoding::Numeric { name: n.clone() })
-                .collect(),
-            feature_names,
-            class_names,
-            target_name: "class".into(),
-        };
+        let schema = Schema::numeric(feature_names, class_names);
         Dataset::new(rows.into_iter().flatten().collect(), y, schema)
     }
 
@@ -260,6 +294,28 @@ impl Dataset {
         &self.schema.feature_names
     }
 
+    /// The index of the feature named `name`; the error names the
+    /// features and suggests a close match (`what` says what the column is
+    /// for: "amount column").
+    ///
+    /// ```
+    /// let ds = rarity::Dataset::from_rows(vec![vec![1.0, 2.0]], vec![0], vec!["a".into()]).unwrap();
+    /// assert_eq!(ds.feature_index("x1", "column").unwrap(), 1);
+    /// let e = ds.feature_index("X1", "bias column").unwrap_err().to_string();
+    /// assert!(e.contains("bias column 'X1' is not a feature (did you mean 'x1'?)"), "{e}");
+    /// ```
+    pub fn feature_index(&self, name: &str, what: &str) -> Result<usize> {
+        let names = self.feature_names();
+        names.iter().position(|f| f == name).ok_or_else(|| {
+            let hint = crate::error::did_you_mean(name, names.iter().map(String::as_str))
+                .map_or_else(String::new, |m| format!(" (did you mean '{m}'?)"));
+            Error::invalid(format!(
+                "{what} '{name}' is not a feature{hint}; features are: {}",
+                names.join(", ")
+            ))
+        })
+    }
+
     /// Class names, indexed by class id.
     pub fn class_names(&self) -> &[String] {
         &self.schema.class_names
@@ -291,7 +347,14 @@ impl Dataset {
 
     /// Indices of the rows of class `k`, in row order.
     pub fn rows_of_class(&self, k: usize) -> Vec<usize> {
-        (0..self.n_rows).filter(|&i| self.label(i) == k).collect()
+        let y = self.labels();
+        (0..y.len()).filter(|&i| y[i] as usize == k).collect()
+    }
+
+    /// Indices of the rows of every class (one group per class name, each
+    /// in row order).
+    pub fn rows_by_class(&self) -> Vec<Vec<usize>> {
+        rows_by_class(self.labels(), self.n_classes())
     }
 
     /// Fails with a clear message unless at least two classes have rows.

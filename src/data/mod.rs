@@ -14,5 +14,5 @@ pub mod synth;
 pub mod write;
 
 pub(crate) use dataset::tally;
-pub use dataset::{ColumnEncoding, Dataset, Schema, View};
+pub use dataset::{rows_by_class, ColumnEncoding, Dataset, Schema, View};
 pub use proba::Proba;

@@ -13,9 +13,9 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::read::{read_path, ReadOptions};
+use super::read::{read_path, read_with_schema, ReadOptions};
 use super::write::{fmt_value, quote, AtomicFile};
-use super::Proba;
+use super::{Proba, Schema};
 use crate::error::{Error, Result};
 
 /// Which columns of a scores file hold what.
@@ -91,22 +91,11 @@ pub fn read_scores(path: &Path, spec: &ScoresSpec) -> Result<(Vec<u32>, Proba)> 
             .map(|i| u32::from(names[ds.label(i)] == positive))
             .collect();
         let p: Vec<f64> = (0..n).map(|i| ds.value(i, cols[0])).collect();
-        if let Some(i) = p.iter().position(|v| !(0.0..=1.0).contains(v)) {
-            return Err(Error::data(format!(
-                "row {}, column '{}': probability {} is outside [0, 1]",
-                i + 1,
-                spec.proba[0],
-                p[i]
-            )));
-        }
+        check_range(&p, &spec.proba)?;
         return Ok((truth, Proba::from_positive(&p)));
     }
     let k = cols.len();
-    let class_of: Vec<String> = if spec.proba.iter().all(|c| c.starts_with("p_")) {
-        spec.proba.iter().map(|c| c[2..].to_string()).collect()
-    } else {
-        (0..k).map(|c| c.to_string()).collect()
-    };
+    let class_of = column_classes(&spec.proba);
     let map: Vec<u32> = names
         .iter()
         .map(|l| {
@@ -127,7 +116,68 @@ pub fn read_scores(path: &Path, spec: &ScoresSpec) -> Result<(Vec<u32>, Proba)> 
     for i in 0..n {
         values.extend(cols.iter().map(|&c| ds.value(i, c)));
     }
+    check_range(&values, &spec.proba)?;
     Ok((truth, Proba::new(values, k)))
+}
+
+/// The classes probability columns stand for: `<label>` of every column
+/// when all are named `p_<label>`, else `0..k-1`; one column is the
+/// positive class's probability of a binary task (classes `0` and `1`).
+fn column_classes(columns: &[String]) -> Vec<String> {
+    if columns.len() == 1 {
+        return vec!["0".into(), "1".into()];
+    }
+    if columns.iter().all(|c| c.starts_with("p_")) {
+        columns.iter().map(|c| c[2..].to_string()).collect()
+    } else {
+        (0..columns.len()).map(|c| c.to_string()).collect()
+    }
+}
+
+/// Checks that every value of a row-major table of probability `columns`
+/// lies in `[0, 1]`; the error names the row and the column.
+fn check_range(values: &[f64], columns: &[String]) -> Result<()> {
+    match values.iter().position(|v| !(0.0..=1.0).contains(v)) {
+        Some(i) => Err(Error::data(format!(
+            "row {}, column '{}': probability {} is outside [0, 1]",
+            i / columns.len() + 1,
+            columns[i % columns.len()],
+            values[i]
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Reads probability columns without labels (the scores of any model, to
+/// recalibrate): the `n x k` matrix (one column: the positive class's
+/// probability) and the class names (see [`column_classes`]). Other columns
+/// are ignored; every row must be complete and every value in `[0, 1]`.
+///
+/// ```
+/// let dir = std::env::temp_dir().join(format!("rarity-doc-scores-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let f = dir.join("s.csv");
+/// std::fs::write(&f, "id,score\na,0.25\nb,0.75\n").unwrap();
+/// let (p, classes) = rarity::data::scores::read_probabilities(&f, &["score".into()], b',').unwrap();
+/// assert_eq!((p.row(1), classes.len()), (&[0.25, 0.75][..], 2));
+/// std::fs::remove_dir_all(&dir).unwrap();
+/// ```
+pub fn read_probabilities(
+    path: &Path,
+    columns: &[String],
+    delimiter: u8,
+) -> Result<(Proba, Vec<String>)> {
+    let classes = column_classes(columns);
+    let schema = Schema::numeric(columns.to_vec(), classes.clone());
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let ds = read_with_schema(file, &path.display().to_string(), delimiter, &schema)?;
+    check_range(ds.features(), columns)?;
+    let proba = if columns.len() == 1 {
+        Proba::from_positive(ds.features())
+    } else {
+        Proba::new(ds.features().to_vec(), columns.len())
+    };
+    Ok((proba, classes))
 }
 
 /// Writes predictions atomically: a header `p_<class>,...,label`, then per

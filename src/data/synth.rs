@@ -17,9 +17,9 @@ use rand::RngExt;
 use rayon::prelude::*;
 
 use super::write::AtomicFile;
-use super::{ColumnEncoding, Dataset, Schema};
+use super::{Dataset, Schema};
 use crate::error::{Error, Result};
-use crate::rng::{stream, Rng};
+use crate::rng::{shuffle, stream, Rng};
 
 /// One standard normal draw (Box-Muller, cosine branch).
 pub fn standard_normal(rng: &mut Rng) -> f64 {
@@ -100,10 +100,7 @@ impl GaussianTask {
         let mut rng = stream(seed, 0);
         let n_pos = ((self.n as f64 * self.positive_rate).round() as usize).clamp(1, self.n - 1);
         let mut labels: Vec<u32> = (0..self.n).map(|i| u32::from(i < n_pos)).collect();
-        for i in (1..self.n).rev() {
-            let j = rng.random_range(0..=i);
-            labels.swap(i, j);
-        }
+        shuffle(&mut labels, &mut rng);
         let mut x = Vec::with_capacity(self.n * self.d);
         let mut post = Vec::with_capacity(self.n);
         for &y in &labels {
@@ -115,22 +112,37 @@ impl GaussianTask {
             post.push(self.posterior(&x[start..]));
         }
         let names: Vec<String> = (0..self.d).map(|j| format!("x{j}")).collect();
-        let schema = numeric_schema(names, vec!["0".into(), "1".into()]);
+        let schema = Schema::numeric(names, vec!["0".into(), "1".into()]);
         Ok((Dataset::new(x, labels, schema)?, post))
+    }
+
+    /// The table of [`GaussianTask::generate`] with the true posterior
+    /// p(+|x) as a last feature column named [`TRUE_POSTERIOR`] (what
+    /// `rarity generate gaussian` writes: drop it before training).
+    ///
+    /// ```
+    /// use rarity::data::synth::{GaussianTask, TRUE_POSTERIOR};
+    /// let task = GaussianTask { n: 100, d: 2, ..GaussianTask::default() };
+    /// let ds = task.with_posterior(1).unwrap();
+    /// assert_eq!(ds.feature_names(), &["x0", "x1", TRUE_POSTERIOR]);
+    /// assert_eq!(ds.value(0, 2), task.posterior(&ds.row(0)[..2]));
+    /// ```
+    pub fn with_posterior(&self, seed: u64) -> Result<Dataset> {
+        let (ds, post) = self.generate(seed)?;
+        let mut x = Vec::with_capacity(ds.n_rows() * (self.d + 1));
+        for (i, p) in post.iter().enumerate() {
+            x.extend_from_slice(ds.row(i));
+            x.push(*p);
+        }
+        let mut names = ds.feature_names().to_vec();
+        names.push(TRUE_POSTERIOR.into());
+        let schema = Schema::numeric(names, ds.class_names().to_vec());
+        Dataset::new(x, ds.labels().to_vec(), schema)
     }
 }
 
-fn numeric_schema(feature_names: Vec<String>, class_names: Vec<String>) -> Schema {
-    Schema {
-        encodings: feature_names
-            .iter()
-            .map(|n| ColumnEncoding::Numeric { name: n.clone() })
-            .collect(),
-        feature_names,
-        class_names,
-        target_name: "class".into(),
-    }
-}
+/// The column of [`GaussianTask::with_posterior`]: the true posterior.
+pub const TRUE_POSTERIOR: &str = "p_true";
 
 /// A credit-card-like fraud table (`Time`, `V1..V28`, `Amount`, `class`).
 ///
@@ -268,7 +280,7 @@ impl FraudTask {
             x.extend_from_slice(&px);
             y.extend_from_slice(&py);
         }
-        let schema = numeric_schema(Self::feature_names(), vec!["0".into(), "1".into()]);
+        let schema = Schema::numeric(Self::feature_names(), vec!["0".into(), "1".into()]);
         Dataset::new(x, y, schema)
     }
 

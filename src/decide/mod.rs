@@ -25,10 +25,10 @@ pub mod tune;
 
 use serde::{Deserialize, Serialize};
 
-use crate::data::Proba;
+use crate::data::{Dataset, Proba};
 use crate::error::{Error, Result};
 use crate::metrics::cost::{Benefit, LossMatrix};
-use tune::Objective;
+use tune::{best_threshold, roc_closest, tune_lambdas, Objective};
 
 /// How labels are decided (before fitting resolves it to a [`Rule`]).
 #[derive(Debug, Clone, PartialEq)]
@@ -57,11 +57,99 @@ pub enum Decision {
     Tune(Objective),
 }
 
+/// What resolving a [`Decision`] into a [`Rule`] may read: the training
+/// data, its class priors, and (for tuned thresholds) the out-of-fold
+/// probabilities of its rows.
+#[derive(Debug, Clone, Copy)]
+pub struct Resolving<'a> {
+    /// The training data (truth, and the amount column of a benefit rule).
+    pub data: &'a Dataset,
+    /// Its class priors.
+    pub priors: &'a [f64],
+    /// Out-of-fold probabilities of its rows, when [`Decision::needs_oof`].
+    pub oof: Option<&'a Proba>,
+}
+
 impl Decision {
+    /// The rule this decision resolves to on training data (plug-in
+    /// thresholds from the priors, tuned ones from the out-of-fold
+    /// probabilities), checked against the number of classes.
+    pub fn resolve(&self, r: &Resolving<'_>) -> Result<Rule> {
+        let k = r.data.n_classes();
+        let truth = r.data.labels();
+        let rule = match self {
+            Decision::Argmax => Rule::Argmax,
+            Decision::Fixed(t) => Rule::Threshold(*t),
+            Decision::Half if k == 2 => Rule::Threshold(0.5),
+            Decision::Half => Rule::Argmax,
+            Decision::Priors => Rule::priors(r.priors)?,
+            Decision::F1 => Rule::f1(r.priors)?,
+            Decision::Lambda(l) => Rule::Lambda(l.clone()),
+            Decision::Cost(m) => Rule::Cost(m.clone()),
+            Decision::Benefit(b) => {
+                b.amounts(r.data)
+                    .map_err(|e| Error::invalid(format!("benefit: {e}")))?;
+                Rule::Benefit(b.clone())
+            }
+            Decision::RocClosest | Decision::Tune(_) => {
+                let p = r.oof.ok_or_else(|| {
+                    Error::invalid("a tuned threshold needs out-of-fold probabilities")
+                })?;
+                match (self, k) {
+                    (Decision::RocClosest, 2) => Rule::Threshold(roc_closest(truth, &p.column(1))?),
+                    (Decision::Tune(obj), 2) => {
+                        Rule::Threshold(best_threshold(truth, &p.column(1), obj)?.0)
+                    }
+                    (Decision::Tune(obj), _) => {
+                        Rule::Lambda(tune_lambdas(truth, p, r.priors, obj)?)
+                    }
+                    _ => {
+                        return Err(Error::invalid(
+                            "roc-closest is a binary cut-off; use tune(metric=...) for multiclass",
+                        ))
+                    }
+                }
+            }
+        };
+        rule.validate(k)?;
+        Ok(rule)
+    }
+
     /// Whether resolving it needs out-of-fold probabilities of the
     /// training data (tuned thresholds).
     pub fn needs_oof(&self) -> bool {
         matches!(self, Decision::RocClosest | Decision::Tune(_))
+    }
+
+    /// The plug-in rule it is, when it is computed from the priors of the
+    /// probabilities it decides on (`threshold(priors)`, `threshold(f1)`).
+    pub fn plugin(&self) -> Option<PluginRule> {
+        match self {
+            Decision::Priors => Some(PluginRule::Priors),
+            Decision::F1 => Some(PluginRule::F1),
+            _ => None,
+        }
+    }
+}
+
+/// A rule computed from the priors of the probabilities it decides on:
+/// PT_MA (`threshold(priors)`) or PT_F1 (`threshold(f1)`). After `+em` those
+/// priors are estimated for each batch, so the rule is resolved per batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PluginRule {
+    /// PT_MA: thresholds equal to the priors.
+    Priors,
+    /// PT_F1: `tau = (pi+ + 0.5) / 2`.
+    F1,
+}
+
+impl PluginRule {
+    /// The rule for probabilities under `priors`.
+    pub fn resolve(self, priors: &[f64]) -> Result<Rule> {
+        match self {
+            PluginRule::Priors => Rule::priors(priors),
+            PluginRule::F1 => Rule::f1(priors),
+        }
     }
 }
 
@@ -192,6 +280,70 @@ impl Rule {
         };
         Ok(labels)
     }
+}
+
+/// A decision as a spec writes it (`threshold(priors)`, `cost(fn=5,fp=1)`,
+/// `tune(metric=f1)`): what `rarity fit` and the reports show.
+///
+/// ```
+/// use rarity::decide::Decision;
+/// assert_eq!(Decision::Priors.to_string(), "threshold(priors)");
+/// assert_eq!(Decision::Fixed(0.3).to_string(), "threshold(0.3)");
+/// ```
+impl std::fmt::Display for Decision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Decision::Argmax => f.write_str("argmax"),
+            Decision::Fixed(t) => write!(f, "threshold({t})"),
+            Decision::Half => f.write_str("threshold(0.5)"),
+            Decision::Priors => f.write_str("threshold(priors)"),
+            Decision::F1 => f.write_str("threshold(f1)"),
+            Decision::Lambda(l) => write!(f, "lambda({})", join(l, f64::to_string)),
+            Decision::Cost(m) => write!(f, "cost({m})"),
+            Decision::Benefit(b) => write!(f, "{}", benefit_text(b)),
+            Decision::RocClosest => f.write_str("roc-closest"),
+            Decision::Tune(tune::Objective::Metric(m)) => write!(f, "tune(metric={})", m.key),
+            Decision::Tune(tune::Objective::Cost(m)) => write!(f, "tune(metric=cost,{m})"),
+        }
+    }
+}
+
+/// A resolved rule as a spec writes it, its numbers to six significant
+/// digits: a binary lambda rule is the threshold `tau = l_1 / (l_0 + l_1)`
+/// it equals (`threshold(priors)` resolves to `threshold(pi+)`).
+///
+/// ```
+/// use rarity::decide::Rule;
+/// assert_eq!(Rule::priors(&[0.998256, 0.0017436791]).unwrap().to_string(), "threshold(0.00174368)");
+/// assert_eq!(Rule::Lambda(vec![0.5, 0.3, 0.2]).to_string(), "lambda(0.5,0.3,0.2)");
+/// ```
+impl std::fmt::Display for Rule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Rule::Argmax => f.write_str("argmax"),
+            Rule::Threshold(t) => write!(f, "threshold({})", six_digits(*t)),
+            Rule::Lambda(l) if l.len() == 2 => {
+                write!(f, "threshold({})", six_digits(l[1] / (l[0] + l[1])))
+            }
+            Rule::Lambda(l) => write!(f, "lambda({})", join(l, |v| six_digits(*v))),
+            Rule::Cost(m) => write!(f, "cost({m})"),
+            Rule::Benefit(b) => write!(f, "{}", benefit_text(b)),
+        }
+    }
+}
+
+fn benefit_text(b: &Benefit) -> String {
+    format!("benefit(amount='{}',overhead={})", b.amount, b.overhead)
+}
+
+fn join(v: &[f64], each: impl Fn(&f64) -> String) -> String {
+    v.iter().map(each).collect::<Vec<_>>().join(",")
+}
+
+/// `v` rounded to six significant digits, in the shortest text that reads
+/// back to the rounded value.
+fn six_digits(v: f64) -> String {
+    format!("{v:.5e}").parse::<f64>().unwrap_or(v).to_string()
 }
 
 /// Dal Pozzolo eq. 12: the threshold for corrected probabilities `p'` that

@@ -1,8 +1,10 @@
 //! The stages that may follow the learner in a strategy spec: the prior
 //! correction (Dal Pozzolo et al. 2015, eq. 9), the calibrators (Platt,
-//! isotonic) and the decision rules, each with its parameters.
+//! isotonic), the prior shift to known or EM-estimated target priors
+//! (Saerens et al. 2002; Dal Pozzolo et al. 2015, eq. 14) and the decision
+//! rules, each with its parameters.
 
-use crate::calibrate::{Calibration, CalibrationMethod, Correction};
+use crate::calibrate::{Calibration, CalibrationMethod, Correction, PriorShift};
 use crate::decide::tune::Objective;
 use crate::decide::Decision;
 use crate::error::{Error, Result};
@@ -16,6 +18,8 @@ pub enum Stage {
     Correct(Correction),
     /// Calibrate the probabilities (`+platt`, `+isotonic`).
     Calibrate(Calibration),
+    /// Move the probabilities to other priors (`+priors(...)`, `+em`).
+    Shift(PriorShift),
     /// Decide the labels (the last stage).
     Decide(Decision),
 }
@@ -38,6 +42,17 @@ params! {
         pub folds: usize = 3 => Bounds::at_least(2.0),
         /// Keep one calibrated model per fold and average them.
         pub ensemble: bool = false,
+    }
+}
+
+params! {
+    /// `em(tol, max_iter)`: Saerens' EM on the rows being predicted.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct EmParams {
+        /// Stop when no estimated prior moves by this much in an iteration.
+        pub tol: f64 = 1e-8 => Bounds::positive(),
+        /// Stop after this many iterations.
+        pub max_iter: usize = 1000 => Bounds::at_least(1.0),
     }
 }
 
@@ -223,6 +238,19 @@ fn lambda(c: &Call) -> Result<Stage> {
     Ok(Stage::Decide(Decision::Lambda(l)))
 }
 
+fn priors(c: &Call) -> Result<Stage> {
+    let p = positional_numbers(c)?;
+    if p.len() < 2 || p.iter().any(|v| !(*v > 0.0 && v.is_finite())) {
+        return Err(Error::invalid(format!(
+            "{c}: expected one positive prior per class, in class order, e.g. priors(0.99, 0.01)"
+        )));
+    }
+    let total: f64 = p.iter().sum();
+    Ok(Stage::Shift(PriorShift::To(
+        p.iter().map(|v| v / total).collect(),
+    )))
+}
+
 fn cost(c: &Call) -> Result<Stage> {
     let p = apply(c, LossParams::default())?;
     let m = p.loss(c)?.ok_or_else(|| {
@@ -293,6 +321,24 @@ pub const STAGES: &[Entry<Stage>] = &[
         summary: "isotonic regression on stratified out-of-fold probabilities",
         params: || CalibrationParams::default().table(),
         build: |c| calibration(c, CalibrationMethod::Isotonic),
+    },
+    Entry {
+        name: "priors",
+        summary: "move the probabilities to known target priors, in class order (Saerens et al. 2002; Dal Pozzolo et al. 2015, eq. 14); a decision that follows uses them",
+        params: || positional_table("one positive number per class (scaled to sum to 1)", "The target priors."),
+        build: priors,
+    },
+    Entry {
+        name: "em",
+        summary: "move the probabilities to the priors Saerens' EM estimates on the rows being predicted (Saerens et al. 2002); threshold(priors) / threshold(f1) that follow use them",
+        params: || EmParams::default().table(),
+        build: |c| {
+            let p: EmParams = from_call(c)?;
+            Ok(Stage::Shift(PriorShift::Em {
+                tol: p.tol,
+                max_iter: p.max_iter,
+            }))
+        },
     },
     Entry {
         name: "argmax",

@@ -1,12 +1,11 @@
 //! The fitted ensemble: member models, each member's class keep rates, and the
 //! vote that combines them (Collell et al. 2018, Algorithm 1, steps 2.2-2.4).
 
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::data::{Dataset, Proba};
 use crate::error::{Error, Result};
-use crate::learn::{check_features, Classifier, Model, ROW_CHUNK};
+use crate::learn::{check_features, in_row_blocks, Classifier, Importances, Model};
 use crate::params::choice;
 
 choice! {
@@ -24,9 +23,13 @@ choice! {
 
 /// A fitted ensemble: any models as members, combined by a [`Vote`].
 ///
-/// Each member keeps the per-class keep rates its training sample had
-/// ([`crate::sample::Sample::keep_rates`]), so that a calibration stage can
-/// undo each member's prior shift before averaging with
+/// Each member keeps the prior shift of its training sample: the per-class
+/// keep rates it had ([`crate::sample::Sample::keep_rates`]), or 1 for every
+/// class when the sampler keeps the priors by design
+/// ([`crate::sample::Sampler::keeps_priors`], the plain bootstrap), times the
+/// member model's own class weights ([`Classifier::class_weights`], which act
+/// as keep rates), so that a calibration stage can undo each member's shift
+/// before averaging with
 /// [`BaggedModel::predict_proba_with`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BaggedModel {
@@ -114,7 +117,7 @@ impl BaggedModel {
     /// let ds = Dataset::from_rows((0..20).map(|i| vec![i as f64]).collect(),
     ///     (0..20).map(|i| (i >= 15) as u32).collect(), vec!["n".into(), "p".into()]).unwrap();
     /// let model = Bagging::forest(5).fit_dataset(&ds, 1).unwrap();
-    /// // Undo each member's keep rates (they are close to 1 for a bootstrap).
+    /// // Undo each member's keep rates (1 for a bootstrap, which keeps the priors).
     /// let p = model.predict_proba_with(&ds, |_, r, p| {
     ///     p.iter_mut().zip(r).for_each(|(v, r)| *v /= r);
     ///     let s: f64 = p.iter().sum();
@@ -128,26 +131,21 @@ impl BaggedModel {
     {
         check_features(self.n_features, data)?;
         let k = self.n_classes;
-        let mut p = Proba::zeros(data.n_rows(), k);
-        p.values_mut()
-            .par_chunks_mut(k * ROW_CHUNK)
-            .enumerate()
-            .for_each(|(c, chunk)| {
-                let first = c * ROW_CHUNK;
-                let mut tmp = vec![0.0; k];
-                // Member-major within the chunk keeps one member's nodes hot;
-                // each row still adds its members in member order.
-                for (i, m) in self.members.iter().enumerate() {
-                    for (j, out) in chunk.chunks_mut(k).enumerate() {
-                        m.predict_row(data.row(first + j), &mut tmp);
-                        hook(i, &self.keep_rates[i], &mut tmp);
-                        self.add_vote(&tmp, out);
-                    }
+        let p = in_row_blocks(data.n_rows(), k, |first, chunk| {
+            let mut tmp = vec![0.0; k];
+            // Member-major within the block keeps one member's nodes hot;
+            // each row still adds its members in member order.
+            for (i, m) in self.members.iter().enumerate() {
+                for (j, out) in chunk.chunks_mut(k).enumerate() {
+                    m.predict_row(data.row(first + j), &mut tmp);
+                    hook(i, &self.keep_rates[i], &mut tmp);
+                    self.add_vote(&tmp, out);
                 }
-                for out in chunk.chunks_mut(k) {
-                    finish_row(out, self.members.len());
-                }
-            });
+            }
+            for out in chunk.chunks_mut(k) {
+                finish_row(out, self.members.len());
+            }
+        });
         Ok(p)
     }
 
@@ -187,6 +185,18 @@ impl Classifier for BaggedModel {
     /// Probabilities of the ensemble (see [`Model::predict_proba`]).
     fn predict_proba(&self, data: &Dataset) -> Result<Proba> {
         self.predict_proba_with(data, |_, _, _| {})
+    }
+
+    /// The mean of the members' normalised importances over the members
+    /// with a split, with their std ([`Importances::over_members`]); `None`
+    /// when a member has no importances.
+    fn importances(&self) -> Option<Importances> {
+        let each = self
+            .members
+            .iter()
+            .map(Model::importances)
+            .collect::<Option<Vec<_>>>()?;
+        Some(Importances::over_members(&each))
     }
 
     /// Checks members and keep rates agree; says what is wrong.

@@ -33,6 +33,7 @@ use crate::error::{Error, Result};
 use crate::learn::tree::{MaxFeatures, RandomTree, Tree};
 use crate::learn::{Classifier, Learner, Model, Prepared};
 use crate::params::{params, Bounds};
+use crate::progress::Progress;
 use crate::rng::{self, Rng};
 use crate::sample::bootstrap::Bootstrap;
 use crate::sample::no_resampling::NoResampling;
@@ -144,9 +145,14 @@ impl Bagging {
         }
         data.require_two_classes()?;
         let prepared = self.learner.prepare(data)?;
+        let progress = Progress::start("fitting ensemble members", self.n as u64);
         let results: Vec<Result<Member>> = (0..self.n)
             .into_par_iter()
-            .map(|i| self.member(data, &prepared, rng::stream(seed, i as u64), track))
+            .map(|i| {
+                let m = self.member(data, &prepared, rng::stream(seed, i as u64), track);
+                progress.add(1);
+                m
+            })
             .collect();
         let mut models = Vec::with_capacity(self.n);
         let mut rates = Vec::with_capacity(self.n);
@@ -185,9 +191,22 @@ impl Bagging {
                 in_bag[i / 64] |= 1 << (i % 64);
             }
         }
+        // The prior shift to undo: none for a sampler that keeps the priors
+        // (a bootstrap's counted rates are noise around 1; "correcting" each
+        // member for its own noise would reorder rows and change the AUC).
+        let mut keep_rates = if self.sample.keeps_priors() {
+            vec![1.0; data.n_classes()]
+        } else {
+            sample.keep_rates
+        };
+        // A learner's class weights act as further keep rates (see
+        // `Classifier::class_weights`).
+        if let Some(w) = model.class_weights() {
+            keep_rates.iter_mut().zip(w).for_each(|(r, w)| *r *= w);
+        }
         Ok(Member {
             model,
-            keep_rates: sample.keep_rates,
+            keep_rates,
             in_bag,
         })
     }

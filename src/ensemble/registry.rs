@@ -40,13 +40,14 @@ use crate::learn::registry::LEARNERS;
 use crate::learn::tree::{MaxFeatures, RandomTree, Tree};
 use crate::learn::{Learner, ModelKind};
 use crate::params::{
-    apply, from_call, params, unknown, Bounds, Call, Entry, Merged, ParamInfo, ParamType, Params,
-    Value,
+    apply, from_call, params, unknown, Bounds, Call, Entry, Family, Merged, ParamInfo, Params,
 };
 use crate::sample::bootstrap::Bootstrap;
 use crate::sample::no_resampling::NoResampling;
-use crate::sample::registry::build_sampler;
-use crate::sample::Sampler;
+use crate::sample::{
+    BalancedBootstrap, ExactlyBalanced, RandomUnder, RoughlyBalanced, Sampler, SmoteHybrid,
+    UnderOver,
+};
 
 /// The fitted ensembles, by the name model files use.
 pub const MODEL_KINDS: &[ModelKind] = &[ModelKind::of::<BaggedModel>("Bagged")];
@@ -72,47 +73,6 @@ params! {
 }
 
 params! {
-    /// SMOTE-bagging's sampler settings.
-    #[derive(Debug, Clone, PartialEq)]
-    pub struct SmoteBaggingSample {
-        /// SMOTE: new minority rows in percent of the minority.
-        pub amount: f64 = 500.0 => Bounds::positive(),
-        /// Rows kept of each other class in percent of the new minority rows.
-        pub under: f64 = 120.0 => Bounds::positive(),
-        /// SMOTE's neighbours.
-        pub k: usize = 5 => Bounds::at_least(1.0),
-    }
-}
-
-params! {
-    /// UnderOver-bagging's sampler setting.
-    #[derive(Debug, Clone, PartialEq)]
-    pub struct UnderOverSample {
-        /// Every class is bootstrapped to this percent of the largest.
-        pub a: f64 = 50.0 => Bounds::positive(),
-    }
-}
-
-params! {
-    /// Under-bagging's rate: `beta` or `ratio` (default `ratio=1`, balanced).
-    #[derive(Debug, Clone, PartialEq)]
-    pub struct UnderSample {
-        /// Keep rate of the majority classes.
-        pub beta: Option<f64> = None => Bounds::left_open(0.0, 1.0),
-        /// Minority/majority ratio after undersampling.
-        pub ratio: Option<f64> = None => Bounds::positive(),
-    }
-    check = one_rate;
-}
-
-fn one_rate(p: &UnderSample) -> Result<()> {
-    if p.beta.is_some() && p.ratio.is_some() {
-        return Err(crate::error::Error::invalid("give beta or ratio, not both"));
-    }
-    Ok(())
-}
-
-params! {
     /// EasyEnsemble's boosting.
     #[derive(Debug, Clone, PartialEq)]
     pub struct EasyRounds {
@@ -121,17 +81,6 @@ params! {
         /// Depth of each round's tree.
         pub depth: usize = 1 => Bounds::at_least(1.0),
     }
-}
-
-/// The sampler named `name` with `args` (a typed call, never text).
-fn sampler(name: &str, args: Vec<(&str, f64)>) -> Result<Arc<dyn Sampler>> {
-    build_sampler(&Call {
-        name: name.to_string(),
-        args: args
-            .into_iter()
-            .map(|(k, v)| (Some(k.to_string()), Value::Number(v)))
-            .collect(),
-    })
 }
 
 fn members(n: usize) -> Members {
@@ -216,46 +165,43 @@ pub const ENSEMBLES: &[Entry<Arc<dyn Learner>>] = &[
         name: "eb-bagging",
         summary: "exactly balanced bagging: n (100) trees, each on every minority row + as many of each other class; threshold 0.5",
         params: || table(plain_trees()),
-        build: |c| Ok(tree_bagging(apply(c, plain_trees())?, sampler("eb", vec![])?)),
+        build: |c| Ok(tree_bagging(apply(c, plain_trees())?, Arc::new(ExactlyBalanced))),
     },
     Entry {
         name: "rb-bagging",
         summary: "roughly balanced bagging (Hido et al.): n (100) trees, minority bootstrap + NB(n+, 1/2) majority rows; threshold 0.5",
         params: || table(plain_trees()),
-        build: |c| Ok(tree_bagging(apply(c, plain_trees())?, sampler("rb", vec![])?)),
+        build: |c| Ok(tree_bagging(apply(c, plain_trees())?, Arc::new(RoughlyBalanced))),
     },
     Entry {
         name: "smote-bagging",
         summary: "SMOTE-bagging: n (100) trees, each on SMOTE amount (500) % of the minority + under (120) % undersampling; threshold 0.5",
-        params: || table(Merged(plain_trees(), SmoteBaggingSample::default())),
+        params: || table(Merged(plain_trees(), SmoteHybrid::default())),
         build: |c| {
-            let Merged(m, s) = apply(c, Merged(plain_trees(), SmoteBaggingSample::default()))?;
-            let hybrid = sampler("hybrid", vec![("amount", s.amount), ("under", s.under), ("k", s.k as f64)])?;
-            Ok(tree_bagging(m, hybrid))
+            let Merged(m, hybrid) = apply(c, Merged(plain_trees(), SmoteHybrid::default()))?;
+            Ok(tree_bagging(m, Arc::new(hybrid)))
         },
     },
     Entry {
         name: "underover-bagging",
         summary: "UnderOver-bagging (Wang & Yao): n (100) trees, every class bootstrapped to a (50) % of the largest; threshold 0.5 / argmax",
-        params: || table(Merged(plain_trees(), UnderOverSample::default())),
+        params: || table(Merged(plain_trees(), UnderOver::default())),
         build: |c| {
-            let Merged(m, s) = apply(c, Merged(plain_trees(), UnderOverSample::default()))?;
-            Ok(tree_bagging(m, sampler("underover", vec![("a", s.a)])?))
+            let Merged(m, under_over) = apply(c, Merged(plain_trees(), UnderOver::default()))?;
+            Ok(tree_bagging(m, Arc::new(under_over)))
         },
     },
     Entry {
         name: "under-bagging",
         summary: "UnderBagging: n (100) trees, the majority undersampled at rate beta (default ratio=1, balanced); pair with +correct",
-        params: || table(Merged(plain_trees(), UnderSample::default())),
+        params: || table(Merged(plain_trees(), RandomUnder::default())),
         build: |c| {
-            let Merged(m, s) = apply(c, Merged(plain_trees(), UnderSample::default()))
+            let Merged(m, mut under) = apply(c, Merged(plain_trees(), RandomUnder::default()))
                 .map_err(|e| crate::error::Error::invalid(format!("{c}: {e}")))?;
-            let rate = match (s.beta, s.ratio) {
-                (Some(b), _) => ("beta", b),
-                (None, Some(r)) => ("ratio", r),
-                (None, None) => ("ratio", 1.0),
-            };
-            Ok(tree_bagging(m, sampler("under", vec![rate])?))
+            if under.beta.is_none() && under.rates.is_none() && under.ratio.is_none() {
+                under.ratio = Some(1.0);
+            }
+            Ok(tree_bagging(m, Arc::new(under)))
         },
     },
     Entry {
@@ -264,7 +210,7 @@ pub const ENSEMBLES: &[Entry<Arc<dyn Learner>>] = &[
         params: || table(Merged(members(100), sqrt_tree())),
         build: |c| {
             let m = apply(c, Merged(members(100), sqrt_tree()))?;
-            Ok(tree_bagging(m, sampler("balanced-bootstrap", vec![])?))
+            Ok(tree_bagging(m, Arc::new(BalancedBootstrap)))
         },
     },
     Entry {
@@ -279,7 +225,7 @@ pub const ENSEMBLES: &[Entry<Arc<dyn Learner>>] = &[
                     n: r.rounds,
                     depth: r.depth,
                 }),
-                sample: sampler("eb", vec![])?,
+                sample: Arc::new(ExactlyBalanced),
                 vote: m.vote,
             }))
         },
@@ -338,18 +284,15 @@ pub fn build_learner(call: &Call) -> Result<Arc<dyn Learner>> {
     (entry.build)(call)
 }
 
-/// A learner as a parameter (`bagging(learner=tree(max_depth=3))`).
-impl ParamType for Arc<dyn Learner> {
-    fn from_value(v: &Value) -> std::result::Result<Self, String> {
-        match v {
-            Value::Call(c) => build_learner(c).map_err(|e| e.to_string()),
-            _ => Err(String::new()),
-        }
-    }
+/// Learners as parameters (`bagging(learner=tree(max_depth=3))`).
+impl Family for dyn Learner {
     fn expected() -> String {
         "a learner such as tree or logistic(c=0.5)".into()
     }
-    fn to_text(&self) -> String {
+    fn build(call: &Call) -> Result<Arc<Self>> {
+        build_learner(call)
+    }
+    fn spec_text(&self) -> String {
         self.name()
     }
 }

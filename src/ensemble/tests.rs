@@ -66,8 +66,13 @@ fn absent_class_in_bags_keeps_k_columns() {
     )
     .unwrap();
     let m = Bagging::forest(20).fit_dataset(&ds, 1).unwrap();
+    // Member i draws its bootstrap first from stream (1, i).
     assert!(
-        m.keep_rates().iter().any(|r| r[2] == 0.0),
+        (0..20).any(|i| Bootstrap::default()
+            .resample(&ds, &mut rng::stream(1, i))
+            .unwrap()
+            .keep_rates[2]
+            == 0.0),
         "some bag should miss class 2"
     );
     let p = m.predict_proba(&ds).unwrap();
@@ -83,14 +88,20 @@ fn absent_class_in_bags_keeps_k_columns() {
 #[test]
 fn keep_rates_are_the_members_samples() {
     let ds = data(200, 2, 3);
-    let bag = Bagging::forest(5);
+    let under = crate::sample::RandomUnder::beta(0.5);
+    let bag = Bagging::new(5, Arc::new(Tree::default()), Arc::new(under.clone()));
     let m = bag.fit_dataset(&ds, 11).unwrap();
     for (i, r) in m.keep_rates().iter().enumerate() {
-        let s = Bootstrap::default()
-            .resample(&ds, &mut rng::stream(11, i as u64))
-            .unwrap();
+        let s = under.resample(&ds, &mut rng::stream(11, i as u64)).unwrap();
         assert_eq!(r, &s.keep_rates);
     }
+    // A bootstrap keeps the priors: no shift to undo, whatever its counts.
+    let m = Bagging::forest(5).fit_dataset(&ds, 11).unwrap();
+    assert!(m.keep_rates().iter().all(|r| r == &vec![1.0, 1.0]));
+    let s = Bootstrap::default()
+        .resample(&ds, &mut rng::stream(11, 0))
+        .unwrap();
+    assert_ne!(s.keep_rates, vec![1.0, 1.0]);
 }
 
 #[test]
@@ -204,4 +215,37 @@ fn errors_and_learner_use() {
     let wrong =
         Dataset::from_rows(vec![vec![1.0, 2.0]], vec![0], vec!["a".into(), "b".into()]).unwrap();
     assert!(m.predict_proba(&wrong).is_err());
+}
+
+#[test]
+fn learner_class_weights_join_the_members_keep_rates() {
+    use crate::learn::gbdt::Gbdt;
+    let d = data(300, 2, 4);
+    let g = Gbdt {
+        rounds: 3,
+        scale_pos_weight: Some(3.0),
+        ..Gbdt::default()
+    };
+    let bag = Bagging::new(2, Arc::new(g), Arc::new(NoResampling));
+    let m = bag.fit_dataset(&d, 1).unwrap();
+    assert_eq!(m.keep_rates(), &[vec![1.0, 3.0], vec![1.0, 3.0]]);
+}
+
+#[test]
+fn forest_importances_average_the_trees() {
+    let d = data(400, 2, 5);
+    let m = Bagging::forest(8).fit_dataset(&d, 2).unwrap();
+    let each: Vec<_> = m
+        .members()
+        .iter()
+        .map(|t| t.importances().unwrap())
+        .collect();
+    let imp = m.importances().unwrap();
+    assert_eq!(imp, crate::learn::Importances::over_members(&each));
+    assert!((imp.values.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+    assert!(
+        imp.values[0] > 0.2 && imp.std.iter().any(|&s| s > 0.0),
+        "{imp:?}"
+    );
+    assert_eq!(imp.members, 8);
 }

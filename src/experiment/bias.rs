@@ -18,7 +18,7 @@ use std::sync::Arc;
 use rand::RngExt;
 use serde::Serialize;
 
-use crate::data::bias::{class_bias, feature_bias};
+pub use crate::data::bias::Bias;
 use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::learn::Learner;
@@ -29,25 +29,6 @@ use crate::select::method::{run_methods, Method, Selection};
 use crate::select::ranking::{fit_all, rank_by_scores, Outcome, Ranking};
 use crate::select::variant::{Measure, ReverseTestingVariant};
 use crate::split::Splitter;
-
-/// How the training half is biased.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub enum Bias {
-    /// Sort by a feature and drop the lowest fraction (the paper: 0, 25%).
-    Feature {
-        /// The feature.
-        attribute: usize,
-        /// The fraction dropped.
-        fraction: f64,
-    },
-    /// Keep each row of class `k` with probability `rates[k]`.
-    Class(Vec<f64>),
-    /// Keep each row of the dataset's largest class with probability 1/2,
-    /// every row of the others (a class bias set per dataset).
-    HalveLargestClass,
-    /// No bias.
-    None,
-}
 
 /// Correct / wrong / undecided counts of one method.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -110,34 +91,6 @@ impl Tally {
             }
         }
     }
-}
-
-/// Biases the training rows of one split.
-fn biased_rows(data: &Dataset, rows: &[usize], bias: &Bias, seed: u64) -> Result<Vec<usize>> {
-    match bias {
-        Bias::Feature {
-            attribute,
-            fraction,
-        } => feature_bias(data, rows, *attribute, *fraction),
-        Bias::Class(rates) => class_bias(data, rows, rates, &mut rng::stream(seed, 0xb1a5)),
-        Bias::HalveLargestClass => class_bias(
-            data,
-            rows,
-            &largest_class_halved(data),
-            &mut rng::stream(seed, 0xb1a5),
-        ),
-        Bias::None => Ok(rows.to_vec()),
-    }
-}
-
-/// Keep rates of [`Bias::HalveLargestClass`]: 1/2 for the largest class of
-/// `data` (the last of equally large ones), 1 for the others.
-fn largest_class_halved(data: &Dataset) -> Vec<f64> {
-    let c = data.class_counts();
-    let big = (0..c.len()).max_by_key(|&k| c[k]).unwrap_or(0);
-    (0..c.len())
-        .map(|k| if k == big { 0.5 } else { 1.0 })
-        .collect()
 }
 
 /// Settings of the bias experiment.
@@ -238,13 +191,11 @@ pub struct CellRecord {
 /// Runs the experiment on every dataset: the ReverseTesting variants and
 /// further methods of `cfg`, 10-fold CV and leave-one-out predict the
 /// pairwise order of `learners`; the true order is measured by `cfg.metric`
-/// on the unbiased test half. `progress` is called after each dataset with
-/// its index and name.
+/// on the unbiased test half.
 pub fn run(
     datasets: &[(String, Dataset)],
     learners: &[(String, Arc<dyn Learner>)],
     cfg: &BiasExperimentConfig,
-    progress: &mut dyn FnMut(usize, &str),
 ) -> Result<BiasExperimentResults> {
     let truth = ReverseTestingVariant {
         measure: Measure::Metric(cfg.metric.clone()),
@@ -279,13 +230,12 @@ pub fn run(
         cells: Vec::new(),
         skipped: Vec::new(),
     };
-    for (i, (name, data)) in datasets.iter().enumerate() {
+    for (name, data) in super::each_dataset(datasets) {
         let t = run_dataset(name, data, learners, &ms, &truth, cfg, &mut out)?;
         for (acc, x) in out.tallies.iter_mut().zip(&t) {
             acc.merge(x);
         }
         out.per_dataset.push((name.clone(), t));
-        progress(i, name);
     }
     Ok(out)
 }
@@ -313,7 +263,7 @@ fn run_dataset(
                 break;
             }
         };
-        let train = data.take(&biased_rows(data, &fold.train, &cfg.bias, split_seed)?);
+        let train = data.take(&cfg.bias.apply(data, &fold.train, split_seed)?);
         let test = data.take(&fold.test);
         if let Err(e) = train.require_two_classes() {
             out.skipped.push(format!("{name} split {s}: {e}"));
@@ -353,15 +303,17 @@ fn run_dataset(
                     test_rows: test.n_rows(),
                     shift_auc: shift.map(|t| t.auc),
                     shift_detected: shift.map(|t| t.detected),
-                    prior_p_value: found.iter().find_map(|f| f.priors.as_ref().map(|p| p.p_value)),
+                    prior_p_value: found
+                        .iter()
+                        .find_map(|f| f.priors.as_ref().map(|p| p.p_value)),
                     train_priors: train.priors(),
                     test_priors: test.priors(),
                     estimated_priors: found
                         .iter()
                         .find_map(|f| f.priors.as_ref().map(|p| p.mean.clone())),
-                    effective_share: found.iter().find_map(|f| {
-                        f.weights.as_ref().map(|w| w.effective_size / w.rows as f64)
-                    }),
+                    effective_share: found
+                        .iter()
+                        .find_map(|f| f.weights.as_ref().map(|w| w.effective_size / w.rows as f64)),
                 });
             }
             Err(e) => out.skipped.push(format!("{name} split {s}: {e}")),
@@ -400,7 +352,14 @@ fn true_order(
                 for (j, &i) in rows.iter().enumerate() {
                     q.row_mut(j).copy_from_slice(p.row(i));
                 }
-                measure_value(&variant.measure, &sample, &q, variant.labelling, &priors, None)
+                measure_value(
+                    &variant.measure,
+                    &sample,
+                    &q,
+                    variant.labelling,
+                    &priors,
+                    None,
+                )
             })
             .collect::<Result<Vec<f64>>>()?;
         let mut k = 0;
@@ -498,12 +457,9 @@ mod tests {
             splits: 2,
             seed: 5,
         };
-        let mut done = Vec::new();
-        let r = run(&datasets, &noisy_tree_and_tree(), &cfg, &mut |i, name| {
-            done.push((i, name.to_string()))
-        })
-        .unwrap();
-        assert_eq!(done, [(0, "a".to_string()), (1, "b".to_string())]);
+        let r = run(&datasets, &noisy_tree_and_tree(), &cfg).unwrap();
+        let done: Vec<&str> = r.per_dataset.iter().map(|d| d.0.as_str()).collect();
+        assert_eq!(done, ["a", "b"]);
         let names: Vec<&str> = r.methods.iter().map(|m| m.0.as_str()).collect();
         assert_eq!(
             names,

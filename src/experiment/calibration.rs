@@ -50,6 +50,9 @@ use crate::stats::{paired_t_test, rankdata};
 
 /// The three probability estimates, in table order.
 pub const PROBABILITIES: &[&str] = &["p", "p_s", "p'"];
+/// The colour of each of [`PROBABILITIES`] in every figure of the
+/// experiment's report (dark grey, red, blue).
+pub const PROBABILITY_COLOURS: &[&str] = &["#444444", "#d62728", "#1f77b4"];
 /// The measures, in table order.
 pub const MEASURES: &[&str] = &["auc", "g_mean", "brier"];
 
@@ -81,7 +84,7 @@ impl Default for CalibrationConfig {
 /// One dataset and learner: `values[level][probability][measure]`, means
 /// over folds, and the nominal `beta` of each level on the whole dataset.
 #[derive(Debug, Clone, Serialize)]
-pub struct Cell {
+pub struct CalibrationCell {
     /// Dataset name.
     pub dataset: String,
     /// Learner spec.
@@ -129,7 +132,7 @@ pub fn run_cell(
     spec: &str,
     learner: &Arc<dyn Learner>,
     cfg: &CalibrationConfig,
-) -> Result<Cell> {
+) -> Result<CalibrationCell> {
     if data.n_classes() != 2 {
         return Err(Error::data(format!(
             "{name}: the calibration experiment needs a binary task; this one has {} classes",
@@ -199,7 +202,7 @@ pub fn run_cell(
             }
         }
     }
-    Ok(Cell {
+    Ok(CalibrationCell {
         dataset: name.to_string(),
         learner: spec.to_string(),
         betas: cfg.levels.iter().map(|t| whole.powf(*t)).collect(),
@@ -212,7 +215,7 @@ pub fn run_cell(
 #[derive(Debug, Clone, Serialize)]
 pub struct CalibrationResults {
     /// One cell per binary dataset and learner, dataset by dataset.
-    pub cells: Vec<Cell>,
+    pub cells: Vec<CalibrationCell>,
     /// Table V over the cells ([`table_v`]).
     pub table_v: Vec<RankRow>,
     /// The share of cells where the correction lowers the Brier score.
@@ -227,20 +230,18 @@ pub struct CalibrationResults {
 /// Runs the protocol: [`run_cell`] for every binary dataset and learner
 /// (others are skipped, as are cells whose data the protocol cannot run on,
 /// e.g. a class with fewer rows than folds), [`table_v`] over the cells, and
-/// [`gaussian_curves`] with the first learner. `progress` is called after
-/// each binary dataset with its index in `datasets` and its name.
+/// [`gaussian_curves`] with the first learner.
 pub fn run(
     datasets: &[(String, Dataset)],
     learners: &[(String, Arc<dyn Learner>)],
     cfg: &CalibrationConfig,
-    progress: &mut dyn FnMut(usize, &str),
 ) -> Result<CalibrationResults> {
     let Some((_, first)) = learners.first() else {
         return Err(Error::invalid("the calibration experiment needs a learner"));
     };
     let mut cells = Vec::new();
     let mut skipped = Vec::new();
-    for (i, (name, ds)) in datasets.iter().enumerate() {
+    for (name, ds) in super::each_dataset(datasets) {
         if ds.n_classes() != 2 {
             skipped.push(format!("{name}: {} classes (binary only)", ds.n_classes()));
             continue;
@@ -252,7 +253,6 @@ pub fn run(
                 Err(e) => return Err(e),
             }
         }
-        progress(i, name);
     }
     let (table_v, brier_wins) = table_v(&cells)?;
     let gaussian = [3.0, 15.0]
@@ -290,7 +290,7 @@ pub struct RankRow {
 pub type BrierWins = Vec<(String, f64)>;
 
 /// Table V over `cells` (grouped by learner), and the [`BrierWins`].
-pub fn table_v(cells: &[Cell]) -> Result<(Vec<RankRow>, BrierWins)> {
+pub fn table_v(cells: &[CalibrationCell]) -> Result<(Vec<RankRow>, BrierWins)> {
     let mut learners: Vec<&str> = Vec::new();
     for c in cells {
         if !learners.contains(&c.learner.as_str()) {
@@ -300,7 +300,7 @@ pub fn table_v(cells: &[Cell]) -> Result<(Vec<RankRow>, BrierWins)> {
     let mut rows = Vec::new();
     let mut better = Vec::new();
     for l in learners {
-        let mine: Vec<&Cell> = cells.iter().filter(|c| c.learner == l).collect();
+        let mine: Vec<&CalibrationCell> = cells.iter().filter(|c| c.learner == l).collect();
         for (j, m) in MEASURES.iter().enumerate() {
             let mut ranks: Vec<Vec<f64>> = vec![Vec::new(); 3];
             for c in &mine {

@@ -6,28 +6,39 @@
 //! with the Nemenyi critical difference over the folds says which are
 //! distinguishable from the best.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::data::Dataset;
 use crate::error::{Error, Result};
-use crate::evaluate::{evaluate_fold_with, Evaluation, Extras, FoldResult};
+use crate::evaluate::{evaluate_fold_group, Evaluation, Extras, FoldResult};
+use crate::metrics::catalogue::{Metric, Needs};
+use crate::progress::Progress;
+use crate::report::format::{metric_text, p_value_text};
 use crate::split::Splitter;
 use crate::stats::{critical_difference, friedman, mean_ranks};
-use crate::strategy::Strategy;
+use crate::strategy::{core_groups, model_groups, Strategy};
 
-/// The metrics of `rarity run`'s ranked table (titles from the catalogue,
-/// [`crate::metrics::catalogue`]).
-pub const RANKED_METRICS: &[&str] = &[
-    "roc_auc",
-    "average_precision",
-    "brier",
-    "g_mean",
-    "macro_accuracy",
-    "macro_f1",
-];
+/// The metrics that compare models in `rarity run`'s tables: ranking and
+/// probability metrics, which no decision changes (labels from the
+/// catalogue, [`crate::metrics::catalogue`]).
+pub const MODEL_METRICS: &[&str] = &["roc_auc", "average_precision", "brier", "log_loss"];
+
+/// Whether `m` ranks models: a ranking or probability metric, which no
+/// decision changes (a thresholded or cost metric ranks strategies).
+///
+/// ```
+/// use rarity::experiment::compare::ranks_models;
+/// use rarity::metrics::catalogue::metric;
+/// assert!(ranks_models(metric("brier").unwrap()) && !ranks_models(metric("cost").unwrap()));
+/// ```
+pub fn ranks_models(m: &Metric) -> bool {
+    m.needs() == Needs::Probabilities
+}
+
+/// The thresholded metrics that compare the decisions of a model in
+/// `rarity run`'s tables (`cost` and `benefit` join them when given).
+pub const DECISION_METRICS: &[&str] = &["g_mean", "f1", "macro_accuracy", "macro_f1"];
 
 /// The strategies `rarity run` compares on a binary task (issue 10's list:
 /// PT-bagging with both plug-in thresholds; undersampling at several beta
@@ -99,22 +110,49 @@ pub fn default_betas(data: &Dataset) -> Vec<f64> {
         .collect()
 }
 
-/// The Friedman / Nemenyi verdict over folds.
+/// The Friedman / Nemenyi verdict over folds, between models (a strategy's
+/// decision copies are one model: comparing them as separate methods would
+/// inflate the critical difference).
 #[derive(Debug, Clone, Serialize)]
 pub struct Verdict {
     /// The metric compared.
     pub metric: String,
-    /// Mean rank of each strategy over folds (1 = best).
+    /// The models compared ([`ModelEntry::spec`]), in evaluation order.
+    pub models: Vec<String>,
+    /// The strategy standing for each model: its best decision on the metric
+    /// (any of them for a ranking or probability metric, which the decision
+    /// does not change).
+    pub represented_by: Vec<String>,
+    /// Mean rank of each model over folds (1 = best).
     pub mean_ranks: Vec<f64>,
-    /// Friedman chi-square p-value.
+    /// Friedman chi-square p-value (`NaN`, `null` in JSON, when no
+    /// difference can be tested).
     pub friedman_p: f64,
-    /// Iman-Davenport F p-value.
+    /// Iman-Davenport F p-value (`NaN` when no difference can be tested).
     pub iman_davenport_p: f64,
-    /// Nemenyi critical difference at alpha = 0.05.
+    /// Nemenyi critical difference at alpha = 0.05 (`NaN` with fewer than
+    /// two models).
     pub critical_difference: f64,
-    /// Strategies whose mean rank is within the critical difference of the
-    /// best's (not significantly worse).
+    /// Models (indices into `models`) whose mean rank is within the
+    /// critical difference of the best's (not significantly worse); every
+    /// model when no difference can be tested.
     pub tied_with_best: Vec<usize>,
+    /// Whether the Friedman test is defined: at least three models, and not
+    /// every one with the same value on every fold.
+    pub testable: bool,
+    /// The verdict in words.
+    pub summary: String,
+}
+
+/// A model of a comparison: the strategies that share everything but the
+/// decision ([`Strategy::model_key`]).
+#[derive(Debug, Clone, Serialize)]
+pub struct ModelEntry {
+    /// The first strategy's spec without its decision stage.
+    pub spec: String,
+    /// Its strategies (indices into [`Comparison::evaluations`]), one per
+    /// decision, in the order given.
+    pub strategies: Vec<usize>,
 }
 
 /// All strategies' evaluations on shared folds.
@@ -122,98 +160,176 @@ pub struct Verdict {
 pub struct Comparison {
     /// One evaluation per strategy, in the order given.
     pub evaluations: Vec<Evaluation>,
+    /// The distinct models, in order of first appearance.
+    pub models: Vec<ModelEntry>,
+}
+
+/// The mean of the finite values (`NaN` when there are none).
+fn finite_mean(values: &[f64]) -> f64 {
+    let v: Vec<f64> = values.iter().copied().filter(|x| !x.is_nan()).collect();
+    if v.is_empty() {
+        f64::NAN
+    } else {
+        v.iter().sum::<f64>() / v.len() as f64
+    }
+}
+
+/// Indices ordered by `means`, best first (`NaN` last, ties by index).
+pub fn order_by(means: &[f64], higher_is_better: bool) -> Vec<usize> {
+    let key = |i: usize| {
+        let m = means[i];
+        if m.is_nan() {
+            f64::NEG_INFINITY
+        } else if higher_is_better {
+            m
+        } else {
+            -m
+        }
+    };
+    let mut order: Vec<usize> = (0..means.len()).collect();
+    order.sort_by(|&a, &b| key(b).total_cmp(&key(a)).then(a.cmp(&b)));
+    order
 }
 
 impl Comparison {
-    /// Strategy indices ordered by the metric's mean, best first.
-    pub fn ranked(&self, metric: &str, higher_is_better: bool) -> Vec<usize> {
-        let means: Vec<f64> = self
-            .evaluations
+    /// The mean over folds of `metric` for each strategy.
+    pub fn means(&self, metric: &str) -> Vec<f64> {
+        self.evaluations
             .iter()
-            .map(|e| {
-                let v: Vec<f64> = e
-                    .values(metric)
-                    .into_iter()
-                    .filter(|x| !x.is_nan())
-                    .collect();
-                if v.is_empty() {
-                    f64::NAN
-                } else {
-                    v.iter().sum::<f64>() / v.len() as f64
-                }
-            })
-            .collect();
-        let key = |i: usize| {
-            let m = means[i];
-            if m.is_nan() {
-                f64::NEG_INFINITY
-            } else if higher_is_better {
-                m
-            } else {
-                -m
-            }
-        };
-        let mut order: Vec<usize> = (0..means.len()).collect();
-        order.sort_by(|&a, &b| key(b).total_cmp(&key(a)).then(a.cmp(&b)));
-        order
+            .map(|e| finite_mean(&e.values(metric)))
+            .collect()
     }
 
-    /// Friedman and Nemenyi over folds (needs at least 3 strategies).
+    /// Strategy indices ordered by the metric's mean, best first.
+    pub fn ranked(&self, metric: &str, higher_is_better: bool) -> Vec<usize> {
+        order_by(&self.means(metric), higher_is_better)
+    }
+
+    /// The strategy standing for each model on `metric`: its best by mean
+    /// (the first given on ties).
+    pub fn representatives(&self, metric: &str, higher_is_better: bool) -> Vec<usize> {
+        let means = self.means(metric);
+        self.models
+            .iter()
+            .map(|m| {
+                let sub: Vec<f64> = m.strategies.iter().map(|&i| means[i]).collect();
+                m.strategies[order_by(&sub, higher_is_better)[0]]
+            })
+            .collect()
+    }
+
+    /// Model indices ordered by their representative's mean, best first.
+    pub fn ranked_models(&self, metric: &str, higher_is_better: bool) -> Vec<usize> {
+        let means = self.means(metric);
+        let rep: Vec<f64> = self
+            .representatives(metric, higher_is_better)
+            .iter()
+            .map(|&i| means[i])
+            .collect();
+        order_by(&rep, higher_is_better)
+    }
+
+    /// Friedman and Nemenyi over folds between the models, each standing
+    /// as its best decision on `metric`. With fewer than three models, or
+    /// when every model has the same value on every fold, the test is
+    /// undefined: the verdict says that no difference can be tested and
+    /// counts every model as tied with the best.
     pub fn verdict(&self, metric: &str, higher_is_better: bool) -> Result<Verdict> {
-        let k = self.evaluations.len();
+        let reps = self.representatives(metric, higher_is_better);
+        let k = reps.len();
         let n = self.evaluations.first().map_or(0, |e| e.folds.len());
         let table: Vec<Vec<f64>> = (0..n)
             .map(|f| {
-                self.evaluations
+                let row: Vec<f64> = reps
                     .iter()
-                    .map(|e| {
+                    .map(|&i| {
+                        let e = &self.evaluations[i];
                         let v = e.folds[f]
                             .metrics
                             .iter()
                             .find(|(m, _)| m == metric)
                             .map_or(f64::NAN, |(_, v)| *v);
-                        // An undefined value ranks last.
-                        if v.is_nan() {
-                            if higher_is_better {
-                                f64::NEG_INFINITY
-                            } else {
-                                f64::INFINITY
-                            }
-                        } else {
+                        if higher_is_better {
                             v
+                        } else {
+                            -v
                         }
                     })
+                    .collect();
+                // An undefined value ranks last in its fold.
+                let worst = row
+                    .iter()
+                    .copied()
+                    .filter(|v| v.is_finite())
+                    .fold(f64::INFINITY, f64::min);
+                let floor = if worst.is_finite() { worst - 1.0 } else { 0.0 };
+                row.iter()
+                    .map(|v| if v.is_finite() { *v } else { floor })
                     .collect()
             })
             .collect();
-        let ranks = mean_ranks(&table, higher_is_better)?;
-        let keyed: Vec<Vec<f64>> = table
-            .iter()
-            .map(|r| {
-                r.iter()
-                    .map(|v| if higher_is_better { *v } else { -v })
-                    .collect()
-            })
-            .collect();
-        let fr = friedman(&keyed)?;
-        let cd = critical_difference(k, n, 0.05)?;
+        let ranks = mean_ranks(&table, true)?;
+        let fr = if k >= 3 { friedman(&table).ok() } else { None };
+        let cd = if k >= 2 {
+            critical_difference(k, n, 0.05)?
+        } else {
+            f64::NAN
+        };
         let best = ranks.iter().copied().fold(f64::INFINITY, f64::min);
+        let (testable, tied, summary) = match fr {
+            Some(fr) => {
+                let tied: Vec<usize> = (0..k).filter(|&i| ranks[i] - best <= cd).collect();
+                let summary = format!(
+                    "Friedman test on {metric} over {n} folds between {k} models: p = {} \
+                     (Iman-Davenport p = {}); Nemenyi critical difference {} ranks at alpha 0.05; \
+                     {} of {k} models not significantly worse than the best",
+                    p_value_text(fr.chi2_p_value),
+                    p_value_text(fr.f_p_value),
+                    metric_text(cd),
+                    tied.len()
+                );
+                (Some(fr), tied, summary)
+            }
+            None => {
+                let why = if k < 3 {
+                    let models = if k == 1 { "one model" } else { "two models" };
+                    format!("{models}; the Friedman test needs at least three")
+                } else {
+                    format!("every model has the same {metric} on every fold")
+                };
+                (
+                    None,
+                    (0..k).collect(),
+                    format!("no difference can be tested: {why}"),
+                )
+            }
+        };
         Ok(Verdict {
             metric: metric.to_string(),
-            tied_with_best: (0..k).filter(|&i| ranks[i] - best <= cd).collect(),
+            models: self.models.iter().map(|m| m.spec.clone()).collect(),
+            represented_by: reps
+                .iter()
+                .map(|&i| self.evaluations[i].spec.clone())
+                .collect(),
             mean_ranks: ranks,
-            friedman_p: fr.chi2_p_value,
-            iman_davenport_p: fr.f_p_value,
+            friedman_p: testable.map_or(f64::NAN, |f| f.chi2_p_value),
+            iman_davenport_p: testable.map_or(f64::NAN, |f| f.f_p_value),
             critical_difference: cd,
+            tied_with_best: tied,
+            testable: testable.is_some(),
+            summary,
         })
     }
 }
 
 /// Evaluates every strategy on the same folds of `splitter`, with the
-/// opt-in [`Extras`] (cost, benefit, kept predictions); `progress` is called
-/// with (done, total, spec of the strategy just evaluated) after each
-/// (strategy, fold) evaluation. Results do not depend on the thread count or
-/// on the order in which evaluations finish.
+/// opt-in [`Extras`] (cost, benefit, kept predictions). Strategies that
+/// share a sampler and learner share its fits on each fold, and the
+/// strategies of one model (differing only in the decision) are one fit
+/// deciding in several ways ([`evaluate_fold_group`]); the (model, fold)
+/// evaluations done are counted in [`crate::progress`] (labelled with the
+/// spec of the model just evaluated). Results do not depend on the thread count, on
+/// the order in which evaluations finish, nor on the strategies' order.
 ///
 /// ```
 /// use rarity::data::{bundled, read::ReadOptions};
@@ -221,11 +337,13 @@ impl Comparison {
 /// use rarity::experiment::compare::compare;
 /// use rarity::split::Splitter;
 /// let (ds, _) = bundled::find("glass6").unwrap().load(&ReadOptions::default()).unwrap();
-/// let s: Vec<_> = ["tree", "forest(n=5)+threshold(priors)"]
+/// let s: Vec<_> = ["tree", "forest(n=5)+threshold(priors)", "forest(n=5)+threshold(f1)"]
 ///     .iter().map(|s| rarity::spec::build_strategy(s).unwrap()).collect();
 /// let extras = Extras { keep_predictions: true, ..Extras::default() };
-/// let c = compare(&s, &ds, &Splitter::k_fold(3), 1, &extras, &|_, _, _| {}).unwrap();
+/// let c = compare(&s, &ds, &Splitter::k_fold(3), 1, &extras).unwrap();
 /// assert_eq!(c.evaluations[1].pooled_predictions().unwrap().rows.len(), ds.n_rows());
+/// assert_eq!(c.models.len(), 2);
+/// assert_eq!(c.models[1].spec, "forest(n=5)");
 /// ```
 pub fn compare(
     strategies: &[Strategy],
@@ -233,7 +351,6 @@ pub fn compare(
     splitter: &Splitter,
     seed: u64,
     extras: &Extras,
-    progress: &(dyn Fn(usize, usize, &str) + Sync),
 ) -> Result<Comparison> {
     if strategies.is_empty() {
         return Err(Error::invalid("no strategies to compare"));
@@ -241,30 +358,50 @@ pub fn compare(
     data.require_two_classes()?;
     extras.check(data)?;
     let folds = splitter.split_dataset(data, seed)?;
-    let total = strategies.len() * folds.len();
-    let done = AtomicUsize::new(0);
-    let cells: Vec<(usize, usize)> = (0..strategies.len())
-        .flat_map(|s| (0..folds.len()).map(move |f| (s, f)))
+    let refs: Vec<&Strategy> = strategies.iter().collect();
+    let models: Vec<ModelEntry> = model_groups(&refs)
+        .into_iter()
+        .map(|m| ModelEntry {
+            spec: strategies[m[0]].stem.clone(),
+            strategies: m,
+        })
         .collect();
-    let results: Vec<FoldResult> = cells
+    let groups = core_groups(&refs);
+    let progress = Progress::start(
+        "(model x fold) evaluations",
+        (models.len() * folds.len()) as u64,
+    );
+    let cells: Vec<(usize, usize)> = (0..groups.len())
+        .flat_map(|g| (0..folds.len()).map(move |f| (g, f)))
+        .collect();
+    let results: Vec<Vec<FoldResult>> = cells
         .par_iter()
-        .map(|&(s, f)| {
-            let r = evaluate_fold_with(&strategies[s], data, &folds[f], seed, extras);
-            progress(
-                done.fetch_add(1, Ordering::Relaxed) + 1,
-                total,
-                &strategies[s].spec,
-            );
-            r.map_err(|e| Error::invalid(format!("{}: {e}", strategies[s].spec)))
+        .map(|&(g, f)| {
+            let group: Vec<&Strategy> = groups[g].iter().map(|&i| &strategies[i]).collect();
+            evaluate_fold_group(&group, data, &folds[f], seed, extras, &|spec| {
+                progress.add(1);
+                progress.set_label(spec);
+            })
         })
         .collect::<Result<_>>()?;
-    let mut it = results.into_iter();
+    let mut per_strategy: Vec<Vec<FoldResult>> =
+        vec![Vec::with_capacity(folds.len()); strategies.len()];
+    for (&(g, _), rs) in cells.iter().zip(results) {
+        for (&i, r) in groups[g].iter().zip(rs) {
+            per_strategy[i].push(r);
+        }
+    }
     let evaluations = strategies
         .iter()
-        .map(|s| Evaluation {
+        .zip(per_strategy)
+        .map(|(s, folds)| Evaluation {
             spec: s.spec.clone(),
-            folds: it.by_ref().take(folds.len()).collect(),
+            folds,
+            pooled: false,
         })
         .collect();
-    Ok(Comparison { evaluations })
+    Ok(Comparison {
+        evaluations,
+        models,
+    })
 }

@@ -12,13 +12,22 @@
 //!   & Davidson 2006, Sec. 5).
 
 use super::bias::Tally;
-use super::calibration::{BrierWins, Cell, GaussianCurves, RankRow, MEASURES, PROBABILITIES};
+use super::calibration::{
+    BrierWins, CalibrationCell, GaussianCurves, RankRow, MEASURES, PROBABILITIES,
+    PROBABILITY_COLOURS,
+};
 use super::pt_bagging::{
     BinarySummary, MulticlassSummary, BINARY_METHODS, MEASURES as PT_MEASURES, MULTICLASS_METHODS,
 };
 use crate::report::svg::{BoxPlot, CdDiagram, GroupedBars, LinePlot, Series};
-use crate::report::table::{Cell as TableCell, Table};
+use crate::report::table::{Cell, Table};
 use crate::report::{p_value_text, Report};
+
+/// Colours of the undersampling rates of Fig. 3 other than `beta = 1`:
+/// none is one of [`PROBABILITY_COLOURS`].
+const BETA_COLOURS: &[&str] = &[
+    "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+];
 
 /// Adds a "Data and protocol" section with one paragraph per note (none
 /// without notes).
@@ -33,7 +42,7 @@ fn notes_section(report: &mut Report, notes: &[String]) {
 }
 
 /// The learners of `cells`, in first-seen order.
-fn learners(cells: &[Cell]) -> Vec<&str> {
+fn learners(cells: &[CalibrationCell]) -> Vec<&str> {
     let mut out: Vec<&str> = Vec::new();
     for c in cells {
         if !out.contains(&c.learner.as_str()) {
@@ -45,8 +54,8 @@ fn learners(cells: &[Cell]) -> Vec<&str> {
 
 /// The dataset shown in the box plots of one learner: the most imbalanced
 /// (the smallest `beta` at the strongest level, i.e. the smallest `N+/N-`).
-fn most_imbalanced<'a>(cells: &'a [Cell], learner: &str) -> Option<&'a Cell> {
-    let key = |c: &Cell| c.betas.iter().copied().fold(f64::INFINITY, f64::min);
+fn most_imbalanced<'a>(cells: &'a [CalibrationCell], learner: &str) -> Option<&'a CalibrationCell> {
+    let key = |c: &CalibrationCell| c.betas.iter().copied().fold(f64::INFINITY, f64::min);
     cells
         .iter()
         .filter(|c| c.learner == learner)
@@ -55,7 +64,7 @@ fn most_imbalanced<'a>(cells: &'a [Cell], learner: &str) -> Option<&'a Cell> {
 
 /// Box plot of one measure over the folds of one cell: `p` once (it does
 /// not depend on beta), then `p_s` and `p'` at every beta.
-fn calibration_boxes(cell: &Cell, measure: usize) -> BoxPlot {
+fn calibration_boxes(cell: &CalibrationCell, measure: usize) -> BoxPlot {
     let m = MEASURES[measure];
     let mut b = BoxPlot::new(
         &format!("{m} over folds: {} with {}", cell.dataset, cell.learner),
@@ -64,6 +73,7 @@ fn calibration_boxes(cell: &Cell, measure: usize) -> BoxPlot {
     if let Some(level) = cell.folds.first() {
         b.groups
             .push(("p (all rows)".into(), level[0][measure].clone()));
+        b.colours.push(PROBABILITY_COLOURS[0]);
     }
     for (l, level) in cell.folds.iter().enumerate() {
         let beta = cell.betas.get(l).copied().unwrap_or(f64::NAN);
@@ -72,6 +82,7 @@ fn calibration_boxes(cell: &Cell, measure: usize) -> BoxPlot {
                 format!("beta={beta:.3} {}", PROBABILITIES[q]),
                 level[q][measure].clone(),
             ));
+            b.colours.push(PROBABILITY_COLOURS[q]);
         }
     }
     b
@@ -98,7 +109,7 @@ fn calibration_boxes(cell: &Cell, measure: usize) -> BoxPlot {
 /// assert!(html.matches("<svg").count() >= 4 && html.contains("Table V"));
 /// ```
 pub fn calibration_report(
-    cells: &[Cell],
+    cells: &[CalibrationCell],
     rows: &[RankRow],
     wins: &BrierWins,
     curves: &[GaussianCurves],
@@ -126,8 +137,8 @@ pub fn calibration_report(
             sum(0).into(),
             sum(1).into(),
             sum(2).into(),
-            r.p_vs_p_s.into(),
-            r.p_vs_p_corrected.into(),
+            Cell::PValue(r.p_vs_p_s),
+            Cell::PValue(r.p_vs_p_corrected),
             r.cells.into(),
         ]);
     }
@@ -158,13 +169,13 @@ pub fn calibration_report(
     for c in cells {
         for (l, level) in c.values.iter().enumerate() {
             for (q, v) in level.iter().enumerate() {
-                let mut row: Vec<TableCell> = vec![
+                let mut row: Vec<Cell> = vec![
                     c.dataset.clone().into(),
                     c.learner.clone().into(),
                     c.betas.get(l).copied().unwrap_or(f64::NAN).into(),
                     PROBABILITIES[q].into(),
                 ];
-                row.extend(v.iter().map(|x| TableCell::from(*x)));
+                row.extend(v.iter().map(|x| Cell::from(*x)));
                 means.row(row);
             }
         }
@@ -217,9 +228,17 @@ pub fn calibration_report(
             "p_s(+|x)",
         );
         f3.y_range = Some((0.0, 1.0));
+        // beta = 1 is p itself, in p's colour; the other rates in colours
+        // that p_s and p' never take.
+        let mut others = BETA_COLOURS.iter().cycle();
         for (beta, p_s) in &c.p_s_by_beta {
+            let col = if *beta == 1.0 {
+                PROBABILITY_COLOURS[0]
+            } else {
+                others.next().copied().unwrap_or(PROBABILITY_COLOURS[0])
+            };
             f3.series
-                .push(Series::line(&format!("beta = {beta:.3}"), &c.x, p_s));
+                .push(Series::line(&format!("beta = {beta:.3}"), &c.x, p_s).with_colour(col));
         }
         let mut f4 = LinePlot::new(
             &format!("Fig. 4: estimates against x, mu = {}", c.mu),
@@ -227,14 +246,16 @@ pub fn calibration_report(
             "probability of +",
         );
         f4.y_range = Some((0.0, 1.0));
-        f4.series.push(Series::line("p (true)", &c.x, &c.p));
-        f4.series.push(Series::line(
-            &format!("p̂_s (beta = {:.3})", c.beta),
-            &c.x,
-            &c.p_s_hat,
-        ));
+        let [p_col, p_s_col, p_corrected_col] = [0, 1, 2].map(|q| PROBABILITY_COLOURS[q]);
         f4.series
-            .push(Series::line("p̂' (corrected)", &c.x, &c.p_corrected_hat));
+            .push(Series::line("p (true)", &c.x, &c.p).with_colour(p_col));
+        f4.series.push(
+            Series::line(&format!("p̂_s (beta = {:.3})", c.beta), &c.x, &c.p_s_hat)
+                .with_colour(p_s_col),
+        );
+        f4.series.push(
+            Series::line("p̂' (corrected)", &c.x, &c.p_corrected_hat).with_colour(p_corrected_col),
+        );
         let mut rel = LinePlot::new(
             &format!("Estimates against the true p, mu = {}", c.mu),
             "true p(+|x)",
@@ -243,9 +264,11 @@ pub fn calibration_report(
         rel.x_range = Some((0.0, 1.0));
         rel.y_range = Some((0.0, 1.0));
         rel.diagonal = Some("perfectly calibrated".into());
-        rel.series.push(Series::line("p̂_s", &c.p, &c.p_s_hat));
         rel.series
-            .push(Series::line("p̂' (corrected)", &c.p, &c.p_corrected_hat));
+            .push(Series::line("p̂_s", &c.p, &c.p_s_hat).with_colour(p_s_col));
+        rel.series.push(
+            Series::line("p̂' (corrected)", &c.p, &c.p_corrected_hat).with_colour(p_corrected_col),
+        );
         synth
             .figure(
                 &format!(
@@ -332,15 +355,15 @@ fn pt_binary(report: &mut Report, b: &BinarySummary) {
     for (measure, values) in &b.trend {
         let mut header = vec!["method"];
         header.extend(size_cols.iter().map(String::as_str));
-        let mut t = Table::new(&header).with_digits(4);
+        let mut t = Table::new(&header);
         let mut plot = LinePlot::new(
             &format!("Mean {measure} against ensemble size"),
             "ensemble size",
             measure,
         );
         for (m, row) in BINARY_METHODS.iter().zip(values) {
-            let mut cells: Vec<TableCell> = vec![(*m).into()];
-            cells.extend(row.iter().map(|v| TableCell::from(*v)));
+            let mut cells: Vec<Cell> = vec![(*m).into()];
+            cells.extend(row.iter().map(|v| Cell::from(*v)));
             t.row(cells);
             plot.series
                 .push(Series::line(m, &sizes, row).with_markers());
@@ -365,8 +388,7 @@ fn pt_binary(report: &mut Report, b: &BinarySummary) {
         "gap_macro_f1",
         "brier_minority",
         "brier_majority",
-    ])
-    .with_digits(4);
+    ]);
     for (m, v) in BINARY_METHODS.iter().zip(&b.at_largest) {
         let (ma, pma) = (get(v, "macro_accuracy"), get(v, "potential_macro_accuracy"));
         let (mf, pmf) = (get(v, "macro_f1"), get(v, "potential_macro_f1"));
@@ -399,7 +421,7 @@ fn pt_binary(report: &mut Report, b: &BinarySummary) {
             w.wins.into(),
             w.ties.into(),
             w.losses.into(),
-            w.wilcoxon_p.into(),
+            Cell::PValue(w.wilcoxon_p),
         ]);
     }
     let largest = b.sizes.last().copied().unwrap_or(0);
@@ -440,12 +462,12 @@ fn pt_binary(report: &mut Report, b: &BinarySummary) {
             &format!("Critical-difference diagram of {}.", r.measure),
             cd.render(),
         );
-        let mut cells: Vec<TableCell> = vec![
+        let mut cells: Vec<Cell> = vec![
             r.measure.clone().into(),
-            r.friedman_p.into(),
+            Cell::PValue(r.friedman_p),
             r.critical_difference.into(),
         ];
-        cells.extend(r.mean_ranks.iter().map(|v| TableCell::from(*v)));
+        cells.extend(r.mean_ranks.iter().map(|v| Cell::from(*v)));
         tr.row(cells);
     }
     if b.rank_tests.is_empty() {
@@ -460,8 +482,7 @@ fn pt_binary(report: &mut Report, b: &BinarySummary) {
         "mean_difference",
         "t",
         "p_value",
-    ])
-    .with_digits(4);
+    ]);
     for (m, r) in BINARY_METHODS.iter().zip(&b.recall) {
         t2.row(vec![
             (*m).into(),
@@ -469,7 +490,7 @@ fn pt_binary(report: &mut Report, b: &BinarySummary) {
             r.majority.into(),
             r.mean_difference.into(),
             r.t.into(),
-            r.p_value.into(),
+            Cell::PValue(r.p_value),
         ]);
     }
     let bars = GroupedBars {
@@ -496,7 +517,7 @@ fn pt_binary(report: &mut Report, b: &BinarySummary) {
 
 /// The multiclass section of [`pt_bagging_report`].
 fn pt_multiclass(report: &mut Report, m: &MulticlassSummary) {
-    let mut t = Table::new(&["method", "macro_accuracy", "macro_f1", "wins"]).with_digits(4);
+    let mut t = Table::new(&["method", "macro_accuracy", "macro_f1", "wins"]);
     for (i, name) in MULTICLASS_METHODS.iter().enumerate() {
         let at = |v: &[f64]| v.get(i).copied().unwrap_or(f64::NAN);
         t.row(vec![
@@ -554,8 +575,7 @@ fn pt_multiclass(report: &mut Report, m: &MulticlassSummary) {
 pub fn reverse_testing_report(methods: &[(String, Tally)], notes: &[String]) -> Report {
     let mut report = Report::new("rarity experiment reverse-testing (Fan & Davidson 2006)");
     notes_section(&mut report, notes);
-    let mut t =
-        Table::new(&["method", "correct", "wrong", "undecided", "percent_correct"]).with_digits(1);
+    let mut t = Table::new(&["method", "correct", "wrong", "undecided", "percent_correct"]);
     let mut values = Vec::new();
     for (m, x) in methods {
         t.row(vec![

@@ -16,8 +16,9 @@
 //!   potential, recall per class, multiclass.
 //!
 //! Each experiment's `run` takes the datasets (e.g. from
-//! [`crate::data::dirs::load_dirs`]), typed settings and a progress callback,
-//! and returns typed results; the front ends only print them.
+//! [`crate::data::dirs::load_dirs`]) and typed settings, counts the datasets
+//! done in [`crate::progress`] ([`each_dataset`]) and returns typed results;
+//! the front ends only print them.
 
 pub mod bias;
 pub mod calibration;
@@ -27,7 +28,27 @@ pub mod pt_bagging;
 pub mod run;
 pub mod run_report;
 
+use crate::data::Dataset;
 use crate::error::{Error, Result};
+use crate::progress::Progress;
+
+/// The named datasets of an experiment in order, counted in
+/// [`crate::progress`] as they are done, labelled with the name of the one
+/// in progress.
+pub fn each_dataset(datasets: &[(String, Dataset)]) -> impl Iterator<Item = &(String, Dataset)> {
+    let progress = Progress::start("datasets", datasets.len() as u64);
+    let mut next = datasets.iter();
+    let mut started = false;
+    std::iter::from_fn(move || {
+        if started {
+            progress.add(1);
+        }
+        started = true;
+        let d = next.next()?;
+        progress.set_label(&d.0);
+        Some(d)
+    })
+}
 
 /// Parses a comma-separated list of settings such as the ensemble sizes
 /// `5,10,25` or the undersampling levels `1,0.5`; a bad item is an error

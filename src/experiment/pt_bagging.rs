@@ -42,7 +42,7 @@ use crate::learn::tree::Tree;
 use crate::metrics::report_with_labels;
 use crate::rng;
 use crate::sample::bootstrap::Bootstrap;
-use crate::sample::{sampler_from_spec, Sampler};
+use crate::sample::{ExactlyBalanced, RoughlyBalanced, Sampler, SmoteHybrid, UnderOver};
 use crate::split::{Fold, Splitter};
 use crate::stats::{
     critical_difference, friedman, mean, mean_ranks, paired_t_test, wilcoxon, win_tie_loss,
@@ -132,18 +132,14 @@ enum PtBaggingDecision {
     Argmax,
 }
 
-fn sampler(spec: &str) -> Result<Arc<dyn Sampler>> {
-    Ok(Arc::from(sampler_from_spec(spec)?))
-}
-
-fn families(n_classes: usize) -> Result<Vec<Family>> {
+fn families(n_classes: usize) -> Vec<Family> {
     let boot: Arc<dyn Sampler> = Arc::new(Bootstrap::default());
     let one = |sampler, method, d| Family {
         sampler,
         methods: vec![(method, Some(d))],
     };
     if n_classes == 2 {
-        Ok(vec![
+        vec![
             Family {
                 sampler: boot,
                 methods: vec![
@@ -152,14 +148,10 @@ fn families(n_classes: usize) -> Result<Vec<Family>> {
                     (5, None),
                 ],
             },
-            one(sampler("eb")?, 2, PtBaggingDecision::Half),
-            one(sampler("rb")?, 3, PtBaggingDecision::Half),
-            one(
-                sampler("hybrid(amount=500,under=120)")?,
-                4,
-                PtBaggingDecision::Half,
-            ),
-        ])
+            one(Arc::new(ExactlyBalanced), 2, PtBaggingDecision::Half),
+            one(Arc::new(RoughlyBalanced), 3, PtBaggingDecision::Half),
+            one(Arc::new(SmoteHybrid::default()), 4, PtBaggingDecision::Half),
+        ]
     } else {
         let mut f = vec![Family {
             sampler: boot,
@@ -168,15 +160,15 @@ fn families(n_classes: usize) -> Result<Vec<Family>> {
                 (1, Some(PtBaggingDecision::Argmax)),
             ],
         }];
-        for (i, a) in [10, 25, 50, 100].iter().enumerate() {
+        for (i, a) in [10.0, 25.0, 50.0, 100.0].into_iter().enumerate() {
             f.push(one(
-                sampler(&format!("underover(a={a})"))?,
+                Arc::new(UnderOver { a }),
                 2 + i,
                 PtBaggingDecision::Argmax,
             ));
         }
-        f.push(one(sampler("eb")?, 6, PtBaggingDecision::Argmax));
-        Ok(f)
+        f.push(one(Arc::new(ExactlyBalanced), 6, PtBaggingDecision::Argmax));
+        f
     }
 }
 
@@ -251,22 +243,16 @@ pub struct PtBaggingResults {
 }
 
 /// Runs the protocol: [`run_dataset`] on every dataset (one it cannot run on
-/// is skipped with the reason, not fatal), then [`summarise`]. `progress` is
-/// called after each dataset with its index and name.
-pub fn run(
-    datasets: &[(String, Dataset)],
-    cfg: &PtBaggingConfig,
-    progress: &mut dyn FnMut(usize, &str),
-) -> Result<PtBaggingResults> {
+/// is skipped with the reason, not fatal), then [`summarise`].
+pub fn run(datasets: &[(String, Dataset)], cfg: &PtBaggingConfig) -> Result<PtBaggingResults> {
     let mut results = Vec::with_capacity(datasets.len());
     let mut skipped = Vec::new();
-    for (i, (name, ds)) in datasets.iter().enumerate() {
+    for (name, ds) in super::each_dataset(datasets) {
         match run_dataset(name, ds, cfg) {
             Ok(r) => results.push(r),
             Err(e @ Error::Data(_)) => skipped.push(format!("{name}: {e}")),
             Err(e) => return Err(e),
         }
-        progress(i, name);
     }
     let (binary, multiclass) = summarise(&results, &cfg.sizes)?;
     Ok(PtBaggingResults {
@@ -292,7 +278,7 @@ fn run_fold(
     let k = data.n_classes();
     let largest = *cfg.sizes.last().expect("sizes are not empty");
     let mut out = vec![vec![vec![f64::NAN; MEASURES.len()]; cfg.sizes.len()]; n_methods];
-    for (fam_i, fam) in families(k)?.into_iter().enumerate() {
+    for (fam_i, fam) in families(k).into_iter().enumerate() {
         let bag = Bagging::new(largest, Arc::new(Tree::default()), fam.sampler);
         let seed = rng::stream(cfg.seed, (f * 16 + fam_i) as u64).random::<u64>();
         let platt = fam.methods.iter().any(|(_, d)| d.is_none());

@@ -3,23 +3,45 @@
 //! metric of the catalogue, test the differences (Friedman / Nemenyi over
 //! the folds, Demšar 2006), and fit the winner on all rows.
 //!
+//! Two levels. A *model* is everything but the decision (sampler, learner,
+//! correction, calibration; [`Strategy::model_key`]): strategies that differ
+//! only in their decision are one model, fitted once per fold, deciding in
+//! several ways. Models are compared on ranking and probability metrics
+//! (AUC, AP, Brier, log loss), which no decision changes; the *decisions of
+//! one model* are compared on a thresholded metric (cost, F1, G-mean, ...).
+//! The ranking metric says which level ranks: a ranking or probability
+//! metric ranks models (each model's decisions then ranked by the decision
+//! metric), a thresholded or cost metric ranks (model, decision) pairs. The
+//! Friedman / Nemenyi verdict is always between models (a model standing as
+//! its best decision on a thresholded metric), so decision copies do not
+//! inflate the critical difference; when it is undefined (fewer than three
+//! models, or all tied) the verdict says that no difference can be tested
+//! and the run goes on.
+//!
 //! Decision copies: with a loss matrix (`--cost`) or an example-dependent
-//! benefit (`--benefit`), every strategy deciding by the training priors
-//! (`threshold(priors)`) is also evaluated deciding by the Bayes
-//! minimum-risk rule under that loss (Dal Pozzolo et al. 2015, Sec. IV-A) or
-//! by the benefit rule (Fan & Davidson 2006, Sec. 6).
+//! benefit (`--benefit`), every model whose probabilities are calibrated
+//! ([`Strategy::calibrated`]: `platt`, `isotonic`, `correct`, or a learner
+//! with calibrated output) or that decides by the training priors
+//! (`threshold(priors)`, the plug-in of PT-bagging) is also evaluated
+//! deciding by the Bayes minimum-risk rule under that loss (Dal Pozzolo et
+//! al. 2015, Sec. IV-A) or by the benefit rule (Fan & Davidson 2006,
+//! Sec. 6).
+
+use serde::Serialize;
 
 use crate::data::Dataset;
 use crate::decide::Decision;
 use crate::error::{Error, Result};
 use crate::evaluate::Extras;
 use crate::experiment::compare::{
-    compare, default_betas, default_multiclass_strategies, default_strategies, Comparison, Verdict,
+    compare, default_betas, default_multiclass_strategies, default_strategies, order_by,
+    ranks_models, Comparison, Verdict,
 };
 use crate::metrics::catalogue::{metric, Metric};
 use crate::spec::build_strategy;
 use crate::split::Splitter;
-use crate::strategy::{FittedStrategy, Strategy};
+use crate::stats::wilcoxon;
+use crate::strategy::{model_groups, FittedStrategy, Strategy};
 
 /// What `rarity run` compares and how.
 #[derive(Debug, Clone)]
@@ -27,18 +49,46 @@ pub struct RunSettings {
     /// The strategies; empty: the default set for the task
     /// ([`default_strategies`], [`default_multiclass_strategies`]).
     pub strategies: Vec<Strategy>,
-    /// Decisions that join the comparison as copies of every strategy
-    /// deciding by `threshold(priors)`, each with the stage text its copies
-    /// are labelled with (`cost(fn=5,fp=1)`).
+    /// Decisions that join the comparison as copies of every model with
+    /// calibrated probabilities or deciding by `threshold(priors)`, each
+    /// with the stage text its copies are labelled with (`cost(fn=5,fp=1)`).
     pub decision_copies: Vec<(Decision, String)>,
     /// Cost, benefit and kept predictions of the evaluation.
     pub extras: Extras,
-    /// The metric that ranks the strategies.
+    /// The metric that ranks (models or strategies, see the module doc).
     pub metric: &'static Metric,
+    /// The thresholded metric that compares the decisions of one model when
+    /// `metric` ranks models; `None`: `cost` with a loss matrix, else
+    /// `benefit` with a benefit, else `g_mean` ([`decision_metric`]).
+    pub decision_metric: Option<&'static Metric>,
     /// The cross-validation.
     pub splitter: Splitter,
     /// The seed of folds and fits.
     pub seed: u64,
+}
+
+/// What the ranking metric ranks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    /// Models (a ranking or probability metric).
+    Models,
+    /// (Model, decision) pairs, i.e. strategies (a thresholded metric).
+    Strategies,
+}
+
+/// The decisions of one model compared on the decision metric.
+#[derive(Debug, Clone, Serialize)]
+pub struct Decisions {
+    /// The model (index into [`Comparison::models`]).
+    pub model: usize,
+    /// Its strategies (indices into [`Comparison::evaluations`]), best
+    /// first on the decision metric.
+    pub strategies: Vec<usize>,
+    /// For each, the two-sided Wilcoxon signed-rank p-value over folds
+    /// against the model's best decision (`NaN` for the best itself, or when
+    /// the two never differ).
+    pub p_vs_best: Vec<f64>,
 }
 
 /// What `rarity run` found.
@@ -47,12 +97,24 @@ pub struct RunOutcome {
     /// The strategies compared, decision copies included, in evaluation
     /// order.
     pub strategies: Vec<Strategy>,
-    /// Every strategy's evaluation on the shared folds.
+    /// Every strategy's evaluation on the shared folds, and the models.
     pub comparison: Comparison,
-    /// Strategy indices, best first.
+    /// The ranking metric.
+    pub metric: &'static Metric,
+    /// What the ranking metric ranks.
+    pub level: Level,
+    /// The metric that compares the decisions of one model.
+    pub decision_metric: &'static Metric,
+    /// Model indices, best first (a model by its best decision on a
+    /// thresholded metric).
+    pub model_order: Vec<usize>,
+    /// Strategy indices, best first: by the metric (strategy level), or by
+    /// their model's rank and then by the decision metric (model level).
     pub order: Vec<usize>,
-    /// The Friedman / Nemenyi verdict (at least three strategies).
-    pub verdict: Option<Verdict>,
+    /// The decisions of each model, in model order.
+    pub decisions: Vec<Decisions>,
+    /// The Friedman / Nemenyi verdict between models.
+    pub verdict: Verdict,
     /// The best strategy fitted on all rows.
     pub winner: FittedStrategy,
 }
@@ -97,20 +159,89 @@ pub fn ranking_metric(key: &str, cost: bool, benefit: bool) -> Result<&'static M
     Ok(m)
 }
 
+/// The thresholded metric comparing the decisions of one model: the
+/// ranking metric itself when it is thresholded (then `given` must be
+/// `None` or the same), else `given`, else `cost` with a loss matrix,
+/// `benefit` with a benefit, `g_mean` otherwise.
+///
+/// ```
+/// use rarity::experiment::run::decision_metric;
+/// use rarity::metrics::catalogue::metric;
+/// let auc = metric("roc_auc").unwrap();
+/// assert_eq!(decision_metric(auc, None, true, false).unwrap().key, "cost");
+/// assert_eq!(decision_metric(auc, None, false, false).unwrap().key, "g_mean");
+/// assert_eq!(decision_metric(metric("f1").unwrap(), None, true, false).unwrap().key, "f1");
+/// assert!(decision_metric(auc, Some(metric("brier").unwrap()), false, false).is_err());
+/// ```
+pub fn decision_metric(
+    ranking: &'static Metric,
+    given: Option<&'static Metric>,
+    cost: bool,
+    benefit: bool,
+) -> Result<&'static Metric> {
+    if !ranks_models(ranking) {
+        return match given {
+            Some(g) if g.key != ranking.key => Err(Error::invalid(format!(
+                "--metric {} already ranks the decisions; --decision-metric applies when \
+                 --metric is a ranking or probability metric (roc_auc, average_precision, \
+                 brier, log_loss)",
+                ranking.key
+            ))),
+            _ => Ok(ranking),
+        };
+    }
+    let m = match given {
+        Some(g) => g,
+        None if cost => metric("cost")?,
+        None if benefit => metric("benefit")?,
+        None => metric("g_mean")?,
+    };
+    if ranks_models(m) {
+        return Err(Error::invalid(format!(
+            "--decision-metric {}: decisions change only thresholded metrics; use one of \
+             the labels' metrics (g_mean, f1, macro_accuracy, macro_f1, accuracy, ...) or cost / benefit",
+            m.key
+        )));
+    }
+    m.oriented(0.0)?;
+    Ok(m)
+}
+
 /// The strategies compared: the given ones (or the task's defaults), then
-/// the decision copies of every one deciding by `threshold(priors)` (a copy
-/// whose label is already present is skipped).
+/// a copy of each model deciding by each of `copies` when its probabilities
+/// are calibrated ([`Strategy::calibrated`]) or one of its strategies
+/// decides by `threshold(priors)`; a model that already decides that way
+/// gets no copy.
+///
+/// ```
+/// use rarity::decide::Decision;
+/// use rarity::experiment::run::with_decision_copies;
+/// use rarity::metrics::cost::LossMatrix;
+/// let s: Vec<_> = ["logistic+platt", "tree", "forest(n=5)+threshold(priors)", "forest(n=5)+threshold(f1)"]
+///     .iter().map(|s| rarity::spec::build_strategy(s).unwrap()).collect();
+/// let cost = Decision::Cost(LossMatrix::binary(0.0, 1.0, 5.0, 0.0).unwrap());
+/// let all = with_decision_copies(s, &[(cost, "cost(fn=5,fp=1)".into())]);
+/// let specs: Vec<_> = all.iter().map(|s| s.spec.as_str()).collect();
+/// assert_eq!(&specs[4..], ["logistic+platt+cost(fn=5,fp=1)", "forest(n=5)+cost(fn=5,fp=1)"]);
+/// ```
 pub fn with_decision_copies(
     strategies: Vec<Strategy>,
     copies: &[(Decision, String)],
 ) -> Vec<Strategy> {
     let mut out = strategies.clone();
-    for s in &strategies {
-        if s.decision_stage.as_deref() != Some("threshold(priors)") {
+    let refs: Vec<&Strategy> = strategies.iter().collect();
+    for model in model_groups(&refs) {
+        let members: Vec<&Strategy> = model.iter().map(|&i| &strategies[i]).collect();
+        let first = members[0];
+        let eligible = first.calibrated() || members.iter().any(|s| s.decision == Decision::Priors);
+        if !eligible {
             continue;
         }
         for (d, text) in copies {
-            let copy = s.with_decision(d.clone(), text);
+            if members.iter().any(|s| s.decision == *d) {
+                continue;
+            }
+            let copy = first.with_decision(d.clone(), text);
             if !out.iter().any(|o| o.spec == copy.spec) {
                 out.push(copy);
             }
@@ -119,15 +250,52 @@ pub fn with_decision_copies(
     out
 }
 
-/// Runs the comparison on `data`; `progress(done, total, spec)` is called
-/// after each (strategy, fold) evaluation.
-pub fn run(
-    data: &Dataset,
-    settings: RunSettings,
-    progress: &(dyn Fn(usize, usize, &str) + Sync),
-) -> Result<RunOutcome> {
+/// The decisions of every model on `metric`, in `model_order`, each ranked
+/// with its Wilcoxon p-value against the model's best.
+fn compare_decisions(cmp: &Comparison, metric: &Metric, model_order: &[usize]) -> Vec<Decisions> {
+    let higher = metric.higher_is_better();
+    let means = cmp.means(metric.key);
+    model_order
+        .iter()
+        .map(|&m| {
+            let mine = &cmp.models[m].strategies;
+            let sub: Vec<f64> = mine.iter().map(|&i| means[i]).collect();
+            let ranked: Vec<usize> = order_by(&sub, higher)
+                .into_iter()
+                .map(|j| mine[j])
+                .collect();
+            let best = cmp.evaluations[ranked[0]].values(metric.key);
+            let p_vs_best = ranked
+                .iter()
+                .enumerate()
+                .map(|(pos, &i)| {
+                    if pos == 0 {
+                        return f64::NAN;
+                    }
+                    let other = cmp.evaluations[i].values(metric.key);
+                    wilcoxon(&best, &other).map_or(f64::NAN, |w| w.p_value)
+                })
+                .collect();
+            Decisions {
+                model: m,
+                strategies: ranked,
+                p_vs_best,
+            }
+        })
+        .collect()
+}
+
+/// Runs the comparison on `data` (its (model, fold) evaluations counted in
+/// [`crate::progress`]).
+pub fn run(data: &Dataset, settings: RunSettings) -> Result<RunOutcome> {
     data.require_two_classes()?;
     settings.extras.check(data)?;
+    let decision_metric = decision_metric(
+        settings.metric,
+        settings.decision_metric,
+        settings.extras.cost.is_some(),
+        settings.extras.benefit.is_some(),
+    )?;
     let given = if settings.strategies.is_empty() {
         let specs = if data.n_classes() == 2 {
             default_strategies(&default_betas(data))
@@ -148,21 +316,34 @@ pub fn run(
         &settings.splitter,
         settings.seed,
         &settings.extras,
-        progress,
     )?;
     let key = settings.metric.key;
     let higher = settings.metric.higher_is_better();
-    let order = comparison.ranked(key, higher);
-    let verdict = if strategies.len() >= 3 {
-        Some(comparison.verdict(key, higher)?)
+    let level = if ranks_models(settings.metric) {
+        Level::Models
     } else {
-        None
+        Level::Strategies
     };
+    let model_order = comparison.ranked_models(key, higher);
+    let decisions = compare_decisions(&comparison, decision_metric, &model_order);
+    let order = match level {
+        Level::Strategies => comparison.ranked(key, higher),
+        Level::Models => decisions
+            .iter()
+            .flat_map(|d| d.strategies.iter().copied())
+            .collect(),
+    };
+    let verdict = comparison.verdict(key, higher)?;
     let winner = strategies[order[0]].fit(data, settings.seed)?;
     Ok(RunOutcome {
         strategies,
         comparison,
+        metric: settings.metric,
+        level,
+        decision_metric,
+        model_order,
         order,
+        decisions,
         verdict,
         winner,
     })

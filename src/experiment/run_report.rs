@@ -1,20 +1,32 @@
-//! The HTML report of `rarity run --report DIR`: the ranked table, the
-//! Friedman / Nemenyi verdict with Demšar's critical-difference diagram,
-//! out-of-fold ROC, precision-recall and reliability curves of the three
-//! best strategies (Dal Pozzolo et al. 2015, Figs. 3-6 show the same kinds),
-//! box plots of the metrics over folds and the recall of each class.
+//! The HTML report of `rarity run --report DIR`: the ranking (models or
+//! strategies, as the ranking metric decides, see [`super::run`]), the
+//! decisions of each model, the Friedman / Nemenyi verdict between models
+//! with Demšar's critical-difference diagram, out-of-fold ROC,
+//! precision-recall and reliability curves of the three best distinct
+//! models (Dal Pozzolo et al. 2015, Figs. 3-6 show the same kinds), box
+//! plots of the metrics over folds and the recall of each class.
+//!
+//! Layout for a 1,200 px page: the main tables put the ranking metric first
+//! and hold what fits; every other value is in a folded details table (and
+//! in `tables/*.csv`, `tables/*.json` at full precision). Numbers read as
+//! [`crate::report::format`] writes them. Models are labelled `M1`, `M2`,
+//! ... by rank and strategies `M1.1`, `M1.2`, ... (model rank, then the
+//! decision's rank within the model); the `labels` table maps labels to
+//! specs.
 //!
 //! The curves and recalls use the test-fold predictions of the first repeat
 //! (every row predicted once by a model that did not see it), kept when the
 //! comparison ran with [`Extras::keep_predictions`](crate::evaluate::Extras).
 
-use super::compare::{Comparison, Verdict, RANKED_METRICS};
+use super::compare::{ranks_models, DECISION_METRICS, MODEL_METRICS};
+use super::run::{Level, RunOutcome};
 use crate::data::Dataset;
 use crate::error::Result;
-use crate::evaluate::Predictions;
+use crate::evaluate::{Predictions, Summary};
 use crate::metrics::calibration::{reliability_bins, Binning};
 use crate::metrics::catalogue::metric;
 use crate::metrics::ranking::{binary_ranking, precision_recall_curve, roc_curve};
+use crate::report::format::metric_text;
 use crate::report::svg::{BoxPlot, CdDiagram, GroupedBars, LinePlot, Series};
 use crate::report::table::{Cell, Table};
 use crate::report::Report;
@@ -23,9 +35,12 @@ use crate::report::Report;
 pub const RELIABILITY_BINS: usize = 10;
 
 /// Strategy specs longer than this make figures hard to read: when any
-/// spec is longer, the figures label strategies by rank only (`#1`, `#2`,
-/// ...) and a legend table maps the labels to the specs.
+/// spec is longer, the figures show labels only (`M1`, `M1.2`, ...) and the
+/// `labels` table maps them to the specs.
 pub const LABEL_MAX_CHARS: usize = 24;
+
+/// Metric columns of the main ranking table besides the ranking metric.
+const MAIN_COLUMNS: usize = 4;
 
 /// What the report says about the run besides the comparison itself.
 #[derive(Debug, Clone)]
@@ -34,115 +49,293 @@ pub struct RunContext<'a> {
     pub data: &'a Dataset,
     /// Lines describing the data and protocol (source, folds, seed, costs).
     pub notes: Vec<String>,
-    /// The metric that ranks the strategies.
-    pub metric: &'a str,
-    /// Whether higher values of `metric` are better.
-    pub higher_is_better: bool,
 }
 
-/// The metric keys reported: the ranked set, then `cost` and `benefit` when
-/// the folds have them.
-fn metric_keys(cmp: &Comparison) -> Vec<(&'static str, &'static str)> {
+/// The labels of models and strategies.
+struct Labels {
+    /// `M{rank}` per model index.
+    model: Vec<String>,
+    /// `M{model rank}.{decision rank}` per strategy index.
+    strategy: Vec<String>,
+    /// Whether figures show the specs after the labels.
+    with_specs: bool,
+}
+
+impl Labels {
+    fn new(o: &RunOutcome) -> Labels {
+        let cmp = &o.comparison;
+        let mut model = vec![String::new(); cmp.models.len()];
+        let mut strategy = vec![String::new(); cmp.evaluations.len()];
+        for (r, d) in o.decisions.iter().enumerate() {
+            model[d.model] = format!("M{}", r + 1);
+            for (j, &i) in d.strategies.iter().enumerate() {
+                strategy[i] = format!("M{}.{}", r + 1, j + 1);
+            }
+        }
+        let with_specs = cmp
+            .evaluations
+            .iter()
+            .all(|e| e.spec.chars().count() <= LABEL_MAX_CHARS);
+        Labels {
+            model,
+            strategy,
+            with_specs,
+        }
+    }
+
+    /// A model's label in figures.
+    fn model_figure(&self, o: &RunOutcome, m: usize) -> String {
+        if self.with_specs {
+            format!("{} {}", self.model[m], o.comparison.models[m].spec)
+        } else {
+            self.model[m].clone()
+        }
+    }
+
+    /// A strategy's label in figures.
+    fn strategy_figure(&self, o: &RunOutcome, i: usize) -> String {
+        if self.with_specs {
+            format!("{} {}", self.strategy[i], o.comparison.evaluations[i].spec)
+        } else {
+            self.strategy[i].clone()
+        }
+    }
+}
+
+/// What the ranking and decision tables read.
+struct Page<'a> {
+    o: &'a RunOutcome,
+    labels: Labels,
+    summaries: Vec<Vec<(String, Summary)>>,
+    all_keys: Vec<&'static str>,
+}
+
+/// The metric keys the folds have: the model metrics, the decision metrics,
+/// then `cost` and `benefit` when present.
+fn present_keys(o: &RunOutcome, keys: &[&'static str]) -> Vec<&'static str> {
     let has = |k: &str| {
-        cmp.evaluations
+        o.comparison
+            .evaluations
             .first()
             .and_then(|e| e.folds.first())
             .is_some_and(|f| f.metrics.iter().any(|(m, _)| m == k))
     };
-    RANKED_METRICS
-        .iter()
-        .copied()
-        .chain(["cost", "benefit"])
-        .filter(|k| has(k))
-        .filter_map(|k| metric(k).ok().map(|m| (m.key, m.label)))
-        .collect()
+    keys.iter().copied().filter(|k| has(k)).collect()
 }
 
-/// Builds the report of a comparison; `order` is the ranking (best first)
-/// and `verdict` the Friedman / Nemenyi result when there were at least
-/// three strategies.
+/// The summary of `key` for strategy `i`.
+fn summary_of(summaries: &[Vec<(String, Summary)>], i: usize, key: &str) -> Option<Summary> {
+    summaries[i].iter().find(|(m, _)| m == key).map(|(_, s)| *s)
+}
+
+/// Builds the report of a run.
 ///
 /// ```
 /// use rarity::data::{bundled, read::ReadOptions};
 /// use rarity::evaluate::Extras;
-/// use rarity::experiment::compare::compare;
+/// use rarity::experiment::run::{run, RunSettings};
 /// use rarity::experiment::run_report::{run_report, RunContext};
-/// use rarity::split::Splitter;
+/// use rarity::metrics::catalogue::metric;
 /// let (ds, _) = bundled::find("glass6").unwrap().load(&ReadOptions::default()).unwrap();
-/// let s: Vec<_> = ["tree", "forest(n=5)+threshold(priors)", "forest(n=5)"]
+/// let strategies = ["tree", "forest(n=5)+threshold(priors)", "forest(n=5)", "logistic"]
 ///     .iter().map(|s| rarity::spec::build_strategy(s).unwrap()).collect();
-/// let extras = Extras { keep_predictions: true, ..Extras::default() };
-/// let c = compare(&s, &ds, &Splitter::k_fold(3), 1, &extras, &|_, _, _| {}).unwrap();
-/// let order = c.ranked("roc_auc", true);
-/// let v = c.verdict("roc_auc", true).unwrap();
-/// let ctx = RunContext { data: &ds, notes: vec![], metric: "roc_auc", higher_is_better: true };
-/// let html = run_report(&c, &order, Some(&v), &ctx).unwrap().to_html();
+/// let settings = RunSettings {
+///     strategies, decision_copies: vec![], metric: metric("roc_auc").unwrap(), decision_metric: None,
+///     extras: Extras { keep_predictions: true, ..Extras::default() },
+///     splitter: "1x3".parse().unwrap(), seed: 1,
+/// };
+/// let outcome = run(&ds, settings).unwrap();
+/// let ctx = RunContext { data: &ds, notes: vec![] };
+/// let html = run_report(&outcome, &ctx).unwrap().to_html();
 /// assert!(html.matches("<svg").count() >= 5);
 /// ```
-pub fn run_report(
-    cmp: &Comparison,
-    order: &[usize],
-    verdict: Option<&Verdict>,
-    ctx: &RunContext<'_>,
-) -> Result<Report> {
-    let metric = ctx.metric;
-    let mut report = Report::new(&format!("rarity run: strategies ranked by {metric}"));
-    let rank_of = |i: usize| order.iter().position(|&j| j == i).map_or(0, |p| p + 1);
-    let short = cmp
-        .evaluations
-        .iter()
-        .any(|e| e.spec.chars().count() > LABEL_MAX_CHARS);
-    let label = |i: usize| {
-        if short {
-            format!("#{}", rank_of(i))
-        } else {
-            format!("#{} {}", rank_of(i), cmp.evaluations[i].spec)
-        }
+pub fn run_report(o: &RunOutcome, ctx: &RunContext<'_>) -> Result<Report> {
+    let cmp = &o.comparison;
+    let key = o.metric.key;
+    let labels = Labels::new(o);
+    let level_word = match o.level {
+        Level::Models => "models",
+        Level::Strategies => "strategies",
     };
+    let mut report = Report::new(&format!("rarity run: {level_word} ranked by {key}"));
     let data_section = report.section("Data and protocol");
     for n in &ctx.notes {
         data_section.paragraph(n);
     }
-
-    // Ranked table, and the per-fold values.
-    let keys = metric_keys(cmp);
     let summaries: Vec<_> = cmp.evaluations.iter().map(|e| e.summary()).collect();
+    let mut all_keys: Vec<&'static str> = MODEL_METRICS.to_vec();
+    all_keys.extend_from_slice(DECISION_METRICS);
+    all_keys.extend(["cost", "benefit"]);
+    let all_keys = present_keys(o, &all_keys);
+
+    let page = Page {
+        o,
+        labels,
+        summaries,
+        all_keys,
+    };
+    ranking_section(&mut report, &page);
+    decisions_section(&mut report, &page);
+    let labels = page.labels;
+    verdict_section(&mut report, o, &labels);
+
+    let pooled: Vec<Option<Predictions>> = cmp
+        .evaluations
+        .iter()
+        .map(|e| e.pooled_predictions())
+        .collect();
+    // The three best distinct models with predictions, each through its
+    // first strategy (the decision does not change the probabilities).
+    let top: Vec<usize> = o
+        .model_order
+        .iter()
+        .copied()
+        .filter(|&m| pooled[cmp.models[m].strategies[0]].is_some())
+        .take(3)
+        .collect();
+    if !top.is_empty() && ctx.data.n_classes() == 2 {
+        curves_section(&mut report, o, &pooled, &top, &labels)?;
+    }
+    folds_section(&mut report, o, &labels);
+    recall_section(&mut report, o, &pooled, &labels, ctx.data);
+    Ok(report)
+}
+
+/// The main ranking table (the ranking metric first, what fits a page) and
+/// the folded details of every strategy.
+fn ranking_section(report: &mut Report, page: &Page<'_>) {
+    let Page {
+        o,
+        labels,
+        summaries,
+        all_keys,
+    } = page;
+    let cmp = &o.comparison;
+    let key = o.metric.key;
+    let (name_col, level_keys): (&str, Vec<&'static str>) = match o.level {
+        Level::Models => ("model", present_keys(o, MODEL_METRICS)),
+        Level::Strategies => {
+            let mut k = vec!["cost", "benefit"];
+            k.extend_from_slice(DECISION_METRICS);
+            k.extend_from_slice(MODEL_METRICS);
+            ("strategy", present_keys(o, &k))
+        }
+    };
+    let others: Vec<&str> = level_keys
+        .iter()
+        .copied()
+        .filter(|k| *k != key)
+        .take(MAIN_COLUMNS)
+        .collect();
+    let mut header = vec![
+        "rank".to_string(),
+        "label".to_string(),
+        name_col.to_string(),
+        format!("{key}_mean"),
+        format!("{key}_std"),
+    ];
+    header.extend(others.iter().map(|k| format!("{k}_mean")));
+    header.push("tied_with_best".into());
+    let refs: Vec<&str> = header.iter().map(String::as_str).collect();
+    let mut main = Table::new(&refs);
+    // Rows: the models (through their representative on the metric), or
+    // the strategies.
+    let reps = cmp.representatives(key, o.metric.higher_is_better());
+    let rows: Vec<(String, String, usize, usize)> = match o.level {
+        Level::Models => o
+            .model_order
+            .iter()
+            .map(|&m| {
+                (
+                    labels.model[m].clone(),
+                    cmp.models[m].spec.clone(),
+                    reps[m],
+                    m,
+                )
+            })
+            .collect(),
+        Level::Strategies => o
+            .order
+            .iter()
+            .map(|&i| {
+                let m = cmp.models.iter().position(|m| m.strategies.contains(&i));
+                (
+                    labels.strategy[i].clone(),
+                    cmp.evaluations[i].spec.clone(),
+                    i,
+                    m.unwrap_or(0),
+                )
+            })
+            .collect(),
+    };
+    for (pos, (label, name, i, m)) in rows.into_iter().enumerate() {
+        let s = summary_of(summaries, i, key);
+        let mut row: Vec<Cell> = vec![
+            (pos + 1).into(),
+            label.into(),
+            name.into(),
+            s.map_or(f64::NAN, |s| s.mean).into(),
+            s.map_or(f64::NAN, |s| s.std).into(),
+        ];
+        for k in &others {
+            row.push(
+                summary_of(summaries, i, k)
+                    .map_or(f64::NAN, |s| s.mean)
+                    .into(),
+            );
+        }
+        row.push(o.verdict.tied_with_best.contains(&m).into());
+        main.row(row);
+    }
+
     let potential = |k: &str| {
         summaries
             .iter()
             .flatten()
             .any(|(m, s)| m == k && s.full_potential.is_some())
     };
-    let mut header = vec!["rank".to_string(), "strategy".to_string()];
-    for (k, _) in &keys {
+    let mut header = vec![
+        "label".to_string(),
+        "strategy".to_string(),
+        "model".to_string(),
+    ];
+    for k in all_keys {
         header.push(format!("{k}_mean"));
         header.push(format!("{k}_std"));
         if potential(k) {
             header.push(format!("{k}_full_potential"));
         }
     }
-    let header_refs: Vec<&str> = header.iter().map(String::as_str).collect();
-    let mut ranking = Table::new(&header_refs);
-    for (pos, &i) in order.iter().enumerate() {
-        let mut row: Vec<Cell> = vec![(pos + 1).into(), cmp.evaluations[i].spec.clone().into()];
-        for (k, _) in &keys {
-            let s = summaries[i].iter().find(|(m, _)| m == k).map(|(_, s)| *s);
-            row.push(s.map_or(f64::NAN, |s| s.mean).into());
-            row.push(s.map_or(f64::NAN, |s| s.std).into());
-            if potential(k) {
-                row.push(s.and_then(|s| s.full_potential).unwrap_or(f64::NAN).into());
+    header.push("fit_seconds".into());
+    let refs: Vec<&str> = header.iter().map(String::as_str).collect();
+    let mut details = Table::new(&refs);
+    for d in &o.decisions {
+        for &i in &d.strategies {
+            let mut row: Vec<Cell> = vec![
+                labels.strategy[i].clone().into(),
+                cmp.evaluations[i].spec.clone().into(),
+                cmp.models[d.model].spec.clone().into(),
+            ];
+            for k in all_keys {
+                let s = summary_of(summaries, i, k);
+                row.push(s.map_or(f64::NAN, |s| s.mean).into());
+                row.push(s.map_or(f64::NAN, |s| s.std).into());
+                if potential(k) {
+                    row.push(s.and_then(|s| s.full_potential).unwrap_or(f64::NAN).into());
+                }
             }
+            row.push(cmp.evaluations[i].seconds().0.into());
+            details.row(row);
         }
-        ranking.row(row);
     }
     let mut fold_header = vec!["strategy", "repeat", "fold"];
-    fold_header.extend(keys.iter().map(|k| k.0));
+    fold_header.extend(all_keys);
     let mut folds = Table::new(&fold_header);
-    for &i in order {
+    for &i in &o.order {
         let e = &cmp.evaluations[i];
         for f in &e.folds {
             let mut row: Vec<Cell> = vec![e.spec.clone().into(), f.repeat.into(), f.fold.into()];
-            for (k, _) in &keys {
+            for k in all_keys {
                 let v = f
                     .metrics
                     .iter()
@@ -153,143 +346,261 @@ pub fn run_report(
             folds.row(row);
         }
     }
-    let ranking_section = report.section(&format!("Ranking by {metric}"));
-    ranking_section
-        .paragraph(&format!(
-            "Mean and standard deviation over folds ({} is {} better). The full potential of a \
-             thresholded metric is its best value over all thresholds (Collell et al. 2018, \
-             Table 5): a diagnosis of the ranking, not an achievable score.",
-            metric,
-            if ctx.higher_is_better {
-                "higher"
-            } else {
-                "lower"
-            }
-        ))
-        .table("ranking", ranking)
-        .folded_table("folds", "Every fold's values", folds);
-    if short {
-        let mut legend = Table::new(&["label", "strategy"]);
-        for &i in order {
+    let mut legend = Table::new(&["label", "spec"]);
+    for d in &o.decisions {
+        legend.row(vec![
+            labels.model[d.model].clone().into(),
+            cmp.models[d.model].spec.clone().into(),
+        ]);
+        for &i in &d.strategies {
             legend.row(vec![
-                label(i).into(),
+                labels.strategy[i].clone().into(),
                 cmp.evaluations[i].spec.clone().into(),
             ]);
         }
-        ranking_section
-            .paragraph(&format!(
-                "Some strategy specs are longer than {LABEL_MAX_CHARS} characters, so the \
-                 figures label strategies by their rank: #1 is the best."
-            ))
-            .table("labels", legend);
     }
+    let direction = if o.metric.higher_is_better() {
+        "higher"
+    } else {
+        "lower"
+    };
+    let what = match o.level {
+        Level::Models => format!(
+            "{key} is a ranking or probability metric: no decision changes it, so it ranks \
+             models (everything but the decision); {} distinct models among {} strategies.",
+            cmp.models.len(),
+            cmp.evaluations.len()
+        ),
+        Level::Strategies => format!(
+            "{key} depends on the decisions, so it ranks strategies (a model with one decision); \
+             the verdict below compares models, each by its best decision."
+        ),
+    };
+    report
+        .section(&format!("Ranking by {key}"))
+        .paragraph(&format!(
+            "{what} Mean and standard deviation over folds ({key}: {direction} is better); \
+             tied_with_best: not significantly worse than the best model (Nemenyi)."
+        ))
+        .table("ranking", main)
+        .folded_table(
+            "ranking_details",
+            "Every metric of every strategy (mean, std, and the full potential of a \
+             thresholded metric: its best value over all thresholds, Collell et al. 2018, \
+             Table 5, a diagnosis rather than an achievable score)",
+            details,
+        )
+        .folded_table("folds", "Every fold's values", folds)
+        .folded_table(
+            "labels",
+            "Labels of models (M1) and strategies (M1.1)",
+            legend,
+        );
+}
 
-    // Verdict and CD diagram.
-    if let Some(v) = verdict {
-        let mut t = Table::new(&["strategy", "mean_rank", "tied_with_best"]);
-        for &i in order {
-            t.row(vec![
+/// The decisions of each model on the decision metric, with the Wilcoxon
+/// p-value against the model's best decision.
+fn decisions_section(report: &mut Report, page: &Page<'_>) {
+    let Page {
+        o,
+        labels,
+        summaries,
+        all_keys,
+    } = page;
+    let cmp = &o.comparison;
+    let dm = o.decision_metric.key;
+    let others: Vec<&str> = all_keys
+        .iter()
+        .copied()
+        .filter(|k| *k != dm && metric(k).is_ok_and(|m| !ranks_models(m)))
+        .take(MAIN_COLUMNS - 1)
+        .collect();
+    let mut header = vec![
+        "label".to_string(),
+        "strategy".to_string(),
+        format!("{dm}_mean"),
+        format!("{dm}_std"),
+        "p_vs_best".to_string(),
+    ];
+    header.extend(others.iter().map(|k| format!("{k}_mean")));
+    let refs: Vec<&str> = header.iter().map(String::as_str).collect();
+    let mut t = Table::new(&refs);
+    for d in &o.decisions {
+        for (&i, &p) in d.strategies.iter().zip(&d.p_vs_best) {
+            let s = summary_of(summaries, i, dm);
+            let mut row: Vec<Cell> = vec![
+                labels.strategy[i].clone().into(),
                 cmp.evaluations[i].spec.clone().into(),
-                v.mean_ranks[i].into(),
-                v.tied_with_best.contains(&i).into(),
-            ]);
+                s.map_or(f64::NAN, |s| s.mean).into(),
+                s.map_or(f64::NAN, |s| s.std).into(),
+                Cell::PValue(p),
+            ];
+            for k in &others {
+                row.push(
+                    summary_of(summaries, i, k)
+                        .map_or(f64::NAN, |s| s.mean)
+                        .into(),
+                );
+            }
+            t.row(row);
         }
+    }
+    let direction = if o.decision_metric.higher_is_better() {
+        "higher"
+    } else {
+        "lower"
+    };
+    report
+        .section(&format!("Decisions of each model, by {dm}"))
+        .paragraph(&format!(
+            "Each model's decisions applied to the same probabilities, best first on {dm} \
+             ({direction} is better). p_vs_best: two-sided Wilcoxon signed-rank test over \
+             folds against the model's best decision (- for the best itself)."
+        ))
+        .table("decisions", t);
+}
+
+/// The Friedman / Nemenyi verdict between models.
+fn verdict_section(report: &mut Report, o: &RunOutcome, labels: &Labels) {
+    let v = &o.verdict;
+    let mut t = Table::new(&[
+        "label",
+        "model",
+        "represented_by",
+        "mean_rank",
+        "tied_with_best",
+    ]);
+    for &m in &o.model_order {
+        t.row(vec![
+            labels.model[m].clone().into(),
+            v.models[m].clone().into(),
+            v.represented_by[m].clone().into(),
+            v.mean_ranks[m].into(),
+            v.tied_with_best.contains(&m).into(),
+        ]);
+    }
+    let section = report.section("Friedman / Nemenyi verdict between models");
+    section.paragraph(&format!("{}.", capitalised(&v.summary)));
+    if v.testable {
         let cd = CdDiagram {
-            title: format!("Mean ranks on {metric} (Nemenyi, alpha 0.05)"),
-            names: (0..cmp.evaluations.len()).map(label).collect(),
+            title: format!("Mean ranks on {} (Nemenyi, alpha 0.05)", v.metric),
+            names: (0..v.models.len())
+                .map(|m| labels.model[m].clone())
+                .collect(),
             mean_ranks: v.mean_ranks.clone(),
             critical_difference: v.critical_difference,
         };
-        report
-            .section("Friedman / Nemenyi verdict")
-            .paragraph(&format!(
-                "Friedman test on {metric} over folds: p = {:.2e} (Iman-Davenport p = {:.2e}). \
-                 Nemenyi critical difference {:.2} ranks at alpha 0.05: strategies joined by a \
-                 thick line are not significantly different (Demšar 2006).",
-                v.friedman_p, v.iman_davenport_p, v.critical_difference
-            ))
+        section
+            .paragraph(
+                "Models joined by a thick line are not significantly different (Demšar 2006).",
+            )
             .figure(
                 "Critical-difference diagram (rank 1 = best, on the left).",
                 cd.render(),
-            )
-            .table("verdict", t);
+            );
     }
+    section.table("verdict", t);
+}
 
-    // Out-of-fold curves of the top 3.
-    let pooled: Vec<Option<Predictions>> = cmp
-        .evaluations
-        .iter()
-        .map(|e| e.pooled_predictions())
-        .collect();
-    let top: Vec<usize> = order
-        .iter()
-        .copied()
-        .filter(|&i| pooled[i].is_some())
-        .take(3)
-        .collect();
-    if !top.is_empty() && ctx.data.n_classes() == 2 {
-        curves_section(&mut report, cmp, &pooled, &top, &label)?;
-    }
+/// `s` with its first letter upper-case.
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map_or(String::new(), |f| {
+        f.to_uppercase().collect::<String>() + c.as_str()
+    })
+}
 
-    // Metrics over folds.
-    let mut shown = vec![metric];
+/// Box plots of the ranking metric (and AUC or AP) over folds: per model
+/// when models rank, per strategy otherwise.
+fn folds_section(report: &mut Report, o: &RunOutcome, labels: &Labels) {
+    let cmp = &o.comparison;
+    let key = o.metric.key;
+    let mut shown = vec![key];
     for extra in ["roc_auc", "average_precision"] {
-        if shown.len() < 2 && extra != metric {
+        if shown.len() < 2 && extra != key {
             shown.push(extra);
         }
     }
-    let folds_section = report.section("Metrics over folds");
+    let section = report.section("Metrics over folds");
     for m in shown {
         let mut b = BoxPlot::new(&format!("{m} over folds"), m);
-        b.groups = order
-            .iter()
-            .map(|&i| (label(i), cmp.evaluations[i].values(m)))
-            .collect();
-        folds_section.figure(
-            &format!("{m} of each strategy over the folds (box: quartiles; line: median)."),
+        let is_model_metric = metric(m).is_ok_and(ranks_models);
+        let whom = if is_model_metric { "model" } else { "strategy" };
+        b.groups = if is_model_metric {
+            o.model_order
+                .iter()
+                .map(|&mi| {
+                    let i = cmp.models[mi].strategies[0];
+                    (labels.model_figure(o, mi), cmp.evaluations[i].values(m))
+                })
+                .collect()
+        } else {
+            o.order
+                .iter()
+                .map(|&i| (labels.strategy_figure(o, i), cmp.evaluations[i].values(m)))
+                .collect()
+        };
+        section.figure(
+            &format!("{m} of each {whom} over the folds (box: quartiles; line: median)."),
             b.render(),
         );
     }
+}
 
-    // Recall per class.
-    let names = ctx.data.class_names();
-    let with_pred: Vec<usize> = order
+/// Recall of each class per strategy, from the pooled first repeat.
+fn recall_section(
+    report: &mut Report,
+    o: &RunOutcome,
+    pooled: &[Option<Predictions>],
+    labels: &Labels,
+    data: &Dataset,
+) {
+    let cmp = &o.comparison;
+    let names = data.class_names();
+    let with_pred: Vec<usize> = o
+        .order
         .iter()
         .copied()
         .filter(|&i| pooled[i].is_some())
         .collect();
-    if !with_pred.is_empty() {
-        let mut header = vec!["strategy".to_string()];
-        header.extend(names.iter().map(|c| format!("recall_{c}")));
-        let header_refs: Vec<&str> = header.iter().map(String::as_str).collect();
-        let mut t = Table::new(&header_refs);
-        let mut values = Vec::new();
-        for &i in &with_pred {
-            let p = pooled[i].as_ref().expect("filtered");
-            let r = recall_per_class(p, names.len());
-            let mut row: Vec<Cell> = vec![cmp.evaluations[i].spec.clone().into()];
-            row.extend(r.iter().map(|v| Cell::from(*v)));
-            t.row(row);
-            values.push(r);
-        }
-        let bars = GroupedBars {
-            title: "Recall of each class (out-of-fold, first repeat)".into(),
-            value_label: "recall".into(),
-            groups: with_pred.iter().map(|&i| label(i)).collect(),
-            series: names.iter().map(|c| format!("class {c}")).collect(),
-            values,
-            range: Some((0.0, 1.0)),
-        };
-        report
-            .section("Recall per class")
-            .paragraph(
-                "The fraction of each class's rows that the strategy's own decisions label \
-                 correctly, pooled over the test folds of the first repeat.",
-            )
-            .figure("Recall per class and strategy.", bars.render())
-            .table("recall_per_class", t);
+    if with_pred.is_empty() {
+        return;
     }
-    Ok(report)
+    let mut header = vec!["label".to_string(), "strategy".to_string()];
+    header.extend(names.iter().map(|c| format!("recall_{c}")));
+    let header_refs: Vec<&str> = header.iter().map(String::as_str).collect();
+    let mut t = Table::new(&header_refs);
+    let mut values = Vec::new();
+    for &i in &with_pred {
+        let p = pooled[i].as_ref().expect("filtered");
+        let r = recall_per_class(p, names.len());
+        let mut row: Vec<Cell> = vec![
+            labels.strategy[i].clone().into(),
+            cmp.evaluations[i].spec.clone().into(),
+        ];
+        row.extend(r.iter().map(|v| Cell::from(*v)));
+        t.row(row);
+        values.push(r);
+    }
+    let bars = GroupedBars {
+        title: "Recall of each class (out-of-fold, first repeat)".into(),
+        value_label: "recall".into(),
+        groups: with_pred
+            .iter()
+            .map(|&i| labels.strategy_figure(o, i))
+            .collect(),
+        series: names.iter().map(|c| format!("class {c}")).collect(),
+        values,
+        range: Some((0.0, 1.0)),
+    };
+    report
+        .section("Recall per class")
+        .paragraph(
+            "The fraction of each class's rows that the strategy's own decisions label \
+             correctly, pooled over the test folds of the first repeat.",
+        )
+        .figure("Recall per class and strategy.", bars.render())
+        .table("recall_per_class", t);
 }
 
 /// Recall of each class: correct decisions over the class's rows (`NaN` for
@@ -314,14 +625,15 @@ fn recall_per_class(p: &Predictions, k: usize) -> Vec<f64> {
         .collect()
 }
 
-/// ROC, precision-recall and reliability curves of the `top` strategies.
+/// ROC, precision-recall and reliability curves of the `top` models.
 fn curves_section(
     report: &mut Report,
-    cmp: &Comparison,
+    o: &RunOutcome,
     pooled: &[Option<Predictions>],
     top: &[usize],
-    label: &dyn Fn(usize) -> String,
+    labels: &Labels,
 ) -> Result<()> {
+    let cmp = &o.comparison;
     let mut roc = LinePlot::new(
         "ROC curves (out-of-fold)",
         "false positive rate",
@@ -344,7 +656,8 @@ fn curves_section(
         plot.y_range = Some((0.0, 1.0));
     }
     let mut bins_table = Table::new(&[
-        "strategy",
+        "label",
+        "model",
         "lower",
         "upper",
         "count",
@@ -352,30 +665,35 @@ fn curves_section(
         "observed",
     ]);
     let mut prevalence = f64::NAN;
-    for &i in top {
-        let p = pooled[i].as_ref().expect("top strategies have predictions");
+    for &m in top {
+        let p = pooled[cmp.models[m].strategies[0]]
+            .as_ref()
+            .expect("top models have predictions");
+        let name = labels.model_figure(o, m);
         let scores = p.proba.column(1);
         let r = binary_ranking(&p.truth, &scores, 1)?;
         let c = roc_curve(&p.truth, &scores, 1)?;
         roc.series.push(Series::line(
-            &format!("{} (AUC {:.3})", label(i), r.roc_auc),
+            &format!("{name} (pooled AUC {})", metric_text(r.roc_auc)),
             &c.fpr,
             &c.tpr,
         ));
         let c = precision_recall_curve(&p.truth, &scores, 1)?;
         pr.series.push(Series::line(
-            &format!("{} (AP {:.3})", label(i), r.average_precision),
+            &format!("{name} (pooled AP {})", metric_text(r.average_precision)),
             &c.recall,
             &c.precision,
         ));
         let bins = reliability_bins(&p.truth, &scores, 1, RELIABILITY_BINS, Binning::Uniform)?;
         let x: Vec<f64> = bins.iter().map(|b| b.mean_predicted).collect();
         let y: Vec<f64> = bins.iter().map(|b| b.observed).collect();
+        let counts: Vec<f64> = bins.iter().map(|b| b.count as f64).collect();
         rel.series
-            .push(Series::line(&label(i), &x, &y).with_markers());
+            .push(Series::line(&name, &x, &y).with_weighted_markers(&counts));
         for b in &bins {
             bins_table.row(vec![
-                cmp.evaluations[i].spec.clone().into(),
+                labels.model[m].clone().into(),
+                cmp.models[m].spec.clone().into(),
                 b.lower.into(),
                 b.upper.into(),
                 b.count.into(),
@@ -385,17 +703,31 @@ fn curves_section(
         }
         prevalence = p.truth.iter().filter(|&&t| t == 1).count() as f64 / p.truth.len() as f64;
     }
-    pr.hlines
-        .push((format!("positive rate ({prevalence:.3})"), prevalence));
+    pr.hlines.push((
+        format!("positive rate ({})", metric_text(prevalence)),
+        prevalence,
+    ));
     report
-        .section("Out-of-fold curves of the three best")
+        .section("Out-of-fold curves of the three best models")
         .paragraph(&format!(
-            "Pooled test-fold probabilities of the first repeat (every row predicted once). \
-             Reliability: {RELIABILITY_BINS} uniform bins; points on the diagonal are calibrated."
+            "Pooled test-fold probabilities of the first repeat: every row predicted once, by \
+             a model that did not see it. The AUC and AP in the legends are computed once on \
+             these pooled predictions; the tables' are means over the folds of every repeat, \
+             each fold scored alone, so the two differ (AP most: a fold with few positives \
+             scores far from the pooled value). Reliability: {RELIABILITY_BINS} equal-width \
+             bins; points on the diagonal are calibrated; a marker's area is proportional to \
+             its bin's number of rows (hover for the count, and see the reliability table), so \
+             a nearly empty bin shows as a small dot."
         ))
         .figure("ROC curves.", roc.render())
-        .figure("Precision-recall curves.", pr.render())
-        .figure("Reliability diagrams.", rel.render())
+        .figure(
+            "Precision-recall curves (legend: AP of the pooled predictions).",
+            pr.render(),
+        )
+        .figure(
+            "Reliability diagram (marker area: rows in the bin).",
+            rel.render(),
+        )
         .folded_table("reliability", "Reliability bins", bins_table);
     Ok(())
 }

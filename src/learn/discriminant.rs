@@ -33,14 +33,14 @@
 use crate::learn::Classifier;
 use serde::{Deserialize, Serialize};
 
-use super::linalg::{add_scatter, dot, dots_block, sym_eigen, transpose_block, BLOCK};
-use super::naive_bayes::scatter;
-use super::rows::{given_text, per_class};
-use super::rows::{softmax, Rows};
 use crate::data::View;
 use crate::error::{Error, Result};
+use crate::learn::linalg::{add_scatter, dot, dots_block, sym_eigen, transpose_block, BLOCK};
+use crate::learn::naive_bayes::scatter;
+use crate::learn::rows::per_class_param;
+use crate::learn::rows::{softmax, Rows};
 use crate::learn::{Learner, Model};
-use crate::params::{params, Bounds, ParamType, Params, Value};
+use crate::params::{params, Bounds, ParamType, Params};
 use crate::rng::Rng;
 
 /// Class priors of a discriminant analysis.
@@ -82,27 +82,7 @@ impl Priors {
     }
 }
 
-/// `train`, `balanced`, or one prior `>= 0` per class (`[0.1, 0.9]`,
-/// `given(0.1, 0.9)`; normalised to sum to 1).
-impl ParamType for Priors {
-    fn from_value(v: &Value) -> std::result::Result<Self, String> {
-        match (v, v.word()) {
-            (_, Some("train")) => Ok(Priors::Train),
-            (_, Some("balanced")) => Ok(Priors::Balanced),
-            _ => per_class(v).map(Priors::Given),
-        }
-    }
-    fn expected() -> String {
-        "train, balanced or one prior >= 0 per class, e.g. [0.1, 0.9]".into()
-    }
-    fn to_text(&self) -> String {
-        match self {
-            Priors::Train => "train".into(),
-            Priors::Balanced => "balanced".into(),
-            Priors::Given(v) => given_text(v),
-        }
-    }
-}
+per_class_param!(Priors { Train = "train", Balanced = "balanced" }, "prior", "[0.1, 0.9]");
 
 params! {
     /// Linear discriminant analysis (hyper-parameters).

@@ -20,6 +20,7 @@ use rayon::prelude::*;
 
 use crate::data::{Dataset, Proba};
 use crate::error::{Error, Result};
+use crate::learn::Importances;
 
 /// Rows per parallel task in prediction.
 pub const ROW_CHUNK: usize = 256;
@@ -55,24 +56,38 @@ pub trait Classifier: ClassifierBox + Send + Sync + fmt::Debug + erased_serde::S
     /// different number of features than the training data.
     fn predict_proba(&self, data: &Dataset) -> Result<Proba> {
         check_features(self.n_features(), data)?;
-        let k = self.n_classes();
         let d = data.n_features();
-        let mut p = Proba::zeros(data.n_rows(), k);
-        p.values_mut()
-            .par_chunks_mut(k * ROW_CHUNK)
-            .enumerate()
-            .for_each(|(c, chunk)| {
-                let first = c * ROW_CHUNK;
-                let x = &data.features()[first * d..(first + chunk.len() / k) * d];
-                self.predict_rows(x, chunk);
-            });
-        Ok(p)
+        Ok(in_row_blocks(
+            data.n_rows(),
+            self.n_classes(),
+            |first, out| {
+                let rows = out.len() / self.n_classes();
+                self.predict_rows(&data.features()[first * d..(first + rows) * d], out);
+            },
+        ))
     }
 
     /// Checks the internal consistency of a model (child indices, feature
     /// indices, shapes), e.g. after loading it from a file. Returns what is
     /// wrong.
     fn validate(&self) -> std::result::Result<(), String>;
+
+    /// Normalised split-gain importances of the features (see
+    /// [`Importances`]); `None` for models without splits to count (the
+    /// default).
+    fn importances(&self) -> Option<Importances> {
+        None
+    }
+
+    /// The per-class weights the model's loss was weighted with (one per
+    /// class, all > 0), if any. A class weight `w_k` scales class `k`'s mass
+    /// as a sampler's keep rate `r_k` does, so the model's probabilities are
+    /// those of a sample with keep rates `w_k`, and `+correct` undoes them
+    /// with Dal Pozzolo et al.'s eq. 9 (`p_k ∝ p_s,k / w_k`). The default is
+    /// `None` (no weighting to undo).
+    fn class_weights(&self) -> Option<&[f64]> {
+        None
+    }
 }
 
 /// Cloning, comparing and downcasting boxed classifiers; implemented for
@@ -99,6 +114,19 @@ impl<T: Classifier + Clone + PartialEq> ClassifierBox for T {
 }
 
 erased_serde::serialize_trait_object!(Classifier);
+
+/// An `n x k` probability matrix filled in parallel, [`ROW_CHUNK`] rows at a
+/// time: `fill(first row, block)` writes the rows `first..` of a block
+/// (`k` values per row). Each block depends only on its rows, so the result
+/// is the same for any thread count.
+pub fn in_row_blocks(n: usize, k: usize, fill: impl Fn(usize, &mut [f64]) + Sync) -> Proba {
+    let mut p = Proba::zeros(n, k);
+    p.values_mut()
+        .par_chunks_mut(k * ROW_CHUNK)
+        .enumerate()
+        .for_each(|(c, block)| fill(c * ROW_CHUNK, block));
+    p
+}
 
 /// Fails with a clear message unless `data` has `n_features` features.
 pub fn check_features(n_features: usize, data: &Dataset) -> Result<()> {
@@ -164,6 +192,16 @@ impl Model {
     /// See [`Classifier::validate`].
     pub fn validate(&self) -> std::result::Result<(), String> {
         self.0.validate()
+    }
+
+    /// See [`Classifier::importances`].
+    pub fn importances(&self) -> Option<Importances> {
+        self.0.importances()
+    }
+
+    /// See [`Classifier::class_weights`].
+    pub fn class_weights(&self) -> Option<&[f64]> {
+        self.0.class_weights()
     }
 }
 

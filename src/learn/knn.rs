@@ -10,7 +10,7 @@
 //! training rows, all of them are the neighbours.
 //!
 //! The search is the crate's shared exact one
-//! ([`crate::sample::neighbors`]: a k-d tree in low dimension, else a
+//! ([`crate::neighbors`]: a k-d tree in low dimension, else a
 //! blocked brute force, chosen by size and dimension). Neighbours are
 //! ordered by `(squared distance, training row index)`, so ties are broken by
 //! the lower index: deterministic, and what scikit-learn's
@@ -24,13 +24,13 @@
 use crate::learn::{check_features, Classifier};
 use serde::{Deserialize, Serialize};
 
-use super::rows::Rows;
 use crate::data::{Dataset, Proba, View};
 use crate::error::{Error, Result};
+use crate::learn::rows::Rows;
 use crate::learn::{Learner, Model};
+use crate::neighbors::{knn, Exclude, Points};
 use crate::params::{choice, params, Bounds, ParamType};
 use crate::rng::Rng;
-use crate::sample::neighbors::{knn, Exclude, Points};
 
 choice! {
     /// How neighbours' votes are weighted.

@@ -29,11 +29,11 @@
 use crate::learn::Classifier;
 use serde::{Deserialize, Serialize};
 
-use super::lbfgs::{self, Options};
-use super::linalg::{add_scatter, cholesky_solve, dot};
-use super::rows::{sigmoid, softmax, ClassWeight, Rows};
 use crate::data::View;
 use crate::error::{Error, Result};
+use crate::learn::lbfgs::{self, Options};
+use crate::learn::linalg::{add_scatter, cholesky_solve, dot};
+use crate::learn::rows::{sigmoid, softmax, ClassWeight, Rows};
 use crate::learn::{Learner, Model};
 use crate::params::{params, Bounds, ParamType};
 use crate::rng::Rng;
@@ -469,5 +469,11 @@ impl Learner for Logistic {
             s += &format!(",class_weight={}", self.class_weight.to_text());
         }
         s + ")"
+    }
+
+    /// Maximum likelihood without class weights: calibrated on the
+    /// training distribution (class weights shift the priors).
+    fn calibrated(&self) -> bool {
+        self.class_weight == ClassWeight::None
     }
 }

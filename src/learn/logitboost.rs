@@ -21,10 +21,10 @@
 use crate::learn::Classifier;
 use serde::{Deserialize, Serialize};
 
-use super::naive_bayes::scatter;
-use super::rows::{sigmoid, softmax, Rows};
 use crate::data::View;
 use crate::error::{Error, Result};
+use crate::learn::naive_bayes::scatter;
+use crate::learn::rows::{sigmoid, softmax, Rows};
 use crate::learn::{Learner, Model};
 use crate::params::{params, Bounds};
 use crate::rng::Rng;

@@ -30,28 +30,25 @@
 //! | `lda(priors)`, `qda(priors, reg)` | discriminant analysis | [`discriminant`] |
 //! | `adaboost(n, depth)`, `adac2(n, depth, cost_pos, cost_neg)` | AdaBoost.M1 / AdaC2 | [`adaboost`] |
 //! | `logitboost(n)` | LogitBoost with stumps | [`logitboost`] |
+//! | `gbdt(rounds, learning_rate, max_leaves, ...)` | histogram gradient boosting | [`gbdt`] |
 //! | `svdd(nu, kernel, gamma, normal, tol, cache_mb)` | one-class SVDD | [`svdd`] |
 //!
 //! Each fits on a view (repeats count as copies, row weights honoured; rows
 //! of weight 0 are ignored) and predicts `n x k` probabilities over all the
 //! training dataset's classes, 0 for classes absent from the fitted rows.
 
-pub mod adaboost;
-pub mod discriminant;
 mod fitted;
-pub mod knn;
+mod importance;
 mod lbfgs;
 pub(crate) mod linalg;
-pub mod logistic;
-pub mod logitboost;
-pub mod naive_bayes;
 pub mod registry;
 mod rows;
-pub mod svdd;
-pub mod svm;
-pub mod tree;
 
-pub use fitted::{check_features, Classifier, ClassifierBox, Model, ModelKind, ROW_CHUNK};
+pub use fitted::{
+    check_features, in_row_blocks, Classifier, ClassifierBox, Model, ModelKind, ROW_CHUNK,
+};
+pub use importance::Importances;
+pub use registry::*;
 pub use rows::ClassWeight;
 
 use std::any::Any;
@@ -129,4 +126,16 @@ pub trait Learner: Send + Sync + fmt::Debug {
     /// A short name with the hyper-parameters, for reports
     /// (e.g. `tree(criterion=gini)`).
     fn name(&self) -> String;
+
+    /// Whether the fitted model's probabilities are calibrated estimates of
+    /// the class posteriors of the rows it was fitted on, as they come out:
+    /// true for a probability model fitted by maximum likelihood without
+    /// reweighting the classes (logistic regression without class weights)
+    /// and for outputs mapped by a calibrator fitted on held-out scores (the
+    /// SVM's Platt scaling on internal cross-validation). False by default:
+    /// trees (pure leaves give 0/1), forests and bagging (votes), naive
+    /// Bayes, boosting (margins through a link), kNN and SVDD.
+    fn calibrated(&self) -> bool {
+        false
+    }
 }

@@ -19,9 +19,9 @@
 use crate::learn::Classifier;
 use serde::{Deserialize, Serialize};
 
-use super::rows::{softmax, Rows};
 use crate::data::View;
 use crate::error::{Error, Result};
+use crate::learn::rows::{softmax, Rows};
 use crate::learn::{Learner, Model};
 use crate::params::{params, Bounds};
 use crate::rng::Rng;

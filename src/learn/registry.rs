@@ -4,43 +4,54 @@
 //!
 //! Adding a learner: its own file under `learn/` (the parameter struct,
 //! declared with `params!`, the `Learner` impl and the fitted type with its
-//! `Classifier` impl), then one entry below and one model kind.
+//! `Classifier` impl), then its module line, one entry and one model kind
+//! below.
 
 use std::sync::Arc;
 
-use crate::learn::adaboost::{AdaBoost, AdaC2, BoostModel};
-use crate::learn::discriminant::{Lda, LdaModel, Qda, QdaModel};
-use crate::learn::knn::{Knn, KnnModel};
-use crate::learn::logistic::{Logistic, LogisticModel};
-use crate::learn::logitboost::{LogitBoost, LogitBoostModel};
-use crate::learn::naive_bayes::{BinnedNb, BinnedNbModel, GaussianNb, GaussianNbModel};
-use crate::learn::svdd::{Svdd, SvddModel};
-use crate::learn::svm::{Svm, SvmModel};
-use crate::learn::tree::{RandomTree, Tree, TreeModel};
+// Every base learner's module is declared here, beside its entry below, so
+// that adding a learner touches its own file and this one; `learn` re-exports
+// them (`crate::learn::tree`, ...).
+#[path = "adaboost.rs"]
+pub mod adaboost;
+#[path = "discriminant.rs"]
+pub mod discriminant;
+#[path = "gbdt/mod.rs"]
+pub mod gbdt;
+#[path = "knn.rs"]
+pub mod knn;
+#[path = "logistic.rs"]
+pub mod logistic;
+#[path = "logitboost.rs"]
+pub mod logitboost;
+#[path = "naive_bayes.rs"]
+pub mod naive_bayes;
+#[path = "svdd.rs"]
+pub mod svdd;
+#[path = "svm/mod.rs"]
+pub mod svm;
+#[path = "tree/mod.rs"]
+pub mod tree;
+
+use self::adaboost::{AdaBoost, AdaC2, BoostModel};
+use self::discriminant::{Lda, LdaModel, Qda, QdaModel};
+use self::gbdt::{Gbdt, GbdtModel};
+use self::knn::{Knn, KnnModel};
+use self::logistic::{Logistic, LogisticModel};
+use self::logitboost::{LogitBoost, LogitBoostModel};
+use self::naive_bayes::{BinnedNb, BinnedNbModel, GaussianNb, GaussianNbModel};
+use self::svdd::{Svdd, SvddModel};
+use self::svm::{Svm, SvmModel};
+use self::tree::{RandomTree, Tree, TreeModel};
 use crate::learn::{Learner, ModelKind};
-use crate::params::{from_call, Call, Entry, ParamInfo, Params};
+use crate::params::{from_call, Entry, Params};
 
 /// The entry of learner `L`, whose parameters are its fields.
 const fn learner<L: Learner + Params + Default + 'static>(
     name: &'static str,
     summary: &'static str,
 ) -> Entry<Arc<dyn Learner>> {
-    Entry {
-        name,
-        summary,
-        params: table::<L>,
-        build: build::<L>,
-    }
-}
-
-fn table<L: Params + Default>() -> Vec<ParamInfo> {
-    L::default().table()
-}
-
-fn build<L: Learner + Params + Default + 'static>(
-    call: &Call,
-) -> crate::error::Result<Arc<dyn Learner>> {
-    Ok(Arc::new(from_call::<L>(call)?))
+    Entry::of::<L>(name, summary, |c| Ok(Arc::new(from_call::<L>(c)?)))
 }
 
 /// Every base learner a spec can name.
@@ -55,9 +66,10 @@ pub const LEARNERS: &[Entry<Arc<dyn Learner>>] = &[
     learner::<Qda>("qda", "quadratic discriminant analysis with covariance shrinkage"),
     learner::<Knn>("knn", "k nearest neighbours (exact search), uniform or distance votes"),
     learner::<AdaBoost>("adaboost", "AdaBoost.M1 / SAMME (Freund & Schapire 1997) of depth-limited trees"),
-    learner::<AdaC2>("adac2", "AdaC2 (Sun et al. 2007): cost-sensitive AdaBoost, two classes"),
+    learner::<AdaC2>("adac2", "AdaC2 (Sun et al. 2007): cost-sensitive AdaBoost, two classes; default costs 1 (positive) and (N+/N-)^(1/n) (negative)"),
     learner::<LogitBoost>("logitboost", "LogitBoost (Friedman, Hastie & Tibshirani 2000) of regression stumps"),
     learner::<Svdd>("svdd", "support vector data description (Tax & Duin 2004): a one-class scorer of the normal class"),
+    learner::<Gbdt>("gbdt", "histogram gradient-boosted trees (Friedman 2001; LightGBM's leaf-wise growth), log loss or softmax, class weights undone by +correct"),
 ];
 
 /// The fitted models of the base learners, by the name model files use.
@@ -73,4 +85,5 @@ pub const MODEL_KINDS: &[ModelKind] = &[
     ModelKind::of::<BoostModel>("Boost"),
     ModelKind::of::<LogitBoostModel>("LogitBoost"),
     ModelKind::of::<SvddModel>("Svdd"),
+    ModelKind::of::<GbdtModel>("Gbdt"),
 ];

@@ -142,10 +142,15 @@ pub enum ClassWeight {
 impl ClassWeight {
     /// The per-class factors for these rows.
     pub(crate) fn factors(&self, rows: &Rows) -> Result<Vec<f64>> {
+        self.for_totals(&rows.class_weights())
+    }
+
+    /// The per-class factors for rows whose total weight per class is `t`
+    /// (one entry per class).
+    pub(crate) fn for_totals(&self, t: &[f64]) -> Result<Vec<f64>> {
         match self {
-            ClassWeight::None => Ok(vec![1.0; rows.k]),
+            ClassWeight::None => Ok(vec![1.0; t.len()]),
             ClassWeight::Balanced => {
-                let t = rows.class_weights();
                 let total: f64 = t.iter().sum();
                 let present = t.iter().filter(|&&v| v > 0.0).count() as f64;
                 Ok(t.iter()
@@ -153,11 +158,11 @@ impl ClassWeight {
                     .collect())
             }
             ClassWeight::Given(v) => {
-                if v.len() != rows.k {
+                if v.len() != t.len() {
                     return Err(Error::invalid(format!(
                         "class_weight gives {} weights for {} classes",
                         v.len(),
-                        rows.k
+                        t.len()
                     )));
                 }
                 if v.iter().any(|x| !(x.is_finite() && *x >= 0.0)) {
@@ -192,27 +197,43 @@ pub(crate) fn sigmoid(z: f64) -> f64 {
     }
 }
 
-/// `none`, `balanced`, or one weight `>= 0` per class: `[w0, w1]`,
-/// `w0:w1`, `'w0,w1'` or `given(w0, w1)`.
-impl ParamType for ClassWeight {
-    fn from_value(v: &Value) -> std::result::Result<Self, String> {
-        match (v, v.word()) {
-            (_, Some("none")) => Ok(ClassWeight::None),
-            (_, Some("balanced")) => Ok(ClassWeight::Balanced),
-            _ => per_class(v).map(ClassWeight::Given),
+/// Implements [`ParamType`] for a per-class parameter enum: two words, or
+/// one number `>= 0` per class (a `Given(Vec<f64>)` variant).
+macro_rules! per_class_param {
+    ($ty:ident { $a:ident = $wa:literal, $b:ident = $wb:literal }, $what:literal, $example:literal) => {
+        impl $crate::params::ParamType for $ty {
+            fn from_value(v: &$crate::params::Value) -> std::result::Result<Self, String> {
+                match v.word() {
+                    Some($wa) => Ok($ty::$a),
+                    Some($wb) => Ok($ty::$b),
+                    _ => $crate::learn::rows::per_class(v).map($ty::Given),
+                }
+            }
+            fn expected() -> String {
+                concat!(
+                    $wa,
+                    ", ",
+                    $wb,
+                    " or one ",
+                    $what,
+                    " >= 0 per class, e.g. ",
+                    $example
+                )
+                .into()
+            }
+            fn to_text(&self) -> String {
+                match self {
+                    $ty::$a => $wa.into(),
+                    $ty::$b => $wb.into(),
+                    $ty::Given(v) => $crate::learn::rows::given_text(v),
+                }
+            }
         }
-    }
-    fn expected() -> String {
-        "none, balanced or one weight >= 0 per class, e.g. [1, 5]".into()
-    }
-    fn to_text(&self) -> String {
-        match self {
-            ClassWeight::None => "none".into(),
-            ClassWeight::Balanced => "balanced".into(),
-            ClassWeight::Given(v) => given_text(v),
-        }
-    }
+    };
 }
+pub(crate) use per_class_param;
+
+per_class_param!(ClassWeight { None = "none", Balanced = "balanced" }, "weight", "[1, 5]");
 
 /// One number `>= 0` per class: a list (`[a, b]`, `a:b`, `'a,b'`) or
 /// `given(a, b)`.

@@ -28,12 +28,12 @@
 use crate::learn::Classifier;
 use serde::{Deserialize, Serialize};
 
-use super::rows::{sigmoid, Rows};
-use super::svm::kernel::{Gram, Kernel};
-use super::svm::smo::{self, Dual};
-use super::svm::{Gamma, KernelKind};
 use crate::data::View;
 use crate::error::{Error, Result};
+use crate::learn::rows::{sigmoid, Rows};
+use crate::learn::svm::kernel::{Gram, Kernel};
+use crate::learn::svm::smo::{self, Dual};
+use crate::learn::svm::{Gamma, KernelKind};
 use crate::learn::{Learner, Model};
 use crate::params::{params, Bounds, ParamType, Value};
 use crate::rng::Rng;

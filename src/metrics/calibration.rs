@@ -48,6 +48,22 @@ fn linspace01(n: usize) -> Vec<f64> {
     e
 }
 
+/// The function giving the equal-width bin (of `n_bins`) of a probability:
+/// the bin whose upper edge is the first edge `>=` it, as
+/// [`reliability_bins`] with [`Binning::Uniform`] assigns them.
+///
+/// ```
+/// let bin = rarity::metrics::calibration::uniform_bin_of(10).unwrap();
+/// assert_eq!((bin(0.0), bin(0.1), bin(0.1000001), bin(1.0)), (0, 0, 1, 9));
+/// ```
+pub fn uniform_bin_of(n_bins: usize) -> Result<impl Fn(f64) -> usize> {
+    if n_bins == 0 {
+        return Err(Error::invalid("the number of bins must be at least 1"));
+    }
+    let edges = linspace01(n_bins);
+    Ok(move |q: f64| edges[1..n_bins].partition_point(|&e| e < q))
+}
+
 /// The `q`-quantile of sorted values as NumPy's `percentile(x, 100 q)`.
 fn quantile_sorted(sorted: &[f64], q: f64) -> f64 {
     let q = (q * 100.0) / 100.0;

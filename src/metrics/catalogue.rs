@@ -18,7 +18,7 @@ use super::calibration::expected_calibration_error;
 use super::confusion::{Average, BinaryCounts, Confusion};
 use super::probability::{
     brier, brier_weighted, log_loss, log_loss_weighted, murphy_decomposition, stratified_brier,
-    Murphy,
+    Murphy, MURPHY_BINS,
 };
 use super::ranking::{binary_ranking, ranking_ovr_macro, roc_auc_hand_till, RankingScores};
 use crate::data::Proba;
@@ -26,6 +26,9 @@ use crate::error::{did_you_mean, Error, Result};
 
 /// Number of uniform bins of the reported expected calibration error.
 pub const ECE_BINS: usize = 10;
+
+// The labels of brier_reliability and brier_resolution name the bins.
+const _: () = assert!(MURPHY_BINS == 10);
 
 /// Which values of a metric are better.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -60,6 +63,31 @@ pub struct Tunable {
     pub multiclass: Option<fn(&Confusion) -> f64>,
 }
 
+/// How a metric is computed from scored predictions.
+#[derive(Debug, Clone, Copy)]
+pub enum Definition {
+    /// The same function for both tasks (ranking and probability metrics).
+    Scores(fn(&Scored) -> Result<f64>),
+    /// A per-class rate: the positive class's for two classes, the macro
+    /// average over classes beyond.
+    Rate(fn(&BinaryCounts) -> f64),
+    /// A function of the whole confusion matrix, for both tasks.
+    Confusion(fn(&Confusion) -> f64),
+    /// Different definitions for two classes and beyond.
+    Split {
+        /// Two classes.
+        binary: fn(&Scored) -> Result<f64>,
+        /// More classes.
+        multiclass: fn(&Scored) -> Result<f64>,
+    },
+    /// Two classes only (probability metrics of the positive class).
+    BinaryOnly(fn(&Scored) -> Result<f64>),
+    /// More than two classes only.
+    MulticlassOnly(fn(&Scored) -> Result<f64>),
+    /// Computed by an evaluation from its settings (a loss matrix, amounts).
+    Settings,
+}
+
 /// One metric.
 #[derive(Debug, Clone, Copy)]
 pub struct Metric {
@@ -69,21 +97,71 @@ pub struct Metric {
     pub label: &'static str,
     /// Which values are better.
     pub direction: Direction,
-    /// What it is computed from.
-    pub needs: Needs,
-    /// The binary definition (`None`: not reported for two classes).
-    pub binary: Option<fn(&Scored) -> Result<f64>>,
-    /// The multiclass definition (`None`: not reported beyond two classes).
-    pub multiclass: Option<fn(&Scored) -> Result<f64>>,
+    /// How it is computed.
+    pub definition: Definition,
     /// Set when a threshold (or per-class thresholds) can be tuned for it.
     pub tunable: Option<Tunable>,
-    /// Whether [`weighted_value`] computes it: every thresholded rate (from
-    /// a weighted confusion matrix) and the Brier score and log loss (as
-    /// weighted means over rows).
-    pub weighted: bool,
+    /// Set for a probability metric whose definition reads the rows'
+    /// weights (see [`Metric::weighted`]).
+    weighted_scores: bool,
 }
 
 impl Metric {
+    /// Whether [`weighted_value`] computes it: every function of the labels
+    /// (from a weighted confusion matrix) and the Brier score and log loss
+    /// (weighted means over rows).
+    pub fn weighted(&self) -> bool {
+        self.weighted_scores || self.needs() == Needs::Labels
+    }
+
+    /// What it is computed from.
+    ///
+    /// ```
+    /// use rarity::metrics::catalogue::{metric, Needs};
+    /// assert_eq!(metric("g_mean").unwrap().needs(), Needs::Labels);
+    /// assert_eq!(metric("roc_auc").unwrap().needs(), Needs::Probabilities);
+    /// ```
+    pub fn needs(&self) -> Needs {
+        match self.definition {
+            Definition::Rate(_) | Definition::Confusion(_) => Needs::Labels,
+            Definition::Settings => Needs::Settings,
+            // A threshold can be tuned only for a function of the labels
+            // (G-mean's two definitions are `Split`).
+            _ if self.tunable.is_some() => Needs::Labels,
+            _ => Needs::Probabilities,
+        }
+    }
+
+    /// Whether it is reported for a task of `k` classes.
+    pub fn defined_for(&self, k: usize) -> bool {
+        match self.definition {
+            Definition::BinaryOnly(_) => k == 2,
+            Definition::MulticlassOnly(_) => k > 2,
+            Definition::Settings => false,
+            _ => true,
+        }
+    }
+
+    /// Its value on scored predictions of `k` classes (`None` when not
+    /// defined for them).
+    pub fn compute(&self, s: &Scored) -> Option<Result<f64>> {
+        let binary = s.proba.n_classes() == 2;
+        if !self.defined_for(s.proba.n_classes()) {
+            return None;
+        }
+        Some(match self.definition {
+            Definition::Scores(f) | Definition::BinaryOnly(f) | Definition::MulticlassOnly(f) => {
+                f(s)
+            }
+            Definition::Rate(rate) if binary => Ok(rate(&s.positive())),
+            Definition::Rate(rate) => Ok(s.macro_rate(rate)),
+            Definition::Confusion(f) => Ok(f(&s.confusion)),
+            Definition::Split { binary: b, .. } if binary => b(s),
+            Definition::Split { multiclass, .. } => multiclass(s),
+            Definition::Settings => return None,
+        })
+    }
+
     /// Whether larger values are better (false for lower-is-better metrics
     /// and for those with no direction).
     pub fn higher_is_better(&self) -> bool {
@@ -141,8 +219,7 @@ impl<'a> Scored<'a> {
         labels: &[u32],
         weights: &'a [f64],
     ) -> Result<Self> {
-        let confusion =
-            Confusion::from_weighted_labels(truth, labels, proba.n_classes(), weights)?;
+        let confusion = Confusion::from_weighted_labels(truth, labels, proba.n_classes(), weights)?;
         Ok(Scored {
             confusion,
             weights: Some(weights),
@@ -166,7 +243,7 @@ impl<'a> Scored<'a> {
         if let Some(m) = self.murphy.get() {
             return Ok(m);
         }
-        let m = murphy_decomposition(self.truth, &self.proba.column(1), 1)?;
+        let m = murphy_decomposition(self.truth, &self.proba.column(1), 1, MURPHY_BINS)?;
         Ok(self.murphy.get_or_init(|| m))
     }
 
@@ -203,76 +280,28 @@ fn binary_macro_f1(c: &BinaryCounts) -> f64 {
     0.5 * (c.f1() + neg.f1())
 }
 
-/// A ranking or probability metric (same definition call for both tasks).
-const fn scores(
+/// A metric (not tunable).
+const fn metric_of(
     key: &'static str,
     label: &'static str,
     direction: Direction,
-    f: fn(&Scored) -> Result<f64>,
+    definition: Definition,
 ) -> Metric {
     Metric {
         key,
         label,
         direction,
-        needs: Needs::Probabilities,
-        binary: Some(f),
-        multiclass: Some(f),
+        definition,
         tunable: None,
-        weighted: false,
+        weighted_scores: false,
     }
 }
 
-/// A thresholded rate: the positive class's for two classes, the macro
-/// average over classes beyond.
-const fn rate(
-    key: &'static str,
-    label: &'static str,
-    direction: Direction,
-    binary: fn(&Scored) -> Result<f64>,
-    multiclass: fn(&Scored) -> Result<f64>,
-) -> Metric {
+/// A probability metric whose definition reads the rows' weights.
+const fn weighted(m: Metric) -> Metric {
     Metric {
-        key,
-        label,
-        direction,
-        needs: Needs::Labels,
-        binary: Some(binary),
-        multiclass: Some(multiclass),
-        tunable: None,
-        weighted: true,
-    }
-}
-
-/// A probability metric of the binary task only.
-const fn binary_only(
-    key: &'static str,
-    label: &'static str,
-    direction: Direction,
-    f: fn(&Scored) -> Result<f64>,
-) -> Metric {
-    Metric {
-        key,
-        label,
-        direction,
-        needs: Needs::Probabilities,
-        binary: Some(f),
-        multiclass: None,
-        tunable: None,
-        weighted: false,
-    }
-}
-
-/// A metric of the evaluation's settings (computed by the evaluation).
-const fn settings(key: &'static str, label: &'static str, direction: Direction) -> Metric {
-    Metric {
-        key,
-        label,
-        direction,
-        needs: Needs::Settings,
-        binary: None,
-        multiclass: None,
-        tunable: None,
-        weighted: false,
+        weighted_scores: true,
+        ..m
     }
 }
 
@@ -288,166 +317,145 @@ const fn tunable(
     }
 }
 
-/// A probability metric whose definition reads the rows' weights.
-const fn weighted(m: Metric) -> Metric {
-    Metric {
-        weighted: true,
-        ..m
-    }
-}
-
+use Definition::{BinaryOnly, MulticlassOnly, Rate, Scores, Settings, Split};
 use Direction::{Higher, Lower, Neither};
 
 /// Every metric, in report order.
 pub const METRICS: &[Metric] = &[
-    scores("roc_auc", "AUC", Higher, |s| Ok(s.ranking()?.roc_auc)),
-    scores("average_precision", "AP", Higher, |s| {
-        Ok(s.ranking()?.average_precision)
-    }),
-    scores("pr_auc_trapezoid", "PR AUC (trapezoid)", Higher, |s| {
-        Ok(s.ranking()?.pr_auc_trapezoid)
-    }),
-    weighted(scores("brier", "Brier", Lower, |s| match s.weights {
-        Some(w) => brier_weighted(s.truth, s.proba, w),
-        None => brier(s.truth, s.proba),
-    })),
-    weighted(scores("log_loss", "log loss", Lower, |s| match s.weights {
-        Some(w) => log_loss_weighted(s.truth, s.proba, w),
-        None => log_loss(s.truth, s.proba),
-    })),
+    metric_of(
+        "roc_auc",
+        "AUC",
+        Higher,
+        Scores(|s| Ok(s.ranking()?.roc_auc)),
+    ),
+    metric_of(
+        "average_precision",
+        "AP",
+        Higher,
+        Scores(|s| Ok(s.ranking()?.average_precision)),
+    ),
+    metric_of(
+        "pr_auc_trapezoid",
+        "PR AUC (trapezoid)",
+        Higher,
+        Scores(|s| Ok(s.ranking()?.pr_auc_trapezoid)),
+    ),
+    weighted(metric_of(
+        "brier",
+        "Brier",
+        Lower,
+        Scores(|s| match s.weights {
+            Some(w) => brier_weighted(s.truth, s.proba, w),
+            None => brier(s.truth, s.proba),
+        }),
+    )),
+    weighted(metric_of(
+        "log_loss",
+        "log loss",
+        Lower,
+        Scores(|s| match s.weights {
+            Some(w) => log_loss_weighted(s.truth, s.proba, w),
+            None => log_loss(s.truth, s.proba),
+        }),
+    )),
     tunable(
-        rate(
+        metric_of(
             "accuracy",
             "accuracy",
             Higher,
-            |s| Ok(s.confusion.accuracy()),
-            |s| Ok(s.confusion.accuracy()),
+            Definition::Confusion(Confusion::accuracy),
         ),
         BinaryCounts::accuracy,
         Some(Confusion::accuracy),
     ),
-    rate(
-        "tpr",
-        "TPR",
-        Higher,
-        |s| Ok(s.positive().tpr()),
-        |s| Ok(s.macro_rate(BinaryCounts::tpr)),
-    ),
-    rate(
-        "tnr",
-        "TNR",
-        Higher,
-        |s| Ok(s.positive().tnr()),
-        |s| Ok(s.macro_rate(BinaryCounts::tnr)),
-    ),
-    rate(
-        "ppv",
-        "PPV",
-        Higher,
-        |s| Ok(s.positive().ppv()),
-        |s| Ok(s.macro_rate(BinaryCounts::ppv)),
-    ),
-    rate(
-        "npv",
-        "NPV",
-        Higher,
-        |s| Ok(s.positive().npv()),
-        |s| Ok(s.macro_rate(BinaryCounts::npv)),
-    ),
-    rate(
-        "fpr",
-        "FPR",
-        Lower,
-        |s| Ok(s.positive().fpr()),
-        |s| Ok(s.macro_rate(BinaryCounts::fpr)),
-    ),
-    rate(
-        "fdr",
-        "FDR",
-        Lower,
-        |s| Ok(s.positive().fdr()),
-        |s| Ok(s.macro_rate(BinaryCounts::fdr)),
-    ),
+    metric_of("tpr", "TPR", Higher, Rate(BinaryCounts::tpr)),
+    metric_of("tnr", "TNR", Higher, Rate(BinaryCounts::tnr)),
+    metric_of("ppv", "PPV", Higher, Rate(BinaryCounts::ppv)),
+    metric_of("npv", "NPV", Higher, Rate(BinaryCounts::npv)),
+    metric_of("fpr", "FPR", Lower, Rate(BinaryCounts::fpr)),
+    metric_of("fdr", "FDR", Lower, Rate(BinaryCounts::fdr)),
     tunable(
-        rate(
-            "f1",
-            "F1",
-            Higher,
-            |s| Ok(s.positive().f1()),
-            |s| Ok(s.macro_rate(BinaryCounts::f1)),
-        ),
+        metric_of("f1", "F1", Higher, Rate(BinaryCounts::f1)),
         BinaryCounts::f1,
         None,
     ),
     tunable(
-        rate(
+        metric_of(
             "g_mean",
             "G-mean",
             Higher,
-            |s| Ok(s.positive().g_mean()),
-            |s| Ok(s.confusion.g_mean()),
+            Split {
+                binary: |s| Ok(s.positive().g_mean()),
+                multiclass: |s| Ok(s.confusion.g_mean()),
+            },
         ),
         BinaryCounts::g_mean,
         Some(Confusion::g_mean),
     ),
     tunable(
-        rate(
+        metric_of(
             "macro_accuracy",
             "macro acc",
             Higher,
-            |s| Ok(s.confusion.macro_accuracy()),
-            |s| Ok(s.confusion.macro_accuracy()),
+            Definition::Confusion(Confusion::macro_accuracy),
         ),
         binary_macro_accuracy,
         Some(Confusion::macro_accuracy),
     ),
     tunable(
-        rate(
+        metric_of(
             "macro_f1",
             "macro F1",
             Higher,
-            |s| Ok(s.confusion.macro_f1()),
-            |s| Ok(s.confusion.macro_f1()),
+            Definition::Confusion(Confusion::macro_f1),
         ),
         binary_macro_f1,
         Some(Confusion::macro_f1),
     ),
-    binary_only(
+    metric_of(
         "brier_positive",
         "Brier+",
         Lower,
-        |s| Ok(s.stratified()?[1]),
+        BinaryOnly(|s| Ok(s.stratified()?[1])),
     ),
-    binary_only(
+    metric_of(
         "brier_negative",
         "Brier-",
         Lower,
-        |s| Ok(s.stratified()?[0]),
+        BinaryOnly(|s| Ok(s.stratified()?[0])),
     ),
-    binary_only("ece", "ECE", Lower, |s| {
-        expected_calibration_error(s.truth, &s.proba.column(1), 1, ECE_BINS)
-    }),
-    binary_only("brier_reliability", "reliability", Lower, |s| {
-        Ok(s.murphy()?.reliability)
-    }),
-    binary_only("brier_resolution", "resolution", Higher, |s| {
-        Ok(s.murphy()?.resolution)
-    }),
-    binary_only("brier_uncertainty", "uncertainty", Neither, |s| {
-        Ok(s.murphy()?.uncertainty)
-    }),
-    Metric {
-        key: "roc_auc_hand_till",
-        label: "AUC (Hand-Till)",
-        direction: Higher,
-        needs: Needs::Probabilities,
-        binary: None,
-        multiclass: Some(|s| roc_auc_hand_till(s.truth, s.proba)),
-        tunable: None,
-        weighted: false,
-    },
-    settings("cost", "cost", Lower),
-    settings("benefit", "benefit", Higher),
+    metric_of(
+        "ece",
+        "ECE",
+        Lower,
+        BinaryOnly(|s| expected_calibration_error(s.truth, &s.proba.column(1), 1, ECE_BINS)),
+    ),
+    metric_of(
+        "brier_reliability",
+        "reliability (10 bins)",
+        Lower,
+        BinaryOnly(|s| Ok(s.murphy()?.reliability)),
+    ),
+    metric_of(
+        "brier_resolution",
+        "resolution (10 bins)",
+        Higher,
+        BinaryOnly(|s| Ok(s.murphy()?.resolution)),
+    ),
+    metric_of(
+        "brier_uncertainty",
+        "uncertainty",
+        Neither,
+        BinaryOnly(|s| Ok(s.murphy()?.uncertainty)),
+    ),
+    metric_of(
+        "roc_auc_hand_till",
+        "AUC (Hand-Till)",
+        Higher,
+        MulticlassOnly(|s| roc_auc_hand_till(s.truth, s.proba)),
+    ),
+    metric_of("cost", "cost", Lower, Settings),
+    metric_of("benefit", "benefit", Higher, Settings),
 ];
 
 /// The metric with key `key`, or an error that suggests the closest key
@@ -483,30 +491,25 @@ pub fn metric(key: &str) -> Result<&'static Metric> {
 /// ```
 pub fn value(m: &Metric, truth: &[u32], proba: &Proba, labels: &[u32]) -> Result<f64> {
     super::check_proba(truth, proba)?;
-    let f = if proba.n_classes() == 2 {
-        m.binary
-    } else {
-        m.multiclass
-    };
-    let f = f.ok_or_else(|| {
-        Error::invalid(format!(
-            "{} is not defined for {} classes{}",
-            m.key,
-            proba.n_classes(),
-            if m.needs == Needs::Settings {
-                " from predictions alone (it needs the evaluation's settings)"
-            } else {
-                ""
-            }
-        ))
-    })?;
-    f(&Scored::new(truth, proba, labels)?)
+    m.compute(&Scored::new(truth, proba, labels)?)
+        .unwrap_or_else(|| {
+            Err(Error::invalid(format!(
+                "{} is not defined for {} classes{}",
+                m.key,
+                proba.n_classes(),
+                if m.needs() == Needs::Settings {
+                    " from predictions alone (it needs the evaluation's settings)"
+                } else {
+                    ""
+                }
+            )))
+        })
 }
 
 /// One metric of predictions whose rows carry `weights`: the
 /// importance-weighted estimate of the metric on a population whose rows
 /// are `w(x)` times as frequent (Sugiyama, Krauledat & Müller 2007, eq. 8:
-/// each row's loss times its weight). Thresholded rates come from the
+/// each row's loss times its weight). Functions of the labels come from the
 /// weighted confusion matrix ([`Confusion::from_weighted_labels`]), the
 /// Brier score and log loss are weighted means; equal weights give
 /// [`value`]. An error for a metric without a weighted form (the ranking
@@ -528,32 +531,27 @@ pub fn weighted_value(
     labels: &[u32],
     weights: &[f64],
 ) -> Result<f64> {
-    if !m.weighted {
+    if !m.weighted() {
         return Err(Error::invalid(format!(
             "{} has no importance-weighted form; weighted measures: {}",
             m.key,
             METRICS
                 .iter()
-                .filter(|m| m.weighted)
+                .filter(|m| m.weighted())
                 .map(|m| m.key)
                 .collect::<Vec<_>>()
                 .join(", ")
         )));
     }
     super::check_proba(truth, proba)?;
-    let f = if proba.n_classes() == 2 {
-        m.binary
-    } else {
-        m.multiclass
-    };
-    let f = f.ok_or_else(|| {
-        Error::invalid(format!(
-            "{} is not defined for {} classes",
-            m.key,
-            proba.n_classes()
-        ))
-    })?;
-    f(&Scored::weighted(truth, proba, labels, weights)?)
+    m.compute(&Scored::weighted(truth, proba, labels, weights)?)
+        .unwrap_or_else(|| {
+            Err(Error::invalid(format!(
+                "{} is not defined for {} classes",
+                m.key,
+                proba.n_classes()
+            )))
+        })
 }
 
 /// The metrics a threshold can be tuned for, as `tune(metric=...)` lists them.

@@ -137,6 +137,36 @@ impl LossMatrix {
     }
 }
 
+/// The loss as a spec writes it: a binary matrix by its cells
+/// (`fn=10,fp=1`, with `tp` and `tn` when not 0), a larger one whole
+/// (`matrix='0,1,1;5,0,1;5,1,0'`, row = decided class).
+///
+/// ```
+/// use rarity::metrics::cost::LossMatrix;
+/// assert_eq!(LossMatrix::binary(0.0, 1.0, 10.0, 0.0).unwrap().to_string(), "fn=10,fp=1");
+/// let m = LossMatrix::new(vec![vec![0.0, 1.0, 1.0], vec![5.0, 0.0, 1.0], vec![5.0, 1.0, 0.0]]).unwrap();
+/// assert_eq!(m.to_string(), "matrix='0,1,1;5,0,1;5,1,0'");
+/// ```
+impl std::fmt::Display for LossMatrix {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.k == 2 {
+            write!(f, "fn={},fp={}", self.loss(0, 1), self.loss(1, 0))?;
+            for (name, v) in [("tp", self.loss(1, 1)), ("tn", self.loss(0, 0))] {
+                if v != 0.0 {
+                    write!(f, ",{name}={v}")?;
+                }
+            }
+            return Ok(());
+        }
+        let rows: Vec<String> = self
+            .loss
+            .chunks(self.k)
+            .map(|r| r.iter().map(f64::to_string).collect::<Vec<_>>().join(","))
+            .collect();
+        write!(f, "matrix='{}'", rows.join(";"))
+    }
+}
+
 /// A binary benefit matrix whose cells are affine in a per-example amount:
 /// `benefit = per_amount * y(x) + fixed` for each (truth, decision) cell.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -224,17 +254,7 @@ impl Benefit {
     /// assert_eq!(b.amounts(&ds).unwrap(), vec![5.0, 7.0]);
     /// ```
     pub fn amounts(&self, data: &Dataset) -> Result<Vec<f64>> {
-        let j = data
-            .feature_names()
-            .iter()
-            .position(|f| *f == self.amount)
-            .ok_or_else(|| {
-                Error::invalid(format!(
-                    "amount column '{}' is not a feature; features are: {}",
-                    self.amount,
-                    data.feature_names().join(", ")
-                ))
-            })?;
+        let j = data.feature_index(&self.amount, "amount column")?;
         Ok((0..data.n_rows()).map(|i| data.value(i, j)).collect())
     }
 

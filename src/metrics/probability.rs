@@ -18,13 +18,23 @@
 //! - Log loss: `mean -ln p_{i, y_i}` with each probability clipped to
 //!   `[eps, 1 - eps]`, `eps = f64::EPSILON` (scikit-learn 1.9's `log_loss`,
 //!   which clips and no longer renormalises rows).
-//! - Murphy decomposition (Murphy 1973): grouping the rows by distinct
-//!   predicted value `f` with `n_f` rows and observed frequency `o_f`, and
-//!   `o` the overall frequency, `reliability = sum n_f (f - o_f)^2 / N`,
-//!   `resolution = sum n_f (o_f - o)^2 / N`, `uncertainty = o (1 - o)`, and
-//!   `brier = reliability - resolution + uncertainty` exactly. Not in
-//!   scikit-learn.
+//! - Murphy decomposition (Murphy 1973) of binned forecasts (Stephenson,
+//!   Coelho, Doblas-Reyes & Balmaseda 2008, "Forecast assessment of binned
+//!   probability forecasts"): the rows are grouped into `B` equal-width bins
+//!   of the predicted probability (10 by default, the bins of the
+//!   reliability diagram, [`super::calibration`]); bin `k` has `n_k` rows,
+//!   mean forecast `f_k` and observed frequency `o_k`, and `o` is the overall
+//!   frequency. `reliability = sum n_k (f_k - o_k)^2 / N`,
+//!   `resolution = sum n_k (o_k - o)^2 / N`, `uncertainty = o (1 - o)`,
+//!   and the two within-bin terms `wbv = sum_j (f_j - f_k(j))^2 / N` and
+//!   `wbc = 2 sum_j (o_j - o_k(j)) (f_j - f_k(j)) / N` make it exact:
+//!   `brier = reliability - resolution + uncertainty + wbv - wbc`. Grouping
+//!   by distinct value instead (Murphy's original, for forecasts on a few
+//!   levels) degenerates on continuous scores: every row is its own group,
+//!   reliability equals the Brier score and resolution the uncertainty. Not
+//!   in scikit-learn.
 
+use super::calibration::uniform_bin_of;
 use super::{check_len, check_proba, check_unit};
 use crate::data::Proba;
 use crate::Result;
@@ -206,53 +216,85 @@ pub fn log_loss(truth: &[u32], proba: &Proba) -> Result<f64> {
     Ok(sum / truth.len() as f64)
 }
 
-/// The three terms of the Murphy decomposition of the binary Brier score.
+/// Bins of the Murphy decomposition the reports use: the reliability
+/// diagram's.
+pub const MURPHY_BINS: usize = 10;
+
+/// The Murphy decomposition of the binary Brier score over binned forecasts.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Murphy {
-    /// Weighted squared gap between each forecast and its observed frequency
-    /// (lower is better calibrated).
+    /// Weighted squared gap between each bin's mean forecast and its
+    /// observed frequency (lower is better calibrated).
     pub reliability: f64,
-    /// Weighted squared gap between each forecast's observed frequency and
-    /// the base rate (higher is more discriminating).
+    /// Weighted squared gap between each bin's observed frequency and the
+    /// base rate (higher is more discriminating).
     pub resolution: f64,
     /// Variance of the outcome, `o (1 - o)`: the Brier score of always
     /// forecasting the base rate.
     pub uncertainty: f64,
+    /// Within-bin variance of the forecasts.
+    pub within_bin_variance: f64,
+    /// Within-bin covariance of forecasts and outcomes, doubled.
+    pub within_bin_covariance: f64,
+    /// The number of equal-width bins.
+    pub bins: usize,
 }
 
 /// Murphy decomposition of the binary Brier score of positive-class
-/// probabilities `p`, grouping rows by distinct forecast value, so that
-/// `brier = reliability - resolution + uncertainty`.
+/// probabilities `p` over `bins` equal-width bins (a value on an interior
+/// edge belongs to the lower bin, as in the reliability diagram), so that
+/// `brier = reliability - resolution + uncertainty + within_bin_variance -
+/// within_bin_covariance`.
 ///
 /// ```
 /// use rarity::metrics::probability::{brier_binary, murphy_decomposition};
-/// let (t, p) = ([0, 1, 1, 0, 1], [0.2, 0.2, 0.7, 0.7, 0.7]);
-/// let m = murphy_decomposition(&t, &p, 1).unwrap();
+/// let (t, p) = ([0, 1, 1, 0, 1, 0], [0.12, 0.18, 0.71, 0.74, 0.77, 0.05]);
+/// let m = murphy_decomposition(&t, &p, 1, 10).unwrap();
 /// let b = brier_binary(&t, &p, 1).unwrap();
-/// assert!((m.reliability - m.resolution + m.uncertainty - b).abs() < 1e-15);
+/// let sum = m.reliability - m.resolution + m.uncertainty
+///     + m.within_bin_variance - m.within_bin_covariance;
+/// assert!((sum - b).abs() < 1e-15);
+/// assert!(m.reliability < b && m.resolution < m.uncertainty);
 /// ```
-pub fn murphy_decomposition(truth: &[u32], p: &[f64], positive: u32) -> Result<Murphy> {
+pub fn murphy_decomposition(
+    truth: &[u32],
+    p: &[f64],
+    positive: u32,
+    bins: usize,
+) -> Result<Murphy> {
     check_len(truth.len(), p.len(), "probabilities")?;
     check_unit(p)?;
-    let mut pairs: Vec<(f64, bool)> = p
-        .iter()
-        .zip(truth)
-        .map(|(&q, &t)| (q, t == positive))
-        .collect();
-    pairs.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
-    let n = pairs.len() as f64;
-    let base = pairs.iter().filter(|x| x.1).count() as f64 / n;
+    let bin = uniform_bin_of(bins)?;
+    let n = p.len() as f64;
+    let ids: Vec<usize> = p.iter().map(|&q| bin(q)).collect();
+    let (mut count, mut sum_f, mut hits) = (vec![0.0_f64; bins], vec![0.0; bins], vec![0.0; bins]);
+    for ((&b, &q), &t) in ids.iter().zip(p).zip(truth) {
+        count[b] += 1.0;
+        sum_f[b] += q;
+        hits[b] += f64::from(u8::from(t == positive));
+    }
+    let base = hits.iter().sum::<f64>() / n;
+    let mean_f: Vec<f64> = (0..bins).map(|b| sum_f[b] / count[b].max(1.0)).collect();
+    let freq: Vec<f64> = (0..bins).map(|b| hits[b] / count[b].max(1.0)).collect();
     let (mut reliability, mut resolution) = (0.0, 0.0);
-    for group in pairs.chunk_by(|a, b| a.0 == b.0) {
-        let m = group.len() as f64;
-        let freq = group.iter().filter(|x| x.1).count() as f64 / m;
-        reliability += m * (group[0].0 - freq) * (group[0].0 - freq);
-        resolution += m * (freq - base) * (freq - base);
+    for b in (0..bins).filter(|&b| count[b] > 0.0) {
+        reliability += count[b] * (mean_f[b] - freq[b]) * (mean_f[b] - freq[b]);
+        resolution += count[b] * (freq[b] - base) * (freq[b] - base);
+    }
+    let (mut wbv, mut wbc) = (0.0, 0.0);
+    for ((&b, &q), &t) in ids.iter().zip(p).zip(truth) {
+        let df = q - mean_f[b];
+        let o = f64::from(u8::from(t == positive));
+        wbv += df * df;
+        wbc += 2.0 * (o - freq[b]) * df;
     }
     Ok(Murphy {
         reliability: reliability / n,
         resolution: resolution / n,
         uncertainty: base * (1.0 - base),
+        within_bin_variance: wbv / n,
+        within_bin_covariance: wbc / n,
+        bins,
     })
 }
 

@@ -19,7 +19,9 @@ mod types;
 
 pub(crate) use macros::params;
 pub use syntax::{Call, Value};
-pub use table::{apply, find, from_call, help, unknown, Entry, Merged, ParamInfo, Params};
+pub use table::{
+    apply, defaults_table, find, from_call, help, unknown, Entry, Family, Merged, ParamInfo, Params,
+};
 pub(crate) use types::choice;
 pub use types::{expected, number_text, within, Bounds, ParamType};
 

@@ -13,6 +13,8 @@
 
 use crate::error::{did_you_mean, Error, Result};
 
+use super::types::ParamType;
+
 use super::syntax::{Call, Value};
 
 /// One parameter as help and the Python package show it.
@@ -111,6 +113,55 @@ pub struct Entry<T> {
 impl<T> std::fmt::Debug for Entry<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Entry").field("name", &self.name).finish()
+    }
+}
+
+impl<T> Entry<T> {
+    /// An entry whose parameters are those of `P`'s defaults.
+    pub const fn of<P: Params + Default>(
+        name: &'static str,
+        summary: &'static str,
+        build: fn(&Call) -> Result<T>,
+    ) -> Entry<T> {
+        Entry {
+            name,
+            summary,
+            params: defaults_table::<P>,
+            build,
+        }
+    }
+}
+
+/// The parameter table of `P`'s defaults.
+pub fn defaults_table<P: Params + Default>() -> Vec<ParamInfo> {
+    P::default().table()
+}
+
+/// A family whose members are built from calls and held as `Arc<Self>`
+/// (`dyn Learner`, `dyn Sampler`): it makes `Arc<Self>` a parameter type,
+/// so that one member can be another's parameter
+/// (`bagging(learner=tree(max_depth=3), sample=under(beta=0.2))`).
+pub trait Family {
+    /// What is accepted, in words (`a learner such as tree`).
+    fn expected() -> String;
+    /// The member a call names.
+    fn build(call: &Call) -> Result<std::sync::Arc<Self>>;
+    /// The member as spec text.
+    fn spec_text(&self) -> String;
+}
+
+impl<T: Family + ?Sized> ParamType for std::sync::Arc<T> {
+    fn from_value(v: &Value) -> std::result::Result<Self, String> {
+        match v {
+            Value::Call(c) => T::build(c).map_err(|e| e.to_string()),
+            _ => Err(String::new()),
+        }
+    }
+    fn expected() -> String {
+        T::expected()
+    }
+    fn to_text(&self) -> String {
+        self.as_ref().spec_text()
     }
 }
 

@@ -6,7 +6,7 @@
 //!
 //! [`svg`] draws the figures (ROC, precision-recall and reliability curves,
 //! box plots, Demšar's critical-difference diagram, grouped bars);
-//! [`table`] holds the tables.
+//! [`table`] holds the tables; [`format`] writes numbers for reading.
 //!
 //! ```
 //! use rarity::report::{table::Table, Report};
@@ -21,8 +21,11 @@
 //! std::fs::remove_dir_all(&dir).unwrap();
 //! ```
 
+pub mod format;
 pub mod svg;
 pub mod table;
+
+pub use format::p_value_text;
 
 use std::io::Write;
 use std::path::Path;
@@ -120,13 +123,36 @@ pub struct Report {
     sections: Vec<Section>,
 }
 
+/// The page's style: a 1,200 px column; tables scroll sideways rather than
+/// overflow, and their text cells never wrap (a spec stays on one line);
+/// figures fill the column in a grid of two (one when narrow), a figure
+/// whose drawing is wider than [`WIDE_FIGURE_PX`] spanning the whole row;
+/// no drawing is enlarged beyond [`MAX_ZOOM`] times its size.
 const STYLE: &str = "body{font-family:sans-serif;margin:2em auto;max-width:1200px;padding:0 1em;color:#222}\
 h1{font-size:1.6em}h2{font-size:1.25em;border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}\
 .scroll{overflow-x:auto}table{border-collapse:collapse;font-size:.85em;margin:.5em 0}\
-th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left}td.num{text-align:right;font-variant-numeric:tabular-nums}\
-th{background:#f3f3f3}figure{display:inline-block;margin:.5em 1em .5em 0;vertical-align:top}\
-figcaption{font-size:.85em;color:#555;max-width:480px}svg{max-width:100%;height:auto}\
-.files{font-size:.8em;color:#555}";
+th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\
+td.txt{white-space:nowrap}th{background:#f3f3f3}\
+.figures{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,480px),1fr));gap:1em 1.5em;margin:.5em 0}\
+figure{margin:0}figure.wide{grid-column:1/-1}figcaption{font-size:.85em;color:#555}\
+svg{display:block;width:100%;height:auto}.files{font-size:.8em;color:#555}";
+
+/// A figure whose drawing is wider than this many px takes a whole row of
+/// the page's figure grid.
+pub const WIDE_FIGURE_PX: f64 = 600.0;
+
+/// The most a drawing is enlarged to fill its place in the grid.
+pub const MAX_ZOOM: f64 = 1.3;
+
+/// The width of an SVG drawing from its `viewBox`.
+fn svg_width(svg: &str) -> f64 {
+    svg.split("viewBox=\"")
+        .nth(1)
+        .and_then(|v| v.split('"').next())
+        .and_then(|v| v.split(' ').nth(2))
+        .and_then(|w| w.parse().ok())
+        .unwrap_or(0.0)
+}
 
 impl Report {
     /// An empty report.
@@ -188,7 +214,16 @@ impl Report {
         );
         for s in &self.sections {
             h.push_str(&format!("<section>\n<h2>{}</h2>\n", escape(&s.heading)));
+            let mut in_figures = false;
             for b in &s.blocks {
+                // Consecutive figures share one grid.
+                let figure = matches!(b, Block::Figure { .. });
+                if figure && !in_figures {
+                    h.push_str("<div class=\"figures\">\n");
+                } else if !figure && in_figures {
+                    h.push_str("</div>\n");
+                }
+                in_figures = figure;
                 match b {
                     Block::Paragraph(p) => h.push_str(&format!("<p>{}</p>\n", escape(p))),
                     Block::Table {
@@ -213,11 +248,19 @@ impl Report {
                             None => h.push_str(&body),
                         }
                     }
-                    Block::Figure { caption, svg } => h.push_str(&format!(
-                        "<figure>\n{svg}<figcaption>{}</figcaption>\n</figure>\n",
-                        escape(caption)
-                    )),
+                    Block::Figure { caption, svg } => {
+                        let w = svg_width(svg);
+                        h.push_str(&format!(
+                            "<figure{} style=\"max-width:{:.0}px\">\n{svg}<figcaption>{}</figcaption>\n</figure>\n",
+                            if w > WIDE_FIGURE_PX { " class=\"wide\"" } else { "" },
+                            w * MAX_ZOOM,
+                            escape(caption)
+                        ))
+                    }
                 }
+            }
+            if in_figures {
+                h.push_str("</div>\n");
             }
             h.push_str("</section>\n");
         }
@@ -277,24 +320,6 @@ fn write_text(path: &Path, text: &str) -> Result<()> {
         .write_all(text.as_bytes())
         .map_err(|e| Error::io(path, e))?;
     f.commit()
-}
-
-/// A p-value for reading: `-` when undefined, scientific when tiny.
-///
-/// ```
-/// use rarity::report::p_value_text;
-/// assert_eq!(p_value_text(0.01234), "0.0123");
-/// assert_eq!(p_value_text(1.6e-7), "1.6e-7");
-/// assert_eq!(p_value_text(f64::NAN), "-");
-/// ```
-pub fn p_value_text(p: f64) -> String {
-    if p.is_nan() {
-        "-".into()
-    } else if p < 1e-4 {
-        format!("{p:.1e}")
-    } else {
-        format!("{p:.4}")
-    }
 }
 
 #[cfg(test)]

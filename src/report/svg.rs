@@ -169,9 +169,14 @@ impl Canvas {
     }
 
     fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, fill: &str, stroke: &str) {
+        self.rect_painted(x, y, w, h, &format!("fill=\"{fill}\" stroke=\"{stroke}\""));
+    }
+
+    /// A rectangle with the given paint attributes.
+    fn rect_painted(&mut self, x: f64, y: f64, w: f64, h: f64, paint: &str) {
         let _ = writeln!(
             self.out,
-            "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{fill}\" stroke=\"{stroke}\"/>",
+            "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" {paint}/>",
             n(x),
             n(y),
             n(w.max(0.0)),
@@ -186,6 +191,24 @@ impl Canvas {
             n(x),
             n(y),
             n(r)
+        );
+    }
+
+    /// A box filled with a light tint of `colour` and outlined in it.
+    fn rect_tinted(&mut self, x: f64, y: f64, w: f64, h: f64, colour: &str) {
+        let paint = format!("fill=\"{colour}\" fill-opacity=\"0.25\" stroke=\"{colour}\"");
+        self.rect_painted(x, y, w, h, &paint);
+    }
+
+    /// A circle with a tooltip (an SVG `<title>`).
+    fn circle_titled(&mut self, x: f64, y: f64, r: f64, fill: &str, title: &str) {
+        let _ = writeln!(
+            self.out,
+            "<circle cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"{fill}\" fill-opacity=\"0.75\"><title>{}</title></circle>",
+            n(x),
+            n(y),
+            n(r),
+            escape(title)
         );
     }
 
@@ -302,6 +325,14 @@ pub struct Series {
     pub points: Vec<(f64, f64)>,
     /// Also mark each point with a dot (reliability diagrams).
     pub markers: bool,
+    /// A weight per point (e.g. the rows of a reliability bin): each marker's
+    /// area is proportional to its weight (the largest weight of the plot
+    /// gets the largest dot) and its tooltip tells the weight. Empty: plain
+    /// dots.
+    pub weights: Vec<f64>,
+    /// A fixed colour (so that a quantity keeps its colour in every figure);
+    /// `None`: the palette's colour of the series' position.
+    pub colour: Option<&'static str>,
 }
 
 impl Series {
@@ -316,12 +347,27 @@ impl Series {
             name: name.to_string(),
             points: x.iter().copied().zip(y.iter().copied()).collect(),
             markers: false,
+            weights: Vec::new(),
+            colour: None,
         }
     }
 
     /// The same series with a dot on each point.
     pub fn with_markers(mut self) -> Self {
         self.markers = true;
+        self
+    }
+
+    /// The same series with a dot on each point sized by `weights`.
+    pub fn with_weighted_markers(mut self, weights: &[f64]) -> Self {
+        self.markers = true;
+        self.weights = weights.to_vec();
+        self
+    }
+
+    /// The same series in a fixed colour.
+    pub fn with_colour(mut self, colour: &'static str) -> Self {
+        self.colour = Some(colour);
         self
     }
 }
@@ -423,8 +469,14 @@ impl LinePlot {
             }
             legend.push((name.clone(), col, true));
         }
+        let max_weight = self
+            .series
+            .iter()
+            .flat_map(|s| s.weights.iter().copied())
+            .filter(|w| w.is_finite())
+            .fold(0.0, f64::max);
         for (i, s) in self.series.iter().enumerate() {
-            let col = colour(i);
+            let col = s.colour.unwrap_or_else(|| colour(i));
             let mut run: Vec<(f64, f64)> = Vec::new();
             for &(px, py) in &s.points {
                 if px.is_finite() && py.is_finite() {
@@ -436,9 +488,18 @@ impl LinePlot {
             }
             c.polyline(&run, col, false);
             if s.markers {
-                for &(px, py) in &s.points {
-                    if px.is_finite() && py.is_finite() {
-                        c.circle(x.map(px), y.map(py), 3.0, col);
+                for (j, &(px, py)) in s.points.iter().enumerate() {
+                    if !(px.is_finite() && py.is_finite()) {
+                        continue;
+                    }
+                    match s.weights.get(j) {
+                        Some(&w) if max_weight > 0.0 && w.is_finite() => {
+                            // Area proportional to the weight, 1.5 to 9 px radius.
+                            let r = 1.5 + 7.5 * (w.max(0.0) / max_weight).sqrt();
+                            let tip = format!("{}: n = {w}", s.name);
+                            c.circle_titled(x.map(px), y.map(py), r, col, &tip);
+                        }
+                        _ => c.circle(x.map(px), y.map(py), 3.0, col),
                     }
                 }
             }
@@ -485,6 +546,10 @@ pub struct BoxPlot {
     pub value_label: String,
     /// `(group name, values)`; non-finite values are ignored.
     pub groups: Vec<(String, Vec<f64>)>,
+    /// A fixed colour per group (so that a quantity keeps its colour in
+    /// every figure); groups beyond it are drawn in the first palette
+    /// colour.
+    pub colours: Vec<&'static str>,
 }
 
 impl BoxPlot {
@@ -494,6 +559,7 @@ impl BoxPlot {
             title: title.to_string(),
             value_label: value_label.to_string(),
             groups: Vec::new(),
+            colours: Vec::new(),
         }
     }
 
@@ -529,7 +595,7 @@ impl BoxPlot {
             let inside = |x: &&f64| **x >= q1 - 1.5 * iqr && **x <= q3 + 1.5 * iqr;
             let lo_w = v.iter().find(inside).copied().unwrap_or(q1);
             let hi_w = v.iter().rev().find(inside).copied().unwrap_or(q3);
-            let col = colour(0);
+            let col = self.colours.get(i).copied().unwrap_or_else(|| colour(0));
             c.line((x.map(lo_w), mid), (x.map(q1), mid), "#444", 1.0, false);
             c.line((x.map(q3), mid), (x.map(hi_w), mid), "#444", 1.0, false);
             for wv in [lo_w, hi_w] {
@@ -541,14 +607,7 @@ impl BoxPlot {
                     false,
                 );
             }
-            c.rect(
-                x.map(q1),
-                mid - 8.0,
-                x.map(q3) - x.map(q1),
-                16.0,
-                "#c6dbef",
-                col,
-            );
+            c.rect_tinted(x.map(q1), mid - 8.0, x.map(q3) - x.map(q1), 16.0, col);
             c.line(
                 (x.map(med), mid - 8.0),
                 (x.map(med), mid + 8.0),
@@ -864,6 +923,27 @@ mod tests {
         inside(&svg);
         assert!(svg.contains("a &lt;b&gt; &amp; c"));
         assert_eq!(svg.matches("<polyline").count(), 2);
+    }
+
+    #[test]
+    fn weighted_markers_grow_with_their_weight_and_keep_a_fixed_colour() {
+        let mut p = LinePlot::new("reliability", "predicted", "observed");
+        p.series.push(
+            Series::line("m", &[0.1, 0.5, 0.9], &[0.1, 0.4, 0.8])
+                .with_weighted_markers(&[1.0, 100.0, 25.0])
+                .with_colour("#123456"),
+        );
+        let svg = p.render();
+        inside(&svg);
+        let radii: Vec<f64> = svg
+            .split(" r=\"")
+            .skip(1)
+            .map(|r| r.split('"').next().unwrap().parse().unwrap())
+            .collect();
+        assert_eq!(radii.len(), 3);
+        assert!(radii[0] < radii[2] && radii[2] < radii[1], "{radii:?}");
+        assert!(svg.contains("<title>m: n = 100</title>"));
+        assert!(svg.contains("stroke=\"#123456\"") && !svg.contains(colour(0)));
     }
 
     #[test]

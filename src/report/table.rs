@@ -1,9 +1,11 @@
 //! Report tables: a header and rows of text or number cells, rendered as
 //! CSV and JSON (full precision: the numbers read back exactly), Markdown
-//! and HTML (rounded for reading).
+//! and HTML (rounded for reading by [`super::format`]: metrics to 3
+//! significant digits, p-values like `1.6e-7`).
 
 use serde_json::{Map, Value};
 
+use super::format::{metric_text, p_value_text};
 use crate::data::write::{fmt_value, quote};
 
 /// One cell: text, or a number (`NaN`: undefined, written empty / `null`).
@@ -13,6 +15,8 @@ pub enum Cell {
     Text(String),
     /// A number.
     Number(f64),
+    /// A p-value (a number, shown as [`p_value_text`]).
+    PValue(f64),
 }
 
 impl From<f64> for Cell {
@@ -46,14 +50,22 @@ impl From<bool> for Cell {
 }
 
 impl Cell {
-    /// The cell as a reader sees it: numbers with `digits` decimals
-    /// (integers without), `NaN` as `-`.
-    fn display(&self, digits: usize) -> String {
+    /// The cell as a reader sees it: integers in full, other numbers as
+    /// [`metric_text`], p-values as [`p_value_text`], `NaN` as `-`.
+    fn display(&self) -> String {
         match self {
             Cell::Text(t) => t.clone(),
-            Cell::Number(v) if v.is_nan() => "-".to_string(),
             Cell::Number(v) if v.fract() == 0.0 && v.abs() < 1e15 => format!("{v:.0}"),
-            Cell::Number(v) => format!("{v:.digits$}"),
+            Cell::Number(v) => metric_text(*v),
+            Cell::PValue(p) => p_value_text(*p),
+        }
+    }
+
+    /// The number, if the cell holds one.
+    fn number(&self) -> Option<f64> {
+        match self {
+            Cell::Text(_) => None,
+            Cell::Number(v) | Cell::PValue(v) => Some(*v),
         }
     }
 }
@@ -73,23 +85,15 @@ impl Cell {
 pub struct Table {
     header: Vec<String>,
     rows: Vec<Vec<Cell>>,
-    digits: usize,
 }
 
 impl Table {
-    /// An empty table with these column names (3 decimals on display).
+    /// An empty table with these column names.
     pub fn new(header: &[&str]) -> Self {
         Table {
             header: header.iter().map(|s| s.to_string()).collect(),
             rows: Vec::new(),
-            digits: 3,
         }
-    }
-
-    /// Sets the decimals shown in Markdown and HTML.
-    pub fn with_digits(mut self, digits: usize) -> Self {
-        self.digits = digits;
-        self
     }
 
     /// Appends a row; missing cells are empty text, extra cells are kept
@@ -125,10 +129,10 @@ impl Table {
         for r in &self.rows {
             let cells = r
                 .iter()
-                .map(|c| match c {
-                    Cell::Text(t) => quote(t),
-                    Cell::Number(v) if v.is_nan() => String::new(),
-                    Cell::Number(v) => fmt_value(*v),
+                .map(|c| match c.number() {
+                    None => quote(&c.display()),
+                    Some(v) if v.is_nan() => String::new(),
+                    Some(v) => fmt_value(v),
                 })
                 .collect();
             line(cells, &mut out);
@@ -148,9 +152,9 @@ impl Table {
                         .iter()
                         .zip(r)
                         .map(|(h, c)| {
-                            let v = match c {
-                                Cell::Text(t) => Value::String(t.clone()),
-                                Cell::Number(v) => serde_json::Number::from_f64(*v)
+                            let v = match c.number() {
+                                None => Value::String(c.display()),
+                                Some(v) => serde_json::Number::from_f64(v)
                                     .map_or(Value::Null, Value::Number),
                             };
                             (h.clone(), v)
@@ -163,21 +167,25 @@ impl Table {
     }
 
     /// Aligned plain text for a terminal: two spaces between columns, the
-    /// first column left-aligned and the others right-aligned, a rule under
-    /// the header, numbers rounded.
+    /// first column and every column of words left-aligned, columns of
+    /// numbers right-aligned, a rule under the header, numbers rounded.
     ///
     /// ```
     /// use rarity::report::table::Table;
-    /// let mut t = Table::new(&["metric", "value"]);
-    /// t.text_row(vec!["auc".to_string(), "0.91".to_string()]);
-    /// assert_eq!(t.to_text(), "metric  value\n-------------\nauc      0.91\n");
+    /// let mut t = Table::new(&["metric", "value", "strategy"]);
+    /// t.text_row(vec!["auc".into(), "0.91".into(), "tree".into()]);
+    /// t.text_row(vec!["ap".into(), "-".into(), "logistic".into()]);
+    /// assert_eq!(
+    ///     t.to_text(),
+    ///     "metric  value  strategy\n-----------------------\nauc      0.91  tree\nap          -  logistic\n"
+    /// );
     /// ```
     pub fn to_text(&self) -> String {
         let lines: Vec<Vec<String>> = std::iter::once(self.header.clone())
             .chain(
                 self.rows
                     .iter()
-                    .map(|r| r.iter().map(|c| c.display(self.digits)).collect()),
+                    .map(|r| r.iter().map(Cell::display).collect()),
             )
             .collect();
         let ncol = lines.iter().map(Vec::len).max().unwrap_or(0);
@@ -191,13 +199,26 @@ impl Table {
                     .unwrap_or(0)
             })
             .collect();
+        // A column is numeric when every body cell starts like a number
+        // (or is `-`, undefined).
+        let numeric: Vec<bool> = (0..ncol)
+            .map(|c| {
+                c > 0
+                    && lines.iter().skip(1).filter_map(|r| r.get(c)).all(|s| {
+                        s == "-"
+                            || s.starts_with(|ch: char| {
+                                ch.is_ascii_digit() || ch == '-' || ch == '+' || ch == '.'
+                            })
+                    })
+            })
+            .collect();
         let mut out = String::new();
         for (i, r) in lines.iter().enumerate() {
             let cells: Vec<String> = r
                 .iter()
                 .enumerate()
                 .map(|(c, s)| {
-                    if c == 0 {
+                    if !numeric[c] {
                         format!("{s:<w$}", w = widths[c])
                     } else {
                         format!("{s:>w$}", w = widths[c])
@@ -229,31 +250,31 @@ impl Table {
             vec!["---"; self.header.len()].join("|")
         );
         for r in &self.rows {
-            let cells: Vec<String> = r.iter().map(|c| esc(&c.display(self.digits))).collect();
+            let cells: Vec<String> = r.iter().map(|c| esc(&c.display())).collect();
             out.push_str(&format!("| {} |\n", cells.join(" | ")));
         }
         out
     }
 
-    /// An HTML `<table>` (text escaped, numbers rounded and right-aligned).
+    /// An HTML `<table>` (text escaped, numbers rounded and right-aligned;
+    /// a column name may wrap after an underscore).
     pub fn to_html(&self) -> String {
         let mut out = String::from("<table>\n<thead><tr>");
         for h in &self.header {
-            out.push_str(&format!("<th>{}</th>", super::escape(h)));
+            // Long column names may wrap after an underscore, nowhere else.
+            let h = super::escape(h).replace('_', "_<wbr>");
+            out.push_str(&format!("<th>{h}</th>"));
         }
         out.push_str("</tr></thead>\n<tbody>\n");
         for r in &self.rows {
             out.push_str("<tr>");
             for c in r {
-                let class = if matches!(c, Cell::Number(_)) {
+                let class = if c.number().is_some() {
                     " class=\"num\""
                 } else {
-                    ""
+                    " class=\"txt\""
                 };
-                out.push_str(&format!(
-                    "<td{class}>{}</td>",
-                    super::escape(&c.display(self.digits))
-                ));
+                out.push_str(&format!("<td{class}>{}</td>", super::escape(&c.display())));
             }
             out.push_str("</tr>\n");
         }
@@ -268,13 +289,16 @@ mod tests {
 
     #[test]
     fn html_escapes_text_and_rounds_numbers() {
-        let mut t = Table::new(&["<name>"]).with_digits(2);
+        let mut t = Table::new(&["<name>"]);
         t.row(vec!["a & <b>".into()]);
         t.row(vec![0.123456.into()]);
         t.row(vec![3usize.into()]);
+        t.row(vec![Cell::PValue(1.62e-7)]);
         let h = t.to_html();
         assert!(h.contains("&lt;name&gt;") && h.contains("a &amp; &lt;b&gt;"));
-        assert!(h.contains(">0.12<") && h.contains(">3<"));
+        assert!(h.contains(">0.123<") && h.contains(">3<") && h.contains(">1.6e-7<"));
+        let last: f64 = t.to_csv().lines().last().unwrap().parse().unwrap();
+        assert_eq!(last, 1.62e-7);
         assert!(!h.contains("<b>"));
     }
 

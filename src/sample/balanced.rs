@@ -20,14 +20,16 @@
 //! other class is treated as EB/RB treat the majority.
 
 use crate::data::Dataset;
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::params::{params, Bounds, Params};
 use crate::rng::Rng;
 
-use super::draw::{
-    assemble, majority_class, minority_class, negative_binomial_half, rows_by_class,
-    two_class_counts, with_replacement, without_replacement,
+use crate::sample::draw::{
+    assemble, majority_class, negative_binomial_half, with_replacement, without_replacement,
+    Classes,
 };
-use super::{Sample, Sampler};
+use crate::sample::parts::no_params;
+use crate::sample::{Sample, Sampler};
 
 /// EB: all minority rows and as many rows of each other class (no replacement).
 ///
@@ -44,18 +46,15 @@ pub struct ExactlyBalanced;
 
 impl Sampler for ExactlyBalanced {
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
-        let counts = two_class_counts(data, "eb")?;
-        let m = minority_class(&counts);
-        let mut rows = Vec::new();
-        for (c, pool) in rows_by_class(data).iter().enumerate() {
-            if c == m {
-                rows.extend_from_slice(pool);
+        let cls = Classes::of(data, "eb")?;
+        let rows = by_class(&cls, |c, pool| {
+            if c == cls.minority {
+                pool.to_vec()
             } else {
-                rows.extend(without_replacement(pool, counts[m], rng));
+                without_replacement(pool, cls.minority_rows().len(), rng)
             }
-        }
-        rows.sort_unstable();
-        Ok(assemble(data, rows, Vec::new(), Vec::new(), Vec::new()))
+        });
+        Ok(Sample::of_rows(data, rows))
     }
 
     fn name(&self) -> String {
@@ -70,17 +69,16 @@ pub struct RoughlyBalanced;
 
 impl Sampler for RoughlyBalanced {
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
-        let counts = two_class_counts(data, "rb")?;
-        let m = minority_class(&counts);
-        let mut rows = Vec::new();
+        let cls = Classes::of(data, "rb")?;
+        let n_min = cls.minority_rows().len();
         let mut notes = Vec::new();
-        for (c, pool) in rows_by_class(data).iter().enumerate() {
-            let size = if c == m {
-                counts[m]
+        let rows = by_class(&cls, |c, pool| {
+            let size = if c == cls.minority {
+                n_min
             } else if pool.is_empty() {
                 0
             } else {
-                let s = negative_binomial_half(counts[m], rng);
+                let s = negative_binomial_half(n_min, rng);
                 if s == 0 {
                     notes.push(format!(
                         "the negative binomial draw gave no rows of class '{}'",
@@ -89,9 +87,8 @@ impl Sampler for RoughlyBalanced {
                 }
                 s
             };
-            rows.extend(with_replacement(pool, size, rng));
-        }
-        rows.sort_unstable();
+            with_replacement(pool, size, rng)
+        });
         Ok(assemble(data, rows, Vec::new(), Vec::new(), notes))
     }
 
@@ -100,51 +97,50 @@ impl Sampler for RoughlyBalanced {
     }
 }
 
-/// UnderOver (Wang & Yao): every class bootstrapped to `a%` of the largest class.
-///
-/// ```
-/// use rarity::data::Dataset;
-/// use rarity::sample::{Sampler, UnderOver};
-/// let y = [vec![0u32; 100], vec![1; 20], vec![2; 5]].concat();
-/// let ds = Dataset::from_rows(vec![vec![0.0]; 125], y,
-///                             vec!["a".into(), "b".into(), "c".into()]).unwrap();
-/// let s = UnderOver::new(50.0).unwrap().resample(&ds, &mut rarity::rng::stream(3, 0)).unwrap();
-/// assert_eq!(s.keep_rates, vec![0.5, 2.5, 10.0]); // 50 rows of each class
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct UnderOver {
-    a: f64,
-}
-
-impl UnderOver {
-    /// Resampling rate `a` in percent of the largest class (`0 < a`; the paper
-    /// tries 10, 25, 50 and 100).
-    pub fn new(a: f64) -> Result<Self> {
-        if !(a.is_finite() && a > 0.0) {
-            return Err(Error::invalid(format!(
-                "underover: a = {a} must be a positive percentage of the largest class (e.g. 50)"
-            )));
-        }
-        Ok(UnderOver { a })
+params! {
+    /// UnderOver (Wang & Yao): every class bootstrapped to `a%` of the largest class.
+    ///
+    /// ```
+    /// use rarity::data::Dataset;
+    /// use rarity::sample::{Sampler, UnderOver};
+    /// let y = [vec![0u32; 100], vec![1; 20], vec![2; 5]].concat();
+    /// let ds = Dataset::from_rows(vec![vec![0.0]; 125], y,
+    ///                             vec!["a".into(), "b".into(), "c".into()]).unwrap();
+    /// let s = UnderOver { a: 50.0 }.resample(&ds, &mut rarity::rng::stream(3, 0)).unwrap();
+    /// assert_eq!(s.keep_rates, vec![0.5, 2.5, 10.0]); // 50 rows of each class
+    /// ```
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    pub struct UnderOver {
+        /// Size of every class in percent of the largest (the paper tries 10,
+        /// 25, 50 and 100; 100 is OverBagging, small values UnderBagging).
+        pub a: f64 = 50.0 => Bounds::positive(),
     }
 }
 
 impl Sampler for UnderOver {
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
-        let counts = two_class_counts(data, "underover")?;
-        let size =
-            ((self.a / 100.0 * counts[majority_class(&counts)] as f64).round() as usize).max(1);
-        let mut rows = Vec::new();
-        for pool in rows_by_class(data) {
-            rows.extend(with_replacement(&pool, size, rng));
-        }
-        rows.sort_unstable();
-        Ok(assemble(data, rows, Vec::new(), Vec::new(), Vec::new()))
+        self.check()?;
+        let cls = Classes::of(data, "underover")?;
+        let largest = cls.counts[majority_class(&cls.counts)];
+        let size = ((self.a / 100.0 * largest as f64).round() as usize).max(1);
+        let rows = by_class(&cls, |_, pool| with_replacement(pool, size, rng));
+        Ok(Sample::of_rows(data, rows))
     }
 
     fn name(&self) -> String {
         format!("underover(a={})", self.a)
     }
+}
+
+/// The rows `draw(c, pool)` gives for every class `c` (`pool`: its rows),
+/// in row order.
+fn by_class(cls: &Classes, mut draw: impl FnMut(usize, &[usize]) -> Vec<usize>) -> Vec<usize> {
+    let mut rows = Vec::new();
+    for (c, pool) in cls.rows.iter().enumerate() {
+        rows.extend(draw(c, pool));
+    }
+    rows.sort_unstable();
+    rows
 }
 
 /// Stratified balanced bootstrap (balanced random forests): `n+` rows drawn
@@ -154,17 +150,15 @@ pub struct BalancedBootstrap;
 
 impl Sampler for BalancedBootstrap {
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
-        let counts = two_class_counts(data, "balanced bootstrap")?;
-        let size = counts[minority_class(&counts)];
-        let mut rows = Vec::new();
-        for pool in rows_by_class(data) {
-            rows.extend(with_replacement(&pool, size, rng));
-        }
-        rows.sort_unstable();
-        Ok(assemble(data, rows, Vec::new(), Vec::new(), Vec::new()))
+        let cls = Classes::of(data, "balanced bootstrap")?;
+        let size = cls.minority_rows().len();
+        let rows = by_class(&cls, |_, pool| with_replacement(pool, size, rng));
+        Ok(Sample::of_rows(data, rows))
     }
 
     fn name(&self) -> String {
         "balanced-bootstrap".into()
     }
 }
+
+no_params!(ExactlyBalanced, RoughlyBalanced, BalancedBootstrap);

@@ -5,42 +5,34 @@
 
 use rand::RngExt;
 
-use super::{Sample, Sampler};
 use crate::data::Dataset;
 use crate::error::{Error, Result};
+use crate::params::{params, Bounds, Params};
 use crate::rng::Rng;
+use crate::sample::{Sample, Sampler};
 
-/// Draws `round(fraction * n)` rows uniformly with replacement.
-///
-/// ```
-/// use rarity::data::Dataset;
-/// use rarity::sample::{Sampler, bootstrap::Bootstrap};
-/// let ds = Dataset::from_rows(vec![vec![0.0]; 10], vec![0; 10],
-///                             vec!["a".into(), "b".into()]).unwrap();
-/// let s = Bootstrap::default().resample(&ds, &mut rarity::rng::stream(1, 0)).unwrap();
-/// assert_eq!(s.rows.len(), 10);
-/// assert!(s.rows.iter().all(|&i| i < 10));
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Bootstrap {
-    /// Sample size as a fraction of the input's rows (1 by default).
-    pub fraction: f64,
-}
-
-impl Default for Bootstrap {
-    fn default() -> Self {
-        Bootstrap { fraction: 1.0 }
+params! {
+    /// Draws `round(fraction * n)` rows uniformly with replacement.
+    ///
+    /// ```
+    /// use rarity::data::Dataset;
+    /// use rarity::sample::{Sampler, bootstrap::Bootstrap};
+    /// let ds = Dataset::from_rows(vec![vec![0.0]; 10], vec![0; 10],
+    ///                             vec!["a".into(), "b".into()]).unwrap();
+    /// let s = Bootstrap::default().resample(&ds, &mut rarity::rng::stream(1, 0)).unwrap();
+    /// assert_eq!(s.rows.len(), 10);
+    /// assert!(s.rows.iter().all(|&i| i < 10));
+    /// ```
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    pub struct Bootstrap {
+        /// Sample size as a fraction of the input's rows.
+        pub fraction: f64 = 1.0 => Bounds::positive(),
     }
 }
 
 impl Sampler for Bootstrap {
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
-        if !(self.fraction.is_finite() && self.fraction > 0.0) {
-            return Err(Error::invalid(format!(
-                "bootstrap fraction {} must be a positive number",
-                self.fraction
-            )));
-        }
+        self.check()?;
         let n = data.n_rows();
         if n == 0 {
             return Err(Error::data("cannot draw a bootstrap sample from no rows"));
@@ -48,6 +40,11 @@ impl Sampler for Bootstrap {
         let size = ((self.fraction * n as f64).round() as usize).max(1);
         let rows = (0..size).map(|_| rng.random_range(0..n)).collect();
         Ok(Sample::of_rows(data, rows))
+    }
+
+    /// Rows are drawn uniformly, whatever their class.
+    fn keeps_priors(&self) -> bool {
+        true
     }
 
     fn name(&self) -> String {

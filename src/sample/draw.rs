@@ -47,22 +47,47 @@ pub(crate) fn two_class_counts(data: &Dataset, sampler: &str) -> Result<Vec<usiz
     Ok(counts)
 }
 
-/// Row indices grouped by class, each group in row order.
-pub(crate) fn rows_by_class(data: &Dataset) -> Vec<Vec<usize>> {
-    let mut out = vec![Vec::new(); data.n_classes()];
-    for (i, &c) in data.labels().iter().enumerate() {
-        out[c as usize].push(i);
-    }
-    out
+/// The classes of a dataset as the samplers see them: the counts, the
+/// minority ([`minority_class`]) and the rows of each class.
+pub(crate) struct Classes {
+    /// Rows per class.
+    pub(crate) counts: Vec<usize>,
+    /// The minority class.
+    pub(crate) minority: usize,
+    /// The rows of each class, in row order.
+    pub(crate) rows: Vec<Vec<usize>>,
 }
 
-/// The rows of class `c`, in row order (one class's group of
-/// [`rows_by_class`], without building the others).
-pub(crate) fn rows_of_class(data: &Dataset, c: usize) -> Vec<usize> {
-    let labels = data.labels();
-    (0..labels.len())
-        .filter(|&i| labels[i] as usize == c)
-        .collect()
+impl Classes {
+    /// The classes of `data`; fails unless two have rows (`sampler` names
+    /// the sampler in the error).
+    pub(crate) fn of(data: &Dataset, sampler: &str) -> Result<Self> {
+        let counts = two_class_counts(data, sampler)?;
+        Ok(Classes {
+            minority: minority_class(&counts),
+            rows: data.rows_by_class(),
+            counts,
+        })
+    }
+
+    /// The minority's rows.
+    pub(crate) fn minority_rows(&self) -> &[usize] {
+        &self.rows[self.minority]
+    }
+
+    /// Every other class that has rows, with its rows.
+    pub(crate) fn others(&self) -> impl Iterator<Item = (usize, &[usize])> {
+        self.rows
+            .iter()
+            .enumerate()
+            .filter(|&(c, pool)| c != self.minority && !pool.is_empty())
+            .map(|(c, pool)| (c, pool.as_slice()))
+    }
+
+    /// Per class: whether it is reduced (every class but the minority).
+    pub(crate) fn not_minority(&self) -> Vec<bool> {
+        (0..self.counts.len()).map(|c| c != self.minority).collect()
+    }
 }
 
 /// `m` distinct members of `pool` (partial Fisher-Yates shuffle), in draw order.
@@ -174,17 +199,6 @@ pub(crate) fn assemble_all_rows(
         synthetic_labels,
         keep_rates,
         notes,
-    }
-}
-
-/// Checks a finite, strictly positive parameter.
-pub(crate) fn positive(name: &str, v: f64, what: &str) -> Result<f64> {
-    if v.is_finite() && v > 0.0 {
-        Ok(v)
-    } else {
-        Err(Error::invalid(format!(
-            "{name} must be a positive number ({what}); got {v}"
-        )))
     }
 }
 

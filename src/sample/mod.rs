@@ -7,7 +7,8 @@
 //! shift exactly (Dal Pozzolo et al. 2015, eq. 9 for the binary case with
 //! `r_- = beta`, `r_+ = 1`; in general `p_k(x) ∝ p_s,k(x) / r_k`).
 //!
-//! The samplers (each module's doc cites its source):
+//! The samplers (each module's doc cites its source; the neighbour-based
+//! ones search with [`crate::neighbors`], in the space `space` prepares):
 //!
 //! | module | samplers |
 //! | --- | --- |
@@ -16,33 +17,23 @@
 //! | `balanced` | [`ExactlyBalanced`] (EB), [`RoughlyBalanced`] (RB), [`UnderOver`], [`BalancedBootstrap`] |
 //! | `smote` | [`Smote`], [`BorderlineSmote`], [`Adasyn`], [`SmoteHybrid`] (500% / 120%) |
 //! | `cleaning` | [`TomekLinks`], [`EditedNearestNeighbours`], [`CondensedNearestNeighbour`], [`OneSidedSelection`], [`NeighbourhoodCleaningRule`], [`NearMiss`], [`SmoteTomek`], [`SmoteEnn`] |
-//! | [`neighbors`] | the exact k-NN search they share |
-//! | `named` | [`sampler_from_name`] (CLI) and [`sampler_from_spec`] (`under(beta=0.2)`, ...) |
+//! | [`bootstrap`], [`no_resampling`] | the plain bootstrap and no resampling (bagging's draws) |
+//! | [`registry`] | every sampler by name, with its parameters: [`build_sampler`] |
+//!
+//! Every sampler's parameters are a parameter struct
+//! ([`params!`](crate::params::params)) with each default and valid range
+//! declared once; a spec such as `under(beta=0.2)` is read into it by the
+//! registry, and [`Sampler::name`] prints a spec that reads back to the same
+//! sampler.
 
-mod balanced;
-mod cleaning;
 pub(crate) mod draw;
-mod named;
-pub mod neighbors;
-mod over;
-mod smote;
+mod parts;
+pub mod registry;
+mod space;
 #[cfg(test)]
 mod tests;
-mod under;
 
-pub use balanced::{BalancedBootstrap, ExactlyBalanced, RoughlyBalanced, UnderOver};
-pub use cleaning::{
-    CondensedNearestNeighbour, EditedNearestNeighbours, EnnRule, NearMiss,
-    NeighbourhoodCleaningRule, OneSidedSelection, SmoteEnn, SmoteTomek, TomekLinks,
-};
-pub use named::{sampler_from_name, sampler_from_spec, SamplerParams, METHODS};
-pub use over::{OverTarget, RandomOver};
-pub use smote::{Adasyn, BorderlineSmote, Smote, SmoteHybrid};
-pub use under::{RandomUnder, UnderTarget};
-
-pub mod bootstrap;
-pub mod no_resampling;
-pub mod registry;
+pub use registry::*;
 
 use serde::{Deserialize, Serialize};
 
@@ -121,8 +112,18 @@ pub trait Sampler: Send + Sync + std::fmt::Debug {
     /// Draws a sample from `data` using `rng`.
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample>;
 
-    /// A short name for reports (e.g. `bootstrap`, `under(beta=0.1)`).
+    /// A short name for reports (e.g. `bootstrap`, `under(beta=0.1)`): a
+    /// spec that [`build_sampler`] reads back to the same sampler.
     fn name(&self) -> String;
+
+    /// Whether the sampler keeps the class priors by design: it draws rows
+    /// uniformly whatever their class (the plain bootstrap), so its counted
+    /// keep rates differ from 1 only by sampling noise and there is no
+    /// prior shift for a correction to undo. False for every sampler that
+    /// rebalances.
+    fn keeps_priors(&self) -> bool {
+        false
+    }
 }
 
 /// A sampler name in the `method(key=value,...)` form its parser reads:
@@ -138,4 +139,9 @@ pub(crate) fn spec(method: &str, parts: &[String]) -> String {
     } else {
         format!("{method}({})", parts.join(","))
     }
+}
+
+/// A list parameter as a sampler's name writes it: `0.5:1`.
+pub(crate) fn colon_list<T: std::fmt::Display>(v: &[T]) -> String {
+    v.iter().map(T::to_string).collect::<Vec<_>>().join(":")
 }

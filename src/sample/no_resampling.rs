@@ -2,10 +2,11 @@
 //! This is how Fan's random decision trees are trained (their diversity comes
 //! from the random structure, not from the data).
 
-use super::{Sample, Sampler};
 use crate::data::Dataset;
 use crate::error::Result;
 use crate::rng::Rng;
+use crate::sample::parts::no_params;
+use crate::sample::{Sample, Sampler};
 
 /// Returns all rows, in order; every keep rate is 1.
 ///
@@ -30,3 +31,5 @@ impl Sampler for NoResampling {
         "none".into()
     }
 }
+
+no_params!(NoResampling);

@@ -8,109 +8,114 @@
 
 use crate::data::Dataset;
 use crate::error::{Error, Result};
+use crate::params::{params, Bounds, Params};
 use crate::rng::Rng;
 
-use super::draw::{
-    assemble, majority_class, minority_class, rows_by_class, two_class_counts, with_replacement,
+use crate::sample::draw::{
+    assemble, majority_class, minority_class, two_class_counts, with_replacement,
 };
-use super::{spec, Sample, Sampler};
+use crate::sample::parts::{at_most_one, params_of_parts};
+use crate::sample::{colon_list, spec, Sample, Sampler};
 
-/// The class sizes an oversampler aims at.
-#[derive(Debug, Clone, PartialEq)]
-pub enum OverTarget {
-    /// Every class brought up to the size of the largest.
-    Balance,
-    /// Every class other than the largest brought up to `ratio * N_max`
-    /// (classes already that large are left alone); `ratio` must be at
-    /// least `N_min / N_max` and positive.
-    Ratio(f64),
-    /// SMOTE's amount `N%`: each class other than the largest gains
-    /// `round(N / 100 * N_c)` rows (500 makes the minority six times larger).
-    Percent(f64),
-    /// Wanted size of each class, in class-id order (none below its size).
-    Counts(Vec<usize>),
+params! {
+    /// The class sizes an oversampler aims at: at most one of `ratio`,
+    /// `amount` and `counts`; with none, every class is brought up to the
+    /// size of the largest.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct OverTarget {
+        /// Every class other than the largest brought up to ratio * N_max
+        /// (classes already that large left alone); at least N_min / N_max.
+        pub ratio: Option<f64> = None => Bounds::positive(),
+        /// SMOTE's amount N%: each class other than the largest gains
+        /// round(N / 100 * N_c) rows (500 makes the minority six times larger).
+        pub amount: Option<f64> = None => Bounds::at_least(0.0),
+        /// Wanted size of each class, in class-id order (none below its size).
+        pub counts: Option<Vec<usize>> = None,
+    }
+    check = one_target;
+}
+
+fn one_target(t: &OverTarget) -> Result<()> {
+    at_most_one(
+        &[t.ratio.is_some(), t.amount.is_some(), t.counts.is_some()],
+        "give at most one of ratio, amount and counts (the class sizes to reach)",
+    )
 }
 
 impl OverTarget {
     /// Wanted size of each class given the input `counts`.
     pub fn sizes(&self, counts: &[usize]) -> Result<Vec<usize>> {
+        self.check()?;
         let big = majority_class(counts);
         let nmax = counts[big];
-        match self {
-            OverTarget::Balance => Ok(counts
+        if let Some(r) = self.ratio {
+            let nmin = counts[minority_class(counts)];
+            let lo = nmin as f64 / nmax as f64;
+            if !(r.is_finite() && r >= lo) {
+                return Err(Error::invalid(format!(
+                    "ratio = {r} is below its valid minimum N_min/N_max = {lo:.6} \
+                     ({nmin} / {nmax}): oversampling cannot shrink a class"
+                )));
+            }
+            let want = (r * nmax as f64).round() as usize;
+            return Ok(counts
+                .iter()
+                .enumerate()
+                .map(|(c, &n)| if c == big || n == 0 { n } else { n.max(want) })
+                .collect());
+        }
+        if let Some(p) = self.amount {
+            return Ok(counts
+                .iter()
+                .enumerate()
+                .map(|(c, &n)| {
+                    if c == big {
+                        n
+                    } else {
+                        n + (p / 100.0 * n as f64).round() as usize
+                    }
+                })
+                .collect());
+        }
+        let Some(want) = &self.counts else {
+            return Ok(counts
                 .iter()
                 .map(|&n| if n == 0 { 0 } else { nmax })
-                .collect()),
-            OverTarget::Ratio(r) => {
-                let nmin = counts[minority_class(counts)];
-                let lo = nmin as f64 / nmax as f64;
-                if !(r.is_finite() && *r >= lo) {
-                    return Err(Error::invalid(format!(
-                        "ratio = {r} is below its valid minimum N_min/N_max = {lo:.6} \
-                         ({nmin} / {nmax}): oversampling cannot shrink a class"
-                    )));
-                }
-                let want = (r * nmax as f64).round() as usize;
-                Ok(counts
-                    .iter()
-                    .enumerate()
-                    .map(|(c, &n)| if c == big || n == 0 { n } else { n.max(want) })
-                    .collect())
+                .collect());
+        };
+        if want.len() != counts.len() {
+            return Err(Error::invalid(format!(
+                "{} class sizes given for {} classes",
+                want.len(),
+                counts.len()
+            )));
+        }
+        for (c, (&w, &n)) in want.iter().zip(counts).enumerate() {
+            if w < n {
+                return Err(Error::invalid(format!(
+                    "class {c} has {n} rows; oversampling cannot bring it down to {w}"
+                )));
             }
-            OverTarget::Percent(p) => {
-                if !(p.is_finite() && *p >= 0.0) {
-                    return Err(Error::invalid(format!(
-                        "amount = {p}% is invalid: give the number of new rows as a \
-                         non-negative percentage of the class size (e.g. 200)"
-                    )));
-                }
-                Ok(counts
-                    .iter()
-                    .enumerate()
-                    .map(|(c, &n)| {
-                        if c == big {
-                            n
-                        } else {
-                            n + (p / 100.0 * n as f64).round() as usize
-                        }
-                    })
-                    .collect())
-            }
-            OverTarget::Counts(want) => {
-                if want.len() != counts.len() {
-                    return Err(Error::invalid(format!(
-                        "{} class sizes given for {} classes",
-                        want.len(),
-                        counts.len()
-                    )));
-                }
-                for (c, (&w, &n)) in want.iter().zip(counts).enumerate() {
-                    if w < n {
-                        return Err(Error::invalid(format!(
-                            "class {c} has {n} rows; oversampling cannot bring it down to {w}"
-                        )));
-                    }
-                    if n == 0 && w > 0 {
-                        return Err(Error::data(format!(
-                            "class {c} has no rows to oversample from"
-                        )));
-                    }
-                }
-                Ok(want.clone())
+            if n == 0 && w > 0 {
+                return Err(Error::data(format!(
+                    "class {c} has no rows to oversample from"
+                )));
             }
         }
+        Ok(want.clone())
     }
 
-    /// The target as it appears in a sampler name (`ratio=0.5`, `amount=200`, ...).
+    /// The target as it appears in a sampler name (`ratio=0.5`, `amount=200`,
+    /// `counts=100:100`; empty for balance).
     pub(crate) fn spec(&self) -> String {
-        match self {
-            OverTarget::Balance => String::new(),
-            OverTarget::Ratio(r) => format!("ratio={r}"),
-            OverTarget::Percent(p) => format!("amount={p}"),
-            OverTarget::Counts(v) => format!(
-                "counts={}",
-                v.iter().map(usize::to_string).collect::<Vec<_>>().join(":")
-            ),
+        if let Some(r) = self.ratio {
+            format!("ratio={r}")
+        } else if let Some(p) = self.amount {
+            format!("amount={p}")
+        } else if let Some(v) = &self.counts {
+            format!("counts={}", colon_list(v))
+        } else {
+            String::new()
         }
     }
 }
@@ -122,13 +127,16 @@ impl OverTarget {
 /// use rarity::sample::{OverTarget, RandomOver, Sampler};
 /// let ds = Dataset::from_rows(vec![vec![0.0]; 5], vec![0, 0, 0, 0, 1],
 ///                             vec!["n".into(), "p".into()]).unwrap();
-/// let s = RandomOver::new(OverTarget::Balance).resample(&ds, &mut rarity::rng::stream(1, 0)).unwrap();
+/// let s = RandomOver::default().resample(&ds, &mut rarity::rng::stream(1, 0)).unwrap();
 /// assert_eq!(s.keep_rates, vec![1.0, 4.0]);
 /// ```
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct RandomOver {
-    target: OverTarget,
+    /// The class sizes to reach.
+    pub target: OverTarget,
 }
+
+params_of_parts!(RandomOver: target);
 
 impl RandomOver {
     /// Oversampling to `target`.
@@ -142,7 +150,7 @@ impl Sampler for RandomOver {
         let counts = two_class_counts(data, "oversampling")?;
         let sizes = self.target.sizes(&counts)?;
         let mut rows: Vec<usize> = (0..data.n_rows()).collect();
-        for (c, pool) in rows_by_class(data).iter().enumerate() {
+        for (c, pool) in data.rows_by_class().iter().enumerate() {
             rows.extend(with_replacement(pool, sizes[c] - counts[c], rng));
         }
         Ok(assemble(data, rows, Vec::new(), Vec::new(), Vec::new()))

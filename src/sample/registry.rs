@@ -1,46 +1,359 @@
-//! TEMPORARY shim until the sampler registry lands: builds samplers from a
-//! parsed call through the old name parser.
+//! Every sampler by name, with its parameters: the table that strategy specs
+//! (`under(beta=0.2)+tree`), bagging's `sample=...`, `rarity resample
+//! --method` and its help all read.
+//!
+//! A sampler is built from a parsed [`Call`] into its parameter struct, so
+//! every argument is checked (name, type, range) before any work starts, and
+//! unknown names get a did-you-mean error listing the alternatives. Besides
+//! `key=value`, a few bare words are accepted as flags: `exact` and
+//! `bernoulli` (undersampling's `mode`) and `standardise` (or
+//! `standardize`; `standardise=true`). Lists are written `rates=[0.5, 1]` or
+//! `rates=0.5:1`.
+//!
+//! ```
+//! use rarity::sample::{build_sampler, parse_sampler};
+//! let s = parse_sampler("under(beta=0.2,exact)").unwrap();
+//! assert_eq!(s.name(), "under(beta=0.2,exact)");
+//! let call = &rarity::params::syntax::parse("smote(k=3,counts=[100,100])").unwrap()[0];
+//! assert_eq!(build_sampler(call).unwrap().name(), "smote(k=3,counts=100:100)");
+//! let e = parse_sampler("smot").unwrap_err().to_string();
+//! assert!(e.contains("did you mean 'smote'"), "{e}");
+//! ```
+
+// Every sampler's module is declared here, beside its entry in `SAMPLERS`,
+// so that adding a sampler touches its own file and this one; `sample`
+// re-exports them.
+#[path = "balanced.rs"]
+mod balanced;
+#[path = "bootstrap.rs"]
+pub mod bootstrap;
+#[path = "cleaning/mod.rs"]
+mod cleaning;
+#[path = "no_resampling.rs"]
+pub mod no_resampling;
+#[path = "over.rs"]
+mod over;
+#[path = "smote.rs"]
+mod smote;
+#[path = "under.rs"]
+mod under;
+
+pub use balanced::{BalancedBootstrap, ExactlyBalanced, RoughlyBalanced, UnderOver};
+pub use cleaning::{
+    CondensedNearestNeighbour, EditedNearestNeighbours, EnnRule, NearMiss, NearMissScores,
+    NeighbourhoodCleaningRule, OneSidedSelection, ShortList, SmoteEnn, SmoteEnnEditing, SmoteTomek,
+    TomekLinks,
+};
+pub use over::{OverTarget, RandomOver};
+pub use smote::{
+    Adasyn, BorderlineSmote, Danger, HybridSizes, Smote, SmoteHybrid, SmoteNeighbours,
+};
+pub use under::{RandomUnder, UnderMode};
 
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::params::{Call, ParamType, Value};
-use crate::sample::bootstrap::Bootstrap;
-use crate::sample::no_resampling::NoResampling;
-use crate::sample::Sampler;
+use crate::params::{self, defaults_table, syntax, Call, Entry, Family, ParamInfo, Params, Value};
 
-/// The sampler a call names.
-pub fn build_sampler(c: &Call) -> Result<Arc<dyn Sampler>> {
-    match c.name.as_str() {
-        "bootstrap" => {
-            let fraction = match c.arg("fraction") {
-                None => 1.0,
-                Some(Value::Number(x)) if *x > 0.0 => *x,
-                Some(_) => return Err(Error::invalid("bootstrap: bad fraction")),
-            };
-            Ok(Arc::new(Bootstrap { fraction }))
-        }
-        "none" => Ok(Arc::new(NoResampling)),
-        _ => Ok(Arc::from(crate::sample::sampler_from_spec(&c.to_string())?)),
+use self::bootstrap::Bootstrap;
+use self::no_resampling::NoResampling;
+use super::Sampler;
+
+/// The entry of sampler `S` (its parameters are those of `S`; bare flag
+/// words such as `exact` are read as its parameters).
+const fn entry<S: Sampler + Params + Default + 'static>(
+    name: &'static str,
+    summary: &'static str,
+) -> Entry<Arc<dyn Sampler>> {
+    Entry::of::<S>(name, summary, |call| {
+        let call = with_flags(call, &defaults_table::<S>());
+        Ok(Arc::new(params::from_call::<S>(&call)?))
+    })
+}
+
+/// Every sampler, in the order help lists them.
+pub static SAMPLERS: &[Entry<Arc<dyn Sampler>>] = &[
+    entry::<Bootstrap>(
+        "bootstrap",
+        "the plain bootstrap (Efron 1979): round(fraction * n) rows drawn uniformly with replacement",
+    ),
+    entry::<NoResampling>("none", "no resampling: every row once"),
+    entry::<RandomUnder>(
+        "under",
+        "random undersampling: a rate (beta), a ratio (minority/majority after) or per-class rates; exact|bernoulli",
+    ),
+    entry::<RandomOver>(
+        "over",
+        "random oversampling with replacement: to a ratio, an amount (%) or counts (default: balance)",
+    ),
+    entry::<Smote>("smote", "SMOTE: k nearest minority rows; target as over (default: balance)"),
+    entry::<BorderlineSmote>(
+        "borderline-smote",
+        "Borderline-SMOTE1: SMOTE from the minority rows in danger among their m neighbours; target as smote",
+    ),
+    entry::<Adasyn>("adasyn", "ADASYN: SMOTE weighted by each row's other-class neighbours; target as smote"),
+    entry::<SmoteHybrid>(
+        "hybrid",
+        "SMOTE amount % of the minority + under % of that many rows per other class",
+    ),
+    entry::<TomekLinks>("tomek", "remove the non-minority member of each Tomek link"),
+    entry::<EditedNearestNeighbours>("enn", "edited nearest neighbours: rule=mode|all"),
+    entry::<CondensedNearestNeighbour>("cnn", "Hart's condensed nearest neighbour"),
+    entry::<OneSidedSelection>("oss", "one-sided selection (Kubat & Matwin)"),
+    entry::<NeighbourhoodCleaningRule>("ncl", "neighbourhood cleaning rule"),
+    entry::<NearMiss<1>>("nearmiss1", "NearMiss-1: the rows nearest their k nearest minority rows"),
+    entry::<NearMiss<2>>("nearmiss2", "NearMiss-2: the rows nearest their k farthest minority rows"),
+    entry::<NearMiss<3>>(
+        "nearmiss3",
+        "NearMiss-3: of the k3 nearest rows of each minority row, those farthest from their k nearest minority rows",
+    ),
+    entry::<SmoteTomek>(
+        "smote-tomek",
+        "SMOTE (as smote), then both members of Tomek links removed",
+    ),
+    entry::<SmoteEnn>("smote-enn", "SMOTE (as smote), then ENN on all classes"),
+    entry::<ExactlyBalanced>(
+        "eb",
+        "exactly balanced: all minority rows + as many of each other class",
+    ),
+    entry::<RoughlyBalanced>(
+        "rb",
+        "roughly balanced (Hido et al.): minority bootstrap, NB(n+, 1/2) majority rows",
+    ),
+    entry::<UnderOver>(
+        "underover",
+        "UnderOver (Wang & Yao): every class bootstrapped to a % of the largest",
+    ),
+    entry::<BalancedBootstrap>(
+        "balanced-bootstrap",
+        "stratified balanced bootstrap: n+ rows with replacement per class",
+    ),
+];
+
+/// Bare words accepted as flags: `(word, parameter, value)`.
+const FLAGS: &[(&str, &str, &str)] = &[
+    ("exact", "mode", "exact"),
+    ("bernoulli", "mode", "bernoulli"),
+    ("standardise", "standardise", "true"),
+    ("standardize", "standardise", "true"),
+];
+
+/// `call` with each bare flag word (`exact`, `standardise`, ...) written as
+/// the keyword argument it stands for, where `table` has that parameter
+/// (other positional arguments are left for the parameter check to reject).
+pub fn with_flags(call: &Call, table: &[ParamInfo]) -> Call {
+    let args = call
+        .args
+        .iter()
+        .map(|(k, v)| {
+            let flag = FLAGS.iter().find(|(word, key, _)| {
+                k.is_none() && v.word() == Some(*word) && table.iter().any(|p| p.name == *key)
+            });
+            match flag {
+                Some((_, key, value)) => (Some(key.to_string()), Value::Call(Call::bare(value))),
+                None => (k.clone(), v.clone()),
+            }
+        })
+        .collect();
+    Call {
+        name: call.name.clone(),
+        args,
     }
 }
 
-/// Whether `name` is a sampler.
+/// The sampler a parsed call names, e.g. `under(rates=[0.5, 1])`: unknown
+/// samplers and arguments, and invalid values, are errors that say what is
+/// accepted.
+pub fn build_sampler(call: &Call) -> Result<Arc<dyn Sampler>> {
+    (params::find(SAMPLERS, &call.name, "sampler")?.build)(call)
+}
+
+/// The sampler a spec of one call names (`smote(k=3, standardise)`).
+pub fn parse_sampler(spec: &str) -> Result<Arc<dyn Sampler>> {
+    let stages = syntax::parse(spec)?;
+    if stages.len() > 1 {
+        return Err(Error::invalid(format!(
+            "sampler spec '{spec}': one sampler is expected, e.g. under(beta=0.2); found {} stages",
+            stages.len()
+        )));
+    }
+    build_sampler(&stages[0])
+}
+
+/// Whether `name` is a sampler's name.
 pub fn is_sampler(name: &str) -> bool {
-    name == "bootstrap" || name == "none" || crate::sample::METHODS.iter().any(|(n, _)| *n == name)
+    SAMPLERS.iter().any(|e| e.name == name)
 }
 
-impl ParamType for Arc<dyn Sampler> {
-    fn from_value(v: &Value) -> std::result::Result<Self, String> {
-        match v {
-            Value::Call(c) => build_sampler(c).map_err(|e| e.to_string()),
-            _ => Err(String::new()),
+/// Samplers as parameters (bagging's `sample=under(beta=0.2)`): any spec
+/// the registry reads, shown as its [`Sampler::name`].
+impl Family for dyn Sampler {
+    fn expected() -> String {
+        let names: Vec<&str> = SAMPLERS.iter().map(|e| e.name).collect();
+        format!(
+            "a sampler such as under(beta=0.2): one of {}",
+            names.join(", ")
+        )
+    }
+    fn build(call: &Call) -> Result<Arc<Self>> {
+        build_sampler(call)
+    }
+    fn spec_text(&self) -> String {
+        self.name()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::Dataset;
+    use crate::params::ParamType;
+    use crate::rng::stream;
+
+    /// One call per entry, every one with non-default parameters where the
+    /// sampler has any.
+    const NON_DEFAULT: &[&str] = &[
+        "bootstrap(fraction=0.5)",
+        "none",
+        "under(rates=[0.5,1],exact)",
+        "over(counts=[90,40])",
+        "smote(k=3,amount=150,standardise)",
+        "borderline-smote(k=4,m=6,ratio=0.5)",
+        "adasyn(k=4,counts=[90,50],standardise=true)",
+        "hybrid(amount=300,under=100,k=4,standardise)",
+        "tomek(standardise)",
+        "enn(k=4,rule=all,standardise)",
+        "cnn(standardise)",
+        "oss(standardize)",
+        "ncl(k=4,standardise)",
+        "nearmiss1(k=2,standardise)",
+        "nearmiss2(k=2)",
+        "nearmiss3(k=2,k3=4,standardise)",
+        "smote-tomek(k=4,ratio=0.8,standardise)",
+        "smote-enn(k=4,amount=100,enn_k=5,rule=all,standardise)",
+        "eb",
+        "rb",
+        "underover(a=80)",
+        "balanced-bootstrap",
+    ];
+
+    fn call(s: &str) -> Call {
+        syntax::parse(s).unwrap().remove(0)
+    }
+
+    fn data() -> Dataset {
+        let rows: Vec<Vec<f64>> = (0..90)
+            .map(|i| vec![(i % 13) as f64, (i * i % 17) as f64 * 10.0])
+            .collect();
+        let y: Vec<u32> = (0..90).map(|i| u32::from(i % 3 == 0)).collect();
+        Dataset::from_rows(rows, y, vec!["n".into(), "p".into()]).unwrap()
+    }
+
+    #[test]
+    fn every_name_reads_back_to_the_same_sampler() {
+        assert_eq!(NON_DEFAULT.len(), SAMPLERS.len());
+        let ds = data();
+        for e in SAMPLERS {
+            let spec = NON_DEFAULT
+                .iter()
+                .find(|s| call(s).name == e.name)
+                .unwrap_or_else(|| panic!("no test call for {}", e.name));
+            let s = build_sampler(&call(spec)).unwrap();
+            let back = parse_sampler(&s.name()).unwrap();
+            assert_eq!(back.name(), s.name(), "{spec}");
+            let a = s.resample(&ds, &mut stream(4, 1)).unwrap();
+            let b = back.resample(&ds, &mut stream(4, 1)).unwrap();
+            assert_eq!(a, b, "{spec}");
+            // The defaults read back too.
+            let d = (e.build)(&Call::bare(e.name)).unwrap();
+            assert_eq!(parse_sampler(&d.name()).unwrap().name(), d.name());
         }
     }
-    fn expected() -> String {
-        "a sampler such as bootstrap or under(beta=0.2)".into()
+
+    #[test]
+    fn lists_flags_and_modes() {
+        let name = |s: &str| parse_sampler(s).unwrap().name();
+        assert_eq!(name("under(rates=[0.5,1])"), "under(rates=0.5:1)");
+        assert_eq!(name("under(rates=0.5:1)"), "under(rates=0.5:1)");
+        assert_eq!(
+            name("under(rates='0.5:1',mode=exact)"),
+            "under(rates=0.5:1,exact)"
+        );
+        assert_eq!(name("under(beta=0.2,exact)"), "under(beta=0.2,exact)");
+        assert_eq!(
+            name("under(ratio=0.5,bernoulli)"),
+            "under(ratio=0.5,bernoulli)"
+        );
+        assert_eq!(name("under(ratio=0.5,mode=exact)"), "under(ratio=0.5)");
+        assert_eq!(name("under"), "under(ratio=1)");
+        assert_eq!(name("smote(counts=[100,100])"), "smote(k=5,counts=100:100)");
+        assert_eq!(name("smote(standardize)"), "smote(k=5,standardise)");
+        assert_eq!(name("hybrid"), "hybrid(amount=500,under=120,k=5)");
+        assert_eq!(name("bootstrap(fraction=1)"), "bootstrap");
     }
-    fn to_text(&self) -> String {
-        self.name()
+
+    #[test]
+    fn errors_name_the_argument_and_what_is_accepted() {
+        for (spec, needles) in [
+            (
+                "smot(k=3)",
+                &[
+                    "unknown sampler 'smot' (did you mean 'smote'?)",
+                    "nearmiss3",
+                ][..],
+            ),
+            (
+                "smote(beta=0.5)",
+                &["unknown argument 'beta'", "accepted: k, standardise"],
+            ),
+            ("smote(exact)", &["argument exact needs a name"]),
+            (
+                "under(beta=0.2,ratio=0.5)",
+                &["only one of beta, ratio and rates"],
+            ),
+            (
+                "smote(ratio=0.5,amount=100)",
+                &["at most one of ratio, amount"],
+            ),
+            (
+                "under(beta=1.5)",
+                &["beta=1.5 is invalid; expected a number in (0, 1] or none"],
+            ),
+            ("under(rates=[0.5,0])", &["in (0, 1]"]),
+            ("smote(k=0)", &["k=0 is invalid"]),
+            ("enn(rule=any)", &["one of mode, all"]),
+            ("nearmiss1(k3=2)", &["unknown argument 'k3'"]),
+            ("underover(a=0)", &["a=0 is invalid"]),
+            ("bootstrap(fraction=0)", &["fraction=0 is invalid"]),
+            ("under+smote", &["one sampler is expected"]),
+        ] {
+            let e = parse_sampler(spec).unwrap_err().to_string();
+            for n in needles {
+                assert!(e.contains(n), "{spec}: {e}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_sampler_is_a_parameter_type() {
+        let v = Value::Call(call("under(beta=0.25)"));
+        let s = <Arc<dyn Sampler>>::from_value(&v).unwrap();
+        assert_eq!(s.to_text(), "under(beta=0.25)");
+        assert!(<Arc<dyn Sampler>>::from_value(&Value::Number(1.0)).is_err());
+        assert!(<Arc<dyn Sampler>>::expected().contains("smote-enn"));
+    }
+
+    #[test]
+    fn help_lists_every_sampler_with_its_parameters() {
+        let h = params::help(SAMPLERS);
+        for e in SAMPLERS {
+            assert!(h.contains(&format!("  {}: ", e.name)), "{}", e.name);
+        }
+        assert!(h.contains("k=5 (a whole number >= 1)"), "{h}");
+        assert!(h.contains("enn_k=3"), "{h}");
+        assert!(
+            h.contains("mode=none (one of exact, bernoulli or none)"),
+            "{h}"
+        );
     }
 }

@@ -16,7 +16,7 @@
 //!   its `k` nearest neighbours; the `g_i` are rounded by largest remainders
 //!   so that they add up to the number wanted.
 //! - **The SMOTE/undersampling hybrid** of Collell et al. (2018, section 4.2,
-//!   after Chawla et al.'s `perc.over` / `perc.under`): SMOTE adds `over%` of
+//!   after Chawla et al.'s `perc.over` / `perc.under`): SMOTE adds `amount%` of
 //!   the minority (500: five new rows per minority row) and every other class
 //!   keeps `under%` of the number of *new* minority rows (120%: `1.2 * 5 n+ =
 //!   6 n+` rows), which with the `n+` originals gives a balanced set.
@@ -30,20 +30,81 @@ use rand::RngExt;
 use rayon::prelude::*;
 
 use crate::data::Dataset;
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::neighbors::{knn, Exclude, Points};
+use crate::params::{params, Bounds, Params};
 use crate::rng::{stream, Rng};
 
-use super::draw::{
-    assemble, assemble_all_rows, minority_class, positive, rows_by_class, rows_of_class,
-    two_class_counts, with_replacement, without_replacement,
+use crate::sample::draw::{
+    assemble, assemble_all_rows, minority_class, two_class_counts, with_replacement,
+    without_replacement,
 };
-use super::neighbors::{gather, knn, Exclude, Neighbours, Points, Scaling};
-use super::over::OverTarget;
-use super::{spec, Sample, Sampler};
+use crate::sample::parts::params_of_parts;
+use crate::sample::space::{std_flag, Space};
+use crate::sample::OverTarget;
+use crate::sample::{spec, Sample, Sampler};
 
 /// Minority rows interpolated per parallel task (each task has its own
 /// random stream, so results do not depend on the thread count).
 const CHUNK: usize = 256;
+
+params! {
+    /// SMOTE's neighbour search, shared by its variants: how many rows of
+    /// the class to interpolate towards, and in which feature space.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct SmoteNeighbours {
+        /// Nearest rows of the same class to interpolate towards (5 in the
+        /// paper; n - 1 for a class of n <= k rows).
+        pub k: usize = 5 => Bounds::at_least(1.0),
+        /// Search neighbours on standardised features (flag: standardise);
+        /// new rows are still interpolated in the original units.
+        pub standardise: bool = false,
+    }
+}
+
+impl SmoteNeighbours {
+    /// `k` neighbours on the features as they are.
+    pub fn k(k: usize) -> Self {
+        SmoteNeighbours {
+            k,
+            ..SmoteNeighbours::default()
+        }
+    }
+
+    /// The parameters as they appear in a sampler's name, the flag last.
+    fn parts(&self, middle: &[String]) -> Vec<String> {
+        let mut p = vec![format!("k={}", self.k)];
+        p.extend_from_slice(middle);
+        p.push(std_flag(self.standardise));
+        p
+    }
+
+    /// The draw of a SMOTE variant called `name`: every input row kept once,
+    /// and for every class `c` that `target` enlarges, `make(space, c,
+    /// pool, new, rng, gen)` generates its `new` rows into `gen` (`pool`: the
+    /// rows of `c`, in row order).
+    fn oversample(
+        &self,
+        data: &Dataset,
+        name: &str,
+        target: &OverTarget,
+        rng: &mut Rng,
+        mut make: impl FnMut(&Space<'_>, usize, &[usize], usize, &mut Rng, &mut Generated),
+    ) -> Result<Sample> {
+        self.check()?;
+        let counts = two_class_counts(data, name)?;
+        let sizes = target.sizes(&counts)?;
+        let space = Space::new(data, self.standardise);
+        let mut gen = Generated::default();
+        // Only the classes to enlarge have their rows listed (with a large
+        // majority, listing it would cost more than the minority's search).
+        for c in (0..counts.len()).filter(|&c| sizes[c] > counts[c]) {
+            let pool = data.rows_of_class(c);
+            make(&space, c, &pool, sizes[c] - counts[c], rng, &mut gen);
+        }
+        Ok(gen.finish_all_rows(data, &counts, space.note()))
+    }
+}
 
 /// SMOTE.
 ///
@@ -53,59 +114,48 @@ const CHUNK: usize = 256;
 /// let rows: Vec<Vec<f64>> = (0..20).map(|i| vec![i as f64, (i % 3) as f64]).collect();
 /// let y: Vec<u32> = (0..20).map(|i| u32::from(i >= 14)).collect();
 /// let ds = Dataset::from_rows(rows, y, vec!["n".into(), "p".into()]).unwrap();
-/// let s = Smote::new(5, OverTarget::Balance).resample(&ds, &mut rarity::rng::stream(1, 0)).unwrap();
+/// let s = Smote::new(5, OverTarget::default()).resample(&ds, &mut rarity::rng::stream(1, 0)).unwrap();
 /// assert_eq!(s.synthetic_labels.len(), 8);      // 6 minority rows raised to 14
 /// assert_eq!(s.keep_rates, vec![1.0, 14.0 / 6.0]);
 /// ```
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Smote {
-    k: usize,
-    target: OverTarget,
-    standardise: bool,
+    /// The neighbour search.
+    pub neighbours: SmoteNeighbours,
+    /// The class sizes to reach.
+    pub target: OverTarget,
 }
+
+params_of_parts!(Smote: neighbours, target);
 
 impl Smote {
     /// SMOTE with `k` neighbours (5 in the paper) to `target`.
     pub fn new(k: usize, target: OverTarget) -> Self {
         Smote {
-            k,
+            neighbours: SmoteNeighbours::k(k),
             target,
-            standardise: false,
         }
     }
 
     /// The parameters as they appear in the sampler's name.
     pub(crate) fn parts(&self) -> Vec<String> {
-        vec![
-            format!("k={}", self.k),
-            self.target.spec(),
-            std_flag(self.standardise),
-        ]
-    }
-
-    /// Search neighbours on standardised features (interpolation stays in
-    /// the original units).
-    pub fn standardise(mut self, on: bool) -> Self {
-        self.standardise = on;
-        self
+        self.neighbours.parts(&[self.target.spec()])
     }
 }
 
 impl Sampler for Smote {
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
-        check_k(self.k)?;
-        let counts = two_class_counts(data, "smote")?;
-        let sizes = self.target.sizes(&counts)?;
-        let space = Space::new(data, self.standardise);
-        let mut gen = Generated::default();
-        // Only the classes to enlarge need their rows listed (with a large
-        // majority, listing it would cost more than the minority's search).
-        for c in (0..counts.len()).filter(|&c| sizes[c] > counts[c]) {
-            let pool = rows_of_class(data, c);
-            let per_row = spread(sizes[c] - counts[c], pool.len(), rng);
-            smote_class(&space, c, &pool, &pool, &per_row, self.k, rng, &mut gen);
-        }
-        Ok(gen.finish_all_rows(data, &counts, space.note()))
+        let k = self.neighbours.k;
+        self.neighbours.oversample(
+            data,
+            "smote",
+            &self.target,
+            rng,
+            |space, c, pool, new, rng, gen| {
+                let per_row = spread(new, pool.len(), rng);
+                smote_class(space, c, pool, pool, &per_row, k, rng, gen);
+            },
+        )
     }
 
     fn name(&self) -> String {
@@ -113,150 +163,120 @@ impl Sampler for Smote {
     }
 }
 
+params! {
+    /// Borderline-SMOTE's danger test.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct Danger {
+        /// Neighbours over all rows for the danger test (10 in
+        /// scikit-learn-contrib; Han et al. leave it free).
+        pub m: usize = 10 => Bounds::at_least(1.0),
+    }
+}
+
 /// Borderline-SMOTE1: SMOTE from the minority rows in danger only.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct BorderlineSmote {
-    k: usize,
-    m: usize,
-    target: OverTarget,
-    standardise: bool,
+    /// The neighbour search for the interpolation.
+    pub neighbours: SmoteNeighbours,
+    /// The danger test.
+    pub danger: Danger,
+    /// The class sizes to reach.
+    pub target: OverTarget,
 }
 
-impl BorderlineSmote {
-    /// `k` minority neighbours for interpolation (5), `m` neighbours over all
-    /// rows for the danger test (10 in scikit-learn-contrib; Han et al. leave
-    /// it free).
-    pub fn new(k: usize, m: usize, target: OverTarget) -> Self {
-        BorderlineSmote {
-            k,
-            m,
-            target,
-            standardise: false,
-        }
-    }
-
-    /// Search neighbours on standardised features.
-    pub fn standardise(mut self, on: bool) -> Self {
-        self.standardise = on;
-        self
-    }
-}
+params_of_parts!(BorderlineSmote: neighbours, danger, target);
 
 impl Sampler for BorderlineSmote {
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
-        check_k(self.k)?;
-        check_k(self.m)?;
-        let counts = two_class_counts(data, "borderline-smote")?;
-        let sizes = self.target.sizes(&counts)?;
-        let space = Space::new(data, self.standardise);
-        let mut gen = Generated::default();
-        for (c, pool) in rows_by_class(data).iter().enumerate() {
-            if sizes[c] <= counts[c] {
-                continue;
-            }
-            let nn = space.among_all(pool, self.m);
-            let m = nn.k();
-            let danger: Vec<usize> = (0..pool.len())
-                .filter(|&i| {
-                    let other = nn.of(i).iter().filter(|&&j| data.label(j) != c).count();
-                    2 * other >= m && other < m
-                })
-                .map(|i| pool[i])
-                .collect();
-            if danger.is_empty() {
-                gen.notes.push(format!(
+        self.danger.check()?;
+        let name = "borderline-smote";
+        let k = self.neighbours.k;
+        let make =
+            |space: &Space<'_>, c, pool: &[usize], new, rng: &mut Rng, gen: &mut Generated| {
+                let nn = space.among_all(pool, self.danger.m);
+                let m = nn.k();
+                let danger: Vec<usize> = (0..pool.len())
+                    .filter(|&i| {
+                        let other = nn.of(i).iter().filter(|&&j| data.label(j) != c).count();
+                        2 * other >= m && other < m
+                    })
+                    .map(|i| pool[i])
+                    .collect();
+                if danger.is_empty() {
+                    gen.notes.push(format!(
                     "borderline-smote: no row of class '{}' is in danger (m = {m}); none generated",
                     data.class_names()[c]
                 ));
-                continue;
-            }
-            let per_row = spread(sizes[c] - counts[c], danger.len(), rng);
-            smote_class(&space, c, &danger, pool, &per_row, self.k, rng, &mut gen);
-        }
-        Ok(gen.finish_all_rows(data, &counts, space.note()))
+                    return;
+                }
+                let per_row = spread(new, danger.len(), rng);
+                smote_class(space, c, &danger, pool, &per_row, k, rng, gen);
+            };
+        self.neighbours
+            .oversample(data, name, &self.target, rng, make)
     }
 
     fn name(&self) -> String {
-        spec(
-            "borderline-smote",
-            &[
-                format!("k={}", self.k),
-                format!("m={}", self.m),
-                self.target.spec(),
-                std_flag(self.standardise),
-            ],
-        )
+        let middle = [format!("m={}", self.danger.m), self.target.spec()];
+        spec("borderline-smote", &self.neighbours.parts(&middle))
     }
 }
 
-/// ADASYN: more synthetic rows from minority rows with more other-class neighbours.
-#[derive(Debug, Clone, PartialEq)]
+/// ADASYN: more synthetic rows from minority rows with more other-class
+/// neighbours; `k` serves both the weights and the interpolation.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Adasyn {
-    k: usize,
-    target: OverTarget,
-    standardise: bool,
+    /// The neighbour search.
+    pub neighbours: SmoteNeighbours,
+    /// The class sizes to reach.
+    pub target: OverTarget,
 }
 
-impl Adasyn {
-    /// ADASYN with `k` neighbours (5) for both the weights and the interpolation.
-    pub fn new(k: usize, target: OverTarget) -> Self {
-        Adasyn {
-            k,
-            target,
-            standardise: false,
-        }
-    }
-
-    /// Search neighbours on standardised features.
-    pub fn standardise(mut self, on: bool) -> Self {
-        self.standardise = on;
-        self
-    }
-}
+params_of_parts!(Adasyn: neighbours, target);
 
 impl Sampler for Adasyn {
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
-        check_k(self.k)?;
-        let counts = two_class_counts(data, "adasyn")?;
-        let sizes = self.target.sizes(&counts)?;
-        let space = Space::new(data, self.standardise);
-        let mut gen = Generated::default();
-        for (c, pool) in rows_by_class(data).iter().enumerate() {
-            if sizes[c] <= counts[c] {
-                continue;
-            }
-            let nn = space.among_all(pool, self.k);
-            let mut w: Vec<f64> = (0..pool.len())
-                .map(|i| nn.of(i).iter().filter(|&&j| data.label(j) != c).count() as f64)
-                .collect();
-            if w.iter().all(|&v| v == 0.0) {
-                gen.notes.push(format!(
-                    "adasyn: no row of class '{}' has a neighbour of another class; \
+        let k = self.neighbours.k;
+        let make =
+            |space: &Space<'_>, c, pool: &[usize], new, rng: &mut Rng, gen: &mut Generated| {
+                let nn = space.among_all(pool, k);
+                let mut w: Vec<f64> = (0..pool.len())
+                    .map(|i| nn.of(i).iter().filter(|&&j| data.label(j) != c).count() as f64)
+                    .collect();
+                if w.iter().all(|&v| v == 0.0) {
+                    gen.notes.push(format!(
+                        "adasyn: no row of class '{}' has a neighbour of another class; \
                      rows generated uniformly (plain SMOTE)",
-                    data.class_names()[c]
-                ));
-                w.iter_mut().for_each(|v| *v = 1.0);
-            }
-            let per_row = apportion(sizes[c] - counts[c], &w);
-            smote_class(&space, c, pool, pool, &per_row, self.k, rng, &mut gen);
-        }
-        Ok(gen.finish_all_rows(data, &counts, space.note()))
+                        data.class_names()[c]
+                    ));
+                    w.iter_mut().for_each(|v| *v = 1.0);
+                }
+                let per_row = apportion(new, &w);
+                smote_class(space, c, pool, pool, &per_row, k, rng, gen);
+            };
+        self.neighbours
+            .oversample(data, "adasyn", &self.target, rng, make)
     }
 
     fn name(&self) -> String {
-        spec(
-            "adasyn",
-            &[
-                format!("k={}", self.k),
-                self.target.spec(),
-                std_flag(self.standardise),
-            ],
-        )
+        spec("adasyn", &self.neighbours.parts(&[self.target.spec()]))
     }
 }
 
-/// The SMOTE-bagging draw of Collell et al.: SMOTE `over%` of the minority,
-/// every other class undersampled to `under%` of the new minority rows.
+params! {
+    /// The sizes of the SMOTE/undersampling hybrid.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct HybridSizes {
+        /// New minority rows in percent of the minority (500: five per row).
+        pub amount: f64 = 500.0 => Bounds::positive(),
+        /// Rows kept of every other class, in percent of the new minority rows.
+        pub under: f64 = 120.0 => Bounds::positive(),
+    }
+}
+
+/// The SMOTE-bagging draw of Collell et al.: SMOTE `amount%` of the
+/// minority, every other class undersampled to `under%` of the new minority
+/// rows.
 ///
 /// ```
 /// use rarity::data::Dataset;
@@ -264,72 +284,36 @@ impl Sampler for Adasyn {
 /// let rows: Vec<Vec<f64>> = (0..100).map(|i| vec![i as f64]).collect();
 /// let y: Vec<u32> = (0..100).map(|i| u32::from(i < 10)).collect();
 /// let ds = Dataset::from_rows(rows, y, vec!["n".into(), "p".into()]).unwrap();
-/// let s = SmoteHybrid::paper().resample(&ds, &mut rarity::rng::stream(1, 0)).unwrap();
+/// let s = SmoteHybrid::default().resample(&ds, &mut rarity::rng::stream(1, 0)).unwrap();
 /// let out = s.materialise(&ds).unwrap();
 /// assert_eq!(out.class_counts(), vec![60, 60]); // 10 + 500% = 60; 120% of 50 = 60
 /// ```
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct SmoteHybrid {
-    over: f64,
-    under: f64,
-    k: usize,
-    standardise: bool,
+    /// The percentages (the paper's 500% / 120% by default).
+    pub sizes: HybridSizes,
+    /// The neighbour search.
+    pub neighbours: SmoteNeighbours,
 }
 
-impl SmoteHybrid {
-    /// `over%` new minority rows, `under%` of that many rows of each other
-    /// class, `k` SMOTE neighbours.
-    pub fn new(over: f64, under: f64, k: usize) -> Result<Self> {
-        positive(
-            "hybrid over",
-            over,
-            "percent of the minority to add, e.g. 500",
-        )?;
-        positive(
-            "hybrid under",
-            under,
-            "percent of the new minority rows, e.g. 120",
-        )?;
-        Ok(SmoteHybrid {
-            over,
-            under,
-            k,
-            standardise: false,
-        })
-    }
-
-    /// The paper's setting: 500% / 120%, `k = 5`.
-    pub fn paper() -> Self {
-        SmoteHybrid {
-            over: 500.0,
-            under: 120.0,
-            k: 5,
-            standardise: false,
-        }
-    }
-
-    /// Search neighbours on standardised features.
-    pub fn standardise(mut self, on: bool) -> Self {
-        self.standardise = on;
-        self
-    }
-}
+params_of_parts!(SmoteHybrid: sizes, neighbours);
 
 impl Sampler for SmoteHybrid {
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
-        check_k(self.k)?;
+        self.check()?;
         let counts = two_class_counts(data, "hybrid")?;
         let m = minority_class(&counts);
-        let new = (self.over / 100.0 * counts[m] as f64).round() as usize;
-        let keep = (self.under / 100.0 * new as f64).round() as usize;
-        let space = Space::new(data, self.standardise);
+        let new = (self.sizes.amount / 100.0 * counts[m] as f64).round() as usize;
+        let keep = (self.sizes.under / 100.0 * new as f64).round() as usize;
+        let space = Space::new(data, self.neighbours.standardise);
+        let k = self.neighbours.k;
         let mut gen = Generated::default();
         let mut rows = Vec::new();
-        for (c, pool) in rows_by_class(data).iter().enumerate() {
+        for (c, pool) in data.rows_by_class().iter().enumerate() {
             if c == m {
                 rows.extend_from_slice(pool);
                 let per_row = spread(new, pool.len(), rng);
-                smote_class(&space, c, pool, pool, &per_row, self.k, rng, &mut gen);
+                smote_class(&space, c, pool, pool, &per_row, k, rng, &mut gen);
             } else if keep <= pool.len() {
                 rows.extend(without_replacement(pool, keep, rng));
             } else {
@@ -349,85 +333,12 @@ impl Sampler for SmoteHybrid {
     }
 
     fn name(&self) -> String {
-        spec(
-            "hybrid",
-            &[
-                format!("amount={}", self.over),
-                format!("under={}", self.under),
-                format!("k={}", self.k),
-                std_flag(self.standardise),
-            ],
-        )
-    }
-}
-
-pub(crate) fn std_flag(on: bool) -> String {
-    if on {
-        "standardise".into()
-    } else {
-        String::new()
-    }
-}
-
-fn check_k(k: usize) -> Result<()> {
-    if k == 0 {
-        return Err(Error::invalid("k must be at least 1 neighbour"));
-    }
-    Ok(())
-}
-
-/// The feature space neighbours are searched in: the data's own, or its
-/// standardised copy.
-pub(crate) struct Space<'a> {
-    pub(crate) data: &'a Dataset,
-    pub(crate) scaling: Option<Scaling>,
-}
-
-impl<'a> Space<'a> {
-    pub(crate) fn new(data: &'a Dataset, standardise: bool) -> Self {
-        Space {
-            data,
-            scaling: standardise.then(|| Scaling::fit(data)),
-        }
-    }
-
-    /// The notes to start a sample with.
-    pub(crate) fn note(&self) -> Vec<String> {
-        if self.scaling.is_some() {
-            vec!["neighbours searched on standardised features (z-scores over all rows)".into()]
-        } else {
-            Vec::new()
-        }
-    }
-
-    pub(crate) fn gather(&self, rows: &[usize]) -> Vec<f64> {
-        gather(
-            self.data.features(),
-            self.data.n_features(),
-            rows,
-            self.scaling.as_ref(),
-        )
-    }
-
-    /// The `k` nearest neighbours, over all rows, of the rows `pool` (each
-    /// excluding itself); neighbour indices are row numbers.
-    pub(crate) fn among_all(&self, pool: &[usize], k: usize) -> Neighbours {
-        let d = self.data.n_features();
-        let q = self.gather(pool);
-        let all;
-        let refs = match &self.scaling {
-            Some(_) => {
-                all = self.gather(&(0..self.data.n_rows()).collect::<Vec<_>>());
-                Points::new(&all, self.data.n_rows(), d).expect("shape")
-            }
-            None => Points::of(self.data),
-        };
-        knn(
-            Points::new(&q, pool.len(), d).expect("shape"),
-            refs,
-            k,
-            Exclude::Given(pool),
-        )
+        let mut parts = vec![
+            format!("amount={}", self.sizes.amount),
+            format!("under={}", self.sizes.under),
+        ];
+        parts.extend(self.neighbours.parts(&[]));
+        spec("hybrid", &parts)
     }
 }
 
@@ -501,7 +412,7 @@ fn smote_class(
     rng: &mut Rng,
     gen: &mut Generated,
 ) {
-    let data = space.data;
+    let data = space.data();
     let d = data.n_features();
     let total: usize = per_row.iter().sum();
     let name = &data.class_names()[c];

@@ -3,9 +3,9 @@
 
 use rand::RngExt;
 
-use super::neighbors::{knn, Exclude, Points};
 use super::*;
 use crate::data::Dataset;
+use crate::neighbors::{knn, Exclude, Points};
 use crate::rng::stream;
 
 /// Two overlapping Gaussian classes in `d` dimensions plus, when `k3`, a
@@ -75,7 +75,7 @@ fn keep_rates_are_the_counted_ratios_for_every_sampler() {
     let ds = blobs(60, 340, 3, false, 1);
     let before = ds.class_counts();
     for spec in SPECS {
-        let s = sampler_from_spec(spec).unwrap();
+        let s = parse_sampler(spec).unwrap();
         let out = s.resample(&ds, &mut stream(5, 0)).unwrap();
         let after = out.materialise(&ds).unwrap().class_counts();
         assert_eq!(
@@ -94,7 +94,7 @@ fn keep_rates_are_the_counted_ratios_for_every_sampler() {
 fn keep_rates_take_the_values_each_method_defines() {
     let ds = blobs(60, 340, 3, false, 2);
     let rates = |spec: &str| {
-        sampler_from_spec(spec)
+        parse_sampler(spec)
             .unwrap()
             .resample(&ds, &mut stream(9, 1))
             .unwrap()
@@ -118,8 +118,7 @@ fn keep_rates_take_the_values_each_method_defines() {
     assert_eq!(rb[1], 1.0);
     // Three classes: UnderOver sizes every class from the largest.
     let ds3 = blobs(20, 200, 2, true, 3);
-    let s = UnderOver::new(25.0)
-        .unwrap()
+    let s = UnderOver { a: 25.0 }
         .resample(&ds3, &mut stream(1, 0))
         .unwrap();
     assert_eq!(s.keep_rates, vec![0.25, 2.5, 0.5]);
@@ -148,24 +147,49 @@ fn bernoulli_undersampling_keeps_each_row_with_probability_beta() {
 }
 
 #[test]
-fn beta_outside_its_range_is_an_error_stating_the_range() {
+fn any_beta_in_its_range_is_accepted_with_a_note_below_the_balance() {
+    // 10 positives, 90 negatives: N+/N- = 0.111.
     let ds = blobs(10, 90, 1, false, 5);
-    for beta in [0.05, 1.5, f64::NAN] {
+    let s = RandomUnder::beta(0.05)
+        .exact(true)
+        .resample(&ds, &mut stream(1, 0))
+        .unwrap();
+    assert_eq!(s.keep_rates, vec![5.0 / 90.0, 1.0]);
+    assert!(
+        s.notes
+            .iter()
+            .any(|n| n.contains("(5 of 90 rows kept) is now the minority")),
+        "{:?}",
+        s.notes
+    );
+    // At and above N+/N- no note.
+    for beta in [10.0 / 90.0, 0.5] {
+        let s = RandomUnder::beta(beta)
+            .exact(true)
+            .resample(&ds, &mut stream(1, 0))
+            .unwrap();
+        assert!(s.notes.is_empty(), "{beta}: {:?}", s.notes);
+    }
+    // Outside (0, 1] whatever the data: the parameter's own range.
+    for beta in [0.0, 1.5, f64::NAN] {
         let e = RandomUnder::beta(beta)
             .resample(&ds, &mut stream(1, 0))
             .unwrap_err()
             .to_string();
-        assert!(e.contains("[0.111111, 1]"), "{e}");
+        assert!(e.contains("in (0, 1]"), "{e}");
     }
-    assert!(RandomUnder::beta(10.0 / 90.0)
+    // A ratio the classes already meet keeps every row, with a note.
+    let s = RandomUnder::ratio(0.05)
         .resample(&ds, &mut stream(1, 0))
-        .is_ok());
-    assert!(RandomUnder::ratio(0.05)
-        .resample(&ds, &mut stream(1, 0))
-        .is_err());
-    assert!(RandomOver::new(OverTarget::Ratio(0.01))
-        .resample(&ds, &mut stream(1, 0))
-        .is_err());
+        .unwrap();
+    assert_eq!(s.keep_rates, vec![1.0, 1.0]);
+    assert!(s.notes[0].contains("every row kept"), "{:?}", s.notes);
+    assert!(RandomOver::new(OverTarget {
+        ratio: Some(0.01),
+        ..OverTarget::default()
+    })
+    .resample(&ds, &mut stream(1, 0))
+    .is_err());
 }
 
 /// Squared distance of `p` to the segment from `a` to `b`.
@@ -196,7 +220,7 @@ fn smote_points_lie_on_segments_to_one_of_the_k_minority_neighbours() {
     let mx: Vec<f64> = minority.iter().flat_map(|&i| ds.row(i).to_vec()).collect();
     let p = Points::new(&mx, minority.len(), 3).unwrap();
     let nn = knn(p, p, 5, Exclude::SameIndex);
-    let s = Smote::new(5, OverTarget::Balance)
+    let s = Smote::new(5, OverTarget::default())
         .resample(&ds, &mut stream(7, 0))
         .unwrap();
     assert_eq!(s.synthetic_labels.len(), 160);
@@ -267,11 +291,13 @@ fn tomek_links_on_a_hand_made_example() {
         vec!["n".into(), "p".into()],
     )
     .unwrap();
-    let s = TomekLinks::new().resample(&ds, &mut stream(0, 0)).unwrap();
+    let s = TomekLinks::default()
+        .resample(&ds, &mut stream(0, 0))
+        .unwrap();
     assert_eq!(s.rows, vec![0, 2, 3, 4, 5, 7]);
     assert_eq!(s.keep_rates, vec![4.0 / 6.0, 1.0]);
     // SMOTE+Tomek removes both members; with amount 0 there is no SMOTE row.
-    let st = sampler_from_spec("smote-tomek(amount=0)").unwrap();
+    let st = parse_sampler("smote-tomek(amount=0)").unwrap();
     assert_eq!(
         st.resample(&ds, &mut stream(0, 0)).unwrap().rows,
         vec![0, 3, 4, 7]
@@ -307,8 +333,7 @@ fn enn_ncl_and_nearmiss_on_hand_made_examples() {
     let kept = all.resample(&ds, &mut stream(0, 0)).unwrap().rows;
     assert_eq!(kept, vec![3, 4, 5, 7, 8, 9]);
     // NCL never removes minority rows and removes row 2.
-    let ncl = NeighbourhoodCleaningRule::new(3)
-        .unwrap()
+    let ncl = NeighbourhoodCleaningRule::default()
         .resample(&ds, &mut stream(0, 0))
         .unwrap();
     assert!([3, 4, 5].iter().all(|r| ncl.rows.contains(r)));
@@ -316,24 +341,24 @@ fn enn_ncl_and_nearmiss_on_hand_made_examples() {
     // NearMiss-1 keeps the 3 majority rows closest on average to their 3
     // nearest minority rows: 2 (0.67), 6 (1.27), 1 (9.33); 0 (10.33) and
     // 7, 8, 9 (about 30) go.
-    let nm1 = NearMiss::new(1, 3, 3)
-        .unwrap()
+    let nm1 = NearMiss::<1>::default()
         .resample(&ds, &mut stream(0, 0))
         .unwrap();
     assert_eq!(nm1.rows, vec![1, 2, 3, 4, 5, 6]);
     // NearMiss-2 scores by the 3 farthest minority rows, here all three, so
     // it agrees with NearMiss-1.
-    let nm2 = NearMiss::new(2, 3, 3)
-        .unwrap()
+    let nm2 = NearMiss::<2>::default()
         .resample(&ds, &mut stream(0, 0))
         .unwrap();
     assert_eq!(nm2.rows, vec![1, 2, 3, 4, 5, 6]);
     // NearMiss-3 short-lists the 1 nearest majority row of each minority
     // row ({2, 6}) and keeps both (fewer than 3 candidates).
-    let nm3 = NearMiss::new(3, 3, 1)
-        .unwrap()
-        .resample(&ds, &mut stream(0, 0))
-        .unwrap();
+    let nm3 = NearMiss::<3> {
+        short_list: ShortList { k3: 1 },
+        ..NearMiss::default()
+    }
+    .resample(&ds, &mut stream(0, 0))
+    .unwrap();
     assert_eq!(nm3.rows, vec![2, 3, 4, 5, 6]);
 }
 
@@ -341,8 +366,8 @@ fn enn_ncl_and_nearmiss_on_hand_made_examples() {
 fn cnn_and_oss_keep_a_consistent_subset() {
     let ds = blobs(50, 400, 2, false, 12);
     for s in [
-        Box::new(CondensedNearestNeighbour::new()) as Box<dyn Sampler>,
-        Box::new(OneSidedSelection::new()),
+        Box::new(CondensedNearestNeighbour::default()) as Box<dyn Sampler>,
+        Box::new(OneSidedSelection::default()),
     ] {
         let out = s.resample(&ds, &mut stream(3, 0)).unwrap();
         assert!(
@@ -354,7 +379,7 @@ fn cnn_and_oss_keep_a_consistent_subset() {
     }
     // Hart's consistency: with the condensed set as 1-NN store, every row of
     // the condensed class is classified correctly.
-    let out = CondensedNearestNeighbour::new()
+    let out = CondensedNearestNeighbour::default()
         .resample(&ds, &mut stream(3, 0))
         .unwrap();
     let sx: Vec<f64> = out.rows.iter().flat_map(|&i| ds.row(i).to_vec()).collect();
@@ -375,7 +400,7 @@ fn same_seed_same_sample_at_one_and_two_threads() {
             .build()
             .unwrap();
         pool.install(|| {
-            sampler_from_spec(spec)
+            parse_sampler(spec)
                 .unwrap()
                 .resample(&ds, &mut stream(21, 3))
                 .unwrap()
@@ -385,7 +410,7 @@ fn same_seed_same_sample_at_one_and_two_threads() {
         let a = run(1, spec);
         let b = run(2, spec);
         assert_eq!(a, b, "{spec}");
-        let c = sampler_from_spec(spec)
+        let c = parse_sampler(spec)
             .unwrap()
             .resample(&ds, &mut stream(22, 3))
             .unwrap();
@@ -405,23 +430,11 @@ fn same_seed_same_sample_at_one_and_two_threads() {
 #[test]
 fn names_parse_back_to_the_same_sampler() {
     for spec in SPECS {
-        let s = sampler_from_spec(spec).unwrap();
-        assert_eq!(
-            sampler_from_spec(&s.name()).unwrap().name(),
-            s.name(),
-            "{spec}"
-        );
+        let s = parse_sampler(spec).unwrap();
+        assert_eq!(parse_sampler(&s.name()).unwrap().name(), s.name(), "{spec}");
     }
-    for (method, _) in METHODS {
-        let s = sampler_from_name(method, &SamplerParams::default()).unwrap();
-        assert_eq!(sampler_from_spec(&s.name()).unwrap().name(), s.name());
-    }
-    let e = sampler_from_name("bogus", &SamplerParams::default())
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("smote-enn") && e.contains("nearmiss3"), "{e}");
-    assert!(sampler_from_spec("smote(k=2").is_err());
-    assert!(sampler_from_spec("smote(q=2)").is_err());
+    assert!(parse_sampler("smote(k=2").is_err());
+    assert!(parse_sampler("smote(q=2)").is_err());
 }
 
 #[test]
@@ -439,7 +452,7 @@ fn few_minority_rows_reduce_k_or_duplicate_and_one_class_is_an_error() {
         "smote-tomek",
         "smote-enn",
     ] {
-        let s = sampler_from_spec(spec)
+        let s = parse_sampler(spec)
             .unwrap()
             .resample(&ds, &mut stream(1, 0))
             .unwrap();
@@ -452,7 +465,7 @@ fn few_minority_rows_reduce_k_or_duplicate_and_one_class_is_an_error() {
             );
         }
     }
-    let s = Smote::new(5, OverTarget::Balance)
+    let s = Smote::new(5, OverTarget::default())
         .resample(&ds, &mut stream(1, 0))
         .unwrap();
     assert_eq!(s.synthetic_labels.len(), 27);
@@ -463,7 +476,7 @@ fn few_minority_rows_reduce_k_or_duplicate_and_one_class_is_an_error() {
     }
     // One minority row: duplicated.
     let one = ds.take(&(0..31).collect::<Vec<_>>());
-    let s = Smote::new(5, OverTarget::Balance)
+    let s = Smote::new(5, OverTarget::default())
         .resample(&one, &mut stream(1, 0))
         .unwrap();
     assert_eq!(s.synthetic_labels.len(), 29);
@@ -471,15 +484,18 @@ fn few_minority_rows_reduce_k_or_duplicate_and_one_class_is_an_error() {
     assert!(s.notes.iter().any(|n| n.contains("single row")));
     // One class: every sampler says so.
     let single = ds.take(&(0..30).collect::<Vec<_>>());
-    for (method, _) in METHODS {
-        let e = sampler_from_name(method, &SamplerParams::default())
+    for e in SAMPLERS
+        .iter()
+        .filter(|e| !["bootstrap", "none"].contains(&e.name))
+    {
+        let err = (e.build)(&crate::params::Call::bare(e.name))
             .unwrap()
             .resample(&single, &mut stream(1, 0))
             .unwrap_err()
             .to_string();
-        assert!(e.contains("only one class"), "{method}: {e}");
+        assert!(err.contains("only one class"), "{}: {err}", e.name);
     }
-    assert!(Smote::new(0, OverTarget::Balance)
+    assert!(Smote::new(0, OverTarget::default())
         .resample(&ds, &mut stream(1, 0))
         .is_err());
 }

@@ -3,8 +3,11 @@
 //! Each row of a class other than the minority is selected with probability
 //! `beta = p(s = 1 | -)` (the selection variable `s`, independent of `x` given
 //! the class), and every minority row is kept (`p(s = 1 | +) = 1`). The
-//! paper's useful range is `N+/N- <= beta <= 1`: below `N+/N-` the negatives
-//! would be fewer than the positives. Two modes:
+//! paper balances at `beta = N+/N-`, but eq. 9 holds for any `beta` in
+//! (0, 1]: below `N+/N-` the negatives end up fewer than the positives, which
+//! the sample's notes say, and nothing is refused (a rate taken from a whole
+//! file must work in cross-validation folds whose ratio differs slightly).
+//! Two modes:
 //!
 //! - **Bernoulli** (the paper's definition): each row kept independently with
 //!   probability `beta`; the number kept is Binomial(`N-`, `beta`).
@@ -15,164 +18,162 @@
 
 use crate::data::Dataset;
 use crate::error::{Error, Result};
+use crate::params::{choice, params, Bounds, Params};
 use crate::rng::Rng;
 
-use super::draw::{
-    assemble, bernoulli, minority_class, rows_by_class, two_class_counts, without_replacement,
+use crate::sample::draw::{
+    assemble, bernoulli, minority_class, two_class_counts, without_replacement,
 };
-use super::{Sample, Sampler};
+use crate::sample::parts::at_most_one;
+use crate::sample::{colon_list, Sample, Sampler};
 
-/// How much of each class to keep.
-#[derive(Debug, Clone, PartialEq)]
-pub enum UnderTarget {
-    /// Every class other than the minority kept at rate `beta`, which must lie
-    /// in `[N+/N-, 1]` (`N-`: the smallest of those classes).
-    Beta(f64),
-    /// Minority-to-class ratio `N+ / N_c` wanted after sampling, for every
-    /// class larger than that (in `[N+/N_max, 1]`; 1 balances the classes).
-    Ratio(f64),
-    /// A keep rate per class, in class-id order, each in `(0, 1]`.
-    Rates(Vec<f64>),
+params! {
+    /// Random undersampling at a rate, to a ratio, or with per-class rates
+    /// (at most one of `beta`, `ratio` and `rates`; none is `ratio=1`).
+    ///
+    /// ```
+    /// use rarity::data::Dataset;
+    /// use rarity::sample::{RandomUnder, Sampler};
+    /// let y: Vec<u32> = (0..100).map(|i| u32::from(i < 10)).collect();
+    /// let ds = Dataset::from_rows(vec![vec![0.0]; 100], y, vec!["n".into(), "p".into()]).unwrap();
+    /// let s = RandomUnder::beta(0.5).exact(true).resample(&ds, &mut rarity::rng::stream(1, 0)).unwrap();
+    /// assert_eq!(s.keep_rates, vec![0.5, 1.0]); // 45 of 90 negatives, all positives
+    /// // Below N+/N- the negatives become the minority: a note, not an error.
+    /// let s = RandomUnder::beta(0.05).exact(true).resample(&ds, &mut rarity::rng::stream(1, 0)).unwrap();
+    /// assert!(s.notes[0].contains("now the minority"));
+    /// ```
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct RandomUnder {
+        /// Keep rate of every class other than the minority (below N+/N-
+        /// they become the minority, which a note says); Bernoulli draws by
+        /// default.
+        pub beta: Option<f64> = None => Bounds::left_open(0.0, 1.0),
+        /// Minority-to-class ratio N+/N_c wanted after sampling for every
+        /// class larger than that (1 balances the classes; a class already
+        /// at or below it keeps every row); exact counts by default.
+        /// ratio=1 when no target is given.
+        pub ratio: Option<f64> = None => Bounds::left_open(0.0, 1.0),
+        /// A keep rate per class, in class-id order; Bernoulli draws by default.
+        pub rates: Option<Vec<f64>> = None => Bounds::left_open(0.0, 1.0),
+        /// How rows are drawn (flags: exact, bernoulli); none: bernoulli
+        /// for beta and rates, exact for ratio.
+        pub mode: Option<UnderMode> = None,
+    }
+    check = one_target;
 }
 
-/// Random undersampling at a rate, to a ratio, or with per-class rates.
-///
-/// ```
-/// use rarity::data::Dataset;
-/// use rarity::sample::{RandomUnder, Sampler};
-/// let y: Vec<u32> = (0..100).map(|i| u32::from(i < 10)).collect();
-/// let ds = Dataset::from_rows(vec![vec![0.0]; 100], y, vec!["n".into(), "p".into()]).unwrap();
-/// let s = RandomUnder::beta(0.5).exact(true).resample(&ds, &mut rarity::rng::stream(1, 0)).unwrap();
-/// assert_eq!(s.keep_rates, vec![0.5, 1.0]); // 45 of 90 negatives, all positives
-/// assert!(RandomUnder::beta(0.05).resample(&ds, &mut rarity::rng::stream(1, 0)).is_err());
-/// ```
-#[derive(Debug, Clone, PartialEq)]
-pub struct RandomUnder {
-    target: UnderTarget,
-    exact: bool,
+choice! {
+    /// How the rows of a class are drawn at its keep rate.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum UnderMode {
+        /// `round(rate * N_c)` rows drawn without replacement.
+        Exact = "exact",
+        /// Each row kept independently with probability `rate`.
+        Bernoulli = "bernoulli",
+    }
+}
+
+fn one_target(u: &RandomUnder) -> Result<()> {
+    at_most_one(
+        &[u.beta.is_some(), u.ratio.is_some(), u.rates.is_some()],
+        "under: give only one of beta, ratio and rates",
+    )
 }
 
 impl RandomUnder {
     /// Keep each non-minority row with probability `beta` (Bernoulli mode).
     pub fn beta(beta: f64) -> Self {
         RandomUnder {
-            target: UnderTarget::Beta(beta),
-            exact: false,
+            beta: Some(beta),
+            ..RandomUnder::default()
         }
     }
 
     /// Undersample to minority/majority ratio `ratio` (exact-count mode).
     pub fn ratio(ratio: f64) -> Self {
         RandomUnder {
-            target: UnderTarget::Ratio(ratio),
-            exact: true,
+            ratio: Some(ratio),
+            ..RandomUnder::default()
         }
     }
 
     /// Per-class keep rates (Bernoulli mode).
     pub fn rates(rates: Vec<f64>) -> Self {
         RandomUnder {
-            target: UnderTarget::Rates(rates),
-            exact: false,
+            rates: Some(rates),
+            ..RandomUnder::default()
         }
     }
 
     /// Exact-count mode (`round(rate * N_c)` rows drawn) instead of Bernoulli.
     pub fn exact(mut self, exact: bool) -> Self {
-        self.exact = exact;
+        self.mode = Some(if exact {
+            UnderMode::Exact
+        } else {
+            UnderMode::Bernoulli
+        });
         self
     }
 
-    /// The target.
-    pub fn target(&self) -> &UnderTarget {
-        &self.target
+    /// Whether rows are drawn in exact counts (the mode given, else the
+    /// target's default).
+    pub fn is_exact(&self) -> bool {
+        match self.mode {
+            Some(m) => m == UnderMode::Exact,
+            None => self.beta.is_none() && self.rates.is_none(),
+        }
     }
 
-    /// The keep rate wanted for each class of `counts`.
-    pub fn rates_for(&self, counts: &[usize]) -> Result<Vec<f64>> {
+    /// The keep rate wanted for each class of `counts` (the parameters'
+    /// own ranges, (0, 1], are checked when they are set).
+    fn rates_for(&self, counts: &[usize]) -> Result<Vec<f64>> {
         let m = minority_class(counts);
         let nm = counts[m] as f64;
-        let others = || {
-            counts
-                .iter()
-                .enumerate()
-                .filter(move |&(c, &n)| c != m && n > 0)
-        };
-        match &self.target {
-            UnderTarget::Beta(beta) => {
-                let smallest = others().map(|(_, &n)| n).min().unwrap_or(counts[m]);
-                let lo = nm / smallest as f64;
-                if !(beta.is_finite() && *beta >= lo && *beta <= 1.0) {
-                    return Err(Error::invalid(format!(
-                        "beta = {beta} is outside its valid range [N+/N-, 1] = [{lo:.6}, 1] \
-                         (N+ = {} minority rows, N- = {smallest}); below N+/N- the majority \
-                         would end up smaller than the minority",
-                        counts[m]
-                    )));
-                }
-                Ok((0..counts.len())
-                    .map(|c| if c == m { 1.0 } else { *beta })
-                    .collect())
-            }
-            UnderTarget::Ratio(r) => {
-                let largest = others().map(|(_, &n)| n).max().unwrap_or(counts[m]);
-                let lo = nm / largest as f64;
-                if !(r.is_finite() && *r >= lo && *r <= 1.0) {
-                    return Err(Error::invalid(format!(
-                        "ratio = {r} is outside its valid range [N+/N_max, 1] = [{lo:.6}, 1] \
-                         (N+ = {} minority rows, N_max = {largest}): undersampling cannot \
-                         make the minority larger than the majority or reduce the imbalance \
-                         below what it is",
-                        counts[m]
-                    )));
-                }
-                Ok(counts
-                    .iter()
-                    .enumerate()
-                    .map(|(c, &n)| {
-                        if c == m || n == 0 {
-                            1.0
-                        } else {
-                            (nm / (r * n as f64)).min(1.0)
-                        }
-                    })
-                    .collect())
-            }
-            UnderTarget::Rates(rates) => {
-                if rates.len() != counts.len() {
-                    return Err(Error::invalid(format!(
-                        "{} keep rates given for {} classes",
-                        rates.len(),
-                        counts.len()
-                    )));
-                }
-                if let Some(bad) = rates
-                    .iter()
-                    .find(|r| !(r.is_finite() && **r > 0.0 && **r <= 1.0))
-                {
-                    return Err(Error::invalid(format!(
-                        "keep rate {bad} is outside (0, 1]: undersampling keeps a fraction of each class"
-                    )));
-                }
-                Ok(rates.clone())
-            }
+        if let Some(beta) = self.beta {
+            return Ok((0..counts.len())
+                .map(|c| if c == m { 1.0 } else { beta })
+                .collect());
         }
+        if let Some(rates) = &self.rates {
+            if rates.len() != counts.len() {
+                return Err(Error::invalid(format!(
+                    "{} keep rates given for {} classes",
+                    rates.len(),
+                    counts.len()
+                )));
+            }
+            return Ok(rates.clone());
+        }
+        let r = self.ratio.unwrap_or(1.0);
+        Ok(counts
+            .iter()
+            .enumerate()
+            .map(|(c, &n)| {
+                if c == m || n == 0 {
+                    1.0
+                } else {
+                    (nm / (r * n as f64)).min(1.0)
+                }
+            })
+            .collect())
     }
 }
 
 impl Sampler for RandomUnder {
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
+        self.check()?;
         let counts = two_class_counts(data, "undersampling")?;
         let rates = self.rates_for(&counts)?;
-        let groups = rows_by_class(data);
+        let groups = data.rows_by_class();
         let mut rows = Vec::new();
         let mut notes = Vec::new();
+        let exact = self.is_exact();
         for (c, pool) in groups.iter().enumerate() {
             let r = rates[c];
             let before = rows.len();
             if r >= 1.0 {
                 rows.extend_from_slice(pool);
-            } else if self.exact {
+            } else if exact {
                 let m = (r * pool.len() as f64).round() as usize;
                 rows.extend(without_replacement(pool, m, rng));
             } else {
@@ -185,22 +186,70 @@ impl Sampler for RandomUnder {
                 ));
             }
         }
+        notes.extend(minority_note(data, &counts, &rows));
+        if self.beta.is_none() && self.rates.is_none() {
+            notes.extend(ratio_note(data, &counts, &rates, self.ratio.unwrap_or(1.0)));
+        }
         rows.sort_unstable();
         Ok(assemble(data, rows, Vec::new(), Vec::new(), notes))
     }
 
     fn name(&self) -> String {
-        let mode = if self.exact { ",exact" } else { "" };
-        match &self.target {
-            UnderTarget::Beta(b) => format!("under(beta={b}{mode})"),
-            UnderTarget::Ratio(r) => {
-                let mode = if self.exact { "" } else { ",bernoulli" };
-                format!("under(ratio={r}{mode})")
-            }
-            UnderTarget::Rates(v) => format!(
-                "under(rates={}{mode})",
-                v.iter().map(f64::to_string).collect::<Vec<_>>().join(":")
-            ),
+        let exact = self.is_exact();
+        let mode = if exact { ",exact" } else { "" };
+        if let Some(b) = self.beta {
+            format!("under(beta={b}{mode})")
+        } else if let Some(v) = &self.rates {
+            format!("under(rates={}{mode})", colon_list(v))
+        } else {
+            let mode = if exact { "" } else { ",bernoulli" };
+            format!("under(ratio={}{mode})", self.ratio.unwrap_or(1.0))
         }
     }
+}
+
+/// A note when undersampling left a class other than the input's minority
+/// with fewer rows than the minority: eq. 9 still undoes the shift, but the
+/// user should know the classes swapped sizes.
+fn minority_note(data: &Dataset, before: &[usize], kept_rows: &[usize]) -> Option<String> {
+    let m = minority_class(before);
+    let kept = crate::data::tally(kept_rows.iter().map(|&i| data.label(i)), before.len());
+    let names = data.class_names();
+    let smaller: Vec<String> = (0..kept.len())
+        .filter(|&c| c != m && before[c] > 0 && kept[c] < kept[m])
+        .map(|c| format!("'{}' ({} of {} rows kept)", names[c], kept[c], before[c]))
+        .collect();
+    (!smaller.is_empty()).then(|| {
+        format!(
+            "{} {} now the minority, below the {} rows of '{}'; the keep rates still \
+             undo the prior shift (Dal Pozzolo et al. 2015, eq. 9)",
+            smaller.join(" and "),
+            if smaller.len() == 1 { "is" } else { "are" },
+            kept[m],
+            names[m]
+        )
+    })
+}
+
+/// A note when `ratio` asks for no fewer rows of some class than it has (its
+/// minority-to-class ratio is already at or above `ratio`): that class keeps
+/// every row.
+fn ratio_note(data: &Dataset, counts: &[usize], rates: &[f64], ratio: f64) -> Option<String> {
+    let m = minority_class(counts);
+    let kept_all: Vec<String> = (0..counts.len())
+        .filter(|&c| c != m && counts[c] > counts[m] && rates[c] >= 1.0)
+        .map(|c| {
+            format!(
+                "'{}' (N+/N = {:.6})",
+                data.class_names()[c],
+                counts[m] as f64 / counts[c] as f64
+            )
+        })
+        .collect();
+    (!kept_all.is_empty()).then(|| {
+        format!(
+            "ratio = {ratio} is below the current ratio of {}: every row kept",
+            kept_all.join(", ")
+        )
+    })
 }

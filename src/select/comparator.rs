@@ -12,6 +12,7 @@ use serde::Serialize;
 use crate::data::{Dataset, Proba};
 use crate::error::Result;
 use crate::learn::Learner;
+use crate::progress::Progress;
 use crate::rng;
 use crate::split::{smallest_class, Splitter};
 
@@ -81,6 +82,7 @@ pub fn out_of_fold(
     let repeats = folds.iter().map(|f| f.repeat).max().map_or(1, |r| r + 1);
     let mut on_train = Vec::with_capacity(learners.len());
     let mut on_target = Vec::new();
+    let progress = Progress::start("models fitted", (learners.len() * folds.len()) as u64);
     for (x, (_, learner)) in learners.iter().enumerate() {
         let parts: Vec<(usize, Vec<usize>, Proba, Option<Proba>)> = folds
             .par_iter()
@@ -90,6 +92,7 @@ pub fn out_of_fold(
                     &train.view(&fold.train),
                     &mut rng::stream(seed, (x * 100_000 + f) as u64),
                 )?;
+                progress.add(1);
                 let on_t = target.map(|t| m.predict_proba(t)).transpose()?;
                 Ok((
                     fold.repeat,
@@ -165,11 +168,13 @@ pub fn rank_by_comparator(
         Comparator::Training => {
             let priors = train.priors();
             let rows: Vec<usize> = (0..train.n_rows()).collect();
+            let progress = Progress::start("models fitted", learners.len() as u64);
             let scores = learners
                 .iter()
                 .enumerate()
                 .map(|(x, (_, learner))| {
                     let m = learner.fit(&train.view(&rows), &mut rng::stream(seed, x as u64))?;
+                    progress.add(1);
                     measure_value(
                         &variant.measure,
                         train,

@@ -472,11 +472,19 @@ impl Ulsif {
         // Standardise on both sets together.
         let n_all = (train.n_rows() + target.n_rows()) as f64;
         let mut mean = vec![0.0; d];
-        for x in train.features().chunks_exact(d).chain(target.features().chunks_exact(d)) {
+        for x in train
+            .features()
+            .chunks_exact(d)
+            .chain(target.features().chunks_exact(d))
+        {
             mean.iter_mut().zip(x).for_each(|(m, v)| *m += v / n_all);
         }
         let mut sd = vec![0.0; d];
-        for x in train.features().chunks_exact(d).chain(target.features().chunks_exact(d)) {
+        for x in train
+            .features()
+            .chunks_exact(d)
+            .chain(target.features().chunks_exact(d))
+        {
             for ((s, v), m) in sd.iter_mut().zip(x).zip(&mean) {
                 *s += (v - m) * (v - m) / n_all;
             }
@@ -654,7 +662,13 @@ impl Loo<'_> {
         let pd = project(&kd, self.rows_d);
         let pt = project(&kt, self.rows_t);
         let ph: Vec<f64> = (0..b)
-            .map(|r| vecs[r * b..(r + 1) * b].iter().zip(&h).map(|(a, x)| a * x).sum())
+            .map(|r| {
+                vecs[r * b..(r + 1) * b]
+                    .iter()
+                    .zip(&h)
+                    .map(|(a, x)| a * x)
+                    .sum()
+            })
             .collect();
         lambdas
             .iter()
@@ -753,7 +767,11 @@ mod tests {
         let (w, test) = est.estimate(&train, &target, 3).unwrap();
         assert!(test.is_none());
         let truth = true_weights(&train);
-        assert!(corr(&w.weights, &truth) > 0.9, "{}", corr(&w.weights, &truth));
+        assert!(
+            corr(&w.weights, &truth) > 0.9,
+            "{}",
+            corr(&w.weights, &truth)
+        );
         let mean = w.weights.iter().sum::<f64>() / 400.0;
         assert!((mean - 1.0).abs() < 1e-12);
         let (s, l) = w.sigma_lambda.unwrap();
@@ -761,7 +779,11 @@ mod tests {
         // Fixed sigma and lambda skip the search and give the same kind of fit.
         let fixed = RatioEstimator::parse("ulsif(sigma=1,lambda=0.1,clip=100)").unwrap();
         let (wf, _) = fixed.estimate(&train, &target, 3).unwrap();
-        assert!(corr(&wf.weights, &truth) > 0.9, "{}", corr(&wf.weights, &truth));
+        assert!(
+            corr(&wf.weights, &truth) > 0.9,
+            "{}",
+            corr(&wf.weights, &truth)
+        );
         assert_eq!(wf.sigma_lambda, Some((1.0, 0.1)));
     }
 
@@ -829,37 +851,82 @@ mod tests {
         let ess = 5.0 * 5.0 / w.weights.iter().map(|v| v * v).sum::<f64>();
         assert!((w.effective_size - ess).abs() < 1e-9);
         // power 0: equal weights except the zero ratio (0^0 = 1).
-        let flat = weights_from_ratios(&r, WeightRule { power: 0.0, clip: 20.0 }).unwrap();
+        let flat = weights_from_ratios(
+            &r,
+            WeightRule {
+                power: 0.0,
+                clip: 20.0,
+            },
+        )
+        .unwrap();
         assert!(flat.weights.iter().all(|&v| (v - 1.0).abs() < 1e-12));
         assert_eq!(flat.effective_size, 5.0);
         // A cap: the largest weight is exactly 2x the mean after capping.
-        let capped = weights_from_ratios(&r, WeightRule { power: 1.0, clip: 2.0 }).unwrap();
+        let capped = weights_from_ratios(
+            &r,
+            WeightRule {
+                power: 1.0,
+                clip: 2.0,
+            },
+        )
+        .unwrap();
         assert_eq!(capped.clipped, 1);
         assert!((capped.max_weight - 2.0).abs() < 1e-12, "{capped:?}");
         assert!(capped.weights.iter().all(|&v| v <= 2.0 + 1e-12));
         let mean: f64 = capped.weights.iter().sum::<f64>() / 5.0;
         assert!((mean - 1.0).abs() < 1e-12);
         // One positive ratio of five: no cap keeps it within 2x the mean.
-        let one = weights_from_ratios(&[0.0, 0.0, 3.0, 0.0, 0.0], WeightRule { power: 1.0, clip: 2.0 })
-            .unwrap();
+        let one = weights_from_ratios(
+            &[0.0, 0.0, 3.0, 0.0, 0.0],
+            WeightRule {
+                power: 1.0,
+                clip: 2.0,
+            },
+        )
+        .unwrap();
         assert_eq!(one.weights, vec![0.0, 0.0, 5.0, 0.0, 0.0]);
         assert_eq!(one.effective_size, 1.0);
-        assert!(weights_from_ratios(&[0.0, 0.0], WeightRule { power: 1.0, clip: 2.0 }).is_err());
-        assert!(weights_from_ratios(&[f64::NAN], WeightRule { power: 1.0, clip: 2.0 }).is_err());
+        assert!(weights_from_ratios(
+            &[0.0, 0.0],
+            WeightRule {
+                power: 1.0,
+                clip: 2.0
+            }
+        )
+        .is_err());
+        assert!(weights_from_ratios(
+            &[f64::NAN],
+            WeightRule {
+                power: 1.0,
+                clip: 2.0
+            }
+        )
+        .is_err());
     }
 
     #[test]
     fn specs_parse_print_and_explain() {
         let e = RatioEstimator::parse("classifier(learner=forest(n=5),folds=3,power=0.5)").unwrap();
-        assert!(e.to_string().starts_with("classifier(learner=bagging(n=5"), "{e}");
+        assert!(
+            e.to_string().starts_with("classifier(learner=bagging(n=5"),
+            "{e}"
+        );
         assert_eq!(e.rule().power, 0.5);
         let back = RatioEstimator::parse(&e.to_string()).unwrap();
         assert_eq!(back.to_string(), e.to_string());
         let u = RatioEstimator::parse("ulsif").unwrap().to_string();
-        assert_eq!(u, "ulsif(centres=100,sigma=none,lambda=none,power=1,clip=20)");
+        assert_eq!(
+            u,
+            "ulsif(centres=100,sigma=none,lambda=none,power=1,clip=20)"
+        );
         let err = RatioEstimator::parse("kliep").unwrap_err().to_string();
-        assert!(err.contains("unknown density-ratio estimator 'kliep'"), "{err}");
-        let err = RatioEstimator::parse("ulsif(power=2)").unwrap_err().to_string();
+        assert!(
+            err.contains("unknown density-ratio estimator 'kliep'"),
+            "{err}"
+        );
+        let err = RatioEstimator::parse("ulsif(power=2)")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("power=2 is invalid"), "{err}");
     }
 }

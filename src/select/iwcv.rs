@@ -89,6 +89,9 @@ mod tests {
         assert!((weighted[0] - 0.885).abs() < 0.03, "{weighted:?}");
         let iw = Iwcv::default();
         assert_eq!(iw.folds, 10);
-        assert!(iw.ratio.to_string().starts_with("classifier(learner=logistic"));
+        assert!(iw
+            .ratio
+            .to_string()
+            .starts_with("classifier(learner=logistic"));
     }
 }

@@ -53,7 +53,8 @@ pub(crate) fn measure_value(
                 Some(w) => (0..truth.len())
                     .map(|i| {
                         let one = i..i + 1;
-                        Ok(w[i] * b.total(&truth[one.clone()], &decisions[one.clone()], &amounts[one])?)
+                        Ok(w[i]
+                            * b.total(&truth[one.clone()], &decisions[one.clone()], &amounts[one])?)
                     })
                     .sum(),
             }
@@ -70,7 +71,8 @@ mod tests {
     fn the_weighted_benefit_sums_the_rows_benefits_times_their_weights() {
         // Amounts 10, 20, 30, 40; positives rows 1 and 3; act when p * amount > 5.
         let rows = vec![vec![10.0], vec![20.0], vec![30.0], vec![40.0]];
-        let data = Dataset::from_rows(rows, vec![0, 1, 0, 1], vec!["n".into(), "p".into()]).unwrap();
+        let data =
+            Dataset::from_rows(rows, vec![0, 1, 0, 1], vec!["n".into(), "p".into()]).unwrap();
         let p = Proba::from_positive(&[0.9, 0.9, 0.1, 0.1]);
         let b = Measure::Benefit(Benefit {
             amount: "x0".into(),

@@ -104,9 +104,7 @@ impl Method {
     pub fn parse(spec: &str, metric: &str, variant: &str) -> Result<Method> {
         let calls = crate::params::syntax::parse(spec)?;
         if calls.len() != 1 {
-            return Err(Error::invalid(format!(
-                "method '{spec}': give one method"
-            )));
+            return Err(Error::invalid(format!("method '{spec}': give one method")));
         }
         Method::from_call(&calls[0], metric, variant)
     }
@@ -243,9 +241,7 @@ pub fn check_selection(
     target: &Dataset,
 ) -> Result<()> {
     if learners < 2 {
-        return Err(Error::invalid(
-            "selection compares at least two learners",
-        ));
+        return Err(Error::invalid("selection compares at least two learners"));
     }
     train
         .require_two_classes()
@@ -429,7 +425,12 @@ pub fn select(
     let methods = std::slice::from_ref(method);
     // The tests read the target whatever the method: check as for a method
     // that reads it.
-    check_selection(&[Method::Iwcv(Iwcv::default())], learners.len(), train, target)?;
+    check_selection(
+        &[Method::Iwcv(Iwcv::default())],
+        learners.len(),
+        train,
+        target,
+    )?;
     let mut shared = Shared {
         predict_target: true,
         ..Shared::default()
@@ -439,7 +440,10 @@ pub fn select(
     let pc = PriorCv::default();
     let oof = shared.oof(learners, train, target, pc.folds, pc.repeats, seed)?;
     let priors = estimate_priors(oof, train, pc.calibrate, pc.estimator)?;
-    let diagnosis = Diagnosis::new(shift.expect("the classifier ratio reports its test"), priors);
+    let diagnosis = Diagnosis::new(
+        shift.expect("the classifier ratio reports its test"),
+        priors,
+    );
     Ok((chosen, diagnosis))
 }
 
@@ -507,7 +511,12 @@ fn vote(
         .iter()
         .enumerate()
         .map(|(j, p)| {
-            let count = |o: Outcome| found.iter().filter(|s| s.ranking.pairs[j].outcome == o).count();
+            let count = |o: Outcome| {
+                found
+                    .iter()
+                    .filter(|s| s.ranking.pairs[j].outcome == o)
+                    .count()
+            };
             let (a, b) = (count(Outcome::First), count(Outcome::Second));
             Pair {
                 a: p.a,
@@ -631,12 +640,21 @@ mod tests {
             assert_eq!(parse(printed).unwrap().to_string(), printed);
         }
         let iw = parse("iwcv(ratio=ulsif(power=0.5))").unwrap().to_string();
-        assert!(iw.starts_with("iwcv(ratio=ulsif(centres=100,sigma=none,lambda=none,power=0.5"), "{iw}");
+        assert!(
+            iw.starts_with("iwcv(ratio=ulsif(centres=100,sigma=none,lambda=none,power=0.5"),
+            "{iw}"
+        );
         assert_eq!(parse(&iw).unwrap().to_string(), iw);
         for (bad, needle) in [
-            ("iwcvv", "unknown selection method 'iwcvv' (did you mean 'iwcv'?)"),
+            (
+                "iwcvv",
+                "unknown selection method 'iwcvv' (did you mean 'iwcv'?)",
+            ),
             ("loo(folds=3)", "loo takes no arguments"),
-            ("iwcv(ratio=kliep)", "unknown density-ratio estimator 'kliep'"),
+            (
+                "iwcv(ratio=kliep)",
+                "unknown density-ratio estimator 'kliep'",
+            ),
             ("cv(folds=1)", "folds=1 is invalid"),
         ] {
             let e = parse(bad).unwrap_err().to_string();
@@ -655,9 +673,16 @@ mod tests {
             .collect();
         let all = run_methods(&methods, &learners, &train, &target, &plain, 4).unwrap();
         for (m, together) in methods.iter().zip(&all) {
-            let alone = run_methods(std::slice::from_ref(m), &learners, &train, &target, &plain, 4)
-                .unwrap()
-                .remove(0);
+            let alone = run_methods(
+                std::slice::from_ref(m),
+                &learners,
+                &train,
+                &target,
+                &plain,
+                4,
+            )
+            .unwrap()
+            .remove(0);
             assert_eq!(alone.scores, together.scores, "{m}");
             assert_eq!(alone.ranking.order, together.ranking.order, "{m}");
         }
@@ -665,7 +690,10 @@ mod tests {
         let cv = rank_by_comparator(
             &learners,
             &train,
-            Comparator::CrossValidation { repeats: 1, folds: 10 },
+            Comparator::CrossValidation {
+                repeats: 1,
+                folds: 10,
+            },
             &plain,
             4,
         )
@@ -690,7 +718,10 @@ mod tests {
         let e = run_methods(&iw, &learners, &train, &small, &plain, 1)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("target population has 9 rows") && e.contains("at least 10"), "{e}");
+        assert!(
+            e.contains("target population has 9 rows") && e.contains("at least 10"),
+            "{e}"
+        );
         // Cross-validation does not read the target.
         let cv = [parse("cv(folds=3)").unwrap()];
         assert!(run_methods(&cv, &learners, &train, &small, &plain, 1).is_ok());
@@ -699,7 +730,10 @@ mod tests {
         let e = run_methods(&iw, &learners, &one_class, &target, &plain, 1)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("the training set: the data has only one class"), "{e}");
+        assert!(
+            e.contains("the training set: the data has only one class"),
+            "{e}"
+        );
         let e = run_methods(&iw, &learners[..1], &train, &target, &plain, 1)
             .unwrap_err()
             .to_string();
@@ -712,7 +746,11 @@ mod tests {
         let mut learners = noisy_tree_and_tree();
         learners.extend(crate::select::test_learners::always_zero_and_tree());
         let plain = ReverseTestingVariant::paper();
-        let members = ["cv(folds=5)", "iwcv(folds=5)", "reverse-testing(variant=paper)"];
+        let members = [
+            "cv(folds=5)",
+            "iwcv(folds=5)",
+            "reverse-testing(variant=paper)",
+        ];
         let alone: Vec<Selection> = members
             .iter()
             .map(|m| {
@@ -722,12 +760,24 @@ mod tests {
             })
             .collect();
         let spec = format!("vote({})", members.join(","));
-        let v = run_methods(&[parse(&spec).unwrap()], &learners, &train, &target, &plain, 2)
-            .unwrap()
-            .remove(0);
+        let v = run_methods(
+            &[parse(&spec).unwrap()],
+            &learners,
+            &train,
+            &target,
+            &plain,
+            2,
+        )
+        .unwrap()
+        .remove(0);
         let mut decided = 0;
         for (j, p) in v.ranking.pairs.iter().enumerate() {
-            let count = |o| alone.iter().filter(|s| s.ranking.pairs[j].outcome == o).count();
+            let count = |o| {
+                alone
+                    .iter()
+                    .filter(|s| s.ranking.pairs[j].outcome == o)
+                    .count()
+            };
             let (a, b) = (count(Outcome::First), count(Outcome::Second));
             let expect = if a > b {
                 Outcome::First
@@ -748,7 +798,10 @@ mod tests {
         );
         // Printed back, it parses to itself.
         let printed = parse(&spec).unwrap().to_string();
-        assert!(printed.starts_with("vote(cv(folds=5,repeats=1),iwcv("), "{printed}");
+        assert!(
+            printed.starts_with("vote(cv(folds=5,repeats=1),iwcv("),
+            "{printed}"
+        );
         assert_eq!(parse(&printed).unwrap().to_string(), printed);
         for bad in ["vote(cv)", "vote(a=cv,b=loo)", "vote(cv,vote(cv,loo))"] {
             assert!(parse(bad).is_err(), "{bad}");

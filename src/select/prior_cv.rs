@@ -262,7 +262,8 @@ fn bbse(on_d: &Proba, truth: &[u32], on_t: &Proba, pi_d: &[f64]) -> Vec<f64> {
 /// partial pivoting; `None` when a pivot is below `1e-12`.
 fn solve(a: &mut [f64], b: &mut [f64], k: usize) -> Option<Vec<f64>> {
     for col in 0..k {
-        let pivot = (col..k).max_by(|&i, &j| a[i * k + col].abs().total_cmp(&a[j * k + col].abs()))?;
+        let pivot =
+            (col..k).max_by(|&i, &j| a[i * k + col].abs().total_cmp(&a[j * k + col].abs()))?;
         if a[pivot * k + col].abs() < 1e-12 {
             return None;
         }
@@ -396,18 +397,12 @@ mod tests {
     fn the_fold_models_predict_the_target() {
         let (train, target) = (shifted(120, 0.0, 1), shifted(80, 0.3, 2));
         let learners = crate::select::test_learners::noisy_tree_and_tree();
-        let oof = out_of_fold(
-            &learners,
-            &train,
-            Splitter::k_fold(4),
-            Some(&target),
-            3,
-        )
-        .unwrap();
+        let oof = out_of_fold(&learners, &train, Splitter::k_fold(4), Some(&target), 3).unwrap();
         assert_eq!(oof.on_target.len(), 2);
         assert_eq!(oof.on_target[0].n_rows(), 80);
         assert_eq!(oof.models_built, 8);
-        let est = estimate_priors(&oof, &train, PriorCalibration::Platt, PriorEstimator::Em).unwrap();
+        let est =
+            estimate_priors(&oof, &train, PriorCalibration::Platt, PriorEstimator::Em).unwrap();
         assert_eq!(est.per_learner.len(), 2);
         let own = PriorCv {
             priors: PriorSource::Own,
@@ -415,6 +410,12 @@ mod tests {
         };
         let w = own.weights_for(&est, &train, 1);
         assert_eq!(w, prior_weights(&train, &est.per_learner[1]));
-        assert!(estimate_priors(&oof_with(Vec::new()), &train, PriorCalibration::None, PriorEstimator::Em).is_err());
+        assert!(estimate_priors(
+            &oof_with(Vec::new()),
+            &train,
+            PriorCalibration::None,
+            PriorEstimator::Em
+        )
+        .is_err());
     }
 }

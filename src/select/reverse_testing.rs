@@ -37,6 +37,7 @@ use crate::decide::Rule;
 use crate::error::{Error, Result};
 use crate::learn::Learner;
 use crate::learn::Model;
+use crate::progress::Progress;
 use crate::rng;
 use crate::split::cross_fit_folds;
 
@@ -283,6 +284,7 @@ fn judge(
     let mut on_copy = vec![vec![Proba::zeros(n, train.n_classes()); l]; l];
     let mut single = Vec::new();
     let mut models_built = 0;
+    let progress = Progress::start("ReverseTesting models", (parts.len() * (l + l * l)) as u64);
     for (f, (fit_rows, eval_rows)) in parts.iter().enumerate() {
         let base = (f * (l + 1)) as u64;
         let d = train.take(fit_rows);
@@ -290,6 +292,7 @@ fn judge(
         let priors = d.priors();
         let on_d = fit_all(ls, &d, seed, base)?;
         models_built += l;
+        progress.add(l as u64);
         for (s, m) in on_d.iter().enumerate() {
             let labels = label(
                 &m.predict_proba(target)?,
@@ -311,6 +314,7 @@ fn judge(
                     .map(Fitted::Model)
                     .collect()
             };
+            progress.add(l as u64);
             for (x, model) in fitted.iter().enumerate() {
                 let p = model.proba(&eval)?;
                 for (j, &i) in eval_rows.iter().enumerate() {

@@ -265,12 +265,11 @@ mod tests {
             ReverseTestingVariant::parse("paper", "accuracy").unwrap(),
             ReverseTestingVariant::paper()
         );
-        let v =
-            ReverseTestingVariant::parse(
-                "priors,measure=brier,decide=sum,judges=all,folds=4,weights=ulsif",
-                "x",
-            )
-            .unwrap();
+        let v = ReverseTestingVariant::parse(
+            "priors,measure=brier,decide=sum,judges=all,folds=4,weights=ulsif",
+            "x",
+        )
+        .unwrap();
         assert_eq!(v.weights, Some(Weighting::Ulsif));
         assert_eq!(v.labelling, Labelling::Priors);
         assert_eq!(v.measure, Measure::Metric("brier".into()));
@@ -284,7 +283,14 @@ mod tests {
         );
         let d = ReverseTestingVariant::parse("default", "g_mean").unwrap();
         assert_eq!(d, ReverseTestingVariant::recommended("g_mean"));
-        for bad in ["nope", "labels=max", "folds=1", "folds=x", "decide=", "weights=kliep"] {
+        for bad in [
+            "nope",
+            "labels=max",
+            "folds=1",
+            "folds=x",
+            "decide=",
+            "weights=kliep",
+        ] {
             let e = ReverseTestingVariant::parse(bad, "accuracy")
                 .unwrap_err()
                 .to_string();

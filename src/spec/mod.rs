@@ -1,5 +1,6 @@
 //! Strategy specs: one string names a whole strategy, stages joined by `+`:
-//! `[sampler +] learner [+ correct] [+ platt|isotonic] [+ decision]`, e.g.
+//! `[sampler +] learner [+ correct] [+ platt|isotonic] [+ priors(...)|em]
+//! [+ decision]`, e.g.
 //! `under(beta=0.1)+forest(n=100)+correct+threshold(priors)`.
 //!
 //! The string is parsed once ([`crate::params::syntax`]) into calls, and
@@ -19,7 +20,7 @@
 
 use std::sync::Arc;
 
-use crate::decide::registry::{build_stage, Stage};
+use crate::decide::registry::build_stage;
 use crate::ensemble::registry::{default_decision, ENSEMBLES};
 use crate::error::{Error, Result};
 use crate::learn::Learner;
@@ -102,45 +103,35 @@ pub fn strategy_from_stages(label: &str, stages: &[(Call, String)]) -> Result<St
     };
     let mut strategy = Strategy {
         spec: label.to_string(),
-        stem: String::new(),
+        stem: stem.join("+"),
         decision_stage: None,
         sampler,
         learner: crate::ensemble::registry::build_learner(learner_call)?,
         correct: None,
         calibration: None,
+        shift: None,
         decision: default_decision(&learner_call.name),
     };
     for (c, text) in rest {
-        if strategy.decision_stage.is_some() {
-            return Err(Error::invalid(format!(
-                "spec '{label}': '{}' comes after the decision; the decision must be the last stage",
-                c.name
-            )));
-        }
-        match build_stage(c)? {
-            Stage::Correct(mode) => strategy.correct = Some(mode),
-            Stage::Calibrate(cal) => {
-                if strategy.calibration.replace(cal).is_some() {
-                    return Err(Error::invalid(format!(
-                        "spec '{label}': two calibration stages"
-                    )));
-                }
-            }
-            Stage::Decide(d) => {
-                strategy.decision = d;
-                strategy.decision_stage = Some(compact(text));
-                continue;
-            }
-        }
-        stem.push(compact(text));
+        strategy.add_stage(build_stage(c)?, &compact(text))?;
     }
-    strategy.stem = stem.join("+");
     Ok(strategy)
 }
 
-/// Whether `name` is one of the papers' named ensembles.
-pub fn is_named_ensemble(name: &str) -> bool {
-    ENSEMBLES.iter().any(|e| e.name == name)
+/// The long help of every option that takes a strategy: each stage's
+/// family with its members, their parameters and defaults, read from the
+/// registries.
+pub fn help() -> String {
+    format!(
+        "A strategy is [sampler +] learner [+ correct] [+ platt|isotonic] [+ priors(...)|em] \
+         [+ decision], \
+         e.g. under(beta=0.1)+forest(n=100)+correct+threshold(priors).\n\n\
+         Samplers:\n{}\nLearners:\n{}\nEnsembles:\n{}\nStages after the learner:\n{}",
+        crate::params::help(crate::sample::registry::SAMPLERS),
+        crate::params::help(crate::learn::registry::LEARNERS),
+        crate::params::help(ENSEMBLES),
+        crate::params::help(crate::decide::registry::STAGES),
+    )
 }
 
 #[cfg(test)]

@@ -143,7 +143,7 @@ fn named_ensembles_have_the_papers_defaults() {
 fn named_ensembles_reject_bad_arguments() {
     for (spec, needle) in [
         ("pt-bagging(a=5)", "unknown argument 'a'"),
-        ("under-bagging(beta=0.2,ratio=1)", "not both"),
+        ("under-bagging(beta=0.2,ratio=1)", "only one of beta, ratio"),
         ("under-bagging(beta=2)", "beta"),
         ("underover-bagging(a=-1)", "a=-1"),
         ("smote-bagging(k=0)", "k="),

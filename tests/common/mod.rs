@@ -116,3 +116,14 @@ pub fn check_all(
         check(case, &format!("{what}[{i}]"), g, w, tol, failures);
     }
 }
+
+/// Fails listing every mismatch, or when no fixture case was checked.
+pub fn finish(failures: Vec<String>, checked: usize) {
+    assert!(checked > 0, "no fixture cases were read");
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}

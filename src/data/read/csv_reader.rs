@@ -2,80 +2,17 @@
 //! the `f64` buffer, labels interned) and a buffered path for one-hot
 //! encoding of categorical columns.
 
-use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read};
 
-use super::lines::{Lines, Record};
+use super::labels::Labels;
+use super::lines::{check_width, Lines, Record};
+use super::numeric::{read_numeric, Columns};
 use super::{
-    assign_classes, is_missing, parse_err, parse_number, resolve_target, trim, Categorical,
-    Missing, ReadOptions, ReadReport,
+    is_missing, parse_err, parse_number, resolve_target, trim, Categorical, Missing, ReadOptions,
+    ReadReport,
 };
 use crate::data::{ColumnEncoding, Dataset, Schema};
 use crate::error::{Error, Result};
-
-/// Interns raw label bytes in first-seen order.
-#[derive(Default)]
-pub(super) struct Labels {
-    ids: HashMap<Vec<u8>, u32>,
-    names: Vec<String>,
-    counts: Vec<usize>,
-}
-
-impl Labels {
-    pub(super) fn intern(&mut self, raw: &[u8], origin: &str, line: u64) -> Result<u32> {
-        if let Some(&id) = self.ids.get(raw) {
-            self.counts[id as usize] += 1;
-            return Ok(id);
-        }
-        let name = std::str::from_utf8(raw).map_err(|_| {
-            parse_err(
-                origin,
-                format!("line {line}: the class label is not valid UTF-8"),
-            )
-        })?;
-        let id = self.names.len() as u32;
-        self.ids.insert(raw.to_vec(), id);
-        self.names.push(name.to_string());
-        self.counts.push(1);
-        Ok(id)
-    }
-
-    /// Counts one more row of an already interned label.
-    #[inline]
-    pub(super) fn repeat(&mut self, id: u32) -> u32 {
-        self.counts[id as usize] += 1;
-        id
-    }
-
-    /// Adds another part's labels (in its first-seen order) and returns the
-    /// map from that part's ids to ours.
-    pub(super) fn merge(&mut self, other: Labels) -> Vec<u32> {
-        let mut map = Vec::with_capacity(other.names.len());
-        for (name, count) in other.names.into_iter().zip(other.counts) {
-            let key = name.as_bytes().to_vec();
-            let id = match self.ids.get(&key) {
-                Some(&id) => id,
-                None => {
-                    let id = self.names.len() as u32;
-                    self.ids.insert(key, id);
-                    self.names.push(name);
-                    self.counts.push(0);
-                    id
-                }
-            };
-            self.counts[id as usize] += count;
-            map.push(id);
-        }
-        map
-    }
-
-    /// Final class names and the remapped labels.
-    fn finish(self, raw: Vec<u32>, positive: Option<&str>) -> Result<(Vec<String>, Vec<u32>)> {
-        let pairs: Vec<(String, usize)> = self.names.into_iter().zip(self.counts).collect();
-        let (names, map) = assign_classes(&pairs, positive, false)?;
-        Ok((names, raw.into_iter().map(|r| map[r as usize]).collect()))
-    }
-}
 
 /// Reads the header (or makes `x0, x1, ...` names) and returns the names and,
 /// without a header, whether the first record (already in `rec`) is data.
@@ -112,20 +49,6 @@ fn read_header<R: BufRead>(
     Ok((names, false))
 }
 
-pub(super) fn check_width(rec: &Record, width: usize, origin: &str) -> Result<()> {
-    if rec.len() != width {
-        return Err(parse_err(
-            origin,
-            format!(
-                "line {}: {} fields, but the header has {width}",
-                rec.line,
-                rec.len()
-            ),
-        ));
-    }
-    Ok(())
-}
-
 pub(super) fn read_csv<R: Read + Send>(
     reader: R,
     origin: &str,
@@ -160,22 +83,13 @@ pub(super) fn read_csv<R: Read + Send>(
                 opts,
             };
             let first = first_is_data.then_some(&rec);
-            let (x, raw_y, labels, report) =
-                super::numeric::read_numeric(lines, first, &cols, size_hint)?;
+            let (x, raw_y, labels, report) = read_numeric(lines, first, &cols, size_hint)?;
             finish_numeric(x, raw_y, labels, report, &names, target, origin, opts)
         }
         Categorical::OneHot => {
             buffered_path(lines, rec, first_is_data, names, target, origin, opts)
         }
     }
-}
-
-/// The column layout of a numeric CSV, shared by the row parsers.
-pub(super) struct Columns<'a> {
-    pub names: &'a [String],
-    pub target: usize,
-    pub origin: &'a str,
-    pub opts: &'a ReadOptions,
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -200,13 +114,8 @@ fn finish_numeric(
         .map(|(_, n)| n.clone())
         .collect();
     let schema = Schema {
-        encodings: feature_names
-            .iter()
-            .map(|n| ColumnEncoding::Numeric { name: n.clone() })
-            .collect(),
-        feature_names,
-        class_names,
         target_name: names[target].clone(),
+        ..Schema::numeric(feature_names, class_names)
     };
     x.shrink_to_fit();
     Ok((Dataset::new(x, y, schema)?, report))

@@ -162,6 +162,21 @@ fn split_quoted(line: &[u8], delim: u8, rec: &mut Record) {
     rec.bounds.push((start, rec.data.len()));
 }
 
+/// Fails unless `rec` has `width` fields (the header's count).
+pub(super) fn check_width(rec: &Record, width: usize, origin: &str) -> Result<()> {
+    if rec.len() != width {
+        return Err(parse_err(
+            origin,
+            format!(
+                "line {}: {} fields, but the header has {width}",
+                rec.line,
+                rec.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

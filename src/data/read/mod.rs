@@ -22,6 +22,7 @@
 mod arff;
 mod classes;
 mod csv_reader;
+mod labels;
 mod lines;
 mod number;
 mod numeric;

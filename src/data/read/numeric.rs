@@ -12,13 +12,21 @@ use std::io::{BufRead, BufReader, Cursor, Read};
 
 use rayon::prelude::*;
 
-use super::csv_reader::{check_width, Columns, Labels};
-use super::lines::{Lines, Record};
+use super::labels::Labels;
+use super::lines::{check_width, Lines, Record};
 use super::number::parse_prefix;
-use super::{is_missing, parse_err, parse_number, trim, Missing, ReadReport};
+use super::{is_missing, parse_err, parse_number, trim, Missing, ReadOptions, ReadReport};
 use crate::error::Result;
 
 const BLOCK: usize = 1 << 20;
+
+/// The column layout of a numeric CSV, shared by the row parsers.
+pub(super) struct Columns<'a> {
+    pub names: &'a [String],
+    pub target: usize,
+    pub origin: &'a str,
+    pub opts: &'a ReadOptions,
+}
 
 /// Rows parsed from one stretch of input.
 #[derive(Default)]

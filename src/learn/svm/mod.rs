@@ -46,12 +46,12 @@ pub use kernel::Kernel;
 
 use self::kernel::Gram;
 use self::smo::Dual;
-use super::rows::{ClassWeight, Rows};
 use crate::calibrate::Platt;
 use crate::data::View;
 use crate::error::{Error, Result};
 use crate::learn::linalg::dot;
 use crate::learn::naive_bayes::scatter;
+use crate::learn::rows::{ClassWeight, Rows};
 use crate::learn::{Learner, Model};
 use crate::params::{choice, params, Bounds, ParamType, Value};
 use crate::rng::Rng;
@@ -537,5 +537,11 @@ impl Learner for Svm {
             s += &format!(",class_weight={}", self.class_weight.to_text());
         }
         s + ")"
+    }
+
+    /// Platt scaling fitted on internally cross-validated decision values
+    /// (ignoring row and class weights): calibrated.
+    fn calibrated(&self) -> bool {
+        true
     }
 }

@@ -45,6 +45,8 @@ pub struct Binned {
     lo: Vec<f64>,
     /// Largest value of the dataset in each bin.
     hi: Vec<f64>,
+    /// The bin budget per feature it was built with.
+    max_bins: usize,
     /// Address of the dataset's feature buffer: identifies the dataset.
     ident: usize,
 }
@@ -135,6 +137,7 @@ impl Binned {
             offsets,
             lo,
             hi,
+            max_bins,
             ident: data.features().as_ptr() as usize,
         })
     }
@@ -146,6 +149,27 @@ impl Binned {
             && self.d == data.n_features()
     }
 
+    /// The bin budget per feature this table was built with.
+    pub fn max_bins(&self) -> usize {
+        self.max_bins
+    }
+
+    /// The threshold on feature `f`'s values of a split that sends bins up to
+    /// `left_bin` left and bins from `right_bin` on right (`left_bin <
+    /// right_bin`): the midpoint of the gap between the largest value of
+    /// `left_bin` and the smallest of `right_bin`, or the left value when the
+    /// midpoint rounds onto the right one. Rows with `x <= threshold` go left.
+    pub fn threshold(&self, f: usize, left_bin: usize, right_bin: usize) -> f64 {
+        let (_, a) = self.bin_range(f, left_bin);
+        let (b, _) = self.bin_range(f, right_bin);
+        let t = a / 2.0 + b / 2.0;
+        if t >= b || !t.is_finite() {
+            a
+        } else {
+            t
+        }
+    }
+
     /// Number of bins of feature `f`.
     pub fn n_bins(&self, f: usize) -> usize {
         self.offsets[f + 1] - self.offsets[f]
@@ -154,6 +178,11 @@ impl Binned {
     /// Bin codes of feature `f`, indexed by row.
     pub fn codes(&self, f: usize) -> &[u8] {
         &self.codes[f * self.n..(f + 1) * self.n]
+    }
+
+    /// Bin codes of every feature, feature-major (`[f * n + i]`).
+    pub(crate) fn codes_all(&self) -> &[u8] {
+        &self.codes
     }
 
     /// Smallest and largest value of the dataset in bin `b` of feature `f`.

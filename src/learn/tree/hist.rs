@@ -367,12 +367,7 @@ impl Grower<'_> {
     /// the right child and the left child's sample count.
     fn apply(&mut self, node: &Pending, best: Best, left_tot: &mut [f64]) -> (f64, usize, u64) {
         let f = best.feature;
-        let (_, a) = self.bins.bin_range(f, best.left_bin);
-        let (b, _) = self.bins.bin_range(f, best.right_bin);
-        let mut threshold = a / 2.0 + b / 2.0;
-        if threshold >= b || !threshold.is_finite() {
-            threshold = a;
-        }
+        let threshold = self.bins.threshold(f, best.left_bin, best.right_bin);
         let codes = self.bins.codes(f);
         let cut = best.left_bin as u8;
         left_tot.iter_mut().for_each(|v| *v = 0.0);

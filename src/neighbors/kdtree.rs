@@ -11,6 +11,7 @@
 //! greater than the k-th distance (a point at an equal distance may still
 //! win by a lower index).
 
+use crate::progress::Progress;
 use rayon::prelude::*;
 
 use super::{Exclude, Lists, Points};
@@ -199,6 +200,7 @@ pub(super) fn search(
 ) -> Lists {
     let tree = Tree::new(refs);
     let nq = queries.n;
+    let progress = Progress::start("neighbour search: queries", nq as u64);
     let parts: Vec<Lists> = (0..nq.div_ceil(CHUNK))
         .into_par_iter()
         .map(|c| {
@@ -208,6 +210,7 @@ pub(super) fn search(
             for q in q0..q1 {
                 tree.visit(0, queries.row(q), exclude.skip(q), &mut lists, q - q0);
             }
+            progress.add((q1 - q0) as u64);
             lists
         })
         .collect();

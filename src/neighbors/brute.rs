@@ -27,13 +27,13 @@
 //! decides). The result is the same, bit for bit, as the exact scalar loop's,
 //! whichever first pass ran: the first pass only rules pairs out.
 
+use crate::progress::Progress;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use super::{Exclude, Points};
-use crate::sample::neighbors::Lists;
+use super::{Exclude, Lists, Points};
 
 /// References packed per group (one vector lane each).
 pub(super) const LANES: usize = 8;
@@ -398,7 +398,9 @@ impl Task<'_> {
         // Whole query panels per block.
         let qt = self.kernel.tile();
         let qb = BLOCK / qt * qt;
-        let parts: Vec<Lists> = (0..nq.div_ceil(qb))
+        let blocks = nq.div_ceil(qb);
+        let progress = Progress::start("neighbour search: query blocks", blocks as u64);
+        let parts: Vec<Lists> = (0..blocks)
             .into_par_iter()
             .map(|b| {
                 let q0 = b * qb;
@@ -406,6 +408,7 @@ impl Task<'_> {
                 for r0 in (0..self.refs.n).step_by(rb) {
                     self.tile(q0..q0 + qb, r0..r0 + rb, None, &mut mine);
                 }
+                progress.add(1);
                 mine
             })
             .collect();
@@ -425,6 +428,7 @@ impl Task<'_> {
             (0..nb).flat_map(|i| (i..nb).map(move |j| (i, j))).collect();
         let runs = (4 * rayon::current_num_threads()).min(pairs.len()).max(1);
         let shared = Shared::new(n);
+        let progress = Progress::start("neighbour search: blocks of pairs", pairs.len() as u64);
         pairs
             .par_chunks(pairs.len().div_ceil(runs))
             .map(|run| {
@@ -436,6 +440,7 @@ impl Task<'_> {
                         Some(&shared),
                         &mut lists,
                     );
+                    progress.add(1);
                 }
                 lists
             })

@@ -1,5 +1,6 @@
-//! Exact k-nearest-neighbour search, shared by SMOTE and its variants and by
-//! the informative undersamplers.
+//! Exact k-nearest-neighbour search, shared by SMOTE and its variants, the
+//! informative undersamplers and the k-NN learner. A bottom-level module: it
+//! depends only on `data`, `error` and `rng`.
 //!
 //! Distances are Euclidean (squared distances are compared; the square root
 //! is never needed to rank). The distance of a pair is defined as the sum over
@@ -83,6 +84,11 @@ impl<'a> Points<'a> {
     pub fn row(&self, i: usize) -> &'a [f64] {
         &self.x[i * self.d..(i + 1) * self.d]
     }
+
+    /// The points `rows`, copied in that order into one buffer.
+    pub fn gather(&self, rows: &[usize]) -> Vec<f64> {
+        gather(self.x, self.d, rows, None)
+    }
 }
 
 /// Which end of the distance ranking to return.
@@ -149,7 +155,7 @@ impl Neighbours {
 /// available.
 ///
 /// ```
-/// use rarity::sample::neighbors::{knn, Exclude, Points};
+/// use rarity::neighbors::{knn, Exclude, Points};
 /// let x = [0.0, 1.0, 3.0, 7.0];
 /// let p = Points::new(&x, 4, 1).unwrap();
 /// let nn = knn(p, p, 2, Exclude::SameIndex);
@@ -217,9 +223,10 @@ pub fn search(
 /// kernel costs more than it saves: each query scans them directly.
 const SCAN_QUERIES: usize = 8;
 
-/// The squared distance of two points, as defined for the whole module.
+/// The squared distance of two points, as defined for the whole module
+/// (one fused multiply-add per feature, in feature order).
 #[inline(always)]
-fn dist2(a: &[f64], b: &[f64]) -> f64 {
+pub fn dist2(a: &[f64], b: &[f64]) -> f64 {
     a.iter()
         .zip(b)
         .fold(0.0, |acc, (&x, &y)| (x - y).mul_add(x - y, acc))

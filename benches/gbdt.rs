@@ -1,0 +1,115 @@
+//! The rarity side of `benches/gbdt_vs_lightgbm.py` (run that script; it
+//! builds this target with `cargo bench --no-run` and calls it directly).
+//!
+//! ```text
+//! gbdt cv DATA.bin LABELS.bin FOLDS.bin D THREADS SPEC OUT.bin [REPEATS]
+//!     rows are f64 row-major features (D per row) and u8 labels; FOLDS holds
+//!     one u8 fold number per row. For each fold f = 0, 1, ...: copy the
+//!     other folds' rows into a training table (not timed), fit SPEC on it
+//!     (timed: binning and boosting), predict fold f's rows (timed apart).
+//!     Writes every row's out-of-fold positive-class probability (f64) to
+//!     OUT and prints {"fit_seconds": [...], "fit_cpu_seconds": [...],
+//!     "predict_seconds": [...]} (CPU seconds of all threads). With REPEATS,
+//!     each fold is fitted that many times (the same model) and the
+//!     smallest times are reported: the least disturbed by other work on a
+//!     shared machine.
+//! ```
+
+use std::time::Instant;
+
+use rarity::data::{Dataset, Schema};
+use rarity::rng;
+use serde_json::json;
+
+fn main() {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
+    let result = match args.first().map(String::as_str) {
+        Some("cv") if args.len() == 8 || args.len() == 9 => cv(&args[1..]),
+        _ => Err("usage: gbdt cv DATA LABELS FOLDS D THREADS SPEC OUT [REPEATS]".into()),
+    };
+    if let Err(e) = result {
+        eprintln!("error: {e}");
+        std::process::exit(2);
+    }
+}
+
+type Res<T> = Result<T, Box<dyn std::error::Error>>;
+
+fn table(x: Vec<f64>, y: Vec<u32>, d: usize) -> Res<Dataset> {
+    let schema = Schema {
+        feature_names: (0..d).map(|j| format!("x{j}")).collect(),
+        class_names: vec!["0".into(), "1".into()],
+        encodings: vec![],
+        target_name: "class".into(),
+    };
+    Ok(Dataset::new(x, y, schema)?)
+}
+
+/// CPU seconds of this process so far (all threads).
+fn cpu_seconds() -> f64 {
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
+    let t = |v: libc::timeval| v.tv_sec as f64 + v.tv_usec as f64 * 1e-6;
+    t(u.ru_utime) + t(u.ru_stime)
+}
+
+fn cv(a: &[String]) -> Res<()> {
+    let (data, labels, folds, d, t, spec, out) = (&a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6]);
+    let repeats: usize = a.get(7).map_or(Ok(1), |r| r.parse())?;
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(t.parse()?)
+        .build_global()?;
+    let d: usize = d.parse()?;
+    let learner = rarity::spec::build_learner(spec)?;
+    let raw = std::fs::read(data)?;
+    let labels = std::fs::read(labels)?;
+    let folds = std::fs::read(folds)?;
+    let n = labels.len();
+    let value = |i: usize| f64::from_le_bytes(raw[i * 8..i * 8 + 8].try_into().unwrap());
+    let k = folds.iter().copied().max().map_or(0, |m| m as usize + 1);
+    let mut proba = vec![0.0; n];
+    let (mut fit_s, mut fit_cpu, mut pred_s) = (Vec::new(), Vec::new(), Vec::new());
+    for f in 0..k {
+        let (mut xtr, mut ytr, mut xte, mut yte, mut te) = (vec![], vec![], vec![], vec![], vec![]);
+        for i in 0..n {
+            let (x, y) = if folds[i] as usize == f {
+                te.push(i);
+                (&mut xte, &mut yte)
+            } else {
+                (&mut xtr, &mut ytr)
+            };
+            x.extend((0..d).map(|j| value(i * d + j)));
+            y.push(labels[i] as u32);
+        }
+        let train = table(xtr, ytr, d)?;
+        let test = table(xte, yte, d)?;
+        let rows: Vec<usize> = (0..train.n_rows()).collect();
+        let (mut wall, mut cpu_s) = (f64::INFINITY, f64::INFINITY);
+        let mut model = None;
+        for _ in 0..repeats.max(1) {
+            let (start, cpu) = (Instant::now(), cpu_seconds());
+            model = Some(learner.fit(&train.view(&rows), &mut rng::stream(1, f as u64))?);
+            wall = wall.min(start.elapsed().as_secs_f64());
+            cpu_s = cpu_s.min(cpu_seconds() - cpu);
+        }
+        let model = model.expect("at least one fit");
+        fit_s.push(wall);
+        fit_cpu.push(cpu_s);
+        let start = Instant::now();
+        let p = model.predict_proba(&test)?;
+        pred_s.push(start.elapsed().as_secs_f64());
+        for (j, &i) in te.iter().enumerate() {
+            proba[i] = p.row(j)[1];
+        }
+    }
+    let bytes: Vec<u8> = proba.iter().flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(out, bytes)?;
+    println!(
+        "{}",
+        json!({"fit_seconds": fit_s, "fit_cpu_seconds": fit_cpu, "predict_seconds": pred_s})
+    );
+    Ok(())
+}

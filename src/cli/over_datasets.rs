@@ -1,0 +1,50 @@
+//! The frame every `rarity experiment` runs in: the report directory
+//! prepared first, the datasets loaded, the job timed, all under the
+//! progress bar.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use super::Global;
+use rarity::data::dirs::load_dirs;
+use rarity::data::Dataset;
+use rarity::error::Result;
+
+/// An experiment's results with what it ran on.
+pub(super) struct Ran<T> {
+    /// The experiment's results.
+    pub results: T,
+    /// How many datasets it ran on.
+    pub datasets: usize,
+    /// The datasets left out when loading, with the reason.
+    pub skipped: Vec<String>,
+    /// Seconds the experiment took (loading excluded).
+    pub seconds: f64,
+}
+
+/// The frame of every experiment: prepares the report directory (an
+/// existing file there fails before any work), loads the datasets of
+/// `dirs` (the bundled ones when empty; more than `max_rows` rows: left
+/// out) and runs `job` on them, all under the progress bar.
+pub(super) fn over_datasets<T>(
+    g: &Global,
+    dirs: &[PathBuf],
+    max_rows: usize,
+    report: Option<&PathBuf>,
+    job: impl FnOnce(&[(String, Dataset)]) -> Result<T>,
+) -> Result<Ran<T>> {
+    if let Some(dir) = report {
+        rarity::report::prepare_dir(dir)?;
+    }
+    super::bar::during(g, || {
+        let loaded = load_dirs(dirs, max_rows)?;
+        let start = Instant::now();
+        let results = job(&loaded.datasets)?;
+        Ok(Ran {
+            results,
+            datasets: loaded.datasets.len(),
+            skipped: loaded.skipped,
+            seconds: start.elapsed().as_secs_f64(),
+        })
+    })
+}

@@ -1,0 +1,410 @@
+//! Leaf-wise growth of one boosted tree (LightGBM, Ke et al. 2017, sec. 2
+//! and Shi 2007's best-first trees): the leaf whose best split gains most
+//! is split next, until the tree has `max_leaves` leaves, no leaf has a
+//! split with positive gain, or the depth limit stops every leaf.
+//!
+//! Each leaf owns a range of one list of row positions; a split partitions
+//! that range stably (so rows stay in increasing position order, and the bin
+//! codes are read in increasing addresses). A leaf's histograms are kept
+//! until it is split; its children's come from building the smaller child's
+//! and subtracting them from the parent's. Ties between leaves go to the
+//! lowest leaf number.
+
+use rayon::prelude::*;
+
+use super::hist::{build, prefetch, subtract, Codes, Layout, Ordered};
+use super::model::{GbdtNode, GbdtTree};
+use super::split::{Rules, Split, Sums};
+use crate::learn::tree::Binned;
+
+/// Rows of a leaf from which gathering and partitioning run in parallel
+/// blocks of this many rows (a fixed size, so the result does not depend on
+/// the thread count).
+const PARALLEL_ROWS: usize = 1 << 15;
+
+/// Stably partitions `seg` by `col[p] <= cut`: the left part stays at the
+/// front of `seg`, the right part goes to the front of `right`. Returns the
+/// left part's length. Branch-free: every position is written to both sides
+/// and the side's end moves by the test.
+fn partition_block(col: &[u8], cut: u8, seg: &mut [u32], right: &mut [u32]) -> usize {
+    let (mut l, mut r) = (0, 0);
+    for i in 0..seg.len() {
+        if i + 32 < seg.len() {
+            prefetch(col, seg[i + 32] as usize);
+        }
+        let p = seg[i];
+        let left = (col[p as usize] <= cut) as usize;
+        seg[l] = p;
+        right[r] = p;
+        l += left;
+        r += 1 - left;
+    }
+    l
+}
+
+/// Stably partitions `seg` by `col[p] <= cut` (using `right`, as long, as
+/// scratch) and returns the left part's length. Large ranges are
+/// partitioned in blocks of [`PARALLEL_ROWS`] in parallel, then the blocks'
+/// left and right parts are joined in block order (the same result).
+fn partition(col: &[u8], cut: u8, seg: &mut [u32], right: &mut [u32]) -> usize {
+    if seg.len() < 2 * PARALLEL_ROWS {
+        let l = partition_block(col, cut, seg, right);
+        let k = seg.len() - l;
+        seg[l..].copy_from_slice(&right[..k]);
+        return l;
+    }
+    let lefts: Vec<usize> = seg
+        .par_chunks_mut(PARALLEL_ROWS)
+        .zip(right.par_chunks_mut(PARALLEL_ROWS))
+        .map(|(b, r)| partition_block(col, cut, b, r))
+        .collect();
+    // Left parts move down in block order, then the right parts follow.
+    let mut l = 0;
+    for (b, &n) in lefts.iter().enumerate() {
+        seg.copy_within(b * PARALLEL_ROWS..b * PARALLEL_ROWS + n, l);
+        l += n;
+    }
+    let mut r = l;
+    for (b, &n) in lefts.iter().enumerate() {
+        let from = b * PARALLEL_ROWS;
+        let k = (from + PARALLEL_ROWS).min(seg.len()) - from - n;
+        seg[r..r + k].copy_from_slice(&right[from..from + k]);
+        r += k;
+    }
+    l
+}
+
+/// What every tree of one fit shares.
+pub(super) struct Setup<'a> {
+    pub bins: &'a Binned,
+    pub codes: Codes<'a>,
+    pub layout: Layout,
+    pub rules: Rules,
+    pub max_leaves: usize,
+    /// Depth limit; 0 for none.
+    pub max_depth: usize,
+    pub learning_rate: f64,
+}
+
+/// The gradients of one output: `g[pos * stride + offset]`.
+pub(super) struct Gradients<'a> {
+    pub g: &'a [f32],
+    pub h: &'a [f32],
+    pub stride: usize,
+    pub offset: usize,
+    /// Row copies by position (`None`: one each).
+    pub copies: Option<&'a [u32]>,
+}
+
+/// The rows a tree is grown on.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Bag<'a> {
+    /// Every position `0..n`, in order.
+    All(usize),
+    /// These positions (ascending).
+    Rows(&'a [u32]),
+}
+
+/// A tree as grown: the model's tree, each node's bin cut (codes up to it go
+/// left) and each leaf's range in [`Grower::positions`].
+pub(super) struct Grown {
+    pub tree: GbdtTree,
+    pub cuts: Vec<u8>,
+    pub ranges: Vec<(usize, usize)>,
+}
+
+impl Grown {
+    /// The leaf of the row at position `pos`, by its bin codes.
+    #[inline]
+    pub fn leaf_of(&self, codes: &Codes, pos: usize) -> usize {
+        let nodes = &self.tree.nodes;
+        if nodes.is_empty() {
+            return 0;
+        }
+        let mut i = 0usize;
+        loop {
+            let n = &nodes[i];
+            let next = if codes.col(n.feature as usize)[pos] <= self.cuts[i] {
+                n.left
+            } else {
+                n.right
+            };
+            if next < 0 {
+                return !next as usize;
+            }
+            i = next as usize;
+        }
+    }
+}
+
+/// A leaf being grown.
+struct Leaf {
+    start: usize,
+    end: usize,
+    depth: usize,
+    tot: Sums,
+    /// The node pointing to it and on which side (`None` for the root).
+    parent: Option<(usize, bool)>,
+    hist: Option<Vec<Sums>>,
+    best: Option<Split>,
+}
+
+/// Buffers reused by every tree of a fit.
+#[derive(Default)]
+pub(super) struct Grower {
+    positions: Vec<u32>,
+    scratch: Vec<u32>,
+    ordered: Vec<Sums>,
+    pool: Vec<Vec<Sums>>,
+}
+
+impl Grower {
+    /// The row positions, grouped by leaf after [`Grower::grow`].
+    pub fn positions(&self) -> &[u32] {
+        &self.positions
+    }
+
+    /// Grows a tree on the rows of `bag` with the given gradients,
+    /// splitting only on `features` (ascending).
+    pub fn grow(&mut self, s: &Setup, bag: Bag, grad: &Gradients, features: &[usize]) -> Grown {
+        self.positions.clear();
+        let all = match bag {
+            Bag::Rows(r) => {
+                self.positions.extend_from_slice(r);
+                false
+            }
+            Bag::All(n) => {
+                self.positions.extend(0..n as u32);
+                true
+            }
+        };
+        let m = self.positions.len();
+        self.scratch.resize(m, 0);
+        self.gather(0, m, grad);
+        let tot = self.ordered.iter().fold(Sums::default(), |mut t, r| {
+            t.add(r);
+            t
+        });
+        let mut root = Leaf {
+            start: 0,
+            end: m,
+            depth: 0,
+            tot,
+            parent: None,
+            hist: None,
+            best: None,
+        };
+        let mut nodes: Vec<GbdtNode> = Vec::new();
+        let mut cuts: Vec<u8> = Vec::new();
+        if self.can_split(s, &root, 1) {
+            let mut h = self.take_hist(s);
+            let positions = (!all).then_some(&self.positions[..]);
+            let rows = Ordered {
+                positions,
+                rows: &self.ordered,
+            };
+            root.best = build(
+                &mut h,
+                &s.layout,
+                features,
+                &s.codes,
+                &rows,
+                Some((&s.rules, tot)),
+            );
+            root.hist = Some(h);
+        }
+        let mut leaves = vec![root];
+        while leaves.len() < s.max_leaves {
+            let mut pick: Option<(usize, f64)> = None;
+            for (i, l) in leaves.iter().enumerate() {
+                if let Some(b) = &l.best {
+                    if pick.is_none_or(|(_, g)| b.gain > g) {
+                        pick = Some((i, b.gain));
+                    }
+                }
+            }
+            let Some((l, _)) = pick else { break };
+            let (left, right) = self.split(s, l, &mut leaves[l], &mut nodes, &mut cuts);
+            let n_leaves = leaves.len() + 1;
+            let (left, right) =
+                self.children(s, &mut leaves[l], left, right, n_leaves, grad, features);
+            leaves[l] = left;
+            leaves.push(right);
+        }
+        for l in &mut leaves {
+            if let Some(h) = l.hist.take() {
+                self.pool.push(h);
+            }
+        }
+        let values = leaves
+            .iter()
+            .map(|l| s.learning_rate * s.rules.value(l.tot.g, l.tot.h))
+            .collect();
+        Grown {
+            tree: GbdtTree { nodes, values },
+            cuts,
+            ranges: leaves.iter().map(|l| (l.start, l.end)).collect(),
+        }
+    }
+
+    /// Whether a leaf may be split, once the tree has `n_leaves` leaves.
+    fn can_split(&self, s: &Setup, l: &Leaf, n_leaves: usize) -> bool {
+        n_leaves < s.max_leaves
+            && (s.max_depth == 0 || l.depth < s.max_depth)
+            && l.tot.n >= 2.0 * s.rules.min_leaf
+    }
+
+    /// A histogram buffer (contents undefined).
+    fn take_hist(&mut self, s: &Setup) -> Vec<Sums> {
+        self.pool
+            .pop()
+            .unwrap_or_else(|| vec![Sums::default(); s.layout.len()])
+    }
+
+    /// The ordered gradients of positions `start..end` (in parallel blocks
+    /// for large leaves; each value depends only on its row).
+    fn gather(&mut self, start: usize, end: usize, grad: &Gradients) {
+        let one = |&p: &u32| {
+            let i = p as usize * grad.stride + grad.offset;
+            Sums {
+                g: grad.g[i] as f64,
+                h: grad.h[i] as f64,
+                n: grad.copies.map_or(1.0, |c| c[p as usize] as f64),
+            }
+        };
+        let rows = &self.positions[start..end];
+        if rows.len() >= PARALLEL_ROWS {
+            rows.par_iter().map(one).collect_into_vec(&mut self.ordered);
+        } else {
+            self.ordered.clear();
+            self.ordered.extend(rows.iter().map(one));
+        }
+    }
+
+    /// Splits leaf number `me` by its best split: records the node,
+    /// partitions its rows, and returns the two children (without
+    /// histograms): the left keeps the number `me`, the right takes the next.
+    fn split(
+        &mut self,
+        s: &Setup,
+        me: usize,
+        leaf: &mut Leaf,
+        nodes: &mut Vec<GbdtNode>,
+        cuts: &mut Vec<u8>,
+    ) -> (Leaf, Leaf) {
+        let b = leaf.best.take().expect("a leaf with a split");
+        let node = nodes.len();
+        // A tree with `node` split nodes has `node + 1` leaves.
+        nodes.push(GbdtNode {
+            feature: b.feature as u32,
+            threshold: s.bins.threshold(b.feature, b.left_bin, b.right_bin),
+            left: !(me as i32),
+            right: !(node as i32 + 1),
+            gain: b.gain,
+        });
+        cuts.push(b.left_bin as u8);
+        match leaf.parent {
+            Some((p, true)) => nodes[p].left = node as i32,
+            Some((p, false)) => nodes[p].right = node as i32,
+            None => {}
+        }
+        let mid = self.partition(s, leaf.start, leaf.end, b.feature, b.left_bin as u8);
+        let child = |start, end, tot, left| Leaf {
+            start,
+            end,
+            depth: leaf.depth + 1,
+            tot,
+            parent: Some((node, left)),
+            hist: None,
+            best: None,
+        };
+        (
+            child(leaf.start, mid, b.left, true),
+            child(mid, leaf.end, b.right, false),
+        )
+    }
+
+    /// Stably partitions positions `start..end` by `code(feature) <= cut`;
+    /// returns where the right part starts.
+    fn partition(&mut self, s: &Setup, start: usize, end: usize, feature: usize, cut: u8) -> usize {
+        let seg = &mut self.positions[start..end];
+        let right = &mut self.scratch[..seg.len()];
+        start + partition(s.codes.col(feature), cut, seg, right)
+    }
+
+    /// Gives the children of a split leaf their histograms and best splits
+    /// when they may be split further (`n_leaves`: leaves after the split).
+    #[allow(clippy::too_many_arguments)]
+    fn children(
+        &mut self,
+        s: &Setup,
+        parent: &mut Leaf,
+        mut left: Leaf,
+        mut right: Leaf,
+        n_leaves: usize,
+        grad: &Gradients,
+        features: &[usize],
+    ) -> (Leaf, Leaf) {
+        let mut h = parent.hist.take().expect("a split leaf has histograms");
+        let left_smaller = left.end - left.start <= right.end - right.start;
+        {
+            let (small, large) = if left_smaller {
+                (&mut left, &mut right)
+            } else {
+                (&mut right, &mut left)
+            };
+            let need_small = self.can_split(s, small, n_leaves);
+            let need_large = self.can_split(s, large, n_leaves);
+            if need_large || need_small {
+                let mut hs = if need_large {
+                    self.take_hist(s)
+                } else {
+                    std::mem::take(&mut h)
+                };
+                self.gather(small.start, small.end, grad);
+                let rows = Ordered {
+                    positions: Some(&self.positions[small.start..small.end]),
+                    rows: &self.ordered,
+                };
+                let scan = need_small.then_some((&s.rules, small.tot));
+                small.best = build(&mut hs, &s.layout, features, &s.codes, &rows, scan);
+                if need_large {
+                    let scan = Some((&s.rules, large.tot));
+                    large.best = subtract(&mut h, &hs, &s.layout, features, scan);
+                    large.hist = Some(std::mem::take(&mut h));
+                }
+                if need_small {
+                    small.hist = Some(hs);
+                } else {
+                    self.pool.push(hs);
+                }
+            }
+        }
+        if !h.is_empty() {
+            self.pool.push(h);
+        }
+        (left, right)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn block_partition_is_the_stable_partition() {
+        let n = 5 * PARALLEL_ROWS + 123;
+        let col: Vec<u8> = (0..n).map(|i| ((i * 7919) % 251) as u8).collect();
+        let mut seg: Vec<u32> = (0..n as u32).filter(|i| i % 3 != 0).collect();
+        let want: Vec<u32> = seg
+            .iter()
+            .filter(|&&p| col[p as usize] <= 100)
+            .chain(seg.iter().filter(|&&p| col[p as usize] > 100))
+            .copied()
+            .collect();
+        let mut right = vec![0; seg.len()];
+        let l = partition(&col, 100, &mut seg, &mut right);
+        assert_eq!(seg, want);
+        assert_eq!(l, want.iter().filter(|&&p| col[p as usize] <= 100).count());
+    }
+}

@@ -1,0 +1,234 @@
+//! Gradient histograms over the binned features (LightGBM, Ke et al. 2017,
+//! Algorithm 1): per feature and bin, the sums of the gradients, hessians
+//! and row copies of a leaf's rows. A leaf's rows are gathered once into an
+//! ordered buffer ([`Ordered`]), so each feature's pass reads the gradients
+//! contiguously and only the one-byte bin codes by row position (prefetched
+//! ahead, as LightGBM does); the larger child of a split gets its histograms
+//! by subtracting the smaller child's from the parent's.
+//!
+//! Features are processed in parallel, each by one task that builds (or
+//! subtracts) its histogram over the rows in their order and scans it for
+//! the feature's best split while it is in cache; the features' best splits
+//! are then compared in feature order. Every sum is taken in the same order
+//! whatever the thread count.
+
+use std::borrow::Cow;
+
+use rayon::prelude::*;
+
+use super::split::{best_of, Rules, Split, Sums};
+use crate::learn::tree::Binned;
+
+/// Rows x features below which a leaf's histograms are built on one thread.
+const PARALLEL_WORK: usize = 1 << 15;
+
+/// Rows ahead whose bin code is prefetched.
+const PREFETCH: usize = 32;
+
+/// A leaf's rows with their ordered gradients.
+pub(super) struct Ordered<'a> {
+    /// The rows' positions, or `None` when they are positions `0..len` in
+    /// order (the root without row subsampling: codes are read sequentially).
+    pub positions: Option<&'a [u32]>,
+    /// Gradient, hessian and copies of each row, in the same order.
+    pub rows: &'a [Sums],
+}
+
+/// What a histogram pass also does: find the leaf's best split under these
+/// rules, for a leaf with these sums.
+pub(super) type Scan<'a> = Option<(&'a Rules, Sums)>;
+
+/// Bin codes of the rows a fit uses, feature-major (`codes[f * stride + i]`
+/// for row position `i`): borrowed from the dataset's [`Binned`] table when
+/// the fit uses every row in order, else gathered.
+pub(super) struct Codes<'a> {
+    data: Cow<'a, [u8]>,
+    stride: usize,
+}
+
+impl<'a> Codes<'a> {
+    /// The codes of dataset rows `rows` (`None`: all rows in order).
+    pub fn new(bins: &'a Binned, d: usize, rows: Option<&[u32]>) -> Codes<'a> {
+        match rows {
+            None => Codes {
+                stride: bins.codes(0).len(),
+                data: Cow::Borrowed(bins.codes_all()),
+            },
+            Some(rows) => {
+                let m = rows.len();
+                let mut data = vec![0u8; m * d];
+                data.par_chunks_mut(m.max(1))
+                    .enumerate()
+                    .for_each(|(f, col)| {
+                        let src = bins.codes(f);
+                        for (c, &r) in col.iter_mut().zip(rows) {
+                            *c = src[r as usize];
+                        }
+                    });
+                Codes {
+                    data: Cow::Owned(data),
+                    stride: m,
+                }
+            }
+        }
+    }
+
+    /// The codes of feature `f`, by row position.
+    #[inline]
+    pub fn col(&self, f: usize) -> &[u8] {
+        &self.data[f * self.stride..(f + 1) * self.stride]
+    }
+}
+
+/// Where each feature's bins lie in a histogram of all features.
+pub(super) struct Layout {
+    offsets: Vec<usize>,
+}
+
+impl Layout {
+    /// The layout of `bins`' features.
+    pub fn new(bins: &Binned, d: usize) -> Layout {
+        Layout {
+            offsets: (0..=d).map(|f| bins.offset(f)).collect(),
+        }
+    }
+
+    /// Bins of all features.
+    pub fn len(&self) -> usize {
+        *self.offsets.last().unwrap_or(&0)
+    }
+
+    /// Mutable slices of the bins of `features` (ascending) in `hist`.
+    fn split<'h>(
+        &self,
+        mut hist: &'h mut [Sums],
+        features: &[usize],
+    ) -> Vec<(usize, &'h mut [Sums])> {
+        let mut out = Vec::with_capacity(features.len());
+        let mut at = 0;
+        for &f in features {
+            let rest = std::mem::take(&mut hist);
+            let (_, tail) = rest.split_at_mut(self.offsets[f] - at);
+            let (mine, tail) = tail.split_at_mut(self.offsets[f + 1] - self.offsets[f]);
+            out.push((f, mine));
+            hist = tail;
+            at = self.offsets[f + 1];
+        }
+        out
+    }
+
+    /// Runs `task(feature, its bins, their offset)` for every feature of
+    /// `features` (in parallel when `work` is large) and returns the best of
+    /// the splits they return.
+    fn each<F>(&self, hist: &mut [Sums], features: &[usize], work: usize, task: F) -> Option<Split>
+    where
+        F: Fn(usize, &mut [Sums], usize) -> Option<Split> + Sync,
+    {
+        let slices = self.split(hist, features);
+        let one = |(f, hf): (usize, &mut [Sums])| task(f, hf, self.offsets[f]);
+        if work >= PARALLEL_WORK {
+            best_of(slices.into_par_iter().map(one).collect::<Vec<_>>())
+        } else {
+            best_of(slices.into_iter().map(one))
+        }
+    }
+}
+
+/// Fills the histograms of `features` (ascending) in `hist` from the rows;
+/// with a scan, returns the leaf's best split.
+pub(super) fn build(
+    hist: &mut [Sums],
+    layout: &Layout,
+    features: &[usize],
+    codes: &Codes,
+    rows: &Ordered,
+    scan: Scan,
+) -> Option<Split> {
+    let work = rows.rows.len() * features.len();
+    layout.each(hist, features, work, |f, hf, _| {
+        let col = codes.col(f);
+        match rows.positions {
+            Some(pos) => fill(hf, rows.rows, |i| {
+                if i + PREFETCH < pos.len() {
+                    prefetch(col, pos[i + PREFETCH] as usize);
+                }
+                col[pos[i] as usize]
+            }),
+            None => fill(hf, rows.rows, |i| col[i]),
+        }
+        scan.and_then(|(rules, tot)| rules.best_on(f, hf, tot))
+    })
+}
+
+/// Rows from which a histogram is summed in [`LANES`] interleaved copies.
+const LANED_ROWS: usize = 2048;
+
+/// Interleaved copies of a histogram: row `i` goes to copy `i % LANES`, so
+/// that rows falling into one bin in a row (a sorted column, a frequent
+/// value) do not wait on each other's sums; the copies are added in order.
+const LANES: usize = 4;
+
+/// Sets `hf` to the histogram of `rows`, row `i` falling into bin
+/// `code(i)`.
+#[inline(always)]
+fn fill(hf: &mut [Sums], rows: &[Sums], code: impl Fn(usize) -> u8) {
+    hf.iter_mut().for_each(|b| *b = Sums::default());
+    if rows.len() < LANED_ROWS {
+        for (i, r) in rows.iter().enumerate() {
+            hf[code(i) as usize].add(r);
+        }
+        return;
+    }
+    let mut lanes = [[Sums::default(); 256]; LANES - 1];
+    let whole = rows.len() / LANES * LANES;
+    for i in (0..whole).step_by(LANES) {
+        hf[code(i) as usize].add(&rows[i]);
+        for (l, lane) in lanes.iter_mut().enumerate() {
+            lane[code(i + 1 + l) as usize].add(&rows[i + 1 + l]);
+        }
+    }
+    for (i, r) in rows.iter().enumerate().skip(whole) {
+        hf[code(i) as usize].add(r);
+    }
+    for lane in &lanes {
+        for (b, l) in hf.iter_mut().zip(lane) {
+            b.add(l);
+        }
+    }
+}
+
+/// Asks the processor to fetch `col[at]` into the cache.
+#[inline(always)]
+pub(super) fn prefetch(col: &[u8], at: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if at < col.len() {
+        // SAFETY: `at` is in bounds; a prefetch reads nothing observable.
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            _mm_prefetch(col.as_ptr().add(at) as *const i8, _MM_HINT_T0);
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (col, at);
+}
+
+/// Turns a parent's histograms of `features` into its larger child's by
+/// subtracting the smaller child's (`child`, laid out alike); with a scan,
+/// returns the larger child's best split.
+pub(super) fn subtract(
+    parent: &mut [Sums],
+    child: &[Sums],
+    layout: &Layout,
+    features: &[usize],
+    scan: Scan,
+) -> Option<Split> {
+    let work = layout.len() * 8;
+    layout.each(parent, features, work, |f, hf, at| {
+        for (p, c) in hf.iter_mut().zip(&child[at..]) {
+            p.g -= c.g;
+            p.h -= c.h;
+            p.n -= c.n;
+        }
+        scan.and_then(|(rules, tot)| rules.best_on(f, hf, tot))
+    })
+}

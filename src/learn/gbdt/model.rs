@@ -1,0 +1,208 @@
+//! The fitted gradient-boosting model: initial scores plus the sum of the
+//! trees' leaf values (already shrunk by the learning rate) per output,
+//! turned into probabilities by the logistic function (two classes) or the
+//! softmax. Each tree is a compact array of split nodes; a child index `c`
+//! is a node when `c >= 0` and leaf `!c` otherwise (LightGBM's layout).
+
+use serde::{Deserialize, Serialize};
+
+use crate::learn::naive_bayes::scatter;
+use crate::learn::rows::{sigmoid, softmax};
+use crate::learn::{Classifier, Importances};
+
+/// One split node: rows with `x[feature] <= threshold` go `left`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct GbdtNode {
+    /// Split feature.
+    pub feature: u32,
+    /// Split threshold on the feature's values.
+    pub threshold: f64,
+    /// Left child: a node index (`>= 0`) or `!leaf`.
+    pub left: i32,
+    /// Right child: a node index (`>= 0`) or `!leaf`.
+    pub right: i32,
+    /// The split's gain (loss reduction), for importances.
+    pub gain: f64,
+}
+
+/// One boosted tree: split nodes and leaf values (`nodes.len() + 1` leaves;
+/// no node means a single leaf).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GbdtTree {
+    /// Split nodes, the root first.
+    pub nodes: Vec<GbdtNode>,
+    /// Leaf values, shrunk by the learning rate.
+    pub values: Vec<f64>,
+}
+
+impl GbdtTree {
+    /// The leaf that row `x` falls into.
+    #[inline]
+    pub fn leaf(&self, x: &[f64]) -> usize {
+        if self.nodes.is_empty() {
+            return 0;
+        }
+        let mut i = 0usize;
+        loop {
+            let n = &self.nodes[i];
+            let next = if x[n.feature as usize] <= n.threshold {
+                n.left
+            } else {
+                n.right
+            };
+            if next < 0 {
+                return !next as usize;
+            }
+            i = next as usize;
+        }
+    }
+
+    /// Checks child, leaf and feature indices.
+    fn validate(&self, d: usize) -> Result<(), String> {
+        let leaves = self.values.len();
+        if leaves != self.nodes.len() + 1 {
+            return Err(format!(
+                "{} leaf values for {} nodes",
+                leaves,
+                self.nodes.len()
+            ));
+        }
+        for (i, n) in self.nodes.iter().enumerate() {
+            let child_ok = |c: i32| {
+                if c < 0 {
+                    (!c as usize) < leaves
+                } else {
+                    c as usize > i && (c as usize) < self.nodes.len()
+                }
+            };
+            if n.feature as usize >= d || !child_ok(n.left) || !child_ok(n.right) {
+                return Err(format!("node {i} has an invalid feature or child"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A fitted gbdt model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GbdtModel {
+    pub(super) n_classes: usize,
+    pub(super) n_features: usize,
+    /// The classes present in the training rows; output `j` is class
+    /// `classes[j]` (two classes: one output, the second class's log-odds).
+    pub(super) classes: Vec<usize>,
+    /// Initial raw score per output.
+    pub(super) init: Vec<f64>,
+    /// Round-major: tree `r * outputs + j` is round `r`'s tree of output `j`.
+    pub(super) trees: Vec<GbdtTree>,
+    /// Per class of the dataset, the weight its rows had in the loss.
+    pub(super) class_weights: Vec<f64>,
+}
+
+impl GbdtModel {
+    /// Number of raw scores per row.
+    pub fn outputs(&self) -> usize {
+        if self.classes.len() == 2 {
+            1
+        } else {
+            self.classes.len()
+        }
+    }
+
+    /// The boosting rounds kept (after early stopping, the best round).
+    pub fn rounds(&self) -> usize {
+        self.trees.len() / self.outputs().max(1)
+    }
+
+    /// The trees, round-major.
+    pub fn trees(&self) -> &[GbdtTree] {
+        &self.trees
+    }
+}
+
+impl Classifier for GbdtModel {
+    fn kind(&self) -> &'static str {
+        "Gbdt"
+    }
+
+    fn n_classes(&self) -> usize {
+        self.n_classes
+    }
+
+    fn n_features(&self) -> usize {
+        self.n_features
+    }
+
+    fn predict_row(&self, x: &[f64], out: &mut [f64]) {
+        self.predict_rows(x, out);
+    }
+
+    /// A block of rows tree by tree (each tree's nodes stay in cache while
+    /// it scores the block); each row's scores add the trees in order.
+    fn predict_rows(&self, x: &[f64], out: &mut [f64]) {
+        let k = self.n_classes;
+        if self.classes.len() < 2 {
+            for o in out.chunks_mut(k) {
+                scatter(&self.classes, &[1.0], o);
+            }
+            return;
+        }
+        let (d, o) = (self.n_features.max(1), self.outputs());
+        let mut f: Vec<f64> = (0..out.len() / k * o).map(|i| self.init[i % o]).collect();
+        for (t, tree) in self.trees.iter().enumerate() {
+            for (fr, xr) in f.chunks_mut(o).zip(x.chunks(d)) {
+                fr[t % o] += tree.values[tree.leaf(xr)];
+            }
+        }
+        for (fr, or) in f.chunks_mut(o).zip(out.chunks_mut(k)) {
+            if o == 1 {
+                let p = sigmoid(fr[0]);
+                scatter(&self.classes, &[1.0 - p, p], or);
+            } else {
+                softmax(fr);
+                scatter(&self.classes, fr, or);
+            }
+        }
+    }
+
+    /// Total split gain per feature, normalised.
+    fn importances(&self) -> Option<Importances> {
+        let mut gain = vec![0.0; self.n_features];
+        for n in self.trees.iter().flat_map(|t| &t.nodes) {
+            gain[n.feature as usize] += n.gain;
+        }
+        Some(Importances::single(gain))
+    }
+
+    /// The class weights, when they are not all 1.
+    fn class_weights(&self) -> Option<&[f64]> {
+        self.class_weights
+            .iter()
+            .any(|&w| w != 1.0)
+            .then_some(&self.class_weights[..])
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        let k = self.n_classes;
+        let o = self.outputs();
+        if self.classes.is_empty() || self.classes.iter().any(|&c| c >= k) {
+            return Err("gbdt model: invalid classes".into());
+        }
+        if self.classes.len() > 1 && (self.init.len() != o || !self.trees.len().is_multiple_of(o)) {
+            return Err("gbdt model: scores and trees disagree with the classes".into());
+        }
+        if self.class_weights.len() != k
+            || self
+                .class_weights
+                .iter()
+                .any(|w| !(w.is_finite() && *w > 0.0))
+        {
+            return Err("gbdt model: class weights must be one per class, finite and > 0".into());
+        }
+        for (t, tree) in self.trees.iter().enumerate() {
+            tree.validate(self.n_features)
+                .map_err(|e| format!("gbdt tree {t}: {e}"))?;
+        }
+        Ok(())
+    }
+}

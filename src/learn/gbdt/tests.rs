@@ -1,0 +1,284 @@
+use super::*;
+
+fn ds(rows: Vec<Vec<f64>>, y: Vec<u32>, k: usize) -> Dataset {
+    Dataset::from_rows(rows, y, (0..k).map(|c| c.to_string()).collect()).unwrap()
+}
+
+fn all(d: &Dataset) -> Vec<usize> {
+    (0..d.n_rows()).collect()
+}
+
+fn fit(g: &Gbdt, d: &Dataset) -> Model {
+    g.fit(&d.view(&all(d)), &mut crate::rng::stream(3, 0))
+        .unwrap()
+}
+
+/// A spec call read as the registry does.
+fn parsed(s: &str) -> Result<Gbdt> {
+    crate::params::from_call(&crate::params::syntax::parse(s)?[0])
+}
+
+fn gbdt_of(m: &Model) -> &GbdtModel {
+    m.downcast_ref::<GbdtModel>().unwrap()
+}
+
+#[test]
+fn one_round_by_hand() {
+    // Rows x = 0, 1, 2, 3 with classes 0, 0, 1, 1: the initial score is
+    // log(2/2) = 0, p = 1/2, g = p - y = +-1/2, h = 1/4. The one split
+    // (x <= 1.5) gives leaves with G = +-1, H = 1/2; with l2 = 1 the steps
+    // are -+1 / 1.5, times the learning rate 0.5; the gain is
+    // 1 / 1.5 + 1 / 1.5 - 0 / 2.
+    let d = ds(
+        (0..4).map(|i| vec![i as f64]).collect(),
+        vec![0, 0, 1, 1],
+        2,
+    );
+    let g = Gbdt {
+        rounds: 1,
+        learning_rate: 0.5,
+        min_samples_leaf: 1,
+        l2: 1.0,
+        max_delta_step: 0.0,
+        ..Gbdt::default()
+    };
+    let m = fit(&g, &d);
+    let t = &gbdt_of(&m).trees()[0];
+    assert_eq!(t.nodes.len(), 1);
+    assert_eq!((t.nodes[0].feature, t.nodes[0].threshold), (0, 1.5));
+    assert_eq!(t.values, vec![-0.5 / 1.5, 0.5 / 1.5]);
+    assert!((t.nodes[0].gain - 2.0 / 1.5).abs() < 1e-15);
+    let p = m.predict_proba(&d).unwrap();
+    let expect = 1.0 / (1.0 + (0.5f64 / 1.5).exp());
+    assert!((p.row(0)[1] - expect).abs() < 1e-15 && (p.row(3)[0] - expect).abs() < 1e-15);
+    // With the step bounded at 0.2 the leaves move by 0.5 * 0.2.
+    let b = fit(
+        &Gbdt {
+            max_delta_step: 0.2,
+            ..g
+        },
+        &d,
+    );
+    assert_eq!(gbdt_of(&b).trees()[0].values, vec![-0.1, 0.1]);
+}
+
+/// A noisy two-feature task with a rare class (about 10%).
+fn noisy(n: usize, k: usize, seed: u64) -> Dataset {
+    use rand::RngExt;
+    let mut r = crate::rng::stream(seed, 0);
+    let mut rows = Vec::new();
+    let mut y = Vec::new();
+    for _ in 0..n {
+        let a: f64 = r.random_range(0.0..1.0);
+        let b: f64 = r.random_range(0.0..1.0);
+        let c: f64 = r.random_range(0.0..1.0);
+        let class = if k == 2 {
+            u32::from(a + 0.3 * b + 0.2 * c > 1.05)
+        } else {
+            ((a * k as f64) as u32 + u32::from(c > 0.9)).min(k as u32 - 1)
+        };
+        rows.push(vec![a, b, (c * 10.0).floor()]);
+        y.push(class);
+    }
+    ds(rows, y, k)
+}
+
+#[test]
+fn more_rounds_lower_the_training_loss_and_multiclass_rows_sum_to_one() {
+    for k in [2, 4] {
+        let d = noisy(600, k, 1);
+        let loss = |rounds| {
+            let m = fit(
+                &Gbdt {
+                    rounds,
+                    ..Gbdt::default()
+                },
+                &d,
+            );
+            let p = m.predict_proba(&d).unwrap();
+            for i in 0..d.n_rows() {
+                let s: f64 = p.row(i).iter().sum();
+                assert!((s - 1.0).abs() < 1e-12, "row {i} sums to {s}");
+            }
+            (0..d.n_rows())
+                .map(|i| -p.row(i)[d.label(i)].ln())
+                .sum::<f64>()
+        };
+        let (a, b, c) = (loss(1), loss(10), loss(50));
+        assert!(a > b && b > c, "k={k}: {a} {b} {c}");
+    }
+}
+
+#[test]
+fn early_stopping_keeps_the_best_round() {
+    let d = noisy(800, 2, 2);
+    let g = Gbdt {
+        rounds: 400,
+        learning_rate: 0.5,
+        max_leaves: 63,
+        min_samples_leaf: 2,
+        early_stopping: 5,
+        ..Gbdt::default()
+    };
+    let m = fit(&g, &d);
+    let kept = gbdt_of(&m).rounds();
+    assert!((1..200).contains(&kept), "kept {kept} rounds");
+    // The same fit without early stopping has every round.
+    let full = fit(
+        &Gbdt {
+            early_stopping: 0,
+            ..g.clone()
+        },
+        &d,
+    );
+    assert_eq!(gbdt_of(&full).rounds(), 400);
+    // Too few rows to hold any out is an error, not a silent fit.
+    let tiny = ds(vec![vec![0.0], vec![1.0], vec![2.0]], vec![0, 1, 1], 2);
+    let e = g.fit(&tiny.view(&all(&tiny)), &mut crate::rng::stream(0, 0));
+    assert!(e.unwrap_err().to_string().contains("validation_fraction"));
+}
+
+#[test]
+fn class_weights_are_row_weights_and_keep_rates() {
+    let d = noisy(500, 2, 3);
+    let base = Gbdt {
+        rounds: 5,
+        min_samples_leaf: 1,
+        ..Gbdt::default()
+    };
+    let spw = fit(
+        &Gbdt {
+            scale_pos_weight: Some(4.0),
+            ..base.clone()
+        },
+        &d,
+    );
+    let given = fit(
+        &Gbdt {
+            class_weight: ClassWeight::Given(vec![1.0, 4.0]),
+            ..base.clone()
+        },
+        &d,
+    );
+    assert_eq!(spw, given);
+    assert_eq!(spw.class_weights(), Some(&[1.0, 4.0][..]));
+    assert_eq!(fit(&base, &d).class_weights(), None);
+    // Weighting the positives by 4 is fitting on rows whose positives carry
+    // weight 4.
+    let w: Vec<f64> = (0..d.n_rows())
+        .map(|i| if d.label(i) == 1 { 4.0 } else { 1.0 })
+        .collect();
+    let weighted = d.clone().with_weights(w).unwrap();
+    let by_rows = fit(&base, &weighted);
+    let (a, b) = (
+        spw.predict_proba(&d).unwrap(),
+        by_rows.predict_proba(&d).unwrap(),
+    );
+    for (x, y) in a.values().iter().zip(b.values()) {
+        assert!((x - y).abs() < 1e-12, "{x} vs {y}");
+    }
+    // balanced: W / (K W_k).
+    let bal = fit(
+        &Gbdt {
+            class_weight: ClassWeight::Balanced,
+            ..base
+        },
+        &d,
+    );
+    let c = d.class_counts();
+    let n = d.n_rows() as f64;
+    let cw = bal.class_weights().unwrap();
+    assert!(
+        (cw[0] - n / (2.0 * c[0] as f64)).abs() < 1e-12
+            && (cw[1] - n / (2.0 * c[1] as f64)).abs() < 1e-12
+    );
+}
+
+#[test]
+fn fits_are_identical_at_any_thread_count() {
+    let d = noisy(3000, 3, 5);
+    let g = Gbdt {
+        rounds: 8,
+        subsample: 0.7,
+        colsample: 0.67,
+        early_stopping: 3,
+        ..Gbdt::default()
+    };
+    let run = |threads| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| fit(&g, &d))
+    };
+    let one = run(1);
+    assert_eq!(one, run(2));
+    assert_eq!(one, run(3));
+    // Row and column samples differ between seeds.
+    let other = g
+        .fit(&d.view(&all(&d)), &mut crate::rng::stream(4, 0))
+        .unwrap();
+    assert_ne!(one, other);
+}
+
+#[test]
+fn bad_parameters_are_rejected_before_any_work() {
+    let err = |s: &str| parsed(s).unwrap_err().to_string();
+    assert!(err("gbdt(rounds=0)").contains("rounds"));
+    assert!(err("gbdt(learning_rate=0)").contains("learning_rate"));
+    assert!(err("gbdt(max_leaves=1)").contains("max_leaves"));
+    assert!(err("gbdt(bins=256)").contains("bins"));
+    assert!(err("gbdt(subsample=0)").contains("subsample"));
+    assert!(err("gbdt(colsample=1.5)").contains("colsample"));
+    assert!(err("gbdt(validation_fraction=1)").contains("validation_fraction"));
+    assert!(err("gbdt(scale_pos_weight=-2)").contains("scale_pos_weight"));
+    assert!(err("gbdt(class_weight=balanced,scale_pos_weight=5)").contains("not both"));
+    assert!(err("gbdt(class_weight='1,0')").contains("> 0"));
+    assert!(err("gbdt(max_delta_step=-1)").contains("max_delta_step"));
+    // Checks that need the task's class count come before the binning.
+    let three = noisy(50, 3, 6);
+    let fit_err = |g: Gbdt| {
+        g.fit(&three.view(&all(&three)), &mut crate::rng::stream(0, 0))
+            .unwrap_err()
+            .to_string()
+    };
+    assert!(fit_err(Gbdt {
+        scale_pos_weight: Some(2.0),
+        ..Gbdt::default()
+    })
+    .contains("two classes"));
+    assert!(fit_err(Gbdt {
+        class_weight: ClassWeight::Given(vec![1.0, 2.0]),
+        ..Gbdt::default()
+    })
+    .contains("2 weights for 3 classes"));
+}
+
+#[test]
+fn names_list_the_parameters_that_differ_and_read_back() {
+    assert_eq!(Gbdt::default().name(), "gbdt");
+    let g = Gbdt {
+        rounds: 7,
+        class_weight: ClassWeight::Balanced,
+        ..Gbdt::default()
+    };
+    assert_eq!(g.name(), "gbdt(rounds=7,class_weight=balanced)");
+    assert_eq!(parsed(&g.name()).unwrap(), g);
+}
+
+#[test]
+fn importances_share_the_gain_and_a_single_class_is_a_constant() {
+    let d = noisy(600, 2, 7);
+    let m = fit(&Gbdt::default(), &d);
+    let imp = m.importances().unwrap();
+    assert!((imp.values.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+    // The class is mostly the first feature's.
+    assert!(
+        imp.values[0] > imp.values[1] && imp.values[1] > 0.0,
+        "{imp:?}"
+    );
+    let one = ds(vec![vec![0.0], vec![1.0]], vec![1, 1], 2);
+    let c = fit(&Gbdt::default(), &one);
+    assert_eq!(c.predict_proba(&one).unwrap().row(0), &[0.0, 1.0]);
+    assert_eq!(c.importances().unwrap().values, vec![0.0]);
+}

@@ -1,0 +1,290 @@
+//! The boosting loop (Friedman 2001, Algorithm 1 with Newton leaf steps;
+//! stochastic gradient boosting, Friedman 2002): the training rows of the
+//! view with their copies and weights, the class weights, the validation
+//! rows of early stopping, then per round the gradients, the row sample,
+//! one tree per output on a column sample, and the score updates.
+//!
+//! All randomness of round `r` comes from `rng::stream(base, r)`, `base`
+//! drawn once from the fit's stream after the validation split, so a fit is
+//! the same at any thread count. Scores of the rows a tree was grown on are
+//! updated from its leaves' row ranges; the other rows (out of the round's
+//! sample, validation rows) walk the tree on their bin codes.
+
+use rand::RngExt;
+
+use super::grow::{Bag, Gradients, Grower, Setup};
+use super::hist::{Codes, Layout};
+use super::loss::Loss;
+use super::model::GbdtModel;
+use super::split::Rules;
+use super::Gbdt;
+use crate::data::{Dataset, View};
+use crate::error::{Error, Result};
+use crate::learn::tree::Binned;
+use crate::rng::{self, Rng};
+
+/// The effective weight of each class of `data`'s `k` classes from the
+/// weighted class totals of the training rows.
+pub(super) fn class_weights(cfg: &Gbdt, totals: &[f64]) -> Result<Vec<f64>> {
+    let k = totals.len();
+    match cfg.scale_pos_weight {
+        Some(_) if k != 2 => Err(Error::invalid(format!(
+            "gbdt: scale_pos_weight is for two classes; this task has {k} \
+             (give class_weight='w0,w1,...' instead)"
+        ))),
+        Some(s) => Ok(vec![1.0, s]),
+        None => cfg.class_weight.for_totals(totals),
+    }
+}
+
+/// The distinct rows of the view with a positive weight (ascending), and
+/// each dataset row's number of copies in the view.
+fn distinct_rows(view: &View<'_>) -> (Vec<u32>, Vec<u32>) {
+    let data = view.data();
+    let mut copies = vec![0u32; data.n_rows()];
+    for &i in view.indices() {
+        if data.weight(i) > 0.0 {
+            copies[i] += 1;
+        }
+    }
+    let rows = (0..data.n_rows() as u32)
+        .filter(|&i| copies[i as usize] > 0)
+        .collect();
+    (rows, copies)
+}
+
+/// A stratified hold-out: of each class's rows, `round(fraction x count)`
+/// (at most all but one) drawn at random. Returns (training, validation),
+/// both ascending.
+fn holdout(
+    rows: &[u32],
+    data: &Dataset,
+    fraction: f64,
+    rng: &mut Rng,
+) -> Result<(Vec<u32>, Vec<u32>)> {
+    let mut valid = Vec::new();
+    for c in 0..data.n_classes() {
+        let mut of: Vec<u32> = rows
+            .iter()
+            .copied()
+            .filter(|&r| data.label(r as usize) == c)
+            .collect();
+        let take = ((fraction * of.len() as f64).round() as usize).min(of.len().saturating_sub(1));
+        for j in 0..take {
+            let r = rng.random_range(j..of.len());
+            of.swap(j, r);
+        }
+        valid.extend_from_slice(&of[..take]);
+    }
+    if valid.is_empty() {
+        return Err(Error::data(format!(
+            "gbdt: early stopping holds out validation_fraction={fraction} of the {} training \
+             rows, which is no row; give a larger validation_fraction or early_stopping=0",
+            rows.len()
+        )));
+    }
+    valid.sort_unstable();
+    let mut train = Vec::with_capacity(rows.len() - valid.len());
+    let mut v = valid.iter().peekable();
+    for &r in rows {
+        if v.peek() == Some(&&r) {
+            v.next();
+        } else {
+            train.push(r);
+        }
+    }
+    Ok((train, valid))
+}
+
+/// `k` of the positions `0..n`, uniformly without replacement, ascending
+/// (Knuth's selection sampling, Algorithm S).
+fn select(n: usize, k: usize, rng: &mut Rng) -> Vec<u32> {
+    let mut out = Vec::with_capacity(k);
+    for i in 0..n {
+        if out.len() == k {
+            break;
+        }
+        if rng.random_range(0..n - i) < k - out.len() {
+            out.push(i as u32);
+        }
+    }
+    out
+}
+
+/// `k` of the features `0..d` at random, ascending (all when `k == d`).
+fn columns(d: usize, k: usize, rng: &mut Rng) -> Vec<usize> {
+    let mut f: Vec<usize> = (0..d).collect();
+    if k < d {
+        for j in 0..k {
+            let r = rng.random_range(j..d);
+            f.swap(j, r);
+        }
+        f.truncate(k);
+        f.sort_unstable();
+    }
+    f
+}
+
+/// `round(fraction x n)`, at least 1 and at most `n`.
+fn share(fraction: f64, n: usize) -> usize {
+    ((fraction * n as f64).round() as usize).clamp(1, n.max(1))
+}
+
+/// Fits the model on `view`, whose dataset `bins` was built from.
+pub(super) fn fit(cfg: &Gbdt, bins: &Binned, view: &View<'_>, rng: &mut Rng) -> Result<GbdtModel> {
+    let data = view.data();
+    let (d, k) = (data.n_features(), data.n_classes());
+    let (rows, copies) = distinct_rows(view);
+    if rows.is_empty() {
+        return Err(Error::data(
+            "cannot fit gbdt: no training row has a positive weight",
+        ));
+    }
+    let mut totals = vec![0.0; k];
+    for &r in &rows {
+        let r = r as usize;
+        totals[data.label(r)] += copies[r] as f64 * data.weight(r);
+    }
+    let class_weights = class_weights(cfg, &totals)?;
+    let classes: Vec<usize> = (0..k).filter(|&c| totals[c] > 0.0).collect();
+    let mut model = GbdtModel {
+        n_classes: k,
+        n_features: d,
+        classes: classes.clone(),
+        init: Vec::new(),
+        trees: Vec::new(),
+        class_weights: class_weights.clone(),
+    };
+    if classes.len() < 2 {
+        return Ok(model);
+    }
+    let mut slot = vec![0u16; k];
+    for (j, &c) in classes.iter().enumerate() {
+        slot[c] = j as u16;
+    }
+    let (train, valid) = if cfg.early_stopping > 0 {
+        holdout(&rows, data, cfg.validation_fraction, rng)?
+    } else {
+        (rows, Vec::new())
+    };
+    let (m_train, m_all) = (train.len(), train.len() + valid.len());
+    let local: Vec<u32> = train.into_iter().chain(valid).collect();
+    // Every dataset row in order (and so no validation row).
+    let identity = m_train == data.n_rows();
+    let row_of = |p: usize| local[p] as usize;
+    let y: Vec<u16> = (0..m_all).map(|p| slot[data.label(row_of(p))]).collect();
+    let w: Vec<f64> = (0..m_all)
+        .map(|p| {
+            let r = row_of(p);
+            copies[r] as f64 * data.weight(r) * class_weights[data.label(r)]
+        })
+        .collect();
+    let copies: Vec<u32> = (0..m_train).map(|p| copies[row_of(p)]).collect();
+    let copies = copies.iter().any(|&n| n != 1).then_some(copies);
+
+    let loss = Loss::for_classes(classes.len());
+    let o = loss.outputs;
+    let mut class_totals = vec![0.0; classes.len()];
+    for p in 0..m_train {
+        class_totals[y[p] as usize] += w[p];
+    }
+    model.init = loss.init(&class_totals);
+    let mut f: Vec<f64> = (0..m_all * o).map(|i| model.init[i % o]).collect();
+
+    let setup = Setup {
+        bins,
+        codes: Codes::new(bins, d, (!identity).then_some(&local[..])),
+        layout: Layout::new(bins, d),
+        rules: Rules {
+            l2: cfg.l2,
+            max_delta_step: cfg.max_delta_step,
+            min_leaf: cfg.min_samples_leaf.max(1) as f64,
+            min_child_weight: cfg.min_child_weight,
+        },
+        max_leaves: cfg.max_leaves,
+        max_depth: cfg.max_depth,
+        learning_rate: cfg.learning_rate,
+    };
+    let (mut g, mut h) = (vec![0f32; m_train * o], vec![0f32; m_train * o]);
+    let n_rows = share(cfg.subsample, m_train);
+    let n_cols = share(cfg.colsample, d);
+    let base: u64 = rng.random();
+    let mut grower = Grower::default();
+    let mut in_bag = vec![true; m_train];
+    let (mut best_loss, mut best_round) = (f64::INFINITY, 0);
+    for round in 0..cfg.rounds {
+        let mut r = rng::stream(base, round as u64);
+        loss.gradients(
+            &f[..m_train * o],
+            &y[..m_train],
+            &w[..m_train],
+            &mut g,
+            &mut h,
+        );
+        let sample = (n_rows < m_train).then(|| select(m_train, n_rows, &mut r));
+        if let Some(s) = &sample {
+            in_bag.iter_mut().for_each(|b| *b = false);
+            s.iter().for_each(|&p| in_bag[p as usize] = true);
+        }
+        let bag = sample.as_deref().map_or(Bag::All(m_train), Bag::Rows);
+        for j in 0..o {
+            let features = columns(d, n_cols, &mut r);
+            let grad = Gradients {
+                g: &g,
+                h: &h,
+                stride: o,
+                offset: j,
+                copies: copies.as_deref(),
+            };
+            let grown = grower.grow(&setup, bag, &grad, &features);
+            let values = &grown.tree.values;
+            for (leaf, &(s, e)) in grown.ranges.iter().enumerate() {
+                for &p in &grower.positions()[s..e] {
+                    f[p as usize * o + j] += values[leaf];
+                }
+            }
+            let others = (0..m_train).filter(|&p| !in_bag[p]).chain(m_train..m_all);
+            for p in others {
+                f[p * o + j] += values[grown.leaf_of(&setup.codes, p)];
+            }
+            model.trees.push(grown.tree);
+        }
+        if cfg.early_stopping > 0 {
+            let (mut sum, mut sw) = (0.0, 0.0);
+            for p in m_train..m_all {
+                sum += w[p] * loss.loss(&f[p * o..(p + 1) * o], y[p] as usize);
+                sw += w[p];
+            }
+            let vl = sum / sw;
+            if vl < best_loss {
+                (best_loss, best_round) = (vl, round + 1);
+            } else if round + 1 - best_round >= cfg.early_stopping {
+                break;
+            }
+        }
+    }
+    if cfg.early_stopping > 0 {
+        model.trees.truncate(best_round * o);
+    }
+    Ok(model)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn selection_sampling_draws_exact_counts_in_order() {
+        let mut r = rng::stream(1, 0);
+        for (n, k) in [(10, 3), (100, 100), (7, 1), (1000, 640)] {
+            let s = select(n, k, &mut r);
+            assert_eq!(s.len(), k);
+            assert!(s.windows(2).all(|w| w[0] < w[1]) && s.iter().all(|&p| (p as usize) < n));
+        }
+        let c = columns(10, 4, &mut r);
+        assert_eq!(c.len(), 4);
+        assert!(c.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(columns(5, 5, &mut r), vec![0, 1, 2, 3, 4]);
+        assert_eq!((share(0.8, 10), share(0.01, 10), share(1.0, 3)), (8, 1, 3));
+    }
+}

@@ -188,7 +188,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         let mut row = vec![
             ranking.learners[p.a].clone(),
             ranking.learners[p.b].clone(),
-            outcome_text(&ranking, p.a, p.b, p.outcome),
+            outcome_text(ranking, p.a, p.b, p.outcome),
         ];
         row.extend(acc);
         row.push(

@@ -144,9 +144,9 @@ impl Method {
                         (None, Value::Call(c)) if c.name != "vote" => {
                             Method::from_call(c, metric, variant)
                         }
-                        _ => Err(Error::invalid(format!(
-                            "vote: each argument is a method other than vote, written without a name, e.g. vote(reverse-testing, iwcv, cv)"
-                        ))),
+                        _ => Err(Error::invalid(
+                            "vote: each argument is a method other than vote, written without a name, e.g. vote(reverse-testing, iwcv, cv)",
+                        )),
                     })
                     .collect::<Result<Vec<Method>>>()?;
                 if members.len() < 2 {

@@ -29,6 +29,16 @@ fn biased_split(dir: &std::path::Path) -> (String, String) {
     )
 }
 
+/// The method names of a bias experiment's JSON.
+fn method_names(v: &serde_json::Value) -> Vec<&str> {
+    v["methods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["method"].as_str().unwrap())
+        .collect()
+}
+
 /// Runs `rarity select` on the training file `d` and target file `t` with
 /// `learners` and further arguments.
 fn select(d: &str, t: &str, learners: &str, more: &[&str]) -> (i32, String, String) {
@@ -189,12 +199,8 @@ fn bias_experiment_prints_the_summary_table() {
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let methods = v["methods"].as_array().unwrap();
-    let names: Vec<&str> = methods
-        .iter()
-        .map(|m| m["method"].as_str().unwrap())
-        .collect();
     assert_eq!(
-        names,
+        method_names(&v),
         [
             "ReverseTesting paper",
             "ReverseTesting default",
@@ -410,14 +416,8 @@ fn bias_experiment_evaluates_further_methods_and_writes_the_pairs() {
     ]);
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let names: Vec<&str> = v["methods"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["method"].as_str().unwrap())
-        .collect();
     assert_eq!(
-        names,
+        method_names(&v),
         [
             "ReverseTesting paper",
             "iwcv",

@@ -623,6 +623,26 @@ mod tests {
         Method::parse(spec, "accuracy", "default")
     }
 
+    /// The selection of one method, alone.
+    fn select_alone(
+        m: &Method,
+        learners: &[(String, Arc<dyn Learner>)],
+        (train, target): (&Dataset, &Dataset),
+        seed: u64,
+    ) -> Selection {
+        let plain = ReverseTestingVariant::paper();
+        run_methods(
+            std::slice::from_ref(m),
+            learners,
+            train,
+            target,
+            &plain,
+            seed,
+        )
+        .unwrap()
+        .remove(0)
+    }
+
     #[test]
     fn methods_parse_and_print() {
         for (spec, printed) in [
@@ -673,16 +693,7 @@ mod tests {
             .collect();
         let all = run_methods(&methods, &learners, &train, &target, &plain, 4).unwrap();
         for (m, together) in methods.iter().zip(&all) {
-            let alone = run_methods(
-                std::slice::from_ref(m),
-                &learners,
-                &train,
-                &target,
-                &plain,
-                4,
-            )
-            .unwrap()
-            .remove(0);
+            let alone = select_alone(m, &learners, (&train, &target), 4);
             assert_eq!(alone.scores, together.scores, "{m}");
             assert_eq!(alone.ranking.order, together.ranking.order, "{m}");
         }
@@ -745,31 +756,18 @@ mod tests {
         let (train, target) = train_and_target(200, 0.3);
         let mut learners = noisy_tree_and_tree();
         learners.extend(crate::select::test_learners::always_zero_and_tree());
-        let plain = ReverseTestingVariant::paper();
         let members = [
             "cv(folds=5)",
             "iwcv(folds=5)",
             "reverse-testing(variant=paper)",
         ];
+        let sets = (&train, &target);
         let alone: Vec<Selection> = members
             .iter()
-            .map(|m| {
-                run_methods(&[parse(m).unwrap()], &learners, &train, &target, &plain, 2)
-                    .unwrap()
-                    .remove(0)
-            })
+            .map(|m| select_alone(&parse(m).unwrap(), &learners, sets, 2))
             .collect();
         let spec = format!("vote({})", members.join(","));
-        let v = run_methods(
-            &[parse(&spec).unwrap()],
-            &learners,
-            &train,
-            &target,
-            &plain,
-            2,
-        )
-        .unwrap()
-        .remove(0);
+        let v = select_alone(&parse(&spec).unwrap(), &learners, sets, 2);
         let mut decided = 0;
         for (j, p) in v.ranking.pairs.iter().enumerate() {
             let count = |o| {

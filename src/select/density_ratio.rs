@@ -458,6 +458,24 @@ fn sq_dists(a: &[f64], b: &[f64], d: usize) -> Vec<f64> {
     out
 }
 
+/// Rows cap of each set in uLSIF's fit.
+const FIT_ROWS: usize = 5000;
+
+/// The rows (`d` columns each) of `x`, or a seeded random subset of
+/// [`FIT_ROWS`] of them when there are more (`r` is drawn from only then).
+fn fit_rows(x: &[f64], d: usize, r: &mut rng::Rng) -> Vec<f64> {
+    let n = x.len() / d;
+    if n <= FIT_ROWS {
+        return x.to_vec();
+    }
+    let mut order: Vec<usize> = (0..n).collect();
+    order.shuffle(r);
+    order[..FIT_ROWS]
+        .iter()
+        .flat_map(|&i| x[i * d..(i + 1) * d].iter().copied())
+        .collect()
+}
+
 /// Rows cap of uLSIF's leave-one-out score (the first rows of each set, in
 /// a seeded random order).
 const LOO_ROWS: usize = 500;
@@ -498,7 +516,7 @@ impl Ulsif {
                 .collect()
         };
         let (xd, xt) = (scale(train), scale(target));
-        let (n_d, n_t) = (train.n_rows(), target.n_rows());
+        let n_t = target.n_rows();
         let mut r = rng::stream(seed, STREAM + 0x100);
         let mut order: Vec<usize> = (0..n_t).collect();
         order.shuffle(&mut r);
@@ -507,8 +525,14 @@ impl Ulsif {
             .iter()
             .flat_map(|&i| xt[i * d..(i + 1) * d].to_vec())
             .collect();
-        let dist_d = sq_dists(&xd, &centres, d); // n_d x b
-        let dist_t = sq_dists(&xt, &centres, d); // n_t x b
+        // H, h and the leave-one-out search read at most FIT_ROWS rows of
+        // each set (a seeded random subset of a larger one), so that memory
+        // stays bounded; the ratio is then evaluated on every training row.
+        let fd = fit_rows(&xd, d, &mut r);
+        let ft = fit_rows(&xt, d, &mut r);
+        let (n_d, n_t) = (fd.len() / d, ft.len() / d);
+        let dist_d = sq_dists(&fd, &centres, d); // n_d x b
+        let dist_t = sq_dists(&ft, &centres, d); // n_t x b
         let (sigma, lambda) = match (self.sigma, self.lambda) {
             (Some(s), Some(l)) => (s, l),
             _ => {
@@ -568,9 +592,14 @@ impl Ulsif {
             .into_iter()
             .map(|a| a.max(0.0))
             .collect();
-        let ratio = kd
-            .chunks_exact(b)
-            .map(|k| k.iter().zip(&alpha).map(|(u, v)| u * v).sum())
+        let ratio = xd
+            .par_chunks(d * 1024)
+            .flat_map_iter(|rows| {
+                let k = kernel(&sq_dists(rows, &centres, d), sigma);
+                k.chunks_exact(b)
+                    .map(|k| k.iter().zip(&alpha).map(|(u, v)| u * v).sum::<f64>())
+                    .collect::<Vec<f64>>()
+            })
             .collect();
         Ok((ratio, sigma, lambda))
     }
@@ -785,6 +814,15 @@ mod tests {
             corr(&wf.weights, &truth)
         );
         assert_eq!(wf.sigma_lambda, Some((1.0, 0.1)));
+    }
+
+    #[test]
+    fn ulsif_fits_large_sets_on_a_subsample_and_weights_every_row() {
+        let (train, target) = (gaussian(12_000, 0.0, 4), gaussian(9_000, 0.5, 5));
+        let est = RatioEstimator::parse("ulsif(clip=100)").unwrap();
+        let (w, _) = est.estimate(&train, &target, 3).unwrap();
+        assert_eq!(w.weights.len(), 12_000);
+        assert!(corr(&w.weights, &true_weights(&train)) > 0.9);
     }
 
     #[test]

@@ -41,6 +41,7 @@ pub mod spec;
 pub mod split;
 pub mod stats;
 pub mod strategy;
+pub mod stream;
 
 pub use data::Dataset;
 pub use error::{Error, Result};

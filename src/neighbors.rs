@@ -18,8 +18,15 @@
 //!   allows, then the exact distance for the few pairs the bound cannot rule
 //!   out. When queries and references are the
 //!   same points (Tomek links, ENN, SMOTE within a class) each pair is
-//!   visited once and offered to both points' lists. In the dimensions of the
-//!   benchmark sets (30) a tree prunes almost nothing, and this is the method;
+//!   visited once and offered to both points' lists, as a dual-tree search
+//!   over the leaves of a k-d partition (`partition`; Gray & Moore 2001):
+//!   pairs of leaves whose boxes are provably farther apart than every k-th
+//!   key in play are skipped. On a `generate fraud` table (a timestamp and
+//!   an amount spread far beyond the neighbours' distances) that skips
+//!   nearly all of them (284,807 rows in about a second; a full scan took
+//!   79 s for 60,000 at one thread, growing as the square);
+//!   on wide Gaussian data it skips none and the leaves are simply taken in
+//!   order;
 //! - a k-d tree (`kdtree`) in very low dimension (up to 4 features from
 //!   1,024 references, up to 6 from 16,384), where it visits a small share
 //!   of them and beats the kernel;
@@ -32,6 +39,7 @@
 
 mod brute;
 mod kdtree;
+mod partition;
 
 use crate::data::Dataset;
 use crate::error::{Error, Result};
@@ -330,6 +338,24 @@ impl Lists {
             }
         }
         self
+    }
+
+    /// The lists of points kept in another order (list `p` belongs to the
+    /// point numbered `orig[p]`), put in the order of those numbers.
+    fn by_original_index(self, orig: &[usize]) -> Lists {
+        let k = self.k;
+        let mut key = vec![0.0; self.key.len()];
+        let mut idx = vec![0; self.idx.len()];
+        for (p, &o) in orig.iter().enumerate() {
+            key[o * k..(o + 1) * k].copy_from_slice(&self.key[p * k..(p + 1) * k]);
+            idx[o * k..(o + 1) * k].copy_from_slice(&self.idx[p * k..(p + 1) * k]);
+        }
+        Lists {
+            k,
+            key,
+            idx,
+            worst: Vec::new(),
+        }
     }
 
     /// The lists of consecutive ranges of points, `n` in all, end to end.

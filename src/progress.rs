@@ -73,6 +73,14 @@ impl Progress {
         }
     }
 
+    /// Sets the work done so far (for operations that count it themselves,
+    /// such as rows read).
+    pub fn set_done(&self, done: u64) {
+        if self.counting {
+            DONE.store(done, Ordering::Relaxed);
+        }
+    }
+
     /// Sets the total, once it is known.
     pub fn set_total(&self, total: u64) {
         if self.counting {

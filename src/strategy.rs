@@ -317,12 +317,7 @@ impl<'a> CoreFits<'a> {
             }
             None => (data.clone(), vec![1.0; data.n_classes()]),
         };
-        if let Some(k) = keep_rates.iter().position(|&r| r <= 0.0) {
-            return Err(Error::data(format!(
-                "the sampler kept no rows of class '{}'",
-                data.class_names()[k]
-            )));
-        }
+        check_kept(&keep_rates, data.class_names())?;
         let rows: Vec<usize> = (0..train.n_rows()).collect();
         let model = s.learner.fit(&train.view(&rows), &mut r)?;
         Ok(Core {
@@ -727,6 +722,12 @@ impl Strategy {
     pub fn fit(&self, data: &Dataset, seed: u64) -> Result<FittedStrategy> {
         let mut cores = CoreFits::new(data, seed);
         let model = self.fit_model(&mut cores, self.decision.needs_oof())?;
+        self.with_rule(model, data)
+    }
+
+    /// The fitted strategy of `model` (fitted on `data`) and its resolved
+    /// decision.
+    fn with_rule(&self, model: FittedModel, data: &Dataset) -> Result<FittedStrategy> {
         let rule = self.resolve(&model, data)?;
         Ok(FittedStrategy {
             spec: self.spec.clone(),
@@ -740,6 +741,53 @@ impl Strategy {
                 ..s
             }),
         })
+    }
+
+    /// Whether [`Strategy::fit_sampled`] applies: a sampler stage, and no
+    /// stage that needs the training data beyond the sample (calibration,
+    /// tuned decisions).
+    pub fn fits_on_sample(&self) -> bool {
+        self.sampler.is_some() && self.calibration.is_none() && !self.decision.needs_oof()
+    }
+
+    /// Fits the learner, prior shift and decision on a sample the sampler
+    /// stage drew elsewhere (while a file was read): `train` holds the
+    /// sampled rows, `keep_rates` their classes' keep rates, `priors` the
+    /// class priors of the whole data, and `rng` is the sampler's stream
+    /// after its draw (stream 0 of the seed, as [`Strategy::fit`] uses). For
+    /// the same rows the result is the model `fit` gives on the whole data.
+    pub fn fit_sampled(
+        &self,
+        train: &Dataset,
+        keep_rates: Vec<f64>,
+        priors: Vec<f64>,
+        rng: &mut rng::Rng,
+    ) -> Result<FittedStrategy> {
+        if !self.fits_on_sample() {
+            return Err(Error::invalid(format!(
+                "{}: calibration and tuned decisions need the whole training data",
+                self.spec
+            )));
+        }
+        check_kept(&keep_rates, train.class_names())?;
+        let t0 = Instant::now();
+        let rows: Vec<usize> = (0..train.n_rows()).collect();
+        let member = Member {
+            model: self.learner.fit(&train.view(&rows), rng)?,
+            keep_rates,
+            calibrator: None,
+        };
+        let shift = self.fit_shift(&priors, &member)?;
+        let model = FittedModel {
+            schema: train.schema().clone(),
+            priors,
+            members: vec![member],
+            correct: self.correct,
+            shift,
+            oof: None,
+            fit_seconds: t0.elapsed().as_secs_f64(),
+        };
+        self.with_rule(model, train)
     }
 
     /// The prior shift fitted: its target priors checked against the
@@ -851,11 +899,79 @@ impl FittedStrategy {
         decide(&batch_rule(&self.rule, plugin, batch_priors)?, data, proba)
     }
 
+    /// Whether a row's prediction depends on the other rows predicted with
+    /// it: after `+em`, whose priors are estimated on the whole batch.
+    pub fn batch_dependent(&self) -> bool {
+        matches!(
+            self.shift,
+            Some(FittedShift {
+                shift: PriorShift::Em { .. },
+                ..
+            })
+        )
+    }
+
     /// Probabilities and labels.
     pub fn predict(&self, data: &Dataset) -> Result<(Proba, Vec<u32>)> {
         let (p, priors) = self.shifted_proba(data)?;
         let labels = self.decide_at(data, &p, priors.as_deref())?;
         Ok((p, labels))
+    }
+}
+
+/// Fails if a sampler kept no row of some class.
+fn check_kept(keep_rates: &[f64], class_names: &[String]) -> Result<()> {
+    if let Some(k) = keep_rates.iter().position(|&r| r <= 0.0) {
+        return Err(Error::data(format!(
+            "the sampler kept no rows of class '{}'",
+            class_names[k]
+        )));
+    }
+    Ok(())
+}
+
+impl FittedStrategy {
+    /// The same fitted model deciding by `decision` instead (resolved with
+    /// the training priors), e.g. `threshold(0.3)` or `cost(fn=10,fp=1)`
+    /// chosen at prediction time.
+    ///
+    /// ```
+    /// use rarity::data::{bundled, read::ReadOptions};
+    /// use rarity::decide::{Decision, Rule};
+    /// let (ds, _) = bundled::find("ecoli4").unwrap().load(&ReadOptions::default()).unwrap();
+    /// let fitted = rarity::spec::build_strategy("logistic").unwrap().fit(&ds, 1).unwrap();
+    /// let t = fitted.with_decision(&Decision::Fixed(0.3)).unwrap();
+    /// assert_eq!(t.rule, Rule::Threshold(0.3));
+    /// ```
+    pub fn with_decision(&self, decision: &Decision) -> Result<FittedStrategy> {
+        let priors = match &self.shift {
+            Some(FittedShift {
+                shift: PriorShift::To(t),
+                ..
+            }) => t,
+            _ => &self.priors,
+        };
+        let rule = decision.from_priors(priors)?;
+        if let Rule::Benefit(b) = &rule {
+            if !self.schema.feature_names.contains(&b.amount) {
+                return Err(Error::invalid(format!(
+                    "benefit: the amount column '{}' is not a feature of the model",
+                    b.amount
+                )));
+            }
+        }
+        let shift = self.shift.clone().map(|s| FittedShift {
+            plugin: match s.shift {
+                PriorShift::Em { .. } => decision.plugin(),
+                PriorShift::To(_) => None,
+            },
+            ..s
+        });
+        Ok(FittedStrategy {
+            rule,
+            shift,
+            ..self.clone()
+        })
     }
 }
 

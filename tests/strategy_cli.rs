@@ -84,7 +84,7 @@ fn predict_refuses_mismatched_columns_and_foreign_files() {
     ]);
     assert_ne!(code, 0);
     assert!(
-        err.contains("column 'x0' used by the model is missing"),
+        err.contains("column used by the model 'x0' not found"),
         "{err}"
     );
     assert!(!d.join("p.csv").exists());

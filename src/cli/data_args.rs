@@ -29,7 +29,8 @@ enum MissingArg {
 /// Where the data comes from and how to read it.
 #[derive(Debug, Clone, clap::Args)]
 pub struct DataArgs {
-    /// A CSV, KEEL `.dat` or ARFF file.
+    /// A CSV (plain, .gz or .zst), Parquet, Arrow IPC/Feather, KEEL `.dat`
+    /// or ARFF file; `-` reads standard input.
     #[arg(value_name = "FILE")]
     pub file: Option<PathBuf>,
     /// A bundled dataset instead of a file (see `rarity datasets`).
@@ -57,6 +58,13 @@ pub struct DataArgs {
     /// Drop feature columns that take a single value.
     #[arg(long)]
     pub drop_constant: bool,
+    /// Leave these columns out (comma-separated names; repeatable).
+    #[arg(long, value_name = "COL,...", value_delimiter = ',')]
+    pub drop: Vec<String>,
+    /// Decimal separator of CSV numbers: `.` (default) or `,` (then the
+    /// delimiter must be another character, e.g. `;`).
+    #[arg(long, default_value = ".", value_name = "SEP")]
+    pub decimal: String,
 }
 
 impl DataArgs {
@@ -85,7 +93,26 @@ impl DataArgs {
                 MissingArg::Error => Missing::Error,
             },
             drop_constant: self.drop_constant,
+            drop: self.drop.clone(),
+            decimal: decimal_arg(&self.decimal)?,
         })
+    }
+
+    /// Reads the dataset (see [`DataArgs::read`]) and, unless `quiet`, says
+    /// on stderr how many rows were dropped and why.
+    pub fn load_noting(&self, default: Option<&str>, quiet: bool) -> Result<(Dataset, ReadReport)> {
+        let (ds, report) = self.load(default)?;
+        self.note_dropped(&report, quiet);
+        Ok((ds, report))
+    }
+
+    /// Says on stderr, unless `quiet`, how many rows were dropped and why.
+    pub fn note_dropped(&self, report: &ReadReport, quiet: bool) {
+        if !quiet {
+            if let Some(note) = report.dropped_note() {
+                eprintln!("note: {note}");
+            }
+        }
     }
 
     /// Reads the dataset; `default` is the bundled set used when neither a
@@ -100,5 +127,16 @@ impl DataArgs {
                 "no data: give a FILE or --dataset NAME (see `rarity datasets`)",
             )),
         }
+    }
+}
+
+/// The `--decimal` separator: `.` or `,`.
+pub fn decimal_arg(s: &str) -> Result<u8> {
+    match s {
+        "." => Ok(b'.'),
+        "," => Ok(b','),
+        _ => Err(Error::invalid(format!(
+            "--decimal must be '.' or ',', got '{s}'"
+        ))),
     }
 }

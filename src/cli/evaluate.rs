@@ -41,7 +41,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     let splitter: Splitter = a.cv.parse()?;
     let pooled = a.pooled || splitter == Splitter::LeaveOneOut;
     let (eval, report) = super::bar::during(g, || {
-        let (ds, report) = a.data.load(None)?;
+        let (ds, report) = a.data.load_noting(None, g.quiet)?;
         let eval = if pooled {
             cross_validate_pooled(&strategy, &ds, &splitter, g.seed)?
         } else {
@@ -89,6 +89,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             "murphy_bins": MURPHY_BINS,
             "fit_seconds": number(fit_s),
             "predict_seconds": number(predict_s),
+            "rows_dropped": report.rows_dropped(),
         }));
     }
     let mut t = Table::new(&["metric", "mean", "std", "full potential"]);

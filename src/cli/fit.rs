@@ -9,6 +9,7 @@ use super::{DataArgs, Global, OutputFormat};
 use rarity::decide::{Decision, Rule};
 use rarity::error::Result;
 use rarity::persist::{save, Format};
+use rarity::stream::fit_file;
 
 /// Arguments of `rarity fit`.
 #[derive(Debug, clap::Args)]
@@ -29,10 +30,17 @@ pub struct Args {
 
 pub fn run(g: &Global, a: &Args) -> Result<()> {
     let strategy = rarity::spec::build_strategy(&a.model)?;
-    let (ds, report, fitted) = super::bar::during(g, || {
-        let (ds, report) = a.data.load(None)?;
-        let fitted = strategy.fit(&ds, g.seed)?;
-        Ok::<_, rarity::Error>((ds, report, fitted))
+    let (fitted, rows, report) = super::bar::during(g, || {
+        // The sampler stage's sample is kept while the file is read when it
+        // can be; otherwise the whole table is read.
+        if let Some(path) = &a.data.file {
+            if let Some(done) = fit_file(&strategy, path, &a.data.read_options()?, g.seed)? {
+                a.data.note_dropped(&done.2, g.quiet);
+                return Ok(done);
+            }
+        }
+        let (ds, report) = a.data.load_noting(None, g.quiet)?;
+        Ok::<_, rarity::Error>((strategy.fit(&ds, g.seed)?, ds.n_rows(), report))
     })?;
     let format = if a.json_model {
         Format::Json
@@ -44,17 +52,18 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         return print_json(&json!({
             "model": fitted.spec,
             "output": a.output.display().to_string(),
-            "rows": ds.n_rows(),
-            "classes": ds.class_names(),
+            "rows": rows,
+            "classes": fitted.schema.class_names,
             "rule": fitted.rule,
             "decision": decision_text(&strategy.decision, &fitted.rule),
+            "rows_dropped": report.rows_dropped(),
         }));
     }
     write_stdout(&format!(
         "fitted {} on {} ({} rows); decision {}; saved to {}\n",
         fitted.spec,
         report.source,
-        ds.n_rows(),
+        rows,
         decision_text(&strategy.decision, &fitted.rule),
         a.output.display()
     ))

@@ -5,11 +5,11 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use super::output::{counts_table, print_json, write_stdout};
+use super::output::{counts_table, json_text, print_json, print_summary, write_stdout};
 use super::{DataArgs, Global, OutputFormat};
 use rarity::data::bias::Bias;
 use rarity::data::synth::{FraudTask, GaussianTask, TRUE_POSTERIOR};
-use rarity::data::write::write_csv;
+use rarity::data::write::{write_dataset, TableFormat};
 use rarity::error::Result;
 use rarity::experiment::parse_list;
 
@@ -52,7 +52,8 @@ struct GaussianArgs {
     /// Standard deviation of both classes.
     #[arg(long, default_value_t = 3.0)]
     sigma: f64,
-    /// Output CSV file.
+    /// Output file: CSV, or Parquet when it ends in `.parquet`; `-` writes
+    /// CSV to standard output.
     #[arg(short, long)]
     output: PathBuf,
 }
@@ -69,7 +70,8 @@ struct FraudArgs {
     /// Number of fraud clusters.
     #[arg(long, default_value_t = 4)]
     clusters: usize,
-    /// Output CSV file.
+    /// Output file: CSV, or Parquet when it ends in `.parquet`; `-` writes
+    /// CSV to standard output.
     #[arg(short, long)]
     output: PathBuf,
 }
@@ -81,22 +83,16 @@ struct BiasArgs {
     #[command(flatten)]
     data: DataArgs,
     /// Feature bias: sort the rows by this feature column and drop the
-    /// lowest `--drop` share of them.
+    /// lowest `--drop` share of them (a number in [0, 1), default 0.25; the
+    /// other `--drop` values name columns to leave out, as in every reading
+    /// command).
     #[arg(long, value_name = "COL")]
     feature: Option<String>,
-    /// The share of rows the feature bias drops, in [0, 1).
-    #[arg(
-        long,
-        value_name = "FRACTION",
-        default_value_t = 0.25,
-        requires = "feature"
-    )]
-    drop: f64,
     /// Class bias: keep each row of class k with probability RATES[k]
     /// (one rate in [0, 1] per class, in class order, e.g. `0.5,1`).
     #[arg(long, value_name = "RATES", conflicts_with = "feature")]
     class: Option<String>,
-    /// Output CSV file.
+    /// Output file: CSV, or Parquet when it ends in `.parquet`.
     #[arg(short, long)]
     output: PathBuf,
 }
@@ -119,7 +115,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                 sigma: a.sigma,
             };
             let ds = task.with_posterior(g.seed)?;
-            write_csv(&ds, &a.output)?;
+            write_dataset(&ds, &a.output, TableFormat::from_path(&a.output))?;
             if !g.quiet {
                 eprintln!(
                     "note: column {TRUE_POSTERIOR} is the true posterior p(+|x), not a feature: \
@@ -134,7 +130,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                 positive_rate: a.positive_rate,
                 clusters: a.clusters,
             };
-            (&a.output, task.write_csv(g.seed, &a.output)?.to_vec())
+            (&a.output, task.write_table(g.seed, &a.output)?.to_vec())
         }
         Kind::Bias(b) => return bias(g, b),
     };
@@ -144,26 +140,48 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         class_counts: counts,
     };
     if g.format == OutputFormat::Json {
-        return print_json(&w);
+        return print_summary(output, g.quiet, &json_text(&w)?);
     }
-    write_stdout(&format!(
-        "wrote {} rows ({} negative, {} positive) to {}\n",
-        w.n, w.class_counts[0], w.class_counts[1], w.output
-    ))
+    print_summary(
+        output,
+        g.quiet,
+        &format!(
+            "wrote {} rows ({} negative, {} positive) to {}\n",
+            w.n, w.class_counts[0], w.class_counts[1], w.output
+        ),
+    )
 }
 
 /// `generate bias`: reads the data, keeps the biased selection of its rows
 /// and writes it.
 fn bias(g: &Global, a: &BiasArgs) -> Result<()> {
-    let (ds, _) = a.data.load(None)?;
+    // `--drop` is shared with the reading options: a share of rows to drop
+    // (with --feature), or column names.
+    let (shares, columns): (Vec<&String>, Vec<&String>) = a
+        .data
+        .drop
+        .iter()
+        .partition(|v| a.feature.is_some() && v.parse::<f64>().is_ok());
+    let drop = match shares.as_slice() {
+        [] => 0.25,
+        [one] => one.parse::<f64>().expect("partitioned as a number"),
+        _ => {
+            return Err(rarity::Error::invalid(
+                "generate bias: give one --drop share of rows (e.g. --drop 0.25)",
+            ))
+        }
+    };
+    let mut data = a.data.clone();
+    data.drop = columns.into_iter().cloned().collect();
+    let (ds, _) = data.load(None)?;
     // clap makes sure one of --feature and --class is given.
     let (bias, settings) = match &a.feature {
         Some(col) => (
             Bias::Feature {
                 attribute: ds.feature_index(col, "--feature column")?,
-                fraction: a.drop,
+                fraction: drop,
             },
-            serde_json::json!({"feature": col, "drop": a.drop}),
+            serde_json::json!({"feature": col, "drop": drop}),
         ),
         None => {
             let rates: Vec<f64> = parse_list(
@@ -178,7 +196,7 @@ fn bias(g: &Global, a: &BiasArgs) -> Result<()> {
     };
     let all: Vec<usize> = (0..ds.n_rows()).collect();
     let kept = ds.take(&bias.apply(&ds, &all, g.seed)?);
-    write_csv(&kept, &a.output)?;
+    write_dataset(&kept, &a.output, TableFormat::from_path(&a.output))?;
     let (before, after) = (ds.class_counts(), kept.class_counts());
     if g.format == OutputFormat::Json {
         return print_json(&serde_json::json!({
@@ -196,7 +214,7 @@ fn bias(g: &Global, a: &BiasArgs) -> Result<()> {
         .collect();
     let t = counts_table(ds.class_names(), &before, &after, &rates);
     let how = match (&a.feature, &a.class) {
-        (Some(col), _) => format!("feature bias: lowest {} of '{col}' dropped", a.drop),
+        (Some(col), _) => format!("feature bias: lowest {drop} of '{col}' dropped"),
         _ => "class bias".to_string(),
     };
     write_stdout(&format!(

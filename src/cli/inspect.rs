@@ -4,6 +4,7 @@ use serde::Serialize;
 
 use super::output::{num, print_json, write_stdout, Table};
 use super::{DataArgs, Global, OutputFormat};
+use rarity::data::read::RowsDropped;
 use rarity::error::Result;
 
 /// Arguments of `rarity inspect`.
@@ -34,11 +35,12 @@ struct Summary {
     rows_read: usize,
     dropped_missing: usize,
     dropped_constant: Vec<String>,
+    rows_dropped: RowsDropped,
     features: Vec<Feature>,
 }
 
 pub fn run(g: &Global, a: &Args) -> Result<()> {
-    let (ds, report) = a.data.load(None)?;
+    let (ds, report) = a.data.load_noting(None, g.quiet)?;
     let features = ds
         .feature_names()
         .iter()
@@ -61,6 +63,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         imbalance_ratio: ds.imbalance_ratio(),
         rows_read: report.rows_read,
         dropped_missing: report.dropped_missing,
+        rows_dropped: report.rows_dropped(),
         dropped_constant: report.dropped_constant,
         features,
     };

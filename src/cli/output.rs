@@ -12,9 +12,7 @@ pub use rarity::report::table::Table;
 
 /// Prints one JSON object (pretty, one trailing newline).
 pub fn print_json<T: Serialize>(value: &T) -> Result<()> {
-    let text = serde_json::to_string_pretty(value)
-        .map_err(|e| Error::invalid(format!("cannot encode JSON: {e}")))?;
-    write_stdout(&format!("{text}\n"))
+    write_stdout(&json_text(value)?)
 }
 
 /// Writes `report` to `dir` (see [`Report::write`]) and, unless `quiet`,
@@ -59,4 +57,24 @@ pub fn counts_table(classes: &[String], before: &[usize], after: &[usize], rates
         ]);
     }
     t
+}
+
+/// Prints a command's summary (text or a JSON value already rendered):
+/// on stdout, or on stderr (unless `quiet`) when the command's table went
+/// to stdout (`-o -`).
+pub fn print_summary(table_output: &Path, quiet: bool, text: &str) -> Result<()> {
+    if table_output.as_os_str() == "-" {
+        if !quiet {
+            eprint!("{text}");
+        }
+        return Ok(());
+    }
+    write_stdout(text)
+}
+
+/// A JSON value as `print_json` prints it.
+pub fn json_text<T: Serialize>(value: &T) -> Result<String> {
+    let text = serde_json::to_string_pretty(value)
+        .map_err(|e| Error::invalid(format!("cannot encode JSON: {e}")))?;
+    Ok(format!("{text}\n"))
 }

@@ -1,25 +1,41 @@
-//! `rarity predict`: apply a saved strategy to new rows.
+//! `rarity predict`: apply a saved strategy to new rows, streaming.
 //!
-//! Writes one probability column per class (`p_<class>`) and the decided
-//! `label`, atomically.
+//! Writes the identifier columns (`--id`), one probability column per class
+//! (`p_<class>`) and the decided `label`, atomically (or to stdout with
+//! `-o -`), in constant memory.
 
 use std::path::PathBuf;
 
-use super::output::write_stdout;
-use super::Global;
-use rarity::data::read::read_with_schema;
-use rarity::data::scores::write_predictions;
-use rarity::data::{bundled, Dataset};
+use clap::ValueEnum;
+use serde_json::json;
+
+use super::data_args::decimal_arg;
+use super::output::{json_text, print_summary};
+use super::{Global, OutputFormat};
+use rarity::data::bundled;
+use rarity::data::read::{PredictOptions, ReadOptions, Table, Unknown};
+use rarity::decide::registry::{build_stage, Stage};
 use rarity::error::{Error, Result};
+use rarity::params::syntax;
 use rarity::persist::load;
 use rarity::strategy::FittedStrategy;
+use rarity::stream::predict_file;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum UnknownArg {
+    /// Fail, counting the rows and listing the unseen levels.
+    Error,
+    /// Encode an unseen level as all zeros in its one-hot columns.
+    Ignore,
+}
 
 /// Arguments of `rarity predict`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// A model saved by `rarity fit`.
     model: PathBuf,
-    /// CSV with the model's feature columns (a label column is ignored).
+    /// Data with the model's feature columns (CSV, .gz/.zst, Parquet, Arrow
+    /// IPC; `-`: standard input). Other columns are ignored.
     file: Option<PathBuf>,
     /// A bundled dataset instead of a file.
     #[arg(long, conflicts_with = "file")]
@@ -27,48 +43,96 @@ pub struct Args {
     /// CSV field delimiter.
     #[arg(long, default_value = ",")]
     delimiter: char,
-    /// Where to write the predictions.
+    /// Decimal separator of CSV numbers (`.` or `,`).
+    #[arg(long, default_value = ".", value_name = "SEP")]
+    decimal: String,
+    /// Identifier column carried to the output (repeatable).
+    #[arg(long = "id", value_name = "COL")]
+    ids: Vec<String>,
+    /// Decide by this rule instead of the saved one, on the saved
+    /// probabilities: e.g. "threshold(0.3)", "cost(fn=10,fp=1)",
+    /// "threshold(priors)", "argmax".
+    #[arg(long, value_name = "RULE")]
+    decision: Option<String>,
+    /// Categorical levels the model was not trained on: error, or ignore
+    /// (all-zero one-hot columns).
+    #[arg(long, value_enum, default_value_t = UnknownArg::Error)]
+    unknown: UnknownArg,
+    /// Where to write the predictions (`.parquet`: Parquet; `-`: stdout).
     #[arg(short, long)]
     output: PathBuf,
 }
 
-fn read(a: &Args, fitted: &FittedStrategy) -> Result<Dataset> {
-    if !a.delimiter.is_ascii() {
-        return Err(Error::invalid("--delimiter must be one ASCII character"));
-    }
-    let d = a.delimiter as u8;
-    match (&a.file, &a.dataset) {
-        (Some(p), _) => {
-            let f = std::fs::File::open(p).map_err(|e| Error::io(p, e))?;
-            read_with_schema(f, &p.display().to_string(), d, &fitted.schema)
-        }
-        (None, Some(name)) => {
-            let b = bundled::find(name)?;
-            read_with_schema(b.csv, &format!("<dataset {name}>"), d, &fitted.schema)
-        }
-        (None, None) => Err(Error::invalid("no data: give a FILE or --dataset NAME")),
+/// The saved strategy, deciding by `--decision` when given.
+fn strategy(a: &Args) -> Result<FittedStrategy> {
+    let fitted: FittedStrategy = load(&a.model)?;
+    let Some(spec) = &a.decision else {
+        return Ok(fitted);
+    };
+    let stages = syntax::parse(spec)?;
+    let [call] = stages.as_slice() else {
+        return Err(Error::invalid(format!(
+            "--decision '{spec}': one decision rule is expected, e.g. threshold(0.3)"
+        )));
+    };
+    match build_stage(call)? {
+        Stage::Decide(d) => fitted.with_decision(&d),
+        _ => Err(Error::invalid(format!(
+            "--decision '{spec}' is not a decision rule; use e.g. threshold(0.3), \
+             threshold(priors), cost(fn=10,fp=1), argmax"
+        ))),
     }
 }
 
 pub fn run(g: &Global, a: &Args) -> Result<()> {
-    let fitted: FittedStrategy = load(&a.model)?;
-    let (proba, labels) = super::bar::during(g, || fitted.predict(&read(a, &fitted)?))?;
-    let names = &fitted.schema.class_names;
-    write_predictions(&a.output, names, &proba, &labels)?;
-    if !g.quiet {
-        let mut counts = vec![0usize; names.len()];
-        labels.iter().for_each(|&l| counts[l as usize] += 1);
-        let summary: Vec<String> = names
-            .iter()
-            .zip(&counts)
-            .map(|(n, c)| format!("{c} {n}"))
-            .collect();
-        write_stdout(&format!(
-            "predicted {} rows ({}) to {}\n",
-            labels.len(),
-            summary.join(", "),
-            a.output.display()
-        ))?;
+    if !a.delimiter.is_ascii() {
+        return Err(Error::invalid("--delimiter must be one ASCII character"));
     }
-    Ok(())
+    let fitted = strategy(a)?;
+    let read = ReadOptions {
+        delimiter: a.delimiter as u8,
+        ..ReadOptions::default()
+    };
+    let table = match (&a.file, &a.dataset) {
+        (Some(p), _) => Table::open(p, &read)?,
+        (None, Some(name)) => bundled::find(name)?.table(&read)?,
+        (None, None) => return Err(Error::invalid("no data: give a FILE or --dataset NAME")),
+    };
+    let opts = PredictOptions {
+        ids: a.ids.clone(),
+        unknown: match a.unknown {
+            UnknownArg::Error => Unknown::Error,
+            UnknownArg::Ignore => Unknown::Ignore,
+        },
+        decimal: Some(decimal_arg(&a.decimal)?),
+    };
+    let done = super::bar::during(g, || predict_file(&fitted, table, &opts, &a.output))?;
+    let names = &fitted.schema.class_names;
+    if g.format == OutputFormat::Json {
+        let v = json!({
+            "model": fitted.spec,
+            "output": a.output.display().to_string(),
+            "rows": done.rows,
+            "classes": names,
+            "class_counts": done.class_counts,
+            "rule": fitted.rule,
+            "rows_dropped": done.report.rows_dropped(),
+        });
+        return print_summary(&a.output, g.quiet, &json_text(&v)?);
+    }
+    let summary: Vec<String> = names
+        .iter()
+        .zip(&done.class_counts)
+        .map(|(n, c)| format!("{c} {n}"))
+        .collect();
+    let text = format!(
+        "predicted {} rows ({}) to {}\n",
+        done.rows,
+        summary.join(", "),
+        a.output.display()
+    );
+    if g.quiet {
+        return Ok(());
+    }
+    print_summary(&a.output, g.quiet, &text)
 }

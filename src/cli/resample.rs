@@ -5,13 +5,17 @@ use std::path::PathBuf;
 
 use serde_json::json;
 
-use super::output::{counts_table, print_json, write_stdout};
+use super::output::{counts_table, json_text, print_summary};
 use super::{DataArgs, Global, OutputFormat};
-use rarity::data::write::write_csv;
+use rarity::data::read::ReadReport;
+use rarity::data::write::{write_dataset, TableFormat};
+use rarity::data::Dataset;
 use rarity::error::{Error, Result};
 use rarity::params::{self, syntax, Call, Value};
 use rarity::rng;
 use rarity::sample::registry::{build_sampler, with_flags, SAMPLERS};
+use rarity::sample::Sampler;
+use rarity::stream::sample_file;
 
 fn methods_help() -> String {
     format!(
@@ -49,7 +53,8 @@ pub struct Args {
     /// Search neighbours on standardised features (standardise).
     #[arg(long)]
     standardise: bool,
-    /// Output CSV.
+    /// Output table: CSV, or Parquet when it ends in `.parquet`; `-`
+    /// writes CSV to standard output.
     #[arg(short, long)]
     output: PathBuf,
 }
@@ -91,40 +96,81 @@ fn sampler_call(a: &Args) -> Result<Call> {
     Ok(call)
 }
 
+/// What was resampled: the sample, the class names and counts of the
+/// input, the keep rates, synthetic rows and notes.
+struct Resampled {
+    out: Dataset,
+    before: Vec<usize>,
+    keep_rates: Vec<f64>,
+    synthetic: usize,
+    notes: Vec<String>,
+    report: ReadReport,
+}
+
+/// Resamples the data: while reading the file when the sampler's keep
+/// decisions are per row and per class, else in memory.
+fn resample(g: &Global, a: &Args, sampler: &dyn Sampler) -> Result<Resampled> {
+    let mut rng = rng::stream(g.seed, 0);
+    if let Some(path) = &a.data.file {
+        if let Some(s) = sample_file(sampler, path, &a.data.read_options()?, &mut rng)? {
+            a.data.note_dropped(&s.report, g.quiet);
+            return Ok(Resampled {
+                out: s.data,
+                before: s.counts,
+                keep_rates: s.keep_rates,
+                synthetic: 0,
+                notes: s.notes,
+                report: s.report,
+            });
+        }
+    }
+    let (ds, report) = a.data.load_noting(None, g.quiet)?;
+    let sample = sampler.resample(&ds, &mut rng)?;
+    Ok(Resampled {
+        out: sample.materialise(&ds)?,
+        before: ds.class_counts(),
+        keep_rates: sample.keep_rates,
+        synthetic: sample.synthetic_labels.len(),
+        notes: sample.notes,
+        report,
+    })
+}
+
 pub fn run(g: &Global, a: &Args) -> Result<()> {
     let sampler = build_sampler(&sampler_call(a)?)?;
-    let (ds, sample, out) = super::bar::during(g, || {
-        let (ds, _) = a.data.load(None)?;
-        let sample = sampler.resample(&ds, &mut rng::stream(g.seed, 0))?;
-        let out = sample.materialise(&ds)?;
-        write_csv(&out, &a.output)?;
-        Ok::<_, rarity::Error>((ds, sample, out))
-    })?;
-    let before = ds.class_counts();
+    let r = super::bar::during(g, || resample(g, a, sampler.as_ref()))?;
+    let out = &r.out;
+    write_dataset(out, &a.output, TableFormat::from_path(&a.output))?;
+    let before = &r.before;
     let after = out.class_counts();
     if g.format == OutputFormat::Json {
-        return print_json(&json!({
-            "method": sampler.name(),
-            "output": a.output.display().to_string(),
-            "classes": ds.class_names(),
-            "before": before,
-            "after": after,
-            "keep_rates": sample.keep_rates,
-            "synthetic_rows": sample.synthetic_labels.len(),
-            "notes": sample.notes,
-        }));
+        return print_summary(
+            &a.output,
+            g.quiet,
+            &json_text(&json!({
+                "method": sampler.name(),
+                "output": a.output.display().to_string(),
+                "classes": out.class_names(),
+                "before": before,
+                "after": after,
+                "keep_rates": r.keep_rates,
+                "synthetic_rows": r.synthetic,
+                "notes": r.notes,
+                "rows_dropped": r.report.rows_dropped(),
+            }))?,
+        );
     }
-    let t = counts_table(ds.class_names(), &before, &after, &sample.keep_rates);
-    let notes: String = sample
-        .notes
-        .iter()
-        .map(|n| format!("note: {n}\n"))
-        .collect();
-    write_stdout(&format!(
-        "{} -> {} ({} synthetic rows)\n\n{}{notes}",
-        sampler.name(),
-        a.output.display(),
-        sample.synthetic_labels.len(),
-        t.to_text()
-    ))
+    let t = counts_table(out.class_names(), before, &after, &r.keep_rates);
+    let notes: String = r.notes.iter().map(|n| format!("note: {n}\n")).collect();
+    print_summary(
+        &a.output,
+        g.quiet,
+        &format!(
+            "{} -> {} ({} synthetic rows)\n\n{}{notes}",
+            sampler.name(),
+            a.output.display(),
+            r.synthetic,
+            t.to_text()
+        ),
+    )
 }

@@ -116,7 +116,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     if let Some(dir) = &a.report {
         rarity::report::prepare_dir(dir)?;
     }
-    let (ds, report) = a.data.load(Some(bundled::DEFAULT))?;
+    let (ds, report) = a.data.load_noting(Some(bundled::DEFAULT), g.quiet)?;
     let mut decision_copies = Vec::new();
     if let (Some(m), Some(text)) = (&cost, &a.cost) {
         decision_copies.push((Decision::Cost(m.clone()), format!("cost({})", text.trim())));
@@ -264,6 +264,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             "data": report.source, "cv": a.cv, "metric": metric, "level": outcome.level,
             "decision_metric": dm, "ranking": ranking_rows, "models": models, "decisions": decisions,
             "verdict": verdict, "winner": winner.spec, "saved": a.output.display().to_string(),
+            "rows_dropped": report.rows_dropped(),
             "cost": a.cost, "benefit": extras.benefit,
             "report": a.report.as_ref().map(|d| d.join("index.html").display().to_string()),
         }));

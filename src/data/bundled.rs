@@ -3,7 +3,7 @@
 //! their sources in `data/README.md`: KEEL imbalanced collection (Alcalá-Fdez
 //! et al. 2011) and the UCI repository (Dua & Graff).
 
-use super::read::{read_from, Format, ReadOptions, ReadReport};
+use super::read::{read_from, Format, ReadOptions, ReadReport, Table};
 use super::Dataset;
 use crate::error::{Error, Result};
 
@@ -96,6 +96,12 @@ impl Bundled {
     pub fn load(&self, opts: &ReadOptions) -> Result<(Dataset, ReadReport)> {
         let origin = format!("<dataset {}>", self.name);
         read_from(self.csv, &origin, Format::Csv, self.csv.len() as u64, opts)
+    }
+
+    /// The dataset as an opened table (for streamed reading).
+    pub fn table(&self, opts: &ReadOptions) -> Result<Table<'static>> {
+        let origin = format!("<dataset {}>", self.name);
+        Table::from_stream(Box::new(self.csv), &origin, Format::Csv, opts)
     }
 }
 

@@ -48,6 +48,24 @@ pub fn rows_by_class(labels: &[u32], k: usize) -> Vec<Vec<usize>> {
     out
 }
 
+/// Fails unless at least two of the classes (`counts`, `names`) have rows.
+pub fn require_two_classes(counts: &[usize], names: &[String]) -> Result<()> {
+    let present = counts.iter().filter(|&&c| c > 0).count();
+    if present < 2 {
+        return Err(Error::data(format!(
+            "the data has only one class with rows ({}); at least two are needed",
+            counts
+                .iter()
+                .zip(names)
+                .filter(|(c, _)| **c > 0)
+                .map(|(_, n)| format!("'{n}'"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    Ok(())
+}
+
 /// How one source column became one or more numeric feature columns.
 ///
 /// Recorded at read time so that data given later for prediction is encoded
@@ -359,20 +377,7 @@ impl Dataset {
 
     /// Fails with a clear message unless at least two classes have rows.
     pub fn require_two_classes(&self) -> Result<()> {
-        let present = self.class_counts().iter().filter(|&&c| c > 0).count();
-        if present < 2 {
-            return Err(Error::data(format!(
-                "the data has only one class with rows ({}); at least two are needed",
-                self.class_counts()
-                    .iter()
-                    .zip(self.class_names())
-                    .filter(|(c, _)| **c > 0)
-                    .map(|(_, n)| format!("'{n}'"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )));
-        }
-        Ok(())
+        require_two_classes(&self.class_counts(), self.class_names())
     }
 
     /// A borrowed subset of rows (repeats allowed); copies nothing.

@@ -1,6 +1,6 @@
-//! Data: the [`Dataset`] table, the [`Proba`] matrix, readers (CSV, KEEL `.dat`,
-//! ARFF), the bundled datasets, synthetic generators, selection-bias
-//! simulators and safe (atomic) output files.
+//! Data: the [`Dataset`] table, the [`Proba`] matrix, readers (CSV, Parquet,
+//! Arrow IPC, KEEL `.dat`, ARFF), the bundled datasets, synthetic generators,
+//! selection-bias simulators and output tables and files (CSV, Parquet).
 
 mod dataset;
 mod proba;
@@ -14,5 +14,5 @@ pub mod synth;
 pub mod write;
 
 pub(crate) use dataset::tally;
-pub use dataset::{rows_by_class, ColumnEncoding, Dataset, Schema, View};
+pub use dataset::{require_two_classes, rows_by_class, ColumnEncoding, Dataset, Schema, View};
 pub use proba::Proba;

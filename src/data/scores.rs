@@ -10,11 +10,10 @@
 //! (as predictions files name them), else the labels must be the class ids
 //! `0..k-1`.
 
-use std::io::Write;
 use std::path::Path;
 
 use super::read::{read_path, read_with_schema, ReadOptions};
-use super::write::{fmt_value, quote, AtomicFile};
+use super::write::{Block, Column, ColumnSpec, TableFormat, TableWriter};
 use super::{Proba, Schema};
 use crate::error::{Error, Result};
 
@@ -180,33 +179,61 @@ pub fn read_probabilities(
     Ok((proba, classes))
 }
 
+/// The columns of a predictions table: the identifier columns, one
+/// `p_<class>` per class, and `label`.
+pub fn prediction_columns(ids: &[String], class_names: &[String]) -> Vec<ColumnSpec> {
+    ids.iter()
+        .map(ColumnSpec::text)
+        .chain(
+            class_names
+                .iter()
+                .map(|c| ColumnSpec::number(format!("p_{c}"))),
+        )
+        .chain(std::iter::once(ColumnSpec::text("label")))
+        .collect()
+}
+
+/// A block of predictions: `ids` (row-major, one per identifier column),
+/// the probabilities and the decided class ids.
+pub fn prediction_block<'a>(
+    ids: &'a [String],
+    n_ids: usize,
+    class_names: &'a [String],
+    proba: &'a Proba,
+    labels: &'a [u32],
+) -> Block<'a> {
+    let mut columns: Vec<Column> = (0..n_ids)
+        .map(|j| Column::Text {
+            values: ids,
+            width: n_ids,
+            j,
+        })
+        .collect();
+    columns.extend(Column::matrix(proba.values(), proba.n_classes()));
+    columns.push(Column::Names {
+        ids: labels,
+        names: class_names,
+    });
+    Block {
+        rows: labels.len(),
+        columns,
+    }
+}
+
 /// Writes predictions atomically: a header `p_<class>,...,label`, then per
 /// row the class probabilities (shortest round-trip decimals) and the
-/// decided class name.
+/// decided class name. Parquet when `path` ends in `.parquet`.
 pub fn write_predictions(
     path: &Path,
     class_names: &[String],
     proba: &Proba,
     labels: &[u32],
 ) -> Result<()> {
-    let mut f = AtomicFile::create(path)?;
-    let mut text = String::with_capacity(64 * (labels.len() + 1));
-    let header: Vec<String> = class_names
-        .iter()
-        .map(|c| quote(&format!("p_{c}")))
-        .collect();
-    text.push_str(&header.join(","));
-    text.push_str(",label\n");
-    for (i, &l) in labels.iter().enumerate() {
-        for v in proba.row(i) {
-            text.push_str(&fmt_value(*v));
-            text.push(',');
-        }
-        text.push_str(&quote(&class_names[l as usize]));
-        text.push('\n');
-    }
-    f.writer()
-        .write_all(text.as_bytes())
-        .map_err(|e| f.err(e))?;
-    f.commit()
+    let mut w = TableWriter::create(
+        path,
+        TableFormat::from_path(path),
+        prediction_columns(&[], class_names),
+    )?;
+    w.write(&prediction_block(&[], 0, class_names, proba, labels))?;
+    w.commit()
 }

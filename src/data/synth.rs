@@ -7,8 +7,9 @@
 //!   `log p(+|x)/p(-|x) = log(pi+/pi-) + sum_j (2 mu x_j - mu^2) / (2 sigma^2)`.
 //! - [`FraudTask`]: a credit-card-like table for scale work (`Time`, `V1..V28`,
 //!   `Amount`): positives at 0.172% by default, drawn from several clusters
-//!   that overlap the negatives, with a heavy-tailed amount. Written as CSV in
-//!   chunks with bounded memory, in parallel, identical for any thread count.
+//!   that overlap the negatives, with a heavy-tailed amount. Written as CSV
+//!   or Parquet in chunks with bounded memory, in parallel, identical for
+//!   any thread count.
 
 use std::io::Write;
 use std::path::Path;
@@ -16,7 +17,7 @@ use std::path::Path;
 use rand::RngExt;
 use rayon::prelude::*;
 
-use super::write::AtomicFile;
+use super::write::{AtomicFile, Block, Column, ColumnSpec, TableFormat, TableWriter};
 use super::{Dataset, Schema};
 use crate::error::{Error, Result};
 use crate::rng::{shuffle, stream, Rng};
@@ -284,8 +285,19 @@ impl FraudTask {
         Dataset::new(x, y, schema)
     }
 
-    /// Writes the table as CSV (atomically), generating and formatting chunks
-    /// in parallel, a bounded number at a time. Returns the class counts.
+    /// Writes the table atomically (`-`: standard output), as Parquet when
+    /// `path` ends in `.parquet` and CSV otherwise, generating and
+    /// formatting chunks in parallel, a bounded number at a time. Returns
+    /// the class counts. Parquet holds the values rounded as the CSV
+    /// writes them (`Time` and `Amount` to 2 decimals, `V` to 6).
+    pub fn write_table(&self, seed: u64, path: &Path) -> Result<[usize; 2]> {
+        match TableFormat::from_path(path) {
+            TableFormat::Csv => self.write_csv(seed, path),
+            TableFormat::Parquet => self.write_parquet(seed, path),
+        }
+    }
+
+    /// Writes the table as CSV (see [`FraudTask::write_table`]).
     pub fn write_csv(&self, seed: u64, path: &Path) -> Result<[usize; 2]> {
         self.validate()?;
         let centres = self.centres(seed);
@@ -296,25 +308,85 @@ impl FraudTask {
             .write_all(header.as_bytes())
             .map_err(|e| f.err(e))?;
         let mut counts = [0usize; 2];
+        self.for_each_batch(
+            seed,
+            &centres,
+            |c| format_chunk(&c.0, &c.1),
+            |(t, c)| {
+                f.writer().write_all(t.as_bytes()).map_err(|e| f.err(e))?;
+                counts[0] += c[0];
+                counts[1] += c[1];
+                Ok(())
+            },
+        )?;
+        f.commit()?;
+        Ok(counts)
+    }
+
+    fn write_parquet(&self, seed: u64, path: &Path) -> Result<[usize; 2]> {
+        self.validate()?;
+        let centres = self.centres(seed);
+        let mut specs: Vec<ColumnSpec> = Self::feature_names()
+            .into_iter()
+            .map(ColumnSpec::number)
+            .collect();
+        specs.push(ColumnSpec::text("class"));
+        let mut w = TableWriter::create(path, TableFormat::Parquet, specs)?;
+        let names = ["0".to_string(), "1".to_string()];
+        let mut counts = [0usize; 2];
+        self.for_each_batch(
+            seed,
+            &centres,
+            |(mut x, y)| {
+                for row in x.chunks_mut(FRAUD_D) {
+                    let last = row.len() - 1;
+                    for (j, v) in row.iter_mut().enumerate() {
+                        let scale = if j == 0 || j == last { 1e2 } else { 1e6 };
+                        *v = (*v * scale).round() / scale;
+                    }
+                }
+                (x, y)
+            },
+            |(x, y)| {
+                counts[1] += y.iter().filter(|&&l| l == 1).count();
+                counts[0] += y.iter().filter(|&&l| l == 0).count();
+                let mut columns = Column::matrix(&x, FRAUD_D);
+                columns.push(Column::Names {
+                    ids: &y,
+                    names: &names,
+                });
+                w.write(&Block {
+                    rows: y.len(),
+                    columns,
+                })
+            },
+        )?;
+        w.commit()?;
+        Ok(counts)
+    }
+
+    /// Generates the chunks in order, `make` applied to each in parallel a
+    /// batch at a time, `take` in order.
+    fn for_each_batch<T: Send>(
+        &self,
+        seed: u64,
+        centres: &[[f64; 28]],
+        make: impl Fn((Vec<f64>, Vec<u32>)) -> T + Sync,
+        mut take: impl FnMut(T) -> Result<()>,
+    ) -> Result<()> {
         let batch = 4 * rayon::current_num_threads().max(1);
         let n_chunks = self.n_chunks();
         for first in (0..n_chunks).step_by(batch) {
             let last = (first + batch).min(n_chunks);
-            let texts: Vec<(String, [usize; 2])> = (first..last)
+            let made: Vec<T> = (first..last)
                 .into_par_iter()
-                .map(|c| {
-                    let (x, y) = self.chunk(seed, c, &centres);
-                    format_chunk(&x, &y)
-                })
+                .map(|c| make(self.chunk(seed, c, centres)))
                 .collect();
-            for (t, c) in texts {
-                f.writer().write_all(t.as_bytes()).map_err(|e| f.err(e))?;
-                counts[0] += c[0];
-                counts[1] += c[1];
+            for t in made {
+                take(t)?;
             }
         }
-        f.commit()?;
-        Ok(counts)
+        Ok(())
     }
 }
 

@@ -78,14 +78,6 @@ impl Decision {
         let k = r.data.n_classes();
         let truth = r.data.labels();
         let rule = match self {
-            Decision::Argmax => Rule::Argmax,
-            Decision::Fixed(t) => Rule::Threshold(*t),
-            Decision::Half if k == 2 => Rule::Threshold(0.5),
-            Decision::Half => Rule::Argmax,
-            Decision::Priors => Rule::priors(r.priors)?,
-            Decision::F1 => Rule::f1(r.priors)?,
-            Decision::Lambda(l) => Rule::Lambda(l.clone()),
-            Decision::Cost(m) => Rule::Cost(m.clone()),
             Decision::Benefit(b) => {
                 b.amounts(r.data)
                     .map_err(|e| Error::invalid(format!("benefit: {e}")))?;
@@ -109,6 +101,40 @@ impl Decision {
                         ))
                     }
                 }
+            }
+            d => return d.from_priors(r.priors),
+        };
+        rule.validate(k)?;
+        Ok(rule)
+    }
+
+    /// The rule of a decision that needs no training rows, from the class
+    /// `priors` of the probabilities it decides on (every decision but the
+    /// tuned ones), checked against their number of classes: what a saved
+    /// model decides by when another decision is chosen at prediction time.
+    ///
+    /// ```
+    /// use rarity::decide::{Decision, Rule};
+    /// assert_eq!(Decision::Priors.from_priors(&[0.8, 0.2]).unwrap(), Rule::Lambda(vec![0.8, 0.2]));
+    /// assert!(Decision::RocClosest.from_priors(&[0.8, 0.2]).is_err());
+    /// ```
+    pub fn from_priors(&self, priors: &[f64]) -> Result<Rule> {
+        let k = priors.len();
+        let rule = match self {
+            Decision::Argmax => Rule::Argmax,
+            Decision::Fixed(t) => Rule::Threshold(*t),
+            Decision::Half if k == 2 => Rule::Threshold(0.5),
+            Decision::Half => Rule::Argmax,
+            Decision::Priors => Rule::priors(priors)?,
+            Decision::F1 => Rule::f1(priors)?,
+            Decision::Lambda(l) => Rule::Lambda(l.clone()),
+            Decision::Cost(m) => Rule::Cost(m.clone()),
+            Decision::Benefit(b) => Rule::Benefit(b.clone()),
+            Decision::RocClosest | Decision::Tune(_) => {
+                return Err(Error::invalid(
+                    "roc-closest and tune(...) are tuned on the training data's out-of-fold \
+                     probabilities; choose them when fitting (rarity fit --model '...+tune(...)')",
+                ))
             }
         };
         rule.validate(k)?;

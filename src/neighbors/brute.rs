@@ -33,7 +33,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
+use super::partition::Partition;
 use super::{Exclude, Lists, Points};
+
+mod pairs;
 
 /// References packed per group (one vector lane each).
 pub(super) const LANES: usize = 8;
@@ -323,37 +326,61 @@ pub(super) fn search_with(
     farthest: bool,
     same: bool,
 ) -> Lists {
-    let centre = centre_of(refs);
-    let rpack = Packed::new(refs, &centre);
-    let qpack = Panels::new(queries, &centre, kernel.tile());
-    let exact_only = !(qpack.moderate() && rpack.moderate());
-    let single = if single && kernel == Kernel::Avx512 && !farthest && !exact_only {
-        Single::new(&qpack, &rpack)
-    } else {
-        None
-    };
-    let task = Task {
-        kernel,
-        single: single.as_ref(),
-        queries,
-        refs,
-        qpack: &qpack,
-        rpack: &rpack,
-        exclude,
-        bound: Bound {
-            c_rel: (2 * queries.d + 16) as f64 * f64::EPSILON,
-            c_abs: (4 * queries.d + 32) as f64 * f64::MIN_POSITIVE,
-            sign: if farthest { -1.0 } else { 1.0 },
-        },
-        farthest,
-        // Norms so large that the first pass could overflow: every pair is
-        // computed exactly.
-        exact_only,
-    };
     if same {
-        task.self_search(k)
+        // Tiles of nearby points, in the tree order (see `pairs`).
+        let tree = Partition::new(refs, pairs::leaf_size(refs.d));
+        let pts = tree.points();
+        let ops = Operands::new(kernel, single, pts, pts, farthest);
+        let task = Task::new(
+            kernel,
+            &ops,
+            (pts, pts),
+            exclude,
+            farthest,
+            Some(&tree.orig),
+        );
+        pairs::self_search(&task, &tree, k).by_original_index(&tree.orig)
     } else {
-        task.cross_search(k)
+        let ops = Operands::new(kernel, single, queries, refs, farthest);
+        Task::new(kernel, &ops, (queries, refs), exclude, farthest, None).cross_search(k)
+    }
+}
+
+/// The packed operands of the first pass: the queries in panels, the
+/// references in groups, and their single-precision copy when that pass
+/// is used.
+struct Operands {
+    qpack: Panels,
+    rpack: Packed,
+    single: Option<Single>,
+    /// Norms so large that the first pass could overflow: every pair is
+    /// computed exactly.
+    exact_only: bool,
+}
+
+impl Operands {
+    fn new(
+        kernel: Kernel,
+        single: bool,
+        queries: Points<'_>,
+        refs: Points<'_>,
+        farthest: bool,
+    ) -> Self {
+        let centre = centre_of(refs);
+        let rpack = Packed::new(refs, &centre);
+        let qpack = Panels::new(queries, &centre, kernel.tile());
+        let exact_only = !(qpack.moderate() && rpack.moderate());
+        let single = if single && kernel == Kernel::Avx512 && !farthest && !exact_only {
+            Single::new(&qpack, &rpack)
+        } else {
+            None
+        };
+        Operands {
+            qpack,
+            rpack,
+            single,
+            exact_only,
+        }
     }
 }
 
@@ -376,7 +403,7 @@ impl Bound {
 }
 
 /// One search, shared by the parallel tasks.
-struct Task<'a> {
+pub(super) struct Task<'a> {
     kernel: Kernel,
     /// The single-precision operands, when that first pass is used.
     single: Option<&'a Single>,
@@ -388,9 +415,39 @@ struct Task<'a> {
     bound: Bound,
     farthest: bool,
     exact_only: bool,
+    /// The original index of each point when the points were reordered
+    /// (self-search): what the lists record, and rank ties by.
+    ids: Option<&'a [usize]>,
 }
 
-impl Task<'_> {
+impl<'a> Task<'a> {
+    fn new(
+        kernel: Kernel,
+        ops: &'a Operands,
+        (queries, refs): (Points<'a>, Points<'a>),
+        exclude: Exclude<'a>,
+        farthest: bool,
+        ids: Option<&'a [usize]>,
+    ) -> Self {
+        Task {
+            kernel,
+            single: ops.single.as_ref(),
+            queries,
+            refs,
+            qpack: &ops.qpack,
+            rpack: &ops.rpack,
+            exclude,
+            bound: Bound {
+                c_rel: (2 * queries.d + 16) as f64 * f64::EPSILON,
+                c_abs: (4 * queries.d + 32) as f64 * f64::MIN_POSITIVE,
+                sign: if farthest { -1.0 } else { 1.0 },
+            },
+            farthest,
+            exact_only: ops.exact_only,
+            ids,
+        }
+    }
+
     /// Every query against every reference; query blocks run in parallel.
     fn cross_search(&self, k: usize) -> Lists {
         let nq = self.queries.n;
@@ -406,46 +463,13 @@ impl Task<'_> {
                 let q0 = b * qb;
                 let mut mine = Lists::new((q0 + qb).min(nq) - q0, k);
                 for r0 in (0..self.refs.n).step_by(rb) {
-                    self.tile(q0..q0 + qb, r0..r0 + rb, None, &mut mine);
+                    self.tile((q0..q0 + qb, r0..r0 + rb), None, &mut mine, true);
                 }
                 progress.add(1);
                 mine
             })
             .collect();
         Lists::concat(parts, nq, k)
-    }
-
-    /// The pairs `(a, b)`, `a < b`, of one set, each visited once: the tiles
-    /// of the upper triangle, in row order, are cut into a few runs per
-    /// thread; each run keeps lists for all points, and the runs' lists are
-    /// merged (the best `k` of a union does not depend on how it was split,
-    /// so neither does the result).
-    fn self_search(&self, k: usize) -> Lists {
-        let n = self.refs.n;
-        let b = self.ref_block();
-        let nb = n.div_ceil(b);
-        let pairs: Vec<(usize, usize)> =
-            (0..nb).flat_map(|i| (i..nb).map(move |j| (i, j))).collect();
-        let runs = (4 * rayon::current_num_threads()).min(pairs.len()).max(1);
-        let shared = Shared::new(n);
-        let progress = Progress::start("neighbour search: blocks of pairs", pairs.len() as u64);
-        pairs
-            .par_chunks(pairs.len().div_ceil(runs))
-            .map(|run| {
-                let mut lists = Lists::new(n, k);
-                for &(i, j) in run {
-                    self.tile(
-                        i * b..(i + 1) * b,
-                        j * b..(j + 1) * b,
-                        Some(&shared),
-                        &mut lists,
-                    );
-                    progress.add(1);
-                }
-                lists
-            })
-            .reduce_with(Lists::merge)
-            .unwrap_or_else(|| Lists::new(n, k))
     }
 
     /// References per tile (see [`ref_block`]): groups of the first pass in use.
@@ -457,17 +481,25 @@ impl Task<'_> {
     }
 
     /// Queries `qs` against references `rs` (both clipped to the points;
-    /// `rs` starts at a multiple of the packed groups' width).
-    /// Lists are indexed from `qs.start` (cross search) or by point (`shared`
-    /// given: self-search, pairs with `r > q` only, offered to both).
-    fn tile(&self, qs: Range<usize>, rs: Range<usize>, shared: Option<&Shared>, lists: &mut Lists) {
+    /// `rs` starts at a multiple of the packed groups' width), with the
+    /// single-precision first pass when it is available and `f32` asks for
+    /// it. Lists are indexed from `qs.start` (cross search) or by point
+    /// (`shared` given: self-search, pairs with `r > q` only, offered to
+    /// both).
+    fn tile(
+        &self,
+        (qs, rs): (Range<usize>, Range<usize>),
+        shared: Option<&Shared>,
+        lists: &mut Lists,
+        f32: bool,
+    ) {
         match self.kernel {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Kernel::Avx512` is only chosen (by `Kernel::detect`,
             // or by tests from `Kernel::available`) when the CPU supports
             // AVX-512F, AVX2 and FMA.
             Kernel::Avx512 => unsafe {
-                match self.single {
+                match self.single.filter(|_| f32) {
                     Some(one) => tile_f32(self, one, qs, rs, shared, lists),
                     None => tile_avx512(self, qs, rs, shared, lists),
                 }
@@ -477,6 +509,12 @@ impl Task<'_> {
             Kernel::Avx2 => unsafe { tile_avx2(self, qs, rs, shared, lists) },
             _ => tile_body::<PORTABLE, QUERY_TILE>(self, qs, rs, shared, lists),
         }
+    }
+
+    /// The index point `p` is known by in the lists.
+    #[inline(always)]
+    fn id(&self, p: usize) -> usize {
+        self.ids.map_or(p, |ids| ids[p])
     }
 
     /// Computes the exact key of each pair `(query, reference)` of `pending`
@@ -494,9 +532,9 @@ impl Task<'_> {
             let exact = self.exact_batch(batch);
             for (&(qi, r), &e) in batch.iter().zip(&exact) {
                 let key = if self.farthest { -e } else { e };
-                lists.offer(qi - base, key, r);
+                lists.offer(qi - base, key, self.id(r));
                 if let Some(s) = shared {
-                    lists.offer(r, key, qi);
+                    lists.offer(r, key, self.id(qi));
                     s.lower(qi, lists.worst(qi));
                     s.lower(r, lists.worst(r));
                 }
@@ -562,7 +600,7 @@ unsafe fn tile_avx512(
 /// the lowest k-th key any run has reached for a point (relaxed, racy
 /// updates: whatever value is read is some run's k-th key of that point,
 /// an upper bound of the final one, so the result does not depend on it).
-struct Shared(Vec<AtomicU64>);
+pub(super) struct Shared(Vec<AtomicU64>);
 
 impl Shared {
     /// For `n` points, padded to whole groups with `-inf` (never reached).

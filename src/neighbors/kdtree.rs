@@ -1,8 +1,7 @@
 //! An exact k-d tree search for low dimensions (Bentley 1975; Friedman,
-//! Bentley & Finkel 1977): each node splits its points at the median of the
-//! coordinate with the widest bounding box; leaves hold at most [`LEAF`]
-//! points. A query descends nearer child first and skips a node whose
-//! bounding box lies farther than its current k-th neighbour.
+//! Bentley & Finkel 1977), over the references' [`Partition`] with leaves of
+//! at most [`LEAF`] points. A query descends nearer child first and skips a
+//! node whose bounding box lies farther than its current k-th neighbour.
 //!
 //! The results are exactly the brute force's (see the parent module): the
 //! distance of a pair is the same `fma` loop, a list keeps `(distance,
@@ -14,6 +13,7 @@
 use crate::progress::Progress;
 use rayon::prelude::*;
 
+use super::partition::{beyond, Partition};
 use super::{Exclude, Lists, Points};
 
 /// Points per leaf at most.
@@ -36,157 +36,49 @@ pub(super) fn suits(nq: usize, nr: usize, d: usize, k: usize) -> bool {
     d <= max_d && nq >= 16 && k * 8 <= nr
 }
 
-/// A node: its points (a range of the tree order) and bounding box; the
-/// children of an inner node are `left` and `left + 1`.
-struct Node {
-    start: usize,
-    end: usize,
-    /// `usize::MAX` for a leaf.
-    left: usize,
-}
-
-/// A k-d tree over a set of points.
-struct Tree {
-    d: usize,
-    /// The points in tree order, row-major.
-    pts: Vec<f64>,
-    /// The original index of each point in tree order.
-    orig: Vec<usize>,
-    nodes: Vec<Node>,
-    /// Per node, the lower then the upper corner of its bounding box.
-    boxes: Vec<f64>,
-}
-
-impl Tree {
-    fn new(p: Points<'_>) -> Self {
-        let mut order: Vec<usize> = (0..p.n).collect();
-        let mut nodes = vec![Node {
-            start: 0,
-            end: p.n,
-            left: usize::MAX,
-        }];
-        let mut boxes = Vec::new();
-        let mut next = 0;
-        // Breadth-first: the children of node `i` are appended together.
-        while next < nodes.len() {
-            let (start, end) = (nodes[next].start, nodes[next].end);
-            let (lo, hi) = bounding_box(p, &order[start..end]);
-            let widest =
-                (0..p.d)
-                    .map(|j| (hi[j] - lo[j], j))
-                    .fold((0.0, 0), |b, c| if c.0 > b.0 { c } else { b });
-            boxes.extend_from_slice(&lo);
-            boxes.extend_from_slice(&hi);
-            if end - start > LEAF && widest.0 > 0.0 {
-                let j = widest.1;
-                let mid = (start + end) / 2;
-                order[start..end].select_nth_unstable_by(mid - start, |&a, &b| {
-                    p.row(a)[j].total_cmp(&p.row(b)[j])
-                });
-                nodes[next].left = nodes.len();
-                nodes.push(Node {
-                    start,
-                    end: mid,
-                    left: usize::MAX,
-                });
-                nodes.push(Node {
-                    start: mid,
-                    end,
-                    left: usize::MAX,
-                });
+/// Offers to list `at` of `lists` every point of `node` of `tree` that may
+/// rank among the best `k` of query `q` (skipping the original index
+/// `skip`): nearer child first, a child skipped when its box lies strictly
+/// farther than the current k-th neighbour.
+fn visit(tree: &Partition, node: usize, q: &[f64], skip: usize, lists: &mut Lists, at: usize) {
+    let nd = &tree.nodes[node];
+    if nd.is_leaf() {
+        let d = tree.d;
+        for t in nd.start..nd.end {
+            let i = tree.orig[t];
+            if i == skip {
+                continue;
             }
-            next += 1;
-        }
-        let pts = order.iter().flat_map(|&i| p.row(i)).copied().collect();
-        Tree {
-            d: p.d,
-            pts,
-            orig: order,
-            nodes,
-            boxes,
-        }
-    }
-
-    /// A lower bound of the squared distance from `q` to the box of `node`.
-    #[inline]
-    fn box_dist(&self, node: usize, q: &[f64]) -> f64 {
-        let b = &self.boxes[2 * node * self.d..2 * (node + 1) * self.d];
-        let (lo, hi) = b.split_at(self.d);
-        q.iter()
-            .zip(lo.iter().zip(hi))
-            .map(|(&v, (&l, &h))| {
-                let g = (l - v).max(v - h).max(0.0);
-                g * g
-            })
-            .sum()
-    }
-
-    /// Offers to list `at` of `lists` every point of `node` that may rank
-    /// among the best `k` of query `q` (skipping the original index `skip`).
-    fn visit(&self, node: usize, q: &[f64], skip: usize, lists: &mut Lists, at: usize) {
-        let nd = &self.nodes[node];
-        if nd.left == usize::MAX {
-            let d = self.d;
-            for t in nd.start..nd.end {
-                let i = self.orig[t];
-                if i == skip {
-                    continue;
-                }
-                let worst = lists.worst(at);
-                let r = &self.pts[t * d..(t + 1) * d];
-                // Partial sums never decrease: stop once strictly worse.
-                let mut acc = 0.0;
-                let mut out = false;
-                for (&a, &b) in q.iter().zip(r) {
-                    acc = (a - b).mul_add(a - b, acc);
-                    if acc > worst {
-                        out = true;
-                        break;
-                    }
-                }
-                if !out {
-                    lists.offer(at, acc, i);
+            let worst = lists.worst(at);
+            let r = &tree.pts[t * d..(t + 1) * d];
+            // Partial sums never decrease: stop once strictly worse.
+            let mut acc = 0.0;
+            let mut out = false;
+            for (&a, &b) in q.iter().zip(r) {
+                acc = (a - b).mul_add(a - b, acc);
+                if acc > worst {
+                    out = true;
+                    break;
                 }
             }
-            return;
+            if !out {
+                lists.offer(at, acc, i);
+            }
         }
-        let (a, b) = (nd.left, nd.left + 1);
-        let (da, db) = (self.box_dist(a, q), self.box_dist(b, q));
-        let (near, dn, far, df) = if db < da {
-            (b, db, a, da)
-        } else {
-            (a, da, b, db)
-        };
-        if !self.beyond(dn, lists.worst(at)) {
-            self.visit(near, q, skip, lists, at);
-        }
-        if !self.beyond(df, lists.worst(at)) {
-            self.visit(far, q, skip, lists, at);
+        return;
+    }
+    let (a, b) = (nd.left, nd.left + 1);
+    let (da, db) = (tree.point_bound(a, q), tree.point_bound(b, q));
+    let (near, dn, far, df) = if db < da {
+        (b, db, a, da)
+    } else {
+        (a, da, b, db)
+    };
+    for (child, low) in [(near, dn), (far, df)] {
+        if !beyond(tree.d, low, lists.worst(at)) {
+            visit(tree, child, q, skip, lists, at);
         }
     }
-
-    /// The box bound `low` (rounded) proves every point inside strictly
-    /// farther than `worst`: both sums add non-negative terms, so each is
-    /// within `(d + 2) eps` of its exact value relative to itself; the
-    /// margin doubles that, plus an absolute term for underflow.
-    #[inline]
-    fn beyond(&self, low: f64, worst: f64) -> bool {
-        let rel = 4.0 * (self.d + 2) as f64 * f64::EPSILON;
-        low * (1.0 - rel) - 4.0 * (self.d + 2) as f64 * f64::MIN_POSITIVE > worst
-    }
-}
-
-/// The lower and upper corners of the box around the points `rows` of `p`.
-fn bounding_box(p: Points<'_>, rows: &[usize]) -> (Vec<f64>, Vec<f64>) {
-    let mut lo = vec![f64::INFINITY; p.d];
-    let mut hi = vec![f64::NEG_INFINITY; p.d];
-    for &i in rows {
-        for ((l, h), &v) in lo.iter_mut().zip(hi.iter_mut()).zip(p.row(i)) {
-            *l = l.min(v);
-            *h = h.max(v);
-        }
-    }
-    (lo, hi)
 }
 
 /// The lists of the exact search of `queries` among `refs` through a tree
@@ -198,7 +90,7 @@ pub(super) fn search(
     k: usize,
     exclude: Exclude<'_>,
 ) -> Lists {
-    let tree = Tree::new(refs);
+    let tree = Partition::new(refs, LEAF);
     let nq = queries.n;
     let progress = Progress::start("neighbour search: queries", nq as u64);
     let parts: Vec<Lists> = (0..nq.div_ceil(CHUNK))
@@ -208,7 +100,14 @@ pub(super) fn search(
             let q1 = (q0 + CHUNK).min(nq);
             let mut lists = Lists::new(q1 - q0, k);
             for q in q0..q1 {
-                tree.visit(0, queries.row(q), exclude.skip(q), &mut lists, q - q0);
+                visit(
+                    &tree,
+                    0,
+                    queries.row(q),
+                    exclude.skip(q),
+                    &mut lists,
+                    q - q0,
+                );
             }
             progress.add((q1 - q0) as u64);
             lists

@@ -1,5 +1,5 @@
 //! Small drawing primitives shared by the samplers: class roles, draws with
-//! and without replacement, Bernoulli thinning, negative binomial counts, and
+//! and without replacement, negative binomial counts, and
 //! the assembly of a [`Sample`] whose keep rates are counted, never assumed.
 
 use rand::RngExt;
@@ -110,14 +110,6 @@ pub(crate) fn with_replacement(pool: &[usize], m: usize, rng: &mut Rng) -> Vec<u
     }
     (0..m)
         .map(|_| pool[rng.random_range(0..pool.len())])
-        .collect()
-}
-
-/// Each member of `pool` kept independently with probability `p`.
-pub(crate) fn bernoulli(pool: &[usize], p: f64, rng: &mut Rng) -> Vec<usize> {
-    pool.iter()
-        .copied()
-        .filter(|_| rng.random::<f64>() < p)
         .collect()
 }
 
@@ -246,14 +238,5 @@ mod tests {
         assert_eq!(d.len(), 15);
         assert!(d.iter().all(|v| pool.contains(v)));
         assert_eq!(without_replacement(&pool, 50, &mut r).len(), 20);
-    }
-
-    #[test]
-    fn bernoulli_rate_within_binomial_error() {
-        let pool: Vec<usize> = (0..20_000).collect();
-        let mut r = stream(2, 0);
-        let kept = bernoulli(&pool, 0.3, &mut r).len() as f64;
-        let sd = (20_000.0f64 * 0.3 * 0.7).sqrt();
-        assert!((kept - 6_000.0).abs() < 5.0 * sd, "{kept}");
     }
 }

@@ -28,6 +28,7 @@
 
 pub(crate) mod draw;
 mod parts;
+pub mod plan;
 pub mod registry;
 mod space;
 #[cfg(test)]
@@ -123,6 +124,21 @@ pub trait Sampler: Send + Sync + std::fmt::Debug {
     /// rebalances.
     fn keeps_priors(&self) -> bool {
         false
+    }
+
+    /// For samplers whose keep decision is per row and per class: the draw
+    /// made from the class counts alone (`class_names` for notes), the same
+    /// one [`Sampler::resample`] makes with the same `rng`, so a sample can
+    /// be kept while a file streams past. `None`: the sampler needs the rows
+    /// themselves (neighbours, synthetic rows, ...).
+    fn plan(
+        &self,
+        counts: &[usize],
+        class_names: &[String],
+        rng: &mut Rng,
+    ) -> Option<Result<plan::Plan>> {
+        let _ = (counts, class_names, rng);
+        None
     }
 }
 

@@ -21,10 +21,9 @@ use crate::error::{Error, Result};
 use crate::params::{choice, params, Bounds, Params};
 use crate::rng::Rng;
 
-use crate::sample::draw::{
-    assemble, bernoulli, minority_class, two_class_counts, without_replacement,
-};
+use crate::sample::draw::{assemble, minority_class, two_class_counts};
 use crate::sample::parts::at_most_one;
+use crate::sample::plan::{bernoulli_ordinals, without_replacement_ordinals, Plan};
 use crate::sample::{colon_list, Sample, Sampler};
 
 params! {
@@ -159,39 +158,58 @@ impl RandomUnder {
     }
 }
 
+impl RandomUnder {
+    /// The draw for classes of `counts` rows (see [`Sampler::plan`]).
+    fn draw(&self, counts: &[usize], class_names: &[String], rng: &mut Rng) -> Result<Plan> {
+        self.check()?;
+        let rates = self.rates_for(counts)?;
+        let exact = self.is_exact();
+        let mut plan = Plan::default();
+        for (c, &n) in counts.iter().enumerate() {
+            let r = rates[c];
+            let kept = if r >= 1.0 {
+                (0..n as u64).collect()
+            } else if exact {
+                without_replacement_ordinals(n, (r * n as f64).round() as usize, rng)
+            } else {
+                bernoulli_ordinals(n, r, rng)
+            };
+            if n > 0 && kept.is_empty() {
+                plan.notes.push(format!(
+                    "class '{}' lost all its rows at keep rate {r}",
+                    class_names[c]
+                ));
+            }
+            plan.per_class.push(kept);
+        }
+        let kept: Vec<usize> = plan.per_class.iter().map(Vec::len).collect();
+        plan.notes.extend(minority_note(class_names, counts, &kept));
+        if self.beta.is_none() && self.rates.is_none() {
+            let ratio = self.ratio.unwrap_or(1.0);
+            plan.notes
+                .extend(ratio_note(class_names, counts, &rates, ratio));
+        }
+        Ok(plan)
+    }
+}
+
 impl Sampler for RandomUnder {
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
         self.check()?;
         let counts = two_class_counts(data, "undersampling")?;
-        let rates = self.rates_for(&counts)?;
-        let groups = data.rows_by_class();
-        let mut rows = Vec::new();
-        let mut notes = Vec::new();
-        let exact = self.is_exact();
-        for (c, pool) in groups.iter().enumerate() {
-            let r = rates[c];
-            let before = rows.len();
-            if r >= 1.0 {
-                rows.extend_from_slice(pool);
-            } else if exact {
-                let m = (r * pool.len() as f64).round() as usize;
-                rows.extend(without_replacement(pool, m, rng));
-            } else {
-                rows.extend(bernoulli(pool, r, rng));
-            }
-            if !pool.is_empty() && rows.len() == before {
-                notes.push(format!(
-                    "class '{}' lost all its rows at keep rate {r}",
-                    data.class_names()[c]
-                ));
-            }
-        }
-        notes.extend(minority_note(data, &counts, &rows));
-        if self.beta.is_none() && self.rates.is_none() {
-            notes.extend(ratio_note(data, &counts, &rates, self.ratio.unwrap_or(1.0)));
-        }
+        let plan = self.draw(&counts, data.class_names(), rng)?;
+        let mut rows = plan.rows(&data.rows_by_class());
         rows.sort_unstable();
-        Ok(assemble(data, rows, Vec::new(), Vec::new(), notes))
+        Ok(assemble(data, rows, Vec::new(), Vec::new(), plan.notes))
+    }
+
+    fn plan(
+        &self,
+        counts: &[usize],
+        class_names: &[String],
+        rng: &mut Rng,
+    ) -> Option<Result<Plan>> {
+        Some(self.draw(counts, class_names, rng))
     }
 
     fn name(&self) -> String {
@@ -211,10 +229,8 @@ impl Sampler for RandomUnder {
 /// A note when undersampling left a class other than the input's minority
 /// with fewer rows than the minority: eq. 9 still undoes the shift, but the
 /// user should know the classes swapped sizes.
-fn minority_note(data: &Dataset, before: &[usize], kept_rows: &[usize]) -> Option<String> {
+fn minority_note(names: &[String], before: &[usize], kept: &[usize]) -> Option<String> {
     let m = minority_class(before);
-    let kept = crate::data::tally(kept_rows.iter().map(|&i| data.label(i)), before.len());
-    let names = data.class_names();
     let smaller: Vec<String> = (0..kept.len())
         .filter(|&c| c != m && before[c] > 0 && kept[c] < kept[m])
         .map(|c| format!("'{}' ({} of {} rows kept)", names[c], kept[c], before[c]))
@@ -234,14 +250,14 @@ fn minority_note(data: &Dataset, before: &[usize], kept_rows: &[usize]) -> Optio
 /// A note when `ratio` asks for no fewer rows of some class than it has (its
 /// minority-to-class ratio is already at or above `ratio`): that class keeps
 /// every row.
-fn ratio_note(data: &Dataset, counts: &[usize], rates: &[f64], ratio: f64) -> Option<String> {
+fn ratio_note(names: &[String], counts: &[usize], rates: &[f64], ratio: f64) -> Option<String> {
     let m = minority_class(counts);
     let kept_all: Vec<String> = (0..counts.len())
         .filter(|&c| c != m && counts[c] > counts[m] && rates[c] >= 1.0)
         .map(|c| {
             format!(
                 "'{}' (N+/N = {:.6})",
-                data.class_names()[c],
+                names[c],
                 counts[m] as f64 / counts[c] as f64
             )
         })

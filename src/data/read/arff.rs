@@ -12,8 +12,8 @@
 
 use std::io::{BufRead, BufReader, Read};
 
-use super::csv_reader::{encode_rows, feature_names_of};
-use super::{assign_classes, parse_err, resolve_target, Missing, ReadOptions, ReadReport};
+use super::rows::{feature_names_of, find_column, resolve_target};
+use super::{assign_classes, parse_err, Missing, ReadOptions, ReadReport};
 use crate::data::{ColumnEncoding, Dataset, Schema};
 use crate::error::{Error, Result};
 
@@ -263,7 +263,15 @@ fn build(
     opts: &ReadOptions,
     report: ReadReport,
 ) -> Result<(Dataset, ReadReport)> {
-    let inputs: Vec<usize> = (0..attrs.len()).filter(|&j| j != target).collect();
+    let names: Vec<String> = attrs.iter().map(|a| a.name.clone()).collect();
+    let drop = opts
+        .drop
+        .iter()
+        .map(|d| find_column(&names, d, "--drop column", origin))
+        .collect::<Result<Vec<usize>>>()?;
+    let inputs: Vec<usize> = (0..attrs.len())
+        .filter(|&j| j != target && !drop.contains(&j))
+        .collect();
     let kinds: Vec<ColumnEncoding> = inputs
         .iter()
         .map(|&j| match &attrs[j].kind {
@@ -321,6 +329,45 @@ fn build(
         target_name: attrs[target].name.clone(),
     };
     Ok((Dataset::new(x, y, schema)?, report))
+}
+
+/// Encodes text rows (one field per source input column) into the row-major
+/// feature buffer; an unknown level or non-number is an error located by
+/// `locate(row index)` (e.g. `"data.csv: line 7"`).
+fn encode_rows(
+    rows: &[Vec<&str>],
+    kinds: &[ColumnEncoding],
+    locate: &dyn Fn(usize) -> String,
+) -> Result<Vec<f64>> {
+    let d: usize = kinds.iter().map(ColumnEncoding::width).sum();
+    let mut x = Vec::with_capacity(rows.len() * d);
+    for (i, r) in rows.iter().enumerate() {
+        for (k, v) in kinds.iter().zip(r) {
+            match k {
+                ColumnEncoding::Numeric { name } => {
+                    let num = v.parse::<f64>().ok().filter(|f| f.is_finite());
+                    x.push(num.ok_or_else(|| {
+                        Error::data(format!(
+                            "{}, column '{name}': '{v}' is not a finite number",
+                            locate(i)
+                        ))
+                    })?);
+                }
+                ColumnEncoding::OneHot { name, levels } => {
+                    let Some(pos) = levels.iter().position(|l| l == v) else {
+                        return Err(Error::data(format!(
+                            "{}, column '{name}': level '{v}' is not a known level; \
+                             known levels: {}",
+                            locate(i),
+                            levels.join(", ")
+                        )));
+                    };
+                    x.extend((0..levels.len()).map(|l| if l == pos { 1.0 } else { 0.0 }));
+                }
+            }
+        }
+    }
+    Ok(x)
 }
 
 #[cfg(test)]

@@ -1,49 +1,62 @@
-//! Class labels as CSV readers meet them: raw label bytes interned in
-//! first-seen order with their counts, parts read in parallel merged, and
-//! the final class ids assigned (see [`assign_classes`]).
+//! Text values as readers meet them (class labels, categorical levels):
+//! raw bytes interned in first-seen order with their counts, the tables of
+//! parts read in parallel merged in order, and the final class ids assigned
+//! (see [`assign_classes`]).
 
 use std::collections::HashMap;
 
-use super::{assign_classes, parse_err};
+use super::assign_classes;
 use crate::error::Result;
 
-/// Interns raw label bytes in first-seen order.
-#[derive(Default)]
-pub(super) struct Labels {
+/// Interns raw text in first-seen order, counting each value.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Interner {
     ids: HashMap<Vec<u8>, u32>,
     names: Vec<String>,
     counts: Vec<usize>,
 }
 
-impl Labels {
-    pub(super) fn intern(&mut self, raw: &[u8], origin: &str, line: u64) -> Result<u32> {
+impl Interner {
+    /// The id of `raw`, added if new; `None` if it is not valid UTF-8.
+    #[inline]
+    pub(crate) fn intern(&mut self, raw: &[u8]) -> Option<u32> {
         if let Some(&id) = self.ids.get(raw) {
             self.counts[id as usize] += 1;
-            return Ok(id);
+            return Some(id);
         }
-        let name = std::str::from_utf8(raw).map_err(|_| {
-            parse_err(
-                origin,
-                format!("line {line}: the class label is not valid UTF-8"),
-            )
-        })?;
+        let name = std::str::from_utf8(raw).ok()?;
         let id = self.names.len() as u32;
         self.ids.insert(raw.to_vec(), id);
         self.names.push(name.to_string());
         self.counts.push(1);
-        Ok(id)
+        Some(id)
     }
 
-    /// Counts one more row of an already interned label.
+    /// Counts one more row of an already interned value.
     #[inline]
-    pub(super) fn repeat(&mut self, id: u32) -> u32 {
+    pub(crate) fn repeat(&mut self, id: u32) -> u32 {
         self.counts[id as usize] += 1;
         id
     }
 
-    /// Adds another part's labels (in its first-seen order) and returns the
-    /// map from that part's ids to ours.
-    pub(super) fn merge(&mut self, other: Labels) -> Vec<u32> {
+    /// The values, in first-seen order.
+    pub(crate) fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// Rows of each value.
+    pub(crate) fn counts(&self) -> &[usize] {
+        &self.counts
+    }
+
+    /// Number of distinct values.
+    pub(crate) fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Adds another table's values (in its first-seen order) and returns the
+    /// map from that table's ids to ours.
+    pub(crate) fn merge(&mut self, other: Interner) -> Vec<u32> {
         let mut map = Vec::with_capacity(other.names.len());
         for (name, count) in other.names.into_iter().zip(other.counts) {
             let key = name.as_bytes().to_vec();
@@ -63,14 +76,14 @@ impl Labels {
         map
     }
 
-    /// Final class names and the remapped labels.
-    pub(super) fn finish(
-        self,
-        raw: Vec<u32>,
-        positive: Option<&str>,
-    ) -> Result<(Vec<String>, Vec<u32>)> {
-        let pairs: Vec<(String, usize)> = self.names.into_iter().zip(self.counts).collect();
-        let (names, map) = assign_classes(&pairs, positive, false)?;
-        Ok((names, raw.into_iter().map(|r| map[r as usize]).collect()))
+    /// Class names and, per raw id, its class id (see [`assign_classes`]).
+    pub(crate) fn classes(&self, positive: Option<&str>) -> Result<(Vec<String>, Vec<u32>)> {
+        let pairs: Vec<(String, usize)> = self
+            .names
+            .iter()
+            .cloned()
+            .zip(self.counts.iter().copied())
+            .collect();
+        assign_classes(&pairs, positive, false)
     }
 }

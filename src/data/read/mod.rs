@@ -1,40 +1,58 @@
-//! Readers: CSV, KEEL `.dat` and ARFF into a [`Dataset`].
+//! Readers: CSV (plain, gzip or zstd), Parquet, Arrow IPC (Feather v2),
+//! KEEL `.dat` and ARFF into a [`Dataset`], from files or standard input
+//! (`-`), whole or in streamed blocks.
 //!
-//! Conventions (the papers use complete instances only):
-//! - Missing values are empty fields, `?` and `NA`. By default incomplete rows
-//!   are dropped and counted in [`ReadReport::dropped_missing`];
-//!   [`Missing::Error`] makes them an error naming the line and column.
+//! Every format follows one set of rules (the papers use complete
+//! instances only):
+//! - Missing values are empty fields, `?` and `NA` (Parquet/IPC: nulls). By
+//!   default incomplete rows are dropped and counted in
+//!   [`ReadReport::dropped_missing`]; [`Missing::Error`] makes them an error
+//!   naming the line (row) and column.
 //! - `NaN` and `inf` tokens are errors (they are not missing values, and no
 //!   learner can use them).
 //! - The target is the last column unless named (by name, or by 0-based
-//!   index; `-1` is the last).
+//!   index; `-1` is the last). `drop` leaves columns out. An unknown column
+//!   name is an error that suggests the closest names.
 //! - Classes: labels that all parse as numbers are ordered numerically,
 //!   others lexicographically (KEEL/ARFF: in declared order). For two classes
 //!   class 1 is the positive class: the one named by `positive`, else the
 //!   minority. Naming a positive label in a multiclass table makes the task
 //!   binary, that label against the rest (`not <label>`).
-//! - Non-numeric CSV feature columns are an error naming the column unless
-//!   [`Categorical::OneHot`] is chosen; KEEL/ARFF nominal inputs are always
-//!   one-hot encoded in declared level order. Features are then named
-//!   `column=level`, and the mapping is kept in the [`Schema`](super::Schema)
-//!   so prediction data is encoded the same way.
+//! - Non-numeric feature columns (CSV text, Parquet/IPC strings) are an
+//!   error naming the column unless [`Categorical::OneHot`] is chosen;
+//!   KEEL/ARFF nominal inputs are always one-hot encoded in declared level
+//!   order. Features are then named `column=level`, and the mapping is kept
+//!   in the [`Schema`](super::Schema) so prediction data is encoded the same
+//!   way. A one-hot column may have at most [`MAX_LEVELS`] levels.
+//!
+//! The pieces: [`source`] opens an input and tells its format, the format
+//! modules turn it into blocks of rows (`csv_blocks`, `arrow`), and `rows`
+//! holds the rules and gathers blocks into a dataset.
 
 mod arff;
+mod arrow;
 mod classes;
-mod csv_reader;
+mod csv_blocks;
 mod labels;
 mod lines;
 mod number;
-mod numeric;
+mod rows;
+pub mod source;
 
 use std::path::Path;
 
 use serde::Serialize;
 
-use super::Dataset;
+use super::{Dataset, Schema};
 use crate::error::{Error, Result};
 
 pub use classes::assign_classes;
+pub use rows::{Unknown, MAX_LEVELS};
+pub use source::Table;
+
+use labels::Interner;
+use rows::Sink;
+use rows::{Block, Collector, Layout};
 
 /// What to do with rows that have missing values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -46,7 +64,7 @@ pub enum Missing {
     Error,
 }
 
-/// What to do with non-numeric feature columns in CSV.
+/// What to do with non-numeric feature columns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Categorical {
     /// Fail, naming the column (the default).
@@ -67,12 +85,16 @@ pub struct ReadOptions {
     pub delimiter: u8,
     /// Whether the CSV's first line is a header.
     pub has_header: bool,
-    /// Non-numeric CSV feature columns.
+    /// Non-numeric feature columns.
     pub categorical: Categorical,
     /// Rows with missing values.
     pub missing: Missing,
     /// Drop feature columns that take one value only.
     pub drop_constant: bool,
+    /// Columns left out (by name).
+    pub drop: Vec<String>,
+    /// The decimal separator of CSV numbers (`.` or `,`).
+    pub decimal: u8,
 }
 
 impl Default for ReadOptions {
@@ -85,7 +107,29 @@ impl Default for ReadOptions {
             categorical: Categorical::Error,
             missing: Missing::Drop,
             drop_constant: false,
+            drop: Vec::new(),
+            decimal: b'.',
         }
+    }
+}
+
+impl ReadOptions {
+    /// Fails on options that contradict each other.
+    pub fn check(&self) -> Result<()> {
+        if !matches!(self.decimal, b'.' | b',') {
+            return Err(Error::invalid(format!(
+                "the decimal separator must be '.' or ',', got '{}'",
+                self.decimal as char
+            )));
+        }
+        if self.decimal == self.delimiter {
+            return Err(Error::invalid(format!(
+                "the decimal separator and the delimiter are both '{}'; with --decimal , \
+                 give another delimiter, e.g. --delimiter ';'",
+                self.decimal as char
+            )));
+        }
+        Ok(())
     }
 }
 
@@ -102,19 +146,57 @@ pub struct ReadReport {
     pub dropped_constant: Vec<String>,
 }
 
+/// Rows a command left out, and why (`rows_dropped` in JSON output).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RowsDropped {
+    /// How many.
+    pub count: usize,
+    /// Why (empty when none).
+    pub reason: String,
+}
+
+impl ReadReport {
+    /// The rows dropped and why.
+    pub fn rows_dropped(&self) -> RowsDropped {
+        RowsDropped {
+            count: self.dropped_missing,
+            reason: if self.dropped_missing > 0 {
+                "missing values (empty, ?, NA or null)".to_string()
+            } else {
+                String::new()
+            },
+        }
+    }
+
+    /// A note for people (`None` when no row was dropped).
+    pub fn dropped_note(&self) -> Option<String> {
+        (self.dropped_missing > 0).then(|| {
+            format!(
+                "{}: dropped {} of {} rows with missing values (--missing error to fail instead)",
+                self.source, self.dropped_missing, self.rows_read
+            )
+        })
+    }
+}
+
 /// File formats rarity reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
-    /// Delimited text with an optional header.
+    /// Delimited text with an optional header (plain, gzip or zstd).
     Csv,
     /// KEEL `.dat` or Weka ARFF (same header grammar; KEEL adds
     /// `@inputs`/`@outputs` and `[min, max]` ranges).
     Arff,
+    /// Apache Parquet.
+    Parquet,
+    /// Arrow IPC: Feather v2 files and IPC streams.
+    Ipc,
 }
 
 impl Format {
     /// The format implied by a file name: `.dat` and `.arff` are KEEL/ARFF,
-    /// anything else is CSV.
+    /// `.parquet`/`.pq` Parquet, `.arrow`/`.feather`/`.ipc` Arrow IPC,
+    /// anything else CSV. (Readers also look at the first bytes.)
     pub fn from_path(path: &Path) -> Format {
         match path
             .extension()
@@ -123,34 +205,42 @@ impl Format {
             .as_deref()
         {
             Some("dat") | Some("arff") => Format::Arff,
+            Some("parquet") | Some("pq") => Format::Parquet,
+            Some("arrow") | Some("feather") | Some("ipc") | Some("arrows") => Format::Ipc,
             _ => Format::Csv,
         }
     }
 }
 
-/// Reads a file, choosing the format from its extension.
+/// Reads a file (`-`: standard input), its format told by its first bytes
+/// or its name.
 ///
 /// ```no_run
 /// use rarity::data::read::{read_path, ReadOptions};
-/// let (ds, report) = read_path("transactions.csv".as_ref(), &ReadOptions::default()).unwrap();
+/// let (ds, report) = read_path("transactions.parquet".as_ref(), &ReadOptions::default()).unwrap();
 /// println!("{} rows ({} dropped)", ds.n_rows(), report.dropped_missing);
 /// ```
 pub fn read_path(path: &Path, opts: &ReadOptions) -> Result<(Dataset, ReadReport)> {
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    let meta = file.metadata().map_err(|e| Error::io(path, e))?;
-    if meta.is_dir() {
-        return Err(Error::invalid(format!(
-            "{} is a directory, not a data file",
-            path.display()
-        )));
+    opts.check()?;
+    let is_arff = !super::write::is_stdio(path) && source::name_format(path) == Format::Arff;
+    if is_arff {
+        let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+        if file.metadata().map_err(|e| Error::io(path, e))?.is_dir() {
+            return Err(Error::invalid(format!(
+                "{} is a directory, not a data file",
+                path.display()
+            )));
+        }
+        let origin = path.display().to_string();
+        let reader = source::plain_stream(Box::new(file), &origin)?;
+        return read_from(reader, &origin, Format::Arff, 0, opts);
     }
-    let origin = path.display().to_string();
-    let reader = std::io::BufReader::with_capacity(1 << 20, file);
-    read_from(reader, &origin, Format::from_path(path), meta.len(), opts)
+    read_table(Table::open(path, opts)?, opts)
 }
 
-/// Reads from any byte source; `origin` names it in messages and
-/// `size_hint` (bytes, 0 if unknown) pre-sizes buffers.
+/// Reads from any byte source; `origin` names it in messages. The format
+/// is told by the first bytes (compression, Parquet, Arrow IPC), else
+/// `format`; `size_hint` is unused and kept for callers.
 ///
 /// ```
 /// use rarity::data::read::{read_from, Format, ReadOptions};
@@ -164,14 +254,35 @@ pub fn read_from<R: std::io::Read + Send>(
     reader: R,
     origin: &str,
     format: Format,
-    size_hint: u64,
+    _size_hint: u64,
     opts: &ReadOptions,
 ) -> Result<(Dataset, ReadReport)> {
-    let (ds, mut report) = match format {
-        Format::Csv => csv_reader::read_csv(reader, origin, size_hint, opts)?,
-        Format::Arff => arff::read_arff(reader, origin, opts)?,
-    };
-    report.source = origin.to_string();
+    opts.check()?;
+    if format == Format::Arff {
+        let (ds, mut report) = arff::read_arff(reader, origin, opts)?;
+        report.source = origin.to_string();
+        return drop_constant(ds, report, opts);
+    }
+    read_table(
+        Table::from_stream(Box::new(reader), origin, format, opts)?,
+        opts,
+    )
+}
+
+/// Reads every row of an opened table.
+pub fn read_table(table: Table<'_>, opts: &ReadOptions) -> Result<(Dataset, ReadReport)> {
+    let layout = table.train_layout(opts)?;
+    let mut gather = Gather::new(&layout, table.size(), &|_| {});
+    table.run(&layout, &mut gather)?;
+    let (ds, report) = gather.collector.finish(opts.positive.as_deref(), None)?;
+    drop_constant(ds, report, opts)
+}
+
+fn drop_constant(
+    ds: Dataset,
+    mut report: ReadReport,
+    opts: &ReadOptions,
+) -> Result<(Dataset, ReadReport)> {
     if opts.drop_constant {
         let cols = ds.constant_columns();
         report.dropped_constant = cols
@@ -183,9 +294,347 @@ pub fn read_from<R: std::io::Read + Send>(
     Ok((ds, report))
 }
 
-/// Reads data to predict on, encoded as the training data of `schema` was
-/// (CSV with a header; see the module docs for the rules). The labels of the
-/// returned dataset are placeholders.
+/// Per-row keep decisions of a streamed sample: given a row's class id,
+/// how many times it enters the sample (0: left out).
+pub type Keep<'a> = &'a mut dyn FnMut(usize) -> usize;
+
+/// Called with the rows read so far, after each block.
+pub type Progress<'a> = &'a dyn Fn(u64);
+
+/// A collector behind the sink interface, with an optional keep filter.
+struct Gather<'a, 'k> {
+    collector: Collector<'a>,
+    /// Keep decisions and the class of each raw label id of this pass.
+    keep: Option<(Keep<'k>, &'k ClassCounts, Vec<Option<u32>>)>,
+    /// What is known of the input's size (to reserve the buffers once).
+    size: source::Size,
+    progress: Progress<'k>,
+}
+
+impl<'a, 'k> Gather<'a, 'k> {
+    fn new(layout: &'a Layout, size: source::Size, progress: Progress<'k>) -> Self {
+        Gather {
+            collector: Collector::new(layout),
+            keep: None,
+            size,
+            progress,
+        }
+    }
+}
+
+impl Sink for Gather<'_, '_> {
+    fn numeric_slots(&self) -> &[bool] {
+        self.collector.numeric_slots()
+    }
+
+    fn take(&mut self, block: &mut Block) -> Result<()> {
+        if self.keep.is_none() {
+            // Reserve once, from the first block: the whole table is kept.
+            match std::mem::replace(&mut self.size, source::Size::Unknown) {
+                source::Size::Rows(r) => self.collector.reserve(r as usize),
+                source::Size::CsvBytes(b) if block.bytes > 0 => self.collector.reserve(
+                    (b as f64 * block.n_rows() as f64 / block.bytes as f64 * 1.02) as usize + 16,
+                ),
+                _ => {}
+            }
+        }
+        self.collector.globalise(block)?;
+        (self.progress)(self.collector.report.rows_read as u64);
+        let Some((keep, counts, class_of)) = &mut self.keep else {
+            self.collector.push_all(block);
+            return Ok(());
+        };
+        for i in 0..block.labels.len() {
+            let raw = block.labels[i] as usize;
+            if raw >= class_of.len() {
+                let names = self.collector.label_names();
+                class_of.extend(names[class_of.len()..].iter().map(|n| counts.class_of(n)));
+            }
+            let class = class_of[raw].ok_or_else(|| {
+                Error::data(format!(
+                    "{}: the label '{}' was not there when the classes were counted; \
+                     did the file change between the two passes?",
+                    counts.report.source,
+                    self.collector.label_names()[raw]
+                ))
+            })?;
+            let times = keep(class as usize);
+            if times > 0 {
+                self.collector.push_row(block, i, times);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The classes of a table and their row counts, from a pass that reads
+/// the target column only.
+#[derive(Debug, Clone)]
+pub struct ClassCounts {
+    labels: Interner,
+    class_names: Vec<String>,
+    class_of_raw: Vec<u32>,
+    /// What the counting pass read.
+    pub report: ReadReport,
+}
+
+impl ClassCounts {
+    /// The class names (class ids index them).
+    pub fn class_names(&self) -> &[String] {
+        &self.class_names
+    }
+
+    /// Rows of each class.
+    pub fn counts(&self) -> Vec<usize> {
+        let mut c = vec![0; self.class_names.len()];
+        for (raw, &n) in self.labels.counts().iter().enumerate() {
+            c[self.class_of_raw[raw] as usize] += n;
+        }
+        c
+    }
+
+    /// The class of a label text.
+    fn class_of(&self, label: &str) -> Option<u32> {
+        self.labels
+            .names()
+            .iter()
+            .position(|n| n == label)
+            .map(|r| self.class_of_raw[r])
+    }
+}
+
+/// Counts the classes of `table` (the counting pass of a streamed sample):
+/// rows with a missing value in a used column are dropped as when reading.
+pub fn count_classes(
+    table: Table<'_>,
+    opts: &ReadOptions,
+    progress: Progress,
+) -> Result<ClassCounts> {
+    let layout = table.train_layout(opts)?.labels_only();
+    let mut gather = Gather::new(&layout, source::Size::Unknown, progress);
+    let mut counter = Counter {
+        gather: &mut gather,
+    };
+    table.run(&layout, &mut counter)?;
+    let collector = gather.collector;
+    let labels = collector.labels().clone();
+    let report = collector.report;
+    if report.rows_read == 0 {
+        return Err(parse_err(
+            &layout.origin,
+            "the file has a header but no data rows",
+        ));
+    }
+    if labels.len() == 0 {
+        return Err(parse_err(
+            &layout.origin,
+            format!(
+                "every one of the {} rows has a missing value and was dropped",
+                report.rows_read
+            ),
+        ));
+    }
+    let (class_names, class_of_raw) = labels.classes(opts.positive.as_deref())?;
+    Ok(ClassCounts {
+        labels,
+        class_names,
+        class_of_raw,
+        report,
+    })
+}
+
+/// Globalises blocks and keeps nothing but the label counts.
+struct Counter<'g, 'a, 'k> {
+    gather: &'g mut Gather<'a, 'k>,
+}
+
+impl Sink for Counter<'_, '_, '_> {
+    fn numeric_slots(&self) -> &[bool] {
+        self.gather.numeric_slots()
+    }
+
+    fn take(&mut self, block: &mut Block) -> Result<()> {
+        self.gather.collector.globalise(block)?;
+        (self.gather.progress)(self.gather.collector.report.rows_read as u64);
+        Ok(())
+    }
+}
+
+/// Reads the rows of `table` that `keep` selects (the sampling pass of a
+/// streamed sample), with the classes of the counting pass `counts`.
+/// Rows are kept in input order, each as many times as `keep` says.
+pub fn read_selected(
+    table: Table<'_>,
+    opts: &ReadOptions,
+    counts: &ClassCounts,
+    keep: Keep,
+    progress: Progress,
+) -> Result<(Dataset, ReadReport)> {
+    let layout = table.train_layout(opts)?;
+    let mut gather = Gather::new(&layout, source::Size::Unknown, progress);
+    gather.keep = Some((keep, counts, Vec::new()));
+    table.run(&layout, &mut gather)?;
+    let (ds, report) = gather
+        .collector
+        .finish(opts.positive.as_deref(), Some(&counts.labels))?;
+    drop_constant(ds, report, opts)
+}
+
+/// Rows to predict on, encoded as the model's training data was.
+#[derive(Debug)]
+pub struct PredictBlock {
+    /// The features (labels are placeholders).
+    pub data: Dataset,
+    /// One text per identifier column per row, row-major.
+    pub ids: Vec<String>,
+}
+
+/// How data to predict on is read.
+#[derive(Debug, Clone, Default)]
+pub struct PredictOptions {
+    /// Identifier columns carried to the output.
+    pub ids: Vec<String>,
+    /// Levels the model has not seen.
+    pub unknown: Unknown,
+    /// The decimal separator of CSV numbers.
+    pub decimal: Option<u8>,
+}
+
+/// Reads `table` in blocks encoded as the training data described by
+/// `schema` was: source columns are found by name (any order; other
+/// columns, the target included, are ignored), categorical levels map to
+/// the training one-hot columns, and features the training data dropped
+/// (constant columns) are dropped again. A missing value is an error (a
+/// prediction is owed for every row); an unseen level is an error that
+/// counts the rows and lists the levels, or, with [`Unknown::Ignore`], an
+/// all-zero one-hot group. Each block goes to `f` as it is read.
+pub fn predict_blocks(
+    table: Table<'_>,
+    schema: &Schema,
+    opts: &PredictOptions,
+    f: &mut dyn FnMut(PredictBlock) -> Result<()>,
+) -> Result<ReadReport> {
+    let layout = Layout::predict(
+        table.names().to_vec(),
+        schema,
+        &opts.ids,
+        opts.unknown,
+        opts.decimal.unwrap_or(b'.'),
+        table.origin(),
+    )?;
+    table.check_layout(&layout)?;
+    let outputs = predict_outputs(schema, &layout)?;
+    let mut sink = PredictSink {
+        layout: &layout,
+        schema,
+        outputs,
+        f,
+        report: ReadReport {
+            source: layout.origin.clone(),
+            ..ReadReport::default()
+        },
+        unknown: std::collections::BTreeMap::new(),
+        unknown_rows: 0,
+        none: Vec::new(),
+    };
+    table.run(&layout, &mut sink)?;
+    if sink.report.rows_read == 0 {
+        return Err(parse_err(
+            &layout.origin,
+            "the file has a header but no data rows",
+        ));
+    }
+    if sink.unknown_rows > 0 && opts.unknown == Unknown::Error {
+        let levels: Vec<String> = sink
+            .unknown
+            .iter()
+            .map(|((s, l), n)| {
+                format!(
+                    "column '{}': '{l}' ({n} row{})",
+                    layout.slots[*s].name,
+                    if *n == 1 { "" } else { "s" }
+                )
+            })
+            .collect();
+        return Err(Error::data(format!(
+            "{}: {} row(s) have {} level(s) the model was not trained on: {}; \
+             --unknown ignore encodes them as all-zero one-hot columns",
+            layout.origin,
+            sink.unknown_rows,
+            sink.unknown.len(),
+            levels.join(", ")
+        )));
+    }
+    Ok(sink.report)
+}
+
+/// For each model feature, its slot and level code.
+fn predict_outputs(schema: &Schema, layout: &Layout) -> Result<Vec<(usize, Option<u32>)>> {
+    let mut full: Vec<(String, (usize, Option<u32>))> = Vec::new();
+    for (s, e) in schema.encodings.iter().enumerate() {
+        match e {
+            super::ColumnEncoding::Numeric { name } => full.push((name.clone(), (s, None))),
+            super::ColumnEncoding::OneHot { name, levels } => {
+                for (c, l) in levels.iter().enumerate() {
+                    full.push((format!("{name}={l}"), (s, Some(c as u32))));
+                }
+            }
+        }
+    }
+    let _ = layout;
+    schema
+        .feature_names
+        .iter()
+        .map(|f| {
+            full.iter()
+                .find(|(n, _)| n == f)
+                .map(|(_, o)| *o)
+                .ok_or_else(|| {
+                    Error::invalid(format!("the model's feature '{f}' has no source column"))
+                })
+        })
+        .collect()
+}
+
+struct PredictSink<'a, 'f> {
+    layout: &'a Layout,
+    schema: &'a Schema,
+    outputs: Vec<(usize, Option<u32>)>,
+    f: &'f mut dyn FnMut(PredictBlock) -> Result<()>,
+    report: ReadReport,
+    unknown: std::collections::BTreeMap<(usize, String), usize>,
+    unknown_rows: usize,
+    none: Vec<bool>,
+}
+
+impl Sink for PredictSink<'_, '_> {
+    fn numeric_slots(&self) -> &[bool] {
+        &self.none
+    }
+
+    fn take(&mut self, block: &mut Block) -> Result<()> {
+        self.report.rows_read += block.rows_read;
+        self.unknown_rows += block.unknown_rows;
+        for (k, n) in std::mem::take(&mut block.unknown) {
+            *self.unknown.entry(k).or_insert(0) += n;
+        }
+        if self.unknown_rows > 0 && self.layout.unknown == Unknown::Error {
+            // Keep counting; nothing will be written.
+            return Ok(());
+        }
+        let rows = block.n_rows();
+        let x = rows::expand(&block.x, self.layout.slots.len(), &self.outputs);
+        let data = Dataset::new(x, vec![0; rows], self.schema.clone())?;
+        (self.f)(PredictBlock {
+            data,
+            ids: std::mem::take(&mut block.ids),
+        })
+    }
+}
+
+/// Reads CSV rows to predict on, encoded as the training data of `schema`
+/// was (see [`predict_blocks`]), as one dataset. The labels of the returned
+/// dataset are placeholders.
 ///
 /// ```
 /// use rarity::data::read::{read_from, read_with_schema, Categorical, Format, ReadOptions};
@@ -197,13 +646,38 @@ pub fn read_from<R: std::io::Read + Send>(
 /// assert_eq!(new.row(0), &[1.0, 0.0, 5.0]);
 /// assert!(read_with_schema("size,colour\n5,green\n".as_bytes(), "new", b',', ds.schema()).is_err());
 /// ```
-pub fn read_with_schema<R: std::io::Read>(
+pub fn read_with_schema<R: std::io::Read + Send>(
     reader: R,
     origin: &str,
     delimiter: u8,
-    schema: &super::Schema,
+    schema: &Schema,
 ) -> Result<Dataset> {
-    csv_reader::read_with_schema(reader, origin, delimiter, schema, false)
+    read_table_with_schema(csv_table(reader, origin, delimiter)?, schema)
+}
+
+/// A CSV table from a reader.
+fn csv_table<'r, R: std::io::Read + Send + 'r>(
+    reader: R,
+    origin: &str,
+    delimiter: u8,
+) -> Result<Table<'r>> {
+    let opts = ReadOptions {
+        delimiter,
+        ..ReadOptions::default()
+    };
+    Table::from_stream(Box::new(reader), origin, Format::Csv, &opts)
+}
+
+/// The rows of `table` encoded as `schema`'s, as one dataset.
+fn read_table_with_schema(table: Table<'_>, schema: &Schema) -> Result<Dataset> {
+    let mut x = Vec::new();
+    let mut n = 0;
+    predict_blocks(table, schema, &PredictOptions::default(), &mut |b| {
+        n += b.data.n_rows();
+        x.extend_from_slice(b.data.features());
+        Ok(())
+    })?;
+    Dataset::new(x, vec![0; n], schema.clone())
 }
 
 /// Reads an unlabelled target population for a training set of `schema`:
@@ -220,38 +694,49 @@ pub fn read_with_schema<R: std::io::Read>(
 /// let e = read_population("a\n5\n".as_bytes(), "t", b',', ds.schema()).unwrap_err();
 /// assert!(e.to_string().contains("lacks columns of the training set: b"), "{e}");
 /// ```
-pub fn read_population<R: std::io::Read>(
+pub fn read_population<R: std::io::Read + Send>(
     reader: R,
     origin: &str,
     delimiter: u8,
-    schema: &super::Schema,
+    schema: &Schema,
 ) -> Result<Dataset> {
-    csv_reader::read_with_schema(reader, origin, delimiter, schema, true)
+    let table = csv_table(reader, origin, delimiter)?;
+    check_same_columns(table.names(), schema, origin)?;
+    read_table_with_schema(table, schema)
 }
 
-/// Resolves a target spec (name, or 0-based index, `-1` = last) against the
-/// column names.
-pub(crate) fn resolve_target(spec: Option<&str>, names: &[String], origin: &str) -> Result<usize> {
-    let Some(spec) = spec else {
-        return names
-            .len()
-            .checked_sub(1)
-            .ok_or_else(|| parse_err(origin, "no columns"));
+/// With `exact`, the columns of `names` must be those of `schema`'s source
+/// (its features' columns, optionally its target column), in any order.
+fn check_same_columns(names: &[String], schema: &Schema, origin: &str) -> Result<()> {
+    let known: Vec<&str> = schema.encodings.iter().map(|e| e.name()).collect();
+    let extra: Vec<&str> = names
+        .iter()
+        .map(String::as_str)
+        .filter(|n| !known.contains(n) && *n != schema.target_name)
+        .collect();
+    let missing: Vec<&str> = known
+        .iter()
+        .copied()
+        .filter(|k| !names.iter().any(|n| n == k))
+        .collect();
+    let problem = match (extra.is_empty(), missing.is_empty()) {
+        (true, true) => return Ok(()),
+        (false, true) => format!("has columns the training set lacks: {}", extra.join(", ")),
+        (true, false) => format!("lacks columns of the training set: {}", missing.join(", ")),
+        (false, false) => format!(
+            "has columns the training set lacks ({}) and lacks columns of the training set ({})",
+            extra.join(", "),
+            missing.join(", ")
+        ),
     };
-    if let Some(i) = names.iter().position(|n| n == spec) {
-        return Ok(i);
-    }
-    if let Ok(i) = spec.parse::<i64>() {
-        let n = names.len() as i64;
-        let idx = if i < 0 { n + i } else { i };
-        if (0..n).contains(&idx) {
-            return Ok(idx as usize);
-        }
-    }
-    Err(Error::invalid(format!(
-        "{origin}: target column '{spec}' not found; columns are: {}",
-        names.join(", ")
-    )))
+    Err(parse_err(
+        origin,
+        format!(
+            "the target population {problem}; expected the training set's columns {} (and optionally its label '{}')",
+            known.join(", "),
+            schema.target_name
+        ),
+    ))
 }
 
 pub(crate) fn parse_err(origin: &str, msg: impl Into<String>) -> Error {
@@ -264,28 +749,6 @@ pub(crate) fn parse_err(origin: &str, msg: impl Into<String>) -> Error {
 /// Is this (trimmed) field a missing value marker?
 pub(crate) fn is_missing(field: &[u8]) -> bool {
     matches!(field, b"" | b"?" | b"NA")
-}
-
-/// Parses a trimmed numeric field; `Ok(None)` if it is not a number,
-/// an error if it is a non-finite token (`NaN`, `inf`).
-pub(crate) fn parse_number(
-    field: &[u8],
-    origin: &str,
-    line: u64,
-    column: &str,
-) -> Result<Option<f64>> {
-    match number::parse_f64(field) {
-        Some(v) if v.is_finite() => Ok(Some(v)),
-        Some(_) => Err(parse_err(
-            origin,
-            format!(
-                "line {line}, column '{column}': '{}' is not a finite number; \
-                 mark missing values with an empty field or '?'",
-                String::from_utf8_lossy(field)
-            ),
-        )),
-        None => Ok(None),
-    }
 }
 
 pub(crate) fn trim(field: &[u8]) -> &[u8] {

@@ -1,0 +1,171 @@
+"""Data at scale (issue 18): end-to-end commands on generated tables, with
+wall time, CPU time and peak memory (`/usr/bin/time -v`) of each process,
+side by side with the Python peers where there is one.
+
+    cargo build --release
+    pip install pandas pyarrow polars scikit-learn imbalanced-learn threadpoolctl
+    python3 benches/data_at_scale.py fit --rows 100000000      # CSV and Parquet (needs ~40 GB of disk)
+    python3 benches/data_at_scale.py predict --rows 10000000
+    python3 benches/data_at_scale.py parquet --rows 10000000    # vs pyarrow and polars
+    python3 benches/data_at_scale.py smote --rows 1000000       # vs imbalanced-learn + pandas
+
+Files go to `target/scale-bench/` (or `--dir`); `--keep` keeps them. Every
+process runs under `nice`; two threads each side. Prints one JSON line per
+measurement and a summary; run it when the machine is quiet and report
+`uptime` beside the figures (the script prints the load before each run).
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, "..")
+RARITY = os.path.join(ROOT, "target", "release", "rarity")
+MODEL = "under(beta=0.005)+forest(n=100)+correct+threshold(priors)"
+
+
+def load():
+    return open("/proc/loadavg").read().split()[0]
+
+
+def timed(cmd, label, env=None):
+    """Runs `cmd` under /usr/bin/time -v; returns wall s, CPU s, peak RSS MiB."""
+    full = ["nice", "/usr/bin/time", "-v"] + cmd
+    before = load()
+    p = subprocess.run(full, capture_output=True, text=True, env=env)
+    if p.returncode != 0:
+        sys.exit(f"{label} failed:\n{p.stdout}\n{p.stderr}")
+    err = p.stderr
+
+    def field(name):
+        m = re.search(re.escape(name) + r":\s*(.+)", err)
+        return m.group(1).strip() if m else "0"
+
+    wall = field("Elapsed (wall clock) time (h:mm:ss or m:ss)")
+    parts = [float(x) for x in wall.split(":")]
+    secs = sum(v * 60 ** i for i, v in enumerate(reversed(parts)))
+    cpu = float(field("User time (seconds)")) + float(field("System time (seconds)"))
+    rss = int(field("Maximum resident set size (kbytes)")) / 1024
+    out = {"what": label, "wall_s": round(secs, 2), "cpu_s": round(cpu, 2),
+           "peak_rss_mib": round(rss, 1), "load_before": before}
+    print(json.dumps(out), flush=True)
+    return out
+
+
+def rarity(*args):
+    return [RARITY, "--threads", "2", *args]
+
+
+def python(code):
+    env = dict(os.environ, OMP_NUM_THREADS="2", OPENBLAS_NUM_THREADS="2",
+               POLARS_MAX_THREADS="2", RAYON_NUM_THREADS="2")
+    return ["python3", "-c", textwrap.dedent(code)], env
+
+
+def generate(path, rows, extra=()):
+    if not os.path.exists(path):
+        timed(rarity("--quiet", "generate", "fraud", "--n", str(rows), *extra, "-o", path),
+              f"generate {os.path.basename(path)}")
+    return path
+
+
+def bench_fit(a):
+    out = {}
+    for ext in ("csv", "parquet"):
+        f = generate(os.path.join(a.dir, f"fraud{a.rows}.{ext}"), a.rows)
+        size = os.path.getsize(f) / 1e9
+        read = timed(rarity("--quiet", "inspect", f), f"read (inspect) {ext}, {size:.1f} GB")
+        fit = timed(rarity("--quiet", "fit", f, "--model", MODEL, "-o",
+                           os.path.join(a.dir, f"m.{ext}.rarity")), f"fit {ext}")
+        out[ext] = {"read": read, "fit": fit, "fit_over_read": round(fit["wall_s"] / read["wall_s"], 2)}
+        if not a.keep:
+            os.remove(f)
+    print(json.dumps({"summary": "fit", "rows": a.rows, "model": MODEL, **out}))
+
+
+def bench_predict(a):
+    train = generate(os.path.join(a.dir, "train1m.csv"), 1_000_000)
+    model = os.path.join(a.dir, "m.rarity")
+    timed(rarity("--quiet", "fit", train, "--model",
+                 "under(beta=0.01)+forest(n=100)+correct+threshold(priors)", "-o", model), "fit model")
+    f = generate(os.path.join(a.dir, f"predict{a.rows}.csv"), a.rows)
+    r = timed(rarity("--quiet", "predict", model, f, "-o", os.path.join(a.dir, "p.csv")), "predict")
+    print(json.dumps({"summary": "predict", "rows": a.rows,
+                      "rows_per_s": round(a.rows / r["wall_s"]), "peak_rss_mib": r["peak_rss_mib"]}))
+    if not a.keep:
+        for p in (f, os.path.join(a.dir, "p.csv")):
+            os.remove(p)
+
+
+def bench_parquet(a):
+    f = generate(os.path.join(a.dir, f"fraud{a.rows}.parquet"), a.rows)
+    ours = timed(rarity("--quiet", "inspect", f), "rarity read (inspect)")
+    cmd, env = python(f"""
+        import pyarrow.parquet as pq
+        df = pq.read_table({f!r}).to_pandas()
+        print(df.shape)
+    """)
+    pa = timed(cmd, "pyarrow.parquet.read_table + to_pandas", env)
+    cmd, env = python(f"""
+        import polars as pl
+        df = pl.read_parquet({f!r})
+        print(df.shape)
+    """)
+    pl = timed(cmd, "polars.read_parquet", env)
+    print(json.dumps({"summary": "parquet read", "rows": a.rows,
+                      "vs_pyarrow": round(pa["wall_s"] / ours["wall_s"], 2),
+                      "vs_polars": round(pl["wall_s"] / ours["wall_s"], 2)}))
+
+
+def bench_smote(a):
+    f = generate(os.path.join(a.dir, f"smote{a.rows}.csv"), a.rows, ("--positive-rate", "0.01"))
+    ours_out = os.path.join(a.dir, "s_rarity.csv")
+    ours = [timed(rarity("--quiet", "resample", f, "--method", "smote", "--ratio", "1", "-o", ours_out),
+                  f"rarity resample smote, round {i}") for i in range(a.rounds)]
+    theirs_out = os.path.join(a.dir, "s_imblearn.csv")
+    cmd, env = python(f"""
+        import pandas as pd
+        from threadpoolctl import threadpool_limits
+        from imblearn.over_sampling import SMOTE
+        from sklearn.neighbors import NearestNeighbors
+        with threadpool_limits(2):
+            df = pd.read_csv({f!r})
+            x, y = df.drop(columns=["class"]), df["class"]
+            smote = SMOTE(k_neighbors=NearestNeighbors(n_neighbors=6, n_jobs=2), random_state=0)
+            xr, yr = smote.fit_resample(x, y)
+            xr["class"] = yr
+            xr.to_csv({theirs_out!r}, index=False)
+    """)
+    theirs = [timed(cmd, f"pandas + imbalanced-learn SMOTE, round {i}", env) for i in range(a.rounds)]
+    o = sorted(r["wall_s"] for r in ours)[len(ours) // 2]
+    t = sorted(r["wall_s"] for r in theirs)[len(theirs) // 2]
+    print(json.dumps({"summary": "smote end to end", "rows": a.rows, "rarity_s": o, "peer_s": t,
+                      "ratio": round(t / o, 2), "output_mb": round(os.path.getsize(ours_out) / 1e6)}))
+    if not a.keep:
+        for p in (ours_out, theirs_out):
+            os.remove(p)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("what", choices=["fit", "predict", "parquet", "smote"])
+    p.add_argument("--rows", type=int, default=1_000_000)
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--dir", default=os.path.join(ROOT, "target", "scale-bench"))
+    p.add_argument("--keep", action="store_true")
+    a = p.parse_args()
+    if not os.path.exists(RARITY):
+        sys.exit("build first: cargo build --release")
+    os.makedirs(a.dir, exist_ok=True)
+    print(json.dumps({"disk_free_gb": round(shutil.disk_usage(a.dir).free / 1e9, 1),
+                      "nproc": os.cpu_count(), "load": open("/proc/loadavg").read().strip()}))
+    {"fit": bench_fit, "predict": bench_predict, "parquet": bench_parquet, "smote": bench_smote}[a.what](a)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,650 @@
+//! Parquet and Arrow IPC (Feather v2) through the Apache `parquet` and
+//! `arrow` crates: record batches (a Parquet row group is read in batches of
+//! 64Ki rows; only the columns used are decoded) become [`Block`]s under the
+//! same rules as CSV. Integer, float, decimal and boolean columns are
+//! numbers (booleans 0/1); string columns, plain or dictionary-encoded, are
+//! text (categorical levels, labels, identifiers); nulls are missing
+//! values. Any other type is an error naming the column when the column is
+//! used.
+//!
+//! Corrupt input: the Apache crates panic on some malformed files (a
+//! buffer length beyond the file in an IPC message, an unknown float width
+//! in the Arrow schema a Parquet file embeds; found by `tests/fuzz_readers.rs`).
+//! Parquet schemas are read from the Parquet metadata alone (the embedded
+//! Arrow schema is ignored), and every call into the crates runs under
+//! [`guarded`], which turns a panic into an error naming the file.
+
+use std::fs::File;
+use std::io::{Cursor, Read};
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    Decimal128Type, Float16Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type,
+    Int8Type, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
+};
+use arrow_array::{Array, ArrayRef, RecordBatch};
+use arrow_schema::{ArrowError, DataType, SchemaRef};
+use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
+use parquet::arrow::ProjectionMask;
+
+use super::rows::{code, Block, ColumnType, Layout, LevelOutcome, Role, Sink, UNKNOWN};
+use super::{parse_err, ReadOptions};
+use crate::data::write::number::push_f64;
+use crate::error::{Error, Result};
+
+/// Rows per record batch.
+const BATCH_ROWS: usize = 1 << 16;
+
+/// Where the columnar bytes come from.
+pub(crate) enum ArrowInput<'r> {
+    ParquetFile(File),
+    ParquetBytes(bytes::Bytes),
+    IpcFile(File),
+    IpcBytes(Vec<u8>),
+    IpcStream(Box<dyn Read + Send + 'r>),
+    /// An IPC stream whose schema message has been read.
+    IpcDecoder(Box<IpcStream<'r>>),
+}
+
+/// An IPC stream decoded as its bytes arrive: a message's buffers grow with
+/// the bytes actually read, so a corrupt length prefix cannot make the
+/// reader allocate or wait for gigabytes that are not there.
+pub(crate) struct IpcStream<'r> {
+    reader: Box<dyn Read + Send + 'r>,
+    decoder: arrow_ipc::reader::StreamDecoder,
+    pending: arrow_buffer::Buffer,
+    /// A batch decoded while looking for the schema.
+    first: Option<RecordBatch>,
+    eof: bool,
+}
+
+impl<'r> IpcStream<'r> {
+    fn new(reader: Box<dyn Read + Send + 'r>) -> Self {
+        IpcStream {
+            reader,
+            decoder: arrow_ipc::reader::StreamDecoder::new(),
+            pending: arrow_buffer::Buffer::from(Vec::<u8>::new()),
+            first: None,
+            eof: false,
+        }
+    }
+
+    /// The next batch decoded from the bytes read so far and more.
+    fn next_batch(&mut self) -> std::result::Result<Option<RecordBatch>, ArrowError> {
+        if let Some(b) = self.first.take() {
+            return Ok(Some(b));
+        }
+        loop {
+            if !self.pending.is_empty() {
+                if let Some(b) = self.decoder.decode(&mut self.pending)? {
+                    return Ok(Some(b));
+                }
+                continue;
+            }
+            if self.eof {
+                self.decoder.finish()?;
+                return Ok(None);
+            }
+            let mut chunk = vec![0u8; 1 << 20];
+            let n = loop {
+                match self.reader.read(&mut chunk) {
+                    Ok(n) => break n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(ArrowError::IoError(e.to_string(), e)),
+                }
+            };
+            if n == 0 {
+                self.eof = true;
+            } else {
+                chunk.truncate(n);
+                self.pending = arrow_buffer::Buffer::from(chunk);
+            }
+        }
+    }
+
+    /// Reads until the schema message has been decoded.
+    fn schema(&mut self) -> std::result::Result<SchemaRef, ArrowError> {
+        loop {
+            if let Some(s) = self.decoder.schema() {
+                return Ok(s);
+            }
+            match self.next_batch()? {
+                Some(b) => self.first = Some(b),
+                None => {
+                    return Err(ArrowError::IpcError(
+                        "the stream ends before its schema".into(),
+                    ))
+                }
+            }
+        }
+    }
+}
+
+/// An opened Parquet or IPC input.
+pub(crate) struct ArrowTable<'r> {
+    origin: String,
+    input: ArrowInput<'r>,
+    schema: SchemaRef,
+    pub(crate) names: Vec<String>,
+    pub(crate) types: Vec<ColumnType>,
+    /// Rows, when the metadata says (Parquet).
+    pub(crate) rows: Option<u64>,
+}
+
+fn arrow_err(origin: &str, e: impl std::fmt::Display) -> Error {
+    parse_err(origin, format!("{e}"))
+}
+
+thread_local! {
+    /// Set while this thread runs a guarded call: its panics are errors.
+    static GUARDED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f`, turning a panic inside it into an error that says the input
+/// is corrupt; the panic's message is not printed.
+pub(crate) fn guarded<T>(origin: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !GUARDED.with(std::cell::Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+    let was = GUARDED.with(|g| g.replace(true));
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    GUARDED.with(|g| g.set(was));
+    r.unwrap_or_else(|p| {
+        let why = p
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default();
+        Err(parse_err(
+            origin,
+            format!("the file is corrupt or truncated ({why})"),
+        ))
+    })
+}
+
+/// Checks that every block an IPC file's footer lists lies inside the file
+/// (arrow-ipc allocates a block's claimed length before reading it, so a
+/// corrupt footer could ask for terabytes).
+fn check_ipc_blocks<R: Read + std::io::Seek>(r: &mut R, origin: &str) -> Result<()> {
+    use std::io::SeekFrom;
+    let corrupt = |why: &str| {
+        parse_err(
+            origin,
+            format!("the Arrow file is corrupt or truncated ({why})"),
+        )
+    };
+    let io = |e: std::io::Error| parse_err(origin, format!("read failed: {e}"));
+    let len = r.seek(SeekFrom::End(0)).map_err(io)?;
+    if len < 10 {
+        return Err(corrupt("too short"));
+    }
+    let mut trailer = [0u8; 10];
+    r.seek(SeekFrom::Start(len - 10)).map_err(io)?;
+    r.read_exact(&mut trailer).map_err(io)?;
+    let footer_len =
+        arrow_ipc::reader::read_footer_length(trailer).map_err(|e| arrow_err(origin, e))?;
+    if footer_len as u64 > len - 10 {
+        return Err(corrupt("its footer is longer than the file"));
+    }
+    let mut footer = vec![0u8; footer_len];
+    r.seek(SeekFrom::Start(len - 10 - footer_len as u64))
+        .map_err(io)?;
+    r.read_exact(&mut footer).map_err(io)?;
+    let footer = arrow_ipc::root_as_footer(&footer).map_err(|e| corrupt(&e.to_string()))?;
+    let blocks = footer
+        .recordBatches()
+        .into_iter()
+        .flatten()
+        .chain(footer.dictionaries().into_iter().flatten());
+    for b in blocks {
+        let end = u64::try_from(b.offset())
+            .ok()
+            .zip(u64::try_from(b.metaDataLength()).ok())
+            .zip(u64::try_from(b.bodyLength()).ok())
+            .and_then(|((o, m), l)| o.checked_add(m)?.checked_add(l));
+        if end.is_none_or(|e| e > len) {
+            return Err(corrupt("a block lies beyond the end of the file"));
+        }
+    }
+    r.seek(SeekFrom::Start(0)).map_err(io)?;
+    Ok(())
+}
+
+fn parquet_builder<T: parquet::file::reader::ChunkReader + 'static>(
+    input: T,
+    origin: &str,
+) -> Result<ParquetRecordBatchReaderBuilder<T>> {
+    let options = ArrowReaderOptions::new().with_skip_arrow_metadata(true);
+    ParquetRecordBatchReaderBuilder::try_new_with_options(input, options)
+        .map_err(|e| arrow_err(origin, e))
+}
+
+/// The column type rarity reads a data type as.
+fn column_type(t: &DataType) -> ColumnType {
+    use DataType::*;
+    match t {
+        Int8 | Int16 | Int32 | Int64 | UInt8 | UInt16 | UInt32 | UInt64 | Float16 | Float32
+        | Float64 | Boolean | Decimal128(..) => ColumnType::Number,
+        Utf8 | LargeUtf8 | Utf8View => ColumnType::Text,
+        Dictionary(_, v) if matches!(**v, Utf8 | LargeUtf8 | Utf8View) => ColumnType::Text,
+        Null => ColumnType::Number,
+        other => ColumnType::Unsupported(other.to_string()),
+    }
+}
+
+impl<'r> ArrowTable<'r> {
+    pub(crate) fn open(input: ArrowInput<'r>, origin: &str, opts: &ReadOptions) -> Result<Self> {
+        guarded(origin, || ArrowTable::open_unguarded(input, origin, opts))
+    }
+
+    fn open_unguarded(input: ArrowInput<'r>, origin: &str, _opts: &ReadOptions) -> Result<Self> {
+        let parquet_rows = |m: &parquet::file::metadata::ParquetMetaData| {
+            u64::try_from(m.file_metadata().num_rows()).ok()
+        };
+        let mut rows = None;
+        let schema = match &input {
+            ArrowInput::ParquetFile(f) => {
+                let f = f.try_clone().map_err(|e| Error::io(origin, e))?;
+                let b = parquet_builder(f, origin)?;
+                rows = parquet_rows(b.metadata());
+                b.schema().clone()
+            }
+            ArrowInput::ParquetBytes(b) => {
+                let b = parquet_builder(b.clone(), origin)?;
+                rows = parquet_rows(b.metadata());
+                b.schema().clone()
+            }
+            ArrowInput::IpcFile(f) => {
+                let mut f = f.try_clone().map_err(|e| Error::io(origin, e))?;
+                check_ipc_blocks(&mut f, origin)?;
+                arrow_ipc::reader::FileReader::try_new(f, None)
+                    .map_err(|e| arrow_err(origin, e))?
+                    .schema()
+            }
+            ArrowInput::IpcBytes(b) => {
+                check_ipc_blocks(&mut Cursor::new(b.as_slice()), origin)?;
+                arrow_ipc::reader::FileReader::try_new(Cursor::new(b.as_slice()), None)
+                    .map_err(|e| arrow_err(origin, e))?
+                    .schema()
+            }
+            ArrowInput::IpcStream(_) => {
+                // The stream's schema is its first message: read it now.
+                let ArrowInput::IpcStream(r) = input else {
+                    unreachable!()
+                };
+                let mut stream = IpcStream::new(r);
+                let schema = stream.schema().map_err(|e| arrow_err(origin, e))?;
+                return Ok(ArrowTable::with_schema(
+                    ArrowInput::IpcDecoder(Box::new(stream)),
+                    schema,
+                    origin,
+                ));
+            }
+            ArrowInput::IpcDecoder(_) => {
+                return Err(Error::invalid("an IPC stream is opened once"));
+            }
+        };
+        let mut t = ArrowTable::with_schema(input, schema, origin);
+        t.rows = rows;
+        Ok(t)
+    }
+
+    fn with_schema(input: ArrowInput<'r>, schema: SchemaRef, origin: &str) -> Self {
+        let names = schema.fields().iter().map(|f| f.name().clone()).collect();
+        let types = schema
+            .fields()
+            .iter()
+            .map(|f| column_type(f.data_type()))
+            .collect();
+        ArrowTable {
+            origin: origin.to_string(),
+            input,
+            schema,
+            names,
+            types,
+            rows: None,
+        }
+    }
+
+    /// Reads every batch of the columns the layout uses into blocks.
+    pub(crate) fn run(self, layout: &Layout, sink: &mut dyn Sink) -> Result<()> {
+        let used: Vec<usize> = (0..self.names.len())
+            .filter(|&j| layout.roles[j] != Role::Skip)
+            .collect();
+        let origin = self.origin.clone();
+        let schema = self.schema.clone();
+        let mut batches = guarded(&origin, || self.batches(&used))?;
+        let mut block = Block::new(layout);
+        let mut row_index = 0usize;
+        while let Some(batch) = guarded(&origin, || Ok(batches.next()))? {
+            let batch = batch.map_err(|e| arrow_err(&origin, e))?;
+            block.reset(layout);
+            guarded(&origin, || {
+                decode(&batch, &used, layout, &schema, row_index, &mut block)
+            })?;
+            row_index += batch.num_rows();
+            sink.take(&mut block)?;
+        }
+        Ok(())
+    }
+
+    /// The record batches of the `used` columns.
+    #[allow(clippy::type_complexity)]
+    fn batches(
+        self,
+        used: &[usize],
+    ) -> Result<Box<dyn Iterator<Item = std::result::Result<RecordBatch, ArrowError>> + 'r>> {
+        let origin = self.origin.clone();
+        let used = used.to_vec();
+        let batches: Box<dyn Iterator<Item = std::result::Result<RecordBatch, ArrowError>> + 'r> =
+            match self.input {
+                ArrowInput::ParquetFile(f) => parquet_batches(f, &used, &origin)?,
+                ArrowInput::ParquetBytes(b) => parquet_batches(b, &used, &origin)?,
+                ArrowInput::IpcFile(f) => Box::new(
+                    arrow_ipc::reader::FileReader::try_new(f, Some(used.clone()))
+                        .map_err(|e| arrow_err(&origin, e))?,
+                ),
+                ArrowInput::IpcBytes(b) => Box::new(
+                    arrow_ipc::reader::FileReader::try_new(Cursor::new(b), Some(used.clone()))
+                        .map_err(|e| arrow_err(&origin, e))?,
+                ),
+                ArrowInput::IpcDecoder(r) => Box::new(StreamBatches {
+                    stream: r,
+                    used: used.clone(),
+                }),
+                ArrowInput::IpcStream(r) => Box::new(StreamBatches {
+                    stream: Box::new(IpcStream::new(r)),
+                    used: used.clone(),
+                }),
+            };
+        Ok(batches)
+    }
+}
+
+fn parquet_batches<T: parquet::file::reader::ChunkReader + 'static>(
+    input: T,
+    used: &[usize],
+    origin: &str,
+) -> Result<Box<dyn Iterator<Item = std::result::Result<RecordBatch, ArrowError>>>> {
+    let builder = parquet_builder(input, origin)?;
+    let mask = ProjectionMask::roots(builder.parquet_schema(), used.iter().copied());
+    let reader = builder
+        .with_projection(mask)
+        .with_batch_size(BATCH_ROWS)
+        .build()
+        .map_err(|e| arrow_err(origin, e))?;
+    Ok(Box::new(reader))
+}
+
+/// The batches of an opened IPC stream, projected to the used columns.
+struct StreamBatches<'r> {
+    stream: Box<IpcStream<'r>>,
+    used: Vec<usize>,
+}
+
+impl Iterator for StreamBatches<'_> {
+    type Item = std::result::Result<RecordBatch, ArrowError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.stream.next_batch() {
+            Ok(None) => None,
+            Ok(Some(b)) => Some(b.project(&self.used)),
+            Err(e) => Some(Err(e)),
+        }
+    }
+}
+
+/// A column's values as numbers (`None` where null).
+fn numbers(a: &dyn Array) -> Option<Vec<Option<f64>>> {
+    macro_rules! prim {
+        ($t:ty) => {
+            a.as_primitive::<$t>()
+                .iter()
+                .map(|v| v.map(|v| v as f64))
+                .collect()
+        };
+    }
+    Some(match a.data_type() {
+        DataType::Int8 => prim!(Int8Type),
+        DataType::Int16 => prim!(Int16Type),
+        DataType::Int32 => prim!(Int32Type),
+        DataType::Int64 => prim!(Int64Type),
+        DataType::UInt8 => prim!(UInt8Type),
+        DataType::UInt16 => prim!(UInt16Type),
+        DataType::UInt32 => prim!(UInt32Type),
+        DataType::UInt64 => prim!(UInt64Type),
+        DataType::Float32 => prim!(Float32Type),
+        DataType::Float64 => prim!(Float64Type),
+        DataType::Float16 => a
+            .as_primitive::<Float16Type>()
+            .iter()
+            .map(|v| v.map(f64::from))
+            .collect(),
+        DataType::Boolean => a
+            .as_boolean()
+            .iter()
+            .map(|v| v.map(|b| f64::from(u8::from(b))))
+            .collect(),
+        DataType::Decimal128(_, scale) => {
+            let s = 10f64.powi(i32::from(*scale));
+            a.as_primitive::<Decimal128Type>()
+                .iter()
+                .map(|v| v.map(|v| v as f64 / s))
+                .collect()
+        }
+        DataType::Null => vec![None; a.len()],
+        _ => return None,
+    })
+}
+
+/// A column's values as text (`None` where null): strings as they are,
+/// numbers as rarity writes them.
+fn texts(a: &ArrayRef) -> Option<Vec<Option<String>>> {
+    if let Some(v) = numbers(a.as_ref()) {
+        return Some(
+            v.into_iter()
+                .map(|v| {
+                    v.map(|v| {
+                        let mut b = Vec::new();
+                        push_f64(&mut b, v);
+                        String::from_utf8(b).expect("ASCII")
+                    })
+                })
+                .collect(),
+        );
+    }
+    let owned = |it: &mut dyn Iterator<Item = Option<&str>>| {
+        it.map(|s| s.map(str::to_string)).collect::<Vec<_>>()
+    };
+    Some(match a.data_type() {
+        DataType::Utf8 => owned(&mut a.as_string::<i32>().iter()),
+        DataType::LargeUtf8 => owned(&mut a.as_string::<i64>().iter()),
+        DataType::Utf8View => owned(&mut a.as_string_view().iter()),
+        DataType::Dictionary(_, _) => {
+            let d = a.as_any_dictionary();
+            let values = texts(d.values())?;
+            let keys = d.normalized_keys();
+            (0..a.len())
+                .map(|i| {
+                    if a.is_null(i) {
+                        None
+                    } else {
+                        values[keys[i]].clone()
+                    }
+                })
+                .collect()
+        }
+        _ => return None,
+    })
+}
+
+/// One batch into `block`, under the layout's rules.
+fn decode(
+    batch: &RecordBatch,
+    used: &[usize],
+    layout: &Layout,
+    schema: &SchemaRef,
+    first_row: usize,
+    block: &mut Block,
+) -> Result<()> {
+    let origin = &layout.origin;
+    let n = batch.num_rows();
+    let m = layout.slots.len();
+    if batch.num_columns() != used.len() {
+        return Err(parse_err(
+            origin,
+            "a record batch has another number of columns than the schema",
+        ));
+    }
+    // Columns decoded once, by role.
+    let mut missing = vec![None::<usize>; n];
+    let mut x = vec![0.0; n * m];
+    let mut labels: Option<Vec<Option<String>>> = None;
+    let mut ids: Vec<(usize, Vec<Option<String>>)> = Vec::new();
+    let mut level_cols: Vec<(usize, usize, Vec<Option<String>>)> = Vec::new();
+    for (c, &j) in used.iter().enumerate() {
+        let col = batch.column(c);
+        let unsupported = || {
+            parse_err(
+                origin,
+                format!(
+                    "column '{}' has type {}, which rarity does not read",
+                    layout.names[j],
+                    schema.field(j).data_type()
+                ),
+            )
+        };
+        if col.data_type() != schema.field(j).data_type() {
+            return Err(parse_err(
+                origin,
+                format!(
+                    "column '{}' changes type from {} to {} between row groups",
+                    layout.names[j],
+                    schema.field(j).data_type(),
+                    col.data_type()
+                ),
+            ));
+        }
+        match layout.roles[j] {
+            Role::Skip => {}
+            Role::Check => {
+                for (i, m) in missing.iter_mut().enumerate() {
+                    if col.is_null(i) {
+                        m.get_or_insert(j);
+                    }
+                }
+            }
+            Role::Target => {
+                let t = texts(col).ok_or_else(unsupported)?;
+                for (i, v) in t.iter().enumerate() {
+                    if v.is_none() {
+                        missing[i].get_or_insert(j);
+                    }
+                }
+                labels = Some(t);
+            }
+            Role::Id(i) => ids.push((i, texts(col).ok_or_else(unsupported)?)),
+            Role::Feature(s) => {
+                if let Some(v) = numbers(col.as_ref()) {
+                    if layout.slots[s].kind == super::rows::Kind::Level {
+                        // A model's categorical column given as numbers.
+                        level_cols.push((s, j, texts(col).ok_or_else(unsupported)?));
+                        continue;
+                    }
+                    for (i, v) in v.into_iter().enumerate() {
+                        match v {
+                            Some(v) if v.is_finite() => x[i * m + s] = v,
+                            Some(_) => {
+                                return Err(parse_err(
+                                    origin,
+                                    format!(
+                                        "row {}, column '{}': not a finite number",
+                                        first_row + i + 1,
+                                        layout.names[j]
+                                    ),
+                                ))
+                            }
+                            None => {
+                                missing[i].get_or_insert(j);
+                            }
+                        }
+                    }
+                } else {
+                    let t = texts(col).ok_or_else(unsupported)?;
+                    if layout.slots[s].kind == super::rows::Kind::Number {
+                        let i = t.iter().position(Option::is_some).unwrap_or(0);
+                        let field = t.get(i).cloned().flatten().unwrap_or_default();
+                        return Err(layout.not_a_number(
+                            &format!("row {}", first_row + i + 1),
+                            j,
+                            field.as_bytes(),
+                        ));
+                    }
+                    for (i, v) in t.iter().enumerate() {
+                        if v.is_none() {
+                            missing[i].get_or_insert(j);
+                        }
+                    }
+                    level_cols.push((s, j, t));
+                }
+            }
+        }
+    }
+    block.rows_read = n;
+    let n_ids = layout.id_names.len();
+    for i in 0..n {
+        if let Some(j) = missing[i] {
+            if layout.missing == super::Missing::Error || layout.predicting() {
+                return Err(layout.missing_error(&format!("row {}", first_row + i + 1), j));
+            }
+            block.dropped += 1;
+            continue;
+        }
+        let mut unknown = false;
+        for (s, j, t) in &level_cols {
+            let v = t[i].as_deref().unwrap_or("");
+            x[i * m + s] = match block.level(layout, *s, v.as_bytes(), false) {
+                LevelOutcome::Code(c) => code(c),
+                LevelOutcome::Unknown => {
+                    unknown = true;
+                    code(UNKNOWN)
+                }
+                LevelOutcome::TooMany | LevelOutcome::Overflow | LevelOutcome::AsNumber => {
+                    return Err(layout.too_many_levels(*s, Some(v)))
+                }
+                LevelOutcome::NotUtf8 => {
+                    return Err(parse_err(
+                        origin,
+                        format!("column '{}': not valid UTF-8", layout.names[*j]),
+                    ))
+                }
+            };
+        }
+        if unknown {
+            block.unknown_rows += 1;
+        }
+        block.x.extend_from_slice(&x[i * m..(i + 1) * m]);
+        if let Some(l) = &labels {
+            let t = l[i].as_deref().unwrap_or("");
+            let id = block
+                .label_dict
+                .intern(t.as_bytes())
+                .expect("strings are UTF-8");
+            block.labels.push(id);
+        }
+        if n_ids > 0 {
+            let start = block.ids.len();
+            block.ids.resize(start + n_ids, String::new());
+            for (k, t) in &ids {
+                block.ids[start + k] = t[i].clone().unwrap_or_default();
+            }
+        }
+    }
+    Ok(())
+}

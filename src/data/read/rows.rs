@@ -1,0 +1,868 @@
+//! The one set of reading rules, whatever the format: which source column is
+//! the target, which are features, identifiers or dropped ([`Layout`]); how
+//! each feature column is read (a number, a categorical level, or, for CSV
+//! with `--categorical one-hot`, whichever its values turn out to be); how
+//! rows arrive in [`Block`]s from any format; and how blocks are gathered
+//! ([`Collector`]) into a [`Dataset`] whose [`Schema`] keeps the one-hot
+//! level mapping.
+//!
+//! Blocks hold one `f64` per feature column ("slots", in source order); a
+//! categorical value is held as its level code inside a quiet NaN (real
+//! values are always finite), so that one buffer carries both kinds and
+//! the one-hot expansion happens once, when the levels are all known.
+//! Codes are first-seen ids of the block's own [`Interner`] until the
+//! collector maps them to its global ones (blocks are parsed in parallel).
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::labels::Interner;
+use super::{parse_err, Categorical, Missing, ReadOptions, ReadReport};
+use crate::data::{ColumnEncoding, Dataset, Schema};
+use crate::error::{did_you_mean, Error, Result};
+
+/// The most levels a one-hot encoded column may have.
+pub const MAX_LEVELS: usize = 50;
+
+const CODE_TAG: u64 = 0x7FFC_0000_0000_0000;
+const CODE_MASK: u64 = 0xFFFF_FFFF_0000_0000;
+
+/// A level code as a feature value (a quiet NaN carrying the code).
+#[inline]
+pub(crate) fn code(c: u32) -> f64 {
+    f64::from_bits(CODE_TAG | u64::from(c))
+}
+
+/// The level code a feature value carries, if it is one.
+#[inline]
+pub(crate) fn code_of(v: f64) -> Option<u32> {
+    let b = v.to_bits();
+    (b & CODE_MASK == CODE_TAG).then_some(b as u32)
+}
+
+/// The code of a level a model does not know (`--unknown ignore`).
+pub(crate) const UNKNOWN: u32 = u32::MAX;
+
+/// What a source column is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// Not read (dropped, or not used by the model).
+    Skip,
+    /// The class label.
+    Target,
+    /// Feature slot `s`.
+    Feature(usize),
+    /// Identifier column `i` (carried to predictions).
+    Id(usize),
+    /// Not read, but a missing value drops the row (a counting pass).
+    Check,
+}
+
+/// How a feature slot's values are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// A number; text is an error.
+    Number,
+    /// A categorical level.
+    Level,
+    /// CSV with `--categorical one-hot`: levels while the column has at
+    /// most [`MAX_LEVELS`] distinct values, decided at the end (numeric if
+    /// every value is a number).
+    Either,
+}
+
+/// One feature column.
+#[derive(Debug, Clone)]
+pub(crate) struct Slot {
+    /// The source column's name.
+    pub name: String,
+    /// How values are read.
+    pub kind: Kind,
+    /// Levels fixed in advance (KEEL/ARFF declarations, a model's schema):
+    /// text to code; others are unknown.
+    pub fixed: Option<HashMap<Vec<u8>, u32>>,
+    /// The fixed levels in order.
+    pub fixed_levels: Vec<String>,
+}
+
+/// What to do with a level a model has not seen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Unknown {
+    /// Fail, counting the rows and listing the levels (the default).
+    #[default]
+    Error,
+    /// Encode the row's column as all zeros.
+    Ignore,
+}
+
+/// Which source column does what, and how values are read.
+#[derive(Debug, Clone)]
+pub(crate) struct Layout {
+    /// Names the source in messages.
+    pub origin: String,
+    /// The source's column names.
+    pub names: Vec<String>,
+    /// One role per source column.
+    pub roles: Vec<Role>,
+    /// The feature slots, in source order.
+    pub slots: Vec<Slot>,
+    /// Names of the identifier columns, in the order asked for.
+    pub id_names: Vec<String>,
+    /// The target's source column (`None` when predicting).
+    pub target: Option<usize>,
+    /// Rows with a missing value: dropped or an error.
+    pub missing: Missing,
+    /// Decimal separator of numbers (`.` or `,`).
+    pub decimal: u8,
+    /// Whether an error for text in a numeric column suggests
+    /// `--categorical one-hot`.
+    pub suggest_one_hot: bool,
+    /// Levels a model has not seen.
+    pub unknown: Unknown,
+}
+
+/// Finds column `want` among `names` (exact, else case-insensitive), or
+/// says which names are close.
+pub(crate) fn find_column(names: &[String], want: &str, what: &str, origin: &str) -> Result<usize> {
+    if let Some(i) = names.iter().position(|n| n == want) {
+        return Ok(i);
+    }
+    let folded: Vec<usize> = (0..names.len())
+        .filter(|&i| names[i].eq_ignore_ascii_case(want))
+        .collect();
+    if let [i] = folded[..] {
+        return Ok(i);
+    }
+    Err(Error::invalid(format!(
+        "{origin}: {what} '{want}' not found;{} columns are: {}",
+        did_you_mean(want, names.iter().map(String::as_str))
+            .map_or(String::new(), |m| format!(" did you mean '{m}'?")),
+        names.join(", ")
+    )))
+}
+
+/// Resolves a target spec (name, or 0-based index, `-1` = last; default:
+/// last) against the column names.
+pub(crate) fn resolve_target(spec: Option<&str>, names: &[String], origin: &str) -> Result<usize> {
+    let Some(spec) = spec else {
+        return names
+            .len()
+            .checked_sub(1)
+            .ok_or_else(|| parse_err(origin, "no columns"));
+    };
+    if let Some(i) = names.iter().position(|n| n == spec) {
+        return Ok(i);
+    }
+    if let Ok(i) = spec.parse::<i64>() {
+        let n = names.len() as i64;
+        let idx = if i < 0 { n + i } else { i };
+        if (0..n).contains(&idx) {
+            return Ok(idx as usize);
+        }
+    }
+    find_column(names, spec, "target column", origin)
+}
+
+/// The columns of `opts.drop`, checked against `names`.
+fn dropped(names: &[String], opts: &ReadOptions, origin: &str) -> Result<Vec<usize>> {
+    opts.drop
+        .iter()
+        .map(|d| find_column(names, d, "--drop column", origin))
+        .collect()
+}
+
+impl Layout {
+    /// The layout of training data: `kinds[j]` is how column `j` is read
+    /// when it is a feature (`None`: decided by `opts.categorical`, as CSV).
+    pub(crate) fn train(
+        names: Vec<String>,
+        kinds: &[Option<Kind>],
+        opts: &ReadOptions,
+        origin: &str,
+    ) -> Result<Layout> {
+        let target = resolve_target(opts.target.as_deref(), &names, origin)?;
+        let drop = dropped(&names, opts, origin)?;
+        if drop.contains(&target) {
+            return Err(Error::invalid(format!(
+                "{origin}: --drop names the target column '{}'",
+                names[target]
+            )));
+        }
+        let mut roles = Vec::with_capacity(names.len());
+        let mut slots = Vec::new();
+        for (j, name) in names.iter().enumerate() {
+            if j == target {
+                roles.push(Role::Target);
+            } else if drop.contains(&j) {
+                roles.push(Role::Skip);
+            } else {
+                let kind = kinds
+                    .get(j)
+                    .copied()
+                    .flatten()
+                    .unwrap_or(match opts.categorical {
+                        Categorical::Error => Kind::Number,
+                        Categorical::OneHot => Kind::Either,
+                    });
+                roles.push(Role::Feature(slots.len()));
+                slots.push(Slot {
+                    name: name.clone(),
+                    kind,
+                    fixed: None,
+                    fixed_levels: Vec::new(),
+                });
+            }
+        }
+        if slots.is_empty() {
+            return Err(parse_err(
+                origin,
+                format!(
+                    "found {} column(s) and no feature left; need at least one feature and a target",
+                    names.len()
+                ),
+            ));
+        }
+        Ok(Layout {
+            origin: origin.to_string(),
+            names,
+            roles,
+            slots,
+            id_names: Vec::new(),
+            target: Some(target),
+            missing: opts.missing,
+            decimal: opts.decimal,
+            suggest_one_hot: opts.categorical == Categorical::Error,
+            unknown: Unknown::Error,
+        })
+    }
+
+    /// The same layout reading only the target (a counting pass).
+    pub(crate) fn labels_only(&self) -> Layout {
+        let mut l = self.clone();
+        l.roles = l
+            .roles
+            .iter()
+            .map(|&r| match r {
+                Role::Feature(_) => Role::Check,
+                r => r,
+            })
+            .collect();
+        l.slots.clear();
+        l
+    }
+
+    /// The layout of data to predict on: the columns of `schema`'s
+    /// encodings (found by name, any order), numbers or the model's levels;
+    /// `ids` carried along; everything else ignored.
+    pub(crate) fn predict(
+        names: Vec<String>,
+        schema: &Schema,
+        ids: &[String],
+        unknown: Unknown,
+        decimal: u8,
+        origin: &str,
+    ) -> Result<Layout> {
+        let mut roles = vec![Role::Skip; names.len()];
+        let mut slots = Vec::with_capacity(schema.encodings.len());
+        for (s, e) in schema.encodings.iter().enumerate() {
+            let j = find_column(&names, e.name(), "column used by the model", origin)
+                .map_err(|e| Error::data(e.to_string()))?;
+            roles[j] = Role::Feature(s);
+            slots.push(match e {
+                ColumnEncoding::Numeric { name } => Slot {
+                    name: name.clone(),
+                    kind: Kind::Number,
+                    fixed: None,
+                    fixed_levels: Vec::new(),
+                },
+                ColumnEncoding::OneHot { name, levels } => Slot::fixed(name, levels),
+            });
+        }
+        for (i, id) in ids.iter().enumerate() {
+            let j = find_column(&names, id, "--id column", origin)?;
+            if roles[j] != Role::Skip {
+                return Err(Error::invalid(format!(
+                    "--id {id}: the column is given twice or is a feature of the model"
+                )));
+            }
+            roles[j] = Role::Id(i);
+        }
+        Ok(Layout {
+            origin: origin.to_string(),
+            names,
+            roles,
+            slots,
+            id_names: ids.to_vec(),
+            target: None,
+            missing: Missing::Error,
+            decimal,
+            suggest_one_hot: false,
+            unknown,
+        })
+    }
+
+    /// Whether the model's level table decides codes (predicting).
+    pub(crate) fn predicting(&self) -> bool {
+        self.target.is_none()
+    }
+
+    /// The error for a missing value.
+    pub(crate) fn missing_error(&self, line: &str, column: usize) -> Error {
+        let owed = if self.predicting() {
+            " (a prediction is owed for every row)"
+        } else {
+            ""
+        };
+        parse_err(
+            &self.origin,
+            format!(
+                "{line}, column '{}': missing value{owed}",
+                self.names[column]
+            ),
+        )
+    }
+
+    /// The error for text in a numeric column.
+    pub(crate) fn not_a_number(&self, line: &str, column: usize, field: &[u8]) -> Error {
+        let text = String::from_utf8_lossy(field);
+        let comma = self.decimal == b'.' && looks_like_decimal_comma(field);
+        let hint = if comma {
+            "; it looks like a decimal comma: use --decimal ,".to_string()
+        } else if self.suggest_one_hot {
+            "; use --categorical one-hot to encode text columns".to_string()
+        } else if self.predicting() {
+            " (the model's column is numeric)".to_string()
+        } else {
+            String::new()
+        };
+        parse_err(
+            &self.origin,
+            format!(
+                "{line}, column '{}': '{text}' is not a number{hint}",
+                self.names[column]
+            ),
+        )
+    }
+
+    /// The error for a categorical column with too many levels.
+    pub(crate) fn too_many_levels(&self, slot: usize, example: Option<&str>) -> Error {
+        let name = &self.slots[slot].name;
+        let ex = example.map_or(String::new(), |e| format!(", '{e}' among them,"));
+        Error::data(format!(
+            "{}: column '{name}' has more than {MAX_LEVELS} distinct values{ex} too many to \
+             one-hot encode; if it is an identifier, leave it out with --drop {name} \
+             (rarity predict: --id {name} carries it to the output)",
+            self.origin
+        ))
+    }
+}
+
+impl Slot {
+    /// A categorical slot whose levels are given.
+    pub(crate) fn fixed(name: &str, levels: &[String]) -> Slot {
+        Slot {
+            name: name.to_string(),
+            kind: Kind::Level,
+            fixed: Some(
+                levels
+                    .iter()
+                    .enumerate()
+                    .map(|(i, l)| (l.as_bytes().to_vec(), i as u32))
+                    .collect(),
+            ),
+            fixed_levels: levels.to_vec(),
+        }
+    }
+}
+
+/// `117,18`: digits, one comma, digits.
+fn looks_like_decimal_comma(f: &[u8]) -> bool {
+    let f = f.strip_prefix(b"-").unwrap_or(f);
+    let Some(c) = f.iter().position(|&b| b == b',') else {
+        return false;
+    };
+    c > 0
+        && c + 1 < f.len()
+        && f[..c].iter().all(u8::is_ascii_digit)
+        && f[c + 1..].iter().all(u8::is_ascii_digit)
+}
+
+/// Parses a trimmed number with the layout's decimal separator; `Ok(None)`
+/// if it is not a number, an error if it is a non-finite token.
+#[inline]
+pub(crate) fn number(field: &[u8], decimal: u8) -> std::result::Result<Option<f64>, ()> {
+    let v = if decimal == b'.' || !field.contains(&decimal) {
+        super::number::parse_f64(field)
+    } else {
+        let swapped: Vec<u8> = field
+            .iter()
+            .map(|&b| if b == decimal { b'.' } else { b })
+            .collect();
+        super::number::parse_f64(&swapped)
+    };
+    match v {
+        Some(v) if v.is_finite() => Ok(Some(v)),
+        Some(_) => Err(()),
+        None => Ok(None),
+    }
+}
+
+/// Rows read from one stretch of a source.
+#[derive(Debug, Default)]
+pub(crate) struct Block {
+    /// One value per slot per row (level codes as [`code`]s).
+    pub x: Vec<f64>,
+    /// Raw label ids (this block's own until collected).
+    pub labels: Vec<u32>,
+    /// One text per identifier column per row.
+    pub ids: Vec<String>,
+    /// Data rows read, dropped ones included.
+    pub rows_read: usize,
+    /// Rows dropped for missing values.
+    pub dropped: usize,
+    /// Lines the block spans (CSV).
+    pub lines: u64,
+    /// Input bytes the block spans (CSV; 0 when unknown).
+    pub bytes: usize,
+    /// The labels' own interner.
+    pub label_dict: Interner,
+    /// Per slot, its levels' own interner (slots with free levels).
+    pub level_dicts: Vec<Interner>,
+    /// Per slot: an `Either` slot that turned numeric in this block.
+    pub numeric: Vec<bool>,
+    /// Levels the model does not know: (slot, level) -> rows.
+    pub unknown: BTreeMap<(usize, String), usize>,
+    /// Rows with at least one unknown level.
+    pub unknown_rows: usize,
+}
+
+impl Block {
+    /// An empty block for `layout`.
+    pub(crate) fn new(layout: &Layout) -> Block {
+        let mut b = Block::default();
+        b.reset(layout);
+        b
+    }
+
+    /// Empties the block, keeping its buffers' allocations.
+    pub(crate) fn reset(&mut self, layout: &Layout) {
+        self.x.clear();
+        self.labels.clear();
+        self.ids.clear();
+        self.rows_read = 0;
+        self.dropped = 0;
+        self.lines = 0;
+        self.bytes = 0;
+        self.label_dict = Interner::default();
+        self.level_dicts.clear();
+        self.level_dicts
+            .resize_with(layout.slots.len(), Interner::default);
+        self.numeric.clear();
+        self.numeric.resize(layout.slots.len(), false);
+        self.unknown.clear();
+        self.unknown_rows = 0;
+    }
+
+    /// Rows held.
+    pub(crate) fn n_rows(&self) -> usize {
+        self.rows_read - self.dropped
+    }
+
+    /// The level code of `raw` in slot `s` (interned, or looked up in the
+    /// slot's fixed levels); `Err` with a message fragment when the value
+    /// cannot be a level.
+    #[inline]
+    pub(crate) fn level(
+        &mut self,
+        layout: &Layout,
+        s: usize,
+        raw: &[u8],
+        numeric_hint: bool,
+    ) -> LevelOutcome {
+        let slot = &layout.slots[s];
+        if let Some(fixed) = &slot.fixed {
+            return match fixed.get(raw) {
+                Some(&c) => LevelOutcome::Code(c),
+                None => {
+                    let text = String::from_utf8_lossy(raw).into_owned();
+                    *self.unknown.entry((s, text)).or_insert(0) += 1;
+                    LevelOutcome::Unknown
+                }
+            };
+        }
+        if slot.kind == Kind::Either && (numeric_hint || self.numeric[s]) {
+            return LevelOutcome::AsNumber;
+        }
+        match self.level_dicts[s].intern(raw) {
+            None => LevelOutcome::NotUtf8,
+            Some(_) if self.level_dicts[s].len() > MAX_LEVELS => {
+                if slot.kind == Kind::Either {
+                    LevelOutcome::Overflow
+                } else {
+                    LevelOutcome::TooMany
+                }
+            }
+            Some(c) => LevelOutcome::Code(c),
+        }
+    }
+
+    /// Turns slot `s`'s codes into the numbers their texts are (an `Either`
+    /// column with too many distinct values to be categorical); fails if
+    /// one is not a number.
+    pub(crate) fn convert_to_numbers(&mut self, layout: &Layout, s: usize) -> Result<()> {
+        let names = self.level_dicts[s].names().to_vec();
+        let values = level_numbers(layout, s, &names)?;
+        let m = layout.slots.len();
+        for v in self.x.iter_mut().skip(s).step_by(m) {
+            if let Some(c) = code_of(*v) {
+                *v = values[c as usize];
+            }
+        }
+        self.numeric[s] = true;
+        self.level_dicts[s] = Interner::default();
+        Ok(())
+    }
+}
+
+/// What [`Block::level`] made of a value.
+pub(crate) enum LevelOutcome {
+    /// Its level code.
+    Code(u32),
+    /// A level the model does not know (counted in the block).
+    Unknown,
+    /// The slot reads numbers now: parse it as one.
+    AsNumber,
+    /// This value made the slot exceed [`MAX_LEVELS`]: turn the slot's
+    /// codes into numbers, then parse it as one.
+    Overflow,
+    /// A categorical column with too many levels (the new code).
+    TooMany,
+    /// Not valid UTF-8.
+    NotUtf8,
+}
+
+/// The numbers the level texts of slot `s` are; fails on one that is not.
+fn level_numbers(layout: &Layout, s: usize, names: &[String]) -> Result<Vec<f64>> {
+    names
+        .iter()
+        .map(|t| match number(t.trim().as_bytes(), layout.decimal) {
+            Ok(Some(v)) => Ok(v),
+            _ => Err(layout.too_many_levels(s, Some(t))),
+        })
+        .collect()
+}
+
+/// Whether every level text of a slot is a number.
+fn all_numbers(names: &[String], decimal: u8) -> bool {
+    names
+        .iter()
+        .all(|t| matches!(number(t.trim().as_bytes(), decimal), Ok(Some(_))))
+}
+
+/// Gathers blocks into a dataset: labels and levels mapped to global ids in
+/// block order, rows kept as a filter decides, counts reported.
+pub(crate) struct Collector<'a> {
+    layout: &'a Layout,
+    labels: Interner,
+    levels: Vec<Interner>,
+    numeric: Vec<bool>,
+    /// The kept rows' slot values.
+    pub x: Vec<f64>,
+    /// The kept rows' global raw label ids.
+    pub y: Vec<u32>,
+    /// Rows read and dropped so far.
+    pub report: ReadReport,
+}
+
+impl<'a> Collector<'a> {
+    /// An empty collector for `layout`.
+    pub(crate) fn new(layout: &'a Layout) -> Self {
+        Collector {
+            layout,
+            labels: Interner::default(),
+            levels: vec![Interner::default(); layout.slots.len()],
+            numeric: vec![false; layout.slots.len()],
+            x: Vec::new(),
+            y: Vec::new(),
+            report: ReadReport {
+                source: layout.origin.clone(),
+                ..ReadReport::default()
+            },
+        }
+    }
+
+    /// Per slot, whether it reads numbers only from now on (a hint for the
+    /// parsers of later blocks).
+    pub(crate) fn numeric_slots(&self) -> &[bool] {
+        &self.numeric
+    }
+
+    /// The label values seen so far (global ids index it).
+    pub(crate) fn label_names(&self) -> &[String] {
+        self.labels.names()
+    }
+
+    /// The global labels with their counts.
+    pub(crate) fn labels(&self) -> &Interner {
+        &self.labels
+    }
+
+    /// Maps `b`'s labels and levels to the global ids (in place).
+    pub(crate) fn globalise(&mut self, b: &mut Block) -> Result<()> {
+        let map = self.labels.merge(std::mem::take(&mut b.label_dict));
+        b.labels.iter_mut().for_each(|l| *l = map[*l as usize]);
+        let m = self.layout.slots.len();
+        for s in 0..m {
+            let slot = &self.layout.slots[s];
+            if slot.fixed.is_some() || slot.kind == Kind::Number {
+                continue;
+            }
+            if b.numeric[s] && !self.numeric[s] {
+                self.go_numeric(s)?;
+            }
+            if self.numeric[s] {
+                if !b.numeric[s] {
+                    b.convert_to_numbers(self.layout, s)?;
+                }
+                continue;
+            }
+            let local = std::mem::take(&mut b.level_dicts[s]);
+            let names = local.names().to_vec();
+            let map = self.levels[s].merge(local);
+            if self.levels[s].len() > MAX_LEVELS {
+                if slot.kind != Kind::Either {
+                    return Err(self.layout.too_many_levels(s, None));
+                }
+                // Put the block's codes back to read them as numbers.
+                b.level_dicts[s] = Interner::default();
+                for n in &names {
+                    b.level_dicts[s].intern(n.as_bytes());
+                }
+                self.go_numeric(s)?;
+                b.convert_to_numbers(self.layout, s)?;
+                continue;
+            }
+            for v in b.x.iter_mut().skip(s).step_by(m) {
+                if let Some(c) = code_of(*v) {
+                    *v = code(map[c as usize]);
+                }
+            }
+        }
+        self.report.rows_read += b.rows_read;
+        self.report.dropped_missing += b.dropped;
+        Ok(())
+    }
+
+    /// Turns the global codes of slot `s` into numbers.
+    fn go_numeric(&mut self, s: usize) -> Result<()> {
+        let values = level_numbers(self.layout, s, self.levels[s].names())?;
+        let m = self.layout.slots.len();
+        for v in self.x.iter_mut().skip(s).step_by(m) {
+            if let Some(c) = code_of(*v) {
+                *v = values[c as usize];
+            }
+        }
+        self.numeric[s] = true;
+        self.levels[s] = Interner::default();
+        Ok(())
+    }
+
+    /// Reserves room for about `rows` more rows.
+    pub(crate) fn reserve(&mut self, rows: usize) {
+        let m = self.layout.slots.len();
+        self.x.reserve_exact(rows.saturating_mul(m).min(1 << 34));
+        self.y.reserve_exact(rows.min(1 << 32));
+    }
+
+    /// Adds every row of a globalised block.
+    pub(crate) fn push_all(&mut self, b: &Block) {
+        append_parallel(&mut self.x, &b.x);
+        self.y.extend_from_slice(&b.labels);
+    }
+
+    /// Adds row `i` of a globalised block `times` times.
+    pub(crate) fn push_row(&mut self, b: &Block, i: usize, times: usize) {
+        let m = self.layout.slots.len();
+        for _ in 0..times {
+            self.x.extend_from_slice(&b.x[i * m..(i + 1) * m]);
+            self.y.push(b.labels[i]);
+        }
+    }
+
+    /// The dataset of the collected rows: classes assigned from `classes`
+    /// (the label counts that decide them; default: the collected ones),
+    /// each `Either` slot decided, levels sorted, one-hot expanded.
+    pub(crate) fn finish(
+        self,
+        positive: Option<&str>,
+        classes: Option<&Interner>,
+    ) -> Result<(Dataset, ReadReport)> {
+        let layout = self.layout;
+        let origin = &layout.origin;
+        if self.report.rows_read == 0 {
+            return Err(parse_err(origin, "the file has a header but no data rows"));
+        }
+        if self.y.is_empty() && classes.is_none() {
+            return Err(parse_err(
+                origin,
+                format!(
+                    "every one of the {} rows has a missing value and was dropped",
+                    self.report.rows_read
+                ),
+            ));
+        }
+        let labels = classes.unwrap_or(&self.labels);
+        let (class_names, class_of) = labels.classes(positive)?;
+        // Global raw ids of this collection -> class ids, by label text.
+        let by_name: HashMap<&str, u32> = labels
+            .names()
+            .iter()
+            .zip(&class_of)
+            .map(|(n, &c)| (n.as_str(), c))
+            .collect();
+        let map: Vec<u32> = self
+            .labels
+            .names()
+            .iter()
+            .map(|n| by_name.get(n.as_str()).copied().unwrap_or(0))
+            .collect();
+        let y: Vec<u32> = self.y.iter().map(|&r| map[r as usize]).collect();
+        let mut encodings = Vec::with_capacity(layout.slots.len());
+        let mut outputs = Vec::new();
+        let mut x = self.x;
+        let m = layout.slots.len();
+        for (s, slot) in layout.slots.iter().enumerate() {
+            let free = slot.fixed.is_none() && slot.kind != Kind::Number && !self.numeric[s];
+            if slot.kind == Kind::Number
+                || self.numeric[s]
+                || (slot.kind == Kind::Either
+                    && all_numbers(self.levels[s].names(), layout.decimal))
+            {
+                if free {
+                    let values = level_numbers(layout, s, self.levels[s].names())?;
+                    for v in x.iter_mut().skip(s).step_by(m) {
+                        if let Some(c) = code_of(*v) {
+                            *v = values[c as usize];
+                        }
+                    }
+                }
+                encodings.push(ColumnEncoding::Numeric {
+                    name: slot.name.clone(),
+                });
+                outputs.push((s, None));
+                continue;
+            }
+            let levels: Vec<(String, u32)> = if slot.fixed.is_some() {
+                slot.fixed_levels
+                    .iter()
+                    .enumerate()
+                    .map(|(i, l)| (l.clone(), i as u32))
+                    .collect()
+            } else {
+                let mut v: Vec<(String, u32)> = self.levels[s]
+                    .names()
+                    .iter()
+                    .enumerate()
+                    .map(|(i, l)| (l.clone(), i as u32))
+                    .collect();
+                v.sort();
+                v
+            };
+            if slot.fixed.is_none() && levels.len() > MAX_LEVELS {
+                return Err(layout.too_many_levels(s, None));
+            }
+            outputs.extend(levels.iter().map(|&(_, c)| (s, Some(c))));
+            encodings.push(ColumnEncoding::OneHot {
+                name: slot.name.clone(),
+                levels: levels.into_iter().map(|(l, _)| l).collect(),
+            });
+        }
+        let x = if outputs.iter().all(|o| o.1.is_none()) {
+            x
+        } else {
+            expand(&x, m, &outputs)
+        };
+        let feature_names = feature_names_of(&encodings);
+        let target = layout.target.expect("training layout");
+        let schema = Schema {
+            feature_names,
+            class_names,
+            encodings,
+            target_name: layout.names[target].clone(),
+        };
+        let mut report = self.report;
+        report.source = origin.clone();
+        Ok((Dataset::new(x, y, schema)?, report))
+    }
+}
+
+/// Builds the feature matrix from slot values: output feature `f` is the
+/// number in slot `outputs[f].0`, or, with `Some(code)`, 1 where that slot
+/// holds that level code and 0 elsewhere (unknown levels: all zeros).
+pub(crate) fn expand(x: &[f64], m: usize, outputs: &[(usize, Option<u32>)]) -> Vec<f64> {
+    let rows = x.len().checked_div(m).unwrap_or(0);
+    let mut out = Vec::with_capacity(rows * outputs.len());
+    for row in x.chunks(m.max(1)).take(rows) {
+        out.extend(outputs.iter().map(|&(s, c)| match c {
+            None => row[s],
+            Some(c) => f64::from(u8::from(code_of(row[s]) == Some(c))),
+        }));
+    }
+    out
+}
+
+/// Appends `src` to `dst`, copying in parallel for large blocks.
+pub(crate) fn append_parallel(dst: &mut Vec<f64>, src: &[f64]) {
+    use rayon::prelude::*;
+    if src.len() < 1 << 16 {
+        dst.extend_from_slice(src);
+        return;
+    }
+    dst.reserve(src.len());
+    let tail = &mut dst.spare_capacity_mut()[..src.len()];
+    tail.par_chunks_mut(1 << 15)
+        .zip(src.par_chunks(1 << 15))
+        .for_each(|(d, s)| {
+            for (d, &v) in d.iter_mut().zip(s) {
+                d.write(v);
+            }
+        });
+    let len = dst.len() + src.len();
+    // SAFETY: the `src.len()` elements after the old length were all
+    // written above (the chunks tile that range), and capacity was reserved.
+    unsafe { dst.set_len(len) };
+}
+
+/// Feature names produced by a list of encodings (`col` or `col=level`).
+pub(crate) fn feature_names_of(kinds: &[ColumnEncoding]) -> Vec<String> {
+    kinds
+        .iter()
+        .flat_map(|k| match k {
+            ColumnEncoding::Numeric { name } => vec![name.clone()],
+            ColumnEncoding::OneHot { name, levels } => {
+                levels.iter().map(|l| format!("{name}={l}")).collect()
+            }
+        })
+        .collect()
+}
+
+/// Where a reader's blocks go.
+pub(crate) trait Sink {
+    /// Per feature slot, whether it is known to hold numbers only (lets
+    /// parsers of later blocks skip level bookkeeping).
+    fn numeric_slots(&self) -> &[bool];
+    /// Takes one block (parsed rows in input order).
+    fn take(&mut self, block: &mut Block) -> Result<()>;
+}
+
+/// The type of a source column, as far as the format tells it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ColumnType {
+    /// Text of any kind (CSV): decided by the reading options.
+    Any,
+    /// Numbers.
+    Number,
+    /// Strings.
+    Text,
+    /// A type rarity does not read (named for the error).
+    Unsupported(String),
+}

@@ -1,0 +1,290 @@
+//! Writing output: tables (CSV or Parquet, chosen by the file name) and
+//! whole files, safely.
+//!
+//! Where output goes ([`AtomicFile`]):
+//!
+//! - `-` is standard output;
+//! - a regular file or a new path is written to a temporary file beside it
+//!   and renamed into place only when complete, so an error never leaves a
+//!   half-written file behind;
+//! - a symbolic link is followed to its target (the link stays a link);
+//! - anything else that exists (a device such as `/dev/null`, a FIFO, a
+//!   terminal) is written directly: it is never replaced by a regular file;
+//! - a directory is an error.
+//!
+//! Tables ([`TableWriter`]) are CSV with numbers in shortest round-trip form
+//! ([`number::push_f64`], formatted in parallel blocks), or Parquet when the
+//! path ends in `.parquet`.
+
+mod block;
+mod csv;
+pub mod number;
+mod parquet;
+mod table;
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+pub use block::{Block, Column, ColumnSpec};
+pub use table::{write_dataset, TableFormat, TableWriter};
+
+use crate::error::{Error, Result};
+
+/// Where the bytes of an [`AtomicFile`] go.
+enum Target {
+    /// A temporary file renamed onto `path` on commit.
+    Rename { tmp: PathBuf, file: File },
+    /// An existing special file (device, FIFO), written in place.
+    Direct,
+    /// Standard output.
+    Stdout,
+}
+
+/// An output file: a temporary file that becomes `path` on
+/// [`AtomicFile::commit`] and is removed if dropped uncommitted, or, for
+/// `-` and special files, the destination itself (see the module docs).
+///
+/// ```
+/// use std::io::Write;
+/// let dir = std::env::temp_dir().join(format!("rarity-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let target = dir.join("out.txt");
+/// let mut f = rarity::data::write::AtomicFile::create(&target).unwrap();
+/// writeln!(f.writer(), "hello").unwrap();
+/// f.commit().unwrap();
+/// assert_eq!(std::fs::read_to_string(&target).unwrap(), "hello\n");
+/// std::fs::remove_dir_all(&dir).unwrap();
+/// ```
+pub struct AtomicFile {
+    path: PathBuf,
+    target: Target,
+    out: Option<BufWriter<Box<dyn Write + Send>>>,
+    committed: bool,
+}
+
+/// What a path names once symbolic links are followed.
+enum Resolved {
+    /// A regular file or nothing yet: write beside it and rename.
+    Regular(PathBuf),
+    /// Something else that exists: write to it directly.
+    Special(PathBuf),
+}
+
+/// Follows symbolic links from `path` to what they name.
+fn resolve(path: &Path) -> Result<Resolved> {
+    let mut p = path.to_path_buf();
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&p) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let link = std::fs::read_link(&p).map_err(|e| Error::io(&p, e))?;
+                p = match p.parent() {
+                    Some(dir) if link.is_relative() => dir.join(link),
+                    _ => link,
+                };
+            }
+            Ok(m) if m.is_dir() => {
+                return Err(Error::invalid(format!(
+                    "'{}' is a directory; give a file name for the output",
+                    path.display()
+                )))
+            }
+            Ok(m) if m.is_file() => return Ok(Resolved::Regular(p)),
+            Ok(_) => return Ok(Resolved::Special(p)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Resolved::Regular(p)),
+            Err(e) => return Err(Error::io(&p, e)),
+        }
+    }
+    Err(Error::invalid(format!(
+        "'{}': too many levels of symbolic links",
+        path.display()
+    )))
+}
+
+/// Whether `path` means standard input or output (`-`).
+pub fn is_stdio(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// Standard output, treating a closed pipe (`| head`) as the end of the
+/// output rather than an error.
+struct Stdout {
+    closed: bool,
+}
+
+impl Write for Stdout {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.closed {
+            return Ok(buf.len());
+        }
+        match std::io::stdout().lock().write_all(buf) {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(buf.len())
+            }
+            Err(e) => Err(e),
+            Ok(()) => Ok(buf.len()),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match std::io::stdout().lock().flush() {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+            r => r,
+        }
+    }
+}
+
+impl AtomicFile {
+    /// Opens the output `path` (see the module docs for what is done with
+    /// `-`, links, special files and directories).
+    pub fn create(path: &Path) -> Result<Self> {
+        let buffered = |w: Box<dyn Write + Send>| Some(BufWriter::with_capacity(1 << 20, w));
+        if is_stdio(path) {
+            return Ok(AtomicFile {
+                path: PathBuf::from("<stdout>"),
+                target: Target::Stdout,
+                out: buffered(Box::new(Stdout { closed: false })),
+                committed: false,
+            });
+        }
+        match resolve(path)? {
+            Resolved::Special(p) => {
+                let file = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&p)
+                    .map_err(|e| Error::io(path, e))?;
+                Ok(AtomicFile {
+                    path: path.to_path_buf(),
+                    target: Target::Direct,
+                    out: buffered(Box::new(file)),
+                    committed: false,
+                })
+            }
+            Resolved::Regular(p) => {
+                let name = p.file_name().ok_or_else(|| {
+                    Error::invalid(format!("'{}' is not a file path", path.display()))
+                })?;
+                let tmp = p.with_file_name(format!(
+                    ".{}.tmp-{}",
+                    name.to_string_lossy(),
+                    std::process::id()
+                ));
+                let file = File::create(&tmp).map_err(|e| Error::io(path, e))?;
+                let handle = file.try_clone().map_err(|e| Error::io(path, e))?;
+                Ok(AtomicFile {
+                    path: p,
+                    target: Target::Rename { tmp, file: handle },
+                    out: buffered(Box::new(file)),
+                    committed: false,
+                })
+            }
+        }
+    }
+
+    /// The buffered writer.
+    pub fn writer(&mut self) -> &mut BufWriter<Box<dyn Write + Send>> {
+        self.out.as_mut().expect("writer used after commit")
+    }
+
+    /// Takes the writer out (to hand it to an encoder that owns its sink);
+    /// give it back with [`AtomicFile::restore`] before committing.
+    pub(crate) fn take_writer(&mut self) -> BufWriter<Box<dyn Write + Send>> {
+        self.out.take().expect("writer taken twice")
+    }
+
+    /// Puts back a writer taken with [`AtomicFile::take_writer`].
+    pub(crate) fn restore(&mut self, w: BufWriter<Box<dyn Write + Send>>) {
+        self.out = Some(w);
+    }
+
+    /// Flushes and, for a regular file, syncs the temporary file and renames
+    /// it onto the target.
+    pub fn commit(mut self) -> Result<()> {
+        let mut out = self.out.take().expect("commit called twice");
+        out.flush().map_err(|e| Error::io(&self.path, e))?;
+        drop(out);
+        if let Target::Rename { tmp, file } = &self.target {
+            file.sync_all().map_err(|e| Error::io(&self.path, e))?;
+            std::fs::rename(tmp, &self.path).map_err(|e| Error::io(&self.path, e))?;
+        }
+        self.committed = true;
+        Ok(())
+    }
+
+    /// Maps an I/O error on this file to [`Error::Io`].
+    pub fn err(&self, e: std::io::Error) -> Error {
+        Error::io(&self.path, e)
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if let Target::Rename { tmp, .. } = &self.target {
+            if !self.committed {
+                let _ = std::fs::remove_file(tmp);
+            }
+        }
+    }
+}
+
+/// Formats a value the way rarity writes numbers: the shortest text that
+/// reads back to the same `f64`.
+pub fn fmt_value(v: f64) -> String {
+    let mut b = Vec::with_capacity(24);
+    number::push_f64(&mut b, v);
+    String::from_utf8(b).expect("number text is ASCII")
+}
+
+/// Writes a dataset as CSV (header of feature names and the target name;
+/// labels by class name), atomically.
+pub fn write_csv(ds: &super::Dataset, path: &Path) -> Result<()> {
+    write_dataset(ds, path, TableFormat::Csv)
+}
+
+/// Quotes a CSV field when it needs it (a comma, quote or line break).
+///
+/// ```
+/// use rarity::data::write::quote;
+/// assert_eq!(quote("plain"), "plain");
+/// assert_eq!(quote("a,\"b\""), "\"a,\"\"b\"\"\"");
+/// ```
+pub fn quote(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn links_are_followed_and_special_files_written_in_place() {
+        let dir = std::env::temp_dir().join(format!("rarity-out-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let real = dir.join("real.csv");
+        std::fs::write(&real, "old").unwrap();
+        let link = dir.join("link.csv");
+        std::os::unix::fs::symlink("real.csv", &link).unwrap();
+        let mut f = AtomicFile::create(&link).unwrap();
+        f.writer().write_all(b"new").unwrap();
+        f.commit().unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read_to_string(&real).unwrap(), "new");
+        // /dev/null stays a character device.
+        let mut f = AtomicFile::create(Path::new("/dev/null")).unwrap();
+        f.writer().write_all(b"discarded").unwrap();
+        f.commit().unwrap();
+        assert!(!std::fs::metadata("/dev/null").unwrap().is_file());
+        assert!(AtomicFile::create(&dir).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

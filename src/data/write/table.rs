@@ -1,0 +1,125 @@
+//! Tables written block by block, as CSV or Parquet: the one writer behind
+//! `rarity resample`, `predict` and `generate`.
+
+use std::path::Path;
+
+use super::block::{Block, Column, ColumnSpec};
+use super::csv::CsvEncoder;
+use super::parquet::ParquetEncoder;
+use super::AtomicFile;
+use crate::data::Dataset;
+use crate::error::Result;
+
+/// The file format of a table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableFormat {
+    /// Comma-separated text with a header line.
+    Csv,
+    /// Apache Parquet (snappy-compressed).
+    Parquet,
+}
+
+impl TableFormat {
+    /// The format a path asks for: Parquet when it ends in `.parquet` (or
+    /// `.pq`), CSV otherwise (and for `-`).
+    pub fn from_path(path: &Path) -> TableFormat {
+        match path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
+            Some("parquet" | "pq") => TableFormat::Parquet,
+            _ => TableFormat::Csv,
+        }
+    }
+}
+
+enum Encoder {
+    Csv(CsvEncoder),
+    Parquet(Box<ParquetEncoder>),
+}
+
+/// A table being written block by block to an [`AtomicFile`].
+///
+/// ```
+/// use rarity::data::write::{Block, Column, ColumnSpec, TableFormat, TableWriter};
+/// let dir = std::env::temp_dir().join(format!("rarity-doc-tw-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let path = dir.join("t.csv");
+/// let cols = vec![ColumnSpec::number("p"), ColumnSpec::text("label")];
+/// let mut w = TableWriter::create(&path, TableFormat::Csv, cols).unwrap();
+/// let names = ["no".to_string(), "yes".to_string()];
+/// w.write(&Block { rows: 2, columns: vec![
+///     Column::Numbers { values: &[0.25, 1.0], width: 1, j: 0 },
+///     Column::Names { ids: &[0, 1], names: &names },
+/// ]}).unwrap();
+/// w.commit().unwrap();
+/// assert_eq!(std::fs::read_to_string(&path).unwrap(), "p,label\n0.25,no\n1,yes\n");
+/// std::fs::remove_dir_all(&dir).unwrap();
+/// ```
+pub struct TableWriter {
+    file: AtomicFile,
+    encoder: Encoder,
+    columns: usize,
+}
+
+impl TableWriter {
+    /// Opens `path` (see [`AtomicFile::create`]) for a table of `columns`.
+    pub fn create(path: &Path, format: TableFormat, columns: Vec<ColumnSpec>) -> Result<Self> {
+        let mut file = AtomicFile::create(path)?;
+        let n = columns.len();
+        let encoder = match format {
+            TableFormat::Csv => Encoder::Csv(CsvEncoder::new(&columns, &mut file)?),
+            TableFormat::Parquet => {
+                Encoder::Parquet(Box::new(ParquetEncoder::new(&columns, &mut file)?))
+            }
+        };
+        Ok(TableWriter {
+            file,
+            encoder,
+            columns: n,
+        })
+    }
+
+    /// Appends the rows of `block` (one [`Column`] per table column).
+    pub fn write(&mut self, block: &Block) -> Result<()> {
+        assert_eq!(block.columns.len(), self.columns, "one column per spec");
+        match &mut self.encoder {
+            Encoder::Csv(c) => c.write(block, &mut self.file),
+            Encoder::Parquet(p) => p.write(block, &self.file),
+        }
+    }
+
+    /// Finishes the table and commits the file.
+    pub fn commit(mut self) -> Result<()> {
+        if let Encoder::Parquet(p) = self.encoder {
+            let w = p.finish(&self.file)?;
+            self.file.restore(w);
+        }
+        self.file.commit()
+    }
+}
+
+/// Writes a dataset (feature columns, then the target by class name) as a
+/// table of `format`, atomically.
+pub fn write_dataset(ds: &Dataset, path: &Path, format: TableFormat) -> Result<()> {
+    let schema = ds.schema();
+    let mut specs: Vec<ColumnSpec> = schema
+        .feature_names
+        .iter()
+        .map(ColumnSpec::number)
+        .collect();
+    specs.push(ColumnSpec::text(schema.target_name.clone()));
+    let mut w = TableWriter::create(path, format, specs)?;
+    let mut columns = Column::matrix(ds.features(), ds.n_features());
+    columns.push(Column::Names {
+        ids: ds.labels(),
+        names: ds.class_names(),
+    });
+    w.write(&Block {
+        rows: ds.n_rows(),
+        columns,
+    })?;
+    w.commit()
+}

@@ -1,0 +1,221 @@
+//! Strategies on files larger than memory.
+//!
+//! **Sampling while reading** ([`sample_file`], [`fit_file`]): for a
+//! sampler whose keep decision is per row and per class
+//! ([`Sampler::plan`]: random undersampling at a rate `beta`, to a ratio,
+//! or with per-class rates; Dal Pozzolo et al. 2015, Sec. II), a first pass
+//! counts the classes (parsing the target column only; the others are
+//! only looked at for missing values), the sampler draws which rows of each
+//! class to keep from those counts alone, and a second pass keeps only
+//! those rows. Memory is proportional to the sample; the keep rates are the
+//! counted ones, so `+correct` (eq. 9) is exact; the rows, and so the
+//! fitted model, are those of the in-memory [`Strategy::fit`] for the same
+//! seed, whatever the reader's block size or thread count.
+//!
+//! **Predicting in constant memory** ([`predict_file`]): rows are read in
+//! blocks ([`crate::data::read::predict_blocks`], any format), gathered
+//! into batches of [`BATCH_ROWS`], scored by the fitted strategy, decided,
+//! and written as they go ([`crate::data::write::TableWriter`], CSV or
+//! Parquet). Each row's probabilities are computed exactly as
+//! [`FittedStrategy::predict`] computes them on the whole table (row by
+//! row, members in order), so the output does not depend on the batch
+//! size. Memory: one batch of rows and its output text, whatever the
+//! number of rows.
+
+use std::path::Path;
+
+use crate::data::read::{
+    count_classes, predict_blocks, read_selected, PredictBlock, PredictOptions, ReadOptions,
+    ReadReport, Table,
+};
+use crate::data::scores::{prediction_block, prediction_columns};
+use crate::data::write::{is_stdio, TableFormat, TableWriter};
+use crate::data::{require_two_classes, Dataset};
+use crate::error::Result;
+use crate::progress::Progress;
+use crate::rng::{self, Rng};
+use crate::sample::Sampler;
+use crate::strategy::{FittedStrategy, Strategy};
+
+/// A sample kept while a file was read.
+#[derive(Debug)]
+pub struct StreamedSample {
+    /// The sampled rows, in file order (a row drawn twice appears twice).
+    pub data: Dataset,
+    /// Rows of each class in the whole file.
+    pub counts: Vec<usize>,
+    /// Per class: rows in the sample over rows in the file.
+    pub keep_rates: Vec<f64>,
+    /// Things the user should know.
+    pub notes: Vec<String>,
+    /// What the reader did (over the whole file).
+    pub report: ReadReport,
+}
+
+/// Draws `sampler`'s sample from the file at `path` while reading it (see
+/// the module docs), with `rng` (which ends where the in-memory
+/// [`Sampler::resample`] would leave it). `None` when the sample cannot be
+/// taken while reading: standard input (it cannot be read twice), a
+/// sampler that needs the rows themselves, categorical columns or
+/// `drop_constant` (both need every row to be decided).
+pub fn sample_file(
+    sampler: &dyn Sampler,
+    path: &Path,
+    opts: &ReadOptions,
+    rng: &mut Rng,
+) -> Result<Option<StreamedSample>> {
+    if is_stdio(path) || opts.drop_constant {
+        return Ok(None);
+    }
+    let table = Table::open(path, opts)?;
+    if !table.numeric_only(opts)? {
+        return Ok(None);
+    }
+    // Rows are counted over both passes: the count, then the sample.
+    let progress = Progress::start("rows read (two passes)", 0);
+    let counted = count_classes(table, opts, &|r| progress.set_done(r))?;
+    let counted_rows = counted.report.rows_read as u64;
+    let counts = counted.counts();
+    require_two_classes(&counts, counted.class_names())?;
+    let plan = match sampler.plan(&counts, counted.class_names(), rng) {
+        None => return Ok(None),
+        Some(p) => p?,
+    };
+    let mut cursor = plan.cursor();
+    let (data, _) = read_selected(
+        Table::open(path, opts)?,
+        opts,
+        &counted,
+        &mut |c| cursor.keep(c),
+        &|r| progress.set_done(counted_rows + r),
+    )?;
+    let kept = plan.kept();
+    let keep_rates = counts
+        .iter()
+        .zip(&kept)
+        .map(|(&n, &k)| if n == 0 { 1.0 } else { k as f64 / n as f64 })
+        .collect();
+    Ok(Some(StreamedSample {
+        data,
+        counts,
+        keep_rates,
+        notes: plan.notes,
+        report: counted.report,
+    }))
+}
+
+/// Fits `strategy` on the file at `path`, its sampler stage's sample kept
+/// while reading (see the module docs); `None` when that cannot be done
+/// (no sampler stage, calibration or a tuned decision, or
+/// [`sample_file`]'s cases): read the file and use [`Strategy::fit`].
+/// Returns the fitted strategy, the rows of the whole file and the
+/// reader's report.
+pub fn fit_file(
+    strategy: &Strategy,
+    path: &Path,
+    opts: &ReadOptions,
+    seed: u64,
+) -> Result<Option<(FittedStrategy, usize, ReadReport)>> {
+    let Some(sampler) = strategy
+        .sampler
+        .as_ref()
+        .filter(|_| strategy.fits_on_sample())
+    else {
+        return Ok(None);
+    };
+    let mut r = rng::stream(seed, 0);
+    let Some(sample) = sample_file(sampler.as_ref(), path, opts, &mut r)? else {
+        return Ok(None);
+    };
+    let n: usize = sample.counts.iter().sum();
+    let priors = sample.counts.iter().map(|&c| c as f64 / n as f64).collect();
+    let fitted = strategy.fit_sampled(&sample.data, sample.keep_rates, priors, &mut r)?;
+    Ok(Some((fitted, n, sample.report)))
+}
+
+/// Rows scored and written at a time.
+pub const BATCH_ROWS: usize = 1 << 16;
+
+/// What [`predict_file`] did.
+#[derive(Debug, Clone)]
+pub struct Predicted {
+    /// Rows predicted.
+    pub rows: usize,
+    /// Rows decided as each class.
+    pub class_counts: Vec<usize>,
+    /// What the reader did.
+    pub report: ReadReport,
+}
+
+/// Predicts every row of `input` with `fitted` and writes the table
+/// (identifier columns, `p_<class>` per class, `label`) to `output` (`-`:
+/// standard output; Parquet when it ends in `.parquet`), counting the rows
+/// done in [`crate::progress`]. Nothing is left at `output` if an error
+/// occurs. A strategy ending in `+em` estimates the target priors on all
+/// the rows together (one batch: memory grows with the rows), as
+/// [`FittedStrategy::predict`] on the whole table does.
+pub fn predict_file(
+    fitted: &FittedStrategy,
+    input: Table<'_>,
+    opts: &PredictOptions,
+    output: &Path,
+) -> Result<Predicted> {
+    let progress = Progress::start("rows predicted", 0);
+    let names = &fitted.schema.class_names;
+    let mut writer = TableWriter::create(
+        output,
+        TableFormat::from_path(output),
+        prediction_columns(&opts.ids, names),
+    )?;
+    let n_ids = opts.ids.len();
+    let batch_rows = if fitted.batch_dependent() {
+        usize::MAX
+    } else {
+        BATCH_ROWS
+    };
+    let mut counts = vec![0usize; names.len()];
+    let mut rows = 0usize;
+    let mut pending = Pending::default();
+    let mut flush = |p: &mut Pending, writer: &mut TableWriter| -> Result<()> {
+        if p.rows == 0 {
+            return Ok(());
+        }
+        let data = Dataset::new(
+            std::mem::take(&mut p.x),
+            vec![0; p.rows],
+            fitted.schema.clone(),
+        )?;
+        let (proba, labels) = fitted.predict(&data)?;
+        labels.iter().for_each(|&l| counts[l as usize] += 1);
+        writer.write(&prediction_block(&p.ids, n_ids, names, &proba, &labels))?;
+        rows += p.rows;
+        progress.set_done(rows as u64);
+        p.ids.clear();
+        p.rows = 0;
+        Ok(())
+    };
+    let report = predict_blocks(input, &fitted.schema, opts, &mut |b: PredictBlock| {
+        pending.rows += b.data.n_rows();
+        pending.x.extend_from_slice(b.data.features());
+        pending.ids.extend(b.ids);
+        if pending.rows >= batch_rows {
+            flush(&mut pending, &mut writer)?;
+        }
+        Ok(())
+    })?;
+    flush(&mut pending, &mut writer)?;
+    writer.commit()?;
+    Ok(Predicted {
+        rows,
+        class_counts: counts,
+        report,
+    })
+}
+
+/// Rows read but not yet scored.
+#[derive(Default)]
+struct Pending {
+    x: Vec<f64>,
+    ids: Vec<String>,
+    rows: usize,
+}

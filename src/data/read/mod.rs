@@ -687,12 +687,12 @@ fn read_table_with_schema(table: Table<'_>, schema: &Schema) -> Result<Dataset> 
 ///
 /// ```
 /// use rarity::data::read::{read_from, read_population, Format, ReadOptions};
-/// let (ds, _) = read_from("a,b,y\n1,2,p\n3,4,n\n".as_bytes(), "train", Format::Csv, 0, &ReadOptions::default()).unwrap();
-/// assert!(read_population("b,a\n5,6\n".as_bytes(), "t", b',', ds.schema()).is_ok());
-/// let e = read_population("a,b,c\n5,6,7\n".as_bytes(), "t", b',', ds.schema()).unwrap_err();
-/// assert!(e.to_string().contains("has columns the training set lacks: c"), "{e}");
-/// let e = read_population("a\n5\n".as_bytes(), "t", b',', ds.schema()).unwrap_err();
-/// assert!(e.to_string().contains("lacks columns of the training set: b"), "{e}");
+/// let (ds, _) = read_from("a,b,c,y\n1,2,3,p\n3,4,5,n\n".as_bytes(), "train", Format::Csv, 0, &ReadOptions::default()).unwrap();
+/// assert!(read_population("c,b,a\n5,6,7\n".as_bytes(), "t", b',', ds.schema()).is_ok());
+/// let e = read_population("a,b,c,d\n5,6,7,8\n".as_bytes(), "t", b',', ds.schema()).unwrap_err();
+/// assert!(e.to_string().contains("has columns the training set lacks: d"), "{e}");
+/// let e = read_population("a,b\n5,6\n".as_bytes(), "t", b',', ds.schema()).unwrap_err();
+/// assert!(e.to_string().contains("lacks columns of the training set: c"), "{e}");
 /// ```
 pub fn read_population<R: std::io::Read + Send>(
     reader: R,

@@ -9,7 +9,8 @@
 # data.dat (KEEL, a nominal input), survey.csv (';'-delimited, a text column,
 # a constant column), preds.csv (labels y and probabilities p_1) and, once
 # `generate fraud` has written transactions.csv, new.csv (a copy of it: a
-# label column is ignored when predicting).
+# label column is ignored when predicting), eu.csv (';'-delimited, decimal
+# commas) and transactions.parquet / new.parquet (with an id column txn_id).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN=$(realpath "${1:-$ROOT/target/release/rarity}")
@@ -40,6 +41,10 @@ with open("survey.csv", "w") as f:
     f.write("age;region;constant;answer\n")
     for i in range(200):
         f.write(f"{20 + r.randrange(50)};{r.choice(['north', 'south', 'east'])};1;{int(r.random() < 0.15)}\n")
+with open("eu.csv", "w") as f:
+    f.write("amount;rate;label\n")
+    for i in range(200):
+        f.write(f"{r.randrange(10, 500)},{r.randrange(100):02d};{r.random():.3f}".replace(".", ",") + f";{int(r.random() < 0.2)}\n")
 with open("preds.csv", "w") as f:
     f.write("y,p_1\n")
     for i in range(500):
@@ -50,7 +55,13 @@ EOF
 failed=0
 n=0
 while IFS= read -r line; do
-    [ -f transactions.csv ] && [ ! -f new.csv ] && cp transactions.csv new.csv
+    if [ -f transactions.csv ] && [ ! -f new.csv ]; then
+        cp transactions.csv new.csv
+        # Parquet stand-ins with an identifier column txn_id.
+        awk -F, 'NR == 1 {print "txn_id," $0; next} {print NR - 1 "," $0}' transactions.csv > with-id.csv
+        "$BIN" resample with-id.csv --target class --method none -o transactions.parquet > /dev/null
+        cp transactions.parquet new.parquet
+    fi
     n=$((n + 1))
     start=$(date +%s.%N)
     eval "\"$BIN\" ${line#rarity }" > "example-$n.out" 2> "example-$n.err"

@@ -17,7 +17,8 @@ use std::cell::OnceCell;
 use super::calibration::expected_calibration_error;
 use super::confusion::{Average, BinaryCounts, Confusion};
 use super::probability::{
-    brier, log_loss, murphy_decomposition, stratified_brier, Murphy, MURPHY_BINS,
+    brier, brier_weighted, log_loss, log_loss_weighted, murphy_decomposition, stratified_brier,
+    Murphy, MURPHY_BINS,
 };
 use super::ranking::{binary_ranking, ranking_ovr_macro, roc_auc_hand_till, RankingScores};
 use crate::data::Proba;
@@ -100,9 +101,19 @@ pub struct Metric {
     pub definition: Definition,
     /// Set when a threshold (or per-class thresholds) can be tuned for it.
     pub tunable: Option<Tunable>,
+    /// Set for a probability metric whose definition reads the rows'
+    /// weights (see [`Metric::weighted`]).
+    weighted_scores: bool,
 }
 
 impl Metric {
+    /// Whether [`weighted_value`] computes it: every function of the labels
+    /// (from a weighted confusion matrix) and the Brier score and log loss
+    /// (weighted means over rows).
+    pub fn weighted(&self) -> bool {
+        self.weighted_scores || self.needs() == Needs::Labels
+    }
+
     /// What it is computed from.
     ///
     /// ```
@@ -178,8 +189,10 @@ pub struct Scored<'a> {
     pub truth: &'a [u32],
     /// Predicted probabilities (`n x k`).
     pub proba: &'a Proba,
-    /// The confusion matrix of the decided labels.
+    /// The confusion matrix of the decided labels (weighted when the rows
+    /// are).
     pub confusion: Confusion,
+    weights: Option<&'a [f64]>,
     ranking: OnceCell<RankingScores>,
     murphy: OnceCell<Murphy>,
     stratified: OnceCell<Vec<f64>>,
@@ -192,9 +205,25 @@ impl<'a> Scored<'a> {
             truth,
             proba,
             confusion: Confusion::from_labels(truth, labels, proba.n_classes())?,
+            weights: None,
             ranking: OnceCell::new(),
             murphy: OnceCell::new(),
             stratified: OnceCell::new(),
+        })
+    }
+
+    /// Predictions whose rows carry `weights` (see [`weighted_value`]).
+    pub fn weighted(
+        truth: &'a [u32],
+        proba: &'a Proba,
+        labels: &[u32],
+        weights: &'a [f64],
+    ) -> Result<Self> {
+        let confusion = Confusion::from_weighted_labels(truth, labels, proba.n_classes(), weights)?;
+        Ok(Scored {
+            confusion,
+            weights: Some(weights),
+            ..Scored::new(truth, proba, labels)?
         })
     }
 
@@ -264,6 +293,15 @@ const fn metric_of(
         direction,
         definition,
         tunable: None,
+        weighted_scores: false,
+    }
+}
+
+/// A probability metric whose definition reads the rows' weights.
+const fn weighted(m: Metric) -> Metric {
+    Metric {
+        weighted_scores: true,
+        ..m
     }
 }
 
@@ -302,13 +340,24 @@ pub const METRICS: &[Metric] = &[
         Higher,
         Scores(|s| Ok(s.ranking()?.pr_auc_trapezoid)),
     ),
-    metric_of("brier", "Brier", Lower, Scores(|s| brier(s.truth, s.proba))),
-    metric_of(
+    weighted(metric_of(
+        "brier",
+        "Brier",
+        Lower,
+        Scores(|s| match s.weights {
+            Some(w) => brier_weighted(s.truth, s.proba, w),
+            None => brier(s.truth, s.proba),
+        }),
+    )),
+    weighted(metric_of(
         "log_loss",
         "log loss",
         Lower,
-        Scores(|s| log_loss(s.truth, s.proba)),
-    ),
+        Scores(|s| match s.weights {
+            Some(w) => log_loss_weighted(s.truth, s.proba, w),
+            None => log_loss(s.truth, s.proba),
+        }),
+    )),
     tunable(
         metric_of(
             "accuracy",
@@ -453,6 +502,54 @@ pub fn value(m: &Metric, truth: &[u32], proba: &Proba, labels: &[u32]) -> Result
                 } else {
                     ""
                 }
+            )))
+        })
+}
+
+/// One metric of predictions whose rows carry `weights`: the
+/// importance-weighted estimate of the metric on a population whose rows
+/// are `w(x)` times as frequent (Sugiyama, Krauledat & Müller 2007, eq. 8:
+/// each row's loss times its weight). Functions of the labels come from the
+/// weighted confusion matrix ([`Confusion::from_weighted_labels`]), the
+/// Brier score and log loss are weighted means; equal weights give
+/// [`value`]. An error for a metric without a weighted form (the ranking
+/// and calibration metrics).
+///
+/// ```
+/// use rarity::data::Proba;
+/// use rarity::metrics::catalogue::{metric, weighted_value};
+/// let p = Proba::from_positive(&[0.1, 0.4, 0.35, 0.8]);
+/// let acc = metric("accuracy").unwrap();
+/// // Row 3 (wrong) counts twice.
+/// assert_eq!(weighted_value(acc, &[0, 0, 1, 1], &p, &[0, 0, 0, 1], &[1.0, 1.0, 2.0, 1.0]).unwrap(), 0.6);
+/// assert!(weighted_value(metric("roc_auc").unwrap(), &[0, 1], &p, &[0, 1], &[1.0, 1.0]).is_err());
+/// ```
+pub fn weighted_value(
+    m: &Metric,
+    truth: &[u32],
+    proba: &Proba,
+    labels: &[u32],
+    weights: &[f64],
+) -> Result<f64> {
+    if !m.weighted() {
+        return Err(Error::invalid(format!(
+            "{} has no importance-weighted form; weighted measures: {}",
+            m.key,
+            METRICS
+                .iter()
+                .filter(|m| m.weighted())
+                .map(|m| m.key)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    super::check_proba(truth, proba)?;
+    m.compute(&Scored::weighted(truth, proba, labels, weights)?)
+        .unwrap_or_else(|| {
+            Err(Error::invalid(format!(
+                "{} is not defined for {} classes",
+                m.key,
+                proba.n_classes()
             )))
         })
 }

@@ -767,10 +767,7 @@ impl Strategy {
         rng: &mut rng::Rng,
     ) -> Result<FittedStrategy> {
         if !self.fits_on_sample() {
-            return Err(Error::invalid(format!(
-                "{}: calibration and tuned decisions need the whole training data",
-                self.spec
-            )));
+            return Err(self.needs_whole_data());
         }
         self.fit_kept(train, keep_rates, priors, rng)
     }
@@ -810,10 +807,7 @@ impl Strategy {
             )));
         }
         if self.calibration.is_some() || self.decision.needs_oof() {
-            return Err(Error::invalid(format!(
-                "{}: calibration and tuned decisions need the whole training data",
-                self.spec
-            )));
+            return Err(self.needs_whole_data());
         }
         let kept = train.class_counts();
         if population.len() != kept.len() {
@@ -839,6 +833,14 @@ impl Strategy {
             .map(|(&k, &p)| if p == 0 { 1.0 } else { k as f64 / p as f64 })
             .collect();
         self.fit_kept(train, keep_rates, priors, &mut rng::stream(seed, 0))
+    }
+
+    /// Why a strategy cannot be fitted on a sample alone.
+    fn needs_whole_data(&self) -> Error {
+        Error::invalid(format!(
+            "{}: calibration and tuned decisions need the whole training data",
+            self.spec
+        ))
     }
 
     /// [`Strategy::fit_sampled`] and [`Strategy::fit_drawn`] once their

@@ -416,7 +416,8 @@ def predict(df, model, decision=None):
 
         m = _worker_model(bc, None)
         for b in batches:
-            yield native.predict_batch(m, b)
+            if b.num_rows:
+                yield native.predict_batch(m, b)
 
     return df.mapInArrow(score, out)
 
@@ -453,7 +454,8 @@ def evaluate(df, model, label, threshold=0.5):
         m = _worker_model(bc, None)
         s = native.Summary(threshold)
         for b in batches:
-            s.add_batch(m, b, label)
+            if b.num_rows:
+                s.add_batch(m, b, label)
         yield pa.RecordBatch.from_arrays([pa.array([s.to_bytes()], pa.binary())], names=["summary"])
 
     _rarity.Summary(threshold)  # checks the threshold on the driver

@@ -125,8 +125,10 @@ fn tally(labels: &[String], kept: Option<&[bool]>) -> Vec<(String, u64, u64)> {
         e.0 += 1;
         e.1 += u64::from(kept.is_none_or(|k| k[i]));
     }
-    let mut v: Vec<(String, u64, u64)> =
-        m.into_iter().map(|(l, (s, k))| (l.to_string(), s, k)).collect();
+    let mut v: Vec<(String, u64, u64)> = m
+        .into_iter()
+        .map(|(l, (s, k))| (l.to_string(), s, k))
+        .collect();
     v.sort();
     v
 }
@@ -171,11 +173,11 @@ pub fn label_counts(batch: PyRecordBatch, label: &str) -> PyResult<Vec<(String, 
 }
 
 /// The class names of labels counted `counts`, and each label's class id.
-fn classes(
-    counts: &[(String, u64)],
-    positive: Option<&str>,
-) -> PyResult<(Vec<String>, Vec<u32>)> {
-    let pairs: Vec<(String, usize)> = counts.iter().map(|(l, n)| (l.clone(), *n as usize)).collect();
+fn classes(counts: &[(String, u64)], positive: Option<&str>) -> PyResult<(Vec<String>, Vec<u32>)> {
+    let pairs: Vec<(String, usize)> = counts
+        .iter()
+        .map(|(l, n)| (l.clone(), *n as usize))
+        .collect();
     assign_classes(&pairs, positive, false).map_err(to_py)
 }
 
@@ -359,7 +361,13 @@ impl Summary {
 
     /// Scores `batch`'s rows with `model` and adds them, their classes read
     /// from the column `label`.
-    fn add_batch(&mut self, py: Python<'_>, model: &Model, batch: PyRecordBatch, label: &str) -> PyResult<()> {
+    fn add_batch(
+        &mut self,
+        py: Python<'_>,
+        model: &Model,
+        batch: PyRecordBatch,
+        label: &str,
+    ) -> PyResult<()> {
         let batch = batch.into_inner();
         let names = &model.fitted.schema.class_names;
         if names.len() != 2 {
@@ -371,12 +379,16 @@ impl Summary {
         let truth = labels(&batch, label)?
             .iter()
             .map(|l| {
-                names.iter().position(|n| n == l).map(|c| c as u32).ok_or_else(|| {
-                    value_error(format!(
-                        "label '{l}' in column '{label}' is not a class of the model ({})",
-                        names.join(", ")
-                    ))
-                })
+                names
+                    .iter()
+                    .position(|n| n == l)
+                    .map(|c| c as u32)
+                    .ok_or_else(|| {
+                        value_error(format!(
+                            "label '{l}' in column '{label}' is not a class of the model ({})",
+                            names.join(", ")
+                        ))
+                    })
             })
             .collect::<PyResult<Vec<u32>>>()?;
         let (proba, _) = predict(py, &model.fitted, &batch)?;
@@ -426,6 +438,10 @@ impl Summary {
 /// file and renamed, so a failure leaves nothing half-written.
 #[pyfunction]
 pub fn save_model(model: &Model, path: std::path::PathBuf) -> PyResult<()> {
-    rarity::persist::save(model.fitted.as_ref(), &path, rarity::persist::Format::Binary)
-        .map_err(to_py)
+    rarity::persist::save(
+        model.fitted.as_ref(),
+        &path,
+        rarity::persist::Format::Binary,
+    )
+    .map_err(to_py)
 }

@@ -199,8 +199,8 @@ impl BinarySummary {
         for (p, neg, pos) in self.groups() {
             brier_neg += neg * p * p;
             brier_pos += pos * (1.0 - p) * (1.0 - p);
-            log_loss -= neg * (1.0 - p).clamp(eps, 1.0 - eps).ln()
-                + pos * p.clamp(eps, 1.0 - eps).ln();
+            log_loss -=
+                neg * (1.0 - p).clamp(eps, 1.0 - eps).ln() + pos * p.clamp(eps, 1.0 - eps).ln();
         }
         let brier = brier_neg + brier_pos;
         let [reliability, resolution, uncertainty] = self.murphy(n)?;
@@ -297,8 +297,23 @@ mod tests {
                 let want_keys: Vec<&String> = want.iter().map(|(k, _)| k).collect();
                 assert_eq!(keys, want_keys);
                 for ((k, x), (_, y)) in got.iter().zip(&want) {
-                    let exact = k.contains("roc") || k.contains("precision") || k.contains("pr_")
-                        || matches!(k.as_str(), "accuracy" | "tpr" | "tnr" | "ppv" | "npv" | "fpr" | "fdr" | "f1" | "g_mean" | "macro_accuracy" | "macro_f1");
+                    let exact = k.contains("roc")
+                        || k.contains("precision")
+                        || k.contains("pr_")
+                        || matches!(
+                            k.as_str(),
+                            "accuracy"
+                                | "tpr"
+                                | "tnr"
+                                | "ppv"
+                                | "npv"
+                                | "fpr"
+                                | "fdr"
+                                | "f1"
+                                | "g_mean"
+                                | "macro_accuracy"
+                                | "macro_f1"
+                        );
                     if exact {
                         assert_eq!(x.to_bits(), y.to_bits(), "{k}: {x} vs {y}");
                     } else {
@@ -316,11 +331,23 @@ mod tests {
         let r = s.report().unwrap();
         let get = |k: &str| r.iter().find(|(n, _)| n == k).unwrap().1;
         assert!(get("roc_auc").is_nan() && get("brier_positive").is_nan());
-        assert!(s.add(&[0], &[1.5]).unwrap_err().to_string().contains("outside [0, 1]"));
-        assert!(s.add(&[2], &[0.5]).unwrap_err().to_string().contains("label 2"));
+        assert!(s
+            .add(&[0], &[1.5])
+            .unwrap_err()
+            .to_string()
+            .contains("outside [0, 1]"));
+        assert!(s
+            .add(&[2], &[0.5])
+            .unwrap_err()
+            .to_string()
+            .contains("label 2"));
         assert!(BinarySummary::new(1.5).is_err());
         let other = BinarySummary::new(0.3).unwrap();
-        assert!(s.merge(&other).unwrap_err().to_string().contains("thresholds"));
+        assert!(s
+            .merge(&other)
+            .unwrap_err()
+            .to_string()
+            .contains("thresholds"));
         let empty = BinarySummary::new(0.5).unwrap();
         assert!(empty.report().unwrap_err().to_string().contains("no rows"));
     }

@@ -105,8 +105,13 @@ mod tests {
         // Each decile gets about a tenth of the keys.
         let mut deciles = [0u64; 10];
         (0..n).for_each(|k| deciles[(uniform(7, k) * 10.0) as usize] += 1);
-        assert!(deciles.iter().all(|&c| c.abs_diff(n / 10) < n / 100), "{deciles:?}");
-        let same = (0..1000u64).filter(|&k| keep(1, k, 0.5) == keep(2, k, 0.5)).count();
+        assert!(
+            deciles.iter().all(|&c| c.abs_diff(n / 10) < n / 100),
+            "{deciles:?}"
+        );
+        let same = (0..1000u64)
+            .filter(|&k| keep(1, k, 0.5) == keep(2, k, 0.5))
+            .count();
         assert!((400..600).contains(&same), "{same}");
     }
 

@@ -362,27 +362,29 @@ def load_model(model):
         return _rarity.Model.from_bytes(f.read())
 
 
-# Models loaded in this Python worker, by broadcast id and decision: each
-# worker loads a model once, not once per batch or task.
-_LOADED: Dict[tuple, object] = {}
+# Models loaded in this Python worker, by a token made on the driver for
+# each broadcast: each worker loads a model once, not once per batch or task.
+_LOADED: Dict[str, object] = {}
 
 
-def _worker_model(bc, decision):
-    key = (bc.id, decision)
-    m = _LOADED.get(key)
+def _worker_model(bc, token):
+    m = _LOADED.get(token)
     if m is None:
         if len(_LOADED) > 8:
             _LOADED.clear()
-        m = _rarity.for_partitions(_rarity.Model.from_bytes(bc.value), decision)
-        _LOADED[key] = m
+        m = _rarity.for_partitions(_rarity.Model.from_bytes(bc.value), None)
+        _LOADED[token] = m
     return m
 
 
 def _broadcast(df, model, decision):
-    """The model ready for partitions (checked on the driver) and its
-    broadcast bytes."""
+    """The model ready for partitions (checked on the driver), its broadcast
+    bytes and the token workers cache it under."""
+    import uuid
+
     ready = _rarity.for_partitions(load_model(model), decision)
-    return ready, df.sparkSession.sparkContext.broadcast(ready.to_bytes())
+    bc = df.sparkSession.sparkContext.broadcast(ready.to_bytes())
+    return ready, bc, uuid.uuid4().hex
 
 
 def predict(df, model, decision=None):
@@ -400,7 +402,7 @@ def predict(df, model, decision=None):
         --decision``), e.g. ``"threshold(0.3)"`` or ``"cost(fn=10,fp=1)"``.
     """
     _, T = _spark()
-    ready, bc = _broadcast(df, model, decision)
+    ready, bc, token = _broadcast(df, model, decision)
     out = T.StructType(
         list(df.schema.fields)
         + [T.StructField(f"p_{c}", T.DoubleType(), False) for c in ready.class_names]
@@ -414,7 +416,7 @@ def predict(df, model, decision=None):
         from rarity import _rarity as native
         from rarity.spark import _worker_model
 
-        m = _worker_model(bc, None)
+        m = _worker_model(bc, token)
         for b in batches:
             if b.num_rows:
                 yield native.predict_batch(m, b)
@@ -440,7 +442,7 @@ def evaluate(df, model, label, threshold=0.5):
     dict
         Metric key to value, in ``rarity score``'s order.
     """
-    ready, bc = _broadcast(df, model, None)
+    ready, bc, token = _broadcast(df, model, None)
     if label not in df.columns:
         raise ValueError(f"evaluate: no column '{label}'; columns are: {', '.join(df.columns)}")
     cols = [c for c in ready.source_columns if c != label] + [label]
@@ -451,7 +453,7 @@ def evaluate(df, model, label, threshold=0.5):
         from rarity import _rarity as native
         from rarity.spark import _worker_model
 
-        m = _worker_model(bc, None)
+        m = _worker_model(bc, token)
         s = native.Summary(threshold)
         for b in batches:
             if b.num_rows:

@@ -19,7 +19,7 @@ use serde::Serialize;
 use crate::data::{Dataset, Proba};
 use crate::decide::tune::{full_potential, Objective};
 use crate::error::{Error, Result};
-use crate::metrics::catalogue::METRICS;
+use crate::metrics::catalogue::{reported, Metric, Tunable};
 use crate::metrics::cost::{Benefit, LossMatrix};
 use crate::metrics::report_with_labels;
 use crate::progress::Progress;
@@ -81,6 +81,9 @@ pub struct Extras {
     /// Keep the test predictions of the first repeat's folds
     /// ([`FoldResult::predictions`], pooled by [`Evaluation::pooled_predictions`]).
     pub keep_predictions: bool,
+    /// Metrics computed besides every report's: parameterised ones such as
+    /// `precision_at_k(k=100)` ([`crate::metrics::catalogue::metric`]).
+    pub metrics: Vec<&'static Metric>,
 }
 
 impl Extras {
@@ -335,7 +338,7 @@ fn named(s: &Strategy) -> impl Fn(Error) -> Error + '_ {
 /// metrics; the predictions are kept (rows numbered from 0), timings 0.
 fn scored(test: &Dataset, proba: Proba, labels: Vec<u32>, extras: &Extras) -> Result<FoldResult> {
     let truth = test.labels();
-    let mut metrics = report_with_labels(truth, &proba, &labels)?;
+    let mut metrics = report_with_labels(truth, &proba, &labels, &extras.metrics)?;
     if let Some(m) = &extras.cost {
         metrics.push(("cost".to_string(), m.mean_cost(truth, &labels)?));
     }
@@ -348,7 +351,7 @@ fn scored(test: &Dataset, proba: Proba, labels: Vec<u32>, extras: &Extras) -> Re
     if proba.n_classes() == 2 {
         let p = proba.column(1);
         // The binary thresholded metrics a threshold can be tuned for.
-        for m in METRICS.iter().filter(|m| m.tunable.is_some()) {
+        for m in reported().filter(|m| matches!(m.tunable, Some(Tunable::Counts { .. }))) {
             let achieved = metrics
                 .iter()
                 .find(|(n, _)| n == m.key)
@@ -373,14 +376,16 @@ fn scored(test: &Dataset, proba: Proba, labels: Vec<u32>, extras: &Extras) -> Re
     })
 }
 
-/// Cross-validates `strategy` on `data` with `splitter`, folds in order.
+/// Cross-validates `strategy` on `data` with `splitter`, folds in order,
+/// with the `extras`' metrics (the cost and benefit of [`Extras`] are
+/// computed by [`crate::experiment`]'s comparisons).
 ///
 /// ```
 /// use rarity::data::{bundled, read::ReadOptions};
 /// use rarity::split::Splitter;
 /// let (ds, _) = bundled::find("glass6").unwrap().load(&ReadOptions::default()).unwrap();
 /// let s = rarity::spec::build_strategy("forest(n=10)+threshold(priors)").unwrap();
-/// let e = rarity::evaluate::cross_validate(&s, &ds, &Splitter::k_fold(3), 7).unwrap();
+/// let e = rarity::evaluate::cross_validate(&s, &ds, &Splitter::k_fold(3), 7, &Default::default()).unwrap();
 /// assert_eq!(e.folds.len(), 3);
 /// assert!(e.summary().iter().any(|(m, s)| m == "roc_auc" && s.mean > 0.8));
 /// ```
@@ -389,10 +394,11 @@ pub fn cross_validate(
     data: &Dataset,
     splitter: &Splitter,
     seed: u64,
+    extras: &Extras,
 ) -> Result<Evaluation> {
     Ok(Evaluation {
         spec: strategy.spec.clone(),
-        folds: fold_results(strategy, data, splitter, seed, false)?,
+        folds: fold_results(strategy, data, splitter, seed, extras, false)?,
         pooled: false,
     })
 }
@@ -403,6 +409,7 @@ fn fold_results(
     data: &Dataset,
     splitter: &Splitter,
     seed: u64,
+    extras: &Extras,
     keep: bool,
 ) -> Result<Vec<FoldResult>> {
     data.require_two_classes()?;
@@ -411,16 +418,8 @@ fn fold_results(
     folds
         .iter()
         .map(|f| {
-            let r = evaluate_group(
-                &[strategy],
-                data,
-                f,
-                seed,
-                &Extras::default(),
-                keep,
-                &|_| {},
-            )
-            .map(|mut r| r.remove(0));
+            let r = evaluate_group(&[strategy], data, f, seed, extras, keep, &|_| {})
+                .map(|mut r| r.remove(0));
             progress.add(1);
             r
         })
@@ -441,7 +440,7 @@ fn fold_results(
 /// use rarity::split::Splitter;
 /// let (ds, _) = bundled::find("glass6").unwrap().load(&ReadOptions::default()).unwrap();
 /// let s = rarity::spec::build_strategy("logistic").unwrap();
-/// let e = rarity::evaluate::cross_validate_pooled(&s, &ds, &Splitter::k_fold(5), 7).unwrap();
+/// let e = rarity::evaluate::cross_validate_pooled(&s, &ds, &Splitter::k_fold(5), 7, &Default::default()).unwrap();
 /// assert!(e.pooled && e.folds.len() == 1 && e.folds[0].fold == 5);
 /// assert!(e.summary().iter().any(|(m, s)| m == "roc_auc" && s.mean > 0.8 && s.std == 0.0));
 /// ```
@@ -450,8 +449,9 @@ pub fn cross_validate_pooled(
     data: &Dataset,
     splitter: &Splitter,
     seed: u64,
+    extras: &Extras,
 ) -> Result<Evaluation> {
-    let folds = fold_results(strategy, data, splitter, seed, true)?;
+    let folds = fold_results(strategy, data, splitter, seed, extras, true)?;
     let repeats = folds.iter().map(|f| f.repeat + 1).max().unwrap_or(0);
     let mut results = Vec::with_capacity(repeats);
     for repeat in 0..repeats {
@@ -465,7 +465,11 @@ pub fn cross_validate_pooled(
         }
         let pooled = data.take(&rows);
         let proba = Proba::new(values, data.n_classes());
-        let mut r = scored(&pooled, proba, labels, &Extras::default())?;
+        let only_metrics = Extras {
+            metrics: extras.metrics.clone(),
+            ..Extras::default()
+        };
+        let mut r = scored(&pooled, proba, labels, &only_metrics)?;
         r.predictions = None;
         r.repeat = repeat;
         r.fold = mine.len();

@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 use super::output::{print_json, write_stdout, Table};
 use super::{DataArgs, Global, OutputFormat};
 use rarity::error::Result;
-use rarity::evaluate::{cross_validate, cross_validate_pooled};
+use rarity::evaluate::{cross_validate, cross_validate_pooled, Extras};
 use rarity::metrics::probability::MURPHY_BINS;
 use rarity::report::format::metric_text;
 use rarity::split::Splitter;
@@ -29,6 +29,10 @@ pub struct Args {
     /// whose one-row folds have no AUC and rates of only 0 or 1.
     #[arg(long)]
     pooled: bool,
+    /// A metric to add to the report, repeatable (parameterised ones such
+    /// as `precision_at_k(k=100)` or `recall_at_precision(p=0.9)`).
+    #[arg(long)]
+    metric: Vec<String>,
 }
 
 /// A finite number as JSON, NaN as null.
@@ -39,13 +43,17 @@ pub fn number(v: f64) -> Value {
 pub fn run(g: &Global, a: &Args) -> Result<()> {
     let strategy = rarity::spec::build_strategy(&a.model)?;
     let splitter: Splitter = a.cv.parse()?;
+    let extras = Extras {
+        metrics: super::score::metrics(&a.metric)?,
+        ..Extras::default()
+    };
     let pooled = a.pooled || splitter == Splitter::LeaveOneOut;
     let (eval, report) = super::bar::during(g, || {
         let (ds, report) = a.data.load_noting(None, g.quiet)?;
         let eval = if pooled {
-            cross_validate_pooled(&strategy, &ds, &splitter, g.seed)?
+            cross_validate_pooled(&strategy, &ds, &splitter, g.seed, &extras)?
         } else {
-            cross_validate(&strategy, &ds, &splitter, g.seed)?
+            cross_validate(&strategy, &ds, &splitter, g.seed, &extras)?
         };
         Ok::<_, rarity::Error>((eval, report))
     })?;

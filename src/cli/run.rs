@@ -138,6 +138,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             cost,
             benefit,
             keep_predictions: a.report.is_some(),
+            metrics: Vec::new(),
         },
         metric: ranking,
         decision_metric: decision,

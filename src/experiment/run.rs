@@ -310,12 +310,20 @@ pub fn run(data: &Dataset, settings: RunSettings) -> Result<RunOutcome> {
         settings.strategies
     };
     let strategies = with_decision_copies(given, &settings.decision_copies);
+    // A parameterised ranking or decision metric is computed besides every
+    // report's metrics.
+    let mut extras = settings.extras.clone();
+    for m in [settings.metric, decision_metric] {
+        if m.params.is_some() && !extras.metrics.iter().any(|e| e.key == m.key) {
+            extras.metrics.push(m);
+        }
+    }
     let comparison = compare(
         &strategies,
         data,
         &settings.splitter,
         settings.seed,
-        &settings.extras,
+        &extras,
     )?;
     let key = settings.metric.key;
     let higher = settings.metric.higher_is_better();

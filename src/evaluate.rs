@@ -11,11 +11,13 @@
 //! folds' probabilities and labels of the first repeat (for ROC, PR and
 //! reliability plots of out-of-fold predictions).
 
+use std::path::Path;
 use std::time::Instant;
 
 use rand::RngExt;
 use serde::Serialize;
 
+use crate::data::write::{Block, Column, ColumnSpec, TableFormat, TableWriter};
 use crate::data::{Dataset, Proba};
 use crate::decide::tune::{full_potential, Objective};
 use crate::error::{Error, Result};
@@ -84,6 +86,10 @@ pub struct Extras {
     /// Metrics computed besides every report's: parameterised ones such as
     /// `precision_at_k(k=100)` ([`crate::metrics::catalogue::metric`]).
     pub metrics: Vec<&'static Metric>,
+    /// Keep the test predictions of every fold of every repeat, for
+    /// [`write_oof`] (with [`cross_validate_pooled`], in
+    /// [`Evaluation::pooled_folds`]).
+    pub oof: bool,
 }
 
 impl Extras {
@@ -132,6 +138,10 @@ pub struct Evaluation {
     /// Whether each entry of `folds` holds the metrics of a whole repeat's
     /// pooled out-of-fold predictions ([`cross_validate_pooled`]).
     pub pooled: bool,
+    /// With `pooled` and [`Extras::oof`]: the per-fold results (with their
+    /// test predictions) behind the pooled ones.
+    #[serde(skip)]
+    pub pooled_folds: Vec<FoldResult>,
 }
 
 /// Mean and standard deviation of one metric over folds.
@@ -207,12 +217,13 @@ impl Evaluation {
             .collect()
     }
 
-    /// The kept predictions of all folds that have them (the first repeat:
-    /// every row once), concatenated in fold order; `None` if none were kept.
+    /// The kept predictions of the first repeat's folds (every row once),
+    /// concatenated in fold order; `None` if none were kept.
     pub fn pooled_predictions(&self) -> Option<Predictions> {
         let kept: Vec<&Predictions> = self
             .folds
             .iter()
+            .filter(|f| f.repeat == 0)
             .filter_map(|f| f.predictions.as_ref())
             .collect();
         let first = kept.first()?;
@@ -232,6 +243,20 @@ impl Evaluation {
         }
         all.proba = Proba::new(values, k);
         Some(all)
+    }
+
+    /// The kept test predictions of every fold, as `(repeat, fold,
+    /// predictions)` in evaluation order ([`Extras::oof`]).
+    pub fn fold_predictions(&self) -> Vec<(usize, usize, &Predictions)> {
+        let folds = if self.pooled {
+            &self.pooled_folds
+        } else {
+            &self.folds
+        };
+        folds
+            .iter()
+            .filter_map(|f| f.predictions.as_ref().map(|p| (f.repeat, f.fold, p)))
+            .collect()
     }
 
     /// Total fit and predict seconds over folds.
@@ -268,7 +293,7 @@ pub fn evaluate_fold_group(
     extras: &Extras,
     on_model: &dyn Fn(&str),
 ) -> Result<Vec<FoldResult>> {
-    let keep = extras.keep_predictions && fold.repeat == 0;
+    let keep = extras.oof || (extras.keep_predictions && fold.repeat == 0);
     evaluate_group(group, data, fold, seed, extras, keep, on_model)
 }
 
@@ -398,8 +423,9 @@ pub fn cross_validate(
 ) -> Result<Evaluation> {
     Ok(Evaluation {
         spec: strategy.spec.clone(),
-        folds: fold_results(strategy, data, splitter, seed, extras, false)?,
+        folds: fold_results(strategy, data, splitter, seed, extras, extras.oof)?,
         pooled: false,
+        pooled_folds: Vec::new(),
     })
 }
 
@@ -481,5 +507,61 @@ pub fn cross_validate_pooled(
         spec: strategy.spec.clone(),
         folds: results,
         pooled: true,
+        pooled_folds: if extras.oof { folds } else { Vec::new() },
     })
+}
+
+/// Writes the out-of-fold predictions of `evaluations` on `data` as one
+/// table (CSV, or Parquet when `path` ends in `.parquet`), atomically: per
+/// test row of every fold of every repeat of every strategy, the columns
+/// `row` (the row's 0-based position among the rows evaluated, after rows
+/// dropped for missing values), `repeat`, `fold` (0-based), `strategy`, the
+/// true class `truth`, the probabilities `p_<class>` and the decided
+/// `label`. Each evaluation must have kept them ([`Extras::oof`]).
+pub fn write_oof(path: &Path, data: &Dataset, evaluations: &[&Evaluation]) -> Result<()> {
+    let names = data.class_names();
+    let mut specs = ["row", "repeat", "fold"].map(ColumnSpec::number).to_vec();
+    specs.push(ColumnSpec::text("strategy"));
+    specs.push(ColumnSpec::text("truth"));
+    specs.extend(names.iter().map(|c| ColumnSpec::number(format!("p_{c}"))));
+    specs.push(ColumnSpec::text("label"));
+    let mut w = TableWriter::create(path, TableFormat::from_path(path), specs)?;
+    for e in evaluations {
+        let parts = e.fold_predictions();
+        if parts.is_empty() {
+            return Err(Error::invalid(format!(
+                "{}: no out-of-fold predictions were kept (Extras::oof)",
+                e.spec
+            )));
+        }
+        let spec = [e.spec.clone()];
+        for (repeat, fold, p) in parts {
+            let ids: Vec<f64> = p
+                .rows
+                .iter()
+                .flat_map(|&r| [r as f64, repeat as f64, fold as f64])
+                .collect();
+            let mut columns = Column::matrix(&ids, 3);
+            // Width 0: the one text on every row.
+            columns.push(Column::Text {
+                values: &spec,
+                width: 0,
+                j: 0,
+            });
+            columns.push(Column::Names {
+                ids: &p.truth,
+                names,
+            });
+            columns.extend(Column::matrix(p.proba.values(), p.proba.n_classes()));
+            columns.push(Column::Names {
+                ids: &p.labels,
+                names,
+            });
+            w.write(&Block {
+                rows: p.rows.len(),
+                columns,
+            })?;
+        }
+    }
+    w.commit()
 }

@@ -1,12 +1,15 @@
 //! `rarity evaluate`: cross-validated metrics of one strategy, per fold or
 //! on pooled out-of-fold predictions (`--pooled`, always for `--cv loo`).
 
+use std::path::PathBuf;
+
 use serde_json::{json, Map, Value};
 
 use super::output::{print_json, write_stdout, Table};
 use super::{DataArgs, Global, OutputFormat};
+use rarity::data::write::check_output;
 use rarity::error::Result;
-use rarity::evaluate::{cross_validate, cross_validate_pooled, Extras};
+use rarity::evaluate::{cross_validate, cross_validate_pooled, write_oof, Extras};
 use rarity::metrics::probability::MURPHY_BINS;
 use rarity::report::format::metric_text;
 use rarity::split::Splitter;
@@ -33,6 +36,10 @@ pub struct Args {
     /// as `precision_at_k(k=100)` or `recall_at_precision(p=0.9)`).
     #[arg(long)]
     metric: Vec<String>,
+    /// Write the out-of-fold predictions to FILE (CSV, or Parquet for
+    /// `.parquet`): row, repeat, fold, strategy, truth, p_<class>, label.
+    #[arg(long, value_name = "FILE")]
+    oof: Option<PathBuf>,
 }
 
 /// A finite number as JSON, NaN as null.
@@ -45,8 +52,12 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     let splitter: Splitter = a.cv.parse()?;
     let extras = Extras {
         metrics: super::score::metrics(&a.metric)?,
+        oof: a.oof.is_some(),
         ..Extras::default()
     };
+    if let Some(path) = &a.oof {
+        check_output(path)?;
+    }
     let pooled = a.pooled || splitter == Splitter::LeaveOneOut;
     let (eval, report) = super::bar::during(g, || {
         let (ds, report) = a.data.load_noting(None, g.quiet)?;
@@ -55,6 +66,9 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         } else {
             cross_validate(&strategy, &ds, &splitter, g.seed, &extras)?
         };
+        if let Some(path) = &a.oof {
+            write_oof(path, &ds, &[&eval])?;
+        }
         Ok::<_, rarity::Error>((eval, report))
     })?;
     let mut summary = eval.summary();

@@ -68,6 +68,11 @@ pub struct Args {
     /// Write an HTML report with plots, and every table as CSV and JSON, to DIR.
     #[arg(long, value_name = "DIR")]
     report: Option<PathBuf>,
+    /// Write every strategy's out-of-fold predictions to FILE (CSV, or
+    /// Parquet for `.parquet`): row, repeat, fold, strategy, truth,
+    /// p_<class>, label.
+    #[arg(long, value_name = "FILE")]
+    oof: Option<PathBuf>,
     /// Where to save the winner trained on all rows.
     #[arg(short, long, default_value = "rarity-winner.rarity")]
     output: PathBuf,
@@ -116,6 +121,9 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     if let Some(dir) = &a.report {
         rarity::report::prepare_dir(dir)?;
     }
+    if let Some(path) = &a.oof {
+        rarity::data::write::check_output(path)?;
+    }
     let (ds, report) = a.data.load_noting(Some(bundled::DEFAULT), g.quiet)?;
     let mut decision_copies = Vec::new();
     if let (Some(m), Some(text)) = (&cost, &a.cost) {
@@ -139,6 +147,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             benefit,
             keep_predictions: a.report.is_some(),
             metrics: Vec::new(),
+            oof: a.oof.is_some(),
         },
         metric: ranking,
         decision_metric: decision,
@@ -149,6 +158,10 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     let outcome = super::bar::during(g, || run_job(&ds, settings))?;
     save(&outcome.winner, &a.output, Format::Binary)?;
     let cmp = &outcome.comparison;
+    if let Some(path) = &a.oof {
+        let all: Vec<&_> = cmp.evaluations.iter().collect();
+        rarity::evaluate::write_oof(path, &ds, &all)?;
+    }
     let verdict = &outcome.verdict;
     let winner = outcome.winner_strategy();
     let metric = ranking.key;

@@ -398,6 +398,7 @@ pub fn compare(
             spec: s.spec.clone(),
             folds,
             pooled: false,
+            pooled_folds: Vec::new(),
         })
         .collect();
     Ok(Comparison {

@@ -439,7 +439,8 @@ fn fold_results(
     keep: bool,
 ) -> Result<Vec<FoldResult>> {
     data.require_two_classes()?;
-    let folds = splitter.split_dataset(data, seed)?;
+    let (data, folds) = splitter.prepare(data, seed)?;
+    let data = &*data;
     let progress = Progress::start("cross-validation folds", folds.len() as u64);
     folds
         .iter()

@@ -11,8 +11,31 @@
 //! (some test fold would lack it); classes with no rows at all are ignored.
 //! Repeat `r` shuffles with the random stream `(seed, r)`, so the folds
 //! depend only on the seed. Indices within a fold are sorted ascending.
+//!
+//! Validation in time and by group, for data that drift or come in groups
+//! (`--cv time(col=Time, folds=5)`, `--cv group(col=Card, folds=5)`):
+//!
+//! - **time**: the rows, ordered by the time column, are cut into
+//!   `folds + 1` blocks of about equal size, never between rows of the same
+//!   time (each row of time-sorted position `s` of `n` goes to block
+//!   `floor(s (folds + 1) / n)` of the first row of its time); fold `i`
+//!   tests block `i + 1` and trains on blocks `0..=i`, everything before it
+//!   and nothing after (an expanding window, scikit-learn's
+//!   `TimeSeriesSplit`; Tashman 2000). One repeat; the seed plays no part.
+//! - **group**: no group has rows on both sides. Groups are dealt, largest
+//!   first (ties in a seeded random order), to the fold with the fewest rows
+//!   so far (the lowest on ties), which balances fold sizes
+//!   (scikit-learn's `GroupKFold`, with seeded ties).
+//!
+//! The column is a numeric feature of the data; the models do not see it
+//! unless `keep=true` ([`Splitter::prepare`] drops it). Rows with a missing
+//! time or group follow the reading rules (dropped, or an error with
+//! `--missing error`).
+
+use std::borrow::Cow;
 
 use crate::data::{rows_by_class, Dataset};
+use crate::params::{from_call, params, syntax, Bounds};
 use crate::rng;
 use crate::{Error, Result};
 use std::str::FromStr;
@@ -41,7 +64,7 @@ pub struct Fold {
 /// assert!(folds.iter().all(|f| f.test.iter().any(|&i| labels[i] == 1)));
 /// assert_eq!(folds[0].test.len() + folds[1].test.len(), 10);
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Splitter {
     /// `repeats` runs of stratified, shuffled `folds`-fold cross-validation.
     Stratified {
@@ -58,6 +81,36 @@ pub enum Splitter {
         /// Share of each class held out for testing, in (0, 1).
         test_fraction: f64,
     },
+    /// Expanding-window folds in the order of a time column (module doc).
+    Time(ColumnSplit),
+    /// Folds that keep each group of a column on one side (module doc).
+    Group(ColumnSplit),
+}
+
+params! {
+    /// The column and folds of `time(...)` and `group(...)`.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct ColumnSplit {
+        /// The time or group column (a numeric feature; required).
+        pub col: Option<String> = None,
+        /// Number of test blocks (time) or folds (group).
+        pub folds: usize = 5 => Bounds::at_least(2.0),
+        /// Keep the column as a feature of the models.
+        pub keep: bool = false,
+    }
+}
+
+impl ColumnSplit {
+    /// The column's name.
+    fn column(&self) -> &str {
+        self.col.as_deref().unwrap_or_default()
+    }
+
+    /// The column's values, one per row of `data`.
+    fn values(&self, data: &Dataset, what: &str) -> Result<Vec<f64>> {
+        let j = data.feature_index(self.column(), what)?;
+        Ok((0..data.n_rows()).map(|i| data.value(i, j)).collect())
+    }
 }
 
 impl Splitter {
@@ -82,6 +135,13 @@ impl Splitter {
 
     /// The splits of a dataset's rows; error messages name its classes.
     pub fn split_dataset(&self, data: &Dataset, seed: u64) -> Result<Vec<Fold>> {
+        match self {
+            Splitter::Time(c) => return time_folds(c, &c.values(data, "time column")?, data),
+            Splitter::Group(c) => {
+                return group_folds(c, &c.values(data, "group column")?, data.n_rows(), seed)
+            }
+            _ => {}
+        }
         let names = data.class_names();
         self.split_named(data.labels(), seed, &|c| match names.get(c as usize) {
             Some(n) => format!("class '{n}'"),
@@ -142,8 +202,143 @@ impl Splitter {
             Splitter::Holdout { test_fraction } => {
                 holdout(labels, test_fraction, seed, name).map(|f| vec![f])
             }
+            Splitter::Time(_) | Splitter::Group(_) => Err(Error::invalid(
+                "time(...) and group(...) split a dataset by one of its columns",
+            )),
         }
     }
+
+    /// The dataset the models see (without the time or group column unless
+    /// `keep=true`) and the folds of its rows.
+    pub fn prepare<'a>(
+        &self,
+        data: &'a Dataset,
+        seed: u64,
+    ) -> Result<(Cow<'a, Dataset>, Vec<Fold>)> {
+        let folds = self.split_dataset(data, seed)?;
+        Ok((self.features(data)?, folds))
+    }
+
+    /// The dataset the models see: `data` without the time or group column
+    /// unless `keep=true`.
+    pub fn features<'a>(&self, data: &'a Dataset) -> Result<Cow<'a, Dataset>> {
+        match self {
+            Splitter::Time(c) | Splitter::Group(c) if !c.keep => {
+                let j = data.feature_index(c.column(), "split column")?;
+                if data.n_features() == 1 {
+                    return Err(Error::invalid(format!(
+                        "'{}' is the only feature; keep it as one with keep=true",
+                        c.column()
+                    )));
+                }
+                Ok(Cow::Owned(data.drop_columns(&[j])))
+            }
+            _ => Ok(Cow::Borrowed(data)),
+        }
+    }
+}
+
+/// Expanding-window folds in the order of `time` (module doc).
+fn time_folds(c: &ColumnSplit, time: &[f64], data: &Dataset) -> Result<Vec<Fold>> {
+    let n = time.len();
+    let blocks = c.folds + 1;
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| time[a].total_cmp(&time[b]).then(a.cmp(&b)));
+    let mut distinct = 0;
+    let mut block_of = vec![0usize; n];
+    let mut block = 0;
+    for (s, &i) in order.iter().enumerate() {
+        if s == 0 || time[i] != time[order[s - 1]] {
+            distinct += 1;
+            block = (s * blocks / n).min(c.folds);
+        }
+        block_of[i] = block;
+    }
+    if distinct < blocks {
+        return Err(Error::data(format!(
+            "time column '{}' has {distinct} distinct value{}; time(folds={}) needs at least {blocks} \
+             (a first block to train on, then one per test fold)",
+            c.column(),
+            if distinct == 1 { "" } else { "s" },
+            c.folds
+        )));
+    }
+    let mut sizes = vec![0usize; blocks];
+    block_of.iter().for_each(|&b| sizes[b] += 1);
+    if let Some(b) = sizes.iter().position(|&s| s == 0) {
+        return Err(Error::data(format!(
+            "time column '{}': block {b} of {blocks} is empty: too many rows share one time \
+             to cut {blocks} blocks; use fewer folds",
+            c.column()
+        )));
+    }
+    (0..c.folds)
+        .map(|f| {
+            let train: Vec<usize> = (0..n).filter(|&i| block_of[i] <= f).collect();
+            let labels: Vec<u32> = train.iter().map(|&i| data.labels()[i]).collect();
+            let classes = rows_by_class(&labels, data.n_classes());
+            if let Some(k) = classes.iter().position(Vec::is_empty) {
+                return Err(Error::data(format!(
+                    "time fold {f}: the rows before '{}' = {} hold no row of class '{}'; \
+                     use fewer folds",
+                    c.column(),
+                    time[order[train.len()]],
+                    data.class_names()[k]
+                )));
+            }
+            Ok(Fold {
+                repeat: 0,
+                index: f,
+                train,
+                test: (0..n).filter(|&i| block_of[i] == f + 1).collect(),
+            })
+        })
+        .collect()
+}
+
+/// Folds that keep each group on one side, balanced by size (module doc).
+fn group_folds(c: &ColumnSplit, group: &[f64], n: usize, seed: u64) -> Result<Vec<Fold>> {
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| group[a].total_cmp(&group[b]));
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (s, &i) in order.iter().enumerate() {
+        if s == 0 || group[i].total_cmp(&group[order[s - 1]]).is_ne() {
+            groups.push(Vec::new());
+        }
+        groups.last_mut().expect("pushed").push(i);
+    }
+    if groups.len() < c.folds {
+        return Err(Error::data(format!(
+            "group column '{}' has {} group{}; group(folds={}) needs at least as many groups \
+             as folds",
+            c.column(),
+            groups.len(),
+            if groups.len() == 1 { "" } else { "s" },
+            c.folds
+        )));
+    }
+    let mut rng = rng::stream(seed, 0);
+    rng::shuffle(&mut groups, &mut rng);
+    // Stable: equal sizes stay in the seeded order.
+    groups.sort_by_key(|g| std::cmp::Reverse(g.len()));
+    let mut sizes = vec![0usize; c.folds];
+    let mut fold_of = vec![0usize; n];
+    for g in &groups {
+        let f = (0..c.folds).min_by_key(|&f| sizes[f]).expect("folds >= 2");
+        sizes[f] += g.len();
+        g.iter().for_each(|&i| fold_of[i] = f);
+    }
+    Ok((0..c.folds)
+        .map(|f| {
+            let (test, train): (Vec<usize>, Vec<usize>) = (0..n).partition(|&i| fold_of[i] == f);
+            Fold {
+                repeat: 0,
+                index: f,
+                train,
+                test,
+            }
+        })
+        .collect())
 }
 
 fn stratified_repeat(
@@ -216,9 +411,15 @@ impl FromStr for Splitter {
 
     /// Parses the CLI's `--cv` values: `K` (stratified K-fold, e.g. `10`),
     /// `RxK` (R repeats of K folds, e.g. `10x10`, `5x2`), `loo`
-    /// (leave-one-out) and `holdout:F` (one split with test fraction F).
+    /// (leave-one-out), `holdout:F` (one split with test fraction F),
+    /// `time(col=COL, folds=5, keep=false)` and `group(col=COL, folds=5,
+    /// keep=false)`.
     fn from_str(s: &str) -> Result<Self> {
-        let s = s.trim().to_ascii_lowercase();
+        let t = s.trim();
+        if t.starts_with("time") || t.starts_with("group") {
+            return column_split(t);
+        }
+        let s = t.to_ascii_lowercase();
         let bad = || {
             Error::invalid(format!(
                 "'{s}' is not a cross-validation scheme; use K (e.g. 10), RxK (e.g. 10x10, 5x2), loo or holdout:F (e.g. holdout:0.3)"
@@ -254,6 +455,29 @@ impl FromStr for Splitter {
             }
             other => Ok(other),
         }
+    }
+}
+
+/// `time(...)` or `group(...)`, checked.
+fn column_split(s: &str) -> Result<Splitter> {
+    let bad = |e: Error| Error::invalid(format!("--cv '{s}': {e}"));
+    let calls = syntax::parse(s).map_err(bad)?;
+    let [call] = calls.as_slice() else {
+        return Err(bad(Error::invalid("give one scheme")));
+    };
+    let c: ColumnSplit = from_call(call).map_err(bad)?;
+    if c.col.as_deref().is_none_or(str::is_empty) {
+        return Err(bad(Error::invalid(format!(
+            "name the column, e.g. {}(col=Time, folds=5)",
+            call.name
+        ))));
+    }
+    match call.name.as_str() {
+        "time" => Ok(Splitter::Time(c)),
+        "group" => Ok(Splitter::Group(c)),
+        other => Err(bad(Error::invalid(format!(
+            "unknown scheme '{other}'; accepted: time, group"
+        )))),
     }
 }
 
@@ -362,6 +586,89 @@ mod tests {
         let loo = Splitter::LeaveOneOut.split(&[0, 1, 0], 0).unwrap();
         assert_eq!(loo[1].test, vec![1]);
         assert_eq!(loo[1].train, vec![0, 2]);
+    }
+
+    /// Rows with features (time, group, x) and a label.
+    fn table(rows: &[(f64, f64, u32)]) -> Dataset {
+        let x = rows.iter().flat_map(|&(t, g, _)| [t, g, t * 0.5]).collect();
+        let names = ["Time", "Card", "x"].map(String::from).to_vec();
+        let schema = crate::data::Schema::numeric(names, vec!["0".into(), "1".into()]);
+        Dataset::new(x, rows.iter().map(|r| r.2).collect(), schema).unwrap()
+    }
+
+    #[test]
+    fn time_folds_train_only_on_the_past_and_never_cut_a_time() {
+        // 40 rows, times 0..20 twice each, shuffled row order; every 4th positive.
+        let rows: Vec<(f64, f64, u32)> = (0..40)
+            .map(|i| (((i * 7) % 40 / 2) as f64, 0.0, u32::from(i % 4 == 0)))
+            .collect();
+        let data = table(&rows);
+        let s: Splitter = "time(col=Time, folds=3)".parse().unwrap();
+        let (seen, folds) = s.prepare(&data, 1).unwrap();
+        assert_eq!(seen.feature_names(), ["Card", "x"]);
+        assert_eq!(folds.len(), 3);
+        let t = |i: usize| rows[i].0;
+        let mut tested = 0;
+        for (f, fold) in folds.iter().enumerate() {
+            let last_train = fold.train.iter().map(|&i| t(i)).fold(f64::MIN, f64::max);
+            let first_test = fold.test.iter().map(|&i| t(i)).fold(f64::MAX, f64::min);
+            assert!(last_train < first_test, "fold {f}");
+            assert_eq!(fold.train.len(), 10 * (f + 1));
+            assert_eq!(fold.test.len(), 10);
+            tested += fold.test.len();
+        }
+        assert_eq!(tested, 30);
+        // The seed plays no part; keep=true keeps the column.
+        assert_eq!(s.split_dataset(&data, 9).unwrap(), folds);
+        let kept: Splitter = "time(col=Time, folds=3, keep=true)".parse().unwrap();
+        assert_eq!(kept.features(&data).unwrap().n_features(), 3);
+    }
+
+    #[test]
+    fn group_folds_keep_groups_apart_balanced_and_seeded() {
+        let rows: Vec<(f64, f64, u32)> = (0..60)
+            .map(|i| (i as f64, (i % 12) as f64, u32::from(i % 5 == 0)))
+            .collect();
+        let data = table(&rows);
+        let s: Splitter = "group(col=Card, folds=4)".parse().unwrap();
+        let folds = s.split_dataset(&data, 3).unwrap();
+        for f in &folds {
+            assert_eq!(f.test.len(), 15);
+            for &i in &f.test {
+                assert!(f.train.iter().all(|&j| rows[j].1 != rows[i].1));
+            }
+        }
+        assert_eq!(s.split_dataset(&data, 3).unwrap(), folds);
+        assert_ne!(s.split_dataset(&data, 4).unwrap(), folds);
+    }
+
+    #[test]
+    fn column_splits_explain_bad_input() {
+        let rows: Vec<(f64, f64, u32)> = (0..12)
+            .map(|i| ((i / 4) as f64, 1.0, u32::from(i % 2 == 0)))
+            .collect();
+        let data = table(&rows);
+        let err = |cv: &str| {
+            let s: Splitter = cv.parse().unwrap();
+            s.split_dataset(&data, 0).unwrap_err().to_string()
+        };
+        let e = err("time(col=Time, folds=3)");
+        assert!(
+            e.contains("3 distinct values") && e.contains("at least 4"),
+            "{e}"
+        );
+        let e = err("group(col=Card, folds=2)");
+        assert!(e.contains("has 1 group;"), "{e}");
+        let e = err("time(col=Tme)");
+        assert!(e.contains("did you mean 'Time'"), "{e}");
+        for (cv, why) in [
+            ("time(folds=3)", "name the column"),
+            ("group(col=Card, folds=1)", "folds=1 is invalid"),
+            ("time(col=Time, fold=3)", "unknown argument 'fold'"),
+        ] {
+            let e = cv.parse::<Splitter>().unwrap_err().to_string();
+            assert!(e.contains(why), "{cv}: {e}");
+        }
     }
 
     #[test]

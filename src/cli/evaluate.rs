@@ -23,7 +23,9 @@ pub struct Args {
     /// The strategy, e.g. `bagging(n=100)+threshold(priors)`.
     #[arg(long, short)]
     model: String,
-    /// Cross-validation: K folds, RxK repeated, 5x2, or loo.
+    /// Cross-validation: K folds, RxK repeated, 5x2, loo, time(col=COL, folds=5)
+    /// (expanding window in time) or group(col=COL, folds=5) (no group on
+    /// both sides); the column is not a feature unless keep=true.
     #[arg(long, default_value = "10")]
     cv: String,
     /// Pool the out-of-fold predictions of each repeat and compute every

@@ -45,7 +45,8 @@ pub struct Args {
     /// default: cost with `--cost`, benefit with `--benefit`, else g_mean.
     #[arg(long, value_name = "METRIC")]
     decision_metric: Option<String>,
-    /// Repeated cross-validation, `RxK` (R repeats of K folds).
+    /// Repeated cross-validation, `RxK` (R repeats of K folds), or
+    /// time(col=COL, folds=5) / group(col=COL, folds=5) (see `rarity evaluate --help`).
     #[arg(long, default_value = "2x5")]
     cv: String,
     /// Compare these strategies instead of the default set (repeatable).

@@ -357,7 +357,8 @@ pub fn compare(
     }
     data.require_two_classes()?;
     extras.check(data)?;
-    let folds = splitter.split_dataset(data, seed)?;
+    let (data, folds) = splitter.prepare(data, seed)?;
+    let data = &*data;
     let refs: Vec<&Strategy> = strategies.iter().collect();
     let models: Vec<ModelEntry> = model_groups(&refs)
         .into_iter()

@@ -342,7 +342,8 @@ pub fn run(data: &Dataset, settings: RunSettings) -> Result<RunOutcome> {
             .collect(),
     };
     let verdict = comparison.verdict(key, higher)?;
-    let winner = strategies[order[0]].fit(data, settings.seed)?;
+    // The models do not see a time or group column of the splitter.
+    let winner = strategies[order[0]].fit(&*settings.splitter.features(data)?, settings.seed)?;
     Ok(RunOutcome {
         strategies,
         comparison,

@@ -29,6 +29,16 @@ fn biased_split(dir: &std::path::Path) -> (String, String) {
     )
 }
 
+/// The method names of a bias experiment's JSON.
+fn method_names(v: &serde_json::Value) -> Vec<&str> {
+    v["methods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["method"].as_str().unwrap())
+        .collect()
+}
+
 /// Runs `rarity select` on the training file `d` and target file `t` with
 /// `learners` and further arguments.
 fn select(d: &str, t: &str, learners: &str, more: &[&str]) -> (i32, String, String) {
@@ -52,7 +62,14 @@ fn select_reports_ranking_pairs_and_model_count() {
         &d,
         &t,
         "tree,forest(n=10),rdt(n=5)",
-        &["--truth", "class", "--format", "json"],
+        &[
+            "--method",
+            "reverse-testing",
+            "--truth",
+            "class",
+            "--format",
+            "json",
+        ],
     );
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -70,7 +87,7 @@ fn select_reports_ranking_pairs_and_model_count() {
         &d,
         &t,
         "tree,forest(n=10),rdt(n=5)",
-        &["--variant", "paper"],
+        &["--method", "reverse-testing", "--variant", "paper"],
     );
     assert_eq!(code, 0, "{err}");
     let first = out.lines().next().unwrap();
@@ -123,8 +140,9 @@ fn select_population_also_answers_to_target() {
         })
         .collect();
     assert_eq!(outs[0], outs[1]);
+    // The default method: the vote the bias experiment chose.
     assert!(
-        outs[0].starts_with("ranking (reverse-testing "),
+        outs[0].starts_with("ranking (vote(reverse-testing, "),
         "{}",
         outs[0]
     );
@@ -181,12 +199,8 @@ fn bias_experiment_prints_the_summary_table() {
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let methods = v["methods"].as_array().unwrap();
-    let names: Vec<&str> = methods
-        .iter()
-        .map(|m| m["method"].as_str().unwrap())
-        .collect();
     assert_eq!(
-        names,
+        method_names(&v),
         [
             "ReverseTesting paper",
             "ReverseTesting default",
@@ -223,4 +237,237 @@ fn bias_experiment_prints_the_summary_table() {
     let (code, _, err) = run(&[&args[..], &["--variant", "paper,folds=1"]].concat());
     assert_ne!(code, 0);
     assert!(err.contains("variant 'paper,folds=1'"), "{err}");
+}
+
+#[test]
+fn select_weighted_methods_report_the_bias_and_what_they_did() {
+    let dir = scratch("select-weighted");
+    let (d, t) = biased_split(&dir);
+    let learners = "tree(max_depth=2),gnb,logistic";
+    for (method, did) in [
+        ("iwcv", "weighted each validation row by its density ratio"),
+        ("iwcv(ratio=ulsif)", "ulsif(centres=100"),
+        (
+            "prior-cv",
+            "weighted each validation row by pi_T(y) / pi_D(y)",
+        ),
+        ("cv", "no correction for the bias"),
+        ("vote(cv, iwcv, prior-cv)", "the majority of 3 methods"),
+    ] {
+        let (code, out, err) = select(&d, &t, learners, &["--method", method]);
+        assert_eq!(code, 0, "{method}: {err}");
+        assert!(
+            out.contains("what it did: ") && out.contains(did),
+            "{method}: {out}"
+        );
+        // The training half is sorted by x0 and its lowest quarter dropped:
+        // the training-vs-target classifier sees it.
+        assert!(out.contains("bias detected: covariate"), "{method}: {out}");
+        assert!(out.contains("training-vs-target classifier AUC"), "{out}");
+    }
+    let (code, out, err) = select(&d, &t, learners, &["--method", "iwcv", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let w = &v["weights"];
+    let (ess, rows) = (
+        w["effective_size"].as_f64().unwrap(),
+        w["rows"].as_f64().unwrap(),
+    );
+    assert!(ess > 1.0 && ess <= rows, "{w}");
+    assert!(
+        v["diagnosis"]["shift"]["auc"].as_f64().unwrap() > 0.55,
+        "{v}"
+    );
+    assert_eq!(v["diagnosis"]["shift"]["detected"], true);
+    assert_eq!(v["scores"].as_array().unwrap().len(), 3);
+    assert_eq!(v["method"], "iwcv");
+    assert!(v["spec"]
+        .as_str()
+        .unwrap()
+        .starts_with("iwcv(ratio=classifier("));
+    // The default is the vote the bias experiment chose.
+    let (code, out, err) = select(&d, &t, learners, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with(
+            "ranking (vote(reverse-testing, iwcv(ratio=classifier(power=0.5)), iwcv(ratio=ulsif)), "
+        ),
+        "{out}"
+    );
+    // No bias: the target drawn like the training set.
+    let (code, out, err) = select(&t, &t, learners, &["--method", "cv"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("bias detected: none"), "{out}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn select_names_the_bad_inputs_of_a_biased_selection() {
+    let dir = scratch("select-bad-target");
+    let (d, t) = biased_split(&dir);
+    let text = std::fs::read_to_string(&t).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    // A target with a column the training set lacks.
+    let extra: Vec<String> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            if i == 0 {
+                format!("{l},extra")
+            } else {
+                format!("{l},1")
+            }
+        })
+        .collect();
+    let extra = common::file(&dir, "extra.csv", (extra.join("\n") + "\n").as_bytes());
+    // A target lacking a training column (the first, x0).
+    let less: Vec<&str> = lines.iter().map(|l| l.split_once(',').unwrap().1).collect();
+    let less = common::file(&dir, "less.csv", (less.join("\n") + "\n").as_bytes());
+    // Nine target rows.
+    let small = common::file(
+        &dir,
+        "small.csv",
+        (lines[..10].join("\n") + "\n").as_bytes(),
+    );
+    // A training set with one class.
+    let dtext = std::fs::read_to_string(&d).unwrap();
+    let one: Vec<&str> = dtext
+        .lines()
+        .enumerate()
+        .filter(|(i, l)| *i == 0 || l.ends_with(",0"))
+        .map(|(_, l)| l)
+        .collect();
+    let one = common::file(&dir, "one.csv", (one.join("\n") + "\n").as_bytes());
+    for (train, target, needle) in [
+        (
+            &d,
+            &extra,
+            "the target population has columns the training set lacks: extra",
+        ),
+        (
+            &d,
+            &less,
+            "the target population lacks columns of the training set: x0",
+        ),
+        (
+            &less,
+            &t,
+            "the target population has columns the training set lacks: x0",
+        ),
+        (
+            &d,
+            &small,
+            "the target population has 9 rows; estimating its distribution needs at least 10",
+        ),
+        (&one, &t, "the training set: the data has only one class"),
+    ] {
+        for method in ["iwcv", "prior-cv", "cv"] {
+            let (code, out, err) = select(train, target, "tree,gnb", &["--method", method]);
+            assert_eq!(code, 2, "{method} {target}: {out}");
+            assert!(err.contains(needle), "{method}: {err}");
+            assert!(!err.contains("panicked"), "{err}");
+        }
+    }
+    for (method, needle) in [
+        (
+            "iwcvv",
+            "unknown selection method 'iwcvv' (did you mean 'iwcv'?)",
+        ),
+        (
+            "iwcv(ratio=kliep)",
+            "unknown density-ratio estimator 'kliep'",
+        ),
+        ("vote(cv)", "vote needs at least two methods"),
+    ] {
+        let (code, _, err) = select(&d, &t, "tree,gnb", &["--method", method]);
+        assert_eq!(code, 2);
+        assert!(err.contains(needle), "{method}: {err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bias_experiment_evaluates_further_methods_and_writes_the_pairs() {
+    let dir = scratch("experiment-methods");
+    let pairs = dir.join("pairs.csv");
+    let pairs_arg = pairs.to_string_lossy().into_owned();
+    let (code, out, err) = run(&[
+        "experiment",
+        "reverse-testing",
+        "--learners",
+        "tree,tree(max_depth=2),gnb",
+        "--splits",
+        "1",
+        "--max-rows",
+        "400",
+        "--bias",
+        "class",
+        "--variant",
+        "paper",
+        "--method",
+        "iwcv",
+        "--method",
+        "vote(cv, iwcv, prior-cv)",
+        "--pairs",
+        &pairs_arg,
+        "--quiet",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        method_names(&v),
+        [
+            "ReverseTesting paper",
+            "iwcv",
+            "vote(cv, iwcv, prior-cv)",
+            "10-fold CV",
+            "leave-one-out"
+        ]
+    );
+    // One CSV row per counted pair, one decision column per method, and
+    // the tallies recount from it.
+    let text = std::fs::read_to_string(&pairs).unwrap();
+    let mut lines = text.lines();
+    let header = lines.next().unwrap();
+    assert!(header.starts_with("dataset,split,a,b,test_rows,true_a,true_b,agreement,"));
+    let rows: Vec<&str> = lines.collect();
+    for (m, method) in v["methods"].as_array().unwrap().iter().enumerate() {
+        let t = &method["tally"];
+        let counted: u64 = ["correct", "wrong", "undecided"]
+            .iter()
+            .map(|k| t[k].as_u64().unwrap())
+            .sum();
+        assert_eq!(counted as usize, rows.len());
+        let correct = rows
+            .iter()
+            .filter(|r| {
+                let cells: Vec<&str> = r.rsplitn(6, ',').collect();
+                let decision = cells[4 - m];
+                let f: Vec<&str> = r.split(',').collect();
+                let n = f.len();
+                let (ta, tb): (f64, f64) = (f[n - 8].parse().unwrap(), f[n - 7].parse().unwrap());
+                decision == if ta > tb { "a" } else { "b" }
+            })
+            .count();
+        assert_eq!(correct as u64, t["correct"].as_u64().unwrap(), "{method}");
+    }
+    // Every cell reports the covariate-shift AUC and the class priors.
+    let cell = &v["cells"][0];
+    assert!(cell["shift_auc"].as_f64().is_some(), "{cell}");
+    assert_eq!(
+        cell["train_priors"].as_array().unwrap().len(),
+        cell["test_priors"].as_array().unwrap().len()
+    );
+    let (code, _, err) = run(&[
+        "experiment",
+        "reverse-testing",
+        "--method",
+        "iwcv(folds=1)",
+        "--quiet",
+    ]);
+    assert_ne!(code, 0);
+    assert!(err.contains("folds=1 is invalid"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

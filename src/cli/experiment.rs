@@ -1,5 +1,6 @@
 //! `rarity experiment`: the papers' protocols over directories of datasets.
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{Subcommand, ValueEnum};
@@ -8,9 +9,13 @@ use serde_json::json;
 use super::output::{num, print_json, write_stdout, Table};
 use super::over_datasets::over_datasets;
 use super::{Global, OutputFormat};
+
+use rarity::data::write::{quote, AtomicFile};
 use rarity::error::Result;
-use rarity::experiment::bias::{run as bias_run, Bias, BiasExperimentConfig, SelectionMethod};
+use rarity::experiment::bias::{run as bias_run, Bias, BiasExperimentConfig};
 use rarity::experiment::experiment_report::reverse_testing_report;
+use rarity::select::method::Method;
+use rarity::select::ranking::Outcome;
 use rarity::select::variant::ReverseTestingVariant;
 
 /// Arguments of `rarity experiment`.
@@ -53,6 +58,16 @@ enum Which {
         /// `measure=`, `decide=`, `judges=` settings, e.g. `paper,decide=sum`.
         #[arg(long = "variant", default_values_t = ["paper".to_string(), "default".to_string()])]
         variants: Vec<String>,
+        /// A further selection method to evaluate (repeatable), written as
+        /// for `rarity select --method`: `iwcv`, `iwcv(ratio=ulsif)`,
+        /// `prior-cv`, `cv(folds=5)`, ... (10-fold CV and leave-one-out are
+        /// always evaluated).
+        #[arg(long = "method")]
+        methods: Vec<String>,
+        /// Write every counted pair (dataset, split, learners, test rows,
+        /// true measures, each method's decision) to this CSV file.
+        #[arg(long, value_name = "FILE")]
+        pairs: Option<PathBuf>,
         /// The training-set bias.
         #[arg(long, value_enum, default_value_t = BiasArg::Feature)]
         bias: BiasArg,
@@ -82,6 +97,8 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             splits,
             metric,
             variants,
+            methods,
+            pairs,
             bias,
             max_rows,
             report,
@@ -91,8 +108,13 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                 .iter()
                 .map(|spec| Ok((spec.clone(), ReverseTestingVariant::parse(spec, metric)?)))
                 .collect::<Result<_>>()?;
+            let methods = methods
+                .iter()
+                .map(|spec| Ok((spec.clone(), Method::parse(spec, metric, "default")?)))
+                .collect::<Result<_>>()?;
             let cfg = BiasExperimentConfig {
                 variants,
+                methods,
                 metric: metric.clone(),
                 bias: match bias {
                     BiasArg::Feature => Bias::Feature {
@@ -111,6 +133,9 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             let (r, n_datasets) = (ran.results, ran.datasets);
             let mut skipped = ran.skipped;
             skipped.extend(r.skipped.iter().cloned());
+            if let Some(path) = pairs {
+                write_pairs(path, &r)?;
+            }
             let learner_names: Vec<&str> = learners.iter().map(|l| l.0.as_str()).collect();
             let learner_names = learner_names.join(", ");
             if let Some(dir) = report {
@@ -134,8 +159,8 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                     .zip(&r.tallies)
                     .map(|((name, m), t)| {
                         let variant = match m {
-                            SelectionMethod::ReverseTesting(v) => Some(v.to_string()),
-                            SelectionMethod::Comparator(..) => None,
+                            Method::ReverseTesting(v) => Some(v.to_string()),
+                            _ => None,
                         };
                         json!({"method": name, "variant": variant, "tally": t, "percent_correct": t.percent_correct()})
                     })
@@ -152,6 +177,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                     "seed": g.seed,
                     "methods": rows,
                     "per_dataset": per_dataset,
+                    "cells": r.cells,
                     "skipped": skipped,
                 }));
             }
@@ -171,8 +197,8 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                     x.undecided.to_string(),
                     num(x.percent_correct(), 1),
                     match m {
-                        SelectionMethod::ReverseTesting(_) => x.constant.to_string(),
-                        SelectionMethod::Comparator(..) => String::new(),
+                        Method::ReverseTesting(_) => x.constant.to_string(),
+                        _ => String::new(),
                     },
                 ]);
             }
@@ -183,8 +209,12 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                 t.to_text()
             );
             for (name, m) in &r.methods {
-                if let SelectionMethod::ReverseTesting(v) = m {
-                    out.push_str(&format!("{name}: {v}\n"));
+                match m {
+                    Method::ReverseTesting(v) => out.push_str(&format!("{name}: {v}\n")),
+                    Method::Iwcv(_) | Method::PriorCv(_) | Method::Vote(_) => {
+                        out.push_str(&format!("{name}: {m}\n"))
+                    }
+                    Method::Comparator(_) => {}
                 }
             }
             out.push_str("one-class copy: counted pairs where a or b labelled the whole target set with one class\n");
@@ -194,4 +224,51 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             write_stdout(&out)
         }
     }
+}
+
+/// Writes every counted pair of a bias experiment as CSV: dataset, split,
+/// the two learners, the test rows, the true measures of `a` and `b`, then
+/// one column per method (`a`, `b` or `undecided`).
+fn write_pairs(
+    path: &std::path::Path,
+    r: &rarity::experiment::bias::BiasExperimentResults,
+) -> Result<()> {
+    let mut text = String::from("dataset,split,a,b,test_rows,true_a,true_b,agreement");
+    for (name, _) in &r.methods {
+        text.push(',');
+        text.push_str(&quote(name));
+    }
+    text.push('\n');
+    for p in &r.pairs {
+        text.push_str(&format!(
+            "{},{},{},{},{},{},{},{}",
+            quote(&p.dataset),
+            p.split,
+            quote(&p.a),
+            quote(&p.b),
+            p.test_rows,
+            p.truth[0],
+            p.truth[1],
+            p.agreement
+        ));
+        for o in &p.outcomes {
+            text.push_str(match o {
+                Outcome::First => ",a",
+                Outcome::Second => ",b",
+                Outcome::Undecided => ",undecided",
+            });
+        }
+        text.push('\n');
+    }
+    if path.exists() && !path.is_file() {
+        return Err(rarity::error::Error::invalid(format!(
+            "--pairs {}: not a regular file; give a file path",
+            path.display()
+        )));
+    }
+    let mut f = AtomicFile::create(path)?;
+    f.writer()
+        .write_all(text.as_bytes())
+        .map_err(|e| f.err(e))?;
+    f.commit()
 }

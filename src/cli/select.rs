@@ -3,30 +3,16 @@
 
 use std::path::PathBuf;
 
-use clap::ValueEnum;
 use serde_json::json;
 
 use super::output::{num, print_json, write_stdout, Table};
 use super::{Global, OutputFormat};
-use rarity::data::read::{read_path, read_with_schema, ReadOptions};
+use rarity::data::read::{read_path, read_population, ReadOptions};
 use rarity::error::{Error, Result};
 use rarity::experiment::bias::true_ranking;
-use rarity::select::comparator::{rank_by_comparator, Comparator};
+use rarity::select::method::{select, Diagnosis, Method, DEFAULT_METHOD};
 use rarity::select::ranking::{Outcome, Ranking};
-use rarity::select::reverse_testing::reverse_testing;
 use rarity::select::variant::{Measure, ReverseTestingVariant};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum MethodArg {
-    /// ReverseTesting (Fan & Davidson 2006).
-    ReverseTesting,
-    /// 10-fold cross-validation on the training set.
-    Cv,
-    /// Leave-one-out on the training set.
-    Loo,
-    /// Accuracy on the training set.
-    Train,
-}
 
 /// Arguments of `rarity select`.
 #[derive(Debug, clap::Args)]
@@ -44,9 +30,13 @@ pub struct Args {
     /// Learner specs separated by commas, e.g. `tree,forest(n=10),rdt`.
     #[arg(long)]
     learners: String,
-    /// The selection method.
-    #[arg(long, value_enum, default_value_t = MethodArg::ReverseTesting)]
-    method: MethodArg,
+    /// The selection method: `reverse-testing`, `cv`, `loo`, `train`,
+    /// `iwcv` (importance-weighted cross-validation), `prior-cv`
+    /// (prior-corrected cross-validation), with arguments such as
+    /// `iwcv(ratio=ulsif)` or `cv(folds=5)`; the default is the method that
+    /// measured best (docs/reverse-testing.md).
+    #[arg(long, default_value = DEFAULT_METHOD)]
+    method: String,
     /// The ReverseTesting variant: `default` (the best-measuring one, see
     /// docs/reverse-testing.md), `paper` (the literal algorithm), `priors`,
     /// `sample`, and/or `labels=argmax|priors|sample`, `measure=METRIC`,
@@ -72,6 +62,30 @@ fn outcome_text(r: &Ranking, a: usize, b: usize, o: Outcome) -> String {
     }
 }
 
+/// The name of a variant's measure.
+fn measure_name(v: &ReverseTestingVariant) -> String {
+    match &v.measure {
+        Measure::Metric(m) => m.clone(),
+        Measure::Benefit { .. } => "total benefit".into(),
+    }
+}
+
+/// What the bias tests found, in two lines.
+fn bias_text(d: &Diagnosis) -> String {
+    let list = |v: &[f64]| v.iter().map(|x| num(*x, 3)).collect::<Vec<_>>().join(", ");
+    format!(
+        "bias detected: {}\n  covariate shift: training-vs-target classifier AUC {} (z = {}; near 0.5: none){}\n  prior shift: training priors [{}], estimated target priors [{}] (likelihood-ratio p = {}){}\n",
+        d.detected,
+        num(d.shift.auc, 3),
+        num(d.shift.z, 1),
+        if d.shift.detected { ", detected" } else { "" },
+        list(&d.priors.train),
+        list(&d.priors.mean),
+        num(d.priors.p_value, 4),
+        if d.priors.detected { ", detected" } else { "" },
+    )
+}
+
 pub fn run(g: &Global, a: &Args) -> Result<()> {
     let opts = ReadOptions {
         target: a.label.clone(),
@@ -79,7 +93,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     };
     let (train, _) = read_path(&a.train, &opts)?;
     let file = std::fs::File::open(&a.population).map_err(|e| Error::io(&a.population, e))?;
-    let target = read_with_schema(
+    let target = read_population(
         file,
         &a.population.display().to_string(),
         b',',
@@ -94,20 +108,12 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         variant.measure = Measure::Benefit(super::run::parse_benefit(b)?);
         plain.measure = variant.measure.clone();
     }
-    let comparator = match a.method {
-        MethodArg::ReverseTesting => None,
-        MethodArg::Cv => Some(Comparator::CrossValidation {
-            repeats: 1,
-            folds: 10,
-        }),
-        MethodArg::Loo => Some(Comparator::LeaveOneOut),
-        MethodArg::Train => Some(Comparator::Training),
-    };
-    let (ranking, truth) = super::bar::during(g, || {
-        let ranking = match comparator {
-            None => reverse_testing(&learners, &train, &target, &variant, g.seed)?,
-            Some(c) => rank_by_comparator(&learners, &train, c, &plain, g.seed)?,
-        };
+    let mut method = Method::parse(&a.method, &a.metric, &a.variant)?;
+    if let (Method::ReverseTesting(v), Measure::Benefit(_)) = (&mut method, &plain.measure) {
+        v.measure = plain.measure.clone();
+    }
+    let (found, diagnosis, truth) = super::bar::during(g, || {
+        let (found, diagnosis) = select(&method, &learners, &train, &target, &plain, g.seed)?;
         let truth = match &a.truth {
             Some(col) => {
                 let o = ReadOptions {
@@ -119,36 +125,51 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             }
             None => None,
         };
-        Ok::<_, Error>((ranking, truth))
+        Ok::<_, Error>((found, diagnosis, truth))
     })?;
-    // The method as the user writes it (`cv`, `loo`, ...).
-    let method = a
-        .method
-        .to_possible_value()
-        .map_or_else(String::new, |v| v.get_name().to_string());
+    let ranking = &found.ranking;
     if g.format == OutputFormat::Json {
-        return print_json(
-            &json!({"method": method, "variant": variant.to_string(), "ranking": ranking, "true_ranking": truth}),
-        );
+        return print_json(&json!({
+            "method": a.method,
+            "spec": method.to_string(),
+            "variant": variant.to_string(),
+            "ranking": ranking,
+            "scores": found.scores,
+            "weights": found.weights,
+            "priors": found.priors,
+            "diagnosis": diagnosis,
+            "did": method.what_it_did(&found),
+            "true_ranking": truth,
+        }));
     }
-    let mut out = match a.method {
-        MethodArg::ReverseTesting => format!(
-            "ranking (reverse-testing {variant}, {} models built):\n",
+    // The method as the user writes it (`cv`, `iwcv(ratio=ulsif)`, ...).
+    let mut out = match &method {
+        Method::ReverseTesting(v) => format!(
+            "ranking (reverse-testing {v}, {} models built):\n",
             ranking.models_built
         ),
         _ => format!(
-            "ranking ({method}, {} models built):\n",
-            ranking.models_built
+            "ranking ({}, {} models built):\n",
+            a.method, ranking.models_built
         ),
     };
     for (pos, &i) in ranking.order.iter().enumerate() {
+        let estimate = found.scores.as_ref().map_or(String::new(), |s| {
+            format!(
+                ", estimated {} on the target = {}",
+                measure_name(&plain),
+                num(s[i], 4)
+            )
+        });
         out.push_str(&format!(
-            "  {}. {} (wins - losses = {})\n",
+            "  {}. {} (wins - losses = {}{estimate})\n",
             pos + 1,
             ranking.learners[i],
             ranking.score[i]
         ));
     }
+    out.push_str(&bias_text(&diagnosis));
+    out.push_str(&format!("what it did: {}\n", method.what_it_did(&found)));
     let mut t = Table::new(&[
         "a",
         "b",
@@ -167,7 +188,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         let mut row = vec![
             ranking.learners[p.a].clone(),
             ranking.learners[p.b].clone(),
-            outcome_text(&ranking, p.a, p.b, p.outcome),
+            outcome_text(ranking, p.a, p.b, p.outcome),
         ];
         row.extend(acc);
         row.push(
@@ -184,13 +205,10 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     }
     out.push('\n');
     out.push_str(&t.to_text());
-    if a.method == MethodArg::ReverseTesting {
+    if let Method::ReverseTesting(v) = &method {
         out.push_str(&format!(
             "on D: x^s is learner x trained on the target set labelled by s, measured on D by {} (higher is better; losses negated)\n",
-            match &variant.measure {
-                Measure::Metric(m) => m.clone(),
-                Measure::Benefit { .. } => "total benefit".into(),
-            }
+            measure_name(v)
         ));
     }
     if !ranking.single_class_copies.is_empty() {

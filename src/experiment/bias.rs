@@ -23,21 +23,12 @@ use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::learn::Learner;
 use crate::rng;
-use crate::select::comparator::{rank_by_comparator, Comparator};
+use crate::select::comparator::Comparator;
 use crate::select::measure::measure_value;
+use crate::select::method::{run_methods, Method, Selection};
 use crate::select::ranking::{fit_all, rank_by_scores, Outcome, Ranking};
-use crate::select::reverse_testing::reverse_testing_variants;
 use crate::select::variant::{Measure, ReverseTestingVariant};
 use crate::split::Splitter;
-
-/// A method that predicts the pairwise order.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub enum SelectionMethod {
-    /// ReverseTesting with a variant.
-    ReverseTesting(ReverseTestingVariant),
-    /// A comparator on the biased training set, measured as the variant.
-    Comparator(Comparator, ReverseTestingVariant),
-}
 
 /// Correct / wrong / undecided counts of one method.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -108,6 +99,9 @@ pub struct BiasExperimentConfig {
     /// The ReverseTesting variants to evaluate, each with its label (the
     /// method is named `ReverseTesting LABEL`).
     pub variants: Vec<(String, ReverseTestingVariant)>,
+    /// Further selection methods, each with its label (its name in the
+    /// results), evaluated after the variants.
+    pub methods: Vec<(String, Method)>,
     /// The metric of the true order and of the comparators (argmax labels).
     pub metric: String,
     /// How the training half is biased.
@@ -122,21 +116,82 @@ pub struct BiasExperimentConfig {
 #[derive(Debug, Clone)]
 pub struct BiasExperimentResults {
     /// The methods with their names: the ReverseTesting variants in the
-    /// order given, then 10-fold CV and leave-one-out.
-    pub methods: Vec<(String, SelectionMethod)>,
+    /// order given, the further methods, then 10-fold CV and leave-one-out.
+    pub methods: Vec<(String, Method)>,
     /// One tally per method, over every dataset.
     pub tallies: Vec<Tally>,
     /// Each dataset's name and its tally per method.
     pub per_dataset: Vec<(String, Vec<Tally>)>,
+    /// Every counted pair.
+    pub pairs: Vec<PairRecord>,
+    /// Every (dataset, split) cell run, with its bias diagnostics.
+    pub cells: Vec<CellRecord>,
     /// The (dataset, split) cells that were skipped, with the reason (e.g.
     /// a biased training half with one class).
     pub skipped: Vec<String>,
 }
 
-/// Runs the experiment on every dataset: the ReverseTesting variants of
-/// `cfg`, 10-fold CV and leave-one-out predict the pairwise order of
-/// `learners`; the true order is measured by `cfg.metric` on the unbiased
-/// test half.
+/// One counted pair: the truth and every method's decision.
+#[derive(Debug, Clone, Serialize)]
+pub struct PairRecord {
+    /// The dataset.
+    pub dataset: String,
+    /// The split.
+    pub split: usize,
+    /// Learner `a`.
+    pub a: String,
+    /// Learner `b`.
+    pub b: String,
+    /// Rows of the test half.
+    pub test_rows: usize,
+    /// The true measures of `a` and `b` on the test half (oriented: higher
+    /// is better).
+    pub truth: [f64; 2],
+    /// The share of bootstrap resamples of the test half on which the pair
+    /// is ordered as on the test half: how reproducible the true order is.
+    /// Its mean over pairs estimates, optimistically, the % correct of a
+    /// method that knew the order on the whole population (the order on
+    /// one test half is a noisy copy of it).
+    pub agreement: f64,
+    /// Each method's decision, in the order of the methods.
+    pub outcomes: Vec<Outcome>,
+}
+
+/// One (dataset, split) cell that was run: the sizes and what the bias
+/// tests found (from the first method that ran each test).
+#[derive(Debug, Clone, Serialize)]
+pub struct CellRecord {
+    /// The dataset.
+    pub dataset: String,
+    /// The split.
+    pub split: usize,
+    /// Rows of the biased training half.
+    pub train_rows: usize,
+    /// Rows of the test half.
+    pub test_rows: usize,
+    /// The out-of-fold AUC of the density-ratio classifier, training vs
+    /// test rows.
+    pub shift_auc: Option<f64>,
+    /// Whether the covariate-shift test fired.
+    pub shift_detected: Option<bool>,
+    /// The p-value of the test for a prior shift.
+    pub prior_p_value: Option<f64>,
+    /// The class shares of the biased training half.
+    pub train_priors: Vec<f64>,
+    /// The class shares of the test half (the target's true priors).
+    pub test_priors: Vec<f64>,
+    /// The target priors estimated without the test labels (the mean of
+    /// the learners' EM estimates).
+    pub estimated_priors: Option<Vec<f64>>,
+    /// The effective sample size of the importance weights, as a share of
+    /// the training rows.
+    pub effective_share: Option<f64>,
+}
+
+/// Runs the experiment on every dataset: the ReverseTesting variants and
+/// further methods of `cfg`, 10-fold CV and leave-one-out predict the
+/// pairwise order of `learners`; the true order is measured by `cfg.metric`
+/// on the unbiased test half.
 pub fn run(
     datasets: &[(String, Dataset)],
     learners: &[(String, Arc<dyn Learner>)],
@@ -146,57 +201,56 @@ pub fn run(
         measure: Measure::Metric(cfg.metric.clone()),
         ..ReverseTestingVariant::paper()
     };
-    let mut methods: Vec<(String, SelectionMethod)> = cfg
+    let mut methods: Vec<(String, Method)> = cfg
         .variants
         .iter()
         .map(|(label, v)| {
             (
                 format!("ReverseTesting {label}"),
-                SelectionMethod::ReverseTesting(v.clone()),
+                Method::ReverseTesting(v.clone()),
             )
         })
         .collect();
+    methods.extend(cfg.methods.iter().cloned());
     let cv = Comparator::CrossValidation {
         repeats: 1,
         folds: 10,
     };
-    methods.push((
-        "10-fold CV".into(),
-        SelectionMethod::Comparator(cv, truth.clone()),
-    ));
+    methods.push(("10-fold CV".into(), Method::Comparator(cv)));
     methods.push((
         "leave-one-out".into(),
-        SelectionMethod::Comparator(Comparator::LeaveOneOut, truth.clone()),
+        Method::Comparator(Comparator::LeaveOneOut),
     ));
-    let ms: Vec<SelectionMethod> = methods.iter().map(|m| m.1.clone()).collect();
-    let mut tallies = vec![Tally::default(); ms.len()];
-    let mut per_dataset = Vec::with_capacity(datasets.len());
-    let mut skipped = Vec::new();
+    let ms: Vec<Method> = methods.iter().map(|m| m.1.clone()).collect();
+    let mut out = BiasExperimentResults {
+        methods,
+        tallies: vec![Tally::default(); ms.len()],
+        per_dataset: Vec::with_capacity(datasets.len()),
+        pairs: Vec::new(),
+        cells: Vec::new(),
+        skipped: Vec::new(),
+    };
     for (name, data) in super::each_dataset(datasets) {
-        let t = run_dataset(name, data, learners, &ms, &truth, cfg, &mut skipped)?;
-        for (acc, x) in tallies.iter_mut().zip(&t) {
+        let t = run_dataset(name, data, learners, &ms, &truth, cfg, &mut out)?;
+        for (acc, x) in out.tallies.iter_mut().zip(&t) {
             acc.merge(x);
         }
-        per_dataset.push((name.clone(), t));
+        out.per_dataset.push((name.clone(), t));
     }
-    Ok(BiasExperimentResults {
-        methods,
-        tallies,
-        per_dataset,
-        skipped,
-    })
+    Ok(out)
 }
 
-/// One dataset: one tally per method; the (dataset, split) cells that
-/// cannot be run are added to `skipped` with the reason.
+/// One dataset: one tally per method; the counted pairs and the cells run
+/// are added to `out`, the (dataset, split) cells that cannot be run to
+/// `out.skipped` with the reason.
 fn run_dataset(
     name: &str,
     data: &Dataset,
     learners: &[(String, Arc<dyn Learner>)],
-    methods: &[SelectionMethod],
+    methods: &[Method],
     truth: &ReverseTestingVariant,
     cfg: &BiasExperimentConfig,
-    skipped: &mut Vec<String>,
+    out: &mut BiasExperimentResults,
 ) -> Result<Vec<Tally>> {
     let mut tallies = vec![Tally::default(); methods.len()];
     for s in 0..cfg.splits {
@@ -205,54 +259,154 @@ fn run_dataset(
         let fold = match holdout.split_dataset(data, split_seed) {
             Ok(f) => f.into_iter().next().expect("a holdout split has one fold"),
             Err(e) => {
-                skipped.push(format!("{name}: {e}"));
+                out.skipped.push(format!("{name}: {e}"));
                 break;
             }
         };
         let train = data.take(&cfg.bias.apply(data, &fold.train, split_seed)?);
         let test = data.take(&fold.test);
         if let Err(e) = train.require_two_classes() {
-            skipped.push(format!("{name} split {s}: {e}"));
+            out.skipped.push(format!("{name} split {s}: {e}"));
             continue;
         }
-        let cell = || -> Result<Vec<Ranking>> {
-            let variants: Vec<ReverseTestingVariant> = methods
-                .iter()
-                .filter_map(|m| match m {
-                    SelectionMethod::ReverseTesting(v) => Some(v.clone()),
-                    SelectionMethod::Comparator(..) => None,
-                })
-                .collect();
-            let mut rvt = if variants.is_empty() {
-                Vec::new()
-            } else {
-                reverse_testing_variants(learners, &train, &test, &variants, split_seed)?
-            }
-            .into_iter();
-            let mut out = Vec::with_capacity(methods.len() + 1);
-            out.push(true_ranking(learners, &train, &test, truth, split_seed)?);
-            for m in methods {
-                out.push(match m {
-                    SelectionMethod::ReverseTesting(_) => {
-                        rvt.next().expect("one ranking per ReverseTesting method")
-                    }
-                    SelectionMethod::Comparator(c, v) => {
-                        rank_by_comparator(learners, &train, *c, v, split_seed)?
-                    }
-                });
-            }
-            Ok(out)
+        let cell = || -> Result<(Vec<f64>, Vec<f64>, Vec<Selection>)> {
+            let (scores, agreement) = true_order(learners, &train, &test, truth, split_seed)?;
+            let found = run_methods(methods, learners, &train, &test, truth, split_seed)?;
+            Ok((scores, agreement, found))
         };
         match cell() {
-            Ok(r) => {
-                for (t, pred) in tallies.iter_mut().zip(&r[1..]) {
-                    t.add(&r[0], pred);
+            Ok((scores, agreement, found)) => {
+                let truth = rank_by_scores(learners, &scores, learners.len());
+                for (t, pred) in tallies.iter_mut().zip(&found) {
+                    t.add(&truth, &pred.ranking);
                 }
+                for (j, p) in truth.pairs.iter().enumerate() {
+                    if p.outcome == Outcome::Undecided {
+                        continue;
+                    }
+                    out.pairs.push(PairRecord {
+                        dataset: name.to_string(),
+                        split: s,
+                        a: learners[p.a].0.clone(),
+                        b: learners[p.b].0.clone(),
+                        test_rows: test.n_rows(),
+                        truth: [scores[p.a], scores[p.b]],
+                        agreement: agreement[j],
+                        outcomes: found.iter().map(|f| f.ranking.pairs[j].outcome).collect(),
+                    });
+                }
+                let shift = found.iter().find_map(|f| f.shift.as_ref());
+                out.cells.push(CellRecord {
+                    dataset: name.to_string(),
+                    split: s,
+                    train_rows: train.n_rows(),
+                    test_rows: test.n_rows(),
+                    shift_auc: shift.map(|t| t.auc),
+                    shift_detected: shift.map(|t| t.detected),
+                    prior_p_value: found
+                        .iter()
+                        .find_map(|f| f.priors.as_ref().map(|p| p.p_value)),
+                    train_priors: train.priors(),
+                    test_priors: test.priors(),
+                    estimated_priors: found
+                        .iter()
+                        .find_map(|f| f.priors.as_ref().map(|p| p.mean.clone())),
+                    effective_share: found
+                        .iter()
+                        .find_map(|f| f.weights.as_ref().map(|w| w.effective_size / w.rows as f64)),
+                });
             }
-            Err(e) => skipped.push(format!("{name} split {s}: {e}")),
+            Err(e) => out.skipped.push(format!("{name} split {s}: {e}")),
         }
     }
     Ok(tallies)
+}
+
+/// Bootstrap resamples of the test half behind [`PairRecord::agreement`].
+const AGREEMENT_RESAMPLES: usize = 200;
+
+/// The true measures of each learner trained on `train` on the labelled
+/// `test` set, and for each pair of learners the share of
+/// [`AGREEMENT_RESAMPLES`] bootstrap resamples of `test` (seeded by `seed`)
+/// on which the pair is ordered as on `test` itself.
+fn true_order(
+    learners: &[(String, Arc<dyn Learner>)],
+    train: &Dataset,
+    test: &Dataset,
+    variant: &ReverseTestingVariant,
+    seed: u64,
+) -> Result<(Vec<f64>, Vec<f64>)> {
+    let (scores, probas) = true_scores(learners, train, test, variant, seed)?;
+    let l = learners.len();
+    let priors = train.priors();
+    let mut r = rng::stream(seed, 0xa9ee);
+    let n = test.n_rows();
+    let mut same = vec![0usize; l * (l - 1) / 2];
+    for _ in 0..AGREEMENT_RESAMPLES {
+        let rows: Vec<usize> = (0..n).map(|_| r.random_range(0..n)).collect();
+        let sample = test.take(&rows);
+        let s = probas
+            .iter()
+            .map(|p| {
+                let mut q = crate::data::Proba::zeros(n, p.n_classes());
+                for (j, &i) in rows.iter().enumerate() {
+                    q.row_mut(j).copy_from_slice(p.row(i));
+                }
+                measure_value(
+                    &variant.measure,
+                    &sample,
+                    &q,
+                    variant.labelling,
+                    &priors,
+                    None,
+                )
+            })
+            .collect::<Result<Vec<f64>>>()?;
+        let mut k = 0;
+        for a in 0..l {
+            for b in a + 1..l {
+                let sign = |x: f64, y: f64| x.partial_cmp(&y);
+                same[k] += usize::from(sign(s[a], s[b]) == sign(scores[a], scores[b]));
+                k += 1;
+            }
+        }
+    }
+    let agreement = same
+        .iter()
+        .map(|&c| c as f64 / AGREEMENT_RESAMPLES as f64)
+        .collect();
+    Ok((scores, agreement))
+}
+
+/// Each learner trained on `train` and measured on the labelled `test` set
+/// as `variant` measures (oriented: higher is better), with its
+/// probabilities on `test`.
+fn true_scores(
+    learners: &[(String, Arc<dyn Learner>)],
+    train: &Dataset,
+    test: &Dataset,
+    variant: &ReverseTestingVariant,
+    seed: u64,
+) -> Result<(Vec<f64>, Vec<crate::data::Proba>)> {
+    if test.class_names() != train.class_names() {
+        return Err(Error::data(format!(
+            "the target's classes ({}) differ from the training set's ({})",
+            test.class_names().join(", "),
+            train.class_names().join(", ")
+        )));
+    }
+    let ls: Vec<Arc<dyn Learner>> = learners.iter().map(|(_, l)| Arc::clone(l)).collect();
+    let models = fit_all(&ls, train, seed, 0)?;
+    let priors = train.priors();
+    let probas = models
+        .iter()
+        .map(|m| m.predict_proba(test))
+        .collect::<Result<Vec<_>>>()?;
+    let scores = probas
+        .iter()
+        .map(|p| measure_value(&variant.measure, test, p, variant.labelling, &priors, None))
+        .collect::<Result<Vec<f64>>>()?;
+    Ok((scores, probas))
 }
 
 /// The true pairwise order: each learner trained on `train` and measured on
@@ -266,28 +420,7 @@ pub fn true_ranking(
     variant: &ReverseTestingVariant,
     seed: u64,
 ) -> Result<Ranking> {
-    if test.class_names() != train.class_names() {
-        return Err(Error::data(format!(
-            "the target's classes ({}) differ from the training set's ({})",
-            test.class_names().join(", "),
-            train.class_names().join(", ")
-        )));
-    }
-    let ls: Vec<Arc<dyn Learner>> = learners.iter().map(|(_, l)| Arc::clone(l)).collect();
-    let models = fit_all(&ls, train, seed, 0)?;
-    let priors = train.priors();
-    let scores = models
-        .iter()
-        .map(|m| {
-            measure_value(
-                &variant.measure,
-                test,
-                &m.predict_proba(test)?,
-                variant.labelling,
-                &priors,
-            )
-        })
-        .collect::<Result<Vec<f64>>>()?;
+    let (scores, _) = true_scores(learners, train, test, variant, seed)?;
     Ok(rank_by_scores(learners, &scores, learners.len()))
 }
 
@@ -318,6 +451,7 @@ mod tests {
         ];
         let cfg = BiasExperimentConfig {
             variants: vec![("paper".into(), ReverseTestingVariant::paper())],
+            methods: Vec::new(),
             metric: "accuracy".into(),
             bias: Bias::HalveLargestClass,
             splits: 2,

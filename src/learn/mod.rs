@@ -40,7 +40,7 @@
 mod fitted;
 mod importance;
 mod lbfgs;
-mod linalg;
+pub(crate) mod linalg;
 pub mod registry;
 mod rows;
 

@@ -28,7 +28,8 @@ use super::budget::{alert_budget, Curve};
 use super::calibration::expected_calibration_error;
 use super::confusion::{Average, BinaryCounts, Confusion};
 use super::probability::{
-    brier, log_loss, murphy_decomposition, stratified_brier, Murphy, MURPHY_BINS,
+    brier, brier_weighted, log_loss, log_loss_weighted, murphy_decomposition, stratified_brier,
+    Murphy, MURPHY_BINS,
 };
 use super::ranking::{binary_ranking, ranking_ovr_macro, roc_auc_hand_till, RankingScores};
 use crate::data::Proba;
@@ -119,6 +120,8 @@ pub enum Definition {
     /// A binary metric of the positive-class scores and the metric's
     /// parameter (the alert budgets).
     Budget(fn(&Curve, f64) -> f64),
+    /// A confusion count of the positive class (binary; not weighted).
+    Count(fn(&BinaryCounts) -> u64),
 }
 
 /// One metric.
@@ -139,9 +142,20 @@ pub struct Metric {
     /// The parameter's value in a metric read from a call (`NaN` for the
     /// catalogue's entries themselves).
     pub param: f64,
+    /// Set for a probability metric whose definition reads the rows'
+    /// weights (see [`Metric::weighted`]).
+    weighted_scores: bool,
 }
 
 impl Metric {
+    /// Whether [`weighted_value`] computes it: every function of the labels
+    /// (from a weighted confusion matrix) and the Brier score and log loss
+    /// (weighted means over rows).
+    pub fn weighted(&self) -> bool {
+        self.weighted_scores
+            || (self.needs() == Needs::Labels && !matches!(self.definition, Definition::Count(_)))
+    }
+
     /// What it is computed from.
     ///
     /// ```
@@ -151,7 +165,7 @@ impl Metric {
     /// ```
     pub fn needs(&self) -> Needs {
         match self.definition {
-            Definition::Rate(_) | Definition::Confusion(_) => Needs::Labels,
+            Definition::Rate(_) | Definition::Confusion(_) | Definition::Count(_) => Needs::Labels,
             Definition::Settings => Needs::Settings,
             Definition::Budget(_) => Needs::Probabilities,
             // A threshold can be tuned only for a function of the labels
@@ -164,7 +178,7 @@ impl Metric {
     /// Whether it is reported for a task of `k` classes.
     pub fn defined_for(&self, k: usize) -> bool {
         match self.definition {
-            Definition::BinaryOnly(_) | Definition::Budget(_) => k == 2,
+            Definition::BinaryOnly(_) | Definition::Budget(_) | Definition::Count(_) => k == 2,
             Definition::MulticlassOnly(_) => k > 2,
             Definition::Settings => false,
             _ => true,
@@ -188,6 +202,7 @@ impl Metric {
             Definition::Split { binary: b, .. } if binary => b(s),
             Definition::Split { multiclass, .. } => multiclass(s),
             Definition::Budget(f) => s.curve().map(|c| f(c, self.param)),
+            Definition::Count(f) => Ok(f(&s.positive()) as f64),
             Definition::Settings => return None,
         })
     }
@@ -219,8 +234,10 @@ pub struct Scored<'a> {
     pub truth: &'a [u32],
     /// Predicted probabilities (`n x k`).
     pub proba: &'a Proba,
-    /// The confusion matrix of the decided labels.
+    /// The confusion matrix of the decided labels (weighted when the rows
+    /// are).
     pub confusion: Confusion,
+    weights: Option<&'a [f64]>,
     ranking: OnceCell<RankingScores>,
     murphy: OnceCell<Murphy>,
     stratified: OnceCell<Vec<f64>>,
@@ -234,10 +251,26 @@ impl<'a> Scored<'a> {
             truth,
             proba,
             confusion: Confusion::from_labels(truth, labels, proba.n_classes())?,
+            weights: None,
             ranking: OnceCell::new(),
             murphy: OnceCell::new(),
             stratified: OnceCell::new(),
             curve: OnceCell::new(),
+        })
+    }
+
+    /// Predictions whose rows carry `weights` (see [`weighted_value`]).
+    pub fn weighted(
+        truth: &'a [u32],
+        proba: &'a Proba,
+        labels: &[u32],
+        weights: &'a [f64],
+    ) -> Result<Self> {
+        let confusion = Confusion::from_weighted_labels(truth, labels, proba.n_classes(), weights)?;
+        Ok(Scored {
+            confusion,
+            weights: Some(weights),
+            ..Scored::new(truth, proba, labels)?
         })
     }
 
@@ -317,6 +350,15 @@ const fn metric_of(
         tunable: None,
         params: None,
         param: f64::NAN,
+        weighted_scores: false,
+    }
+}
+
+/// A probability metric whose definition reads the rows' weights.
+const fn weighted(m: Metric) -> Metric {
+    Metric {
+        weighted_scores: true,
+        ..m
     }
 }
 
@@ -450,13 +492,24 @@ pub const METRICS: &[Metric] = &[
         Higher,
         Scores(|s| Ok(s.ranking()?.pr_auc_trapezoid)),
     ),
-    metric_of("brier", "Brier", Lower, Scores(|s| brier(s.truth, s.proba))),
-    metric_of(
+    weighted(metric_of(
+        "brier",
+        "Brier",
+        Lower,
+        Scores(|s| match s.weights {
+            Some(w) => brier_weighted(s.truth, s.proba, w),
+            None => brier(s.truth, s.proba),
+        }),
+    )),
+    weighted(metric_of(
         "log_loss",
         "log loss",
         Lower,
-        Scores(|s| log_loss(s.truth, s.proba)),
-    ),
+        Scores(|s| match s.weights {
+            Some(w) => log_loss_weighted(s.truth, s.proba, w),
+            None => log_loss(s.truth, s.proba),
+        }),
+    )),
     tunable(
         metric_of(
             "accuracy",
@@ -744,6 +797,54 @@ pub fn undefined(m: &Metric, k: usize) -> Error {
             ""
         }
     ))
+}
+
+/// One metric of predictions whose rows carry `weights`: the
+/// importance-weighted estimate of the metric on a population whose rows
+/// are `w(x)` times as frequent (Sugiyama, Krauledat & Müller 2007, eq. 8:
+/// each row's loss times its weight). Functions of the labels come from the
+/// weighted confusion matrix ([`Confusion::from_weighted_labels`]), the
+/// Brier score and log loss are weighted means; equal weights give
+/// [`value`]. An error for a metric without a weighted form (the ranking
+/// and calibration metrics).
+///
+/// ```
+/// use rarity::data::Proba;
+/// use rarity::metrics::catalogue::{metric, weighted_value};
+/// let p = Proba::from_positive(&[0.1, 0.4, 0.35, 0.8]);
+/// let acc = metric("accuracy").unwrap();
+/// // Row 3 (wrong) counts twice.
+/// assert_eq!(weighted_value(acc, &[0, 0, 1, 1], &p, &[0, 0, 0, 1], &[1.0, 1.0, 2.0, 1.0]).unwrap(), 0.6);
+/// assert!(weighted_value(metric("roc_auc").unwrap(), &[0, 1], &p, &[0, 1], &[1.0, 1.0]).is_err());
+/// ```
+pub fn weighted_value(
+    m: &Metric,
+    truth: &[u32],
+    proba: &Proba,
+    labels: &[u32],
+    weights: &[f64],
+) -> Result<f64> {
+    if !m.weighted() {
+        return Err(Error::invalid(format!(
+            "{} has no importance-weighted form; weighted measures: {}",
+            m.key,
+            METRICS
+                .iter()
+                .filter(|m| m.weighted())
+                .map(|m| m.key)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    super::check_proba(truth, proba)?;
+    m.compute(&Scored::weighted(truth, proba, labels, weights)?)
+        .unwrap_or_else(|| {
+            Err(Error::invalid(format!(
+                "{} is not defined for {} classes",
+                m.key,
+                proba.n_classes()
+            )))
+        })
 }
 
 /// The metrics a threshold can be tuned for, as `tune(metric=...)` lists them.

@@ -156,6 +156,45 @@ impl Confusion {
         Ok(Confusion { k, counts })
     }
 
+    /// The confusion matrix of rows weighted by `weights` (one finite,
+    /// non-negative weight per row, not all 0): the importance-weighted
+    /// counts of Sugiyama, Krauledat & Müller (2007, eq. 8), from which every
+    /// rate of [`BinaryCounts`] reads the weighted rate. Each row counts
+    /// `round(2^32 w_i / max_j w_j)` times, so the weights are kept to 32 bits
+    /// relative to the largest (the counts cannot overflow below 2^32 rows).
+    ///
+    /// ```
+    /// use rarity::metrics::Confusion;
+    /// let c = Confusion::from_weighted_labels(&[0, 0, 1], &[0, 1, 1], 2, &[2.0, 1.0, 1.0]).unwrap();
+    /// assert_eq!(c.accuracy(), 0.75);
+    /// assert_eq!(c.one_vs_rest(0).tpr(), 2.0 / 3.0);
+    /// ```
+    pub fn from_weighted_labels(
+        truth: &[u32],
+        predicted: &[u32],
+        k: usize,
+        weights: &[f64],
+    ) -> Result<Self> {
+        check_len(truth.len(), weights.len(), "weights")?;
+        if let Some(i) = weights.iter().position(|w| !(w.is_finite() && *w >= 0.0)) {
+            return Err(Error::data(format!(
+                "row {}: weight {} is not a finite number >= 0",
+                i + 1,
+                weights[i]
+            )));
+        }
+        let max = weights.iter().copied().fold(0.0, f64::max);
+        if max == 0.0 {
+            return Err(Error::data("every weight is 0: nothing to score"));
+        }
+        let mut c = Confusion::from_labels(truth, predicted, k)?;
+        c.counts.iter_mut().for_each(|v| *v = 0);
+        for ((&t, &p), &w) in truth.iter().zip(predicted).zip(weights) {
+            c.counts[t as usize * k + p as usize] += (w / max * 4_294_967_296.0).round() as u64;
+        }
+        Ok(c)
+    }
+
     /// The binary confusion matrix of the decision "positive (class 1) iff
     /// `p >= threshold`" on positive-class probabilities `p`.
     ///
@@ -294,6 +333,22 @@ mod tests {
         assert_eq!(c.one_vs_rest(1).tp, 1);
         assert!(Confusion::from_labels(&[0, 3], &[0, 1], 3).is_err());
         assert!(Confusion::from_threshold(&[0], &[0.5], f64::NAN).is_err());
+    }
+
+    #[test]
+    fn weighted_counts_give_weighted_rates() {
+        // Whole weights are the same as repeating rows.
+        let (t, p, w) = ([0, 1, 1, 2], [0, 1, 0, 2], [2.0, 1.0, 1.0, 4.0]);
+        let c = Confusion::from_weighted_labels(&t, &p, 3, &w).unwrap();
+        let rep = Confusion::from_labels(&[0, 0, 1, 1, 2, 2, 2, 2], &[0, 0, 1, 0, 2, 2, 2, 2], 3)
+            .unwrap();
+        assert_eq!(c.accuracy(), 7.0 / 8.0);
+        assert_eq!(c.macro_accuracy(), rep.macro_accuracy());
+        assert_eq!(c.g_mean(), rep.g_mean());
+        assert_eq!(c.macro_f1(), rep.macro_f1());
+        assert!(Confusion::from_weighted_labels(&t, &p, 3, &[0.0; 4]).is_err());
+        assert!(Confusion::from_weighted_labels(&t, &p, 3, &[1.0, -1.0, 1.0, 1.0]).is_err());
+        assert!(Confusion::from_weighted_labels(&t, &p, 3, &[1.0]).is_err());
     }
 
     #[test]

@@ -93,6 +93,70 @@ pub fn brier(truth: &[u32], proba: &Proba) -> Result<f64> {
     }
 }
 
+/// The Brier score of [`brier`] as a weighted mean over rows, `sum_i w_i
+/// loss_i / sum_i w_i`: the importance-weighted estimate of the score on
+/// another population when `w` is the density ratio (Sugiyama, Krauledat &
+/// Müller 2007, eq. 8). Equal weights give [`brier`].
+///
+/// ```
+/// use rarity::data::Proba;
+/// use rarity::metrics::probability::{brier, brier_weighted};
+/// let p = Proba::from_positive(&[0.1, 0.9, 0.6]);
+/// let w = brier_weighted(&[0, 1, 0], &p, &[1.0, 1.0, 2.0]).unwrap();
+/// assert!((w - (0.01 + 0.01 + 2.0 * 0.36) / 4.0).abs() < 1e-15);
+/// assert!((brier_weighted(&[0, 1, 0], &p, &[1.0; 3]).unwrap() - brier(&[0, 1, 0], &p).unwrap()).abs() < 1e-15);
+/// ```
+pub fn brier_weighted(truth: &[u32], proba: &Proba, weights: &[f64]) -> Result<f64> {
+    check_proba(truth, proba)?;
+    let binary = proba.n_classes() == 2;
+    weighted_mean(truth, weights, |i, t| {
+        let row = proba.row(i);
+        if binary {
+            let y = f64::from(u8::from(t == 1));
+            (y - row[1]) * (y - row[1])
+        } else {
+            row.iter()
+                .enumerate()
+                .map(|(c, &q)| {
+                    let y = f64::from(u8::from(c == t as usize));
+                    (y - q) * (y - q)
+                })
+                .sum()
+        }
+    })
+}
+
+/// The log loss of [`log_loss`] as a weighted mean over rows (as
+/// [`brier_weighted`]).
+pub fn log_loss_weighted(truth: &[u32], proba: &Proba, weights: &[f64]) -> Result<f64> {
+    check_proba(truth, proba)?;
+    let eps = f64::EPSILON;
+    weighted_mean(truth, weights, |i, t| {
+        -proba.row(i)[t as usize].clamp(eps, 1.0 - eps).ln()
+    })
+}
+
+/// `sum_i w_i loss(i, truth_i) / sum_i w_i`; the weights must be finite,
+/// non-negative and not all 0.
+fn weighted_mean(truth: &[u32], weights: &[f64], loss: impl Fn(usize, u32) -> f64) -> Result<f64> {
+    check_len(truth.len(), weights.len(), "weights")?;
+    let (mut sum, mut total) = (0.0, 0.0);
+    for (i, (&t, &w)) in truth.iter().zip(weights).enumerate() {
+        if !(w.is_finite() && w >= 0.0) {
+            return Err(crate::Error::data(format!(
+                "row {}: weight {w} is not a finite number >= 0",
+                i + 1
+            )));
+        }
+        sum += w * loss(i, t);
+        total += w;
+    }
+    if total == 0.0 {
+        return Err(crate::Error::data("every weight is 0: nothing to score"));
+    }
+    Ok(sum / total)
+}
+
 /// Stratified Brier score: for each class, the mean of `(1 - p_true)^2` over
 /// the rows of that class (`NaN` for a class without rows). For two classes
 /// it is computed on column 1: `[mean p^2 over negatives, mean (1 - p)^2

@@ -8,6 +8,13 @@
 //!   set with each learner, train the judges on the copies, decide every pair.
 //! - [`comparator`]: cross-validation, leave-one-out and training accuracy
 //!   on the training set alone.
+//! - [`density_ratio`]: `p_T(x) / p_D(x)` by a cross-fitted classifier or
+//!   uLSIF (Kanamori, Hido & Sugiyama 2009), weights, the covariate-shift
+//!   test; [`iwcv`]: importance-weighted cross-validation (Sugiyama,
+//!   Krauledat & Müller 2007, eq. 8); [`prior_cv`]: cross-validation
+//!   weighted by EM-estimated target priors (Saerens et al. 2002).
+//! - [`method`]: the selection methods by name (and their vote), run
+//!   together on shared fold models, and `rarity select`'s bias diagnosis.
 //! - [`ranking`]: the result of a selection: pairwise outcomes, learners
 //!   ordered by wins minus losses.
 //! - `measure` (internal): how models are scored on labelled data (a
@@ -18,7 +25,11 @@
 //! `experiment::bias`.
 
 pub mod comparator;
+pub mod density_ratio;
+pub mod iwcv;
 pub(crate) mod measure;
+pub mod method;
+pub mod prior_cv;
 pub mod ranking;
 pub mod reverse_testing;
 #[cfg(test)]

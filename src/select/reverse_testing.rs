@@ -24,7 +24,9 @@
 //! [`PairRule`] and the judges, and cross-fitting
 //! ([`ReverseTestingVariant::folds`]); [`ReverseTestingVariant::paper`] is
 //! the literal algorithm, [`ReverseTestingVariant::recommended`] the variant
-//! that measured best (`docs/reverse-testing.md`).
+//! that measured best (`docs/reverse-testing.md`). With
+//! [`ReverseTestingVariant::weights`], step 4 weights every row of `D` by
+//! its density ratio `p_T(x) / p_D(x)` ([`super::density_ratio`]).
 
 use std::sync::Arc;
 
@@ -41,7 +43,7 @@ use crate::split::cross_fit_folds;
 
 use super::measure::measure_value;
 use super::ranking::{fit_all, rank, Outcome, Pair, Ranking};
-use super::variant::{Judges, Labelling, PairRule, ReverseTestingVariant};
+use super::variant::{Judges, Labelling, PairRule, ReverseTestingVariant, Weighting};
 
 /// A model fitted on a labelled copy of `T`, or the constant class of a
 /// one-class copy.
@@ -131,7 +133,8 @@ pub fn reverse_testing(
 }
 
 /// [`reverse_testing`] for several variants at once: the models of each
-/// labelling are fitted once and shared by the variants using it. Returns
+/// labelling are fitted once and shared by the variants using it, and the
+/// importance weights of each [`Weighting`] are estimated once. Returns
 /// one ranking per variant, each equal to what [`reverse_testing`] gives
 /// (`models_built` counts the models of that variant's labelling).
 pub fn reverse_testing_variants(
@@ -139,6 +142,38 @@ pub fn reverse_testing_variants(
     train: &Dataset,
     target: &Dataset,
     variants: &[ReverseTestingVariant],
+    seed: u64,
+) -> Result<Vec<Ranking>> {
+    let mut estimated: Vec<(Weighting, Vec<f64>)> = Vec::new();
+    for kind in variants.iter().filter_map(|v| v.weights) {
+        if !estimated.iter().any(|(k, _)| *k == kind) {
+            let (w, _) = kind.estimator().estimate(train, target, seed)?;
+            estimated.push((kind, w.weights));
+        }
+    }
+    let weights: Vec<Option<&[f64]>> = variants
+        .iter()
+        .map(|v| {
+            v.weights.map(|kind| {
+                estimated
+                    .iter()
+                    .find(|(k, _)| *k == kind)
+                    .map(|(_, w)| w.as_slice())
+                    .expect("every weighting was estimated")
+            })
+        })
+        .collect();
+    reverse_testing_weighted(learners, train, target, variants, &weights, seed)
+}
+
+/// [`reverse_testing_variants`] with the row weights of each variant given
+/// (`weights[i]` for `variants[i]`; `None`: unweighted).
+pub(crate) fn reverse_testing_weighted(
+    learners: &[(String, Arc<dyn Learner>)],
+    train: &Dataset,
+    target: &Dataset,
+    variants: &[ReverseTestingVariant],
+    weights: &[Option<&[f64]>],
     seed: u64,
 ) -> Result<Vec<Ranking>> {
     let ls: Vec<Arc<dyn Learner>> = learners.iter().map(|(_, l)| Arc::clone(l)).collect();
@@ -169,6 +204,7 @@ pub fn reverse_testing_variants(
                         &judged.on_copy[x][s],
                         labelling,
                         &priors,
+                        weights[i],
                     )?;
                 }
             }

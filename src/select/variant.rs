@@ -14,13 +14,18 @@
 //! differences) and the [`Judges`] (`L_a`, `L_b`, or every learner), plus
 //! cross-fitting ([`ReverseTestingVariant::folds`]): the paper measures on
 //! `D` models derived from `D` itself, which rewards learners that memorise
-//! `D`.
+//! `D`; and importance weights ([`ReverseTestingVariant::weights`]): the
+//! judges' measure on `D` with every row weighted by the density ratio
+//! `p_T(x) / p_D(x)` ([`super::density_ratio`]), so that `D` is measured as
+//! if drawn like `T` (Sugiyama, Krauledat & Müller 2007, eq. 8).
 
 use serde::Serialize;
 
 use crate::metrics::cost::Benefit;
 
 use crate::error::{Error, Result};
+
+use super::density_ratio::{RatioEstimator, Ulsif};
 
 /// How a model's probabilities label the target set `T`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -69,6 +74,26 @@ pub enum Judges {
     All,
 }
 
+/// Which density-ratio estimator (with its default settings) weights the
+/// rows of `D` when the judges are measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Weighting {
+    /// The cross-fitted logistic classifier of training vs target rows.
+    Classifier,
+    /// uLSIF.
+    Ulsif,
+}
+
+impl Weighting {
+    /// The estimator, with its default settings.
+    pub fn estimator(self) -> RatioEstimator {
+        match self {
+            Weighting::Classifier => RatioEstimator::default(),
+            Weighting::Ulsif => RatioEstimator::Ulsif(Ulsif::default()),
+        }
+    }
+}
+
 /// A ReverseTesting configuration.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ReverseTestingVariant {
@@ -89,6 +114,10 @@ pub struct ReverseTestingVariant {
     /// At most as many folds as the smallest class of `D` has rows; a class
     /// with a single row is an error.
     pub folds: usize,
+    /// `None`: every row of `D` counts the same when the judges are
+    /// measured (the paper); otherwise each row is weighted by its density
+    /// ratio `p_T(x) / p_D(x)`.
+    pub weights: Option<Weighting>,
 }
 
 impl ReverseTestingVariant {
@@ -101,6 +130,7 @@ impl ReverseTestingVariant {
             decision: PairRule::Strict,
             judges: Judges::Pair,
             folds: 0,
+            weights: None,
         }
     }
 
@@ -119,6 +149,7 @@ impl ReverseTestingVariant {
                 decision: PairRule::Sum,
                 judges: Judges::Pair,
                 folds: 5,
+                weights: None,
             }
         } else {
             ReverseTestingVariant {
@@ -127,6 +158,7 @@ impl ReverseTestingVariant {
                 decision: PairRule::Sum,
                 judges: Judges::All,
                 folds: 0,
+                weights: None,
             }
         }
     }
@@ -134,8 +166,9 @@ impl ReverseTestingVariant {
     /// Parses a variant: a preset (`paper`, `default`, `priors`, `sample`)
     /// and/or `key=value` settings separated by commas, later ones winning:
     /// `labels=argmax|priors|sample`, `measure=METRIC`,
-    /// `decide=strict|sum`, `judges=pair|all`, `folds=0|K`. The measure is
-    /// `metric` unless set. Example: `paper,decide=sum`.
+    /// `decide=strict|sum`, `judges=pair|all`, `folds=0|K`,
+    /// `weights=none|classifier|ulsif`. The measure is `metric` unless set.
+    /// Example: `paper,decide=sum`.
     pub fn parse(spec: &str, metric: &str) -> Result<ReverseTestingVariant> {
         let mut v = ReverseTestingVariant {
             measure: Measure::Metric(metric.into()),
@@ -144,7 +177,8 @@ impl ReverseTestingVariant {
         let bad = |what: &str| {
             Error::invalid(format!(
                 "variant '{spec}': {what}; expected a preset (paper, default, priors, sample) \
-                 or labels=argmax|priors|sample, measure=METRIC, decide=strict|sum, judges=pair|all, folds=0|K"
+                 or labels=argmax|priors|sample, measure=METRIC, decide=strict|sum, judges=pair|all, folds=0|K, \
+                 weights=none|classifier|ulsif"
             ))
         };
         for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -170,6 +204,9 @@ impl ReverseTestingVariant {
                     ("decide", "sum") => v.decision = PairRule::Sum,
                     ("judges", "pair") => v.judges = Judges::Pair,
                     ("judges", "all") => v.judges = Judges::All,
+                    ("weights", "none") => v.weights = None,
+                    ("weights", "classifier") => v.weights = Some(Weighting::Classifier),
+                    ("weights", "ulsif") => v.weights = Some(Weighting::Ulsif),
                     ("folds", k) => match k.parse::<usize>() {
                         Ok(k) if k != 1 => v.folds = k,
                         _ => return Err(bad(&format!("bad setting '{part}' (folds: 0 or >= 2)"))),
@@ -209,7 +246,12 @@ impl std::fmt::Display for ReverseTestingVariant {
             f,
             "labels={labels},measure={measure},decide={decide},judges={judges},folds={}",
             self.folds
-        )
+        )?;
+        match self.weights {
+            None => Ok(()),
+            Some(Weighting::Classifier) => write!(f, ",weights=classifier"),
+            Some(Weighting::Ulsif) => write!(f, ",weights=ulsif"),
+        }
     }
 }
 
@@ -223,9 +265,12 @@ mod tests {
             ReverseTestingVariant::parse("paper", "accuracy").unwrap(),
             ReverseTestingVariant::paper()
         );
-        let v =
-            ReverseTestingVariant::parse("priors,measure=brier,decide=sum,judges=all,folds=4", "x")
-                .unwrap();
+        let v = ReverseTestingVariant::parse(
+            "priors,measure=brier,decide=sum,judges=all,folds=4,weights=ulsif",
+            "x",
+        )
+        .unwrap();
+        assert_eq!(v.weights, Some(Weighting::Ulsif));
         assert_eq!(v.labelling, Labelling::Priors);
         assert_eq!(v.measure, Measure::Metric("brier".into()));
         assert_eq!(
@@ -238,7 +283,14 @@ mod tests {
         );
         let d = ReverseTestingVariant::parse("default", "g_mean").unwrap();
         assert_eq!(d, ReverseTestingVariant::recommended("g_mean"));
-        for bad in ["nope", "labels=max", "folds=1", "folds=x", "decide="] {
+        for bad in [
+            "nope",
+            "labels=max",
+            "folds=1",
+            "folds=x",
+            "decide=",
+            "weights=kliep",
+        ] {
             let e = ReverseTestingVariant::parse(bad, "accuracy")
                 .unwrap_err()
                 .to_string();

@@ -652,11 +652,24 @@ pub fn read_with_schema<R: std::io::Read + Send>(
     delimiter: u8,
     schema: &Schema,
 ) -> Result<Dataset> {
+    read_table_with_schema(csv_table(reader, origin, delimiter)?, schema)
+}
+
+/// A CSV table from a reader.
+fn csv_table<'r, R: std::io::Read + Send + 'r>(
+    reader: R,
+    origin: &str,
+    delimiter: u8,
+) -> Result<Table<'r>> {
     let opts = ReadOptions {
         delimiter,
         ..ReadOptions::default()
     };
-    let table = Table::from_stream(Box::new(reader), origin, Format::Csv, &opts)?;
+    Table::from_stream(Box::new(reader), origin, Format::Csv, &opts)
+}
+
+/// The rows of `table` encoded as `schema`'s, as one dataset.
+fn read_table_with_schema(table: Table<'_>, schema: &Schema) -> Result<Dataset> {
     let mut x = Vec::new();
     let mut n = 0;
     predict_blocks(table, schema, &PredictOptions::default(), &mut |b| {
@@ -665,6 +678,65 @@ pub fn read_with_schema<R: std::io::Read + Send>(
         Ok(())
     })?;
     Dataset::new(x, vec![0; n], schema.clone())
+}
+
+/// Reads an unlabelled target population for a training set of `schema`:
+/// as [`read_with_schema`], but its columns must be exactly the training
+/// set's (its label column may be present or not); a column the training
+/// set lacks, or a missing one, is an error naming them.
+///
+/// ```
+/// use rarity::data::read::{read_from, read_population, Format, ReadOptions};
+/// let (ds, _) = read_from("a,b,c,y\n1,2,3,p\n3,4,5,n\n".as_bytes(), "train", Format::Csv, 0, &ReadOptions::default()).unwrap();
+/// assert!(read_population("c,b,a\n5,6,7\n".as_bytes(), "t", b',', ds.schema()).is_ok());
+/// let e = read_population("a,b,c,d\n5,6,7,8\n".as_bytes(), "t", b',', ds.schema()).unwrap_err();
+/// assert!(e.to_string().contains("has columns the training set lacks: d"), "{e}");
+/// let e = read_population("a,b\n5,6\n".as_bytes(), "t", b',', ds.schema()).unwrap_err();
+/// assert!(e.to_string().contains("lacks columns of the training set: c"), "{e}");
+/// ```
+pub fn read_population<R: std::io::Read + Send>(
+    reader: R,
+    origin: &str,
+    delimiter: u8,
+    schema: &Schema,
+) -> Result<Dataset> {
+    let table = csv_table(reader, origin, delimiter)?;
+    check_same_columns(table.names(), schema, origin)?;
+    read_table_with_schema(table, schema)
+}
+
+/// With `exact`, the columns of `names` must be those of `schema`'s source
+/// (its features' columns, optionally its target column), in any order.
+fn check_same_columns(names: &[String], schema: &Schema, origin: &str) -> Result<()> {
+    let known: Vec<&str> = schema.encodings.iter().map(|e| e.name()).collect();
+    let extra: Vec<&str> = names
+        .iter()
+        .map(String::as_str)
+        .filter(|n| !known.contains(n) && *n != schema.target_name)
+        .collect();
+    let missing: Vec<&str> = known
+        .iter()
+        .copied()
+        .filter(|k| !names.iter().any(|n| n == k))
+        .collect();
+    let problem = match (extra.is_empty(), missing.is_empty()) {
+        (true, true) => return Ok(()),
+        (false, true) => format!("has columns the training set lacks: {}", extra.join(", ")),
+        (true, false) => format!("lacks columns of the training set: {}", missing.join(", ")),
+        (false, false) => format!(
+            "has columns the training set lacks ({}) and lacks columns of the training set ({})",
+            extra.join(", "),
+            missing.join(", ")
+        ),
+    };
+    Err(parse_err(
+        origin,
+        format!(
+            "the target population {problem}; expected the training set's columns {} (and optionally its label '{}')",
+            known.join(", "),
+            schema.target_name
+        ),
+    ))
 }
 
 pub(crate) fn parse_err(origin: &str, msg: impl Into<String>) -> Error {

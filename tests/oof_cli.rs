@@ -33,11 +33,9 @@ fn read_oof(path: &str) -> Vec<(usize, usize, usize, String, u32, f64, String)> 
         .collect()
 }
 
-#[test]
-fn evaluate_writes_every_row_once_per_repeat_with_the_scored_probabilities() {
-    let d = scratch("oof-evaluate");
-    let oof = d.join("oof.csv").to_string_lossy().to_string();
-    let (code, out, err) = run(&[
+/// `rarity evaluate --dataset glass6 -m logistic --cv 5 --oof OOF`, then `rest`.
+fn evaluate_glass6(oof: &str, rest: &[&str]) -> (i32, String, String) {
+    let mut args = vec![
         "evaluate",
         "--dataset",
         "glass6",
@@ -45,12 +43,18 @@ fn evaluate_writes_every_row_once_per_repeat_with_the_scored_probabilities() {
         "logistic",
         "--cv",
         "5",
-        "--pooled",
         "--oof",
-        &oof,
-        "--format",
-        "json",
-    ]);
+        oof,
+    ];
+    args.extend_from_slice(rest);
+    run(&args)
+}
+
+#[test]
+fn evaluate_writes_every_row_once_per_repeat_with_the_scored_probabilities() {
+    let d = scratch("oof-evaluate");
+    let oof = d.join("oof.csv").to_string_lossy().to_string();
+    let (code, out, err) = evaluate_glass6(&oof, &["--pooled", "--format", "json"]);
     assert_eq!(code, 0, "{err}");
     let rows = read_oof(&oof);
     let n = 214;
@@ -69,17 +73,7 @@ fn evaluate_writes_every_row_once_per_repeat_with_the_scored_probabilities() {
     assert_eq!(v["metrics"]["roc_auc"]["mean"].as_f64().unwrap(), auc);
     // Per-fold evaluation writes the same predictions.
     let per_fold = d.join("oof2.csv").to_string_lossy().to_string();
-    let (code, _, err) = run(&[
-        "evaluate",
-        "--dataset",
-        "glass6",
-        "-m",
-        "logistic",
-        "--cv",
-        "5",
-        "--oof",
-        &per_fold,
-    ]);
+    let (code, _, err) = evaluate_glass6(&per_fold, &[]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(
         std::fs::read(&oof).unwrap(),

@@ -36,6 +36,9 @@ pub enum Error {
     /// A parameter, option or model spec is invalid.
     #[error("{0}")]
     Invalid(String),
+    /// The work was stopped on request ([`crate::cancel`]).
+    #[error("interrupted")]
+    Cancelled,
     /// A saved model file is truncated, foreign or of another version.
     #[error("model file {path}: {message}")]
     Model {

@@ -312,6 +312,7 @@ fn evaluate_group(
     let mut cores = CoreFits::new(&train, fold_seed(seed, fold));
     let mut out: Vec<Option<FoldResult>> = vec![None; group.len()];
     for model in model_groups(group) {
+        crate::cancel::check()?;
         let first = group[model[0]];
         let need_oof = model.iter().any(|&i| group[i].decision.needs_oof());
         let fitted = first
@@ -353,9 +354,12 @@ fn evaluate_group(
         .collect())
 }
 
-/// An error about strategy `s`, naming it.
+/// An error about strategy `s`, naming it (a cancellation stays one).
 fn named(s: &Strategy) -> impl Fn(Error) -> Error + '_ {
-    move |e| Error::invalid(format!("{}: {e}", s.spec))
+    move |e| match e {
+        Error::Cancelled => e,
+        e => Error::invalid(format!("{}: {e}", s.spec)),
+    }
 }
 
 /// Every metric of predictions on the rows of `test`, with the extras'

@@ -20,6 +20,7 @@
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 pub mod calibrate;
+pub mod cancel;
 pub mod data;
 pub mod decide;
 pub mod ensemble;

@@ -1,6 +1,6 @@
 //! Exact k-nearest-neighbour search, shared by SMOTE and its variants, the
 //! informative undersamplers and the k-NN learner. A bottom-level module: it
-//! depends only on `data`, `error` and `rng`.
+//! depends only on `data`, `error`, `rng` and `cancel`.
 //!
 //! Distances are Euclidean (squared distances are compared; the square root
 //! is never needed to rank). The distance of a pair is defined as the sum over
@@ -218,6 +218,15 @@ pub fn search(
     if farthest {
         for v in &mut lists.key {
             *v = -*v;
+        }
+    }
+    if crate::cancel::requested() {
+        // A cancelled search stops early (see the searches' loops): its lists
+        // are incomplete, and unfilled slots would index past the references.
+        // They point at reference 0 instead; the caller's work is discarded at
+        // its next cancellation check.
+        for i in lists.idx.iter_mut().filter(|i| **i == usize::MAX) {
+            *i = 0;
         }
     }
     Neighbours {

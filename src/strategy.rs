@@ -313,6 +313,7 @@ impl<'a> CoreFits<'a> {
         let (train, keep_rates) = match &s.sampler {
             Some(sampler) => {
                 let sample = sampler.resample(data, &mut r)?;
+                crate::cancel::check()?;
                 (sample.materialise(data)?, sample.keep_rates)
             }
             None => (data.clone(), vec![1.0; data.n_classes()]),
@@ -320,6 +321,7 @@ impl<'a> CoreFits<'a> {
         check_kept(&keep_rates, data.class_names())?;
         let rows: Vec<usize> = (0..train.n_rows()).collect();
         let model = s.learner.fit(&train.view(&rows), &mut r)?;
+        crate::cancel::check()?;
         Ok(Core {
             model,
             keep_rates,

@@ -10,18 +10,16 @@ use serde_json::json;
 use super::output::{print_json, write_stdout, Table};
 use super::{DataArgs, Global, OutputFormat};
 use rarity::data::bundled;
-use rarity::decide::registry::{build_stage, loss_matrix, Stage};
-use rarity::decide::Decision;
 use rarity::error::{Error, Result};
 use rarity::evaluate::Extras;
 use rarity::experiment::compare::{DECISION_METRICS, MODEL_METRICS};
 use rarity::experiment::run::{
-    decision_metric, ranking_metric, run as run_job, Level, RunSettings,
+    classes_text, counts_text, decision_copies, decision_metric, ranking_metric, report_notes,
+    run as run_job, Level, RunSettings,
 };
 use rarity::experiment::run_report::{run_report, RunContext};
 use rarity::metrics::catalogue;
 use rarity::metrics::cost::{Benefit, LossMatrix};
-use rarity::params::syntax::parse_args;
 use rarity::persist::{save, Format};
 use rarity::report::format::{mean_std_text, p_value_text};
 
@@ -93,19 +91,13 @@ impl Default for Args {
 
 /// The loss matrix of `--cost` (the arguments of `cost(...)`).
 fn parse_cost(s: &str) -> Result<LossMatrix> {
-    let bad = |e: Error| Error::invalid(format!("--cost '{s}': {e}"));
-    loss_matrix(&parse_args("cost", s).map_err(bad)?).map_err(bad)
+    rarity::experiment::run::parse_cost(s).map_err(|e| Error::invalid(format!("--cost '{s}': {e}")))
 }
 
 /// The benefit of `--benefit` (the arguments of `benefit(...)`).
 pub(super) fn parse_benefit(s: &str) -> Result<Benefit> {
-    let bad = |e: Error| Error::invalid(format!("--benefit '{s}': {e}"));
-    match build_stage(&parse_args("benefit", s).map_err(bad)?).map_err(bad)? {
-        Stage::Decide(Decision::Benefit(b)) => Ok(b),
-        _ => Err(Error::invalid(format!(
-            "--benefit '{s}': expected amount=COLUMN,overhead=NUMBER"
-        ))),
-    }
+    rarity::experiment::run::parse_benefit(s)
+        .map_err(|e| Error::invalid(format!("--benefit '{s}': {e}")))
 }
 
 pub fn run(g: &Global, a: &Args) -> Result<()> {
@@ -126,16 +118,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         rarity::data::write::check_output(path)?;
     }
     let (ds, report) = a.data.load_noting(Some(bundled::DEFAULT), g.quiet)?;
-    let mut decision_copies = Vec::new();
-    if let (Some(m), Some(text)) = (&cost, &a.cost) {
-        decision_copies.push((Decision::Cost(m.clone()), format!("cost({})", text.trim())));
-    }
-    if let Some(b) = &benefit {
-        decision_copies.push((
-            Decision::Benefit(b.clone()),
-            format!("benefit(amount='{}',overhead={})", b.amount, b.overhead),
-        ));
-    }
+    let decision_copies = decision_copies(a.cost.as_deref().zip(cost.as_ref()), benefit.as_ref());
     let settings = RunSettings {
         strategies: a
             .models
@@ -173,45 +156,17 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         Level::Strategies => "strategies",
     };
 
-    let classes = format!(
-        "classes {:?} ({})",
-        ds.class_names(),
-        ds.class_counts()
-            .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join("/")
-    );
-    let counts = format!(
-        "{} strategies, {} distinct model{} (a model is everything but the decision)",
-        outcome.strategies.len(),
-        cmp.models.len(),
-        if cmp.models.len() == 1 { "" } else { "s" }
-    );
+    let classes = classes_text(&ds);
+    let counts = counts_text(&outcome);
     if let Some(dir) = &a.report {
-        let mut notes = vec![
-            format!("Data: {}, {} rows, {} features, {classes}.", report.source, ds.n_rows(), ds.n_features()),
-            format!(
-                "Protocol: repeated stratified cross-validation {} ({n_folds} folds) on shared folds, seed {}; {counts}, each fitted once per fold.",
-                a.cv, g.seed,
-            ),
-        ];
-        if let Some(c) = &a.cost {
-            notes.push(format!(
-                "cost: mean loss per test row of each strategy's decisions under {c} (lower is better)."
-            ));
-        }
-        if let Some(b) = &extras.benefit {
-            notes.push(format!(
-                "benefit: total over each test fold; a caught positive earns {} - {}, a false alarm costs {} (higher is better).",
-                b.amount, b.overhead, b.overhead
-            ));
-        }
-        notes.push(format!(
-            "Winner for {metric}: {} (saved, trained on all rows, to {}).",
-            winner.spec,
-            a.output.display()
-        ));
+        let notes = report_notes(
+            &outcome,
+            &ds,
+            &report.source,
+            &a.cv,
+            a.cost.as_deref(),
+            Some(&a.output),
+        );
         let ctx = RunContext { data: &ds, notes };
         run_report(&outcome, &ctx)?.write(dir)?;
     }

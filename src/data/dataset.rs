@@ -13,6 +13,7 @@ use rayon::prelude::*;
 
 use serde::{Deserialize, Serialize};
 
+use super::buffer::Values;
 use crate::error::{Error, Result};
 
 /// How many of `labels` fall in each of `k` classes. Successive labels are
@@ -155,7 +156,7 @@ impl Schema {
 /// ```
 #[derive(Debug, Clone)]
 pub struct Dataset {
-    x: Arc<Vec<f64>>,
+    x: Values,
     y: Arc<Vec<u32>>,
     weights: Option<Arc<Vec<f64>>>,
     n_rows: usize,
@@ -167,10 +168,21 @@ impl Dataset {
     /// Builds a dataset from a row-major feature buffer (`x.len() == y.len() * d`).
     ///
     /// Fails if the shapes disagree, a label is not below `schema.class_names.len()`,
-    /// or a feature is not finite.
+    /// a feature is not finite, or there are rows but no feature columns.
     pub fn new(x: Vec<f64>, y: Vec<u32>, schema: Schema) -> Result<Self> {
+        Dataset::from_values(Values::from_vec(x), y, schema)
+    }
+
+    /// [`Dataset::new`] on a shared buffer, e.g. memory another runtime
+    /// lends (read in place, not copied).
+    pub fn from_values(x: Values, y: Vec<u32>, schema: Schema) -> Result<Self> {
         let d = schema.feature_names.len();
         let n = y.len();
+        if d == 0 && n > 0 {
+            return Err(Error::data(
+                "the data has no feature columns; at least one is needed",
+            ));
+        }
         if x.len() != n * d {
             return Err(Error::invalid(format!(
                 "feature buffer has {} values, expected {} rows x {} features = {}",
@@ -196,13 +208,14 @@ impl Dataset {
             .flatten()
         {
             return Err(Error::data(format!(
-                "row {}, feature '{}' is not a finite number",
+                "row {}, feature '{}' is {}, not a finite number",
                 pos / d.max(1) + 1,
-                schema.feature_names[pos % d.max(1)]
+                schema.feature_names[pos % d.max(1)],
+                x[pos]
             )));
         }
         Ok(Dataset {
-            x: Arc::new(x),
+            x,
             y: Arc::new(y),
             weights: None,
             n_rows: n,
@@ -242,6 +255,11 @@ impl Dataset {
                 i + 1,
                 w[i]
             )));
+        }
+        if !w.is_empty() && w.iter().all(|v| *v == 0.0) {
+            return Err(Error::invalid(
+                "every weight is zero: at least one row needs a positive weight",
+            ));
         }
         self.weights = Some(Arc::new(w));
         Ok(self)
@@ -393,7 +411,7 @@ impl Dataset {
             x.extend_from_slice(self.row(i));
         }
         Dataset {
-            x: Arc::new(x),
+            x: Values::from_vec(x),
             y: Arc::new(rows.iter().map(|&i| self.y[i]).collect()),
             weights: self
                 .weights
@@ -445,14 +463,6 @@ impl Dataset {
     /// assert_eq!(out.labels(), &[1, 1, 1]);
     /// ```
     pub fn take_append(&self, rows: &[usize], x: &[f64], y: &[u32]) -> Result<Dataset> {
-        /// Rows copied per parallel task.
-        const CHUNK_ROWS: usize = 2048;
-        let d = self.n_features;
-        if x.len() != y.len() * d {
-            return Err(Error::invalid(
-                "appended rows do not match the feature count",
-            ));
-        }
         let k = self.schema.class_names.len();
         if let Some(bad) = y.iter().find(|&&c| c as usize >= k) {
             return Err(Error::invalid(format!(
@@ -460,9 +470,67 @@ impl Dataset {
             )));
         }
         // Fresh pages, advised for huge pages and not written until each
-        // value is written once, in parallel, below (see `crate::mem`).
-        let mut nx = crate::mem::zeroed((rows.len() + y.len()) * d);
-        let (head, tail) = nx.split_at_mut(rows.len() * d);
+        // value is written once, in parallel (see `crate::mem`).
+        let mut nx = crate::mem::zeroed((rows.len() + y.len()) * self.n_features);
+        self.take_append_into(rows, x, &mut nx)?;
+        let mut ny = Vec::with_capacity(rows.len() + y.len());
+        ny.extend(rows.iter().map(|&i| self.y[i]));
+        ny.extend_from_slice(y);
+        let weights = self.weights.as_ref().map(|w| {
+            let mut nw = Vec::with_capacity(ny.len());
+            nw.extend(rows.iter().map(|&i| w[i]));
+            nw.resize(ny.len(), 1.0);
+            Arc::new(nw)
+        });
+        Ok(Dataset {
+            x: Values::from_vec(nx),
+            y: Arc::new(ny),
+            weights,
+            n_rows: rows.len() + y.len(),
+            n_features: self.n_features,
+            schema: Arc::clone(&self.schema),
+        })
+    }
+
+    /// The features of [`Dataset::take_append`] written into `out`
+    /// (row-major, `(rows.len() + x.len() / d) * d` values), in parallel:
+    /// for a caller that owns the buffer the rows go to (the Python package
+    /// writes a sample straight into a NumPy array). Fails when `x` is not
+    /// whole rows, `out` has the wrong length or a value of `x` is not
+    /// finite.
+    ///
+    /// ```
+    /// use rarity::data::Dataset;
+    /// let ds = Dataset::from_rows(vec![vec![1.0], vec![2.0]], vec![0, 1],
+    ///                             vec!["n".into(), "p".into()]).unwrap();
+    /// let mut out = [0.0; 3];
+    /// ds.take_append_into(&[1, 0], &[9.0], &mut out).unwrap();
+    /// assert_eq!(out, [2.0, 1.0, 9.0]);
+    /// ```
+    pub fn take_append_into(&self, rows: &[usize], x: &[f64], out: &mut [f64]) -> Result<()> {
+        /// Rows copied per parallel task.
+        const CHUNK_ROWS: usize = 2048;
+        let d = self.n_features;
+        if !x.len().is_multiple_of(d.max(1)) || (d == 0 && !x.is_empty()) {
+            return Err(Error::invalid(
+                "appended rows do not match the feature count",
+            ));
+        }
+        if out.len() != rows.len() * d + x.len() {
+            return Err(Error::invalid(format!(
+                "the output holds {} values; {} rows of {d} features need {}",
+                out.len(),
+                rows.len() + x.len() / d.max(1),
+                rows.len() * d + x.len()
+            )));
+        }
+        if let Some(&bad) = rows.iter().find(|&&i| i >= self.n_rows) {
+            return Err(Error::invalid(format!(
+                "row {bad} out of range: the table has {} rows",
+                self.n_rows
+            )));
+        }
+        let (head, tail) = out.split_at_mut(rows.len() * d);
         if d > 0 {
             head.par_chunks_mut(CHUNK_ROWS * d)
                 .zip(rows.par_chunks(CHUNK_ROWS))
@@ -484,28 +552,13 @@ impl Dataset {
             .min();
         if let Some(pos) = bad {
             return Err(Error::data(format!(
-                "row {}, feature '{}' is not a finite number",
+                "row {}, feature '{}' is {}, not a finite number",
                 rows.len() + pos / d + 1,
-                self.schema.feature_names[pos % d]
+                self.schema.feature_names[pos % d],
+                x[pos]
             )));
         }
-        let mut ny = Vec::with_capacity(rows.len() + y.len());
-        ny.extend(rows.iter().map(|&i| self.y[i]));
-        ny.extend_from_slice(y);
-        let weights = self.weights.as_ref().map(|w| {
-            let mut nw = Vec::with_capacity(ny.len());
-            nw.extend(rows.iter().map(|&i| w[i]));
-            nw.resize(ny.len(), 1.0);
-            Arc::new(nw)
-        });
-        Ok(Dataset {
-            x: Arc::new(nx),
-            y: Arc::new(ny),
-            weights,
-            n_rows: rows.len() + y.len(),
-            n_features: d,
-            schema: Arc::clone(&self.schema),
-        })
+        Ok(())
     }
 
     /// Per-feature minimum, mean and maximum (NaN for an empty table).
@@ -563,7 +616,7 @@ impl Dataset {
             .map(|&j| self.schema.feature_names[j].clone())
             .collect();
         Dataset {
-            x: Arc::new(x),
+            x: Values::from_vec(x),
             y: Arc::clone(&self.y),
             weights: self.weights.clone(),
             n_rows: self.n_rows,

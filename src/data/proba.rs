@@ -80,6 +80,11 @@ impl Proba {
         &self.values
     }
 
+    /// The row-major buffer, taken out.
+    pub fn into_values(self) -> Vec<f64> {
+        self.values
+    }
+
     /// Mutable access to the whole row-major buffer.
     pub fn values_mut(&mut self) -> &mut [f64] {
         &mut self.values

@@ -30,6 +30,36 @@ pub struct ScoresSpec {
     pub delimiter: u8,
 }
 
+/// The positive label of binary scores with labels `names`: `positive` if
+/// given (it must be one of them), else `1` if present, else the last label
+/// in sorted order.
+///
+/// ```
+/// use rarity::data::scores::positive_label;
+/// let names = vec!["no".to_string(), "yes".to_string()];
+/// assert_eq!(positive_label(&names, None).unwrap(), "yes");
+/// assert_eq!(positive_label(&["1".into(), "0".into()], None).unwrap(), "1");
+/// assert!(positive_label(&names, Some("maybe")).is_err());
+/// ```
+pub fn positive_label(names: &[String], positive: Option<&str>) -> Result<String> {
+    let label = match positive {
+        Some(p) => p.to_string(),
+        None if names.iter().any(|l| l == "1") => "1".to_string(),
+        None => {
+            let mut sorted = names.to_vec();
+            sorted.sort();
+            sorted.last().cloned().unwrap_or_default()
+        }
+    };
+    if !names.contains(&label) && positive.is_some() {
+        return Err(Error::invalid(format!(
+            "positive label '{label}' not found; labels are: {}",
+            names.join(", ")
+        )));
+    }
+    Ok(label)
+}
+
 /// Reads true labels and probabilities: the class ids and the `n x k`
 /// matrix. Every row must be complete and every probability in `[0, 1]`.
 pub fn read_scores(path: &Path, spec: &ScoresSpec) -> Result<(Vec<u32>, Proba)> {
@@ -71,21 +101,7 @@ pub fn read_scores(path: &Path, spec: &ScoresSpec) -> Result<(Vec<u32>, Proba)> 
                 names.join(", ")
             )));
         }
-        let positive = match &spec.positive {
-            Some(p) => p.clone(),
-            None if names.iter().any(|l| l == "1") => "1".to_string(),
-            None => {
-                let mut sorted = names.to_vec();
-                sorted.sort();
-                sorted.last().cloned().unwrap_or_default()
-            }
-        };
-        if !names.contains(&positive) && spec.positive.is_some() {
-            return Err(Error::invalid(format!(
-                "positive label '{positive}' not found; labels are: {}",
-                names.join(", ")
-            )));
-        }
+        let positive = positive_label(names, spec.positive.as_deref())?;
         let truth = (0..n)
             .map(|i| u32::from(names[ds.label(i)] == positive))
             .collect();

@@ -226,6 +226,54 @@ impl Rule {
         Ok(Rule::Threshold((priors[1] + 0.5) / 2.0))
     }
 
+    /// The rule on probabilities corrected for a sample's `keep_rates`
+    /// (`p_k ∝ p_s,k / r_k`) that decides as the model trained on the sample
+    /// does at 0.5 (argmax beyond two classes): binary, Dal Pozzolo eq. 12
+    /// with `tau_s = 0.5` and `beta = r_0 / r_1` ([`corrected_threshold`]);
+    /// multiclass, its generalisation `argmax_k p_k r_k`, the lambda rule
+    /// with `lambda_k ∝ 1 / r_k`.
+    ///
+    /// ```
+    /// use rarity::decide::{corrected_threshold, Rule};
+    /// assert_eq!(Rule::consistent(&[0.1, 1.0]).unwrap(), Rule::Threshold(corrected_threshold(0.5, 0.1)));
+    /// let Rule::Lambda(l) = Rule::consistent(&[0.5, 1.0, 2.0]).unwrap() else { panic!() };
+    /// assert!((l[0] / l[2] - 4.0).abs() < 1e-12);
+    /// ```
+    pub fn consistent(keep_rates: &[f64]) -> Result<Rule> {
+        crate::calibrate::prior::check_rates(keep_rates, keep_rates.len(), "keep rates")?;
+        if keep_rates.len() == 2 {
+            return Ok(Rule::Threshold(corrected_threshold(
+                0.5,
+                keep_rates[0] / keep_rates[1],
+            )));
+        }
+        let inv: Vec<f64> = keep_rates.iter().map(|r| 1.0 / r).collect();
+        let s: f64 = inv.iter().sum();
+        Ok(Rule::Lambda(inv.iter().map(|v| v / s).collect()))
+    }
+
+    /// The threshold on the positive class's probability that decides a
+    /// binary task as this rule does: the threshold itself, `lambda_1 /
+    /// (lambda_0 + lambda_1)` for per-class thresholds (`p_1 / l_1 >= p_0 /
+    /// l_0` iff `p_1 >= l_1 / (l_0 + l_1)`; PT_MA's is the prior `pi+`), the
+    /// Bayes threshold of a loss matrix; `None` for argmax, example-dependent
+    /// rules and more than two classes.
+    ///
+    /// ```
+    /// use rarity::decide::Rule;
+    /// assert_eq!(Rule::Threshold(0.3).binary_threshold(), Some(0.3));
+    /// assert_eq!(Rule::priors(&[0.75, 0.25]).unwrap().binary_threshold(), Some(0.25));
+    /// assert_eq!(Rule::Argmax.binary_threshold(), None);
+    /// ```
+    pub fn binary_threshold(&self) -> Option<f64> {
+        match self {
+            Rule::Threshold(t) => Some(*t),
+            Rule::Lambda(l) if l.len() == 2 => Some(l[1] / (l[0] + l[1])),
+            Rule::Cost(m) if m.n_classes() == 2 => m.bayes_threshold().ok(),
+            _ => None,
+        }
+    }
+
     /// Checks the rule against the number of classes.
     pub fn validate(&self, n_classes: usize) -> Result<()> {
         match self {
@@ -428,6 +476,23 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn consistent_rule_keeps_the_sample_models_labels() {
+        let rates = [0.2, 1.0, 3.0];
+        let ps = Proba::new(
+            vec![
+                0.5, 0.3, 0.2, 0.1, 0.1, 0.8, 0.2, 0.45, 0.35, 0.34, 0.33, 0.33,
+            ],
+            3,
+        );
+        let before = Rule::Argmax.decide(&ps, None).unwrap();
+        let mut p = ps.clone();
+        correct_keep_rates(&mut p, &rates).unwrap();
+        let rule = Rule::consistent(&rates).unwrap();
+        assert_eq!(rule.decide(&p, None).unwrap(), before);
+        assert!(Rule::consistent(&[0.0, 1.0]).is_err());
     }
 
     #[test]

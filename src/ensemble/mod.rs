@@ -175,7 +175,9 @@ impl Bagging {
         mut rng: Rng,
         track: bool,
     ) -> Result<Member> {
+        crate::cancel::check()?;
         let sample = self.sample.resample(data, &mut rng)?;
+        crate::cancel::check()?;
         let model = if sample.has_synthetic() {
             let ds = sample.materialise(data)?;
             let all: Vec<usize> = (0..ds.n_rows()).collect();
@@ -184,6 +186,7 @@ impl Bagging {
             self.learner
                 .fit_prepared(prepared, &data.view(&sample.rows), &mut rng)?
         };
+        crate::cancel::check()?;
         let mut in_bag = Vec::new();
         if track {
             in_bag = vec![0u64; data.n_rows().div_ceil(64)];

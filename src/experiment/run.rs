@@ -27,9 +27,12 @@
 //! al. 2015, Sec. IV-A) or by the benefit rule (Fan & Davidson 2006,
 //! Sec. 6).
 
+use std::path::Path;
+
 use serde::Serialize;
 
 use crate::data::Dataset;
+use crate::decide::registry::{build_stage, loss_matrix, Stage};
 use crate::decide::Decision;
 use crate::error::{Error, Result};
 use crate::evaluate::Extras;
@@ -38,6 +41,8 @@ use crate::experiment::compare::{
     ranks_models, Comparison, Verdict,
 };
 use crate::metrics::catalogue::{metric, Metric};
+use crate::metrics::cost::{Benefit, LossMatrix};
+use crate::params::syntax::parse_args;
 use crate::spec::build_strategy;
 use crate::split::Splitter;
 use crate::stats::wilcoxon;
@@ -117,6 +122,10 @@ pub struct RunOutcome {
     pub verdict: Verdict,
     /// The best strategy fitted on all rows.
     pub winner: FittedStrategy,
+    /// The cost, benefit and kept predictions of the evaluation.
+    pub extras: Extras,
+    /// The seed of folds and fits.
+    pub seed: u64,
 }
 
 impl RunOutcome {
@@ -205,6 +214,124 @@ pub fn decision_metric(
     }
     m.oriented(0.0)?;
     Ok(m)
+}
+
+/// The loss matrix of a cost option written as the arguments of
+/// `cost(...)`: `fn=5,fp=1[,tp=0,tn=0]` or `matrix='0,1;5,0'`.
+///
+/// ```
+/// let m = rarity::experiment::run::parse_cost("fn=5,fp=1").unwrap();
+/// assert_eq!(m.n_classes(), 2);
+/// ```
+pub fn parse_cost(text: &str) -> Result<LossMatrix> {
+    loss_matrix(&parse_args("cost", text)?)
+}
+
+/// The benefit of a benefit option written as the arguments of
+/// `benefit(...)`: `amount=COLUMN,overhead=V`.
+///
+/// ```
+/// let b = rarity::experiment::run::parse_benefit("amount=x4,overhead=50").unwrap();
+/// assert_eq!((b.amount.as_str(), b.overhead), ("x4", 50.0));
+/// ```
+pub fn parse_benefit(text: &str) -> Result<Benefit> {
+    match build_stage(&parse_args("benefit", text)?)? {
+        Stage::Decide(Decision::Benefit(b)) => Ok(b),
+        _ => Err(Error::invalid("expected amount=COLUMN,overhead=NUMBER")),
+    }
+}
+
+/// The decision copies of a run with a cost option (its text, as given,
+/// and the loss matrix it describes) and a benefit: `cost(TEXT)` and
+/// `benefit(amount='COL',overhead=V)`, the labels their copies carry.
+pub fn decision_copies(
+    cost: Option<(&str, &LossMatrix)>,
+    benefit: Option<&Benefit>,
+) -> Vec<(Decision, String)> {
+    let mut copies = Vec::new();
+    if let Some((text, m)) = cost {
+        copies.push((Decision::Cost(m.clone()), format!("cost({})", text.trim())));
+    }
+    if let Some(b) = benefit {
+        copies.push((
+            Decision::Benefit(b.clone()),
+            format!("benefit(amount='{}',overhead={})", b.amount, b.overhead),
+        ));
+    }
+    copies
+}
+
+/// The classes of a dataset as reports show them: `classes ["neg", "pos"]
+/// (500/268)`.
+pub fn classes_text(data: &Dataset) -> String {
+    format!(
+        "classes {:?} ({})",
+        data.class_names(),
+        data.class_counts()
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("/")
+    )
+}
+
+/// The notes of a run's HTML report: the data (`source`), the protocol
+/// (`cv` as written, e.g. `2x5`), the cost (its text) and benefit, and the
+/// winner (with the file it was saved to, if it was).
+pub fn report_notes(
+    outcome: &RunOutcome,
+    data: &Dataset,
+    source: &str,
+    cv: &str,
+    cost: Option<&str>,
+    saved_to: Option<&Path>,
+) -> Vec<String> {
+    let cmp = &outcome.comparison;
+    let (seed, metric) = (outcome.seed, outcome.metric.key);
+    let mut notes = vec![
+        format!(
+            "Data: {source}, {} rows, {} features, {}.",
+            data.n_rows(),
+            data.n_features(),
+            classes_text(data)
+        ),
+        format!(
+            "Protocol: repeated stratified cross-validation {cv} ({} folds) on shared folds, seed {seed}; {}, each fitted once per fold.",
+            cmp.evaluations[0].folds.len(),
+            counts_text(outcome)
+        ),
+    ];
+    if let Some(c) = cost {
+        notes.push(format!(
+            "cost: mean loss per test row of each strategy's decisions under {c} (lower is better)."
+        ));
+    }
+    if let Some(b) = &outcome.extras.benefit {
+        notes.push(format!(
+            "benefit: total over each test fold; a caught positive earns {} - {}, a false alarm costs {} (higher is better).",
+            b.amount, b.overhead, b.overhead
+        ));
+    }
+    let winner = &outcome.winner_strategy().spec;
+    notes.push(match saved_to {
+        Some(p) => format!(
+            "Winner for {metric}: {winner} (saved, trained on all rows, to {}).",
+            p.display()
+        ),
+        None => format!("Winner for {metric}: {winner} (trained on all rows)."),
+    });
+    notes
+}
+
+/// How many strategies and distinct models a run compared: `7 strategies, 5
+/// distinct models (a model is everything but the decision)`.
+pub fn counts_text(outcome: &RunOutcome) -> String {
+    let models = outcome.comparison.models.len();
+    format!(
+        "{} strategies, {models} distinct model{} (a model is everything but the decision)",
+        outcome.strategies.len(),
+        if models == 1 { "" } else { "s" }
+    )
 }
 
 /// The strategies compared: the given ones (or the task's defaults), then
@@ -355,5 +482,7 @@ pub fn run(data: &Dataset, settings: RunSettings) -> Result<RunOutcome> {
         decisions,
         verdict,
         winner,
+        extras: settings.extras,
+        seed: settings.seed,
     })
 }

@@ -374,6 +374,7 @@ pub fn boost(
     let mut w: Vec<f64> = rows.w.iter().map(|v| v / all).collect();
     let progress = Progress::start("boosting rounds", n_rounds as u64);
     for _ in 0..n_rounds {
+        crate::cancel::check()?;
         progress.add(1);
         let fit_w: Vec<f64> = w.iter().zip(&cost).map(|(a, c)| a * c).collect();
         let s: f64 = fit_w.iter().sum();

@@ -39,6 +39,10 @@ where
     let mut gn = vec![0.0; n];
     let mut alpha = vec![0.0; opts.memory];
     for _ in 0..opts.max_iter {
+        // A cancelled fit is discarded by its caller ([`crate::cancel`]).
+        if crate::cancel::requested() {
+            return false;
+        }
         if inf_norm(&g) <= opts.gtol {
             return true;
         }

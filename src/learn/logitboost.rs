@@ -233,6 +233,7 @@ impl Learner for LogitBoost {
         let mut z = vec![0.0; n];
         let mut w = vec![0.0; n];
         for _ in 0..self.n {
+            crate::cancel::check()?;
             // Current probabilities.
             for i in 0..n {
                 if o == 1 {

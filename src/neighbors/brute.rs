@@ -493,6 +493,9 @@ impl<'a> Task<'a> {
         lists: &mut Lists,
         f32: bool,
     ) {
+        if crate::cancel::requested() {
+            return;
+        }
         match self.kernel {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Kernel::Avx512` is only chosen (by `Kernel::detect`,

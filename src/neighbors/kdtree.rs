@@ -99,6 +99,9 @@ pub(super) fn search(
             let q0 = c * CHUNK;
             let q1 = (q0 + CHUNK).min(nq);
             let mut lists = Lists::new(q1 - q0, k);
+            if crate::cancel::requested() {
+                return lists;
+            }
             for q in q0..q1 {
                 visit(
                     &tree,

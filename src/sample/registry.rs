@@ -42,7 +42,7 @@ pub use balanced::{BalancedBootstrap, ExactlyBalanced, RoughlyBalanced, UnderOve
 pub use cleaning::{
     CondensedNearestNeighbour, EditedNearestNeighbours, EnnRule, NearMiss, NearMissScores,
     NeighbourhoodCleaningRule, OneSidedSelection, ShortList, SmoteEnn, SmoteEnnEditing, SmoteTomek,
-    TomekLinks,
+    Ties, TomekLinks,
 };
 pub use over::{OverTarget, RandomOver};
 pub use smote::{
@@ -222,10 +222,10 @@ mod tests {
         "adasyn(k=4,counts=[90,50],standardise=true)",
         "hybrid(amount=300,under=100,k=4,standardise)",
         "tomek(standardise)",
-        "enn(k=4,rule=all,standardise)",
+        "enn(k=4,rule=all,ties=lowest,standardise)",
         "cnn(standardise)",
         "oss(standardize)",
-        "ncl(k=4,standardise)",
+        "ncl(k=4,ties=lowest,self_vote=true,threshold=0.6,strict=true,standardise)",
         "nearmiss1(k=2,standardise)",
         "nearmiss2(k=2)",
         "nearmiss3(k=2,k3=4,standardise)",

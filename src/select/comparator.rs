@@ -37,6 +37,30 @@ pub enum Comparator {
     Training,
 }
 
+impl Comparator {
+    /// The comparator `rarity select --method` names: `cv` (10-fold
+    /// cross-validation, the paper's), `loo` or `train`.
+    ///
+    /// ```
+    /// use rarity::select::comparator::Comparator;
+    /// assert_eq!(Comparator::named("loo").unwrap(), Comparator::LeaveOneOut);
+    /// assert!(Comparator::named("holdout").is_err());
+    /// ```
+    pub fn named(name: &str) -> Result<Comparator> {
+        match name {
+            "cv" => Ok(Comparator::CrossValidation {
+                repeats: 1,
+                folds: 10,
+            }),
+            "loo" => Ok(Comparator::LeaveOneOut),
+            "train" => Ok(Comparator::Training),
+            _ => Err(crate::error::Error::invalid(format!(
+                "unknown comparator '{name}'; accepted: cv, loo, train"
+            ))),
+        }
+    }
+}
+
 /// Every learner's out-of-fold probabilities on the training set `D`, and
 /// optionally its fold models' mean probabilities on a target set `T`:
 /// what cross-validation, importance-weighted cross-validation

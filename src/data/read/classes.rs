@@ -3,6 +3,38 @@
 
 use crate::error::{Error, Result};
 
+/// Indices of `labels` in sorted order: numerically when every label is a
+/// number, else as text (by code point).
+fn sorted(names: &[&str]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..names.len()).collect();
+    let numeric: Option<Vec<f64>> = names.iter().map(|l| l.parse::<f64>().ok()).collect();
+    match numeric {
+        Some(v) => order.sort_by(|&a, &b| v[a].total_cmp(&v[b])),
+        None => order.sort_by(|&a, &b| names[a].cmp(names[b])),
+    }
+    order
+}
+
+/// Each class's position when its label is sorted as labels are ordered
+/// into classes (numerically when every label is a number, else as text):
+/// the order of scikit-learn's `classes_`, which differs from rarity's class
+/// ids when the positive class of a binary task sorts first.
+///
+/// ```
+/// use rarity::data::read::label_order;
+/// // Class 1 (the positive minority) is labelled "0": it sorts first.
+/// assert_eq!(label_order(&["1".into(), "0".into()]), vec![1, 0]);
+/// assert_eq!(label_order(&["b".into(), "a".into(), "c".into()]), vec![1, 0, 2]);
+/// ```
+pub fn label_order(names: &[String]) -> Vec<usize> {
+    let order = sorted(&names.iter().map(String::as_str).collect::<Vec<_>>());
+    let mut rank = vec![0; names.len()];
+    for (r, &i) in order.iter().enumerate() {
+        rank[i] = r;
+    }
+    rank
+}
+
 /// Orders raw labels into classes and returns `(class_names, map)` where
 /// `map[raw_id]` is the class id of raw label `raw_id`.
 ///
@@ -29,11 +61,7 @@ pub fn assign_classes(
 ) -> Result<(Vec<String>, Vec<u32>)> {
     let mut order: Vec<usize> = (0..labels.len()).collect();
     if !declared {
-        let numeric: Option<Vec<f64>> = labels.iter().map(|(l, _)| l.parse::<f64>().ok()).collect();
-        match numeric {
-            Some(v) => order.sort_by(|&a, &b| v[a].total_cmp(&v[b])),
-            None => order.sort_by(|&a, &b| labels[a].0.cmp(&labels[b].0)),
-        }
+        order = sorted(&labels.iter().map(|(l, _)| l.as_str()).collect::<Vec<_>>());
     }
     let present: Vec<usize> = order.iter().copied().filter(|&i| labels[i].1 > 0).collect();
     let mut map = vec![0u32; labels.len()];

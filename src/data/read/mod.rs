@@ -27,11 +27,14 @@
 //!
 //! The pieces: [`source`] opens an input and tells its format, the format
 //! modules turn it into blocks of rows (`csv_blocks`, `arrow`), and `rows`
-//! holds the rules and gathers blocks into a dataset.
+//! holds the rules and gathers blocks into a dataset. `columns` encodes
+//! tables given column by column in memory (the Python package) by the same
+//! rules.
 
 mod arff;
 mod arrow;
 mod classes;
+mod columns;
 mod csv_blocks;
 mod labels;
 mod lines;
@@ -46,7 +49,10 @@ use serde::Serialize;
 use super::{Dataset, Schema};
 use crate::error::{Error, Result};
 
-pub use classes::assign_classes;
+pub use classes::{assign_classes, label_order};
+pub use columns::{
+    encode_columns, encode_columns_with_schema, feature_names, Column, ColumnValues,
+};
 pub use rows::{Unknown, MAX_LEVELS};
 pub use source::Table;
 

@@ -78,6 +78,10 @@ pub(crate) fn solve(prob: Dual<'_, '_>, eps: f64, cache_bytes: usize) -> Solutio
     let max_iter = (100 * n).max(10_000_000);
     let mut converged = false;
     for _ in 0..prob.max_iter.unwrap_or(max_iter) {
+        // A cancelled fit is discarded by its caller ([`crate::cancel`]).
+        if crate::cancel::requested() {
+            break;
+        }
         counter -= 1;
         if counter == 0 {
             counter = every;

@@ -119,6 +119,7 @@ pub(crate) fn grow(
     let mut tot = vec![0.0; k];
     let mut left_tot = vec![0.0; k];
     while let Some(node) = stack.pop() {
+        crate::cancel::check()?;
         tot.copy_from_slice(&arena[arena.len() - k..]);
         arena.truncate(arena.len() - k);
         let best = if g.splittable(&node, &tot) {

@@ -130,6 +130,7 @@ pub(crate) fn grow(cfg: &Tree, bins: &Binned, view: &View<'_>, rng: &mut Rng) ->
     let mut stack = vec![root];
     let mut left_tot = vec![0.0; k];
     while let Some(mut node) = stack.pop() {
+        crate::cancel::check()?;
         let best = if g.splittable(&node) {
             g.best_split(&node, rng)
         } else {

@@ -52,6 +52,7 @@ pub(crate) fn grow(cfg: &RandomTree, view: &View<'_>, rng: &mut Rng) -> Result<T
         parent: None,
     }];
     while let Some(node) = stack.pop() {
+        crate::cancel::check()?;
         let seg = &mut rows[node.start..node.end];
         tot.iter_mut().for_each(|v| *v = 0.0);
         let mut samples = 0u64;

@@ -74,8 +74,12 @@ fn zero_weights_are_ignored_and_all_zero_is_an_error() {
         .map(|l| m.leaf_counts(l).iter().sum::<f64>())
         .sum();
     assert_eq!(total, 4.0);
-    let zero = base.with_weights(vec![0.0; 4]).unwrap();
-    let rows = [0, 1, 2, 3];
+    // A table whose every weight is zero is refused; rows of weight zero
+    // only (a view, e.g. a bootstrap sample) cannot fit a tree.
+    let e = base.clone().with_weights(vec![0.0; 4]).unwrap_err();
+    assert!(e.to_string().contains("every weight is zero"), "{e}");
+    let zero = base.with_weights(vec![0.0, 0.0, 0.0, 1.0]).unwrap();
+    let rows = [0, 1, 2];
     let e = Tree::default()
         .fit(&zero.view(&rows), &mut rng::stream(0, 0))
         .unwrap_err();

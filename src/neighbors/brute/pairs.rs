@@ -223,6 +223,9 @@ impl Search<'_> {
 
     /// Leaf `i` against the nodes after it (phase 2).
     fn walk(&self, i: usize, lists: &mut Lists) {
+        if crate::cancel::requested() {
+            return;
+        }
         let span = self.leaves.span(self.tree, i);
         let mut state = Walk {
             leaf: self.leaves.node[i],

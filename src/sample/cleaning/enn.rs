@@ -4,7 +4,14 @@
 //! ([`EnnRule::Mode`], Wilson's rule: some other class has more votes than
 //! its own) or, with [`EnnRule::All`], when any neighbour disagrees. The
 //! neighbourhood cleaning rule and SMOTE + ENN edit the same way.
+//!
+//! A tied vote keeps the row ([`Ties::Keep`], Wilson's "outvoted") or goes
+//! to the class whose label sorts first ([`Ties::Lowest`]): imbalanced-learn
+//! takes the mode of the neighbours' labels with SciPy's `mode`, which
+//! returns the smallest of the most frequent labels, and removes the row
+//! unless that is its own.
 
+use crate::data::read::label_order;
 use crate::data::Dataset;
 use crate::error::Result;
 use crate::neighbors::{knn, Exclude};
@@ -29,6 +36,60 @@ choice! {
     }
 }
 
+choice! {
+    /// Where a tied vote of neighbours goes.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Ties {
+        /// To the row's own class when it is among the tied (Wilson: a row
+        /// is removed only when outvoted).
+        Keep = "keep",
+        /// To the tied class whose label sorts first (numerically when every
+        /// label is a number): SciPy's `mode`, as imbalanced-learn votes.
+        Lowest = "lowest",
+    }
+}
+
+/// A vote of neighbours: counts per class, then the elected class.
+pub(super) struct Vote {
+    ties: Ties,
+    /// Each class's position in sorted label order.
+    rank: Vec<usize>,
+    counts: Vec<usize>,
+}
+
+impl Vote {
+    /// A vote over the classes of `data`.
+    pub(super) fn new(ties: Ties, data: &Dataset) -> Vote {
+        Vote {
+            ties,
+            rank: label_order(data.class_names()),
+            counts: vec![0; data.n_classes()],
+        }
+    }
+
+    /// Counts the classes of `voters` (class ids).
+    pub(super) fn count(&mut self, voters: impl Iterator<Item = usize>) -> &[usize] {
+        self.counts.iter_mut().for_each(|v| *v = 0);
+        for c in voters {
+            self.counts[c] += 1;
+        }
+        &self.counts
+    }
+
+    /// The class the last count elects for a row of class `own`: the most
+    /// votes, a tie settled by the rule.
+    pub(super) fn elected(&self, own: usize) -> usize {
+        let top = self.counts.iter().copied().max().unwrap_or(0);
+        let tied = (0..self.counts.len()).filter(|&c| self.counts[c] == top);
+        match self.ties {
+            Ties::Keep if self.counts[own] == top => own,
+            _ => tied
+                .min_by_key(|&c| self.rank[c])
+                .expect("at least one class"),
+        }
+    }
+}
+
 params! {
     /// Edited nearest neighbours on the classes other than the minority.
     #[derive(Debug, Clone, PartialEq)]
@@ -38,6 +99,9 @@ params! {
         /// mode: removed when another class outvotes the row's own; all:
         /// removed when any neighbour is of another class.
         pub rule: EnnRule = EnnRule::Mode,
+        /// mode: a tie keeps the row (keep) or goes to the class whose label
+        /// sorts first (lowest, imbalanced-learn's).
+        pub ties: Ties = Ties::Keep,
         /// Search neighbours on standardised features (flag: standardise).
         pub standardise: bool = false,
     }
@@ -49,6 +113,7 @@ impl EditedNearestNeighbours {
         let enn = EditedNearestNeighbours {
             k,
             rule,
+            ties: Ties::Keep,
             standardise: false,
         };
         enn.check()?;
@@ -64,6 +129,7 @@ pub(super) fn enn_removed(
     set: Labelled<'_>,
     k: usize,
     rule: EnnRule,
+    vote: &mut Vote,
     target: &[bool],
 ) -> Vec<bool> {
     let nn = knn(set.pts, set.pts, k, Exclude::SameIndex);
@@ -71,22 +137,26 @@ pub(super) fn enn_removed(
     if nn.is_empty() {
         return out;
     }
-    let mut votes = vec![0usize; set.n_classes];
     for (i, slot) in out.iter_mut().enumerate() {
-        if !target[set.label(i)] {
+        let own = set.label(i);
+        if !target[own] {
             continue;
         }
-        votes.iter_mut().for_each(|v| *v = 0);
-        for &j in nn.of(i) {
-            votes[set.label(j)] += 1;
-        }
-        let own = votes[set.label(i)];
+        let votes = vote.count(nn.of(i).iter().map(|&j| set.label(j)));
         *slot = match rule {
-            EnnRule::Mode => votes.iter().any(|&v| v > own),
-            EnnRule::All => own < nn.k(),
+            EnnRule::Mode => vote.elected(own) != own,
+            EnnRule::All => votes[own] < nn.k(),
         };
     }
     out
+}
+
+/// `ties=lowest` as it appears in a sampler's name (empty for the default).
+pub(super) fn ties_flag(ties: Ties) -> String {
+    match ties {
+        Ties::Keep => String::new(),
+        Ties::Lowest => "ties=lowest".into(),
+    }
 }
 
 /// `rule=all` as it appears in a sampler's name (empty for Wilson's rule).
@@ -99,8 +169,15 @@ pub(super) fn rule_flag(rule: EnnRule) -> String {
 
 impl Sampler for EditedNearestNeighbours {
     fn resample(&self, data: &Dataset, _rng: &mut Rng) -> Result<Sample> {
+        let mut vote = Vote::new(self.ties, data);
         clean(self, data, "enn", self.standardise, |set, cls| {
-            survivors(&enn_removed(set, self.k, self.rule, &cls.not_minority()))
+            survivors(&enn_removed(
+                set,
+                self.k,
+                self.rule,
+                &mut vote,
+                &cls.not_minority(),
+            ))
         })
     }
 
@@ -110,6 +187,7 @@ impl Sampler for EditedNearestNeighbours {
             &[
                 format!("k={}", self.k),
                 rule_flag(self.rule),
+                ties_flag(self.ties),
                 std_flag(self.standardise),
             ],
         )

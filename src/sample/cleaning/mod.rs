@@ -28,7 +28,7 @@ mod smote_clean;
 mod tomek;
 
 pub use cnn::CondensedNearestNeighbour;
-pub use enn::{EditedNearestNeighbours, EnnRule};
+pub use enn::{EditedNearestNeighbours, EnnRule, Ties};
 pub use ncl::NeighbourhoodCleaningRule;
 pub use nearmiss::{NearMiss, NearMissScores, ShortList};
 pub use oss::OneSidedSelection;

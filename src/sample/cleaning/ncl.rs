@@ -3,6 +3,23 @@
 //! distribution"): ENN (Wilson's rule, `k` = 3) on the other classes, plus,
 //! for every minority row that its `k` nearest neighbours misclassify, those
 //! neighbours that belong to a class of at least half the minority's size.
+//!
+//! Three conventions are parameters, so that imbalanced-learn's
+//! `NeighbourhoodCleaningRule` (0.14) is reachable exactly:
+//! - `ties`: a tied vote (of the editing and of the misclassification test)
+//!   keeps the row's own class (`keep`) or goes to the class whose label
+//!   sorts first (`lowest`, SciPy's `mode`, which imbalanced-learn uses);
+//! - `self_vote`: the misclassification test counts the minority row among
+//!   its own `k` voters (its `k - 1` nearest other rows and itself), as
+//!   imbalanced-learn's `KNeighborsClassifier.predict` on its training rows
+//!   does; by default the `k` nearest other rows vote;
+//! - `threshold`, `strict`: a class is cleaned when its size is at least
+//!   `threshold` times the minority's (Laurikkala's "at least half"), or,
+//!   with `strict`, above it (imbalanced-learn's `n > threshold_cleaning *
+//!   n_min`).
+//!
+//! The neighbours removed for a misclassified minority row are its `k`
+//! nearest other rows either way.
 
 use crate::data::Dataset;
 use crate::error::Result;
@@ -10,7 +27,7 @@ use crate::neighbors::{knn, Exclude, Points};
 use crate::params::{params, Bounds};
 use crate::rng::Rng;
 
-use super::enn::{enn_removed, EnnRule, ENN_K};
+use super::enn::{enn_removed, ties_flag, EnnRule, Ties, Vote, ENN_K};
 use super::{clean, survivors};
 use crate::sample::space::std_flag;
 use crate::sample::{spec, Sample, Sampler};
@@ -21,6 +38,17 @@ params! {
     pub struct NeighbourhoodCleaningRule {
         /// Neighbours of the editing and of each minority row (3 in the paper).
         pub k: usize = ENN_K => Bounds::at_least(1.0),
+        /// A tied vote keeps the row's own class (keep) or goes to the class
+        /// whose label sorts first (lowest, imbalanced-learn's).
+        pub ties: Ties = Ties::Keep,
+        /// The misclassification test counts the minority row itself among
+        /// its k voters (imbalanced-learn's).
+        pub self_vote: bool = false,
+        /// Classes of at least this many times the minority's size are cleaned.
+        pub threshold: f64 = 0.5 => Bounds::at_least(0.0),
+        /// Clean only classes strictly above threshold times the minority's
+        /// size (imbalanced-learn's).
+        pub strict: bool = false,
         /// Search neighbours on standardised features (flag: standardise).
         pub standardise: bool = false,
     }
@@ -28,14 +56,24 @@ params! {
 
 impl Sampler for NeighbourhoodCleaningRule {
     fn resample(&self, data: &Dataset, _rng: &mut Rng) -> Result<Sample> {
+        let mut vote = Vote::new(self.ties, data);
         clean(self, data, "ncl", self.standardise, |set, cls| {
             let (m, counts) = (cls.minority, &cls.counts);
-            let big_enough: Vec<bool> = counts
+            let floor = self.threshold * counts[m] as f64;
+            let cleaned: Vec<bool> = counts
                 .iter()
                 .enumerate()
-                .map(|(c, &n)| c != m && 2 * n >= counts[m])
+                .map(|(c, &n)| {
+                    c != m
+                        && if self.strict {
+                            n as f64 > floor
+                        } else {
+                            n as f64 >= floor
+                        }
+                })
                 .collect();
-            let mut removed = enn_removed(set, self.k, EnnRule::Mode, &cls.not_minority());
+            let mut removed =
+                enn_removed(set, self.k, EnnRule::Mode, &mut vote, &cls.not_minority());
             let minority = cls.minority_rows();
             let q = set.pts.gather(minority);
             let nn = knn(
@@ -44,15 +82,14 @@ impl Sampler for NeighbourhoodCleaningRule {
                 self.k,
                 Exclude::Given(minority),
             );
-            let mut votes = vec![0usize; set.n_classes];
             for qi in 0..minority.len() {
-                votes.iter_mut().for_each(|v| *v = 0);
-                for &j in nn.of(qi) {
-                    votes[set.label(j)] += 1;
-                }
-                if votes.iter().any(|&v| v > votes[m]) {
-                    for &j in nn.of(qi) {
-                        if big_enough[set.label(j)] {
+                let others = nn.of(qi);
+                let voters = if self.self_vote { self.k - 1 } else { self.k };
+                let own = std::iter::once(m).filter(|_| self.self_vote);
+                vote.count(own.chain(others.iter().take(voters).map(|&j| set.label(j))));
+                if vote.elected(m) != m {
+                    for &j in others {
+                        if cleaned[set.label(j)] {
                             removed[j] = true;
                         }
                     }
@@ -65,7 +102,26 @@ impl Sampler for NeighbourhoodCleaningRule {
     fn name(&self) -> String {
         spec(
             "ncl",
-            &[format!("k={}", self.k), std_flag(self.standardise)],
+            &[
+                format!("k={}", self.k),
+                ties_flag(self.ties),
+                if self.self_vote {
+                    "self_vote=true".into()
+                } else {
+                    String::new()
+                },
+                if self.threshold == 0.5 {
+                    String::new()
+                } else {
+                    format!("threshold={}", self.threshold)
+                },
+                if self.strict {
+                    "strict=true".into()
+                } else {
+                    String::new()
+                },
+                std_flag(self.standardise),
+            ],
         )
     }
 }

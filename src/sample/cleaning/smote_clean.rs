@@ -10,7 +10,7 @@ use crate::neighbors::Points;
 use crate::params::{params, Bounds, Params};
 use crate::rng::Rng;
 
-use super::enn::{enn_removed, rule_flag, EnnRule, ENN_K};
+use super::enn::{enn_removed, rule_flag, EnnRule, Ties, Vote, ENN_K};
 use super::tomek::tomek_removed;
 use super::X_DEPENDENT;
 use crate::sample::draw::assemble;
@@ -103,8 +103,9 @@ impl Sampler for SmoteEnn {
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
         self.enn.check()?;
         let every_class = vec![true; data.n_classes()];
+        let mut vote = Vote::new(Ties::Keep, data);
         smote_then_clean(&self.smote, data, rng, |set| {
-            enn_removed(set, self.enn.enn_k, self.enn.rule, &every_class)
+            enn_removed(set, self.enn.enn_k, self.enn.rule, &mut vote, &every_class)
         })
     }
 

@@ -1,0 +1,75 @@
+"""rarity: learning from imbalanced data, with scikit-learn's and
+imbalanced-learn's contracts.
+
+A thin layer over the rarity library (Rust): every learner, sampler,
+decision rule and metric, with its parameters, defaults and messages, comes
+from the library's registries, so Python and the ``rarity`` command line
+give the same results for the same seed.
+
+- Estimators: :class:`Classifier` (any strategy spec), the papers' methods
+  (:class:`PTBagging`, :class:`EBBagging`, :class:`RBBagging`,
+  :class:`SMOTEBagging`, :class:`UnderOverBagging`, :class:`UnderBagging`,
+  :class:`BalancedForest`, :class:`EasyEnsemble`, :class:`RUSBoost`,
+  :class:`RandomForest`, :class:`Bagging`, :class:`RandomDecisionTrees`) and
+  :class:`CorrectedClassifier` (any classifier trained on a sample, with
+  probabilities corrected for the sample's keep rates: Dal Pozzolo et al.
+  2015, eq. 9 and 12).
+- :mod:`rarity.sampling`: every sampler with ``fit_resample``.
+- :mod:`rarity.calibration`, :mod:`rarity.metrics`, :mod:`rarity.stats`,
+  :mod:`rarity.select`, :mod:`rarity.datasets`, and :func:`run`.
+
+Threads follow ``n_jobs`` (``None``: every core); the GIL is released while
+rarity works, ``KeyboardInterrupt`` stops long work, and models pickle as
+rarity's versioned model files.
+"""
+
+from __future__ import annotations
+
+from . import _rarity
+from ._classifier import ENSEMBLE_CLASSES as _ENSEMBLES
+from ._classifier import Classifier, CorrectedClassifier
+from ._run import RunResult, run
+from ._validation import NotANumberError
+from . import calibration, datasets, metrics, sampling, select, stats
+
+__version__ = _rarity.__version__
+
+globals().update({c.__name__: c for c in _ENSEMBLES.values()})
+
+__all__ = [
+    "Classifier",
+    "CorrectedClassifier",
+    "NotANumberError",
+    "RunResult",
+    "calibration",
+    "datasets",
+    "metrics",
+    "registry",
+    "run",
+    "sampling",
+    "select",
+    "stats",
+    *sorted(c.__name__ for c in _ENSEMBLES.values()),
+]
+
+
+def registry(family):
+    """The library's registry of ``family``: ``"learners"``, ``"ensembles"``,
+    ``"samplers"``, ``"stages"`` or ``"metrics"``.
+
+    Returns
+    -------
+    list of dict
+        Per entry its ``name``, ``summary`` and ``params`` (each with
+        ``name``, ``expected``, ``default`` and ``doc``); ensembles add their
+        default ``decision``; metrics their ``key``, ``label``, ``direction``,
+        ``needs`` and the tasks they are defined for.
+
+    Examples
+    --------
+    >>> import rarity
+    >>> [p["name"] for p in rarity.registry("samplers")[2]["params"]][:2]
+    ['beta', 'ratio']
+    """
+    return _rarity.registry(family)
+

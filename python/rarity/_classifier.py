@@ -1,0 +1,523 @@
+"""Classifiers with scikit-learn's contract.
+
+- :class:`Classifier` fits any rarity strategy spec
+  (``[sampler +] learner [+ correct] [+ platt|isotonic] [+ decision]``):
+  the same call as ``rarity fit``, so the same seed gives bit-identical
+  probabilities from Python and from the command line.
+- The named classes (:class:`PTBagging`, :class:`EBBagging`, ...) are
+  generated at import from the library's ensemble registry: one class per
+  entry, its parameters as keyword arguments with the registry's defaults,
+  plus ``correct``, ``calibration`` and ``decision`` stages.
+- :class:`CorrectedClassifier` trains any scikit-learn classifier on a
+  rarity sample and corrects its probabilities for the sample's keep rates,
+  ``p_k ∝ p_s,k / r_k`` (Dal Pozzolo et al. 2015, eq. 9, generalised to any
+  sampler and any number of classes), with the consistent threshold of
+  eq. 12.
+
+``predict`` applies the strategy's decision rule (PT-bagging's default is
+``threshold(priors)``, PT_MA of Collell et al. 2018), which is not always the
+argmax of ``predict_proba``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _rarity, _spec
+from . import _validation as V
+from ._base import BaseEstimator, ClassifierMixin, check_fitted, clone
+
+
+def _input_tags(tags):
+    tags.input_tags.allow_nan = False
+    tags.input_tags.sparse = False
+    return tags
+
+
+class _RarityClassifier(ClassifierMixin, BaseEstimator):
+    """Fit / predict over a native model; subclasses say which spec."""
+
+    def _spec(self):  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def fit(self, X, y, sample_weight=None):
+        """Fits the strategy on ``X`` and ``y``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or table
+            Training features: a NumPy array (float64 C-contiguous arrays are
+            read in place), a list of rows, or a pandas / polars / pyarrow
+            table (text and categorical columns are one-hot encoded).
+        y : array-like of shape (n_samples,)
+            Class labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Row weights (non-negative); the learners honour them.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        n_jobs = V.n_jobs_of(self.n_jobs)
+        spec = self._spec()
+        feats, names = V.features(X, n_jobs)
+        lab = V.labels(y, self.pos_label, type(self).__name__)
+        w = V.sample_weight(sample_weight, feats.n_rows_)
+        data = _rarity.Data(feats, lab.codes, lab.class_names, _target_name(y), w, n_jobs)
+        model = _rarity.fit(spec, data, _seed(self.seed), n_jobs)
+        self._set_model(model, lab, feats, names)
+        return self
+
+    def _set_model(self, model, lab, feats, names):
+        self.model_ = model
+        self.classes_ = lab.classes_
+        self.spec_ = model.spec
+        self.n_features_in_ = len(feats.column_names)
+        if names is not None:
+            self.feature_names_in_ = names
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        self._from_rarity = lab.from_rarity
+        self._to_rarity = lab.to_rarity
+        self.priors_ = np.asarray(model.priors)[lab.to_rarity]
+        self.keep_rates_ = np.asarray(model.keep_rates)[lab.to_rarity]
+        mk = model.member_keep_rates
+        self.member_keep_rates_ = None if mk is None else np.asarray(mk)[:, lab.to_rarity]
+        self.decision_rule_ = model.rule
+        self.threshold_ = model.threshold
+        self.pos_label_ = lab.positive
+
+    def _features(self, X):
+        check_fitted(self)
+        feats, _ = V.features(X, V.n_jobs_of(self.n_jobs))
+        return feats
+
+    def predict_proba(self, X):
+        """Class probabilities, columns in the order of ``classes_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or table
+            Rows to predict (a table is matched to the training columns by name).
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+        """
+        feats = self._features(X)
+        p = self.model_.predict_proba(feats, V.n_jobs_of(self.n_jobs))
+        return p[:, self._to_rarity]
+
+    def predict(self, X):
+        """Labels decided by the strategy's rule (see ``decision_rule_``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or table
+            Rows to predict.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+        """
+        feats = self._features(X)
+        _, ids = self.model_.predict(feats, V.n_jobs_of(self.n_jobs))
+        return self.classes_[self._from_rarity[ids]]
+
+    def to_bytes(self):
+        """The fitted model in rarity's versioned model format (the bytes of a
+        ``rarity fit -o FILE`` model file; ``rarity predict FILE`` reads it)."""
+        check_fitted(self)
+        return self.model_.to_bytes()
+
+    def save(self, path):
+        """Writes the fitted model as a rarity model file at ``path``."""
+        with open(path, "wb") as f:
+            f.write(self.to_bytes())
+
+    def __sklearn_tags__(self):
+        return _input_tags(super().__sklearn_tags__())
+
+
+def _seed(seed):
+    if seed is None:
+        return 42
+    try:
+        s = int(seed)
+    except (TypeError, ValueError):
+        raise ValueError(f"seed={seed!r} is invalid; expected a non-negative integer") from None
+    if s < 0 or s != seed:
+        raise ValueError(f"seed={seed!r} is invalid; expected a non-negative integer")
+    return s
+
+
+def _target_name(y):
+    name = getattr(y, "name", None)
+    return str(name) if isinstance(name, str) and name else "y"
+
+
+class Classifier(_RarityClassifier):
+    """Any rarity strategy as a scikit-learn classifier.
+
+    Parameters
+    ----------
+    spec : str, default="pt-bagging(n=100)"
+        The strategy: ``[sampler +] learner [+ correct] [+ platt|isotonic]
+        [+ decision]``, e.g. ``"under(beta=0.1)+forest(n=100)+correct+threshold(priors)"``
+        (see ``rarity fit --help`` or :func:`rarity.registry`).
+    seed : int, default=42
+        The seed of every random draw (same seed, same model, at any ``n_jobs``).
+    n_jobs : int, default=None
+        Threads: ``None`` or ``-1`` every core, ``n`` that many.
+    pos_label : label, default=None
+        The positive class of a binary task (class 1); by default the minority.
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        The class labels, sorted.
+    n_features_in_ : int
+        Number of columns seen in ``fit``.
+    feature_names_in_ : ndarray of str
+        Column names seen in ``fit``, when ``X`` was a table with string names.
+    spec_ : str
+        The fitted spec.
+    priors_ : ndarray
+        Training class priors (in ``classes_`` order).
+    keep_rates_ : ndarray
+        Keep rates of the sampler stage (1 without one).
+    member_keep_rates_ : ndarray or None
+        Per ensemble member, its sample's keep rates.
+    threshold_ : float or None
+        The threshold on the positive class's probability equivalent to the
+        decision rule (binary tasks), e.g. the prior ``pi+`` for PT_MA.
+    pos_label_ : label or None
+        The positive class of a binary task.
+    decision_rule_ : dict
+        The resolved decision rule.
+    model_ : rarity._rarity.Model
+        The fitted native model.
+
+    Examples
+    --------
+    >>> import rarity
+    >>> X, y = rarity.datasets.load("ecoli4")
+    >>> clf = rarity.Classifier("pt-bagging(n=20)", seed=1).fit(X, y)
+    >>> clf.predict_proba(X[:3]).shape
+    (3, 2)
+    >>> bool(clf.threshold_ == clf.priors_[list(clf.classes_).index(clf.pos_label_)])  # PT_MA
+    True
+    """
+
+    def __init__(self, spec="pt-bagging(n=100)", seed=42, n_jobs=None, pos_label=None):
+        self.spec = spec
+        self.seed = seed
+        self.n_jobs = n_jobs
+        self.pos_label = pos_label
+
+    def _spec(self):
+        if not isinstance(self.spec, str):
+            raise ValueError(f"spec={self.spec!r} is invalid; expected a strategy spec string")
+        return self.spec
+
+
+# ---- named classes, generated from the ensemble registry
+
+#: Python names of registry entries that the generic rule would spell badly.
+_NAMES = {
+    "forest": "RandomForest",
+    "bagging": "Bagging",
+    "rdt": "RandomDecisionTrees",
+    "underover-bagging": "UnderOverBagging",
+}
+
+#: Stage keywords every named class takes, with their defaults.
+_STAGE_PARAMS = (("correct", None), ("calibration", None), ("decision", None))
+_COMMON = (("seed", 42), ("n_jobs", None), ("pos_label", None))
+
+
+def _stage_spec(self):
+    stages = []
+    if self.correct not in (None, False):
+        stages.append("correct" if self.correct is True else f"correct(mode={self.correct})")
+    if self.calibration is not None:
+        stages.append(str(self.calibration))
+    if self.decision is not None:
+        stages.append(str(self.decision))
+    return stages
+
+
+def _named_class(entry):
+    name = entry["name"]
+    params = entry["params"]
+    defaults = {p["name"]: _spec.default_value(p["default"], p["expected"]) for p in params}
+    own = [(_spec.python_name(p["name"]), defaults[p["name"]]) for p in params]
+    alias = "n" in defaults
+    sig_params = own + ([("n_estimators", None)] if alias else []) + list(_STAGE_PARAMS) + list(_COMMON)
+    keys = [k for k, _ in sig_params]
+    assert len(set(keys)) == len(keys), f"{name}: parameter names collide: {keys}"
+    spec_keys = {_spec.python_name(p["name"]): p["name"] for p in params}
+
+    def __init__(self, **kwargs):
+        unknown = set(kwargs) - set(keys)
+        if unknown:
+            raise TypeError(
+                f"{type(self).__name__}() got unexpected keyword argument(s) "
+                f"{', '.join(sorted(unknown))}; accepted: {', '.join(keys)}"
+            )
+        for k, d in sig_params:
+            setattr(self, k, kwargs.get(k, d))
+
+    def _spec_of(self):
+        values = {spec_keys[k]: getattr(self, k) for k in spec_keys}
+        if alias and self.n_estimators is not None:
+            if values["n"] != defaults["n"] and values["n"] != self.n_estimators:
+                raise ValueError(
+                    f"n={values['n']} and n_estimators={self.n_estimators} disagree; give one"
+                )
+            values["n"] = self.n_estimators
+        return "+".join([_spec.call(name, values, defaults)] + _stage_spec(self))
+
+    __init__.__signature__ = _spec.signature(sig_params)
+    cls_name = _spec.class_name(name, _NAMES)
+    doc = _named_doc(cls_name, entry, params, alias)
+    cls = type(
+        cls_name,
+        (_RarityClassifier,),
+        {
+            "__init__": __init__,
+            "_spec": _spec_of,
+            "__doc__": doc,
+            "__module__": "rarity",
+            "registry_name": name,
+        },
+    )
+    __init__.__qualname__ = f"{cls_name}.__init__"
+    return cls
+
+
+def _named_doc(cls_name, entry, params, alias):
+    lines = [
+        f"{entry['summary'][0].upper()}{entry['summary'][1:]}.",
+        "",
+        f"The rarity ensemble ``{entry['name']}`` (its spec parameters are the keyword",
+        f"arguments); without a ``decision`` it decides by ``{entry['decision']}``.",
+        "",
+        "Parameters",
+        "----------",
+    ]
+    lines += [_spec.param_doc(p) for p in params]
+    if alias:
+        lines.append("n_estimators : int, default=None\n    scikit-learn's name for ``n``; overrides it when given.")
+    lines += [
+        "correct : {None, True, 'member', 'average'}, default=None\n"
+        "    Undo the prior shift of the members' samples (Dal Pozzolo et al. 2015,\n"
+        "    eq. 9): per member (``True``, ``'member'``) or on the average.",
+        "calibration : str, default=None\n    ``'platt'`` or ``'isotonic'`` (with options, e.g. ``'isotonic(folds=5)'``).",
+        "decision : str, default=None\n    A decision stage such as ``'threshold(f1)'``, ``'cost(fn=10,fp=1)'``\n"
+        "    or ``'tune(metric=g_mean)'``; ``None`` keeps the method's default.",
+        "seed : int, default=42\n    The seed of every random draw.",
+        "n_jobs : int, default=None\n    Threads: ``None`` or ``-1`` every core.",
+        "pos_label : label, default=None\n    The positive class of a binary task (default: the minority).",
+        "",
+        "Attributes",
+        "----------",
+        "classes_, n_features_in_, feature_names_in_, spec_, priors_, keep_rates_,",
+        "member_keep_rates_, threshold_, pos_label_, decision_rule_, model_",
+        "    As :class:`rarity.Classifier`.",
+        "",
+        "Examples",
+        "--------",
+        ">>> import rarity",
+        '>>> X, y = rarity.datasets.load("ecoli4")',
+        f">>> clf = rarity.{cls_name}({'n=5, ' if alias else ''}seed=0).fit(X, y)",
+        ">>> clf.predict_proba(X[:2]).shape",
+        "(2, 2)",
+    ]
+    return "\n".join(lines)
+
+
+ENSEMBLE_CLASSES = {e["name"]: _named_class(e) for e in _spec.registry("ensembles")}
+
+
+# ---- CorrectedClassifier
+
+
+class CorrectedClassifier(ClassifierMixin, BaseEstimator):
+    """Any classifier trained on a rarity sample, with probabilities corrected
+    for the sample's keep rates.
+
+    The sampler draws a training sample and records, per class, the rate
+    ``r_k`` at which the class was kept; the wrapped estimator is fitted on
+    the sample, and its probabilities are mapped back to the population's
+    priors: ``p_k ∝ p_s,k / r_k`` (Dal Pozzolo et al. 2015, eq. 9 for
+    undersampling the negatives at rate beta; the same algebra holds for any
+    sampler and any number of classes). ``predict`` decides as the estimator
+    would have on the sample at 0.5: on the corrected probability with the
+    threshold of eq. 12 (``threshold_``) for two classes, by
+    ``argmax_k p_k r_k`` beyond.
+
+    Parameters
+    ----------
+    estimator : classifier, default=None
+        Any scikit-learn classifier with ``predict_proba`` (LightGBM's,
+        XGBoost's, ...); cloned before fitting. ``None``: a rarity random
+        forest, ``Classifier("forest(n=100)")``.
+    sampler : str or rarity sampler, default="under"
+        The sampler spec (``"under(beta=0.1)"``, ``"smote(k=5)"``, ...) or a
+        :mod:`rarity.sampling` sampler.
+    seed : int, default=42
+        Seed of the sample (the stream a strategy's sampler stage uses, so
+        ``"under(beta=0.1)"`` here draws the rows ``"under(beta=0.1)+tree"``
+        would).
+    n_jobs : int, default=None
+        Threads of the sampler.
+    pos_label : label, default=None
+        The positive class of a binary task (default: the minority).
+
+    Attributes
+    ----------
+    estimator_ : classifier
+        The estimator fitted on the sample.
+    classes_ : ndarray
+        The class labels, sorted.
+    keep_rates_ : ndarray
+        Per class (``classes_`` order), rows in the sample over rows in ``X``.
+    threshold_ : float or None
+        Eq. 12: the threshold on the corrected probability of ``pos_label_``
+        equivalent to 0.5 on the estimator's (binary tasks).
+    lambdas_ : ndarray or None
+        The per-class thresholds of ``predict`` beyond two classes (``classes_``
+        order): predict ``argmax_k p_k / lambda_k``.
+    pos_label_ : label or None
+        The positive class of a binary task.
+    sample_indices_ : ndarray
+        The rows of ``X`` in the sample (repeats allowed; synthetic rows follow).
+    n_features_in_ : int
+        Number of columns seen in ``fit``.
+
+    Examples
+    --------
+    >>> import rarity
+    >>> X, y = rarity.datasets.load("yeast4")
+    >>> clf = rarity.CorrectedClassifier(rarity.Classifier("forest(n=20)"), sampler="under(beta=0.1,exact)")
+    >>> p = clf.fit(X, y).predict_proba(X)
+    >>> round(float(clf.keep_rates_.min()), 2)
+    0.1
+    """
+
+    def __init__(self, estimator=None, sampler="under", seed=42, n_jobs=None, pos_label=None):
+        self.estimator = estimator
+        self.sampler = sampler
+        self.seed = seed
+        self.n_jobs = n_jobs
+        self.pos_label = pos_label
+
+    def _sampler_spec(self, lab):
+        from .sampling import _Base
+
+        s = self.sampler
+        if isinstance(s, str):
+            return s
+        if isinstance(s, _Base):
+            return s._spec(lab)
+        raise ValueError(f"sampler={s!r} is invalid; expected a sampler spec or a rarity.sampling sampler")
+
+    def fit(self, X, y, sample_weight=None):
+        """Draws the sample, fits the estimator on it, keeps the keep rates.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or table
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Passed to the estimator for the sampled rows (1 for synthetic rows).
+
+        Returns
+        -------
+        self : object
+        """
+        from .sampling import _resample_outputs
+
+        n_jobs = V.n_jobs_of(self.n_jobs)
+        feats, names = V.features(X, n_jobs)
+        lab = V.labels(y, self.pos_label, type(self).__name__)
+        w = V.sample_weight(sample_weight, feats.n_rows_)
+        data = _rarity.Data(feats, lab.codes, lab.class_names, _target_name(y), None, n_jobs)
+        drawn = _rarity.resample(self._sampler_spec(lab), data, _seed(self.seed), n_jobs)
+        rates = np.asarray(drawn.keep_rates)
+        if np.any(rates <= 0):
+            k = int(np.flatnonzero(rates <= 0)[0])
+            raise ValueError(f"the sampler kept no rows of class '{lab.class_names[k]}'")
+        X_s, y_s = _resample_outputs(X, y, drawn, lab, data, n_jobs)
+        est = self.estimator
+        if est is None:
+            est = Classifier("forest(n=100)", seed=self.seed, n_jobs=self.n_jobs)
+        est = clone(est)
+        fit_params = {}
+        if w is not None:
+            n_syn = drawn.n_synthetic
+            fit_params["sample_weight"] = np.concatenate([w[drawn.rows], np.ones(n_syn)])
+        est.fit(X_s, y_s, **fit_params)
+        got = np.asarray(getattr(est, "classes_", lab.classes_))
+        if len(got) != len(lab.classes_) or np.any(got != lab.classes_):
+            raise ValueError(
+                f"the estimator learned classes {list(got)} but y has {list(lab.classes_)}; "
+                "the sample must keep every class"
+            )
+        self.estimator_ = est
+        self.classes_ = lab.classes_
+        self.n_features_in_ = len(feats.column_names)
+        if names is not None:
+            self.feature_names_in_ = names
+        self._lab_to = lab.to_rarity
+        self._lab_from = lab.from_rarity
+        self._rates = rates
+        self.keep_rates_ = rates[lab.to_rarity]
+        self.sample_indices_ = np.asarray(drawn.rows)
+        t, lambdas = _rarity.consistent_rule(rates.tolist())
+        self._rule = (t, lambdas)
+        self.threshold_ = t
+        self.lambdas_ = None if lambdas is None else np.asarray(lambdas)[lab.to_rarity]
+        self.pos_label_ = lab.positive
+        return self
+
+    def _corrected(self, X):
+        check_fitted(self, "estimator_")
+        p = np.asarray(self.estimator_.predict_proba(X), dtype=np.float64)
+        if p.ndim != 2 or p.shape[1] != len(self.classes_):
+            raise ValueError(f"the estimator's predict_proba gave shape {p.shape}")
+        return _rarity.correct(np.ascontiguousarray(p[:, self._lab_from]), self._rates.tolist())
+
+    def predict_proba(self, X):
+        """Corrected class probabilities, columns in the order of ``classes_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or table
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+        """
+        return self._corrected(X)[:, self._lab_to]
+
+    def predict(self, X):
+        """Labels: the consistent rule (eq. 12) on the corrected probabilities.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or table
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+        """
+        p = self._corrected(X)
+        t, lambdas = self._rule
+        ids = _rarity.decide(p, t, lambdas)
+        return self.classes_[self._lab_from[ids]]
+
+    def __sklearn_tags__(self):
+        return _input_tags(super().__sklearn_tags__())

@@ -1,0 +1,252 @@
+"""``rarity.run``: the main job of ``rarity run`` from Python.
+
+Compares strategies on one dataset with repeated stratified
+cross-validation on shared folds, ranks them by a metric, tests the
+differences (Friedman / Nemenyi over the folds, Demšar 2006) and fits the
+winner on all rows: ``rarity::experiment::run``, the call the command line
+makes.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from . import _rarity
+from . import _validation as V
+
+__all__ = ["run", "RunResult"]
+
+
+class RunResult:
+    """What :func:`run` found.
+
+    Attributes
+    ----------
+    ranking : pandas.DataFrame, polars.DataFrame or list of dict
+        One row per strategy, best first (by the metric when it ranks
+        strategies; by their model's rank, then by the decision metric, when
+        it ranks models): ``rank``, ``strategy``, per metric
+        its mean and ``<metric>_std`` over folds (and ``<metric>_full_potential``
+        for thresholded metrics of binary tasks), ``fit_seconds`` and
+        ``predict_seconds``. A pandas DataFrame when pandas is installed,
+        else a polars one, else a list of dicts.
+    verdict : dict
+        Friedman / Nemenyi over the folds between models (a model is
+        everything but the decision): ``friedman_p``, ``iman_davenport_p``,
+        ``critical_difference``, ``mean_ranks`` and ``tied_with_best`` (model
+        specs), ``testable`` (false with fewer than three models or all tied:
+        then no difference can be tested) and ``summary``.
+    winner : rarity.Classifier
+        The best strategy fitted on all rows.
+    metric : str
+        The ranking metric.
+    level : str
+        What it ranked: ``"models"`` (a ranking or probability metric) or
+        ``"strategies"`` (a thresholded one).
+    decision_metric : str
+        The thresholded metric that compared the decisions of each model.
+    decisions : list of dict
+        Per model, best first: ``model``, its ``strategies`` best first on the
+        decision metric and ``p_vs_best`` (Wilcoxon signed-rank over folds
+        against the model's best decision).
+    """
+
+    def __init__(self, native, winner, source):
+        self._native = native
+        self._source = source
+        self.metric = native.metric
+        self.level = native.level
+        self.decision_metric = native.decision_metric
+        self.decisions = native.decisions()
+        self.winner = winner
+        rows = []
+        for rank, r in enumerate(native.ranking(), start=1):
+            row = {"rank": rank, "strategy": r["strategy"]}
+            for key, s in r["metrics"].items():
+                row[key] = s["mean"] if s["mean"] is not None else float("nan")
+                row[f"{key}_std"] = s["std"] if s["std"] is not None else float("nan")
+                if "full_potential" in s:
+                    fp = s["full_potential"]
+                    row[f"{key}_full_potential"] = float("nan") if fp is None else fp
+            row["fit_seconds"] = r["fit_seconds"]
+            row["predict_seconds"] = r["predict_seconds"]
+            rows.append(row)
+        self.ranking = _frame(rows)
+        v = dict(native.verdict)
+        specs = v["models"]
+        v["mean_ranks"] = {specs[i]: r for i, r in enumerate(v["mean_ranks"])}
+        v["tied_with_best"] = [specs[i] for i in v["tied_with_best"]]
+        self.verdict = v
+
+    def folds(self):
+        """Every (strategy, fold) result: spec, repeat, fold and metric values.
+
+        Returns
+        -------
+        list of dict
+        """
+        out = []
+        for e in self._native.folds()["evaluations"]:
+            for f in e["folds"]:
+                row = {"strategy": e["spec"], "repeat": f["repeat"], "fold": f["fold"]}
+                row.update({k: (float("nan") if v is None else v) for k, v in f["metrics"]})
+                out.append(row)
+        return out
+
+    def report(self, directory):
+        """Writes the HTML report of ``rarity run --report DIR`` (ranked table,
+        verdict and critical-difference diagram, ROC / precision-recall /
+        reliability curves, box plots, per-class recall; every table as CSV
+        and JSON) to ``directory``.
+
+        Returns
+        -------
+        str
+            The path of ``index.html``.
+        """
+        self._native.report(os.fspath(directory), self._source)
+        return os.path.join(os.fspath(directory), "index.html")
+
+    def __repr__(self):
+        best = self.verdict.get("tied_with_best")
+        return f"RunResult(metric={self.metric!r}, winner={self.winner.spec!r}, tied_with_best={best!r})"
+
+
+def _frame(rows):
+    try:
+        import pandas as pd
+
+        return pd.DataFrame(rows)
+    except ImportError:
+        pass
+    try:
+        import polars as pl
+
+        return pl.DataFrame(rows)
+    except ImportError:
+        return rows
+
+
+def _split_target(table, target):
+    """``(features table, target values, target name)`` of a pandas, polars
+    or pyarrow table (the target's own dtype is kept)."""
+    cols = [str(c) for c in (table.columns if hasattr(table, "columns") else table.column_names)]
+    if target is None:
+        j = len(cols) - 1
+    elif isinstance(target, int):
+        j = target if target >= 0 else len(cols) + target
+    elif str(target) in cols:
+        j = cols.index(str(target))
+    else:
+        raise ValueError(f"target column '{target}' not found; columns are: {', '.join(cols)}")
+    if not 0 <= j < len(cols):
+        raise ValueError(f"target column {target} not found; the table has {len(cols)} columns")
+    name = cols[j]
+    if V._is_pandas_frame(table):
+        col = table.columns[j]
+        return table.drop(columns=[col]), table[col].to_numpy(), name
+    if V._is_polars_frame(table):
+        return table.drop(name), table[name].to_numpy(), name
+    if hasattr(table, "remove_column"):  # pyarrow
+        return table.remove_column(j), table.column(j).to_numpy(zero_copy_only=False), name
+    raise ValueError(f"data is a {type(table).__name__}; expected a pandas, polars or pyarrow table, a path or (X, y)")
+
+
+def _data(data, target, pos_label, n_jobs):
+    """``(native data, source name, labels or None)``."""
+    if isinstance(data, (str, os.PathLike)):
+        path = os.fspath(data)
+        return _rarity.read_file(path, None if target is None else str(target), pos_label, n_jobs=n_jobs), path, None
+    if isinstance(data, tuple) and len(data) == 2:
+        X, y = data
+        name = "y"
+    else:
+        X, y, name = _split_target(data, target)
+    feats, _ = V.features(X, n_jobs)
+    lab = V.labels(y, pos_label)
+    return _rarity.Data(feats, lab.codes, lab.class_names, name, None, n_jobs), "<data>", lab
+
+
+def run(
+    data, target=None, *, models=None, metric="average_precision", cv="2x5", cost=None,
+    benefit=None, pos_label=None, seed=42, n_jobs=None, decision_metric=None,
+):
+    """Compares imbalance strategies on one dataset and fits the winner.
+
+    Parameters
+    ----------
+    data : table, path or (X, y)
+        A pandas / polars / pyarrow table holding the target column, a data
+        file (CSV, KEEL ``.dat``, ARFF; read as the command line reads it),
+        or a pair ``(X, y)``.
+    target : str or int, default=None
+        The target column (name or 0-based index); default: the last.
+    models : list of str, default=None
+        Strategy specs to compare; default: ``rarity run``'s set for the task
+        (PT-bagging with both plug-in thresholds, undersampling with and
+        without the correction, EB-, RB-, SMOTE-bagging, balanced forest,
+        tuned forest, logistic regression).
+    metric : str, default="average_precision"
+        The ranking metric: any key of :func:`rarity.metrics.score` with a
+        direction, or ``"cost"`` / ``"benefit"`` with ``cost`` / ``benefit``.
+        A ranking or probability metric (average_precision, roc_auc, brier,
+        log_loss) ranks models (strategies that differ only in their decision
+        are one model); a thresholded one (g_mean, f1, ..., cost, benefit)
+        ranks strategies.
+    cv : str, default="2x5"
+        Repeated cross-validation ``RxK``.
+    cost : str or dict, default=None
+        Misclassification costs, ``"fn=10,fp=1"`` or ``{"fn": 10, "fp": 1}``
+        (or ``"matrix='0,1;5,0'"``): adds the metric ``cost`` and, for every
+        model whose probabilities are calibrated (platt, isotonic, correct,
+        logistic, svm) or that decides by ``threshold(priors)``, a copy
+        deciding by the Bayes minimum-risk rule.
+    benefit : str, default=None
+        Example-dependent benefit ``"amount=COL,overhead=V"``.
+    pos_label : label, default=None
+        The positive class (binary; default: the minority).
+    seed : int, default=42
+    n_jobs : int, default=None
+    decision_metric : str, default=None
+        The thresholded metric that compares the decisions of each model when
+        ``metric`` ranks models; default: ``cost`` with ``cost``, ``benefit``
+        with ``benefit``, else ``g_mean``.
+
+    Returns
+    -------
+    RunResult
+
+    Examples
+    --------
+    >>> import rarity
+    >>> X, y = rarity.datasets.load("ecoli4")
+    >>> res = rarity.run((X, y), models=["pt-bagging(n=10)", "forest(n=10)", "tree"], cv="1x3")
+    >>> len(res.ranking), res.metric
+    (3, 'average_precision')
+    """
+    n_jobs = V.n_jobs_of(n_jobs)
+    native_data, source, lab = _data(data, target, pos_label, n_jobs)
+    if isinstance(cost, dict):
+        cost = ",".join(f"{k}={v}" for k, v in cost.items())
+    native = _rarity.run_job(
+        native_data, list(models or []), metric, cv, cost, benefit, int(seed), n_jobs, decision_metric
+    )
+    from ._classifier import Classifier
+
+    winner = Classifier(spec=native.winner.spec, seed=seed, n_jobs=n_jobs, pos_label=pos_label)
+    model = native.winner
+    if lab is None:
+        names = np.asarray(model.class_names, dtype=object)
+        lab = V.labels(names[_rarity.dataset_arrays(native_data)[1]], pos_label)
+    features = _FeatureNames(model.source_columns)
+    winner._set_model(model, lab, features, None)
+    return RunResult(native, winner, source)
+
+
+class _FeatureNames:
+    """The ``column_names`` of the fitted data (what ``_set_model`` reads)."""
+
+    def __init__(self, names):
+        self.column_names = list(names)

@@ -1,0 +1,124 @@
+"""Specs from Python values, and Python values from the registries' defaults.
+
+The registries (``rarity._rarity.registry``) give every parameter as spec
+text: its default (``100``, ``0.5``, ``none``, ``gini``, ``[0.2,1]``), what
+it accepts and a one-line doc. Named estimator and sampler classes turn the
+defaults into Python values for their ``__init__`` signatures, and the
+keyword arguments back into a spec for the library, which checks every value.
+"""
+
+from __future__ import annotations
+
+import inspect
+import keyword
+import numbers
+import re
+
+import numpy as np
+
+from . import _rarity
+
+_NUMBER = re.compile(r"^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
+
+
+def default_value(text, expected=""):
+    """The Python value of a registry default (spec text); a number a
+    parameter accepts as a real number (``expected`` says ``a number``) is a
+    float."""
+    if expected.startswith("a number") and _NUMBER.match(text):
+        return float(text)
+    if text in ("none", "-"):
+        return None
+    if text == "true":
+        return True
+    if text == "false":
+        return False
+    if _NUMBER.match(text):
+        f = float(text)
+        return int(f) if re.match(r"^-?\d+$", text) else f
+    if text.startswith("[") and text.endswith("]"):
+        return tuple(default_value(t) for t in text[1:-1].split(",") if t)
+    return text
+
+
+def spec_text(v):
+    """A Python value as spec text (``None`` is ``none``; lists ``[a,b]``)."""
+    if v is None:
+        return "none"
+    if isinstance(v, (bool, np.bool_)):
+        return "true" if v else "false"
+    if isinstance(v, numbers.Integral):
+        return str(int(v))
+    if isinstance(v, numbers.Real):
+        return repr(float(v))
+    if isinstance(v, str):
+        return v
+    if isinstance(v, (list, tuple, np.ndarray)):
+        return "[" + ",".join(spec_text(x) for x in v) + "]"
+    spec = getattr(v, "spec", None)
+    if isinstance(spec, str):
+        return spec
+    raise ValueError(f"{v!r} cannot be written in a spec; expected a number, a word, a list or None")
+
+
+def call(name, params, defaults):
+    """``name(k=v, ...)`` with the parameters that differ from their defaults."""
+    args = [
+        f"{k}={spec_text(v)}"
+        for k, v in params.items()
+        if not _same(v, defaults.get(k, object()))
+    ]
+    return f"{name}({','.join(args)})" if args else name
+
+
+def _same(a, b):
+    if isinstance(a, (list, tuple, np.ndarray)) or isinstance(b, (list, tuple, np.ndarray)):
+        try:
+            return list(a) == list(b)
+        except TypeError:
+            return False
+    if type(a) is bool or type(b) is bool:
+        return a is b
+    return a == b
+
+
+def registry(family):
+    """The registry ``family`` as a list of dicts (cached)."""
+    if family not in _CACHE:
+        _CACHE[family] = _rarity.registry(family)
+    return _CACHE[family]
+
+
+_CACHE: dict = {}
+
+_ACRONYMS = {"pt", "eb", "rb", "smote", "rus", "knn", "svm", "lda", "qda", "gnb", "svdd", "nb", "enn", "cnn", "oss", "ncl"}
+
+
+def class_name(name, overrides):
+    """The Python class name of a registry entry: ``eb-bagging`` -> ``EBBagging``."""
+    if name in overrides:
+        return overrides[name]
+    parts = re.split(r"[-_]", name)
+    return "".join(p.upper() if p in _ACRONYMS else p.capitalize() for p in parts)
+
+
+def python_name(param):
+    """A parameter name usable as a keyword (``fn`` stays ``fn``; keywords get ``_``)."""
+    return param + "_" if keyword.iskeyword(param) else param
+
+
+def signature(params):
+    """An ``inspect.Signature`` of keyword parameters ``(name, default)``."""
+    return inspect.Signature(
+        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+        + [
+            inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=d)
+            for n, d in params
+        ]
+    )
+
+
+def param_doc(p):
+    """The numpydoc lines of one registry parameter."""
+    default = default_value(p["default"], p["expected"])
+    return f"{p['name']} : {p['expected']}, default={default!r}\n    {p['doc']}"

@@ -1,0 +1,241 @@
+"""Type stubs of the package, written from the live classes and functions
+(the named estimators and samplers are generated from the registries, so
+their stubs are too). ``python -m rarity._stubs DIR`` writes them;
+``python/tests/test_docs.py`` checks the committed ones are current."""
+
+from __future__ import annotations
+
+import inspect
+import sys
+from pathlib import Path
+
+HEADER = '''# Type stubs of rarity{mod}, written by `python -m rarity._stubs`; do not edit.
+from typing import Any, Optional, Sequence, Union
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+'''
+
+#: Annotations by parameter name (anything else: from its default).
+PARAM_TYPES = {
+    "X": "Any",
+    "X_train": "Any",
+    "X_target": "Any",
+    "y": "Any",
+    "y_train": "Any",
+    "y_true": "ArrayLike",
+    "y_score": "ArrayLike",
+    "y_pred": "Optional[ArrayLike]",
+    "proba": "ArrayLike",
+    "scores": "ArrayLike",
+    "table": "ArrayLike",
+    "x": "ArrayLike",
+    "keep_rates": "Sequence[float]",
+    "train_priors": "Sequence[float]",
+    "target_priors": "Sequence[float]",
+    "sample_weight": "Optional[ArrayLike]",
+    "labels": "Optional[ArrayLike]",
+    "input_features": "Optional[Sequence[str]]",
+    "learners": "Union[str, Sequence[str]]",
+    "models": "Optional[Sequence[str]]",
+    "decision_metric": "Optional[str]",
+    "data": "Any",
+    "directory": "Any",
+    "path": "Any",
+    "estimator": "Any",
+    "sampler": "Any",
+    "sampling_strategy": "Union[str, float, dict[Any, int]]",
+    "random_state": "Optional[int]",
+    "pos_label": "Any",
+    "target": "Optional[Union[str, int]]",
+    "cost": "Optional[Union[str, dict[str, float]]]",
+    "correct": "Optional[Union[bool, str]]",
+    "n_jobs": "Optional[int]",
+    "family": "str",
+    "spec": "str",
+    "seed": "int",
+    "calibration": "Optional[str]",
+    "decision": "Optional[str]",
+    "n_estimators": "Optional[int]",
+}
+
+RETURNS = {
+    "fit": "Any",
+    "fit_resample": "tuple[Any, Any]",
+    "predict": "NDArray[Any]",
+    "predict_proba": "NDArray[np.float64]",
+    "score": "Any",
+    "get_params": "dict[str, Any]",
+    "set_params": "Any",
+    "get_feature_names_out": "NDArray[np.object_]",
+    "to_bytes": "bytes",
+    "save": "None",
+    "report": "str",
+    "folds": "list[dict[str, Any]]",
+    "registry": "list[dict[str, Any]]",
+    "run": "RunResult",
+    "correct": "NDArray[np.float64]",
+    "corrected_threshold": "float",
+    "adjust_to_priors": "NDArray[np.float64]",
+    "em_priors": "tuple[NDArray[np.float64], NDArray[np.float64], int, bool]",
+    "names": "list[str]",
+    "describe": "list[tuple[str, str, str]]",
+    "load": "tuple[Any, Any]",
+    "keys": "list[str]",
+    "friedman": "dict[str, float]",
+    "nemenyi": "dict[str, Any]",
+    "wilcoxon": "dict[str, Any]",
+    "mean_ranks": "NDArray[np.float64]",
+    "critical_difference": "float",
+    "reverse_testing": "dict[str, Any]",
+}
+
+FITTED = {
+    "classifier": [
+        ("classes_", "NDArray[Any]"),
+        ("n_features_in_", "int"),
+        ("feature_names_in_", "NDArray[np.object_]"),
+        ("spec_", "str"),
+        ("priors_", "NDArray[np.float64]"),
+        ("keep_rates_", "NDArray[np.float64]"),
+        ("member_keep_rates_", "Optional[NDArray[np.float64]]"),
+        ("threshold_", "Optional[float]"),
+        ("pos_label_", "Any"),
+        ("decision_rule_", "dict[str, Any]"),
+        ("model_", "Any"),
+    ],
+    "corrected": [
+        ("estimator_", "Any"),
+        ("classes_", "NDArray[Any]"),
+        ("n_features_in_", "int"),
+        ("keep_rates_", "NDArray[np.float64]"),
+        ("threshold_", "Optional[float]"),
+        ("lambdas_", "Optional[NDArray[np.float64]]"),
+        ("pos_label_", "Any"),
+        ("sample_indices_", "NDArray[np.int64]"),
+    ],
+    "sampler": [
+        ("classes_", "NDArray[Any]"),
+        ("n_features_in_", "int"),
+        ("feature_names_in_", "NDArray[np.object_]"),
+        ("keep_rates_", "NDArray[np.float64]"),
+        ("sample_indices_", "NDArray[np.int64]"),
+        ("sampling_strategy_", "dict[Any, int]"),
+        ("notes_", "list[str]"),
+        ("spec_", "str"),
+    ],
+    "run": [
+        ("ranking", "Any"),
+        ("verdict", "dict[str, Any]"),
+        ("winner", "Classifier"),
+        ("metric", "str"),
+        ("level", "str"),
+        ("decision_metric", "str"),
+        ("decisions", "list[dict[str, Any]]"),
+    ],
+}
+
+
+def _type_of(name, default):
+    if name in PARAM_TYPES:
+        return PARAM_TYPES[name]
+    if default is inspect.Parameter.empty:
+        return "Any"
+    if default is None:
+        return "Optional[Any]"
+    if isinstance(default, bool):
+        return "bool"
+    if isinstance(default, int):
+        return "int"
+    if isinstance(default, float):
+        return "float"
+    if isinstance(default, str):
+        return "str"
+    if isinstance(default, tuple):
+        return "Sequence[float]"
+    return "Any"
+
+
+def _sig(fn, name, ret=None):
+    sig = inspect.signature(fn)
+    parts, star = [], False
+    for p in sig.parameters.values():
+        if p.kind == p.VAR_KEYWORD:
+            parts.append(f"**{p.name}: Any")
+            continue
+        if p.name == "self":
+            parts.append("self")
+            continue
+        if p.kind == p.KEYWORD_ONLY and not star:
+            parts.append("*")
+            star = True
+        t = _type_of(p.name, p.default)
+        parts.append(f"{p.name}: {t}" + ("" if p.default is inspect.Parameter.empty else " = ..."))
+    return f"def {name}({', '.join(parts)}) -> {ret or RETURNS.get(name, 'Any')}: ..."
+
+
+def _class(cls, base, kind, methods, init=True):
+    lines = [f"class {cls.__name__}({base}):" if base else f"class {cls.__name__}:"]
+    for attr, t in FITTED.get(kind, []):
+        lines.append(f"    {attr}: {t}")
+    if init:
+        lines.append("    " + _sig(cls.__init__, "__init__", "None"))
+    for m in methods:
+        lines.append("    " + _sig(getattr(cls, m), m))
+    return "\n".join(lines)
+
+
+def stubs():
+    """``{file name: text}`` of every stub."""
+    import rarity
+    from rarity import _classifier, _run, calibration, datasets, metrics, sampling, select, stats
+
+    est_methods = ["fit", "predict_proba", "predict", "score", "get_params", "set_params"]
+    out = {}
+    init = [HEADER.format(mod=""), "from . import calibration as calibration, datasets as datasets, metrics as metrics",
+            "from . import sampling as sampling, select as select, stats as stats", "",
+            "__version__: str", "",
+            "class NotANumberError(ValueError, TypeError): ...", "",
+            _sig(rarity.registry, "registry"), ""]
+    init.append(_class(_classifier._RarityClassifier, "", "classifier", est_methods + ["to_bytes", "save"], init=False))
+    init.append("")
+    init.append(_class(rarity.Classifier, "_RarityClassifier", "", []))
+    for cls in _classifier.ENSEMBLE_CLASSES.values():
+        init += ["", _class(cls, "_RarityClassifier", "", [])]
+    init += ["", _class(rarity.CorrectedClassifier, "", "corrected", est_methods)]
+    init += ["", _class(_run.RunResult, "", "run", ["folds", "report"])]
+    init += ["", _sig(_run.run, "run"), ""]
+    out["__init__.pyi"] = "\n".join(init)
+
+    smp = [HEADER.format(mod=".sampling"), "__all__: list[str]", ""]
+    smp.append(_class(sampling._Base, "", "sampler", ["fit", "fit_resample", "get_feature_names_out", "get_params", "set_params"], init=False))
+    for cls in dict.fromkeys([sampling.Sampler, *sampling.CLASSES.values()]):
+        smp += ["", _class(cls, "_Base", "", [])]
+    smp.append("")
+    out["sampling.pyi"] = "\n".join(smp)
+
+    for mod, fname in [(calibration, "calibration.pyi"), (metrics, "metrics.pyi"), (stats, "stats.pyi"),
+                       (select, "select.pyi"), (datasets, "datasets.pyi")]:
+        lines = [HEADER.format(mod="." + mod.__name__.split(".")[-1]), "__all__: list[str]", ""]
+        for name in mod.__all__:
+            obj = getattr(mod, name)
+            if inspect.isclass(obj):
+                methods = [m for m in ("fit", "predict") if hasattr(obj, m)]
+                body = [f"class {name}:"] + ["    " + _sig(getattr(obj, m), m, "Any" if m == "fit" else "NDArray[np.float64]") for m in methods]
+                lines.append("\n".join(body))
+            else:
+                lines.append(_sig(obj, name, "float" if mod is metrics and name not in ("score", "keys") else None))
+        if mod is metrics:
+            lines = [l.replace("def score(", "def score(").replace("-> Any", "-> dict[str, float]") if l.startswith("def score(") else l for l in lines]
+        lines.append("")
+        out[fname] = "\n".join(lines)
+    return out
+
+
+def write(directory):
+    for name, text in stubs().items():
+        Path(directory, name).write_text(text)
+
+
+if __name__ == "__main__":
+    write(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).parent)

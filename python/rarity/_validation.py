@@ -1,0 +1,260 @@
+"""Data in: from what Python users hold to rarity's native tables.
+
+- NumPy: a C-contiguous float64 array is read in place (no copy; do not
+  write to it while a fit runs); float32 is converted once, in parallel;
+  other numeric dtypes and layouts are converted by NumPy first.
+- pandas, polars, pyarrow (anything with ``__arrow_c_stream__``) come
+  through the Arrow C stream interface: one conversion in Rust, no Python
+  loop over rows. Numeric columns stay numbers; string, categorical and
+  boolean columns are one-hot encoded as ``rarity --categorical one-hot``
+  encodes a CSV (levels sorted, features named ``column=level``). Without
+  pyarrow, a pandas frame is handed over column by column.
+- Lists of rows are checked for ragged rows by the library.
+
+Labels are ordered into classes by the library's rule (numeric labels
+numerically, others as text; for two classes the positive class is the
+minority unless ``pos_label`` names one), so the same data give the same
+classes and probabilities from Python and from the command line. Every bad
+input raises ``ValueError`` with the library's message.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+
+from . import _rarity
+from ._base import DataConversionWarning
+
+
+class NotANumberError(ValueError, TypeError):
+    """A value of ``X`` is not a number (a ``ValueError``, and a ``TypeError`` as
+    NumPy raises for such elements)."""
+
+
+def _is_pandas_frame(X):
+    return type(X).__module__.startswith("pandas") and hasattr(X, "iloc") and hasattr(X, "columns")
+
+
+def _is_polars_frame(X):
+    return type(X).__module__.startswith("polars") and hasattr(X, "columns") and hasattr(X, "schema")
+
+
+def _is_series(y):
+    mod = type(y).__module__
+    return (mod.startswith("pandas") or mod.startswith("polars")) and not hasattr(y, "columns")
+
+
+def _check_sparse(X):
+    if hasattr(X, "tocsr") or hasattr(X, "sparse") and type(X).__module__.startswith("scipy"):
+        raise ValueError(
+            "sparse input is not supported: rarity reads dense data; convert X with "
+            "X.toarray() (and mind the memory)"
+        )
+
+
+def _pandas_features(X, n_jobs):
+    try:
+        import pyarrow as pa
+    except ImportError:
+        pa = None
+    if pa is not None:
+        try:
+            table = pa.Table.from_pandas(X, preserve_index=False)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as e:
+            raise ValueError(f"X cannot be read as a table: {e}") from None
+        return _rarity.Features.from_arrow(table)
+    # Column by column: numbers as float64, anything else as text.
+    cols = []
+    for name in X.columns:
+        s = X[name]
+        kind = getattr(s.dtype, "kind", "O")
+        if kind in "iuf" and not str(s.dtype).startswith("category"):
+            cols.append((str(name), np.ascontiguousarray(s.to_numpy(dtype=np.float64, na_value=np.nan))))
+        else:
+            vals = s.astype(object).where(s.notna(), None).tolist()
+            cols.append((str(name), [None if v is None else str(v) for v in vals]))
+    return _rarity.Features.from_columns(cols)
+
+
+def _array_features(X, n_jobs):
+    if X.dtype.kind == "c":
+        raise ValueError(f"Complex data not supported: X has dtype {X.dtype}; rarity reads real numbers")
+    if X.dtype.kind in "OUS":
+        try:
+            X = X.astype(np.float64)
+        except (TypeError, ValueError) as e:
+            raise NotANumberError(f"X holds values that are not numbers: {e}") from None
+    if X.dtype not in (np.float64, np.float32):
+        X = X.astype(np.float64)
+    if not X.flags.c_contiguous:
+        X = np.ascontiguousarray(X)
+    return _rarity.Features.from_numpy(X, None, n_jobs)
+
+
+def features(X, n_jobs=None):
+    """The native features of ``X`` and the names for ``feature_names_in_``.
+
+    Returns ``(features, names)`` where ``names`` is an array of the column
+    names when ``X`` is a table whose column names are all strings, else
+    ``None``.
+    """
+    if X is None:
+        raise ValueError("X is None; expected a 2-d array or a table of features")
+    _check_sparse(X)
+    names = None
+    if _is_pandas_frame(X):
+        if any(hasattr(dt, "sparse") or str(dt).startswith("Sparse") for dt in X.dtypes):
+            raise ValueError("sparse input is not supported: convert X with X.sparse.to_dense()")
+        cols = list(X.columns)
+        if cols and all(isinstance(c, str) for c in cols):
+            names = np.asarray(cols, dtype=object)
+        return _pandas_features(X, n_jobs), names
+    if hasattr(X, "__arrow_c_stream__"):
+        f = _rarity.Features.from_arrow(X)
+        return f, np.asarray(f.column_names, dtype=object)
+    if isinstance(X, np.ndarray):
+        return _array_features(X, n_jobs), None
+    if isinstance(X, (list, tuple)):
+        try:
+            arr = np.asarray(X)
+        except ValueError:
+            arr = None  # ragged: the library says which row
+        if arr is not None and arr.ndim == 2 and arr.dtype.kind in "biuf":
+            return _array_features(arr, n_jobs), None
+        if arr is not None and arr.ndim != 2 and arr.dtype != object:
+            return _array_features(arr, n_jobs), None
+        try:
+            return _rarity.Features.from_rows([list(r) for r in X]), None
+        except TypeError as e:
+            raise NotANumberError(f"X holds values that are not numbers: {e}") from None
+    if hasattr(X, "__array__"):
+        return _array_features(np.asarray(X), n_jobs), None
+    raise ValueError(
+        f"X is a {type(X).__name__}; expected a NumPy array, a list of rows, or a "
+        "pandas / polars / pyarrow table"
+    )
+
+
+def n_columns(X):
+    """Number of source columns of ``X`` (for ``n_features_in_``)."""
+    shape = getattr(X, "shape", None)
+    if shape is not None and len(shape) == 2:
+        return int(shape[1])
+    if hasattr(X, "column_names"):
+        return len(X.column_names)
+    return len(X[0]) if len(X) else 0
+
+
+class Labels:
+    """Labels of ``y`` ordered into classes.
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        The distinct labels, sorted (scikit-learn's order).
+    codes : ndarray of uint32
+        rarity's class id of every row.
+    class_names : list of str
+        rarity's class names (class ``k`` is ``class_names[k]``).
+    to_rarity : ndarray of int
+        rarity's class id of each entry of ``classes_``.
+    from_rarity : ndarray of int
+        The position in ``classes_`` of each rarity class id.
+    """
+
+    def __init__(self, classes, inverse, positive=None):
+        names = [_label_text(c) for c in classes.tolist()]
+        counts = np.bincount(inverse, minlength=len(classes)).tolist()
+        pos = None if positive is None else _label_text(positive)
+        class_names, to_rarity = _rarity.assign_labels(names, counts, pos)
+        self.classes_ = classes
+        self.class_names = class_names
+        self.to_rarity = np.asarray(to_rarity, dtype=np.int64)
+        self.from_rarity = np.argsort(self.to_rarity)
+        self.codes = self.to_rarity[inverse].astype(np.uint32)
+
+    @property
+    def positive(self):
+        """The label of rarity's positive class (class 1) of a binary task."""
+        return self.classes_[self.from_rarity[1]] if len(self.classes_) == 2 else None
+
+
+def _label_text(v):
+    if isinstance(v, (bool, np.bool_)):
+        return str(bool(v))
+    if isinstance(v, numbers.Integral):
+        return str(int(v))
+    return str(v)
+
+
+def target(y, estimator_name="This estimator"):
+    """``y`` as a 1-d NumPy array of labels, with scikit-learn's checks."""
+    if y is None:
+        raise ValueError(
+            f"{estimator_name} requires y to be passed, but the target y is None"
+        )
+    if _is_series(y):
+        y = y.to_numpy()
+    elif hasattr(y, "to_numpy") and hasattr(y, "columns"):
+        y = y.to_numpy()
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        warnings.warn(
+            "A column-vector y was passed when a 1d array was expected. Please change "
+            "the shape of y to (n_samples, ), for example using ravel().",
+            DataConversionWarning,
+            stacklevel=3,
+        )
+        y = y.ravel()
+    if y.ndim != 1:
+        raise ValueError(
+            f"y should be a 1d array, got an array of shape {y.shape} instead; "
+            "multilabel and multioutput targets are not supported"
+        )
+    if y.dtype.kind == "f":
+        if np.isnan(y).any() or np.isinf(y).any():
+            raise ValueError("y holds NaN or infinite values; every row needs a class label")
+        if np.any(y != np.round(y)):
+            raise ValueError(
+                "Unknown label type: continuous. rarity classifies: y must hold class "
+                "labels (integers or text), not real numbers"
+            )
+    if y.dtype.kind == "c":
+        raise ValueError("Complex data not supported: y must hold class labels")
+    return y
+
+
+def labels(y, positive=None, estimator_name="This estimator"):
+    """The :class:`Labels` of ``y``."""
+    y = target(y, estimator_name)
+    try:
+        classes, inverse = np.unique(y, return_inverse=True)
+    except TypeError as e:
+        raise ValueError(f"y mixes labels that cannot be ordered: {e}") from None
+    return Labels(classes, inverse.ravel(), positive)
+
+
+def sample_weight(w, n):
+    """Row weights as a float64 array of ``n`` values (``None`` stays ``None``)."""
+    if w is None:
+        return None
+    if isinstance(w, numbers.Number):
+        return np.full(n, float(w))
+    w = np.asarray(w, dtype=np.float64)
+    if w.ndim != 1:
+        raise ValueError(f"sample_weight must be 1-dimensional, got shape {w.shape}")
+    if w.shape[0] != n:
+        raise ValueError(f"{w.shape[0]} weights given for {n} rows")
+    return np.ascontiguousarray(w)
+
+
+def n_jobs_of(n_jobs):
+    """``n_jobs`` as the native layer takes it (``None`` or an int)."""
+    if n_jobs is None:
+        return None
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral):
+        raise ValueError(f"n_jobs={n_jobs!r} is invalid; expected an integer or None")
+    return int(n_jobs)

@@ -1,0 +1,1031 @@
+"""Samplers with imbalanced-learn's contract: ``fit_resample(X, y) -> (X_res, y_res)``.
+
+Every rarity sampler is here, under imbalanced-learn's class name where one
+exists (:class:`RandomUnderSampler`, :class:`RandomOverSampler`,
+:class:`SMOTE`, :class:`BorderlineSMOTE`, :class:`ADASYN`,
+:class:`TomekLinks`, :class:`EditedNearestNeighbours`,
+:class:`CondensedNearestNeighbour`, :class:`OneSidedSelection`,
+:class:`NeighbourhoodCleaningRule`, :class:`NearMiss`, :class:`SMOTETomek`,
+:class:`SMOTEENN`) with imbalanced-learn's parameters and defaults, and under
+a rarity name otherwise (:class:`ExactlyBalanced`, :class:`RoughlyBalanced`,
+:class:`UnderOver`, :class:`BalancedBootstrap`, :class:`SMOTEUnder`,
+:class:`Bootstrap`; their keyword arguments are the spec's parameters, read
+from the library's sampler registry). :class:`Sampler` takes any spec.
+
+They work as steps of ``imblearn.pipeline.Pipeline``. Each records, per
+class, the rate at which the class was kept (``keep_rates_``: rows of the
+class in the sample over rows in ``X``, what a model trained on the sample
+needs to undo the prior shift, Dal Pozzolo et al. 2015, eq. 9) and, when it
+selects rows, ``sample_indices_``.
+
+A class carrying an imbalanced-learn name is a drop-in for it: with
+imbalanced-learn's defaults, the deterministic ones keep the same rows
+(checked against imbalanced-learn 0.14.2's test fixtures). Where the two
+libraries' conventions differ, rarity's samplers have a parameter for each
+and these classes set imbalanced-learn's: ENN's ``kind_sel="all"``
+(``enn(rule=all)``) and its tie-breaking toward the smallest label
+(``ties=lowest``); NCL's self-vote in the misclassification test
+(``self_vote=true``) and its strict size test (``strict=true``). Random
+samplers draw from rarity's generators, so their rows differ from
+imbalanced-learn's for the same seed (same seed, same rows within rarity).
+Rows come back in rarity's order (kept rows by index, then synthetic rows),
+where imbalanced-learn orders some samplers' output class by class.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from . import _rarity, _spec
+from . import _validation as V
+from ._base import BaseEstimator, check_fitted
+
+__all__ = [
+    "Sampler",
+    "RandomUnderSampler",
+    "RandomOverSampler",
+    "SMOTE",
+    "BorderlineSMOTE",
+    "ADASYN",
+    "TomekLinks",
+    "EditedNearestNeighbours",
+    "CondensedNearestNeighbour",
+    "OneSidedSelection",
+    "NeighbourhoodCleaningRule",
+    "NearMiss",
+    "SMOTETomek",
+    "SMOTEENN",
+]
+
+#: Samplers that make synthetic rows (no ``sample_indices_``).
+_SYNTHETIC = {"smote", "borderline-smote", "adasyn", "hybrid", "smote-tomek", "smote-enn"}
+
+
+def _indicator(y):
+    """``(labels, one_hot)``: a one-hot 2-d target as labels (imbalanced-learn
+    accepts one-vs-all targets), else ``(y, False)``."""
+    a = np.asarray(y) if not hasattr(y, "to_numpy") else None
+    if a is None or a.ndim != 2 or a.shape[1] < 2:
+        return y, False
+    if a.dtype.kind in "biu" and np.all((a == 0) | (a == 1)) and np.all(a.sum(axis=1) == 1):
+        return a.argmax(axis=1), True
+    raise ValueError(
+        "Multilabel and multioutput targets are not supported: y has shape "
+        f"{a.shape}; give one class label per row"
+    )
+
+
+def _rows_of(X, rows):
+    """Rows ``rows`` of ``X`` in ``X``'s own container."""
+    if V._is_pandas_frame(X):
+        return X.iloc[rows].reset_index(drop=True)
+    if V._is_polars_frame(X):
+        return X[rows]
+    if hasattr(X, "take") and hasattr(X, "schema"):  # pyarrow
+        return X.take(rows)
+    if isinstance(X, (list, tuple)):
+        return [list(X[i]) for i in rows]
+    return np.asarray(X)[rows]
+
+
+def _table_like(X, values):
+    """A new table of ``X``'s kind and columns holding ``values`` (numbers)."""
+    cols = [str(c) for c in X.columns] if hasattr(X, "columns") else list(X.column_names)
+    if V._is_pandas_frame(X):
+        import pandas as pd
+
+        out = pd.DataFrame(values, columns=X.columns)
+        for c, dt in zip(X.columns, X.dtypes):
+            if getattr(dt, "kind", "O") in "iuf":
+                out[c] = out[c].astype(dt)
+        return out
+    if V._is_polars_frame(X):
+        import polars as pl
+
+        out = pl.DataFrame(values, schema=cols, orient="row")
+        return out.cast(dict(zip(X.columns, X.dtypes)))
+    import pyarrow as pa
+
+    return pa.table({c: values[:, j] for j, c in enumerate(cols)}).cast(X.schema)
+
+
+def _resample_outputs(X, y, drawn, lab, data, n_jobs):
+    """``(X_res, y_res)`` in the containers and dtypes of ``X`` and ``y``."""
+    rows = np.asarray(drawn.rows)
+    if drawn.n_synthetic == 0:
+        X_res = _rows_of(X, rows)
+    else:
+        values = drawn.features(n_jobs)
+        if isinstance(X, np.ndarray):
+            X_res = values.astype(X.dtype, copy=False) if X.dtype != np.float64 else values
+        elif isinstance(X, (list, tuple)):
+            X_res = values.tolist()
+        else:
+            if list(data.feature_names) != [str(c) for c in (X.columns if hasattr(X, "columns") else X.column_names)]:
+                raise ValueError(
+                    "this sampler makes synthetic rows from numbers: a table with text or "
+                    "categorical columns cannot take them; encode those columns first"
+                )
+            X_res = _table_like(X, values)
+    labels = lab.classes_[lab.from_rarity[drawn.labels()]]
+    return X_res, labels
+
+
+def _y_like(y, labels, one_hot):
+    """``labels`` in the container and dtype of ``y``."""
+    if one_hot:
+        n = np.asarray(y).shape[1]
+        out = np.zeros((len(labels), n), dtype=np.asarray(y).dtype)
+        out[np.arange(len(labels)), labels.astype(int)] = 1
+        return out
+    if V._is_series(y):
+        if type(y).__module__.startswith("pandas"):
+            import pandas as pd
+
+            return pd.Series(labels, name=y.name).astype(y.dtype)
+        import polars as pl
+
+        return pl.Series(y.name, labels).cast(y.dtype)
+    if hasattr(y, "columns") and type(y).__module__.startswith("pandas"):
+        import pandas as pd
+
+        return pd.DataFrame(labels, columns=y.columns).astype(dict(zip(y.columns, y.dtypes)))
+    if isinstance(y, (list, tuple)):
+        return labels.tolist()
+    a = np.asarray(y)
+    if a.ndim == 2:
+        return labels.astype(a.dtype, copy=False).reshape(-1, 1)
+    return labels.astype(a.dtype, copy=False)
+
+
+class _Base(BaseEstimator):
+    """fit / fit_resample over a native sampler; subclasses give the spec."""
+
+    #: Whether the sampler only selects rows (``sample_indices_`` is set).
+    _selects = True
+
+    def _spec(self, lab):  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def _seed(self):
+        seed = getattr(self, "random_state", getattr(self, "seed", 42))
+        if seed is None:
+            return 42
+        if isinstance(seed, np.random.RandomState):
+            return int(seed.randint(0, 2**31 - 1))
+        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+            raise ValueError(f"random_state={seed!r} is invalid; expected a non-negative integer or None")
+        return int(seed)
+
+    def fit(self, X, y):
+        """Resamples ``X`` and ``y`` once to set the fitted attributes; returns self."""
+        self.fit_resample(X, y)
+        return self
+
+    def fit_resample(self, X, y):
+        """Resamples ``X`` and ``y``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or table
+            A NumPy array, a list of rows, or a pandas / polars / pyarrow table.
+        y : array-like of shape (n_samples,)
+            Class labels (a one-hot 2-d target is read as labels and returned
+            one-hot).
+
+        Returns
+        -------
+        X_res : same kind as ``X``
+            The kept rows, then the synthetic rows.
+        y_res : same kind as ``y``
+            Their labels.
+        """
+        n_jobs = V.n_jobs_of(getattr(self, "n_jobs", None))
+        y_labels, one_hot = _indicator(y)
+        feats, names = V.features(X, n_jobs)
+        lab = V.labels(y_labels, None, type(self).__name__)
+        data = _rarity.Data(feats, lab.codes, lab.class_names, "y", None, n_jobs)
+        self.spec_ = self._spec(lab)
+        drawn = _rarity.resample(self.spec_, data, self._seed(), n_jobs)
+        X_res, labels = _resample_outputs(X, y, drawn, lab, data, n_jobs)
+        self.classes_ = lab.classes_
+        self.keep_rates_ = np.asarray(drawn.keep_rates)[lab.to_rarity]
+        self.notes_ = list(drawn.notes)
+        self.n_features_in_ = len(feats.column_names)
+        if names is not None:
+            self.feature_names_in_ = names
+        if self._selects:
+            self.sample_indices_ = np.asarray(drawn.rows)
+        before = np.bincount(lab.codes, minlength=len(lab.classes_))[lab.to_rarity]
+        after = np.array([np.sum(labels == c) for c in lab.classes_])
+        self.sampling_strategy_ = {
+            c.item() if hasattr(c, "item") else c: int(a)
+            for c, b, a in zip(lab.classes_, before, after)
+            if a != b
+        }
+        y_out = _y_like(y, labels if not one_hot else lab.from_rarity[drawn.labels()], one_hot)
+        return X_res, y_out
+
+    def get_feature_names_out(self, input_features=None):
+        """The names of the resampled columns: those of ``X`` (samplers keep columns).
+
+        Parameters
+        ----------
+        input_features : array-like of str, default=None
+            Column names; by default ``feature_names_in_``, else ``x0, x1, ...``.
+
+        Returns
+        -------
+        names : ndarray of str (object dtype)
+        """
+        check_fitted(self, "n_features_in_")
+        if input_features is None:
+            names = getattr(self, "feature_names_in_", None)
+            if names is None:
+                names = [f"x{j}" for j in range(self.n_features_in_)]
+            return np.asarray(names, dtype=object)
+        if len(input_features) != self.n_features_in_:
+            raise ValueError(
+                f"input_features should have length equal to number of features "
+                f"({self.n_features_in_}), got {len(input_features)}"
+            )
+        if hasattr(self, "feature_names_in_") and list(input_features) != list(self.feature_names_in_):
+            raise ValueError("input_features is not equal to feature_names_in_")
+        return np.asarray(input_features, dtype=object)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        try:  # imbalanced-learn's tags say what a sampler is and takes
+            from sklearn.utils import TargetTags
+            from imblearn.utils._tags import InputTags, SamplerTags, Tags
+        except ImportError:
+            tags.input_tags.allow_nan = False
+            tags.input_tags.sparse = False
+            return tags
+        tags = Tags(
+            estimator_type="sampler",
+            target_tags=TargetTags(required=True),
+            transformer_tags=None,
+            regressor_tags=None,
+            classifier_tags=None,
+            sampler_tags=SamplerTags(sample_indices=self._selects),
+        )
+        tags.input_tags = InputTags(two_d_array=True, sparse=False, dataframe=True, allow_nan=False)
+        return tags
+
+
+# ---- sampling_strategy, imbalanced-learn's vocabulary
+
+
+def _counts(lab):
+    return np.bincount(lab.codes, minlength=len(lab.classes_))[lab.to_rarity]
+
+
+def _target_counts(strategy, lab, kind):
+    """Per class (``classes_`` order), the rows wanted after resampling, from
+    imbalanced-learn's ``sampling_strategy`` (``kind``: ``under`` or ``over``)."""
+    counts = _counts(lab)
+    n_min, n_max = counts.min(), counts.max()
+    k = len(counts)
+    classes = list(lab.classes_)
+    if isinstance(strategy, str):
+        words = {
+            "auto": "not minority" if kind == "under" else "not majority",
+            "majority": "majority",
+            "minority": "minority",
+            "not minority": "not minority",
+            "not majority": "not majority",
+            "all": "all",
+        }
+        if strategy not in words:
+            raise ValueError(
+                f"sampling_strategy={strategy!r} is invalid; expected 'auto', 'majority', "
+                "'minority', 'not minority', 'not majority', 'all', a float or a dict"
+            )
+        w = words[strategy]
+        pick = {
+            "majority": counts == n_max,
+            "minority": counts == n_min,
+            "not minority": counts != n_min,
+            "not majority": counts != n_max,
+            "all": np.ones(k, dtype=bool),
+        }[w]
+        goal = n_min if kind == "under" else n_max
+        return np.where(pick, goal, counts)
+    if isinstance(strategy, dict):
+        out = counts.copy()
+        for c, n in strategy.items():
+            if c not in classes:
+                raise ValueError(f"sampling_strategy names class {c!r}, which y does not have")
+            j = classes.index(c)
+            if kind == "under" and n > counts[j]:
+                raise ValueError(f"sampling_strategy asks {n} rows of class {c!r}, which has {counts[j]}")
+            if kind == "over" and n < counts[j]:
+                raise ValueError(f"sampling_strategy asks {n} rows of class {c!r}, which has {counts[j]}")
+            out[j] = int(n)
+        return out
+    if isinstance(strategy, numbers.Real) and not isinstance(strategy, bool):
+        if k != 2:
+            raise ValueError("a float sampling_strategy is defined for two classes; give a dict")
+        r = float(strategy)
+        if not 0 < r <= 1:
+            raise ValueError(f"sampling_strategy={r} is invalid; expected a ratio in (0, 1]")
+        out = counts.copy()
+        if kind == "under":
+            j = int(np.argmax(counts))
+            out[j] = int(n_min / r)
+        else:
+            j = int(np.argmin(counts))
+            out[j] = int(n_max * r)
+        return out
+    raise ValueError(f"sampling_strategy={strategy!r} is invalid")
+
+
+def _rarity_order(values, lab):
+    """Per-class values given in ``classes_`` order, in rarity's class order."""
+    return [values[lab.from_rarity[r]] for r in range(len(values))]
+
+
+def _under_spec(strategy, lab):
+    want = _target_counts(strategy, lab, "under")
+    counts = _counts(lab)
+    rates = [float(w) / float(c) for w, c in zip(want, counts)]
+    return f"under(rates={_spec.spec_text(_rarity_order(rates, lab))},exact)"
+
+
+def _over_counts(strategy, lab):
+    want = _target_counts(strategy, lab, "over")
+    return _spec.spec_text([int(x) for x in _rarity_order(want, lab)])
+
+
+def _cleaning_only(strategy, name):
+    if strategy not in ("auto", "not minority"):
+        raise ValueError(
+            f"{name}: sampling_strategy={strategy!r} has no rarity equivalent; rarity cleans "
+            "every class but the minority ('auto')"
+        )
+
+
+# ---- imbalanced-learn's classes
+
+
+class RandomUnderSampler(_Base):
+    """Random undersampling (rarity's ``under`` with exact counts).
+
+    Parameters
+    ----------
+    sampling_strategy : float, str or dict, default="auto"
+        imbalanced-learn's: ``"auto"`` reduces every class but the minority to
+        the minority's size; a float is the minority/majority ratio wanted
+        (two classes); a dict gives each class's rows.
+    random_state : int or None, default=None
+        The seed (``None``: rarity's default seed 42).
+    replacement : bool, default=False
+        Only ``False`` (rows drawn without replacement).
+    n_jobs : int, default=None
+        Threads.
+
+    Attributes
+    ----------
+    sample_indices_, keep_rates_, classes_, sampling_strategy_, spec_
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rarity.sampling import RandomUnderSampler
+    >>> X = np.arange(20.0).reshape(10, 2); y = np.array([0] * 8 + [1] * 2)
+    >>> Xr, yr = RandomUnderSampler(random_state=0).fit_resample(X, y)
+    >>> np.bincount(yr).tolist()
+    [2, 2]
+    """
+
+    def __init__(self, *, sampling_strategy="auto", random_state=None, replacement=False, n_jobs=None):
+        self.sampling_strategy = sampling_strategy
+        self.random_state = random_state
+        self.replacement = replacement
+        self.n_jobs = n_jobs
+
+    def _spec(self, lab):
+        if self.replacement:
+            raise ValueError("replacement=True has no rarity equivalent; use Bootstrap or BalancedBootstrap")
+        return _under_spec(self.sampling_strategy, lab)
+
+
+class RandomOverSampler(_Base):
+    """Random oversampling with replacement (rarity's ``over``).
+
+    Parameters
+    ----------
+    sampling_strategy : float, str or dict, default="auto"
+        imbalanced-learn's: ``"auto"`` grows every class but the majority to
+        the majority's size.
+    random_state : int or None, default=None
+        The seed (``None``: 42).
+    shrinkage : None, default=None
+        Only ``None`` (no smoothed bootstrap).
+    n_jobs : int, default=None
+        Threads.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rarity.sampling import RandomOverSampler
+    >>> X = np.arange(20.0).reshape(10, 2); y = np.array([0] * 8 + [1] * 2)
+    >>> np.bincount(RandomOverSampler().fit_resample(X, y)[1]).tolist()
+    [8, 8]
+    """
+
+    def __init__(self, *, sampling_strategy="auto", random_state=None, shrinkage=None, n_jobs=None):
+        self.sampling_strategy = sampling_strategy
+        self.random_state = random_state
+        self.shrinkage = shrinkage
+        self.n_jobs = n_jobs
+
+    def _spec(self, lab):
+        if self.shrinkage is not None:
+            raise ValueError("shrinkage has no rarity equivalent; leave it None")
+        return f"over(counts={_over_counts(self.sampling_strategy, lab)})"
+
+
+class SMOTE(_Base):
+    """SMOTE (Chawla et al. 2002): synthetic minority rows on segments to
+    ``k_neighbors`` nearest same-class rows (rarity's ``smote``).
+
+    Parameters
+    ----------
+    sampling_strategy : float, str or dict, default="auto"
+        imbalanced-learn's (``"auto"``: every class but the majority to the
+        majority's size).
+    random_state : int or None, default=None
+        The seed (``None``: 42).
+    k_neighbors : int, default=5
+        Neighbours of each minority row.
+    n_jobs : int, default=None
+        Threads.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import rarity
+    >>> from rarity.sampling import SMOTE
+    >>> X, y = rarity.datasets.load("ecoli4")
+    >>> Xr, yr = SMOTE(random_state=0).fit_resample(X, y)
+    >>> np.unique(yr, return_counts=True)[1].tolist()  # balanced
+    [316, 316]
+    """
+
+    _selects = False
+
+    def __init__(self, *, sampling_strategy="auto", random_state=None, k_neighbors=5, n_jobs=None):
+        self.sampling_strategy = sampling_strategy
+        self.random_state = random_state
+        self.k_neighbors = k_neighbors
+        self.n_jobs = n_jobs
+
+    def _spec(self, lab):
+        return f"smote(k={_spec.spec_text(self.k_neighbors)},counts={_over_counts(self.sampling_strategy, lab)})"
+
+
+class BorderlineSMOTE(_Base):
+    """Borderline-SMOTE1 (Han et al. 2005): SMOTE from the minority rows in
+    danger among their ``m_neighbors`` neighbours (rarity's ``borderline-smote``).
+
+    Parameters
+    ----------
+    sampling_strategy : float, str or dict, default="auto"
+    random_state : int or None, default=None
+    k_neighbors : int, default=5
+    m_neighbors : int, default=10
+    kind : {"borderline-1"}, default="borderline-1"
+        Only Borderline-SMOTE1.
+    n_jobs : int, default=None
+
+    Examples
+    --------
+    >>> import rarity
+    >>> from rarity import sampling
+    >>> X, y = rarity.datasets.load("ecoli4")
+    >>> Xr, yr = sampling.BorderlineSMOTE(random_state=0).fit_resample(X, y)
+    >>> len(Xr) > len(X)
+    True
+    """
+
+    _selects = False
+
+    def __init__(
+        self, *, sampling_strategy="auto", random_state=None, k_neighbors=5, n_jobs=None,
+        m_neighbors=10, kind="borderline-1",
+    ):
+        self.sampling_strategy = sampling_strategy
+        self.random_state = random_state
+        self.k_neighbors = k_neighbors
+        self.n_jobs = n_jobs
+        self.m_neighbors = m_neighbors
+        self.kind = kind
+
+    def _spec(self, lab):
+        if self.kind != "borderline-1":
+            raise ValueError(f"kind={self.kind!r} has no rarity equivalent; rarity has borderline-1")
+        return (
+            f"borderline-smote(k={_spec.spec_text(self.k_neighbors)},m={_spec.spec_text(self.m_neighbors)},"
+            f"counts={_over_counts(self.sampling_strategy, lab)})"
+        )
+
+
+class ADASYN(_Base):
+    """ADASYN (He et al. 2008): SMOTE weighted by each minority row's
+    other-class neighbours (rarity's ``adasyn``).
+
+    Parameters
+    ----------
+    sampling_strategy : float, str or dict, default="auto"
+    random_state : int or None, default=None
+    n_neighbors : int, default=5
+    n_jobs : int, default=None
+
+    Examples
+    --------
+    >>> import rarity
+    >>> from rarity import sampling
+    >>> X, y = rarity.datasets.load("ecoli4")
+    >>> Xr, yr = sampling.ADASYN(random_state=0).fit_resample(X, y)
+    >>> len(Xr) > len(X)
+    True
+    """
+
+    _selects = False
+
+    def __init__(self, *, sampling_strategy="auto", random_state=None, n_neighbors=5, n_jobs=None):
+        self.sampling_strategy = sampling_strategy
+        self.random_state = random_state
+        self.n_neighbors = n_neighbors
+        self.n_jobs = n_jobs
+
+    def _spec(self, lab):
+        return f"adasyn(k={_spec.spec_text(self.n_neighbors)},counts={_over_counts(self.sampling_strategy, lab)})"
+
+
+class TomekLinks(_Base):
+    """Removes the majority member of every Tomek link (Tomek 1976; rarity's ``tomek``).
+
+    Parameters
+    ----------
+    sampling_strategy : {"auto"}, default="auto"
+        Every class but the minority is cleaned.
+    n_jobs : int, default=None
+
+    Examples
+    --------
+    >>> import rarity
+    >>> from rarity.sampling import TomekLinks
+    >>> X, y = rarity.datasets.load("ecoli4")
+    >>> Xr, yr = TomekLinks().fit_resample(X, y)
+    >>> len(yr) <= len(y)
+    True
+    """
+
+    def __init__(self, *, sampling_strategy="auto", n_jobs=None):
+        self.sampling_strategy = sampling_strategy
+        self.n_jobs = n_jobs
+
+    def _spec(self, lab):
+        _cleaning_only(self.sampling_strategy, "TomekLinks")
+        return "tomek"
+
+
+class EditedNearestNeighbours(_Base):
+    """Edited nearest neighbours (Wilson 1972; rarity's ``enn``) with
+    imbalanced-learn's conventions: ``kind_sel="all"`` removes a row when any
+    of its ``n_neighbors`` neighbours has another class (``enn(rule=all)``);
+    ``kind_sel="mode"`` when the most common neighbour class, ties going to
+    the smallest label, is not its own (``enn(ties=lowest)``).
+
+    Parameters
+    ----------
+    sampling_strategy : {"auto"}, default="auto"
+    n_neighbors : int, default=3
+    kind_sel : {"all", "mode"}, default="all"
+    n_jobs : int, default=None
+
+    Examples
+    --------
+    >>> import rarity
+    >>> from rarity import sampling
+    >>> X, y = rarity.datasets.load("ecoli4")
+    >>> enn = sampling.EditedNearestNeighbours()
+    >>> Xr, yr = enn.fit_resample(X, y)
+    >>> enn.spec_
+    'enn(k=3,rule=all,ties=lowest)'
+    """
+
+    def __init__(self, *, sampling_strategy="auto", n_neighbors=3, kind_sel="all", n_jobs=None):
+        self.sampling_strategy = sampling_strategy
+        self.n_neighbors = n_neighbors
+        self.kind_sel = kind_sel
+        self.n_jobs = n_jobs
+
+    def _spec(self, lab):
+        _cleaning_only(self.sampling_strategy, "EditedNearestNeighbours")
+        if self.kind_sel not in ("all", "mode"):
+            raise ValueError(f"kind_sel={self.kind_sel!r} is invalid; expected 'all' or 'mode'")
+        return f"enn(k={_spec.spec_text(self.n_neighbors)},rule={self.kind_sel},ties=lowest)"
+
+
+class CondensedNearestNeighbour(_Base):
+    """Hart's condensed nearest neighbour (1968; rarity's ``cnn``).
+
+    rarity follows Hart's condition more faithfully than imbalanced-learn's
+    one-pass version: the store starts with the minority and one random row
+    of the class being reduced, that class's rows are visited in random
+    order and added whenever the 1-NN rule on the store misclassifies them,
+    and passes repeat until one adds nothing (a consistent subset). The
+    rows kept therefore differ from imbalanced-learn's.
+
+    Parameters
+    ----------
+    sampling_strategy : {"auto"}, default="auto"
+    random_state : int or None, default=None
+    n_neighbors : None or 1, default=None
+        The 1-NN rule (Hart's).
+    n_seeds_S : int, default=1
+        One seed row (Hart's).
+    n_jobs : int, default=None
+
+    Examples
+    --------
+    >>> import rarity
+    >>> from rarity import sampling
+    >>> X, y = rarity.datasets.load("ecoli4")
+    >>> cnn = sampling.CondensedNearestNeighbour(random_state=0)
+    >>> Xr, yr = cnn.fit_resample(X, y)
+    >>> len(Xr) < len(X)
+    True
+    """
+
+    def __init__(self, *, sampling_strategy="auto", random_state=None, n_neighbors=None, n_seeds_S=1, n_jobs=None):
+        self.sampling_strategy = sampling_strategy
+        self.random_state = random_state
+        self.n_neighbors = n_neighbors
+        self.n_seeds_S = n_seeds_S
+        self.n_jobs = n_jobs
+
+    def _spec(self, lab):
+        _cleaning_only(self.sampling_strategy, "CondensedNearestNeighbour")
+        if self.n_neighbors not in (None, 1) or self.n_seeds_S != 1:
+            raise ValueError("rarity's CNN is Hart's: n_neighbors=None (1) and n_seeds_S=1")
+        return "cnn"
+
+
+class OneSidedSelection(_Base):
+    """One-sided selection (Kubat & Matwin 1997; rarity's ``oss``).
+
+    Parameters
+    ----------
+    sampling_strategy : {"auto"}, default="auto"
+    random_state : int or None, default=None
+    n_neighbors : None or 1, default=None
+    n_seeds_S : int, default=1
+    n_jobs : int, default=None
+
+    Examples
+    --------
+    >>> import rarity
+    >>> from rarity import sampling
+    >>> X, y = rarity.datasets.load("ecoli4")
+    >>> oss = sampling.OneSidedSelection(random_state=0)
+    >>> Xr, yr = oss.fit_resample(X, y)
+    >>> len(Xr) < len(X)
+    True
+    """
+
+    def __init__(self, *, sampling_strategy="auto", random_state=None, n_neighbors=None, n_seeds_S=1, n_jobs=None):
+        self.sampling_strategy = sampling_strategy
+        self.random_state = random_state
+        self.n_neighbors = n_neighbors
+        self.n_seeds_S = n_seeds_S
+        self.n_jobs = n_jobs
+
+    def _spec(self, lab):
+        _cleaning_only(self.sampling_strategy, "OneSidedSelection")
+        if self.n_neighbors not in (None, 1) or self.n_seeds_S != 1:
+            raise ValueError("rarity's OSS uses the 1-NN rule and one seed: n_neighbors=None, n_seeds_S=1")
+        return "oss"
+
+
+class NeighbourhoodCleaningRule(_Base):
+    """The neighbourhood cleaning rule (Laurikkala 2001; rarity's ``ncl``) with
+    imbalanced-learn's conventions: ENN with ``kind_sel="mode"`` (ties to the
+    smallest label), a minority row counted among its own voters when it is
+    tested for misclassification, and a class cleaned when its size is above
+    ``threshold_cleaning`` times the minority's
+    (``ncl(ties=lowest,self_vote=true,strict=true)``).
+
+    Parameters
+    ----------
+    sampling_strategy : {"auto"}, default="auto"
+    edited_nearest_neighbours : None, default=None
+        Only ``None`` (ENN with ``kind_sel="mode"``).
+    n_neighbors : int, default=3
+    threshold_cleaning : float, default=0.5
+    n_jobs : int, default=None
+
+    Examples
+    --------
+    >>> import rarity
+    >>> from rarity import sampling
+    >>> X, y = rarity.datasets.load("ecoli4")
+    >>> ncl = sampling.NeighbourhoodCleaningRule()
+    >>> Xr, yr = ncl.fit_resample(X, y)
+    >>> ncl.spec_
+    'ncl(k=3,ties=lowest,self_vote=true,threshold=0.5,strict=true)'
+    """
+
+    def __init__(
+        self, *, sampling_strategy="auto", edited_nearest_neighbours=None, n_neighbors=3,
+        threshold_cleaning=0.5, n_jobs=None,
+    ):
+        self.sampling_strategy = sampling_strategy
+        self.edited_nearest_neighbours = edited_nearest_neighbours
+        self.n_neighbors = n_neighbors
+        self.threshold_cleaning = threshold_cleaning
+        self.n_jobs = n_jobs
+
+    def _spec(self, lab):
+        _cleaning_only(self.sampling_strategy, "NeighbourhoodCleaningRule")
+        if self.edited_nearest_neighbours is not None:
+            raise ValueError("edited_nearest_neighbours: only None (ENN with kind_sel='mode')")
+        return (
+            f"ncl(k={_spec.spec_text(self.n_neighbors)},ties=lowest,self_vote=true,"
+            f"threshold={_spec.spec_text(float(self.threshold_cleaning))},strict=true)"
+        )
+
+
+class NearMiss(_Base):
+    """NearMiss-1, 2 and 3 (Mani & Zhang 2003; rarity's ``nearmiss1..3``):
+    every class reduced to the minority's size.
+
+    Parameters
+    ----------
+    sampling_strategy : {"auto"}, default="auto"
+    version : {1, 2, 3}, default=1
+    n_neighbors : int, default=3
+    n_neighbors_ver3 : int, default=3
+    n_jobs : int, default=None
+
+    Examples
+    --------
+    >>> import rarity
+    >>> from rarity import sampling
+    >>> X, y = rarity.datasets.load("ecoli4")
+    >>> Xr, yr = sampling.NearMiss(version=3).fit_resample(X, y)
+    >>> sorted(set(yr.tolist()))
+    ['0', '1']
+    """
+
+    def __init__(self, *, sampling_strategy="auto", version=1, n_neighbors=3, n_neighbors_ver3=3, n_jobs=None):
+        self.sampling_strategy = sampling_strategy
+        self.version = version
+        self.n_neighbors = n_neighbors
+        self.n_neighbors_ver3 = n_neighbors_ver3
+        self.n_jobs = n_jobs
+
+    def _spec(self, lab):
+        _cleaning_only(self.sampling_strategy, "NearMiss")
+        if self.version not in (1, 2, 3):
+            raise ValueError(f"version={self.version!r} is invalid; expected 1, 2 or 3")
+        k = _spec.spec_text(self.n_neighbors)
+        if self.version == 3:
+            return f"nearmiss3(k={k},k3={_spec.spec_text(self.n_neighbors_ver3)})"
+        return f"nearmiss{self.version}(k={k})"
+
+
+class SMOTETomek(_Base):
+    """SMOTE, then both members of every Tomek link removed (Batista et al.
+    2004; rarity's ``smote-tomek``).
+
+    Parameters
+    ----------
+    sampling_strategy : float, str or dict, default="auto"
+    random_state : int or None, default=None
+    smote : None, default=None
+        Only ``None`` (SMOTE with 5 neighbours).
+    tomek : None, default=None
+        Only ``None``.
+    n_jobs : int, default=None
+
+    Examples
+    --------
+    >>> import rarity
+    >>> from rarity import sampling
+    >>> X, y = rarity.datasets.load("ecoli4")
+    >>> Xr, yr = sampling.SMOTETomek(random_state=0).fit_resample(X, y)
+    >>> len(Xr) > len(X)
+    True
+    """
+
+    _selects = False
+
+    def __init__(self, *, sampling_strategy="auto", random_state=None, smote=None, tomek=None, n_jobs=None):
+        self.sampling_strategy = sampling_strategy
+        self.random_state = random_state
+        self.smote = smote
+        self.tomek = tomek
+        self.n_jobs = n_jobs
+
+    def _spec(self, lab):
+        if self.smote is not None or self.tomek is not None:
+            raise ValueError("smote and tomek: only None")
+        return f"smote-tomek(counts={_over_counts(self.sampling_strategy, lab)})"
+
+
+class SMOTEENN(_Base):
+    """SMOTE, then ENN (``kind_sel="all"``) on every class (Batista et al.
+    2004; rarity's ``smote-enn(rule=all)``).
+
+    Parameters
+    ----------
+    sampling_strategy : float, str or dict, default="auto"
+    random_state : int or None, default=None
+    smote : None, default=None
+    enn : None, default=None
+    n_jobs : int, default=None
+
+    Examples
+    --------
+    >>> import rarity
+    >>> from rarity import sampling
+    >>> X, y = rarity.datasets.load("ecoli4")
+    >>> Xr, yr = sampling.SMOTEENN(random_state=0).fit_resample(X, y)
+    >>> len(Xr) == len(yr)
+    True
+    """
+
+    _selects = False
+
+    def __init__(self, *, sampling_strategy="auto", random_state=None, smote=None, enn=None, n_jobs=None):
+        self.sampling_strategy = sampling_strategy
+        self.random_state = random_state
+        self.smote = smote
+        self.enn = enn
+        self.n_jobs = n_jobs
+
+    def _spec(self, lab):
+        if self.smote is not None or self.enn is not None:
+            raise ValueError("smote and enn: only None")
+        return f"smote-enn(counts={_over_counts(self.sampling_strategy, lab)},rule=all)"
+
+
+# ---- any spec, and rarity's own samplers from the registry
+
+
+class Sampler(_Base):
+    """Any rarity sampler spec with imbalanced-learn's contract.
+
+    Parameters
+    ----------
+    spec : str, default="under"
+        A sampler spec, e.g. ``"under(beta=0.1)"``, ``"smote(k=3,ratio=0.5)"``,
+        ``"enn(rule=all)"`` (``rarity resample --help`` lists them).
+    seed : int, default=42
+        The seed (the stream ``rarity resample --seed`` uses: same seed, same rows).
+    n_jobs : int, default=None
+        Threads.
+
+    Examples
+    --------
+    >>> import rarity
+    >>> from rarity.sampling import Sampler
+    >>> X, y = rarity.datasets.load("yeast4")
+    >>> s = Sampler("under(beta=0.25,exact)")
+    >>> Xr, yr = s.fit_resample(X, y)
+    >>> [round(float(r), 2) for r in sorted(s.keep_rates_)]
+    [0.25, 1.0]
+    """
+
+    def __init__(self, spec="under", seed=42, n_jobs=None):
+        self.spec = spec
+        self.seed = seed
+        self.n_jobs = n_jobs
+
+    @property
+    def _selects(self):
+        name = str(self.spec).split("(")[0].strip()
+        return name not in _SYNTHETIC
+
+    def _spec(self, lab):
+        if not isinstance(self.spec, str):
+            raise ValueError(f"spec={self.spec!r} is invalid; expected a sampler spec string")
+        return self.spec
+
+    def __sklearn_tags__(self):
+        return _Base.__sklearn_tags__(self)
+
+
+#: Registry samplers that have an imbalanced-learn class above.
+_IMBLEARN = {
+    "under", "over", "smote", "borderline-smote", "adasyn", "tomek", "enn", "cnn", "oss",
+    "ncl", "nearmiss1", "nearmiss2", "nearmiss3", "smote-tomek", "smote-enn", "none",
+}
+
+_RARITY_NAMES = {
+    "eb": "ExactlyBalanced",
+    "rb": "RoughlyBalanced",
+    "underover": "UnderOver",
+    "balanced-bootstrap": "BalancedBootstrap",
+    "hybrid": "SMOTEUnder",
+    "bootstrap": "Bootstrap",
+}
+
+
+def _rarity_class(entry):
+    name = entry["name"]
+    params = entry["params"]
+    defaults = {p["name"]: _spec.default_value(p["default"], p["expected"]) for p in params}
+    sig = [(_spec.python_name(p["name"]), defaults[p["name"]]) for p in params]
+    sig += [("seed", 42), ("n_jobs", None)]
+    keys = [k for k, _ in sig]
+    spec_keys = {_spec.python_name(p["name"]): p["name"] for p in params}
+
+    def __init__(self, **kwargs):
+        unknown = set(kwargs) - set(keys)
+        if unknown:
+            raise TypeError(
+                f"{type(self).__name__}() got unexpected keyword argument(s) "
+                f"{', '.join(sorted(unknown))}; accepted: {', '.join(keys)}"
+            )
+        for k, d in sig:
+            setattr(self, k, kwargs.get(k, d))
+
+    def _spec_of(self, lab):
+        return _spec.call(name, {spec_keys[k]: getattr(self, k) for k in spec_keys}, defaults)
+
+    __init__.__signature__ = _spec.signature(sig)
+    cls_name = _RARITY_NAMES.get(name) or _spec.class_name(name, {})
+    doc = "\n".join(
+        [
+            f"{entry['summary'][0].upper()}{entry['summary'][1:]} (rarity's ``{name}``).",
+            "",
+            "Parameters",
+            "----------",
+            *[_spec.param_doc(p) for p in params],
+            "seed : int, default=42\n    The seed (same seed, same rows).",
+            "n_jobs : int, default=None\n    Threads.",
+            "",
+            "Attributes",
+            "----------",
+            "keep_rates_, classes_, sampling_strategy_, spec_"
+            + (", sample_indices_" if name not in _SYNTHETIC else ""),
+            "",
+            "Examples",
+            "--------",
+            ">>> import rarity",
+            f">>> from rarity.sampling import {cls_name}",
+            '>>> X, y = rarity.datasets.load("ecoli4")',
+            f">>> Xr, yr = {cls_name}().fit_resample(X, y)",
+            ">>> len(Xr) == len(yr)",
+            "True",
+        ]
+    )
+    cls = type(
+        cls_name,
+        (_Base,),
+        {
+            "__init__": __init__,
+            "_spec": _spec_of,
+            "_selects": name not in _SYNTHETIC,
+            "__doc__": doc,
+            "__module__": __name__,
+            "registry_name": name,
+        },
+    )
+    __init__.__qualname__ = f"{cls_name}.__init__"
+    return cls
+
+
+RARITY_SAMPLERS = {
+    e["name"]: _rarity_class(e) for e in _spec.registry("samplers") if e["name"] not in _IMBLEARN
+}
+globals().update({c.__name__: c for c in RARITY_SAMPLERS.values()})
+__all__ += sorted(c.__name__ for c in RARITY_SAMPLERS.values())
+
+#: The class of every registry sampler, by registry name.
+CLASSES = {
+    "under": RandomUnderSampler,
+    "over": RandomOverSampler,
+    "smote": SMOTE,
+    "borderline-smote": BorderlineSMOTE,
+    "adasyn": ADASYN,
+    "tomek": TomekLinks,
+    "enn": EditedNearestNeighbours,
+    "cnn": CondensedNearestNeighbour,
+    "oss": OneSidedSelection,
+    "ncl": NeighbourhoodCleaningRule,
+    "nearmiss1": NearMiss,
+    "nearmiss2": NearMiss,
+    "nearmiss3": NearMiss,
+    "smote-tomek": SMOTETomek,
+    "smote-enn": SMOTEENN,
+    **RARITY_SAMPLERS,
+}

@@ -1,0 +1,502 @@
+//! Data in: NumPy arrays read in place, Arrow tables (pandas, polars,
+//! pyarrow: anything with `__arrow_c_stream__`) converted once, columns and
+//! lists of rows; labels ordered into classes by the library's rules
+//! (`rarity::data::read::assign_classes`), features encoded as the CSV
+//! reader encodes them (`rarity::data::read::encode_columns`).
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::Float64Type;
+use arrow_array::{Array, ArrayRef, Float64Array, RecordBatch};
+use arrow_schema::DataType;
+use numpy::{
+    PyArray1, PyArrayDescrMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods,
+};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3_arrow::PyTable;
+
+use rarity::data::read::{
+    assign_classes, encode_columns, encode_columns_with_schema, feature_names, Column, ColumnValues,
+};
+use rarity::data::{ColumnEncoding, Dataset, Schema, Values};
+
+use crate::pool::{run, to_py};
+
+/// Keeps a Python object (a NumPy array) alive for a buffer read in place.
+struct PyOwner(#[allow(dead_code)] Py<PyAny>);
+
+/// A numeric column: Arrow's `f64` values (read in place) or converted ones.
+#[derive(Clone)]
+enum Numbers {
+    Arrow(Float64Array),
+    Owned(Arc<Vec<f64>>),
+}
+
+impl Numbers {
+    fn values(&self) -> &[f64] {
+        match self {
+            Numbers::Arrow(a) => a.values(),
+            Numbers::Owned(v) => v,
+        }
+    }
+}
+
+#[derive(Clone)]
+enum Col {
+    Numbers(Numbers),
+    Text(Arc<Vec<Option<String>>>),
+}
+
+#[derive(Clone)]
+enum Inner {
+    /// A row-major matrix (`n x d`), with the DataFrame's names if any.
+    Matrix {
+        values: Values,
+        n: usize,
+        d: usize,
+        names: Option<Vec<String>>,
+    },
+    /// Named columns.
+    Columns { cols: Vec<(String, Col)>, n: usize },
+}
+
+/// Features without labels: what `fit` pairs with labels and `predict`
+/// encodes with a model's schema.
+#[pyclass(frozen, module = "rarity._rarity")]
+#[derive(Clone)]
+pub struct Features {
+    inner: Inner,
+}
+
+fn value_error(msg: impl Into<String>) -> PyErr {
+    PyValueError::new_err(msg.into())
+}
+
+/// The column names of the data's own table (`x0, x1, ...` for a matrix
+/// without names).
+fn default_names(d: usize) -> Vec<String> {
+    (0..d).map(|j| format!("x{j}")).collect()
+}
+
+/// A missing value in an Arrow column, as the library reports it.
+fn missing(row: usize, column: &str) -> PyErr {
+    value_error(format!("row {}, column '{column}': missing value", row + 1))
+}
+
+/// One Arrow column as rarity reads it: numbers (integers and floats, cast
+/// to `f64`) or text (strings, categoricals, booleans as `True`/`False`).
+fn arrow_column(name: &str, a: &ArrayRef) -> PyResult<Col> {
+    let dt = a.data_type();
+    let numeric = dt.is_numeric() && !matches!(dt, DataType::Float16);
+    if numeric {
+        if let Some(row) = (0..a.len()).find(|&i| a.is_null(i)) {
+            return Err(missing(row, name));
+        }
+        let f = match dt {
+            DataType::Float64 => a.as_primitive::<Float64Type>().clone(),
+            _ => arrow_cast::cast(a, &DataType::Float64)
+                .map_err(|e| value_error(format!("column '{name}': {e}")))?
+                .as_primitive::<Float64Type>()
+                .clone(),
+        };
+        return Ok(Col::Numbers(Numbers::Arrow(f)));
+    }
+    let text_type = matches!(
+        dt,
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View | DataType::Boolean
+    ) || matches!(dt, DataType::Dictionary(_, v) if matches!(**v, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View));
+    if !text_type {
+        return Err(value_error(format!(
+            "column '{name}' has type {dt}; rarity reads numbers and text (strings, categoricals, booleans)"
+        )));
+    }
+    let s = arrow_cast::cast(a, &DataType::Utf8)
+        .map_err(|e| value_error(format!("column '{name}': {e}")))?;
+    let s = s.as_string::<i32>();
+    let texts: Vec<Option<String>> = (0..s.len())
+        .map(|i| {
+            (!s.is_null(i)).then(|| {
+                let v = s.value(i);
+                // Booleans are written as Python (and pandas' CSV) writes them.
+                match (dt, v) {
+                    (DataType::Boolean, "true") => "True".to_string(),
+                    (DataType::Boolean, "false") => "False".to_string(),
+                    _ => v.to_string(),
+                }
+            })
+        })
+        .collect();
+    Ok(Col::Text(Arc::new(texts)))
+}
+
+impl Features {
+    /// The columns as the library reads them (borrowing this object).
+    fn columns(&self) -> Vec<Column<'_>> {
+        match &self.inner {
+            Inner::Columns { cols, .. } => cols
+                .iter()
+                .map(|(name, c)| Column {
+                    name: name.clone(),
+                    values: match c {
+                        Col::Numbers(v) => ColumnValues::Numbers(Cow::Borrowed(v.values())),
+                        Col::Text(t) => ColumnValues::Text(t.as_ref().clone()),
+                    },
+                })
+                .collect(),
+            Inner::Matrix { .. } => Vec::new(),
+        }
+    }
+
+    pub fn n_rows(&self) -> usize {
+        match &self.inner {
+            Inner::Matrix { n, .. } | Inner::Columns { n, .. } => *n,
+        }
+    }
+
+    /// The names of the source columns.
+    pub fn names(&self) -> Vec<String> {
+        match &self.inner {
+            Inner::Matrix { d, names, .. } => names.clone().unwrap_or_else(|| default_names(*d)),
+            Inner::Columns { cols, .. } => cols.iter().map(|(n, _)| n.clone()).collect(),
+        }
+    }
+
+    /// A labelled dataset: class ids `y` (`0..k`), `class_names`, optional
+    /// row weights. Runs inside a pool (the checks are parallel).
+    pub fn dataset(
+        &self,
+        y: Vec<u32>,
+        class_names: Vec<String>,
+        target_name: String,
+        weights: Option<Vec<f64>>,
+    ) -> rarity::Result<Dataset> {
+        let n = self.n_rows();
+        if y.len() != n {
+            return Err(rarity::Error::invalid(format!(
+                "X has {n} rows but y has {} labels; give one label per row",
+                y.len()
+            )));
+        }
+        let ds = match &self.inner {
+            Inner::Matrix { values, d, .. } => {
+                let names = self.names();
+                let schema = Schema {
+                    encodings: names
+                        .iter()
+                        .map(|n| ColumnEncoding::Numeric { name: n.clone() })
+                        .collect(),
+                    feature_names: names,
+                    class_names,
+                    target_name,
+                };
+                debug_assert_eq!(values.len(), n * d);
+                Dataset::from_values(values.clone(), y, schema)?
+            }
+            Inner::Columns { .. } => {
+                let (x, kinds) = encode_columns(&self.columns())?;
+                let schema = Schema {
+                    feature_names: feature_names(&kinds),
+                    class_names,
+                    encodings: kinds,
+                    target_name,
+                };
+                Dataset::new(x, y, schema)?
+            }
+        };
+        match weights {
+            Some(w) => ds.with_weights(w),
+            None => Ok(ds),
+        }
+    }
+
+    /// The rows to predict on, encoded as the training data of `schema`:
+    /// a matrix by position (as many columns as the model's features), a
+    /// table by column name. Labels are placeholders.
+    pub fn for_schema(&self, schema: &Schema) -> rarity::Result<Dataset> {
+        let n = self.n_rows();
+        match &self.inner {
+            Inner::Matrix {
+                values, d, names, ..
+            } => {
+                // Unnamed columns are the model's features by position; named
+                // ones (or a count that differs) are checked by the library
+                // when predicting, which names what is missing.
+                let names = match names {
+                    None if *d == schema.feature_names.len() => schema.feature_names.clone(),
+                    None => default_names(*d),
+                    Some(names) => names.clone(),
+                };
+                let s = Schema {
+                    encodings: names
+                        .iter()
+                        .map(|n| ColumnEncoding::Numeric { name: n.clone() })
+                        .collect(),
+                    feature_names: names,
+                    ..schema.clone()
+                };
+                Dataset::from_values(values.clone(), vec![0; n], s)
+            }
+            Inner::Columns { .. } => {
+                let x = encode_columns_with_schema(&self.columns(), schema)?;
+                Dataset::new(x, vec![0; n], schema.clone())
+            }
+        }
+    }
+}
+
+#[pymethods]
+impl Features {
+    /// A 2-D C-contiguous float64 (read in place) or float32 (converted)
+    /// NumPy array, with the DataFrame's column names if it came from one.
+    #[staticmethod]
+    #[pyo3(signature = (x, names=None, n_jobs=None))]
+    fn from_numpy(
+        py: Python<'_>,
+        x: &Bound<'_, PyAny>,
+        names: Option<Vec<String>>,
+        n_jobs: Option<i64>,
+    ) -> PyResult<Features> {
+        let arr = x
+            .cast::<numpy::PyUntypedArray>()
+            .map_err(|_| value_error("X must be a NumPy array"))?;
+        if arr.ndim() != 2 {
+            return Err(value_error(format!(
+                "X has {} dimension(s); expected 2 (rows x features). Reshape your data \
+                 with X.reshape(-1, 1) for one feature or X.reshape(1, -1) for one row",
+                arr.ndim()
+            )));
+        }
+        let (n, d) = (arr.shape()[0], arr.shape()[1]);
+        if let Some(names) = &names {
+            if names.len() != d {
+                return Err(value_error(format!(
+                    "{} names for {d} columns",
+                    names.len()
+                )));
+            }
+        }
+        let dtype = arr.dtype();
+        let values = if dtype.is_equiv_to(&numpy::dtype::<f64>(py)) {
+            let a: PyReadonlyArray2<'_, f64> = x.extract()?;
+            let slice = a
+                .as_slice()
+                .map_err(|_| value_error("X must be C-contiguous"))?;
+            let owner: Arc<dyn std::any::Any + Send + Sync> = Arc::new(PyOwner(x.clone().unbind()));
+            // SAFETY: `slice` holds the array's `n * d` values; `owner`
+            // keeps the array alive as long as the buffer, and the fit
+            // reads it only (the Python layer asks callers not to write X
+            // while a fit runs).
+            unsafe { Values::borrowed(slice.as_ptr(), slice.len(), owner) }
+        } else if dtype.is_equiv_to(&numpy::dtype::<f32>(py)) {
+            let a: PyReadonlyArray2<'_, f32> = x.extract()?;
+            let v: Vec<f32> = a
+                .as_slice()
+                .map_err(|_| value_error("X must be C-contiguous"))?
+                .to_vec();
+            let w = run(py, n_jobs, move || {
+                use rayon::prelude::*;
+                Ok(v.par_iter().map(|&x| f64::from(x)).collect::<Vec<f64>>())
+            })?;
+            Values::from_vec(w)
+        } else {
+            return Err(value_error(format!(
+                "X has dtype {dtype}; expected float64 or float32"
+            )));
+        };
+        Ok(Features {
+            inner: Inner::Matrix {
+                values,
+                n,
+                d,
+                names,
+            },
+        })
+    }
+
+    /// Any table with `__arrow_c_stream__` (pandas with pyarrow, polars,
+    /// pyarrow): numeric columns read as numbers, text columns encoded.
+    #[staticmethod]
+    fn from_arrow(table: &Bound<'_, PyAny>) -> PyResult<Features> {
+        let t: PyTable = table.extract()?;
+        let (batches, schema) = t.into_inner();
+        let batch = match batches.len() {
+            0 => RecordBatch::new_empty(schema.clone()),
+            1 => batches.into_iter().next().expect("one batch"),
+            _ => arrow_select_concat(&schema, &batches)?,
+        };
+        let mut cols = Vec::with_capacity(batch.num_columns());
+        for (f, a) in schema.fields().iter().zip(batch.columns()) {
+            cols.push((f.name().clone(), arrow_column(f.name(), a)?));
+        }
+        Ok(Features {
+            inner: Inner::Columns {
+                cols,
+                n: batch.num_rows(),
+            },
+        })
+    }
+
+    /// Named columns: each a 1-D float64 array or a list of str / None.
+    #[staticmethod]
+    fn from_columns(columns: Vec<(String, Bound<'_, PyAny>)>) -> PyResult<Features> {
+        let mut cols = Vec::with_capacity(columns.len());
+        let mut n = None;
+        for (name, v) in columns {
+            let c = if let Ok(a) = v.extract::<PyReadonlyArray1<'_, f64>>() {
+                Col::Numbers(Numbers::Owned(Arc::new(a.as_array().to_vec())))
+            } else {
+                let t: Vec<Option<String>> = v.extract().map_err(|_| {
+                    value_error(format!(
+                        "column '{name}' holds values that are neither numbers nor text"
+                    ))
+                })?;
+                Col::Text(Arc::new(t))
+            };
+            let len = match &c {
+                Col::Numbers(v) => v.values().len(),
+                Col::Text(t) => t.len(),
+            };
+            if *n.get_or_insert(len) != len {
+                return Err(value_error(format!(
+                    "column '{name}' has {len} values, but the first column has {}",
+                    n.unwrap_or(0)
+                )));
+            }
+            cols.push((name, c));
+        }
+        Ok(Features {
+            inner: Inner::Columns {
+                cols,
+                n: n.unwrap_or(0),
+            },
+        })
+    }
+
+    /// Rows given as a list of lists of numbers (every row as long as the
+    /// first).
+    #[staticmethod]
+    fn from_rows(rows: Vec<Vec<f64>>) -> PyResult<Features> {
+        let n = rows.len();
+        let d = rows.first().map_or(0, Vec::len);
+        // The library's check of ragged rows and its message.
+        let ds = Dataset::from_rows(rows, vec![0; n], vec!["_".into()]).map_err(to_py)?;
+        Ok(Features {
+            inner: Inner::Matrix {
+                values: Values::from_vec(ds.features().to_vec()),
+                n,
+                d,
+                names: None,
+            },
+        })
+    }
+
+    /// Number of rows.
+    #[getter]
+    fn n_rows_(&self) -> usize {
+        self.n_rows()
+    }
+
+    /// Names of the source columns (`x0, x1, ...` for an unnamed matrix).
+    #[getter]
+    fn column_names(&self) -> Vec<String> {
+        self.names()
+    }
+}
+
+/// Concatenates the batches of a chunked table into one.
+fn arrow_select_concat(
+    schema: &arrow_schema::SchemaRef,
+    batches: &[RecordBatch],
+) -> PyResult<RecordBatch> {
+    arrow_select::concat::concat_batches(schema, batches)
+        .map_err(|e| value_error(format!("cannot join the table's chunks: {e}")))
+}
+
+/// A labelled dataset, ready to fit on.
+#[pyclass(frozen, module = "rarity._rarity")]
+pub struct Data {
+    pub ds: Dataset,
+}
+
+#[pymethods]
+impl Data {
+    /// Features with class ids `y`, the class names, the target's name and
+    /// optional row weights.
+    #[new]
+    #[pyo3(signature = (features, y, class_names, target_name="y".to_string(), weights=None, n_jobs=None))]
+    fn new(
+        py: Python<'_>,
+        features: &Features,
+        y: PyReadonlyArray1<'_, u32>,
+        class_names: Vec<String>,
+        target_name: String,
+        weights: Option<PyReadonlyArray1<'_, f64>>,
+        n_jobs: Option<i64>,
+    ) -> PyResult<Data> {
+        let y = y.as_array().to_vec();
+        let weights = weights.map(|w| w.as_array().to_vec());
+        let f = features.clone();
+        let ds = run(py, n_jobs, move || {
+            f.dataset(y, class_names, target_name, weights)
+        })?;
+        Ok(Data { ds })
+    }
+
+    #[getter]
+    fn n_rows(&self) -> usize {
+        self.ds.n_rows()
+    }
+
+    #[getter]
+    fn n_features(&self) -> usize {
+        self.ds.n_features()
+    }
+
+    #[getter]
+    fn feature_names(&self) -> Vec<String> {
+        self.ds.feature_names().to_vec()
+    }
+
+    #[getter]
+    fn class_names(&self) -> Vec<String> {
+        self.ds.class_names().to_vec()
+    }
+
+    #[getter]
+    fn class_counts(&self) -> Vec<usize> {
+        self.ds.class_counts()
+    }
+
+    #[getter]
+    fn priors(&self) -> Vec<f64> {
+        self.ds.priors()
+    }
+
+    /// Class ids of the rows.
+    #[getter]
+    fn labels<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u32>> {
+        PyArray1::from_slice(py, self.ds.labels())
+    }
+}
+
+/// Orders labels into classes as every rarity reader does: `names` are the
+/// distinct labels as text, `counts` their rows. Returns the class names
+/// (class `k` is `names[k]`) and, per given label, its class id. Numeric
+/// labels are ordered numerically, others as text; for two classes class 1
+/// is the positive class: `positive` if given, else the minority.
+#[pyfunction]
+#[pyo3(signature = (names, counts, positive=None))]
+pub fn assign_labels(
+    names: Vec<String>,
+    counts: Vec<usize>,
+    positive: Option<String>,
+) -> PyResult<(Vec<String>, Vec<u32>)> {
+    if names.len() != counts.len() {
+        return Err(value_error("one count per label is needed"));
+    }
+    let pairs: Vec<(String, usize)> = names.into_iter().zip(counts).collect();
+    assign_classes(&pairs, positive.as_deref(), false).map_err(to_py)
+}

@@ -1,0 +1,761 @@
+//! The library's tables and functions as Python sees them: the registries
+//! (learners, ensembles, samplers, stages, metrics), the bundled datasets,
+//! prior correction and calibration (`rarity::calibrate`,
+//! `rarity::decide`), metrics (`rarity::metrics`), statistical tests
+//! (`rarity::stats`), ReverseTesting (`rarity::select`) and the `run` job
+//! (`rarity::experiment::run`).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use serde_json::Value as Json;
+
+use rarity::calibrate::{self, Isotonic, Platt};
+use rarity::data::read::ReadOptions;
+use rarity::data::{Dataset, Proba};
+use rarity::decide::{Decision, Rule};
+use rarity::evaluate::Extras;
+use rarity::experiment::run::{
+    decision_copies, parse_benefit, parse_cost, ranking_metric, report_notes, RunOutcome,
+    RunSettings,
+};
+use rarity::metrics::catalogue::{metric, Direction, Needs, METRICS};
+use rarity::params::{Entry, ParamInfo};
+use rarity::select::comparator::{rank_by_comparator, Comparator};
+use rarity::select::variant::{Measure, ReverseTestingVariant};
+
+use crate::data::{Data, Features};
+use crate::model::{proba_array, Model};
+use crate::pool::{run, to_py};
+
+fn value_error(msg: impl Into<String>) -> PyErr {
+    PyValueError::new_err(msg.into())
+}
+
+/// A JSON value as the Python object `json.loads` would give.
+pub fn json_py(py: Python<'_>, v: &Json) -> PyResult<Py<PyAny>> {
+    Ok(match v {
+        Json::Null => py.None(),
+        Json::Bool(b) => b.into_pyobject(py)?.to_owned().into_any().unbind(),
+        Json::Number(n) => match (n.as_i64(), n.as_f64()) {
+            (Some(i), _) => i.into_pyobject(py)?.into_any().unbind(),
+            (None, Some(f)) => f.into_pyobject(py)?.into_any().unbind(),
+            _ => py.None(),
+        },
+        Json::String(s) => s.into_pyobject(py)?.into_any().unbind(),
+        Json::Array(a) => {
+            let items = a
+                .iter()
+                .map(|x| json_py(py, x))
+                .collect::<PyResult<Vec<_>>>()?;
+            PyList::new(py, items)?.into_any().unbind()
+        }
+        Json::Object(o) => {
+            let d = PyDict::new(py);
+            for (k, x) in o {
+                d.set_item(k, json_py(py, x)?)?;
+            }
+            d.into_any().unbind()
+        }
+    })
+}
+
+fn to_json<T: serde::Serialize>(v: &T) -> PyResult<Json> {
+    serde_json::to_value(v).map_err(|e| value_error(e.to_string()))
+}
+
+// ---- registries
+
+fn params_list<'py>(py: Python<'py>, params: &[ParamInfo]) -> PyResult<Bound<'py, PyList>> {
+    let items = params
+        .iter()
+        .map(|p| {
+            let d = PyDict::new(py);
+            d.set_item("name", p.name)?;
+            d.set_item("expected", &p.expected)?;
+            d.set_item("default", &p.default)?;
+            d.set_item("doc", &p.doc)?;
+            Ok(d)
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    PyList::new(py, items)
+}
+
+fn entries<'py, T>(
+    py: Python<'py>,
+    entries: impl Iterator<Item = &'static Entry<T>>,
+    extra: impl Fn(&Bound<'py, PyDict>, &Entry<T>) -> PyResult<()>,
+) -> PyResult<Bound<'py, PyList>>
+where
+    T: 'static,
+{
+    let items = entries
+        .map(|e| {
+            let d = PyDict::new(py);
+            d.set_item("name", e.name)?;
+            d.set_item("summary", e.summary)?;
+            d.set_item("params", params_list(py, &(e.params)())?)?;
+            extra(&d, e)?;
+            Ok(d)
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    PyList::new(py, items)
+}
+
+/// The stage text of a decision a learner uses by default.
+fn decision_text(d: &Decision) -> &'static str {
+    match d {
+        Decision::Priors => "threshold(priors)",
+        Decision::Half => "threshold(0.5)",
+        _ => "argmax",
+    }
+}
+
+/// One family of the registries: `learners`, `ensembles`, `samplers`,
+/// `stages` or `metrics`, as a list of dicts (name, summary, params with
+/// name / expected / default / doc; ensembles add their default decision,
+/// metrics their key, label, direction and where they are defined).
+#[pyfunction]
+pub fn registry<'py>(py: Python<'py>, family: &str) -> PyResult<Bound<'py, PyList>> {
+    match family {
+        "learners" => entries(py, rarity::learn::registry::LEARNERS.iter(), |_, _| Ok(())),
+        "ensembles" => entries(py, rarity::ensemble::registry::ENSEMBLES.iter(), |d, e| {
+            d.set_item(
+                "decision",
+                decision_text(&rarity::ensemble::registry::default_decision(e.name)),
+            )
+        }),
+        "samplers" => entries(py, rarity::sample::registry::SAMPLERS.iter(), |_, _| Ok(())),
+        "stages" => entries(py, rarity::decide::registry::STAGES.iter(), |_, _| Ok(())),
+        "metrics" => {
+            let items = METRICS
+                .iter()
+                .map(|m| {
+                    let d = PyDict::new(py);
+                    d.set_item("key", m.key)?;
+                    d.set_item("label", m.label)?;
+                    d.set_item(
+                        "direction",
+                        match m.direction {
+                            Direction::Higher => "higher",
+                            Direction::Lower => "lower",
+                            Direction::Neither => "neither",
+                        },
+                    )?;
+                    d.set_item(
+                        "needs",
+                        match m.needs() {
+                            Needs::Probabilities => "probabilities",
+                            Needs::Labels => "labels",
+                            Needs::Settings => "settings",
+                        },
+                    )?;
+                    d.set_item("binary", m.defined_for(2))?;
+                    d.set_item("multiclass", m.defined_for(3))?;
+                    d.set_item("tunable", m.tunable.is_some())?;
+                    Ok(d)
+                })
+                .collect::<PyResult<Vec<_>>>()?;
+            PyList::new(py, items)
+        }
+        _ => Err(value_error(format!(
+            "unknown family '{family}'; accepted: learners, ensembles, samplers, stages, metrics"
+        ))),
+    }
+}
+
+// ---- bundled datasets
+
+/// The bundled datasets: (name, kind, source).
+#[pyfunction]
+pub fn bundled() -> Vec<(&'static str, &'static str, &'static str)> {
+    rarity::data::bundled::BUNDLED
+        .iter()
+        .map(|b| (b.name, b.kind, b.source))
+        .collect()
+}
+
+/// A bundled dataset (read as `--dataset NAME` reads it).
+#[pyfunction]
+#[pyo3(signature = (name, n_jobs=None))]
+pub fn load_bundled(py: Python<'_>, name: String, n_jobs: Option<i64>) -> PyResult<Data> {
+    let ds = run(py, n_jobs, move || {
+        let (ds, _) = rarity::data::bundled::find(&name)?.load(&ReadOptions::default())?;
+        Ok(ds)
+    })?;
+    Ok(Data { ds })
+}
+
+/// A data file (CSV, KEEL `.dat`, ARFF), read as the command line reads
+/// it: `target` a name or 0-based index (default: last column),
+/// `categorical="one-hot"` to encode text columns, `missing="error"` to
+/// refuse incomplete rows instead of dropping them.
+#[pyfunction]
+#[pyo3(signature = (path, target=None, positive=None, delimiter=",", categorical="error", missing="drop", n_jobs=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn read_file(
+    py: Python<'_>,
+    path: PathBuf,
+    target: Option<String>,
+    positive: Option<String>,
+    delimiter: &str,
+    categorical: &str,
+    missing: &str,
+    n_jobs: Option<i64>,
+) -> PyResult<Data> {
+    use rarity::data::read::{read_path, Categorical, Missing};
+    let delimiter = match delimiter.as_bytes() {
+        [b] => *b,
+        _ => return Err(value_error("delimiter must be one ASCII character")),
+    };
+    let categorical = match categorical {
+        "error" => Categorical::Error,
+        "one-hot" => Categorical::OneHot,
+        c => {
+            return Err(value_error(format!(
+                "categorical='{c}' is invalid; expected error or one-hot"
+            )))
+        }
+    };
+    let missing = match missing {
+        "drop" => Missing::Drop,
+        "error" => Missing::Error,
+        m => {
+            return Err(value_error(format!(
+                "missing='{m}' is invalid; expected drop or error"
+            )))
+        }
+    };
+    let opts = ReadOptions {
+        target,
+        positive,
+        delimiter,
+        categorical,
+        missing,
+        ..ReadOptions::default()
+    };
+    let ds = run(py, n_jobs, move || Ok(read_path(&path, &opts)?.0))?;
+    Ok(Data { ds })
+}
+
+/// The features and class ids of a dataset: `(X, y)`.
+#[pyfunction]
+pub fn dataset_arrays<'py>(
+    py: Python<'py>,
+    data: &Data,
+) -> PyResult<(Bound<'py, PyArray2<f64>>, Bound<'py, PyArray1<u32>>)> {
+    let (n, d) = (data.ds.n_rows(), data.ds.n_features());
+    let x = data
+        .ds
+        .features()
+        .to_vec()
+        .into_pyarray(py)
+        .reshape([n, d])?;
+    Ok((x, data.ds.labels().to_vec().into_pyarray(py)))
+}
+
+// ---- calibration
+
+fn proba_of(p: &PyReadonlyArray2<'_, f64>) -> PyResult<Proba> {
+    let a = p.as_array();
+    let (n, k) = a.dim();
+    if k < 2 {
+        return Err(value_error(format!(
+            "probabilities need one column per class (at least 2); got {k}"
+        )));
+    }
+    let v: Vec<f64> = a.iter().copied().collect();
+    if let Some(i) = v.iter().position(|x| !x.is_finite()) {
+        return Err(value_error(format!(
+            "row {}: probability {} is not a finite number",
+            i / k + 1,
+            v[i]
+        )));
+    }
+    debug_assert_eq!(v.len(), n * k);
+    Ok(Proba::new(v, k))
+}
+
+/// Undoes a sampler's prior shift: `p_k ∝ p_s,k / r_k` (Dal Pozzolo et al.
+/// 2015, eq. 9 for two classes).
+#[pyfunction]
+pub fn correct<'py>(
+    py: Python<'py>,
+    proba: PyReadonlyArray2<'_, f64>,
+    keep_rates: Vec<f64>,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let mut p = proba_of(&proba)?;
+    calibrate::correct_keep_rates(&mut p, &keep_rates).map_err(to_py)?;
+    proba_array(py, p)
+}
+
+/// Dal Pozzolo et al. eq. 12: the threshold on corrected probabilities
+/// equivalent to `tau_s` on the sample's.
+#[pyfunction]
+pub fn corrected_threshold(tau_s: f64, beta: f64) -> PyResult<f64> {
+    if !(0.0..=1.0).contains(&tau_s) || !(beta > 0.0 && beta.is_finite()) {
+        return Err(value_error(format!(
+            "expected tau_s in [0, 1] and beta > 0; got tau_s={tau_s}, beta={beta}"
+        )));
+    }
+    Ok(rarity::decide::corrected_threshold(tau_s, beta))
+}
+
+/// Moves probabilities from `train_priors` to `target_priors` (Saerens et
+/// al. 2002; Dal Pozzolo et al.'s appendix, eq. 14).
+#[pyfunction]
+pub fn adjust_to_priors<'py>(
+    py: Python<'py>,
+    proba: PyReadonlyArray2<'_, f64>,
+    train_priors: Vec<f64>,
+    target_priors: Vec<f64>,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let mut p = proba_of(&proba)?;
+    calibrate::adjust_to_priors(&mut p, &train_priors, &target_priors).map_err(to_py)?;
+    proba_array(py, p)
+}
+
+/// Saerens' EM estimate of unknown test priors: (priors, adjusted
+/// probabilities, iterations, converged).
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+pub fn em_priors<'py>(
+    py: Python<'py>,
+    proba: PyReadonlyArray2<'_, f64>,
+    train_priors: Vec<f64>,
+    tol: f64,
+    max_iter: usize,
+) -> PyResult<(Vec<f64>, Bound<'py, PyArray2<f64>>, usize, bool)> {
+    let p = proba_of(&proba)?;
+    let est = calibrate::saerens_em(&p, &train_priors, tol, max_iter).map_err(to_py)?;
+    Ok((
+        est.priors,
+        proba_array(py, est.adjusted)?,
+        est.iterations,
+        est.converged,
+    ))
+}
+
+/// The decision rule consistent with a sample's keep rates
+/// (`rarity::decide::Rule::consistent`) as (threshold or None, lambdas
+/// or None).
+#[pyfunction]
+pub fn consistent_rule(keep_rates: Vec<f64>) -> PyResult<(Option<f64>, Option<Vec<f64>>)> {
+    match Rule::consistent(&keep_rates).map_err(to_py)? {
+        Rule::Threshold(t) => Ok((Some(t), None)),
+        Rule::Lambda(l) => Ok((None, Some(l))),
+        _ => Ok((None, None)),
+    }
+}
+
+/// Labels of probabilities by a threshold (binary) or per-class lambdas.
+#[pyfunction]
+#[pyo3(signature = (proba, threshold=None, lambdas=None))]
+pub fn decide<'py>(
+    py: Python<'py>,
+    proba: PyReadonlyArray2<'_, f64>,
+    threshold: Option<f64>,
+    lambdas: Option<Vec<f64>>,
+) -> PyResult<Bound<'py, PyArray1<u32>>> {
+    let p = proba_of(&proba)?;
+    let rule = match (threshold, lambdas) {
+        (Some(t), None) => Rule::Threshold(t),
+        (None, Some(l)) => Rule::Lambda(l),
+        (None, None) => Rule::Argmax,
+        _ => return Err(value_error("give a threshold or lambdas, not both")),
+    };
+    Ok(rule.decide(&p, None).map_err(to_py)?.into_pyarray(py))
+}
+
+/// A fitted Platt sigmoid (`1 / (1 + exp(a f + b))`).
+#[pyfunction]
+pub fn platt_fit(scores: Vec<f64>, positive: Vec<bool>) -> PyResult<(f64, f64)> {
+    let p = Platt::fit(&scores, &positive).map_err(to_py)?;
+    Ok((p.a, p.b))
+}
+
+/// Platt probabilities of scores.
+#[pyfunction]
+pub fn platt_apply<'py>(
+    py: Python<'py>,
+    a: f64,
+    b: f64,
+    scores: PyReadonlyArray1<'_, f64>,
+) -> Bound<'py, PyArray1<f64>> {
+    let p = Platt { a, b };
+    let v: Vec<f64> = scores.as_array().iter().map(|&s| p.apply(s)).collect();
+    v.into_pyarray(py)
+}
+
+/// A fitted isotonic map, as JSON (its knots).
+#[pyfunction]
+#[pyo3(signature = (scores, positive, weights=None))]
+pub fn isotonic_fit(
+    scores: Vec<f64>,
+    positive: Vec<bool>,
+    weights: Option<Vec<f64>>,
+) -> PyResult<String> {
+    let iso = Isotonic::fit(&scores, &positive, weights.as_deref()).map_err(to_py)?;
+    serde_json::to_string(&iso).map_err(|e| value_error(e.to_string()))
+}
+
+/// Isotonic probabilities of scores (`knots` from `isotonic_fit`).
+#[pyfunction]
+pub fn isotonic_apply<'py>(
+    py: Python<'py>,
+    knots: &str,
+    scores: PyReadonlyArray1<'_, f64>,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let iso: Isotonic =
+        serde_json::from_str(knots).map_err(|e| value_error(format!("bad isotonic map: {e}")))?;
+    let v: Vec<f64> = scores.as_array().iter().map(|&s| iso.apply(s)).collect();
+    Ok(v.into_pyarray(py))
+}
+
+// ---- metrics
+
+fn truth_of(t: &PyReadonlyArray1<'_, u32>) -> Vec<u32> {
+    t.as_array().to_vec()
+}
+
+/// Every metric of `rarity score`: (key, value) pairs in report order.
+#[pyfunction]
+#[pyo3(signature = (truth, proba, threshold=0.5, labels=None))]
+pub fn score_report(
+    truth: PyReadonlyArray1<'_, u32>,
+    proba: PyReadonlyArray2<'_, f64>,
+    threshold: f64,
+    labels: Option<PyReadonlyArray1<'_, u32>>,
+) -> PyResult<Vec<(String, f64)>> {
+    let (t, p) = (truth_of(&truth), proba_of(&proba)?);
+    match labels {
+        Some(l) => rarity::metrics::report_with_labels(&t, &p, &l.as_array().to_vec()),
+        None => rarity::metrics::score_report(&t, &p, threshold),
+    }
+    .map_err(to_py)
+}
+
+/// One metric of the catalogue.
+#[pyfunction]
+#[pyo3(signature = (key, truth, proba, threshold=0.5, labels=None))]
+pub fn metric_value(
+    key: &str,
+    truth: PyReadonlyArray1<'_, u32>,
+    proba: PyReadonlyArray2<'_, f64>,
+    threshold: f64,
+    labels: Option<PyReadonlyArray1<'_, u32>>,
+) -> PyResult<f64> {
+    let m = metric(key).map_err(to_py)?;
+    let (t, p) = (truth_of(&truth), proba_of(&proba)?);
+    let labels: Vec<u32> = match labels {
+        Some(l) => l.as_array().to_vec(),
+        None if p.n_classes() == 2 => {
+            if !(0.0..=1.0).contains(&threshold) {
+                return Err(value_error(format!(
+                    "the threshold must lie in [0, 1], got {threshold}"
+                )));
+            }
+            Rule::Threshold(threshold).decide(&p, None).map_err(to_py)?
+        }
+        None => Rule::Argmax.decide(&p, None).map_err(to_py)?,
+    };
+    rarity::metrics::catalogue::value(m, &t, &p, &labels).map_err(to_py)
+}
+
+/// The positive label of binary scores (`rarity score`'s rule).
+#[pyfunction]
+#[pyo3(signature = (names, positive=None))]
+pub fn positive_label(names: Vec<String>, positive: Option<String>) -> PyResult<String> {
+    rarity::data::scores::positive_label(&names, positive.as_deref()).map_err(to_py)
+}
+
+// ---- statistics
+
+/// Friedman's test over a table (rows: datasets, columns: methods; larger
+/// is better): chi-square and Iman-Davenport's F with their p-values.
+#[pyfunction]
+pub fn friedman<'py>(py: Python<'py>, table: Vec<Vec<f64>>) -> PyResult<Bound<'py, PyDict>> {
+    let f = rarity::stats::friedman(&table).map_err(to_py)?;
+    let d = PyDict::new(py);
+    d.set_item("n", f.n)?;
+    d.set_item("k", f.k)?;
+    d.set_item("chi2", f.chi2)?;
+    d.set_item("chi2_p_value", f.chi2_p_value)?;
+    d.set_item("f", f.f)?;
+    d.set_item("f_p_value", f.f_p_value)?;
+    Ok(d)
+}
+
+/// Mean rank of each method (1 = best).
+#[pyfunction]
+pub fn mean_ranks(table: Vec<Vec<f64>>, higher_is_better: bool) -> PyResult<Vec<f64>> {
+    rarity::stats::mean_ranks(&table, higher_is_better).map_err(to_py)
+}
+
+/// Nemenyi's critical difference for `k` methods over `n` datasets.
+#[pyfunction]
+pub fn critical_difference(k: usize, n: usize, alpha: f64) -> PyResult<f64> {
+    rarity::stats::critical_difference(k, n, alpha).map_err(to_py)
+}
+
+/// Nemenyi's p-value of a mean-rank difference.
+#[pyfunction]
+pub fn nemenyi_p_value(rank_difference: f64, k: usize, n: usize) -> PyResult<f64> {
+    rarity::stats::nemenyi_p_value(rank_difference, k, n).map_err(to_py)
+}
+
+/// Wilcoxon's signed-rank test of paired results (SciPy's two-sided).
+#[pyfunction]
+pub fn wilcoxon<'py>(py: Python<'py>, x: Vec<f64>, y: Vec<f64>) -> PyResult<Bound<'py, PyDict>> {
+    let w = rarity::stats::wilcoxon(&x, &y).map_err(to_py)?;
+    let d = PyDict::new(py);
+    d.set_item("statistic", w.statistic)?;
+    d.set_item("w_plus", w.w_plus)?;
+    d.set_item("w_minus", w.w_minus)?;
+    d.set_item("p_value", w.p_value)?;
+    d.set_item("method", format!("{:?}", w.method).to_lowercase())?;
+    Ok(d)
+}
+
+// ---- model selection
+
+/// Ranks learners for an unlabelled target set: ReverseTesting (`method`
+/// `reverse-testing`, Fan & Davidson 2006) or a comparator on the training
+/// set alone (`cv`, `loo`, `train`); the same call as `rarity select`.
+#[pyfunction]
+#[pyo3(signature = (learners, train, target, method="reverse-testing", variant="default", metric="accuracy", benefit=None, seed=42, n_jobs=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn select<'py>(
+    py: Python<'py>,
+    learners: String,
+    train: &Data,
+    target: &Features,
+    method: &str,
+    variant: &str,
+    metric: &str,
+    benefit: Option<String>,
+    seed: u64,
+    n_jobs: Option<i64>,
+) -> PyResult<Py<PyAny>> {
+    let comparator = match method {
+        "reverse-testing" => None,
+        m => Some(Comparator::named(m).map_err(to_py)?),
+    };
+    let (train, target) = (train.ds.clone(), target.clone());
+    let (variant, metric) = (variant.to_string(), metric.to_string());
+    let ranking = run(py, n_jobs, move || {
+        let learners = rarity::spec::build_learners(&learners)?;
+        let mut v = ReverseTestingVariant::parse(&variant, &metric)?;
+        let mut plain = ReverseTestingVariant::parse("paper", &metric)?;
+        if let Some(b) = &benefit {
+            v.measure = Measure::Benefit(parse_benefit(b)?);
+            plain.measure = v.measure.clone();
+        }
+        let t = target.for_schema(train.schema())?;
+        let r = match comparator {
+            None => {
+                rarity::select::reverse_testing::reverse_testing(&learners, &train, &t, &v, seed)?
+            }
+            Some(c) => rank_by_comparator(&learners, &train, c, &plain, seed)?,
+        };
+        Ok((r, v.to_string()))
+    })?;
+    let d = json_py(py, &to_json(&ranking.0)?)?;
+    d.bind(py).set_item("variant", ranking.1)?;
+    Ok(d)
+}
+
+// ---- run
+
+/// What `rarity run` found, kept for its tables and report.
+#[pyclass(frozen, module = "rarity._rarity")]
+pub struct RunResult {
+    outcome: Arc<RunOutcome>,
+    data: Dataset,
+    cv: String,
+    cost: Option<String>,
+}
+
+/// Compares strategies on `data` with repeated stratified
+/// cross-validation on shared folds, ranks them (models on a ranking or
+/// probability metric, each model's decisions on `decision_metric`),
+/// tests the differences between models (Friedman / Nemenyi) and fits the
+/// winner on all rows: the same call as `rarity run`.
+#[pyfunction]
+#[pyo3(signature = (data, models=Vec::new(), metric="average_precision", cv="2x5", cost=None, benefit=None, seed=42, n_jobs=None, decision_metric=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn run_job(
+    py: Python<'_>,
+    data: &Data,
+    models: Vec<String>,
+    metric: &str,
+    cv: &str,
+    cost: Option<String>,
+    benefit: Option<String>,
+    seed: u64,
+    n_jobs: Option<i64>,
+    decision_metric: Option<String>,
+) -> PyResult<RunResult> {
+    let ds = data.ds.clone();
+    let (metric, cv_text) = (metric.to_string(), cv.to_string());
+    let cost_text = cost.clone();
+    let d2 = ds.clone();
+    let outcome = run(py, n_jobs, move || {
+        let cost_m = cost.as_deref().map(parse_cost).transpose()?;
+        let benefit = benefit.as_deref().map(parse_benefit).transpose()?;
+        let (has_cost, has_benefit) = (cost_m.is_some(), benefit.is_some());
+        let ranking = ranking_metric(&metric, has_cost, has_benefit)?;
+        let decision = decision_metric
+            .as_deref()
+            .map(|k| ranking_metric(k, has_cost, has_benefit))
+            .transpose()?;
+        let settings = RunSettings {
+            strategies: models
+                .iter()
+                .map(|s| rarity::spec::build_strategy(s))
+                .collect::<rarity::Result<_>>()?,
+            decision_copies: decision_copies(
+                cost.as_deref().zip(cost_m.as_ref()),
+                benefit.as_ref(),
+            ),
+            extras: Extras {
+                cost: cost_m,
+                benefit,
+                keep_predictions: true,
+            },
+            metric: ranking,
+            decision_metric: decision,
+            splitter: cv_text.parse()?,
+            seed,
+        };
+        rarity::experiment::run::run(&d2, settings)
+    })?;
+    Ok(RunResult {
+        outcome: Arc::new(outcome),
+        data: ds,
+        cv: cv.to_string(),
+        cost: cost_text,
+    })
+}
+
+#[pymethods]
+impl RunResult {
+    /// The ranked strategies, best first: per strategy its spec and, per
+    /// metric, mean, std and full potential over folds.
+    fn ranking<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let o = &self.outcome;
+        let rows = o
+            .order
+            .iter()
+            .map(|&i| {
+                let e = &o.comparison.evaluations[i];
+                let d = PyDict::new(py);
+                d.set_item("strategy", &e.spec)?;
+                let m = PyDict::new(py);
+                for (k, s) in e.summary() {
+                    m.set_item(k, json_py(py, &to_json(&s)?)?)?;
+                }
+                d.set_item("metrics", m)?;
+                let (fit, predict) = e.seconds();
+                d.set_item("fit_seconds", fit)?;
+                d.set_item("predict_seconds", predict)?;
+                Ok(d)
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        PyList::new(py, rows)
+    }
+
+    /// Every (strategy, fold) result: spec, repeat, fold and metrics.
+    fn folds<'py>(&self, py: Python<'py>) -> PyResult<Py<PyAny>> {
+        let v = to_json(&self.outcome.comparison)?;
+        json_py(py, &v)
+    }
+
+    /// The Friedman / Nemenyi verdict between models (model indices into
+    /// its `models`); `testable` is false when no difference can be tested.
+    #[getter]
+    fn verdict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        json_py(py, &to_json(&self.outcome.verdict)?)
+    }
+
+    /// What the metric ranked: `models` or `strategies`.
+    #[getter]
+    fn level(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        json_py(py, &to_json(&self.outcome.level)?)
+    }
+
+    /// The thresholded metric that compared the decisions of each model.
+    #[getter]
+    fn decision_metric(&self) -> &'static str {
+        self.outcome.decision_metric.key
+    }
+
+    /// The decisions of each model, best model first: per model its spec
+    /// and its strategies, best first on the decision metric, each with the
+    /// Wilcoxon p-value against the model's best.
+    fn decisions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let o = &self.outcome;
+        let rows = o
+            .decisions
+            .iter()
+            .map(|d| {
+                let r = PyDict::new(py);
+                r.set_item("model", &o.comparison.models[d.model].spec)?;
+                let specs: Vec<&str> = d
+                    .strategies
+                    .iter()
+                    .map(|&i| o.comparison.evaluations[i].spec.as_str())
+                    .collect();
+                r.set_item("strategies", specs)?;
+                r.set_item("p_vs_best", d.p_vs_best.clone())?;
+                Ok(r)
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        PyList::new(py, rows)
+    }
+
+    /// Strategy specs in evaluation order.
+    #[getter]
+    fn strategies(&self) -> Vec<String> {
+        self.outcome
+            .comparison
+            .evaluations
+            .iter()
+            .map(|e| e.spec.clone())
+            .collect()
+    }
+
+    /// The metric that ranked the strategies.
+    #[getter]
+    fn metric(&self) -> &'static str {
+        self.outcome.metric.key
+    }
+
+    /// The winner fitted on all rows.
+    #[getter]
+    fn winner(&self) -> Model {
+        Model {
+            fitted: Arc::new(self.outcome.winner.clone()),
+        }
+    }
+
+    /// Writes the HTML report (and every table as CSV and JSON) to `dir`,
+    /// as `rarity run --report DIR` does; `source` names the data.
+    #[pyo3(signature = (dir, source="<data>"))]
+    fn report(&self, py: Python<'_>, dir: PathBuf, source: &str) -> PyResult<()> {
+        let (o, ds) = (Arc::clone(&self.outcome), self.data.clone());
+        let (cv, cost, source) = (self.cv.clone(), self.cost.clone(), source.to_string());
+        run(py, Some(1), move || {
+            rarity::report::prepare_dir(&dir)?;
+            let ctx = rarity::experiment::run_report::RunContext {
+                data: &ds,
+                notes: report_notes(&o, &ds, &source, &cv, cost.as_deref(), None),
+            };
+            rarity::experiment::run_report::run_report(&o, &ctx)?.write(&dir)
+        })
+    }
+}

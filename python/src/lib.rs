@@ -1,0 +1,57 @@
+//! `rarity._rarity`: the native module of the Python package, a thin layer
+//! over the rarity library (every name, parameter, default, message and
+//! number comes from it). The pure-Python package `rarity` builds the
+//! scikit-learn and imbalanced-learn estimators on top.
+
+mod data;
+mod functions;
+mod model;
+mod pool;
+mod sampling;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _rarity(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("FORMAT_VERSION", rarity::persist::FORMAT_VERSION)?;
+    m.add_class::<data::Features>()?;
+    m.add_class::<data::Data>()?;
+    m.add_class::<model::Model>()?;
+    m.add_class::<sampling::Drawn>()?;
+    m.add_class::<functions::RunResult>()?;
+    m.add_function(wrap_pyfunction!(data::assign_labels, m)?)?;
+    m.add_function(wrap_pyfunction!(model::fit, m)?)?;
+    m.add_function(wrap_pyfunction!(sampling::resample, m)?)?;
+    m.add_function(wrap_pyfunction!(pool::threads_for, m)?)?;
+    for f in [
+        wrap_pyfunction!(functions::registry, m)?,
+        wrap_pyfunction!(functions::bundled, m)?,
+        wrap_pyfunction!(functions::load_bundled, m)?,
+        wrap_pyfunction!(functions::read_file, m)?,
+        wrap_pyfunction!(functions::dataset_arrays, m)?,
+        wrap_pyfunction!(functions::correct, m)?,
+        wrap_pyfunction!(functions::corrected_threshold, m)?,
+        wrap_pyfunction!(functions::adjust_to_priors, m)?,
+        wrap_pyfunction!(functions::em_priors, m)?,
+        wrap_pyfunction!(functions::consistent_rule, m)?,
+        wrap_pyfunction!(functions::decide, m)?,
+        wrap_pyfunction!(functions::platt_fit, m)?,
+        wrap_pyfunction!(functions::platt_apply, m)?,
+        wrap_pyfunction!(functions::isotonic_fit, m)?,
+        wrap_pyfunction!(functions::isotonic_apply, m)?,
+        wrap_pyfunction!(functions::score_report, m)?,
+        wrap_pyfunction!(functions::metric_value, m)?,
+        wrap_pyfunction!(functions::positive_label, m)?,
+        wrap_pyfunction!(functions::friedman, m)?,
+        wrap_pyfunction!(functions::mean_ranks, m)?,
+        wrap_pyfunction!(functions::critical_difference, m)?,
+        wrap_pyfunction!(functions::nemenyi_p_value, m)?,
+        wrap_pyfunction!(functions::wilcoxon, m)?,
+        wrap_pyfunction!(functions::select, m)?,
+        wrap_pyfunction!(functions::run_job, m)?,
+    ] {
+        m.add_function(f)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,218 @@
+//! Strategies fitted from Python: `fit(spec, data, seed)` is
+//! `rarity::spec::build_strategy(spec)?.fit(data, seed)`, the same call as
+//! `rarity fit`, so the same seed gives bit-identical models and
+//! probabilities; a fitted model pickles as the bytes of rarity's versioned
+//! model format (`rarity::persist`).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyType};
+
+use rarity::data::Proba;
+use rarity::decide::Rule;
+use rarity::ensemble::BaggedModel;
+use rarity::persist::{from_bytes, to_bytes, Format};
+use rarity::strategy::FittedStrategy;
+
+use crate::data::{Data, Features};
+use crate::pool::{run, to_py};
+
+/// A fitted strategy.
+#[pyclass(frozen, module = "rarity._rarity")]
+pub struct Model {
+    pub fitted: Arc<FittedStrategy>,
+}
+
+/// An `n x k` probability matrix as a NumPy array (no copy).
+pub fn proba_array<'py>(py: Python<'py>, p: Proba) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let (n, k) = (p.n_rows(), p.n_classes());
+    p.into_values().into_pyarray(py).reshape([n, k])
+}
+
+/// The resolved decision rule as a dict: `kind` (`argmax`, `threshold`,
+/// `lambda`, `cost`, `benefit`) and its numbers.
+fn rule_dict<'py>(py: Python<'py>, rule: &Rule) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    match rule {
+        Rule::Argmax => d.set_item("kind", "argmax")?,
+        Rule::Threshold(t) => {
+            d.set_item("kind", "threshold")?;
+            d.set_item("threshold", *t)?;
+        }
+        Rule::Lambda(l) => {
+            d.set_item("kind", "lambda")?;
+            d.set_item("lambdas", l.clone())?;
+        }
+        Rule::Cost(m) => {
+            d.set_item("kind", "cost")?;
+            let k = m.n_classes();
+            let rows: Vec<Vec<f64>> = (0..k)
+                .map(|i| (0..k).map(|j| m.loss(i, j)).collect())
+                .collect();
+            d.set_item("loss", rows)?;
+        }
+        Rule::Benefit(b) => {
+            d.set_item("kind", "benefit")?;
+            d.set_item("amount", b.amount.clone())?;
+            d.set_item("overhead", b.overhead)?;
+        }
+    }
+    Ok(d)
+}
+
+/// Fits strategy `spec` on `data` with `seed` (as `rarity fit --seed`).
+#[pyfunction]
+#[pyo3(signature = (spec, data, seed, n_jobs=None))]
+pub fn fit(
+    py: Python<'_>,
+    spec: String,
+    data: &Data,
+    seed: u64,
+    n_jobs: Option<i64>,
+) -> PyResult<Model> {
+    let ds = data.ds.clone();
+    let fitted = run(py, n_jobs, move || {
+        rarity::spec::build_strategy(&spec)?.fit(&ds, seed)
+    })?;
+    Ok(Model {
+        fitted: Arc::new(fitted),
+    })
+}
+
+#[pymethods]
+impl Model {
+    /// Class probabilities (`n x k`, columns in rarity's class order).
+    #[pyo3(signature = (features, n_jobs=None))]
+    fn predict_proba<'py>(
+        &self,
+        py: Python<'py>,
+        features: &Features,
+        n_jobs: Option<i64>,
+    ) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let (f, m) = (features.clone(), Arc::clone(&self.fitted));
+        let p = run(py, n_jobs, move || {
+            let ds = f.for_schema(&m.schema)?;
+            m.predict_proba(&ds)
+        })?;
+        proba_array(py, p)
+    }
+
+    /// Probabilities and the class ids the strategy's decision rule gives.
+    #[pyo3(signature = (features, n_jobs=None))]
+    #[allow(clippy::type_complexity)]
+    fn predict<'py>(
+        &self,
+        py: Python<'py>,
+        features: &Features,
+        n_jobs: Option<i64>,
+    ) -> PyResult<(Bound<'py, PyArray2<f64>>, Bound<'py, PyArray1<u32>>)> {
+        let (f, m) = (features.clone(), Arc::clone(&self.fitted));
+        let (p, labels) = run(py, n_jobs, move || {
+            let ds = f.for_schema(&m.schema)?;
+            m.predict(&ds)
+        })?;
+        Ok((proba_array(py, p)?, labels.into_pyarray(py)))
+    }
+
+    /// The spec the model was fitted from.
+    #[getter]
+    fn spec(&self) -> String {
+        self.fitted.spec.clone()
+    }
+
+    /// Class names, in class-id order.
+    #[getter]
+    fn class_names(&self) -> Vec<String> {
+        self.fitted.schema.class_names.clone()
+    }
+
+    /// Feature names (after encoding).
+    #[getter]
+    fn feature_names(&self) -> Vec<String> {
+        self.fitted.schema.feature_names.clone()
+    }
+
+    /// The source columns the features come from, in order.
+    #[getter]
+    fn source_columns(&self) -> Vec<String> {
+        self.fitted
+            .schema
+            .encodings
+            .iter()
+            .map(|e| e.name().to_string())
+            .collect()
+    }
+
+    /// Training class priors.
+    #[getter]
+    fn priors(&self) -> Vec<f64> {
+        self.fitted.priors.clone()
+    }
+
+    /// Keep rates of the sampler stage (1 for every class without one).
+    #[getter]
+    fn keep_rates(&self) -> Vec<f64> {
+        self.fitted.members[0].keep_rates.clone()
+    }
+
+    /// Per ensemble member, its sample's keep rates (`None` for a model
+    /// that is not a bagging ensemble).
+    #[getter]
+    fn member_keep_rates(&self) -> Option<Vec<Vec<f64>>> {
+        self.fitted.members[0]
+            .model
+            .downcast_ref::<BaggedModel>()
+            .map(|b| b.keep_rates().to_vec())
+    }
+
+    /// The decision rule (see `rule_dict`).
+    #[getter]
+    fn rule<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        rule_dict(py, &self.fitted.rule)
+    }
+
+    /// The binary threshold equivalent to the rule, if it has one.
+    #[getter]
+    fn threshold(&self) -> Option<f64> {
+        self.fitted.rule.binary_threshold()
+    }
+
+    /// Whether and how the prior correction is applied (`member`,
+    /// `average`), or `None`.
+    #[getter]
+    fn correct(&self) -> Option<String> {
+        use rarity::params::ParamType;
+        self.fitted.correct.map(|c| c.to_text())
+    }
+
+    /// The model in rarity's versioned binary model format (what `rarity
+    /// fit` saves; `rarity predict` reads it).
+    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let b = to_bytes(self.fitted.as_ref(), Format::Binary).map_err(to_py)?;
+        Ok(PyBytes::new(py, &b))
+    }
+
+    /// A model from the bytes of a model file (binary or JSON).
+    #[classmethod]
+    fn from_bytes(_cls: &Bound<'_, PyType>, b: &[u8]) -> PyResult<Model> {
+        let fitted: FittedStrategy = from_bytes(b, Path::new("<bytes>")).map_err(to_py)?;
+        Ok(Model {
+            fitted: Arc::new(fitted),
+        })
+    }
+
+    fn __reduce__<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
+        let cls = py.get_type::<Model>().getattr("from_bytes")?;
+        Ok((cls, (self.to_bytes(py)?,)))
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Model('{}')", self.fitted.spec)
+    }
+}

@@ -1,0 +1,153 @@
+//! Running library work from Python: on a rayon pool of `n_jobs` threads,
+//! with the GIL released, stoppable by `KeyboardInterrupt`, safe after
+//! `fork`, and never panicking across the boundary.
+//!
+//! - Pools are cached by size. A child process made by `fork` has none of
+//!   its parent's threads, so the cache is keyed by the process id: the
+//!   first job in a child builds fresh pools (the parent's are forgotten,
+//!   never joined). rayon's global pool is never used: every call that may
+//!   reach rayon runs inside one of these pools.
+//! - The calling thread releases the GIL and waits for the job, waking
+//!   every 50 ms to run Python's signal handlers; on `KeyboardInterrupt`
+//!   (or any exception a handler raises) it raises the library's
+//!   cooperative cancellation flag ([`rarity::cancel`]), waits for the job
+//!   to return, and re-raises the exception.
+//! - A panic inside the library is caught on the worker and raised as
+//!   `RuntimeError` (an internal error to report), never unwinding through
+//!   Python.
+
+use std::collections::HashMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use rayon::ThreadPool;
+
+/// How often a waiting caller checks for signals.
+const POLL: Duration = Duration::from_millis(50);
+
+/// Cached pools of one process: `(pid, size -> pool)`.
+static POOLS: Mutex<Option<(u32, HashMap<usize, Arc<ThreadPool>>)>> = Mutex::new(None);
+
+/// The thread count `n_jobs` asks for: `None` or `-1` every core, `n > 0`
+/// that many, `-2` all but one (joblib's convention `cores + 1 + n_jobs`).
+pub fn threads(n_jobs: Option<i64>) -> PyResult<usize> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as i64;
+    let n =
+        match n_jobs {
+            None => cores,
+            Some(0) => return Err(PyValueError::new_err(
+                "n_jobs=0 is invalid; expected a positive number of threads, or -1 for every core",
+            )),
+            Some(n) if n > 0 => n,
+            Some(n) => (cores + 1 + n).max(1),
+        };
+    Ok(n as usize)
+}
+
+fn build(n: usize) -> PyResult<Arc<ThreadPool>> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .thread_name(|i| format!("rarity-{i}"))
+        .build()
+        .map(Arc::new)
+        .map_err(|e| PyRuntimeError::new_err(format!("cannot start {n} threads: {e}")))
+}
+
+/// The pool of `n` threads of this process.
+fn pool(n: usize) -> PyResult<Arc<ThreadPool>> {
+    let pid = std::process::id();
+    // A lock held by a thread of the parent at fork time is never released
+    // in the child: then build an uncached pool rather than wait forever.
+    let Ok(mut guard) = POOLS.try_lock() else {
+        return build(n);
+    };
+    if guard.as_ref().is_some_and(|(p, _)| *p != pid) {
+        // The parent's pools: their threads do not exist here.
+        if let Some((_, old)) = guard.take() {
+            std::mem::forget(old);
+        }
+    }
+    let (_, pools) = guard.get_or_insert_with(|| (pid, HashMap::new()));
+    if let Some(pool) = pools.get(&n) {
+        return Ok(Arc::clone(pool));
+    }
+    let pool = build(n)?;
+    pools.insert(n, Arc::clone(&pool));
+    Ok(pool)
+}
+
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
+}
+
+/// A library error as the Python exception it raises: `ValueError` with
+/// the library's message (`KeyboardInterrupt` for a cancelled job).
+pub fn to_py(e: rarity::Error) -> PyErr {
+    match e {
+        rarity::Error::Cancelled => PyKeyboardInterrupt::new_err("interrupted"),
+        e => PyValueError::new_err(e.to_string()),
+    }
+}
+
+/// Runs `f` on the pool of `n_jobs` threads with the GIL released (see the
+/// module doc) and returns its result.
+pub fn run<T, F>(py: Python<'_>, n_jobs: Option<i64>, f: F) -> PyResult<T>
+where
+    T: Send + 'static,
+    F: FnOnce() -> rarity::Result<T> + Send + 'static,
+{
+    let pool = pool(threads(n_jobs)?)?;
+    let (tx, rx) = mpsc::channel();
+    let job = rarity::cancel::Job::start();
+    pool.spawn(move || {
+        let out = catch_unwind(AssertUnwindSafe(f));
+        let _ = tx.send(out);
+    });
+    let mut interrupted: Option<PyErr> = None;
+    let mut rx = rx;
+    let outcome = loop {
+        let (got, back) = py.detach(move || (rx.recv_timeout(POLL), rx));
+        rx = back;
+        match got {
+            Ok(out) => break out,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if interrupted.is_none() {
+                    if let Err(e) = py.check_signals() {
+                        rarity::cancel::request();
+                        interrupted = Some(e);
+                    }
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                break Err(Box::new("the worker thread ended without a result")
+                    as Box<dyn std::any::Any + Send>)
+            }
+        }
+    };
+    drop(job);
+    if let Some(e) = interrupted {
+        return Err(e);
+    }
+    match outcome {
+        Ok(r) => r.map_err(to_py),
+        Err(p) => Err(PyRuntimeError::new_err(format!(
+            "internal error in rarity (please report it): {}",
+            panic_text(p.as_ref())
+        ))),
+    }
+}
+
+/// The number of threads `n_jobs` gives (see `threads`).
+#[pyfunction]
+#[pyo3(signature = (n_jobs=None))]
+pub fn threads_for(n_jobs: Option<i64>) -> PyResult<usize> {
+    threads(n_jobs)
+}

@@ -1,0 +1,151 @@
+"""Behaving well in Python: the GIL is released while rarity works, threads
+follow n_jobs without changing results, the package works after fork,
+KeyboardInterrupt stops long work, and models pickle as rarity model files."""
+
+from __future__ import annotations
+
+import io
+import multiprocessing as mp
+import pickle
+import sys
+import threading
+import time
+import _thread
+
+import numpy as np
+import pytest
+
+import rarity
+from conftest import imbalanced
+
+
+def test_same_seed_same_probabilities_whatever_n_jobs():
+    X, y = imbalanced(n=600, seed=3)
+    specs = ["pt-bagging(n=30)", "smote+forest(n=10)", "under(beta=0.3)+forest(n=10)+correct"]
+    for spec in specs:
+        ps = [rarity.Classifier(spec, seed=5, n_jobs=j).fit(X, y).predict_proba(X) for j in (1, 2, -1)]
+        np.testing.assert_array_equal(ps[0], ps[1])
+        np.testing.assert_array_equal(ps[0], ps[2])
+    a = rarity.sampling.SMOTE(random_state=1, n_jobs=1).fit_resample(X, y)[0]
+    b = rarity.sampling.SMOTE(random_state=1, n_jobs=2).fit_resample(X, y)[0]
+    np.testing.assert_array_equal(a, b)
+
+
+def test_n_jobs_sets_the_thread_count():
+    from rarity import _rarity
+
+    assert _rarity.threads_for(1) == 1
+    assert _rarity.threads_for(3) == 3
+    assert _rarity.threads_for(-1) == _rarity.threads_for(None) >= 1
+    with pytest.raises(ValueError, match="n_jobs=0 is invalid"):
+        _rarity.threads_for(0)
+    with pytest.raises(ValueError, match="n_jobs"):
+        rarity.Classifier("tree", n_jobs=1.5).fit([[0.0], [1.0]], [0, 1])
+
+
+def _count_while(work):
+    """Iterations a Python thread makes while ``work()`` runs in this one."""
+    n = [0]
+    stop = threading.Event()
+
+    def count():
+        while not stop.is_set():
+            n[0] += 1
+
+    t = threading.Thread(target=count)
+    t.start()
+    t0 = time.perf_counter()
+    work()
+    elapsed = time.perf_counter() - t0
+    stop.set()
+    t.join()
+    return n[0] / elapsed
+
+
+def test_the_gil_is_released_during_fit():
+    X, y = imbalanced(n=3000, d=8, seed=4)
+    idle = _count_while(lambda: time.sleep(0.5))
+    busy = _count_while(lambda: rarity.Classifier("pt-bagging(n=200)", n_jobs=1).fit(X, y))
+    # A fit holding the GIL would let the other thread run only at the
+    # interpreter's switch interval; released, it counts at a similar rate.
+    assert busy > 0.2 * idle, (busy, idle)
+
+
+def _fit_in_child(q):
+    X, y = imbalanced(n=300, seed=1)
+    p = rarity.Classifier("pt-bagging(n=10)", seed=2, n_jobs=2).fit(X, y).predict_proba(X)
+    q.put(p.tolist())
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="fork is POSIX")
+def test_works_after_fork():
+    # The parent builds its thread pools first.
+    X, y = imbalanced(n=300, seed=1)
+    want = rarity.Classifier("pt-bagging(n=10)", seed=2, n_jobs=2).fit(X, y).predict_proba(X)
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    procs = [ctx.Process(target=_fit_in_child, args=(q,)) for _ in range(2)]
+    for p in procs:
+        p.start()
+    got = [q.get(timeout=120) for _ in procs]
+    for p in procs:
+        p.join(timeout=60)
+        assert p.exitcode == 0
+    for g in got:
+        np.testing.assert_array_equal(np.asarray(g), want)
+
+
+def _joblib_fit(seed):
+    X, y = imbalanced(n=300, seed=1)
+    return rarity.Classifier("forest(n=5)", seed=seed, n_jobs=1).fit(X, y).predict_proba(X)
+
+
+def test_joblib_workers():
+    joblib = pytest.importorskip("joblib")
+    for backend in ("loky", "threading", "multiprocessing"):
+        out = joblib.Parallel(n_jobs=2, backend=backend)(joblib.delayed(_joblib_fit)(s) for s in (1, 2))
+        np.testing.assert_array_equal(out[0], _joblib_fit(1))
+
+
+def test_keyboard_interrupt_stops_long_work():
+    X, y = imbalanced(n=20000, d=10, seed=2)
+    timer = threading.Timer(0.5, _thread.interrupt_main)
+    timer.start()
+    t0 = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        # Thousands of unpruned trees: minutes of work if not stopped.
+        rarity.Classifier("pt-bagging(n=20000)", n_jobs=2).fit(X, y)
+    stopped = time.perf_counter() - t0
+    assert stopped < 5.0, stopped
+    # The library is free again and the flag is down.
+    p = rarity.Classifier("tree").fit(X[:200], y[:200]).predict_proba(X[:5])
+    assert p.shape == (5, 2)
+
+
+def test_pickle_and_joblib_use_rarity_model_bytes(binary_data, tmp_path):
+    X, y = binary_data
+    clf = rarity.PTBagging(n=10, seed=3).fit(X, y)
+    back = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_array_equal(back.predict_proba(X), clf.predict_proba(X))
+    assert back.model_.to_bytes() == clf.model_.to_bytes()
+    assert clf.to_bytes()[:8] == b"RARITYM\x01"
+    joblib = pytest.importorskip("joblib")
+    buf = io.BytesIO()
+    joblib.dump(clf, buf)
+    buf.seek(0)
+    np.testing.assert_array_equal(joblib.load(buf).predict(X), clf.predict(X))
+    path = tmp_path / "m.rarity"
+    clf.save(path)
+    assert path.read_bytes() == clf.to_bytes()
+    with pytest.raises(ValueError, match="truncated"):
+        rarity._rarity.Model.from_bytes(clf.to_bytes()[:-3])
+
+
+def test_panics_never_cross_the_boundary():
+    # Odd but valid inputs run; invalid ones raise ValueError.
+    X = np.zeros((2, 1))
+    for spec in ["tree", "knn(k=5)", "smote+tree", "svm", "logistic", "rus-boost(n=3)", "pt-bagging(n=2)+tune"]:
+        try:
+            rarity.Classifier(spec).fit(X, [0, 1]).predict_proba(X)
+        except ValueError:
+            pass

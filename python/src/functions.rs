@@ -433,8 +433,8 @@ pub fn score_report(
 ) -> PyResult<Vec<(String, f64)>> {
     let (t, p) = (truth_of(&truth), proba_of(&proba)?);
     match labels {
-        Some(l) => rarity::metrics::report_with_labels(&t, &p, &l.as_array().to_vec()),
-        None => rarity::metrics::score_report(&t, &p, threshold),
+        Some(l) => rarity::metrics::report_with_labels(&t, &p, &l.as_array().to_vec(), &[]),
+        None => rarity::metrics::score_report(&t, &p, threshold, &[]),
     }
     .map_err(to_py)
 }
@@ -626,6 +626,7 @@ pub fn run_job(
                 cost: cost_m,
                 benefit,
                 keep_predictions: true,
+                ..Extras::default()
             },
             metric: ranking,
             decision_metric: decision,

@@ -132,8 +132,11 @@ pub fn registry<'py>(py: Python<'py>, family: &str) -> PyResult<Bound<'py, PyLis
         "samplers" => entries(py, rarity::sample::registry::SAMPLERS.iter(), |_, _| Ok(())),
         "stages" => entries(py, rarity::decide::registry::STAGES.iter(), |_, _| Ok(())),
         "metrics" => {
+            // Parameterised metrics (precision_at_k(k=K), ...) are calls, not
+            // functions of the predictions alone: not listed yet.
             let items = METRICS
                 .iter()
+                .filter(|m| m.params.is_none())
                 .map(|m| {
                     let d = PyDict::new(py);
                     d.set_item("key", m.key)?;

@@ -26,7 +26,7 @@ use crate::metrics::cost::{Benefit, LossMatrix};
 use crate::metrics::report_with_labels;
 use crate::progress::Progress;
 use crate::rng;
-use crate::split::{Fold, Splitter};
+use crate::split::{Fold, Prepared, Splitter};
 use crate::stats::{mean, std_dev};
 use crate::strategy::{batch_rule, decide, model_groups, CoreFits, Strategy};
 
@@ -284,32 +284,35 @@ pub fn fold_seed(seed: u64, fold: &Fold) -> u64 {
 /// ([`crate::strategy::model_groups`]) once on it and predicts the test rows
 /// once, and each strategy's decision is applied to those probabilities.
 /// `on_model(spec)` is called after each model. Results are in the order of
-/// `group`; an error names the strategy.
+/// `group`; an error names the strategy. The fold is one of `prepared`'s,
+/// whose inner scheme cuts the folds of calibration and tuned thresholds on
+/// the training part.
 pub fn evaluate_fold_group(
     group: &[&Strategy],
-    data: &Dataset,
+    prepared: &Prepared<'_>,
     fold: &Fold,
     seed: u64,
     extras: &Extras,
     on_model: &dyn Fn(&str),
 ) -> Result<Vec<FoldResult>> {
     let keep = extras.oof || (extras.keep_predictions && fold.repeat == 0);
-    evaluate_group(group, data, fold, seed, extras, keep, on_model)
+    evaluate_group(group, prepared, fold, seed, extras, keep, on_model)
 }
 
 /// [`evaluate_fold_group`], keeping the test predictions when `keep`.
 fn evaluate_group(
     group: &[&Strategy],
-    data: &Dataset,
+    prepared: &Prepared<'_>,
     fold: &Fold,
     seed: u64,
     extras: &Extras,
     keep: bool,
     on_model: &dyn Fn(&str),
 ) -> Result<Vec<FoldResult>> {
-    let train = data.take(&fold.train);
-    let test = data.take(&fold.test);
-    let mut cores = CoreFits::new(&train, fold_seed(seed, fold));
+    let train = prepared.data.take(&fold.train);
+    let test = prepared.data.take(&fold.test);
+    let mut cores = CoreFits::new(&train, fold_seed(seed, fold))
+        .with_inner(prepared.inner.take(&fold.train));
     let mut out: Vec<Option<FoldResult>> = vec![None; group.len()];
     for model in model_groups(group) {
         crate::cancel::check()?;
@@ -443,13 +446,13 @@ fn fold_results(
     keep: bool,
 ) -> Result<Vec<FoldResult>> {
     data.require_two_classes()?;
-    let (data, folds) = splitter.prepare(data, seed)?;
-    let data = &*data;
-    let progress = Progress::start("cross-validation folds", folds.len() as u64);
-    folds
+    let prepared = splitter.prepare(data, seed)?;
+    let progress = Progress::start("cross-validation folds", prepared.folds.len() as u64);
+    prepared
+        .folds
         .iter()
         .map(|f| {
-            let r = evaluate_group(&[strategy], data, f, seed, extras, keep, &|_| {})
+            let r = evaluate_group(&[strategy], &prepared, f, seed, extras, keep, &|_| {})
                 .map(|mut r| r.remove(0));
             progress.add(1);
             r

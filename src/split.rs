@@ -30,12 +30,16 @@
 //! The column is a numeric feature of the data; the models do not see it
 //! unless `keep=true` ([`Splitter::prepare`] drops it). Rows with a missing
 //! time or group follow the reading rules (dropped, or an error with
-//! `--missing error`).
+//! `--missing error`). Under either scheme the inner folds of a strategy's
+//! calibration and tuned thresholds (`tune(...)`, `roc-closest`, `platt`,
+//! `isotonic`) follow it too on each training part ([`InnerFolds`]): a
+//! threshold is tuned on later times than its inner models were trained
+//! on, or on groups they never saw.
 
 use std::borrow::Cow;
 
 use crate::data::{rows_by_class, Dataset};
-use crate::params::{from_call, params, syntax, Bounds};
+use crate::params::{from_call, params, syntax, Bounds, Params};
 use crate::rng;
 use crate::{Error, Result};
 use std::str::FromStr;
@@ -136,7 +140,10 @@ impl Splitter {
     /// The splits of a dataset's rows; error messages name its classes.
     pub fn split_dataset(&self, data: &Dataset, seed: u64) -> Result<Vec<Fold>> {
         match self {
-            Splitter::Time(c) => return time_folds(c, &c.values(data, "time column")?, data),
+            Splitter::Time(c) => {
+                let time = c.values(data, "time column")?;
+                return time_folds(c, &time, data.labels(), data.class_names());
+            }
             Splitter::Group(c) => {
                 return group_folds(c, &c.values(data, "group column")?, data.n_rows(), seed)
             }
@@ -209,14 +216,27 @@ impl Splitter {
     }
 
     /// The dataset the models see (without the time or group column unless
-    /// `keep=true`) and the folds of its rows.
-    pub fn prepare<'a>(
-        &self,
-        data: &'a Dataset,
-        seed: u64,
-    ) -> Result<(Cow<'a, Dataset>, Vec<Fold>)> {
+    /// `keep=true`), the folds of its rows and the scheme of the inner folds
+    /// ([`Splitter::inner`]).
+    pub fn prepare<'a>(&self, data: &'a Dataset, seed: u64) -> Result<Prepared<'a>> {
         let folds = self.split_dataset(data, seed)?;
-        Ok((self.features(data)?, folds))
+        Ok(Prepared {
+            data: self.features(data)?,
+            folds,
+            inner: self.inner(data)?,
+        })
+    }
+
+    /// How the inner folds of a strategy's calibration and tuned thresholds
+    /// are cut on a training part: by the same time or group column under
+    /// `time(...)` / `group(...)` (read from `data` before the column leaves
+    /// the features), stratified otherwise.
+    pub fn inner(&self, data: &Dataset) -> Result<InnerFolds> {
+        Ok(match self {
+            Splitter::Time(c) => InnerFolds::Time(c.clone(), c.values(data, "time column")?),
+            Splitter::Group(c) => InnerFolds::Group(c.clone(), c.values(data, "group column")?),
+            _ => InnerFolds::Stratified,
+        })
     }
 
     /// The dataset the models see: `data` without the time or group column
@@ -238,8 +258,167 @@ impl Splitter {
     }
 }
 
-/// Expanding-window folds in the order of `time` (module doc).
-fn time_folds(c: &ColumnSplit, time: &[f64], data: &Dataset) -> Result<Vec<Fold>> {
+/// A dataset as the models see it, the folds of its rows, and how the inner
+/// folds of each training part are cut ([`Splitter::prepare`]).
+#[derive(Debug, Clone)]
+pub struct Prepared<'a> {
+    /// The dataset without the time or group column (unless `keep=true`).
+    pub data: Cow<'a, Dataset>,
+    /// The folds of its rows.
+    pub folds: Vec<Fold>,
+    /// The scheme of the inner folds, over its rows.
+    pub inner: InnerFolds,
+}
+
+/// How the folds of cross-fitting (a strategy's calibration and tuned
+/// thresholds, [`crate::strategy::CoreFits`]) are cut on a training set:
+/// stratified ([`cross_fit_folds`]), or by the time or group column of the
+/// outer `time(...)` / `group(...)` scheme, so that a threshold tuned on a
+/// time-ordered validation is itself tuned on later rows than its models
+/// saw, and no group is on both sides of an inner fold either. The column
+/// holds one value per row of the dataset it was read from; [`InnerFolds::take`]
+/// restricts it to a training part's rows.
+///
+/// ```
+/// use rarity::split::{InnerFolds, Splitter};
+/// let (ds, _) = rarity::data::bundled::find("pima").unwrap()
+///     .load(&rarity::data::read::ReadOptions::default()).unwrap();
+/// let cv: Splitter = "time(col=x1, folds=3)".parse().unwrap();
+/// let inner = cv.inner(&ds).unwrap();
+/// // Inner folds of the first 500 rows, 3 of them, each testing later times than it trains on.
+/// let rows: Vec<usize> = (0..500).collect();
+/// let folds = inner.take(&rows).folds(&ds.take(&rows), 3, 1, "too few").unwrap();
+/// assert_eq!(folds.len(), 3);
+/// assert_eq!(InnerFolds::default(), InnerFolds::Stratified);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum InnerFolds {
+    /// Stratified folds ([`cross_fit_folds`]).
+    #[default]
+    Stratified,
+    /// Expanding-window folds in the order of the column's values.
+    Time(ColumnSplit, Vec<f64>),
+    /// Folds that keep each value of the column on one side.
+    Group(ColumnSplit, Vec<f64>),
+}
+
+impl InnerFolds {
+    /// The scheme over `rows` (indices into the rows it holds values of).
+    pub fn take(&self, rows: &[usize]) -> InnerFolds {
+        let pick = |v: &[f64]| rows.iter().map(|&i| v[i]).collect();
+        match self {
+            InnerFolds::Stratified => InnerFolds::Stratified,
+            InnerFolds::Time(c, v) => InnerFolds::Time(c.clone(), pick(v)),
+            InnerFolds::Group(c, v) => InnerFolds::Group(c.clone(), pick(v)),
+        }
+    }
+
+    /// `folds` inner folds of `data`'s rows (the rows the scheme holds
+    /// values of). Stratified: [`cross_fit_folds`] (`too_few` names what
+    /// needed them). Time: the expanding window, so the first block gets no
+    /// out-of-fold prediction; group: every row gets one. An error says
+    /// which inner folds could not be cut and why.
+    pub fn folds(
+        &self,
+        data: &Dataset,
+        folds: usize,
+        seed: u64,
+        too_few: &str,
+    ) -> Result<Vec<Fold>> {
+        let (c, values, scheme) = match self {
+            InnerFolds::Stratified => return cross_fit_folds(data, folds, seed, too_few),
+            InnerFolds::Time(c, v) => (c, v, "time"),
+            InnerFolds::Group(c, v) => (c, v, "group"),
+        };
+        if values.len() != data.n_rows() {
+            return Err(Error::invalid(format!(
+                "inner {scheme} folds: {} values of '{}' for {} rows",
+                values.len(),
+                c.column(),
+                data.n_rows()
+            )));
+        }
+        let inner = ColumnSplit {
+            folds,
+            ..c.clone()
+        };
+        let cut = match self {
+            InnerFolds::Time(..) => time_folds(&inner, values, data.labels(), data.class_names()),
+            _ => group_folds(&inner, values, data.n_rows(), seed),
+        };
+        cut.map_err(|e| {
+            Error::data(format!(
+                "the inner folds of calibration and tuned thresholds follow --cv                  {scheme}(col={}) on each training part: {e}",
+                c.column()
+            ))
+        })
+    }
+}
+
+/// The folds of `time(...)` (`scheme` `"time"`) or `group(...)`
+/// (`"group"`) from the `values` alone of a column named `column` (in
+/// messages), one per row, with the rows'
+/// class ids `labels` (all 0 when there are none) named by `class_names`:
+/// the splitters of the Python package. Non-finite values are an error.
+///
+/// ```
+/// use rarity::split::column_folds;
+/// let times: Vec<f64> = (0..12).map(f64::from).collect();
+/// let all = ["all".to_string()];
+/// let folds = column_folds("time", "t", &times, &[0; 12], &all, 3, 42).unwrap();
+/// assert_eq!((folds[0].train.len(), &folds[0].test), (3, &vec![3, 4, 5]));
+/// let e = column_folds("group", "g", &[1.0; 12], &[0; 12], &all, 3, 42).unwrap_err();
+/// assert!(e.to_string().contains("group column 'g' has 1 group;"), "{e}");
+/// ```
+pub fn column_folds(
+    scheme: &str,
+    column: &str,
+    values: &[f64],
+    labels: &[u32],
+    class_names: &[String],
+    folds: usize,
+    seed: u64,
+) -> Result<Vec<Fold>> {
+    let c = ColumnSplit {
+        col: Some(column.to_string()),
+        folds,
+        keep: true,
+    };
+    c.check()
+        .map_err(|e| Error::invalid(format!("{scheme} folds: {e}")))?;
+    if values.len() != labels.len() {
+        return Err(Error::invalid(format!(
+            "{} values for {} labels",
+            values.len(),
+            labels.len()
+        )));
+    }
+    if let Some(i) = values.iter().position(|v| !v.is_finite()) {
+        return Err(Error::data(format!(
+            "{scheme} values must be finite numbers; row {i} holds {}",
+            values[i]
+        )));
+    }
+    if labels.iter().any(|&l| l as usize >= class_names.len()) {
+        return Err(Error::invalid("a label is not the id of a named class"));
+    }
+    match scheme {
+        "time" => time_folds(&c, values, labels, class_names),
+        "group" => group_folds(&c, values, values.len(), seed),
+        other => Err(Error::invalid(format!(
+            "unknown scheme '{other}'; accepted: time, group"
+        ))),
+    }
+}
+
+/// Expanding-window folds in the order of `time` (module doc); every
+/// training part must hold every class of `class_names`.
+fn time_folds(
+    c: &ColumnSplit,
+    time: &[f64],
+    labels: &[u32],
+    class_names: &[String],
+) -> Result<Vec<Fold>> {
     let n = time.len();
     let blocks = c.folds + 1;
     let mut order: Vec<usize> = (0..n).collect();
@@ -275,15 +454,15 @@ fn time_folds(c: &ColumnSplit, time: &[f64], data: &Dataset) -> Result<Vec<Fold>
     (0..c.folds)
         .map(|f| {
             let train: Vec<usize> = (0..n).filter(|&i| block_of[i] <= f).collect();
-            let labels: Vec<u32> = train.iter().map(|&i| data.labels()[i]).collect();
-            let classes = rows_by_class(&labels, data.n_classes());
+            let train_labels: Vec<u32> = train.iter().map(|&i| labels[i]).collect();
+            let classes = rows_by_class(&train_labels, class_names.len());
             if let Some(k) = classes.iter().position(Vec::is_empty) {
                 return Err(Error::data(format!(
                     "time fold {f}: the rows before '{}' = {} hold no row of class '{}'; \
                      use fewer folds",
                     c.column(),
                     time[order[train.len()]],
-                    data.class_names()[k]
+                    class_names[k]
                 )));
             }
             Ok(Fold {
@@ -640,6 +819,51 @@ mod tests {
         }
         assert_eq!(s.split_dataset(&data, 3).unwrap(), folds);
         assert_ne!(s.split_dataset(&data, 4).unwrap(), folds);
+    }
+
+    #[test]
+    fn inner_folds_follow_the_scheme_on_a_training_part() {
+        // 60 rows: times 0..30 twice each in a scrambled order, 12 cards.
+        let rows: Vec<(f64, f64, u32)> = (0..60)
+            .map(|i| (((i * 7) % 60 / 2) as f64, (i % 12) as f64, u32::from(i % 3 == 0)))
+            .collect();
+        let data = table(&rows);
+        let train: Vec<usize> = (0..60).filter(|i| i % 4 != 1).collect();
+        let part = data.take(&train);
+        let time = "time(col=Time, folds=5)".parse::<Splitter>().unwrap();
+        let inner = time.inner(&data).unwrap().take(&train);
+        let folds = inner.folds(&part, 3, 1, "too few").unwrap();
+        assert_eq!(folds.len(), 3);
+        let t = |i: usize| rows[train[i]].0;
+        for f in &folds {
+            let last = f.train.iter().map(|&i| t(i)).fold(f64::MIN, f64::max);
+            assert!(f.test.iter().all(|&i| t(i) > last));
+        }
+        // The first block is never tested.
+        let tested: usize = folds.iter().map(|f| f.test.len()).sum();
+        assert!(tested < train.len() && tested >= train.len() / 2);
+        let group = "group(col=Card, folds=4)".parse::<Splitter>().unwrap();
+        let inner = group.inner(&data).unwrap().take(&train);
+        let folds = inner.folds(&part, 3, 1, "too few").unwrap();
+        let card = |i: usize| rows[train[i]].1;
+        for f in &folds {
+            assert!(f.test.iter().all(|&i| f.train.iter().all(|&j| card(j) != card(i))));
+        }
+        assert_eq!(folds.iter().map(|f| f.test.len()).sum::<usize>(), train.len());
+        // Too few times on the training part: the message says which folds.
+        let early: Vec<usize> = (0..60).filter(|&i| rows[i].0 < 2.0).collect();
+        let e = time
+            .inner(&data)
+            .unwrap()
+            .take(&early)
+            .folds(&data.take(&early), 3, 1, "too few")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("inner folds") && e.contains("2 distinct values"),
+            "{e}"
+        );
+        assert_eq!(Splitter::k_fold(5).inner(&data).unwrap(), InnerFolds::Stratified);
     }
 
     #[test]

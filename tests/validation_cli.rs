@@ -97,3 +97,92 @@ fn bad_time_and_group_columns_are_clear_errors() {
         );
     }
 }
+
+/// The table of [`table`] as a dataset (features day, card, x).
+fn dataset(n: usize) -> rarity::data::Dataset {
+    let bytes = table(n);
+    let (ds, _) = rarity::data::read::read_from(
+        bytes.as_slice(),
+        "t.csv",
+        rarity::data::read::Format::Csv,
+        0,
+        &read_options(),
+    )
+    .expect("the table reads");
+    ds
+}
+
+fn read_options() -> rarity::data::read::ReadOptions {
+    rarity::data::read::ReadOptions {
+        target: Some("y".into()),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn tuned_thresholds_are_tuned_on_inner_folds_of_the_same_scheme() {
+    use rarity::split::Splitter;
+    use rarity::strategy::CoreFits;
+    let data = dataset(200);
+    let s = rarity::spec::build_strategy("logistic+tune(metric=f1)").unwrap();
+    let cv: Splitter = "time(col=day, folds=4)".parse().unwrap();
+    let seen = cv.features(&data).unwrap();
+    let inner = cv.inner(&data).unwrap();
+    let folds = inner.folds(&seen, 3, 5, "too few").unwrap();
+    let day = |i: usize| data.value(i, 0);
+    for f in &folds {
+        let last = f.train.iter().map(|&i| day(i)).fold(f64::MIN, f64::max);
+        assert!(f.test.iter().all(|&i| day(i) > last));
+    }
+    let mut cores = CoreFits::new(&seen, 5).with_inner(inner);
+    let model = s.fit_model(&mut cores, true).unwrap();
+    let oof = model.oof.as_ref().unwrap();
+    // Out-of-fold probabilities exist for the rows tested by an inner fold
+    // only: the first block in time is never tested.
+    let tested: Vec<usize> = {
+        let mut t: Vec<usize> = folds.iter().flat_map(|f| f.test.clone()).collect();
+        t.sort_unstable();
+        t
+    };
+    assert!(tested.len() < 200 && tested.len() > 100);
+    assert_eq!(oof.truth.len(), tested.len());
+    let truth: Vec<u32> = tested.iter().map(|&i| data.labels()[i]).collect();
+    assert_eq!(oof.truth, truth);
+    // Stratified inner folds (no scheme) cover every row.
+    let plain = s.fit_model(&mut CoreFits::new(&seen, 5), true).unwrap();
+    assert_eq!(plain.oof.unwrap().truth.len(), 200);
+}
+
+#[test]
+fn tune_under_time_folds_runs_and_says_when_a_training_part_is_too_short() {
+    let d = scratch("cv-tune");
+    let f = file(&d, "t.csv", &table(200));
+    let args = |cv: &'static str| {
+        vec![
+            "evaluate",
+            f.as_str(),
+            "--target",
+            "y",
+            "-m",
+            "logistic+tune(metric=f1)",
+            "--cv",
+            cv,
+            "--format",
+            "json",
+        ]
+    };
+    let (code, out, err) = run(&args("time(col=day, folds=4)"));
+    assert_eq!(code, 0, "{err}");
+    let (_, again, _) = run(&args("time(col=day, folds=4)"));
+    assert_eq!(out, again);
+    // 50 days in 41 blocks: the first training part has 1-2 days, too few
+    // for 3 inner time folds.
+    let (code, _, err) = run(&args("time(col=day, folds=40)"));
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("inner folds") && err.contains("needs at least 4") && !err.contains("panicked"),
+        "{err}"
+    );
+    let (code, _, err) = run(&args("group(col=card, folds=3)"));
+    assert_eq!(code, 0, "{err}");
+}

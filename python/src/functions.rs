@@ -763,3 +763,37 @@ impl RunResult {
         })
     }
 }
+
+/// The folds of `time(...)` (`scheme="time"`: expanding window in the order
+/// of `values`) or `group(...)` (`"group"`: no value on both sides) from the
+/// values of a column named `column`, with the rows' class ids `labels`
+/// named by `class_names`: `(train, test)` row indices per fold (the
+/// library's splitters, for `rarity.model_selection`).
+#[pyfunction]
+#[pyo3(signature = (scheme, column, values, labels, class_names, folds, seed))]
+#[allow(clippy::too_many_arguments)]
+pub fn column_folds<'py>(
+    py: Python<'py>,
+    scheme: &str,
+    column: &str,
+    values: PyReadonlyArray1<'_, f64>,
+    labels: PyReadonlyArray1<'_, u32>,
+    class_names: Vec<String>,
+    folds: usize,
+    seed: u64,
+) -> PyResult<Vec<(Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<usize>>)>> {
+    let folds = rarity::split::column_folds(
+        scheme,
+        column,
+        values.as_slice()?,
+        labels.as_slice()?,
+        &class_names,
+        folds,
+        seed,
+    )
+    .map_err(to_py)?;
+    Ok(folds
+        .into_iter()
+        .map(|f| (f.train.into_pyarray(py), f.test.into_pyarray(py)))
+        .collect())
+}

@@ -4,7 +4,7 @@
 //! (`p_<class>`) and the decided `label`, atomically (or to stdout with
 //! `-o -`), in constant memory.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 use serde_json::json;
@@ -84,20 +84,29 @@ fn strategy(a: &Args) -> Result<FittedStrategy> {
     }
 }
 
-pub fn run(g: &Global, a: &Args) -> Result<()> {
-    if !a.delimiter.is_ascii() {
+/// The table of a FILE or a bundled `--dataset` to score a saved model on.
+pub fn open_table(
+    file: Option<&Path>,
+    dataset: Option<&str>,
+    delimiter: char,
+) -> Result<Table<'static>> {
+    if !delimiter.is_ascii() {
         return Err(Error::invalid("--delimiter must be one ASCII character"));
     }
-    let fitted = strategy(a)?;
     let read = ReadOptions {
-        delimiter: a.delimiter as u8,
+        delimiter: delimiter as u8,
         ..ReadOptions::default()
     };
-    let table = match (&a.file, &a.dataset) {
-        (Some(p), _) => Table::open(p, &read)?,
-        (None, Some(name)) => bundled::find(name)?.table(&read)?,
-        (None, None) => return Err(Error::invalid("no data: give a FILE or --dataset NAME")),
-    };
+    match (file, dataset) {
+        (Some(p), _) => Table::open(p, &read),
+        (None, Some(name)) => bundled::find(name)?.table(&read),
+        (None, None) => Err(Error::invalid("no data: give a FILE or --dataset NAME")),
+    }
+}
+
+pub fn run(g: &Global, a: &Args) -> Result<()> {
+    let fitted = strategy(a)?;
+    let table = open_table(a.file.as_deref(), a.dataset.as_deref(), a.delimiter)?;
     let opts = PredictOptions {
         ids: a.ids.clone(),
         unknown: match a.unknown {

@@ -469,8 +469,13 @@ pub fn run(data: &Dataset, settings: RunSettings) -> Result<RunOutcome> {
             .collect(),
     };
     let verdict = comparison.verdict(key, higher)?;
-    // The models do not see a time or group column of the splitter.
-    let winner = strategies[order[0]].fit(&*settings.splitter.features(data)?, settings.seed)?;
+    // The models do not see a time or group column of the splitter, whose
+    // scheme cuts the winner's inner folds too.
+    let winner = strategies[order[0]].fit_with_inner(
+        &*settings.splitter.features(data)?,
+        settings.seed,
+        settings.splitter.inner(data)?,
+    )?;
     Ok(RunOutcome {
         strategies,
         comparison,

@@ -783,7 +783,9 @@ mod tests {
             .collect();
         let data = table(&rows);
         let s: Splitter = "time(col=Time, folds=3)".parse().unwrap();
-        let (seen, folds) = s.prepare(&data, 1).unwrap();
+        let Prepared {
+            data: seen, folds, ..
+        } = s.prepare(&data, 1).unwrap();
         assert_eq!(seen.feature_names(), ["Card", "x"]);
         assert_eq!(folds.len(), 3);
         let t = |i: usize| rows[i].0;

@@ -4,35 +4,22 @@
 
 use std::path::PathBuf;
 
-use super::data_args::decimal_arg;
 use super::output::{print_json, write_report, write_stdout};
-use super::predict::open_table;
+use super::predict::ModelInput;
 use super::{Global, OutputFormat};
-use rarity::data::read::{read_labelled, PredictOptions};
+use rarity::data::read::read_labelled;
 use rarity::error::{Error, Result};
 use rarity::explain::permutation_importance;
 use rarity::explain::report::{permutation_table, report, split_gain_table};
 use rarity::metrics::catalogue::metric;
-use rarity::persist::load;
-use rarity::strategy::FittedStrategy;
 
 /// Arguments of `rarity explain`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// A model saved by `rarity fit` or `rarity run`.
-    model: PathBuf,
-    /// Held-out rows with the model's feature columns and its target column
-    /// (CSV, .gz/.zst, Parquet, Arrow IPC; `-`: standard input).
-    file: Option<PathBuf>,
-    /// A bundled dataset instead of a file.
-    #[arg(long, conflicts_with = "file")]
-    dataset: Option<String>,
-    /// CSV field delimiter.
-    #[arg(long, default_value = ",")]
-    delimiter: char,
-    /// Decimal separator of CSV numbers (`.` or `,`).
-    #[arg(long, default_value = ".", value_name = "SEP")]
-    decimal: String,
+    /// The model and held-out rows with its feature columns and its target
+    /// column.
+    #[command(flatten)]
+    input: ModelInput,
     /// The metric whose drop measures importance (any of `rarity score`'s,
     /// e.g. roc_auc, brier, recall_at_precision(p=0.9)).
     #[arg(long, default_value = "average_precision")]
@@ -52,12 +39,9 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     if let Some(dir) = &a.report {
         rarity::report::prepare_dir(dir)?;
     }
-    let fitted: FittedStrategy = load(&a.model)?;
-    let table = open_table(a.file.as_deref(), a.dataset.as_deref(), a.delimiter)?;
-    let opts = PredictOptions {
-        decimal: Some(decimal_arg(&a.decimal)?),
-        ..PredictOptions::default()
-    };
+    let fitted = a.input.load()?;
+    let table = a.input.table()?;
+    let opts = a.input.options()?;
     let e = super::bar::during(g, || {
         let held = read_labelled(table, &fitted.schema, &opts)?;
         permutation_importance(&fitted, &held, m, a.repeats, g.seed)

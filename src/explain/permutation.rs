@@ -288,7 +288,7 @@ mod tests {
         }
         let (mean, std) = mean_std(&e.permutation[0].drops);
         assert_eq!((mean, std), (e.permutation[0].importance, e.permutation[0].std));
-        let gain = e.split_gain.unwrap();
+        let gain = e.split_gain.as_ref().unwrap();
         assert_eq!(gain.features[0], ("signal".to_string(), 1.0, 0.0));
         // Same seed, same importances; lower-is-better metrics keep the sign.
         assert_eq!(permutation_importance(&model, &ds, m, 4, 9).unwrap(), e);

@@ -311,8 +311,8 @@ fn evaluate_group(
 ) -> Result<Vec<FoldResult>> {
     let train = prepared.data.take(&fold.train);
     let test = prepared.data.take(&fold.test);
-    let mut cores = CoreFits::new(&train, fold_seed(seed, fold))
-        .with_inner(prepared.inner.take(&fold.train));
+    let mut cores =
+        CoreFits::new(&train, fold_seed(seed, fold)).with_inner(prepared.inner.take(&fold.train));
     let mut out: Vec<Option<FoldResult>> = vec![None; group.len()];
     for model in model_groups(group) {
         crate::cancel::check()?;

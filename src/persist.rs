@@ -182,18 +182,19 @@ pub fn from_bytes<T: Persist>(bytes: &[u8], path: &Path) -> Result<T> {
 /// [`from_bytes`] with what the file says about itself.
 fn described<T: Persist>(bytes: &[u8], path: &Path) -> Result<(T, FileInfo)> {
     let magic_prefix = !bytes.is_empty() && MAGIC.starts_with(&bytes[..bytes.len().min(7)]);
-    let (model, format_version, rarity_version, encoding): (T, u16, String, &'static str) = if magic_prefix {
-        let (m, v, by) = from_binary(bytes, path)?;
-        (m, v, by, "binary")
-    } else if bytes.first() == Some(&b'{') {
-        let (m, v, by) = from_json(bytes, path)?;
-        (m, v, by, "json")
-    } else {
-        return Err(model_err(
+    let (model, format_version, rarity_version, encoding): (T, u16, String, &'static str) =
+        if magic_prefix {
+            let (m, v, by) = from_binary(bytes, path)?;
+            (m, v, by, "binary")
+        } else if bytes.first() == Some(&b'{') {
+            let (m, v, by) = from_json(bytes, path)?;
+            (m, v, by, "json")
+        } else {
+            return Err(model_err(
             path,
             "not a rarity model file (it starts with neither the rarity magic bytes nor a JSON object)",
         ));
-    };
+        };
     model
         .validate()
         .map_err(|m| model_err(path, format!("inconsistent model: {m}")))?;

@@ -338,10 +338,7 @@ impl InnerFolds {
                 data.n_rows()
             )));
         }
-        let inner = ColumnSplit {
-            folds,
-            ..c.clone()
-        };
+        let inner = ColumnSplit { folds, ..c.clone() };
         let cut = match self {
             InnerFolds::Time(..) => time_folds(&inner, values, data.labels(), data.class_names()),
             _ => group_folds(&inner, values, data.n_rows(), seed),
@@ -827,7 +824,13 @@ mod tests {
     fn inner_folds_follow_the_scheme_on_a_training_part() {
         // 60 rows: times 0..30 twice each in a scrambled order, 12 cards.
         let rows: Vec<(f64, f64, u32)> = (0..60)
-            .map(|i| (((i * 7) % 60 / 2) as f64, (i % 12) as f64, u32::from(i % 3 == 0)))
+            .map(|i| {
+                (
+                    ((i * 7) % 60 / 2) as f64,
+                    (i % 12) as f64,
+                    u32::from(i % 3 == 0),
+                )
+            })
             .collect();
         let data = table(&rows);
         let train: Vec<usize> = (0..60).filter(|i| i % 4 != 1).collect();
@@ -849,9 +852,15 @@ mod tests {
         let folds = inner.folds(&part, 3, 1, "too few").unwrap();
         let card = |i: usize| rows[train[i]].1;
         for f in &folds {
-            assert!(f.test.iter().all(|&i| f.train.iter().all(|&j| card(j) != card(i))));
+            assert!(f
+                .test
+                .iter()
+                .all(|&i| f.train.iter().all(|&j| card(j) != card(i))));
         }
-        assert_eq!(folds.iter().map(|f| f.test.len()).sum::<usize>(), train.len());
+        assert_eq!(
+            folds.iter().map(|f| f.test.len()).sum::<usize>(),
+            train.len()
+        );
         // Too few times on the training part: the message says which folds.
         let early: Vec<usize> = (0..60).filter(|&i| rows[i].0 < 2.0).collect();
         let e = time
@@ -865,7 +874,10 @@ mod tests {
             e.contains("inner folds") && e.contains("2 distinct values"),
             "{e}"
         );
-        assert_eq!(Splitter::k_fold(5).inner(&data).unwrap(), InnerFolds::Stratified);
+        assert_eq!(
+            Splitter::k_fold(5).inner(&data).unwrap(),
+            InnerFolds::Stratified
+        );
     }
 
     #[test]

@@ -461,7 +461,9 @@ impl FittedModel {
 /// The probabilities of `rows` of `p`, in that order.
 fn rows_of(p: &Proba, rows: &[usize]) -> Proba {
     Proba::new(
-        rows.iter().flat_map(|&i| p.row(i).iter().copied()).collect(),
+        rows.iter()
+            .flat_map(|&i| p.row(i).iter().copied())
+            .collect(),
         p.n_classes(),
     )
 }

@@ -128,10 +128,7 @@ fn explain_writes_a_table_and_a_report_with_bar_charts() {
 #[test]
 fn show_summarises_a_model_file() {
     let d = scratch("show");
-    let (model, _) = fitted(
-        &d,
-        "under(beta=0.5)+forest(n=5)+correct+threshold(priors)",
-    );
+    let (model, _) = fitted(&d, "under(beta=0.5)+forest(n=5)+correct+threshold(priors)");
     let v = json(&["show", &model, "--format", "json"]);
     assert_eq!(v["format_version"], 1);
     assert_eq!(v["encoding"], "binary");
@@ -155,7 +152,14 @@ fn show_summarises_a_model_file() {
     assert_eq!(v["columns"][2]["encoding"], "one-hot");
     let (code, text, err) = run(&["show", &model]);
     assert_eq!(code, 0, "{err}");
-    for key in ["format", "strategy", "keep rates", "decision", "member 1", "training rows"] {
+    for key in [
+        "format",
+        "strategy",
+        "keep rates",
+        "decision",
+        "member 1",
+        "training rows",
+    ] {
         assert!(text.contains(key), "{key}: {text}");
     }
 }
@@ -168,15 +172,29 @@ fn model_files_without_the_fit_record_still_load() {
     // rarity of this format version wrote before recording the fit.
     let json_model = d.join("m.json").to_string_lossy().to_string();
     let (code, _, err) = run(&[
-        "fit", &data, "--target", "y", "--categorical", "one-hot", "-m", "tree(max_depth=3)",
-        "-o", &json_model, "--json-model", "--quiet",
+        "fit",
+        &data,
+        "--target",
+        "y",
+        "--categorical",
+        "one-hot",
+        "-m",
+        "tree(max_depth=3)",
+        "-o",
+        &json_model,
+        "--json-model",
+        "--quiet",
     ]);
     assert_eq!(code, 0, "{err}");
-    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&json_model).unwrap()).unwrap();
+    let mut v: Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_model).unwrap()).unwrap();
     assert!(v["model"].as_object_mut().unwrap().remove("fit").is_some());
     std::fs::write(&json_model, serde_json::to_vec(&v).unwrap()).unwrap();
     let s = json(&["show", &json_model, "--format", "json"]);
-    assert_eq!((s["training_rows"].clone(), s["encoding"].clone()), (Value::Null, "json".into()));
+    assert_eq!(
+        (s["training_rows"].clone(), s["encoding"].clone()),
+        (Value::Null, "json".into())
+    );
     // Binary: the MessagePack array of the fitted strategy loses its last
     // element (the fit record), as older files lack it.
     let mut bytes = std::fs::read(&model).unwrap();
@@ -211,7 +229,11 @@ fn bad_input_is_a_clear_error() {
         "neg.csv",
         b"signal,noise,kind,y\n0.1,1,a,0\n0.2,2,b,0\n0.3,3,c,0\n",
     );
-    let unknown = file(&d, "unk.csv", b"signal,noise,kind,y\n0.1,1,a,0\n0.2,2,b,7\n");
+    let unknown = file(
+        &d,
+        "unk.csv",
+        b"signal,noise,kind,y\n0.1,1,a,0\n0.2,2,b,7\n",
+    );
     let no_target = file(&d, "nt.csv", b"signal,noise,kind\n0.1,1,a\n0.2,2,b\n");
     let not_model = file(&d, "x.rarity", b"hello");
     let (m, x) = (model.as_str(), data.as_str());
@@ -229,6 +251,9 @@ fn bad_input_is_a_clear_error() {
     ] {
         let (code, _, err) = run(&args);
         assert_ne!(code, 0, "{args:?}");
-        assert!(err.contains(why) && !err.contains("panicked"), "{args:?}: {err}");
+        assert!(
+            err.contains(why) && !err.contains("panicked"),
+            "{args:?}: {err}"
+        );
     }
 }

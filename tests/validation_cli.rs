@@ -174,14 +174,17 @@ fn tune_under_time_folds_runs_and_says_when_a_training_part_is_too_short() {
     let (code, out, err) = run(&args("time(col=day, folds=4)"));
     assert_eq!(code, 0, "{err}");
     let (_, again, _) = run(&args("time(col=day, folds=4)"));
-    let metrics = |t: &str| serde_json::from_str::<serde_json::Value>(t).unwrap()["metrics"].clone();
+    let metrics =
+        |t: &str| serde_json::from_str::<serde_json::Value>(t).unwrap()["metrics"].clone();
     assert_eq!(metrics(&out), metrics(&again));
     // 50 days in 41 blocks: the first training part has 1-2 days, too few
     // for 3 inner time folds.
     let (code, _, err) = run(&args("time(col=day, folds=40)"));
     assert_ne!(code, 0);
     assert!(
-        err.contains("inner folds") && err.contains("needs at least 4") && !err.contains("panicked"),
+        err.contains("inner folds")
+            && err.contains("needs at least 4")
+            && !err.contains("panicked"),
         "{err}"
     );
     let (code, _, err) = run(&args("group(col=card, folds=3)"));

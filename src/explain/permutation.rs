@@ -124,15 +124,21 @@ fn permuted(data: &Dataset, cols: &[usize], perm: &[usize]) -> Result<Dataset> {
 fn mean_std(v: &[f64]) -> (f64, f64) {
     let n = v.len() as f64;
     let m = v.iter().sum::<f64>() / n;
-    (m, (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / n).sqrt())
+    (
+        m,
+        (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / n).sqrt(),
+    )
 }
 
 /// The split-gain importances of `model`'s fitted members, if they have
 /// any: the one model's, or the mean and spread over a calibration
 /// ensemble's fold models.
 fn split_gain(model: &FittedStrategy) -> Option<SplitGain> {
-    let each: Option<Vec<Importances>> =
-        model.members.iter().map(|m| m.model.importances()).collect();
+    let each: Option<Vec<Importances>> = model
+        .members
+        .iter()
+        .map(|m| m.model.importances())
+        .collect();
     let each = each?;
     let imp = match each.as_slice() {
         [one] => one.clone(),
@@ -287,7 +293,10 @@ mod tests {
             assert_eq!((f.importance, f.std), (0.0, 0.0), "{}", f.feature);
         }
         let (mean, std) = mean_std(&e.permutation[0].drops);
-        assert_eq!((mean, std), (e.permutation[0].importance, e.permutation[0].std));
+        assert_eq!(
+            (mean, std),
+            (e.permutation[0].importance, e.permutation[0].std)
+        );
         let gain = e.split_gain.as_ref().unwrap();
         assert_eq!(gain.features[0], ("signal".to_string(), 1.0, 0.0));
         // Same seed, same importances; lower-is-better metrics keep the sign.
@@ -300,7 +309,10 @@ mod tests {
     #[test]
     fn bad_requests_are_clear_errors() {
         let ds = data();
-        let model = crate::spec::build_strategy("gnb").unwrap().fit(&ds, 1).unwrap();
+        let model = crate::spec::build_strategy("gnb")
+            .unwrap()
+            .fit(&ds, 1)
+            .unwrap();
         let ap = catalogue::metric("average_precision").unwrap();
         let e = permutation_importance(&model, &ds, ap, 0, 1).unwrap_err();
         assert!(e.to_string().contains("--repeats"), "{e}");

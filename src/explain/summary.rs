@@ -209,7 +209,10 @@ impl ModelSummary {
             }
             line(&format!("member {}", i + 1), v);
         }
-        line("training rows", opt(self.training_rows.map(|r| r.to_string())));
+        line(
+            "training rows",
+            opt(self.training_rows.map(|r| r.to_string())),
+        );
         line(
             "fit time",
             opt(self.fit_seconds.map(|s| format!("{s:.3} s"))),

@@ -27,9 +27,15 @@ fn table(n: usize) -> Vec<u8> {
 fn fitted(dir: &std::path::Path, spec: &str) -> (String, String) {
     let data = file(dir, "d.csv", &table(300));
     let model = dir.join("m.rarity").to_string_lossy().to_string();
-    let (code, _, err) = run(&[
+    fit(&data, spec, &model, &[]);
+    (model, data)
+}
+
+/// `rarity fit DATA -m SPEC -o MODEL EXTRA...` on the table, which succeeds.
+fn fit(data: &str, spec: &str, model: &str, extra: &[&str]) {
+    let mut args = vec![
         "fit",
-        &data,
+        data,
         "--target",
         "y",
         "--categorical",
@@ -37,11 +43,12 @@ fn fitted(dir: &std::path::Path, spec: &str) -> (String, String) {
         "-m",
         spec,
         "-o",
-        &model,
+        model,
         "--quiet",
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    let (code, _, err) = run(&args);
     assert_eq!(code, 0, "{err}");
-    (model, data)
 }
 
 fn json(args: &[&str]) -> Value {
@@ -171,21 +178,7 @@ fn model_files_without_the_fit_record_still_load() {
     // The JSON encoding of the same model, its `fit` key removed: what a
     // rarity of this format version wrote before recording the fit.
     let json_model = d.join("m.json").to_string_lossy().to_string();
-    let (code, _, err) = run(&[
-        "fit",
-        &data,
-        "--target",
-        "y",
-        "--categorical",
-        "one-hot",
-        "-m",
-        "tree(max_depth=3)",
-        "-o",
-        &json_model,
-        "--json-model",
-        "--quiet",
-    ]);
-    assert_eq!(code, 0, "{err}");
+    fit(&data, "tree(max_depth=3)", &json_model, &["--json-model"]);
     let mut v: Value =
         serde_json::from_str(&std::fs::read_to_string(&json_model).unwrap()).unwrap();
     assert!(v["model"].as_object_mut().unwrap().remove("fit").is_some());

@@ -276,13 +276,17 @@ mod tests {
         Dataset::new(x, y, Schema::numeric(names, vec!["0".into(), "1".into()])).unwrap()
     }
 
+    fn fitted(spec: &str, ds: &Dataset) -> FittedStrategy {
+        crate::spec::build_strategy(spec)
+            .unwrap()
+            .fit(ds, 1)
+            .unwrap()
+    }
+
     #[test]
     fn the_signal_matters_an_unused_column_not_at_all() {
         let ds = data();
-        let model = crate::spec::build_strategy("tree(max_depth=1)")
-            .unwrap()
-            .fit(&ds, 1)
-            .unwrap();
+        let model = fitted("tree(max_depth=1)", &ds);
         let m = catalogue::metric("roc_auc").unwrap();
         let e = permutation_importance(&model, &ds, m, 4, 9).unwrap();
         assert_eq!(e.permutation[0].feature, "signal");
@@ -309,10 +313,7 @@ mod tests {
     #[test]
     fn bad_requests_are_clear_errors() {
         let ds = data();
-        let model = crate::spec::build_strategy("gnb")
-            .unwrap()
-            .fit(&ds, 1)
-            .unwrap();
+        let model = fitted("gnb", &ds);
         let ap = catalogue::metric("average_precision").unwrap();
         let e = permutation_importance(&model, &ds, ap, 0, 1).unwrap_err();
         assert!(e.to_string().contains("--repeats"), "{e}");

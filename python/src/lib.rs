@@ -59,6 +59,7 @@ fn _rarity(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(spark::for_partitions, m)?,
         wrap_pyfunction!(spark::predict_batch, m)?,
         wrap_pyfunction!(spark::save_model, m)?,
+        wrap_pyfunction!(functions::column_folds, m)?,
     ] {
         m.add_function(f)?;
     }

@@ -28,7 +28,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::calibration::uniform_bin_of;
-use super::catalogue::{Definition, ECE_BINS, METRICS};
+use super::catalogue::{reported, Definition, Tunable, ECE_BINS};
 use super::probability::MURPHY_BINS;
 use super::ranking::{ranking_of, ScoreGroups};
 use super::sort::{key, unkey};
@@ -47,7 +47,7 @@ use crate::{Error, Result};
 /// a.add(&t[..3], &p[..3]).unwrap();
 /// b.add(&t[3..], &p[3..]).unwrap();
 /// a.merge(&b).unwrap();
-/// let whole = score_report(&t, &Proba::from_positive(&p), 0.5).unwrap();
+/// let whole = score_report(&t, &Proba::from_positive(&p), 0.5, &[]).unwrap();
 /// let merged = a.report().unwrap();
 /// assert_eq!(merged[0], whole[0]); // ROC AUC, from the same counts
 /// for ((k, x), (_, y)) in merged.iter().zip(&whole) {
@@ -205,7 +205,7 @@ impl BinarySummary {
         let brier = brier_neg + brier_pos;
         let [reliability, resolution, uncertainty] = self.murphy(n)?;
         let mut out = Vec::new();
-        for m in METRICS {
+        for m in reported() {
             let v = match (m.key, m.definition) {
                 ("roc_auc", _) => ranking.roc_auc,
                 ("average_precision", _) => ranking.average_precision,
@@ -220,9 +220,10 @@ impl BinarySummary {
                 ("brier_uncertainty", _) => uncertainty,
                 (_, Definition::Rate(f)) => f(&counts),
                 (_, Definition::Confusion(f)) => f(&confusion),
+                (_, Definition::Count(f)) => f(&counts) as f64,
                 (_, Definition::Split { .. }) => match m.tunable {
-                    Some(t) => (t.binary)(&counts),
-                    None => continue,
+                    Some(Tunable::Counts { binary, .. }) => binary(&counts),
+                    _ => continue,
                 },
                 _ => continue,
             };
@@ -290,7 +291,7 @@ mod tests {
     fn merged_parts_give_the_one_table_report() {
         for (seed, t) in [(1, 0.5), (2, 0.3), (3, 0.0), (4, 1.0)] {
             let (truth, p) = rows(5000, seed);
-            let want = score_report(&truth, &Proba::from_positive(&p), t).unwrap();
+            let want = score_report(&truth, &Proba::from_positive(&p), t, &[]).unwrap();
             for parts in [1, 3, 16] {
                 let got = report_of_parts(&truth, &p, parts, t);
                 let keys: Vec<&String> = got.iter().map(|(k, _)| k).collect();

@@ -218,6 +218,10 @@ impl BinarySummary {
                 ("brier_reliability", _) => reliability,
                 ("brier_resolution", _) => resolution,
                 ("brier_uncertainty", _) => uncertainty,
+                ("tp", _) => counts.tp as f64,
+                ("fp", _) => counts.fp as f64,
+                ("tn", _) => counts.tn as f64,
+                ("fn", _) => counts.fn_ as f64,
                 (_, Definition::Rate(f)) => f(&counts),
                 (_, Definition::Confusion(f)) => f(&confusion),
                 (_, Definition::Count(f)) => f(&counts) as f64,
@@ -304,6 +308,10 @@ mod tests {
                         || matches!(
                             k.as_str(),
                             "accuracy"
+                                | "tp"
+                                | "fp"
+                                | "tn"
+                                | "fn"
                                 | "tpr"
                                 | "tnr"
                                 | "ppv"

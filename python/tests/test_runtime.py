@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import multiprocessing as mp
 import pickle
+import signal
 import sys
 import threading
 import time
@@ -109,12 +110,19 @@ def test_joblib_workers():
 
 def test_keyboard_interrupt_stops_long_work():
     X, y = imbalanced(n=20000, d=10, seed=2)
+    # Python's own SIGINT handler, whatever an earlier test or library
+    # installed: interrupt_main does nothing under SIG_IGN or SIG_DFL.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.5, _thread.interrupt_main)
-    timer.start()
     t0 = time.perf_counter()
-    with pytest.raises(KeyboardInterrupt):
-        # Thousands of unpruned trees: minutes of work if not stopped.
-        rarity.Classifier("pt-bagging(n=20000)", n_jobs=2).fit(X, y)
+    try:
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            # Thousands of unpruned trees: minutes of work if not stopped.
+            rarity.Classifier("pt-bagging(n=20000)", n_jobs=2).fit(X, y)
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, previous)
     stopped = time.perf_counter() - t0
     assert stopped < 5.0, stopped
     # The library is free again and the flag is down.

@@ -24,12 +24,13 @@ sets where the corrected model's Brier score (mean over folds) is lower than Lig
 mean Brier, ROC AUC and AP over the sets; whether the weighted and corrected models' AUC
 are identical to the last digit on every fold of every set (the correction is monotone).
 """
-import argparse, glob, json, os, subprocess, sys, time
+import argparse, json, os, subprocess, sys, time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gbdt_vs_lightgbm import WORK, bench_binary  # noqa: E402
+from trees_vs_sklearn import csv_files  # noqa: E402
 
 
 def scores(y, p):
@@ -51,10 +52,7 @@ def main():
     a = ap.parse_args()
     import lightgbm as lgb
     from sklearn.model_selection import StratifiedKFold
-    files = sorted(glob.glob(os.path.join(a.data_dir, "*.csv")))
-    if a.only:
-        keep = set(a.only.split(","))
-        files = [f for f in files if os.path.basename(f)[:-4] in keep]
+    files = csv_files(a.data_dir, a.only)
     os.makedirs(WORK, exist_ok=True)
     common = (f"rounds={a.rounds},learning_rate={a.lr},max_leaves={a.leaves},bins={a.bins},"
               f"min_samples_leaf={a.min_leaf}")

@@ -20,11 +20,13 @@ Friedman / Nemenyi comparison takes every model and the datasets on which every 
 (with a defined METRIC); on a ranking metric a model and its `+correct` copy, identical by
 construction, count once. Ranks: 1 is best; ties share the mean rank.
 """
-import argparse, glob, json, os, re, subprocess, sys, tempfile, time
+import argparse, json, os, re, subprocess, sys, tempfile, time
 
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "benches"))
+from trees_vs_sklearn import csv_files  # noqa: E402
 HIGHER_IS_BETTER = {"average_precision": True, "roc_auc": True, "brier": False, "log_loss": False}
 
 
@@ -91,10 +93,7 @@ def main():
     from scipy.stats import f as f_dist, friedmanchisquare, rankdata, studentized_range
     cache = a.cache or os.path.join(tempfile.gettempdir(), "rarity-bench", f"ranking-{a.cv}-{a.metric}")
     os.makedirs(cache, exist_ok=True)
-    files = sorted(glob.glob(os.path.join(a.data_dir, "*.csv")))
-    if a.only:
-        keep = set(a.only.split(","))
-        files = [f for f in files if os.path.basename(f)[:-4] in keep]
+    files = csv_files(a.data_dir, a.only)
     results, seconds = {}, 0.0
     for i, f in enumerate(files):
         v = run_one(a.rarity, f, a, cache)

@@ -81,7 +81,12 @@ fn threads(t: &str) -> Res<()> {
 /// The whole numbers of a JSON list.
 fn indices(v: &Value) -> Vec<usize> {
     v.as_array()
-        .map(|a| a.iter().filter_map(Value::as_u64).map(|i| i as usize).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_u64)
+                .map(|i| i as usize)
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -95,7 +100,9 @@ fn sets(plan: &str, out: &str, t: &str) -> Res<()> {
     };
     let mut results = Vec::new();
     for ds in plan.as_array().ok_or("PLAN: expected a list")? {
-        let path = ds["path"].as_str().ok_or("PLAN: a dataset without a path")?;
+        let path = ds["path"]
+            .as_str()
+            .ok_or("PLAN: a dataset without a path")?;
         let (data, _) = read_path(Path::new(path), &opts)?;
         let positive = data
             .class_names()
@@ -103,11 +110,19 @@ fn sets(plan: &str, out: &str, t: &str) -> Res<()> {
             .position(|c| c == "1")
             .ok_or_else(|| format!("{path}: no class 1"))?;
         let (mut probs, mut secs) = (Vec::new(), Vec::new());
-        for (f, fold) in ds["folds"].as_array().ok_or("PLAN: no folds")?.iter().enumerate() {
+        for (f, fold) in ds["folds"]
+            .as_array()
+            .ok_or("PLAN: no folds")?
+            .iter()
+            .enumerate()
+        {
             let train = data.take(&indices(&fold["train"]));
             let test = data.take(&indices(&fold["test"]));
             let (mut p_fold, mut s_fold) = (Vec::new(), Vec::new());
-            for spec in fold["specs"].as_array().ok_or("PLAN: a fold without specs")? {
+            for spec in fold["specs"]
+                .as_array()
+                .ok_or("PLAN: a fold without specs")?
+            {
                 let strategy = rarity::spec::build_strategy(spec.as_str().ok_or("a spec")?)?;
                 let start = Instant::now();
                 let p = strategy.fit(&train, f as u64)?.predict_proba(&test)?;

@@ -122,15 +122,18 @@ def main():
           f"({len(results)} run; {seconds / 60:.0f} min of `rarity run`).\n")
     print(f"Friedman chi2 = {chi2:.2f} (p = {p:.2g}); Iman-Davenport F = {ff:.2f} (p = {p_ff:.2g}); "
           f"Nemenyi critical difference at 0.05: {cd:.3f} ranks (q = {q:.3f}).\n")
-    print(f"| rank | model | mean rank | mean {a.metric} | mean roc_auc | mean brier | within CD of the best |")
-    print("|---|---|---|---|---|---|---|")
+    shown = [a.metric] + [k for k in ("average_precision", "roc_auc", "brier") if k != a.metric]
+    print(f"| rank | model | mean rank | {' | '.join('mean ' + k for k in shown)} | within CD of the best |")
+    print("|---|---|---|" + "---|" * len(shown) + "---|")
     for r, j in enumerate(order):
         m = models[j]
-        col = lambda key: np.mean([results[s][m][key] for s in sets])
-        briers = np.mean([results[s][m]["briers"] for s in sets], axis=0)
+
+        def col(key):
+            if key == "brier":
+                return " / ".join(f"{b:.4f}" for b in np.mean([results[s][m]["briers"] for s in sets], axis=0))
+            return f"{np.mean([results[s][m][key] for s in sets]):.4f}"
         tied = "yes" if mean_ranks[j] - best <= cd else "no"
-        print(f"| {r + 1} | `{m}` | {mean_ranks[j]:.2f} | {col(a.metric):.4f} | {col('roc_auc'):.4f} | "
-              f"{' / '.join(f'{b:.4f}' for b in briers)} | {tied} |")
+        print(f"| {r + 1} | `{m}` | {mean_ranks[j]:.2f} | {' | '.join(col(k) for k in shown)} | {tied} |")
     print("\nA model `X[+correct]` is `X` and `X+correct`: one fitted model, the same ranking of rows "
           "(identical values on every dataset); its Brier scores are given as X / X+correct.")
     skipped = sorted(set(results) - set(sets))

@@ -18,6 +18,10 @@ use rarity::data::Dataset;
 fn old_write(ds: &Dataset, path: &std::path::Path) -> std::io::Result<()> {
     let mut f = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?);
     let mut buf = String::with_capacity(1 << 17);
+    buf.push_str(&ds.feature_names().join(","));
+    buf.push(',');
+    buf.push_str(&ds.schema().target_name);
+    buf.push('\n');
     for i in 0..ds.n_rows() {
         for v in ds.row(i) {
             buf.push_str(&format!("{v}"));

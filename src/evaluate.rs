@@ -11,20 +11,22 @@
 //! folds' probabilities and labels of the first repeat (for ROC, PR and
 //! reliability plots of out-of-fold predictions).
 
+use std::path::Path;
 use std::time::Instant;
 
 use rand::RngExt;
 use serde::Serialize;
 
+use crate::data::write::{Block, Column, ColumnSpec, TableFormat, TableWriter};
 use crate::data::{Dataset, Proba};
 use crate::decide::tune::{full_potential, Objective};
 use crate::error::{Error, Result};
-use crate::metrics::catalogue::METRICS;
+use crate::metrics::catalogue::{reported, Metric, Tunable};
 use crate::metrics::cost::{Benefit, LossMatrix};
 use crate::metrics::report_with_labels;
 use crate::progress::Progress;
 use crate::rng;
-use crate::split::{Fold, Splitter};
+use crate::split::{Fold, Prepared, Splitter};
 use crate::stats::{mean, std_dev};
 use crate::strategy::{batch_rule, decide, model_groups, CoreFits, Strategy};
 
@@ -81,6 +83,13 @@ pub struct Extras {
     /// Keep the test predictions of the first repeat's folds
     /// ([`FoldResult::predictions`], pooled by [`Evaluation::pooled_predictions`]).
     pub keep_predictions: bool,
+    /// Metrics computed besides every report's: parameterised ones such as
+    /// `precision_at_k(k=100)` ([`crate::metrics::catalogue::metric`]).
+    pub metrics: Vec<&'static Metric>,
+    /// Keep the test predictions of every fold of every repeat, for
+    /// [`write_oof`] (with [`cross_validate_pooled`], in
+    /// [`Evaluation::pooled_folds`]).
+    pub oof: bool,
 }
 
 impl Extras {
@@ -129,6 +138,10 @@ pub struct Evaluation {
     /// Whether each entry of `folds` holds the metrics of a whole repeat's
     /// pooled out-of-fold predictions ([`cross_validate_pooled`]).
     pub pooled: bool,
+    /// With `pooled` and [`Extras::oof`]: the per-fold results (with their
+    /// test predictions) behind the pooled ones.
+    #[serde(skip)]
+    pub pooled_folds: Vec<FoldResult>,
 }
 
 /// Mean and standard deviation of one metric over folds.
@@ -204,12 +217,13 @@ impl Evaluation {
             .collect()
     }
 
-    /// The kept predictions of all folds that have them (the first repeat:
-    /// every row once), concatenated in fold order; `None` if none were kept.
+    /// The kept predictions of the first repeat's folds (every row once),
+    /// concatenated in fold order; `None` if none were kept.
     pub fn pooled_predictions(&self) -> Option<Predictions> {
         let kept: Vec<&Predictions> = self
             .folds
             .iter()
+            .filter(|f| f.repeat == 0)
             .filter_map(|f| f.predictions.as_ref())
             .collect();
         let first = kept.first()?;
@@ -229,6 +243,20 @@ impl Evaluation {
         }
         all.proba = Proba::new(values, k);
         Some(all)
+    }
+
+    /// The kept test predictions of every fold, as `(repeat, fold,
+    /// predictions)` in evaluation order ([`Extras::oof`]).
+    pub fn fold_predictions(&self) -> Vec<(usize, usize, &Predictions)> {
+        let folds = if self.pooled {
+            &self.pooled_folds
+        } else {
+            &self.folds
+        };
+        folds
+            .iter()
+            .filter_map(|f| f.predictions.as_ref().map(|p| (f.repeat, f.fold, p)))
+            .collect()
     }
 
     /// Total fit and predict seconds over folds.
@@ -256,32 +284,35 @@ pub fn fold_seed(seed: u64, fold: &Fold) -> u64 {
 /// ([`crate::strategy::model_groups`]) once on it and predicts the test rows
 /// once, and each strategy's decision is applied to those probabilities.
 /// `on_model(spec)` is called after each model. Results are in the order of
-/// `group`; an error names the strategy.
+/// `group`; an error names the strategy. The fold is one of `prepared`'s,
+/// whose inner scheme cuts the folds of calibration and tuned thresholds on
+/// the training part.
 pub fn evaluate_fold_group(
     group: &[&Strategy],
-    data: &Dataset,
+    prepared: &Prepared<'_>,
     fold: &Fold,
     seed: u64,
     extras: &Extras,
     on_model: &dyn Fn(&str),
 ) -> Result<Vec<FoldResult>> {
-    let keep = extras.keep_predictions && fold.repeat == 0;
-    evaluate_group(group, data, fold, seed, extras, keep, on_model)
+    let keep = extras.oof || (extras.keep_predictions && fold.repeat == 0);
+    evaluate_group(group, prepared, fold, seed, extras, keep, on_model)
 }
 
 /// [`evaluate_fold_group`], keeping the test predictions when `keep`.
 fn evaluate_group(
     group: &[&Strategy],
-    data: &Dataset,
+    prepared: &Prepared<'_>,
     fold: &Fold,
     seed: u64,
     extras: &Extras,
     keep: bool,
     on_model: &dyn Fn(&str),
 ) -> Result<Vec<FoldResult>> {
-    let train = data.take(&fold.train);
-    let test = data.take(&fold.test);
-    let mut cores = CoreFits::new(&train, fold_seed(seed, fold));
+    let train = prepared.data.take(&fold.train);
+    let test = prepared.data.take(&fold.test);
+    let mut cores =
+        CoreFits::new(&train, fold_seed(seed, fold)).with_inner(prepared.inner.take(&fold.train));
     let mut out: Vec<Option<FoldResult>> = vec![None; group.len()];
     for model in model_groups(group) {
         crate::cancel::check()?;
@@ -339,7 +370,7 @@ fn named(s: &Strategy) -> impl Fn(Error) -> Error + '_ {
 /// metrics; the predictions are kept (rows numbered from 0), timings 0.
 fn scored(test: &Dataset, proba: Proba, labels: Vec<u32>, extras: &Extras) -> Result<FoldResult> {
     let truth = test.labels();
-    let mut metrics = report_with_labels(truth, &proba, &labels)?;
+    let mut metrics = report_with_labels(truth, &proba, &labels, &extras.metrics)?;
     if let Some(m) = &extras.cost {
         metrics.push(("cost".to_string(), m.mean_cost(truth, &labels)?));
     }
@@ -352,7 +383,7 @@ fn scored(test: &Dataset, proba: Proba, labels: Vec<u32>, extras: &Extras) -> Re
     if proba.n_classes() == 2 {
         let p = proba.column(1);
         // The binary thresholded metrics a threshold can be tuned for.
-        for m in METRICS.iter().filter(|m| m.tunable.is_some()) {
+        for m in reported().filter(|m| matches!(m.tunable, Some(Tunable::Counts { .. }))) {
             let achieved = metrics
                 .iter()
                 .find(|(n, _)| n == m.key)
@@ -377,14 +408,16 @@ fn scored(test: &Dataset, proba: Proba, labels: Vec<u32>, extras: &Extras) -> Re
     })
 }
 
-/// Cross-validates `strategy` on `data` with `splitter`, folds in order.
+/// Cross-validates `strategy` on `data` with `splitter`, folds in order,
+/// with the `extras`' metrics (the cost and benefit of [`Extras`] are
+/// computed by [`crate::experiment`]'s comparisons).
 ///
 /// ```
 /// use rarity::data::{bundled, read::ReadOptions};
 /// use rarity::split::Splitter;
 /// let (ds, _) = bundled::find("glass6").unwrap().load(&ReadOptions::default()).unwrap();
 /// let s = rarity::spec::build_strategy("forest(n=10)+threshold(priors)").unwrap();
-/// let e = rarity::evaluate::cross_validate(&s, &ds, &Splitter::k_fold(3), 7).unwrap();
+/// let e = rarity::evaluate::cross_validate(&s, &ds, &Splitter::k_fold(3), 7, &Default::default()).unwrap();
 /// assert_eq!(e.folds.len(), 3);
 /// assert!(e.summary().iter().any(|(m, s)| m == "roc_auc" && s.mean > 0.8));
 /// ```
@@ -393,11 +426,13 @@ pub fn cross_validate(
     data: &Dataset,
     splitter: &Splitter,
     seed: u64,
+    extras: &Extras,
 ) -> Result<Evaluation> {
     Ok(Evaluation {
         spec: strategy.spec.clone(),
-        folds: fold_results(strategy, data, splitter, seed, false)?,
+        folds: fold_results(strategy, data, splitter, seed, extras, extras.oof)?,
         pooled: false,
+        pooled_folds: Vec::new(),
     })
 }
 
@@ -407,24 +442,18 @@ fn fold_results(
     data: &Dataset,
     splitter: &Splitter,
     seed: u64,
+    extras: &Extras,
     keep: bool,
 ) -> Result<Vec<FoldResult>> {
     data.require_two_classes()?;
-    let folds = splitter.split_dataset(data, seed)?;
-    let progress = Progress::start("cross-validation folds", folds.len() as u64);
-    folds
+    let prepared = splitter.prepare(data, seed)?;
+    let progress = Progress::start("cross-validation folds", prepared.folds.len() as u64);
+    prepared
+        .folds
         .iter()
         .map(|f| {
-            let r = evaluate_group(
-                &[strategy],
-                data,
-                f,
-                seed,
-                &Extras::default(),
-                keep,
-                &|_| {},
-            )
-            .map(|mut r| r.remove(0));
+            let r = evaluate_group(&[strategy], &prepared, f, seed, extras, keep, &|_| {})
+                .map(|mut r| r.remove(0));
             progress.add(1);
             r
         })
@@ -445,7 +474,7 @@ fn fold_results(
 /// use rarity::split::Splitter;
 /// let (ds, _) = bundled::find("glass6").unwrap().load(&ReadOptions::default()).unwrap();
 /// let s = rarity::spec::build_strategy("logistic").unwrap();
-/// let e = rarity::evaluate::cross_validate_pooled(&s, &ds, &Splitter::k_fold(5), 7).unwrap();
+/// let e = rarity::evaluate::cross_validate_pooled(&s, &ds, &Splitter::k_fold(5), 7, &Default::default()).unwrap();
 /// assert!(e.pooled && e.folds.len() == 1 && e.folds[0].fold == 5);
 /// assert!(e.summary().iter().any(|(m, s)| m == "roc_auc" && s.mean > 0.8 && s.std == 0.0));
 /// ```
@@ -454,8 +483,9 @@ pub fn cross_validate_pooled(
     data: &Dataset,
     splitter: &Splitter,
     seed: u64,
+    extras: &Extras,
 ) -> Result<Evaluation> {
-    let folds = fold_results(strategy, data, splitter, seed, true)?;
+    let folds = fold_results(strategy, data, splitter, seed, extras, true)?;
     let repeats = folds.iter().map(|f| f.repeat + 1).max().unwrap_or(0);
     let mut results = Vec::with_capacity(repeats);
     for repeat in 0..repeats {
@@ -469,7 +499,11 @@ pub fn cross_validate_pooled(
         }
         let pooled = data.take(&rows);
         let proba = Proba::new(values, data.n_classes());
-        let mut r = scored(&pooled, proba, labels, &Extras::default())?;
+        let only_metrics = Extras {
+            metrics: extras.metrics.clone(),
+            ..Extras::default()
+        };
+        let mut r = scored(&pooled, proba, labels, &only_metrics)?;
         r.predictions = None;
         r.repeat = repeat;
         r.fold = mine.len();
@@ -481,5 +515,61 @@ pub fn cross_validate_pooled(
         spec: strategy.spec.clone(),
         folds: results,
         pooled: true,
+        pooled_folds: if extras.oof { folds } else { Vec::new() },
     })
+}
+
+/// Writes the out-of-fold predictions of `evaluations` on `data` as one
+/// table (CSV, or Parquet when `path` ends in `.parquet`), atomically: per
+/// test row of every fold of every repeat of every strategy, the columns
+/// `row` (the row's 0-based position among the rows evaluated, after rows
+/// dropped for missing values), `repeat`, `fold` (0-based), `strategy`, the
+/// true class `truth`, the probabilities `p_<class>` and the decided
+/// `label`. Each evaluation must have kept them ([`Extras::oof`]).
+pub fn write_oof(path: &Path, data: &Dataset, evaluations: &[&Evaluation]) -> Result<()> {
+    let names = data.class_names();
+    let mut specs = ["row", "repeat", "fold"].map(ColumnSpec::number).to_vec();
+    specs.push(ColumnSpec::text("strategy"));
+    specs.push(ColumnSpec::text("truth"));
+    specs.extend(names.iter().map(|c| ColumnSpec::number(format!("p_{c}"))));
+    specs.push(ColumnSpec::text("label"));
+    let mut w = TableWriter::create(path, TableFormat::from_path(path), specs)?;
+    for e in evaluations {
+        let parts = e.fold_predictions();
+        if parts.is_empty() {
+            return Err(Error::invalid(format!(
+                "{}: no out-of-fold predictions were kept (Extras::oof)",
+                e.spec
+            )));
+        }
+        let spec = [e.spec.clone()];
+        for (repeat, fold, p) in parts {
+            let ids: Vec<f64> = p
+                .rows
+                .iter()
+                .flat_map(|&r| [r as f64, repeat as f64, fold as f64])
+                .collect();
+            let mut columns = Column::matrix(&ids, 3);
+            // Width 0: the one text on every row.
+            columns.push(Column::Text {
+                values: &spec,
+                width: 0,
+                j: 0,
+            });
+            columns.push(Column::Names {
+                ids: &p.truth,
+                names,
+            });
+            columns.extend(Column::matrix(p.proba.values(), p.proba.n_classes()));
+            columns.push(Column::Names {
+                ids: &p.labels,
+                names,
+            });
+            w.write(&Block {
+                rows: p.rows.len(),
+                columns,
+            })?;
+        }
+    }
+    w.commit()
 }

@@ -27,6 +27,7 @@ pub mod ensemble;
 pub mod error;
 pub mod evaluate;
 pub mod experiment;
+pub mod explain;
 pub mod learn;
 pub(crate) mod mem;
 pub mod metrics;

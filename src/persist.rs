@@ -160,24 +160,53 @@ pub fn to_bytes<T: Persist>(model: &T, format: Format) -> Result<Vec<u8>> {
     }
 }
 
+/// What a model file says about itself besides the model.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileInfo {
+    /// The format version of the file ([`FORMAT_VERSION`] when it loads).
+    pub format_version: u16,
+    /// The version of rarity that wrote it.
+    pub rarity_version: String,
+    /// `binary` or `json`.
+    pub encoding: &'static str,
+    /// The file's size in bytes.
+    pub bytes: usize,
+}
+
 /// Reads a model from the bytes of a model file; `path` is only used in
 /// error messages.
 pub fn from_bytes<T: Persist>(bytes: &[u8], path: &Path) -> Result<T> {
+    described(bytes, path).map(|(m, _)| m)
+}
+
+/// [`from_bytes`] with what the file says about itself.
+fn described<T: Persist>(bytes: &[u8], path: &Path) -> Result<(T, FileInfo)> {
     let magic_prefix = !bytes.is_empty() && MAGIC.starts_with(&bytes[..bytes.len().min(7)]);
-    let model: T = if magic_prefix {
-        from_binary(bytes, path)?
-    } else if bytes.first() == Some(&b'{') {
-        from_json(bytes, path)?
-    } else {
-        return Err(model_err(
+    let (model, format_version, rarity_version, encoding): (T, u16, String, &'static str) =
+        if magic_prefix {
+            let (m, v, by) = from_binary(bytes, path)?;
+            (m, v, by, "binary")
+        } else if bytes.first() == Some(&b'{') {
+            let (m, v, by) = from_json(bytes, path)?;
+            (m, v, by, "json")
+        } else {
+            return Err(model_err(
             path,
             "not a rarity model file (it starts with neither the rarity magic bytes nor a JSON object)",
         ));
-    };
+        };
     model
         .validate()
         .map_err(|m| model_err(path, format!("inconsistent model: {m}")))?;
-    Ok(model)
+    Ok((
+        model,
+        FileInfo {
+            format_version,
+            rarity_version,
+            encoding,
+            bytes: bytes.len(),
+        },
+    ))
 }
 
 fn check_version(path: &Path, found: u16, written_by: &str) -> Result<()> {
@@ -193,7 +222,8 @@ fn check_version(path: &Path, found: u16, written_by: &str) -> Result<()> {
     Ok(())
 }
 
-fn from_binary<T: Persist>(bytes: &[u8], path: &Path) -> Result<T> {
+/// The model, format version and writing rarity version of a binary file.
+fn from_binary<T: Persist>(bytes: &[u8], path: &Path) -> Result<(T, u16, String)> {
     let truncated = || model_err(path, "truncated: the file ends inside its header");
     if bytes.len() < 11 || bytes[..8] != MAGIC[..] {
         return Err(if bytes.len() >= 8 {
@@ -229,11 +259,13 @@ fn from_binary<T: Persist>(bytes: &[u8], path: &Path) -> Result<T> {
             ),
         ));
     }
-    rmp_serde::from_slice(body)
-        .map_err(|e| model_err(path, format!("cannot decode the model: {e}")))
+    let model = rmp_serde::from_slice(body)
+        .map_err(|e| model_err(path, format!("cannot decode the model: {e}")))?;
+    Ok((model, version, written_by))
 }
 
-fn from_json<T: Persist>(bytes: &[u8], path: &Path) -> Result<T> {
+/// The model, format version and writing rarity version of a JSON file.
+fn from_json<T: Persist>(bytes: &[u8], path: &Path) -> Result<(T, u16, String)> {
     let env: JsonIn = serde_json::from_slice(bytes).map_err(|e| {
         if e.is_eof() {
             model_err(path, "truncated: the JSON ends early")
@@ -248,8 +280,9 @@ fn from_json<T: Persist>(bytes: &[u8], path: &Path) -> Result<T> {
         ));
     }
     check_version(path, env.format_version, &env.rarity_version)?;
-    serde_json::from_value(env.model)
-        .map_err(|e| model_err(path, format!("cannot decode the model: {e}")))
+    let model = serde_json::from_value(env.model)
+        .map_err(|e| model_err(path, format!("cannot decode the model: {e}")))?;
+    Ok((model, env.format_version, env.rarity_version))
 }
 
 /// Saves `model` to `path` (via a temporary file renamed into place).
@@ -276,8 +309,14 @@ pub fn save<T: Persist>(model: &T, path: &Path, format: Format) -> Result<()> {
 
 /// Loads a model saved by [`save`] (either format).
 pub fn load<T: Persist>(path: &Path) -> Result<T> {
+    load_described(path).map(|(m, _)| m)
+}
+
+/// [`load`] with what the file says about itself (format and rarity
+/// versions, encoding, size): what `rarity show` prints.
+pub fn load_described<T: Persist>(path: &Path) -> Result<(T, FileInfo)> {
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    from_bytes(&bytes, path)
+    described(&bytes, path)
 }
 
 #[cfg(test)]

@@ -11,8 +11,35 @@
 //! (some test fold would lack it); classes with no rows at all are ignored.
 //! Repeat `r` shuffles with the random stream `(seed, r)`, so the folds
 //! depend only on the seed. Indices within a fold are sorted ascending.
+//!
+//! Validation in time and by group, for data that drift or come in groups
+//! (`--cv time(col=Time, folds=5)`, `--cv group(col=Card, folds=5)`):
+//!
+//! - **time**: the rows, ordered by the time column, are cut into
+//!   `folds + 1` blocks of about equal size, never between rows of the same
+//!   time (each row of time-sorted position `s` of `n` goes to block
+//!   `floor(s (folds + 1) / n)` of the first row of its time); fold `i`
+//!   tests block `i + 1` and trains on blocks `0..=i`, everything before it
+//!   and nothing after (an expanding window, scikit-learn's
+//!   `TimeSeriesSplit`; Tashman 2000). One repeat; the seed plays no part.
+//! - **group**: no group has rows on both sides. Groups are dealt, largest
+//!   first (ties in a seeded random order), to the fold with the fewest rows
+//!   so far (the lowest on ties), which balances fold sizes
+//!   (scikit-learn's `GroupKFold`, with seeded ties).
+//!
+//! The column is a numeric feature of the data; the models do not see it
+//! unless `keep=true` ([`Splitter::prepare`] drops it). Rows with a missing
+//! time or group follow the reading rules (dropped, or an error with
+//! `--missing error`). Under either scheme the inner folds of a strategy's
+//! calibration and tuned thresholds (`tune(...)`, `roc-closest`, `platt`,
+//! `isotonic`) follow it too on each training part ([`InnerFolds`]): a
+//! threshold is tuned on later times than its inner models were trained
+//! on, or on groups they never saw.
+
+use std::borrow::Cow;
 
 use crate::data::{rows_by_class, Dataset};
+use crate::params::{from_call, params, syntax, Bounds, Params};
 use crate::rng;
 use crate::{Error, Result};
 use std::str::FromStr;
@@ -41,7 +68,7 @@ pub struct Fold {
 /// assert!(folds.iter().all(|f| f.test.iter().any(|&i| labels[i] == 1)));
 /// assert_eq!(folds[0].test.len() + folds[1].test.len(), 10);
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Splitter {
     /// `repeats` runs of stratified, shuffled `folds`-fold cross-validation.
     Stratified {
@@ -58,6 +85,36 @@ pub enum Splitter {
         /// Share of each class held out for testing, in (0, 1).
         test_fraction: f64,
     },
+    /// Expanding-window folds in the order of a time column (module doc).
+    Time(ColumnSplit),
+    /// Folds that keep each group of a column on one side (module doc).
+    Group(ColumnSplit),
+}
+
+params! {
+    /// The column and folds of `time(...)` and `group(...)`.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct ColumnSplit {
+        /// The time or group column (a numeric feature; required).
+        pub col: Option<String> = None,
+        /// Number of test blocks (time) or folds (group).
+        pub folds: usize = 5 => Bounds::at_least(2.0),
+        /// Keep the column as a feature of the models.
+        pub keep: bool = false,
+    }
+}
+
+impl ColumnSplit {
+    /// The column's name.
+    fn column(&self) -> &str {
+        self.col.as_deref().unwrap_or_default()
+    }
+
+    /// The column's values, one per row of `data`.
+    fn values(&self, data: &Dataset, what: &str) -> Result<Vec<f64>> {
+        let j = data.feature_index(self.column(), what)?;
+        Ok((0..data.n_rows()).map(|i| data.value(i, j)).collect())
+    }
 }
 
 impl Splitter {
@@ -82,6 +139,16 @@ impl Splitter {
 
     /// The splits of a dataset's rows; error messages name its classes.
     pub fn split_dataset(&self, data: &Dataset, seed: u64) -> Result<Vec<Fold>> {
+        match self {
+            Splitter::Time(c) => {
+                let time = c.values(data, "time column")?;
+                return time_folds(c, &time, data.labels(), data.class_names());
+            }
+            Splitter::Group(c) => {
+                return group_folds(c, &c.values(data, "group column")?, data.n_rows(), seed)
+            }
+            _ => {}
+        }
         let names = data.class_names();
         self.split_named(data.labels(), seed, &|c| match names.get(c as usize) {
             Some(n) => format!("class '{n}'"),
@@ -142,8 +209,312 @@ impl Splitter {
             Splitter::Holdout { test_fraction } => {
                 holdout(labels, test_fraction, seed, name).map(|f| vec![f])
             }
+            Splitter::Time(_) | Splitter::Group(_) => Err(Error::invalid(
+                "time(...) and group(...) split a dataset by one of its columns",
+            )),
         }
     }
+
+    /// The dataset the models see (without the time or group column unless
+    /// `keep=true`), the folds of its rows and the scheme of the inner folds
+    /// ([`Splitter::inner`]).
+    pub fn prepare<'a>(&self, data: &'a Dataset, seed: u64) -> Result<Prepared<'a>> {
+        let folds = self.split_dataset(data, seed)?;
+        Ok(Prepared {
+            data: self.features(data)?,
+            folds,
+            inner: self.inner(data)?,
+        })
+    }
+
+    /// How the inner folds of a strategy's calibration and tuned thresholds
+    /// are cut on a training part: by the same time or group column under
+    /// `time(...)` / `group(...)` (read from `data` before the column leaves
+    /// the features), stratified otherwise.
+    pub fn inner(&self, data: &Dataset) -> Result<InnerFolds> {
+        Ok(match self {
+            Splitter::Time(c) => InnerFolds::Time(c.clone(), c.values(data, "time column")?),
+            Splitter::Group(c) => InnerFolds::Group(c.clone(), c.values(data, "group column")?),
+            _ => InnerFolds::Stratified,
+        })
+    }
+
+    /// The dataset the models see: `data` without the time or group column
+    /// unless `keep=true`.
+    pub fn features<'a>(&self, data: &'a Dataset) -> Result<Cow<'a, Dataset>> {
+        match self {
+            Splitter::Time(c) | Splitter::Group(c) if !c.keep => {
+                let j = data.feature_index(c.column(), "split column")?;
+                if data.n_features() == 1 {
+                    return Err(Error::invalid(format!(
+                        "'{}' is the only feature; keep it as one with keep=true",
+                        c.column()
+                    )));
+                }
+                Ok(Cow::Owned(data.drop_columns(&[j])))
+            }
+            _ => Ok(Cow::Borrowed(data)),
+        }
+    }
+}
+
+/// A dataset as the models see it, the folds of its rows, and how the inner
+/// folds of each training part are cut ([`Splitter::prepare`]).
+#[derive(Debug, Clone)]
+pub struct Prepared<'a> {
+    /// The dataset without the time or group column (unless `keep=true`).
+    pub data: Cow<'a, Dataset>,
+    /// The folds of its rows.
+    pub folds: Vec<Fold>,
+    /// The scheme of the inner folds, over its rows.
+    pub inner: InnerFolds,
+}
+
+/// How the folds of cross-fitting (a strategy's calibration and tuned
+/// thresholds, [`crate::strategy::CoreFits`]) are cut on a training set:
+/// stratified ([`cross_fit_folds`]), or by the time or group column of the
+/// outer `time(...)` / `group(...)` scheme, so that a threshold tuned on a
+/// time-ordered validation is itself tuned on later rows than its models
+/// saw, and no group is on both sides of an inner fold either. The column
+/// holds one value per row of the dataset it was read from; [`InnerFolds::take`]
+/// restricts it to a training part's rows.
+///
+/// ```
+/// use rarity::split::{InnerFolds, Splitter};
+/// let (ds, _) = rarity::data::bundled::find("pima").unwrap()
+///     .load(&rarity::data::read::ReadOptions::default()).unwrap();
+/// let cv: Splitter = "time(col=x1, folds=3)".parse().unwrap();
+/// let inner = cv.inner(&ds).unwrap();
+/// // Inner folds of the first 500 rows, 3 of them, each testing later times than it trains on.
+/// let rows: Vec<usize> = (0..500).collect();
+/// let folds = inner.take(&rows).folds(&ds.take(&rows), 3, 1, "too few").unwrap();
+/// assert_eq!(folds.len(), 3);
+/// assert_eq!(InnerFolds::default(), InnerFolds::Stratified);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum InnerFolds {
+    /// Stratified folds ([`cross_fit_folds`]).
+    #[default]
+    Stratified,
+    /// Expanding-window folds in the order of the column's values.
+    Time(ColumnSplit, Vec<f64>),
+    /// Folds that keep each value of the column on one side.
+    Group(ColumnSplit, Vec<f64>),
+}
+
+impl InnerFolds {
+    /// The scheme over `rows` (indices into the rows it holds values of).
+    pub fn take(&self, rows: &[usize]) -> InnerFolds {
+        let pick = |v: &[f64]| rows.iter().map(|&i| v[i]).collect();
+        match self {
+            InnerFolds::Stratified => InnerFolds::Stratified,
+            InnerFolds::Time(c, v) => InnerFolds::Time(c.clone(), pick(v)),
+            InnerFolds::Group(c, v) => InnerFolds::Group(c.clone(), pick(v)),
+        }
+    }
+
+    /// `folds` inner folds of `data`'s rows (the rows the scheme holds
+    /// values of). Stratified: [`cross_fit_folds`] (`too_few` names what
+    /// needed them). Time: the expanding window, so the first block gets no
+    /// out-of-fold prediction; group: every row gets one. An error says
+    /// which inner folds could not be cut and why.
+    pub fn folds(
+        &self,
+        data: &Dataset,
+        folds: usize,
+        seed: u64,
+        too_few: &str,
+    ) -> Result<Vec<Fold>> {
+        let (c, values, scheme) = match self {
+            InnerFolds::Stratified => return cross_fit_folds(data, folds, seed, too_few),
+            InnerFolds::Time(c, v) => (c, v, "time"),
+            InnerFolds::Group(c, v) => (c, v, "group"),
+        };
+        if values.len() != data.n_rows() {
+            return Err(Error::invalid(format!(
+                "inner {scheme} folds: {} values of '{}' for {} rows",
+                values.len(),
+                c.column(),
+                data.n_rows()
+            )));
+        }
+        let inner = ColumnSplit { folds, ..c.clone() };
+        let cut = match self {
+            InnerFolds::Time(..) => time_folds(&inner, values, data.labels(), data.class_names()),
+            _ => group_folds(&inner, values, data.n_rows(), seed),
+        };
+        cut.map_err(|e| {
+            Error::data(format!(
+                "the inner folds of calibration and tuned thresholds follow --cv                  {scheme}(col={}) on each training part: {e}",
+                c.column()
+            ))
+        })
+    }
+}
+
+/// The folds of `time(...)` (`scheme` `"time"`) or `group(...)`
+/// (`"group"`) from the `values` alone of a column named `column` (in
+/// messages), one per row, with the rows'
+/// class ids `labels` (all 0 when there are none) named by `class_names`:
+/// the splitters of the Python package. Non-finite values are an error.
+///
+/// ```
+/// use rarity::split::column_folds;
+/// let times: Vec<f64> = (0..12).map(f64::from).collect();
+/// let all = ["all".to_string()];
+/// let folds = column_folds("time", "t", &times, &[0; 12], &all, 3, 42).unwrap();
+/// assert_eq!((folds[0].train.len(), &folds[0].test), (3, &vec![3, 4, 5]));
+/// let e = column_folds("group", "g", &[1.0; 12], &[0; 12], &all, 3, 42).unwrap_err();
+/// assert!(e.to_string().contains("group column 'g' has 1 group;"), "{e}");
+/// ```
+pub fn column_folds(
+    scheme: &str,
+    column: &str,
+    values: &[f64],
+    labels: &[u32],
+    class_names: &[String],
+    folds: usize,
+    seed: u64,
+) -> Result<Vec<Fold>> {
+    let c = ColumnSplit {
+        col: Some(column.to_string()),
+        folds,
+        keep: true,
+    };
+    c.check()
+        .map_err(|e| Error::invalid(format!("{scheme} folds: {e}")))?;
+    if values.len() != labels.len() {
+        return Err(Error::invalid(format!(
+            "{} values for {} labels",
+            values.len(),
+            labels.len()
+        )));
+    }
+    if let Some(i) = values.iter().position(|v| !v.is_finite()) {
+        return Err(Error::data(format!(
+            "{scheme} values must be finite numbers; row {i} holds {}",
+            values[i]
+        )));
+    }
+    if labels.iter().any(|&l| l as usize >= class_names.len()) {
+        return Err(Error::invalid("a label is not the id of a named class"));
+    }
+    match scheme {
+        "time" => time_folds(&c, values, labels, class_names),
+        "group" => group_folds(&c, values, values.len(), seed),
+        other => Err(Error::invalid(format!(
+            "unknown scheme '{other}'; accepted: time, group"
+        ))),
+    }
+}
+
+/// Expanding-window folds in the order of `time` (module doc); every
+/// training part must hold every class of `class_names`.
+fn time_folds(
+    c: &ColumnSplit,
+    time: &[f64],
+    labels: &[u32],
+    class_names: &[String],
+) -> Result<Vec<Fold>> {
+    let n = time.len();
+    let blocks = c.folds + 1;
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| time[a].total_cmp(&time[b]).then(a.cmp(&b)));
+    let mut distinct = 0;
+    let mut block_of = vec![0usize; n];
+    let mut block = 0;
+    for (s, &i) in order.iter().enumerate() {
+        if s == 0 || time[i] != time[order[s - 1]] {
+            distinct += 1;
+            block = (s * blocks / n).min(c.folds);
+        }
+        block_of[i] = block;
+    }
+    if distinct < blocks {
+        return Err(Error::data(format!(
+            "time column '{}' has {distinct} distinct value{}; time(folds={}) needs at least {blocks} \
+             (a first block to train on, then one per test fold)",
+            c.column(),
+            if distinct == 1 { "" } else { "s" },
+            c.folds
+        )));
+    }
+    let mut sizes = vec![0usize; blocks];
+    block_of.iter().for_each(|&b| sizes[b] += 1);
+    if let Some(b) = sizes.iter().position(|&s| s == 0) {
+        return Err(Error::data(format!(
+            "time column '{}': block {b} of {blocks} is empty: too many rows share one time \
+             to cut {blocks} blocks; use fewer folds",
+            c.column()
+        )));
+    }
+    (0..c.folds)
+        .map(|f| {
+            let train: Vec<usize> = (0..n).filter(|&i| block_of[i] <= f).collect();
+            let train_labels: Vec<u32> = train.iter().map(|&i| labels[i]).collect();
+            let classes = rows_by_class(&train_labels, class_names.len());
+            if let Some(k) = classes.iter().position(Vec::is_empty) {
+                return Err(Error::data(format!(
+                    "time fold {f}: the rows before '{}' = {} hold no row of class '{}'; \
+                     use fewer folds",
+                    c.column(),
+                    time[order[train.len()]],
+                    class_names[k]
+                )));
+            }
+            Ok(Fold {
+                repeat: 0,
+                index: f,
+                train,
+                test: (0..n).filter(|&i| block_of[i] == f + 1).collect(),
+            })
+        })
+        .collect()
+}
+
+/// Folds that keep each group on one side, balanced by size (module doc).
+fn group_folds(c: &ColumnSplit, group: &[f64], n: usize, seed: u64) -> Result<Vec<Fold>> {
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| group[a].total_cmp(&group[b]));
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (s, &i) in order.iter().enumerate() {
+        if s == 0 || group[i].total_cmp(&group[order[s - 1]]).is_ne() {
+            groups.push(Vec::new());
+        }
+        groups.last_mut().expect("pushed").push(i);
+    }
+    if groups.len() < c.folds {
+        return Err(Error::data(format!(
+            "group column '{}' has {} group{}; group(folds={}) needs at least as many groups \
+             as folds",
+            c.column(),
+            groups.len(),
+            if groups.len() == 1 { "" } else { "s" },
+            c.folds
+        )));
+    }
+    let mut rng = rng::stream(seed, 0);
+    rng::shuffle(&mut groups, &mut rng);
+    // Stable: equal sizes stay in the seeded order.
+    groups.sort_by_key(|g| std::cmp::Reverse(g.len()));
+    let mut sizes = vec![0usize; c.folds];
+    let mut fold_of = vec![0usize; n];
+    for g in &groups {
+        let f = (0..c.folds).min_by_key(|&f| sizes[f]).expect("folds >= 2");
+        sizes[f] += g.len();
+        g.iter().for_each(|&i| fold_of[i] = f);
+    }
+    Ok((0..c.folds)
+        .map(|f| {
+            let (test, train): (Vec<usize>, Vec<usize>) = (0..n).partition(|&i| fold_of[i] == f);
+            Fold {
+                repeat: 0,
+                index: f,
+                train,
+                test,
+            }
+        })
+        .collect())
 }
 
 fn stratified_repeat(
@@ -216,9 +587,15 @@ impl FromStr for Splitter {
 
     /// Parses the CLI's `--cv` values: `K` (stratified K-fold, e.g. `10`),
     /// `RxK` (R repeats of K folds, e.g. `10x10`, `5x2`), `loo`
-    /// (leave-one-out) and `holdout:F` (one split with test fraction F).
+    /// (leave-one-out), `holdout:F` (one split with test fraction F),
+    /// `time(col=COL, folds=5, keep=false)` and `group(col=COL, folds=5,
+    /// keep=false)`.
     fn from_str(s: &str) -> Result<Self> {
-        let s = s.trim().to_ascii_lowercase();
+        let t = s.trim();
+        if t.starts_with("time") || t.starts_with("group") {
+            return column_split(t);
+        }
+        let s = t.to_ascii_lowercase();
         let bad = || {
             Error::invalid(format!(
                 "'{s}' is not a cross-validation scheme; use K (e.g. 10), RxK (e.g. 10x10, 5x2), loo or holdout:F (e.g. holdout:0.3)"
@@ -254,6 +631,29 @@ impl FromStr for Splitter {
             }
             other => Ok(other),
         }
+    }
+}
+
+/// `time(...)` or `group(...)`, checked.
+fn column_split(s: &str) -> Result<Splitter> {
+    let bad = |e: Error| Error::invalid(format!("--cv '{s}': {e}"));
+    let calls = syntax::parse(s).map_err(bad)?;
+    let [call] = calls.as_slice() else {
+        return Err(bad(Error::invalid("give one scheme")));
+    };
+    let c: ColumnSplit = from_call(call).map_err(bad)?;
+    if c.col.as_deref().is_none_or(str::is_empty) {
+        return Err(bad(Error::invalid(format!(
+            "name the column, e.g. {}(col=Time, folds=5)",
+            call.name
+        ))));
+    }
+    match call.name.as_str() {
+        "time" => Ok(Splitter::Time(c)),
+        "group" => Ok(Splitter::Group(c)),
+        other => Err(bad(Error::invalid(format!(
+            "unknown scheme '{other}'; accepted: time, group"
+        )))),
     }
 }
 
@@ -362,6 +762,151 @@ mod tests {
         let loo = Splitter::LeaveOneOut.split(&[0, 1, 0], 0).unwrap();
         assert_eq!(loo[1].test, vec![1]);
         assert_eq!(loo[1].train, vec![0, 2]);
+    }
+
+    /// Rows with features (time, group, x) and a label.
+    fn table(rows: &[(f64, f64, u32)]) -> Dataset {
+        let x = rows.iter().flat_map(|&(t, g, _)| [t, g, t * 0.5]).collect();
+        let names = ["Time", "Card", "x"].map(String::from).to_vec();
+        let schema = crate::data::Schema::numeric(names, vec!["0".into(), "1".into()]);
+        Dataset::new(x, rows.iter().map(|r| r.2).collect(), schema).unwrap()
+    }
+
+    #[test]
+    fn time_folds_train_only_on_the_past_and_never_cut_a_time() {
+        // 40 rows, times 0..20 twice each, shuffled row order; every 4th positive.
+        let rows: Vec<(f64, f64, u32)> = (0..40)
+            .map(|i| (((i * 7) % 40 / 2) as f64, 0.0, u32::from(i % 4 == 0)))
+            .collect();
+        let data = table(&rows);
+        let s: Splitter = "time(col=Time, folds=3)".parse().unwrap();
+        let Prepared {
+            data: seen, folds, ..
+        } = s.prepare(&data, 1).unwrap();
+        assert_eq!(seen.feature_names(), ["Card", "x"]);
+        assert_eq!(folds.len(), 3);
+        let t = |i: usize| rows[i].0;
+        let mut tested = 0;
+        for (f, fold) in folds.iter().enumerate() {
+            let last_train = fold.train.iter().map(|&i| t(i)).fold(f64::MIN, f64::max);
+            let first_test = fold.test.iter().map(|&i| t(i)).fold(f64::MAX, f64::min);
+            assert!(last_train < first_test, "fold {f}");
+            assert_eq!(fold.train.len(), 10 * (f + 1));
+            assert_eq!(fold.test.len(), 10);
+            tested += fold.test.len();
+        }
+        assert_eq!(tested, 30);
+        // The seed plays no part; keep=true keeps the column.
+        assert_eq!(s.split_dataset(&data, 9).unwrap(), folds);
+        let kept: Splitter = "time(col=Time, folds=3, keep=true)".parse().unwrap();
+        assert_eq!(kept.features(&data).unwrap().n_features(), 3);
+    }
+
+    #[test]
+    fn group_folds_keep_groups_apart_balanced_and_seeded() {
+        let rows: Vec<(f64, f64, u32)> = (0..60)
+            .map(|i| (i as f64, (i % 12) as f64, u32::from(i % 5 == 0)))
+            .collect();
+        let data = table(&rows);
+        let s: Splitter = "group(col=Card, folds=4)".parse().unwrap();
+        let folds = s.split_dataset(&data, 3).unwrap();
+        for f in &folds {
+            assert_eq!(f.test.len(), 15);
+            for &i in &f.test {
+                assert!(f.train.iter().all(|&j| rows[j].1 != rows[i].1));
+            }
+        }
+        assert_eq!(s.split_dataset(&data, 3).unwrap(), folds);
+        assert_ne!(s.split_dataset(&data, 4).unwrap(), folds);
+    }
+
+    #[test]
+    fn inner_folds_follow_the_scheme_on_a_training_part() {
+        // 60 rows: times 0..30 twice each in a scrambled order, 12 cards.
+        let rows: Vec<(f64, f64, u32)> = (0..60)
+            .map(|i| {
+                (
+                    ((i * 7) % 60 / 2) as f64,
+                    (i % 12) as f64,
+                    u32::from(i % 3 == 0),
+                )
+            })
+            .collect();
+        let data = table(&rows);
+        let train: Vec<usize> = (0..60).filter(|i| i % 4 != 1).collect();
+        let part = data.take(&train);
+        let time = "time(col=Time, folds=5)".parse::<Splitter>().unwrap();
+        let inner = time.inner(&data).unwrap().take(&train);
+        let folds = inner.folds(&part, 3, 1, "too few").unwrap();
+        assert_eq!(folds.len(), 3);
+        let t = |i: usize| rows[train[i]].0;
+        for f in &folds {
+            let last = f.train.iter().map(|&i| t(i)).fold(f64::MIN, f64::max);
+            assert!(f.test.iter().all(|&i| t(i) > last));
+        }
+        // The first block is never tested.
+        let tested: usize = folds.iter().map(|f| f.test.len()).sum();
+        assert!(tested < train.len() && tested >= train.len() / 2);
+        let group = "group(col=Card, folds=4)".parse::<Splitter>().unwrap();
+        let inner = group.inner(&data).unwrap().take(&train);
+        let folds = inner.folds(&part, 3, 1, "too few").unwrap();
+        let card = |i: usize| rows[train[i]].1;
+        for f in &folds {
+            assert!(f
+                .test
+                .iter()
+                .all(|&i| f.train.iter().all(|&j| card(j) != card(i))));
+        }
+        assert_eq!(
+            folds.iter().map(|f| f.test.len()).sum::<usize>(),
+            train.len()
+        );
+        // Too few times on the training part: the message says which folds.
+        let early: Vec<usize> = (0..60).filter(|&i| rows[i].0 < 2.0).collect();
+        let e = time
+            .inner(&data)
+            .unwrap()
+            .take(&early)
+            .folds(&data.take(&early), 3, 1, "too few")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("inner folds") && e.contains("2 distinct values"),
+            "{e}"
+        );
+        assert_eq!(
+            Splitter::k_fold(5).inner(&data).unwrap(),
+            InnerFolds::Stratified
+        );
+    }
+
+    #[test]
+    fn column_splits_explain_bad_input() {
+        let rows: Vec<(f64, f64, u32)> = (0..12)
+            .map(|i| ((i / 4) as f64, 1.0, u32::from(i % 2 == 0)))
+            .collect();
+        let data = table(&rows);
+        let err = |cv: &str| {
+            let s: Splitter = cv.parse().unwrap();
+            s.split_dataset(&data, 0).unwrap_err().to_string()
+        };
+        let e = err("time(col=Time, folds=3)");
+        assert!(
+            e.contains("3 distinct values") && e.contains("at least 4"),
+            "{e}"
+        );
+        let e = err("group(col=Card, folds=2)");
+        assert!(e.contains("has 1 group;"), "{e}");
+        let e = err("time(col=Tme)");
+        assert!(e.contains("did you mean 'Time'"), "{e}");
+        for (cv, why) in [
+            ("time(folds=3)", "name the column"),
+            ("group(col=Card, folds=1)", "folds=1 is invalid"),
+            ("time(col=Time, fold=3)", "unknown argument 'fold'"),
+        ] {
+            let e = cv.parse::<Splitter>().unwrap_err().to_string();
+            assert!(e.contains(why), "{cv}: {e}");
+        }
     }
 
     #[test]

@@ -65,7 +65,7 @@ use crate::learn::Model;
 use crate::persist::Persist;
 use crate::rng;
 use crate::sample::Sampler;
-use crate::split::cross_fit_folds;
+use crate::split::InnerFolds;
 
 /// An unfitted strategy.
 #[derive(Debug, Clone)]
@@ -112,6 +112,29 @@ pub struct FittedStrategy {
     /// The move to other class priors, if any.
     #[serde(default)]
     pub shift: Option<FittedShift>,
+    /// How much data and time the fit took (absent in files written before
+    /// rarity recorded it; always the last field, so older files of the same
+    /// format version still load).
+    #[serde(default)]
+    pub fit: Option<FitRecord>,
+}
+
+/// The training rows and seconds of a fit, for `rarity show`. Two records
+/// are equal when their rows are: the same seed gives the same model,
+/// whatever time it took.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub struct FitRecord {
+    /// Rows of the training data (before any sampling).
+    pub rows: usize,
+    /// Seconds the fit took (sampler, learner, cross-fits, calibration,
+    /// decision).
+    pub seconds: f64,
+}
+
+impl PartialEq for FitRecord {
+    fn eq(&self, other: &Self) -> bool {
+        self.rows == other.rows
+    }
 }
 
 /// A fitted prior shift (`+priors(...)`, `+em`).
@@ -247,9 +270,9 @@ impl Core {
 /// The fits of one sampler + learner on one training set with one seed,
 /// made on first use and shared by every strategy with that sampler and
 /// learner (common random numbers): the model on all rows (random stream 0)
-/// and, per number of folds `K`, the models of the stratified `K`-fold
-/// cross-fit (stream `1 + f` for fold `f`) that calibration and tuned
-/// decisions need.
+/// and, per number of folds `K`, the models of the `K`-fold cross-fit
+/// (stream `1 + f` for fold `f`) that calibration and tuned decisions need,
+/// stratified unless [`CoreFits::with_inner`] says otherwise.
 ///
 /// ```
 /// use rarity::data::{bundled, read::ReadOptions};
@@ -269,6 +292,7 @@ pub struct CoreFits<'a> {
     key: Option<String>,
     main: Option<Core>,
     cross: Vec<(usize, Vec<HeldOut>)>,
+    inner: InnerFolds,
     seconds: f64,
 }
 
@@ -281,8 +305,16 @@ impl<'a> CoreFits<'a> {
             key: None,
             main: None,
             cross: Vec::new(),
+            inner: InnerFolds::Stratified,
             seconds: 0.0,
         }
+    }
+
+    /// Cuts the cross-fit's folds by `inner` (a time or group column over
+    /// the training set's rows) instead of stratified folds.
+    pub fn with_inner(mut self, inner: InnerFolds) -> Self {
+        self.inner = inner;
+        self
     }
 
     /// The training set.
@@ -340,14 +372,14 @@ impl<'a> CoreFits<'a> {
         Ok(self.main.as_ref().expect("just fitted"))
     }
 
-    /// The fits of the stratified `folds`-fold cross-fit, each with the rows
-    /// it did not see.
+    /// The fits of the `folds`-fold cross-fit, each with the rows it did not
+    /// see.
     fn cross(&mut self, s: &Strategy, folds: usize) -> Result<&[HeldOut]> {
         self.serve(s)?;
         let at = match self.cross.iter().position(|(k, _)| *k == folds) {
             Some(at) => at,
             None => {
-                let splits = cross_fit_folds(
+                let splits = self.inner.folds(
                     self.data,
                     folds,
                     self.seed,
@@ -368,6 +400,17 @@ impl<'a> CoreFits<'a> {
     }
 }
 
+/// Out-of-fold probabilities of the training rows that have one (every row
+/// with stratified or group inner folds; the rows after the first time
+/// block with time folds), with their classes.
+#[derive(Debug, Clone)]
+pub struct OofProba {
+    /// The rows' class ids.
+    pub truth: Vec<u32>,
+    /// Their out-of-fold probabilities.
+    pub proba: Proba,
+}
+
 /// A fitted model: a fitted strategy without its decision rule, what the
 /// strategies that differ only in their decision share.
 #[derive(Debug, Clone)]
@@ -386,7 +429,7 @@ pub struct FittedModel {
     /// Out-of-fold probabilities of the training rows (through the
     /// calibrator and the shift to known priors when there are), when
     /// calibration or a tuned decision needed them.
-    pub oof: Option<Proba>,
+    pub oof: Option<OofProba>,
     /// Seconds spent fitting it, the shared sampler + learner fits it uses
     /// included (each model counts them, as if fitted alone).
     pub fit_seconds: f64,
@@ -413,6 +456,16 @@ impl FittedModel {
             _ => &self.priors,
         }
     }
+}
+
+/// The probabilities of `rows` of `p`, in that order.
+fn rows_of(p: &Proba, rows: &[usize]) -> Proba {
+    Proba::new(
+        rows.iter()
+            .flat_map(|&i| p.row(i).iter().copied())
+            .collect(),
+        p.n_classes(),
+    )
 }
 
 /// Moves `p` by `shift`, if any, returning the target priors.
@@ -620,6 +673,8 @@ impl Strategy {
         let ensemble = self.calibration.is_some_and(|c| c.ensemble);
         let mut oof = None;
         let mut fold_members = Vec::new();
+        // The rows with an out-of-fold prediction, ascending.
+        let mut held_rows = Vec::new();
         if need_oof || self.calibration.is_some() {
             let folds = self.calibration.map_or(3, |c| c.folds);
             let mut p = Proba::zeros(data.n_rows(), data.n_classes());
@@ -630,10 +685,12 @@ impl Strategy {
                 for (j, &i) in test_rows.iter().enumerate() {
                     p.row_mut(i).copy_from_slice(q.row(j));
                 }
+                held_rows.extend_from_slice(test_rows);
                 if ensemble {
                     fold_members.push((core.member(), test_rows.clone()));
                 }
             }
+            held_rows.sort_unstable();
             oof = Some(p);
         }
         let members = match (self.calibration, oof.as_mut()) {
@@ -641,10 +698,7 @@ impl Strategy {
                 // Each fold's model is calibrated on its own held-out rows.
                 let mut members = Vec::with_capacity(fold_members.len());
                 for (mut m, test_rows) in fold_members {
-                    let held = Proba::new(
-                        test_rows.iter().flat_map(|&i| p.row(i).to_vec()).collect(),
-                        p.n_classes(),
-                    );
+                    let held = rows_of(p, &test_rows);
                     let held_truth: Vec<u32> = test_rows.iter().map(|&i| truth[i]).collect();
                     let cal = OneVsRest::fit(&held, &held_truth, c.method)?;
                     let calibrated = cal.transform(&held);
@@ -658,7 +712,11 @@ impl Strategy {
             }
             (calibration, p) => {
                 let calibrator = match (calibration, &p) {
-                    (Some(c), Some(p)) => Some(OneVsRest::fit(p, truth, c.method)?),
+                    (Some(c), Some(p)) => {
+                        let held = rows_of(p, &held_rows);
+                        let held_truth: Vec<u32> = held_rows.iter().map(|&i| truth[i]).collect();
+                        Some(OneVsRest::fit(&held, &held_truth, c.method)?)
+                    }
                     _ => None,
                 };
                 if let (Some(c), Some(p)) = (&calibrator, p) {
@@ -673,9 +731,13 @@ impl Strategy {
         };
         let priors = data.priors();
         let shift = self.fit_shift(&priors, &members[0])?;
-        if let (Some(s), Some(p)) = (&shift, oof.as_mut()) {
+        let mut oof = oof.map(|p| OofProba {
+            truth: held_rows.iter().map(|&i| truth[i]).collect(),
+            proba: rows_of(&p, &held_rows),
+        });
+        if let (Some(s), Some(o)) = (&shift, oof.as_mut()) {
             if let PriorShift::To(_) = s.shift {
-                s.shift.apply(p, &s.source)?;
+                s.shift.apply(&mut o.proba, &s.source)?;
             }
         }
         let own = t0.elapsed().as_secs_f64() - (cores.seconds - fitted_before);
@@ -698,7 +760,7 @@ impl Strategy {
         self.decision.resolve(&Resolving {
             data,
             priors: model.decision_priors(),
-            oof: model.oof.as_ref(),
+            oof: model.oof.as_ref().map(|o| (o.truth.as_slice(), &o.proba)),
         })
     }
 
@@ -722,7 +784,19 @@ impl Strategy {
     /// assert_eq!(labels.len(), ds.n_rows());
     /// ```
     pub fn fit(&self, data: &Dataset, seed: u64) -> Result<FittedStrategy> {
-        let mut cores = CoreFits::new(data, seed);
+        self.fit_with_inner(data, seed, InnerFolds::Stratified)
+    }
+
+    /// [`Strategy::fit`] with the inner folds of calibration and tuned
+    /// thresholds cut by `inner` (over `data`'s rows): what `rarity run`
+    /// fits its winner with under `--cv time(...)` / `group(...)`.
+    pub fn fit_with_inner(
+        &self,
+        data: &Dataset,
+        seed: u64,
+        inner: InnerFolds,
+    ) -> Result<FittedStrategy> {
+        let mut cores = CoreFits::new(data, seed).with_inner(inner);
         let model = self.fit_model(&mut cores, self.decision.needs_oof())?;
         self.with_rule(model, data)
     }
@@ -730,7 +804,12 @@ impl Strategy {
     /// The fitted strategy of `model` (fitted on `data`) and its resolved
     /// decision.
     fn with_rule(&self, model: FittedModel, data: &Dataset) -> Result<FittedStrategy> {
+        let t0 = Instant::now();
         let rule = self.resolve(&model, data)?;
+        let fit = FitRecord {
+            rows: data.n_rows(),
+            seconds: model.fit_seconds + t0.elapsed().as_secs_f64(),
+        };
         Ok(FittedStrategy {
             spec: self.spec.clone(),
             schema: model.schema,
@@ -742,6 +821,7 @@ impl Strategy {
                 plugin: self.em_plugin(),
                 ..s
             }),
+            fit: Some(fit),
         })
     }
 

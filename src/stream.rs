@@ -129,7 +129,11 @@ pub fn fit_file(
     };
     let n: usize = sample.counts.iter().sum();
     let priors = sample.counts.iter().map(|&c| c as f64 / n as f64).collect();
-    let fitted = strategy.fit_sampled(&sample.data, sample.keep_rates, priors, &mut r)?;
+    let mut fitted = strategy.fit_sampled(&sample.data, sample.keep_rates, priors, &mut r)?;
+    // The training rows are the file's, not the sample's.
+    if let Some(f) = fitted.fit.as_mut() {
+        f.rows = n;
+    }
     Ok(Some((fitted, n, sample.report)))
 }
 

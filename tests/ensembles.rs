@@ -32,7 +32,7 @@ fn cv(spec: &str, data: &Dataset, keys: &[&str]) -> Vec<f64> {
         repeats: 5,
         folds: 2,
     };
-    let e = cross_validate(&s, data, &splitter, 7).unwrap();
+    let e = cross_validate(&s, data, &splitter, 7, &Default::default()).unwrap();
     keys.iter().map(|k| mean(&e.values(k))).collect()
 }
 

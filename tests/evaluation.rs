@@ -37,7 +37,7 @@ fn duplicated_rows() -> Dataset {
 /// Per-fold ROC AUC of `spec` with 2x5 cross-validation.
 fn fold_aucs(spec: &str, data: &Dataset) -> Vec<f64> {
     let s = build_strategy(spec).unwrap();
-    let e = cross_validate(&s, data, &"2x5".parse().unwrap(), 42).unwrap();
+    let e = cross_validate(&s, data, &"2x5".parse().unwrap(), 42, &Extras::default()).unwrap();
     e.values("roc_auc")
 }
 
@@ -196,7 +196,9 @@ fn pooled_metrics_are_those_of_the_concatenated_predictions() {
     ]);
     assert_eq!(code, 0, "{err}");
     let scored: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let pooled = rarity::evaluate::cross_validate_pooled(&s, &data, &splitter, 42).unwrap();
+    let pooled =
+        rarity::evaluate::cross_validate_pooled(&s, &data, &splitter, 42, &Extras::default())
+            .unwrap();
     let got = pooled.values("roc_auc")[0];
     let want = scored["roc_auc"].as_f64().expect("score reports roc_auc");
     assert!((got - want).abs() < 1e-12, "{got} vs {want}");
@@ -220,7 +222,7 @@ fn decisions_after_a_prior_shift_follow_it_inside_a_shared_model() {
     let c = compare(&strategies, &data, &splitter, 5, &Extras::default()).unwrap();
     assert_eq!(c.models.len(), 2);
     for (s, e) in strategies.iter().zip(&c.evaluations) {
-        let alone = cross_validate(s, &data, &splitter, 5).unwrap();
+        let alone = cross_validate(s, &data, &splitter, 5, &Extras::default()).unwrap();
         for key in ["roc_auc", "brier", "f1", "tpr"] {
             assert_eq!(e.values(key), alone.values(key), "{} {key}", s.spec);
         }

@@ -270,7 +270,7 @@ fn adac2_defaults_give_a_usable_model_on_every_bundled_binary_set() {
         }
         for spec in ["adac2(n=20)", "adac2(n=50)"] {
             let s = rarity::spec::build_strategy(spec).unwrap();
-            let e = cross_validate(&s, &ds, &splitter, 42).unwrap();
+            let e = cross_validate(&s, &ds, &splitter, 42, &Default::default()).unwrap();
             let mean = |k: &str| {
                 let v = e.values(k);
                 v.iter().sum::<f64>() / v.len() as f64

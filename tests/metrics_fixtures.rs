@@ -7,6 +7,7 @@ mod common;
 use common::{check, check_all, finish, labels, load, num, nums};
 use rarity::data::Proba;
 use rarity::metrics::calibration::{reliability_bins, Binning};
+use rarity::metrics::catalogue::{metric, value};
 use rarity::metrics::confusion::{Average, BinaryCounts, Confusion};
 use rarity::metrics::probability::{brier_binary, murphy_decomposition, stratified_brier};
 use rarity::metrics::ranking::{precision_recall_curve, roc_curve};
@@ -23,8 +24,13 @@ fn binary_report_matches_scikit_learn() {
         let name = case["name"].as_str().unwrap();
         let truth = labels(&case["truth"]);
         let p = nums(&case["p"]);
-        let report =
-            score_report(&truth, &Proba::from_positive(&p), num(&case["threshold"])).unwrap();
+        let report = score_report(
+            &truth,
+            &Proba::from_positive(&p),
+            num(&case["threshold"]),
+            &[],
+        )
+        .unwrap();
         let expected = case["expected"].as_object().unwrap();
         assert_eq!(report.len(), expected.len(), "{name}: report keys");
         for (key, got) in &report {
@@ -34,6 +40,30 @@ fn binary_report_matches_scikit_learn() {
             check(name, key, *got, num(want), TOL, &mut failures);
         }
     }
+    finish(failures, cases.len());
+}
+
+#[test]
+fn alert_budget_metrics_match_numpy() {
+    // precision / recall at k (ties shared), at an alert rate, recall at a
+    // precision, precision at a recall: keys are the calls that ask for them.
+    let fx = load("metrics.json");
+    let mut failures = Vec::new();
+    let cases = fx["binary"].as_array().unwrap();
+    let mut checked = 0;
+    for case in cases {
+        let name = case["name"].as_str().unwrap();
+        let truth = labels(&case["truth"]);
+        let proba = Proba::from_positive(&nums(&case["p"]));
+        let no_labels = vec![0; truth.len()];
+        for (key, want) in case["budget"].as_object().unwrap() {
+            let m = metric(key).unwrap();
+            let got = value(m, &truth, &proba, &no_labels).unwrap();
+            check(name, key, got, num(want), TOL, &mut failures);
+            checked += 1;
+        }
+    }
+    assert!(checked > 15 * cases.len(), "{checked} values");
     finish(failures, cases.len());
 }
 
@@ -188,7 +218,7 @@ fn multiclass_report_and_averages_match_scikit_learn() {
         let truth = labels(&case["truth"]);
         let k = case["k"].as_u64().unwrap() as usize;
         let proba = Proba::new(nums(&case["proba"]), k);
-        let report = score_report(&truth, &proba, 0.5).unwrap();
+        let report = score_report(&truth, &proba, 0.5, &[]).unwrap();
         let expected = case["expected"].as_object().unwrap();
         assert_eq!(report.len(), expected.len(), "{name}: report keys");
         for (key, got) in &report {

@@ -113,3 +113,64 @@ fn bad_inputs_are_explained() {
         );
     }
 }
+
+/// `rarity score FILE --truth y --proba p` with each of `metrics` as a
+/// `--metric`, then `rest`.
+fn score_with(f: &str, metrics: &[&str], rest: &[&str]) -> (i32, String, String) {
+    let mut args = vec!["score", f, "--truth", "y", "--proba", "p"];
+    for m in metrics {
+        args.extend_from_slice(&["--metric", m]);
+    }
+    args.extend_from_slice(rest);
+    run(&args)
+}
+
+#[test]
+fn alert_budgets_and_confusion_counts_are_reported_when_asked() {
+    let d = scratch("score-budget");
+    let f = file(&d, "s.csv", b"y,p\n0,0.1\n1,0.8\n0,0.4\n1,0.35\n0,0.2\n");
+    let json = ["--format", "json"];
+    let asked = [
+        "precision_at_k(k=2)",
+        "recall_at_alert_rate(rate=0.2)",
+        "recall_at_precision(p=0.9)",
+        "precision_at_recall(r=1)",
+    ];
+    let (code, out, err) = score_with(&f, &asked, &json);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let get = |k: &str| v[k].as_f64().unwrap_or_else(|| panic!("{k} in {out}"));
+    // At 0.5: one TP (0.8), one FN (0.35), three TN.
+    assert_eq!(
+        (get("tp"), get("fp"), get("tn"), get("fn")),
+        (1.0, 0.0, 3.0, 1.0)
+    );
+    // Top 2: 0.8 (pos), 0.4 (neg); top 20% = 1 row: 0.8.
+    assert_eq!(get("precision_at_k(k=2)"), 0.5);
+    assert_eq!(get("recall_at_alert_rate(rate=0.2)"), 0.5);
+    assert_eq!(get("recall_at_precision(p=0.9)"), 0.5);
+    // Both positives need the threshold 0.35: 2 of 3 alerts.
+    assert!((get("precision_at_recall(r=1)") - 2.0 / 3.0).abs() < 1e-15);
+    // k beyond the rows is undefined (null).
+    let (code, out, _) = score_with(&f, &["recall_at_k(k=6)"], &json);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(
+        v["recall_at_k(k=6)"].is_null() && v["roc_auc"].is_number(),
+        "{out}"
+    );
+    for (bad, why) in [
+        ("precision_at_k", "give the number of alerts"),
+        ("precision_at_k(k=0)", "k=0 is invalid"),
+        ("recall_at_precision(p=1.5)", "p=1.5 is invalid"),
+        ("roc_auc(k=3)", "takes no parameters"),
+        ("precison_at_k(k=3)", "did you mean 'precision_at_k'"),
+    ] {
+        let (code, _, err) = score_with(&f, &[bad], &[]);
+        assert_ne!(code, 0, "{bad}");
+        assert!(
+            err.contains(why) && !err.contains("panicked"),
+            "{bad}: {err}"
+        );
+    }
+}

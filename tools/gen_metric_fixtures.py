@@ -102,6 +102,7 @@ def binary_expected(y, p, thr):
     pr, rc, f, _ = quiet(precision_recall_fscore_support, y, yhat, labels=[0, 1])[0]
     e["tpr"], e["tnr"], e["ppv"], e["npv"] = rc[1], rc[0], pr[1], pr[0]
     e["fpr"], e["fdr"] = div0(fp, fp + tn), div0(fp, fp + tp)
+    e["tp"], e["fp"], e["tn"], e["fn"] = tp, fp, tn, fn
     e["f1"] = f[1]
     e["g_mean"] = math.sqrt(rc[1] * rc[0])
     e["macro_accuracy"] = quiet(balanced_accuracy_score, y, yhat)[0]
@@ -147,6 +148,47 @@ def binary_expected(y, p, thr):
     return e, curves, cal, murphy
 
 
+def top_k_positives(y, p, k):
+    """Expected positives among the k highest scores, the rows tied with
+    the k-th score each counted (k - above) / tied (a random order of ties)."""
+    if k < 1 or k > len(p):
+        return float("nan")
+    kth = np.sort(p)[::-1][k - 1]
+    above, tied = p > kth, p == kth
+    return y[above].sum() + y[tied].sum() * (k - above.sum()) / tied.sum()
+
+
+def alert_budget(rate, n):
+    x = rate * n
+    return int(round(x)) if abs(x - round(x)) < 1e-9 else int(math.ceil(x))
+
+
+def budget_expected(y, p):
+    """The alert-budget metrics, keyed by the call that asks for them."""
+    y = np.asarray(y)
+    p = np.asarray(p, dtype=float)
+    n, n_pos = len(y), int((y == 1).sum())
+    nan = float("nan")
+    e = {}
+    for k in sorted({1, 5, n // 10 + 1, n, n + 1}):
+        tp = top_k_positives(y, p, k)
+        e[f"precision_at_k(k={k})"] = tp / k
+        e[f"recall_at_k(k={k})"] = tp / n_pos if n_pos else nan
+    for rate in (0.01, 0.1, 0.5, 1.0):
+        tp = top_k_positives(y, p, alert_budget(rate, n))
+        e[f"recall_at_alert_rate(rate={rate})"] = tp / n_pos if n_pos else nan
+    # precision_recall_curve's points without its final (1, 0), which no
+    # threshold attains.
+    prec, rec, _ = quiet(precision_recall_curve, y, p)[0]
+    prec, rec = prec[:-1], rec[:-1]
+    for target in (0.5, 0.9, 1.0):
+        ok = prec >= target
+        e[f"recall_at_precision(p={target})"] = rec[ok].max() if n_pos and ok.any() else nan
+        ok = rec >= target
+        e[f"precision_at_recall(r={target})"] = prec[ok].max() if n_pos and ok.any() else nan
+    return e
+
+
 def murphy_binned(y, p, n_bins):
     """Murphy's decomposition of the Brier score over equal-width bins."""
     edges = np.linspace(0.0, 1.0, n_bins + 1)
@@ -177,7 +219,7 @@ def binary_cases():
         e, curves, cal, murphy = binary_expected(y, p, thr)
         cases.append({"name": name, "truth": y, "p": p, "threshold": thr,
                       "expected": e, "curves": curves, "calibration": cal,
-                      "murphy": murphy})
+                      "murphy": murphy, "budget": budget_expected(y, p)})
 
     for i in range(12):
         n = int(rng.integers(20, 200))

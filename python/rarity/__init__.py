@@ -17,6 +17,8 @@ give the same results for the same seed.
 - :mod:`rarity.sampling`: every sampler with ``fit_resample``.
 - :mod:`rarity.calibration`, :mod:`rarity.metrics`, :mod:`rarity.stats`,
   :mod:`rarity.select`, :mod:`rarity.datasets`, and :func:`run`.
+- :mod:`rarity.model_selection`: time and group folds as scikit-learn
+  ``cv=`` splitters.
 
 Threads follow ``n_jobs`` (``None``: every core); the GIL is released while
 rarity works, ``KeyboardInterrupt`` stops long work, and models pickle as
@@ -30,7 +32,7 @@ from ._classifier import ENSEMBLE_CLASSES as _ENSEMBLES
 from ._classifier import Classifier, CorrectedClassifier
 from ._run import RunResult, run
 from ._validation import NotANumberError
-from . import calibration, datasets, metrics, sampling, select, stats
+from . import calibration, datasets, metrics, model_selection, sampling, select, stats
 
 __version__ = _rarity.__version__
 
@@ -44,6 +46,7 @@ __all__ = [
     "calibration",
     "datasets",
     "metrics",
+    "model_selection",
     "registry",
     "run",
     "sampling",

@@ -188,12 +188,12 @@ def _class(cls, base, kind, methods, init=True):
 def stubs():
     """``{file name: text}`` of every stub."""
     import rarity
-    from rarity import _classifier, _run, calibration, datasets, metrics, sampling, select, stats
+    from rarity import _classifier, _run, calibration, datasets, metrics, model_selection, sampling, select, stats
 
     est_methods = ["fit", "predict_proba", "predict", "score", "get_params", "set_params"]
     out = {}
     init = [HEADER.format(mod=""), "from . import calibration as calibration, datasets as datasets, metrics as metrics",
-            "from . import sampling as sampling, select as select, stats as stats", "",
+            "from . import model_selection as model_selection, sampling as sampling, select as select, stats as stats", "",
             "__version__: str", "",
             "class NotANumberError(ValueError, TypeError): ...", "",
             _sig(rarity.registry, "registry"), ""]
@@ -213,6 +213,14 @@ def stubs():
         smp += ["", _class(cls, "_Base", "", [])]
     smp.append("")
     out["sampling.pyi"] = "\n".join(smp)
+
+    sel = [HEADER.format(mod=".model_selection"), "__all__: list[str]", ""]
+    for name in model_selection.__all__:
+        cls = getattr(model_selection, name)
+        sel += [f"class {name}:", "    " + _sig(cls.__init__, "__init__", "None"),
+                "    " + _sig(cls.get_n_splits, "get_n_splits", "int"),
+                "    " + _sig(cls.split, "split", "Any"), ""]
+    out["model_selection.pyi"] = "\n".join(sel)
 
     for mod, fname in [(calibration, "calibration.pyi"), (metrics, "metrics.pyi"), (stats, "stats.pyi"),
                        (select, "select.pyi"), (datasets, "datasets.pyi")]:

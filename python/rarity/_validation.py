@@ -231,10 +231,33 @@ def labels(y, positive=None, estimator_name="This estimator"):
     """The :class:`Labels` of ``y``."""
     y = target(y, estimator_name)
     try:
-        classes, inverse = np.unique(y, return_inverse=True)
+        classes, inverse = _unique_inverse(y)
     except TypeError as e:
         raise ValueError(f"y mixes labels that cannot be ordered: {e}") from None
     return Labels(classes, inverse.ravel(), positive)
+
+
+def _unique_inverse(y):
+    """``np.unique(y, return_inverse=True)``; for integers spanning no more
+    values than there are labels, in one counting pass instead of a sort."""
+    if y.dtype.kind in "iu" and y.ndim == 1 and y.size:
+        lo, hi = int(y.min()), int(y.max())
+        span = hi - lo + 1
+        if span <= max(y.size, 1024):
+            # Offsets from the smallest label, in a type that holds them.
+            if y.dtype.kind == "i":
+                shifted = (y.astype(np.int64, copy=False) - lo).astype(np.intp, copy=False)
+            else:
+                shifted = (y - y.dtype.type(lo)).astype(np.intp, copy=False)
+            present = np.flatnonzero(np.bincount(shifted, minlength=span))
+            table = np.zeros(span, dtype=np.intp)
+            table[present] = np.arange(present.size)
+            if y.dtype.kind == "i":
+                classes = (present.astype(np.int64) + lo).astype(y.dtype)
+            else:
+                classes = present.astype(y.dtype) + y.dtype.type(lo)
+            return classes, table[shifted]
+    return np.unique(y, return_inverse=True)
 
 
 def sample_weight(w, n):

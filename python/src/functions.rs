@@ -132,8 +132,11 @@ pub fn registry<'py>(py: Python<'py>, family: &str) -> PyResult<Bound<'py, PyLis
         "samplers" => entries(py, rarity::sample::registry::SAMPLERS.iter(), |_, _| Ok(())),
         "stages" => entries(py, rarity::decide::registry::STAGES.iter(), |_, _| Ok(())),
         "metrics" => {
+            // Parameterised metrics (precision_at_k(k=K), ...) are calls, not
+            // functions of the predictions alone: not listed yet.
             let items = METRICS
                 .iter()
+                .filter(|m| m.params.is_none())
                 .map(|m| {
                     let d = PyDict::new(py);
                     d.set_item("key", m.key)?;
@@ -433,8 +436,8 @@ pub fn score_report(
 ) -> PyResult<Vec<(String, f64)>> {
     let (t, p) = (truth_of(&truth), proba_of(&proba)?);
     match labels {
-        Some(l) => rarity::metrics::report_with_labels(&t, &p, &l.as_array().to_vec()),
-        None => rarity::metrics::score_report(&t, &p, threshold),
+        Some(l) => rarity::metrics::report_with_labels(&t, &p, &l.as_array().to_vec(), &[]),
+        None => rarity::metrics::score_report(&t, &p, threshold, &[]),
     }
     .map_err(to_py)
 }
@@ -626,6 +629,7 @@ pub fn run_job(
                 cost: cost_m,
                 benefit,
                 keep_predictions: true,
+                ..Extras::default()
             },
             metric: ranking,
             decision_metric: decision,
@@ -758,4 +762,38 @@ impl RunResult {
             rarity::experiment::run_report::run_report(&o, &ctx)?.write(&dir)
         })
     }
+}
+
+/// The folds of `time(...)` (`scheme="time"`: expanding window in the order
+/// of `values`) or `group(...)` (`"group"`: no value on both sides) from the
+/// values of a column named `column`, with the rows' class ids `labels`
+/// named by `class_names`: `(train, test)` row indices per fold (the
+/// library's splitters, for `rarity.model_selection`).
+#[pyfunction]
+#[pyo3(signature = (scheme, column, values, labels, class_names, folds, seed))]
+#[allow(clippy::too_many_arguments)]
+pub fn column_folds<'py>(
+    py: Python<'py>,
+    scheme: &str,
+    column: &str,
+    values: PyReadonlyArray1<'_, f64>,
+    labels: PyReadonlyArray1<'_, u32>,
+    class_names: Vec<String>,
+    folds: usize,
+    seed: u64,
+) -> PyResult<Vec<(Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<usize>>)>> {
+    let folds = rarity::split::column_folds(
+        scheme,
+        column,
+        values.as_slice()?,
+        labels.as_slice()?,
+        &class_names,
+        folds,
+        seed,
+    )
+    .map_err(to_py)?;
+    Ok(folds
+        .into_iter()
+        .map(|f| (f.train.into_pyarray(py), f.test.into_pyarray(py)))
+        .collect())
 }

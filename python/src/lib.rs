@@ -50,6 +50,7 @@ fn _rarity(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(functions::wilcoxon, m)?,
         wrap_pyfunction!(functions::select, m)?,
         wrap_pyfunction!(functions::run_job, m)?,
+        wrap_pyfunction!(functions::column_folds, m)?,
     ] {
         m.add_function(f)?;
     }

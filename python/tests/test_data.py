@@ -153,3 +153,25 @@ def test_sample_weight_is_honoured(binary_data):
     assert c[:, 1].mean() > a[:, 1].mean()
     with pytest.raises(ValueError, match="weights must be finite and >= 0"):
         rarity.Classifier("logistic").fit(X, y, sample_weight=-w)
+
+
+@pytest.mark.parametrize(
+    "y",
+    [
+        np.array([3, -2, 3, 7, -2]),
+        np.array([127, -128, 0], dtype=np.int8),
+        np.array([2**63 - 1, -(2**63), 0]),
+        np.array([2**64 - 1, 0, 5], dtype=np.uint64),
+        np.array([5], dtype=np.uint8),
+        np.random.default_rng(3).integers(0, 2, 10_000),
+        np.array(["b", "a", "b"]),
+    ],
+)
+def test_labels_are_encoded_as_numpy_unique_encodes_them(y):
+    from rarity import _validation as V
+
+    classes, inverse = V._unique_inverse(y)
+    expected, codes = np.unique(y, return_inverse=True)
+    assert classes.dtype == expected.dtype
+    np.testing.assert_array_equal(classes, expected)
+    np.testing.assert_array_equal(inverse, codes)

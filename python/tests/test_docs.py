@@ -19,6 +19,7 @@ MODULES = [
     "rarity.calibration",
     "rarity.datasets",
     "rarity.metrics",
+    "rarity.model_selection",
     "rarity.sampling",
     "rarity.select",
     "rarity.stats",
@@ -38,7 +39,8 @@ def test_every_public_item_has_a_numpydoc_docstring_with_an_example():
 
     items = [getattr(rarity, n) for n in rarity.__all__ if n[0].isupper() and n not in ("NotANumberError", "RunResult")]
     items += [getattr(sampling, n) for n in sampling.__all__]
-    for mod in (rarity.calibration, rarity.metrics, rarity.stats, rarity.select, rarity.datasets):
+    for mod in (rarity.calibration, rarity.metrics, rarity.stats, rarity.select, rarity.datasets,
+                rarity.model_selection):
         items += [getattr(mod, n) for n in mod.__all__]
     items.append(rarity.run)
     for obj in items:

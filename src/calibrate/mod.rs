@@ -131,6 +131,14 @@ impl OneVsRest {
         })
     }
 
+    /// The method its calibrators were fitted with.
+    pub fn method(&self) -> CalibrationMethod {
+        match self.calibrators.first() {
+            Some(Calibrator::Isotonic(_)) => CalibrationMethod::Isotonic,
+            _ => CalibrationMethod::Platt,
+        }
+    }
+
     /// Calibrated probabilities.
     pub fn transform(&self, proba: &Proba) -> Proba {
         let k = self.n_classes;

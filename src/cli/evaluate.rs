@@ -1,12 +1,15 @@
 //! `rarity evaluate`: cross-validated metrics of one strategy, per fold or
 //! on pooled out-of-fold predictions (`--pooled`, always for `--cv loo`).
 
+use std::path::PathBuf;
+
 use serde_json::{json, Map, Value};
 
 use super::output::{print_json, write_stdout, Table};
 use super::{DataArgs, Global, OutputFormat};
+use rarity::data::write::check_output;
 use rarity::error::Result;
-use rarity::evaluate::{cross_validate, cross_validate_pooled};
+use rarity::evaluate::{cross_validate, cross_validate_pooled, write_oof, Extras};
 use rarity::metrics::probability::MURPHY_BINS;
 use rarity::report::format::metric_text;
 use rarity::split::Splitter;
@@ -20,7 +23,9 @@ pub struct Args {
     /// The strategy, e.g. `bagging(n=100)+threshold(priors)`.
     #[arg(long, short)]
     model: String,
-    /// Cross-validation: K folds, RxK repeated, 5x2, or loo.
+    /// Cross-validation: K folds, RxK repeated, 5x2, loo, time(col=COL, folds=5)
+    /// (expanding window in time) or group(col=COL, folds=5) (no group on
+    /// both sides); the column is not a feature unless keep=true.
     #[arg(long, default_value = "10")]
     cv: String,
     /// Pool the out-of-fold predictions of each repeat and compute every
@@ -29,6 +34,14 @@ pub struct Args {
     /// whose one-row folds have no AUC and rates of only 0 or 1.
     #[arg(long)]
     pooled: bool,
+    /// A metric to add to the report, repeatable (parameterised ones such
+    /// as `precision_at_k(k=100)` or `recall_at_precision(p=0.9)`).
+    #[arg(long)]
+    metric: Vec<String>,
+    /// Write the out-of-fold predictions to FILE (CSV, or Parquet for
+    /// `.parquet`): row, repeat, fold, strategy, truth, p_<class>, label.
+    #[arg(long, value_name = "FILE")]
+    oof: Option<PathBuf>,
 }
 
 /// A finite number as JSON, NaN as null.
@@ -39,14 +52,25 @@ pub fn number(v: f64) -> Value {
 pub fn run(g: &Global, a: &Args) -> Result<()> {
     let strategy = rarity::spec::build_strategy(&a.model)?;
     let splitter: Splitter = a.cv.parse()?;
+    let extras = Extras {
+        metrics: super::score::metrics(&a.metric)?,
+        oof: a.oof.is_some(),
+        ..Extras::default()
+    };
+    if let Some(path) = &a.oof {
+        check_output(path)?;
+    }
     let pooled = a.pooled || splitter == Splitter::LeaveOneOut;
     let (eval, report) = super::bar::during(g, || {
         let (ds, report) = a.data.load_noting(None, g.quiet)?;
         let eval = if pooled {
-            cross_validate_pooled(&strategy, &ds, &splitter, g.seed)?
+            cross_validate_pooled(&strategy, &ds, &splitter, g.seed, &extras)?
         } else {
-            cross_validate(&strategy, &ds, &splitter, g.seed)?
+            cross_validate(&strategy, &ds, &splitter, g.seed, &extras)?
         };
+        if let Some(path) = &a.oof {
+            write_oof(path, &ds, &[&eval])?;
+        }
         Ok::<_, rarity::Error>((eval, report))
     })?;
     let mut summary = eval.summary();

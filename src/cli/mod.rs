@@ -8,6 +8,7 @@ mod data_args;
 mod datasets;
 mod evaluate;
 mod experiment;
+mod explain;
 mod fit;
 mod generate;
 mod inspect;
@@ -19,6 +20,7 @@ mod resample;
 mod run;
 mod score;
 mod select;
+mod show;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -84,6 +86,12 @@ enum Command {
     Fit(fit::Args),
     /// Apply a saved strategy to new rows.
     Predict(predict::Args),
+    /// Which features drive a saved strategy: permutation importance on
+    /// held-out rows, split-gain importances of tree models.
+    Explain(explain::Args),
+    /// What a model file holds: versions, strategy, schema, priors, keep
+    /// rates, decision, members, training rows and time.
+    Show(show::Args),
     /// Write a resampled copy of a dataset (under, over, SMOTE, cleaning, ...).
     Resample(resample::Args),
     /// Rank learners for an unlabelled target population (ReverseTesting).
@@ -128,6 +136,8 @@ fn run(cli: Cli) -> Result<()> {
         Command::Evaluate(a) => evaluate::run(g, &a),
         Command::Fit(a) => fit::run(g, &a),
         Command::Predict(a) => predict::run(g, &a),
+        Command::Explain(a) => explain::run(g, &a),
+        Command::Show(a) => show::run(g, &a),
         Command::Resample(a) => resample::run(g, &a),
         Command::Select(a) => select::run(g, &a),
         Command::Experiment(a) => experiment::run(g, &a),

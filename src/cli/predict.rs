@@ -29,23 +29,61 @@ enum UnknownArg {
     Ignore,
 }
 
+/// A saved model and the rows to score it on (`predict`, `explain`).
+#[derive(Debug, clap::Args)]
+pub struct ModelInput {
+    /// A model saved by `rarity fit` or `rarity run`.
+    pub model: PathBuf,
+    /// Data with the model's feature columns (CSV, .gz/.zst, Parquet, Arrow
+    /// IPC; `-`: standard input). Other columns are ignored.
+    pub file: Option<PathBuf>,
+    /// A bundled dataset instead of a file.
+    #[arg(long, conflicts_with = "file")]
+    pub dataset: Option<String>,
+    /// CSV field delimiter.
+    #[arg(long, default_value = ",")]
+    pub delimiter: char,
+    /// Decimal separator of CSV numbers (`.` or `,`).
+    #[arg(long, default_value = ".", value_name = "SEP")]
+    pub decimal: String,
+}
+
+impl ModelInput {
+    /// The table of the FILE or bundled `--dataset`.
+    pub fn table(&self) -> Result<Table<'static>> {
+        if !self.delimiter.is_ascii() {
+            return Err(Error::invalid("--delimiter must be one ASCII character"));
+        }
+        let read = ReadOptions {
+            delimiter: self.delimiter as u8,
+            ..ReadOptions::default()
+        };
+        match (&self.file, &self.dataset) {
+            (Some(p), _) => Table::open(p, &read),
+            (None, Some(name)) => bundled::find(name)?.table(&read),
+            (None, None) => Err(Error::invalid("no data: give a FILE or --dataset NAME")),
+        }
+    }
+
+    /// The saved strategy.
+    pub fn load(&self) -> Result<FittedStrategy> {
+        load(&self.model)
+    }
+
+    /// How the rows are read: the decimal separator, otherwise the defaults.
+    pub fn options(&self) -> Result<PredictOptions> {
+        Ok(PredictOptions {
+            decimal: Some(decimal_arg(&self.decimal)?),
+            ..PredictOptions::default()
+        })
+    }
+}
+
 /// Arguments of `rarity predict`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// A model saved by `rarity fit`.
-    model: PathBuf,
-    /// Data with the model's feature columns (CSV, .gz/.zst, Parquet, Arrow
-    /// IPC; `-`: standard input). Other columns are ignored.
-    file: Option<PathBuf>,
-    /// A bundled dataset instead of a file.
-    #[arg(long, conflicts_with = "file")]
-    dataset: Option<String>,
-    /// CSV field delimiter.
-    #[arg(long, default_value = ",")]
-    delimiter: char,
-    /// Decimal separator of CSV numbers (`.` or `,`).
-    #[arg(long, default_value = ".", value_name = "SEP")]
-    decimal: String,
+    #[command(flatten)]
+    input: ModelInput,
     /// Identifier column carried to the output (repeatable).
     #[arg(long = "id", value_name = "COL")]
     ids: Vec<String>,
@@ -65,7 +103,7 @@ pub struct Args {
 
 /// The saved strategy, deciding by `--decision` when given.
 fn strategy(a: &Args) -> Result<FittedStrategy> {
-    let fitted: FittedStrategy = load(&a.model)?;
+    let fitted = a.input.load()?;
     let Some(spec) = &a.decision else {
         return Ok(fitted);
     };
@@ -85,26 +123,15 @@ fn strategy(a: &Args) -> Result<FittedStrategy> {
 }
 
 pub fn run(g: &Global, a: &Args) -> Result<()> {
-    if !a.delimiter.is_ascii() {
-        return Err(Error::invalid("--delimiter must be one ASCII character"));
-    }
     let fitted = strategy(a)?;
-    let read = ReadOptions {
-        delimiter: a.delimiter as u8,
-        ..ReadOptions::default()
-    };
-    let table = match (&a.file, &a.dataset) {
-        (Some(p), _) => Table::open(p, &read)?,
-        (None, Some(name)) => bundled::find(name)?.table(&read)?,
-        (None, None) => return Err(Error::invalid("no data: give a FILE or --dataset NAME")),
-    };
+    let table = a.input.table()?;
     let opts = PredictOptions {
         ids: a.ids.clone(),
         unknown: match a.unknown {
             UnknownArg::Error => Unknown::Error,
             UnknownArg::Ignore => Unknown::Ignore,
         },
-        decimal: Some(decimal_arg(&a.decimal)?),
+        ..a.input.options()?
     };
     let done = super::bar::during(g, || predict_file(&fitted, table, &opts, &a.output))?;
     let names = &fitted.schema.class_names;

@@ -43,7 +43,8 @@ pub struct Args {
     /// default: cost with `--cost`, benefit with `--benefit`, else g_mean.
     #[arg(long, value_name = "METRIC")]
     decision_metric: Option<String>,
-    /// Repeated cross-validation, `RxK` (R repeats of K folds).
+    /// Repeated cross-validation, `RxK` (R repeats of K folds), or
+    /// time(col=COL, folds=5) / group(col=COL, folds=5) (see `rarity evaluate --help`).
     #[arg(long, default_value = "2x5")]
     cv: String,
     /// Compare these strategies instead of the default set (repeatable).
@@ -66,6 +67,11 @@ pub struct Args {
     /// Write an HTML report with plots, and every table as CSV and JSON, to DIR.
     #[arg(long, value_name = "DIR")]
     report: Option<PathBuf>,
+    /// Write every strategy's out-of-fold predictions to FILE (CSV, or
+    /// Parquet for `.parquet`): row, repeat, fold, strategy, truth,
+    /// p_<class>, label.
+    #[arg(long, value_name = "FILE")]
+    oof: Option<PathBuf>,
     /// Where to save the winner trained on all rows.
     #[arg(short, long, default_value = "rarity-winner.rarity")]
     output: PathBuf,
@@ -108,6 +114,9 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     if let Some(dir) = &a.report {
         rarity::report::prepare_dir(dir)?;
     }
+    if let Some(path) = &a.oof {
+        rarity::data::write::check_output(path)?;
+    }
     let (ds, report) = a.data.load_noting(Some(bundled::DEFAULT), g.quiet)?;
     let decision_copies = decision_copies(a.cost.as_deref().zip(cost.as_ref()), benefit.as_ref());
     let settings = RunSettings {
@@ -121,6 +130,8 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             cost,
             benefit,
             keep_predictions: a.report.is_some(),
+            metrics: Vec::new(),
+            oof: a.oof.is_some(),
         },
         metric: ranking,
         decision_metric: decision,
@@ -131,6 +142,10 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     let outcome = super::bar::during(g, || run_job(&ds, settings))?;
     save(&outcome.winner, &a.output, Format::Binary)?;
     let cmp = &outcome.comparison;
+    if let Some(path) = &a.oof {
+        let all: Vec<&_> = cmp.evaluations.iter().collect();
+        rarity::evaluate::write_oof(path, &ds, &all)?;
+    }
     let verdict = &outcome.verdict;
     let winner = outcome.winner_strategy();
     let metric = ranking.key;

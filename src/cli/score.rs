@@ -16,7 +16,15 @@ use super::output::{num, write_stdout, Table};
 use super::{Global, OutputFormat};
 use rarity::data::scores::{read_scores, ScoresSpec};
 use rarity::error::{Error, Result};
+use rarity::metrics::catalogue::{metric, Metric};
 use rarity::metrics::score_report;
+
+/// The metrics of `--metric` options.
+pub fn metrics(keys: &[String]) -> Result<Vec<&'static Metric>> {
+    keys.iter()
+        .map(|k| metric(k).map_err(|e| Error::invalid(format!("--metric: {e}"))))
+        .collect()
+}
 
 /// Arguments of `rarity score`.
 #[derive(Debug, clap::Args)]
@@ -38,6 +46,12 @@ pub struct Args {
     /// CSV field delimiter.
     #[arg(long, default_value = ",")]
     delimiter: char,
+    /// A metric to add to the report, repeatable: the alert budgets
+    /// `precision_at_k(k=K)`, `recall_at_k(k=K)`,
+    /// `recall_at_alert_rate(rate=0.01)`, `recall_at_precision(p=0.9)`,
+    /// `precision_at_recall(r=0.8)`.
+    #[arg(long)]
+    metric: Vec<String>,
 }
 
 pub fn run(g: &Global, a: &Args) -> Result<()> {
@@ -50,8 +64,9 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         positive: a.positive.clone(),
         delimiter: a.delimiter as u8,
     };
+    let extra = metrics(&a.metric)?;
     let (truth, proba) = read_scores(&a.file, &spec)?;
-    let report = score_report(&truth, &proba, a.threshold)?;
+    let report = score_report(&truth, &proba, a.threshold, &extra)?;
     if g.format == OutputFormat::Json {
         let map: Map<String, Value> = report
             .iter()

@@ -66,8 +66,10 @@ pub struct Resolving<'a> {
     pub data: &'a Dataset,
     /// Its class priors.
     pub priors: &'a [f64],
-    /// Out-of-fold probabilities of its rows, when [`Decision::needs_oof`].
-    pub oof: Option<&'a Proba>,
+    /// The classes and out-of-fold probabilities of its rows that have one
+    /// (all of them, or those after the first block of inner time folds),
+    /// when [`Decision::needs_oof`].
+    pub oof: Option<(&'a [u32], &'a Proba)>,
 }
 
 impl Decision {
@@ -76,7 +78,6 @@ impl Decision {
     /// probabilities), checked against the number of classes.
     pub fn resolve(&self, r: &Resolving<'_>) -> Result<Rule> {
         let k = r.data.n_classes();
-        let truth = r.data.labels();
         let rule = match self {
             Decision::Benefit(b) => {
                 b.amounts(r.data)
@@ -84,7 +85,7 @@ impl Decision {
                 Rule::Benefit(b.clone())
             }
             Decision::RocClosest | Decision::Tune(_) => {
-                let p = r.oof.ok_or_else(|| {
+                let (truth, p) = r.oof.ok_or_else(|| {
                     Error::invalid("a tuned threshold needs out-of-fold probabilities")
                 })?;
                 match (self, k) {

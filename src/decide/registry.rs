@@ -8,6 +8,7 @@ use crate::calibrate::{Calibration, CalibrationMethod, Correction, PriorShift};
 use crate::decide::tune::Objective;
 use crate::decide::Decision;
 use crate::error::{Error, Result};
+use crate::metrics::catalogue::metric_of_call;
 use crate::metrics::cost::{Benefit, LossMatrix};
 use crate::params::{apply, from_call, params, Bounds, Call, Entry, ParamInfo, Params, Value};
 
@@ -79,8 +80,9 @@ params! {
 pub struct LossParams {
     cells: [Option<f64>; 4],
     matrix: Option<String>,
-    /// Other keys this stage accepts (`tune`'s `metric`).
-    metric: Option<String>,
+    /// Other keys this stage accepts (`tune`'s `metric`, a name or a call
+    /// such as `recall_at_precision(p=0.9)`).
+    metric: Option<Call>,
     with_metric: bool,
 }
 
@@ -135,9 +137,11 @@ impl Params for LossParams {
             ("matrix", _) if !self.with_metric => {
                 return Err("expected a quoted matrix such as '0,1;5,0'".into())
             }
-            ("metric", v) if self.with_metric => match v.word() {
-                Some(w) => self.metric = Some(w.to_string()),
-                None => return Err("expected a metric name such as f1".into()),
+            ("metric", v) if self.with_metric => match v {
+                Value::Call(c) => self.metric = Some(c.clone()),
+                _ => {
+                    return Err("expected a metric such as f1 or recall_at_precision(p=0.9)".into())
+                }
             },
             _ => return Ok(false),
         }
@@ -286,14 +290,17 @@ fn tune(c: &Call) -> Result<Stage> {
             ..LossParams::default()
         },
     )?;
-    let objective = match p.metric.as_deref().unwrap_or("f1") {
+    let metric = p.metric.clone().unwrap_or_else(|| Call::bare("f1"));
+    let objective = match metric.name.as_str() {
         "cost" => Objective::Cost(p.loss(c)?.ok_or_else(|| {
             Error::invalid(format!(
                 "{}: give the costs, e.g. fn=10,fp=1 (tp=0 and tn=0 by default)",
                 c.name
             ))
         })?),
-        key => Objective::metric(key).map_err(|e| Error::invalid(format!("{c}: {e}")))?,
+        _ => metric_of_call(&metric)
+            .and_then(Objective::of)
+            .map_err(|e| Error::invalid(format!("{c}: {e}")))?,
     };
     Ok(Stage::Decide(Decision::Tune(objective)))
 }

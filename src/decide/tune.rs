@@ -14,7 +14,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::metrics::catalogue::{self, Metric};
+use crate::metrics::catalogue::{self, Metric, Tunable};
 
 use super::Rule;
 use crate::data::Proba;
@@ -52,20 +52,40 @@ impl Objective {
     /// assert!(Objective::metric("roc_auc").unwrap_err().to_string().contains("f1"));
     /// ```
     pub fn metric(key: &str) -> Result<Objective> {
-        let m = catalogue::metric(key)?;
+        Objective::of(catalogue::metric(key)?)
+    }
+
+    /// The tunable metric `m`; an error naming the tunable ones otherwise.
+    /// `precision_at_k` and `recall_at_k` are not: they rank a fixed number
+    /// of rows, which no threshold carries over to batches of other sizes
+    /// (`recall_at_alert_rate(rate=R)` tunes the threshold of a budget
+    /// relative to the rows).
+    pub fn of(m: &'static Metric) -> Result<Objective> {
         if m.tunable.is_none() {
+            let hint = if m.params.is_some() {
+                " (it counts a fixed number of rows; recall_at_alert_rate(rate=R) \
+                 tunes a budget relative to the rows)"
+            } else {
+                ""
+            };
             return Err(Error::invalid(format!(
-                "a threshold cannot be tuned for {key}; tunable metrics: {}, cost",
+                "a threshold cannot be tuned for {}{hint}; tunable metrics: {}, cost",
+                m.key,
                 catalogue::tunable_keys().join(", ")
             )));
         }
         Ok(Objective::Metric(m))
     }
 
-    /// The value to maximise for binary counts (cost is negated).
+    /// The value to maximise for binary counts (cost is negated; `-inf`
+    /// where a target is missed).
     fn binary_value(&self, c: &BinaryCounts) -> f64 {
         match self {
-            Objective::Metric(m) => m.tunable.map_or(f64::NAN, |t| (t.binary)(c)),
+            Objective::Metric(m) => match m.tunable {
+                Some(Tunable::Counts { binary, .. }) => binary(c),
+                Some(Tunable::Target(f)) => f(c, m.param),
+                None => f64::NAN,
+            },
             Objective::Cost(m) => {
                 let n = (c.tp + c.fp + c.fn_ + c.tn).max(1) as f64;
                 -(c.tp as f64 * m.loss(1, 1)
@@ -80,9 +100,12 @@ impl Objective {
     /// The value to maximise for a multiclass confusion matrix.
     fn multiclass_value(&self, c: &Confusion) -> Result<f64> {
         Ok(match self {
-            Objective::Metric(m) => match m.tunable.and_then(|t| t.multiclass) {
-                Some(f) => f(c),
-                None => {
+            Objective::Metric(m) => match m.tunable {
+                Some(Tunable::Counts {
+                    multiclass: Some(f),
+                    ..
+                }) => f(c),
+                _ => {
                     return Err(Error::invalid(format!(
                         "{} of one positive class is binary; use macro_f1 for multiclass",
                         m.key
@@ -179,6 +202,16 @@ pub fn best_threshold(truth: &[u32], p: &[f64], objective: &Objective) -> Result
         .map(|&t| objective.binary_value(&sweep.counts(t)))
         .collect();
     let best = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if best == f64::NEG_INFINITY {
+        return Err(Error::invalid(match objective {
+            Objective::Metric(m) => format!(
+                "no threshold reaches the target of {} on these {} rows",
+                m.key,
+                p.len()
+            ),
+            Objective::Cost(_) => "no threshold has a finite cost".to_string(),
+        }));
+    }
     let ties: Vec<usize> = (0..cands.len()).filter(|&i| values[i] == best).collect();
     let pick = ties[ties.len() / 2];
     let value = if objective.higher_is_better() {
@@ -311,6 +344,37 @@ mod tests {
         for t in s.candidates() {
             assert_eq!(s.counts(t), direct(&truth, &p, t), "t = {t}");
         }
+    }
+
+    #[test]
+    fn targets_tune_the_constrained_optimum_or_say_none_is_reached() {
+        let truth = [0, 1, 0, 1, 1, 0, 0, 0, 1, 0];
+        let p = [0.1, 0.7, 0.4, 0.45, 0.9, 0.5, 0.2, 0.05, 0.3, 0.6];
+        let obj = Objective::metric("recall_at_precision(p=0.6)").unwrap();
+        let (t, v) = best_threshold(&truth, &p, &obj).unwrap();
+        let c = direct(&truth, &p, t);
+        assert!(c.ppv() >= 0.6 && c.tpr() == v);
+        // Brute force over every threshold of precision >= 0.6.
+        let best = p
+            .iter()
+            .map(|&t| direct(&truth, &p, t))
+            .filter(|c| c.ppv() >= 0.6)
+            .map(|c| c.tpr())
+            .fold(0.0, f64::max);
+        assert_eq!(v, best);
+        let obj = Objective::metric("recall_at_alert_rate(rate=0.2)").unwrap();
+        let (t, _) = best_threshold(&truth, &p, &obj).unwrap();
+        assert!(direct(&truth, &p, t).tp + direct(&truth, &p, t).fp <= 2);
+        let obj = Objective::metric("precision_at_recall(r=1)").unwrap();
+        let (t, v) = best_threshold(&truth, &p, &obj).unwrap();
+        assert_eq!((direct(&truth, &p, t).tpr(), v), (1.0, 4.0 / 7.0));
+        let never = Objective::metric("recall_at_precision(p=1)").unwrap();
+        let e = best_threshold(&[1, 0], &[0.2, 0.8], &never).unwrap_err();
+        assert!(e.to_string().contains("no threshold reaches"), "{e}");
+        let e = Objective::metric("recall_at_k(k=5)")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("recall_at_alert_rate"), "{e}");
     }
 
     #[test]

@@ -384,7 +384,8 @@ pub fn compare(
     }
     data.require_two_classes()?;
     extras.check(data)?;
-    let folds = splitter.split_dataset(data, seed)?;
+    let prepared = splitter.prepare(data, seed)?;
+    let folds = &prepared.folds;
     let refs: Vec<&Strategy> = strategies.iter().collect();
     let models: Vec<ModelEntry> = model_groups(&refs)
         .into_iter()
@@ -405,7 +406,7 @@ pub fn compare(
         .par_iter()
         .map(|&(g, f)| {
             let group: Vec<&Strategy> = groups[g].iter().map(|&i| &strategies[i]).collect();
-            evaluate_fold_group(&group, data, &folds[f], seed, extras, &|spec| {
+            evaluate_fold_group(&group, &prepared, &folds[f], seed, extras, &|spec| {
                 progress.add(1);
                 progress.set_label(spec);
             })
@@ -425,6 +426,7 @@ pub fn compare(
             spec: s.spec.clone(),
             folds,
             pooled: false,
+            pooled_folds: Vec::new(),
         })
         .collect();
     Ok(Comparison {

@@ -334,7 +334,7 @@ fn rule(d: PtBaggingDecision, priors: &[f64]) -> Result<Rule> {
 
 /// The values of [`MEASURES`] for one fold's test probabilities and labels.
 fn measures(truth: &[u32], proba: &Proba, labels: &[u32]) -> Result<Vec<f64>> {
-    let report = report_with_labels(truth, proba, labels)?;
+    let report = report_with_labels(truth, proba, labels, &[])?;
     let get = |key: &str| {
         report
             .iter()

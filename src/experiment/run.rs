@@ -437,12 +437,20 @@ pub fn run(data: &Dataset, settings: RunSettings) -> Result<RunOutcome> {
         settings.strategies
     };
     let strategies = with_decision_copies(given, &settings.decision_copies);
+    // A parameterised ranking or decision metric is computed besides every
+    // report's metrics.
+    let mut extras = settings.extras.clone();
+    for m in [settings.metric, decision_metric] {
+        if m.params.is_some() && !extras.metrics.iter().any(|e| e.key == m.key) {
+            extras.metrics.push(m);
+        }
+    }
     let comparison = compare(
         &strategies,
         data,
         &settings.splitter,
         settings.seed,
-        &settings.extras,
+        &extras,
     )?;
     let key = settings.metric.key;
     let higher = settings.metric.higher_is_better();
@@ -461,7 +469,13 @@ pub fn run(data: &Dataset, settings: RunSettings) -> Result<RunOutcome> {
             .collect(),
     };
     let verdict = comparison.verdict(key, higher)?;
-    let winner = strategies[order[0]].fit(data, settings.seed)?;
+    // The models do not see a time or group column of the splitter, whose
+    // scheme cuts the winner's inner folds too.
+    let winner = strategies[order[0]].fit_with_inner(
+        &*settings.splitter.features(data)?,
+        settings.seed,
+        settings.splitter.inner(data)?,
+    )?;
     Ok(RunOutcome {
         strategies,
         comparison,

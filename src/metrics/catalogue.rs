@@ -11,9 +11,20 @@
 //! decided labels; multiclass: one-vs-rest macro averages for the ranking
 //! metrics, argmax or the strategy's rule for the labels, macro averages of
 //! the per-class rates) are those of [`super::report`]'s module doc.
+//!
+//! An entry may take parameters, declared with `params!` and written as a
+//! call in the spec syntax: `precision_at_k(k=100)`,
+//! `recall_at_alert_rate(rate=0.01)` (the alert-budget metrics of
+//! [`super::budget`]). Such a metric is computed when asked for (`score
+//! --metric`, `evaluate --metric`, `run --metric`, `tune(metric=...)`), not
+//! in every report; [`metric`] reads the call, checks its parameters and
+//! returns one `&'static Metric` per distinct call (interned: a program
+//! holds as many as the distinct calls it reads).
 
 use std::cell::OnceCell;
+use std::sync::Mutex;
 
+use super::budget::{alert_budget, Curve};
 use super::calibration::expected_calibration_error;
 use super::confusion::{Average, BinaryCounts, Confusion};
 use super::probability::{
@@ -23,6 +34,7 @@ use super::probability::{
 use super::ranking::{binary_ranking, ranking_ovr_macro, roc_auc_hand_till, RankingScores};
 use crate::data::Proba;
 use crate::error::{did_you_mean, Error, Result};
+use crate::params::{from_call, params, syntax, Bounds, Call, Params};
 
 /// Number of uniform bins of the reported expected calibration error.
 pub const ECE_BINS: usize = 10;
@@ -56,11 +68,30 @@ pub enum Needs {
 /// A metric's value from binary confusion counts, and from a multiclass
 /// confusion matrix where it is defined: what threshold tuning optimises.
 #[derive(Debug, Clone, Copy)]
-pub struct Tunable {
-    /// The value of binary counts.
-    pub binary: fn(&BinaryCounts) -> f64,
-    /// The value of a multiclass confusion matrix (`None`: binary only).
-    pub multiclass: Option<fn(&Confusion) -> f64>,
+pub enum Tunable {
+    /// The metric itself, a function of the decided labels.
+    Counts {
+        /// The value of binary counts.
+        binary: fn(&BinaryCounts) -> f64,
+        /// The value of a multiclass confusion matrix (`None`: binary only).
+        multiclass: Option<fn(&Confusion) -> f64>,
+    },
+    /// A target of a parameterised threshold-free metric (binary): the value
+    /// of binary counts given the metric's parameter, `-inf` where the
+    /// threshold misses the target (`recall_at_precision(p=0.9)` tunes the
+    /// threshold of the largest recall at precision 0.9 or more).
+    Target(fn(&BinaryCounts, f64) -> f64),
+}
+
+/// A parameterised entry's parameters: their table (for help and
+/// errors) and the reading of a call into the one number its definition
+/// takes.
+#[derive(Debug, Clone, Copy)]
+pub struct MetricParams {
+    /// The parameters' table.
+    pub table: fn() -> Vec<crate::params::ParamInfo>,
+    /// The parameter's value in a call (checked).
+    pub read: fn(&Call) -> Result<f64>,
 }
 
 /// How a metric is computed from scored predictions.
@@ -86,6 +117,11 @@ pub enum Definition {
     MulticlassOnly(fn(&Scored) -> Result<f64>),
     /// Computed by an evaluation from its settings (a loss matrix, amounts).
     Settings,
+    /// A binary metric of the positive-class scores and the metric's
+    /// parameter (the alert budgets).
+    Budget(fn(&Curve, f64) -> f64),
+    /// A confusion count of the positive class (binary; not weighted).
+    Count(fn(&BinaryCounts) -> u64),
 }
 
 /// One metric.
@@ -101,6 +137,11 @@ pub struct Metric {
     pub definition: Definition,
     /// Set when a threshold (or per-class thresholds) can be tuned for it.
     pub tunable: Option<Tunable>,
+    /// Set for an entry that takes parameters.
+    pub params: Option<MetricParams>,
+    /// The parameter's value in a metric read from a call (`NaN` for the
+    /// catalogue's entries themselves).
+    pub param: f64,
     /// Set for a probability metric whose definition reads the rows'
     /// weights (see [`Metric::weighted`]).
     weighted_scores: bool,
@@ -111,7 +152,8 @@ impl Metric {
     /// (from a weighted confusion matrix) and the Brier score and log loss
     /// (weighted means over rows).
     pub fn weighted(&self) -> bool {
-        self.weighted_scores || self.needs() == Needs::Labels
+        self.weighted_scores
+            || (self.needs() == Needs::Labels && !matches!(self.definition, Definition::Count(_)))
     }
 
     /// What it is computed from.
@@ -123,8 +165,9 @@ impl Metric {
     /// ```
     pub fn needs(&self) -> Needs {
         match self.definition {
-            Definition::Rate(_) | Definition::Confusion(_) => Needs::Labels,
+            Definition::Rate(_) | Definition::Confusion(_) | Definition::Count(_) => Needs::Labels,
             Definition::Settings => Needs::Settings,
+            Definition::Budget(_) => Needs::Probabilities,
             // A threshold can be tuned only for a function of the labels
             // (G-mean's two definitions are `Split`).
             _ if self.tunable.is_some() => Needs::Labels,
@@ -135,7 +178,7 @@ impl Metric {
     /// Whether it is reported for a task of `k` classes.
     pub fn defined_for(&self, k: usize) -> bool {
         match self.definition {
-            Definition::BinaryOnly(_) => k == 2,
+            Definition::BinaryOnly(_) | Definition::Budget(_) | Definition::Count(_) => k == 2,
             Definition::MulticlassOnly(_) => k > 2,
             Definition::Settings => false,
             _ => true,
@@ -158,6 +201,8 @@ impl Metric {
             Definition::Confusion(f) => Ok(f(&s.confusion)),
             Definition::Split { binary: b, .. } if binary => b(s),
             Definition::Split { multiclass, .. } => multiclass(s),
+            Definition::Budget(f) => s.curve().map(|c| f(c, self.param)),
+            Definition::Count(f) => Ok(f(&s.positive()) as f64),
             Definition::Settings => return None,
         })
     }
@@ -196,6 +241,7 @@ pub struct Scored<'a> {
     ranking: OnceCell<RankingScores>,
     murphy: OnceCell<Murphy>,
     stratified: OnceCell<Vec<f64>>,
+    curve: OnceCell<Curve>,
 }
 
 impl<'a> Scored<'a> {
@@ -209,6 +255,7 @@ impl<'a> Scored<'a> {
             ranking: OnceCell::new(),
             murphy: OnceCell::new(),
             stratified: OnceCell::new(),
+            curve: OnceCell::new(),
         })
     }
 
@@ -255,6 +302,14 @@ impl<'a> Scored<'a> {
         Ok(self.stratified.get_or_init(|| s))
     }
 
+    fn curve(&self) -> Result<&Curve> {
+        if let Some(c) = self.curve.get() {
+            return Ok(c);
+        }
+        let c = Curve::new(self.truth, &self.proba.column(1))?;
+        Ok(self.curve.get_or_init(|| c))
+    }
+
     fn positive(&self) -> BinaryCounts {
         self.confusion.one_vs_rest(1)
     }
@@ -293,6 +348,8 @@ const fn metric_of(
         direction,
         definition,
         tunable: None,
+        params: None,
+        param: f64::NAN,
         weighted_scores: false,
     }
 }
@@ -312,8 +369,103 @@ const fn tunable(
     multiclass: Option<fn(&Confusion) -> f64>,
 ) -> Metric {
     Metric {
-        tunable: Some(Tunable { binary, multiclass }),
+        tunable: Some(Tunable::Counts { binary, multiclass }),
         ..m
+    }
+}
+
+/// An alert-budget metric with its parameters, and its tuning target if a
+/// threshold can be tuned for it.
+const fn budget(
+    key: &'static str,
+    label: &'static str,
+    f: fn(&Curve, f64) -> f64,
+    params: MetricParams,
+    target: Option<fn(&BinaryCounts, f64) -> f64>,
+) -> Metric {
+    Metric {
+        params: Some(params),
+        tunable: match target {
+            Some(t) => Some(Tunable::Target(t)),
+            None => None,
+        },
+        ..metric_of(key, label, Higher, Definition::Budget(f))
+    }
+}
+
+params! {
+    /// The alert budget of `precision_at_k` and `recall_at_k`.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct AtK {
+        /// Alerts: the k highest scores (required).
+        pub k: Option<usize> = None => Bounds::at_least(1.0),
+    }
+}
+
+params! {
+    /// The alert budget of `recall_at_alert_rate`, relative to the rows.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct AtRate {
+        /// Fraction of the rows alerted: the top ceil(rate x rows) scores.
+        pub rate: f64 = 0.01 => Bounds::left_open(0.0, 1.0),
+    }
+}
+
+params! {
+    /// The precision target of `recall_at_precision`.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct AtPrecision {
+        /// Required precision.
+        pub p: f64 = 0.9 => Bounds::left_open(0.0, 1.0),
+    }
+}
+
+params! {
+    /// The recall target of `precision_at_recall`.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct AtRecall {
+        /// Required recall.
+        pub r: f64 = 0.8 => Bounds::left_open(0.0, 1.0),
+    }
+}
+
+const AT_K: MetricParams = MetricParams {
+    table: || AtK::default().table(),
+    read: |c| {
+        from_call::<AtK>(c)?.k.map(|k| k as f64).ok_or_else(|| {
+            Error::invalid(format!(
+                "{c}: give the number of alerts, e.g. {}(k=100)",
+                c.name
+            ))
+        })
+    },
+};
+
+/// Recall within an alert budget of `rate` of the rows.
+fn within_rate(c: &BinaryCounts, rate: f64) -> f64 {
+    let n = c.tp + c.fp + c.fn_ + c.tn;
+    if c.tp + c.fp <= alert_budget(rate, n) {
+        c.tpr()
+    } else {
+        f64::NEG_INFINITY
+    }
+}
+
+/// Recall at a precision of `p` or more.
+fn at_precision(c: &BinaryCounts, p: f64) -> f64 {
+    if c.tp + c.fp > 0 && c.ppv() >= p {
+        c.tpr()
+    } else {
+        f64::NEG_INFINITY
+    }
+}
+
+/// Precision at a recall of `r` or more.
+fn at_recall(c: &BinaryCounts, r: f64) -> f64 {
+    if c.support() > 0 && c.tpr() >= r {
+        c.ppv()
+    } else {
+        f64::NEG_INFINITY
     }
 }
 
@@ -374,6 +526,30 @@ pub const METRICS: &[Metric] = &[
     metric_of("npv", "NPV", Higher, Rate(BinaryCounts::npv)),
     metric_of("fpr", "FPR", Lower, Rate(BinaryCounts::fpr)),
     metric_of("fdr", "FDR", Lower, Rate(BinaryCounts::fdr)),
+    metric_of(
+        "tp",
+        "TP",
+        Higher,
+        BinaryOnly(|s| Ok(s.positive().tp as f64)),
+    ),
+    metric_of(
+        "fp",
+        "FP",
+        Lower,
+        BinaryOnly(|s| Ok(s.positive().fp as f64)),
+    ),
+    metric_of(
+        "tn",
+        "TN",
+        Higher,
+        BinaryOnly(|s| Ok(s.positive().tn as f64)),
+    ),
+    metric_of(
+        "fn",
+        "FN",
+        Lower,
+        BinaryOnly(|s| Ok(s.positive().fn_ as f64)),
+    ),
     tunable(
         metric_of("f1", "F1", Higher, Rate(BinaryCounts::f1)),
         BinaryCounts::f1,
@@ -456,27 +632,139 @@ pub const METRICS: &[Metric] = &[
     ),
     metric_of("cost", "cost", Lower, Settings),
     metric_of("benefit", "benefit", Higher, Settings),
+    budget(
+        "precision_at_k",
+        "P@k",
+        |c, k| c.precision_at_k(k as u64),
+        AT_K,
+        None,
+    ),
+    budget(
+        "recall_at_k",
+        "R@k",
+        |c, k| c.recall_at_k(k as u64),
+        AT_K,
+        None,
+    ),
+    budget(
+        "recall_at_alert_rate",
+        "R@rate",
+        Curve::recall_at_alert_rate,
+        MetricParams {
+            table: || AtRate::default().table(),
+            read: |c| Ok(from_call::<AtRate>(c)?.rate),
+        },
+        Some(within_rate),
+    ),
+    budget(
+        "recall_at_precision",
+        "R@P",
+        Curve::recall_at_precision,
+        MetricParams {
+            table: || AtPrecision::default().table(),
+            read: |c| Ok(from_call::<AtPrecision>(c)?.p),
+        },
+        Some(at_precision),
+    ),
+    budget(
+        "precision_at_recall",
+        "P@R",
+        Curve::precision_at_recall,
+        MetricParams {
+            table: || AtRecall::default().table(),
+            read: |c| Ok(from_call::<AtRecall>(c)?.r),
+        },
+        Some(at_recall),
+    ),
 ];
 
-/// The metric with key `key`, or an error that suggests the closest key
-/// and lists them all.
+/// The metric with key `key`, a name or a call for a parameterised one
+/// (`precision_at_k(k=100)`), or an error that suggests the closest key and
+/// lists them all.
 ///
 /// ```
 /// use rarity::metrics::catalogue::{metric, Direction};
 /// assert_eq!(metric("brier").unwrap().direction, Direction::Lower);
 /// let e = metric("rocauc").unwrap_err().to_string();
 /// assert!(e.contains("did you mean 'roc_auc'"), "{e}");
+/// let m = metric("recall_at_precision( p = 0.95 )").unwrap();
+/// assert_eq!((m.key, m.param), ("recall_at_precision(p=0.95)", 0.95));
+/// assert_eq!(metric("recall_at_alert_rate").unwrap().key, "recall_at_alert_rate(rate=0.01)");
+/// assert!(metric("precision_at_k").unwrap_err().to_string().contains("k=100"));
 /// ```
 pub fn metric(key: &str) -> Result<&'static Metric> {
-    METRICS.iter().find(|m| m.key == key).ok_or_else(|| {
-        let keys = METRICS.iter().map(|m| m.key);
-        let hint = did_you_mean(key, keys.clone())
-            .map_or(String::new(), |s| format!(" (did you mean '{s}'?)"));
-        Error::invalid(format!(
-            "unknown metric '{key}'{hint}; accepted: {}",
-            keys.collect::<Vec<_>>().join(", ")
-        ))
-    })
+    match syntax::parse(key) {
+        Ok(calls) if calls.len() == 1 => metric_of_call(&calls[0]),
+        _ => Err(unknown_metric(key)),
+    }
+}
+
+/// The metric a parsed call names ([`metric`]).
+pub fn metric_of_call(call: &Call) -> Result<&'static Metric> {
+    let entry = METRICS
+        .iter()
+        .find(|m| m.key == call.name)
+        .ok_or_else(|| unknown_metric(&call.to_string()))?;
+    let Some(params) = entry.params else {
+        if call.args.is_empty() {
+            return Ok(entry);
+        }
+        return Err(Error::invalid(format!(
+            "{call}: the metric {} takes no parameters",
+            entry.key
+        )));
+    };
+    let value = (params.read)(call)?;
+    let name = (params.table)()[0].name;
+    let key = format!(
+        "{}({name}={})",
+        entry.key,
+        crate::params::number_text(value)
+    );
+    Ok(intern(key, entry, value))
+}
+
+/// One `&'static Metric` per distinct parameterised call.
+fn intern(key: String, entry: &'static Metric, value: f64) -> &'static Metric {
+    static READ: Mutex<Vec<&'static Metric>> = Mutex::new(Vec::new());
+    let mut read = READ.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(m) = read.iter().find(|m| m.key == key) {
+        return m;
+    }
+    let m: &'static Metric = Box::leak(Box::new(Metric {
+        key: Box::leak(key.into_boxed_str()),
+        param: value,
+        ..*entry
+    }));
+    read.push(m);
+    m
+}
+
+/// The error of an unknown metric key: the closest key and every key (the
+/// parameterised ones written as calls).
+fn unknown_metric(key: &str) -> Error {
+    let keys = METRICS.iter().map(|m| m.key);
+    let hint = did_you_mean(key.split('(').next().unwrap_or(key), keys)
+        .map_or(String::new(), |s| format!(" (did you mean '{s}'?)"));
+    Error::invalid(format!(
+        "unknown metric '{key}'{hint}; accepted: {}",
+        METRICS.iter().map(written).collect::<Vec<_>>().join(", ")
+    ))
+}
+
+/// A catalogue entry as written: its key, or a call with its parameters
+/// (`precision_at_k(k=K)`).
+pub fn written(m: &Metric) -> String {
+    match m.params {
+        None => m.key.to_string(),
+        Some(p) => {
+            let args: Vec<String> = (p.table)()
+                .iter()
+                .map(|i| format!("{}={}", i.name, i.name.to_uppercase()))
+                .collect();
+            format!("{}({})", m.key, args.join(","))
+        }
+    }
 }
 
 /// One metric of predictions with their decided labels (checked as the
@@ -492,18 +780,23 @@ pub fn metric(key: &str) -> Result<&'static Metric> {
 pub fn value(m: &Metric, truth: &[u32], proba: &Proba, labels: &[u32]) -> Result<f64> {
     super::check_proba(truth, proba)?;
     m.compute(&Scored::new(truth, proba, labels)?)
-        .unwrap_or_else(|| {
-            Err(Error::invalid(format!(
-                "{} is not defined for {} classes{}",
-                m.key,
-                proba.n_classes(),
-                if m.needs() == Needs::Settings {
-                    " from predictions alone (it needs the evaluation's settings)"
-                } else {
-                    ""
-                }
-            )))
-        })
+        .unwrap_or_else(|| Err(undefined(m, proba.n_classes())))
+}
+
+/// The error of a metric asked for on a task of `k` classes it does not
+/// define (or that needs an evaluation's settings).
+pub fn undefined(m: &Metric, k: usize) -> Error {
+    Error::invalid(format!(
+        "{} is not defined for {k} classes{}",
+        m.key,
+        if m.needs() == Needs::Settings {
+            " from predictions alone (it needs the evaluation's settings)"
+        } else if k > 2 && m.defined_for(2) {
+            " (it is a binary metric of the positive class)"
+        } else {
+            ""
+        }
+    ))
 }
 
 /// One metric of predictions whose rows carry `weights`: the
@@ -555,10 +848,17 @@ pub fn weighted_value(
 }
 
 /// The metrics a threshold can be tuned for, as `tune(metric=...)` lists them.
-pub fn tunable_keys() -> Vec<&'static str> {
+pub fn tunable_keys() -> Vec<String> {
     METRICS
         .iter()
         .filter(|m| m.tunable.is_some())
-        .map(|m| m.key)
+        .map(written)
         .collect()
+}
+
+/// The catalogue's entries computed in every report: all but the
+/// parameterised ones (computed when asked for) and those needing an
+/// evaluation's settings.
+pub fn reported() -> impl Iterator<Item = &'static Metric> {
+    METRICS.iter().filter(|m| m.params.is_none())
 }

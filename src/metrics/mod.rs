@@ -18,6 +18,7 @@
 //!   ...) is `NaN`; input that cannot be scored (empty, mismatched lengths,
 //!   probabilities outside `[0, 1]`, ...) is an [`Error`](crate::Error).
 
+pub mod budget;
 pub mod calibration;
 pub mod catalogue;
 pub mod confusion;

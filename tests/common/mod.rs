@@ -41,6 +41,29 @@ pub fn file(dir: &Path, name: &str, bytes: &[u8]) -> String {
     p.to_string_lossy().into_owned()
 }
 
+/// A binary model file's bytes without its recorded fit time (the last 8
+/// bytes: the f64 seconds of the fit record that ends the body), what two
+/// fits with the same seed agree on.
+pub fn model_bytes(bytes: &[u8]) -> &[u8] {
+    let n = bytes.len();
+    assert!(
+        n > 9 && bytes[n - 9] == 0xcb,
+        "a binary model file ends with its fit time"
+    );
+    &bytes[..n - 8]
+}
+
+/// The bytes of the file at `path`, a model file's without its fit time
+/// ([`model_bytes`]).
+pub fn comparable(path: &Path) -> Vec<u8> {
+    let bytes = std::fs::read(path).unwrap();
+    if path.extension().is_some_and(|e| e == "rarity") {
+        model_bytes(&bytes).to_vec()
+    } else {
+        bytes
+    }
+}
+
 /// The shared benchmark data directory, if this checkout sits beside it.
 pub fn shared_data() -> Option<PathBuf> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");

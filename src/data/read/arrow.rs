@@ -312,7 +312,10 @@ impl<'r> ArrowTable<'r> {
         }
     }
 
-    /// Reads every batch of the columns the layout uses into blocks.
+    /// Reads every batch of the columns the layout uses into blocks. The
+    /// Apache crates decode the next batch on a second thread while this
+    /// one turns the current batch into a block and hands it to the sink;
+    /// batches keep their order, so the result is that of one thread.
     pub(crate) fn run(self, layout: &Layout, sink: &mut dyn Sink) -> Result<()> {
         let used: Vec<usize> = (0..self.names.len())
             .filter(|&j| layout.roles[j] != Role::Skip)
@@ -320,18 +323,36 @@ impl<'r> ArrowTable<'r> {
         let origin = self.origin.clone();
         let schema = self.schema.clone();
         let mut batches = guarded(&origin, || self.batches(&used))?;
-        let mut block = Block::new(layout);
-        let mut row_index = 0usize;
-        while let Some(batch) = guarded(&origin, || Ok(batches.next()))? {
-            let batch = batch.map_err(|e| arrow_err(&origin, e))?;
-            block.reset(layout);
-            guarded(&origin, || {
-                decode(&batch, &used, layout, &schema, row_index, &mut block)
-            })?;
-            row_index += batch.num_rows();
-            sink.take(&mut block)?;
-        }
-        Ok(())
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Result<RecordBatch>>(2);
+        std::thread::scope(|scope| {
+            let origin = &origin;
+            scope.spawn(move || loop {
+                let next = guarded(origin, || Ok(batches.next()))
+                    .and_then(|b| b.map(|b| b.map_err(|e| arrow_err(origin, e))).transpose());
+                let stop = !matches!(next, Ok(Some(_)));
+                // A closed channel: the reader stopped on an error.
+                if let Some(item) = next.transpose() {
+                    if tx.send(item).is_err() {
+                        return;
+                    }
+                }
+                if stop {
+                    return;
+                }
+            });
+            let mut block = Block::new(layout);
+            let mut row_index = 0usize;
+            for batch in rx {
+                let batch = batch?;
+                block.reset(layout);
+                guarded(origin, || {
+                    decode(&batch, &used, layout, &schema, row_index, &mut block)
+                })?;
+                row_index += batch.num_rows();
+                sink.take(&mut block)?;
+            }
+            Ok(())
+        })
     }
 
     /// The record batches of the `used` columns.
@@ -339,30 +360,32 @@ impl<'r> ArrowTable<'r> {
     fn batches(
         self,
         used: &[usize],
-    ) -> Result<Box<dyn Iterator<Item = std::result::Result<RecordBatch, ArrowError>> + 'r>> {
+    ) -> Result<Box<dyn Iterator<Item = std::result::Result<RecordBatch, ArrowError>> + Send + 'r>>
+    {
         let origin = self.origin.clone();
         let used = used.to_vec();
-        let batches: Box<dyn Iterator<Item = std::result::Result<RecordBatch, ArrowError>> + 'r> =
-            match self.input {
-                ArrowInput::ParquetFile(f) => parquet_batches(f, &used, &origin)?,
-                ArrowInput::ParquetBytes(b) => parquet_batches(b, &used, &origin)?,
-                ArrowInput::IpcFile(f) => Box::new(
-                    arrow_ipc::reader::FileReader::try_new(f, Some(used.clone()))
-                        .map_err(|e| arrow_err(&origin, e))?,
-                ),
-                ArrowInput::IpcBytes(b) => Box::new(
-                    arrow_ipc::reader::FileReader::try_new(Cursor::new(b), Some(used.clone()))
-                        .map_err(|e| arrow_err(&origin, e))?,
-                ),
-                ArrowInput::IpcDecoder(r) => Box::new(StreamBatches {
-                    stream: r,
-                    used: used.clone(),
-                }),
-                ArrowInput::IpcStream(r) => Box::new(StreamBatches {
-                    stream: Box::new(IpcStream::new(r)),
-                    used: used.clone(),
-                }),
-            };
+        let batches: Box<
+            dyn Iterator<Item = std::result::Result<RecordBatch, ArrowError>> + Send + 'r,
+        > = match self.input {
+            ArrowInput::ParquetFile(f) => parquet_batches(f, &used, &origin)?,
+            ArrowInput::ParquetBytes(b) => parquet_batches(b, &used, &origin)?,
+            ArrowInput::IpcFile(f) => Box::new(
+                arrow_ipc::reader::FileReader::try_new(f, Some(used.clone()))
+                    .map_err(|e| arrow_err(&origin, e))?,
+            ),
+            ArrowInput::IpcBytes(b) => Box::new(
+                arrow_ipc::reader::FileReader::try_new(Cursor::new(b), Some(used.clone()))
+                    .map_err(|e| arrow_err(&origin, e))?,
+            ),
+            ArrowInput::IpcDecoder(r) => Box::new(StreamBatches {
+                stream: r,
+                used: used.clone(),
+            }),
+            ArrowInput::IpcStream(r) => Box::new(StreamBatches {
+                stream: Box::new(IpcStream::new(r)),
+                used: used.clone(),
+            }),
+        };
         Ok(batches)
     }
 }
@@ -371,7 +394,7 @@ fn parquet_batches<T: parquet::file::reader::ChunkReader + 'static>(
     input: T,
     used: &[usize],
     origin: &str,
-) -> Result<Box<dyn Iterator<Item = std::result::Result<RecordBatch, ArrowError>>>> {
+) -> Result<Box<dyn Iterator<Item = std::result::Result<RecordBatch, ArrowError>> + Send>> {
     let builder = parquet_builder(input, origin)?;
     let mask = ProjectionMask::roots(builder.parquet_schema(), used.iter().copied());
     let reader = builder
@@ -400,47 +423,54 @@ impl Iterator for StreamBatches<'_> {
     }
 }
 
-/// A column's values as numbers (`None` where null).
-fn numbers(a: &dyn Array) -> Option<Vec<Option<f64>>> {
+/// Calls `f(row, value)` for every value of a numeric column (`None` where
+/// null), without collecting them; `false` if the column is not numeric.
+fn each_number(a: &dyn Array, mut f: impl FnMut(usize, Option<f64>)) -> bool {
     macro_rules! prim {
-        ($t:ty) => {
-            a.as_primitive::<$t>()
-                .iter()
-                .map(|v| v.map(|v| v as f64))
-                .collect()
-        };
+        ($t:ty, $conv:expr) => {{
+            let p = a.as_primitive::<$t>();
+            let conv = $conv;
+            if p.null_count() == 0 {
+                p.values()
+                    .iter()
+                    .enumerate()
+                    .for_each(|(i, &v)| f(i, Some(conv(v))));
+            } else {
+                p.iter().enumerate().for_each(|(i, v)| f(i, v.map(conv)));
+            }
+        }};
     }
-    Some(match a.data_type() {
-        DataType::Int8 => prim!(Int8Type),
-        DataType::Int16 => prim!(Int16Type),
-        DataType::Int32 => prim!(Int32Type),
-        DataType::Int64 => prim!(Int64Type),
-        DataType::UInt8 => prim!(UInt8Type),
-        DataType::UInt16 => prim!(UInt16Type),
-        DataType::UInt32 => prim!(UInt32Type),
-        DataType::UInt64 => prim!(UInt64Type),
-        DataType::Float32 => prim!(Float32Type),
-        DataType::Float64 => prim!(Float64Type),
-        DataType::Float16 => a
-            .as_primitive::<Float16Type>()
-            .iter()
-            .map(|v| v.map(f64::from))
-            .collect(),
+    match a.data_type() {
+        DataType::Int8 => prim!(Int8Type, f64::from),
+        DataType::Int16 => prim!(Int16Type, f64::from),
+        DataType::Int32 => prim!(Int32Type, f64::from),
+        DataType::Int64 => prim!(Int64Type, |v: i64| v as f64),
+        DataType::UInt8 => prim!(UInt8Type, f64::from),
+        DataType::UInt16 => prim!(UInt16Type, f64::from),
+        DataType::UInt32 => prim!(UInt32Type, f64::from),
+        DataType::UInt64 => prim!(UInt64Type, |v: u64| v as f64),
+        DataType::Float32 => prim!(Float32Type, f64::from),
+        DataType::Float64 => prim!(Float64Type, |v: f64| v),
+        DataType::Float16 => prim!(Float16Type, f64::from),
         DataType::Boolean => a
             .as_boolean()
             .iter()
-            .map(|v| v.map(|b| f64::from(u8::from(b))))
-            .collect(),
+            .enumerate()
+            .for_each(|(i, v)| f(i, v.map(|b| f64::from(u8::from(b))))),
         DataType::Decimal128(_, scale) => {
             let s = 10f64.powi(i32::from(*scale));
-            a.as_primitive::<Decimal128Type>()
-                .iter()
-                .map(|v| v.map(|v| v as f64 / s))
-                .collect()
+            prim!(Decimal128Type, |v: i128| v as f64 / s)
         }
-        DataType::Null => vec![None; a.len()],
-        _ => return None,
-    })
+        DataType::Null => (0..a.len()).for_each(|i| f(i, None)),
+        _ => return false,
+    }
+    true
+}
+
+/// A column's values as numbers (`None` where null).
+fn numbers(a: &dyn Array) -> Option<Vec<Option<f64>>> {
+    let mut out = Vec::with_capacity(a.len());
+    each_number(a, |_, v| out.push(v)).then_some(out)
 }
 
 /// A column's values as text (`None` where null): strings as they are,
@@ -502,10 +532,11 @@ fn decode(
             "a record batch has another number of columns than the schema",
         ));
     }
-    // Columns decoded once, by role.
+    // Columns decoded once, by role; numbers go straight into the block.
     let mut missing = vec![None::<usize>; n];
-    let mut x = vec![0.0; n * m];
-    let mut labels: Option<Vec<Option<String>>> = None;
+    block.x.clear();
+    block.x.resize(n * m, 0.0);
+    let mut labels: Option<Target> = None;
     let mut ids: Vec<(usize, Vec<Option<String>>)> = Vec::new();
     let mut level_cols: Vec<(usize, usize, Vec<Option<String>>)> = Vec::new();
     for (c, &j) in used.iter().enumerate() {
@@ -531,6 +562,7 @@ fn decode(
                 ),
             ));
         }
+        let numeric = column_type(col.data_type()) == ColumnType::Number;
         match layout.roles[j] {
             Role::Skip => {}
             Role::Check => {
@@ -541,63 +573,72 @@ fn decode(
                 }
             }
             Role::Target => {
-                let t = texts(col).ok_or_else(unsupported)?;
-                for (i, v) in t.iter().enumerate() {
-                    if v.is_none() {
-                        missing[i].get_or_insert(j);
+                let t = if numeric {
+                    Target::Numbers(numbers(col.as_ref()).ok_or_else(unsupported)?)
+                } else {
+                    Target::Texts(texts(col).ok_or_else(unsupported)?)
+                };
+                for (i, m) in missing.iter_mut().enumerate() {
+                    if t.is_null(i) {
+                        m.get_or_insert(j);
                     }
                 }
                 labels = Some(t);
             }
             Role::Id(i) => ids.push((i, texts(col).ok_or_else(unsupported)?)),
-            Role::Feature(s) => {
-                if let Some(v) = numbers(col.as_ref()) {
-                    if layout.slots[s].kind == super::rows::Kind::Level {
-                        // A model's categorical column given as numbers.
-                        level_cols.push((s, j, texts(col).ok_or_else(unsupported)?));
-                        continue;
-                    }
-                    for (i, v) in v.into_iter().enumerate() {
-                        match v {
-                            Some(v) if v.is_finite() => x[i * m + s] = v,
-                            Some(_) => {
-                                return Err(parse_err(
-                                    origin,
-                                    format!(
-                                        "row {}, column '{}': not a finite number",
-                                        first_row + i + 1,
-                                        layout.names[j]
-                                    ),
-                                ))
-                            }
-                            None => {
-                                missing[i].get_or_insert(j);
-                            }
-                        }
-                    }
-                } else {
-                    let t = texts(col).ok_or_else(unsupported)?;
-                    if layout.slots[s].kind == super::rows::Kind::Number {
-                        let i = t.iter().position(Option::is_some).unwrap_or(0);
-                        let field = t.get(i).cloned().flatten().unwrap_or_default();
-                        return Err(layout.not_a_number(
-                            &format!("row {}", first_row + i + 1),
-                            j,
-                            field.as_bytes(),
-                        ));
-                    }
-                    for (i, v) in t.iter().enumerate() {
-                        if v.is_none() {
-                            missing[i].get_or_insert(j);
-                        }
-                    }
-                    level_cols.push((s, j, t));
+            Role::Feature(s) if numeric => {
+                if layout.slots[s].kind == super::rows::Kind::Level {
+                    // A model's categorical column given as numbers.
+                    level_cols.push((s, j, texts(col).ok_or_else(unsupported)?));
+                    continue;
                 }
+                let mut bad = None;
+                let x = &mut block.x;
+                each_number(col.as_ref(), |i, v| match v {
+                    Some(v) if v.is_finite() => x[i * m + s] = v,
+                    Some(_) => {
+                        bad.get_or_insert(i);
+                    }
+                    None => {
+                        missing[i].get_or_insert(j);
+                    }
+                });
+                if let Some(i) = bad {
+                    return Err(parse_err(
+                        origin,
+                        format!(
+                            "row {}, column '{}': not a finite number",
+                            first_row + i + 1,
+                            layout.names[j]
+                        ),
+                    ));
+                }
+            }
+            Role::Feature(s) => {
+                let t = texts(col).ok_or_else(unsupported)?;
+                if layout.slots[s].kind == super::rows::Kind::Number {
+                    let i = t.iter().position(Option::is_some).unwrap_or(0);
+                    let field = t.get(i).cloned().flatten().unwrap_or_default();
+                    return Err(layout.not_a_number(
+                        &format!("row {}", first_row + i + 1),
+                        j,
+                        field.as_bytes(),
+                    ));
+                }
+                for (i, v) in t.iter().enumerate() {
+                    if v.is_none() {
+                        missing[i].get_or_insert(j);
+                    }
+                }
+                level_cols.push((s, j, t));
             }
         }
     }
     block.rows_read = n;
     let n_ids = layout.id_names.len();
+    // Rows are kept in place: row i moves to `kept` (never ahead of i).
+    let mut kept = 0usize;
+    let mut label_ids = LabelIds::default();
     for i in 0..n {
         if let Some(j) = missing[i] {
             if layout.missing == super::Missing::Error || layout.predicting() {
@@ -609,7 +650,7 @@ fn decode(
         let mut unknown = false;
         for (s, j, t) in &level_cols {
             let v = t[i].as_deref().unwrap_or("");
-            x[i * m + s] = match block.level(layout, *s, v.as_bytes(), false) {
+            let value = match block.level(layout, *s, v.as_bytes(), false) {
                 LevelOutcome::Code(c) => code(c),
                 LevelOutcome::Unknown => {
                     unknown = true;
@@ -625,17 +666,17 @@ fn decode(
                     ))
                 }
             };
+            block.x[i * m + s] = value;
         }
         if unknown {
             block.unknown_rows += 1;
         }
-        block.x.extend_from_slice(&x[i * m..(i + 1) * m]);
+        if kept != i {
+            block.x.copy_within(i * m..(i + 1) * m, kept * m);
+        }
+        kept += 1;
         if let Some(l) = &labels {
-            let t = l[i].as_deref().unwrap_or("");
-            let id = block
-                .label_dict
-                .intern(t.as_bytes())
-                .expect("strings are UTF-8");
+            let id = label_ids.intern(l, i, &mut block.label_dict);
             block.labels.push(id);
         }
         if n_ids > 0 {
@@ -646,5 +687,57 @@ fn decode(
             }
         }
     }
+    block.x.truncate(kept * m);
     Ok(())
+}
+
+/// A target column's values.
+enum Target {
+    Numbers(Vec<Option<f64>>),
+    Texts(Vec<Option<String>>),
+}
+
+impl Target {
+    fn is_null(&self, i: usize) -> bool {
+        match self {
+            Target::Numbers(v) => v[i].is_none(),
+            Target::Texts(v) => v[i].is_none(),
+        }
+    }
+}
+
+/// Interns labels; a numeric label is written as text (as rarity writes
+/// numbers) once per distinct value of the batch, not once per row.
+#[derive(Default)]
+struct LabelIds {
+    /// (value bits, label id), for the first few distinct values.
+    seen: Vec<(u64, u32)>,
+    text: Vec<u8>,
+}
+
+impl LabelIds {
+    /// Distinct numeric values remembered per batch.
+    const SEEN: usize = 64;
+
+    fn intern(&mut self, t: &Target, i: usize, dict: &mut super::labels::Interner) -> u32 {
+        match t {
+            Target::Texts(v) => dict
+                .intern(v[i].as_deref().unwrap_or("").as_bytes())
+                .expect("strings are UTF-8"),
+            Target::Numbers(v) => {
+                let value = v[i].unwrap_or(0.0);
+                let bits = value.to_bits();
+                if let Some(&(_, id)) = self.seen.iter().find(|(b, _)| *b == bits) {
+                    return dict.repeat(id);
+                }
+                self.text.clear();
+                push_f64(&mut self.text, value);
+                let id = dict.intern(&self.text).expect("numbers are ASCII");
+                if self.seen.len() < Self::SEEN {
+                    self.seen.push((bits, id));
+                }
+                id
+            }
+        }
+    }
 }

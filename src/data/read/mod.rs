@@ -661,6 +661,46 @@ pub fn read_with_schema<R: std::io::Read + Send>(
     read_table_with_schema(csv_table(reader, origin, delimiter)?, schema)
 }
 
+/// Reads labelled rows encoded as the training data of `schema` was (see
+/// [`predict_blocks`]; `opts.ids` is ignored), with the label column
+/// `schema.target_name` mapped to the schema's classes: held-out rows to
+/// score a saved model on. A missing or unknown label is an error naming
+/// the row and the classes the model knows.
+///
+/// ```
+/// use rarity::data::read::{read_from, read_labelled, Format, PredictOptions, ReadOptions, Table};
+/// let (ds, _) = read_from("a,b,y\n1,2,p\n3,4,n\n".as_bytes(), "train", Format::Csv, 0, &ReadOptions::default()).unwrap();
+/// let table = |t: &'static str| Table::from_stream(Box::new(t.as_bytes()), "new", Format::Csv, &ReadOptions::default()).unwrap();
+/// let held = read_labelled(table("y,b,a\np,6,5\nn,8,7\n"), ds.schema(), &PredictOptions::default()).unwrap();
+/// assert_eq!((held.row(1), held.labels()), (&[7.0, 8.0][..], &[1, 0][..]));
+/// let e = read_labelled(table("y,b,a\nq,6,5\n"), ds.schema(), &PredictOptions::default()).unwrap_err();
+/// assert!(e.to_string().contains("label 'q'"), "{e}");
+/// ```
+pub fn read_labelled(table: Table<'_>, schema: &Schema, opts: &PredictOptions) -> Result<Dataset> {
+    let target = &schema.target_name;
+    let opts = PredictOptions {
+        ids: vec![target.clone()],
+        ..opts.clone()
+    };
+    let (mut x, mut y) = (Vec::new(), Vec::new());
+    predict_blocks(table, schema, &opts, &mut |b| {
+        x.extend_from_slice(b.data.features());
+        for label in &b.ids {
+            let row = y.len() + 1;
+            let class = schema.class_names.iter().position(|c| c == label);
+            y.push(class.ok_or_else(|| {
+                Error::data(format!(
+                    "row {row}: label '{label}' in column '{target}' is not a class of the \
+                     model; its classes: {}",
+                    schema.class_names.join(", ")
+                ))
+            })? as u32);
+        }
+        Ok(())
+    })?;
+    Dataset::new(x, y, schema.clone())
+}
+
 /// A CSV table from a reader.
 fn csv_table<'r, R: std::io::Read + Send + 'r>(
     reader: R,

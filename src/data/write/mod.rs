@@ -101,6 +101,15 @@ fn resolve(path: &Path) -> Result<Resolved> {
     )))
 }
 
+/// Checks before any work that `path` can be an output: an error for a
+/// directory or a loop of links (see [`AtomicFile::create`]).
+pub fn check_output(path: &Path) -> Result<()> {
+    if !is_stdio(path) {
+        resolve(path)?;
+    }
+    Ok(())
+}
+
 /// Whether `path` means standard input or output (`-`).
 pub fn is_stdio(path: &Path) -> bool {
     path.as_os_str() == "-"

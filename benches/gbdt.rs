@@ -78,18 +78,6 @@ fn threads(t: &str) -> Res<()> {
     Ok(())
 }
 
-/// The whole numbers of a JSON list.
-fn indices(v: &Value) -> Vec<usize> {
-    v.as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_u64)
-                .map(|i| i as usize)
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 fn sets(plan: &str, out: &str, t: &str) -> Res<()> {
     threads(t)?;
     let plan: Value = serde_json::from_str(&std::fs::read_to_string(plan)?)?;
@@ -116,8 +104,8 @@ fn sets(plan: &str, out: &str, t: &str) -> Res<()> {
             .iter()
             .enumerate()
         {
-            let train = data.take(&indices(&fold["train"]));
-            let test = data.take(&indices(&fold["test"]));
+            let rows = |key: &str| serde_json::from_value::<Vec<usize>>(fold[key].clone());
+            let (train, test) = (data.take(&rows("train")?), data.take(&rows("test")?));
             let (mut p_fold, mut s_fold) = (Vec::new(), Vec::new());
             for spec in fold["specs"]
                 .as_array()

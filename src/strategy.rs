@@ -56,12 +56,13 @@ use serde::{Deserialize, Serialize};
 use crate::calibrate::prior::correct_row;
 use crate::calibrate::{self, Calibration, Correction, OneVsRest, PriorShift};
 use crate::data::{Dataset, Proba, Schema};
-use crate::decide::registry::Stage;
+use crate::decide::registry::{build_stage, Stage};
 use crate::decide::{Decision, PluginRule, Resolving, Rule};
 use crate::ensemble::BaggedModel;
 use crate::error::{Error, Result};
 use crate::learn::Learner;
 use crate::learn::Model;
+use crate::params::syntax;
 use crate::persist::Persist;
 use crate::rng;
 use crate::sample::Sampler;
@@ -846,11 +847,91 @@ impl Strategy {
         rng: &mut rng::Rng,
     ) -> Result<FittedStrategy> {
         if !self.fits_on_sample() {
+            return Err(self.needs_whole_data());
+        }
+        self.fit_kept(train, keep_rates, priors, rng)
+    }
+
+    /// Fits the learner, prior shift and decision on a sample drawn outside
+    /// rarity (by a Spark job, `rarity.spark.undersample`): `train` holds
+    /// the sampled rows and `population` the rows of each class in the
+    /// data they were drawn from. The keep rates are the realised ones,
+    /// `r_k = (rows of class k in train) / population[k]`, so `+correct`
+    /// (Dal Pozzolo et al. 2015, eq. 9) undoes the sampling that happened;
+    /// the priors are the population's. The strategy has no sampler stage
+    /// (the outside draw is its sampler), no calibration and no tuned
+    /// decision (they need the whole training data). The learner draws from
+    /// stream 0 of `seed`.
+    ///
+    /// ```
+    /// use rarity::data::{bundled, read::ReadOptions};
+    /// let (ds, _) = bundled::find("ecoli4").unwrap().load(&ReadOptions::default()).unwrap();
+    /// let s = rarity::spec::build_strategy("tree+correct").unwrap();
+    /// let counts = ds.class_counts();
+    /// // As if the sample were a tenth of the negatives of a ten times larger table.
+    /// let population = vec![counts[0] * 10, counts[1]];
+    /// let f = s.fit_drawn(&ds, &population, 1).unwrap();
+    /// assert_eq!(f.members[0].keep_rates, vec![0.1, 1.0]);
+    /// ```
+    pub fn fit_drawn(
+        &self,
+        train: &Dataset,
+        population: &[usize],
+        seed: u64,
+    ) -> Result<FittedStrategy> {
+        if self.sampler.is_some() {
             return Err(Error::invalid(format!(
-                "{}: calibration and tuned decisions need the whole training data",
+                "{}: the sample drawn outside is the sampler stage; give the strategy \
+                 without one, e.g. forest(n=100)+correct",
                 self.spec
             )));
         }
+        if self.calibration.is_some() || self.decision.needs_oof() {
+            return Err(self.needs_whole_data());
+        }
+        let kept = train.class_counts();
+        if population.len() != kept.len() {
+            return Err(Error::invalid(format!(
+                "{} population counts given for {} classes",
+                population.len(),
+                kept.len()
+            )));
+        }
+        if let Some(k) = (0..kept.len()).find(|&k| kept[k] > population[k]) {
+            return Err(Error::data(format!(
+                "class '{}': the sample has {} rows but the population only {}",
+                train.class_names()[k],
+                kept[k],
+                population[k]
+            )));
+        }
+        let n: usize = population.iter().sum();
+        let priors = population.iter().map(|&c| c as f64 / n as f64).collect();
+        let keep_rates = kept
+            .iter()
+            .zip(population)
+            .map(|(&k, &p)| if p == 0 { 1.0 } else { k as f64 / p as f64 })
+            .collect();
+        self.fit_kept(train, keep_rates, priors, &mut rng::stream(seed, 0))
+    }
+
+    /// Why a strategy cannot be fitted on a sample alone.
+    fn needs_whole_data(&self) -> Error {
+        Error::invalid(format!(
+            "{}: calibration and tuned decisions need the whole training data",
+            self.spec
+        ))
+    }
+
+    /// [`Strategy::fit_sampled`] and [`Strategy::fit_drawn`] once their
+    /// keep rates and priors are known.
+    fn fit_kept(
+        &self,
+        train: &Dataset,
+        keep_rates: Vec<f64>,
+        priors: Vec<f64>,
+        rng: &mut rng::Rng,
+    ) -> Result<FittedStrategy> {
         check_kept(&keep_rates, train.class_names())?;
         let t0 = Instant::now();
         let rows: Vec<usize> = (0..train.n_rows()).collect();
@@ -1054,6 +1135,37 @@ impl FittedStrategy {
             shift,
             ..self.clone()
         })
+    }
+}
+
+impl FittedStrategy {
+    /// The same fitted model deciding by the rule that `spec` names (one
+    /// decision stage: `threshold(0.3)`, `cost(fn=10,fp=1)`,
+    /// `threshold(priors)`, `argmax`, ...), as `rarity predict --decision`
+    /// and `rarity.spark.predict(decision=...)` choose it.
+    ///
+    /// ```
+    /// use rarity::data::{bundled, read::ReadOptions};
+    /// use rarity::decide::Rule;
+    /// let (ds, _) = bundled::find("ecoli4").unwrap().load(&ReadOptions::default()).unwrap();
+    /// let fitted = rarity::spec::build_strategy("logistic").unwrap().fit(&ds, 1).unwrap();
+    /// assert_eq!(fitted.with_decision_spec("threshold(0.3)").unwrap().rule, Rule::Threshold(0.3));
+    /// assert!(fitted.with_decision_spec("tree").is_err());
+    /// ```
+    pub fn with_decision_spec(&self, spec: &str) -> Result<FittedStrategy> {
+        let stages = syntax::parse(spec)?;
+        let [call] = stages.as_slice() else {
+            return Err(Error::invalid(format!(
+                "decision '{spec}': one decision rule is expected, e.g. threshold(0.3)"
+            )));
+        };
+        match build_stage(call)? {
+            Stage::Decide(d) => self.with_decision(&d),
+            _ => Err(Error::invalid(format!(
+                "decision '{spec}' is not a decision rule; use e.g. threshold(0.3), \
+                 threshold(priors), cost(fn=10,fp=1), argmax"
+            ))),
+        }
     }
 }
 

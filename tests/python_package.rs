@@ -1,8 +1,10 @@
 //! The Python package's tests (`python/tests`), run by `cargo test`: when
 //! `python3` with `venv` is available, a virtual environment under
-//! `target/` gets `pip install ./python[test]` (the package built from this
-//! checkout, with pytest, scikit-learn, imbalanced-learn, pandas, polars,
-//! pyarrow and joblib) and pytest runs there; any pytest failure fails this
+//! `target/` gets `pip install ./python[test,spark]` (the package built from
+//! this checkout, with pytest, scikit-learn, imbalanced-learn, pandas,
+//! polars, pyarrow, joblib and pyspark) and pytest runs there (the Spark
+//! tests need a Java runtime too, else they say why they skip); any pytest
+//! failure fails this
 //! test. The environment is reused while the package's sources (the
 //! library's included) are unchanged. Without Python the test says so and
 //! passes.
@@ -105,7 +107,7 @@ fn python_package_tests_pass() {
         );
     }
     if std::fs::read_to_string(&stamp).ok().as_deref() != Some(hash.as_str()) {
-        eprintln!("installing ./python[test] into {}", venv.display());
+        eprintln!("installing ./python[test,spark] into {}", venv.display());
         run(
             Command::new(&py).args(["-m", "pip", "install", "--quiet", "--upgrade", "pip"]),
             "upgrading pip",
@@ -114,10 +116,10 @@ fn python_package_tests_pass() {
             Command::new(&py)
                 .args(["-m", "pip", "install", "--quiet"])
                 .arg(format!(
-                    "{}[test]",
+                    "{}[test,spark]",
                     Path::new(ROOT).join("python").display()
                 )),
-            "pip install ./python[test]",
+            "pip install ./python[test,spark]",
         );
         std::fs::write(&stamp, &hash).unwrap();
     }

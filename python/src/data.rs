@@ -133,6 +133,23 @@ fn arrow_column(name: &str, a: &ArrayRef) -> PyResult<Col> {
 }
 
 impl Features {
+    /// The columns of an Arrow batch that `wanted` accepts by name, read as
+    /// [`Features::from_arrow`] reads a table's.
+    pub fn from_batch(batch: &RecordBatch, wanted: impl Fn(&str) -> bool) -> PyResult<Features> {
+        let mut cols = Vec::with_capacity(batch.num_columns());
+        for (f, a) in batch.schema().fields().iter().zip(batch.columns()) {
+            if wanted(f.name()) {
+                cols.push((f.name().clone(), arrow_column(f.name(), a)?));
+            }
+        }
+        Ok(Features {
+            inner: Inner::Columns {
+                cols,
+                n: batch.num_rows(),
+            },
+        })
+    }
+
     /// The columns as the library reads them (borrowing this object).
     fn columns(&self) -> Vec<Column<'_>> {
         match &self.inner {
@@ -322,21 +339,7 @@ impl Features {
     fn from_arrow(table: &Bound<'_, PyAny>) -> PyResult<Features> {
         let t: PyTable = table.extract()?;
         let (batches, schema) = t.into_inner();
-        let batch = match batches.len() {
-            0 => RecordBatch::new_empty(schema.clone()),
-            1 => batches.into_iter().next().expect("one batch"),
-            _ => arrow_select_concat(&schema, &batches)?,
-        };
-        let mut cols = Vec::with_capacity(batch.num_columns());
-        for (f, a) in schema.fields().iter().zip(batch.columns()) {
-            cols.push((f.name().clone(), arrow_column(f.name(), a)?));
-        }
-        Ok(Features {
-            inner: Inner::Columns {
-                cols,
-                n: batch.num_rows(),
-            },
-        })
+        Features::from_batch(&one_batch(batches, schema)?, |_| true)
     }
 
     /// Named columns: each a 1-D float64 array or a list of str / None.
@@ -406,13 +409,17 @@ impl Features {
     }
 }
 
-/// Concatenates the batches of a chunked table into one.
-fn arrow_select_concat(
-    schema: &arrow_schema::SchemaRef,
-    batches: &[RecordBatch],
+/// The batches of a chunked table as one.
+pub fn one_batch(
+    batches: Vec<RecordBatch>,
+    schema: arrow_schema::SchemaRef,
 ) -> PyResult<RecordBatch> {
-    arrow_select::concat::concat_batches(schema, batches)
-        .map_err(|e| value_error(format!("cannot join the table's chunks: {e}")))
+    match batches.len() {
+        0 => Ok(RecordBatch::new_empty(schema)),
+        1 => Ok(batches.into_iter().next().expect("one batch")),
+        _ => arrow_select::concat::concat_batches(&schema, &batches)
+            .map_err(|e| value_error(format!("cannot join the table's chunks: {e}"))),
+    }
 }
 
 /// A labelled dataset, ready to fit on.

@@ -8,6 +8,7 @@ mod functions;
 mod model;
 mod pool;
 mod sampling;
+mod spark;
 
 use pyo3::prelude::*;
 
@@ -20,6 +21,7 @@ fn _rarity(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<model::Model>()?;
     m.add_class::<sampling::Drawn>()?;
     m.add_class::<functions::RunResult>()?;
+    m.add_class::<spark::Summary>()?;
     m.add_function(wrap_pyfunction!(data::assign_labels, m)?)?;
     m.add_function(wrap_pyfunction!(model::fit, m)?)?;
     m.add_function(wrap_pyfunction!(sampling::resample, m)?)?;
@@ -50,6 +52,13 @@ fn _rarity(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(functions::wilcoxon, m)?,
         wrap_pyfunction!(functions::select, m)?,
         wrap_pyfunction!(functions::run_job, m)?,
+        wrap_pyfunction!(spark::keep_batch, m)?,
+        wrap_pyfunction!(spark::label_counts, m)?,
+        wrap_pyfunction!(spark::under_rates, m)?,
+        wrap_pyfunction!(spark::fit_drawn, m)?,
+        wrap_pyfunction!(spark::for_partitions, m)?,
+        wrap_pyfunction!(spark::predict_batch, m)?,
+        wrap_pyfunction!(spark::save_model, m)?,
         wrap_pyfunction!(functions::column_folds, m)?,
     ] {
         m.add_function(f)?;

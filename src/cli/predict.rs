@@ -14,9 +14,7 @@ use super::output::{json_text, print_summary};
 use super::{Global, OutputFormat};
 use rarity::data::bundled;
 use rarity::data::read::{PredictOptions, ReadOptions, Table, Unknown};
-use rarity::decide::registry::{build_stage, Stage};
 use rarity::error::{Error, Result};
-use rarity::params::syntax;
 use rarity::persist::load;
 use rarity::strategy::FittedStrategy;
 use rarity::stream::predict_file;
@@ -104,21 +102,11 @@ pub struct Args {
 /// The saved strategy, deciding by `--decision` when given.
 fn strategy(a: &Args) -> Result<FittedStrategy> {
     let fitted = a.input.load()?;
-    let Some(spec) = &a.decision else {
-        return Ok(fitted);
-    };
-    let stages = syntax::parse(spec)?;
-    let [call] = stages.as_slice() else {
-        return Err(Error::invalid(format!(
-            "--decision '{spec}': one decision rule is expected, e.g. threshold(0.3)"
-        )));
-    };
-    match build_stage(call)? {
-        Stage::Decide(d) => fitted.with_decision(&d),
-        _ => Err(Error::invalid(format!(
-            "--decision '{spec}' is not a decision rule; use e.g. threshold(0.3), \
-             threshold(priors), cost(fn=10,fp=1), argmax"
-        ))),
+    match &a.decision {
+        Some(spec) => fitted
+            .with_decision_spec(spec)
+            .map_err(|e| Error::invalid(format!("--decision: {e}"))),
+        None => Ok(fitted),
     }
 }
 

@@ -137,6 +137,22 @@ pub struct Confusion {
 }
 
 impl Confusion {
+    /// The binary confusion matrix of positive-class counts `c` (class 1
+    /// positive): what a merged summary of many tables counts.
+    ///
+    /// ```
+    /// use rarity::metrics::{BinaryCounts, Confusion};
+    /// let c = Confusion::from_binary(BinaryCounts { tp: 2, fp: 1, fn_: 1, tn: 1 });
+    /// assert_eq!(c.one_vs_rest(1).tpr(), 2.0 / 3.0);
+    /// assert_eq!(c.count(0, 1), 1);
+    /// ```
+    pub fn from_binary(c: BinaryCounts) -> Self {
+        Confusion {
+            k: 2,
+            counts: vec![c.tn, c.fp, c.fn_, c.tp],
+        }
+    }
+
     /// The confusion matrix of predicted against true labels over `k` classes.
     pub fn from_labels(truth: &[u32], predicted: &[u32], k: usize) -> Result<Self> {
         check_len(truth.len(), predicted.len(), "predicted labels")?;

@@ -27,6 +27,7 @@ pub mod probability;
 pub mod ranking;
 pub mod report;
 mod sort;
+pub mod summary;
 
 pub use confusion::{Average, BinaryCounts, Confusion};
 pub use report::{report_with_labels, score_report};

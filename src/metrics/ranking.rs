@@ -67,34 +67,35 @@ impl Sorted {
         Ok(Sorted { pos, neg })
     }
 
-    fn n_pos(&self) -> u64 {
-        self.pos.len() as u64
+    /// Cumulative counts at each distinct threshold, highest first
+    /// (scikit-learn's `confusion_matrix_at_thresholds`).
+    fn cumulative(&self) -> (Vec<f64>, Vec<u64>, Vec<u64>) {
+        let (mut th, mut tps, mut fps) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut t, mut f) = (0, 0);
+        self.for_each_group(|s, tp, fp| {
+            t += tp;
+            f += fp;
+            th.push(s);
+            tps.push(t);
+            fps.push(f);
+        });
+        (th, tps, fps)
     }
+}
 
-    fn n_neg(&self) -> u64 {
-        self.neg.len() as u64
-    }
-
+/// Distinct scores with the numbers of positive and negative rows scoring
+/// each: what every ranking metric reads. Implemented by the sorted scores
+/// of one table and by a merged score histogram
+/// ([`crate::metrics::summary::BinarySummary`]), so both give the same
+/// values from the same counts.
+pub(crate) trait ScoreGroups {
+    /// Positive rows.
+    fn n_pos(&self) -> u64;
+    /// Negative rows.
+    fn n_neg(&self) -> u64;
     /// Calls `f(threshold, tp, fp)` for each distinct score from the highest
     /// down, with the numbers of positives and negatives scoring exactly it.
-    fn for_each_group(&self, mut f: impl FnMut(f64, u64, u64)) {
-        let (mut i, mut j) = (self.pos.len(), self.neg.len());
-        while i > 0 || j > 0 {
-            let top = match (i, j) {
-                (0, _) => self.neg[j - 1],
-                (_, 0) => self.pos[i - 1],
-                _ => self.pos[i - 1].max(self.neg[j - 1]),
-            };
-            let (i0, j0) = (i, j);
-            while i > 0 && self.pos[i - 1] == top {
-                i -= 1;
-            }
-            while j > 0 && self.neg[j - 1] == top {
-                j -= 1;
-            }
-            f(unkey(top), (i0 - i) as u64, (j0 - j) as u64);
-        }
-    }
+    fn for_each_group(&self, f: impl FnMut(f64, u64, u64));
 
     /// ROC AUC from integer counts: each negative scores, against the
     /// positives above it, 1 and against the tied ones 1/2.
@@ -135,20 +136,44 @@ impl Sorted {
         });
         (ap.max(0.0), trapezoid)
     }
+}
 
-    /// Cumulative counts at each distinct threshold, highest first
-    /// (scikit-learn's `confusion_matrix_at_thresholds`).
-    fn cumulative(&self) -> (Vec<f64>, Vec<u64>, Vec<u64>) {
-        let (mut th, mut tps, mut fps) = (Vec::new(), Vec::new(), Vec::new());
-        let (mut t, mut f) = (0, 0);
-        self.for_each_group(|s, tp, fp| {
-            t += tp;
-            f += fp;
-            th.push(s);
-            tps.push(t);
-            fps.push(f);
-        });
-        (th, tps, fps)
+impl ScoreGroups for Sorted {
+    fn n_pos(&self) -> u64 {
+        self.pos.len() as u64
+    }
+
+    fn n_neg(&self) -> u64 {
+        self.neg.len() as u64
+    }
+
+    fn for_each_group(&self, mut f: impl FnMut(f64, u64, u64)) {
+        let (mut i, mut j) = (self.pos.len(), self.neg.len());
+        while i > 0 || j > 0 {
+            let top = match (i, j) {
+                (0, _) => self.neg[j - 1],
+                (_, 0) => self.pos[i - 1],
+                _ => self.pos[i - 1].max(self.neg[j - 1]),
+            };
+            let (i0, j0) = (i, j);
+            while i > 0 && self.pos[i - 1] == top {
+                i -= 1;
+            }
+            while j > 0 && self.neg[j - 1] == top {
+                j -= 1;
+            }
+            f(unkey(top), (i0 - i) as u64, (j0 - j) as u64);
+        }
+    }
+}
+
+/// ROC AUC, AP and trapezoidal PR AUC of score groups.
+pub(crate) fn ranking_of(g: &impl ScoreGroups) -> RankingScores {
+    let (average_precision, pr_auc_trapezoid) = g.precision_recall_areas();
+    RankingScores {
+        roc_auc: g.roc_auc(),
+        average_precision,
+        pr_auc_trapezoid,
     }
 }
 
@@ -173,13 +198,7 @@ pub struct RankingScores {
 /// assert!((r.average_precision - 0.8333333333333333).abs() < 1e-15);
 /// ```
 pub fn binary_ranking(truth: &[u32], scores: &[f64], positive: u32) -> Result<RankingScores> {
-    let s = Sorted::new(truth, scores, positive)?;
-    let (average_precision, pr_auc_trapezoid) = s.precision_recall_areas();
-    Ok(RankingScores {
-        roc_auc: s.roc_auc(),
-        average_precision,
-        pr_auc_trapezoid,
-    })
+    Ok(ranking_of(&Sorted::new(truth, scores, positive)?))
 }
 
 /// Area under the ROC curve of `scores` for class `positive` against the rest

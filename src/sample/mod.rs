@@ -27,6 +27,7 @@
 //! sampler.
 
 pub(crate) mod draw;
+pub mod keyed;
 mod parts;
 pub mod plan;
 pub mod registry;

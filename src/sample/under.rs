@@ -124,8 +124,17 @@ impl RandomUnder {
     }
 
     /// The keep rate wanted for each class of `counts` (the parameters'
-    /// own ranges, (0, 1], are checked when they are set).
-    fn rates_for(&self, counts: &[usize]) -> Result<Vec<f64>> {
+    /// own ranges, (0, 1], are checked when they are set): `beta` for every
+    /// class but the minority, the given `rates`, or the rates that bring
+    /// each class to the `ratio`.
+    ///
+    /// ```
+    /// use rarity::sample::RandomUnder;
+    /// assert_eq!(RandomUnder::beta(0.1).rates_for(&[900, 100]).unwrap(), vec![0.1, 1.0]);
+    /// assert_eq!(RandomUnder::ratio(0.5).rates_for(&[1000, 100]).unwrap(), vec![0.2, 1.0]);
+    /// ```
+    pub fn rates_for(&self, counts: &[usize]) -> Result<Vec<f64>> {
+        self.check()?;
         let m = minority_class(counts);
         let nm = counts[m] as f64;
         if let Some(beta) = self.beta {

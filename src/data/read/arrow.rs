@@ -467,15 +467,17 @@ fn each_number(a: &dyn Array, mut f: impl FnMut(usize, Option<f64>)) -> bool {
     true
 }
 
-/// A column's values as numbers (`None` where null).
-fn numbers(a: &dyn Array) -> Option<Vec<Option<f64>>> {
+/// A column's values as numbers (`None` where null): integers, floats,
+/// decimals and booleans (`None` for any other type).
+pub fn numbers(a: &dyn Array) -> Option<Vec<Option<f64>>> {
     let mut out = Vec::with_capacity(a.len());
     each_number(a, |_, v| out.push(v)).then_some(out)
 }
 
 /// A column's values as text (`None` where null): strings as they are,
-/// numbers as rarity writes them.
-fn texts(a: &ArrayRef) -> Option<Vec<Option<String>>> {
+/// numbers as rarity writes them (so a label column reads as the same
+/// class names from Parquet, Arrow and CSV). `None` for other types.
+pub fn texts(a: &ArrayRef) -> Option<Vec<Option<String>>> {
     if let Some(v) = numbers(a.as_ref()) {
         return Some(
             v.into_iter()

@@ -49,6 +49,7 @@ use serde::Serialize;
 use super::{Dataset, Schema};
 use crate::error::{Error, Result};
 
+pub use arrow::{numbers as arrow_numbers, texts as arrow_texts};
 pub use classes::{assign_classes, label_order};
 pub use columns::{
     encode_columns, encode_columns_with_schema, feature_names, Column, ColumnValues,

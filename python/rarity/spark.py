@@ -1,0 +1,468 @@
+"""rarity on Apache Spark: undersample where the data live, train on one
+node, score everywhere (``pip install ./python[spark]``; docs/SPARK.md).
+
+Undersampling records the exact rate at which each class was kept, and the
+prior correction of Dal Pozzolo et al. (2015, eq. 9), ``p_k ∝ p_s,k / r_k``,
+makes the probabilities of a model trained on the sample right again. On a
+cluster:
+
+1. :func:`undersample` keeps every row of the rare class and a Bernoulli
+   fraction of the others in one pass over the data, and counts the rows of
+   each class seen and kept in the same job. Each row's draw is a hash of the
+   seed and the row's key (``key=`` an identifier column, else a hash of
+   all the row's values; ``rarity::sample::keyed``), so the sample is the
+   same for any partitioning, and the realised keep rates (kept / seen, per
+   class) are exact.
+2. :func:`fit` collects the (small) sample to the driver as Arrow batches and
+   trains any rarity strategy there (multithreaded); the model stores the
+   realised keep rates, so ``+correct`` undoes the sampling that happened.
+3. :func:`predict` scores every partition with ``mapInArrow``: the model is
+   broadcast once as bytes and loaded once per Python worker; the output adds
+   ``p_<class>`` columns and the decided ``label``, row for row what
+   ``rarity predict`` writes.
+4. :func:`evaluate` computes the metrics of ``rarity score`` on the cluster:
+   each partition builds a histogram of its distinct probabilities with their
+   class counts, the driver merges them (nothing else is shuffled) and the
+   library computes every metric from the merged counts.
+
+Every step is a thin call into the rarity library through the native
+module; nothing here computes a number of its own.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Dict, Optional
+
+from . import _rarity
+
+__all__ = ["Sample", "undersample", "fit", "predict", "evaluate", "load_model"]
+
+# Columns of the one-pass undersampling job's count rows.
+_TAG, _SEEN, _KEPT = "__rarity_class", "__rarity_seen", "__rarity_kept"
+
+
+def _spark():
+    try:
+        import pyspark  # noqa: F401
+        from pyspark.sql import functions as F
+        from pyspark.sql import types as T
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "rarity.spark needs pyspark: pip install 'rarity[spark]' (or ./python[spark])"
+        ) from None
+    return F, T
+
+
+@dataclass(frozen=True)
+class Sample:
+    """What :func:`undersample` drew.
+
+    Attributes
+    ----------
+    df : pyspark.sql.DataFrame
+        The kept rows (persisted; ``df.unpersist()`` frees them).
+    label : str
+        The label column.
+    counts_before, counts_after : dict
+        Rows per class (label as text, as rarity names classes) in the data
+        and in the sample, counted in the sampling job itself.
+    keep_rates : dict
+        Per class, ``counts_after / counts_before``: the exact realised rate
+        that ``+correct`` undoes.
+    positive : str or None
+        The positive class, if named.
+    """
+
+    df: object
+    label: str
+    counts_before: Dict[str, int]
+    counts_after: Dict[str, int]
+    keep_rates: Dict[str, float] = field(default_factory=dict)
+    positive: Optional[str] = None
+
+
+def _job_error(what, e):
+    """A failed Spark job as one clear error: the first library or Python
+    error line of the executor's traceback, then Spark's message."""
+    text = str(e)
+    lines = [m.strip() for m in re.findall(r"^\s*\w*(?:Error|Exception): .*$", text, flags=re.M)]
+    lines = [m for m in lines if "Traceback" not in m]
+    reason = lines[-1] if lines else text.strip().splitlines()[0] if text.strip() else type(e).__name__
+    return RuntimeError(f"rarity.spark.{what}: the Spark job failed: {reason}")
+
+
+def _run(what, action):
+    """Runs a Spark action, turning a failed job into :func:`_job_error`."""
+    try:
+        return action()
+    except (ValueError, TypeError, ImportError):
+        raise
+    except Exception as e:  # Py4JJavaError, PythonException, SparkException
+        raise _job_error(what, e) from e
+
+
+def _counts(df, label):
+    """Rows per label (as text), in one aggregation: per-partition counts
+    from the native reader, summed by a shuffle of the counts alone."""
+    F, _ = _spark()
+
+    def count_batches(batches):
+        import pyarrow as pa
+
+        from rarity import _rarity as native
+
+        for b in batches:
+            c = native.label_counts(b, label)
+            yield pa.RecordBatch.from_arrays(
+                [pa.array([l for l, _ in c], pa.string()), pa.array([n for _, n in c], pa.int64())],
+                names=["label", "n"],
+            )
+
+    rows = _run(
+        "undersample",
+        lambda: df.select(label)
+        .mapInArrow(count_batches, "label string, n long")
+        .groupBy("label")
+        .agg(F.sum("n").alias("n"))
+        .collect(),
+    )
+    return {r["label"]: int(r["n"]) for r in rows}
+
+
+def _check_rate(name, r):
+    if not isinstance(r, (int, float)) or not 0.0 < float(r) <= 1.0:
+        raise ValueError(f"{name} must be a number in (0, 1], got {r!r}")
+    return float(r)
+
+
+def undersample(
+    df,
+    label,
+    beta=None,
+    ratio=None,
+    rates=None,
+    seed=42,
+    key=None,
+    positive=None,
+    storage_level=None,
+):
+    """Random undersampling in one distributed pass, with exact keep rates.
+
+    Parameters
+    ----------
+    df : pyspark.sql.DataFrame
+    label : str
+        The label column (numbers or text; classes are named by its values
+        as text, ``1.0`` as ``1``).
+    beta : float in (0, 1], optional
+        Keep every row of the minority class and each other row with
+        probability ``beta`` (``under(beta=..)``). The minority is found by
+        one aggregation first, unless ``positive`` names it.
+    ratio : float in (0, 1], optional
+        Keep rates that bring each class to minority/class = ``ratio``
+        (``under(ratio=..)``, by its rates); needs the class counts (one
+        aggregation first).
+    rates : dict, optional
+        A keep rate per label (labels not given keep every row).
+    seed : int
+        The seed of the per-row draws.
+    key : str, optional
+        An identifier column: a row's draw is a hash of ``(seed, key)``.
+        Without one, the key is a hash of all the row's values (identical
+        rows are kept or dropped together).
+    positive : optional
+        The rare (positive) class's label.
+    storage_level : pyspark.StorageLevel, optional
+        How the sample is persisted (default ``MEMORY_AND_DISK``).
+
+    Returns
+    -------
+    Sample
+        The kept rows as a DataFrame with the counts per class before and
+        after and the realised keep rates, all from the same job.
+    """
+    F, T = _spark()
+    from pyspark import StorageLevel
+
+    given = [x is not None for x in (beta, ratio, rates)]
+    if sum(given) > 1:
+        raise ValueError("undersample: give only one of beta, ratio and rates")
+    if label not in df.columns:
+        raise ValueError(f"undersample: no column '{label}'; columns are: {', '.join(df.columns)}")
+    if key is not None and key not in df.columns:
+        raise ValueError(f"undersample: no key column '{key}'; columns are: {', '.join(df.columns)}")
+    if not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"undersample: seed must be a non-negative integer, got {seed!r}")
+    positive = None if positive is None else str(positive)
+    if rates is not None:
+        if not isinstance(rates, dict):
+            raise ValueError("undersample: rates must be a dict {label: rate}")
+        per_label = {str(k): _check_rate(f"rates[{k!r}]", v) for k, v in rates.items()}
+        default = 1.0
+    elif beta is not None and positive is not None:
+        per_label, default = {positive: 1.0}, _check_rate("beta", beta)
+    else:
+        if beta is not None:
+            _check_rate("beta", beta)
+        elif ratio is not None:
+            _check_rate("ratio", ratio)
+        counted = _counts(df, label)
+        per_label = _rarity.under_rates(
+            sorted(counted.items()), beta=beta, ratio=1.0 if beta is None and ratio is None else ratio,
+            positive=positive,
+        )
+        default = 1.0
+
+    fields = [T.StructField(f.name, f.dataType, True) for f in df.schema.fields]
+    tagged_schema = T.StructType(
+        fields
+        + [
+            T.StructField(_TAG, T.StringType(), True),
+            T.StructField(_SEEN, T.LongType(), True),
+            T.StructField(_KEPT, T.LongType(), True),
+        ]
+    )
+
+    def keep_batches(batches):
+        import pyarrow as pa
+
+        from rarity import _rarity as native
+
+        for b in batches:
+            kept, counts = native.keep_batch(b, label, per_label, default, seed, key)
+            schema = pa.schema(
+                [f.with_nullable(True) for f in kept.schema]
+                + [pa.field(_TAG, pa.string()), pa.field(_SEEN, pa.int64()), pa.field(_KEPT, pa.int64())]
+            )
+            n = kept.num_rows
+            yield pa.RecordBatch.from_arrays(
+                list(kept.columns) + [pa.nulls(n, pa.string()), pa.nulls(n, pa.int64()), pa.nulls(n, pa.int64())],
+                schema=schema,
+            )
+            m = len(counts)
+            yield pa.RecordBatch.from_arrays(
+                [pa.nulls(m, f.type) for f in kept.schema]
+                + [
+                    pa.array([c[0] for c in counts], pa.string()),
+                    pa.array([c[1] for c in counts], pa.int64()),
+                    pa.array([c[2] for c in counts], pa.int64()),
+                ],
+                schema=schema,
+            )
+
+    tagged = df.mapInArrow(keep_batches, tagged_schema).persist(
+        storage_level or StorageLevel.MEMORY_AND_DISK
+    )
+    # One job: it reads the data once, persists the kept rows and returns the
+    # counts; the sample below is read from the persisted rows.
+    try:
+        rows = _run(
+            "undersample",
+            lambda: tagged.where(F.col(_TAG).isNotNull())
+            .groupBy(_TAG)
+            .agg(F.sum(_SEEN).alias("seen"), F.sum(_KEPT).alias("kept"))
+            .collect(),
+        )
+    except BaseException:
+        tagged.unpersist()
+        raise
+    before = {r[_TAG]: int(r["seen"]) for r in rows}
+    after = {r[_TAG]: int(r["kept"]) for r in rows}
+    sample = tagged.where(F.col(_TAG).isNull()).drop(_TAG, _SEEN, _KEPT)
+    return Sample(
+        df=sample,
+        label=label,
+        counts_before=before,
+        counts_after=after,
+        keep_rates={c: after[c] / before[c] for c in before},
+        positive=positive,
+    )
+
+
+def _collect_arrow(df):
+    """The rows of ``df`` on the driver as one pyarrow Table."""
+    import pyarrow as pa
+
+    if hasattr(df, "toArrow"):  # Spark >= 4.0
+        return df.toArrow()
+    return pa.Table.from_batches(df._collect_as_arrow(), schema=None)  # Spark 3.5
+
+
+def fit(sample, spec, label=None, features=None, seed=42, positive=None, n_jobs=None, path=None):
+    """Trains strategy ``spec`` on the driver from a distributed sample.
+
+    Parameters
+    ----------
+    sample : Sample or pyspark.sql.DataFrame
+        What :func:`undersample` returned (its realised keep rates are stored
+        in the model), or a DataFrame used whole (every keep rate 1).
+    spec : str
+        A rarity strategy without a sampler stage (the distributed sample is
+        the sampler), e.g. ``"forest(n=100)+correct"``.
+    label : str
+        The label column (default: the sample's).
+    features : list of str, optional
+        Feature columns (default: every column but the label).
+    seed : int
+        The learner's seed.
+    n_jobs : int, optional
+        Threads on the driver (``None``: every core).
+    path : str, optional
+        Also save the model there (atomically: a failed fit writes nothing).
+
+    Returns
+    -------
+    rarity._rarity.Model
+        With ``keep_rates``, ``priors`` (the population's), ``to_bytes()``;
+        ``rarity predict`` reads the saved file.
+    """
+    if isinstance(sample, Sample):
+        df, label = sample.df, label or sample.label
+        population = sample.counts_before
+        positive = sample.positive if positive is None else str(positive)
+    else:
+        if label is None:
+            raise ValueError("fit: give label= for a DataFrame")
+        df, population = sample, None
+    if label not in df.columns:
+        raise ValueError(f"fit: no column '{label}'; columns are: {', '.join(df.columns)}")
+    cols = list(features) if features is not None else [c for c in df.columns if c != label]
+    missing = [c for c in cols if c not in df.columns]
+    if missing:
+        raise ValueError(f"fit: no column {', '.join(map(repr, missing))}; columns are: {', '.join(df.columns)}")
+    if population is None:
+        population = _counts(df, label)
+    table = _run("fit", lambda: _collect_arrow(df.select(*cols, label)))
+    model = _rarity.fit_drawn(
+        spec,
+        table,
+        label,
+        sorted(population.items()),
+        int(seed),
+        positive=None if positive is None else str(positive),
+        n_jobs=n_jobs,
+    )
+    if path is not None:
+        _rarity.save_model(model, str(path))
+    return model
+
+
+def load_model(model):
+    """A model from a ``rarity fit`` file path, its bytes, a
+    :class:`rarity.Classifier` or a native model."""
+    if isinstance(model, _rarity.Model):
+        return model
+    if hasattr(model, "model_"):
+        return model.model_
+    if isinstance(model, (bytes, bytearray)):
+        return _rarity.Model.from_bytes(bytes(model))
+    with open(model, "rb") as f:
+        return _rarity.Model.from_bytes(f.read())
+
+
+# Models loaded in this Python worker, by a token made on the driver for
+# each broadcast: each worker loads a model once, not once per batch or task.
+_LOADED: Dict[str, object] = {}
+
+
+def _worker_model(bc, token):
+    m = _LOADED.get(token)
+    if m is None:
+        if len(_LOADED) > 8:
+            _LOADED.clear()
+        m = _rarity.for_partitions(_rarity.Model.from_bytes(bc.value), None)
+        _LOADED[token] = m
+    return m
+
+
+def _broadcast(df, model, decision):
+    """The model ready for partitions (checked on the driver), its broadcast
+    bytes and the token workers cache it under."""
+    import uuid
+
+    ready = _rarity.for_partitions(load_model(model), decision)
+    bc = df.sparkSession.sparkContext.broadcast(ready.to_bytes())
+    return ready, bc, uuid.uuid4().hex
+
+
+def predict(df, model, decision=None):
+    """Scores every row of ``df``: the DataFrame with ``p_<class>`` columns
+    (doubles) and the decided ``label`` (the class name) appended, each row's
+    values bit for bit those ``rarity predict`` writes for it.
+
+    Parameters
+    ----------
+    df : pyspark.sql.DataFrame
+        Holds the model's feature columns (others are carried along).
+    model : Model, path, bytes or fitted rarity.Classifier
+    decision : str, optional
+        Decide by this rule instead of the saved one (``rarity predict
+        --decision``), e.g. ``"threshold(0.3)"`` or ``"cost(fn=10,fp=1)"``.
+    """
+    _, T = _spark()
+    ready, bc, token = _broadcast(df, model, decision)
+    out = T.StructType(
+        list(df.schema.fields)
+        + [T.StructField(f"p_{c}", T.DoubleType(), False) for c in ready.class_names]
+        + [T.StructField("label", T.StringType(), False)]
+    )
+    taken = [f.name for f in out.fields[len(df.schema.fields):] if f.name in df.columns]
+    if taken:
+        raise ValueError(f"predict: the data already have a column '{taken[0]}', which predict adds; rename or drop it")
+
+    def score(batches):
+        from rarity import _rarity as native
+        from rarity.spark import _worker_model
+
+        m = _worker_model(bc, token)
+        for b in batches:
+            if b.num_rows:
+                yield native.predict_batch(m, b)
+
+    return df.mapInArrow(score, out)
+
+
+def evaluate(df, model, label, threshold=0.5):
+    """The metrics of ``rarity score`` for ``model`` on ``df`` (binary
+    tasks), computed on the cluster.
+
+    Each partition scores its rows and keeps the histogram of its distinct
+    positive-class probabilities with the numbers of negative and positive
+    rows at each; the driver merges the histograms and the library computes
+    every metric from the merged counts (``rarity::metrics::summary``): ROC
+    AUC, average precision and the confusion metrics are exactly the
+    single-machine values, the sums (Brier, log loss, calibration) equal
+    them to rounding. Memory on the driver is the number of distinct
+    probabilities (a forest has few; a continuous model up to one per row).
+
+    Returns
+    -------
+    dict
+        Metric key to value, in ``rarity score``'s order.
+    """
+    ready, bc, token = _broadcast(df, model, None)
+    if label not in df.columns:
+        raise ValueError(f"evaluate: no column '{label}'; columns are: {', '.join(df.columns)}")
+    cols = [c for c in ready.source_columns if c != label] + [label]
+
+    def summarise(batches):
+        import pyarrow as pa
+
+        from rarity import _rarity as native
+        from rarity.spark import _worker_model
+
+        m = _worker_model(bc, token)
+        s = native.Summary(threshold)
+        for b in batches:
+            if b.num_rows:
+                s.add_batch(m, b, label)
+        yield pa.RecordBatch.from_arrays([pa.array([s.to_bytes()], pa.binary())], names=["summary"])
+
+    _rarity.Summary(threshold)  # checks the threshold on the driver
+    parts = _run("evaluate", lambda: df.select(*cols).mapInArrow(summarise, "summary binary").collect())
+    total = _rarity.Summary(threshold)
+    for p in parts:
+        total.merge(_rarity.Summary.from_bytes(bytes(p["summary"])))
+    return dict(total.report())

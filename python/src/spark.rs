@@ -1,0 +1,447 @@
+//! The native pieces of `rarity.spark`, each a batch-sized call the
+//! Python layer runs inside Spark tasks (`mapInArrow`) or on the driver:
+//!
+//! - `keep_batch`: the rows of an Arrow batch kept by the per-row Bernoulli
+//!   draw of `rarity::sample::keyed` (a hash of the seed and the row key, so
+//!   the sample does not depend on partitioning), with the rows seen and
+//!   kept per label;
+//! - `label_counts`, `under_rates`: class counts and the keep rates
+//!   `under(beta=..)` / `under(ratio=..)` ask for (`RandomUnder::rates_for`);
+//! - `fit_drawn`: a strategy fitted on the collected sample with the
+//!   population's class counts, so that `+correct` (Dal Pozzolo et al. 2015,
+//!   eq. 9) undoes the sampling that happened (`Strategy::fit_drawn`);
+//! - `predict_batch`: `p_<class>` columns and the decided `label` appended to
+//!   a batch, row for row what `rarity predict` writes;
+//! - `Summary`: the mergeable score histogram behind `rarity score`'s
+//!   metrics (`rarity::metrics::summary::BinarySummary`).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, BooleanArray, Float64Array, RecordBatch, StringArray};
+use arrow_schema::{Field, Schema as ArrowSchema};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use pyo3_arrow::{PyRecordBatch, PyTable};
+
+use rarity::data::read::{arrow_numbers, arrow_texts, assign_classes};
+use rarity::data::scores::prediction_columns;
+use rarity::metrics::summary::BinarySummary;
+use rarity::sample::keyed;
+use rarity::sample::RandomUnder;
+use rarity::strategy::FittedStrategy;
+
+use crate::data::{one_batch, Features};
+use crate::model::Model;
+use crate::pool::{run, to_py};
+
+fn value_error(msg: impl Into<String>) -> PyErr {
+    PyValueError::new_err(msg.into())
+}
+
+/// The column `name` of `batch`, or an error listing the columns.
+fn column<'a>(batch: &'a RecordBatch, name: &str) -> PyResult<&'a ArrayRef> {
+    batch.column_by_name(name).ok_or_else(|| {
+        let names: Vec<String> = batch
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect();
+        value_error(format!(
+            "no column '{name}'; columns are: {}",
+            names.join(", ")
+        ))
+    })
+}
+
+/// The labels of `batch`'s column `label` as text (numbers as rarity
+/// writes them, so `1` and `1.0` are the class `1` as in a CSV).
+fn labels(batch: &RecordBatch, label: &str) -> PyResult<Vec<String>> {
+    let a = column(batch, label)?;
+    let texts = arrow_texts(a).ok_or_else(|| {
+        value_error(format!(
+            "label column '{label}' has type {}; labels are numbers or text",
+            a.data_type()
+        ))
+    })?;
+    texts
+        .into_iter()
+        .map(|t| {
+            t.ok_or_else(|| {
+                value_error(format!(
+                    "label column '{label}' has a missing value; drop those rows first \
+                     (df.dropna(subset=['{label}']))"
+                ))
+            })
+        })
+        .collect()
+}
+
+/// Per row, the key of one column's value (`keyed::number_key`,
+/// `keyed::text_key`, `keyed::MISSING`).
+fn value_keys(name: &str, a: &ArrayRef) -> PyResult<Vec<u64>> {
+    if let Some(v) = arrow_numbers(a.as_ref()) {
+        return Ok(v
+            .into_iter()
+            .map(|x| x.map_or(keyed::MISSING, keyed::number_key))
+            .collect());
+    }
+    let t = arrow_texts(a).ok_or_else(|| {
+        value_error(format!(
+            "column '{name}' has type {}, which cannot be part of a row key; \
+             give key= an identifier column (numbers or text)",
+            a.data_type()
+        ))
+    })?;
+    Ok(t.into_iter()
+        .map(|x| x.map_or(keyed::MISSING, |s| keyed::text_key(&s)))
+        .collect())
+}
+
+/// Each row's key: the `key` column's value, else the hash of every value.
+fn row_keys(batch: &RecordBatch, key: Option<&str>) -> PyResult<Vec<u64>> {
+    if let Some(k) = key {
+        return value_keys(k, column(batch, k)?);
+    }
+    let schema = batch.schema();
+    let cols = schema
+        .fields()
+        .iter()
+        .zip(batch.columns())
+        .map(|(f, a)| value_keys(f.name(), a))
+        .collect::<PyResult<Vec<_>>>()?;
+    Ok((0..batch.num_rows())
+        .map(|i| keyed::row_key(cols.iter().map(|c| c[i])))
+        .collect())
+}
+
+/// Rows per label, sorted by label.
+fn tally(labels: &[String], kept: Option<&[bool]>) -> Vec<(String, u64, u64)> {
+    let mut m: HashMap<&str, (u64, u64)> = HashMap::new();
+    for (i, l) in labels.iter().enumerate() {
+        let e = m.entry(l.as_str()).or_default();
+        e.0 += 1;
+        e.1 += u64::from(kept.is_none_or(|k| k[i]));
+    }
+    let mut v: Vec<(String, u64, u64)> = m
+        .into_iter()
+        .map(|(l, (s, k))| (l.to_string(), s, k))
+        .collect();
+    v.sort();
+    v
+}
+
+/// The rows of `batch` kept at their label's rate (`rates[label]`, else
+/// `default_rate`) by the keyed Bernoulli draw for `seed`, and per label the
+/// rows seen and kept.
+#[pyfunction]
+#[pyo3(signature = (batch, label, rates, default_rate, seed, key=None))]
+pub fn keep_batch<'py>(
+    py: Python<'py>,
+    batch: PyRecordBatch,
+    label: &str,
+    rates: HashMap<String, f64>,
+    default_rate: f64,
+    seed: u64,
+    key: Option<&str>,
+) -> PyResult<(Bound<'py, PyAny>, Vec<(String, u64, u64)>)> {
+    let batch = batch.into_inner();
+    let labels = labels(&batch, label)?;
+    let keys = row_keys(&batch, key)?;
+    let kept: Vec<bool> = labels
+        .iter()
+        .zip(&keys)
+        .map(|(l, &k)| keyed::keep(seed, k, *rates.get(l).unwrap_or(&default_rate)))
+        .collect();
+    let counts = tally(&labels, Some(&kept));
+    let mask = BooleanArray::from(kept);
+    let out = arrow_select::filter::filter_record_batch(&batch, &mask)
+        .map_err(|e| value_error(format!("cannot filter the batch: {e}")))?;
+    Ok((PyRecordBatch::new(out).into_pyarrow(py)?, counts))
+}
+
+/// Rows per label of `batch`'s column `label`, sorted by label.
+#[pyfunction]
+pub fn label_counts(batch: PyRecordBatch, label: &str) -> PyResult<Vec<(String, u64)>> {
+    let labels = labels(batch.as_ref(), label)?;
+    Ok(tally(&labels, None)
+        .into_iter()
+        .map(|(l, n, _)| (l, n))
+        .collect())
+}
+
+/// The class names of labels counted `counts`, and each label's class id.
+fn classes(counts: &[(String, u64)], positive: Option<&str>) -> PyResult<(Vec<String>, Vec<u32>)> {
+    let pairs: Vec<(String, usize)> = counts
+        .iter()
+        .map(|(l, n)| (l.clone(), *n as usize))
+        .collect();
+    assign_classes(&pairs, positive, false).map_err(to_py)
+}
+
+/// The keep rate of each label that `under(beta=..)` or `under(ratio=..)`
+/// gives classes counted `counts` (classes ordered as rarity's readers order
+/// them; `positive` names the positive class of two).
+#[pyfunction]
+#[pyo3(signature = (counts, beta=None, ratio=None, positive=None))]
+pub fn under_rates(
+    counts: Vec<(String, u64)>,
+    beta: Option<f64>,
+    ratio: Option<f64>,
+    positive: Option<&str>,
+) -> PyResult<HashMap<String, f64>> {
+    let sampler = match (beta, ratio) {
+        (Some(b), None) if b > 0.0 && b <= 1.0 => RandomUnder::beta(b),
+        (None, Some(r)) if r > 0.0 && r <= 1.0 => RandomUnder::ratio(r),
+        (Some(_), Some(_)) => return Err(value_error("give only one of beta, ratio and rates")),
+        (b, r) => {
+            return Err(value_error(format!(
+                "beta and ratio must lie in (0, 1]; got beta={b:?}, ratio={r:?}"
+            )))
+        }
+    };
+    let (names, ids) = classes(&counts, positive)?;
+    let mut per_class = vec![0usize; names.len()];
+    for ((_, n), &c) in counts.iter().zip(&ids) {
+        per_class[c as usize] += *n as usize;
+    }
+    let rates = sampler.rates_for(&per_class).map_err(to_py)?;
+    Ok(counts
+        .iter()
+        .zip(&ids)
+        .map(|((l, _), &c)| (l.clone(), rates[c as usize]))
+        .collect())
+}
+
+/// Fits `spec` (no sampler stage) on the collected sample `table` (its
+/// features and the label column `label`), whose rows were drawn from a
+/// population of `population` rows per label; the learner's stream is
+/// `seed`'s.
+#[pyfunction]
+#[pyo3(signature = (spec, table, label, population, seed, positive=None, n_jobs=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn fit_drawn(
+    py: Python<'_>,
+    spec: String,
+    table: PyTable,
+    label: String,
+    population: Vec<(String, u64)>,
+    seed: u64,
+    positive: Option<String>,
+    n_jobs: Option<i64>,
+) -> PyResult<Model> {
+    let (batches, schema) = table.into_inner();
+    let batch = one_batch(batches, schema)?;
+    let (names, ids) = classes(&population, positive.as_deref())?;
+    let id_of: HashMap<&str, u32> = population
+        .iter()
+        .zip(&ids)
+        .map(|((l, _), &c)| (l.as_str(), c))
+        .collect();
+    let y = labels(&batch, &label)?
+        .iter()
+        .map(|l| {
+            id_of.get(l.as_str()).copied().ok_or_else(|| {
+                value_error(format!(
+                    "label '{l}' of the sample was not counted in the population"
+                ))
+            })
+        })
+        .collect::<PyResult<Vec<u32>>>()?;
+    let mut counts = vec![0usize; names.len()];
+    for ((_, n), &c) in population.iter().zip(&ids) {
+        counts[c as usize] += *n as usize;
+    }
+    let features = Features::from_batch(&batch, |c| c != label)?;
+    let ds = run(py, n_jobs, move || features.dataset(y, names, label, None))?;
+    let fitted = run(py, n_jobs, move || {
+        rarity::spec::build_strategy(&spec)?.fit_drawn(&ds, &counts, seed)
+    })?;
+    Ok(Model {
+        fitted: Arc::new(fitted),
+    })
+}
+
+/// `model` deciding by the rule `decision` names (as `rarity predict
+/// --decision`); an error for a model whose predictions depend on the rows
+/// predicted together (`+em`), which partitions cannot share.
+#[pyfunction]
+#[pyo3(signature = (model, decision=None))]
+pub fn for_partitions(model: &Model, decision: Option<&str>) -> PyResult<Model> {
+    if model.fitted.batch_dependent() {
+        return Err(value_error(format!(
+            "{}: +em estimates the priors on all the rows predicted together, which Spark's \
+             partitions cannot share; fit the model without em, or give the target priors \
+             with +priors(...)",
+            model.fitted.spec
+        )));
+    }
+    let fitted = match decision {
+        Some(d) => model.fitted.with_decision_spec(d).map_err(to_py)?,
+        None => model.fitted.as_ref().clone(),
+    };
+    Ok(Model {
+        fitted: Arc::new(fitted),
+    })
+}
+
+/// The probabilities and labels of `batch`'s rows, read from the model's
+/// source columns only (one thread: Spark runs a task per core).
+fn predict(
+    py: Python<'_>,
+    m: &Arc<FittedStrategy>,
+    batch: &RecordBatch,
+) -> PyResult<(rarity::data::Proba, Vec<u32>)> {
+    let used = |c: &str| m.schema.encodings.iter().any(|e| e.name() == c);
+    let f = Features::from_batch(batch, used)?;
+    let m = Arc::clone(m);
+    run(py, Some(1), move || {
+        let ds = f.for_schema(&m.schema)?;
+        m.predict(&ds)
+    })
+}
+
+/// `batch` with the `p_<class>` columns and the decided `label` appended:
+/// each row's numbers are those `rarity predict` writes for it.
+#[pyfunction]
+pub fn predict_batch<'py>(
+    py: Python<'py>,
+    model: &Model,
+    batch: PyRecordBatch,
+) -> PyResult<Bound<'py, PyAny>> {
+    let batch = batch.into_inner();
+    let names = &model.fitted.schema.class_names;
+    let specs = prediction_columns(&[], names);
+    let schema = batch.schema();
+    if let Some(s) = specs
+        .iter()
+        .find(|s| schema.column_with_name(&s.name).is_some())
+    {
+        return Err(value_error(format!(
+            "the data already have a column '{}', which predict adds; rename or drop it",
+            s.name
+        )));
+    }
+    let (proba, labels) = predict(py, &model.fitted, &batch)?;
+    let mut fields: Vec<Field> = schema.fields().iter().map(|f| f.as_ref().clone()).collect();
+    let mut columns: Vec<ArrayRef> = batch.columns().to_vec();
+    for (k, s) in specs.iter().take(names.len()).enumerate() {
+        fields.push(Field::new(&s.name, arrow_schema::DataType::Float64, false));
+        columns.push(Arc::new(Float64Array::from(proba.column(k))));
+    }
+    fields.push(Field::new("label", arrow_schema::DataType::Utf8, false));
+    columns.push(Arc::new(StringArray::from_iter_values(
+        labels.iter().map(|&l| names[l as usize].as_str()),
+    )));
+    let out = RecordBatch::try_new(Arc::new(ArrowSchema::new(fields)), columns)
+        .map_err(|e| value_error(format!("cannot build the predictions: {e}")))?;
+    PyRecordBatch::new(out).into_pyarrow(py)
+}
+
+/// A mergeable summary of scored rows: what `rarity score` reports, built
+/// per partition and merged on the driver (binary tasks).
+#[pyclass(module = "rarity._rarity")]
+pub struct Summary {
+    inner: BinarySummary,
+}
+
+#[pymethods]
+impl Summary {
+    /// An empty summary; thresholded metrics decide positive iff
+    /// `p >= threshold` (as `rarity score --threshold`).
+    #[new]
+    #[pyo3(signature = (threshold=0.5))]
+    fn new(threshold: f64) -> PyResult<Summary> {
+        Ok(Summary {
+            inner: BinarySummary::new(threshold).map_err(to_py)?,
+        })
+    }
+
+    /// Scores `batch`'s rows with `model` and adds them, their classes read
+    /// from the column `label`.
+    fn add_batch(
+        &mut self,
+        py: Python<'_>,
+        model: &Model,
+        batch: PyRecordBatch,
+        label: &str,
+    ) -> PyResult<()> {
+        let batch = batch.into_inner();
+        let names = &model.fitted.schema.class_names;
+        if names.len() != 2 {
+            return Err(value_error(format!(
+                "evaluate on Spark scores binary tasks; the model has {} classes",
+                names.len()
+            )));
+        }
+        let truth = labels(&batch, label)?
+            .iter()
+            .map(|l| {
+                names
+                    .iter()
+                    .position(|n| n == l)
+                    .map(|c| c as u32)
+                    .ok_or_else(|| {
+                        value_error(format!(
+                            "label '{l}' in column '{label}' is not a class of the model ({})",
+                            names.join(", ")
+                        ))
+                    })
+            })
+            .collect::<PyResult<Vec<u32>>>()?;
+        let (proba, _) = predict(py, &model.fitted, &batch)?;
+        self.inner.add(&truth, &proba.column(1)).map_err(to_py)
+    }
+
+    /// Adds the rows of `other`.
+    fn merge(&mut self, other: &Summary) -> PyResult<()> {
+        self.inner.merge(&other.inner).map_err(to_py)
+    }
+
+    /// Rows summarised.
+    #[getter]
+    fn rows(&self) -> u64 {
+        self.inner.rows()
+    }
+
+    /// Distinct probabilities held (the summary's size).
+    #[getter]
+    fn distinct(&self) -> usize {
+        self.inner.distinct()
+    }
+
+    /// Every metric of `rarity score`, in its order.
+    fn report(&self) -> PyResult<Vec<(String, f64)>> {
+        self.inner.report().map_err(to_py)
+    }
+
+    /// The summary as bytes (to ship from an executor).
+    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let b = serde_json::to_vec(&self.inner)
+            .map_err(|e| value_error(format!("cannot write the summary: {e}")))?;
+        Ok(PyBytes::new(py, &b))
+    }
+
+    /// A summary from `to_bytes`.
+    #[staticmethod]
+    fn from_bytes(b: &[u8]) -> PyResult<Summary> {
+        Ok(Summary {
+            inner: serde_json::from_slice(b)
+                .map_err(|e| value_error(format!("not a rarity summary: {e}")))?,
+        })
+    }
+}
+
+/// Saves `model` at `path` as `rarity fit` does: written to a temporary
+/// file and renamed, so a failure leaves nothing half-written.
+#[pyfunction]
+pub fn save_model(model: &Model, path: std::path::PathBuf) -> PyResult<()> {
+    rarity::persist::save(
+        model.fitted.as_ref(),
+        &path,
+        rarity::persist::Format::Binary,
+    )
+    .map_err(to_py)
+}

@@ -1,0 +1,229 @@
+"""rarity.spark on a local Spark (``local[2]``, one session for the module).
+
+Skipped, with the reason, when pyspark or a Java runtime is missing; the
+test setup of ``cargo test`` installs ``./python[test,spark]`` so CI runs
+them. The data are generated in the test from each row's id (no file of
+``/work/shared``): 10^6 rows, 0.5% positives, five features.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+pyspark = pytest.importorskip("pyspark", reason="pyspark is not installed (pip install ./python[spark])")
+if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+    pytest.skip(
+        "Java is not installed: Spark needs a Java 17 runtime (Debian: openjdk-17-jre-headless)",
+        allow_module_level=True,
+    )
+
+import pyarrow.parquet as pq  # noqa: E402
+from pyspark.sql import SparkSession  # noqa: E402
+from pyspark.sql import functions as F  # noqa: E402
+
+from rarity import spark as rs  # noqa: E402
+
+N = 1_000_000
+FEATURES = ["x0", "x1", "x2", "x3", "x4"]
+
+
+@pytest.fixture(scope="module")
+def spark():
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    s = (
+        SparkSession.builder.master("local[2]")
+        .appName("rarity-tests")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.ui.enabled", "false")
+        .config("spark.driver.memory", "1g")
+        .config("spark.sql.execution.arrow.maxRecordsPerBatch", "65536")
+        .getOrCreate()
+    )
+    s.sparkContext.setLogLevel("ERROR")
+    yield s
+    s.stop()
+
+
+def _unit(col, salt):
+    """A uniform number in [0, 1) from a row's id (the same on any partitioning)."""
+    return (F.abs(F.xxhash64(col, F.lit(salt))) % 1_000_003) / F.lit(1_000_003.0)
+
+
+@pytest.fixture(scope="module")
+def data(spark):
+    """10^6 rows: id, x0..x4 and the label y (1 for 0.5% of the rows,
+    whose features are shifted)."""
+    df = spark.range(N).withColumn("y", (_unit("id", 99) < 0.005).cast("long"))
+    for j, name in enumerate(FEATURES):
+        noise = _unit("id", j) + _unit("id", j + 10) + _unit("id", j + 20) - 1.5
+        df = df.withColumn(name, noise + F.col("y") * (0.3 + 0.1 * j))
+    return df.repartition(4).cache()
+
+
+@pytest.fixture(scope="module")
+def sample(data):
+    return rs.undersample(data, "y", beta=0.02, seed=7)
+
+
+@pytest.fixture(scope="module")
+def model_path(sample, tmp_path_factory):
+    path = tmp_path_factory.mktemp("model") / "fraud.rarity"
+    rs.fit(sample, "forest(n=20)+correct", features=FEATURES, seed=3, path=path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def parquet(data, tmp_path_factory):
+    """The data as one Parquet file, for the command line."""
+    d = tmp_path_factory.mktemp("parquet")
+    data.coalesce(1).write.parquet(str(d / "t"))
+    (f,) = [p for p in (d / "t").iterdir() if p.suffix == ".parquet"]
+    return f
+
+
+def test_realised_keep_rates_are_the_sample_counts(data, sample):
+    actual = {str(r["y"]): r["count"] for r in sample.df.groupBy("y").count().collect()}
+    assert sample.counts_after == actual
+    population = {str(r["y"]): r["count"] for r in data.groupBy("y").count().collect()}
+    assert sample.counts_before == population
+    assert sum(population.values()) == N
+    for c in population:
+        assert sample.keep_rates[c] == actual[c] / population[c]
+    # The minority is kept whole, the majority at about beta.
+    assert sample.keep_rates["1"] == 1.0
+    assert abs(sample.keep_rates["0"] - 0.02) < 0.002
+
+
+def _kept_ids(df, seed=11, **kw):
+    s = rs.undersample(df, "y", seed=seed, **kw)
+    ids = sorted(r["id"] for r in s.df.select("id").collect())
+    s.df.unpersist()
+    return ids, s.counts_after
+
+
+def test_the_sample_does_not_depend_on_partitioning(data):
+    # Keyed by the hash of each row's values, and by an identifier column.
+    for kw in ({"beta": 0.01}, {"rates": {"0": 0.01}, "key": "id"}):
+        first = _kept_ids(data.repartition(1), **kw)
+        for parts in (4, 16):
+            assert _kept_ids(data.repartition(parts), **kw) == first, (kw, parts)
+    # Another seed draws another sample.
+    assert _kept_ids(data, beta=0.01)[0] != _kept_ids(data, seed=12, beta=0.01)[0]
+
+
+def test_ratio_and_positive_give_the_librarys_rates(data):
+    s = rs.undersample(data, "y", ratio=0.5, seed=1)
+    n0, n1 = s.counts_before["0"], s.counts_before["1"]
+    # under(ratio=0.5) keeps N+/(0.5 N-) of the negatives, every positive.
+    assert s.counts_after["1"] == n1
+    assert abs(s.keep_rates["0"] - n1 / (0.5 * n0)) < 0.1 * n1 / (0.5 * n0)
+    # With the positive class named, beta needs no counting pass and keeps
+    # the same rows as with the counts.
+    a = rs.undersample(data, "y", beta=0.01, seed=5, positive=1)
+    b = rs.undersample(data, "y", beta=0.01, seed=5)
+    assert a.counts_after == b.counts_after and a.keep_rates == b.keep_rates
+
+
+def test_fit_stores_the_realised_keep_rates(sample, model_path):
+    m = rs.load_model(str(model_path))
+    assert m.class_names == ["0", "1"]
+    assert m.keep_rates == [sample.keep_rates["0"], sample.keep_rates["1"]]
+    n = sum(sample.counts_before.values())
+    assert m.priors == [sample.counts_before["0"] / n, sample.counts_before["1"] / n]
+    assert m.correct is not None
+    assert m.feature_names == FEATURES
+
+
+def test_predict_equals_the_command_line_bit_for_bit(spark, data, model_path, parquet, cli, tmp_path):
+    out = tmp_path / "cli.parquet"
+    subprocess.run(
+        [cli, "--quiet", "predict", str(model_path), str(parquet), "--id", "id", "-o", str(out)],
+        check=True,
+    )
+    want = pq.read_table(out).to_pydict()
+    got = rs.predict(data, str(model_path)).select("id", "p_0", "p_1", "label").toArrow().to_pydict()
+    assert len(got["id"]) == N
+    by_id = {int(i): k for k, i in enumerate(want["id"])}
+    for k, i in enumerate(got["id"]):
+        j = by_id[i]
+        for c in ("p_0", "p_1"):
+            a, b = got[c][k], want[c][j]
+            assert a == b and math.copysign(1, a) == math.copysign(1, b), (i, c, a, b)
+        assert got["label"][k] == want["label"][j]
+    # Another decision, as rarity predict --decision.
+    labels = rs.predict(data, str(model_path), decision="threshold(0.9)").groupBy("label").count().collect()
+    assert {r["label"] for r in labels} <= {"0", "1"}
+
+
+def test_evaluate_equals_rarity_score(data, model_path, parquet, cli, tmp_path):
+    preds = tmp_path / "preds.csv"
+    subprocess.run(
+        [cli, "--quiet", "predict", str(model_path), str(parquet), "--id", "y", "-o", str(preds)],
+        check=True,
+    )
+    out = subprocess.run(
+        [cli, "--format", "json", "score", str(preds), "--truth", "y", "--proba", "p_1"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    want = json.loads(out)
+    got = rs.evaluate(data, str(model_path), "y")
+    assert sorted(got) == sorted(want)  # the JSON's keys are sorted; evaluate keeps rarity score's order
+    for k, v in want.items():
+        if v is None:
+            assert math.isnan(got[k]), k
+        else:
+            assert abs(got[k] - v) <= 1e-12, (k, got[k], v)
+
+
+def test_bad_input_is_a_clear_error(spark, data, sample, model_path):
+    with pytest.raises(ValueError, match=r"beta must be a number in \(0, 1\]"):
+        rs.undersample(data, "y", beta=1.5)
+    with pytest.raises(ValueError, match="only one of beta, ratio and rates"):
+        rs.undersample(data, "y", beta=0.1, ratio=0.5)
+    with pytest.raises(ValueError, match="no column 'label'"):
+        rs.undersample(data, "label", beta=0.1)
+    with pytest.raises(ValueError, match="without one, e.g. forest"):
+        rs.fit(sample, "under(beta=0.1)+tree", features=FEATURES)
+    with pytest.raises(ValueError, match="is not a decision rule"):
+        rs.predict(data, str(model_path), decision="correct")
+    with pytest.raises(ValueError, match="unknown stage 'tree'"):
+        rs.predict(data, str(model_path), decision="tree")
+    em = rs.fit(sample, "tree(max_depth=3)+correct+em", features=FEATURES)
+    with pytest.raises(ValueError, match="em estimates the priors"):
+        rs.predict(data, em)
+
+
+def _kill_on(i):
+    def f(batches):
+        for b in batches:
+            if i in b.column("id").to_pylist():
+                os._exit(1)  # the Python worker dies half way through the job
+            yield b
+
+    return f
+
+
+def test_a_failed_job_raises_on_the_driver_and_writes_no_model(spark, data, tmp_path):
+    dying = data.mapInArrow(_kill_on(123_456), data.schema)
+    path = tmp_path / "m.rarity"
+    with pytest.raises(RuntimeError, match="the Spark job failed"):
+        rs.fit(rs.undersample(dying, "y", beta=0.1, positive=1), "tree", features=FEATURES, path=path)
+    assert not path.exists()
+    # A corrupt file.
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "part-0.parquet").write_bytes(b"PAR1 this is not a parquet file PAR1")
+    with pytest.raises(RuntimeError, match="the Spark job failed"):
+        df = spark.read.schema(data.schema).parquet(str(bad))
+        rs.fit(rs.undersample(df, "y", beta=0.1, positive=1), "tree", features=FEATURES, path=path)
+    assert not path.exists()

@@ -23,12 +23,12 @@ imbalanced-learn then stops with an error).
 The rarity side is the `trees` bench target in `cv` mode, which fits any
 learner spec.
 """
-import argparse, glob, json, os, sys, time
+import argparse, json, os, sys, time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from trees_vs_sklearn import WORK, metrics, rarity_binary, run_child  # noqa: E402
+from trees_vs_sklearn import WORK, csv_files, metrics, rarity_binary, run_child  # noqa: E402
 
 
 def imblearn_model(kind, trees, seed):
@@ -60,10 +60,7 @@ def main():
     ap.add_argument("--trees", type=int, default=100)
     args = ap.parse_args()
     from sklearn.model_selection import StratifiedKFold
-    files = sorted(glob.glob(os.path.join(args.data_dir, "*.csv")))
-    if args.only:
-        keep = set(args.only.split(","))
-        files = [f for f in files if os.path.basename(f)[:-4] in keep]
+    files = csv_files(args.data_dir, args.only)
     os.makedirs(WORK, exist_ok=True)
     plan, data = [], {}
     for f in files:

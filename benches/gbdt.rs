@@ -13,13 +13,24 @@
 //!     each fold is fitted that many times (the same model) and the
 //!     smallest times are reported: the least disturbed by other work on a
 //!     shared machine.
+//! gbdt sets PLAN.json OUT.json THREADS
+//!     the side of `benches/gbdt_weighted_vs_lightgbm.py`: PLAN is a list of
+//!     {"name", "path" (a CSV whose last column is the class, 1 positive),
+//!     "folds": [{"train", "test", "specs"}]}; for each dataset, fold and
+//!     strategy spec of the fold, fit the strategy (`spec::build_strategy`,
+//!     seed = the fold's number, so the specs of a fold that share a sampler
+//!     and learner fit the same model) on the training rows and predict the
+//!     test rows. Writes [{"name", "proba": [fold][spec] -> class-1
+//!     probabilities of the test rows, "seconds": [fold][spec]}] to OUT.
 //! ```
 
+use std::path::Path;
 use std::time::Instant;
 
+use rarity::data::read::{read_path, Missing, ReadOptions};
 use rarity::data::{Dataset, Schema};
 use rarity::rng;
-use serde_json::json;
+use serde_json::{json, Value};
 
 fn main() {
     let args: Vec<String> = std::env::args()
@@ -28,7 +39,11 @@ fn main() {
         .collect();
     let result = match args.first().map(String::as_str) {
         Some("cv") if args.len() == 8 || args.len() == 9 => cv(&args[1..]),
-        _ => Err("usage: gbdt cv DATA LABELS FOLDS D THREADS SPEC OUT [REPEATS]".into()),
+        Some("sets") if args.len() == 4 => sets(&args[1], &args[2], &args[3]),
+        _ => Err(
+            "usage: gbdt cv DATA LABELS FOLDS D THREADS SPEC OUT [REPEATS] | gbdt sets PLAN OUT THREADS"
+                .into(),
+        ),
     };
     if let Err(e) = result {
         eprintln!("error: {e}");
@@ -56,12 +71,65 @@ fn cpu_seconds() -> f64 {
     t(u.ru_utime) + t(u.ru_stime)
 }
 
-fn cv(a: &[String]) -> Res<()> {
-    let (data, labels, folds, d, t, spec, out) = (&a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6]);
-    let repeats: usize = a.get(7).map_or(Ok(1), |r| r.parse())?;
+fn threads(t: &str) -> Res<()> {
     rayon::ThreadPoolBuilder::new()
         .num_threads(t.parse()?)
         .build_global()?;
+    Ok(())
+}
+
+fn sets(plan: &str, out: &str, t: &str) -> Res<()> {
+    threads(t)?;
+    let plan: Value = serde_json::from_str(&std::fs::read_to_string(plan)?)?;
+    let opts = ReadOptions {
+        positive: Some("1".into()),
+        missing: Missing::Error,
+        ..ReadOptions::default()
+    };
+    let mut results = Vec::new();
+    for ds in plan.as_array().ok_or("PLAN: expected a list")? {
+        let path = ds["path"]
+            .as_str()
+            .ok_or("PLAN: a dataset without a path")?;
+        let (data, _) = read_path(Path::new(path), &opts)?;
+        let positive = data
+            .class_names()
+            .iter()
+            .position(|c| c == "1")
+            .ok_or_else(|| format!("{path}: no class 1"))?;
+        let (mut probs, mut secs) = (Vec::new(), Vec::new());
+        for (f, fold) in ds["folds"]
+            .as_array()
+            .ok_or("PLAN: no folds")?
+            .iter()
+            .enumerate()
+        {
+            let rows = |key: &str| serde_json::from_value::<Vec<usize>>(fold[key].clone());
+            let (train, test) = (data.take(&rows("train")?), data.take(&rows("test")?));
+            let (mut p_fold, mut s_fold) = (Vec::new(), Vec::new());
+            for spec in fold["specs"]
+                .as_array()
+                .ok_or("PLAN: a fold without specs")?
+            {
+                let strategy = rarity::spec::build_strategy(spec.as_str().ok_or("a spec")?)?;
+                let start = Instant::now();
+                let p = strategy.fit(&train, f as u64)?.predict_proba(&test)?;
+                s_fold.push(start.elapsed().as_secs_f64());
+                p_fold.push(p.column(positive));
+            }
+            probs.push(p_fold);
+            secs.push(s_fold);
+        }
+        results.push(json!({"name": ds["name"], "proba": probs, "seconds": secs}));
+    }
+    std::fs::write(out, serde_json::to_string(&results)?)?;
+    Ok(())
+}
+
+fn cv(a: &[String]) -> Res<()> {
+    let (data, labels, folds, d, t, spec, out) = (&a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6]);
+    let repeats: usize = a.get(7).map_or(Ok(1), |r| r.parse())?;
+    threads(t)?;
     let d: usize = d.parse()?;
     let learner = rarity::spec::build_learner(spec)?;
     let raw = std::fs::read(data)?;

@@ -20,7 +20,9 @@ random_state=0)), two threads, the same rounds, leaves, bins, learning rate and 
 per leaf, no early stopping, no row or column sampling. A fit is timed from the training
 table in memory to the fitted model, binning included (LightGBM: lgb.train on a fresh
 lgb.Dataset; rarity: Learner::fit, see benches/gbdt.rs). ROC AUC and AP are the means over
-the folds' test rows. Ratio = LightGBM seconds / rarity seconds (above 1: rarity is faster).
+the folds' test rows. Ratio = LightGBM seconds / rarity seconds (above 1: rarity is faster),
+in wall-clock seconds and in CPU seconds of all threads (less sensitive to other work on a
+shared machine; LightGBM's OpenMP threads spin while they wait, which counts).
 """
 import argparse, json, os, subprocess, sys, tempfile, time
 
@@ -107,15 +109,16 @@ def lightgbm_cv(X, y, folds, a, lr):
                   num_threads=2, verbose=-1, seed=0)
     params.update(extra(a.lgb_extra))
     proba = np.zeros(len(y))
-    secs = []
+    secs, cpu = [], []
     for f in range(folds.max() + 1):
         tr, te = folds != f, folds == f
         Xtr, ytr = np.ascontiguousarray(X[tr]), y[tr]
-        start = time.perf_counter()
+        start, cpu0 = time.perf_counter(), time.process_time()
         model = lgb.train(params, lgb.Dataset(Xtr, label=ytr), num_boost_round=a.rounds)
         secs.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - cpu0)
         proba[te] = model.predict(X[te])
-    return proba, secs
+    return proba, secs, cpu
 
 
 def quality(y, folds, p):
@@ -152,11 +155,12 @@ def main():
             r = json.loads(subprocess.run([exe, "cv", base + ".x", base + ".y", base + ".folds", str(d), "2",
                                            spec, out], check=True, capture_output=True, text=True).stdout)
             pr = np.fromfile(out, dtype="<f8")
-            pl, sl = lightgbm_cv(X, y, folds, a, lr)
+            pl, sl, cl = lightgbm_cv(X, y, folds, a, lr)
             tr, tl = sum(r["fit_seconds"]), sum(sl)
+            cr, cl = sum(r["fit_cpu_seconds"]), sum(cl)
             (ar, pr_ap), (al, pl_ap) = quality(y, folds, pr), quality(y, folds, pl)
             print(f"{name} {X.shape[0]}x{d} lr={lr}: fit rarity {tr:6.2f} s, LightGBM {tl:6.2f} s, "
-                  f"ratio {tl / tr:4.2f}x | AUC {ar:.4f} vs {al:.4f} ({ar - al:+.4f}) | "
+                  f"ratio {tl / tr:4.2f}x (CPU seconds {cr:.1f} vs {cl:.1f}: {cl / cr:4.2f}x) | AUC {ar:.4f} vs {al:.4f} ({ar - al:+.4f}) | "
                   f"AP {pr_ap:.4f} vs {pl_ap:.4f} ({pr_ap - pl_ap:+.4f}) | load {load0:.1f}-{os.getloadavg()[0]:.1f} | {spec}",
                   flush=True)
 

@@ -29,6 +29,15 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORK = os.path.join(tempfile.gettempdir(), "rarity-bench")
 
 
+def csv_files(data_dir, only=None):
+    """The CSV files of data_dir, sorted; with only ('a,b'), those named so (without .csv)."""
+    files = sorted(glob.glob(os.path.join(data_dir, "*.csv")))
+    if only:
+        keep = set(only.split(","))
+        files = [f for f in files if os.path.basename(f)[:-4] in keep]
+    return files
+
+
 def rarity_binary():
     out = subprocess.run(
         ["cargo", "bench", "--bench", "trees", "--no-run", "--message-format=json"],
@@ -61,10 +70,7 @@ def cv(args):
     from sklearn.ensemble import BaggingClassifier
     from sklearn.model_selection import StratifiedKFold
     from sklearn.tree import DecisionTreeClassifier
-    files = sorted(glob.glob(os.path.join(args.data_dir, "*.csv")))
-    if args.only:
-        keep = set(args.only.split(","))
-        files = [f for f in files if os.path.basename(f)[:-4] in keep]
+    files = csv_files(args.data_dir, args.only)
     os.makedirs(WORK, exist_ok=True)
     plan, data = [], {}
     for f in files:

@@ -48,10 +48,15 @@ fn default_run_on_a_bundled_set() {
     let (code, text, err) = run(&["run", "--dataset", "ecoli4", "--cv", "2x2", "-o", &out]);
     assert_eq!(code, 0, "{err}");
     assert!(text.contains("winner for average_precision"), "{text}");
-    assert!(
-        text.contains("under(ratio=1)+forest(n=100)+correct+threshold(priors)"),
-        "{text}"
-    );
+    // The papers' methods and issue 20's gradient-boosting presets.
+    for want in [
+        "under(ratio=1)+forest(n=100)+correct+threshold(priors)",
+        "gbdt+tune(metric=f1)",
+        "gbdt(class_weight=balanced)+correct+threshold(priors)",
+        "under(ratio=1)+gbdt(min_samples_leaf=5)+correct+threshold(priors)",
+    ] {
+        assert!(text.contains(want), "{want} missing from {text}");
+    }
 }
 
 #[test]

@@ -39,7 +39,13 @@
 //! `max_delta_step` bounds every leaf's step before shrinkage (XGBoost's
 //! parameter of that name, which its documentation recommends for
 //! "logistic regression when class is extremely imbalanced"); the split
-//! gains use the bounded step.
+//! gains use the bounded step. The default bound, 5, was measured on the
+//! 284,807-row `generate fraud` table (0.18% positives; 5-fold CV,
+//! `benches/gbdt_vs_lightgbm.py`): unbounded, the fit reproduces LightGBM
+//! (ROC AUC 0.50 at `learning_rate=0.1`, 0.9967 at 0.02); a bound of 1
+//! holds at 0.1 but caps the scores at 0.02 (100 rounds move a row by at
+//! most 2 in log-odds: AP 0.68 against LightGBM's 0.87); 5 and 10 give
+//! AUC 0.9974 / AP 0.93 at 0.02 and 0.9990 / 0.97 at 0.1.
 //!
 //! Determinism: histograms are built per feature by one task each, in row
 //! order; every round draws its row and column samples from its own stream;
@@ -115,7 +121,7 @@ params! {
         /// class_weight.
         pub scale_pos_weight: Option<f64> = None => Bounds::positive(),
         /// Bound on every leaf's step before shrinkage; 0 for none.
-        pub max_delta_step: f64 = 1.0 => Bounds::at_least(0.0),
+        pub max_delta_step: f64 = 5.0 => Bounds::at_least(0.0),
     }
     check = check_gbdt;
 }

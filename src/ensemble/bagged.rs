@@ -6,8 +6,24 @@ use serde::{Deserialize, Serialize};
 use crate::data::{Dataset, Proba};
 use crate::error::{Error, Result};
 use crate::learn::tree::TreeModel;
-use crate::learn::{check_features, in_row_blocks, Classifier, Importances, Model};
+use crate::learn::{check_features, in_blocks_of, Classifier, Importances, Model, ROW_CHUNK};
 use crate::params::choice;
+
+/// Rows per parallel task when a forest scores: each tree walks the whole
+/// block before the next tree starts, so a larger block lets a tree's
+/// nodes, once in cache, serve more rows, as long as the block's rows
+/// (4,096 x 30 features: 1 MB) and a tree still fit in the core's L2
+/// cache; and every thread should get blocks. Measured with every other
+/// job paused, `predict` of 1,000,000 `generate fraud` rows, 100-tree
+/// forests fitted on undersamples of 117,000 and 671,000 rows: 5.6-6.3 s
+/// and 9.4-9.5 s with 256-row blocks, 5.3 s and 8.2 s with 4,096 (on the
+/// first, 16,384 was no faster than 256: its rows no longer stay in L2). The
+/// probabilities do not depend on it (each row adds its trees in order).
+fn forest_block(n: usize) -> usize {
+    const MOST: usize = 4096;
+    n.div_ceil(2 * rayon::current_num_threads())
+        .clamp(ROW_CHUNK, MOST)
+}
 
 choice! {
     /// How member predictions are combined.
@@ -141,7 +157,11 @@ impl BaggedModel {
             .iter()
             .map(|m| m.downcast_ref::<TreeModel>())
             .collect();
-        let p = in_row_blocks(data.n_rows(), k, |first, chunk| {
+        let rows = match &trees {
+            Some(_) => forest_block(data.n_rows()),
+            None => ROW_CHUNK,
+        };
+        let p = in_blocks_of(data.n_rows(), k, rows, |first, chunk| {
             let mut tmp = vec![0.0; k];
             match &trees {
                 Some(trees) => {

@@ -120,11 +120,24 @@ erased_serde::serialize_trait_object!(Classifier);
 /// (`k` values per row). Each block depends only on its rows, so the result
 /// is the same for any thread count.
 pub fn in_row_blocks(n: usize, k: usize, fill: impl Fn(usize, &mut [f64]) + Sync) -> Proba {
+    in_blocks_of(n, k, ROW_CHUNK, fill)
+}
+
+/// As [`in_row_blocks`] with `rows` rows per block (at least one). A model
+/// whose rows do not depend on each other gives the same values whatever
+/// the block size.
+pub fn in_blocks_of(
+    n: usize,
+    k: usize,
+    rows: usize,
+    fill: impl Fn(usize, &mut [f64]) + Sync,
+) -> Proba {
+    let rows = rows.max(1);
     let mut p = Proba::zeros(n, k);
     p.values_mut()
-        .par_chunks_mut(k * ROW_CHUNK)
+        .par_chunks_mut(k * rows)
         .enumerate()
-        .for_each(|(c, block)| fill(c * ROW_CHUNK, block));
+        .for_each(|(c, block)| fill(c * rows, block));
     p
 }
 

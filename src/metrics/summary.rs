@@ -298,6 +298,25 @@ impl BinarySummary {
         ]
     }
 
+    /// [`BinarySummary::report_ranked`] followed by the keys of
+    /// [`BinarySummary::ranking_bounds`] (with `ranking`, the exact sums,
+    /// `ranking_exact` is 1 and `roc_auc_bin_error` 0).
+    pub fn report_with_bounds(&self, ranking: Option<&RankSums>) -> Result<Vec<(String, f64)>> {
+        let mut out = self.report_ranked(ranking)?;
+        if ranking.is_some() {
+            out.push(("ranking_exact".to_string(), 1.0));
+            out.push(("roc_auc_bin_error".to_string(), 0.0));
+        } else {
+            out.extend(self.ranking_bounds());
+        }
+        Ok(out)
+    }
+
+    /// Negative and positive rows summarised.
+    pub fn class_rows(&self) -> [u64; 2] {
+        [self.n_neg(), self.n_pos()]
+    }
+
     /// The confusion counts at the threshold.
     fn confusion(&self) -> BinaryCounts {
         let mut c = BinaryCounts::default();

@@ -163,10 +163,9 @@ def test_predict_equals_the_command_line_bit_for_bit(spark, data, model_path, pa
     assert {r["label"] for r in labels} <= {"0", "1"}
 
 
-@pytest.fixture(scope="module")
-def scored(model_path, parquet, cli, tmp_path_factory):
+def _rarity_score(model_path, parquet, cli, tmp):
     """``rarity score``'s JSON for the model on all the rows."""
-    preds = tmp_path_factory.mktemp("score") / "preds.csv"
+    preds = tmp / "preds.csv"
     subprocess.run(
         [cli, "--quiet", "predict", str(model_path), str(parquet), "--id", "y", "-o", str(preds)],
         check=True,
@@ -178,6 +177,24 @@ def scored(model_path, parquet, cli, tmp_path_factory):
         text=True,
     ).stdout
     return json.loads(out)
+
+
+@pytest.fixture(scope="module")
+def scored(model_path, parquet, cli, tmp_path_factory):
+    return _rarity_score(model_path, parquet, cli, tmp_path_factory.mktemp("score"))
+
+
+@pytest.fixture(scope="module")
+def logistic_path(sample, tmp_path_factory):
+    """A model with continuous probabilities: about one distinct value a row."""
+    path = tmp_path_factory.mktemp("model") / "logistic.rarity"
+    rs.fit(sample, "logistic+correct", features=FEATURES, seed=3, path=path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def logistic_scored(logistic_path, parquet, cli, tmp_path_factory):
+    return _rarity_score(logistic_path, parquet, cli, tmp_path_factory.mktemp("score"))
 
 
 RANKING = ("roc_auc", "average_precision", "pr_auc_trapezoid")
@@ -204,28 +221,30 @@ def test_evaluate_equals_rarity_score(data, model_path, scored):
     assert got["ranking_exact"] == 1.0 and got["roc_auc_bin_error"] == 0.0
 
 
-def test_a_capped_histogram_stays_exact_but_for_the_bounded_ranking_metrics(data, model_path, scored):
-    got = rs.evaluate(data, str(model_path), "y", max_groups=64)
-    # The forest's thousands of distinct probabilities do not fit in 64
+def test_a_capped_histogram_stays_exact_but_for_the_bounded_ranking_metrics(data, logistic_path, logistic_scored):
+    got = rs.evaluate(data, str(logistic_path), "y", max_groups=4096)
+    # The logistic model's ~10^6 distinct probabilities do not fit in 4096
     # groups: the histogram coarsened, the ranking metrics are ties within
     # groups, every other key is still rarity score's.
     assert got["ranking_exact"] == 0.0
-    _check_keys(got, scored, skip=RANKING)
+    _check_keys(got, logistic_scored, skip=RANKING)
     bound = got["roc_auc_bin_error"]
     assert 0.0 < bound < 0.01
-    assert abs(got["roc_auc"] - scored["roc_auc"]) <= bound
+    assert abs(got["roc_auc"] - logistic_scored["roc_auc"]) <= bound
+    for k in RANKING[1:]:
+        assert abs(got[k] - logistic_scored[k]) < 0.01, k
     # The same summary whatever the partitioning.
-    again = rs.evaluate(data.repartition(7), str(model_path), "y", max_groups=64)
+    again = rs.evaluate(data.repartition(7), str(logistic_path), "y", max_groups=4096)
     for k in got:
         assert abs(again[k] - got[k]) <= 1e-12 or (math.isnan(got[k]) and math.isnan(again[k])), k
 
 
-def test_the_exact_mode_sorts_on_the_cluster_and_equals_rarity_score(data, model_path, scored):
+def test_the_exact_mode_sorts_on_the_cluster_and_equals_rarity_score(data, logistic_path, logistic_scored):
     # With a cap that makes the histogram coarsen: the sort gives the exact
     # ranking metrics anyway.
-    got = rs.evaluate(data, str(model_path), "y", exact=True, max_groups=64, partitions=5)
-    _check_keys(got, scored)
-    assert got["roc_auc"] == scored["roc_auc"]  # one integer count, one division
+    got = rs.evaluate(data, str(logistic_path), "y", exact=True, max_groups=4096, partitions=5)
+    _check_keys(got, logistic_scored)
+    assert got["roc_auc"] == logistic_scored["roc_auc"]  # one integer count, one division
     assert got["ranking_exact"] == 1.0 and got["roc_auc_bin_error"] == 0.0
 
 

@@ -64,19 +64,23 @@ def _packed_environment(tmp_path):
     """A virtual environment with rarity, numpy and pyarrow copied from this
     one's site-packages, packed as ``env.tar``."""
     env = tmp_path / "env"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], check=True)
+    # --copies: the interpreter itself, not a symlink out of the archive (which
+    # Spark refuses to unpack).
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--copies", str(env)], check=True)
     src = Path(sysconfig.get_paths()["purelib"])
     (dst,) = list(env.glob("lib/python3*/site-packages"))
     for name in os.listdir(src):
         base = name.split("-")[0].split(".")[0].lower()
         if base in ("rarity", "numpy", "pyarrow"):
             if (src / name).is_dir():
-                shutil.copytree(src / name, dst / name, symlinks=True)
+                shutil.copytree(src / name, dst / name)
             else:
                 shutil.copy2(src / name, dst / name)
-    archive = tmp_path / "env.tar"
-    with tarfile.open(archive, "w") as t:
-        t.add(env, arcname=".")
+    archive = tmp_path / "env.tar.gz"
+    with tarfile.open(archive, "w:gz", compresslevel=1) as t:
+        # Entries named bin/..., lib/...: Spark refuses a "./" entry.
+        for child in env.iterdir():
+            t.add(child, arcname=child.name)
     return archive
 
 
@@ -96,7 +100,7 @@ def test_a_packed_environment_ships_the_package_to_the_executors(tmp_path):
     out = subprocess.run(
         [
             str(submit),
-            "--master", "local[2]",
+            "--master", "local-cluster[1,2,1024]",
             "--conf", f"spark.archives={archive}#environment",
             "--conf", "spark.ui.enabled=false",
             "--conf", "spark.driver.memory=512m",

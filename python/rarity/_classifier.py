@@ -450,7 +450,8 @@ class CorrectedClassifier(ClassifierMixin, BaseEstimator):
         if np.any(rates <= 0):
             k = int(np.flatnonzero(rates <= 0)[0])
             raise ValueError(f"the sampler kept no rows of class '{lab.class_names[k]}'")
-        X_s, y_s = _resample_outputs(X, y, drawn, lab, data, n_jobs)
+        X_s, ids = _resample_outputs(X, y, drawn, lab, data, n_jobs)
+        y_s = lab.classes_[ids]
         est = self.estimator
         if est is None:
             est = Classifier("forest(n=100)", seed=self.seed, n_jobs=self.n_jobs)

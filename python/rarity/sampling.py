@@ -112,10 +112,10 @@ def _table_like(X, values):
 
 
 def _resample_outputs(X, y, drawn, lab, data, n_jobs):
-    """``(X_res, y_res)`` in the containers and dtypes of ``X`` and ``y``."""
-    rows = np.asarray(drawn.rows)
+    """``(X_res, ids)``: the features in the container and dtype of ``X``,
+    and the resampled rows' class indices into ``lab.classes_``."""
     if drawn.n_synthetic == 0:
-        X_res = _rows_of(X, rows)
+        X_res = _rows_of(X, np.asarray(drawn.rows))
     else:
         values = drawn.features(n_jobs)
         if isinstance(X, np.ndarray):
@@ -129,8 +129,7 @@ def _resample_outputs(X, y, drawn, lab, data, n_jobs):
                     "categorical columns cannot take them; encode those columns first"
                 )
             X_res = _table_like(X, values)
-    labels = lab.classes_[lab.from_rarity[drawn.labels()]]
-    return X_res, labels
+    return X_res, lab.from_rarity[drawn.labels()]
 
 
 def _y_like(y, labels, one_hot):
@@ -209,7 +208,7 @@ class _Base(BaseEstimator):
         data = _rarity.Data(feats, lab.codes, lab.class_names, "y", None, n_jobs)
         self.spec_ = self._spec(lab)
         drawn = _rarity.resample(self.spec_, data, self._seed(), n_jobs)
-        X_res, labels = _resample_outputs(X, y, drawn, lab, data, n_jobs)
+        X_res, ids = _resample_outputs(X, y, drawn, lab, data, n_jobs)
         self.classes_ = lab.classes_
         self.keep_rates_ = np.asarray(drawn.keep_rates)[lab.to_rarity]
         self.notes_ = list(drawn.notes)
@@ -219,13 +218,13 @@ class _Base(BaseEstimator):
         if self._selects:
             self.sample_indices_ = np.asarray(drawn.rows)
         before = np.bincount(lab.codes, minlength=len(lab.classes_))[lab.to_rarity]
-        after = np.array([np.sum(labels == c) for c in lab.classes_])
+        after = np.bincount(ids, minlength=len(lab.classes_))
         self.sampling_strategy_ = {
             c.item() if hasattr(c, "item") else c: int(a)
             for c, b, a in zip(lab.classes_, before, after)
             if a != b
         }
-        y_out = _y_like(y, labels if not one_hot else lab.from_rarity[drawn.labels()], one_hot)
+        y_out = _y_like(y, ids if one_hot else lab.classes_[ids], one_hot)
         return X_res, y_out
 
     def get_feature_names_out(self, input_features=None):

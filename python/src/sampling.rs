@@ -111,7 +111,7 @@ impl Drawn {
             // SAFETY: the array holds `n_out * d` values; this job is the
             // only writer and the caller waits for it with the array alive.
             let buf = unsafe { std::slice::from_raw_parts_mut(p.0, p.1) };
-            data.take_append_into(&sample.rows, &sample.synthetic_x, buf)
+            data.take_append_into(&sample.rows, &sample.synthetic, buf)
         })?;
         Ok(out)
     }

@@ -14,6 +14,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::buffer::Values;
+use super::Between;
 use crate::error::{Error, Result};
 
 /// How many of `labels` fall in each of `k` classes. Successive labels are
@@ -449,30 +450,40 @@ impl Dataset {
         Ok(out)
     }
 
-    /// The rows `rows` (repeats allowed) followed by the rows `x`, `y`
-    /// (weight 1 each when the table has weights): the same dataset as
-    /// `self.take(rows).append(x, y)`, built in one parallel pass without the
-    /// intermediate copy. Used to materialise samples with synthetic rows.
+    /// The rows `rows` (repeats allowed) followed by the synthetic rows
+    /// `between` with labels `y` (weight 1 each when the table has
+    /// weights): the same dataset as
+    /// `self.take(rows).append(&self.interpolate(between), y)`, built in one
+    /// parallel pass without the intermediate copies. Used to materialise
+    /// samples with synthetic rows.
     ///
     /// ```
-    /// use rarity::data::Dataset;
+    /// use rarity::data::{Between, Dataset};
     /// let ds = Dataset::from_rows(vec![vec![1.0], vec![2.0]], vec![0, 1],
     ///                             vec!["n".into(), "p".into()]).unwrap();
-    /// let out = ds.take_append(&[1, 1], &[1.5], &[1]).unwrap();
+    /// let mid = Between { from: 0, to: 1, gap: 0.5 };
+    /// let out = ds.take_append(&[1, 1], &[mid], &[1]).unwrap();
     /// assert_eq!(out.features(), &[2.0, 2.0, 1.5]);
     /// assert_eq!(out.labels(), &[1, 1, 1]);
     /// ```
-    pub fn take_append(&self, rows: &[usize], x: &[f64], y: &[u32]) -> Result<Dataset> {
+    pub fn take_append(&self, rows: &[usize], between: &[Between], y: &[u32]) -> Result<Dataset> {
         let k = self.schema.class_names.len();
         if let Some(bad) = y.iter().find(|&&c| c as usize >= k) {
             return Err(Error::invalid(format!(
                 "class id {bad} out of range: there are {k} classes"
             )));
         }
+        if y.len() != between.len() {
+            return Err(Error::invalid(format!(
+                "{} synthetic rows but {} labels",
+                between.len(),
+                y.len()
+            )));
+        }
         // Fresh pages, advised for huge pages and not written until each
         // value is written once, in parallel (see `crate::mem`).
         let mut nx = crate::mem::zeroed((rows.len() + y.len()) * self.n_features);
-        self.take_append_into(rows, x, &mut nx)?;
+        self.take_append_into(rows, between, &mut nx)?;
         let mut ny = Vec::with_capacity(rows.len() + y.len());
         ny.extend(rows.iter().map(|&i| self.y[i]));
         ny.extend_from_slice(y);
@@ -493,61 +504,64 @@ impl Dataset {
     }
 
     /// The features of [`Dataset::take_append`] written into `out`
-    /// (row-major, `(rows.len() + x.len() / d) * d` values), in parallel:
-    /// for a caller that owns the buffer the rows go to (the Python package
-    /// writes a sample straight into a NumPy array). Fails when `x` is not
-    /// whole rows, `out` has the wrong length or a value of `x` is not
-    /// finite.
+    /// (`(rows.len() + between.len()) * d` values, row-major), in parallel:
+    /// for callers that own the output buffer (e.g. a NumPy array). A
+    /// synthetic row that is not finite (the segment between two huge
+    /// values of opposite signs) is an error.
     ///
     /// ```
-    /// use rarity::data::Dataset;
+    /// use rarity::data::{Between, Dataset};
     /// let ds = Dataset::from_rows(vec![vec![1.0], vec![2.0]], vec![0, 1],
     ///                             vec!["n".into(), "p".into()]).unwrap();
     /// let mut out = [0.0; 3];
-    /// ds.take_append_into(&[1, 0], &[9.0], &mut out).unwrap();
-    /// assert_eq!(out, [2.0, 1.0, 9.0]);
+    /// ds.take_append_into(&[1, 0], &[Between { from: 0, to: 1, gap: 0.5 }], &mut out).unwrap();
+    /// assert_eq!(out, [2.0, 1.0, 1.5]);
     /// ```
-    pub fn take_append_into(&self, rows: &[usize], x: &[f64], out: &mut [f64]) -> Result<()> {
-        /// Rows copied per parallel task.
+    pub fn take_append_into(
+        &self,
+        rows: &[usize],
+        between: &[Between],
+        out: &mut [f64],
+    ) -> Result<()> {
+        /// Rows written per parallel task.
         const CHUNK_ROWS: usize = 2048;
         let d = self.n_features;
-        if !x.len().is_multiple_of(d.max(1)) || (d == 0 && !x.is_empty()) {
-            return Err(Error::invalid(
-                "appended rows do not match the feature count",
-            ));
-        }
-        if out.len() != rows.len() * d + x.len() {
+        let n_out = rows.len() + between.len();
+        if out.len() != n_out * d {
             return Err(Error::invalid(format!(
-                "the output holds {} values; {} rows of {d} features need {}",
+                "the output holds {} values; {n_out} rows of {d} features need {}",
                 out.len(),
-                rows.len() + x.len() / d.max(1),
-                rows.len() * d + x.len()
+                n_out * d
             )));
         }
-        if let Some(&bad) = rows.iter().find(|&&i| i >= self.n_rows) {
+        let ends = between.iter().flat_map(|b| [b.from, b.to]);
+        if let Some(bad) = rows.iter().copied().chain(ends).find(|&i| i >= self.n_rows) {
             return Err(Error::invalid(format!(
                 "row {bad} out of range: the table has {} rows",
                 self.n_rows
             )));
         }
-        let (head, tail) = out.split_at_mut(rows.len() * d);
-        if d > 0 {
-            head.par_chunks_mut(CHUNK_ROWS * d)
-                .zip(rows.par_chunks(CHUNK_ROWS))
-                .for_each(|(out, rows)| {
-                    for (o, &i) in out.chunks_exact_mut(d).zip(rows) {
-                        o.copy_from_slice(self.row(i));
-                    }
-                });
+        if d == 0 {
+            return Ok(());
         }
+        let (head, tail) = out.split_at_mut(rows.len() * d);
+        head.par_chunks_mut(CHUNK_ROWS * d)
+            .zip(rows.par_chunks(CHUNK_ROWS))
+            .for_each(|(out, rows)| {
+                for (o, &i) in out.chunks_exact_mut(d).zip(rows) {
+                    o.copy_from_slice(self.row(i));
+                }
+            });
         let bad = tail
-            .par_chunks_mut(CHUNK_ROWS * d.max(1))
-            .zip(x.par_chunks(CHUNK_ROWS * d.max(1)))
+            .par_chunks_mut(CHUNK_ROWS * d)
+            .zip(between.par_chunks(CHUNK_ROWS))
             .enumerate()
-            .filter_map(|(c, (out, src))| {
-                out.copy_from_slice(src);
-                let p = src.iter().position(|v| !v.is_finite())?;
-                Some(c * CHUNK_ROWS * d.max(1) + p)
+            .filter_map(|(c, (out, between))| {
+                for (o, b) in out.chunks_exact_mut(d).zip(between) {
+                    b.write(self, o);
+                }
+                let p = out.iter().position(|v| !v.is_finite())?;
+                Some(c * CHUNK_ROWS * d + p)
             })
             .min();
         if let Some(pos) = bad {
@@ -555,7 +569,7 @@ impl Dataset {
                 "row {}, feature '{}' is {}, not a finite number",
                 rows.len() + pos / d + 1,
                 self.schema.feature_names[pos % d],
-                x[pos]
+                tail[pos]
             )));
         }
         Ok(())
@@ -762,21 +776,54 @@ mod tests {
     fn take_append_is_take_then_append() {
         let ds = tiny().with_weights(vec![1.0, 2.0, 3.0, 4.0]).unwrap();
         let rows = [3, 0, 0, 2];
-        let (x, y) = ([7.0, 8.0, 9.0, 9.5], [1, 0]);
-        let one = ds.take_append(&rows, &x, &y).unwrap();
-        let two = ds.take(&rows).append(&x, &y).unwrap();
+        let between = [
+            Between {
+                from: 0,
+                to: 3,
+                gap: 0.25,
+            },
+            Between::copy_of(1),
+        ];
+        let y = [1, 0];
+        let one = ds.take_append(&rows, &between, &y).unwrap();
+        let two = ds
+            .take(&rows)
+            .append(&ds.interpolate(&between), &y)
+            .unwrap();
         assert_eq!(one.features(), two.features());
         assert_eq!(one.labels(), two.labels());
         assert_eq!(one.weights(), two.weights());
         assert_eq!(one.n_rows(), 6);
         assert_eq!(one.weights(), Some(&[4.0, 1.0, 1.0, 3.0, 1.0, 1.0][..]));
-        assert!(ds.take_append(&rows, &x[..3], &y).is_err());
-        assert!(ds.take_append(&rows, &x, &[1, 2]).is_err());
-        let e = ds
-            .take_append(&rows, &[1.0, 2.0, 3.0, f64::INFINITY], &y)
+        assert_eq!(&one.features()[10..], ds.row(1));
+        assert!(ds.take_append(&rows, &between[..1], &y).is_err());
+        assert!(ds.take_append(&rows, &between, &[1, 2]).is_err());
+        let far = [Between {
+            from: 0,
+            to: 4,
+            gap: 0.5,
+        }];
+        let e = ds.take_append(&rows, &far, &[1]).unwrap_err().to_string();
+        assert!(e.contains("row 4 out of range"), "{e}");
+        let huge = Dataset::from_rows(
+            vec![vec![0.0, -f64::MAX], vec![1.0, f64::MAX]],
+            vec![0, 1],
+            vec!["n".into(), "p".into()],
+        )
+        .unwrap();
+        let e = huge
+            .take_append(
+                &[0],
+                &[Between {
+                    from: 0,
+                    to: 1,
+                    gap: 0.5,
+                }],
+                &[1],
+            )
             .unwrap_err()
             .to_string();
-        assert!(e.contains("row 6, feature 'x1'"), "{e}");
+        assert!(e.contains("row 2, feature 'x1'"), "{e}");
     }
 
     #[test]

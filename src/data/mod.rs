@@ -2,6 +2,7 @@
 //! Arrow IPC, KEEL `.dat`, ARFF), the bundled datasets, synthetic generators,
 //! selection-bias simulators and output tables and files (CSV, Parquet).
 
+mod between;
 mod buffer;
 mod dataset;
 mod proba;
@@ -14,6 +15,7 @@ pub mod scores;
 pub mod synth;
 pub mod write;
 
+pub use between::Between;
 pub use buffer::Values;
 pub(crate) use dataset::tally;
 pub use dataset::{require_two_classes, rows_by_class, ColumnEncoding, Dataset, Schema, View};

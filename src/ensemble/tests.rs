@@ -1,5 +1,5 @@
 use super::*;
-use crate::data::Dataset;
+use crate::data::{Between, Dataset};
 use crate::sample::Sample;
 use rand::RngExt;
 
@@ -165,16 +165,21 @@ fn out_of_bag_uses_only_members_that_did_not_see_the_row() {
     assert!(train_correct >= correct);
 }
 
-/// A sampler that adds a jittered copy of each minority row.
+/// A sampler that adds, for each minority row, a row a tenth of the way at
+/// most towards the next minority row.
 #[derive(Debug)]
 struct Jitter;
 
 impl Sampler for Jitter {
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
         let mut s = Sample::of_rows(data, (0..data.n_rows()).collect());
-        for i in data.rows_of_class(1) {
-            s.synthetic_x
-                .extend(data.row(i).iter().map(|v| v + rng.random::<f64>() * 0.1));
+        let minority = data.rows_of_class(1);
+        for (k, &from) in minority.iter().enumerate() {
+            s.synthetic.push(Between {
+                from,
+                to: minority[(k + 1) % minority.len()],
+                gap: rng.random::<f64>() * 0.1,
+            });
             s.synthetic_labels.push(1);
         }
         s.keep_rates = s.compute_keep_rates(data);

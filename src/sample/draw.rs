@@ -5,7 +5,7 @@
 use rand::RngExt;
 use rayon::prelude::*;
 
-use crate::data::{tally, Dataset};
+use crate::data::{tally, Between, Dataset};
 use crate::error::{Error, Result};
 use crate::rng::Rng;
 
@@ -148,13 +148,13 @@ fn all_rows(n: usize) -> Vec<usize> {
 pub(crate) fn assemble(
     data: &Dataset,
     rows: Vec<usize>,
-    synthetic_x: Vec<f64>,
+    synthetic: Vec<Between>,
     synthetic_labels: Vec<u32>,
     notes: Vec<String>,
 ) -> Sample {
     let mut s = Sample {
         rows,
-        synthetic_x,
+        synthetic,
         synthetic_labels,
         keep_rates: Vec::new(),
         notes,
@@ -169,7 +169,7 @@ pub(crate) fn assemble(
 pub(crate) fn assemble_all_rows(
     data: &Dataset,
     counts: &[usize],
-    synthetic_x: Vec<f64>,
+    synthetic: Vec<Between>,
     synthetic_labels: Vec<u32>,
     notes: Vec<String>,
 ) -> Sample {
@@ -187,7 +187,7 @@ pub(crate) fn assemble_all_rows(
         .collect();
     Sample {
         rows: all_rows(data.n_rows()),
-        synthetic_x,
+        synthetic,
         synthetic_labels,
         keep_rates,
         notes,
@@ -210,7 +210,7 @@ mod tests {
         let s = assemble_all_rows(
             &ds,
             &ds.class_counts(),
-            vec![1.0; 3],
+            vec![Between::copy_of(1); 3],
             vec![2, 2, 0],
             Vec::new(),
         );

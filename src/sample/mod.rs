@@ -39,7 +39,7 @@ pub use registry::*;
 
 use serde::{Deserialize, Serialize};
 
-use crate::data::{tally, Dataset};
+use crate::data::{tally, Between, Dataset};
 use crate::error::Result;
 use crate::rng::Rng;
 
@@ -48,8 +48,10 @@ use crate::rng::Rng;
 pub struct Sample {
     /// Indices into the input dataset (repeats allowed).
     pub rows: Vec<usize>,
-    /// Synthetic rows, row-major, `synthetic_labels.len() * d` values.
-    pub synthetic_x: Vec<f64>,
+    /// Synthetic rows, one per label of `synthetic_labels`, as points
+    /// between two input rows (their values are computed where they are
+    /// written: [`Sample::materialise`], [`Dataset::take_append_into`]).
+    pub synthetic: Vec<Between>,
     /// Class ids of the synthetic rows.
     pub synthetic_labels: Vec<u32>,
     /// Per class: rows of that class in the sample (drawn + synthetic) over
@@ -102,7 +104,7 @@ impl Sample {
     /// The sampled rows plus the synthetic ones as a new dataset.
     pub fn materialise(&self, data: &Dataset) -> Result<Dataset> {
         if self.has_synthetic() {
-            data.take_append(&self.rows, &self.synthetic_x, &self.synthetic_labels)
+            data.take_append(&self.rows, &self.synthetic, &self.synthetic_labels)
         } else {
             Ok(data.take(&self.rows))
         }

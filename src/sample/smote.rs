@@ -29,7 +29,7 @@
 use rand::RngExt;
 use rayon::prelude::*;
 
-use crate::data::Dataset;
+use crate::data::{Between, Dataset};
 use crate::error::Result;
 use crate::neighbors::{knn, Exclude, Points};
 use crate::params::{params, Bounds, Params};
@@ -345,7 +345,7 @@ impl Sampler for SmoteHybrid {
 /// Synthetic rows collected over classes, with notes.
 #[derive(Default)]
 struct Generated {
-    x: Vec<f64>,
+    between: Vec<Between>,
     labels: Vec<u32>,
     notes: Vec<String>,
 }
@@ -353,7 +353,7 @@ struct Generated {
 impl Generated {
     fn finish(self, data: &Dataset, rows: Vec<usize>, mut notes: Vec<String>) -> Sample {
         notes.extend(self.notes);
-        assemble(data, rows, self.x, self.labels, notes)
+        assemble(data, rows, self.between, self.labels, notes)
     }
 
     /// As [`Generated::finish`] with every row kept once; `counts` are the
@@ -361,7 +361,7 @@ impl Generated {
     /// over the rows).
     fn finish_all_rows(self, data: &Dataset, counts: &[usize], mut notes: Vec<String>) -> Sample {
         notes.extend(self.notes);
-        assemble_all_rows(data, counts, self.x, self.labels, notes)
+        assemble_all_rows(data, counts, self.between, self.labels, notes)
     }
 }
 
@@ -423,9 +423,8 @@ fn smote_class(
         gen.notes.push(format!(
             "class '{name}' has a single row: it was duplicated {total} times instead of interpolated"
         ));
-        for _ in 0..total {
-            gen.x.extend_from_slice(data.row(pool[0]));
-        }
+        gen.between
+            .extend(std::iter::repeat_n(Between::copy_of(pool[0]), total));
         gen.labels.extend(std::iter::repeat_n(c as u32, total));
         return;
     }
@@ -458,35 +457,34 @@ fn smote_class(
         )
     };
     let seed: u64 = rng.random();
-    let start = gen.x.len();
+    let start = gen.between.len();
     if start == 0 {
         // Fresh pages, advised for huge pages and not written until the
-        // parallel tasks below write each value once (see `crate::mem`).
-        gen.x = crate::mem::zeroed(total * d);
+        // parallel tasks below write each recipe once (see `crate::mem`).
+        gen.between = crate::mem::zeroed(total);
     } else {
-        gen.x.resize(start + total * d, 0.0);
+        gen.between.resize(start + total, Between::default());
     }
     let mut outs = Vec::new();
-    let mut rest = &mut gen.x[start..];
+    let mut rest = &mut gen.between[start..];
     for chunk in per_row.chunks(CHUNK) {
-        let n: usize = chunk.iter().sum();
-        let (head, tail) = rest.split_at_mut(n * d);
+        let (head, tail) = rest.split_at_mut(chunk.iter().sum());
         outs.push(head);
         rest = tail;
     }
     outs.into_par_iter().enumerate().for_each(|(ci, out)| {
         let mut r = stream(seed, ci as u64);
-        let mut at = 0;
+        let mut made = out.iter_mut();
         for i in ci * CHUNK..(ci * CHUNK + CHUNK).min(per_row.len()) {
-            let x = data.row(bases[i]);
             let near = nn.of(i);
             for _ in 0..per_row[i] {
-                let y = data.row(pool[near[r.random_range(0..near.len())]]);
-                let u: f64 = r.random();
-                for ((o, &a), &b) in out[at..at + d].iter_mut().zip(x).zip(y) {
-                    *o = a + u * (b - a);
-                }
-                at += d;
+                let to = pool[near[r.random_range(0..near.len())]];
+                let gap: f64 = r.random();
+                *made.next().expect("one recipe per new row") = Between {
+                    from: bases[i],
+                    to,
+                    gap,
+                };
             }
         }
     });

@@ -78,11 +78,7 @@ fn keep_rates_are_the_counted_ratios_for_every_sampler() {
         let s = parse_sampler(spec).unwrap();
         let out = s.resample(&ds, &mut stream(5, 0)).unwrap();
         let after = out.materialise(&ds).unwrap().class_counts();
-        assert_eq!(
-            out.synthetic_x.len(),
-            out.synthetic_labels.len() * ds.n_features(),
-            "{spec}"
-        );
+        assert_eq!(out.synthetic.len(), out.synthetic_labels.len(), "{spec}");
         for c in 0..2 {
             let want = after[c] as f64 / before[c] as f64;
             assert_eq!(out.keep_rates[c], want, "{spec}, class {c}");
@@ -225,7 +221,8 @@ fn smote_points_lie_on_segments_to_one_of_the_k_minority_neighbours() {
         .unwrap();
     assert_eq!(s.synthetic_labels.len(), 160);
     assert!(s.synthetic_labels.iter().all(|&c| c == 1));
-    for q in s.synthetic_x.chunks(3) {
+    let synthetic = ds.interpolate(&s.synthetic);
+    for q in synthetic.chunks(3) {
         let on = (0..minority.len()).any(|i| {
             nn.of(i)
                 .iter()
@@ -238,8 +235,7 @@ fn smote_points_lie_on_segments_to_one_of_the_k_minority_neighbours() {
     }
     // A wrong neighbour set would fail: with k = 1 most points are off the 1-NN segments.
     let nn1 = knn(p, p, 1, Exclude::SameIndex);
-    let on1 = s
-        .synthetic_x
+    let on1 = synthetic
         .chunks(3)
         .filter(|q| {
             (0..minority.len()).any(|i| off_segment(q, p.row(i), p.row(nn1.of(i)[0])) < 1e-20)
@@ -470,7 +466,7 @@ fn few_minority_rows_reduce_k_or_duplicate_and_one_class_is_an_error() {
         .unwrap();
     assert_eq!(s.synthetic_labels.len(), 27);
     let pts: Vec<&[f64]> = (30..33).map(|i| ds.row(i)).collect();
-    for q in s.synthetic_x.chunks(2) {
+    for q in ds.interpolate(&s.synthetic).chunks(2) {
         let on = (0..3).any(|a| (0..3).any(|b| a != b && off_segment(q, pts[a], pts[b]) < 1e-20));
         assert!(on);
     }
@@ -480,7 +476,10 @@ fn few_minority_rows_reduce_k_or_duplicate_and_one_class_is_an_error() {
         .resample(&one, &mut stream(1, 0))
         .unwrap();
     assert_eq!(s.synthetic_labels.len(), 29);
-    assert!(s.synthetic_x.chunks(2).all(|r| r == [100.0, 1.0]));
+    assert!(one
+        .interpolate(&s.synthetic)
+        .chunks(2)
+        .all(|r| r == [100.0, 1.0]));
     assert!(s.notes.iter().any(|n| n.contains("single row")));
     // One class: every sampler says so.
     let single = ds.take(&(0..30).collect::<Vec<_>>());

@@ -31,7 +31,7 @@ fn smote_then_clean(
     let d = data.n_features();
     let space = Space::new(data, smote.neighbours.standardise);
     let mut x = space.all().into_owned();
-    space.extend(&mut x, &s.synthetic_x);
+    space.extend(&mut x, &data.interpolate(&s.synthetic));
     let m = s.synthetic_labels.len();
     let mut y = data.labels().to_vec();
     y.extend_from_slice(&s.synthetic_labels);
@@ -42,17 +42,15 @@ fn smote_then_clean(
     };
     let removed = clean(set);
     let rows: Vec<usize> = (0..n).filter(|&i| !removed[i]).collect();
-    let mut sx = Vec::new();
+    let mut between = Vec::new();
     let mut sy = Vec::new();
-    for j in 0..m {
-        if !removed[n + j] {
-            sx.extend_from_slice(&s.synthetic_x[j * d..(j + 1) * d]);
-            sy.push(s.synthetic_labels[j]);
-        }
+    for j in (0..m).filter(|&j| !removed[n + j]) {
+        between.push(s.synthetic[j]);
+        sy.push(s.synthetic_labels[j]);
     }
     let mut notes = s.notes;
     notes.push(X_DEPENDENT.into());
-    Ok(assemble(data, rows, sx, sy, notes))
+    Ok(assemble(data, rows, between, sy, notes))
 }
 
 /// SMOTE followed by the removal of both members of every Tomek link.

@@ -78,16 +78,7 @@ class Sample:
     positive : str or None
         The positive class, if named.
 
-    Examples
-    --------
-    >>> from rarity import spark as rs
-    >>> df = spark.range(20000).selectExpr(
-    ...     "id", "CAST(id % 100 = 0 AS INT) AS y", "CAST(id % 100 = 0 AS INT) + CAST(id % 7 AS DOUBLE) / 7 AS x")
-    >>> s = rs.undersample(df, "y", beta=0.1, positive=1, key="id")
-    >>> sorted(s.counts_before.items())
-    [('0', 19800), ('1', 200)]
-    >>> s.counts_after["1"], s.keep_rates["1"]
-    (200, 1.0)
+    See :func:`undersample` for an example.
     """
 
     df: object
@@ -351,7 +342,7 @@ def fit(sample, spec, label=None, features=None, seed=42, positive=None, n_jobs=
     >>> from rarity import spark as rs
     >>> df = spark.range(20000).selectExpr(
     ...     "id", "CAST(id % 100 = 0 AS INT) AS y", "CAST(id % 100 = 0 AS INT) + CAST(id % 7 AS DOUBLE) / 7 AS x")
-    >>> s = rs.undersample(df, "y", beta=0.1, positive=1, key="id")
+    >>> s = rs.undersample(df, "y", rates={"0": 0.2}, key="id")  # a rate per label
     >>> model = rs.fit(s, "tree(max_depth=3)+correct", features=["x"])
     >>> model.class_names, model.keep_rates == [s.keep_rates["0"], 1.0]
     (['0', '1'], True)

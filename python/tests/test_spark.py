@@ -73,11 +73,16 @@ def sample(data):
     return rs.undersample(data, "y", beta=0.02, seed=7)
 
 
+def _saved_fit(sample, spec, tmp_path_factory):
+    """``spec`` fitted on the sample and saved; the model file's path."""
+    path = tmp_path_factory.mktemp("model") / "model.rarity"
+    rs.fit(sample, spec, features=FEATURES, seed=3, path=path)
+    return path
+
+
 @pytest.fixture(scope="module")
 def model_path(sample, tmp_path_factory):
-    path = tmp_path_factory.mktemp("model") / "fraud.rarity"
-    rs.fit(sample, "forest(n=20)+correct", features=FEATURES, seed=3, path=path)
-    return path
+    return _saved_fit(sample, "forest(n=20)+correct", tmp_path_factory)
 
 
 @pytest.fixture(scope="module")
@@ -187,9 +192,7 @@ def scored(model_path, parquet, cli, tmp_path_factory):
 @pytest.fixture(scope="module")
 def logistic_path(sample, tmp_path_factory):
     """A model with continuous probabilities: about one distinct value a row."""
-    path = tmp_path_factory.mktemp("model") / "logistic.rarity"
-    rs.fit(sample, "logistic+correct", features=FEATURES, seed=3, path=path)
-    return path
+    return _saved_fit(sample, "logistic+correct", tmp_path_factory)
 
 
 @pytest.fixture(scope="module")

@@ -478,11 +478,15 @@ mod tests {
                 _ => f64::from(r.random_range(0..=100u32)) / 100.0,
             })
             .collect();
-        let truth = p
-            .iter()
+        (truth_for(&p, seed), p)
+    }
+
+    /// Classes drawn with probability about `p` (a calibrated-ish model).
+    fn truth_for(p: &[f64], seed: u64) -> Vec<u32> {
+        let mut r = crate::rng::stream(seed, 1);
+        p.iter()
             .map(|&q| u32::from(r.random::<f64>() < q * 0.8 + 0.05))
-            .collect();
-        (truth, p)
+            .collect()
     }
 
     fn report_of_parts(truth: &[u32], p: &[f64], parts: usize, t: f64) -> Vec<(String, f64)> {
@@ -550,11 +554,7 @@ mod tests {
                 _ => r.random::<f64>().powi(3),
             })
             .collect();
-        let truth = p
-            .iter()
-            .map(|&q| u32::from(r.random::<f64>() < q * 0.9 + 0.02))
-            .collect();
-        (truth, p)
+        (truth_for(&p, seed), p)
     }
 
     /// Summaries of `parts` consecutive slices, cap `cap`.

@@ -592,12 +592,13 @@ def evaluate(df, model, label, threshold=0.5, exact=False, max_groups=65536, par
     >>> from rarity import spark as rs
     >>> df = spark.range(20000).selectExpr(
     ...     "id", "CAST(id % 100 = 0 AS INT) AS y", "CAST(id % 100 = 0 AS INT) + CAST(id % 7 AS DOUBLE) / 7 AS x")
-    >>> model = rs.fit(df, "tree(max_depth=2)", label="y", features=["x"])
+    >>> model = rs.fit(df, "logistic", label="y", features=["x"])
     >>> m = rs.evaluate(df, model, "y")
-    >>> m["roc_auc"], m["tp"], m["ranking_exact"]
-    (1.0, 200.0, 1.0)
-    >>> rs.evaluate(df, model, "y", exact=True)["roc_auc"]
-    1.0
+    >>> m["roc_auc"], m["tn"] + m["fp"], m["ranking_exact"]
+    (1.0, 19800.0, 1.0)
+    >>> e = rs.evaluate(df, model, "y", exact=True)
+    >>> e["roc_auc"] == m["roc_auc"] and abs(e["brier"] - m["brier"]) < 1e-12
+    True
     """
     ready, bc, token, loads = _broadcast(df, model, None)
     _binary_only(ready)

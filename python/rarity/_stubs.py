@@ -136,7 +136,36 @@ FITTED = {
 }
 
 
-def _type_of(name, default):
+#: Annotations of rarity.spark's parameters (pyspark is optional: its types
+#: are named in comments of the docstrings, ``Any`` here).
+SPARK_TYPES = {
+    "df": "Any",
+    "sample": "Any",
+    "model": "Any",
+    "label": "str",
+    "features": "Optional[Sequence[str]]",
+    "beta": "Optional[float]",
+    "ratio": "Optional[float]",
+    "rates": "Optional[dict[Any, float]]",
+    "key": "Optional[str]",
+    "positive": "Optional[Any]",
+    "storage_level": "Optional[Any]",
+    "path": "Optional[Any]",
+    "partitions": "Optional[int]",
+}
+
+SPARK_RETURNS = {
+    "undersample": "Sample",
+    "fit": "Any",
+    "predict": "Any",
+    "evaluate": "dict[str, float]",
+    "load_model": "Any",
+}
+
+
+def _type_of(name, default, types=None):
+    if types and name in types:
+        return types[name]
     if name in PARAM_TYPES:
         return PARAM_TYPES[name]
     if default is inspect.Parameter.empty:
@@ -156,7 +185,7 @@ def _type_of(name, default):
     return "Any"
 
 
-def _sig(fn, name, ret=None):
+def _sig(fn, name, ret=None, types=None):
     sig = inspect.signature(fn)
     parts, star = [], False
     for p in sig.parameters.values():
@@ -169,7 +198,9 @@ def _sig(fn, name, ret=None):
         if p.kind == p.KEYWORD_ONLY and not star:
             parts.append("*")
             star = True
-        t = _type_of(p.name, p.default)
+        t = _type_of(p.name, p.default, types)
+        if types and p.default is None and not t.startswith("Optional") and t != "Any":
+            t = f"Optional[{t}]"
         parts.append(f"{p.name}: {t}" + ("" if p.default is inspect.Parameter.empty else " = ..."))
     return f"def {name}({', '.join(parts)}) -> {ret or RETURNS.get(name, 'Any')}: ..."
 
@@ -237,7 +268,24 @@ def stubs():
             lines = [l.replace("def score(", "def score(").replace("-> Any", "-> dict[str, float]") if l.startswith("def score(") else l for l in lines]
         lines.append("")
         out[fname] = "\n".join(lines)
+    out["spark.pyi"] = _spark_stubs()
     return out
+
+
+def _spark_stubs():
+    """The stubs of rarity.spark (importable without pyspark)."""
+    from rarity import spark
+
+    lines = [HEADER.format(mod=".spark"), "__all__: list[str]", "", "class Sample:"]
+    for name, t in spark.Sample.__annotations__.items():
+        lines.append(f"    {name}: {t.replace('Dict', 'dict').replace('object', 'Any')}")
+    lines.append("")
+    for name in spark.__all__:
+        if name != "Sample":
+            fn = getattr(spark, name)
+            lines.append(_sig(fn, name, SPARK_RETURNS[name], SPARK_TYPES))
+    lines.append("")
+    return "\n".join(lines)
 
 
 def write(directory):

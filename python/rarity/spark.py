@@ -21,9 +21,13 @@ cluster:
    ``p_<class>`` columns and the decided ``label``, row for row what
    ``rarity predict`` writes.
 4. :func:`evaluate` computes the metrics of ``rarity score`` on the cluster:
-   each partition builds a histogram of its distinct probabilities with their
-   class counts, the driver merges them (nothing else is shuffled) and the
-   library computes every metric from the merged counts.
+   each partition builds a histogram of at most ``max_groups`` groups of
+   probabilities with their class counts and sums, the driver merges them
+   (nothing else is shuffled) and the library computes every metric from the
+   merged histogram (``rarity::metrics::summary``: exact while the
+   probabilities fit, then exact but for the ranking metrics, whose bound it
+   reports); ``exact=True`` sorts (score key, class) pairs on the cluster for
+   the exact ranking metrics (``rarity::metrics::ranges``).
 
 Every step is a thin call into the rarity library through the native
 module; nothing here computes a number of its own.
@@ -73,6 +77,8 @@ class Sample:
         that ``+correct`` undoes.
     positive : str or None
         The positive class, if named.
+
+    See :func:`undersample` for an example.
     """
 
     df: object
@@ -182,6 +188,19 @@ def undersample(
     Sample
         The kept rows as a DataFrame with the counts per class before and
         after and the realised keep rates, all from the same job.
+
+    Examples
+    --------
+    >>> from rarity import spark as rs
+    >>> df = spark.range(20000).selectExpr(
+    ...     "id", "CAST(id % 100 = 0 AS INT) AS y", "CAST(id % 100 = 0 AS INT) + CAST(id % 7 AS DOUBLE) / 7 AS x")
+    >>> s = rs.undersample(df, "y", beta=0.1, positive=1, key="id")
+    >>> s.keep_rates["1"], round(s.keep_rates["0"], 1)
+    (1.0, 0.1)
+    >>> s.df.count() == sum(s.counts_after.values())
+    True
+    >>> s.keep_rates["0"] == s.counts_after["0"] / 19800
+    True
     """
     F, T = _spark()
     from pyspark import StorageLevel
@@ -317,6 +336,18 @@ def fit(sample, spec, label=None, features=None, seed=42, positive=None, n_jobs=
     rarity._rarity.Model
         With ``keep_rates``, ``priors`` (the population's), ``to_bytes()``;
         ``rarity predict`` reads the saved file.
+
+    Examples
+    --------
+    >>> from rarity import spark as rs
+    >>> df = spark.range(20000).selectExpr(
+    ...     "id", "CAST(id % 100 = 0 AS INT) AS y", "CAST(id % 100 = 0 AS INT) + CAST(id % 7 AS DOUBLE) / 7 AS x")
+    >>> s = rs.undersample(df, "y", rates={"0": 0.2}, key="id")  # a rate per label
+    >>> model = rs.fit(s, "tree(max_depth=3)+correct", features=["x"])
+    >>> model.class_names, model.keep_rates == [s.keep_rates["0"], 1.0]
+    (['0', '1'], True)
+    >>> model.priors
+    [0.99, 0.01]
     """
     if isinstance(sample, Sample):
         df, label = sample.df, label or sample.label
@@ -350,8 +381,31 @@ def fit(sample, spec, label=None, features=None, seed=42, positive=None, n_jobs=
 
 
 def load_model(model):
-    """A model from a ``rarity fit`` file path, its bytes, a
-    :class:`rarity.Classifier` or a native model."""
+    """A model from a ``rarity fit`` file path, its bytes, a fitted
+    :class:`rarity.Classifier` or a native model.
+
+    Parameters
+    ----------
+    model : str, path, bytes, rarity.Classifier or rarity._rarity.Model
+        What to read (a native model is returned as it is).
+
+    Returns
+    -------
+    rarity._rarity.Model
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from rarity import spark as rs
+    >>> df = spark.range(20000).selectExpr(
+    ...     "id", "CAST(id % 100 = 0 AS INT) AS y", "CAST(id % 100 = 0 AS INT) + CAST(id % 7 AS DOUBLE) / 7 AS x")
+    >>> path = os.path.join(tempfile.mkdtemp(), "m.rarity")
+    >>> model = rs.fit(df, "tree(max_depth=2)", label="y", features=["x"], path=path)
+    >>> rs.load_model(path).class_names
+    ['0', '1']
+    >>> rs.load_model(model.to_bytes()).feature_names
+    ['x']
+    """
     if isinstance(model, _rarity.Model):
         return model
     if hasattr(model, "model_"):
@@ -366,43 +420,95 @@ def load_model(model):
 # each broadcast: each worker loads a model once, not once per batch or task.
 _LOADED: Dict[str, object] = {}
 
+# The accumulator of the last broadcast's loads (see :func:`_model_loads`).
+_LAST_LOADS = None
 
-def _worker_model(bc, token):
+
+class _ListParam:
+    """An accumulator of lists (Spark's ``AccumulatorParam`` protocol)."""
+
+    def zero(self, value):
+        return []
+
+    def addInPlace(self, a, b):
+        a.extend(b)
+        return a
+
+
+def _worker_model(bc, token, loads):
+    """The broadcast model of ``token``, loaded once in this Python worker;
+    each load adds this process's id to the accumulator ``loads``."""
     m = _LOADED.get(token)
     if m is None:
+        import os
+
         if len(_LOADED) > 8:
             _LOADED.clear()
         m = _rarity.for_partitions(_rarity.Model.from_bytes(bc.value), None)
         _LOADED[token] = m
+        loads.add([os.getpid()])
     return m
+
+
+def _model_loads():
+    """Process ids of the Python workers that loaded the model of the last
+    :func:`predict` / :func:`evaluate`, one per load (read on the driver
+    after the job ran)."""
+    return list(_LAST_LOADS.value) if _LAST_LOADS is not None else []
 
 
 def _broadcast(df, model, decision):
     """The model ready for partitions (checked on the driver), its broadcast
-    bytes and the token workers cache it under."""
+    bytes, the token workers cache it under and the accumulator of its
+    loads."""
     import uuid
 
+    global _LAST_LOADS
     ready = _rarity.for_partitions(load_model(model), decision)
-    bc = df.sparkSession.sparkContext.broadcast(ready.to_bytes())
-    return ready, bc, uuid.uuid4().hex
+    sc = df.sparkSession.sparkContext
+    bc = sc.broadcast(ready.to_bytes())
+    _LAST_LOADS = sc.accumulator([], _ListParam())
+    return ready, bc, uuid.uuid4().hex, _LAST_LOADS
 
 
 def predict(df, model, decision=None):
-    """Scores every row of ``df``: the DataFrame with ``p_<class>`` columns
-    (doubles) and the decided ``label`` (the class name) appended, each row's
-    values bit for bit those ``rarity predict`` writes for it.
+    """Scores every row of ``df`` on the executors.
+
+    The model is broadcast once as bytes; each Python worker loads it once
+    (not once per batch or task) and scores its Arrow batches
+    (``mapInArrow``).
 
     Parameters
     ----------
     df : pyspark.sql.DataFrame
         Holds the model's feature columns (others are carried along).
     model : Model, path, bytes or fitted rarity.Classifier
+        What :func:`load_model` reads.
     decision : str, optional
         Decide by this rule instead of the saved one (``rarity predict
         --decision``), e.g. ``"threshold(0.3)"`` or ``"cost(fn=10,fp=1)"``.
+
+    Returns
+    -------
+    pyspark.sql.DataFrame
+        ``df`` with ``p_<class>`` columns (doubles) and the decided ``label``
+        (the class name) appended: each row's values bit for bit those
+        ``rarity predict`` writes for it. Lazy: nothing runs until an action.
+
+    Examples
+    --------
+    >>> from rarity import spark as rs
+    >>> df = spark.range(20000).selectExpr(
+    ...     "id", "CAST(id % 100 = 0 AS INT) AS y", "CAST(id % 100 = 0 AS INT) + CAST(id % 7 AS DOUBLE) / 7 AS x")
+    >>> model = rs.fit(df, "tree(max_depth=2)", label="y", features=["x"])
+    >>> scored = rs.predict(df, model)
+    >>> scored.columns
+    ['id', 'y', 'x', 'p_0', 'p_1', 'label']
+    >>> scored.where("label = '1'").count()
+    200
     """
     _, T = _spark()
-    ready, bc, token = _broadcast(df, model, decision)
+    ready, bc, token, loads = _broadcast(df, model, decision)
     out = T.StructType(
         list(df.schema.fields)
         + [T.StructField(f"p_{c}", T.DoubleType(), False) for c in ready.class_names]
@@ -416,7 +522,7 @@ def predict(df, model, decision=None):
         from rarity import _rarity as native
         from rarity.spark import _worker_model
 
-        m = _worker_model(bc, token)
+        m = _worker_model(bc, token, loads)
         for b in batches:
             if b.num_rows:
                 yield native.predict_batch(m, b)
@@ -424,28 +530,87 @@ def predict(df, model, decision=None):
     return df.mapInArrow(score, out)
 
 
-def evaluate(df, model, label, threshold=0.5):
-    """The metrics of ``rarity score`` for ``model`` on ``df`` (binary
-    tasks), computed on the cluster.
+def _binary_only(ready):
+    """A clear error for a model that ``evaluate`` cannot score."""
+    k = len(ready.class_names)
+    if k != 2:
+        raise ValueError(
+            f"evaluate: the model has {k} classes ({', '.join(ready.class_names)}); rarity.spark.evaluate "
+            "computes rarity score's metrics for binary models only (multiclass: score the output of "
+            "predict with rarity score on one machine)"
+        )
 
-    Each partition scores its rows and keeps the histogram of its distinct
-    positive-class probabilities with the numbers of negative and positive
-    rows at each; the driver merges the histograms and the library computes
-    every metric from the merged counts (``rarity::metrics::summary``): ROC
-    AUC, average precision and the confusion metrics are exactly the
-    single-machine values, the sums (Brier, log loss, calibration) equal
-    them to rounding. Memory on the driver is the number of distinct
-    probabilities (a forest has few; a continuous model up to one per row).
+
+def evaluate(df, model, label, threshold=0.5, exact=False, max_groups=65536, partitions=None):
+    """The metrics of ``rarity score`` for ``model`` on ``df`` (binary
+    models), computed on the cluster with bounded memory on the driver.
+
+    Each partition scores its rows into a histogram of at most
+    ``max_groups`` groups of positive-class probabilities
+    (``rarity::metrics::summary``), the driver merges them and the library
+    computes every metric. While the whole data have at most ``max_groups``
+    distinct probabilities (a forest has a few thousand) every metric is the
+    single-machine value. Past that, neighbouring probabilities share a
+    group: the confusion metrics, Brier, log loss, stratified Brier, ECE and
+    Murphy's decomposition stay exact (each group keeps their sums, inside
+    one calibration bin and one side of the threshold), while ROC AUC,
+    average precision and the PR AUC treat a group as ties:
+    ``ranking_exact`` is then 0 and ``roc_auc_bin_error`` bounds the ROC
+    AUC's error. ``exact=True`` computes the ranking metrics exactly by a
+    distributed sort of (score key, class) pairs.
+
+    Parameters
+    ----------
+    df : pyspark.sql.DataFrame
+        The model's feature columns and the label column.
+    model : Model, path, bytes or fitted rarity.Classifier
+        A binary model (what :func:`load_model` reads).
+    label : str
+        The label column (its values are the model's class names).
+    threshold : float
+        The thresholded metrics decide positive iff ``p_1 >= threshold``
+        (``rarity score --threshold``).
+    exact : bool
+        Also sort the scores on the cluster (``repartitionByRange`` on the
+        score key, two passes over the sorted pairs, which are persisted) so
+        that the ranking metrics are exact whatever ``max_groups``.
+    max_groups : int
+        The cap on the histogram's groups (at least 64), per partition and
+        on the driver: its memory is about 100 bytes a group.
+    partitions : int, optional
+        Range partitions of the sort (default ``spark.sql.shuffle.partitions``).
 
     Returns
     -------
     dict
-        Metric key to value, in ``rarity score``'s order.
+        Metric key to value, in ``rarity score``'s order, then
+        ``ranking_exact`` (1.0 when ROC AUC, AP and PR AUC are exact) and
+        ``roc_auc_bin_error`` (0.0 when they are).
+
+    Examples
+    --------
+    >>> from rarity import spark as rs
+    >>> df = spark.range(20000).selectExpr(
+    ...     "id", "CAST(id % 100 = 0 AS INT) AS y", "CAST(id % 100 = 0 AS INT) + CAST(id % 7 AS DOUBLE) / 7 AS x")
+    >>> model = rs.fit(df, "logistic", label="y", features=["x"])
+    >>> m = rs.evaluate(df, model, "y")
+    >>> m["roc_auc"], m["tn"] + m["fp"], m["ranking_exact"]
+    (1.0, 19800.0, 1.0)
+    >>> e = rs.evaluate(df, model, "y", exact=True)
+    >>> e["roc_auc"] == m["roc_auc"] and abs(e["brier"] - m["brier"]) < 1e-12
+    True
     """
-    ready, bc, token = _broadcast(df, model, None)
+    ready, bc, token, loads = _broadcast(df, model, None)
+    _binary_only(ready)
     if label not in df.columns:
         raise ValueError(f"evaluate: no column '{label}'; columns are: {', '.join(df.columns)}")
+    if partitions is not None and (not isinstance(partitions, int) or partitions < 1):
+        raise ValueError(f"evaluate: partitions must be a positive integer, got {partitions!r}")
+    _rarity.Summary(threshold, max_groups)  # checks the arguments on the driver
     cols = [c for c in ready.source_columns if c != label] + [label]
+    data = df.select(*cols)
+    if exact:
+        return _evaluate_exact(data, bc, token, loads, label, threshold, max_groups, partitions)
 
     def summarise(batches):
         import pyarrow as pa
@@ -453,16 +618,102 @@ def evaluate(df, model, label, threshold=0.5):
         from rarity import _rarity as native
         from rarity.spark import _worker_model
 
-        m = _worker_model(bc, token)
-        s = native.Summary(threshold)
+        m = _worker_model(bc, token, loads)
+        s = native.Summary(threshold, max_groups)
         for b in batches:
             if b.num_rows:
                 s.add_batch(m, b, label)
         yield pa.RecordBatch.from_arrays([pa.array([s.to_bytes()], pa.binary())], names=["summary"])
 
-    _rarity.Summary(threshold)  # checks the threshold on the driver
-    parts = _run("evaluate", lambda: df.select(*cols).mapInArrow(summarise, "summary binary").collect())
-    total = _rarity.Summary(threshold)
+    parts = _run("evaluate", lambda: data.mapInArrow(summarise, "summary binary").collect())
+    return dict(_merged(parts, threshold, max_groups).report())
+
+
+def _merged(parts, threshold, max_groups):
+    """The summaries of collected rows (column ``summary``) merged."""
+    total = _rarity.Summary(threshold, max_groups)
     for p in parts:
         total.merge(_rarity.Summary.from_bytes(bytes(p["summary"])))
-    return dict(total.report())
+    return total
+
+
+def _evaluate_exact(data, bc, token, loads, label, threshold, max_groups, partitions):
+    """:func:`evaluate` with the ranking metrics from a distributed sort.
+
+    The rows are scored once into (k = the probability's order-preserving
+    key, y = the class) pairs, persisted; ``repartitionByRange`` on k puts
+    every row of one score in one range, each range is sorted and persisted.
+    Pass 1 returns each range's lowest key and its histogram (the class
+    counts among its sums); the driver merges the histograms and counts the
+    rows above each range (``rarity::metrics::ranges``); pass 2 walks each
+    range's sorted pairs from that start and returns its exact ROC AUC / AP /
+    PR AUC sums, which the driver adds.
+    """
+    from pyspark import StorageLevel
+
+    def keys(batches):
+        from rarity import _rarity as native
+        from rarity.spark import _worker_model
+
+        m = _worker_model(bc, token, loads)
+        for b in batches:
+            if b.num_rows:
+                yield native.score_keys(m, b, label)
+
+    def first_pass(batches):
+        import pyarrow as pa
+
+        from rarity import _rarity as native
+
+        s, low = native.Summary(threshold, max_groups), None
+        for b in batches:
+            if b.num_rows:
+                low = b.column("k")[0].as_py() if low is None else low
+                s.add_keys(b)
+        if low is not None:
+            yield pa.RecordBatch.from_arrays(
+                [pa.array([low], pa.int64()), pa.array([s.to_bytes()], pa.binary())], names=["low", "summary"]
+            )
+
+    pairs = data.mapInArrow(keys, "k long, y byte").persist(StorageLevel.MEMORY_AND_DISK)
+    ranged = None
+    try:
+        ranged = pairs.repartitionByRange(*([partitions] if partitions else []), "k").sortWithinPartitions("k")
+        ranged = ranged.persist(StorageLevel.MEMORY_AND_DISK)
+        parts = _run("evaluate", lambda: ranged.mapInArrow(first_pass, "low long, summary binary").collect())
+        pairs.unpersist()
+        total = _merged(parts, threshold, max_groups)
+        ranges = []
+        for p in parts:
+            neg, pos = _rarity.Summary.from_bytes(bytes(p["summary"])).class_rows
+            ranges.append((p["low"], neg, pos))
+        above = _rarity.counts_above(ranges)
+        starts = {r[0]: (a, [r[1], r[2]]) for r, a in zip(ranges, above)}
+        n_pos = total.class_rows[1]
+        bstarts = data.sparkSession.sparkContext.broadcast(starts)
+
+        def second_pass(batches):
+            import pyarrow as pa
+
+            from rarity import _rarity as native
+
+            walk = None
+            for b in batches:
+                if b.num_rows:
+                    if walk is None:
+                        above_, totals = bstarts.value[b.column("k")[0].as_py()]
+                        walk = native.RangeWalk(above_, totals, n_pos)
+                    walk.add(b)
+            if walk is not None:
+                yield pa.RecordBatch.from_arrays([pa.array([walk.finish().to_bytes()], pa.binary())], names=["sums"])
+
+        sums = _run("evaluate", lambda: ranged.mapInArrow(second_pass, "sums binary").collect())
+        bstarts.unpersist()
+    finally:
+        pairs.unpersist()
+        if ranged is not None:
+            ranged.unpersist()
+    ranking = _rarity.RankSums()
+    for s in sums:
+        ranking.merge(_rarity.RankSums.from_bytes(bytes(s["sums"])))
+    return dict(total.report(ranking))

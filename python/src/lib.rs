@@ -22,6 +22,8 @@ fn _rarity(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<sampling::Drawn>()?;
     m.add_class::<functions::RunResult>()?;
     m.add_class::<spark::Summary>()?;
+    m.add_class::<spark::RankSums>()?;
+    m.add_class::<spark::RangeWalk>()?;
     m.add_function(wrap_pyfunction!(data::assign_labels, m)?)?;
     m.add_function(wrap_pyfunction!(model::fit, m)?)?;
     m.add_function(wrap_pyfunction!(sampling::resample, m)?)?;
@@ -58,6 +60,8 @@ fn _rarity(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(spark::fit_drawn, m)?,
         wrap_pyfunction!(spark::for_partitions, m)?,
         wrap_pyfunction!(spark::predict_batch, m)?,
+        wrap_pyfunction!(spark::score_keys, m)?,
+        wrap_pyfunction!(spark::counts_above, m)?,
         wrap_pyfunction!(spark::save_model, m)?,
         wrap_pyfunction!(functions::column_folds, m)?,
     ] {

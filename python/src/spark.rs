@@ -12,13 +12,17 @@
 //!   eq. 9) undoes the sampling that happened (`Strategy::fit_drawn`);
 //! - `predict_batch`: `p_<class>` columns and the decided `label` appended to
 //!   a batch, row for row what `rarity predict` writes;
-//! - `Summary`: the mergeable score histogram behind `rarity score`'s
-//!   metrics (`rarity::metrics::summary::BinarySummary`).
+//! - `Summary`: the mergeable, bounded score histogram behind `rarity
+//!   score`'s metrics (`rarity::metrics::summary::BinarySummary`);
+//! - `score_keys`, `counts_above`, `RangeWalk`, `RankSums`: the exact
+//!   ranking metrics by a distributed sort (`rarity::metrics::ranges`).
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use arrow_array::{ArrayRef, BooleanArray, Float64Array, RecordBatch, StringArray};
+use arrow_array::{
+    ArrayRef, BooleanArray, Float64Array, Int64Array, Int8Array, RecordBatch, StringArray,
+};
 use arrow_schema::{Field, Schema as ArrowSchema};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -27,7 +31,8 @@ use pyo3_arrow::{PyRecordBatch, PyTable};
 
 use rarity::data::read::{arrow_numbers, arrow_texts, assign_classes};
 use rarity::data::scores::prediction_columns;
-use rarity::metrics::summary::BinarySummary;
+use rarity::metrics::ranges;
+use rarity::metrics::summary::{key_score, score_key, BinarySummary, DEFAULT_MAX_GROUPS};
 use rarity::sample::keyed;
 use rarity::sample::RandomUnder;
 use rarity::strategy::FittedStrategy;
@@ -340,8 +345,105 @@ pub fn predict_batch<'py>(
     PyRecordBatch::new(out).into_pyarrow(py)
 }
 
+/// Each row's class id (0 or 1) under the binary `model`, read from the
+/// column `label`.
+fn binary_truth(model: &Model, batch: &RecordBatch, label: &str) -> PyResult<Vec<u32>> {
+    let names = &model.fitted.schema.class_names;
+    if names.len() != 2 {
+        return Err(value_error(format!(
+            "evaluate on Spark scores binary tasks; the model has {} classes",
+            names.len()
+        )));
+    }
+    labels(batch, label)?
+        .iter()
+        .map(|l| {
+            names
+                .iter()
+                .position(|n| n == l)
+                .map(|c| c as u32)
+                .ok_or_else(|| {
+                    value_error(format!(
+                        "label '{l}' in column '{label}' is not a class of the model ({})",
+                        names.join(", ")
+                    ))
+                })
+        })
+        .collect()
+}
+
+/// The classes and positive-class probabilities of `batch`'s rows.
+fn scored(
+    py: Python<'_>,
+    model: &Model,
+    batch: &RecordBatch,
+    label: &str,
+) -> PyResult<(Vec<u32>, Vec<f64>)> {
+    let truth = binary_truth(model, batch, label)?;
+    let (proba, _) = predict(py, &model.fitted, batch)?;
+    Ok((truth, proba.column(1)))
+}
+
+/// The classes and probabilities of a batch of `score_keys`' pairs.
+fn key_pairs(batch: &RecordBatch) -> PyResult<(Vec<u32>, Vec<f64>)> {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{Int64Type, Int8Type};
+    let k = column(batch, "k")?.as_primitive_opt::<Int64Type>();
+    let y = column(batch, "y")?.as_primitive_opt::<Int8Type>();
+    let (Some(k), Some(y)) = (k, y) else {
+        return Err(value_error(
+            "score pairs have the columns k (long) and y (byte)",
+        ));
+    };
+    let truth = y.values().iter().map(|&c| c as u32).collect();
+    let p = k.values().iter().map(|&x| key_score(x)).collect();
+    Ok((truth, p))
+}
+
+/// `(k, y)`: each row's score key (`score_key` of its positive-class
+/// probability, ordered as the probability) and class id, what the exact
+/// evaluation sorts.
+#[pyfunction]
+pub fn score_keys<'py>(
+    py: Python<'py>,
+    model: &Model,
+    batch: PyRecordBatch,
+    label: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    let (truth, p) = scored(py, model, batch.as_ref(), label)?;
+    let fields = vec![
+        Field::new("k", arrow_schema::DataType::Int64, false),
+        Field::new("y", arrow_schema::DataType::Int8, false),
+    ];
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(Int64Array::from_iter_values(p.iter().map(|&q| score_key(q)))),
+        Arc::new(Int8Array::from_iter_values(truth.iter().map(|&c| c as i8))),
+    ];
+    let out = RecordBatch::try_new(Arc::new(ArrowSchema::new(fields)), columns)
+        .map_err(|e| value_error(format!("cannot build the score keys: {e}")))?;
+    PyRecordBatch::new(out).into_pyarrow(py)
+}
+
+/// `[negatives, positives]` scoring above each range, `ranges[i] = (its
+/// lowest score key, negatives, positives)` (`metrics::ranges::counts_above`).
+#[pyfunction]
+pub fn counts_above(ranges: Vec<(i64, u64, u64)>) -> PyResult<Vec<[u64; 2]>> {
+    ranges::counts_above(&ranges).map_err(to_py)
+}
+
+/// Shipping a serde value from an executor as bytes.
+fn to_json<'py, T: serde::Serialize>(py: Python<'py>, v: &T) -> PyResult<Bound<'py, PyBytes>> {
+    let b = serde_json::to_vec(v).map_err(|e| value_error(format!("cannot write: {e}")))?;
+    Ok(PyBytes::new(py, &b))
+}
+
+fn from_json<T: serde::de::DeserializeOwned>(b: &[u8], what: &str) -> PyResult<T> {
+    serde_json::from_slice(b).map_err(|e| value_error(format!("not a rarity {what}: {e}")))
+}
+
 /// A mergeable summary of scored rows: what `rarity score` reports, built
-/// per partition and merged on the driver (binary tasks).
+/// per partition and merged on the driver (binary tasks), in at most
+/// `max_groups` groups.
 #[pyclass(module = "rarity._rarity")]
 pub struct Summary {
     inner: BinarySummary,
@@ -352,10 +454,10 @@ impl Summary {
     /// An empty summary; thresholded metrics decide positive iff
     /// `p >= threshold` (as `rarity score --threshold`).
     #[new]
-    #[pyo3(signature = (threshold=0.5))]
-    fn new(threshold: f64) -> PyResult<Summary> {
+    #[pyo3(signature = (threshold=0.5, max_groups=DEFAULT_MAX_GROUPS))]
+    fn new(threshold: f64, max_groups: usize) -> PyResult<Summary> {
         Ok(Summary {
-            inner: BinarySummary::new(threshold).map_err(to_py)?,
+            inner: BinarySummary::with_max_groups(threshold, max_groups).map_err(to_py)?,
         })
     }
 
@@ -368,31 +470,14 @@ impl Summary {
         batch: PyRecordBatch,
         label: &str,
     ) -> PyResult<()> {
-        let batch = batch.into_inner();
-        let names = &model.fitted.schema.class_names;
-        if names.len() != 2 {
-            return Err(value_error(format!(
-                "evaluate on Spark scores binary tasks; the model has {} classes",
-                names.len()
-            )));
-        }
-        let truth = labels(&batch, label)?
-            .iter()
-            .map(|l| {
-                names
-                    .iter()
-                    .position(|n| n == l)
-                    .map(|c| c as u32)
-                    .ok_or_else(|| {
-                        value_error(format!(
-                            "label '{l}' in column '{label}' is not a class of the model ({})",
-                            names.join(", ")
-                        ))
-                    })
-            })
-            .collect::<PyResult<Vec<u32>>>()?;
-        let (proba, _) = predict(py, &model.fitted, &batch)?;
-        self.inner.add(&truth, &proba.column(1)).map_err(to_py)
+        let (truth, p) = scored(py, model, batch.as_ref(), label)?;
+        self.inner.add(&truth, &p).map_err(to_py)
+    }
+
+    /// Adds the rows of a batch of `score_keys` pairs.
+    fn add_keys(&mut self, batch: PyRecordBatch) -> PyResult<()> {
+        let (truth, p) = key_pairs(batch.as_ref())?;
+        self.inner.add(&truth, &p).map_err(to_py)
     }
 
     /// Adds the rows of `other`.
@@ -406,31 +491,123 @@ impl Summary {
         self.inner.rows()
     }
 
-    /// Distinct probabilities held (the summary's size).
+    /// `[negatives, positives]` summarised.
+    #[getter]
+    fn class_rows(&self) -> [u64; 2] {
+        self.inner.class_rows()
+    }
+
+    /// Groups held (the summary's size; at level 0 the distinct
+    /// probabilities).
     #[getter]
     fn distinct(&self) -> usize {
         self.inner.distinct()
     }
 
-    /// Every metric of `rarity score`, in its order.
-    fn report(&self) -> PyResult<Vec<(String, f64)>> {
-        self.inner.report().map_err(to_py)
+    /// Bits dropped from the probabilities' keys (0: every distinct
+    /// probability has its own group).
+    #[getter]
+    fn level(&self) -> u32 {
+        self.inner.level()
+    }
+
+    /// Every metric of `rarity score`, in its order, then `ranking_exact`
+    /// and `roc_auc_bin_error`; the ranking metrics from `ranking` (exact
+    /// sums) when given.
+    #[pyo3(signature = (ranking=None))]
+    fn report(&self, ranking: Option<PyRef<'_, RankSums>>) -> PyResult<Vec<(String, f64)>> {
+        self.inner
+            .report_with_bounds(ranking.as_ref().map(|r| &r.inner))
+            .map_err(to_py)
     }
 
     /// The summary as bytes (to ship from an executor).
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let b = serde_json::to_vec(&self.inner)
-            .map_err(|e| value_error(format!("cannot write the summary: {e}")))?;
-        Ok(PyBytes::new(py, &b))
+        to_json(py, &self.inner)
     }
 
     /// A summary from `to_bytes`.
     #[staticmethod]
     fn from_bytes(b: &[u8]) -> PyResult<Summary> {
         Ok(Summary {
-            inner: serde_json::from_slice(b)
-                .map_err(|e| value_error(format!("not a rarity summary: {e}")))?,
+            inner: from_json(b, "summary")?,
         })
+    }
+}
+
+/// The exact ranking sums of groups of tied scores
+/// (`metrics::ranking::RankSums`), added over ranges.
+#[pyclass(module = "rarity._rarity")]
+#[derive(Default)]
+pub struct RankSums {
+    inner: rarity::metrics::ranking::RankSums,
+}
+
+#[pymethods]
+impl RankSums {
+    /// Zero sums.
+    #[new]
+    fn new() -> RankSums {
+        RankSums::default()
+    }
+
+    /// Adds the sums of `other`.
+    fn merge(&mut self, other: &RankSums) {
+        self.inner.merge(&other.inner);
+    }
+
+    /// The sums as bytes (to ship from an executor).
+    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        to_json(py, &self.inner)
+    }
+
+    /// Sums from `to_bytes`.
+    #[staticmethod]
+    fn from_bytes(b: &[u8]) -> PyResult<RankSums> {
+        Ok(RankSums {
+            inner: from_json(b, "ranking sum")?,
+        })
+    }
+}
+
+/// A walk over one range's `score_keys` pairs in ascending order
+/// (`metrics::ranges::RangeWalk`).
+#[pyclass(module = "rarity._rarity")]
+pub struct RangeWalk {
+    inner: Option<ranges::RangeWalk>,
+}
+
+#[pymethods]
+impl RangeWalk {
+    /// A range of `totals = [negatives, positives]` rows with `above`
+    /// scoring higher, of `n_pos` positives in all.
+    #[new]
+    fn new(above: [u64; 2], totals: [u64; 2], n_pos: u64) -> RangeWalk {
+        RangeWalk {
+            inner: Some(ranges::RangeWalk::new(above, totals, n_pos)),
+        }
+    }
+
+    /// Adds the next batch of pairs.
+    fn add(&mut self, batch: PyRecordBatch) -> PyResult<()> {
+        let (truth, p) = key_pairs(batch.as_ref())?;
+        self.walk()?.add(&truth, &p).map_err(to_py)
+    }
+
+    /// The range's sums.
+    fn finish(&mut self) -> PyResult<RankSums> {
+        let w = self.inner.take().ok_or_else(|| value_error("the walk is finished"))?;
+        Ok(RankSums {
+            inner: w.finish().map_err(to_py)?,
+        })
+    }
+}
+
+impl RangeWalk {
+    fn walk(&mut self) -> PyResult<&mut ranges::RangeWalk> {
+        self.inner
+            .as_mut()
+            .ok_or_else(|| value_error("the walk is finished"))
     }
 }
 

@@ -73,11 +73,16 @@ def sample(data):
     return rs.undersample(data, "y", beta=0.02, seed=7)
 
 
+def _saved_fit(sample, spec, tmp_path_factory):
+    """``spec`` fitted on the sample and saved; the model file's path."""
+    path = tmp_path_factory.mktemp("model") / "model.rarity"
+    rs.fit(sample, spec, features=FEATURES, seed=3, path=path)
+    return path
+
+
 @pytest.fixture(scope="module")
 def model_path(sample, tmp_path_factory):
-    path = tmp_path_factory.mktemp("model") / "fraud.rarity"
-    rs.fit(sample, "forest(n=20)+correct", features=FEATURES, seed=3, path=path)
-    return path
+    return _saved_fit(sample, "forest(n=20)+correct", tmp_path_factory)
 
 
 @pytest.fixture(scope="module")
@@ -163,8 +168,9 @@ def test_predict_equals_the_command_line_bit_for_bit(spark, data, model_path, pa
     assert {r["label"] for r in labels} <= {"0", "1"}
 
 
-def test_evaluate_equals_rarity_score(data, model_path, parquet, cli, tmp_path):
-    preds = tmp_path / "preds.csv"
+def _rarity_score(model_path, parquet, cli, tmp):
+    """``rarity score``'s JSON for the model on all the rows."""
+    preds = tmp / "preds.csv"
     subprocess.run(
         [cli, "--quiet", "predict", str(model_path), str(parquet), "--id", "y", "-o", str(preds)],
         check=True,
@@ -175,14 +181,119 @@ def test_evaluate_equals_rarity_score(data, model_path, parquet, cli, tmp_path):
         capture_output=True,
         text=True,
     ).stdout
-    want = json.loads(out)
-    got = rs.evaluate(data, str(model_path), "y")
-    assert sorted(got) == sorted(want)  # the JSON's keys are sorted; evaluate keeps rarity score's order
+    return json.loads(out)
+
+
+@pytest.fixture(scope="module")
+def scored(model_path, parquet, cli, tmp_path_factory):
+    return _rarity_score(model_path, parquet, cli, tmp_path_factory.mktemp("score"))
+
+
+@pytest.fixture(scope="module")
+def logistic_path(sample, tmp_path_factory):
+    """A model with continuous probabilities: about one distinct value a row."""
+    return _saved_fit(sample, "logistic+correct", tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def logistic_scored(logistic_path, parquet, cli, tmp_path_factory):
+    return _rarity_score(logistic_path, parquet, cli, tmp_path_factory.mktemp("score"))
+
+
+RANKING = ("roc_auc", "average_precision", "pr_auc_trapezoid")
+BOUNDS = ["ranking_exact", "roc_auc_bin_error"]
+
+
+def _check_keys(got, want, skip=()):
+    # The JSON's keys are sorted; evaluate keeps rarity score's order and
+    # adds the two keys of the ranking metrics' exactness.
+    assert sorted(got) == sorted(list(want) + BOUNDS)
+    assert list(got)[-2:] == BOUNDS
     for k, v in want.items():
+        if k in skip:
+            continue
         if v is None:
             assert math.isnan(got[k]), k
         else:
             assert abs(got[k] - v) <= 1e-12, (k, got[k], v)
+
+
+def test_evaluate_equals_rarity_score(data, model_path, scored):
+    got = rs.evaluate(data, str(model_path), "y")
+    _check_keys(got, scored)
+    assert got["ranking_exact"] == 1.0 and got["roc_auc_bin_error"] == 0.0
+
+
+def test_a_capped_histogram_stays_exact_but_for_the_bounded_ranking_metrics(data, logistic_path, logistic_scored):
+    got = rs.evaluate(data, str(logistic_path), "y", max_groups=4096)
+    # The logistic model's ~10^6 distinct probabilities do not fit in 4096
+    # groups: the histogram coarsened, the ranking metrics are ties within
+    # groups, every other key is still rarity score's.
+    assert got["ranking_exact"] == 0.0
+    _check_keys(got, logistic_scored, skip=RANKING)
+    bound = got["roc_auc_bin_error"]
+    assert 0.0 < bound < 0.01
+    assert abs(got["roc_auc"] - logistic_scored["roc_auc"]) <= bound
+    for k in RANKING[1:]:
+        assert abs(got[k] - logistic_scored[k]) < 0.01, k
+    # The same summary whatever the partitioning.
+    again = rs.evaluate(data.repartition(7), str(logistic_path), "y", max_groups=4096)
+    for k in got:
+        assert abs(again[k] - got[k]) <= 1e-12 or (math.isnan(got[k]) and math.isnan(again[k])), k
+
+
+def test_the_exact_mode_sorts_on_the_cluster_and_equals_rarity_score(data, logistic_path, logistic_scored):
+    # With a cap that makes the histogram coarsen: the sort gives the exact
+    # ranking metrics anyway.
+    got = rs.evaluate(data, str(logistic_path), "y", exact=True, max_groups=4096, partitions=5)
+    _check_keys(got, logistic_scored)
+    assert got["roc_auc"] == logistic_scored["roc_auc"]  # one integer count, one division
+    assert got["ranking_exact"] == 1.0 and got["roc_auc_bin_error"] == 0.0
+
+
+def _one_row_per_batch(batches):
+    import pyarrow as pa
+
+    for b in batches:
+        if b.num_rows:
+            yield pa.RecordBatch.from_arrays([pa.array([b.num_rows], pa.int64())], names=["n"])
+
+
+def test_each_python_worker_loads_the_model_once(spark, data, model_path):
+    key = "spark.sql.execution.arrow.maxRecordsPerBatch"
+    old = spark.conf.get(key)
+    spark.conf.set(key, "500")
+    try:
+        df = data.where("id < 60000").repartition(12)
+        batches = df.mapInArrow(_one_row_per_batch, "n long").count()
+        n = rs.predict(df, str(model_path)).where("label = '1'").count()
+        assert n > 0
+    finally:
+        spark.conf.set(key, old)
+    loads = rs._model_loads()
+    # 60000 rows in batches of <= 500 rows over 12 tasks: >= 120 batches,
+    # scored by the (reused) Python workers of local[2].
+    assert batches >= 120
+    assert loads, "no Python worker reported loading the model"
+    assert len(loads) == len(set(loads)), f"a Python worker loaded the model twice: {loads}"
+    assert len(loads) <= 12 < batches
+
+
+def test_evaluate_names_what_it_supports(spark):
+    df = spark.range(300).selectExpr("CAST(id % 3 AS INT) AS y", "(id % 3) + (id % 5) / 10.0 AS x")
+    m = rs.fit(df, "tree(max_depth=2)", label="y", features=["x"])
+    with pytest.raises(ValueError, match="binary models only"):
+        rs.evaluate(df, m, "y")
+    binary = rs.fit(df.where("y < 2"), "tree(max_depth=2)", label="y", features=["x"])
+    with pytest.raises(ValueError, match="max_groups must be at least 64"):
+        rs.evaluate(df, binary, "y", max_groups=8)
+
+
+def test_the_docstring_examples_run(spark):
+    import doctest
+
+    res = doctest.testmod(rs, extraglobs={"spark": spark}, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert res.attempted > 10 and res.failed == 0, res
 
 
 def test_bad_input_is_a_clear_error(spark, data, sample, model_path):

@@ -24,6 +24,7 @@ pub mod catalogue;
 pub mod confusion;
 pub mod cost;
 pub mod probability;
+pub mod ranges;
 pub mod ranking;
 pub mod report;
 mod sort;

@@ -33,6 +33,8 @@
 //! sort of order-preserving integer keys) and every metric is one merge pass
 //! over the two sorted lists.
 
+use serde::{Deserialize, Serialize};
+
 use super::sort::{key, radix_sort, unkey};
 use super::{check_len, check_proba};
 use crate::data::Proba;
@@ -97,44 +99,84 @@ pub(crate) trait ScoreGroups {
     /// down, with the numbers of positives and negatives scoring exactly it.
     fn for_each_group(&self, f: impl FnMut(f64, u64, u64));
 
-    /// ROC AUC from integer counts: each negative scores, against the
-    /// positives above it, 1 and against the tied ones 1/2.
-    fn roc_auc(&self) -> f64 {
-        let (p, n) = (self.n_pos(), self.n_neg());
-        if p == 0 || n == 0 {
-            return f64::NAN;
-        }
-        let mut twice_area: u128 = 0;
-        let mut tp_above: u64 = 0;
+    /// The sums behind ROC AUC, AP and the trapezoidal PR AUC, walking the
+    /// groups from the highest score down.
+    fn rank_sums(&self) -> RankSums {
+        let n_pos = self.n_pos();
+        let mut sums = RankSums::default();
+        let (mut tp_above, mut fp_above) = (0u64, 0u64);
         self.for_each_group(|_, tp, fp| {
-            twice_area += fp as u128 * (2 * tp_above + tp) as u128;
+            sums.add_group([fp_above, tp_above], [fp, tp], n_pos);
             tp_above += tp;
+            fp_above += fp;
         });
-        (twice_area as f64) / (2.0 * p as f64 * n as f64)
+        sums
+    }
+}
+
+/// What ROC AUC, average precision and the trapezoidal PR AUC add up over
+/// the groups of tied scores: each group's terms depend only on its own
+/// counts and the counts scoring above it, so groups can be summed in any
+/// order and by many machines (`metrics::ranges`), then added.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct RankSums {
+    /// Twice the Mann-Whitney count: each negative scores, against the
+    /// positives above it, 2 and against the tied ones 1 (integer, exact).
+    pub twice_auc: u128,
+    /// The step sum of average precision.
+    pub ap: f64,
+    /// The trapezoidal area under the precision-recall curve.
+    pub trapezoid: f64,
+}
+
+impl RankSums {
+    /// Adds the terms of a group of `tied = [negatives, positives]` at one
+    /// score, with `above = [negatives, positives]` scoring higher, of
+    /// `n_pos` positives in all.
+    pub fn add_group(&mut self, above: [u64; 2], tied: [u64; 2], n_pos: u64) {
+        let [fp_above, tp_above] = above;
+        let [fp, tp] = tied;
+        self.twice_auc += fp as u128 * (2 * tp_above as u128 + tp as u128);
+        let pf = n_pos as f64;
+        let (tps, fps) = (tp_above + tp, fp_above + fp);
+        let prev_recall = tp_above as f64 / pf;
+        let prev_precision = if tp_above + fp_above == 0 {
+            1.0
+        } else {
+            tp_above as f64 / (tp_above + fp_above) as f64
+        };
+        let recall = tps as f64 / pf;
+        let precision = tps as f64 / (tps + fps) as f64;
+        let dr = recall - prev_recall;
+        self.ap += dr * precision;
+        self.trapezoid += dr * (precision + prev_precision) / 2.0;
     }
 
-    /// Average precision (step sum) and trapezoidal PR AUC in one pass.
-    fn precision_recall_areas(&self) -> (f64, f64) {
-        let p = self.n_pos();
-        if p == 0 {
-            return (f64::NAN, f64::NAN);
+    /// Adds the sums of other groups.
+    pub fn merge(&mut self, other: &RankSums) {
+        self.twice_auc += other.twice_auc;
+        self.ap += other.ap;
+        self.trapezoid += other.trapezoid;
+    }
+
+    /// The metrics of all the groups summed, of `n_pos` positive and `n_neg`
+    /// negative rows: the area's one division is done here.
+    pub fn scores(&self, n_pos: u64, n_neg: u64) -> RankingScores {
+        let roc_auc = if n_pos == 0 || n_neg == 0 {
+            f64::NAN
+        } else {
+            (self.twice_auc as f64) / (2.0 * n_pos as f64 * n_neg as f64)
+        };
+        let (average_precision, pr_auc_trapezoid) = if n_pos == 0 {
+            (f64::NAN, f64::NAN)
+        } else {
+            (self.ap.max(0.0), self.trapezoid)
+        };
+        RankingScores {
+            roc_auc,
+            average_precision,
+            pr_auc_trapezoid,
         }
-        let pf = p as f64;
-        let (mut tps, mut fps) = (0u64, 0u64);
-        let (mut prev_recall, mut prev_precision) = (0.0, 1.0);
-        let (mut ap, mut trapezoid) = (0.0, 0.0);
-        self.for_each_group(|_, tp, fp| {
-            tps += tp;
-            fps += fp;
-            let recall = tps as f64 / pf;
-            let precision = tps as f64 / (tps + fps) as f64;
-            let dr = recall - prev_recall;
-            ap += dr * precision;
-            trapezoid += dr * (precision + prev_precision) / 2.0;
-            prev_recall = recall;
-            prev_precision = precision;
-        });
-        (ap.max(0.0), trapezoid)
     }
 }
 
@@ -169,12 +211,7 @@ impl ScoreGroups for Sorted {
 
 /// ROC AUC, AP and trapezoidal PR AUC of score groups.
 pub(crate) fn ranking_of(g: &impl ScoreGroups) -> RankingScores {
-    let (average_precision, pr_auc_trapezoid) = g.precision_recall_areas();
-    RankingScores {
-        roc_auc: g.roc_auc(),
-        average_precision,
-        pr_auc_trapezoid,
-    }
+    g.rank_sums().scores(g.n_pos(), g.n_neg())
 }
 
 /// ROC AUC, AP and trapezoidal PR AUC of one binary problem, from one sort.
@@ -210,24 +247,20 @@ pub fn binary_ranking(truth: &[u32], scores: &[f64], positive: u32) -> Result<Ra
 /// assert_eq!(roc_auc(&[0, 1, 0, 1], &[0.1, 0.5, 0.5, 0.9], 1).unwrap(), 0.875);
 /// ```
 pub fn roc_auc(truth: &[u32], scores: &[f64], positive: u32) -> Result<f64> {
-    Ok(Sorted::new(truth, scores, positive)?.roc_auc())
+    Ok(binary_ranking(truth, scores, positive)?.roc_auc)
 }
 
 /// Average precision of `scores` for class `positive` (scikit-learn's
 /// `average_precision_score`); `NaN` when there is no positive row.
 pub fn average_precision(truth: &[u32], scores: &[f64], positive: u32) -> Result<f64> {
-    Ok(Sorted::new(truth, scores, positive)?
-        .precision_recall_areas()
-        .0)
+    Ok(binary_ranking(truth, scores, positive)?.average_precision)
 }
 
 /// Trapezoidal area under the precision-recall curve (scikit-learn's
 /// `auc(recall, precision)` on `precision_recall_curve`); `NaN` when there is
 /// no positive row.
 pub fn pr_auc_trapezoid(truth: &[u32], scores: &[f64], positive: u32) -> Result<f64> {
-    Ok(Sorted::new(truth, scores, positive)?
-        .precision_recall_areas()
-        .1)
+    Ok(binary_ranking(truth, scores, positive)?.pr_auc_trapezoid)
 }
 
 /// Points of a ROC curve, in scikit-learn's order and layout.

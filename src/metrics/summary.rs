@@ -1,27 +1,60 @@
 //! The metrics of `rarity score` from a summary that many machines can
-//! build apart and merge: for a binary task, the histogram of distinct
-//! positive-class probabilities with their numbers of negative and positive
-//! rows.
+//! build apart and merge, in bounded memory: for a binary task, a histogram
+//! of positive-class probabilities with, per group, the numbers of negative
+//! and positive rows and the sums the probability metrics need.
 //!
-//! Every binary metric of [`score_report`](super::score_report) is a
-//! function of the multiset of (true class, probability) pairs, so a summary
-//! holding that multiset as counts gives the same report whichever rows each
-//! part saw and in whatever order the parts are merged: ROC AUC, average
-//! precision and the trapezoidal PR AUC walk the distinct scores from the
-//! highest down exactly as the one-table computation does
-//! ([`ranking`](super::ranking), the same integer counts); the confusion
-//! counts at the threshold (positive iff `p >= threshold`, Dal Pozzolo et
-//! al. 2015's Bayes rule) give the thresholded metrics through the
-//! catalogue's own functions; the Brier score, log loss, stratified Brier,
-//! ECE and Murphy's reliability / resolution / uncertainty are sums over the
-//! groups. Sums are added in another order than the row order of the
-//! one-table report, so those values agree to the last few bits (1e-12 is
-//! far more than the gap); the ranking and confusion metrics are
+//! **Exact while small.** A group is keyed by the order-preserving key of
+//! the probability (`metrics::sort::key`) and by its *segment*: its
+//! [`ECE_BINS`] bin, its [`MURPHY_BINS`] bin and its side of the threshold.
+//! Each segment is an interval of probabilities, so the segment is a
+//! function of the probability and at level 0 there is one group per
+//! distinct probability: every metric of [`score_report`](super::score_report)
+//! is then a function of the groups. ROC AUC, average precision and the
+//! trapezoidal PR AUC walk the groups from the highest down exactly as the
+//! one-table computation does ([`ranking`](super::ranking), the same
+//! integer counts); the confusion counts at the threshold (positive iff
+//! `p >= threshold`, Dal Pozzolo et al. 2015's Bayes rule) give the
+//! thresholded metrics through the catalogue's own functions; the Brier
+//! score, log loss, stratified Brier, ECE and Murphy's reliability /
+//! resolution / uncertainty are sums kept per group.
+//!
+//! **Bounded.** When the groups outnumber the cap (`max_groups`, default
+//! 2^16), the summary moves to the next *level*: level `s` keys a group by
+//! `(key >> s, segment)`, so one more level merges neighbouring keys. A group
+//! keeps every sum the non-ranking metrics need (rows per class, the sum of
+//! `p`, the Brier terms and the log-loss terms per class) and lies inside one
+//! calibration bin and on one side of the threshold, so the confusion
+//! counts, Brier, log loss, stratified Brier, ECE and Murphy's decomposition
+//! stay exact at any level. The ranking metrics treat a group as tied
+//! scores; the Mann-Whitney count of a group's own (negative, positive)
+//! pairs is then `1/2` each where the truth is 0, 1/2 or 1, so the ROC AUC is
+//! off by at most `sum_g neg_g pos_g / (2 N P)`, which the report gives as
+//! `roc_auc_bin_error` (0 at level 0, where ties are real), with
+//! `ranking_exact` (1 at level 0, else 0). `metrics::ranges` computes the
+//! exact ranking metrics of sorted ranges when they are needed.
+//!
+//! **The level does not depend on how the rows were split.** Write `G_s(A)`
+//! for the number of groups of a multiset `A` of rows at level `s`. Since a
+//! level-`s+1` group is a function of the level-`s` group, `G_{s+1}(A) <=
+//! G_s(A)`, and a part has no more groups than the whole: `G_s(A) <=
+//! G_s(M)` for `A` within `M`. Let `L(M)` be the smallest `s` with
+//! `G_s(M) <= cap`. A summary moves from level `s` to `s + 1` only when
+//! its own rows have `G_s > cap`, so `G_s(M) > cap` and `L(M) > s`: every
+//! summary of rows of `M`, whatever rows it holds, is at a level `<= L(M)`.
+//! Merging brings both to the higher level and moves up one level at a time
+//! while over the cap, so the merged summary is at the smallest level `>=`
+//! both inputs' at which its rows fit. Once every row of `M` is merged in,
+//! that level `l` has `G_l(M) <= cap`, so `l >= L(M)`; with `l <= L(M)`,
+//! `l = L(M)`: the same level, hence the same groups with the same counts,
+//! for any partitioning and any merge order (tested for 1, 3 and 7 parts
+//! merged in several orders). At level 64 every key is 0 and the groups
+//! are the segments, at most `ECE_BINS + MURPHY_BINS + 1`, below the
+//! smallest cap accepted, so the climb always ends.
+//!
+//! Sums are added in another order than the row order of the one-table
+//! report, so those values agree to the last few bits (1e-12 is far more
+//! than the gap); the counts, and at level 0 the ranking metrics, are
 //! identical.
-//!
-//! The summary's size is the number of distinct probabilities: a forest of
-//! `n` trees gives at most a few thousand; a continuous model up to one per
-//! row (then its memory is that of the scores themselves).
 
 use std::collections::BTreeMap;
 
@@ -30,14 +63,65 @@ use serde::{Deserialize, Serialize};
 use super::calibration::uniform_bin_of;
 use super::catalogue::{reported, Definition, Tunable, ECE_BINS};
 use super::probability::MURPHY_BINS;
-use super::ranking::{ranking_of, ScoreGroups};
+use super::ranking::{ranking_of, RankSums, ScoreGroups};
 use super::sort::{key, unkey};
 use super::{check_len, check_unit, BinaryCounts, Confusion};
 use crate::{Error, Result};
 
-/// Distinct positive-class probabilities of a binary task with the numbers
-/// of negative and positive rows scoring each, and the threshold of the
-/// thresholded metrics.
+/// The default cap on a summary's groups.
+pub const DEFAULT_MAX_GROUPS: usize = 1 << 16;
+
+/// The smallest cap accepted: above the number of segments, so that the
+/// coarsest level (every key 0) always fits.
+pub const MIN_MAX_GROUPS: usize = 64;
+const _: () = assert!(ECE_BINS + MURPHY_BINS + 1 < MIN_MAX_GROUPS);
+
+/// Bits of a group id below the key: the segment.
+const SEGMENT_BITS: u32 = 16;
+const _: () = assert!(ECE_BINS * MURPHY_BINS * 2 <= 1 << SEGMENT_BITS);
+
+/// The order-preserving key of a probability as a signed 64-bit integer
+/// (Spark's `long`): `a < b` iff `score_key(a) < score_key(b)`, and `-0.0`
+/// has the key of `0.0`.
+pub fn score_key(p: f64) -> i64 {
+    (key(p) ^ (1 << 63)) as i64
+}
+
+/// The probability of a [`score_key`].
+pub fn key_score(k: i64) -> f64 {
+    unkey(k as u64 ^ (1 << 63))
+}
+
+/// One group's rows and sums.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+struct Group {
+    /// Negative and positive rows.
+    n: [u64; 2],
+    /// The sum of the probabilities of its rows.
+    p: f64,
+    /// Brier terms: `p^2` summed over the negatives, `(1 - p)^2` over the
+    /// positives.
+    brier: [f64; 2],
+    /// Log-loss terms: `-ln(1 - p)` over the negatives, `-ln p` over the
+    /// positives (clamped to `[eps, 1 - eps]` as `rarity score`).
+    log_loss: [f64; 2],
+}
+
+impl Group {
+    fn add(&mut self, other: &Group) {
+        for c in 0..2 {
+            self.n[c] += other.n[c];
+            self.brier[c] += other.brier[c];
+            self.log_loss[c] += other.log_loss[c];
+        }
+        self.p += other.p;
+    }
+}
+
+/// A probability histogram of a binary task with the numbers of negative
+/// and positive rows and the probability sums of each group, and the
+/// threshold of the thresholded metrics (see the module doc for the
+/// levels).
 ///
 /// ```
 /// use rarity::data::Proba;
@@ -57,22 +141,38 @@ use crate::{Error, Result};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BinarySummary {
     threshold: f64,
-    /// Order-preserving key of the probability -> [negatives, positives].
-    groups: BTreeMap<u64, [u64; 2]>,
+    max_groups: usize,
+    /// Bits dropped from the keys (0..=64).
+    level: u32,
+    /// `(key >> level) << SEGMENT_BITS | segment` -> the group.
+    groups: BTreeMap<u128, Group>,
 }
 
 impl BinarySummary {
     /// An empty summary whose thresholded metrics decide positive iff
     /// `p >= threshold` (`threshold` in `[0, 1]`, as `rarity score
-    /// --threshold`).
+    /// --threshold`), holding at most [`DEFAULT_MAX_GROUPS`] groups.
     pub fn new(threshold: f64) -> Result<Self> {
+        Self::with_max_groups(threshold, DEFAULT_MAX_GROUPS)
+    }
+
+    /// An empty summary holding at most `max_groups` groups (at least
+    /// [`MIN_MAX_GROUPS`]).
+    pub fn with_max_groups(threshold: f64, max_groups: usize) -> Result<Self> {
         if !(0.0..=1.0).contains(&threshold) {
             return Err(Error::invalid(format!(
                 "the threshold must lie in [0, 1], got {threshold}"
             )));
         }
+        if max_groups < MIN_MAX_GROUPS {
+            return Err(Error::invalid(format!(
+                "max_groups must be at least {MIN_MAX_GROUPS}, got {max_groups}"
+            )));
+        }
         Ok(BinarySummary {
             threshold,
+            max_groups,
+            level: 0,
             groups: BTreeMap::new(),
         })
     }
@@ -91,25 +191,71 @@ impl BinarySummary {
                 truth[i]
             )));
         }
+        let ece = uniform_bin_of(ECE_BINS)?;
+        let murphy = uniform_bin_of(MURPHY_BINS)?;
+        let eps = f64::EPSILON;
         for (&t, &q) in truth.iter().zip(p) {
-            self.groups.entry(key(q)).or_default()[t as usize] += 1;
+            let q = q + 0.0;
+            let segment = (ece(q) * MURPHY_BINS + murphy(q)) * 2 + usize::from(q >= self.threshold);
+            let id = (u128::from(key(q)) >> self.level) << SEGMENT_BITS | segment as u128;
+            let g = self.groups.entry(id).or_default();
+            let c = t as usize;
+            g.n[c] += 1;
+            g.p += q;
+            if c == 1 {
+                g.brier[1] += (1.0 - q) * (1.0 - q);
+                g.log_loss[1] -= q.clamp(eps, 1.0 - eps).ln();
+            } else {
+                g.brier[0] += q * q;
+                g.log_loss[0] -= (1.0 - q).clamp(eps, 1.0 - eps).ln();
+            }
+            if self.groups.len() > self.max_groups {
+                self.fit_cap();
+            }
         }
         Ok(())
     }
 
-    /// Adds the rows of `other` (same threshold).
+    /// Adds rows given by their classes and the [`score_key`]s of their
+    /// probabilities.
+    pub fn add_keys(&mut self, truth: &[u32], keys: &[i64]) -> Result<()> {
+        let p: Vec<f64> = keys.iter().map(|&k| key_score(k)).collect();
+        self.add(truth, &p)
+    }
+
+    /// Moves up a level while there are more groups than the cap.
+    fn fit_cap(&mut self) {
+        while self.groups.len() > self.max_groups && self.level < 64 {
+            self.coarsen_to(self.level + 1);
+        }
+    }
+
+    /// Merges the groups into those of level `level` (>= the current one).
+    fn coarsen_to(&mut self, level: u32) {
+        let d = level - self.level;
+        let old = std::mem::take(&mut self.groups);
+        for (id, g) in &old {
+            self.groups.entry(coarser(*id, d)).or_default().add(g);
+        }
+        self.level = level;
+    }
+
+    /// Adds the rows of `other` (same threshold and cap).
     pub fn merge(&mut self, other: &BinarySummary) -> Result<()> {
-        if other.threshold != self.threshold {
+        if other.threshold != self.threshold || other.max_groups != self.max_groups {
             return Err(Error::invalid(format!(
-                "cannot merge summaries at thresholds {} and {}",
-                self.threshold, other.threshold
+                "cannot merge summaries at thresholds {} and {} with at most {} and {} groups",
+                self.threshold, other.threshold, self.max_groups, other.max_groups
             )));
         }
-        for (k, c) in &other.groups {
-            let g = self.groups.entry(*k).or_default();
-            g[0] += c[0];
-            g[1] += c[1];
+        if other.level > self.level {
+            self.coarsen_to(other.level);
         }
+        let d = self.level - other.level;
+        for (id, g) in &other.groups {
+            self.groups.entry(coarser(*id, d)).or_default().add(g);
+        }
+        self.fit_cap();
         Ok(())
     }
 
@@ -118,61 +264,106 @@ impl BinarySummary {
         self.n_pos() + self.n_neg()
     }
 
-    /// Distinct probabilities (the summary's size).
+    /// Groups held (the summary's size): at level 0, the distinct
+    /// probabilities.
     pub fn distinct(&self) -> usize {
         self.groups.len()
     }
 
-    /// Each distinct probability with its negative and positive rows,
-    /// ascending.
-    fn groups(&self) -> impl Iterator<Item = (f64, f64, f64)> + '_ {
-        self.groups
-            .iter()
-            .map(|(k, c)| (unkey(*k), c[0] as f64, c[1] as f64))
+    /// Bits dropped from the probabilities' keys: 0 while every distinct
+    /// probability has its own group.
+    pub fn level(&self) -> u32 {
+        self.level
+    }
+
+    /// Whether the ranking metrics are exact (level 0), and the bound on the
+    /// ROC AUC's error that treating each group as ties allows, `sum_g
+    /// neg_g pos_g / (2 N P)` (0 at level 0): the keys `ranking_exact` (1 or
+    /// 0) and `roc_auc_bin_error`.
+    pub fn ranking_bounds(&self) -> Vec<(String, f64)> {
+        let exact = self.level == 0;
+        let tied: u128 = self
+            .groups
+            .values()
+            .map(|g| u128::from(g.n[0]) * u128::from(g.n[1]))
+            .sum();
+        let bound = if exact {
+            0.0
+        } else {
+            tied as f64 / (2.0 * self.n_pos() as f64 * self.n_neg() as f64)
+        };
+        vec![
+            ("ranking_exact".to_string(), f64::from(u8::from(exact))),
+            ("roc_auc_bin_error".to_string(), bound),
+        ]
+    }
+
+    /// [`BinarySummary::report_ranked`] followed by the keys of
+    /// [`BinarySummary::ranking_bounds`] (with `ranking`, the exact sums,
+    /// `ranking_exact` is 1 and `roc_auc_bin_error` 0).
+    pub fn report_with_bounds(&self, ranking: Option<&RankSums>) -> Result<Vec<(String, f64)>> {
+        let mut out = self.report_ranked(ranking)?;
+        if ranking.is_some() {
+            out.push(("ranking_exact".to_string(), 1.0));
+            out.push(("roc_auc_bin_error".to_string(), 0.0));
+        } else {
+            out.extend(self.ranking_bounds());
+        }
+        Ok(out)
+    }
+
+    /// Negative and positive rows summarised.
+    pub fn class_rows(&self) -> [u64; 2] {
+        [self.n_neg(), self.n_pos()]
     }
 
     /// The confusion counts at the threshold.
     fn confusion(&self) -> BinaryCounts {
         let mut c = BinaryCounts::default();
-        for (k, g) in &self.groups {
-            if unkey(*k) >= self.threshold {
-                c.fp += g[0];
-                c.tp += g[1];
+        for (id, g) in &self.groups {
+            if id & 1 == 1 {
+                c.fp += g.n[0];
+                c.tp += g.n[1];
             } else {
-                c.tn += g[0];
-                c.fn_ += g[1];
+                c.tn += g.n[0];
+                c.fn_ += g.n[1];
             }
         }
         c
     }
 
-    /// Per equal-width bin of `bins`: rows, sum of probabilities, positives.
-    fn binned(&self, bins: usize) -> Result<Vec<(f64, f64, f64)>> {
-        let bin = uniform_bin_of(bins)?;
-        let mut out = vec![(0.0, 0.0, 0.0); bins];
-        for (p, neg, pos) in self.groups() {
-            let b = &mut out[bin(p)];
-            b.0 += neg + pos;
-            b.1 += (neg + pos) * p;
-            b.2 += pos;
+    /// Per bin of the calibration metrics (`ECE_BINS` bins if `ece`, else
+    /// `MURPHY_BINS`): rows, sum of probabilities, positives.
+    fn binned(&self, ece: bool) -> Vec<(f64, f64, f64)> {
+        let mut out = vec![(0.0, 0.0, 0.0); if ece { ECE_BINS } else { MURPHY_BINS }];
+        for (id, g) in &self.groups {
+            let segment = (id & ((1 << SEGMENT_BITS) - 1)) as usize / 2;
+            let bin = if ece {
+                segment / MURPHY_BINS
+            } else {
+                segment % MURPHY_BINS
+            };
+            let b = &mut out[bin];
+            b.0 += (g.n[0] + g.n[1]) as f64;
+            b.1 += g.p;
+            b.2 += g.n[1] as f64;
         }
-        Ok(out)
+        out
     }
 
     /// Expected calibration error over [`ECE_BINS`] uniform bins.
-    fn ece(&self, n: f64) -> Result<f64> {
-        Ok(self
-            .binned(ECE_BINS)?
+    fn ece(&self, n: f64) -> f64 {
+        self.binned(true)
             .iter()
             .filter(|b| b.0 > 0.0)
             .map(|&(c, sum, hits)| c / n * (hits / c - sum / c).abs())
-            .sum())
+            .sum()
     }
 
     /// Murphy's reliability, resolution and uncertainty over
     /// [`MURPHY_BINS`] bins.
-    fn murphy(&self, n: f64) -> Result<[f64; 3]> {
-        let bins = self.binned(MURPHY_BINS)?;
+    fn murphy(&self, n: f64) -> [f64; 3] {
+        let bins = self.binned(false);
         let base = bins.iter().map(|b| b.2).sum::<f64>() / n;
         let (mut reliability, mut resolution) = (0.0, 0.0);
         for &(c, sum, hits) in bins.iter().filter(|b| b.0 > 0.0) {
@@ -180,30 +371,39 @@ impl BinarySummary {
             reliability += c * (f - o) * (f - o);
             resolution += c * (o - base) * (o - base);
         }
-        Ok([reliability / n, resolution / n, base * (1.0 - base)])
+        [reliability / n, resolution / n, base * (1.0 - base)]
     }
 
     /// Every metric of `rarity score` for these rows, as
     /// [`score_report`](super::score_report) gives them for a binary task
-    /// (same keys, same order).
+    /// (same keys, same order); past level 0 the ranking metrics treat each
+    /// group as ties ([`BinarySummary::ranking_bounds`]).
     pub fn report(&self) -> Result<Vec<(String, f64)>> {
+        self.report_ranked(None)
+    }
+
+    /// [`BinarySummary::report`] with the ranking metrics from `ranking`
+    /// (the exact sums of every group of tied scores, `metrics::ranges`)
+    /// when given.
+    pub fn report_ranked(&self, ranking: Option<&RankSums>) -> Result<Vec<(String, f64)>> {
         let n = self.rows() as f64;
         if n == 0.0 {
             return Err(Error::data("nothing to score: there are no rows"));
         }
-        let ranking = ranking_of(self);
+        let ranking = match ranking {
+            Some(r) => r.scores(self.n_pos(), self.n_neg()),
+            None => ranking_of(self),
+        };
         let counts = self.confusion();
         let confusion = Confusion::from_binary(counts);
-        let eps = f64::EPSILON;
         let (mut log_loss, mut brier_neg, mut brier_pos) = (0.0, 0.0, 0.0);
-        for (p, neg, pos) in self.groups() {
-            brier_neg += neg * p * p;
-            brier_pos += pos * (1.0 - p) * (1.0 - p);
-            log_loss -=
-                neg * (1.0 - p).clamp(eps, 1.0 - eps).ln() + pos * p.clamp(eps, 1.0 - eps).ln();
+        for g in self.groups.values() {
+            brier_neg += g.brier[0];
+            brier_pos += g.brier[1];
+            log_loss += g.log_loss[0] + g.log_loss[1];
         }
         let brier = brier_neg + brier_pos;
-        let [reliability, resolution, uncertainty] = self.murphy(n)?;
+        let [reliability, resolution, uncertainty] = self.murphy(n);
         let mut out = Vec::new();
         for m in reported() {
             let v = match (m.key, m.definition) {
@@ -214,7 +414,7 @@ impl BinarySummary {
                 ("log_loss", _) => log_loss / n,
                 ("brier_positive", _) => brier_pos / self.n_pos() as f64,
                 ("brier_negative", _) => brier_neg / self.n_neg() as f64,
-                ("ece", _) => self.ece(n)?,
+                ("ece", _) => self.ece(n),
                 ("brier_reliability", _) => reliability,
                 ("brier_resolution", _) => resolution,
                 ("brier_uncertainty", _) => uncertainty,
@@ -237,18 +437,24 @@ impl BinarySummary {
     }
 }
 
+/// The id of the group `d` levels up that holds group `id`.
+fn coarser(id: u128, d: u32) -> u128 {
+    (id >> SEGMENT_BITS >> d) << SEGMENT_BITS | (id & ((1 << SEGMENT_BITS) - 1))
+}
+
 impl ScoreGroups for BinarySummary {
     fn n_pos(&self) -> u64 {
-        self.groups.values().map(|c| c[1]).sum()
+        self.groups.values().map(|g| g.n[1]).sum()
     }
 
     fn n_neg(&self) -> u64 {
-        self.groups.values().map(|c| c[0]).sum()
+        self.groups.values().map(|g| g.n[0]).sum()
     }
 
     fn for_each_group(&self, mut f: impl FnMut(f64, u64, u64)) {
-        for (k, c) in self.groups.iter().rev() {
-            f(unkey(*k), c[1], c[0]);
+        for g in self.groups.values().rev() {
+            let rows = g.n[0] + g.n[1];
+            f(g.p / rows as f64, g.n[1], g.n[0]);
         }
     }
 }
@@ -272,11 +478,15 @@ mod tests {
                 _ => f64::from(r.random_range(0..=100u32)) / 100.0,
             })
             .collect();
-        let truth = p
-            .iter()
+        (truth_for(&p, seed), p)
+    }
+
+    /// Classes drawn with probability about `p` (a calibrated-ish model).
+    fn truth_for(p: &[f64], seed: u64) -> Vec<u32> {
+        let mut r = crate::rng::stream(seed, 1);
+        p.iter()
             .map(|&q| u32::from(r.random::<f64>() < q * 0.8 + 0.05))
-            .collect();
-        (truth, p)
+            .collect()
     }
 
     fn report_of_parts(truth: &[u32], p: &[f64], parts: usize, t: f64) -> Vec<(String, f64)> {
@@ -333,6 +543,145 @@ mod tests {
         }
     }
 
+    /// Rows with continuous probabilities (one distinct value per row, as a
+    /// boosted model gives), some ties, and the threshold itself.
+    fn continuous(n: usize, seed: u64, t: f64) -> (Vec<u32>, Vec<f64>) {
+        let mut r = crate::rng::stream(seed, 0);
+        let p: Vec<f64> = (0..n)
+            .map(|i| match i % 11 {
+                0 => t,
+                1 => 0.25,
+                _ => r.random::<f64>().powi(3),
+            })
+            .collect();
+        (truth_for(&p, seed), p)
+    }
+
+    /// Summaries of `parts` consecutive slices, cap `cap`.
+    fn parts_of(truth: &[u32], p: &[f64], parts: usize, t: f64, cap: usize) -> Vec<BinarySummary> {
+        let size = truth.len().div_ceil(parts);
+        truth
+            .chunks(size)
+            .zip(p.chunks(size))
+            .map(|(tc, pc)| {
+                let mut s = BinarySummary::with_max_groups(t, cap).unwrap();
+                s.add(tc, pc).unwrap();
+                s
+            })
+            .collect()
+    }
+
+    fn get(r: &[(String, f64)], k: &str) -> f64 {
+        r.iter().find(|(n, _)| n == k).unwrap().1
+    }
+
+    #[test]
+    fn a_capped_summary_keeps_every_non_ranking_metric_exact_and_bounds_the_auc() {
+        for (seed, t, cap) in [(5, 0.5, 64), (6, 0.3, 300), (7, 0.07, 1000)] {
+            let (truth, p) = continuous(20_000, seed, t);
+            let want = score_report(&truth, &Proba::from_positive(&p), t, &[]).unwrap();
+            let mut s = BinarySummary::with_max_groups(t, cap).unwrap();
+            for part in parts_of(&truth, &p, 5, t, cap) {
+                s.merge(&part).unwrap();
+            }
+            assert!(
+                s.level() > 0 && s.distinct() <= cap,
+                "{} {}",
+                s.level(),
+                s.distinct()
+            );
+            let got = s.report().unwrap();
+            let bounds = s.ranking_bounds();
+            assert_eq!(bounds[0], ("ranking_exact".to_string(), 0.0));
+            let bound = bounds[1].1;
+            assert!(bound > 0.0 && bound < 0.05, "{bound}");
+            for ((k, x), (k2, y)) in got.iter().zip(&want) {
+                assert_eq!(k, k2);
+                match k.as_str() {
+                    "roc_auc" => assert!((x - y).abs() <= bound, "{k}: {x} vs {y}, bound {bound}"),
+                    "average_precision" | "pr_auc_trapezoid" => {
+                        assert!((x - y).abs() < 0.05, "{k}: {x} vs {y}")
+                    }
+                    _ => assert!((x - y).abs() <= 1e-12, "{k}: {x} vs {y} (cap {cap})"),
+                }
+            }
+            // The exact ranking sums make every key the one-table value.
+            let mut sums = RankSums::default();
+            let mut order: Vec<usize> = (0..p.len()).collect();
+            order.sort_by(|&a, &b| p[b].total_cmp(&p[a]));
+            let neg_pos = |rows: &[usize]| {
+                let pos = rows.iter().filter(|&&i| truth[i] == 1).count() as u64;
+                [rows.len() as u64 - pos, pos]
+            };
+            let n_pos = neg_pos(&order)[1];
+            let mut above = [0u64; 2];
+            for tied in order.chunk_by(|&a, &b| p[a] == p[b]) {
+                let c = neg_pos(tied);
+                sums.add_group(above, c, n_pos);
+                above = [above[0] + c[0], above[1] + c[1]];
+            }
+            for ((k, x), (_, y)) in s.report_ranked(Some(&sums)).unwrap().iter().zip(&want) {
+                assert!((x - y).abs() <= 1e-12, "{k}: {x} vs {y}");
+            }
+            assert_eq!(
+                get(&s.report_ranked(Some(&sums)).unwrap(), "roc_auc"),
+                get(&want, "roc_auc")
+            );
+        }
+    }
+
+    #[test]
+    fn the_level_and_groups_do_not_depend_on_the_partitioning_or_the_merge_order() {
+        let t = 0.4;
+        let (truth, p) = continuous(12_000, 9, t);
+        let mut whole = BinarySummary::with_max_groups(t, 200).unwrap();
+        whole.add(&truth, &p).unwrap();
+        let counts = |s: &BinarySummary| -> Vec<(u128, [u64; 2])> {
+            s.groups.iter().map(|(id, g)| (*id, g.n)).collect()
+        };
+        let want = (whole.level(), counts(&whole), whole.report().unwrap());
+        assert!(want.0 > 0);
+        for parts in [1, 3, 7] {
+            let summaries = parts_of(&truth, &p, parts, t, 200);
+            let n = summaries.len();
+            // In order, reversed, interleaved, and as a tree of pairs.
+            let orders: Vec<Vec<usize>> = vec![
+                (0..n).collect(),
+                (0..n).rev().collect(),
+                (0..n).step_by(2).chain((1..n).step_by(2)).collect(),
+            ];
+            let mut results = Vec::new();
+            for order in orders {
+                let mut s = BinarySummary::with_max_groups(t, 200).unwrap();
+                for i in order {
+                    s.merge(&summaries[i]).unwrap();
+                }
+                results.push(s);
+            }
+            let mut level: Vec<BinarySummary> = summaries.clone();
+            while level.len() > 1 {
+                level = level
+                    .chunks(2)
+                    .map(|c| {
+                        let mut a = c[0].clone();
+                        if let Some(b) = c.get(1) {
+                            a.merge(b).unwrap();
+                        }
+                        a
+                    })
+                    .collect();
+            }
+            results.push(level.pop().unwrap());
+            for s in &results {
+                assert_eq!(s.level(), want.0, "{parts} parts");
+                assert_eq!(counts(s), want.1, "{parts} parts");
+                for ((k, x), (_, y)) in s.report().unwrap().iter().zip(&want.2) {
+                    assert!((x - y).abs() <= 1e-12, "{k}: {x} vs {y}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn undefined_metrics_stay_nan_and_bad_input_is_an_error() {
         let mut s = BinarySummary::new(0.5).unwrap();
@@ -357,6 +706,15 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("thresholds"));
+        let capped = BinarySummary::with_max_groups(0.5, 100).unwrap();
+        assert!(s.merge(&capped).unwrap_err().to_string().contains("groups"));
+        assert!(BinarySummary::with_max_groups(0.5, 10)
+            .unwrap_err()
+            .to_string()
+            .contains("at least 64"));
+        // A summary survives its bytes.
+        let back: BinarySummary = serde_json::from_slice(&serde_json::to_vec(&s).unwrap()).unwrap();
+        assert_eq!(back, s);
         let empty = BinarySummary::new(0.5).unwrap();
         assert!(empty.report().unwrap_err().to_string().contains("no rows"));
     }

@@ -189,6 +189,9 @@ impl Persist for FittedStrategy {
             if m.model.n_features() != self.schema.feature_names.len() {
                 return Err("the model's feature count differs from the schema's".into());
             }
+            if let Some(c) = &m.calibrator {
+                c.validate(k)?;
+            }
         }
         if let Some(s) = &self.shift {
             let target = match &s.shift {

@@ -464,4 +464,13 @@ fn crashes_found_stay_fixed() {
             t.elapsed()
         );
     }
+    // A model file whose calibrator claims three classes but holds one
+    // calibrator: it loaded, and predicting indexed past the calibrators.
+    let name = "model-calibrator-class-count.rarity";
+    let bytes = std::fs::read(dir.join(name)).unwrap();
+    let e = rarity::persist::from_bytes::<rarity::strategy::FittedStrategy>(&bytes, name.as_ref())
+        .err()
+        .expect(name)
+        .to_string();
+    assert!(e.contains("calibrator"), "{name}: {e}");
 }

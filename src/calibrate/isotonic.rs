@@ -83,6 +83,20 @@ impl Isotonic {
         Ok(Isotonic { xs, ys })
     }
 
+    /// Whether a step function read from a file can be applied: knots
+    /// present, as many values as knots, knots ascending, all finite.
+    pub fn validate(&self) -> std::result::Result<(), String> {
+        let ok = !self.xs.is_empty()
+            && self.xs.len() == self.ys.len()
+            && self.xs.iter().chain(&self.ys).all(|v| v.is_finite())
+            && self.xs.windows(2).all(|w| w[0] <= w[1]);
+        if ok {
+            Ok(())
+        } else {
+            Err("an isotonic calibrator's knots are empty, unsorted, not finite or unpaired".into())
+        }
+    }
+
     /// The calibrated value at `score` (linear between fitted scores, clipped
     /// outside them).
     pub fn apply(&self, score: f64) -> f64 {

@@ -131,6 +131,23 @@ impl OneVsRest {
         })
     }
 
+    /// Whether calibrators read from a file fit a model of `k` classes:
+    /// one calibrator for two classes, else one per class, each usable.
+    pub fn validate(&self, k: usize) -> std::result::Result<(), String> {
+        let want = if k == 2 { 1 } else { k };
+        if self.n_classes != k || self.calibrators.len() != want {
+            return Err(format!(
+                "the calibrator is for {} classes with {} calibrators; the model has {k} classes",
+                self.n_classes,
+                self.calibrators.len()
+            ));
+        }
+        self.calibrators.iter().try_for_each(|c| match c {
+            Calibrator::Platt(_) => Ok(()),
+            Calibrator::Isotonic(i) => i.validate(),
+        })
+    }
+
     /// The method its calibrators were fitted with.
     pub fn method(&self) -> CalibrationMethod {
         match self.calibrators.first() {

@@ -14,7 +14,7 @@ use rayon::prelude::*;
 
 use super::hist::{build, prefetch, subtract, Codes, Layout, Ordered};
 use super::model::{GbdtNode, GbdtTree};
-use super::split::{Rules, Split, Sums};
+use super::split::{Grad, Rules, Split, Sums};
 use crate::learn::tree::Binned;
 
 /// Rows of a leaf from which gathering and partitioning run in parallel
@@ -154,7 +154,9 @@ struct Leaf {
 pub(super) struct Grower {
     positions: Vec<u32>,
     scratch: Vec<u32>,
-    ordered: Vec<Sums>,
+    ordered: Vec<Grad>,
+    /// The copies of the rows in `ordered` (with row copies only).
+    ordered_copies: Vec<u32>,
     pool: Vec<Vec<Sums>>,
 }
 
@@ -181,10 +183,7 @@ impl Grower {
         let m = self.positions.len();
         self.scratch.resize(m, 0);
         self.gather(0, m, grad);
-        let tot = self.ordered.iter().fold(Sums::default(), |mut t, r| {
-            t.add(r);
-            t
-        });
+        let tot = self.ordered(None, grad).total();
         let mut root = Leaf {
             start: 0,
             end: m,
@@ -199,10 +198,7 @@ impl Grower {
         if self.can_split(s, &root, 1) {
             let mut h = self.take_hist(s);
             let positions = (!all).then_some(&self.positions[..]);
-            let rows = Ordered {
-                positions,
-                rows: &self.ordered,
-            };
+            let rows = self.ordered(positions, grad);
             root.best = build(
                 &mut h,
                 &s.layout,
@@ -261,15 +257,15 @@ impl Grower {
             .unwrap_or_else(|| vec![Sums::default(); s.layout.len()])
     }
 
-    /// The ordered gradients of positions `start..end` (in parallel blocks
-    /// for large leaves; each value depends only on its row).
+    /// Gathers the gradients (and copies) of positions `start..end` in
+    /// order (in parallel blocks for large leaves; each value depends only
+    /// on its row).
     fn gather(&mut self, start: usize, end: usize, grad: &Gradients) {
         let one = |&p: &u32| {
             let i = p as usize * grad.stride + grad.offset;
-            Sums {
-                g: grad.g[i] as f64,
-                h: grad.h[i] as f64,
-                n: grad.copies.map_or(1.0, |c| c[p as usize] as f64),
+            Grad {
+                g: grad.g[i],
+                h: grad.h[i],
             }
         };
         let rows = &self.positions[start..end];
@@ -278,6 +274,20 @@ impl Grower {
         } else {
             self.ordered.clear();
             self.ordered.extend(rows.iter().map(one));
+        }
+        if let Some(c) = grad.copies {
+            self.ordered_copies.clear();
+            self.ordered_copies
+                .extend(rows.iter().map(|&p| c[p as usize]));
+        }
+    }
+
+    /// The rows gathered last, at `positions` (`None`: `0..len` in order).
+    fn ordered<'a>(&'a self, positions: Option<&'a [u32]>, grad: &Gradients) -> Ordered<'a> {
+        Ordered {
+            positions,
+            rows: &self.ordered,
+            copies: grad.copies.map(|_| &self.ordered_copies[..]),
         }
     }
 
@@ -362,10 +372,7 @@ impl Grower {
                     std::mem::take(&mut h)
                 };
                 self.gather(small.start, small.end, grad);
-                let rows = Ordered {
-                    positions: Some(&self.positions[small.start..small.end]),
-                    rows: &self.ordered,
-                };
+                let rows = self.ordered(Some(&self.positions[small.start..small.end]), grad);
                 let scan = need_small.then_some((&s.rules, small.tot));
                 small.best = build(&mut hs, &s.layout, features, &s.codes, &rows, scan);
                 if need_large {

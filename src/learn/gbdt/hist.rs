@@ -16,7 +16,7 @@ use std::borrow::Cow;
 
 use rayon::prelude::*;
 
-use super::split::{best_of, Rules, Split, Sums};
+use super::split::{best_of, Grad, Rules, Split, Sums};
 use crate::learn::tree::Binned;
 
 /// Rows x features below which a leaf's histograms are built on one thread.
@@ -30,8 +30,26 @@ pub(super) struct Ordered<'a> {
     /// The rows' positions, or `None` when they are positions `0..len` in
     /// order (the root without row subsampling: codes are read sequentially).
     pub positions: Option<&'a [u32]>,
-    /// Gradient, hessian and copies of each row, in the same order.
-    pub rows: &'a [Sums],
+    /// Gradient and hessian of each row, in the same order.
+    pub rows: &'a [Grad],
+    /// Copies of each row, in the same order (`None`: one each).
+    pub copies: Option<&'a [u32]>,
+}
+
+impl Ordered<'_> {
+    /// The sums of all the rows.
+    pub fn total(&self) -> Sums {
+        let mut t = Sums::default();
+        match self.copies {
+            Some(c) => self
+                .rows
+                .iter()
+                .zip(c)
+                .for_each(|(r, &n)| t.add_row(*r, n as f64)),
+            None => self.rows.iter().for_each(|r| t.add_row(*r, 1.0)),
+        }
+        t
+    }
 }
 
 /// What a histogram pass also does: find the leaf's best split under these
@@ -117,6 +135,33 @@ impl Layout {
         out
     }
 
+    /// Runs `task` on the features of `features` (ascending) in groups of
+    /// at most [`GROUP`] (in parallel when `work` is large), each with its
+    /// bins, and returns the best of the splits they return (compared in
+    /// feature order).
+    fn each_group<F>(
+        &self,
+        hist: &mut [Sums],
+        features: &[usize],
+        work: usize,
+        task: F,
+    ) -> Option<Split>
+    where
+        F: Fn(&mut [(usize, &mut [Sums])]) -> Option<Split> + Sync,
+    {
+        let mut slices = self.split(hist, features);
+        if work >= PARALLEL_WORK {
+            best_of(
+                slices
+                    .par_chunks_mut(GROUP)
+                    .map(|g| task(g))
+                    .collect::<Vec<_>>(),
+            )
+        } else {
+            best_of(slices.chunks_mut(GROUP).map(task))
+        }
+    }
+
     /// Runs `task(feature, its bins, their offset)` for every feature of
     /// `features` (in parallel when `work` is large) and returns the best of
     /// the splits they return.
@@ -145,19 +190,89 @@ pub(super) fn build(
     scan: Scan,
 ) -> Option<Split> {
     let work = rows.rows.len() * features.len();
-    layout.each(hist, features, work, |f, hf, _| {
-        let col = codes.col(f);
-        match rows.positions {
-            Some(pos) => fill(hf, rows.rows, |i| {
+    layout.each_group(hist, features, work, |group| {
+        if let [(fa, ha), (fb, hb)] = group {
+            let (ca, cb) = (codes.col(*fa), codes.col(*fb));
+            let at = |pos: &[u32], i: usize| {
+                if i + PREFETCH < pos.len() {
+                    let q = pos[i + PREFETCH] as usize;
+                    prefetch(ca, q);
+                    prefetch(cb, q);
+                }
+                let p = pos[i] as usize;
+                (ca[p], cb[p])
+            };
+            match (rows.positions, rows.copies) {
+                (Some(pos), None) => fill2(ha, hb, rows.rows, |_| 1.0, |i| at(pos, i)),
+                (Some(pos), Some(c)) => {
+                    fill2(ha, hb, rows.rows, |i| c[i] as f64, |i| at(pos, i))
+                }
+                (None, None) => fill2(ha, hb, rows.rows, |_| 1.0, |i| (ca[i], cb[i])),
+                (None, Some(c)) => fill2(ha, hb, rows.rows, |i| c[i] as f64, |i| (ca[i], cb[i])),
+            }
+            return best_of(group.iter().map(|(f, hf)| {
+                scan.and_then(|(rules, tot)| rules.best_on(*f, hf, tot))
+            }));
+        }
+        best_of(group.iter_mut().map(|(f, hf)| {
+            let col = codes.col(*f);
+            let at = |pos: &[u32], i: usize| {
                 if i + PREFETCH < pos.len() {
                     prefetch(col, pos[i + PREFETCH] as usize);
                 }
                 col[pos[i] as usize]
-            }),
-            None => fill(hf, rows.rows, |i| col[i]),
-        }
-        scan.and_then(|(rules, tot)| rules.best_on(f, hf, tot))
+            };
+            match (rows.positions, rows.copies) {
+                (Some(pos), None) => fill(hf, rows.rows, |_| 1.0, |i| at(pos, i)),
+                (Some(pos), Some(c)) => fill(hf, rows.rows, |i| c[i] as f64, |i| at(pos, i)),
+                (None, None) => fill(hf, rows.rows, |_| 1.0, |i| col[i]),
+                (None, Some(c)) => fill(hf, rows.rows, |i| c[i] as f64, |i| col[i]),
+            }
+            scan.and_then(|(rules, tot)| rules.best_on(*f, hf, tot))
+        }))
     })
+}
+
+/// Features whose histograms one pass over a leaf's rows fills together:
+/// each row's gradients are read once for all of them.
+const GROUP: usize = 2;
+
+/// Sets `ha` and `hb` to the histograms of `rows` of two features, row
+/// `i` falling into bins `codes(i)` with `copies(i)` copies. Even and odd
+/// rows are summed apart and then added, so that rows falling into one bin
+/// in a row do not wait on each other's sums.
+#[inline(always)]
+fn fill2(
+    ha: &mut [Sums],
+    hb: &mut [Sums],
+    rows: &[Grad],
+    copies: impl Fn(usize) -> f64,
+    codes: impl Fn(usize) -> (u8, u8),
+) {
+    ha.iter_mut().for_each(|b| *b = Sums::default());
+    hb.iter_mut().for_each(|b| *b = Sums::default());
+    let mut la = [Sums::default(); 256];
+    let mut lb = [Sums::default(); 256];
+    let whole = rows.len() / 2 * 2;
+    for i in (0..whole).step_by(2) {
+        let (n0, n1) = (copies(i), copies(i + 1));
+        let ((a0, b0), (a1, b1)) = (codes(i), codes(i + 1));
+        ha[a0 as usize].add_row(rows[i], n0);
+        hb[b0 as usize].add_row(rows[i], n0);
+        la[a1 as usize].add_row(rows[i + 1], n1);
+        lb[b1 as usize].add_row(rows[i + 1], n1);
+    }
+    if whole < rows.len() {
+        let (a, b) = codes(whole);
+        let n = copies(whole);
+        ha[a as usize].add_row(rows[whole], n);
+        hb[b as usize].add_row(rows[whole], n);
+    }
+    for (h, l) in [(ha, &la), (hb, &lb)] {
+        for (b, l) in h.iter_mut().zip(l) {
+            b.add(l);
+        }
+    }
 }
 
 /// Rows from which a histogram is summed in [`LANES`] interleaved copies.
@@ -169,26 +284,32 @@ const LANED_ROWS: usize = 2048;
 const LANES: usize = 4;
 
 /// Sets `hf` to the histogram of `rows`, row `i` falling into bin
-/// `code(i)`.
+/// `code(i)` with `copies(i)` copies.
 #[inline(always)]
-fn fill(hf: &mut [Sums], rows: &[Sums], code: impl Fn(usize) -> u8) {
+fn fill(
+    hf: &mut [Sums],
+    rows: &[Grad],
+    copies: impl Fn(usize) -> f64,
+    code: impl Fn(usize) -> u8,
+) {
     hf.iter_mut().for_each(|b| *b = Sums::default());
     if rows.len() < LANED_ROWS {
         for (i, r) in rows.iter().enumerate() {
-            hf[code(i) as usize].add(r);
+            hf[code(i) as usize].add_row(*r, copies(i));
         }
         return;
     }
     let mut lanes = [[Sums::default(); 256]; LANES - 1];
     let whole = rows.len() / LANES * LANES;
     for i in (0..whole).step_by(LANES) {
-        hf[code(i) as usize].add(&rows[i]);
+        hf[code(i) as usize].add_row(rows[i], copies(i));
         for (l, lane) in lanes.iter_mut().enumerate() {
-            lane[code(i + 1 + l) as usize].add(&rows[i + 1 + l]);
+            let j = i + 1 + l;
+            lane[code(j) as usize].add_row(rows[j], copies(j));
         }
     }
     for (i, r) in rows.iter().enumerate().skip(whole) {
-        hf[code(i) as usize].add(r);
+        hf[code(i) as usize].add_row(*r, copies(i));
     }
     for lane in &lanes {
         for (b, l) in hf.iter_mut().zip(lane) {

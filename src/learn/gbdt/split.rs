@@ -36,6 +36,23 @@ impl Sums {
         self.h += r.h;
         self.n += r.n;
     }
+
+    /// Adds a row with gradients `r` and `n` copies to these sums.
+    #[inline(always)]
+    pub fn add_row(&mut self, r: Grad, n: f64) {
+        self.g += r.g as f64;
+        self.h += r.h as f64;
+        self.n += n;
+    }
+}
+
+/// One row's gradient and hessian as the loss computes them (single
+/// precision: a leaf's rows are gathered into these, 8 bytes a row, and
+/// summed in double precision).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(super) struct Grad {
+    pub g: f32,
+    pub h: f32,
 }
 
 /// The best split of a leaf.

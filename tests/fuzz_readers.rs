@@ -469,8 +469,7 @@ fn crashes_found_stay_fixed() {
     let name = "model-calibrator-class-count.rarity";
     let bytes = std::fs::read(dir.join(name)).unwrap();
     let e = rarity::persist::from_bytes::<rarity::strategy::FittedStrategy>(&bytes, name.as_ref())
-        .err()
-        .expect(name)
+        .expect_err(name)
         .to_string();
     assert!(e.contains("calibrator"), "{name}: {e}");
 }

@@ -151,12 +151,7 @@ impl Layout {
     {
         let mut slices = self.split(hist, features);
         if work >= PARALLEL_WORK {
-            best_of(
-                slices
-                    .par_chunks_mut(GROUP)
-                    .map(|g| task(g))
-                    .collect::<Vec<_>>(),
-            )
+            best_of(slices.par_chunks_mut(GROUP).map(&task).collect::<Vec<_>>())
         } else {
             best_of(slices.chunks_mut(GROUP).map(task))
         }
@@ -204,15 +199,15 @@ pub(super) fn build(
             };
             match (rows.positions, rows.copies) {
                 (Some(pos), None) => fill2(ha, hb, rows.rows, |_| 1.0, |i| at(pos, i)),
-                (Some(pos), Some(c)) => {
-                    fill2(ha, hb, rows.rows, |i| c[i] as f64, |i| at(pos, i))
-                }
+                (Some(pos), Some(c)) => fill2(ha, hb, rows.rows, |i| c[i] as f64, |i| at(pos, i)),
                 (None, None) => fill2(ha, hb, rows.rows, |_| 1.0, |i| (ca[i], cb[i])),
                 (None, Some(c)) => fill2(ha, hb, rows.rows, |i| c[i] as f64, |i| (ca[i], cb[i])),
             }
-            return best_of(group.iter().map(|(f, hf)| {
-                scan.and_then(|(rules, tot)| rules.best_on(*f, hf, tot))
-            }));
+            return best_of(
+                group
+                    .iter()
+                    .map(|(f, hf)| scan.and_then(|(rules, tot)| rules.best_on(*f, hf, tot))),
+            );
         }
         best_of(group.iter_mut().map(|(f, hf)| {
             let col = codes.col(*f);
@@ -286,12 +281,7 @@ const LANES: usize = 4;
 /// Sets `hf` to the histogram of `rows`, row `i` falling into bin
 /// `code(i)` with `copies(i)` copies.
 #[inline(always)]
-fn fill(
-    hf: &mut [Sums],
-    rows: &[Grad],
-    copies: impl Fn(usize) -> f64,
-    code: impl Fn(usize) -> u8,
-) {
+fn fill(hf: &mut [Sums], rows: &[Grad], copies: impl Fn(usize) -> f64, code: impl Fn(usize) -> u8) {
     hf.iter_mut().for_each(|b| *b = Sums::default());
     if rows.len() < LANED_ROWS {
         for (i, r) in rows.iter().enumerate() {

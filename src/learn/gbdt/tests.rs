@@ -282,3 +282,71 @@ fn importances_share_the_gain_and_a_single_class_is_a_constant() {
     assert_eq!(c.predict_proba(&one).unwrap().row(0), &[0.0, 1.0]);
     assert_eq!(c.importances().unwrap().values, vec![0.0]);
 }
+
+#[test]
+fn row_copies_fit_as_repeated_rows() {
+    // Bagging hands gbdt a view in which rows repeat: each row's copies
+    // weigh its gradients and count towards `min_samples_leaf`. The same
+    // rows written out as often (features on a grid of 0.01, one bin per
+    // value either way) must give the same model. Three features: one
+    // histogram pass of two features and one of a single feature.
+    let base = noisy(900, 2, 4);
+    let round = |v: f64| (v * 100.0).round() / 100.0;
+    let times = |i: usize| 1 + (i * 7) % 3;
+    let mut rows = Vec::new();
+    let mut y = Vec::new();
+    let mut view_rows = Vec::new();
+    for i in 0..base.n_rows() {
+        for _ in 0..times(i) {
+            rows.push((0..3).map(|f| round(base.value(i, f))).collect::<Vec<_>>());
+            y.push(base.label(i) as u32);
+            view_rows.push(i);
+        }
+    }
+    let grid = ds(
+        (0..base.n_rows())
+            .map(|i| (0..3).map(|f| round(base.value(i, f))).collect())
+            .collect(),
+        (0..base.n_rows()).map(|i| base.label(i) as u32).collect(),
+        2,
+    );
+    let repeated = ds(rows, y, 2);
+    let g = Gbdt {
+        rounds: 20,
+        min_samples_leaf: 10,
+        ..Gbdt::default()
+    };
+    let with_copies = g
+        .fit(&grid.view(&view_rows), &mut crate::rng::stream(3, 0))
+        .unwrap();
+    let written_out = fit(&g, &repeated);
+    let (a, b) = (
+        with_copies.predict_proba(&grid).unwrap(),
+        written_out.predict_proba(&grid).unwrap(),
+    );
+    // The gradients are kept in single precision, and a row's copies scale
+    // its gradient before it is rounded where written-out rows are rounded
+    // one by one, so splits of nearly equal gain may part. The first tree's
+    // first splits (the large gains) are the same; the models are compared
+    // by their probabilities: far closer to each other than to the model
+    // of the rows taken once each.
+    let first = |m: &Model| -> Vec<(u32, f64)> {
+        gbdt_of(m).trees()[0].nodes[..8]
+            .iter()
+            .map(|n| (n.feature, n.threshold))
+            .collect()
+    };
+    assert_eq!(first(&with_copies), first(&written_out));
+    let once = fit(&g, &grid).predict_proba(&grid).unwrap();
+    let gap = |p: &crate::data::Proba| {
+        (0..grid.n_rows())
+            .map(|i| (p.row(i)[1] - a.row(i)[1]).abs())
+            .sum::<f64>()
+            / grid.n_rows() as f64
+    };
+    let (same, other) = (gap(&b), gap(&once));
+    assert!(
+        same < 1e-6 && other > 1e-3,
+        "copies vs written out {same}, vs once {other}"
+    );
+}

@@ -1,6 +1,7 @@
 //! The fitted ensemble: member models, each member's class keep rates, and the
 //! vote that combines them (Collell et al. 2018, Algorithm 1, steps 2.2-2.4).
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::data::{Dataset, Proba};
@@ -161,6 +162,24 @@ impl BaggedModel {
             Some(_) => forest_block(data.n_rows()),
             None => ROW_CHUNK,
         };
+        // A tree's output for a row is its leaf's probabilities through
+        // the hook: computed once per leaf, not once per row.
+        let hooked: Vec<Vec<f64>> = match &trees {
+            Some(trees) => trees
+                .par_iter()
+                .enumerate()
+                .map(|(i, t)| {
+                    let mut table = Vec::with_capacity(t.n_leaves() * k);
+                    for leaf in 0..t.n_leaves() {
+                        let start = table.len();
+                        table.extend_from_slice(t.proba_of_leaf(leaf));
+                        hook(i, &self.keep_rates[i], &mut table[start..]);
+                    }
+                    table
+                })
+                .collect(),
+            None => Vec::new(),
+        };
         let p = in_blocks_of(data.n_rows(), k, rows, |first, chunk| {
             let mut tmp = vec![0.0; k];
             match &trees {
@@ -168,12 +187,11 @@ impl BaggedModel {
                     let rows = chunk.len() / k;
                     let x = &data.features()[first * d..(first + rows) * d];
                     let mut leaves = vec![0u32; rows];
-                    for (i, t) in trees.iter().enumerate() {
+                    for (t, table) in trees.iter().zip(&hooked) {
                         t.leaves(x, d, &mut leaves);
                         for (out, &l) in chunk.chunks_mut(k).zip(&leaves) {
-                            tmp.copy_from_slice(t.proba_of_leaf(l as usize));
-                            hook(i, &self.keep_rates[i], &mut tmp);
-                            self.add_vote(&tmp, out);
+                            let l = l as usize;
+                            self.add_vote(&table[l * k..(l + 1) * k], out);
                         }
                     }
                 }

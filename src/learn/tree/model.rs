@@ -3,9 +3,11 @@
 //!
 //! Scoring walks a compact copy of the nodes (16 bytes each: threshold,
 //! feature, right child; the left child is the next node, as depth-first
-//! order places it), built when the tree is made or read from a file, and
-//! [`TreeModel::leaves`] walks a block of rows eight at a time so that the
-//! memory latency of one row's next node overlaps the others'.
+//! order places it), built when the tree is made or read from a file and
+//! checked then, so that the walks index without checks.
+//! [`TreeModel::leaves`] walks a block of rows sixteen at a time, each row
+//! that reaches its leaf handing its place to the next, so that the memory
+//! latency of one row's next node overlaps the others'.
 
 use crate::learn::{Classifier, Importances};
 use serde::{Deserialize, Serialize};
@@ -47,13 +49,21 @@ struct Flat {
     right: u32,
 }
 
-/// The scoring layout of `nodes`, or nothing when some left child does not
-/// follow its parent (then the nodes themselves are walked).
-fn flatten(nodes: &[Node]) -> Vec<Flat> {
-    let ok = nodes
-        .iter()
-        .enumerate()
-        .all(|(i, n)| n.is_leaf() || n.left as usize == i + 1);
+/// The scoring layout of `nodes`, or nothing when they do not form a
+/// depth-first tree over `n_features` features (a split's left child
+/// directly after it, its right child after that and inside the tree, its
+/// feature inside the row); then the nodes themselves are walked, every
+/// index checked, and a model file that gets so far is refused by its
+/// validation. A layout is what lets [`TreeModel::leaves`] index without
+/// checks.
+fn flatten(nodes: &[Node], n_features: usize) -> Vec<Flat> {
+    let ok = nodes.iter().enumerate().all(|(i, n)| {
+        n.is_leaf()
+            || (n.left as usize == i + 1
+                && n.right as usize > i
+                && (n.right as usize) < nodes.len()
+                && (n.feature as usize) < n_features)
+    });
     if !ok {
         return Vec::new();
     }
@@ -80,7 +90,7 @@ struct TreeFile {
 impl From<TreeFile> for TreeModel {
     fn from(f: TreeFile) -> Self {
         TreeModel {
-            flat: flatten(&f.nodes),
+            flat: flatten(&f.nodes, f.n_features),
             n_features: f.n_features,
             n_classes: f.n_classes,
             nodes: f.nodes,
@@ -167,44 +177,72 @@ impl TreeModel {
 
     /// The leaf numbers of the rows of the row-major block `x` (`d`
     /// features per row) into `out` (one per row): the same leaves as
-    /// [`TreeModel::leaf_index`], found eight rows at a time.
+    /// [`TreeModel::leaf_index`], found sixteen rows at a time: a row that
+    /// reaches its leaf hands its place to the next row.
     pub fn leaves(&self, x: &[f64], d: usize, out: &mut [u32]) {
-        const LANES: usize = 8;
+        const LANES: usize = 16;
         let rows = out.len();
-        if self.flat.is_empty() || d == 0 {
+        let flat = &self.flat[..];
+        if flat.is_empty() || d < self.n_features || x.len() < rows * d || rows < LANES {
             for (i, o) in out.iter_mut().enumerate() {
                 *o = self.leaf_index(&x[i * d..(i + 1) * d]) as u32;
             }
             return;
         }
-        let flat = &self.flat[..];
-        let mut start = 0;
-        while start < rows {
-            let lanes = LANES.min(rows - start);
-            let mut at = [0usize; LANES];
-            let mut live = lanes;
-            let mut done = [false; LANES];
-            while live > 0 {
-                for l in 0..lanes {
-                    if done[l] {
-                        continue;
-                    }
-                    let n = flat[at[l]];
-                    if n.feature == LEAF {
-                        out[start + l] = n.right;
-                        done[l] = true;
-                        live -= 1;
-                        continue;
-                    }
-                    let v = x[(start + l) * d + n.feature as usize];
-                    at[l] = if v <= n.threshold {
-                        at[l] + 1
+        // SAFETY (both uses): a lane's node is one of the layout (walks
+        // start at the root of a non-empty layout and `flatten` checked
+        // that a split's children lie inside it); a split's feature is below
+        // `n_features <= d`, a lane's row below `rows`, and `x` holds
+        // `rows * d` values.
+        let node = |at: usize| unsafe { *flat.get_unchecked(at) };
+        let value = |row: usize, f: u32| unsafe { *x.get_unchecked(row * d + f as usize) };
+        let mut row: [usize; LANES] = std::array::from_fn(|l| l);
+        let mut at = [0usize; LANES];
+        let mut live = [true; LANES];
+        let mut next = LANES;
+        // Every lane walks while rows remain: one that reaches its leaf
+        // takes the next row.
+        while next < rows {
+            for l in 0..LANES {
+                let n = node(at[l]);
+                if n.feature == LEAF {
+                    out[row[l]] = n.right;
+                    if next < rows {
+                        row[l] = next;
+                        next += 1;
+                        at[l] = 0;
                     } else {
-                        n.right as usize
-                    };
+                        live[l] = false;
+                    }
+                    continue;
                 }
+                at[l] = if value(row[l], n.feature) <= n.threshold {
+                    at[l] + 1
+                } else {
+                    n.right as usize
+                };
             }
-            start += lanes;
+        }
+        // The last rows finish.
+        let mut left = live.iter().filter(|&&b| b).count();
+        while left > 0 {
+            for l in 0..LANES {
+                if !live[l] {
+                    continue;
+                }
+                let n = node(at[l]);
+                if n.feature == LEAF {
+                    out[row[l]] = n.right;
+                    live[l] = false;
+                    left -= 1;
+                    continue;
+                }
+                at[l] = if value(row[l], n.feature) <= n.threshold {
+                    at[l] + 1
+                } else {
+                    n.right as usize
+                };
+            }
         }
     }
 
@@ -404,7 +442,7 @@ impl Growing {
             estimate.apply(c, priors, p);
         }
         TreeModel {
-            flat: flatten(&self.nodes),
+            flat: flatten(&self.nodes, self.n_features),
             n_features: self.n_features,
             n_classes: k,
             nodes: self.nodes,

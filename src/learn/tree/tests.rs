@@ -548,3 +548,24 @@ fn binning_edge_cases() {
     let coarse = Binned::with_max_bins(&ds, 4).unwrap();
     assert_eq!(coarse.n_bins(1), 4);
 }
+
+#[test]
+fn block_walk_finds_each_rows_own_leaf() {
+    // Random labels grow a deep, ragged tree: rows reach leaves at very
+    // different depths, so lanes hand over rows at different times.
+    let ds = random_data(900, 4, 2, 50, 3);
+    let m = fit(&Tree::default(), &ds);
+    assert!(m.depth() > 10, "depth {}", m.depth());
+    let d = 4;
+    let mut r = rng::stream(9, 0);
+    let mut x: Vec<f64> = (0..700 * d).map(|_| r.random_range(0..52) as f64 - 1.0).collect();
+    x[5] = f64::NAN; // a missing value goes right, in both walks
+    x[d * 37 + 2] = f64::NAN;
+    for rows in [0, 1, 15, 16, 17, 33, 255, 700] {
+        let mut out = vec![u32::MAX; rows];
+        m.leaves(&x[..rows * d], d, &mut out);
+        for (i, &l) in out.iter().enumerate() {
+            assert_eq!(l as usize, m.leaf_index(&x[i * d..(i + 1) * d]), "{rows} rows, row {i}");
+        }
+    }
+}

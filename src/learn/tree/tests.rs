@@ -558,14 +558,20 @@ fn block_walk_finds_each_rows_own_leaf() {
     assert!(m.depth() > 10, "depth {}", m.depth());
     let d = 4;
     let mut r = rng::stream(9, 0);
-    let mut x: Vec<f64> = (0..700 * d).map(|_| r.random_range(0..52) as f64 - 1.0).collect();
+    let mut x: Vec<f64> = (0..700 * d)
+        .map(|_| r.random_range(0..52) as f64 - 1.0)
+        .collect();
     x[5] = f64::NAN; // a missing value goes right, in both walks
     x[d * 37 + 2] = f64::NAN;
     for rows in [0, 1, 15, 16, 17, 33, 255, 700] {
         let mut out = vec![u32::MAX; rows];
         m.leaves(&x[..rows * d], d, &mut out);
         for (i, &l) in out.iter().enumerate() {
-            assert_eq!(l as usize, m.leaf_index(&x[i * d..(i + 1) * d]), "{rows} rows, row {i}");
+            assert_eq!(
+                l as usize,
+                m.leaf_index(&x[i * d..(i + 1) * d]),
+                "{rows} rows, row {i}"
+            );
         }
     }
 }

@@ -186,13 +186,14 @@ impl BaggedModel {
                 Some(trees) => {
                     let rows = chunk.len() / k;
                     let x = &data.features()[first * d..(first + rows) * d];
-                    let mut leaves = vec![0u32; rows];
                     for (t, table) in trees.iter().zip(&hooked) {
-                        t.leaves(x, d, &mut leaves);
-                        for (out, &l) in chunk.chunks_mut(k).zip(&leaves) {
+                        t.each_leaf(x, d, rows, |r, l| {
                             let l = l as usize;
-                            self.add_vote(&table[l * k..(l + 1) * k], out);
-                        }
+                            self.add_vote(
+                                &table[l * k..(l + 1) * k],
+                                &mut chunk[r * k..(r + 1) * k],
+                            );
+                        });
                     }
                 }
                 None => {

@@ -5,7 +5,7 @@
 //! feature, right child; the left child is the next node, as depth-first
 //! order places it), built when the tree is made or read from a file and
 //! checked then, so that the walks index without checks.
-//! [`TreeModel::leaves`] walks a block of rows sixteen at a time, each row
+//! [`TreeModel::each_leaf`] walks a block of rows sixteen at a time, each row
 //! that reaches its leaf handing its place to the next, so that the memory
 //! latency of one row's next node overlaps the others'.
 
@@ -54,7 +54,7 @@ struct Flat {
 /// directly after it, its right child after that and inside the tree, its
 /// feature inside the row); then the nodes themselves are walked, every
 /// index checked, and a model file that gets so far is refused by its
-/// validation. A layout is what lets [`TreeModel::leaves`] index without
+/// validation. A layout is what lets [`TreeModel::each_leaf`] index without
 /// checks.
 fn flatten(nodes: &[Node], n_features: usize) -> Vec<Flat> {
     let ok = nodes.iter().enumerate().all(|(i, n)| {
@@ -175,17 +175,17 @@ impl TreeModel {
         }
     }
 
-    /// The leaf numbers of the rows of the row-major block `x` (`d`
-    /// features per row) into `out` (one per row): the same leaves as
-    /// [`TreeModel::leaf_index`], found sixteen rows at a time: a row that
-    /// reaches its leaf hands its place to the next row.
-    pub fn leaves(&self, x: &[f64], d: usize, out: &mut [u32]) {
+    /// Calls `found(row, leaf)` once for each of the first `rows` rows of
+    /// the row-major block `x` (`d` features per row), in no particular
+    /// order, with the leaf [`TreeModel::leaf_index`] finds for it. The
+    /// rows walk sixteen at a time: a row that reaches its leaf hands its
+    /// place to the next row.
+    pub fn each_leaf(&self, x: &[f64], d: usize, rows: usize, mut found: impl FnMut(usize, u32)) {
         const LANES: usize = 16;
-        let rows = out.len();
         let flat = &self.flat[..];
         if flat.is_empty() || d < self.n_features || x.len() < rows * d || rows < LANES {
-            for (i, o) in out.iter_mut().enumerate() {
-                *o = self.leaf_index(&x[i * d..(i + 1) * d]) as u32;
+            for i in 0..rows {
+                found(i, self.leaf_index(&x[i * d..(i + 1) * d]) as u32);
             }
             return;
         }
@@ -195,33 +195,40 @@ impl TreeModel {
         // `n_features <= d`, a lane's row below `rows`, and `x` holds
         // `rows * d` values.
         let node = |at: usize| unsafe { *flat.get_unchecked(at) };
-        let value = |row: usize, f: u32| unsafe { *x.get_unchecked(row * d + f as usize) };
+        let value = |start: usize, f: u32| unsafe { *x.get_unchecked(start + f as usize) };
         let mut row: [usize; LANES] = std::array::from_fn(|l| l);
+        let mut base: [usize; LANES] = std::array::from_fn(|l| l * d);
         let mut at = [0usize; LANES];
         let mut live = [true; LANES];
         let mut next = LANES;
+        // One step of lane `l` (written out for each lane: constant
+        // indices keep the lanes' state out of index arithmetic).
+        macro_rules! step {
+            ($($l:literal)*) => {$(
+                let n = node(at[$l]);
+                if n.feature == LEAF {
+                    found(row[$l], n.right);
+                    if next < rows {
+                        row[$l] = next;
+                        base[$l] = next * d;
+                        next += 1;
+                        at[$l] = 0;
+                    } else {
+                        live[$l] = false;
+                    }
+                } else {
+                    at[$l] = if value(base[$l], n.feature) <= n.threshold {
+                        at[$l] + 1
+                    } else {
+                        n.right as usize
+                    };
+                }
+            )*};
+        }
         // Every lane walks while rows remain: one that reaches its leaf
         // takes the next row.
         while next < rows {
-            for l in 0..LANES {
-                let n = node(at[l]);
-                if n.feature == LEAF {
-                    out[row[l]] = n.right;
-                    if next < rows {
-                        row[l] = next;
-                        next += 1;
-                        at[l] = 0;
-                    } else {
-                        live[l] = false;
-                    }
-                    continue;
-                }
-                at[l] = if value(row[l], n.feature) <= n.threshold {
-                    at[l] + 1
-                } else {
-                    n.right as usize
-                };
-            }
+            step!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
         }
         // The last rows finish.
         let mut left = live.iter().filter(|&&b| b).count();
@@ -232,12 +239,12 @@ impl TreeModel {
                 }
                 let n = node(at[l]);
                 if n.feature == LEAF {
-                    out[row[l]] = n.right;
+                    found(row[l], n.right);
                     live[l] = false;
                     left -= 1;
                     continue;
                 }
-                at[l] = if value(row[l], n.feature) <= n.threshold {
+                at[l] = if value(base[l], n.feature) <= n.threshold {
                     at[l] + 1
                 } else {
                     n.right as usize
@@ -329,11 +336,9 @@ impl Classifier for TreeModel {
 
     fn predict_rows(&self, x: &[f64], out: &mut [f64]) {
         let k = self.n_classes;
-        let mut leaves = vec![0u32; out.len() / k];
-        self.leaves(x, self.n_features, &mut leaves);
-        for (o, &l) in out.chunks_mut(k).zip(&leaves) {
-            o.copy_from_slice(self.proba_of_leaf(l as usize));
-        }
+        self.each_leaf(x, self.n_features, out.len() / k, |r, l| {
+            out[r * k..(r + 1) * k].copy_from_slice(self.proba_of_leaf(l as usize));
+        });
     }
 
     /// Checks child and feature indices and shapes; says what is wrong.

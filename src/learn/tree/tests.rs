@@ -565,7 +565,10 @@ fn block_walk_finds_each_rows_own_leaf() {
     x[d * 37 + 2] = f64::NAN;
     for rows in [0, 1, 15, 16, 17, 33, 255, 700] {
         let mut out = vec![u32::MAX; rows];
-        m.leaves(&x[..rows * d], d, &mut out);
+        m.each_leaf(&x[..rows * d], d, rows, |r, l| {
+            assert_eq!(out[r], u32::MAX, "row {r} found twice");
+            out[r] = l;
+        });
         for (i, &l) in out.iter().enumerate() {
             assert_eq!(
                 l as usize,

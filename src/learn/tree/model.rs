@@ -181,6 +181,7 @@ impl TreeModel {
     /// rows walk sixteen at a time: a row that reaches its leaf hands its
     /// place to the next row.
     pub fn each_leaf(&self, x: &[f64], d: usize, rows: usize, mut found: impl FnMut(usize, u32)) {
+        // The lanes are written out below, one per index: 0 to 15.
         const LANES: usize = 16;
         let flat = &self.flat[..];
         if flat.is_empty() || d < self.n_features || x.len() < rows * d || rows < LANES {
@@ -192,8 +193,8 @@ impl TreeModel {
         // SAFETY (both uses): a lane's node is one of the layout (walks
         // start at the root of a non-empty layout and `flatten` checked
         // that a split's children lie inside it); a split's feature is below
-        // `n_features <= d`, a lane's row below `rows`, and `x` holds
-        // `rows * d` values.
+        // `n_features <= d`, a lane's row below `rows` and its offset
+        // `row * d`, and `x` holds `rows * d` values.
         let node = |at: usize| unsafe { *flat.get_unchecked(at) };
         let value = |start: usize, f: u32| unsafe { *x.get_unchecked(start + f as usize) };
         let mut row: [usize; LANES] = std::array::from_fn(|l| l);

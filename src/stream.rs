@@ -7,8 +7,13 @@
 //! counts the classes (parsing the target column only; the others are
 //! only looked at for missing values), the sampler draws which rows of each
 //! class to keep from those counts alone, and a second pass keeps only
-//! those rows. Memory is proportional to the sample; the keep rates are the
-//! counted ones, so `+correct` (eq. 9) is exact; the rows, and so the
+//! those rows. Undersampling at a rate `beta` on two classes
+//! ([`Sampler::streaming_rate`]) needs the counts only to know which class
+//! is the minority, so one pass draws and counts at once, and the counts
+//! then pick the sample among the rows held ([`read_speculative`]; the
+//! second pass remains for the cases it cannot settle). Memory is
+//! proportional to the sample; the keep rates are the counted ones, so
+//! `+correct` (eq. 9) is exact; the rows, and so the
 //! fitted model, are those of the in-memory [`Strategy::fit`] for the same
 //! seed, whatever the reader's block size or thread count.
 //!
@@ -25,8 +30,8 @@
 use std::path::Path;
 
 use crate::data::read::{
-    count_classes, predict_blocks, read_selected, PredictBlock, PredictOptions, ReadOptions,
-    ReadReport, Table,
+    count_classes, predict_blocks, read_selected, read_speculative, ClassCounts, PredictBlock,
+    PredictOptions, ReadOptions, ReadReport, Speculated, Table, UNDECIDED_ROWS,
 };
 use crate::data::scores::{prediction_block, prediction_columns};
 use crate::data::write::{is_stdio, TableFormat, TableWriter};
@@ -34,6 +39,7 @@ use crate::data::{require_two_classes, Dataset};
 use crate::error::Result;
 use crate::progress::Progress;
 use crate::rng::{self, Rng};
+use crate::sample::plan::Plan;
 use crate::sample::Sampler;
 use crate::strategy::{FittedStrategy, Strategy};
 
@@ -71,15 +77,43 @@ pub fn sample_file(
     if !table.numeric_only(opts)? {
         return Ok(None);
     }
-    // Rows are counted over both passes: the count, then the sample.
-    let progress = Progress::start("rows read (two passes)", 0);
-    let counted = count_classes(table, opts, &|r| progress.set_done(r))?;
+    let progress = Progress::start("rows read", 0);
+    let mut plan = None;
+    let counted = match sampler.streaming_rate() {
+        Some(rate) => {
+            let start = rng.clone();
+            let mut select = |c: &ClassCounts| -> Result<Option<Vec<Vec<u64>>>> {
+                require_two_classes(&c.counts(), c.class_names())?;
+                let p = sampler
+                    .plan(&c.counts(), c.class_names(), rng)
+                    .transpose()?;
+                let wanted = p.as_ref().map(|p| p.per_class.clone());
+                plan = p;
+                Ok(wanted)
+            };
+            let undecided = UNDECIDED_ROWS;
+            match read_speculative(table, opts, rate, &start, undecided, &mut select, &|r| {
+                progress.set_done(r)
+            })? {
+                Speculated::Sample(counted, data, report) => {
+                    let plan = plan.expect("a sample comes from a plan");
+                    return Ok(Some(streamed(data, counted.counts(), &plan, report)));
+                }
+                Speculated::Counted(counted) => counted,
+            }
+        }
+        None => count_classes(table, opts, &|r| progress.set_done(r))?,
+    };
+    // The sample is read in a second pass.
     let counted_rows = counted.report.rows_read as u64;
     let counts = counted.counts();
     require_two_classes(&counts, counted.class_names())?;
-    let plan = match sampler.plan(&counts, counted.class_names(), rng) {
-        None => return Ok(None),
-        Some(p) => p?,
+    let plan = match plan {
+        Some(p) => p,
+        None => match sampler.plan(&counts, counted.class_names(), rng) {
+            None => return Ok(None),
+            Some(p) => p?,
+        },
     };
     let mut cursor = plan.cursor();
     let (data, _) = read_selected(
@@ -89,19 +123,24 @@ pub fn sample_file(
         &mut |c| cursor.keep(c),
         &|r| progress.set_done(counted_rows + r),
     )?;
+    Ok(Some(streamed(data, counts, &plan, counted.report)))
+}
+
+/// The sample `data` drawn by `plan` from a file with `counts` rows per class.
+fn streamed(data: Dataset, counts: Vec<usize>, plan: &Plan, report: ReadReport) -> StreamedSample {
     let kept = plan.kept();
     let keep_rates = counts
         .iter()
         .zip(&kept)
         .map(|(&n, &k)| if n == 0 { 1.0 } else { k as f64 / n as f64 })
         .collect();
-    Ok(Some(StreamedSample {
+    StreamedSample {
         data,
         counts,
         keep_rates,
-        notes: plan.notes,
-        report: counted.report,
-    }))
+        notes: plan.notes.clone(),
+        report,
+    }
 }
 
 /// Fits `strategy` on the file at `path`, its sampler stage's sample kept
@@ -222,4 +261,117 @@ struct Pending {
     x: Vec<f64>,
     ids: Vec<String>,
     rows: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use rand::RngExt;
+
+    use super::*;
+    use crate::data::read::read_path;
+    use crate::sample::RandomUnder;
+
+    /// A CSV file of one feature and the labels `labels` in order.
+    fn file(name: &str, labels: &[&str]) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("rarity-stream-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut text = String::from("x,class\n");
+        for (i, l) in labels.iter().enumerate() {
+            text.push_str(&format!("{},{l}\n", i % 1000));
+        }
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    /// `n` labels, `every`-th one `rare`, the rest `common`.
+    fn mixed(
+        n: usize,
+        every: usize,
+        rare: &'static str,
+        common: &'static str,
+    ) -> Vec<&'static str> {
+        (0..n)
+            .map(|i| if i % every == 0 { rare } else { common })
+            .collect()
+    }
+
+    /// The one-pass read of `path` at `rate`, holding at most `undecided`
+    /// undrawn rows, with the plan the in-memory sampler would make.
+    fn speculate(path: &Path, rate: f64, undecided: usize) -> Speculated {
+        let opts = ReadOptions::default();
+        let sampler = RandomUnder::beta(rate);
+        let mut rng = rng::stream(42, 0);
+        let start = rng.clone();
+        let mut select = |c: &ClassCounts| -> Result<Option<Vec<Vec<u64>>>> {
+            let p = sampler.plan(&c.counts(), c.class_names(), &mut rng);
+            Ok(p.transpose()?.map(|p| p.per_class))
+        };
+        let table = Table::open(path, &opts).unwrap();
+        read_speculative(table, &opts, rate, &start, undecided, &mut select, &|_| {}).unwrap()
+    }
+
+    /// The streamed sample is the in-memory sample, and the stream ends
+    /// where the in-memory draw leaves it.
+    fn same_as_in_memory(path: &Path, rate: f64) {
+        let opts = ReadOptions::default();
+        let sampler = RandomUnder::beta(rate);
+        let mut a = rng::stream(42, 0);
+        let s = sample_file(&sampler, path, &opts, &mut a).unwrap().unwrap();
+        let (ds, _) = read_path(path, &opts).unwrap();
+        let mut b = rng::stream(42, 0);
+        let want = sampler.resample(&ds, &mut b).unwrap();
+        let rows = want.materialise(&ds).unwrap();
+        assert_eq!(s.data.features(), rows.features());
+        assert_eq!(s.data.labels(), rows.labels());
+        assert_eq!(s.keep_rates, want.keep_rates);
+        assert_eq!(a.random::<u64>(), b.random::<u64>());
+    }
+
+    #[test]
+    fn one_pass_when_the_sample_is_what_was_held() {
+        // Minority spread through the file, first, or last.
+        let spread = file("spread.csv", &mixed(5000, 7, "1", "0"));
+        let mut first = vec!["b"; 300];
+        first.extend(vec!["a"; 3000]);
+        let first = file("first.csv", &first);
+        let mut last = vec!["a"; 3000];
+        last.extend(vec!["b"; 300]);
+        let last = file("last.csv", &last);
+        for path in [&spread, &first, &last] {
+            for undecided in [0, 100, 1 << 20] {
+                assert!(matches!(
+                    speculate(path, 0.2, undecided),
+                    Speculated::Sample(..)
+                ));
+            }
+            same_as_in_memory(path, 0.2);
+            same_as_in_memory(path, 1.0);
+        }
+    }
+
+    #[test]
+    fn two_passes_when_it_is_not() {
+        // Three labels: the other classes' draws follow each other.
+        let mut labels = mixed(3000, 3, "c", "d");
+        labels.extend(vec!["e"; 20]);
+        let three = file("three.csv", &labels);
+        assert!(matches!(
+            speculate(&three, 0.3, 1 << 20),
+            Speculated::Counted(_)
+        ));
+        same_as_in_memory(&three, 0.3);
+        // A class large in the first block (so let go) that ends the
+        // minority: more than a block (1 MiB) of it first.
+        let mut swap = vec!["p"; 200_000];
+        swap.extend(mixed(300_000, 50, "p", "q"));
+        let swap = file("swap.csv", &swap);
+        assert!(matches!(
+            speculate(&swap, 0.1, 1000),
+            Speculated::Counted(_)
+        ));
+        same_as_in_memory(&swap, 0.1);
+    }
 }

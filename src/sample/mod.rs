@@ -143,6 +143,15 @@ pub trait Sampler: Send + Sync + std::fmt::Debug {
         let _ = (counts, class_names, rng);
         None
     }
+
+    /// For a [`Sampler::plan`] that, on two classes, keeps every row of the
+    /// minority and each row of the other class whose uniform draw (one per
+    /// row of that class, in input order) falls below a rate: that rate.
+    /// A file can then be sampled in one pass, before its classes are
+    /// counted ([`crate::data::read::read_speculative`]).
+    fn streaming_rate(&self) -> Option<f64> {
+        None
+    }
 }
 
 /// A sampler name in the `method(key=value,...)` form its parser reads:

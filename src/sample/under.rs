@@ -221,6 +221,10 @@ impl Sampler for RandomUnder {
         Some(self.draw(counts, class_names, rng))
     }
 
+    fn streaming_rate(&self) -> Option<f64> {
+        self.beta.filter(|_| !self.is_exact())
+    }
+
     fn name(&self) -> String {
         let exact = self.is_exact();
         let mode = if exact { ",exact" } else { "" };

@@ -41,6 +41,7 @@ mod lines;
 mod number;
 mod rows;
 pub mod source;
+mod speculate;
 
 use std::path::Path;
 
@@ -56,6 +57,7 @@ pub use columns::{
 };
 pub use rows::{Unknown, MAX_LEVELS};
 pub use source::Table;
+pub use speculate::{read_speculative, Select, Speculated, UNDECIDED_ROWS};
 
 use labels::Interner;
 use rows::Sink;
@@ -424,30 +426,40 @@ pub fn count_classes(
     };
     table.run(&layout, &mut counter)?;
     let collector = gather.collector;
-    let labels = collector.labels().clone();
-    let report = collector.report;
-    if report.rows_read == 0 {
-        return Err(parse_err(
-            &layout.origin,
-            "the file has a header but no data rows",
-        ));
+    ClassCounts::of(collector.labels().clone(), collector.report, &layout, opts)
+}
+
+impl ClassCounts {
+    /// The classes of the labels a pass over `layout`'s table counted.
+    fn of(
+        labels: Interner,
+        report: ReadReport,
+        layout: &Layout,
+        opts: &ReadOptions,
+    ) -> Result<ClassCounts> {
+        if report.rows_read == 0 {
+            return Err(parse_err(
+                &layout.origin,
+                "the file has a header but no data rows",
+            ));
+        }
+        if labels.len() == 0 {
+            return Err(parse_err(
+                &layout.origin,
+                format!(
+                    "every one of the {} rows has a missing value and was dropped",
+                    report.rows_read
+                ),
+            ));
+        }
+        let (class_names, class_of_raw) = labels.classes(opts.positive.as_deref())?;
+        Ok(ClassCounts {
+            labels,
+            class_names,
+            class_of_raw,
+            report,
+        })
     }
-    if labels.len() == 0 {
-        return Err(parse_err(
-            &layout.origin,
-            format!(
-                "every one of the {} rows has a missing value and was dropped",
-                report.rows_read
-            ),
-        ));
-    }
-    let (class_names, class_of_raw) = labels.classes(opts.positive.as_deref())?;
-    Ok(ClassCounts {
-        labels,
-        class_names,
-        class_of_raw,
-        report,
-    })
 }
 
 /// Globalises blocks and keeps nothing but the label counts.

@@ -6,6 +6,8 @@ side by side with the Python peers where there is one.
     pip install pandas pyarrow polars scikit-learn imbalanced-learn threadpoolctl
     python3 benches/data_at_scale.py fit --rows 100000000      # CSV and Parquet (needs ~40 GB of disk)
     python3 benches/data_at_scale.py predict --rows 10000000
+    python3 benches/data_at_scale.py evaluate --rows 10000000   # streamed vs in memory (CSV)
+    python3 benches/data_at_scale.py evaluate --rows 100000000 --ext parquet
     python3 benches/data_at_scale.py parquet --rows 10000000    # vs pyarrow and polars
     python3 benches/data_at_scale.py smote --rows 1000000       # vs imbalanced-learn + pandas
 
@@ -120,6 +122,46 @@ def bench_predict(a):
             os.remove(p)
 
 
+EVAL_MODEL = "under(beta=0.005)+forest(n=10)+correct+threshold(priors)"
+
+
+def without_timings(report):
+    """An evaluate report without what differs between runs."""
+    if isinstance(report, dict):
+        return {k: without_timings(v) for k, v in report.items()
+                if "seconds" not in k and k != "data"}
+    if isinstance(report, list):
+        return [without_timings(v) for v in report]
+    return report
+
+
+def bench_evaluate(a):
+    """5-fold `evaluate` read from the file (folds' samples kept while
+    reading); with CSV up to 2e7 rows, also the whole table read from
+    standard input (in memory), and the two reports compared."""
+    f = generate(os.path.join(a.dir, f"fraud{a.rows}.{a.ext}"), a.rows)
+    size = os.path.getsize(f) / 1e9
+    args = ["--quiet", "--format", "json", "evaluate", "--cv", "5", "--model", EVAL_MODEL]
+    out_s = os.path.join(a.dir, "eval_stream.json")
+    cache = cold()
+    streamed = timed(["sh", "-c", " ".join(f"'{x}'" for x in rarity(*args, f)) + f" > {out_s}"],
+                     f"evaluate {a.ext} streamed, {size:.1f} GB, {cache}")
+    summary = {"summary": "evaluate", "rows": a.rows, "model": EVAL_MODEL, "streamed": streamed}
+    if a.ext == "csv" and a.rows <= 20_000_000:
+        out_m = os.path.join(a.dir, "eval_memory.json")
+        cache = cold()
+        memory = timed(["sh", "-c", " ".join(f"'{x}'" for x in rarity(*args, "-"))
+                        + f" < {f} > {out_m}"], f"evaluate {a.ext} in memory (stdin), {cache}")
+        same = without_timings(json.load(open(out_s))) == without_timings(json.load(open(out_m)))
+        summary.update(memory=memory, same_report=same,
+                       time_ratio=round(streamed["wall_s"] / memory["wall_s"], 2),
+                       memory_ratio=round(memory["peak_rss_mib"] / streamed["peak_rss_mib"], 1))
+    summary["roc_auc"] = json.load(open(out_s))["metrics"]["roc_auc"]
+    print(json.dumps(summary))
+    if not a.keep:
+        os.remove(f)
+
+
 def bench_parquet(a):
     f = generate(os.path.join(a.dir, f"fraud{a.rows}.parquet"), a.rows)
     ours = timed(rarity("--quiet", "inspect", f), "rarity read (inspect)")
@@ -171,7 +213,8 @@ def bench_smote(a):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("what", choices=["fit", "predict", "parquet", "smote"])
+    p.add_argument("what", choices=["fit", "predict", "evaluate", "parquet", "smote"])
+    p.add_argument("--ext", choices=["csv", "parquet"], default="csv", help="evaluate's file format")
     p.add_argument("--rows", type=int, default=1_000_000)
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--dir", default=os.path.join(ROOT, "target", "scale-bench"))
@@ -182,7 +225,7 @@ def main():
     os.makedirs(a.dir, exist_ok=True)
     print(json.dumps({"disk_free_gb": round(shutil.disk_usage(a.dir).free / 1e9, 1),
                       "nproc": os.cpu_count(), "load": open("/proc/loadavg").read().strip()}))
-    {"fit": bench_fit, "predict": bench_predict, "parquet": bench_parquet, "smote": bench_smote}[a.what](a)
+    {"fit": bench_fit, "predict": bench_predict, "evaluate": bench_evaluate, "parquet": bench_parquet, "smote": bench_smote}[a.what](a)
 
 
 if __name__ == "__main__":

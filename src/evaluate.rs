@@ -313,6 +313,11 @@ fn evaluate_group(
     let test = prepared.data.take(&fold.test);
     let mut cores =
         CoreFits::new(&train, fold_seed(seed, fold)).with_inner(prepared.inner.take(&fold.train));
+    let amounts = extras
+        .benefit
+        .as_ref()
+        .map(|b| b.amounts(&test))
+        .transpose()?;
     let mut out: Vec<Option<FoldResult>> = vec![None; group.len()];
     for model in model_groups(group) {
         crate::cancel::check()?;
@@ -335,7 +340,14 @@ fn evaluate_group(
             let t2 = Instant::now();
             let labels = decide(&rule, &test, &proba).map_err(named(s))?;
             let decide_seconds = t2.elapsed().as_secs_f64();
-            let mut r = scored(&test, proba.clone(), labels, extras).map_err(named(s))?;
+            let mut r = scored(
+                test.labels(),
+                amounts.as_deref(),
+                proba.clone(),
+                labels,
+                extras,
+            )
+            .map_err(named(s))?;
             r.repeat = fold.repeat;
             r.fold = fold.index;
             r.fit_seconds = fitted.fit_seconds + resolve_seconds;
@@ -365,18 +377,23 @@ fn named(s: &Strategy) -> impl Fn(Error) -> Error + '_ {
     }
 }
 
-/// Every metric of predictions on the rows of `test`, with the extras'
-/// cost and benefit and the full potential of the binary thresholded
-/// metrics; the predictions are kept (rows numbered from 0), timings 0.
-fn scored(test: &Dataset, proba: Proba, labels: Vec<u32>, extras: &Extras) -> Result<FoldResult> {
-    let truth = test.labels();
+/// Every metric of predictions on test rows of classes `truth`, with the
+/// extras' cost and benefit (`amounts`: the benefit's amount column on those
+/// rows) and the full potential of the binary thresholded metrics; the
+/// predictions are kept (rows numbered from 0), timings 0.
+pub(crate) fn scored(
+    truth: &[u32],
+    amounts: Option<&[f64]>,
+    proba: Proba,
+    labels: Vec<u32>,
+    extras: &Extras,
+) -> Result<FoldResult> {
     let mut metrics = report_with_labels(truth, &proba, &labels, &extras.metrics)?;
     if let Some(m) = &extras.cost {
         metrics.push(("cost".to_string(), m.mean_cost(truth, &labels)?));
     }
-    if let Some(b) = &extras.benefit {
-        let amounts = b.amounts(test)?;
-        let total = b.total(truth, &labels, &amounts)?;
+    if let (Some(b), Some(amounts)) = (&extras.benefit, amounts) {
+        let total = b.total(truth, &labels, amounts)?;
         metrics.push(("benefit".to_string(), total));
     }
     let mut potential = Vec::new();
@@ -486,24 +503,35 @@ pub fn cross_validate_pooled(
     extras: &Extras,
 ) -> Result<Evaluation> {
     let folds = fold_results(strategy, data, splitter, seed, extras, true)?;
+    pooled(&strategy.spec, folds, data.n_classes(), extras)
+}
+
+/// The [`cross_validate_pooled`] evaluation of per-fold results `folds`
+/// (in repeat order, each with its test predictions) of strategy `spec` on
+/// a task of `n_classes` classes.
+pub(crate) fn pooled(
+    spec: &str,
+    folds: Vec<FoldResult>,
+    n_classes: usize,
+    extras: &Extras,
+) -> Result<Evaluation> {
     let repeats = folds.iter().map(|f| f.repeat + 1).max().unwrap_or(0);
     let mut results = Vec::with_capacity(repeats);
     for repeat in 0..repeats {
         let mine: Vec<&FoldResult> = folds.iter().filter(|f| f.repeat == repeat).collect();
-        let (mut rows, mut labels, mut values) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut truth, mut labels, mut values) = (Vec::new(), Vec::new(), Vec::new());
         for r in &mine {
             let p = r.predictions.as_ref().expect("kept");
-            rows.extend_from_slice(&p.rows);
+            truth.extend_from_slice(&p.truth);
             labels.extend_from_slice(&p.labels);
             values.extend_from_slice(p.proba.values());
         }
-        let pooled = data.take(&rows);
-        let proba = Proba::new(values, data.n_classes());
+        let proba = Proba::new(values, n_classes);
         let only_metrics = Extras {
             metrics: extras.metrics.clone(),
             ..Extras::default()
         };
-        let mut r = scored(&pooled, proba, labels, &only_metrics)?;
+        let mut r = scored(&truth, None, proba, labels, &only_metrics)?;
         r.predictions = None;
         r.repeat = repeat;
         r.fold = mine.len();
@@ -512,7 +540,7 @@ pub fn cross_validate_pooled(
         results.push(r);
     }
     Ok(Evaluation {
-        spec: strategy.spec.clone(),
+        spec: spec.to_string(),
         folds: results,
         pooled: true,
         pooled_folds: if extras.oof { folds } else { Vec::new() },

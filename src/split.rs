@@ -170,22 +170,8 @@ impl Splitter {
                     )));
                 }
                 let classes = rows_by_class(labels, 0);
-                for (c, rows) in classes.iter().enumerate() {
-                    if !rows.is_empty() && rows.len() < folds {
-                        let advice = if rows.len() >= 2 {
-                            format!("use at most {} folds", rows.len())
-                        } else {
-                            "stratified cross-validation needs at least 2 rows of every class \
-                             present; drop or merge that class"
-                                .to_string()
-                        };
-                        return Err(Error::data(format!(
-                            "{} has {} rows, fewer than the {folds} folds, so some test fold would have none; {advice}",
-                            name(c as u32),
-                            rows.len(),
-                        )));
-                    }
-                }
+                let counts: Vec<usize> = classes.iter().map(Vec::len).collect();
+                check_stratified(&counts, folds, name)?;
                 let mut out = Vec::with_capacity(repeats * folds);
                 for r in 0..repeats {
                     out.extend(stratified_repeat(&classes, labels.len(), folds, r, seed));
@@ -524,26 +510,94 @@ fn stratified_repeat(
     repeat: usize,
     seed: u64,
 ) -> Vec<Fold> {
-    let mut rng = rng::stream(seed, repeat as u64);
-    let mut fold_of = vec![0usize; n];
-    let mut next = 0;
-    for rows in classes {
-        let mut rows = rows.clone();
-        rng::shuffle(&mut rows, &mut rng);
-        for i in rows {
-            fold_of[i] = next;
-            next = (next + 1) % folds;
+    let counts: Vec<usize> = classes.iter().map(Vec::len).collect();
+    let mut fold_of = vec![0u16; n];
+    for (rows, of) in classes
+        .iter()
+        .zip(class_folds(&counts, folds, repeat, seed))
+    {
+        for (&i, f) in rows.iter().zip(of) {
+            fold_of[i] = f;
         }
     }
     (0..folds)
         .map(|f| {
-            let (test, train): (Vec<usize>, Vec<usize>) = (0..n).partition(|&i| fold_of[i] == f);
+            let (test, train): (Vec<usize>, Vec<usize>) =
+                (0..n).partition(|&i| fold_of[i] as usize == f);
             Fold {
                 repeat,
                 index: f,
                 train,
                 test,
             }
+        })
+        .collect()
+}
+
+/// Most folds of stratified cross-validation (fold numbers are kept in a
+/// `u16` per row, [`class_folds`]).
+pub const MAX_FOLDS: usize = u16::MAX as usize;
+
+/// Fails unless stratified `folds`-fold cross-validation can be cut from
+/// classes of `counts` rows: every class present has at least `folds` rows;
+/// `name(class)` names a class in the error.
+pub fn check_stratified(
+    counts: &[usize],
+    folds: usize,
+    name: &dyn Fn(u32) -> String,
+) -> Result<()> {
+    if folds > MAX_FOLDS {
+        return Err(Error::invalid(format!(
+            "at most {MAX_FOLDS} folds, got {folds}; leave-one-out is --cv loo"
+        )));
+    }
+    for (c, &n) in counts.iter().enumerate() {
+        if n > u32::MAX as usize {
+            return Err(Error::data(format!(
+                "{} has {n} rows; stratified folds are cut from at most {} rows a class",
+                name(c as u32),
+                u32::MAX
+            )));
+        }
+        if n > 0 && n < folds {
+            let advice = if n >= 2 {
+                format!("use at most {n} folds")
+            } else {
+                "stratified cross-validation needs at least 2 rows of every class \
+                 present; drop or merge that class"
+                    .to_string()
+            };
+            return Err(Error::data(format!(
+                "{} has {n} rows, fewer than the {folds} folds, so some test fold would have none; {advice}",
+                name(c as u32),
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The folds of one repeat of stratified cross-validation, per class: the
+/// fold of each of its rows, by the row's position among the rows of its
+/// class (`counts[c]` rows of class `c`). Each class's positions are
+/// shuffled by stream `repeat` of `seed`, class after class, and dealt to
+/// the folds in turn, the deal going on from one class to the next. The
+/// folds depend on the class counts and the order of each class's rows
+/// only, so a file can be split as it is read (the streamed evaluation).
+pub fn class_folds(counts: &[usize], folds: usize, repeat: usize, seed: u64) -> Vec<Vec<u16>> {
+    let mut rng = rng::stream(seed, repeat as u64);
+    let mut next = 0;
+    counts
+        .iter()
+        .map(|&n| {
+            // Positions as u32 ([`check_stratified`]): half the memory.
+            let mut order: Vec<u32> = (0..n as u32).collect();
+            rng::shuffle(&mut order, &mut rng);
+            let mut of = vec![0u16; n];
+            for i in order {
+                of[i as usize] = next as u16;
+                next = (next + 1) % folds;
+            }
+            of
         })
         .collect()
 }

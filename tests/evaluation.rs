@@ -1,5 +1,6 @@
 //! Cross-validated evaluation: pooled out-of-fold metrics (leave-one-out)
-//! and common random numbers between strategies (issue 17, items 5 and 6).
+//! and common random numbers between strategies (issue 17, items 5 and 6);
+//! the same evaluation streamed from a file (issue 18, item 2).
 
 mod common;
 
@@ -232,4 +233,134 @@ fn decisions_after_a_prior_shift_follow_it_inside_a_shared_model() {
         c.evaluations[0].values("tpr"),
         c.evaluations[1].values("tpr")
     );
+}
+
+/// `rarity::stream::evaluate_file`: cross-validation read from a file in
+/// three passes gives the in-memory evaluation, value for value; what it
+/// cannot stream is left to memory, and bad folds are the same clear errors.
+mod streamed {
+    use std::path::{Path, PathBuf};
+
+    use rand::RngExt;
+
+    use rarity::data::read::{read_path, ReadOptions};
+    use rarity::evaluate::{cross_validate, cross_validate_pooled, Extras, FoldResult};
+    use rarity::rng;
+    use rarity::split::Splitter;
+    use rarity::stream::evaluate_file;
+
+    /// A CSV file of three features and `n` rows of the classes `weights`
+    /// give (class `c` drawn with weight `weights[c]`), seeded.
+    fn file(name: &str, n: usize, weights: &[f64], seed: u64) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("rarity-stream-eval-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut rng = rng::stream(seed, 0);
+        let total: f64 = weights.iter().sum();
+        let mut text = String::from("a,b,c,class\n");
+        for _ in 0..n {
+            let mut u = rng.random::<f64>() * total;
+            let c = weights
+                .iter()
+                .position(|&w| {
+                    u -= w;
+                    u < 0.0
+                })
+                .unwrap_or(weights.len() - 1);
+            let x: Vec<f64> = (0..3)
+                .map(|j| rng.random::<f64>() + (c * (j + 1)) as f64 * 0.3)
+                .collect();
+            text.push_str(&format!("{:?},{:?},{:?},k{c}\n", x[0], x[1], x[2]));
+        }
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    /// Every fold's metrics, as bits (NaN equals NaN), with their positions.
+    fn bits(folds: &[FoldResult]) -> Vec<(usize, usize, String, u64)> {
+        folds
+            .iter()
+            .flat_map(|f| {
+                f.metrics
+                    .iter()
+                    .chain(&f.full_potential)
+                    .map(move |(m, v)| (f.repeat, f.fold, m.clone(), v.to_bits()))
+            })
+            .collect()
+    }
+
+    /// The streamed evaluation of `spec` on `path` is the in-memory one.
+    fn same_as_in_memory(path: &Path, spec: &str, cv: &str, pool: bool) {
+        let opts = ReadOptions::default();
+        let s = rarity::spec::build_strategy(spec).unwrap();
+        let splitter: Splitter = cv.parse().unwrap();
+        let (ds, _) = read_path(path, &opts).unwrap();
+        // A parameterised metric, on binary tasks (it is binary).
+        let metrics = match ds.n_classes() {
+            2 => vec![rarity::metrics::catalogue::metric("precision_at_k(k=20)").unwrap()],
+            _ => Vec::new(),
+        };
+        let extras = Extras {
+            metrics,
+            ..Extras::default()
+        };
+        let (streamed, report) = evaluate_file(&s, &splitter, path, &opts, 9, &extras, pool)
+            .unwrap()
+            .unwrap_or_else(|| panic!("{spec} {cv} was not streamed"));
+        assert_eq!(report.rows_read, ds.n_rows());
+        let want = if pool {
+            cross_validate_pooled(&s, &ds, &splitter, 9, &extras).unwrap()
+        } else {
+            cross_validate(&s, &ds, &splitter, 9, &extras).unwrap()
+        };
+        assert_eq!(streamed.pooled, want.pooled);
+        assert_eq!(streamed.folds.len(), want.folds.len());
+        assert_eq!(bits(&streamed.folds), bits(&want.folds), "{spec} {cv}");
+    }
+
+    #[test]
+    fn the_metrics_are_those_of_the_whole_table() {
+        let binary = file("binary.csv", 3000, &[0.93, 0.07], 1);
+        let three = file("three.csv", 2500, &[0.8, 0.15, 0.05], 2);
+        let spec = "under(beta=0.3)+forest(n=4)+correct+threshold(priors)";
+        same_as_in_memory(&binary, spec, "5", false);
+        same_as_in_memory(&binary, spec, "2x3", true);
+        same_as_in_memory(&binary, "under(ratio=1)+logistic", "5x2", false);
+        same_as_in_memory(&three, "under(ratio=1)+tree+threshold(priors)", "4", false);
+        same_as_in_memory(&three, "under(ratio=0.5)+tree", "3", true);
+    }
+
+    #[test]
+    fn what_cannot_stream_is_left_to_memory_and_bad_folds_are_clear_errors() {
+        let path = file("left.csv", 400, &[0.9, 0.1], 3);
+        let opts = ReadOptions::default();
+        let run = |spec: &str, cv: &str, extras: &Extras| {
+            let s = rarity::spec::build_strategy(spec).unwrap();
+            evaluate_file(&s, &cv.parse().unwrap(), &path, &opts, 1, extras, false)
+        };
+        let plain = Extras::default();
+        let oof = Extras {
+            oof: true,
+            ..Extras::default()
+        };
+        for (spec, cv, extras) in [
+            ("forest(n=3)", "5", &plain),
+            ("smote+tree", "5", &plain),
+            ("balanced-bootstrap+tree", "5", &plain),
+            ("under(beta=0.5)+tree+platt", "5", &plain),
+            ("under(beta=0.5)+tree+em", "5", &plain),
+            ("under(beta=0.5)+tree", "loo", &plain),
+            ("under(beta=0.5)+tree", "5", &oof),
+        ] {
+            assert!(run(spec, cv, extras).unwrap().is_none(), "{spec} {cv}");
+        }
+        let few = file("few.csv", 200, &[0.99, 0.01], 4);
+        let s = rarity::spec::build_strategy("under(beta=0.5)+tree").unwrap();
+        let (ds, _) = read_path(&few, &opts).unwrap();
+        let splitter = Splitter::k_fold(50);
+        let streamed = evaluate_file(&s, &splitter, &few, &opts, 1, &plain, false).unwrap_err();
+        let in_memory = cross_validate(&s, &ds, &splitter, 1, &plain).unwrap_err();
+        assert_eq!(streamed.to_string(), in_memory.to_string());
+        assert!(streamed.to_string().contains("fewer than the 50 folds"));
+    }
 }

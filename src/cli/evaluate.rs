@@ -13,6 +13,7 @@ use rarity::evaluate::{cross_validate, cross_validate_pooled, write_oof, Extras}
 use rarity::metrics::probability::MURPHY_BINS;
 use rarity::report::format::metric_text;
 use rarity::split::Splitter;
+use rarity::stream::evaluate_file;
 
 /// Arguments of `rarity evaluate`.
 #[derive(Debug, clap::Args)]
@@ -62,6 +63,17 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     }
     let pooled = a.pooled || splitter == Splitter::LeaveOneOut;
     let (eval, report) = super::bar::during(g, || {
+        // Each fold's sample is kept while the file is read when it can be
+        // (no out-of-fold file: its rows are numbered on the whole table).
+        if let (Some(path), None) = (&a.data.file, &a.oof) {
+            let opts = a.data.read_options()?;
+            if let Some(done) =
+                evaluate_file(&strategy, &splitter, path, &opts, g.seed, &extras, pooled)?
+            {
+                a.data.note_dropped(&done.1, g.quiet);
+                return Ok(done);
+            }
+        }
         let (ds, report) = a.data.load_noting(None, g.quiet)?;
         let eval = if pooled {
             cross_validate_pooled(&strategy, &ds, &splitter, g.seed, &extras)?

@@ -17,6 +17,11 @@
 //! fitted model, are those of the in-memory [`Strategy::fit`] for the same
 //! seed, whatever the reader's block size or thread count.
 //!
+//! **Cross-validation while reading** ([`evaluate_file`], module
+//! `evaluate`): the stratified folds cut from the class counts, each
+//! fold's sample kept in one sampling pass, each row scored by the model of
+//! its test fold in a third pass; the metrics are the in-memory ones.
+//!
 //! **Predicting in constant memory** ([`predict_file`]): rows are read in
 //! blocks ([`crate::data::read::predict_blocks`], any format), gathered
 //! into batches of [`BATCH_ROWS`], scored by the fitted strategy, decided,
@@ -28,6 +33,9 @@
 //! number of rows.
 
 use std::path::Path;
+
+mod evaluate;
+pub use evaluate::evaluate_file;
 
 use crate::data::read::{
     count_classes, predict_blocks, read_selected, read_speculative, ClassCounts, PredictBlock,
@@ -128,19 +136,23 @@ pub fn sample_file(
 
 /// The sample `data` drawn by `plan` from a file with `counts` rows per class.
 fn streamed(data: Dataset, counts: Vec<usize>, plan: &Plan, report: ReadReport) -> StreamedSample {
-    let kept = plan.kept();
-    let keep_rates = counts
-        .iter()
-        .zip(&kept)
-        .map(|(&n, &k)| if n == 0 { 1.0 } else { k as f64 / n as f64 })
-        .collect();
     StreamedSample {
         data,
+        keep_rates: keep_rates(&counts, plan),
         counts,
-        keep_rates,
         notes: plan.notes.clone(),
         report,
     }
+}
+
+/// Per class: rows `plan` keeps over the `counts` it was drawn from (1 for
+/// a class without rows).
+fn keep_rates(counts: &[usize], plan: &Plan) -> Vec<f64> {
+    counts
+        .iter()
+        .zip(plan.kept())
+        .map(|(&n, k)| if n == 0 { 1.0 } else { k as f64 / n as f64 })
+        .collect()
 }
 
 /// Fits `strategy` on the file at `path`, its sampler stage's sample kept

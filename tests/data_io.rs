@@ -278,6 +278,66 @@ fn compressed_csv_and_stdin() {
     }
 }
 
+/// Input by the path of a pipe (`/dev/stdin` fed through a pipe, as
+/// `<(zcat ...)` gives): read once as a stream, plain or compressed, by every
+/// reading command, the streaming ones falling back to memory.
+#[cfg(target_os = "linux")]
+#[test]
+fn pipes_by_path() {
+    use std::io::Write;
+    let d = scratch("pipes");
+    let text = csv_text(500);
+    let plain = file(&d, "t.csv", text.as_bytes());
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(text.as_bytes()).unwrap();
+    let gz = gz.finish().unwrap();
+    let piped = |args: &[&str], bytes: &[u8]| {
+        let mut child = rarity()
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut input = child.stdin.take().unwrap();
+        let bytes = bytes.to_vec();
+        let feed = std::thread::spawn(move || {
+            let _ = input.write_all(&bytes);
+        });
+        let out = child.wait_with_output().unwrap();
+        feed.join().unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    let json_of = |b: Vec<u8>| -> Value { serde_json::from_slice(&b).unwrap() };
+    let want = json(&["inspect", &plain]);
+    for bytes in [text.as_bytes(), &gz[..]] {
+        let v = json_of(piped(&["inspect", "/dev/stdin", "--format", "json"], bytes));
+        assert_eq!(v["features"], want["features"]);
+    }
+    let spec = "under(ratio=1)+tree";
+    let evaluate = ["evaluate", "--model", spec, "--cv", "3"];
+    let from_file = json(&[&evaluate[..], &[plain.as_str()]].concat());
+    let from_pipe = json_of(piped(
+        &[&evaluate[..], &["/dev/stdin", "--format", "json"]].concat(),
+        text.as_bytes(),
+    ));
+    assert_eq!(from_file["metrics"], from_pipe["metrics"]);
+    let model = d.join("m.rarity").display().to_string();
+    piped(&["fit", "/dev/stdin", "--model", spec, "-o", &model], &gz);
+    let sample = d.join("s.csv").display().to_string();
+    piped(
+        &["resample", "/dev/stdin", "--method", "under", "-o", &sample],
+        text.as_bytes(),
+    );
+    assert!(std::fs::metadata(&model).unwrap().len() > 0);
+    assert!(std::fs::read_to_string(&sample).unwrap().lines().count() > 1);
+}
+
 #[cfg(unix)]
 #[test]
 fn outputs_to_devices_fifos_links_and_stdout() {

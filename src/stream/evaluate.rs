@@ -30,10 +30,9 @@ use std::time::Instant;
 use super::{keep_rates, BATCH_ROWS};
 use crate::calibrate::PriorShift;
 use crate::data::read::{
-    count_classes, predict_blocks, read_selected, PredictBlock, PredictOptions, ReadOptions,
-    ReadReport, Table,
+    count_classes, predict_blocks, read_selected, rereadable, PredictBlock, PredictOptions,
+    ReadOptions, ReadReport, Table,
 };
-use crate::data::write::is_stdio;
 use crate::data::{require_two_classes, Dataset, Proba, Schema};
 use crate::error::{Error, Result};
 use crate::evaluate::{fold_seed, pooled, scored, Evaluation, Extras};
@@ -121,7 +120,7 @@ pub fn evaluate_file(
     if !plain_extras
         || !strategy.fits_on_sample()
         || matches!(strategy.shift, Some(PriorShift::Em { .. }))
-        || is_stdio(path)
+        || !rereadable(path)
         || opts.drop_constant
         || folds < 2
         || repeats == 0
@@ -187,6 +186,8 @@ pub fn evaluate_file(
     // The sampling pass: the union of the folds' samples, and each row's class.
     let mut classes: Vec<u8> = Vec::with_capacity(n);
     let mut union = 0usize;
+    // More rows of a class than the counting pass saw: the file changed.
+    let mut grown = false;
     let union_data = {
         let mut cursors: Vec<_> = runs.iter().map(|run| run.plan.cursor()).collect();
         let mut picks: Vec<Vec<(usize, usize)>> = vec![Vec::new(); runs.len()];
@@ -194,6 +195,10 @@ pub fn evaluate_file(
         let mut keep = |c: usize| -> usize {
             let at = seen[c];
             seen[c] += 1;
+            if at >= counts[c] {
+                grown = true;
+                return 0;
+            }
             classes.push(c as u8);
             let mut copies = 0;
             for (r, cut) in cuts.iter().enumerate() {
@@ -218,7 +223,7 @@ pub fn evaluate_file(
         }
         data
     };
-    if classes.len() != n {
+    if grown || classes.len() != n {
         return Err(changed(path));
     }
 

@@ -38,11 +38,11 @@ mod evaluate;
 pub use evaluate::evaluate_file;
 
 use crate::data::read::{
-    count_classes, predict_blocks, read_selected, read_speculative, ClassCounts, PredictBlock,
-    PredictOptions, ReadOptions, ReadReport, Speculated, Table, UNDECIDED_ROWS,
+    count_classes, predict_blocks, read_selected, read_speculative, rereadable, ClassCounts,
+    PredictBlock, PredictOptions, ReadOptions, ReadReport, Speculated, Table, UNDECIDED_ROWS,
 };
 use crate::data::scores::{prediction_block, prediction_columns};
-use crate::data::write::{is_stdio, TableFormat, TableWriter};
+use crate::data::write::{TableFormat, TableWriter};
 use crate::data::{require_two_classes, Dataset};
 use crate::error::Result;
 use crate::progress::Progress;
@@ -78,7 +78,7 @@ pub fn sample_file(
     opts: &ReadOptions,
     rng: &mut Rng,
 ) -> Result<Option<StreamedSample>> {
-    if is_stdio(path) || opts.drop_constant {
+    if !rereadable(path) || opts.drop_constant {
         return Ok(None);
     }
     let table = Table::open(path, opts)?;

@@ -479,6 +479,12 @@ impl Sink for Counter<'_, '_, '_> {
     }
 }
 
+/// Whether `path` can be read more than once, as the streaming commands'
+/// passes need: a regular file, not standard input, a pipe or a device.
+pub fn rereadable(path: &std::path::Path) -> bool {
+    !crate::data::write::is_stdio(path) && std::fs::metadata(path).is_ok_and(|m| m.is_file())
+}
+
 /// Reads the rows of `table` that `keep` selects (the sampling pass of a
 /// streamed sample), with the classes of the counting pass `counts`.
 /// Rows are kept in input order, each as many times as `keep` says.

@@ -75,7 +75,8 @@ fn sniff<'r>(mut r: Stream<'r>, origin: &str) -> Result<(Vec<u8>, Stream<'r>)> {
 }
 
 impl<'r> Table<'r> {
-    /// Opens `path` (`-`: standard input).
+    /// Opens `path` (`-`: standard input; a pipe or a device is read as a
+    /// stream, once).
     pub fn open(path: &Path, opts: &ReadOptions) -> Result<Table<'r>> {
         if super::super::write::is_stdio(path) {
             let stdin: Box<dyn Read + Send + 'r> = Box::new(std::io::stdin());
@@ -91,6 +92,11 @@ impl<'r> Table<'r> {
         }
         let origin = path.display().to_string();
         let by_name = format_of_name(&path.to_string_lossy());
+        if !meta.is_file() {
+            // A pipe or a device (`<(zcat ...)`, `/dev/stdin`): read once
+            // from the start, as standard input is.
+            return Table::from_stream(Box::new(file), &origin, by_name, opts);
+        }
         let mut head = [0u8; 8];
         let n = read_head(&file, &mut head).map_err(|e| Error::io(path, e))?;
         let head = &head[..n];

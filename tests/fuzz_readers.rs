@@ -8,8 +8,10 @@
 //! bytes flipped, inserted, deleted or duplicated, the file cut short,
 //! tokens of the format spliced in, two inputs crossed. Any panic fails the
 //! test and the input that caused it is saved under the system temporary
-//! directory (`rarity-fuzz-crash-*`) and printed; errors are the expected
-//! outcome for broken input. Every crash found became a regression test
+//! directory (`rarity-fuzz-crash-*`) and printed; so does an input that
+//! makes any single allocation over [`ALLOCATION_CAP`] (a reader that trusts
+//! a size the file declares: memory, not a panic, is what it exhausts).
+//! Errors are the expected outcome for broken input. Every crash found became a regression test
 //! (`crashes_found_stay_fixed`).
 //!
 //! The budget is CPU time of the harness's thread (on Linux; wall time
@@ -21,9 +23,11 @@
 //! RARITY_FUZZ_SECONDS=3600 nice cargo test --release --test fuzz_readers parquet -- --nocapture
 //! ```
 
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::Cursor;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rand::{RngExt, SeedableRng};
@@ -32,6 +36,48 @@ use rand_chacha::ChaCha8Rng;
 use rarity::data::read::{read_from, Categorical, Format, ReadOptions};
 use rarity::data::write::{write_dataset, TableFormat};
 use rarity::data::Dataset;
+
+/// The system allocator, noting the largest single allocation.
+struct Watched;
+
+/// The largest allocation (bytes) since [`watched`] last reset it.
+static LARGEST: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: every call is passed on unchanged to the system allocator.
+unsafe impl GlobalAlloc for Watched {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        LARGEST.fetch_max(layout.size(), Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        LARGEST.fetch_max(layout.size(), Ordering::Relaxed);
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        LARGEST.fetch_max(new_size, Ordering::Relaxed);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Watched = Watched;
+
+/// An input of a few kilobytes that makes one allocation larger than this
+/// is a failure.
+const ALLOCATION_CAP: usize = 256 << 20;
+
+/// Runs `f` alone (the harnesses of this binary run on parallel threads)
+/// and returns its result with the largest allocation made meanwhile.
+fn watched<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    LARGEST.store(0, Ordering::Relaxed);
+    let r = f();
+    (r, LARGEST.load(Ordering::Relaxed))
+}
 
 /// CPU time this thread has used (Linux), or time since `origin`.
 fn thread_clock(origin: Instant) -> Duration {
@@ -182,11 +228,13 @@ fn fuzz(name: &str, corpus: Vec<Vec<u8>>, target: &(dyn Fn(&[u8]) + Sync)) -> us
             mutate(&base, &corpus, &mut rng)
         };
         // Timed on the thread's CPU clock: a paused run is not slow.
-        let t = thread_clock(start);
-        IN_TARGET.with(|f| f.set(true));
-        let r = catch_unwind(AssertUnwindSafe(|| target(&input)));
-        IN_TARGET.with(|f| f.set(false));
-        let took = thread_clock(start).saturating_sub(t);
+        let ((r, took), largest) = watched(|| {
+            let t = thread_clock(start);
+            IN_TARGET.with(|f| f.set(true));
+            let r = catch_unwind(AssertUnwindSafe(|| target(&input)));
+            IN_TARGET.with(|f| f.set(false));
+            (r, thread_clock(start).saturating_sub(t))
+        });
         if took > slowest {
             slowest = took;
             if slowest > Duration::from_secs(1) {
@@ -199,11 +247,16 @@ fn fuzz(name: &str, corpus: Vec<Vec<u8>>, target: &(dyn Fn(&[u8]) + Sync)) -> us
                 );
             }
         }
-        if r.is_err() {
+        if r.is_err() || largest > ALLOCATION_CAP {
             let path = std::env::temp_dir().join(format!("rarity-fuzz-crash-{name}-{tried}"));
             std::fs::write(&path, &input).unwrap();
+            let what = if r.is_err() {
+                "panicked".to_string()
+            } else {
+                format!("allocated {largest} bytes at once")
+            };
             panic!(
-                "{name}: the reader panicked on input {tried}, saved to {}",
+                "{name}: the reader {what} on input {tried}, saved to {}",
                 path.display()
             );
         }
@@ -447,6 +500,11 @@ fn crashes_found_stay_fixed() {
         // An IPC stream whose length prefix claims ~1.3 GB: the stream
         // reader allocated and filled it before failing (seconds, GBs).
         ("ipc-stream-huge-length.arrows", Format::Ipc),
+        // A Parquet dictionary page of a float column claiming 3e8 values
+        // in 44 bytes: the parquet crate filled a 2.4 GB dictionary before
+        // its error (the fuzzer's input claimed 13 GB; the file is rebuilt
+        // by tools/parquet_dictionary_bomb.py).
+        ("parquet-dictionary-count.parquet", Format::Parquet),
     ];
     for (name, format) in cases {
         let bytes = std::fs::read(dir.join(name)).unwrap();
@@ -456,9 +514,14 @@ fn crashes_found_stay_fixed() {
                 categorical,
                 ..ReadOptions::default()
             };
-            let r = read_from(Cursor::new(bytes.clone()), name, format, 0, &opts);
+            let (r, largest) =
+                watched(|| read_from(Cursor::new(bytes.clone()), name, format, 0, &opts));
             let e = r.expect_err(name).to_string();
             assert!(e.contains(name), "{name}: {e}");
+            assert!(
+                largest <= ALLOCATION_CAP,
+                "{name}: allocated {largest} bytes"
+            );
         }
         assert!(
             t.elapsed() < Duration::from_secs(2),

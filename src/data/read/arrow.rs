@@ -367,8 +367,11 @@ impl<'r> ArrowTable<'r> {
         let batches: Box<
             dyn Iterator<Item = std::result::Result<RecordBatch, ArrowError>> + Send + 'r,
         > = match self.input {
-            ArrowInput::ParquetFile(f) => parquet_batches(f, &used, &origin)?,
-            ArrowInput::ParquetBytes(b) => parquet_batches(b, &used, &origin)?,
+            ArrowInput::ParquetFile(f) => {
+                let probe = f.try_clone().map_err(|e| Error::io(&origin, e))?;
+                parquet_batches(f, probe, &used, &origin)?
+            }
+            ArrowInput::ParquetBytes(b) => parquet_batches(b.clone(), b, &used, &origin)?,
             ArrowInput::IpcFile(f) => Box::new(
                 arrow_ipc::reader::FileReader::try_new(f, Some(used.clone()))
                     .map_err(|e| arrow_err(&origin, e))?,
@@ -390,13 +393,21 @@ impl<'r> ArrowTable<'r> {
     }
 }
 
+/// The record batches of the `used` columns of a Parquet file, whose
+/// page headers are checked first through `probe`, a second handle on
+/// the same bytes ([`super::parquet_pages`]).
 fn parquet_batches<T: parquet::file::reader::ChunkReader + 'static>(
     input: T,
+    probe: T,
     used: &[usize],
     origin: &str,
 ) -> Result<Box<dyn Iterator<Item = std::result::Result<RecordBatch, ArrowError>> + Send>> {
     let builder = parquet_builder(input, origin)?;
     let mask = ProjectionMask::roots(builder.parquet_schema(), used.iter().copied());
+    let leaves: Vec<usize> = (0..builder.parquet_schema().num_columns())
+        .filter(|&i| mask.leaf_included(i))
+        .collect();
+    super::parquet_pages::check_pages(&probe, builder.metadata(), &leaves, origin)?;
     let reader = builder
         .with_projection(mask)
         .with_batch_size(BATCH_ROWS)

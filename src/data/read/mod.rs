@@ -39,6 +39,7 @@ mod csv_blocks;
 mod labels;
 mod lines;
 mod number;
+mod parquet_pages;
 mod rows;
 pub mod source;
 mod speculate;

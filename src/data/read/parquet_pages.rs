@@ -227,13 +227,8 @@ impl<R: Read> Compact<R> {
                     15 => self.varint()?,
                     n => u64::from(n),
                 };
-                let element = head & 0x0f;
                 for _ in 0..n {
-                    if matches!(element, code::TRUE | code::FALSE) {
-                        self.byte()?; // a boolean element is a byte of its own
-                    } else {
-                        self.skip(element, depth + 1)?;
-                    }
+                    self.skip_element(head & 0x0f, depth + 1)?;
                 }
                 Ok(())
             }
@@ -242,14 +237,25 @@ impl<R: Read> Compact<R> {
                 if n > 0 {
                     let kinds = self.byte()?;
                     for _ in 0..n {
-                        self.skip(kinds >> 4, depth + 1)?;
-                        self.skip(kinds & 0x0f, depth + 1)?;
+                        self.skip_element(kinds >> 4, depth + 1)?;
+                        self.skip_element(kinds & 0x0f, depth + 1)?;
                     }
                 }
                 Ok(())
             }
             code::STRUCT => self.each_field(depth + 1, |c, _, t, depth| c.skip(t, depth)),
             _ => Err("holds an unknown type"),
+        }
+    }
+
+    /// Reads and forgets one element of a list, set or map: a boolean
+    /// element is a byte of its own (a boolean field is its type code), so
+    /// every element consumes a byte and a count cannot loop in place.
+    fn skip_element(&mut self, t: u8, depth: usize) -> Parsed<()> {
+        if matches!(t, code::TRUE | code::FALSE) {
+            self.byte().map(drop)
+        } else {
+            self.skip(t, depth)
         }
     }
 
@@ -297,5 +303,46 @@ impl<R: Read> Compact<R> {
             compressed,
             dictionary_values: dictionary_values.filter(|_| kind == DICTIONARY_PAGE),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header(bytes: &[u8]) -> Parsed<PageHeader> {
+        Compact::new(bytes, bytes.len() as u64).page_header()
+    }
+
+    #[test]
+    fn a_valid_header_reads_and_corrupt_ones_are_errors_at_once() {
+        // type 2 (dictionary), sizes 48 and 50, dictionary header {6 values, PLAIN, unsorted}.
+        let good = [
+            0x15, 0x04, 0x15, 0x60, 0x15, 0x64, 0x4C, 0x15, 0x0C, 0x15, 0x00, 0x12, 0x00, 0x00,
+        ];
+        let h = header(&good).unwrap();
+        assert_eq!(
+            (h.uncompressed, h.compressed, h.dictionary_values),
+            (48, 50, Some(6))
+        );
+        // Cut short anywhere: an error.
+        for n in 0..good.len() {
+            assert!(header(&good[..n]).is_err(), "{n}");
+        }
+        // A map of 2^64 - 1 boolean pairs (found by the fuzzer: booleans in
+        // a map consumed no byte, so the count looped in place).
+        let mut map = vec![0x1B];
+        map.extend([0xFF; 9]);
+        map.extend([0x01, 0x11]);
+        assert!(header(&map).is_err());
+        // The same count of empty lists, and nesting past the depth limit.
+        let mut lists = vec![0x19, 0xF9];
+        lists.extend([0xFF; 9]);
+        lists.extend([0x01, 0x09]);
+        assert!(header(&lists).is_err());
+        let deep = [[0x1C].as_slice(), &[0x1C; 40]].concat();
+        assert!(header(&deep).is_err());
+        // An i32 field beyond 32 bits.
+        assert!(header(&[0x15, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F]).is_err());
     }
 }

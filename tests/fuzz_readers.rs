@@ -11,8 +11,11 @@
 //! directory (`rarity-fuzz-crash-*`) and printed; so does an input that
 //! makes any single allocation over [`ALLOCATION_CAP`] (a reader that trusts
 //! a size the file declares: memory, not a panic, is what it exhausts).
-//! Errors are the expected outcome for broken input. Every crash found became a regression test
-//! (`crashes_found_stay_fixed`).
+//! An input still running after [`hang_limit`] CPU seconds is a hang: a
+//! watchdog thread saves it (`rarity-fuzz-hang-*`), prints it and ends the
+//! process with a failure, since a reader that never returns cannot be
+//! unwound. Errors are the expected outcome for broken input. Every crash
+//! found became a regression test (`crashes_found_stay_fixed`).
 //!
 //! The budget is CPU time of the harness's thread (on Linux; wall time
 //! elsewhere), so a long run niced under other work still gets its full
@@ -79,20 +82,99 @@ fn watched<T>(f: impl FnOnce() -> T) -> (T, usize) {
     (r, LARGEST.load(Ordering::Relaxed))
 }
 
-/// CPU time this thread has used (Linux), or time since `origin`.
-fn thread_clock(origin: Instant) -> Duration {
+/// A harness thread's clock: its CPU time (Linux), readable from another
+/// thread (the watchdog's), or the wall time since it was made.
+#[derive(Debug, Clone, Copy)]
+enum Clock {
     #[cfg(target_os = "linux")]
-    {
-        let mut ts = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: `ts` is a valid, writable timespec.
-        if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } == 0 {
-            return Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32);
+    Cpu(libc::clockid_t),
+    Wall(Instant),
+}
+
+impl Clock {
+    /// The calling thread's clock.
+    fn of_this_thread() -> Clock {
+        #[cfg(target_os = "linux")]
+        {
+            let mut id: libc::clockid_t = 0;
+            // SAFETY: `id` is a valid, writable clockid_t and the thread is
+            // this one, alive while it runs the harness.
+            if unsafe { libc::pthread_getcpuclockid(libc::pthread_self(), &mut id) } == 0 {
+                return Clock::Cpu(id);
+            }
+        }
+        Clock::Wall(Instant::now())
+    }
+
+    fn now(&self) -> Duration {
+        match *self {
+            #[cfg(target_os = "linux")]
+            Clock::Cpu(id) => {
+                let mut ts = libc::timespec {
+                    tv_sec: 0,
+                    tv_nsec: 0,
+                };
+                // SAFETY: `ts` is a valid, writable timespec; the clock is a
+                // harness thread's, which outlives every reading of it (the
+                // watchdog reads it only while that thread runs an input).
+                if unsafe { libc::clock_gettime(id, &mut ts) } == 0 {
+                    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+                } else {
+                    Duration::ZERO
+                }
+            }
+            Clock::Wall(origin) => origin.elapsed(),
         }
     }
-    origin.elapsed()
+}
+
+/// CPU seconds one input may run before it counts as a hang (default 30;
+/// `RARITY_FUZZ_HANG_SECONDS` overrides).
+fn hang_limit() -> Duration {
+    let s = std::env::var("RARITY_FUZZ_HANG_SECONDS")
+        .ok()
+        .and_then(|v| v.parse::<f64>().ok())
+        .unwrap_or(30.0);
+    Duration::from_secs_f64(s)
+}
+
+/// The input a harness is running, for the watchdog.
+struct Running {
+    name: String,
+    input: Vec<u8>,
+    clock: Clock,
+    since: Duration,
+}
+
+static RUNNING: Mutex<Option<Running>> = Mutex::new(None);
+
+/// Starts the watchdog once: every 100 ms it looks at the running input,
+/// and one past [`hang_limit`] is saved and ends the process.
+fn watchdog() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let limit = hang_limit();
+        std::thread::spawn(move || loop {
+            std::thread::sleep(Duration::from_millis(100));
+            let running = RUNNING.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(r) = running.as_ref() {
+                let took = r.clock.now().saturating_sub(r.since);
+                if took > limit {
+                    let name = &r.name;
+                    let path = std::env::temp_dir().join(format!("rarity-fuzz-hang-{name}"));
+                    let saved = std::fs::write(&path, &r.input);
+                    eprintln!(
+                        "{name}: the reader hung: an input ran {:.1} CPU s (limit {:.1}), \
+                         saved to {} ({saved:?})",
+                        took.as_secs_f64(),
+                        limit.as_secs_f64(),
+                        path.display()
+                    );
+                    std::process::exit(3);
+                }
+            }
+        });
+    });
 }
 
 /// CPU seconds per harness (default 2; `RARITY_FUZZ_SECONDS` overrides).
@@ -213,8 +295,10 @@ fn fuzz(name: &str, corpus: Vec<Vec<u8>>, target: &(dyn Fn(&[u8]) + Sync)) -> us
         .and_then(|v| v.parse().ok())
         .unwrap_or(7u64);
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ name.len() as u64);
+    watchdog();
     let start = Instant::now();
-    let cpu_start = thread_clock(start);
+    let clock = Clock::of_this_thread();
+    let cpu_start = clock.now();
     let deadline = budget();
     // Seeds themselves first.
     let mut tried = 0;
@@ -229,11 +313,18 @@ fn fuzz(name: &str, corpus: Vec<Vec<u8>>, target: &(dyn Fn(&[u8]) + Sync)) -> us
         };
         // Timed on the thread's CPU clock: a paused run is not slow.
         let ((r, took), largest) = watched(|| {
-            let t = thread_clock(start);
+            let t = clock.now();
+            *RUNNING.lock().unwrap_or_else(|e| e.into_inner()) = Some(Running {
+                name: name.to_string(),
+                input: input.clone(),
+                clock,
+                since: t,
+            });
             IN_TARGET.with(|f| f.set(true));
             let r = catch_unwind(AssertUnwindSafe(|| target(&input)));
             IN_TARGET.with(|f| f.set(false));
-            (r, thread_clock(start).saturating_sub(t))
+            *RUNNING.lock().unwrap_or_else(|e| e.into_inner()) = None;
+            (r, clock.now().saturating_sub(t))
         });
         if took > slowest {
             slowest = took;
@@ -265,13 +356,13 @@ fn fuzz(name: &str, corpus: Vec<Vec<u8>>, target: &(dyn Fn(&[u8]) + Sync)) -> us
             pool.push(input);
         }
         tried += 1;
-        if thread_clock(start).saturating_sub(cpu_start) >= deadline {
+        if clock.now().saturating_sub(cpu_start) >= deadline {
             break;
         }
     }
     eprintln!(
         "{name}: {tried} inputs in {:.1} CPU s ({:.1} s wall), no crash (slowest {:.3} s)",
-        thread_clock(start).saturating_sub(cpu_start).as_secs_f64(),
+        clock.now().saturating_sub(cpu_start).as_secs_f64(),
         start.elapsed().as_secs_f64(),
         slowest.as_secs_f64()
     );
@@ -484,6 +575,48 @@ fn model_file() {
             }
         }
     });
+}
+
+/// Not a harness: the child process of
+/// `a_hanging_input_is_saved_and_ends_the_run`, fuzzing a target that never
+/// returns.
+#[test]
+#[ignore = "run by a_hanging_input_is_saved_and_ends_the_run in a child process"]
+fn hanging_target() {
+    quiet_panics();
+    fuzz("hang", vec![b"never returns".to_vec()], &|b| {
+        while std::hint::black_box(b.len()) > 0 {}
+    });
+}
+
+/// The watchdog catches an input that never returns: the run fails and the
+/// input is saved.
+#[test]
+fn a_hanging_input_is_saved_and_ends_the_run() {
+    let saved = std::env::temp_dir().join("rarity-fuzz-hang-hang");
+    let _ = std::fs::remove_file(&saved);
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "hanging_target", "--ignored", "--nocapture"])
+        .env("RARITY_FUZZ_HANG_SECONDS", "0.3")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Without a watchdog the child would never end: it gets a minute.
+    let t = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if t.elapsed() > Duration::from_secs(60) {
+            child.kill().unwrap();
+            panic!("the hanging input was still running after 60 s");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("hang: the reader hung"), "{stderr}");
+    assert_eq!(std::fs::read(&saved).unwrap(), b"never returns");
+    let _ = std::fs::remove_file(&saved);
 }
 
 /// Inputs that crashed or stalled a reader once: each is now a clear error,

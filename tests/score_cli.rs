@@ -174,3 +174,69 @@ fn alert_budgets_and_confusion_counts_are_reported_when_asked() {
         );
     }
 }
+
+/// A batch with one label (a day without a fraud): the positive class is
+/// absent, not the one label there. Brier as scikit-learn's
+/// `brier_score_loss` (`pos_label=1`) gives it.
+#[test]
+fn a_file_with_one_label_scores_the_absent_class_as_positive() {
+    let d = scratch("score-one-label");
+    let json = ["--format", "json"];
+    let zeros = file(&d, "z.csv", b"y,p\n0,0.1\n0,0.2\n0,0.3\n0,0.4\n");
+    // Named in the predictions column (`rarity predict` writes `p_<class>`).
+    let named = file(&d, "n.csv", b"y,p_yes\nno,0.1\nno,0.2\nno,0.3\nno,0.4\n");
+    let bare = file(&d, "b.csv", b"y,p\nno,0.1\nno,0.2\nno,0.3\nno,0.4\n");
+    let runs = [
+        run(&[
+            "score", &zeros, "--truth", "y", "--proba", "p", json[0], json[1],
+        ]),
+        run(&[
+            "score", &named, "--truth", "y", "--proba", "p_yes", json[0], json[1],
+        ]),
+        run(&[
+            "score",
+            &bare,
+            "--truth",
+            "y",
+            "--proba",
+            "p",
+            "--positive",
+            "yes",
+            json[0],
+            json[1],
+        ]),
+    ];
+    for (code, out, err) in runs {
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        // Every row negative: Brier = mean p^2 = (0.01 + 0.04 + 0.09 + 0.16) / 4.
+        assert!(
+            (v["brier"].as_f64().unwrap() - 0.075).abs() < 1e-15,
+            "{out}"
+        );
+        assert_eq!(v["fp"].as_f64(), Some(0.0), "{out}");
+        assert_eq!(v["tn"].as_f64(), Some(4.0), "{out}");
+        assert!(v["roc_auc"].is_null(), "{out}");
+    }
+    // One label that could be either class, and no hint: an error.
+    let (code, _, err) = run(&["score", &bare, "--truth", "y", "--proba", "p"]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("--positive") && !err.contains("panicked"),
+        "{err}"
+    );
+    // A positive label that is not there is still an error with both classes.
+    let two = file(&d, "t.csv", b"y,p\nno,0.1\nyes,0.9\n");
+    let (code, _, err) = run(&[
+        "score",
+        &two,
+        "--truth",
+        "y",
+        "--proba",
+        "p",
+        "--positive",
+        "ys",
+    ]);
+    assert_ne!(code, 0);
+    assert!(err.contains("'ys' not found"), "{err}");
+}

@@ -5,7 +5,10 @@ catalogue, checked against scikit-learn 1.9 where it has the metric).
 (:func:`roc_auc`, :func:`average_precision`, :func:`brier`, :func:`g_mean`,
 ...), generated from the catalogue. Binary scores are the probability of the
 positive class (1-d), which is ``pos_label`` if given, else ``1`` if
-present, else the last label in sorted order (``rarity score``'s rule); two
+present, else the last label in sorted order (``rarity score``'s rule; when
+``y_true`` holds one label, the positive class may be absent: ``pos_label``,
+else ``1`` when that label is ``0`` or ``-1``, as scikit-learn does, else a
+``ValueError``); two
 columns are the probabilities of the sorted labels (scikit-learn's
 ``classes_`` order). Thresholded metrics decide positive iff ``p >=
 threshold`` (or use ``y_pred``); beyond two classes, the argmax.

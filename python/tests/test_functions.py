@@ -60,6 +60,20 @@ def test_metrics_every_key_and_function():
         rarity.metrics.score(y, p + 1)
 
 
+def test_metrics_of_a_batch_with_one_label():
+    # A day without a fraud: every row is a negative (scikit-learn's
+    # pos_label=1 for labels in {0, 1}), not a positive.
+    p = np.array([0.1, 0.2, 0.3, 0.4])
+    r = rarity.metrics.score(np.zeros(4, dtype=int), p)
+    assert r["brier"] == pytest.approx(0.075, abs=1e-15)
+    assert (r["tn"], r["fp"]) == (4.0, 0.0) and math.isnan(r["roc_auc"])
+    sk = pytest.importorskip("sklearn.metrics")
+    assert r["brier"] == pytest.approx(sk.brier_score_loss(np.zeros(4, dtype=int), p), abs=1e-15)
+    assert rarity.metrics.brier(np.array(["ok"] * 4), p, pos_label="fraud") == r["brier"]
+    with pytest.raises(ValueError, match="pos_label"):
+        rarity.metrics.brier(np.array(["ok"] * 4), p)
+
+
 def test_stats_match_scipy():
     scipy = pytest.importorskip("scipy.stats")
     rng = np.random.default_rng(0)

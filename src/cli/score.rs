@@ -3,7 +3,9 @@
 //!
 //! Binary: one `--proba` column, the probability of the positive class (the
 //! label named by `--positive`, else `1` if present, else the last label in
-//! sorted order); labels at `--threshold` (positive iff p >= T). Multiclass:
+//! sorted order; in a file with one label, the class of a `p_<label>`
+//! column, else `1` when the label is `0` or `-1`, else an error);
+//! labels at `--threshold` (positive iff p >= T). Multiclass:
 //! one `--proba` column per class, in class order. Classes are named by the
 //! columns when every column is `p_<label>` (as `rarity predict` writes them),
 //! else the labels must be the class ids `0..k-1`.
@@ -40,7 +42,9 @@ pub struct Args {
     /// Threshold for binary labels (positive iff p >= T).
     #[arg(long, default_value_t = 0.5)]
     threshold: f64,
-    /// The positive label (binary; default `1`, else the last label).
+    /// The positive label (binary; default `1`, else the last label). It
+    /// may be absent from a file with one label (a batch without a single
+    /// positive).
     #[arg(long)]
     positive: Option<String>,
     /// CSV field delimiter.

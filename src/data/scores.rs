@@ -5,7 +5,8 @@
 //!
 //! Binary: one probability column, the probability of the positive class
 //! (the label named by `positive`, else `1` if present, else the last label
-//! in sorted order). Multiclass: one probability column per class, in class
+//! in sorted order; see [`positive_label`] for files where one label
+//! appears). Multiclass: one probability column per class, in class
 //! order. Classes are named by the columns when every column is `p_<label>`
 //! (as predictions files name them), else the labels must be the class ids
 //! `0..k-1`.
@@ -30,9 +31,13 @@ pub struct ScoresSpec {
     pub delimiter: u8,
 }
 
-/// The positive label of binary scores with labels `names`: `positive` if
-/// given (it must be one of them), else `1` if present, else the last label
-/// in sorted order.
+/// The positive label of binary scores whose true labels take the values
+/// `names`: `positive` if given, else `1` if present, else the last label in
+/// sorted order. When fewer than two labels appear (a batch without a single
+/// fraud), the positive class may be absent: `positive` if given; else `1`
+/// when the one label is `0` or `-1` (scikit-learn's convention for
+/// `pos_label=None`); else an error, since the one label could be either
+/// class.
 ///
 /// ```
 /// use rarity::data::scores::positive_label;
@@ -40,18 +45,31 @@ pub struct ScoresSpec {
 /// assert_eq!(positive_label(&names, None).unwrap(), "yes");
 /// assert_eq!(positive_label(&["1".into(), "0".into()], None).unwrap(), "1");
 /// assert!(positive_label(&names, Some("maybe")).is_err());
+/// // Only negatives: the positive class is absent.
+/// assert_eq!(positive_label(&["0".into()], None).unwrap(), "1");
+/// assert_eq!(positive_label(&["no".into()], Some("yes")).unwrap(), "yes");
+/// assert!(positive_label(&["no".into()], None).is_err());
 /// ```
 pub fn positive_label(names: &[String], positive: Option<&str>) -> Result<String> {
+    let one = names.len() < 2;
     let label = match positive {
         Some(p) => p.to_string(),
         None if names.iter().any(|l| l == "1") => "1".to_string(),
+        None if one && names.iter().all(|l| l == "0" || l == "-1") => "1".to_string(),
+        None if one => {
+            return Err(Error::invalid(format!(
+                "only one label ('{}') appears, so it could be either class: name the \
+                 positive class (--positive, or pos_label in Python)",
+                names.join("")
+            )))
+        }
         None => {
             let mut sorted = names.to_vec();
             sorted.sort();
             sorted.last().cloned().unwrap_or_default()
         }
     };
-    if !names.contains(&label) && positive.is_some() {
+    if !names.contains(&label) && !one {
         return Err(Error::invalid(format!(
             "positive label '{label}' not found; labels are: {}",
             names.join(", ")
@@ -101,7 +119,10 @@ pub fn read_scores(path: &Path, spec: &ScoresSpec) -> Result<(Vec<u32>, Proba)> 
                 names.join(", ")
             )));
         }
-        let positive = positive_label(names, spec.positive.as_deref())?;
+        // With one label in the file, a predictions column `p_<label>` (as
+        // `rarity predict` names them) says which class it scores.
+        let hint = spec.proba[0].strip_prefix("p_").filter(|_| names.len() < 2);
+        let positive = positive_label(names, spec.positive.as_deref().or(hint))?;
         let truth = (0..n)
             .map(|i| u32::from(names[ds.label(i)] == positive))
             .collect();

@@ -218,6 +218,17 @@ fn a_file_with_one_label_scores_the_absent_class_as_positive() {
         assert_eq!(v["tn"].as_f64(), Some(4.0), "{out}");
         assert!(v["roc_auc"].is_null(), "{out}");
     }
+    // The text report says which metrics these rows leave undefined.
+    let (code, out, _) = run(&["score", &zeros, "--truth", "y", "--proba", "p"]);
+    assert_eq!(code, 0);
+    let note = out
+        .lines()
+        .find(|l| l.starts_with("-: undefined"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        note.contains("roc_auc") && !note.contains("brier,"),
+        "{note}"
+    );
     // One label that could be either class, and no hint: an error.
     let (code, _, err) = run(&["score", &bare, "--truth", "y", "--proba", "p"]);
     assert_ne!(code, 0);

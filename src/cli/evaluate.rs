@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use serde_json::{json, Map, Value};
 
-use super::output::{print_json, write_stdout, Table};
+use super::output::{print_json, undefined_note, write_stdout, Table};
 use super::{DataArgs, Global, OutputFormat};
 use rarity::data::write::check_output;
 use rarity::error::Result;
@@ -145,8 +145,14 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     } else {
         String::new()
     };
+    let undefined = undefined_note(
+        summary
+            .iter()
+            .filter(|(_, s)| s.mean.is_nan())
+            .map(|(k, _)| k.as_str()),
+    );
     write_stdout(&format!(
-        "{} on {} ({folds} folds, cv {}; {how})\nfit {:.2} s, predict {:.2} s in total\n\n{}{murphy}",
+        "{} on {} ({folds} folds, cv {}; {how})\nfit {:.2} s, predict {:.2} s in total\n\n{}{murphy}{undefined}",
         eval.spec,
         report.source,
         a.cv,

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
-use super::output::{num, write_stdout, Table};
+use super::output::{num, undefined_note, write_stdout, Table};
 use super::{Global, OutputFormat};
 use rarity::data::scores::{read_scores, ScoresSpec};
 use rarity::error::{Error, Result};
@@ -87,8 +87,9 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     for (k, v) in &report {
         t.text_row(vec![k.clone(), num(*v, 6)]);
     }
+    let undefined = undefined_note(report.iter().filter(|r| r.1.is_nan()).map(|r| r.0.as_str()));
     write_stdout(&format!(
-        "{} rows, {} classes{}\n\n{}",
+        "{} rows, {} classes{}\n\n{}{undefined}",
         truth.len(),
         proba.n_classes(),
         if proba.n_classes() == 2 {

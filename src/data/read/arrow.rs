@@ -220,6 +220,7 @@ fn parquet_builder<T: parquet::file::reader::ChunkReader + 'static>(
     input: T,
     origin: &str,
 ) -> Result<ParquetRecordBatchReaderBuilder<T>> {
+    super::parquet_checks::check_footer(&input, origin)?;
     let options = ArrowReaderOptions::new().with_skip_arrow_metadata(true);
     ParquetRecordBatchReaderBuilder::try_new_with_options(input, options)
         .map_err(|e| arrow_err(origin, e))
@@ -395,7 +396,7 @@ impl<'r> ArrowTable<'r> {
 
 /// The record batches of the `used` columns of a Parquet file, whose
 /// page headers are checked first through `probe`, a second handle on
-/// the same bytes ([`super::parquet_pages`]).
+/// the same bytes ([`super::parquet_checks`]).
 fn parquet_batches<T: parquet::file::reader::ChunkReader + 'static>(
     input: T,
     probe: T,
@@ -407,7 +408,7 @@ fn parquet_batches<T: parquet::file::reader::ChunkReader + 'static>(
     let leaves: Vec<usize> = (0..builder.parquet_schema().num_columns())
         .filter(|&i| mask.leaf_included(i))
         .collect();
-    super::parquet_pages::check_pages(&probe, builder.metadata(), &leaves, origin)?;
+    super::parquet_checks::check_pages(&probe, builder.metadata(), &leaves, origin)?;
     let reader = builder
         .with_projection(mask)
         .with_batch_size(BATCH_ROWS)

@@ -39,7 +39,7 @@ mod csv_blocks;
 mod labels;
 mod lines;
 mod number;
-mod parquet_pages;
+mod parquet_checks;
 mod rows;
 pub mod source;
 mod speculate;

@@ -1,28 +1,37 @@
-//! A check of a Parquet file's page headers before the parquet crate
-//! trusts them.
+//! Checks of a Parquet file's footer and page headers before the parquet
+//! crate trusts them.
 //!
-//! The crate sizes buffers from counts a page header declares, before it
-//! has decoded anything: a page's uncompressed size (it allocates it, and
+//! The crate sizes buffers from counts the file declares, before it has
+//! decoded anything: a page's uncompressed size (it allocates it, and
 //! the Snappy decoder fills it, so a 1.5 KB file claiming a 2 GB page cost
-//! 2 GB of memory) and a dictionary's value count (a float column claiming
+//! 2 GB of memory), a dictionary's value count (a float column claiming
 //! 1.6 billion values in a few bytes filled 13 GB before the crate's "not
-//! enough bytes" error). Both were found by `tests/fuzz_readers.rs`.
+//! enough bytes" error) and a schema element's child count (a 1.3 KB file
+//! claiming 2.1 billion children asked for 16.8 GB at once: on a machine
+//! with less memory, or under `ulimit -v`, the allocation fails and the
+//! process aborts). All three were found by `tests/fuzz_readers.rs`.
 //!
-//! So every page header of every column chunk to be read is decoded here
-//! first (headers only, walked from one to the next through the chunk) and
-//! must be plausible:
-//! - the page lies inside its column chunk;
-//! - its uncompressed size is one the codec can produce from its
-//!   compressed bytes (at most 32x for Snappy, 256x for LZ4, 1,032x for
-//!   gzip's deflate, 32,768x for Zstandard: one byte per 128 KiB block);
-//! - a dictionary page's bytes hold its value count: a bit per boolean,
-//!   the type's width per fixed-width value, a four-byte length per string.
+//! So, before the crate reads them:
+//! - the footer's schema is walked ([`check_footer`]): every element's
+//!   child count must fit in the elements that follow it, and the list
+//!   must not declare more elements than the footer has bytes;
+//! - every page header of every column chunk to be read is decoded
+//!   ([`check_pages`]; headers only, walked from one to the next through
+//!   the chunk) and must be plausible:
+//!   - the page lies inside its column chunk;
+//!   - its uncompressed size is one the codec can produce from its
+//!     compressed bytes (at most 32x for Snappy, 256x for LZ4, 1,032x for
+//!     gzip's deflate, 32,768x for Zstandard: one byte per 128 KiB block);
+//!   - a dictionary page's bytes hold its value count: a bit per boolean,
+//!     the type's width per fixed-width value, a four-byte length per
+//!     string.
 //!
-//! The crate's own page-header decoder is private, so the header is read
-//! here from Thrift's compact encoding (the Parquet format's `PageHeader`:
+//! The crate's own Thrift decoders are private, so both are read here from
+//! Thrift's compact encoding: of the footer (`FileMetaData`), field 2, the
+//! schema, a list of `SchemaElement` {5 num_children}; of a `PageHeader`,
 //! 1 type, 2 uncompressed size, 3 compressed size, 7 dictionary header
-//! {1 value count}; every other field is skipped). A well-formed file
-//! passes unchanged.
+//! {1 value count}. Every other field is skipped. A well-formed file passes
+//! unchanged.
 
 use std::io::Read;
 
@@ -126,6 +135,34 @@ pub(super) fn check_pages<T: ChunkReader>(
     Ok(())
 }
 
+/// Checks the footer's schema (see the module documentation). A file too
+/// short to hold a footer, or without the `PAR1` magic, is left to the
+/// crate, which reports it.
+pub(super) fn check_footer<T: ChunkReader>(input: &T, origin: &str) -> Result<()> {
+    let len = input.len();
+    if len < 12 {
+        return Ok(());
+    }
+    let read_err =
+        |e: parquet::errors::ParquetError| parse_err(origin, format!("read failed: {e}"));
+    let tail = input.get_bytes(len - 8, 8).map_err(read_err)?;
+    if &tail[4..] != b"PAR1" {
+        return Ok(());
+    }
+    let footer = u64::from(u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]));
+    if footer > len - 12 {
+        return Ok(());
+    }
+    let mut c = Compact::new(input.get_read(len - 8 - footer).map_err(read_err)?, footer);
+    c.past = "runs past the footer";
+    c.schema_children().map_err(|why| {
+        parse_err(
+            origin,
+            format!("the Parquet file is corrupt or truncated (its footer {why})"),
+        )
+    })
+}
+
 /// What the check needs of a page header.
 struct PageHeader {
     uncompressed: i32,
@@ -139,6 +176,8 @@ struct Compact<R> {
     input: R,
     limit: u64,
     consumed: u64,
+    /// The error of a value that runs past `limit`.
+    past: &'static str,
 }
 
 /// The compact encoding's type codes.
@@ -155,6 +194,7 @@ mod code {
     pub const SET: u8 = 10;
     pub const MAP: u8 = 11;
     pub const STRUCT: u8 = 12;
+    pub const UUID: u8 = 13;
 }
 
 type Parsed<T> = std::result::Result<T, &'static str>;
@@ -165,12 +205,13 @@ impl<R: Read> Compact<R> {
             input,
             limit,
             consumed: 0,
+            past: "runs past its column chunk",
         }
     }
 
     fn byte(&mut self) -> Parsed<u8> {
         if self.consumed >= self.limit {
-            return Err("runs past its column chunk");
+            return Err(self.past);
         }
         let mut b = [0u8];
         self.input.read_exact(&mut b).map_err(|_| "is cut short")?;
@@ -217,18 +258,15 @@ impl<R: Read> Compact<R> {
             code::BYTE => self.byte().map(drop),
             code::I16 | code::I32 | code::I64 => self.varint().map(drop),
             code::DOUBLE => self.skip_bytes(8),
+            code::UUID => self.skip_bytes(16),
             code::BINARY => {
                 let n = self.varint()?;
                 self.skip_bytes(n)
             }
             code::LIST | code::SET => {
-                let head = self.byte()?;
-                let n = match head >> 4 {
-                    15 => self.varint()?,
-                    n => u64::from(n),
-                };
+                let (n, kind) = self.list_header()?;
                 for _ in 0..n {
-                    self.skip_element(head & 0x0f, depth + 1)?;
+                    self.skip_element(kind, depth + 1)?;
                 }
                 Ok(())
             }
@@ -259,6 +297,20 @@ impl<R: Read> Compact<R> {
         }
     }
 
+    /// The next field's id and type after the field `id` of a struct, or
+    /// `None` at its stop byte.
+    fn field(&mut self, id: i16) -> Parsed<Option<(i16, u8)>> {
+        let head = self.byte()?;
+        if head == 0 {
+            return Ok(None);
+        }
+        let id = match head >> 4 {
+            0 => i16::try_from(self.i32()?).map_err(|_| "holds a bad field id")?,
+            delta => id.wrapping_add(i16::from(delta)),
+        };
+        Ok(Some((id, head & 0x0f)))
+    }
+
     /// Calls `f(self, field id, type, depth)` for each field of a struct,
     /// up to its stop byte.
     fn each_field(
@@ -267,18 +319,111 @@ impl<R: Read> Compact<R> {
         mut f: impl FnMut(&mut Self, i16, u8, usize) -> Parsed<()>,
     ) -> Parsed<()> {
         let mut id = 0i16;
-        loop {
-            let head = self.byte()?;
-            if head == 0 {
-                return Ok(());
-            }
-            let t = head & 0x0f;
-            id = match head >> 4 {
-                0 => i16::try_from(self.i32()?).map_err(|_| "holds a bad field id")?,
-                delta => id.wrapping_add(i16::from(delta)),
-            };
+        while let Some((next, t)) = self.field(id)? {
+            id = next;
             f(self, id, t, depth)?;
         }
+        Ok(())
+    }
+
+    /// Reads a list's header: its length and element type.
+    fn list_header(&mut self) -> Parsed<(u64, u8)> {
+        let head = self.byte()?;
+        let n = match head >> 4 {
+            15 => self.varint()?,
+            n => u64::from(n),
+        };
+        Ok((n, head & 0x0f))
+    }
+
+    /// Walks a `FileMetaData` up to its schema (field 2) and checks each
+    /// element's child count; the fields after the schema are not read.
+    ///
+    /// The crate reads a field by its id, as the type its schema gives that
+    /// id, whatever type the field's header declares; this walk skips by
+    /// the declared type. So that both walks stay on the same bytes, a field
+    /// the crate reads before the child counts must declare its schema type
+    /// (as every writer's do): the version (1, i32) alone before the schema;
+    /// in an element, i32 fields 1-3 and 5-9, the name (4, binary) and the
+    /// logical type (10, see [`Compact::logical_type`]).
+    fn schema_children(&mut self) -> Parsed<()> {
+        const OFF: &str = "holds a field of another type than the format's";
+        let mut id = 0i16;
+        while let Some((next, t)) = self.field(id)? {
+            id = next;
+            match (id, t) {
+                (1, code::I32) => {
+                    self.varint()?;
+                    continue;
+                }
+                (2, code::LIST) => {}
+                _ => return Err(OFF),
+            }
+            let (n, kind) = self.list_header()?;
+            if n == 0 {
+                return Ok(());
+            }
+            if kind != code::STRUCT {
+                return Err(OFF);
+            }
+            // Every element takes at least its stop byte.
+            if n > self.limit - self.consumed {
+                return Err("declares more schema elements than it has bytes");
+            }
+            for i in 0..n {
+                let mut children = None;
+                self.each_field(1, |c, id, t, depth| match (id, t) {
+                    (5, code::I32) => c.i32().map(|v| children = Some(v)),
+                    (1..=3 | 6..=9, code::I32) | (4, code::BINARY) => c.skip(t, depth),
+                    (10, code::STRUCT) => c.logical_type(depth + 1),
+                    (1..=10, _) => Err(OFF),
+                    _ => c.skip(t, depth),
+                })?;
+                if children.is_some_and(|k| k < 0 || k as u64 > n - 1 - i) {
+                    return Err(
+                        "declares a schema element with more children than elements follow it",
+                    );
+                }
+            }
+            return Ok(());
+        }
+        Ok(())
+    }
+
+    /// Skips a `LogicalType` union, each known field of its variant of the
+    /// type the format gives it (the crate reads them so): Decimal (5) two
+    /// i32; Time and Timestamp (7, 8) a boolean and a unit (a union of empty
+    /// structs); Integer (10) a byte and a boolean; Variant (16) a byte;
+    /// Geometry (17) a string; Geography (18) a string and an i32. The other
+    /// variants are empty structs (the crate errors on any content), and a
+    /// variant id the crate does not know it skips, as here.
+    fn logical_type(&mut self, depth: usize) -> Parsed<()> {
+        // Either boolean code stands for the type.
+        const BOOL: u8 = code::TRUE;
+        let kind = |t: u8| if t == code::FALSE { code::TRUE } else { t };
+        self.each_field(depth, |c, variant, t, depth| {
+            let fields: &[(i16, u8)] = match variant {
+                5 => &[(1, code::I32), (2, code::I32)],
+                7 | 8 => &[(1, BOOL), (2, code::STRUCT)],
+                10 => &[(1, code::BYTE), (2, BOOL)],
+                16 => &[(1, code::BYTE)],
+                17 => &[(1, code::BINARY)],
+                18 => &[(1, code::BINARY), (2, code::I32)],
+                1..=18 => &[],
+                _ => return c.skip(t, depth),
+            };
+            if t != code::STRUCT {
+                return Err("holds a logical type that is not a struct");
+            }
+            c.each_field(depth + 1, |c, id, t, depth| {
+                match fields.iter().find(|f| f.0 == id) {
+                    Some(&(_, want)) if want != kind(t) => {
+                        Err("holds a logical type field of another type than the format's")
+                    }
+                    _ => c.skip(t, depth),
+                }
+            })
+        })
     }
 
     fn page_header(&mut self) -> Parsed<PageHeader> {
@@ -344,5 +489,57 @@ mod tests {
         assert!(header(&deep).is_err());
         // An i32 field beyond 32 bits.
         assert!(header(&[0x15, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F]).is_err());
+    }
+
+    /// A `FileMetaData` of version 2 whose schema is a root with `children`
+    /// children (zigzag `z`) and one leaf, then `rest`.
+    fn footer(z: &[u8], rest: &[u8]) -> Vec<u8> {
+        let mut f = vec![0x15, 0x04, 0x19, 0x2C];
+        // Root: name "s" (field 4, binary), num_children (field 5, i32).
+        f.extend([0x48, 0x01, b's', 0x15]);
+        f.extend(z);
+        f.push(0x00);
+        // Leaf: name "a".
+        f.extend([0x48, 0x01, b'a', 0x00]);
+        f.extend(rest);
+        f
+    }
+
+    fn children(bytes: &[u8]) -> Parsed<()> {
+        Compact::new(bytes, bytes.len() as u64).schema_children()
+    }
+
+    #[test]
+    fn schema_child_counts_must_fit_the_elements_that_follow() {
+        // One child: the leaf. The fields after the schema are not read.
+        assert_eq!(children(&footer(&[0x02], &[0xFF, 0xFF])), Ok(()));
+        // Two children, 2^31 - 1 (the fuzzer's file asked for 16.8 GB), -1.
+        assert!(children(&footer(&[0x04], &[])).is_err());
+        assert!(children(&footer(&[0xFE, 0xFF, 0xFF, 0xFF, 0x0F], &[])).is_err());
+        assert!(children(&footer(&[0x01], &[])).is_err());
+        // A list declaring more elements than the footer has bytes.
+        let long = [0x15, 0x04, 0x19, 0xFC, 0xFF, 0xFF, 0xFF, 0xFF, 0x07, 0x00];
+        assert!(children(&long).is_err());
+        // The fuzzer's file: a child count declared as a map, which the
+        // crate reads as an i32 (2.1e9) all the same.
+        let mut map = vec![0x15, 0x04, 0x19, 0x2C, 0x48, 0x01, b's', 0x1B];
+        map.extend([0xFE, 0xFF, 0xFF, 0xFF, 0x0F, 0x00, 0x48, 0x01, b'a', 0x00]);
+        assert!(children(&map).is_err());
+        // A logical type: String (an empty struct) passes; Integer with its
+        // bit width declared as an i32 instead of a byte does not.
+        let mut string = vec![0x15, 0x04, 0x19, 0x2C, 0x48, 0x01, b's', 0x15, 0x02, 0x00];
+        string.extend([0x48, 0x01, b'a', 0x6C, 0x1C, 0x00, 0x00, 0x00]);
+        assert_eq!(children(&string), Ok(()));
+        let mut int = string[..string.len() - 4].to_vec();
+        int.extend([0xAC, 0x15, 0x10, 0x00, 0x00, 0x00]);
+        assert!(children(&int).is_err());
+        let at = int.len() - 5;
+        int[at] = 0x13;
+        assert_eq!(children(&int), Ok(()));
+        // Cut short inside the schema: an error.
+        let good = footer(&[0x02], &[]);
+        for n in 0..good.len() {
+            assert!(children(&good[..n]).is_err(), "{n}");
+        }
     }
 }

@@ -112,8 +112,31 @@ impl ColumnSplit {
 
     /// The column's values, one per row of `data`.
     fn values(&self, data: &Dataset, what: &str) -> Result<Vec<f64>> {
-        let j = data.feature_index(self.column(), what)?;
+        let j = self.index(data, what)?;
         Ok((0..data.n_rows()).map(|i| data.value(i, j)).collect())
+    }
+
+    /// The column's feature index; a text column read one-hot (features
+    /// `col=level`) is an error that says so.
+    fn index(&self, data: &Dataset, what: &str) -> Result<usize> {
+        let name = self.column();
+        data.feature_index(name, what).map_err(|e| {
+            let prefix = format!("{name}=");
+            let hot: Vec<&str> = (data.feature_names().iter())
+                .filter(|f| f.starts_with(&prefix))
+                .map(String::as_str)
+                .collect();
+            match hot.as_slice() {
+                [] => e,
+                [first, ..] => Error::invalid(format!(
+                    "{what} '{name}' holds text, read as {} one-hot column{} ({first}, ...); a \
+                     time or group column must be numeric: write its values as numbers \
+                     (group ids 0, 1, 2, ...; times as seconds or days)",
+                    hot.len(),
+                    if hot.len() == 1 { "" } else { "s" }
+                )),
+            }
+        })
     }
 }
 
@@ -230,7 +253,7 @@ impl Splitter {
     pub fn features<'a>(&self, data: &'a Dataset) -> Result<Cow<'a, Dataset>> {
         match self {
             Splitter::Time(c) | Splitter::Group(c) if !c.keep => {
-                let j = data.feature_index(c.column(), "split column")?;
+                let j = c.index(data, "split column")?;
                 if data.n_features() == 1 {
                     return Err(Error::invalid(format!(
                         "'{}' is the only feature; keep it as one with keep=true",
@@ -953,6 +976,20 @@ mod tests {
         assert!(e.contains("has 1 group;"), "{e}");
         let e = err("time(col=Tme)");
         assert!(e.contains("did you mean 'Time'"), "{e}");
+        // A text column read one-hot: the error says what to do.
+        let x = (0..8)
+            .flat_map(|i| [i as f64, f64::from(i % 2 == 0), f64::from(i % 2 == 1)])
+            .collect();
+        let names = ["x", "g=a", "g=b"].map(String::from).to_vec();
+        let schema = crate::data::Schema::numeric(names, vec!["0".into(), "1".into()]);
+        let hot = Dataset::new(x, (0..8).map(|i| u32::from(i % 4 == 0)).collect(), schema).unwrap();
+        let s: Splitter = "group(col=g, folds=2)".parse().unwrap();
+        let e = s.split_dataset(&hot, 0).unwrap_err().to_string();
+        assert!(
+            e.contains("holds text, read as 2 one-hot columns (g=a, ...)"),
+            "{e}"
+        );
+        assert!(s.features(&hot).is_err());
         for (cv, why) in [
             ("time(folds=3)", "name the column"),
             ("group(col=Card, folds=1)", "folds=1 is invalid"),

@@ -128,14 +128,19 @@ impl Clock {
     }
 }
 
+/// Seconds from the environment variable `var`, else `default`.
+fn seconds(var: &str, default: f64) -> Duration {
+    let s = std::env::var(var)
+        .ok()
+        .and_then(|v| v.parse::<f64>().ok())
+        .unwrap_or(default);
+    Duration::from_secs_f64(s)
+}
+
 /// CPU seconds one input may run before it counts as a hang (default 30;
 /// `RARITY_FUZZ_HANG_SECONDS` overrides).
 fn hang_limit() -> Duration {
-    let s = std::env::var("RARITY_FUZZ_HANG_SECONDS")
-        .ok()
-        .and_then(|v| v.parse::<f64>().ok())
-        .unwrap_or(30.0);
-    Duration::from_secs_f64(s)
+    seconds("RARITY_FUZZ_HANG_SECONDS", 30.0)
 }
 
 /// The input a harness is running, for the watchdog.
@@ -179,11 +184,7 @@ fn watchdog() {
 
 /// CPU seconds per harness (default 2; `RARITY_FUZZ_SECONDS` overrides).
 fn budget() -> Duration {
-    let s = std::env::var("RARITY_FUZZ_SECONDS")
-        .ok()
-        .and_then(|v| v.parse::<f64>().ok())
-        .unwrap_or(2.0);
-    Duration::from_secs_f64(s)
+    seconds("RARITY_FUZZ_SECONDS", 2.0)
 }
 
 /// Tokens of the formats, spliced into inputs.

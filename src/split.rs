@@ -27,8 +27,12 @@
 //!   so far (the lowest on ties), which balances fold sizes
 //!   (scikit-learn's `GroupKFold`, with seeded ties).
 //!
-//! The column is a numeric feature of the data; the models do not see it
-//! unless `keep=true` ([`Splitter::prepare`] drops it). Rows with a missing
+//! The column is read as a key ([`Splitter::key_column`]): a time column's
+//! ISO 8601 texts and Parquet/IPC dates and timestamps as seconds since
+//! 1970, a group column's text ids numbered in sorted order (any count,
+//! never one-hot). The models do not see it unless `keep=true`
+//! ([`Splitter::prepare`] drops it); then it is a feature, read as
+//! features are (numbers). Rows with a missing
 //! time or group follow the reading rules (dropped, or an error with
 //! `--missing error`). Under either scheme the inner folds of a strategy's
 //! calibration and tuned thresholds (`tune(...)`, `roc-closest`, `platt`,
@@ -38,6 +42,7 @@
 
 use std::borrow::Cow;
 
+use crate::data::read::{KeyColumn, KeyKind};
 use crate::data::{rows_by_class, Dataset};
 use crate::params::{from_call, params, syntax, Bounds, Params};
 use crate::rng;
@@ -130,8 +135,9 @@ impl ColumnSplit {
                 [] => e,
                 [first, ..] => Error::invalid(format!(
                     "{what} '{name}' holds text, read as {} one-hot column{} ({first}, ...); a \
-                     time or group column must be numeric: write its values as numbers \
-                     (group ids 0, 1, 2, ...; times as seconds or days)",
+                     time or group column kept as a feature (keep=true), or declared nominal \
+                     in a KEEL/ARFF file, must be numeric: write its values as numbers (group \
+                     ids 0, 1, 2, ...; times as seconds or days)",
                     hot.len(),
                     if hot.len() == 1 { "" } else { "s" }
                 )),
@@ -222,6 +228,23 @@ impl Splitter {
                 "time(...) and group(...) split a dataset by one of its columns",
             )),
         }
+    }
+
+    /// The column `time(...)` / `group(...)` reads as a key rather than a
+    /// feature ([`KeyColumn`]): text times and group ids, dates and
+    /// timestamps become numbers. `None` for other schemes, and with
+    /// `keep=true`, when the column is a feature of the models and is read
+    /// as features are.
+    pub fn key_column(&self) -> Option<KeyColumn> {
+        let (c, kind) = match self {
+            Splitter::Time(c) => (c, KeyKind::Time),
+            Splitter::Group(c) => (c, KeyKind::Group),
+            _ => return None,
+        };
+        (!c.keep).then(|| KeyColumn {
+            name: c.column().to_string(),
+            kind,
+        })
     }
 
     /// The dataset the models see (without the time or group column unless

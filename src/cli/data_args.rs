@@ -9,6 +9,7 @@ use clap::ValueEnum;
 use rarity::data::read::{read_path, Categorical, Missing, ReadOptions, ReadReport};
 use rarity::data::{bundled, Dataset};
 use rarity::error::{Error, Result};
+use rarity::split::Splitter;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum CategoricalArg {
@@ -95,13 +96,27 @@ impl DataArgs {
             drop_constant: self.drop_constant,
             drop: self.drop.clone(),
             decimal: decimal_arg(&self.decimal)?,
+            key: None,
         })
     }
 
     /// Reads the dataset (see [`DataArgs::read`]) and, unless `quiet`, says
     /// on stderr how many rows were dropped and why.
     pub fn load_noting(&self, default: Option<&str>, quiet: bool) -> Result<(Dataset, ReadReport)> {
-        let (ds, report) = self.load(default)?;
+        self.load_split(default, quiet, None)
+    }
+
+    /// [`DataArgs::load_noting`] for a cross-validation `splitter`: its time
+    /// or group column is read as one ([`Splitter::key_column`]).
+    pub fn load_split(
+        &self,
+        default: Option<&str>,
+        quiet: bool,
+        splitter: Option<&Splitter>,
+    ) -> Result<(Dataset, ReadReport)> {
+        let mut opts = self.read_options()?;
+        opts.key = splitter.and_then(Splitter::key_column);
+        let (ds, report) = self.load_with(default, &opts)?;
         self.note_dropped(&report, quiet);
         Ok((ds, report))
     }
@@ -118,11 +133,18 @@ impl DataArgs {
     /// Reads the dataset; `default` is the bundled set used when neither a
     /// file nor `--dataset` is given (`None`: that is an error).
     pub fn load(&self, default: Option<&str>) -> Result<(Dataset, ReadReport)> {
-        let opts = self.read_options()?;
+        self.load_with(default, &self.read_options()?)
+    }
+
+    fn load_with(
+        &self,
+        default: Option<&str>,
+        opts: &ReadOptions,
+    ) -> Result<(Dataset, ReadReport)> {
         match (&self.file, &self.dataset, default) {
-            (Some(path), _, _) => read_path(path, &opts),
-            (None, Some(name), _) => bundled::find(name)?.load(&opts),
-            (None, None, Some(name)) => bundled::find(name)?.load(&opts),
+            (Some(path), _, _) => read_path(path, opts),
+            (None, Some(name), _) => bundled::find(name)?.load(opts),
+            (None, None, Some(name)) => bundled::find(name)?.load(opts),
             (None, None, None) => Err(Error::invalid(
                 "no data: give a FILE or --dataset NAME (see `rarity datasets`)",
             )),

@@ -74,7 +74,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                 return Ok(done);
             }
         }
-        let (ds, report) = a.data.load_noting(None, g.quiet)?;
+        let (ds, report) = a.data.load_split(None, g.quiet, Some(&splitter))?;
         let eval = if pooled {
             cross_validate_pooled(&strategy, &ds, &splitter, g.seed, &extras)?
         } else {

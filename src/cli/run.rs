@@ -22,6 +22,7 @@ use rarity::metrics::catalogue;
 use rarity::metrics::cost::{Benefit, LossMatrix};
 use rarity::persist::{save, Format};
 use rarity::report::format::{mean_std_text, p_value_text};
+use rarity::split::Splitter;
 
 /// Arguments of `rarity run`.
 #[derive(Debug, Clone, clap::Args)]
@@ -117,7 +118,10 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     if let Some(path) = &a.oof {
         rarity::data::write::check_output(path)?;
     }
-    let (ds, report) = a.data.load_noting(Some(bundled::DEFAULT), g.quiet)?;
+    let splitter: Splitter = a.cv.parse()?;
+    let (ds, report) = a
+        .data
+        .load_split(Some(bundled::DEFAULT), g.quiet, Some(&splitter))?;
     let decision_copies = decision_copies(a.cost.as_deref().zip(cost.as_ref()), benefit.as_ref());
     let settings = RunSettings {
         strategies: a
@@ -135,7 +139,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         },
         metric: ranking,
         decision_metric: decision,
-        splitter: a.cv.parse()?,
+        splitter,
         seed: g.seed,
     };
     let extras = settings.extras.clone();

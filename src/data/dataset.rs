@@ -611,9 +611,11 @@ impl Dataset {
             .collect()
     }
 
-    /// A copy without the given feature columns (the schema's feature names
-    /// follow; the source encodings are kept so that prediction data can be
-    /// encoded first and then reduced the same way).
+    /// A copy without the given feature columns. The schema's feature
+    /// names follow; a numeric source column dropped whole leaves the
+    /// encodings too (prediction data need not have it), while a one-hot
+    /// encoding is kept whole so that prediction data can be encoded first
+    /// and then reduced the same way.
     pub fn drop_columns(&self, cols: &[usize]) -> Dataset {
         if cols.is_empty() {
             return self.clone();
@@ -629,6 +631,14 @@ impl Dataset {
             .iter()
             .map(|&j| self.schema.feature_names[j].clone())
             .collect();
+        let gone: Vec<&String> = cols
+            .iter()
+            .map(|&j| &self.schema.feature_names[j])
+            .collect();
+        schema.encodings.retain(|e| match e {
+            ColumnEncoding::Numeric { name } => !gone.contains(&name),
+            ColumnEncoding::OneHot { .. } => true,
+        });
         Dataset {
             x: Values::from_vec(x),
             y: Arc::clone(&self.y),
@@ -753,6 +763,9 @@ mod tests {
         assert_eq!(r.n_features(), 1);
         assert_eq!(r.feature_names(), &["x0".to_string()]);
         assert_eq!(r.row(3), &[4.0]);
+        // The numeric column leaves the encodings: prediction data need not have it.
+        let names: Vec<&str> = r.schema().encodings.iter().map(|e| e.name()).collect();
+        assert_eq!(names, ["x0"]);
     }
 
     #[test]

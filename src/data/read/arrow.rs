@@ -19,10 +19,11 @@ use std::io::{Cursor, Read};
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
-    Decimal128Type, Float16Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type,
-    Int8Type, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
+    Date32Type, Date64Type, Decimal128Type, Float16Type, Float32Type, Float64Type, Int16Type,
+    Int32Type, Int64Type, Int8Type, TimestampMicrosecondType, TimestampMillisecondType,
+    TimestampNanosecondType, TimestampSecondType, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
 };
-use arrow_array::{Array, ArrayRef, RecordBatch};
+use arrow_array::{Array, ArrayRef, ArrowPrimitiveType, RecordBatch};
 use arrow_schema::{ArrowError, DataType, SchemaRef};
 use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
 use parquet::arrow::ProjectionMask;
@@ -235,6 +236,7 @@ fn column_type(t: &DataType) -> ColumnType {
         Utf8 | LargeUtf8 | Utf8View => ColumnType::Text,
         Dictionary(_, v) if matches!(**v, Utf8 | LargeUtf8 | Utf8View) => ColumnType::Text,
         Null => ColumnType::Number,
+        Date32 | Date64 | Timestamp(..) => ColumnType::Time(t.to_string()),
         other => ColumnType::Unsupported(other.to_string()),
     }
 }
@@ -479,6 +481,51 @@ fn each_number(a: &dyn Array, mut f: impl FnMut(usize, Option<f64>)) -> bool {
     true
 }
 
+/// Calls `f(row, seconds)` for every value of a date or timestamp column
+/// (`None` where null): seconds since 1970-01-01 UTC (a timestamp without a
+/// zone is read as UTC); `false` if the column is not one.
+fn each_seconds(a: &dyn Array, mut f: impl FnMut(usize, Option<f64>)) -> bool {
+    use arrow_schema::TimeUnit;
+    fn scaled<T: ArrowPrimitiveType>(
+        a: &dyn Array,
+        per_second: f64,
+        f: &mut dyn FnMut(usize, Option<f64>),
+    ) where
+        T::Native: Into<i64>,
+    {
+        let p = a.as_primitive::<T>();
+        p.iter().enumerate().for_each(|(i, v)| {
+            f(
+                i,
+                v.map(|v| {
+                    let v: i64 = v.into();
+                    v as f64 / per_second
+                }),
+            )
+        });
+    }
+    match a.data_type() {
+        DataType::Date32 => a
+            .as_primitive::<Date32Type>()
+            .iter()
+            .enumerate()
+            .for_each(|(i, v)| f(i, v.map(|d| f64::from(d) * 86_400.0))),
+        DataType::Date64 => scaled::<Date64Type>(a, 1e3, &mut f),
+        DataType::Timestamp(TimeUnit::Second, _) => scaled::<TimestampSecondType>(a, 1.0, &mut f),
+        DataType::Timestamp(TimeUnit::Millisecond, _) => {
+            scaled::<TimestampMillisecondType>(a, 1e3, &mut f)
+        }
+        DataType::Timestamp(TimeUnit::Microsecond, _) => {
+            scaled::<TimestampMicrosecondType>(a, 1e6, &mut f)
+        }
+        DataType::Timestamp(TimeUnit::Nanosecond, _) => {
+            scaled::<TimestampNanosecondType>(a, 1e9, &mut f)
+        }
+        _ => return false,
+    }
+    true
+}
+
 /// A column's values as numbers (`None` where null): integers, floats,
 /// decimals and booleans (`None` for any other type).
 pub fn numbers(a: &dyn Array) -> Option<Vec<Option<f64>>> {
@@ -626,6 +673,33 @@ fn decode(
                             layout.names[j]
                         ),
                     ));
+                }
+            }
+            Role::Feature(s) if matches!(column_type(col.data_type()), ColumnType::Time(_)) => {
+                let x = &mut block.x;
+                let read = each_seconds(col.as_ref(), |i, v| match v {
+                    Some(v) => x[i * m + s] = v,
+                    None => {
+                        missing[i].get_or_insert(j);
+                    }
+                });
+                if !read {
+                    return Err(unsupported());
+                }
+            }
+            Role::Feature(s) if layout.slots[s].kind == super::rows::Kind::Time => {
+                let t = texts(col).ok_or_else(unsupported)?;
+                for (i, v) in t.iter().enumerate() {
+                    match v {
+                        Some(v) => {
+                            let line = format!("row {}", first_row + i + 1);
+                            block.x[i * m + s] =
+                                layout.time_value(&line, j, v.trim().as_bytes())?;
+                        }
+                        None => {
+                            missing[i].get_or_insert(j);
+                        }
+                    }
                 }
             }
             Role::Feature(s) => {

@@ -117,6 +117,9 @@ fn parse_row(rec: &Record, plan: &Plan, row: &mut [f64], part: &mut Block) -> Re
             Role::Skip | Role::Check => {}
             Role::Target => label = Some(f),
             Role::Id(i) => part.ids[ids_start + i] = String::from_utf8_lossy(f).into_owned(),
+            Role::Feature(s) if layout.slots[s].kind == Kind::Time => {
+                row[s] = layout.time_value(&here(), j, f)?;
+            }
             Role::Feature(s) => {
                 let as_number = match plan.ops[j] {
                     Op::Number(_) => true,

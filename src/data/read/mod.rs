@@ -24,6 +24,10 @@
 //!   order. Features are then named `column=level`, and the mapping is kept
 //!   in the [`Schema`](super::Schema) so prediction data is encoded the same
 //!   way. A one-hot column may have at most [`MAX_LEVELS`] levels.
+//! - The column of `--cv time(...)` / `group(...)` is read as a
+//!   [`KeyColumn`], not as a feature: ISO 8601 times (`dates`) and Parquet/IPC
+//!   dates and timestamps as seconds since 1970; group ids of any count,
+//!   text numbered in sorted order.
 //!
 //! The pieces: [`source`] opens an input and tells its format, the format
 //! modules turn it into blocks of rows (`csv_blocks`, `arrow`), and `rows`
@@ -36,6 +40,7 @@ mod arrow;
 mod classes;
 mod columns;
 mod csv_blocks;
+mod dates;
 mod labels;
 mod lines;
 mod number;
@@ -84,6 +89,30 @@ pub enum Categorical {
     OneHot,
 }
 
+/// How the values of a column that splits rows rather than feeding the
+/// models (`--cv time(col=...)`, `--cv group(col=...)`) are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyKind {
+    /// A time: numbers as they are; ISO 8601 dates and date-times given as
+    /// text (`2024-01-31`, `2024-01-31T08:15:30+01:00`), Parquet/IPC dates
+    /// and timestamps: seconds since 1970-01-01 UTC.
+    Time,
+    /// A group id: numbers as they are when every value is one; otherwise
+    /// any text, numbered in sorted order of the distinct texts (no limit
+    /// on their count, no one-hot encoding).
+    Group,
+}
+
+/// A column read as a [`KeyKind`] (CSV, Parquet, Arrow IPC and tables
+/// given by columns; KEEL/ARFF attributes keep their declared types).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyColumn {
+    /// The column's name.
+    pub name: String,
+    /// How its values are read.
+    pub kind: KeyKind,
+}
+
 /// Options shared by all readers.
 #[derive(Debug, Clone)]
 pub struct ReadOptions {
@@ -105,6 +134,8 @@ pub struct ReadOptions {
     pub drop: Vec<String>,
     /// The decimal separator of CSV numbers (`.` or `,`).
     pub decimal: u8,
+    /// A column read as a time or group key instead of a feature value.
+    pub key: Option<KeyColumn>,
 }
 
 impl Default for ReadOptions {
@@ -119,6 +150,7 @@ impl Default for ReadOptions {
             drop_constant: false,
             drop: Vec::new(),
             decimal: b'.',
+            key: None,
         }
     }
 }

@@ -16,7 +16,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::labels::Interner;
-use super::{parse_err, Categorical, Missing, ReadOptions, ReadReport};
+use super::{parse_err, Categorical, KeyKind, Missing, ReadOptions, ReadReport};
 use crate::data::{ColumnEncoding, Dataset, Schema};
 use crate::error::{did_you_mean, Error, Result};
 
@@ -68,6 +68,13 @@ pub(crate) enum Kind {
     /// most [`MAX_LEVELS`] distinct values, decided at the end (numeric if
     /// every value is a number).
     Either,
+    /// A time key ([`KeyKind::Time`](super::KeyKind::Time)): numbers, or
+    /// ISO 8601 texts as seconds since 1970.
+    Time,
+    /// A group key ([`KeyKind::Group`](super::KeyKind::Group)): levels with
+    /// no limit on their count, numbers when all are, else numbered in
+    /// sorted order; never one-hot.
+    Group,
 }
 
 /// One feature column.
@@ -162,6 +169,37 @@ pub(crate) fn resolve_target(spec: Option<&str>, names: &[String], origin: &str)
     find_column(names, spec, "target column", origin)
 }
 
+/// The source column of `opts.key` with the kind it is read as; an error
+/// when it is missing, the target or dropped.
+fn key_column(
+    names: &[String],
+    opts: &ReadOptions,
+    target: usize,
+    drop: &[usize],
+    origin: &str,
+) -> Result<Option<(usize, Kind)>> {
+    let Some(key) = &opts.key else {
+        return Ok(None);
+    };
+    let (what, kind) = match key.kind {
+        KeyKind::Time => ("time column", Kind::Time),
+        KeyKind::Group => ("group column", Kind::Group),
+    };
+    let j = find_column(names, &key.name, what, origin)?;
+    if j == target || drop.contains(&j) {
+        return Err(Error::invalid(format!(
+            "{origin}: the {what} '{}' is {}",
+            names[j],
+            if j == target {
+                "the target column"
+            } else {
+                "left out with --drop"
+            }
+        )));
+    }
+    Ok(Some((j, kind)))
+}
+
 /// The columns of `opts.drop`, checked against `names`.
 fn dropped(names: &[String], opts: &ReadOptions, origin: &str) -> Result<Vec<usize>> {
     opts.drop
@@ -187,6 +225,7 @@ impl Layout {
                 names[target]
             )));
         }
+        let key = key_column(&names, opts, target, &drop, origin)?;
         let mut roles = Vec::with_capacity(names.len());
         let mut slots = Vec::new();
         for (j, name) in names.iter().enumerate() {
@@ -195,14 +234,18 @@ impl Layout {
             } else if drop.contains(&j) {
                 roles.push(Role::Skip);
             } else {
-                let kind = kinds
-                    .get(j)
-                    .copied()
-                    .flatten()
-                    .unwrap_or(match opts.categorical {
+                let given = kinds.get(j).copied().flatten();
+                let kind = match key {
+                    // A key column's numbers (and a Parquet/IPC time) stay as the source types them.
+                    Some((k, kind)) if k == j => match given {
+                        Some(g @ (Kind::Number | Kind::Time)) => g,
+                        _ => kind,
+                    },
+                    _ => given.unwrap_or(match opts.categorical {
                         Categorical::Error => Kind::Number,
                         Categorical::OneHot => Kind::Either,
-                    });
+                    }),
+                };
                 roles.push(Role::Feature(slots.len()));
                 slots.push(Slot {
                     name: name.clone(),
@@ -341,6 +384,25 @@ impl Layout {
                 self.names[column]
             ),
         )
+    }
+
+    /// The value of a time key's field: a number, or an ISO 8601 date or
+    /// date-time as seconds since 1970 ([`super::dates`]).
+    pub(crate) fn time_value(&self, line: &str, column: usize, field: &[u8]) -> Result<f64> {
+        if let Ok(Some(v)) = number(field, self.decimal) {
+            return Ok(v);
+        }
+        super::dates::seconds(field).ok_or_else(|| {
+            parse_err(
+                &self.origin,
+                format!(
+                    "{line}, time column '{}': '{}' is neither a number nor an ISO 8601 date \
+                     or date-time (2024-01-31, 2024-01-31T08:15:30, 2024-01-31 08:15:30+01:00)",
+                    self.names[column],
+                    String::from_utf8_lossy(field)
+                ),
+            )
+        })
     }
 
     /// The error for a categorical column with too many levels.
@@ -494,7 +556,7 @@ impl Block {
         }
         match self.level_dicts[s].intern(raw) {
             None => LevelOutcome::NotUtf8,
-            Some(_) if self.level_dicts[s].len() > MAX_LEVELS => {
+            Some(_) if self.level_dicts[s].len() > MAX_LEVELS && slot.kind != Kind::Group => {
                 if slot.kind == Kind::Either {
                     LevelOutcome::Overflow
                 } else {
@@ -613,7 +675,7 @@ impl<'a> Collector<'a> {
         let m = self.layout.slots.len();
         for s in 0..m {
             let slot = &self.layout.slots[s];
-            if slot.fixed.is_some() || slot.kind == Kind::Number {
+            if slot.fixed.is_some() || matches!(slot.kind, Kind::Number | Kind::Time) {
                 continue;
             }
             if b.numeric[s] && !self.numeric[s] {
@@ -628,7 +690,7 @@ impl<'a> Collector<'a> {
             let local = std::mem::take(&mut b.level_dicts[s]);
             let names = local.names().to_vec();
             let map = self.levels[s].merge(local);
-            if self.levels[s].len() > MAX_LEVELS {
+            if self.levels[s].len() > MAX_LEVELS && slot.kind != Kind::Group {
                 if slot.kind != Kind::Either {
                     return Err(self.layout.too_many_levels(s, None));
                 }
@@ -731,8 +793,18 @@ impl<'a> Collector<'a> {
         let mut x = self.x;
         let m = layout.slots.len();
         for (s, slot) in layout.slots.iter().enumerate() {
-            let free = slot.fixed.is_none() && slot.kind != Kind::Number && !self.numeric[s];
-            if slot.kind == Kind::Number
+            let free = slot.fixed.is_none()
+                && !matches!(slot.kind, Kind::Number | Kind::Time)
+                && !self.numeric[s];
+            if slot.kind == Kind::Group && free {
+                group_numbers(&mut x, m, s, self.levels[s].names(), layout.decimal);
+                encodings.push(ColumnEncoding::Numeric {
+                    name: slot.name.clone(),
+                });
+                outputs.push((s, None));
+                continue;
+            }
+            if matches!(slot.kind, Kind::Number | Kind::Time)
                 || self.numeric[s]
                 || (slot.kind == Kind::Either
                     && all_numbers(self.levels[s].names(), layout.decimal))
@@ -792,6 +864,33 @@ impl<'a> Collector<'a> {
         let mut report = self.report;
         report.source = origin.clone();
         Ok((Dataset::new(x, y, schema)?, report))
+    }
+}
+
+/// Replaces the level codes of group slot `s` by numbers: the numbers the
+/// texts are when all are, else each text's rank among the sorted distinct
+/// texts (so the values depend on the texts only, not on the order rows
+/// came in).
+fn group_numbers(x: &mut [f64], m: usize, s: usize, names: &[String], decimal: u8) {
+    let numbers: Option<Vec<f64>> = names
+        .iter()
+        .map(|t| number(t.trim().as_bytes(), decimal).ok().flatten())
+        .collect();
+    let values = if let Some(numbers) = numbers {
+        numbers
+    } else {
+        let mut order: Vec<usize> = (0..names.len()).collect();
+        order.sort_unstable_by(|&a, &b| names[a].cmp(&names[b]));
+        let mut rank = vec![0.0; names.len()];
+        for (r, &c) in order.iter().enumerate() {
+            rank[c] = r as f64;
+        }
+        rank
+    };
+    for v in x.iter_mut().skip(s).step_by(m.max(1)) {
+        if let Some(c) = code_of(*v) {
+            *v = values[c as usize];
+        }
     }
 }
 
@@ -863,6 +962,8 @@ pub(crate) enum ColumnType {
     Number,
     /// Strings.
     Text,
+    /// Dates and timestamps (named for errors): read as a time key only.
+    Time(String),
     /// A type rarity does not read (named for the error).
     Unsupported(String),
 }

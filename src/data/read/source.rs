@@ -230,8 +230,16 @@ impl<'r> Table<'r> {
         let mut kinds = Vec::with_capacity(self.names.len());
         for (j, t) in self.types.iter().enumerate() {
             let used = layout.roles[j] != super::rows::Role::Skip;
+            let key = match layout.roles[j] {
+                super::rows::Role::Feature(s) => {
+                    matches!(layout.slots[s].kind, Kind::Time | Kind::Group)
+                }
+                _ => false,
+            };
             kinds.push(match t {
                 ColumnType::Any => None,
+                ColumnType::Time(_) if key => Some(Kind::Time),
+                ColumnType::Text if key => None,
                 ColumnType::Number => Some(Kind::Number),
                 ColumnType::Text if layout.roles[j] == super::rows::Role::Target => None,
                 ColumnType::Text if opts.categorical == super::Categorical::OneHot => {
@@ -254,6 +262,17 @@ impl<'r> Table<'r> {
                             "column '{}' has type {ty}, which rarity does not read \
                              (numbers and strings only); leave it out with --drop {}",
                             self.names[j], self.names[j]
+                        ),
+                    ))
+                }
+                ColumnType::Time(ty) if used => {
+                    return Err(parse_err(
+                        &self.origin,
+                        format!(
+                            "column '{}' has type {ty}, which is not a feature rarity reads; \
+                             leave it out with --drop {}, or validate in its order with \
+                             --cv time(col={})",
+                            self.names[j], self.names[j], self.names[j]
                         ),
                     ))
                 }

@@ -154,11 +154,13 @@ def _split_target(table, target):
     raise ValueError(f"data is a {type(table).__name__}; expected a pandas, polars or pyarrow table, a path or (X, y)")
 
 
-def _data(data, target, pos_label, n_jobs):
-    """``(native data, source name, labels or None)``."""
+def _data(data, target, pos_label, n_jobs, cv=None):
+    """``(native data, source name, labels or None)``; the column of a
+    ``time(...)`` / ``group(...)`` ``cv`` is read as the command line reads it."""
     if isinstance(data, (str, os.PathLike)):
         path = os.fspath(data)
-        return _rarity.read_file(path, None if target is None else str(target), pos_label, n_jobs=n_jobs), path, None
+        tgt = None if target is None else str(target)
+        return _rarity.read_file(path, tgt, pos_label, n_jobs=n_jobs, cv=cv), path, None
     if isinstance(data, tuple) and len(data) == 2:
         X, y = data
         name = "y"
@@ -166,7 +168,7 @@ def _data(data, target, pos_label, n_jobs):
         X, y, name = _split_target(data, target)
     feats, _ = V.features(X, n_jobs)
     lab = V.labels(y, pos_label)
-    return _rarity.Data(feats, lab.codes, lab.class_names, name, None, n_jobs), "<data>", lab
+    return _rarity.Data(feats, lab.codes, lab.class_names, name, None, n_jobs, cv), "<data>", lab
 
 
 def run(
@@ -196,7 +198,12 @@ def run(
         are one model); a thresholded one (g_mean, f1, ..., cost, benefit)
         ranks strategies.
     cv : str, default="2x5"
-        Repeated cross-validation ``RxK``.
+        Repeated stratified cross-validation ``RxK``, or, for data that drift
+        or come in groups, ``"time(col=COL, folds=5)"`` (expanding window in
+        the order of ``COL``: numbers, datetimes or ISO 8601 text) or
+        ``"group(col=COL, folds=5)"`` (no value of ``COL``, numbers or text
+        ids, on both sides); ``COL`` is a column of ``data`` that the models
+        do not see unless ``keep=true``.
     cost : str or dict, default=None
         Misclassification costs, ``"fn=10,fp=1"`` or ``{"fn": 10, "fp": 1}``
         (or ``"matrix='0,1;5,0'"``): adds the metric ``cost`` and, for every
@@ -227,7 +234,7 @@ def run(
     (3, 'average_precision')
     """
     n_jobs = V.n_jobs_of(n_jobs)
-    native_data, source, lab = _data(data, target, pos_label, n_jobs)
+    native_data, source, lab = _data(data, target, pos_label, n_jobs, cv)
     if isinstance(cost, dict):
         cost = ",".join(f"{k}={v}" for k, v in cost.items())
     native = _rarity.run_job(

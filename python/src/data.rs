@@ -19,7 +19,8 @@ use pyo3::prelude::*;
 use pyo3_arrow::PyTable;
 
 use rarity::data::read::{
-    assign_classes, encode_columns, encode_columns_with_schema, feature_names, Column, ColumnValues,
+    assign_classes, encode_columns_keyed, encode_columns_with_schema, feature_names, Column,
+    ColumnValues, KeyColumn,
 };
 use rarity::data::{ColumnEncoding, Dataset, Schema, Values};
 
@@ -104,9 +105,17 @@ fn arrow_column(name: &str, a: &ArrayRef) -> PyResult<Col> {
         };
         return Ok(Col::Numbers(Numbers::Arrow(f)));
     }
+    // Dates and timestamps come as ISO 8601 text, which a time or group
+    // key reads (`--cv time(col=...)`); as a feature they are text.
     let text_type = matches!(
         dt,
-        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View | DataType::Boolean
+        DataType::Utf8
+            | DataType::LargeUtf8
+            | DataType::Utf8View
+            | DataType::Boolean
+            | DataType::Date32
+            | DataType::Date64
+            | DataType::Timestamp(..)
     ) || matches!(dt, DataType::Dictionary(_, v) if matches!(**v, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View));
     if !text_type {
         return Err(value_error(format!(
@@ -189,6 +198,7 @@ impl Features {
         class_names: Vec<String>,
         target_name: String,
         weights: Option<Vec<f64>>,
+        key: Option<&KeyColumn>,
     ) -> rarity::Result<Dataset> {
         let n = self.n_rows();
         if y.len() != n {
@@ -213,7 +223,7 @@ impl Features {
                 Dataset::from_values(values.clone(), y, schema)?
             }
             Inner::Columns { .. } => {
-                let (x, kinds) = encode_columns(&self.columns())?;
+                let (x, kinds) = encode_columns_keyed(&self.columns(), key)?;
                 let schema = Schema {
                     feature_names: feature_names(&kinds),
                     class_names,
@@ -422,6 +432,18 @@ pub fn one_batch(
     }
 }
 
+/// The key column of a cross-validation spec (`time(col=...)`,
+/// `group(col=...)`), read as the command line reads it.
+pub fn split_key(cv: Option<&str>) -> PyResult<Option<KeyColumn>> {
+    match cv {
+        None => Ok(None),
+        Some(cv) => Ok(cv
+            .parse::<rarity::split::Splitter>()
+            .map_err(to_py)?
+            .key_column()),
+    }
+}
+
 /// A labelled dataset, ready to fit on.
 #[pyclass(frozen, module = "rarity._rarity")]
 pub struct Data {
@@ -433,7 +455,8 @@ impl Data {
     /// Features with class ids `y`, the class names, the target's name and
     /// optional row weights.
     #[new]
-    #[pyo3(signature = (features, y, class_names, target_name="y".to_string(), weights=None, n_jobs=None))]
+    #[pyo3(signature = (features, y, class_names, target_name="y".to_string(), weights=None, n_jobs=None, cv=None))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         features: &Features,
@@ -442,12 +465,14 @@ impl Data {
         target_name: String,
         weights: Option<PyReadonlyArray1<'_, f64>>,
         n_jobs: Option<i64>,
+        cv: Option<&str>,
     ) -> PyResult<Data> {
         let y = y.as_array().to_vec();
         let weights = weights.map(|w| w.as_array().to_vec());
         let f = features.clone();
+        let key = split_key(cv)?;
         let ds = run(py, n_jobs, move || {
-            f.dataset(y, class_names, target_name, weights)
+            f.dataset(y, class_names, target_name, weights, key.as_ref())
         })?;
         Ok(Data { ds })
     }

@@ -28,7 +28,7 @@ use rarity::params::{Entry, ParamInfo};
 use rarity::select::comparator::{rank_by_comparator, Comparator};
 use rarity::select::variant::{Measure, ReverseTestingVariant};
 
-use crate::data::{Data, Features};
+use crate::data::{split_key, Data, Features};
 use crate::model::{proba_array, Model};
 use crate::pool::{run, to_py};
 
@@ -198,7 +198,7 @@ pub fn load_bundled(py: Python<'_>, name: String, n_jobs: Option<i64>) -> PyResu
 /// `categorical="one-hot"` to encode text columns, `missing="error"` to
 /// refuse incomplete rows instead of dropping them.
 #[pyfunction]
-#[pyo3(signature = (path, target=None, positive=None, delimiter=",", categorical="error", missing="drop", n_jobs=None))]
+#[pyo3(signature = (path, target=None, positive=None, delimiter=",", categorical="error", missing="drop", n_jobs=None, cv=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn read_file(
     py: Python<'_>,
@@ -209,6 +209,7 @@ pub fn read_file(
     categorical: &str,
     missing: &str,
     n_jobs: Option<i64>,
+    cv: Option<&str>,
 ) -> PyResult<Data> {
     use rarity::data::read::{read_path, Categorical, Missing};
     let delimiter = match delimiter.as_bytes() {
@@ -239,6 +240,7 @@ pub fn read_file(
         delimiter,
         categorical,
         missing,
+        key: split_key(cv)?,
         ..ReadOptions::default()
     };
     let ds = run(py, n_jobs, move || Ok(read_path(&path, &opts)?.0))?;

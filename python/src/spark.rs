@@ -260,7 +260,9 @@ pub fn fit_drawn(
         counts[c as usize] += *n as usize;
     }
     let features = Features::from_batch(&batch, |c| c != label)?;
-    let ds = run(py, n_jobs, move || features.dataset(y, names, label, None))?;
+    let ds = run(py, n_jobs, move || {
+        features.dataset(y, names, label, None, None)
+    })?;
     let fitted = run(py, n_jobs, move || {
         rarity::spec::build_strategy(&spec)?.fit_drawn(&ds, &counts, seed)
     })?;
@@ -416,7 +418,9 @@ pub fn score_keys<'py>(
         Field::new("y", arrow_schema::DataType::Int8, false),
     ];
     let columns: Vec<ArrayRef> = vec![
-        Arc::new(Int64Array::from_iter_values(p.iter().map(|&q| score_key(q)))),
+        Arc::new(Int64Array::from_iter_values(
+            p.iter().map(|&q| score_key(q)),
+        )),
         Arc::new(Int8Array::from_iter_values(truth.iter().map(|&c| c as i8))),
     ];
     let out = RecordBatch::try_new(Arc::new(ArrowSchema::new(fields)), columns)
@@ -596,7 +600,10 @@ impl RangeWalk {
 
     /// The range's sums.
     fn finish(&mut self) -> PyResult<RankSums> {
-        let w = self.inner.take().ok_or_else(|| value_error("the walk is finished"))?;
+        let w = self
+            .inner
+            .take()
+            .ok_or_else(|| value_error("the walk is finished"))?;
         Ok(RankSums {
             inner: w.finish().map_err(to_py)?,
         })

@@ -94,3 +94,40 @@ def test_bad_input_raises_value_errors_with_the_librarys_message():
         list(TimeSeriesFolds(n_splits=2).split(X, y, groups=list("abcdefghij")))
     with pytest.raises(ValueError, match="3 time values for 10 rows"):
         list(TimeSeriesFolds(n_splits=2).split(X, y, groups=[1, 2, 3]))
+
+
+def test_run_reads_datetimes_iso_text_and_text_ids_as_the_cv_column(tmp_path):
+    """``rarity.run(cv="time(...)" / "group(...)")`` on a table whose column
+    holds datetimes, ISO 8601 text or text ids (more than one-hot's 50)
+    gives the results of the same column as numbers, from a table and from
+    a file."""
+    pd = pytest.importorskip("pandas")
+    n = 400
+    X, y = imbalanced(n=n, d=2, seed=8)
+    day = np.arange(n) // 5
+    card = np.arange(n) % 80
+    base = pd.DataFrame({"x0": X[:, 0], "x1": X[:, 1], "y": y})
+    models = ["gnb", "logistic"]
+
+    def scores(df, cv):
+        res = rarity.run(df, target="y", models=models, cv=cv, seed=3)
+        table = res.ranking
+        rows = table.to_dict("records") if hasattr(table, "to_dict") else table.to_dicts()
+        return sorted((r["strategy"], r["average_precision"], r["average_precision_std"]) for r in rows)
+
+    time_cv, group_cv = "time(col=day, folds=4)", "group(col=card, folds=4)"
+    want_time = scores(base.assign(day=day), time_cv)
+    stamps = pd.Timestamp("2024-02-20") + pd.to_timedelta(day, unit="D")
+    assert scores(base.assign(day=stamps), time_cv) == want_time
+    iso = base.assign(day=stamps.strftime("%Y-%m-%dT%H:%M:%S"))
+    assert scores(iso, time_cv) == want_time
+    want_group = scores(base.assign(card=card), group_cv)
+    ids = base.assign(card=[f"card-{c:03d}" for c in card])
+    assert scores(ids, group_cv) == want_group
+    path = tmp_path / "ids.csv"
+    ids.to_csv(path, index=False)
+    assert scores(str(path), group_cv) == want_group
+    with pytest.raises(ValueError, match="neither a number nor an ISO 8601 date"):
+        rarity.run(base.assign(day=["31/01/2024"] * n), target="y", models=models, cv=time_cv)
+    with pytest.raises(ValueError, match="time column 'dy' is not a column"):
+        rarity.run(base.assign(day=day), target="y", models=models, cv="time(col=dy)")

@@ -20,6 +20,7 @@ use rayon::prelude::*;
 
 use super::is_missing;
 use super::rows::{feature_names_of, number, MAX_LEVELS};
+use super::{KeyColumn, KeyKind};
 use crate::data::{ColumnEncoding, Schema};
 use crate::error::{Error, Result};
 
@@ -99,6 +100,81 @@ fn encoding_of(c: &Column<'_>) -> Result<ColumnEncoding> {
         )));
     }
     Ok(ColumnEncoding::OneHot { name, levels })
+}
+
+/// The position of `key`'s column and that column read as the key (a
+/// numeric column as it is).
+fn key_column<'a>(columns: &[Column<'a>], key: &KeyColumn) -> Result<(usize, Column<'a>)> {
+    let what = match key.kind {
+        KeyKind::Time => "time column",
+        KeyKind::Group => "group column",
+    };
+    let j = columns
+        .iter()
+        .position(|c| c.name == key.name)
+        .ok_or_else(|| {
+            Error::invalid(format!(
+                "{what} '{}' is not a column of the features; columns are: {}",
+                key.name,
+                columns
+                    .iter()
+                    .map(|c| c.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })?;
+    let c = &columns[j];
+    if let ColumnValues::Numbers(_) = c.values {
+        return Ok((j, c.clone()));
+    }
+    let n = c.len();
+    let values: Vec<f64> = match key.kind {
+        KeyKind::Time => (0..n)
+            .map(|r| {
+                let t = c.text(r)?.expect("a text column");
+                if let Ok(Some(v)) = number(t.as_bytes(), b'.') {
+                    return Ok(v);
+                }
+                super::dates::seconds(t.as_bytes()).ok_or_else(|| {
+                    Error::data(format!(
+                        "row {}, time column '{}': '{t}' is neither a number nor an ISO 8601 \
+                         date or date-time (2024-01-31, 2024-01-31T08:15:30, \
+                         2024-01-31 08:15:30+01:00)",
+                        r + 1,
+                        c.name
+                    ))
+                })
+            })
+            .collect::<Result<_>>()?,
+        KeyKind::Group => {
+            let texts: Vec<&str> = (0..n)
+                .map(|r| Ok(c.text(r)?.expect("a text column")))
+                .collect::<Result<_>>()?;
+            let numbers: Option<Vec<f64>> = texts
+                .iter()
+                .map(|t| number(t.as_bytes(), b'.').ok().flatten())
+                .collect();
+            match numbers {
+                Some(v) => v,
+                None => {
+                    let mut sorted = texts.clone();
+                    sorted.sort_unstable();
+                    sorted.dedup();
+                    texts
+                        .iter()
+                        .map(|t| sorted.binary_search(t).map_or(0.0, |i| i as f64))
+                        .collect()
+                }
+            }
+        }
+    };
+    Ok((
+        j,
+        Column {
+            name: c.name.clone(),
+            values: ColumnValues::Numbers(Cow::Owned(values)),
+        },
+    ))
 }
 
 /// The number text column `c` holds at `row` as the readers parse it
@@ -204,7 +280,43 @@ fn encode(columns: &[&Column<'_>], kinds: &[ColumnEncoding], n: usize) -> Result
 /// assert_eq!(kinds[1].width(), 2); // colour=blue, colour=red
 /// ```
 pub fn encode_columns(columns: &[Column<'_>]) -> Result<(Vec<f64>, Vec<ColumnEncoding>)> {
-    let refs: Vec<&Column<'_>> = columns.iter().collect();
+    encode_columns_keyed(columns, None)
+}
+
+/// [`encode_columns`] with `key`'s column read as the readers read a time
+/// or group key ([`KeyColumn`]): text times as seconds since 1970, text
+/// group ids numbered in sorted order; numbers as they are.
+///
+/// ```
+/// use std::borrow::Cow;
+/// use rarity::data::read::{encode_columns_keyed, Column, ColumnValues, KeyColumn, KeyKind};
+/// let text = |v: &[&str]| ColumnValues::Text(v.iter().map(|s| Some(s.to_string())).collect());
+/// let cols = vec![
+///     Column { name: "day".into(), values: text(&["1970-01-02", "1970-01-01T00:00:30"]) },
+///     Column { name: "card".into(), values: text(&["C9", "C10"]) },
+/// ];
+/// let key = |name: &str, kind| KeyColumn { name: name.into(), kind };
+/// let (x, _) = encode_columns_keyed(&cols[..1], Some(&key("day", KeyKind::Time))).unwrap();
+/// assert_eq!(x, vec![86_400.0, 30.0]);
+/// let (x, _) = encode_columns_keyed(&cols[1..], Some(&key("card", KeyKind::Group))).unwrap();
+/// assert_eq!(x, vec![1.0, 0.0]); // "C10" sorts before "C9"
+/// ```
+pub fn encode_columns_keyed(
+    columns: &[Column<'_>],
+    key: Option<&KeyColumn>,
+) -> Result<(Vec<f64>, Vec<ColumnEncoding>)> {
+    let keyed = match key {
+        Some(k) => Some(key_column(columns, k)?),
+        None => None,
+    };
+    let refs: Vec<&Column<'_>> = columns
+        .iter()
+        .enumerate()
+        .map(|(j, c)| match &keyed {
+            Some((k, kc)) if *k == j => kc,
+            _ => c,
+        })
+        .collect();
     let n = check_lengths(&refs)?;
     let kinds = refs
         .iter()

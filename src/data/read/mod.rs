@@ -59,7 +59,8 @@ use crate::error::{Error, Result};
 pub use arrow::{numbers as arrow_numbers, texts as arrow_texts};
 pub use classes::{assign_classes, label_order};
 pub use columns::{
-    encode_columns, encode_columns_with_schema, feature_names, Column, ColumnValues,
+    encode_columns, encode_columns_keyed, encode_columns_with_schema, feature_names, Column,
+    ColumnValues,
 };
 pub use rows::{Unknown, MAX_LEVELS};
 pub use source::Table;

@@ -49,6 +49,9 @@ impl Numbers {
 enum Col {
     Numbers(Numbers),
     Text(Arc<Vec<Option<String>>>),
+    /// Dates or timestamps as ISO 8601 text, with the Arrow type's name:
+    /// read only as the time or group key of a `cv` spec.
+    Time(Arc<Vec<Option<String>>>, String),
 }
 
 #[derive(Clone)]
@@ -138,7 +141,12 @@ fn arrow_column(name: &str, a: &ArrayRef) -> PyResult<Col> {
             })
         })
         .collect();
-    Ok(Col::Text(Arc::new(texts)))
+    Ok(match dt {
+        DataType::Date32 | DataType::Date64 | DataType::Timestamp(..) => {
+            Col::Time(Arc::new(texts), dt.to_string())
+        }
+        _ => Col::Text(Arc::new(texts)),
+    })
 }
 
 impl Features {
@@ -168,7 +176,7 @@ impl Features {
                     name: name.clone(),
                     values: match c {
                         Col::Numbers(v) => ColumnValues::Numbers(Cow::Borrowed(v.values())),
-                        Col::Text(t) => ColumnValues::Text(t.as_ref().clone()),
+                        Col::Text(t) | Col::Time(t, _) => ColumnValues::Text(t.as_ref().clone()),
                     },
                 })
                 .collect(),
@@ -222,7 +230,20 @@ impl Features {
                 debug_assert_eq!(values.len(), n * d);
                 Dataset::from_values(values.clone(), y, schema)?
             }
-            Inner::Columns { .. } => {
+            Inner::Columns { cols, .. } => {
+                let times = cols.iter().filter_map(|(name, c)| match c {
+                    Col::Time(_, ty) => Some((name, ty)),
+                    _ => None,
+                });
+                for (name, ty) in times {
+                    if key.is_none_or(|k| &k.name != name) {
+                        return Err(rarity::Error::invalid(format!(
+                            "column '{name}' has type {ty}; rarity reads numbers and text \
+                             (strings, categoricals, booleans) as features; a date or time \
+                             column can order the folds of rarity.run(..., cv=\"time(col={name})\")"
+                        )));
+                    }
+                }
                 let (x, kinds) = encode_columns_keyed(&self.columns(), key)?;
                 let schema = Schema {
                     feature_names: feature_names(&kinds),
@@ -370,7 +391,7 @@ impl Features {
             };
             let len = match &c {
                 Col::Numbers(v) => v.values().len(),
-                Col::Text(t) => t.len(),
+                Col::Text(t) | Col::Time(t, _) => t.len(),
             };
             if *n.get_or_insert(len) != len {
                 return Err(value_error(format!(

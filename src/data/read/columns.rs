@@ -132,17 +132,8 @@ fn key_column<'a>(columns: &[Column<'a>], key: &KeyColumn) -> Result<(usize, Col
         KeyKind::Time => (0..n)
             .map(|r| {
                 let t = c.text(r)?.expect("a text column");
-                if let Ok(Some(v)) = number(t.as_bytes(), b'.') {
-                    return Ok(v);
-                }
-                super::dates::seconds(t.as_bytes()).ok_or_else(|| {
-                    Error::data(format!(
-                        "row {}, time column '{}': '{t}' is neither a number nor an ISO 8601 \
-                         date or date-time (2024-01-31, 2024-01-31T08:15:30, \
-                         2024-01-31 08:15:30+01:00)",
-                        r + 1,
-                        c.name
-                    ))
+                super::dates::time_value(t.as_bytes(), b'.').map_err(|why| {
+                    Error::data(format!("row {}, time column '{}': {why}", r + 1, c.name))
                 })
             })
             .collect::<Result<_>>()?,

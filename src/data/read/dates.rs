@@ -5,6 +5,21 @@
 //! Days are counted in the proleptic Gregorian calendar (a year is a leap
 //! year when divisible by 4, except centuries not divisible by 400).
 
+/// A time key's value (a number, or an ISO 8601 date or date-time as
+/// [`seconds`]); else the message that says what `text` should have been.
+pub(crate) fn time_value(text: &[u8], decimal: u8) -> Result<f64, String> {
+    if let Ok(Some(v)) = super::rows::number(text, decimal) {
+        return Ok(v);
+    }
+    seconds(text).ok_or_else(|| {
+        format!(
+            "'{}' is neither a number nor an ISO 8601 date or date-time (2024-01-31, \
+             2024-01-31T08:15:30, 2024-01-31 08:15:30+01:00)",
+            String::from_utf8_lossy(text)
+        )
+    })
+}
+
 /// Seconds since 1970-01-01T00:00:00Z of an ISO 8601 date or date-time;
 /// `None` if `text` is not one (or names a day the calendar lacks).
 pub(crate) fn seconds(text: &[u8]) -> Option<f64> {

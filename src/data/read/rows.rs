@@ -389,18 +389,10 @@ impl Layout {
     /// The value of a time key's field: a number, or an ISO 8601 date or
     /// date-time as seconds since 1970 ([`super::dates`]).
     pub(crate) fn time_value(&self, line: &str, column: usize, field: &[u8]) -> Result<f64> {
-        if let Ok(Some(v)) = number(field, self.decimal) {
-            return Ok(v);
-        }
-        super::dates::seconds(field).ok_or_else(|| {
+        super::dates::time_value(field, self.decimal).map_err(|why| {
             parse_err(
                 &self.origin,
-                format!(
-                    "{line}, time column '{}': '{}' is neither a number nor an ISO 8601 date \
-                     or date-time (2024-01-31, 2024-01-31T08:15:30, 2024-01-31 08:15:30+01:00)",
-                    self.names[column],
-                    String::from_utf8_lossy(field)
-                ),
+                format!("{line}, time column '{}': {why}", self.names[column]),
             )
         })
     }

@@ -19,7 +19,8 @@ use std::borrow::Cow;
 use rayon::prelude::*;
 
 use super::is_missing;
-use super::rows::{feature_names_of, number, MAX_LEVELS};
+use super::number::number;
+use super::rows::{feature_names_of, MAX_LEVELS};
 use super::{KeyColumn, KeyKind};
 use crate::data::{ColumnEncoding, Schema};
 use crate::error::{Error, Result};

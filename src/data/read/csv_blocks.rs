@@ -14,9 +14,9 @@ use std::io::{BufRead, BufReader, Cursor, Read};
 use rayon::prelude::*;
 
 use super::lines::{check_width, Lines, Record};
-use super::number::parse_prefix;
+use super::number::{number, parse_prefix};
 use super::rows::Sink;
-use super::rows::{code, number, Block, Kind, Layout, LevelOutcome, Role, UNKNOWN};
+use super::rows::{code, Block, Kind, Layout, LevelOutcome, Role, UNKNOWN};
 use super::{is_missing, parse_err, trim};
 use crate::error::Result;
 

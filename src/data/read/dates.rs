@@ -8,7 +8,7 @@
 /// A time key's value (a number, or an ISO 8601 date or date-time as
 /// [`seconds`]); else the message that says what `text` should have been.
 pub(crate) fn time_value(text: &[u8], decimal: u8) -> Result<f64, String> {
-    if let Ok(Some(v)) = super::rows::number(text, decimal) {
+    if let Ok(Some(v)) = super::number::number(text, decimal) {
         return Ok(v);
     }
     seconds(text).ok_or_else(|| {

@@ -26,6 +26,26 @@ pub fn parse_f64(s: &[u8]) -> Option<f64> {
     fast_path(s).or_else(|| std::str::from_utf8(s).ok()?.parse::<f64>().ok())
 }
 
+/// Parses a trimmed number with the layout's decimal separator; `Ok(None)`
+/// if it is not a number, an error if it is a non-finite token.
+#[inline]
+pub(crate) fn number(field: &[u8], decimal: u8) -> std::result::Result<Option<f64>, ()> {
+    let v = if decimal == b'.' || !field.contains(&decimal) {
+        parse_f64(field)
+    } else {
+        let swapped: Vec<u8> = field
+            .iter()
+            .map(|&b| if b == decimal { b'.' } else { b })
+            .collect();
+        parse_f64(&swapped)
+    };
+    match v {
+        Some(v) if v.is_finite() => Ok(Some(v)),
+        Some(_) => Err(()),
+        None => Ok(None),
+    }
+}
+
 /// Accumulates ASCII digits from `s[i..]` into `m`; returns the new index.
 #[inline(always)]
 fn digits(s: &[u8], mut i: usize, m: &mut u64) -> usize {

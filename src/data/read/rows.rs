@@ -16,6 +16,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::labels::Interner;
+use super::number::number;
 use super::{parse_err, Categorical, KeyKind, Missing, ReadOptions, ReadReport};
 use crate::data::{ColumnEncoding, Dataset, Schema};
 use crate::error::{did_you_mean, Error, Result};
@@ -438,26 +439,6 @@ fn looks_like_decimal_comma(f: &[u8]) -> bool {
         && c + 1 < f.len()
         && f[..c].iter().all(u8::is_ascii_digit)
         && f[c + 1..].iter().all(u8::is_ascii_digit)
-}
-
-/// Parses a trimmed number with the layout's decimal separator; `Ok(None)`
-/// if it is not a number, an error if it is a non-finite token.
-#[inline]
-pub(crate) fn number(field: &[u8], decimal: u8) -> std::result::Result<Option<f64>, ()> {
-    let v = if decimal == b'.' || !field.contains(&decimal) {
-        super::number::parse_f64(field)
-    } else {
-        let swapped: Vec<u8> = field
-            .iter()
-            .map(|&b| if b == decimal { b'.' } else { b })
-            .collect();
-        super::number::parse_f64(&swapped)
-    };
-    match v {
-        Some(v) if v.is_finite() => Ok(Some(v)),
-        Some(_) => Err(()),
-        None => Ok(None),
-    }
 }
 
 /// Rows read from one stretch of a source.

@@ -14,8 +14,8 @@
 //! - a brute force in two passes (`brute`), as in BLAS-based k-NN: a
 //!   register-blocked matrix product on centred coordinates with a bound on
 //!   its rounding error (Higham, *Accuracy and Stability of Numerical
-//!   Algorithms*, 2002, section 3.1), in single precision where AVX-512
-//!   allows, then the exact distance for the few pairs the bound cannot rule
+//!   Algorithms*, 2002, section 3.1), in single precision where AVX-512 or
+//!   AVX2 allows, then the exact distance for the few pairs the bound cannot rule
 //!   out. When queries and references are the
 //!   same points (Tomek links, ENN, SMOTE within a class) each pair is
 //!   visited once and offered to both points' lists, as a dual-tree search

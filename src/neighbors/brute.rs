@@ -19,10 +19,11 @@
 //! (rather than one short batch per block, whose latency the kernel waited
 //! on).
 //!
-//! With AVX-512, nearest-neighbour searches whose centred norms stay below
-//! `1e30` run the first pass in single precision instead ([`tile_f32`]:
-//! sixteen lanes per vector, eight queries x sixteen references per block),
-//! with the same bound redone for `f32` rounding (about `1e-7 d` relative
+//! With AVX-512 or AVX2, nearest-neighbour searches whose centred norms stay
+//! below `1e30` run the first pass in single precision instead
+//! ([`tile_f32_body`]: twice the lanes per vector; blocks of eight queries x
+//! sixteen references with AVX-512, six x sixteen with AVX2), with the same
+//! bound redone for `f32` rounding (about `1e-7 d` relative
 //! instead of `1e-16 d`: a few more pairs reach the exact check, which still
 //! decides). The result is the same, bit for bit, as the exact scalar loop's,
 //! whichever first pass ran: the first pass only rules pairs out.
@@ -41,7 +42,7 @@ mod pairs;
 /// References packed per group (one vector lane each).
 pub(super) const LANES: usize = 8;
 /// References per group of the single-precision first pass (one 512-bit
-/// vector of `f32`).
+/// vector of `f32`, or two 256-bit ones).
 const LANES_F32: usize = 16;
 /// Per-point arrays read a whole group at a time (the lists' k-th keys,
 /// [`Shared`]) are padded to a multiple of this, the widest group.
@@ -174,8 +175,8 @@ impl Panels {
 #[repr(C, align(64))]
 struct Lane32([f32; LANES_F32]);
 
-/// The single-precision copy of the first pass's operands (AVX-512 only, see
-/// [`tile_f32`]): the centred queries in the same panels of eight, the
+/// The single-precision copy of the first pass's operands (AVX-512 and AVX2,
+/// see [`tile_f32_body`]): the centred queries in the same panels, the
 /// centred references in groups of [`LANES_F32`], their squared norms (all
 /// rounded to nearest from the double-precision packs), and the constants
 /// of the bound.
@@ -190,19 +191,14 @@ struct Single {
 }
 
 impl Single {
-    /// The copy of `qpack` (panels of [`QUERY_TILE_512`]) and `rpack`, or
+    /// The copy of `qpack` (in its panels) and `rpack`, or
     /// `None` when single precision cannot serve: no features or too many,
     /// or a centred squared norm of `1e30` or more (products and sums must
     /// not overflow `f32`; `NaN` fails this too).
     fn new(qpack: &Panels, rpack: &Packed) -> Option<Self> {
         let d = rpack.d;
         let moderate = |v: &[f64]| v.iter().all(|&x| x < 1e30);
-        if d == 0
-            || d > MAX_DIM_F32
-            || qpack.tile != QUERY_TILE_512
-            || !moderate(&qpack.norm)
-            || !moderate(&rpack.norm)
-        {
+        if d == 0 || d > MAX_DIM_F32 || !moderate(&qpack.norm) || !moderate(&rpack.norm) {
             return None;
         }
         let groups = rpack.norm.len().div_ceil(LANES_F32);
@@ -247,9 +243,9 @@ fn centre_of(refs: Points<'_>) -> Vec<f64> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Kernel {
     /// AVX-512F: 8 x 8 blocks, or 8 x 16 in single precision (see
-    /// [`tile_f32`]).
+    /// [`tile_f32_body`]).
     Avx512,
-    /// AVX2 + FMA, 6 x 8 blocks.
+    /// AVX2 + FMA: 6 x 8 blocks, or 6 x 16 in single precision.
     Avx2,
     /// Plain Rust (auto-vectorised as the target allows), 6 x 8 blocks.
     Portable,
@@ -313,8 +309,8 @@ pub(super) fn search(
 }
 
 /// [`search`] with a given first-pass kernel, which the CPU must support
-/// (see [`Kernel::detect`]), and with AVX-512's single-precision pass
-/// allowed (`single`) or not.
+/// (see [`Kernel::detect`]), and with the single-precision pass (AVX-512
+/// and AVX2) allowed (`single`) or not.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn search_with(
     kernel: Kernel,
@@ -370,7 +366,8 @@ impl Operands {
         let rpack = Packed::new(refs, &centre);
         let qpack = Panels::new(queries, &centre, kernel.tile());
         let exact_only = !(qpack.moderate() && rpack.moderate());
-        let single = if single && kernel == Kernel::Avx512 && !farthest && !exact_only {
+        let vector = matches!(kernel, Kernel::Avx512 | Kernel::Avx2);
+        let single = if single && vector && !farthest && !exact_only {
             Single::new(&qpack, &rpack)
         } else {
             None
@@ -509,7 +506,12 @@ impl<'a> Task<'a> {
             },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: as above, `Kernel::Avx2` means AVX2 and FMA were detected.
-            Kernel::Avx2 => unsafe { tile_avx2(self, qs, rs, shared, lists) },
+            Kernel::Avx2 => unsafe {
+                match self.single.filter(|_| f32) {
+                    Some(one) => tile_f32_avx2(self, one, qs, rs, shared, lists),
+                    None => tile_avx2(self, qs, rs, shared, lists),
+                }
+            },
             _ => tile_body::<PORTABLE, QUERY_TILE>(self, qs, rs, shared, lists),
         }
     }
@@ -916,18 +918,20 @@ fn tile_body<const KERNEL: u8, const QT: usize>(
     }
 }
 
-/// The tile kernel with the single-precision first pass (AVX-512, nearest
-/// neighbours only: keys are then non-negative). As [`tile_body`], with
-/// `f32` operands: twice the lanes per instruction, and blocks of eight
+/// The tile kernel with the single-precision first pass (AVX-512 or AVX2,
+/// nearest neighbours only: keys are then non-negative). As [`tile_body`],
+/// with `f32` operands: twice the lanes per instruction, and blocks of `QT`
 /// queries x sixteen references. The bound is that of [`tile_body`] redone
 /// for `f32` (`u = 2^-24`): rounding the centred coordinates and norms to
 /// `f32` costs `u` each, the dot product `gamma_d` of `sum |q_j r_j| <= s / 2`,
 /// the few operations of the bound itself a few `u s`: in all less than
 /// `(d + 9) u s`, which `c_rel = (d + 16) eps_f32 = (2d + 32) u` covers with
 /// room for the double-precision terms of the exact value; `c_abs` covers
-/// underflow. The limits, `f64` keys, are rounded to `f32` and raised by a
-/// factor `1 + 2^-22` (at least `w` again, for `w >= 0`), so a pair that
-/// could enter a list always passes.
+/// underflow. Both kernels compute each lane with the same operations
+/// (fused multiply-adds in feature order, then the bound), so the bound
+/// holds for either. The limits, `f64` keys, are rounded to `f32` and
+/// raised by a factor `1 + 2^-22` (at least `w` again, for `w >= 0`), so a
+/// pair that could enter a list always passes.
 ///
 /// In a self-search the references' limits, so rounded, are taken once per
 /// tile (the lower of this run's and [`Shared`]'s) into a small array the
@@ -936,10 +940,12 @@ fn tile_body<const KERNEL: u8, const QT: usize>(
 /// are only larger, so still safe.
 ///
 /// # Safety
-/// The CPU must support AVX-512F, AVX2 and FMA.
+/// The CPU must support the instructions of `KERNEL` ([`AVX512`]: AVX-512F,
+/// AVX2 and FMA; [`AVX2`]: AVX2 and FMA), and `QT` must be its panel height
+/// (that of `one`'s query panels).
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx2,fma")]
-unsafe fn tile_f32(
+#[inline(always)]
+unsafe fn tile_f32_body<const KERNEL: u8, const QT: usize>(
     t: &Task<'_>,
     one: &Single,
     qs: Range<usize>,
@@ -947,7 +953,6 @@ unsafe fn tile_f32(
     shared: Option<&Shared>,
     lists: &mut Lists,
 ) {
-    const QT: usize = QUERY_TILE_512;
     // An `f64` limit `w >= 0` rounded to nearest `f32`, then raised by
     // `1 + 2^-22` (rounded): at least `w`. Infinities stay as they are.
     let up = |w: f64| w as f32 * (1.0 + 2.0 * f32::EPSILON);
@@ -993,18 +998,22 @@ unsafe fn tile_f32(
             let rn: &[f32; LANES_F32] = one.rn[g * LANES_F32..(g + 1) * LANES_F32]
                 .try_into()
                 .expect("a whole group");
-            // SAFETY: the CPU supports AVX-512F (this function's contract);
-            // the panel holds `QT` values per feature of the group.
+            let lim = Limits32 {
+                qn: &qn,
+                wq: &wq,
+                rn,
+                wr,
+                c: (one.c_rel, one.c_abs),
+            };
+            let group = &one.r[g * d..(g + 1) * d];
+            // SAFETY: the CPU supports `KERNEL`'s instructions (this
+            // function's contract); the panel holds `QT` values per feature
+            // of the group.
             let hits = unsafe {
-                candidates_f32(
-                    qpanel,
-                    &one.r[g * d..(g + 1) * d],
-                    &qn,
-                    &wq,
-                    rn,
-                    wr,
-                    (one.c_rel, one.c_abs),
-                )
+                match KERNEL {
+                    AVX512 => candidates_f32_avx512(qpanel, group, &lim),
+                    _ => candidates_f32_avx2(qpanel, group, &lim),
+                }
             };
             let tile = (q0..q1, r0..r1);
             push_hits(hits, LANES_F32, (q, g), tile, sym, &t.exclude, &mut pending);
@@ -1025,55 +1034,156 @@ unsafe fn tile_f32(
     }
 }
 
-/// The first pass in single precision: bit `a * 16 + l` is set when the
-/// lower bound of the key of query `a` of the panel and reference `l` of the
-/// group reaches the query's limit `wq[a]` or (given) the reference's
-/// `wr[l]`, both already rounded up to `f32`. `c` holds the bound's `c_rel`
-/// and `c_abs`.
+/// The single-precision kernel with AVX-512 (see [`tile_f32_body`]).
 ///
 /// # Safety
-/// The CPU must support AVX-512F; `qpanel` must hold [`QUERY_TILE_512`]
-/// values per feature of `rgroup`.
+/// The CPU must support AVX-512F, AVX2 and FMA.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx2,fma")]
-#[allow(clippy::too_many_arguments)]
-unsafe fn candidates_f32(
+unsafe fn tile_f32(
+    t: &Task<'_>,
+    one: &Single,
+    qs: Range<usize>,
+    rs: Range<usize>,
+    shared: Option<&Shared>,
+    lists: &mut Lists,
+) {
+    tile_f32_body::<AVX512, QUERY_TILE_512>(t, one, qs, rs, shared, lists)
+}
+
+/// The single-precision kernel with AVX2 (see [`tile_f32_body`]).
+///
+/// # Safety
+/// The CPU must support AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn tile_f32_avx2(
+    t: &Task<'_>,
+    one: &Single,
+    qs: Range<usize>,
+    rs: Range<usize>,
+    shared: Option<&Shared>,
+    lists: &mut Lists,
+) {
+    tile_f32_body::<AVX2, QUERY_TILE>(t, one, qs, rs, shared, lists)
+}
+
+/// What a single-precision block of `QT` queries x [`LANES_F32`] references
+/// is tested against: the queries' centred squared norms and limits, the
+/// references' norms and (self-search) limits, all already rounded up to
+/// `f32`, and the bound's `c_rel` and `c_abs`.
+struct Limits32<'a, const QT: usize> {
+    qn: &'a [f32; QT],
+    wq: &'a [f32; QT],
+    rn: &'a [f32; LANES_F32],
+    wr: Option<&'a [f32; LANES_F32]>,
+    c: (f32, f32),
+}
+
+/// The first pass in single precision with AVX-512: bit `a * 16 + l` is set
+/// when the lower bound of the key of query `a` of the panel and reference
+/// `l` of the group reaches the query's limit `wq[a]` or (given) the
+/// reference's `wr[l]`.
+///
+/// # Safety
+/// The CPU must support AVX-512F; `qpanel` must hold `QT` values per
+/// feature of `rgroup`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,fma")]
+unsafe fn candidates_f32_avx512<const QT: usize>(
     qpanel: &[f32],
     rgroup: &[Lane32],
-    qn: &[f32; QUERY_TILE_512],
-    wq: &[f32; QUERY_TILE_512],
-    rn: &[f32; LANES_F32],
-    wr: Option<&[f32; LANES_F32]>,
-    c: (f32, f32),
+    lim: &Limits32<'_, QT>,
 ) -> u128 {
     use std::arch::x86_64::*;
-    assert!(qpanel.len() == rgroup.len() * QUERY_TILE_512);
+    assert!(qpanel.len() == rgroup.len() * QT && QT * LANES_F32 <= 128);
     let d = rgroup.len();
     let qp = qpanel.as_ptr();
     let rp = rgroup.as_ptr().cast::<f32>();
-    let mut acc = [_mm512_setzero_ps(); QUERY_TILE_512];
+    let mut acc = [_mm512_setzero_ps(); QT];
     for j in 0..d {
         // Groups are cache-line aligned: an aligned load.
         let r = _mm512_load_ps(rp.add(j * LANES_F32));
         for (a, acc) in acc.iter_mut().enumerate() {
-            let x = _mm512_set1_ps(*qp.add(j * QUERY_TILE_512 + a));
+            let x = _mm512_set1_ps(*qp.add(j * QT + a));
             *acc = _mm512_fmadd_ps(x, r, *acc);
         }
     }
-    let rn = _mm512_loadu_ps(rn.as_ptr());
-    let wr = wr.map(|w| _mm512_loadu_ps(w.as_ptr()));
-    let (rel, abs) = (_mm512_set1_ps(c.0), _mm512_set1_ps(c.1));
+    let rn = _mm512_loadu_ps(lim.rn.as_ptr());
+    let wr = lim.wr.map(|w| _mm512_loadu_ps(w.as_ptr()));
+    let (rel, abs) = (_mm512_set1_ps(lim.c.0), _mm512_set1_ps(lim.c.1));
     let minus_two = _mm512_set1_ps(-2.0);
     let mut mask = 0u128;
     for (a, &acc) in acc.iter().enumerate() {
-        let s = _mm512_add_ps(_mm512_set1_ps(qn[a]), rn);
+        let s = _mm512_add_ps(_mm512_set1_ps(lim.qn[a]), rn);
         let approx = _mm512_fmadd_ps(minus_two, acc, s);
         let low = _mm512_sub_ps(approx, _mm512_fmadd_ps(rel, s, abs));
-        let mut pass = _mm512_cmp_ps_mask::<_CMP_LE_OQ>(low, _mm512_set1_ps(wq[a]));
+        let mut pass = _mm512_cmp_ps_mask::<_CMP_LE_OQ>(low, _mm512_set1_ps(lim.wq[a]));
         if let Some(w) = wr {
             pass |= _mm512_cmp_ps_mask::<_CMP_LE_OQ>(low, w);
         }
         mask |= u128::from(pass) << (a * LANES_F32);
+    }
+    mask
+}
+
+/// [`candidates_f32_avx512`] with AVX2 vectors: per feature, two loads of
+/// eight references, `QT` (six) broadcast queries and `2 * QT` fused
+/// multiply-adds into twelve accumulators (the register blocking of the
+/// double-precision [`candidates_avx2`]); then the same bound on each lane.
+///
+/// # Safety
+/// The CPU must support AVX2 and FMA; `qpanel` must hold `QT` values per
+/// feature of `rgroup`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn candidates_f32_avx2<const QT: usize>(
+    qpanel: &[f32],
+    rgroup: &[Lane32],
+    lim: &Limits32<'_, QT>,
+) -> u128 {
+    use std::arch::x86_64::*;
+    assert!(qpanel.len() == rgroup.len() * QT && QT * LANES_F32 <= 128);
+    let d = rgroup.len();
+    let qp = qpanel.as_ptr();
+    let rp = rgroup.as_ptr().cast::<f32>();
+    let mut acc = [[_mm256_setzero_ps(); 2]; QT];
+    for j in 0..d {
+        // Groups are cache-line aligned: aligned loads.
+        let r0 = _mm256_load_ps(rp.add(j * LANES_F32));
+        let r1 = _mm256_load_ps(rp.add(j * LANES_F32 + 8));
+        for (a, acc) in acc.iter_mut().enumerate() {
+            let x = _mm256_broadcast_ss(&*qp.add(j * QT + a));
+            acc[0] = _mm256_fmadd_ps(x, r0, acc[0]);
+            acc[1] = _mm256_fmadd_ps(x, r1, acc[1]);
+        }
+    }
+    let rn = [
+        _mm256_loadu_ps(lim.rn.as_ptr()),
+        _mm256_loadu_ps(lim.rn.as_ptr().add(8)),
+    ];
+    let wr = lim.wr.map(|w| {
+        [
+            _mm256_loadu_ps(w.as_ptr()),
+            _mm256_loadu_ps(w.as_ptr().add(8)),
+        ]
+    });
+    let (rel, abs) = (_mm256_set1_ps(lim.c.0), _mm256_set1_ps(lim.c.1));
+    let minus_two = _mm256_set1_ps(-2.0);
+    let mut mask = 0u128;
+    for (a, acc) in acc.iter().enumerate() {
+        let (qn, wq) = (_mm256_set1_ps(lim.qn[a]), _mm256_set1_ps(lim.wq[a]));
+        for h in 0..2 {
+            let s = _mm256_add_ps(qn, rn[h]);
+            let approx = _mm256_fmadd_ps(minus_two, acc[h], s);
+            let low = _mm256_sub_ps(approx, _mm256_fmadd_ps(rel, s, abs));
+            let mut pass = _mm256_cmp_ps::<_CMP_LE_OQ>(low, wq);
+            if let Some(w) = wr {
+                pass = _mm256_or_ps(pass, _mm256_cmp_ps::<_CMP_LE_OQ>(low, w[h]));
+            }
+            let bits = _mm256_movemask_ps(pass) as u32 as u128;
+            mask |= bits << (a * LANES_F32 + 8 * h);
+        }
     }
     mask
 }
@@ -1084,8 +1194,8 @@ mod tests {
     use super::super::tests::random;
     use super::*;
 
-    /// Every kernel the CPU offers, with and without AVX-512's single
-    /// precision pass, gives the direct scan's lists, keys bit for bit:
+    /// Every kernel the CPU offers, with and without the single-precision
+    /// pass, gives the direct scan's lists, keys bit for bit:
     /// ties (grid points and duplicates), near-ties that single precision
     /// cannot separate, points far from the origin, norms too large for the
     /// first pass, several tiles, self and cross searches, nearest and

@@ -316,7 +316,7 @@ impl Search<'_> {
         }
     }
 
-    /// The single-precision rounding allowance (see `tile_f32`) of the
+    /// The single-precision rounding allowance (see `tile_f32_body`) of the
     /// tiles of leaf `i` with any leaf, if that pass is available.
     fn allowance(&self, i: usize) -> Option<f64> {
         let one = self.task.single?;
@@ -335,7 +335,7 @@ impl Search<'_> {
     }
 
     /// Whether the single-precision first pass suits the tiles of leaf `i`
-    /// (its walk): its rounding allowance (see `tile_f32`), for the largest
+    /// (its walk): its rounding allowance (see `tile_f32_body`), for the largest
     /// centred norm in the leaf and the largest of all, is below 1/32 of
     /// the k-th keys of all but an eighth of its points at most. (A larger
     /// allowance lets through pairs whose keys exceed a k-th key by up to

@@ -525,6 +525,8 @@ impl Dataset {
     ) -> Result<()> {
         /// Rows written per parallel task.
         const CHUNK_ROWS: usize = 2048;
+        /// How far ahead a synthetic row's inputs are prefetched.
+        const RECIPES_AHEAD: usize = 8;
         let d = self.n_features;
         let n_out = rows.len() + between.len();
         if out.len() != n_out * d {
@@ -557,8 +559,20 @@ impl Dataset {
             .zip(between.par_chunks(CHUNK_ROWS))
             .enumerate()
             .filter_map(|(c, (out, between))| {
-                for (o, b) in out.chunks_exact_mut(d).zip(between) {
+                // The two rows a recipe reads lie anywhere in the table:
+                // fetched a few recipes ahead, their loads overlap instead
+                // of each waiting on memory in turn.
+                for (i, (o, b)) in out.chunks_exact_mut(d).zip(between).enumerate() {
+                    if let Some(next) = between.get(i + RECIPES_AHEAD) {
+                        crate::mem::prefetch_all(self.row(next.from));
+                        crate::mem::prefetch_all(self.row(next.to));
+                    }
                     b.write(self, o);
+                }
+                // A branch-free test first (vectorised); the position is
+                // only searched for when some value is not finite.
+                if out.iter().fold(true, |ok, v| ok & v.is_finite()) {
+                    return None;
                 }
                 let p = out.iter().position(|v| !v.is_finite())?;
                 Some(c * CHUNK_ROWS * d + p)

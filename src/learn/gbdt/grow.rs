@@ -12,10 +12,11 @@
 
 use rayon::prelude::*;
 
-use super::hist::{build, prefetch, subtract, Codes, Layout, Ordered};
+use super::hist::{build, subtract, Codes, Layout, Ordered};
 use super::model::{GbdtNode, GbdtTree};
 use super::split::{Grad, Rules, Split, Sums};
 use crate::learn::tree::Binned;
+use crate::mem::prefetch;
 
 /// Rows of a leaf from which gathering and partitioning run in parallel
 /// blocks of this many rows (a fixed size, so the result does not depend on

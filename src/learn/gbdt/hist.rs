@@ -18,6 +18,7 @@ use rayon::prelude::*;
 
 use super::split::{best_of, Grad, Rules, Split, Sums};
 use crate::learn::tree::Binned;
+use crate::mem::prefetch;
 
 /// Rows x features below which a leaf's histograms are built on one thread.
 const PARALLEL_WORK: usize = 1 << 15;
@@ -306,21 +307,6 @@ fn fill(hf: &mut [Sums], rows: &[Grad], copies: impl Fn(usize) -> f64, code: imp
             b.add(l);
         }
     }
-}
-
-/// Asks the processor to fetch `col[at]` into the cache.
-#[inline(always)]
-pub(super) fn prefetch(col: &[u8], at: usize) {
-    #[cfg(target_arch = "x86_64")]
-    if at < col.len() {
-        // SAFETY: `at` is in bounds; a prefetch reads nothing observable.
-        unsafe {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            _mm_prefetch(col.as_ptr().add(at) as *const i8, _MM_HINT_T0);
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (col, at);
 }
 
 /// Turns a parent's histograms of `features` into its larger child's by

@@ -259,16 +259,6 @@ def _named_class(entry):
     assert len(set(keys)) == len(keys), f"{name}: parameter names collide: {keys}"
     spec_keys = {_spec.python_name(p["name"]): p["name"] for p in params}
 
-    def __init__(self, **kwargs):
-        unknown = set(kwargs) - set(keys)
-        if unknown:
-            raise TypeError(
-                f"{type(self).__name__}() got unexpected keyword argument(s) "
-                f"{', '.join(sorted(unknown))}; accepted: {', '.join(keys)}"
-            )
-        for k, d in sig_params:
-            setattr(self, k, kwargs.get(k, d))
-
     def _spec_of(self):
         values = {spec_keys[k]: getattr(self, k) for k in spec_keys}
         if alias and self.n_estimators is not None:
@@ -279,7 +269,7 @@ def _named_class(entry):
             values["n"] = self.n_estimators
         return "+".join([_spec.call(name, values, defaults)] + _stage_spec(self))
 
-    __init__.__signature__ = _spec.signature(sig_params)
+    __init__ = _spec.keyword_init(sig_params)
     cls_name = _spec.class_name(name, _NAMES)
     doc = _named_doc(cls_name, entry, params, alias)
     cls = type(

@@ -118,6 +118,26 @@ def signature(params):
     )
 
 
+def keyword_init(params):
+    """An ``__init__`` taking the keyword parameters ``(name, default)`` and
+    storing each as an attribute of that name, with their :func:`signature`
+    (scikit-learn's ``get_params`` reads the parameters from it)."""
+    keys = [k for k, _ in params]
+
+    def __init__(self, **kwargs):
+        unknown = set(kwargs) - set(keys)
+        if unknown:
+            raise TypeError(
+                f"{type(self).__name__}() got unexpected keyword argument(s) "
+                f"{', '.join(sorted(unknown))}; accepted: {', '.join(keys)}"
+            )
+        for k, d in params:
+            setattr(self, k, kwargs.get(k, d))
+
+    __init__.__signature__ = signature(params)
+    return __init__
+
+
 def param_doc(p):
     """The numpydoc lines of one registry parameter."""
     default = default_value(p["default"], p["expected"])

@@ -944,23 +944,12 @@ def _rarity_class(entry):
     defaults = {p["name"]: _spec.default_value(p["default"], p["expected"]) for p in params}
     sig = [(_spec.python_name(p["name"]), defaults[p["name"]]) for p in params]
     sig += [("seed", 42), ("n_jobs", None)]
-    keys = [k for k, _ in sig]
     spec_keys = {_spec.python_name(p["name"]): p["name"] for p in params}
-
-    def __init__(self, **kwargs):
-        unknown = set(kwargs) - set(keys)
-        if unknown:
-            raise TypeError(
-                f"{type(self).__name__}() got unexpected keyword argument(s) "
-                f"{', '.join(sorted(unknown))}; accepted: {', '.join(keys)}"
-            )
-        for k, d in sig:
-            setattr(self, k, kwargs.get(k, d))
 
     def _spec_of(self, lab):
         return _spec.call(name, {spec_keys[k]: getattr(self, k) for k in spec_keys}, defaults)
 
-    __init__.__signature__ = _spec.signature(sig)
+    __init__ = _spec.keyword_init(sig)
     cls_name = _RARITY_NAMES.get(name) or _spec.class_name(name, {})
     doc = "\n".join(
         [

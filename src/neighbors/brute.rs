@@ -28,15 +28,13 @@
 //! decides). The result is the same, bit for bit, as the exact scalar loop's,
 //! whichever first pass ran: the first pass only rules pairs out.
 
-use crate::progress::Progress;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
-
-use rayon::prelude::*;
 
 use super::partition::Partition;
 use super::{Exclude, Lists, Points};
 
+mod cross;
 mod pairs;
 
 /// References packed per group (one vector lane each).
@@ -337,8 +335,7 @@ pub(super) fn search_with(
         );
         pairs::self_search(&task, &tree, k).by_original_index(&tree.orig)
     } else {
-        let ops = Operands::new(kernel, single, queries, refs, farthest);
-        Task::new(kernel, &ops, (queries, refs), exclude, farthest, None).cross_search(k)
+        cross::cross_search(kernel, single, queries, refs, k, exclude, farthest)
     }
 }
 
@@ -412,8 +409,8 @@ pub(super) struct Task<'a> {
     bound: Bound,
     farthest: bool,
     exact_only: bool,
-    /// The original index of each point when the points were reordered
-    /// (self-search): what the lists record, and rank ties by.
+    /// The original index of each reference when the points were reordered
+    /// along a tree (both searches): what the lists record, and rank ties by.
     ids: Option<&'a [usize]>,
 }
 
@@ -442,38 +439,6 @@ impl<'a> Task<'a> {
             farthest,
             exact_only: ops.exact_only,
             ids,
-        }
-    }
-
-    /// Every query against every reference; query blocks run in parallel.
-    fn cross_search(&self, k: usize) -> Lists {
-        let nq = self.queries.n;
-        let rb = self.ref_block();
-        // Whole query panels per block.
-        let qt = self.kernel.tile();
-        let qb = BLOCK / qt * qt;
-        let blocks = nq.div_ceil(qb);
-        let progress = Progress::start("neighbour search: query blocks", blocks as u64);
-        let parts: Vec<Lists> = (0..blocks)
-            .into_par_iter()
-            .map(|b| {
-                let q0 = b * qb;
-                let mut mine = Lists::new((q0 + qb).min(nq) - q0, k);
-                for r0 in (0..self.refs.n).step_by(rb) {
-                    self.tile((q0..q0 + qb, r0..r0 + rb), None, &mut mine, true);
-                }
-                progress.add(1);
-                mine
-            })
-            .collect();
-        Lists::concat(parts, nq, k)
-    }
-
-    /// References per tile (see [`ref_block`]): groups of the first pass in use.
-    fn ref_block(&self) -> usize {
-        match self.single {
-            Some(_) => ref_block(self.refs.d, LANES_F32, 4),
-            None => ref_block(self.refs.d, LANES, 8),
         }
     }
 

@@ -5,7 +5,8 @@
 //! a multiple of `leaf` in the tree order. Each node keeps its bounding box.
 //!
 //! The k-d tree search ([`super::kdtree`]) descends it query by query; the
-//! brute-force self-search (`brute::pairs`) takes its leaves as tiles.
+//! brute-force searches (`brute::pairs`, `brute::cross`) take its leaves as
+//! tiles.
 //! Both skip a node only when a bound of the distance, allowed for its
 //! rounding error ([`beyond`]), proves that no point inside can enter a list.
 
@@ -125,8 +126,20 @@ impl Partition {
     /// a pair is ruled out when this bound is strictly above a list's k-th
     /// key.
     pub(super) fn pair_bound(&self, a: usize, b: usize, farthest: bool) -> f64 {
+        self.pair_bound_with(a, self, b, farthest)
+    }
+
+    /// [`Self::pair_bound`] of node `a` of this tree and node `b` of
+    /// `other`, a tree of points of the same dimension.
+    pub(super) fn pair_bound_with(
+        &self,
+        a: usize,
+        other: &Partition,
+        b: usize,
+        farthest: bool,
+    ) -> f64 {
         let (la, ha) = self.corners(a);
-        let (lb, hb) = self.corners(b);
+        let (lb, hb) = other.corners(b);
         let (rel, abs) = margin(self.d);
         if farthest {
             let s = sum_of(la, ha, lb, hb, |la, ha, lb, hb| (hb - la).max(ha - lb));

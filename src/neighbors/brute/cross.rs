@@ -20,6 +20,10 @@
 //! `generate fraud` fold. Visited nearest first, the lists reach their final
 //! k-th keys within a few tiles and nearly every other leaf is skipped.
 //!
+//! With references too few for more than a few leaves (NearMiss's minority
+//! rows) there is nothing to skip and ordering the queries would cost more
+//! than it saves: blocks of queries in their own order take every leaf.
+//!
 //! After its first tile, a leaf of queries keeps the single-precision first
 //! pass only when its rounding allowance is small against the k-th keys
 //! found (the rule of the self-search: large centred norms, as a timestamp
@@ -50,8 +54,13 @@ pub(super) fn cross_search(
     let rtree = Partition::new(refs, ref_block(refs.d, LANES_F32, 4));
     // Whole panels of the kernel per leaf of queries.
     let qt = kernel.tile();
-    let qtree = Partition::new(queries, BLOCK / qt * qt);
-    let skip = skipped(exclude, &qtree.orig, &rtree.orig);
+    let qleaf = BLOCK / qt * qt;
+    // (A tree of L leaves has 2L - 1 nodes.)
+    if rtree.nodes.len().div_ceil(2) < FEW_LEAVES {
+        return in_order(kernel, single, queries, &rtree, k, exclude, farthest, qleaf);
+    }
+    let qtree = Partition::new(queries, qleaf);
+    let skip = skipped(exclude, qtree.orig.iter().copied(), &rtree.orig);
     let exclude = match &skip {
         Some(s) => Exclude::Given(s),
         None => Exclude::Nothing,
@@ -108,6 +117,59 @@ pub(super) fn cross_search(
 /// Leaves whose walks decide whether the others use the bounds.
 const PROBES: usize = 16;
 
+/// Below this many leaves of references there is little to skip, and
+/// ordering the queries (a serial pass over them) would cost more than it
+/// saves: NearMiss's few minority references, for one.
+const FEW_LEAVES: usize = 4;
+
+/// The cross search when the references' tree has fewer than
+/// [`FEW_LEAVES`] leaves: blocks of `block` queries in their own order, in
+/// parallel, each against every leaf.
+#[allow(clippy::too_many_arguments)]
+fn in_order(
+    kernel: Kernel,
+    single: bool,
+    queries: Points<'_>,
+    rtree: &Partition,
+    k: usize,
+    exclude: Exclude<'_>,
+    farthest: bool,
+    block: usize,
+) -> Lists {
+    let skip = skipped(exclude, 0..queries.n, &rtree.orig);
+    let exclude = match &skip {
+        Some(s) => Exclude::Given(s),
+        None => Exclude::Nothing,
+    };
+    let rp = rtree.points();
+    let ops = Operands::new(kernel, single, queries, rp, farthest);
+    let task = Task::new(
+        kernel,
+        &ops,
+        (queries, rp),
+        exclude,
+        farthest,
+        Some(&rtree.orig),
+    );
+    let ref_leaves = leaves_of(rtree);
+    let blocks = queries.n.div_ceil(block);
+    let progress = Progress::start("neighbour search: query blocks", blocks as u64);
+    let parts = (0..blocks)
+        .into_par_iter()
+        .map(|b| {
+            let span = b * block..((b + 1) * block).min(queries.n);
+            let mut lists = Lists::new(span.len(), k);
+            for &leaf in &ref_leaves {
+                let nd = &rtree.nodes[leaf];
+                task.tile((span.clone(), nd.start..nd.end), None, &mut lists, true);
+            }
+            progress.add(1);
+            lists
+        })
+        .collect();
+    Lists::concat(parts, queries.n, k)
+}
+
 /// The leaf nodes of `tree`, in the order of their points.
 fn leaves_of(tree: &Partition) -> Vec<usize> {
     let mut leaves: Vec<usize> = (0..tree.nodes.len())
@@ -117,10 +179,14 @@ fn leaves_of(tree: &Partition) -> Vec<usize> {
     leaves
 }
 
-/// The exclusion in tree positions: for the query at position `p`, the
-/// position of the reference it skips (`usize::MAX` for none); `None` when
+/// The exclusion in tree positions: for the query at position `p` (of
+/// original index `qorig[p]`), the position of the reference it skips (`usize::MAX` for none); `None` when
 /// nothing is excluded.
-fn skipped(exclude: Exclude<'_>, qorig: &[usize], rorig: &[usize]) -> Option<Vec<usize>> {
+fn skipped(
+    exclude: Exclude<'_>,
+    qorig: impl Iterator<Item = usize>,
+    rorig: &[usize],
+) -> Option<Vec<usize>> {
     if matches!(exclude, Exclude::Nothing) {
         return None;
     }
@@ -130,8 +196,7 @@ fn skipped(exclude: Exclude<'_>, qorig: &[usize], rorig: &[usize]) -> Option<Vec
     }
     Some(
         qorig
-            .iter()
-            .map(|&q| at.get(exclude.skip(q)).copied().unwrap_or(usize::MAX))
+            .map(|q| at.get(exclude.skip(q)).copied().unwrap_or(usize::MAX))
             .collect(),
     )
 }
@@ -262,7 +327,8 @@ mod tests {
     /// order split into alternate rows (where nearly every pair of leaves is
     /// pruned and the in-order scan was quadratic), the same with whole
     /// seconds, features rounded to halves and duplicated rows (ties within
-    /// and across leaves), and wide Gaussian-like points (nothing pruned).
+    /// and across leaves), and wide Gaussian-like points (nothing pruned);
+    /// each also with references too few to order the queries.
     #[test]
     fn cross_search_equals_the_scan_on_large_sets() {
         let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
@@ -282,11 +348,17 @@ mod tests {
             coarse[i * d..(i + 1) * d].copy_from_slice(&row);
         }
         let wide = random(2500, 30, 22, false);
-        for (x, d) in [(raw, d), (coarse, d), (wide, 30)] {
-            // Queries: every third row; references: the others.
+        // Queries every third row, references the others; and references
+        // every 17th row, too few leaves to order the queries (`in_order`).
+        let splits: [fn(usize) -> bool; 2] = [|i| i % 3 == 0, |i| i % 17 != 0];
+        for ((x, d), query) in [(raw, d), (coarse, d), (wide, 30)]
+            .iter()
+            .flat_map(|x| splits.map(|s| (x, s)))
+        {
+            let d = *d;
             let (mut q, mut r) = (Vec::new(), Vec::new());
             for (i, row) in x.chunks_exact(d).enumerate() {
-                if i % 3 == 0 { &mut q } else { &mut r }.extend_from_slice(row);
+                if query(i) { &mut q } else { &mut r }.extend_from_slice(row);
             }
             let (nq, nr) = (q.len() / d, r.len() / d);
             let (qp, rp) = (

@@ -1165,9 +1165,65 @@ mod tests {
     /// cannot separate, points far from the origin, norms too large for the
     /// first pass, several tiles, self and cross searches, nearest and
     /// farthest, at one and two threads.
+    /// Hard point sets for the tree-ordered searches, row-major, with their
+    /// dimension: a `generate fraud` table of `n` rows (a timestamp and an
+    /// amount far wider than the neighbours' distances: most pairs of leaves
+    /// can be skipped), the same rounded to halves with every 11th row a
+    /// copy of another (ties within and across leaves), and `wide`
+    /// Gaussian-like points in 30 dimensions (nothing can be skipped).
+    pub(super) fn hard_sets(n: usize, seed: u64, wide: usize) -> [(Vec<f64>, usize); 3] {
+        let fraud = crate::data::synth::FraudTask {
+            n,
+            ..Default::default()
+        }
+        .generate(seed)
+        .unwrap();
+        let d = fraud.n_features();
+        let raw = fraud.features().to_vec();
+        let mut coarse: Vec<f64> = raw.iter().map(|v| (v * 2.0).round() / 2.0).collect();
+        for i in (0..n).step_by(11) {
+            let src = (i * 7919) % n;
+            let row: Vec<f64> = coarse[src * d..(src + 1) * d].to_vec();
+            coarse[i * d..(i + 1) * d].copy_from_slice(&row);
+        }
+        [
+            (raw, d),
+            (coarse, d),
+            (random(wide, 30, seed + 14, false), 30),
+        ]
+    }
+
+    /// Asserts that `search(kernel, single)` gives the lists `want`, keys
+    /// bit for bit, with every kernel the CPU offers, with and without the
+    /// single-precision pass, at one and two threads (`what` names the
+    /// case in a failure).
+    pub(super) fn assert_every_kernel(
+        want: &Lists,
+        what: &str,
+        search: impl Fn(Kernel, bool) -> Lists + Send + Sync,
+    ) {
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        for threads in [1, 2] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            for (kernel, single) in Kernel::available()
+                .into_iter()
+                .flat_map(|k| [(k, true), (k, false)])
+            {
+                let got = pool.install(|| search(kernel, single));
+                assert_eq!(
+                    got.idx, want.idx,
+                    "{what}: {kernel:?} single={single} threads={threads}"
+                );
+                assert_eq!(bits(&got.key), bits(&want.key), "{what}");
+            }
+        }
+    }
+
     #[test]
     fn every_kernel_equals_the_scan() {
-        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         let cases: [(usize, usize, f64, f64, bool); 6] = [
             (2 * BLOCK + 37, 5, 0.0, 1.0, true),
             (BLOCK + 19, 30, 1e9, 1.0, true),
@@ -1195,31 +1251,16 @@ mod tests {
             let q: Vec<f64> = r[..nq * d].iter().map(|v| v + 0.5 * scale).collect();
             let p = Points::new(&r, n, d).unwrap();
             let qp = Points::new(&q, nq, d).unwrap();
-            for threads in [1, 2] {
-                let pool = rayon::ThreadPoolBuilder::new()
-                    .num_threads(threads)
-                    .build()
-                    .unwrap();
-                pool.install(|| {
-                    for (kernel, single) in Kernel::available()
-                        .into_iter()
-                        .flat_map(|k| [(k, true), (k, false)])
-                    {
-                        for (k, far) in [(1, false), (4, false), (3, true)] {
-                            let cases =
-                                [(p, Exclude::SameIndex, true), (qp, Exclude::Nothing, false)];
-                            for (queries, ex, same) in cases {
-                                let got = search_with(kernel, single, queries, p, k, ex, far, same);
-                                let want = scan(queries, p, k, ex, far);
-                                assert_eq!(
-                                    got.idx, want.idx,
-                                    "{kernel:?} single={single} n={n} d={d} k={k}"
-                                );
-                                assert_eq!(bits(&got.key), bits(&want.key));
-                            }
-                        }
-                    }
-                });
+            for (k, far) in [(1, false), (4, false), (3, true)] {
+                let cases = [(p, Exclude::SameIndex, true), (qp, Exclude::Nothing, false)];
+                for (queries, ex, same) in cases {
+                    let want = scan(queries, p, k, ex, far);
+                    assert_every_kernel(
+                        &want,
+                        &format!("n={n} d={d} k={k} far={far}"),
+                        |kl, single| search_with(kl, single, queries, p, k, ex, far, same),
+                    );
+                }
             }
         }
     }

@@ -314,79 +314,43 @@ impl Walker<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::super::tests::random;
     use super::super::super::{scan, Exclude, Points};
-    use super::super::{search_with, Kernel};
-    use crate::data::synth::FraudTask;
+    use super::super::search_with;
+    use super::super::tests::{assert_every_kernel, hard_sets};
 
     /// The tree-ordered cross search gives the direct scan's lists, keys bit
     /// for bit, on thousands of queries and references spread over many
     /// leaves, with every kernel, with and without the single-precision
     /// pass, nearest and farthest, with and without an excluded reference
-    /// per query, at one and two threads: a `generate fraud` table in time
-    /// order split into alternate rows (where nearly every pair of leaves is
-    /// pruned and the in-order scan was quadratic), the same with whole
-    /// seconds, features rounded to halves and duplicated rows (ties within
-    /// and across leaves), and wide Gaussian-like points (nothing pruned);
-    /// each also with references too few to order the queries.
+    /// per query, at one and two threads, on the hard sets (a `generate
+    /// fraud` table in time order, where nearly every pair of leaves is
+    /// pruned and the in-order scan was quadratic; the same with ties and
+    /// duplicates; wide points where nothing is pruned), each split into
+    /// alternate rows and with references too few to order the queries.
     #[test]
     fn cross_search_equals_the_scan_on_large_sets() {
-        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-        let fraud = FraudTask {
-            n: 5000,
-            ..FraudTask::default()
-        }
-        .generate(8)
-        .unwrap();
-        let d = fraud.n_features();
-        let raw = fraud.features().to_vec();
-        let mut coarse: Vec<f64> = raw.iter().map(|v| (v * 2.0).round() / 2.0).collect();
-        let n = raw.len() / d;
-        for i in (0..n).step_by(11) {
-            let src = (i * 7919) % n;
-            let row: Vec<f64> = coarse[src * d..(src + 1) * d].to_vec();
-            coarse[i * d..(i + 1) * d].copy_from_slice(&row);
-        }
-        let wide = random(2500, 30, 22, false);
         // Queries every third row, references the others; and references
         // every 17th row, too few leaves to order the queries (`in_order`).
         let splits: [fn(usize) -> bool; 2] = [|i| i % 3 == 0, |i| i % 17 != 0];
-        for ((x, d), query) in [(raw, d), (coarse, d), (wide, 30)]
-            .iter()
-            .flat_map(|x| splits.map(|s| (x, s)))
-        {
-            let d = *d;
-            let (mut q, mut r) = (Vec::new(), Vec::new());
-            for (i, row) in x.chunks_exact(d).enumerate() {
-                if query(i) { &mut q } else { &mut r }.extend_from_slice(row);
-            }
-            let (nq, nr) = (q.len() / d, r.len() / d);
-            let (qp, rp) = (
-                Points::new(&q, nq, d).unwrap(),
-                Points::new(&r, nr, d).unwrap(),
-            );
-            let skip: Vec<usize> = (0..nq).map(|i| (i * 7) % nr).collect();
-            for (k, far) in [(1, false), (4, false), (2, true)] {
-                for ex in [Exclude::Nothing, Exclude::Given(&skip)] {
-                    let want = scan(qp, rp, k, ex, far);
-                    for threads in [1, 2] {
-                        let pool = rayon::ThreadPoolBuilder::new()
-                            .num_threads(threads)
-                            .build()
-                            .unwrap();
-                        for (kernel, single) in Kernel::available()
-                            .into_iter()
-                            .flat_map(|k| [(k, true), (k, false)])
-                        {
-                            let got = pool
-                                .install(|| search_with(kernel, single, qp, rp, k, ex, far, false));
-                            assert_eq!(
-                                got.idx, want.idx,
-                                "{kernel:?} single={single} nq={nq} k={k} far={far} \
-                                 threads={threads}"
-                            );
-                            assert_eq!(bits(&got.key), bits(&want.key));
-                        }
+        for (x, d) in hard_sets(5000, 8, 2500) {
+            for query in splits {
+                let (mut q, mut r) = (Vec::new(), Vec::new());
+                for (i, row) in x.chunks_exact(d).enumerate() {
+                    if query(i) { &mut q } else { &mut r }.extend_from_slice(row);
+                }
+                let (nq, nr) = (q.len() / d, r.len() / d);
+                let (qp, rp) = (
+                    Points::new(&q, nq, d).unwrap(),
+                    Points::new(&r, nr, d).unwrap(),
+                );
+                let skip: Vec<usize> = (0..nq).map(|i| (i * 7) % nr).collect();
+                for (k, far) in [(1, false), (4, false), (2, true)] {
+                    for ex in [Exclude::Nothing, Exclude::Given(&skip)] {
+                        let want = scan(qp, rp, k, ex, far);
+                        let what = format!("nq={nq} nr={nr} k={k} far={far}");
+                        assert_every_kernel(&want, &what, |kernel, single| {
+                            search_with(kernel, single, qp, rp, k, ex, far, false)
+                        });
                     }
                 }
             }

@@ -392,62 +392,30 @@ struct Walk {
 
 #[cfg(test)]
 mod tests {
-    use super::super::super::tests::random;
     use super::super::super::{scan, Exclude, Points};
-    use super::super::{search_with, Kernel};
-    use crate::data::synth::FraudTask;
+    use super::super::search_with;
+    use super::super::tests::{assert_every_kernel, hard_sets};
 
     /// The dual-tree self-search gives the direct scan's lists, keys bit for
     /// bit, on thousands of points spread over many leaves, with every
     /// kernel, with and without the single-precision pass, nearest and
-    /// farthest, at one and two threads: a `generate fraud` table (a
-    /// timestamp and an amount far wider than the neighbours' distances,
-    /// where most pairs of leaves are pruned), the same with whole seconds
-    /// and features rounded to halves plus duplicated rows (ties within and
-    /// across leaves), and wide Gaussian-like points (nothing pruned).
+    /// farthest, at one and two threads, on the hard sets (a `generate
+    /// fraud` table where most pairs of leaves are pruned, the same with
+    /// ties and duplicates, wide points where none is).
     #[test]
     fn self_search_equals_the_scan_on_large_sets() {
-        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-        let fraud = FraudTask {
-            n: 4000,
-            ..FraudTask::default()
-        }
-        .generate(7)
-        .unwrap();
-        let d = fraud.n_features();
-        let raw = fraud.features().to_vec();
-        let mut coarse: Vec<f64> = raw.iter().map(|v| (v * 2.0).round() / 2.0).collect();
-        let n = raw.len() / d;
-        for i in (0..n).step_by(11) {
-            let src = (i * 7919) % n;
-            let row: Vec<f64> = coarse[src * d..(src + 1) * d].to_vec();
-            coarse[i * d..(i + 1) * d].copy_from_slice(&row);
-        }
-        let wide = random(1500, 30, 21, false);
-        for (x, d) in [(raw, d), (coarse, d), (wide, 30)] {
+        for (x, d) in hard_sets(4000, 7, 1500) {
             let n = x.len() / d;
             let p = Points::new(&x, n, d).unwrap();
             for (k, far) in [(1, false), (3, false), (2, true)] {
                 let want = scan(p, p, k, Exclude::SameIndex, far);
-                for threads in [1, 2] {
-                    let pool = rayon::ThreadPoolBuilder::new()
-                        .num_threads(threads)
-                        .build()
-                        .unwrap();
-                    for (kernel, single) in Kernel::available()
-                        .into_iter()
-                        .flat_map(|k| [(k, true), (k, false)])
-                    {
-                        let got = pool.install(|| {
-                            search_with(kernel, single, p, p, k, Exclude::SameIndex, far, true)
-                        });
-                        assert_eq!(
-                            got.idx, want.idx,
-                            "{kernel:?} single={single} n={n} k={k} far={far} threads={threads}"
-                        );
-                        assert_eq!(bits(&got.key), bits(&want.key));
-                    }
-                }
+                assert_every_kernel(
+                    &want,
+                    &format!("n={n} k={k} far={far}"),
+                    |kernel, single| {
+                        search_with(kernel, single, p, p, k, Exclude::SameIndex, far, true)
+                    },
+                );
             }
         }
     }

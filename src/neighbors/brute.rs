@@ -37,6 +37,22 @@ use super::{Exclude, Lists, Points};
 mod cross;
 mod pairs;
 
+/// The state of one leaf's walk over a tree of references, in the
+/// tree-ordered searches (`pairs`, `cross`).
+struct Walk {
+    /// The leaf node.
+    leaf: usize,
+    /// Its points, in tree order.
+    span: Range<usize>,
+    /// The largest k-th key of its points at the last refresh (at least the
+    /// current one, so that pruning with it stays exact).
+    largest: f64,
+    /// Tiles done.
+    tiles: usize,
+    /// Whether its tiles take the single-precision first pass.
+    f32: bool,
+}
+
 /// References packed per group (one vector lane each).
 pub(super) const LANES: usize = 8;
 /// References per group of the single-precision first pass (one 512-bit

@@ -29,13 +29,11 @@
 //! found (the rule of the self-search: large centred norms, as a timestamp
 //! gives, make it loose); else it takes the double-precision one.
 
-use std::ops::Range;
-
 use rayon::prelude::*;
 
 use super::super::partition::Partition;
 use super::super::{Exclude, Lists, Points};
-use super::{ref_block, Kernel, Operands, Task, BLOCK, LANES_F32};
+use super::{ref_block, Kernel, Operands, Task, Walk, BLOCK, LANES_F32};
 use crate::progress::Progress;
 
 /// The lists of every query of `queries` among `refs` (`k >= 1`, at most
@@ -213,19 +211,6 @@ struct Walker<'a> {
     refs_norm: f64,
     /// Whether walks use the bounds (see [`cross_search`]).
     prune: bool,
-}
-
-/// The state of one leaf's walk.
-struct Walk {
-    leaf: usize,
-    span: Range<usize>,
-    /// The largest k-th key of its queries after the last tile (at least
-    /// the current one, so that pruning with it stays exact).
-    largest: f64,
-    /// Tiles done.
-    tiles: usize,
-    /// Whether its tiles take the single-precision first pass.
-    f32: bool,
 }
 
 impl Walker<'_> {

@@ -45,7 +45,7 @@ use rayon::prelude::*;
 
 use super::super::partition::Partition;
 use super::super::Lists;
-use super::{ref_block, Shared, Task, LANES_F32};
+use super::{ref_block, Shared, Task, Walk, LANES_F32};
 use crate::progress::Progress;
 
 /// Points per leaf in `d` dimensions: whole groups of the single-precision
@@ -376,19 +376,6 @@ impl Search<'_> {
 const REFRESH_EVERY: usize = 8;
 /// See [`Search::prunes_enough`].
 const PROBES: usize = 16;
-
-/// The state of one leaf's walk.
-struct Walk {
-    leaf: usize,
-    span: Range<usize>,
-    /// The largest k-th key of its points (at the last refresh: at least
-    /// the current one, so that pruning with it stays exact).
-    largest: f64,
-    /// Tiles done.
-    tiles: usize,
-    /// Whether its tiles take the single-precision first pass.
-    f32: bool,
-}
 
 #[cfg(test)]
 mod tests {

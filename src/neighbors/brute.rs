@@ -53,6 +53,17 @@ struct Walk {
     f32: bool,
 }
 
+/// Two child nodes with the bounds of their keys, the lower bound first
+/// (the order of a walk: the nearer child's pairs tighten the lists that
+/// may rule out the other).
+fn nearer_first(a: (usize, f64), b: (usize, f64)) -> [(usize, f64); 2] {
+    if b.1 < a.1 {
+        [b, a]
+    } else {
+        [a, b]
+    }
+}
+
 /// References packed per group (one vector lane each).
 pub(super) const LANES: usize = 8;
 /// References per group of the single-precision first pass (one 512-bit

@@ -33,7 +33,7 @@ use rayon::prelude::*;
 
 use super::super::partition::Partition;
 use super::super::{Exclude, Lists, Points};
-use super::{ref_block, Kernel, Operands, Task, Walk, BLOCK, LANES_F32};
+use super::{nearer_first, ref_block, Kernel, Operands, Task, Walk, BLOCK, LANES_F32};
 use crate::progress::Progress;
 
 /// The lists of every query of `queries` among `refs` (`k >= 1`, at most
@@ -268,12 +268,7 @@ impl Walker<'_> {
         }
         let (a, b) = (nd.left, nd.left + 1);
         let (la, lb) = (self.bound(w.leaf, a), self.bound(w.leaf, b));
-        let order = if lb < la {
-            [(b, lb), (a, la)]
-        } else {
-            [(a, la), (b, lb)]
-        };
-        for (child, low) in order {
+        for (child, low) in nearer_first((a, la), (b, lb)) {
             self.visit(w, child, low, lists);
         }
     }

@@ -45,7 +45,7 @@ use rayon::prelude::*;
 
 use super::super::partition::Partition;
 use super::super::Lists;
-use super::{ref_block, Shared, Task, Walk, LANES_F32};
+use super::{nearer_first, ref_block, Shared, Task, Walk, LANES_F32};
 use crate::progress::Progress;
 
 /// Points per leaf in `d` dimensions: whole groups of the single-precision
@@ -285,12 +285,7 @@ impl Search<'_> {
         let (a, b) = (nd.left, nd.left + 1);
         let la = self.tree.pair_bound(w.leaf, a, farthest);
         let lb = self.tree.pair_bound(w.leaf, b, farthest);
-        let order = if lb < la {
-            [(b, lb), (a, la)]
-        } else {
-            [(a, la), (b, lb)]
-        };
-        for (child, low) in order {
+        for (child, low) in nearer_first((a, la), (b, lb)) {
             self.visit(w, child, low, lists);
         }
     }

@@ -59,10 +59,7 @@ pub(super) fn cross_search(
     }
     let qtree = Partition::new(queries, qleaf);
     let skip = skipped(exclude, qtree.orig.iter().copied(), &rtree.orig);
-    let exclude = match &skip {
-        Some(s) => Exclude::Given(s),
-        None => Exclude::Nothing,
-    };
+    let exclude = skip.as_deref().map_or(Exclude::Nothing, Exclude::Given);
     let (qp, rp) = (qtree.points(), rtree.points());
     let ops = Operands::new(kernel, single, qp, rp, farthest);
     let task = Task::new(kernel, &ops, (qp, rp), exclude, farthest, Some(&rtree.orig));
@@ -96,18 +93,15 @@ pub(super) fn cross_search(
     let tiled: usize = probes.iter().map(|p| p.1).sum();
     let all = probes.len() * walk.ref_leaves.len();
     walk.prune = (all - tiled) * 8 >= all;
-    let mut rest: Vec<Option<Lists>> = leaves
+    let rest: Vec<Option<Lists>> = leaves
         .par_iter()
         .enumerate()
         .map(|(i, &leaf)| (i % step != 0).then(|| run(&walk, leaf).0))
         .collect();
-    let mut probes = probes.into_iter();
+    let mut probes = probes.into_iter().map(|p| p.0);
     let parts = rest
-        .iter_mut()
-        .map(|part| match part.take() {
-            Some(lists) => lists,
-            None => probes.next().expect("a probe per step").0,
-        })
+        .into_iter()
+        .map(|part| part.unwrap_or_else(|| probes.next().expect("a probe per step")))
         .collect();
     Lists::concat(parts, queries.n, k).by_original_index(&qtree.orig)
 }
@@ -135,10 +129,7 @@ fn in_order(
     block: usize,
 ) -> Lists {
     let skip = skipped(exclude, 0..queries.n, &rtree.orig);
-    let exclude = match &skip {
-        Some(s) => Exclude::Given(s),
-        None => Exclude::Nothing,
-    };
+    let exclude = skip.as_deref().map_or(Exclude::Nothing, Exclude::Given);
     let rp = rtree.points();
     let ops = Operands::new(kernel, single, queries, rp, farthest);
     let task = Task::new(

@@ -6,15 +6,27 @@
 //!
 //! - **binary** (default): the 8 magic bytes `RARITYM\x01`, the format version
 //!   (`u16`, little-endian), the length of the rarity version string (`u8`)
-//!   and the string, the body length (`u64`, little-endian), then the model as
+//!   and the string, the body length (`u64`, little-endian), the checksum
+//!   (`u64`, little-endian; from format version 2), then the model as
 //!   MessagePack (readable from Python with `msgpack`);
 //! - **JSON**: one object `{"magic": "rarity-model", "format_version": ..,
-//!   "rarity_version": .., "model": ..}`.
+//!   "rarity_version": .., "checksum": "xxh3-64:<16 hex digits>", "model": ..}`.
+//!
+//! **Integrity.** As XGBoost's and sqlite's files do, a model file carries a
+//! checksum of its whole content: XXH3-64 ([`checksum`]) of every byte of a
+//! binary file but the checksum's own eight (the header before it, then the
+//! body), or of the JSON text of the `model` value as [`serde_json`] writes
+//! it (compact, keys sorted). It is verified before anything is decoded, so a
+//! flipped bit or an edited number is "model file is corrupt (checksum
+//! mismatch)", never a model that predicts differently. Files of format
+//! version 1 (written before checksums) have none and still load; `rarity
+//! show` says so.
 //!
 //! Loading checks the magic, the format version, the body length (a truncated
-//! file is reported as such) and the model's internal consistency, and fails
-//! with [`Error::Model`] saying what is wrong. Saving writes a temporary file
-//! next to the target and renames it, so a crash never leaves half a model.
+//! file is reported as such), the checksum and the model's internal
+//! consistency, and fails with [`Error::Model`] saying what is wrong. Saving
+//! writes a temporary file next to the target and renames it, so a crash
+//! never leaves half a model.
 
 use std::io::Write;
 use std::path::Path;
@@ -98,8 +110,35 @@ pub const MAGIC: &[u8; 8] = b"RARITYM\x01";
 /// The `magic` field of a JSON model file.
 pub const JSON_MAGIC: &str = "rarity-model";
 /// Version of the file layout and of the model structures; bumped whenever
-/// either changes incompatibly.
-pub const FORMAT_VERSION: u16 = 1;
+/// either changes incompatibly. Version 2 added the checksum; version 1
+/// files (the same models, no checksum) still load.
+pub const FORMAT_VERSION: u16 = 2;
+
+/// The oldest format version this rarity reads.
+const OLDEST_READ: u16 = 1;
+
+/// The first format version whose files carry a checksum.
+const CHECKSUMMED: u16 = 2;
+
+/// How the checksum of a JSON model file is written: this prefix, then 16
+/// hexadecimal digits.
+const JSON_CHECKSUM_PREFIX: &str = "xxh3-64:";
+
+/// XXH3-64 (seed 0) of `parts` read one after the other: the checksum of a
+/// model file (see the module docs).
+///
+/// ```
+/// use rarity::persist::checksum;
+/// assert_eq!(checksum(&[b"ab", b"c"]), checksum(&[b"abc"]));
+/// assert_ne!(checksum(&[b"abc"]), checksum(&[b"abd"]));
+/// ```
+pub fn checksum(parts: &[&[u8]]) -> u64 {
+    let mut h = twox_hash::XxHash3_64::with_seed(0);
+    for p in parts {
+        std::hash::Hasher::write(&mut h, p);
+    }
+    std::hash::Hasher::finish(&h)
+}
 
 /// How a model file is encoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -112,11 +151,12 @@ pub enum Format {
 }
 
 #[derive(Serialize)]
-struct JsonOut<'a, T> {
+struct JsonOut<'a> {
     magic: &'a str,
     format_version: u16,
     rarity_version: &'a str,
-    model: &'a T,
+    checksum: String,
+    model: &'a serde_json::Value,
 }
 
 #[derive(Deserialize)]
@@ -124,7 +164,24 @@ struct JsonIn {
     magic: String,
     format_version: u16,
     rarity_version: String,
+    #[serde(default)]
+    checksum: Option<String>,
     model: serde_json::Value,
+}
+
+/// The checksum of a JSON model's `model` value (see the module docs).
+fn json_checksum(model: &serde_json::Value) -> Result<u64> {
+    let text = serde_json::to_vec(model)
+        .map_err(|e| Error::invalid(format!("cannot encode the model: {e}")))?;
+    Ok(checksum(&[&text]))
+}
+
+fn corrupt(path: &Path) -> Error {
+    model_err(
+        path,
+        "model file is corrupt (checksum mismatch): it changed after rarity wrote it; \
+         use an intact copy or fit the model again",
+    )
 }
 
 fn model_err(path: &Path, message: impl Into<String>) -> Error {
@@ -147,16 +204,24 @@ pub fn to_bytes<T: Persist>(model: &T, format: Format) -> Result<Vec<u8>> {
             out.push(version.len() as u8);
             out.extend_from_slice(version.as_bytes());
             out.extend_from_slice(&(body.len() as u64).to_le_bytes());
+            let sum = checksum(&[&out, &body]);
+            out.extend_from_slice(&sum.to_le_bytes());
             out.extend_from_slice(&body);
             Ok(out)
         }
-        Format::Json => serde_json::to_vec(&JsonOut {
-            magic: JSON_MAGIC,
-            format_version: FORMAT_VERSION,
-            rarity_version: version,
-            model,
-        })
-        .map_err(|e| Error::invalid(format!("cannot encode the model: {e}"))),
+        Format::Json => {
+            let encode =
+                |e: serde_json::Error| Error::invalid(format!("cannot encode the model: {e}"));
+            let model = serde_json::to_value(model).map_err(encode)?;
+            serde_json::to_vec(&JsonOut {
+                magic: JSON_MAGIC,
+                format_version: FORMAT_VERSION,
+                rarity_version: version,
+                checksum: format!("{JSON_CHECKSUM_PREFIX}{:016x}", json_checksum(&model)?),
+                model: &model,
+            })
+            .map_err(encode)
+        }
     }
 }
 
@@ -171,6 +236,9 @@ pub struct FileInfo {
     pub encoding: &'static str,
     /// The file's size in bytes.
     pub bytes: usize,
+    /// Whether the file carries a checksum (verified, since it loaded);
+    /// files written before format version 2 have none.
+    pub checksum: bool,
 }
 
 /// Reads a model from the bytes of a model file; `path` is only used in
@@ -205,16 +273,17 @@ fn described<T: Persist>(bytes: &[u8], path: &Path) -> Result<(T, FileInfo)> {
             rarity_version,
             encoding,
             bytes: bytes.len(),
+            checksum: format_version >= CHECKSUMMED,
         },
     ))
 }
 
 fn check_version(path: &Path, found: u16, written_by: &str) -> Result<()> {
-    if found != FORMAT_VERSION {
+    if !(OLDEST_READ..=FORMAT_VERSION).contains(&found) {
         return Err(model_err(
             path,
             format!(
-                "format version {found} (written by rarity {written_by}); this rarity ({}) reads version {FORMAT_VERSION}",
+                "format version {found} (written by rarity {written_by}); this rarity ({}) reads versions {OLDEST_READ} to {FORMAT_VERSION}",
                 env!("CARGO_PKG_VERSION")
             ),
         ));
@@ -234,15 +303,16 @@ fn from_binary<T: Persist>(bytes: &[u8], path: &Path) -> Result<(T, u16, String)
     }
     let version = u16::from_le_bytes([bytes[8], bytes[9]]);
     let vlen = bytes[10] as usize;
-    let head = 11 + vlen + 8;
+    let summed = version >= CHECKSUMMED;
+    let len_end = 11 + vlen + 8;
+    let head = len_end + if summed { 8 } else { 0 };
     if bytes.len() < head {
         return Err(truncated());
     }
     let written_by = String::from_utf8_lossy(&bytes[11..11 + vlen]).into_owned();
     check_version(path, version, &written_by)?;
-    let mut len = [0u8; 8];
-    len.copy_from_slice(&bytes[11 + vlen..head]);
-    let len = u64::from_le_bytes(len);
+    let le = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("eight bytes"));
+    let len = le(&bytes[11 + vlen..len_end]);
     let body = &bytes[head..];
     if (body.len() as u64) < len {
         return Err(model_err(
@@ -258,6 +328,9 @@ fn from_binary<T: Persist>(bytes: &[u8], path: &Path) -> Result<(T, u16, String)
                 body.len() as u64 - len
             ),
         ));
+    }
+    if summed && checksum(&[&bytes[..len_end], body]) != le(&bytes[len_end..head]) {
+        return Err(corrupt(path));
     }
     let model = rmp_serde::from_slice(body)
         .map_err(|e| model_err(path, format!("cannot decode the model: {e}")))?;
@@ -280,6 +353,21 @@ fn from_json<T: Persist>(bytes: &[u8], path: &Path) -> Result<(T, u16, String)> 
         ));
     }
     check_version(path, env.format_version, &env.rarity_version)?;
+    if env.format_version >= CHECKSUMMED {
+        let sum = env.checksum.as_deref().ok_or_else(|| {
+            model_err(
+                path,
+                format!(
+                    "the model has no \"checksum\", which format version {} requires",
+                    env.format_version
+                ),
+            )
+        })?;
+        let want = format!("{JSON_CHECKSUM_PREFIX}{:016x}", json_checksum(&env.model)?);
+        if sum != want {
+            return Err(corrupt(path));
+        }
+    }
     let model = serde_json::from_value(env.model)
         .map_err(|e| model_err(path, format!("cannot decode the model: {e}")))?;
     Ok((model, env.format_version, env.rarity_version))

@@ -137,7 +137,8 @@ fn show_summarises_a_model_file() {
     let d = scratch("show");
     let (model, _) = fitted(&d, "under(beta=0.5)+forest(n=5)+correct+threshold(priors)");
     let v = json(&["show", &model, "--format", "json"]);
-    assert_eq!(v["format_version"], 1);
+    assert_eq!(v["format_version"], 2);
+    assert_eq!(v["checksum"], true);
     assert_eq!(v["encoding"], "binary");
     assert_eq!(v["rarity_version"], env!("CARGO_PKG_VERSION"));
     assert_eq!(
@@ -175,24 +176,34 @@ fn show_summarises_a_model_file() {
 fn model_files_without_the_fit_record_still_load() {
     let d = scratch("show-old");
     let (model, data) = fitted(&d, "tree(max_depth=3)");
-    // The JSON encoding of the same model, its `fit` key removed: what a
-    // rarity of this format version wrote before recording the fit.
+    // The JSON encoding of the same model, its `fit` key and its checksum
+    // removed: what a rarity of format version 1 wrote before recording
+    // the fit and before model files had checksums.
     let json_model = d.join("m.json").to_string_lossy().to_string();
     fit(&data, "tree(max_depth=3)", &json_model, &["--json-model"]);
     let mut v: Value =
         serde_json::from_str(&std::fs::read_to_string(&json_model).unwrap()).unwrap();
     assert!(v["model"].as_object_mut().unwrap().remove("fit").is_some());
+    assert!(v.as_object_mut().unwrap().remove("checksum").is_some());
+    v["format_version"] = 1.into();
     std::fs::write(&json_model, serde_json::to_vec(&v).unwrap()).unwrap();
     let s = json(&["show", &json_model, "--format", "json"]);
     assert_eq!(
         (s["training_rows"].clone(), s["encoding"].clone()),
         (Value::Null, "json".into())
     );
-    // Binary: the MessagePack array of the fitted strategy loses its last
-    // element (the fit record), as older files lack it.
+    assert_eq!(s["checksum"], false);
+    let (code, text, err) = run(&["show", &json_model]);
+    assert_eq!(code, 0, "{err}");
+    assert!(text.contains("checksum        none"), "{text}");
+    // Binary: format version 1 (no checksum after the body length), and the
+    // MessagePack array of the fitted strategy loses its last element (the
+    // fit record), as older files lack it.
     let mut bytes = std::fs::read(&model).unwrap();
     let vlen = bytes[10] as usize;
     let head = 11 + vlen + 8;
+    bytes.drain(head..head + 8);
+    bytes[8..10].copy_from_slice(&1u16.to_le_bytes());
     assert_eq!(bytes[head], 0x98, "a fixarray of 8 fields");
     bytes[head] = 0x97;
     // The record [rows, seconds] ends the body: a fixarray of 2 holding

@@ -13,6 +13,7 @@ use super::output::{num, print_json, write_stdout};
 use super::{Global, OutputFormat};
 use rarity::calibrate::{PriorShift, Recalibration};
 use rarity::data::scores::{read_probabilities, write_predictions};
+use rarity::data::write::JobPaths;
 use rarity::decide::registry::EmParams;
 use rarity::error::{Error, Result};
 use rarity::experiment::parse_list;
@@ -114,6 +115,10 @@ fn recalibration(a: &Args, k: usize) -> Result<Recalibration> {
 }
 
 pub fn run(g: &Global, a: &Args) -> Result<()> {
+    JobPaths::new()
+        .input("the scores", &a.file)
+        .output("-o", &a.output)
+        .check()?;
     if !a.delimiter.is_ascii() {
         return Err(Error::invalid("--delimiter must be one ASCII character"));
     }

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use clap::ValueEnum;
 
 use rarity::data::read::{read_path, Categorical, Missing, ReadOptions, ReadReport};
+use rarity::data::write::JobPaths;
 use rarity::data::{bundled, Dataset};
 use rarity::error::{Error, Result};
 use rarity::split::Splitter;
@@ -69,6 +70,11 @@ pub struct DataArgs {
 }
 
 impl DataArgs {
+    /// The data file, as an input of a command's [`JobPaths`].
+    pub fn paths(&self) -> JobPaths<'_> {
+        JobPaths::new().input_opt("the data", self.file.as_ref())
+    }
+
     /// The reader options these arguments describe.
     pub fn read_options(&self) -> Result<ReadOptions> {
         let delimiter = match self.delimiter.as_str() {

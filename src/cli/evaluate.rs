@@ -7,7 +7,6 @@ use serde_json::{json, Map, Value};
 
 use super::output::{print_json, undefined_note, write_stdout, Table};
 use super::{DataArgs, Global, OutputFormat};
-use rarity::data::write::check_output;
 use rarity::error::Result;
 use rarity::evaluate::{cross_validate, cross_validate_pooled, write_oof, Extras};
 use rarity::metrics::probability::MURPHY_BINS;
@@ -58,9 +57,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         oof: a.oof.is_some(),
         ..Extras::default()
     };
-    if let Some(path) = &a.oof {
-        check_output(path)?;
-    }
+    a.data.paths().output_opt("--oof", a.oof.as_ref()).check()?;
     let pooled = a.pooled || splitter == Splitter::LeaveOneOut;
     let (eval, report) = super::bar::during(g, || {
         // Each fold's sample is kept while the file is read when it can be

@@ -10,6 +10,7 @@ use super::output::{num, print_json, write_stdout, Table};
 use super::over_datasets::over_datasets;
 use super::{Global, OutputFormat};
 
+use rarity::data::write::JobPaths;
 use rarity::data::write::{quote, AtomicFile};
 use rarity::error::Result;
 use rarity::experiment::bias::{run as bias_run, Bias, BiasExperimentConfig};
@@ -103,6 +104,10 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             max_rows,
             report,
         } => {
+            JobPaths::new()
+                .output_opt("--pairs", pairs.as_ref())
+                .report_opt("--report", report.as_ref())
+                .check()?;
             let learners = rarity::spec::build_learners(learners)?;
             let variants = variants
                 .iter()

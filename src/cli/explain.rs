@@ -36,6 +36,10 @@ pub struct Args {
 pub fn run(g: &Global, a: &Args) -> Result<()> {
     let m = metric(&a.metric.replace('-', "_"))
         .map_err(|e| Error::invalid(format!("--metric: {e}")))?;
+    a.input
+        .paths()
+        .report_opt("--report", a.report.as_ref())
+        .check()?;
     if let Some(dir) = &a.report {
         rarity::report::prepare_dir(dir)?;
     }

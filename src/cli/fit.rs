@@ -29,6 +29,7 @@ pub struct Args {
 }
 
 pub fn run(g: &Global, a: &Args) -> Result<()> {
+    a.data.paths().output("-o", &a.output).check()?;
     let strategy = rarity::spec::build_strategy(&a.model)?;
     let (fitted, rows, report) = super::bar::during(g, || {
         // The sampler stage's sample is kept while the file is read when it

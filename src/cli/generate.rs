@@ -9,7 +9,7 @@ use super::output::{counts_table, json_text, print_json, print_summary, write_st
 use super::{DataArgs, Global, OutputFormat};
 use rarity::data::bias::Bias;
 use rarity::data::synth::{FraudTask, GaussianTask, TRUE_POSTERIOR};
-use rarity::data::write::{write_dataset, TableFormat};
+use rarity::data::write::{write_dataset, JobPaths, TableFormat};
 use rarity::error::Result;
 use rarity::experiment::parse_list;
 
@@ -105,6 +105,12 @@ struct Written {
 }
 
 pub fn run(g: &Global, a: &Args) -> Result<()> {
+    match &a.kind {
+        Kind::Gaussian(GaussianArgs { output, .. }) | Kind::Fraud(FraudArgs { output, .. }) => {
+            JobPaths::new().output("-o", output).check()?
+        }
+        Kind::Bias(b) => b.data.paths().output("-o", &b.output).check()?,
+    }
     let (output, counts) = match &a.kind {
         Kind::Gaussian(a) => {
             let task = GaussianTask {

@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use super::Global;
 use rarity::data::dirs::load_dirs;
+use rarity::data::write::JobPaths;
 use rarity::data::Dataset;
 use rarity::error::Result;
 
@@ -33,6 +34,7 @@ pub(super) fn over_datasets<T>(
     report: Option<&PathBuf>,
     job: impl FnOnce(&[(String, Dataset)]) -> Result<T>,
 ) -> Result<Ran<T>> {
+    JobPaths::new().report_opt("--report", report).check()?;
     if let Some(dir) = report {
         rarity::report::prepare_dir(dir)?;
     }

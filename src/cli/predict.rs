@@ -9,6 +9,8 @@ use std::path::PathBuf;
 use clap::ValueEnum;
 use serde_json::json;
 
+use rarity::data::write::JobPaths;
+
 use super::data_args::decimal_arg;
 use super::output::{json_text, print_summary};
 use super::{Global, OutputFormat};
@@ -47,6 +49,13 @@ pub struct ModelInput {
 }
 
 impl ModelInput {
+    /// The model and data files, as inputs of a command's [`JobPaths`].
+    pub fn paths(&self) -> JobPaths<'_> {
+        JobPaths::new()
+            .input("the model", &self.model)
+            .input_opt("the data", self.file.as_ref())
+    }
+
     /// The table of the FILE or bundled `--dataset`.
     pub fn table(&self) -> Result<Table<'static>> {
         if !self.delimiter.is_ascii() {
@@ -111,6 +120,7 @@ fn strategy(a: &Args) -> Result<FittedStrategy> {
 }
 
 pub fn run(g: &Global, a: &Args) -> Result<()> {
+    a.input.paths().output("-o", &a.output).check()?;
     let fitted = strategy(a)?;
     let table = a.input.table()?;
     let opts = PredictOptions {

@@ -137,6 +137,7 @@ fn resample(g: &Global, a: &Args, sampler: &dyn Sampler) -> Result<Resampled> {
 }
 
 pub fn run(g: &Global, a: &Args) -> Result<()> {
+    a.data.paths().output("-o", &a.output).check()?;
     let sampler = build_sampler(&sampler_call(a)?)?;
     let r = super::bar::during(g, || resample(g, a, sampler.as_ref()))?;
     let out = &r.out;

@@ -112,6 +112,12 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         .transpose()?;
     // Checked before any work.
     decision_metric(ranking, decision, cost.is_some(), benefit.is_some())?;
+    a.data
+        .paths()
+        .output("-o", &a.output)
+        .output_opt("--oof", a.oof.as_ref())
+        .report_opt("--report", a.report.as_ref())
+        .check()?;
     if let Some(dir) = &a.report {
         rarity::report::prepare_dir(dir)?;
     }

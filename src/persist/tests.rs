@@ -108,9 +108,84 @@ fn inconsistent_models_are_rejected() {
         .fit(&ds.view(&rows), &mut crate::rng::stream(0, 0))
         .unwrap();
     let json = String::from_utf8(to_bytes(&tree, Format::Json).unwrap()).unwrap();
-    // Point the root's left child at itself.
-    let bad = json.replacen("\"left\":1,", "\"left\":0,", 1);
+    // Point the root's left child at itself (and sign the edit, so that the
+    // consistency check, not the checksum, is what refuses it).
+    let bad = resign(&json.replacen("\"left\":1,", "\"left\":0,", 1));
     assert_ne!(bad, json);
     let e = load_err(bad.as_bytes());
     assert!(e.contains("inconsistent model"), "{e}");
+}
+
+/// A JSON model file with its checksum recomputed for its (edited) model.
+fn resign(json: &str) -> String {
+    let mut v: serde_json::Value = serde_json::from_str(json).unwrap();
+    let sum = json_checksum(&v["model"]).unwrap();
+    v["checksum"] = format!("{JSON_CHECKSUM_PREFIX}{sum:016x}").into();
+    serde_json::to_string(&v).unwrap()
+}
+
+#[test]
+fn every_flipped_bit_is_refused() {
+    let bin = to_bytes(&forest(), Format::Binary).unwrap();
+    for i in 0..bin.len() {
+        for bit in [0, 3, 7] {
+            let mut b = bin.clone();
+            b[i] ^= 1 << bit;
+            assert!(
+                from_bytes::<Model>(&b, Path::new("m")).is_err(),
+                "byte {i} bit {bit} loaded"
+            );
+        }
+    }
+    // In the body, the checksum is what says so.
+    let mut b = bin.clone();
+    let last = b.len() - 1;
+    b[last] ^= 1;
+    assert!(load_err(&b).contains("model file is corrupt (checksum mismatch)"));
+    // A JSON model with one number changed.
+    let json = String::from_utf8(to_bytes(&forest(), Format::Json).unwrap()).unwrap();
+    let at = json.find("\"model\"").unwrap()
+        + json[json.find("\"model\"").unwrap()..]
+            .find(|c: char| c.is_ascii_digit() && c != '0')
+            .unwrap();
+    let mut edited = json.clone().into_bytes();
+    edited[at] = if edited[at] == b'9' {
+        b'8'
+    } else {
+        edited[at] + 1
+    };
+    let e = load_err(&edited);
+    assert!(e.contains("checksum mismatch"), "{e}");
+}
+
+#[test]
+fn files_of_format_version_1_load_without_a_checksum() {
+    let model = forest();
+    // Binary: version 1, no checksum after the body length.
+    let mut bin = to_bytes(&model, Format::Binary).unwrap();
+    let len_end = 11 + bin[10] as usize + 8;
+    bin.drain(len_end..len_end + 8);
+    bin[8..10].copy_from_slice(&1u16.to_le_bytes());
+    let (back, info) = described::<Model>(&bin, Path::new("old")).unwrap();
+    assert_eq!(
+        (back, info.format_version, info.checksum),
+        (model.clone(), 1, false)
+    );
+    // JSON: version 1, no checksum key.
+    let json = String::from_utf8(to_bytes(&model, Format::Json).unwrap()).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    v.as_object_mut().unwrap().remove("checksum");
+    v["format_version"] = 1.into();
+    let old = serde_json::to_vec(&v).unwrap();
+    let (back, info) = described::<Model>(&old, Path::new("old")).unwrap();
+    assert_eq!((back, info.checksum), (model.clone(), false));
+    // Version 2 without its checksum is refused.
+    v["format_version"] = 2.into();
+    let e = load_err(&serde_json::to_vec(&v).unwrap());
+    assert!(e.contains("no \"checksum\""), "{e}");
+    // The same model gives the same bytes.
+    assert_eq!(
+        to_bytes(&model, Format::Binary).unwrap(),
+        to_bytes(&model, Format::Binary).unwrap()
+    );
 }

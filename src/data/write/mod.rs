@@ -20,6 +20,7 @@ mod block;
 mod csv;
 pub mod number;
 mod parquet;
+mod paths;
 mod table;
 
 use std::fs::File;
@@ -27,6 +28,7 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 pub use block::{Block, Column, ColumnSpec};
+pub use paths::JobPaths;
 pub use table::{write_dataset, TableFormat, TableWriter};
 
 use crate::error::{Error, Result};

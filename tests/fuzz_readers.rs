@@ -563,15 +563,18 @@ fn model_file() {
     };
     fuzz("model", corpus, &|b| {
         load(b);
-        // Most mutants of a binary file fail the body-length check; the
-        // same mutant with its length field made consistent reaches the
-        // MessagePack decoder and the model's consistency checks.
+        // Most mutants of a binary file fail the body-length check or the
+        // checksum; the same mutant with its length field and checksum made
+        // consistent reaches the MessagePack decoder and the model's
+        // consistency checks.
         if b.len() > 11 && b.starts_with(b"RARITYM") {
-            let head = 11 + b[10] as usize + 8;
+            let head = 11 + b[10] as usize + 16;
             if b.len() >= head {
                 let mut fixed = b.to_vec();
                 let body = (b.len() - head) as u64;
-                fixed[head - 8..head].copy_from_slice(&body.to_le_bytes());
+                fixed[head - 16..head - 8].copy_from_slice(&body.to_le_bytes());
+                let sum = rarity::persist::checksum(&[&fixed[..head - 8], &fixed[head..]]);
+                fixed[head - 8..head].copy_from_slice(&sum.to_le_bytes());
                 load(&fixed);
             }
         }

@@ -47,9 +47,14 @@ def cli_fit_predict(cli, tmp_path, csv, spec, seed, extra=()):
 
 
 def same_model_bytes(a, b):
-    """Equal model files but for the fit time: a binary file ends with the
-    fit record [rows, seconds], the seconds an f64 (0xcb + 8 bytes)."""
-    return len(a) == len(b) and a[-9] == b[-9] == 0xCB and a[:-8] == b[:-8]
+    """Equal model files but for the fit time and the checksum that covers
+    it: a binary file ends with the fit record [rows, seconds], the seconds
+    an f64 (0xcb + 8 bytes); the checksum is the 8 bytes after the header's
+    body length."""
+    if len(a) != len(b) or not a[-9] == b[-9] == 0xCB:
+        return False
+    s = 11 + a[10] + 8
+    return a[:s] == b[:s] and a[s + 8:-8] == b[s + 8:-8]
 
 
 SPECS = [

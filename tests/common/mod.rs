@@ -42,15 +42,17 @@ pub fn file(dir: &Path, name: &str, bytes: &[u8]) -> String {
 }
 
 /// A binary model file's bytes without its recorded fit time (the last 8
-/// bytes: the f64 seconds of the fit record that ends the body), what two
-/// fits with the same seed agree on.
-pub fn model_bytes(bytes: &[u8]) -> &[u8] {
+/// bytes: the f64 seconds of the fit record that ends the body) and without
+/// its checksum (which covers the fit time), what two fits with the same
+/// seed agree on.
+pub fn model_bytes(bytes: &[u8]) -> Vec<u8> {
     let n = bytes.len();
     assert!(
         n > 9 && bytes[n - 9] == 0xcb,
         "a binary model file ends with its fit time"
     );
-    &bytes[..n - 8]
+    let sum = 11 + bytes[10] as usize + 8;
+    [&bytes[..sum], &bytes[sum + 8..n - 8]].concat()
 }
 
 /// The bytes of the file at `path`, a model file's without its fit time
@@ -58,7 +60,7 @@ pub fn model_bytes(bytes: &[u8]) -> &[u8] {
 pub fn comparable(path: &Path) -> Vec<u8> {
     let bytes = std::fs::read(path).unwrap();
     if path.extension().is_some_and(|e| e == "rarity") {
-        model_bytes(&bytes).to_vec()
+        model_bytes(&bytes)
     } else {
         bytes
     }

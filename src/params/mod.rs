@@ -18,12 +18,12 @@ mod table;
 mod types;
 
 pub(crate) use macros::params;
-pub use syntax::{Call, Value};
+pub use syntax::{number_text, Call, Value};
 pub use table::{
     apply, defaults_table, find, from_call, help, unknown, Entry, Family, Merged, ParamInfo, Params,
 };
 pub(crate) use types::choice;
-pub use types::{expected, number_text, within, Bounds, ParamType};
+pub use types::{affordable, expected, within, Bounds, ParamType};
 
 #[cfg(test)]
 mod tests {

@@ -30,11 +30,12 @@ fn table(dir: &Path) -> String {
     p.to_string_lossy().into_owned()
 }
 
-/// Runs the binary under the address-space limit: (exit code, stderr).
+/// Runs the binary under the address-space limit and a 30 s time limit:
+/// (exit code, stderr).
 fn limited<A: AsRef<str> + std::fmt::Debug>(args: &[A]) -> (i32, String) {
-    let out = Command::new("prlimit")
-        .arg(AS_LIMIT)
-        .arg("--")
+    // A time limit too: a regression fails in seconds, not hours.
+    let out = Command::new("timeout")
+        .args(["30", "prlimit", AS_LIMIT, "--"])
         .arg(env!("CARGO_BIN_EXE_rarity"))
         .args(args.iter().map(AsRef::as_ref))
         .output()
@@ -222,9 +223,9 @@ fn a_thread_pool_that_cannot_start_is_an_error() {
     let d = scratch("sizes-nproc");
     let data = table(&d);
     let bin = public_binary(&d);
-    let mut cmd = Command::new("prlimit");
+    let mut cmd = Command::new("timeout");
     // One process for the user: no thread can be started.
-    cmd.args(["--nproc=1", AS_LIMIT, "--"]);
+    cmd.args(["30", "prlimit", "--nproc=1", AS_LIMIT, "--"]);
     if root {
         cmd.args([
             "setpriv",

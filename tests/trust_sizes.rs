@@ -253,3 +253,38 @@ fn real_uid() -> u32 {
     let out = Command::new("id").arg("-u").output().unwrap();
     String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
 }
+
+#[test]
+fn generated_tables_that_cannot_fit_are_refused() {
+    let d = scratch("sizes-generate");
+    let out = d.join("g.csv").to_string_lossy().into_owned();
+    refused(
+        &["generate", "gaussian", "--n", "100000000000", "-o", &out],
+        &["100000000000 rows", "would need", "TB"],
+    );
+    refused(
+        &[
+            "generate",
+            "gaussian",
+            "--n",
+            "1000",
+            "--d",
+            "1000000000000000",
+            "-o",
+            &out,
+        ],
+        &["would need"],
+    );
+    refused(
+        &[
+            "generate",
+            "fraud",
+            "--clusters",
+            "100000000000",
+            "-o",
+            &out,
+        ],
+        &["100000000000 clusters", "would need"],
+    );
+    assert!(!Path::new(&out).exists());
+}

@@ -200,6 +200,17 @@ fn threads_above_the_cap_are_refused() {
     );
     let (code, err) = limited(&["--threads", "1", "datasets"]);
     assert_eq!(code, 0, "{err}");
+    // rayon's own variable is held to the same cap.
+    let out = Command::new("timeout")
+        .args(["30", "prlimit", AS_LIMIT, "--"])
+        .arg(env!("CARGO_BIN_EXE_rarity"))
+        .arg("datasets")
+        .env("RAYON_NUM_THREADS", "100000")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("RAYON_NUM_THREADS=100000"), "{err}");
 }
 
 /// A copy of the binary that any user may run, in a fresh directory.

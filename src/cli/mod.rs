@@ -136,8 +136,16 @@ fn start_threads(threads: Option<usize>) -> Result<()> {
             )))
         }
         Some(t) => t,
-        // rayon's default: one thread per available core.
-        None => 0,
+        // rayon's default: `RAYON_NUM_THREADS`, else one thread per core.
+        None => match std::env::var("RAYON_NUM_THREADS").map(|v| v.trim().parse::<usize>()) {
+            Ok(Ok(t)) if t > cap => {
+                return Err(rarity::Error::invalid(format!(
+                    "RAYON_NUM_THREADS={t} is more than the cap of {cap} threads; \
+                     give --threads N (at most {cap})"
+                )))
+            }
+            _ => 0,
+        },
     };
     rayon::ThreadPoolBuilder::new()
         .num_threads(n)

@@ -201,6 +201,7 @@ impl Splitter {
                 let classes = rows_by_class(labels, 0);
                 let counts: Vec<usize> = classes.iter().map(Vec::len).collect();
                 check_stratified(&counts, folds, name)?;
+                check_folds_fit(repeats, folds, labels.len())?;
                 let mut out = Vec::with_capacity(repeats * folds);
                 for r in 0..repeats {
                     out.extend(stratified_repeat(&classes, labels.len(), folds, r, seed));
@@ -584,6 +585,17 @@ fn stratified_repeat(
 /// `u16` per row, [`class_folds`]).
 pub const MAX_FOLDS: usize = u16::MAX as usize;
 
+/// Fails, saying how much it would need, when the folds of `repeats` x
+/// `folds` cross-validation of `rows` rows cannot all be held at once: each
+/// fold's record, and every row once in a test part and `folds - 1` times
+/// in a training part, per repeat. Counted in floats, so that no product of
+/// the user's numbers overflows before it is checked.
+pub fn check_folds_fit(repeats: usize, folds: usize, rows: usize) -> Result<()> {
+    let (r, k) = (repeats as f64, folds as f64);
+    let bytes = r * k * (std::mem::size_of::<Fold>() as f64 + rows as f64 * 8.0);
+    crate::limits::check_memory(&format!("{repeats}x{folds} cross-validation"), bytes)
+}
+
 /// Fails unless stratified `folds`-fold cross-validation can be cut from
 /// classes of `counts` rows: every class present has at least `folds` rows;
 /// `name(class)` names a class in the error.
@@ -721,6 +733,14 @@ impl FromStr for Splitter {
                 Err(Error::invalid(format!(
                     "'{s}': cross-validation needs at least 1 repeat and 2 folds"
                 )))
+            }
+            Splitter::Stratified { folds, .. } if folds > MAX_FOLDS => Err(Error::invalid(
+                format!("'{s}': at most {MAX_FOLDS} folds, got {folds}; leave-one-out is --cv loo"),
+            )),
+            Splitter::Stratified { repeats, folds } => {
+                check_folds_fit(repeats, folds, 0)
+                    .map_err(|e| Error::invalid(format!("--cv '{s}': {e}")))?;
+                Ok(splitter)
             }
             Splitter::Holdout { test_fraction }
                 if !(test_fraction > 0.0 && test_fraction < 1.0) =>

@@ -33,7 +33,8 @@ const POLL: Duration = Duration::from_millis(50);
 static POOLS: Mutex<Option<(u32, HashMap<usize, Arc<ThreadPool>>)>> = Mutex::new(None);
 
 /// The thread count `n_jobs` asks for: `None` or `-1` every core, `n > 0`
-/// that many, `-2` all but one (joblib's convention `cores + 1 + n_jobs`).
+/// that many, `-2` all but one (joblib's convention `cores + 1 + n_jobs`);
+/// more than [`rarity::limits::max_threads`] is a `ValueError`.
 pub fn threads(n_jobs: Option<i64>) -> PyResult<usize> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as i64;
     let n =
@@ -45,6 +46,15 @@ pub fn threads(n_jobs: Option<i64>) -> PyResult<usize> {
             Some(n) if n > 0 => n,
             Some(n) => (cores + 1 + n).max(1),
         };
+    let cap = rarity::limits::max_threads();
+    if n > cap as i64 {
+        return Err(PyValueError::new_err(format!(
+            "n_jobs={n} is more than the cap of {cap} threads ({} per available core, at most {}): \
+             more threads than that only share the same cores",
+            rarity::limits::THREADS_PER_CORE,
+            rarity::limits::MAX_THREADS
+        )));
+    }
     Ok(n as usize)
 }
 
@@ -54,7 +64,12 @@ fn build(n: usize) -> PyResult<Arc<ThreadPool>> {
         .thread_name(|i| format!("rarity-{i}"))
         .build()
         .map(Arc::new)
-        .map_err(|e| PyRuntimeError::new_err(format!("cannot start {n} threads: {e}")))
+        .map_err(|e| {
+            PyRuntimeError::new_err(format!(
+                "cannot start {n} threads: {e}; the process may have reached its limit of \
+                 processes (ulimit -u): try n_jobs=1"
+            ))
+        })
 }
 
 /// The pool of `n` threads of this process.

@@ -42,6 +42,16 @@ def test_n_jobs_sets_the_thread_count():
         _rarity.threads_for(0)
     with pytest.raises(ValueError, match="n_jobs"):
         rarity.Classifier("tree", n_jobs=1.5).fit([[0.0], [1.0]], [0, 1])
+    with pytest.raises(ValueError, match="cap of"):
+        _rarity.threads_for(100000)
+
+
+def test_sizes_that_cannot_fit_are_value_errors():
+    X, y = imbalanced(n=100, seed=3)
+    with pytest.raises(ValueError, match="too large: at most 4294967295"):
+        rarity.Classifier("forest(n=1e18)").fit(X, y)
+    with pytest.raises(ValueError, match="would need"):
+        rarity.Classifier("forest(n=4294967295)").fit(X, y)
 
 
 def _count_while(work):

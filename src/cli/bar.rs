@@ -32,10 +32,14 @@ pub fn during<T>(g: &Global, work: impl FnOnce() -> T) -> T {
 /// Starts the bar.
 fn start(g: &Global) -> Bar {
     let stop = Arc::new(AtomicBool::new(false));
-    let drawer = (!g.quiet && std::io::stderr().is_terminal()).then(|| {
-        let stop = Arc::clone(&stop);
-        std::thread::spawn(move || draw(&stop))
-    });
+    // A thread that cannot be started (a process limit) means no bar, not
+    // a panic: the bar is only a display.
+    let drawer = (!g.quiet && std::io::stderr().is_terminal())
+        .then(|| {
+            let stop = Arc::clone(&stop);
+            std::thread::Builder::new().spawn(move || draw(&stop)).ok()
+        })
+        .flatten();
     Bar { stop, drawer }
 }
 

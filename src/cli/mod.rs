@@ -42,9 +42,14 @@ pub struct Global {
     /// Random seed: the same seed gives the same result at any thread count.
     #[arg(long, global = true, default_value_t = rarity::rng::DEFAULT_SEED)]
     pub seed: u64,
-    /// Worker threads (default: all cores).
+    /// Worker threads (default: all cores; at most 4 per core, 1024 in all).
     #[arg(long, global = true)]
     pub threads: Option<usize>,
+    /// Most rows a resampled table may have (oversampling and other samples
+    /// larger than the input are refused above it, and above the memory
+    /// available).
+    #[arg(long, global = true, value_name = "N", default_value_t = rarity::limits::DEFAULT_MAX_ROWS)]
+    pub max_rows: u64,
     /// No progress or notes on stderr.
     #[arg(long, short, global = true)]
     pub quiet: bool,
@@ -112,16 +117,55 @@ pub fn main() -> i32 {
     }
 }
 
-fn run(cli: Cli) -> Result<()> {
-    if let Some(t) = cli.global.threads {
-        if t == 0 {
-            return Err(rarity::Error::invalid("--threads must be at least 1"));
+/// Starts the worker threads (`--threads`, or one per core) as rayon's
+/// global pool, before any work: a count above [`max_threads`] is refused,
+/// and threads that cannot be started (a process limit, `ulimit -u`) are an
+/// error, where the pool rayon would otherwise start on first use panics.
+///
+/// [`max_threads`]: rarity::limits::max_threads
+fn start_threads(threads: Option<usize>) -> Result<()> {
+    let cap = rarity::limits::max_threads();
+    let n = match threads {
+        Some(0) => return Err(rarity::Error::invalid("--threads must be at least 1")),
+        Some(t) if t > cap => {
+            return Err(rarity::Error::invalid(format!(
+                "--threads {t} is more than the cap of {cap} ({} per available core, at most {}): \
+                 more threads than that only share the same cores",
+                rarity::limits::THREADS_PER_CORE,
+                rarity::limits::MAX_THREADS
+            )))
         }
-        // Fails only if a pool already exists, which cannot happen here.
-        let _ = rayon::ThreadPoolBuilder::new()
-            .num_threads(t)
-            .build_global();
-    }
+        Some(t) => t,
+        // rayon's default: `RAYON_NUM_THREADS`, else one thread per core.
+        None => match std::env::var("RAYON_NUM_THREADS").map(|v| v.trim().parse::<usize>()) {
+            Ok(Ok(t)) if t > cap => {
+                return Err(rarity::Error::invalid(format!(
+                    "RAYON_NUM_THREADS={t} is more than the cap of {cap} threads; \
+                     give --threads N (at most {cap})"
+                )))
+            }
+            _ => 0,
+        },
+    };
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .build_global()
+        .map_err(|e| {
+            let count = if n == 0 {
+                "the worker threads".to_string()
+            } else {
+                format!("{n} worker threads")
+            };
+            rarity::Error::invalid(format!(
+                "could not start {count}: {e}; the process may have reached its limit \
+                 of processes (ulimit -u): try --threads 1"
+            ))
+        })
+}
+
+fn run(cli: Cli) -> Result<()> {
+    start_threads(cli.global.threads)?;
+    rarity::limits::set_max_rows(cli.global.max_rows);
     let g = &cli.global;
     match cli
         .command

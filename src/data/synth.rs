@@ -80,7 +80,11 @@ impl GaussianTask {
         if !(self.sigma > 0.0 && self.sigma.is_finite() && self.mu.is_finite()) {
             return Err(Error::invalid("sigma must be > 0 and mu finite"));
         }
-        Ok(())
+        // The table is drawn whole: its features, label and posterior.
+        crate::limits::check_memory(
+            &format!("a gaussian table of {} rows of {} features", self.n, self.d),
+            self.n as f64 * (self.d as f64 + 2.0) * 8.0,
+        )
     }
 
     /// The true posterior p(+|x) of a row.
@@ -195,7 +199,15 @@ impl FraudTask {
         if self.clusters == 0 {
             return Err(Error::invalid("fraud task needs at least one cluster"));
         }
-        Ok(())
+        // The table is drawn whole (its features and label), and each
+        // cluster has a centre.
+        crate::limits::check_memory(
+            &format!(
+                "a fraud table of {} rows and {} clusters",
+                self.n, self.clusters
+            ),
+            (self.n as f64 + self.clusters as f64) * (FRAUD_D as f64 + 1.0) * 8.0,
+        )
     }
 
     /// Column names: `Time`, `V1..V28`, `Amount`.

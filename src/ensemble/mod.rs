@@ -59,7 +59,7 @@ params! {
     #[derive(Debug, Clone)]
     pub struct Bagging {
         /// Number of members.
-        pub n: usize = 100 => Bounds::at_least(1.0),
+        pub n: usize = 100 => Bounds::at_least(1.0).each_taking(MEMBER_BYTES),
         /// The learner fitted on every sample.
         pub learner: Arc<dyn Learner> = Arc::new(Tree::default()),
         /// How each member's sample is drawn.
@@ -79,6 +79,13 @@ pub struct OutOfBag {
     /// For each row, how many members voted on it.
     pub n_members: Vec<u32>,
 }
+
+/// Bytes each member takes before any is trained: its slot in the
+/// collected results and in the fitted model's lists of members and keep
+/// rates (a member count that cannot fit is refused when it is read).
+pub(crate) const MEMBER_BYTES: usize = std::mem::size_of::<Result<Member>>()
+    + std::mem::size_of::<Model>()
+    + std::mem::size_of::<Vec<f64>>();
 
 /// One trained member and what the engine remembers about its sample.
 struct Member {
@@ -143,6 +150,9 @@ impl Bagging {
         if self.n == 0 {
             return Err(Error::invalid("the number of members n must be at least 1"));
         }
+        // A member count set in code is checked as a parsed one is: refused,
+        // saying what it would need, when the members cannot fit.
+        crate::params::Params::check(self)?;
         data.require_two_classes()?;
         let prepared = self.learner.prepare(data)?;
         let progress = Progress::start("fitting ensemble members", self.n as u64);

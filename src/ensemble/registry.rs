@@ -57,7 +57,7 @@ params! {
     #[derive(Debug, Clone, PartialEq)]
     pub struct Members {
         /// Number of members.
-        pub n: usize = 100 => Bounds::at_least(1.0),
+        pub n: usize = 100 => Bounds::at_least(1.0).each_taking(super::MEMBER_BYTES),
         /// How member probabilities are combined.
         pub vote: Vote = Vote::Soft,
     }

@@ -254,3 +254,18 @@ fn forest_importances_average_the_trees() {
     );
     assert_eq!(imp.members, 8);
 }
+
+#[test]
+fn a_member_count_that_cannot_fit_is_refused_before_training() {
+    let ds = data(40, 2, 1);
+    let bag = Bagging::new(
+        1 << 40,
+        Arc::new(Tree::default()),
+        Arc::new(Bootstrap::default()),
+    );
+    let e = bag.fit_dataset(&ds, 1).unwrap_err().to_string();
+    assert!(
+        e.contains("n=1099511627776 is invalid") && e.contains("would need"),
+        "{e}"
+    );
+}

@@ -309,6 +309,11 @@ impl Learner for BinnedNb {
         }
         let rows = Rows::collapsed(data, "binned naive Bayes")?;
         let (d, b) = (rows.d, self.bins);
+        // The table of log probabilities: a bin of every feature per class.
+        crate::limits::check_memory(
+            &format!("nb-binned(bins={b}) on {d} features and {} classes", rows.k),
+            b as f64 * d as f64 * rows.k as f64 * 8.0,
+        )?;
         let mut lo = vec![f64::INFINITY; d];
         let mut hi = vec![f64::NEG_INFINITY; d];
         for i in 0..rows.n() {

@@ -15,7 +15,10 @@
 //! }
 //! ```
 //!
-//! A field without `=> bounds` accepts any value of its type. A struct may
+//! A field without `=> bounds` accepts any value of its type. A count whose
+//! every unit takes memory as soon as it is used declares it in its bounds
+//! (`Bounds::at_least(1.0).each_taking(bytes)`): a count that cannot fit in
+//! the memory available is refused with what it would need. A struct may
 //! add a cross-field check after the fields, `check = path::to::fn;`
 //! (`fn(&Self) -> Result<()>`), which runs after every field's own check.
 
@@ -71,6 +74,7 @@ macro_rules! params {
                             if !$crate::params::within(&v, bounds) {
                                 return Err(expected());
                             }
+                            $crate::params::affordable(&v, bounds)?;
                             self.$field = v;
                             Ok(true)
                         }
@@ -90,6 +94,13 @@ macro_rules! params {
                             $crate::params::expected::<$ty>(bounds)
                         )));
                     }
+                    $crate::params::affordable(&self.$field, bounds).map_err(|why| {
+                        $crate::error::Error::invalid(format!(
+                            "{}={} is invalid; {why}",
+                            stringify!($field),
+                            $crate::params::ParamType::to_text(&self.$field),
+                        ))
+                    })?;
                 )*
                 $( $check(self)?; )?
                 Ok(())

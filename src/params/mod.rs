@@ -18,12 +18,12 @@ mod table;
 mod types;
 
 pub(crate) use macros::params;
-pub use syntax::{Call, Value};
+pub use syntax::{number_text, Call, Value};
 pub use table::{
     apply, defaults_table, find, from_call, help, unknown, Entry, Family, Merged, ParamInfo, Params,
 };
 pub(crate) use types::choice;
-pub use types::{expected, number_text, within, Bounds, ParamType};
+pub use types::{affordable, expected, within, Bounds, ParamType};
 
 #[cfg(test)]
 mod tests {
@@ -90,6 +90,7 @@ mod tests {
     fn params_errors_name_the_argument_and_the_alternatives() {
         let err = |s: &str| from_call::<Demo>(&call(s)).unwrap_err().to_string();
         assert!(err("demo(n=0)").contains("n=0 is invalid; expected a whole number >= 1"));
+        assert!(err("demo(n=1e18)").contains("n=1e18 is invalid; too large: at most 4294967295"));
         assert!(err("demo(beta=1.5)").contains("in (0, 1]"));
         assert!(err("demo(shape=oval)").contains("one of round, square"));
         let e = err("demo(nn=3)");

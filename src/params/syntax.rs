@@ -99,10 +99,20 @@ impl fmt::Display for Call {
     }
 }
 
+/// Shortest text of a number as a spec writes it (`5`, `0.25`, `1e-9`;
+/// `1e18` rather than its 19 digits, from 10^16 on).
+pub fn number_text(x: f64) -> String {
+    if x.is_finite() && x.abs() >= 1e16 {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Value::Number(x) => write!(f, "{x}"),
+            Value::Number(x) => f.write_str(&number_text(*x)),
             Value::Text(t) => write!(f, "'{t}'"),
             Value::Call(c) => write!(f, "{c}"),
             Value::List(items) => {

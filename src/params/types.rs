@@ -3,7 +3,8 @@
 
 use std::fmt::Write as _;
 
-use super::syntax::Value;
+use super::syntax::{number_text, Value};
+use crate::limits::MAX_COUNT;
 
 /// A type a parameter can have.
 pub trait ParamType: Sized {
@@ -37,6 +38,9 @@ pub struct Bounds {
     lo_open: bool,
     hi: f64,
     hi_open: bool,
+    /// Bytes of memory each unit of the value takes as soon as it is used
+    /// (0: none to speak of), checked against the memory available.
+    bytes_each: f64,
 }
 
 impl Bounds {
@@ -47,6 +51,7 @@ impl Bounds {
             lo_open: false,
             hi: f64::INFINITY,
             hi_open: true,
+            bytes_each: 0.0,
         }
     }
     /// `(0, inf)`.
@@ -56,6 +61,7 @@ impl Bounds {
             lo_open: true,
             hi: f64::INFINITY,
             hi_open: true,
+            bytes_each: 0.0,
         }
     }
     /// `[lo, hi]`.
@@ -65,6 +71,7 @@ impl Bounds {
             lo_open: false,
             hi,
             hi_open: false,
+            bytes_each: 0.0,
         }
     }
     /// `(lo, hi]`: a rate such as an undersampling beta in `(0, 1]`.
@@ -74,6 +81,7 @@ impl Bounds {
             lo_open: true,
             hi,
             hi_open: false,
+            bytes_each: 0.0,
         }
     }
     /// `(lo, hi)`.
@@ -83,6 +91,18 @@ impl Bounds {
             lo_open: true,
             hi,
             hi_open: true,
+            bytes_each: 0.0,
+        }
+    }
+
+    /// The same range, for a count of which each unit takes `bytes` of
+    /// memory as soon as it is used (an ensemble's members): a count whose
+    /// units cannot all fit in the memory available is refused, saying how
+    /// much it would need ([`affordable`]).
+    pub const fn each_taking(self, bytes: usize) -> Bounds {
+        Bounds {
+            bytes_each: bytes as f64,
+            ..self
         }
     }
 
@@ -127,9 +147,18 @@ pub fn within<T: ParamType>(value: &T, bounds: Option<Bounds>) -> bool {
     bounds.is_none_or(|b| value.numbers().iter().all(|&x| b.contains(x)))
 }
 
-/// Shortest text of a number as a spec writes it (`5`, `0.25`, `1e-9`).
-pub fn number_text(x: f64) -> String {
-    format!("{x}")
+/// Fails, saying how much it would need, when some number of `value` is a
+/// count whose units (each taking the bytes [`Bounds::each_taking`] says)
+/// cannot all fit in the memory available.
+pub fn affordable<T: ParamType>(value: &T, bounds: Option<Bounds>) -> Result<(), String> {
+    let Some(each) = bounds.map(|b| b.bytes_each).filter(|&b| b > 0.0) else {
+        return Ok(());
+    };
+    for x in value.numbers() {
+        crate::limits::check_memory(&format!("{x} of {each} B each"), x * each)
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(())
 }
 
 impl ParamType for f64 {
@@ -153,7 +182,14 @@ impl ParamType for f64 {
 impl ParamType for usize {
     fn from_value(v: &Value) -> Result<Self, String> {
         match v {
-            Value::Number(x) if x.fract() == 0.0 && *x >= 0.0 && *x < 1e15 => Ok(*x as usize),
+            // Checked before the cast: `as` would saturate a larger number.
+            Value::Number(x) if x.fract() == 0.0 && *x >= 0.0 => {
+                if *x <= MAX_COUNT as f64 {
+                    Ok(*x as usize)
+                } else {
+                    Err(format!("too large: at most {MAX_COUNT}"))
+                }
+            }
             _ => Err(String::new()),
         }
     }

@@ -122,7 +122,10 @@ impl Sampler for UnderOver {
         self.check()?;
         let cls = Classes::of(data, "underover")?;
         let largest = cls.counts[majority_class(&cls.counts)];
-        let size = ((self.a / 100.0 * largest as f64).round() as usize).max(1);
+        let size = (self.a / 100.0 * largest as f64).round().max(1.0);
+        let classes = cls.counts.iter().filter(|&&n| n > 0).count();
+        crate::limits::check_rows(&self.name(), size * classes as f64, data.n_features())?;
+        let size = size as usize;
         let rows = by_class(&cls, |_, pool| with_replacement(pool, size, rng));
         Ok(Sample::of_rows(data, rows))
     }

@@ -37,7 +37,9 @@ impl Sampler for Bootstrap {
         if n == 0 {
             return Err(Error::data("cannot draw a bootstrap sample from no rows"));
         }
-        let size = ((self.fraction * n as f64).round() as usize).max(1);
+        let size = (self.fraction * n as f64).round().max(1.0);
+        crate::limits::check_rows(&self.name(), size, data.n_features())?;
+        let size = size as usize;
         let rows = (0..size).map(|_| rng.random_range(0..n)).collect();
         Ok(Sample::of_rows(data, rows))
     }

@@ -43,8 +43,24 @@ fn one_target(t: &OverTarget) -> Result<()> {
 }
 
 impl OverTarget {
-    /// Wanted size of each class given the input `counts`.
-    pub fn sizes(&self, counts: &[usize]) -> Result<Vec<usize>> {
+    /// Wanted size of each class given the input `counts`, checked before
+    /// anything is drawn: a sample of more rows (of `features` features)
+    /// than the row limit or the memory available allows is an error that
+    /// says how much it would need ([`crate::limits::check_rows`]).
+    pub fn sizes(&self, counts: &[usize], features: usize) -> Result<Vec<usize>> {
+        let sizes = self.wanted(counts)?;
+        let what = match self.spec() {
+            s if s.is_empty() => "oversampling".to_string(),
+            s => format!("oversampling to {s}"),
+        };
+        crate::limits::check_rows(&what, sizes.iter().sum(), features)?;
+        // Each size is at most the total just checked, so the casts are exact.
+        Ok(sizes.iter().map(|&s| s as usize).collect())
+    }
+
+    /// Wanted size of each class given the input `counts`, as numbers (a
+    /// user's ratio or amount may ask for more than a `usize` holds).
+    fn wanted(&self, counts: &[usize]) -> Result<Vec<f64>> {
         self.check()?;
         let big = majority_class(counts);
         let nmax = counts[big];
@@ -57,11 +73,18 @@ impl OverTarget {
                      ({nmin} / {nmax}): oversampling cannot shrink a class"
                 )));
             }
-            let want = (r * nmax as f64).round() as usize;
+            let want = (r * nmax as f64).round();
             return Ok(counts
                 .iter()
                 .enumerate()
-                .map(|(c, &n)| if c == big || n == 0 { n } else { n.max(want) })
+                .map(|(c, &n)| {
+                    let n = n as f64;
+                    if c == big || n == 0.0 {
+                        n
+                    } else {
+                        n.max(want)
+                    }
+                })
                 .collect());
         }
         if let Some(p) = self.amount {
@@ -69,10 +92,11 @@ impl OverTarget {
                 .iter()
                 .enumerate()
                 .map(|(c, &n)| {
+                    let n = n as f64;
                     if c == big {
                         n
                     } else {
-                        n + (p / 100.0 * n as f64).round() as usize
+                        n + (p / 100.0 * n).round()
                     }
                 })
                 .collect());
@@ -80,7 +104,7 @@ impl OverTarget {
         let Some(want) = &self.counts else {
             return Ok(counts
                 .iter()
-                .map(|&n| if n == 0 { 0 } else { nmax })
+                .map(|&n| if n == 0 { 0.0 } else { nmax as f64 })
                 .collect());
         };
         if want.len() != counts.len() {
@@ -102,7 +126,7 @@ impl OverTarget {
                 )));
             }
         }
-        Ok(want.clone())
+        Ok(want.iter().map(|&w| w as f64).collect())
     }
 
     /// The target as it appears in a sampler name (`ratio=0.5`, `amount=200`,
@@ -148,7 +172,7 @@ impl RandomOver {
 impl Sampler for RandomOver {
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
         let counts = two_class_counts(data, "oversampling")?;
-        let sizes = self.target.sizes(&counts)?;
+        let sizes = self.target.sizes(&counts, data.n_features())?;
         let mut rows: Vec<usize> = (0..data.n_rows()).collect();
         for (c, pool) in data.rows_by_class().iter().enumerate() {
             rows.extend(with_replacement(pool, sizes[c] - counts[c], rng));

@@ -93,7 +93,7 @@ impl SmoteNeighbours {
     ) -> Result<Sample> {
         self.check()?;
         let counts = two_class_counts(data, name)?;
-        let sizes = target.sizes(&counts)?;
+        let sizes = target.sizes(&counts, data.n_features())?;
         let space = Space::new(data, self.standardise);
         let mut gen = Generated::default();
         // Only the classes to enlarge have their rows listed (with a large
@@ -303,8 +303,17 @@ impl Sampler for SmoteHybrid {
         self.check()?;
         let counts = two_class_counts(data, "hybrid")?;
         let m = minority_class(&counts);
-        let new = (self.sizes.amount / 100.0 * counts[m] as f64).round() as usize;
-        let keep = (self.sizes.under / 100.0 * new as f64).round() as usize;
+        // Sizes checked as numbers before they become counts: the minority,
+        // its new rows and `keep` rows of every other class.
+        let new = (self.sizes.amount / 100.0 * counts[m] as f64).round();
+        let keep = (self.sizes.under / 100.0 * new).round();
+        let others = counts.iter().filter(|&&n| n > 0).count().saturating_sub(1);
+        crate::limits::check_rows(
+            &self.name(),
+            counts[m] as f64 + new + keep * others as f64,
+            data.n_features(),
+        )?;
+        let (new, keep) = (new as usize, keep as usize);
         let space = Space::new(data, self.neighbours.standardise);
         let k = self.neighbours.k;
         let mut gen = Generated::default();

@@ -37,7 +37,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     let m = metric(&a.metric.replace('-', "_"))
         .map_err(|e| Error::invalid(format!("--metric: {e}")))?;
     if let Some(dir) = &a.report {
-        rarity::report::prepare_dir(dir)?;
+        rarity::report::check_report_dir(dir)?;
     }
     let fitted = a.input.load()?;
     let table = a.input.table()?;

@@ -34,7 +34,7 @@ pub(super) fn over_datasets<T>(
     job: impl FnOnce(&[(String, Dataset)]) -> Result<T>,
 ) -> Result<Ran<T>> {
     if let Some(dir) = report {
-        rarity::report::prepare_dir(dir)?;
+        rarity::report::check_report_dir(dir)?;
     }
     super::bar::during(g, || {
         let loaded = load_dirs(dirs, max_rows)?;

@@ -113,7 +113,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     // Checked before any work.
     decision_metric(ranking, decision, cost.is_some(), benefit.is_some())?;
     if let Some(dir) = &a.report {
-        rarity::report::prepare_dir(dir)?;
+        rarity::report::check_report_dir(dir)?;
     }
     if let Some(path) = &a.oof {
         rarity::data::write::check_output(path)?;

@@ -177,9 +177,9 @@ mod tests {
         let a = temp_name(&dest, "tmp").unwrap();
         let b = temp_name(&dest, "tmp").unwrap();
         assert_ne!(a, b);
-        assert!(!a
-            .to_string_lossy()
-            .contains(&std::process::id().to_string()));
+        let name = a.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(name.starts_with(".o.csv.") && name.ends_with(".tmp") && name.len() == 27);
+        assert!(!name.contains(&format!("tmp-{}", std::process::id())));
         // A link planted at the very name chosen is refused, not followed.
         std::os::unix::fs::symlink(&victim, &a).unwrap();
         let made = Pending::create(&dest, false, |_| {

@@ -52,7 +52,7 @@ enum Target {
     Rename {
         tmp: Pending,
         file: File,
-        old: Option<Metadata>,
+        old: Option<Box<Metadata>>,
     },
     /// An existing special file (device, FIFO) or a held stream, written in
     /// place.
@@ -227,11 +227,11 @@ impl AtomicFile {
                 Ok(direct(Target::Direct, Box::new(file)))
             }
             Resolved::Regular(p) => {
-                let old = existing(&p)?;
+                let old = existing(&p)?.map(Box::new);
                 if old.is_some() {
                     perms::check_writable(&p)?;
                 }
-                let (tmp, file) = Pending::file(&p, perms::temp_mode(old.as_ref()))
+                let (tmp, file) = Pending::file(&p, perms::temp_mode(old.as_deref()))
                     .map_err(|e| Error::io(path, e))?;
                 let handle = file.try_clone().map_err(|e| Error::io(path, e))?;
                 Ok(AtomicFile {

@@ -756,7 +756,7 @@ impl RunResult {
         let (o, ds) = (Arc::clone(&self.outcome), self.data.clone());
         let (cv, cost, source) = (self.cv.clone(), self.cost.clone(), source.to_string());
         run(py, Some(1), move || {
-            rarity::report::prepare_dir(&dir)?;
+            rarity::report::check_report_dir(&dir)?;
             let ctx = rarity::experiment::run_report::RunContext {
                 data: &ds,
                 notes: report_notes(&o, &ds, &source, &cv, cost.as_deref(), None),

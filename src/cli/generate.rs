@@ -52,7 +52,8 @@ struct GaussianArgs {
     /// Standard deviation of both classes.
     #[arg(long, default_value_t = 3.0)]
     sigma: f64,
-    /// Output file: CSV, or Parquet when it ends in `.parquet`; `-` writes
+    /// Output file: CSV, or Parquet when it ends in `.parquet`; gzip or zstd
+    /// CSV when it ends in `.gz` / `.zst`; `-` writes
     /// CSV to standard output.
     #[arg(short, long)]
     output: PathBuf,
@@ -70,7 +71,8 @@ struct FraudArgs {
     /// Number of fraud clusters.
     #[arg(long, default_value_t = 4)]
     clusters: usize,
-    /// Output file: CSV, or Parquet when it ends in `.parquet`; `-` writes
+    /// Output file: CSV, or Parquet when it ends in `.parquet`; gzip or zstd
+    /// CSV when it ends in `.gz` / `.zst`; `-` writes
     /// CSV to standard output.
     #[arg(short, long)]
     output: PathBuf,
@@ -92,7 +94,8 @@ struct BiasArgs {
     /// (one rate in [0, 1] per class, in class order, e.g. `0.5,1`).
     #[arg(long, value_name = "RATES", conflicts_with = "feature")]
     class: Option<String>,
-    /// Output file: CSV, or Parquet when it ends in `.parquet`.
+    /// Output file: CSV, or Parquet when it ends in `.parquet`; gzip or zstd
+    /// CSV when it ends in `.gz` / `.zst`.
     #[arg(short, long)]
     output: PathBuf,
 }

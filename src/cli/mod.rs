@@ -21,6 +21,7 @@ mod run;
 mod score;
 mod select;
 mod show;
+mod signals;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -107,6 +108,7 @@ enum Command {
 
 /// Runs the command line; returns the process exit code.
 pub fn main() -> i32 {
+    signals::install();
     let cli = Cli::parse();
     match run(cli) {
         Ok(()) => 0,

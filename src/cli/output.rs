@@ -76,9 +76,9 @@ pub fn counts_table(classes: &[String], before: &[usize], after: &[usize], rates
 
 /// Prints a command's summary (text or a JSON value already rendered):
 /// on stdout, or on stderr (unless `quiet`) when the command's table went
-/// to stdout (`-o -`).
+/// to stdout (`-o -`, `-o /dev/stdout`, ...).
 pub fn print_summary(table_output: &Path, quiet: bool, text: &str) -> Result<()> {
-    if table_output.as_os_str() == "-" {
+    if rarity::data::write::is_stdout(table_output) {
         if !quiet {
             eprint!("{text}");
         }

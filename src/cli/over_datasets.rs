@@ -36,7 +36,7 @@ pub(super) fn over_datasets<T>(
 ) -> Result<Ran<T>> {
     JobPaths::new().report_opt("--report", report).check()?;
     if let Some(dir) = report {
-        rarity::report::prepare_dir(dir)?;
+        rarity::report::check_report_dir(dir)?;
     }
     super::bar::during(g, || {
         let loaded = load_dirs(dirs, max_rows)?;

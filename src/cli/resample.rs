@@ -53,7 +53,8 @@ pub struct Args {
     /// Search neighbours on standardised features (standardise).
     #[arg(long)]
     standardise: bool,
-    /// Output table: CSV, or Parquet when it ends in `.parquet`; `-`
+    /// Output table: CSV, or Parquet when it ends in `.parquet`; gzip or zstd
+    /// CSV when it ends in `.gz` / `.zst`; `-`
     /// writes CSV to standard output.
     #[arg(short, long)]
     output: PathBuf,

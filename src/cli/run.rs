@@ -119,7 +119,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         .report_opt("--report", a.report.as_ref())
         .check()?;
     if let Some(dir) = &a.report {
-        rarity::report::prepare_dir(dir)?;
+        rarity::report::check_report_dir(dir)?;
     }
     if let Some(path) = &a.oof {
         rarity::data::write::check_output(path)?;

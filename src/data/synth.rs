@@ -313,7 +313,7 @@ impl FraudTask {
     pub fn write_csv(&self, seed: u64, path: &Path) -> Result<[usize; 2]> {
         self.validate()?;
         let centres = self.centres(seed);
-        let mut f = AtomicFile::create(path)?;
+        let mut f = AtomicFile::create_text_table(path)?;
         let mut header = Self::feature_names().join(",");
         header.push_str(",class\n");
         f.writer()

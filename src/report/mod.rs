@@ -1,8 +1,9 @@
 //! Reports any command can build: titled sections of paragraphs, tables and
 //! SVG figures, written as one self-contained `index.html` (inline CSS and
 //! SVG; no scripts, external URLs or fonts, so it opens offline) plus every
-//! table as `tables/NAME.csv` and `tables/NAME.json`. All files are written
-//! atomically (temporary file, then rename).
+//! table as `tables/NAME.csv` and `tables/NAME.json`. The folder is written
+//! whole: into a temporary folder renamed into place at the end, replacing
+//! only an empty folder or a previous report ([`folder`]).
 //!
 //! [`svg`] draws the figures (ROC, precision-recall and reliability curves,
 //! box plots, Demšar's critical-difference diagram, grouped bars);
@@ -21,16 +22,17 @@
 //! std::fs::remove_dir_all(&dir).unwrap();
 //! ```
 
+mod folder;
 pub mod format;
 pub mod svg;
 pub mod table;
 
+pub use folder::check_report_dir;
 pub use format::p_value_text;
 
 use std::io::Write;
 use std::path::Path;
 
-use crate::data::write::AtomicFile;
 use crate::error::{Error, Result};
 use table::Table;
 
@@ -209,8 +211,9 @@ impl Report {
         let mut h = format!(
             "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
              <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-             <title>{t}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>{t}</h1>\n",
-            t = escape(&self.title)
+             {generator}\n<title>{t}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>{t}</h1>\n",
+            t = escape(&self.title),
+            generator = folder::GENERATOR
         );
         for s in &self.sections {
             h.push_str(&format!("<section>\n<h2>{}</h2>\n", escape(&s.heading)));
@@ -269,57 +272,35 @@ impl Report {
     }
 
     /// Writes `dir/index.html`, `dir/tables/NAME.csv` and
-    /// `dir/tables/NAME.json`, creating the directories (see
-    /// [`prepare_dir`]).
+    /// `dir/tables/NAME.json`, whole (see [`folder`] and
+    /// [`check_report_dir`], which commands call before their work).
     pub fn write(&self, dir: &Path) -> Result<()> {
         self.check_names()?;
-        prepare_dir(dir)?;
-        let tables = dir.join("tables");
-        for (name, t) in self.tables() {
-            write_text(&tables.join(format!("{name}.csv")), &t.to_csv())?;
-            let json = serde_json::to_string_pretty(&t.to_json())
-                .map_err(|e| Error::invalid(format!("cannot encode table {name}: {e}")))?;
-            write_text(&tables.join(format!("{name}.json")), &(json + "\n"))?;
-        }
-        write_text(&dir.join("index.html"), &self.to_html())
+        folder::write_whole(dir, |tmp| {
+            let tables = tmp.join("tables");
+            std::fs::create_dir(&tables).map_err(|e| Error::io(&tables, e))?;
+            for (name, t) in self.tables() {
+                write_new(&tables.join(format!("{name}.csv")), &t.to_csv())?;
+                let json = serde_json::to_string_pretty(&t.to_json())
+                    .map_err(|e| Error::invalid(format!("cannot encode table {name}: {e}")))?;
+                write_new(&tables.join(format!("{name}.json")), &(json + "\n"))?;
+            }
+            write_new(&tmp.join("index.html"), &self.to_html())
+        })
     }
 }
 
-/// Creates `dir` and `dir/tables` if needed; a clear error (never a panic)
-/// when `dir` is an existing file or cannot be created. Commands call it
-/// before long work so a bad directory fails fast.
-///
-/// ```
-/// let file = std::env::temp_dir().join(format!("rarity-not-a-dir-{}", std::process::id()));
-/// std::fs::write(&file, "x").unwrap();
-/// let e = rarity::report::prepare_dir(&file).unwrap_err().to_string();
-/// assert!(e.contains("not a directory"), "{e}");
-/// std::fs::remove_file(&file).unwrap();
-/// ```
-pub fn prepare_dir(dir: &Path) -> Result<()> {
-    if dir.exists() && !dir.is_dir() {
-        return Err(Error::invalid(format!(
-            "report directory '{}' exists and is not a directory",
-            dir.display()
-        )));
-    }
-    let tables = dir.join("tables");
-    if tables.exists() && !tables.is_dir() {
-        return Err(Error::invalid(format!(
-            "'{}' exists and is not a directory",
-            tables.display()
-        )));
-    }
-    std::fs::create_dir_all(&tables).map_err(|e| Error::io(&tables, e))
-}
-
-/// Writes a text file atomically.
-fn write_text(path: &Path, text: &str) -> Result<()> {
-    let mut f = AtomicFile::create(path)?;
-    f.writer()
-        .write_all(text.as_bytes())
+/// Writes a new file in the report's own temporary folder (created
+/// exclusively, so nothing there is followed).
+fn write_new(path: &Path, text: &str) -> Result<()> {
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
         .map_err(|e| Error::io(path, e))?;
-    f.commit()
+    f.write_all(text.as_bytes())
+        .and_then(|()| f.sync_all())
+        .map_err(|e| Error::io(path, e))
 }
 
 #[cfg(test)]

@@ -1,12 +1,19 @@
 //! Writing output: tables (CSV or Parquet, chosen by the file name) and
 //! whole files, safely.
 //!
-//! Where output goes ([`AtomicFile`]):
+//! What an output path may be ([`AtomicFile`], checked before any work by
+//! [`check_output`]):
 //!
-//! - `-` is standard output;
-//! - a regular file or a new path is written to a temporary file beside it
-//!   and renamed into place only when complete, so an error never leaves a
-//!   half-written file behind;
+//! - `-`, `/dev/stdout`, `/dev/stderr`, `/dev/fd/N`, `/proc/self/fd/N`,
+//!   `/proc/<own pid>/fd/N` (so bash's `>(...)`): the stream the process
+//!   already holds, written in place through a duplicate of its descriptor
+//!   (an appended log stays appended; see [`stream`]);
+//! - a regular file or a new path: written to a temporary file beside it
+//!   (an unpredictable name, created exclusively, never through a link; see
+//!   [`pending`]) and renamed into place only when complete, so an error or
+//!   a signal never leaves a half-written file behind. A replaced file
+//!   keeps its mode, owner and group; a file the user could not write is
+//!   refused; a new file gets `0o666` minus the umask (see [`perms`]);
 //! - a symbolic link is followed to its target (the link stays a link);
 //! - anything else that exists (a device such as `/dev/null`, a FIFO, a
 //!   terminal) is written directly: it is never replaced by a regular file;
@@ -14,30 +21,43 @@
 //!
 //! Tables ([`TableWriter`]) are CSV with numbers in shortest round-trip form
 //! ([`number::push_f64`], formatted in parallel blocks), or Parquet when the
-//! path ends in `.parquet`.
+//! path ends in `.parquet`; CSV named `.gz` / `.zst` is compressed (see
+//! [`compress`]), as the readers decompress by the same names.
 
 mod block;
+mod compress;
 mod csv;
 pub mod number;
 mod parquet;
 mod paths;
+mod pending;
+mod perms;
+mod stream;
 mod table;
 
-use std::fs::File;
+use std::fs::{File, Metadata};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 pub use block::{Block, Column, ColumnSpec};
 pub use paths::JobPaths;
+pub use pending::remove_all_pending;
+pub(crate) use pending::{temp_name, Pending};
 pub use table::{write_dataset, TableFormat, TableWriter};
 
 use crate::error::{Error, Result};
 
 /// Where the bytes of an [`AtomicFile`] go.
 enum Target {
-    /// A temporary file renamed onto `path` on commit.
-    Rename { tmp: PathBuf, file: File },
-    /// An existing special file (device, FIFO), written in place.
+    /// A temporary file renamed onto `path` on commit; `old` is the file it
+    /// replaces.
+    Rename {
+        tmp: Pending,
+        file: File,
+        old: Option<Box<Metadata>>,
+    },
+    /// An existing special file (device, FIFO) or a held stream, written in
+    /// place.
     Direct,
     /// Standard output.
     Stdout,
@@ -45,7 +65,8 @@ enum Target {
 
 /// An output file: a temporary file that becomes `path` on
 /// [`AtomicFile::commit`] and is removed if dropped uncommitted, or, for
-/// `-` and special files, the destination itself (see the module docs).
+/// `-`, streams and special files, the destination itself (see the module
+/// docs).
 ///
 /// ```
 /// use std::io::Write;
@@ -62,7 +83,8 @@ pub struct AtomicFile {
     path: PathBuf,
     target: Target,
     out: Option<BufWriter<Box<dyn Write + Send>>>,
-    committed: bool,
+    /// The compressed stream under `out`, finished on commit.
+    codec: Option<compress::Finisher>,
 }
 
 /// What a path names once symbolic links are followed.
@@ -71,12 +93,18 @@ enum Resolved {
     Regular(PathBuf),
     /// Something else that exists: write to it directly.
     Special(PathBuf),
+    /// A stream the process holds (descriptor N).
+    Stream(i32),
 }
 
-/// Follows symbolic links from `path` to what they name.
+/// Follows symbolic links from `path` to what they name; a stream's
+/// spelling is recognised before any link is followed.
 fn resolve(path: &Path) -> Result<Resolved> {
     let mut p = path.to_path_buf();
     for _ in 0..40 {
+        if let Some(fd) = stream::stream_fd(&p) {
+            return Ok(Resolved::Stream(fd));
+        }
         match std::fs::symlink_metadata(&p) {
             Ok(m) if m.file_type().is_symlink() => {
                 let link = std::fs::read_link(&p).map_err(|e| Error::io(&p, e))?;
@@ -103,18 +131,38 @@ fn resolve(path: &Path) -> Result<Resolved> {
     )))
 }
 
-/// Checks before any work that `path` can be an output: an error for a
-/// directory or a loop of links (see [`AtomicFile::create`]).
-pub fn check_output(path: &Path) -> Result<()> {
-    if !is_stdio(path) {
-        resolve(path)?;
+/// The file a regular output replaces, if it exists.
+fn existing(p: &Path) -> Result<Option<Metadata>> {
+    match std::fs::metadata(p) {
+        Ok(m) => Ok(Some(m)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::io(p, e)),
     }
-    Ok(())
+}
+
+/// Checks before any work that `path` can be an output: an error for a
+/// directory, a loop of links, a stream descriptor that is not open, or an
+/// existing file the user could not write (see [`AtomicFile::create`]).
+pub fn check_output(path: &Path) -> Result<()> {
+    if is_stdio(path) {
+        return Ok(());
+    }
+    match resolve(path)? {
+        Resolved::Stream(fd) => stream::check(path, fd),
+        Resolved::Regular(p) if existing(&p)?.is_some() => perms::check_writable(&p),
+        _ => Ok(()),
+    }
 }
 
 /// Whether `path` means standard input or output (`-`).
 pub fn is_stdio(path: &Path) -> bool {
     path.as_os_str() == "-"
+}
+
+/// Whether `path` writes to the process's standard output (`-`,
+/// `/dev/stdout`, `/dev/fd/1`, `/proc/self/fd/1`, ...).
+pub fn is_stdout(path: &Path) -> bool {
+    stream::stream_fd(path) == Some(1)
 }
 
 /// Standard output, treating a closed pipe (`| head`) as the end of the
@@ -146,51 +194,76 @@ impl Write for Stdout {
     }
 }
 
+fn buffered(w: Box<dyn Write + Send>) -> Option<BufWriter<Box<dyn Write + Send>>> {
+    Some(BufWriter::with_capacity(1 << 20, w))
+}
+
 impl AtomicFile {
     /// Opens the output `path` (see the module docs for what is done with
-    /// `-`, links, special files and directories).
+    /// `-`, streams, links, special files and directories).
     pub fn create(path: &Path) -> Result<Self> {
-        let buffered = |w: Box<dyn Write + Send>| Some(BufWriter::with_capacity(1 << 20, w));
+        let direct = |target, w| AtomicFile {
+            path: path.to_path_buf(),
+            target,
+            out: buffered(w),
+            codec: None,
+        };
         if is_stdio(path) {
             return Ok(AtomicFile {
                 path: PathBuf::from("<stdout>"),
-                target: Target::Stdout,
-                out: buffered(Box::new(Stdout { closed: false })),
-                committed: false,
+                ..direct(Target::Stdout, Box::new(Stdout { closed: false }))
             });
         }
         match resolve(path)? {
+            Resolved::Stream(fd) => {
+                // What was printed through Rust's stdout goes first.
+                let _ = std::io::stdout().flush();
+                let s = stream::Stream::open(path, fd)?;
+                Ok(direct(Target::Direct, Box::new(s)))
+            }
             Resolved::Special(p) => {
                 let file = std::fs::OpenOptions::new()
                     .write(true)
                     .open(&p)
                     .map_err(|e| Error::io(path, e))?;
-                Ok(AtomicFile {
-                    path: path.to_path_buf(),
-                    target: Target::Direct,
-                    out: buffered(Box::new(file)),
-                    committed: false,
-                })
+                Ok(direct(Target::Direct, Box::new(file)))
             }
             Resolved::Regular(p) => {
-                let name = p.file_name().ok_or_else(|| {
-                    Error::invalid(format!("'{}' is not a file path", path.display()))
-                })?;
-                let tmp = p.with_file_name(format!(
-                    ".{}.tmp-{}",
-                    name.to_string_lossy(),
-                    std::process::id()
-                ));
-                let file = File::create(&tmp).map_err(|e| Error::io(path, e))?;
+                let old = existing(&p)?.map(Box::new);
+                if old.is_some() {
+                    perms::check_writable(&p)?;
+                }
+                let (tmp, file) = Pending::file(&p, perms::temp_mode(old.as_deref()))
+                    .map_err(|e| Error::io(path, e))?;
                 let handle = file.try_clone().map_err(|e| Error::io(path, e))?;
                 Ok(AtomicFile {
                     path: p,
-                    target: Target::Rename { tmp, file: handle },
+                    target: Target::Rename {
+                        tmp,
+                        file: handle,
+                        old,
+                    },
                     out: buffered(Box::new(file)),
-                    committed: false,
+                    codec: None,
                 })
             }
         }
+    }
+
+    /// Opens `path` for a text table: compressed when its name ends in
+    /// `.gz` / `.zst` (see [`compress`]).
+    pub(crate) fn create_text_table(path: &Path) -> Result<Self> {
+        let mut f = Self::create(path)?;
+        if let Some(codec) = compress::codec_of(path) {
+            let inner = f
+                .take_writer()
+                .into_inner()
+                .map_err(|e| f.err(e.into_error()))?;
+            let (w, fin) = compress::wrap(codec, inner).map_err(|e| f.err(e))?;
+            f.restore(BufWriter::with_capacity(1 << 20, w));
+            f.codec = Some(fin);
+        }
+        Ok(f)
     }
 
     /// The buffered writer.
@@ -209,33 +282,31 @@ impl AtomicFile {
         self.out = Some(w);
     }
 
-    /// Flushes and, for a regular file, syncs the temporary file and renames
-    /// it onto the target.
+    /// Flushes (finishing a compressed stream) and, for a regular file,
+    /// gives the temporary the replaced file's mode and owner, syncs it and
+    /// renames it onto the target.
     pub fn commit(mut self) -> Result<()> {
         let mut out = self.out.take().expect("commit called twice");
         out.flush().map_err(|e| Error::io(&self.path, e))?;
         drop(out);
-        if let Target::Rename { tmp, file } = &self.target {
-            file.sync_all().map_err(|e| Error::io(&self.path, e))?;
-            std::fs::rename(tmp, &self.path).map_err(|e| Error::io(&self.path, e))?;
+        if let Some(codec) = self.codec.take() {
+            codec.finish().map_err(|e| Error::io(&self.path, e))?;
         }
-        self.committed = true;
+        let path = self.path;
+        if let Target::Rename { tmp, file, old } = self.target {
+            if let Some(old) = &old {
+                perms::keep(&file, old).map_err(|e| Error::io(&path, e))?;
+            }
+            file.sync_all().map_err(|e| Error::io(&path, e))?;
+            tmp.finish(|t| std::fs::rename(t, &path))
+                .map_err(|e| Error::io(&path, e))?;
+        }
         Ok(())
     }
 
     /// Maps an I/O error on this file to [`Error::Io`].
     pub fn err(&self, e: std::io::Error) -> Error {
         Error::io(&self.path, e)
-    }
-}
-
-impl Drop for AtomicFile {
-    fn drop(&mut self) {
-        if let Target::Rename { tmp, .. } = &self.target {
-            if !self.committed {
-                let _ = std::fs::remove_file(tmp);
-            }
-        }
     }
 }
 

@@ -12,7 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{check_output, is_stdio};
+use super::{check_output, is_stdio, resolve, Resolved};
 use crate::error::{Error, Result};
 
 /// The files and folders of one command, each with the words that name it
@@ -190,7 +190,16 @@ impl<'a> JobPaths<'a> {
             if is_stdio(path) {
                 continue;
             }
-            folder_writable(what, path)?;
+            match resolve(path) {
+                // Written beside the file a chain of links ends at.
+                Ok(Resolved::Regular(target)) => folder_writable(what, &target)?,
+                // A held stream or a device: written in place.
+                Ok(_) => {}
+                Err(e) => {
+                    folder_writable(what, path)?;
+                    return Err(e);
+                }
+            }
             check_output(path)?;
         }
         for &(what, path) in &self.reports {

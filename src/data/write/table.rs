@@ -8,7 +8,7 @@ use super::csv::CsvEncoder;
 use super::parquet::ParquetEncoder;
 use super::AtomicFile;
 use crate::data::Dataset;
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 /// The file format of a table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,9 +21,10 @@ pub enum TableFormat {
 
 impl TableFormat {
     /// The format a path asks for: Parquet when it ends in `.parquet` (or
-    /// `.pq`), CSV otherwise (and for `-`).
+    /// `.pq`), CSV otherwise (and for `-`); a `.gz` / `.zst` suffix is
+    /// looked through, as the readers do.
     pub fn from_path(path: &Path) -> TableFormat {
-        match path
+        match super::compress::strip_codec(path)
             .extension()
             .and_then(|e| e.to_str())
             .map(str::to_ascii_lowercase)
@@ -65,16 +66,31 @@ pub struct TableWriter {
 }
 
 impl TableWriter {
-    /// Opens `path` (see [`AtomicFile::create`]) for a table of `columns`.
+    /// Opens `path` (see [`AtomicFile::create`]) for a table of `columns`:
+    /// CSV named `.gz` / `.zst` is compressed; Parquet, compressed inside,
+    /// is never wrapped (such a name is an error).
     pub fn create(path: &Path, format: TableFormat, columns: Vec<ColumnSpec>) -> Result<Self> {
-        let mut file = AtomicFile::create(path)?;
         let n = columns.len();
         let encoder = match format {
-            TableFormat::Csv => Encoder::Csv(CsvEncoder::new(&columns, &mut file)?),
+            TableFormat::Csv => {
+                let mut file = AtomicFile::create_text_table(path)?;
+                let e = Encoder::Csv(CsvEncoder::new(&columns, &mut file)?);
+                (file, e)
+            }
             TableFormat::Parquet => {
-                Encoder::Parquet(Box::new(ParquetEncoder::new(&columns, &mut file)?))
+                if super::compress::codec_of(path).is_some() {
+                    return Err(Error::invalid(format!(
+                        "'{}': Parquet is compressed inside and is never wrapped in gzip or \
+                         zstd; drop the last suffix",
+                        path.display()
+                    )));
+                }
+                let mut file = AtomicFile::create(path)?;
+                let e = Encoder::Parquet(Box::new(ParquetEncoder::new(&columns, &mut file)?));
+                (file, e)
             }
         };
+        let (file, encoder) = encoder;
         Ok(TableWriter {
             file,
             encoder,

@@ -7,7 +7,7 @@
 //!   Linux's `MemAvailable`, lowered by the address-space limit `ulimit -v`
 //!   where one is set; 8 GiB where neither can be read).
 //! - Rows: a sample that would hold more than [`max_rows`] rows (10^9 unless
-//!   raised with `--max-rows`) is refused, whatever the memory; a smaller
+//!   raised with `--max-sample-rows`) is refused, whatever the memory; a smaller
 //!   one is refused when its rows (8 bytes a feature and the label, with
 //!   32 bytes of bookkeeping) cannot fit in the memory available.
 //! - Threads: at most [`max_threads`] worker threads.
@@ -40,7 +40,7 @@ pub fn max_rows() -> u64 {
     MAX_ROWS.load(Ordering::Relaxed)
 }
 
-/// Sets the most rows a sample may hold (the CLI's `--max-rows`).
+/// Sets the most rows a sample may hold (the CLI's `--max-sample-rows`).
 pub fn set_max_rows(rows: u64) {
     MAX_ROWS.store(rows, Ordering::Relaxed);
 }
@@ -142,7 +142,7 @@ pub fn check_rows(what: &str, rows: f64, features: usize) -> Result<()> {
     if !(rows <= limit as f64) {
         return Err(Error::invalid(format!(
             "{what} would make {rows:.0} rows; the limit is {limit} rows \
-             (raise it with --max-rows)"
+             (raise it with --max-sample-rows)"
         )));
     }
     let bytes = rows * ((features as f64 + 1.0) * 8.0 + ROW_OVERHEAD);
@@ -183,7 +183,7 @@ mod tests {
         assert!(check_memory("a little", 1000.0).is_ok());
         let e = check_rows("smote", 1e12, 3).unwrap_err().to_string();
         assert!(
-            e.contains("--max-rows") && e.contains("1000000000000 rows"),
+            e.contains("--max-sample-rows") && e.contains("1000000000000 rows"),
             "{e}"
         );
         assert!(check_rows("smote", f64::NAN, 3).is_err());

@@ -141,12 +141,12 @@ fn oversampling_amounts_that_cannot_fit_are_refused() {
         &[
             "3000000300 rows",
             "the limit is 1000000000 rows",
-            "--max-rows",
+            "--max-sample-rows",
         ],
     );
     refused(
         &resample(&["--method", "hybrid(amount=1e10)"]),
-        &["rows", "--max-rows"],
+        &["rows", "--max-sample-rows"],
     );
     // Within the row limit, beyond the memory (under the address-space
     // limit): what it would need.
@@ -163,14 +163,14 @@ fn oversampling_amounts_that_cannot_fit_are_refused() {
             "smote",
             "--amount",
             "1e12",
-            "--max-rows",
+            "--max-sample-rows",
             "1000000000000000",
         ]),
         &["would need", "the limit is the memory available"],
     );
     // A lower row limit refuses a small oversampling; the default allows it.
     refused(
-        &resample(&["--method", "smote", "--max-rows", "400"]),
+        &resample(&["--method", "smote", "--max-sample-rows", "400"]),
         &["the limit is 400 rows"],
     );
     let (code, err) = limited(&resample(&["--method", "smote"]));

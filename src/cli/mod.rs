@@ -48,9 +48,9 @@ pub struct Global {
     pub threads: Option<usize>,
     /// Most rows a resampled table may have (oversampling and other samples
     /// larger than the input are refused above it, and above the memory
-    /// available).
+    /// available). Not the experiments' `--max-rows`, which skips datasets.
     #[arg(long, global = true, value_name = "N", default_value_t = rarity::limits::DEFAULT_MAX_ROWS)]
-    pub max_rows: u64,
+    pub max_sample_rows: u64,
     /// No progress or notes on stderr.
     #[arg(long, short, global = true)]
     pub quiet: bool,
@@ -167,7 +167,7 @@ fn start_threads(threads: Option<usize>) -> Result<()> {
 
 fn run(cli: Cli) -> Result<()> {
     start_threads(cli.global.threads)?;
-    rarity::limits::set_max_rows(cli.global.max_rows);
+    rarity::limits::set_max_rows(cli.global.max_sample_rows);
     let g = &cli.global;
     match cli
         .command

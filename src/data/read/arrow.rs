@@ -329,20 +329,30 @@ impl<'r> ArrowTable<'r> {
         let (tx, rx) = std::sync::mpsc::sync_channel::<Result<RecordBatch>>(2);
         std::thread::scope(|scope| {
             let origin = &origin;
-            scope.spawn(move || loop {
-                let next = guarded(origin, || Ok(batches.next()))
-                    .and_then(|b| b.map(|b| b.map_err(|e| arrow_err(origin, e))).transpose());
-                let stop = !matches!(next, Ok(Some(_)));
-                // A closed channel: the reader stopped on an error.
-                if let Some(item) = next.transpose() {
-                    if tx.send(item).is_err() {
+            // Built, not `scope.spawn`: a thread that cannot start (the
+            // process limit reached) is an error, not a panic.
+            let decoder = std::thread::Builder::new().name("rarity-decode".into());
+            decoder
+                .spawn_scoped(scope, move || loop {
+                    let next = guarded(origin, || Ok(batches.next()))
+                        .and_then(|b| b.map(|b| b.map_err(|e| arrow_err(origin, e))).transpose());
+                    let stop = !matches!(next, Ok(Some(_)));
+                    // A closed channel: the reader stopped on an error.
+                    if let Some(item) = next.transpose() {
+                        if tx.send(item).is_err() {
+                            return;
+                        }
+                    }
+                    if stop {
                         return;
                     }
-                }
-                if stop {
-                    return;
-                }
-            });
+                })
+                .map_err(|e| {
+                    Error::invalid(format!(
+                        "{origin}: could not start a reading thread ({e}); the process may have \
+                     reached its limit of processes (ulimit -u)"
+                    ))
+                })?;
             let mut block = Block::new(layout);
             let mut row_index = 0usize;
             for batch in rx {

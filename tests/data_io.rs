@@ -504,7 +504,7 @@ fn streamed_fit_is_the_in_memory_fit() {
         let whole = rarity::persist::to_bytes(&fitted, rarity::persist::Format::Binary).unwrap();
         for m in &models {
             assert!(
-                m == model_bytes(&whole),
+                *m == model_bytes(&whole),
                 "{spec}: the streamed fit differs from the in-memory one"
             );
         }

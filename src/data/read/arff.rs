@@ -12,7 +12,8 @@
 
 use std::io::{BufRead, BufReader, Read};
 
-use super::rows::{feature_names_of, find_column, resolve_target};
+use super::quote::quoted;
+use super::rows::{check_unique_names, feature_names_of, find_column, resolve_target};
 use super::{assign_classes, parse_err, Missing, ReadOptions, ReadReport};
 use crate::data::{ColumnEncoding, Dataset, Schema};
 use crate::error::{Error, Result};
@@ -145,7 +146,7 @@ pub(super) fn read_arff<R: Read>(
                         format!(
                             "line {line_no}: expected a header line (@relation, @attribute, \
                              @inputs, @outputs, @data), found '{}'",
-                            text.chars().take(40).collect::<String>()
+                            quoted(text.as_bytes())
                         ),
                     ))
                 }
@@ -204,6 +205,7 @@ pub(super) fn read_arff<R: Read>(
         return Err(parse_err(origin, "the @data section has no rows"));
     }
     let names: Vec<String> = attrs.iter().map(|a| a.name.clone()).collect();
+    check_unique_names(&names, origin)?;
     let target = match outputs.as_slice() {
         [one] if opts.target.is_none() => names.iter().position(|n| n == one).ok_or_else(|| {
             parse_err(
@@ -247,7 +249,10 @@ fn sparse_row(text: &str, attrs: &[Attribute], origin: &str, line: usize) -> Res
             _ => {
                 return Err(parse_err(
                     origin,
-                    format!("line {line}: bad sparse entry '{entry}' (expected 'index value')"),
+                    format!(
+                        "line {line}: bad sparse entry '{}' (expected 'index value')",
+                        quoted(entry.as_bytes())
+                    ),
                 ))
             }
         }
@@ -348,17 +353,19 @@ fn encode_rows(
                     let num = v.parse::<f64>().ok().filter(|f| f.is_finite());
                     x.push(num.ok_or_else(|| {
                         Error::data(format!(
-                            "{}, column '{name}': '{v}' is not a finite number",
-                            locate(i)
+                            "{}, column '{name}': '{}' is not a finite number",
+                            locate(i),
+                            quoted(v.as_bytes())
                         ))
                     })?);
                 }
                 ColumnEncoding::OneHot { name, levels } => {
                     let Some(pos) = levels.iter().position(|l| l == v) else {
                         return Err(Error::data(format!(
-                            "{}, column '{name}': level '{v}' is not a known level; \
+                            "{}, column '{name}': level '{}' is not a known level; \
                              known levels: {}",
                             locate(i),
+                            quoted(v.as_bytes()),
                             levels.join(", ")
                         )));
                     };

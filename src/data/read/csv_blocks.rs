@@ -15,6 +15,7 @@ use rayon::prelude::*;
 
 use super::lines::{check_width, Lines, Record};
 use super::number::{number, parse_prefix};
+use super::quote::quoted;
 use super::rows::Sink;
 use super::rows::{code, Block, Kind, Layout, LevelOutcome, Role, UNKNOWN};
 use super::{is_missing, parse_err, trim};
@@ -169,7 +170,7 @@ fn parse_row(rec: &Record, plan: &Plan, row: &mut [f64], part: &mut Block) -> Re
                                      mark missing values with an empty field or '?'",
                                     here(),
                                     layout.names[j],
-                                    String::from_utf8_lossy(f)
+                                    quoted(f)
                                 ),
                             ))
                         }

@@ -45,6 +45,7 @@ mod labels;
 mod lines;
 mod number;
 mod parquet_checks;
+mod quote;
 mod rows;
 pub mod source;
 mod speculate;
@@ -743,8 +744,9 @@ pub fn read_labelled(table: Table<'_>, schema: &Schema, opts: &PredictOptions) -
             let class = schema.class_names.iter().position(|c| c == label);
             y.push(class.ok_or_else(|| {
                 Error::data(format!(
-                    "row {row}: label '{label}' in column '{target}' is not a class of the \
+                    "row {row}: label '{}' in column '{target}' is not a class of the \
                      model; its classes: {}",
+                    quote::quoted(label.as_bytes()),
                     schema.class_names.join(", ")
                 ))
             })? as u32);

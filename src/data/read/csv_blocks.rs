@@ -611,7 +611,7 @@ mod tests {
         let e = read(&text).unwrap_err().to_string();
         // The multi-line quoted field is one record starting on line 200003.
         assert!(
-            e.contains("line 200003") && e.contains("'multi\nline'"),
+            e.contains("line 200003") && e.contains("'multi\\nline'"),
             "{e}"
         );
         text = text.replace("\"multi\nline\",1,2,0\n", "");

@@ -741,7 +741,14 @@ pub fn read_labelled(table: Table<'_>, schema: &Schema, opts: &PredictOptions) -
         x.extend_from_slice(b.data.features());
         for label in &b.ids {
             let row = y.len() + 1;
-            let class = schema.class_names.iter().position(|c| c == label);
+            let class = schema
+                .class_names
+                .iter()
+                .position(|c| c == label)
+                .or_else(|| {
+                    let canonical = classes::canonical_label(label)?;
+                    schema.class_names.iter().position(|c| *c == canonical)
+                });
             y.push(class.ok_or_else(|| {
                 Error::data(format!(
                     "row {row}: label '{}' in column '{target}' is not a class of the \

@@ -188,6 +188,9 @@ pub struct ReadReport {
     pub dropped_missing: usize,
     /// Feature columns dropped as constant.
     pub dropped_constant: Vec<String>,
+    /// The target column's name (set by the training readers).
+    #[serde(skip)]
+    pub target: String,
 }
 
 /// Rows a command left out, and why (`rows_dropped` in JSON output).
@@ -327,6 +330,7 @@ fn drop_constant(
     mut report: ReadReport,
     opts: &ReadOptions,
 ) -> Result<(Dataset, ReadReport)> {
+    report.target = ds.schema().target_name.clone();
     if opts.drop_constant {
         let cols = ds.constant_columns();
         report.dropped_constant = cols

@@ -70,7 +70,7 @@ mod tests {
     fn long_fields_are_cut_with_their_length() {
         let q = quoted(&vec![b'x'; 1 << 20]);
         assert_eq!(q, format!("{}... (1048576 bytes)", "x".repeat(40)));
-        let q = quoted(&vec![0xff; 100]);
+        let q = quoted(&[0xff; 100]);
         assert!(q.ends_with("... (100 bytes)") && q.len() < 200, "{q}");
     }
 }

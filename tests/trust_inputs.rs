@@ -250,3 +250,16 @@ fn a_negative_target_index_says_which_column() {
     let (_, _, err) = run(&["inspect", &f, "--target", "y"]);
     assert!(!err.contains("note: --target"), "{err}");
 }
+
+#[test]
+fn an_endless_arff_line_is_refused() {
+    let d = scratch("arff-endless");
+    let mut arff = b"@relation r\n@attribute a real\n@attribute y {p,n}\n@data\n1,p\n".to_vec();
+    arff.extend(std::iter::repeat_n(b'1', 17 << 20));
+    arff.extend_from_slice(b",n\n");
+    let f = file(&d, "long.arff", &arff);
+    fails(
+        &["inspect", &f],
+        &["line 6: longer than", "RARITY_MAX_LINE_BYTES"],
+    );
+}

@@ -127,8 +127,18 @@ impl DataArgs {
         Ok((ds, report))
     }
 
-    /// Says on stderr, unless `quiet`, how many rows were dropped and why.
+    /// Says on stderr, unless `quiet`, how many rows were dropped and why,
+    /// and which column a negative `--target` index picked.
     pub fn note_dropped(&self, report: &ReadReport, quiet: bool) {
+        let by_index = self
+            .target
+            .as_deref()
+            .filter(|t| t.trim_start().starts_with('-') && t.trim().parse::<i64>().is_ok());
+        if let (false, Some(t)) = (quiet || report.target.is_empty(), by_index) {
+            if report.target != t {
+                eprintln!("note: --target {t} is the column '{}'", report.target);
+            }
+        }
         if !quiet {
             if let Some(note) = report.dropped_note() {
                 eprintln!("note: {note}");

@@ -204,7 +204,16 @@ fn bias(g: &Global, a: &BiasArgs) -> Result<()> {
         }
     };
     let all: Vec<usize> = (0..ds.n_rows()).collect();
-    let kept = ds.take(&bias.apply(&ds, &all, g.seed)?);
+    let rows = bias.apply(&ds, &all, g.seed)?;
+    if rows.is_empty() {
+        return Err(rarity::Error::invalid(format!(
+            "generate bias: the selection keeps none of the {} rows, and a sample with no \
+             rows is no training set; give a keep rate above 0 for some class (e.g. --class \
+             0.5,1)",
+            ds.n_rows()
+        )));
+    }
+    let kept = ds.take(&rows);
     write_dataset(&kept, &a.output, TableFormat::from_path(&a.output))?;
     let (before, after) = (ds.class_counts(), kept.class_counts());
     if g.format == OutputFormat::Json {

@@ -4,7 +4,8 @@
 //! (`p_<class>`) and the decided `label`, atomically (or to stdout with
 //! `-o -`), in constant memory.
 
-use std::path::PathBuf;
+use std::io::Read;
+use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 use serde_json::json;
@@ -16,8 +17,9 @@ use super::output::{json_text, print_summary};
 use super::{Global, OutputFormat};
 use rarity::data::bundled;
 use rarity::data::read::{PredictOptions, ReadOptions, Table, Unknown};
+use rarity::data::write::is_stdio;
 use rarity::error::{Error, Result};
-use rarity::persist::load;
+use rarity::persist::{from_bytes, load};
 use rarity::strategy::FittedStrategy;
 use rarity::stream::predict_file;
 
@@ -32,7 +34,8 @@ enum UnknownArg {
 /// A saved model and the rows to score it on (`predict`, `explain`).
 #[derive(Debug, clap::Args)]
 pub struct ModelInput {
-    /// A model saved by `rarity fit` or `rarity run`.
+    /// A model saved by `rarity fit` or `rarity run` (`-`: standard input,
+    /// when the data is a file).
     pub model: PathBuf,
     /// Data with the model's feature columns (CSV, .gz/.zst, Parquet, Arrow
     /// IPC; `-`: standard input). Other columns are ignored.
@@ -74,7 +77,21 @@ impl ModelInput {
 
     /// The saved strategy.
     pub fn load(&self) -> Result<FittedStrategy> {
-        load(&self.model)
+        if !is_stdio(&self.model) {
+            return load(&self.model);
+        }
+        if self.file.as_deref().is_none_or(is_stdio) && self.dataset.is_none() {
+            return Err(Error::invalid(
+                "the model and the data cannot both come from standard input: give the \
+                 model or the data as a file",
+            ));
+        }
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut bytes)
+            .map_err(|e| Error::io(&self.model, e))?;
+        from_bytes(&bytes, Path::new("<stdin>"))
     }
 
     /// How the rows are read: the decimal separator, otherwise the defaults.

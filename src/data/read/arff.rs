@@ -9,10 +9,13 @@
 //! clear message. The target is the `@outputs` attribute (KEEL), else the
 //! option's target, else the last attribute. Nominal inputs become one-hot
 //! columns in declared level order; a nominal target keeps its declared order.
+//! A line may be at most as long as a CSV line (`RARITY_MAX_LINE_BYTES`).
 
 use std::io::{BufRead, BufReader, Read};
 
-use super::rows::{feature_names_of, find_column, resolve_target};
+use super::lines::{max_line_bytes, too_long};
+use super::quote::quoted;
+use super::rows::{check_unique_names, feature_names_of, find_column, resolve_target};
 use super::{assign_classes, parse_err, Missing, ReadOptions, ReadReport};
 use crate::data::{ColumnEncoding, Dataset, Schema};
 use crate::error::{Error, Result};
@@ -110,7 +113,9 @@ pub(super) fn read_arff<R: Read>(
     origin: &str,
     opts: &ReadOptions,
 ) -> Result<(Dataset, ReadReport)> {
-    let lines = BufReader::new(reader).split(b'\n');
+    let mut reader = BufReader::new(reader);
+    let max = max_line_bytes();
+    let mut raw = Vec::new();
     let mut attrs: Vec<Attribute> = Vec::new();
     let mut outputs: Vec<String> = Vec::new();
     let mut line_no = 0usize;
@@ -119,9 +124,22 @@ pub(super) fn read_arff<R: Read>(
     let mut rows: Vec<(usize, Vec<Option<String>>)> = Vec::new();
     let mut report = ReadReport::default();
 
-    for raw in lines {
-        let raw = raw.map_err(|e| parse_err(origin, format!("read failed: {e}")))?;
+    loop {
+        raw.clear();
+        // A line may be at most `max` bytes: reading stops just past that.
+        let n = (&mut reader)
+            .take(max as u64 + 1)
+            .read_until(b'\n', &mut raw)
+            .map_err(|e| parse_err(origin, format!("read failed: {e}")))?;
+        if n == 0 {
+            break;
+        }
         line_no += 1;
+        if raw.last() == Some(&b'\n') {
+            raw.pop();
+        } else if raw.len() > max {
+            return Err(too_long(origin, line_no as u64, &raw));
+        }
         let text = std::str::from_utf8(&raw)
             .map_err(|_| parse_err(origin, format!("line {line_no}: not valid UTF-8")))?;
         let text = text.strip_prefix('\u{feff}').unwrap_or(text).trim();
@@ -145,7 +163,7 @@ pub(super) fn read_arff<R: Read>(
                         format!(
                             "line {line_no}: expected a header line (@relation, @attribute, \
                              @inputs, @outputs, @data), found '{}'",
-                            text.chars().take(40).collect::<String>()
+                            quoted(text.as_bytes())
                         ),
                     ))
                 }
@@ -204,6 +222,7 @@ pub(super) fn read_arff<R: Read>(
         return Err(parse_err(origin, "the @data section has no rows"));
     }
     let names: Vec<String> = attrs.iter().map(|a| a.name.clone()).collect();
+    check_unique_names(&names, origin)?;
     let target = match outputs.as_slice() {
         [one] if opts.target.is_none() => names.iter().position(|n| n == one).ok_or_else(|| {
             parse_err(
@@ -247,7 +266,10 @@ fn sparse_row(text: &str, attrs: &[Attribute], origin: &str, line: usize) -> Res
             _ => {
                 return Err(parse_err(
                     origin,
-                    format!("line {line}: bad sparse entry '{entry}' (expected 'index value')"),
+                    format!(
+                        "line {line}: bad sparse entry '{}' (expected 'index value')",
+                        quoted(entry.as_bytes())
+                    ),
                 ))
             }
         }
@@ -348,17 +370,19 @@ fn encode_rows(
                     let num = v.parse::<f64>().ok().filter(|f| f.is_finite());
                     x.push(num.ok_or_else(|| {
                         Error::data(format!(
-                            "{}, column '{name}': '{v}' is not a finite number",
-                            locate(i)
+                            "{}, column '{name}': '{}' is not a finite number",
+                            locate(i),
+                            quoted(v.as_bytes())
                         ))
                     })?);
                 }
                 ColumnEncoding::OneHot { name, levels } => {
                     let Some(pos) = levels.iter().position(|l| l == v) else {
                         return Err(Error::data(format!(
-                            "{}, column '{name}': level '{v}' is not a known level; \
+                            "{}, column '{name}': level '{}' is not a known level; \
                              known levels: {}",
                             locate(i),
+                            quoted(v.as_bytes()),
                             levels.join(", ")
                         )));
                     };

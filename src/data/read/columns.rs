@@ -20,7 +20,8 @@ use rayon::prelude::*;
 
 use super::is_missing;
 use super::number::number;
-use super::rows::{feature_names_of, MAX_LEVELS};
+use super::quote::quoted;
+use super::rows::{check_unique_names, feature_names_of, MAX_LEVELS};
 use super::{KeyColumn, KeyKind};
 use crate::data::{ColumnEncoding, Schema};
 use crate::error::{Error, Result};
@@ -184,6 +185,8 @@ fn number_at(c: &Column<'_>, row: usize) -> Result<Option<f64>> {
 }
 
 fn check_lengths(columns: &[&Column<'_>]) -> Result<usize> {
+    let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
+    check_unique_names(&names, "the table")?;
     let n = columns.first().map_or(0, |c| c.len());
     if let Some(c) = columns.iter().find(|c| c.len() != n) {
         return Err(Error::invalid(format!(
@@ -225,7 +228,7 @@ fn encode(columns: &[&Column<'_>], kinds: &[ColumnEncoding], n: usize) -> Result
                                 Error::data(format!(
                                     "row {}, column '{name}': '{}' is not a number",
                                     r + 1,
-                                    c.text(r).ok().flatten().unwrap_or_default()
+                                    quoted(c.text(r).ok().flatten().unwrap_or_default().as_bytes())
                                 ))
                             })?;
                         }
@@ -233,9 +236,10 @@ fn encode(columns: &[&Column<'_>], kinds: &[ColumnEncoding], n: usize) -> Result
                             let t = c.text(r)?.expect("a text column");
                             let pos = levels.iter().position(|l| l == t).ok_or_else(|| {
                                 Error::data(format!(
-                                    "row {}, column '{name}': level '{t}' is not a known level; \
+                                    "row {}, column '{name}': level '{}' is not a known level; \
                                      known levels: {}",
                                     r + 1,
+                                    quoted(t.as_bytes()),
                                     levels.join(", ")
                                 ))
                             })?;
@@ -338,6 +342,8 @@ pub fn encode_columns_keyed(
 /// assert!(encode_columns_with_schema(&unseen, &schema).is_err());
 /// ```
 pub fn encode_columns_with_schema(columns: &[Column<'_>], schema: &Schema) -> Result<Vec<f64>> {
+    let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
+    check_unique_names(&names, "the table")?;
     let picked: Vec<&Column<'_>> = schema
         .encodings
         .iter()

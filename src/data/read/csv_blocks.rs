@@ -13,8 +13,9 @@ use std::io::{BufRead, BufReader, Cursor, Read};
 
 use rayon::prelude::*;
 
-use super::lines::{check_width, Lines, Record};
+use super::lines::{check_width, max_line_bytes, too_long, Lines, Record};
 use super::number::{number, parse_prefix};
+use super::quote::quoted;
 use super::rows::Sink;
 use super::rows::{code, Block, Kind, Layout, LevelOutcome, Role, UNKNOWN};
 use super::{is_missing, parse_err, trim};
@@ -169,7 +170,7 @@ fn parse_row(rec: &Record, plan: &Plan, row: &mut [f64], part: &mut Block) -> Re
                                      mark missing values with an empty field or '?'",
                                     here(),
                                     layout.names[j],
-                                    String::from_utf8_lossy(f)
+                                    quoted(f)
                                 ),
                             ))
                         }
@@ -327,16 +328,22 @@ fn parse_block(block: &[u8], lines_before: u64, plan: &Plan, part: &mut Block) -
 /// Reads one block into `buf` (whose allocation is reused): what `carry`
 /// holds, then up to `BLOCK` bytes plus whatever completes the last line;
 /// bytes after the last line break go back to `carry`. Returns `false` at
-/// the end of input.
+/// the end of input, [`Read::Long`] when the block's first line is longer
+/// than [`max_line_bytes`] (reading stops there: `buf` holds its start).
 fn read_block<R: Read>(
     reader: &mut R,
     carry: &mut Vec<u8>,
     buf: &mut Vec<u8>,
     origin: &str,
-) -> Result<bool> {
+) -> Result<Filled> {
     buf.clear();
     buf.append(carry);
+    let max = max_line_bytes();
     loop {
+        if buf.len() > max {
+            // No line break yet: `buf` is one line.
+            return Ok(Filled::Long);
+        }
         let before = buf.len();
         buf.reserve(BLOCK);
         reader
@@ -346,14 +353,32 @@ fn read_block<R: Read>(
             .map_err(|e| parse_err(origin, format!("read failed: {e}")))?;
         let eof = buf.len() == before;
         if eof {
-            return Ok(!buf.is_empty());
+            if buf.len() > max {
+                return Ok(Filled::Long);
+            }
+            return Ok(if buf.is_empty() {
+                Filled::End
+            } else {
+                Filled::Block
+            });
         }
         if let Some(pos) = buf[before..].iter().rposition(|&b| b == b'\n') {
             carry.extend_from_slice(&buf[before + pos + 1..]);
             buf.truncate(before + pos + 1);
-            return Ok(true);
+            return Ok(Filled::Block);
         }
     }
+}
+
+/// What [`read_block`] read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Filled {
+    /// A block of whole lines.
+    Block,
+    /// Nothing: the input has ended.
+    End,
+    /// The start of a line longer than the limit.
+    Long,
 }
 
 /// Blocks read ahead of the parser; their buffers are reused.
@@ -362,6 +387,9 @@ struct Batch {
     filled: usize,
     /// The input ended while filling this batch.
     eof: bool,
+    /// `blocks[filled]` holds the start of a line longer than the limit,
+    /// the line after the filled blocks (reading stopped there).
+    long: bool,
 }
 
 impl Batch {
@@ -370,6 +398,7 @@ impl Batch {
             blocks: vec![Vec::new(); size],
             filled: 0,
             eof: false,
+            long: false,
         }
     }
 
@@ -377,11 +406,18 @@ impl Batch {
     fn fill<R: Read>(&mut self, reader: &mut R, carry: &mut Vec<u8>, origin: &str) -> Result<()> {
         self.filled = 0;
         while self.filled < self.blocks.len() {
-            if !read_block(reader, carry, &mut self.blocks[self.filled], origin)? {
-                self.eof = true;
-                break;
+            match read_block(reader, carry, &mut self.blocks[self.filled], origin)? {
+                Filled::Block => self.filled += 1,
+                Filled::End => {
+                    self.eof = true;
+                    break;
+                }
+                Filled::Long => {
+                    self.eof = true;
+                    self.long = true;
+                    break;
+                }
             }
-            self.filled += 1;
         }
         Ok(())
     }
@@ -480,9 +516,10 @@ pub(super) fn read_blocks<R: Read + Send>(
         if parsed < filled {
             // A quote: the rest of the input is read record by record.
             let mut pending = Vec::new();
-            for block in cur.blocks[parsed..filled]
+            let long = |b: &Batch| usize::from(b.long);
+            for block in cur.blocks[parsed..filled + long(&cur)]
                 .iter()
-                .chain(&next.blocks[..next.filled])
+                .chain(&next.blocks[..next.filled + long(&next)])
             {
                 pending.extend_from_slice(block);
             }
@@ -495,6 +532,9 @@ pub(super) fn read_blocks<R: Read + Send>(
                 line_no,
             );
             return sequential(&mut l, None, layout, delimiter, sink);
+        }
+        if cur.long {
+            return Err(too_long(origin, line_no + 1, &cur.blocks[filled]));
         }
         if cur.eof {
             return Ok(());
@@ -571,7 +611,7 @@ mod tests {
         let e = read(&text).unwrap_err().to_string();
         // The multi-line quoted field is one record starting on line 200003.
         assert!(
-            e.contains("line 200003") && e.contains("'multi\nline'"),
+            e.contains("line 200003") && e.contains("'multi\\nline'"),
             "{e}"
         );
         text = text.replace("\"multi\nline\",1,2,0\n", "");

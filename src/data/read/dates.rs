@@ -15,7 +15,7 @@ pub(crate) fn time_value(text: &[u8], decimal: u8) -> Result<f64, String> {
         format!(
             "'{}' is neither a number nor an ISO 8601 date or date-time (2024-01-31, \
              2024-01-31T08:15:30, 2024-01-31 08:15:30+01:00)",
-            String::from_utf8_lossy(text)
+            super::quote::quoted(text)
         )
     })
 }

@@ -5,11 +5,80 @@
 //! quote-aware pass (`""` is an escaped quote; a quoted field may span lines,
 //! so lines are joined while the quote count is odd). CRLF endings and a UTF-8
 //! byte-order mark on the first line are accepted. Blank lines are skipped.
+//!
+//! A line (a record, with the lines a quoted field spans) may be at most
+//! [`max_line_bytes`] long: reading stops as soon as it passes that, so one
+//! endless line cannot take memory without bound. The first line is
+//! checked for what is not UTF-8 CSV at all: UTF-16 text and CR-only (old
+//! Mac) line endings are named, with how to convert them.
 
-use std::io::BufRead;
+use std::io::{BufRead, Read};
+use std::sync::OnceLock;
 
 use super::parse_err;
-use crate::error::Result;
+use crate::error::{Error, Result};
+
+/// The longest line a CSV may have by default: 16 MiB. No numeric or
+/// categorical table comes near it (a million columns of 16 characters),
+/// and it bounds what one line can make the reader hold.
+pub(super) const DEFAULT_MAX_LINE_BYTES: usize = 16 << 20;
+
+/// The environment variable that raises (or lowers) the line limit.
+pub(super) const MAX_LINE_ENV: &str = "RARITY_MAX_LINE_BYTES";
+
+/// The longest line (and so the longest field) a CSV may have, in bytes:
+/// `RARITY_MAX_LINE_BYTES` if set to a whole number >= 1, else
+/// [`DEFAULT_MAX_LINE_BYTES`].
+pub(super) fn max_line_bytes() -> usize {
+    static MAX: OnceLock<usize> = OnceLock::new();
+    *MAX.get_or_init(|| {
+        std::env::var(MAX_LINE_ENV)
+            .ok()
+            .and_then(|v| v.trim().parse::<usize>().ok())
+            .filter(|&v| v >= 1)
+            .unwrap_or(DEFAULT_MAX_LINE_BYTES)
+    })
+}
+
+/// The error for a line longer than the limit (`line`: its number, `head`:
+/// its first bytes, checked for CR-only endings when it is the first).
+pub(super) fn too_long(origin: &str, line: u64, head: &[u8]) -> Error {
+    if line == 1 {
+        if let Some(why) = not_csv_text(head) {
+            return parse_err(origin, why);
+        }
+    }
+    parse_err(
+        origin,
+        format!(
+            "line {line}: longer than {} bytes, the most one line (and so one field) may \
+             hold; if the file is right, raise the limit with {MAX_LINE_ENV}=<bytes>",
+            max_line_bytes()
+        ),
+    )
+}
+
+/// Why the first line of a file says it is not UTF-8 CSV with LF or CRLF
+/// line endings: UTF-16 (a byte-order mark, or NUL bytes), or CR-only
+/// line endings (a CR not followed by LF).
+pub(super) fn not_csv_text(first: &[u8]) -> Option<String> {
+    if first.starts_with(b"\xFF\xFE") || first.starts_with(b"\xFE\xFF") || first.contains(&0) {
+        return Some(
+            "the file is UTF-16 text (or binary: its first line holds NUL bytes), not UTF-8; \
+             convert it with: iconv -f UTF-16 -t UTF-8 in.csv > out.csv"
+                .to_string(),
+        );
+    }
+    let mut end = first.len();
+    while end > 0 && matches!(first[end - 1], b'\n' | b'\r') {
+        end -= 1;
+    }
+    first[..end].contains(&b'\r').then(|| {
+        "the file uses CR-only (old Mac) line endings; convert them with: \
+         tr '\\r' '\\n' < in.csv > out.csv"
+            .to_string()
+    })
+}
 
 /// One record: its first line number and its fields.
 #[derive(Debug, Default)]
@@ -45,11 +114,17 @@ pub(super) struct Lines<R> {
     line_no: u64,
     raw: Vec<u8>,
     origin: String,
+    /// Whether the next line is the file's first (checked for UTF-16 and
+    /// CR-only endings).
+    first: bool,
 }
 
 impl<R: BufRead> Lines<R> {
     pub fn new(reader: R, delimiter: u8, origin: &str) -> Self {
-        Lines::starting_at(reader, delimiter, origin, 0)
+        Lines {
+            first: true,
+            ..Lines::starting_at(reader, delimiter, origin, 0)
+        }
     }
 
     /// A reader whose first line is numbered `lines_before + 1`.
@@ -60,6 +135,7 @@ impl<R: BufRead> Lines<R> {
             line_no: lines_before,
             raw: Vec::with_capacity(4096),
             origin: origin.to_string(),
+            first: false,
         }
     }
 
@@ -67,12 +143,18 @@ impl<R: BufRead> Lines<R> {
         if !into_raw_end {
             self.raw.clear();
         }
-        let n = self
-            .reader
+        let max = max_line_bytes();
+        let room = (max + 1).saturating_sub(self.raw.len()) as u64;
+        let n = (&mut self.reader)
+            .take(room)
             .read_until(b'\n', &mut self.raw)
             .map_err(|e| parse_err(&self.origin, format!("read failed: {e}")))?;
         if n > 0 {
             self.line_no += 1;
+        }
+        if self.raw.len() > max && self.raw.last() != Some(&b'\n') {
+            let line = if self.first { 1 } else { self.line_no };
+            return Err(too_long(&self.origin, line, &self.raw));
         }
         Ok(n)
     }
@@ -90,6 +172,11 @@ impl<R: BufRead> Lines<R> {
                 return Ok(false);
             }
             rec.line = self.line_no;
+            if std::mem::take(&mut self.first) {
+                if let Some(why) = not_csv_text(&self.raw) {
+                    return Err(parse_err(&self.origin, why));
+                }
+            }
             if self.line_no == 1 && self.raw.starts_with(b"\xEF\xBB\xBF") {
                 self.raw.drain(..3);
             }

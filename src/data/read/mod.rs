@@ -45,6 +45,7 @@ mod labels;
 mod lines;
 mod number;
 mod parquet_checks;
+mod quote;
 mod rows;
 pub mod source;
 mod speculate;
@@ -187,6 +188,9 @@ pub struct ReadReport {
     pub dropped_missing: usize,
     /// Feature columns dropped as constant.
     pub dropped_constant: Vec<String>,
+    /// The target column's name (set by the training readers).
+    #[serde(skip)]
+    pub target: String,
 }
 
 /// Rows a command left out, and why (`rows_dropped` in JSON output).
@@ -326,6 +330,7 @@ fn drop_constant(
     mut report: ReadReport,
     opts: &ReadOptions,
 ) -> Result<(Dataset, ReadReport)> {
+    report.target = ds.schema().target_name.clone();
     if opts.drop_constant {
         let cols = ds.constant_columns();
         report.dropped_constant = cols
@@ -740,11 +745,19 @@ pub fn read_labelled(table: Table<'_>, schema: &Schema, opts: &PredictOptions) -
         x.extend_from_slice(b.data.features());
         for label in &b.ids {
             let row = y.len() + 1;
-            let class = schema.class_names.iter().position(|c| c == label);
+            let class = schema
+                .class_names
+                .iter()
+                .position(|c| c == label)
+                .or_else(|| {
+                    let canonical = classes::canonical_label(label)?;
+                    schema.class_names.iter().position(|c| *c == canonical)
+                });
             y.push(class.ok_or_else(|| {
                 Error::data(format!(
-                    "row {row}: label '{label}' in column '{target}' is not a class of the \
+                    "row {row}: label '{}' in column '{target}' is not a class of the \
                      model; its classes: {}",
+                    quote::quoted(label.as_bytes()),
                     schema.class_names.join(", ")
                 ))
             })? as u32);

@@ -148,6 +148,50 @@ pub(crate) fn find_column(names: &[String], want: &str, what: &str, origin: &str
     )))
 }
 
+/// Fails when two columns share a name: every later one would be read as
+/// the first wherever columns are found by name (`--drop`, `--target`, a
+/// model's columns). The message names each duplicate with its positions.
+pub(crate) fn check_unique_names<S: AsRef<str>>(names: &[S], origin: &str) -> Result<()> {
+    let mut seen: HashMap<&str, Vec<usize>> = HashMap::with_capacity(names.len());
+    let mut order = Vec::new();
+    for (j, n) in names.iter().enumerate() {
+        let at = seen.entry(n.as_ref()).or_default();
+        if at.len() == 1 {
+            order.push(n.as_ref());
+        }
+        at.push(j + 1);
+    }
+    if order.is_empty() {
+        return Ok(());
+    }
+    let list: Vec<String> = order
+        .iter()
+        .take(10)
+        .map(|n| {
+            let at: Vec<String> = seen[n].iter().map(usize::to_string).collect();
+            format!(
+                "'{}' (columns {})",
+                super::quote::quoted(n.as_bytes()),
+                at.join(", ")
+            )
+        })
+        .collect();
+    let more = if order.len() > 10 {
+        format!(" and {} more", order.len() - 10)
+    } else {
+        String::new()
+    };
+    Err(parse_err(
+        origin,
+        format!(
+            "duplicate column names: {}{more}; every column needs its own name (columns \
+             are found by name, so a repeated one would read the first): rename them in \
+             the header (or in the table given)",
+            list.join(", ")
+        ),
+    ))
+}
+
 /// Resolves a target spec (name, or 0-based index, `-1` = last; default:
 /// last) against the column names.
 pub(crate) fn resolve_target(spec: Option<&str>, names: &[String], origin: &str) -> Result<usize> {
@@ -218,6 +262,7 @@ impl Layout {
         opts: &ReadOptions,
         origin: &str,
     ) -> Result<Layout> {
+        check_unique_names(&names, origin)?;
         let target = resolve_target(opts.target.as_deref(), &names, origin)?;
         let drop = dropped(&names, opts, origin)?;
         if drop.contains(&target) {
@@ -305,6 +350,7 @@ impl Layout {
         decimal: u8,
         origin: &str,
     ) -> Result<Layout> {
+        check_unique_names(&names, origin)?;
         let mut roles = vec![Role::Skip; names.len()];
         let mut slots = Vec::with_capacity(schema.encodings.len());
         for (s, e) in schema.encodings.iter().enumerate() {
@@ -367,7 +413,7 @@ impl Layout {
 
     /// The error for text in a numeric column.
     pub(crate) fn not_a_number(&self, line: &str, column: usize, field: &[u8]) -> Error {
-        let text = String::from_utf8_lossy(field);
+        let text = super::quote::quoted(field);
         let comma = self.decimal == b'.' && looks_like_decimal_comma(field);
         let hint = if comma {
             "; it looks like a decimal comma: use --decimal ,".to_string()
@@ -401,7 +447,9 @@ impl Layout {
     /// The error for a categorical column with too many levels.
     pub(crate) fn too_many_levels(&self, slot: usize, example: Option<&str>) -> Error {
         let name = &self.slots[slot].name;
-        let ex = example.map_or(String::new(), |e| format!(", '{e}' among them,"));
+        let ex = example.map_or(String::new(), |e| {
+            format!(", '{}' among them,", super::quote::quoted(e.as_bytes()))
+        });
         Error::data(format!(
             "{}: column '{name}' has more than {MAX_LEVELS} distinct values{ex} too many to \
              one-hot encode; if it is an identifier, leave it out with --drop {name} \
@@ -518,7 +566,7 @@ impl Block {
             return match fixed.get(raw) {
                 Some(&c) => LevelOutcome::Code(c),
                 None => {
-                    let text = String::from_utf8_lossy(raw).into_owned();
+                    let text = super::quote::quoted(raw);
                     *self.unknown.entry((s, text)).or_insert(0) += 1;
                     LevelOutcome::Unknown
                 }

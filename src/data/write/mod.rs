@@ -165,35 +165,6 @@ pub fn is_stdout(path: &Path) -> bool {
     stream::stream_fd(path) == Some(1)
 }
 
-/// Standard output, treating a closed pipe (`| head`) as the end of the
-/// output rather than an error.
-struct Stdout {
-    closed: bool,
-}
-
-impl Write for Stdout {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        if self.closed {
-            return Ok(buf.len());
-        }
-        match std::io::stdout().lock().write_all(buf) {
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
-                self.closed = true;
-                Ok(buf.len())
-            }
-            Err(e) => Err(e),
-            Ok(()) => Ok(buf.len()),
-        }
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        match std::io::stdout().lock().flush() {
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-            r => r,
-        }
-    }
-}
-
 fn buffered(w: Box<dyn Write + Send>) -> Option<BufWriter<Box<dyn Write + Send>>> {
     Some(BufWriter::with_capacity(1 << 20, w))
 }
@@ -211,14 +182,17 @@ impl AtomicFile {
         if is_stdio(path) {
             return Ok(AtomicFile {
                 path: PathBuf::from("<stdout>"),
-                ..direct(Target::Stdout, Box::new(Stdout { closed: false }))
+                ..direct(
+                    Target::Stdout,
+                    Box::new(stream::PipeEnd::new(std::io::stdout())),
+                )
             });
         }
         match resolve(path)? {
             Resolved::Stream(fd) => {
                 // What was printed through Rust's stdout goes first.
                 let _ = std::io::stdout().flush();
-                let s = stream::Stream::open(path, fd)?;
+                let s = stream::open(path, fd)?;
                 Ok(direct(Target::Direct, Box::new(s)))
             }
             Resolved::Special(p) => {

@@ -44,22 +44,56 @@ pub(super) fn stream_fd(path: &Path) -> Option<i32> {
     }
 }
 
-/// A writer on a duplicate of descriptor `fd` that treats a closed pipe
-/// (`| head`) as the end of the output rather than an error.
-pub(super) struct Stream {
-    file: File,
+/// A writer that treats a closed pipe (`| head`) as the end of the output
+/// rather than an error: standard output (`-`) and held streams.
+pub(super) struct PipeEnd<W> {
+    inner: W,
     closed: bool,
 }
 
-impl Stream {
-    /// Duplicates `fd` (a clear error when it is not open); `path` names it
-    /// in messages.
-    pub(super) fn open(path: &Path, fd: i32) -> Result<Stream> {
-        Ok(Stream {
-            file: duplicate(path, fd)?,
+impl<W: Write> PipeEnd<W> {
+    /// Writes to `inner` until its reader goes away.
+    pub(super) fn new(inner: W) -> Self {
+        PipeEnd {
+            inner,
             closed: false,
-        })
+        }
     }
+
+    /// `r`, with a closed pipe marking the end of the output.
+    fn ended(&mut self, r: std::io::Result<()>) -> std::io::Result<()> {
+        match r {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(())
+            }
+            r => r,
+        }
+    }
+}
+
+impl<W: Write> Write for PipeEnd<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if !self.closed {
+            let r = self.inner.write_all(buf);
+            self.ended(r)?;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        let r = self.inner.flush();
+        self.ended(r)
+    }
+}
+
+/// A duplicate of descriptor `fd` (a clear error when it is not open),
+/// written until its reader goes away; `path` names it in messages.
+pub(super) fn open(path: &Path, fd: i32) -> Result<PipeEnd<File>> {
+    Ok(PipeEnd::new(duplicate(path, fd)?))
 }
 
 #[cfg(unix)]
@@ -106,26 +140,6 @@ fn duplicate(path: &Path, _fd: i32) -> Result<File> {
 /// Checks before any work that a stream output's descriptor is open.
 pub(super) fn check(path: &Path, fd: i32) -> Result<()> {
     duplicate(path, fd).map(drop)
-}
-
-impl Write for Stream {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        if self.closed {
-            return Ok(buf.len());
-        }
-        match self.file.write_all(buf) {
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
-                self.closed = true;
-                Ok(buf.len())
-            }
-            Err(e) => Err(e),
-            Ok(()) => Ok(buf.len()),
-        }
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
 }
 
 #[cfg(test)]

@@ -171,11 +171,23 @@ fn a_file_the_user_could_not_write_is_refused() {
 }
 
 /// Starts a long `generate`, waits for its temporary, sends `signal`.
-fn interrupted(name: &str, signal: &str) -> (Option<i32>, Vec<PathBuf>) {
+/// `generate`, interrupted by `signal` once its temporary exists: the exit
+/// code and what is left in its folder. With `ignoring_int` it starts with
+/// SIGINT ignored (as `nohup` and background jobs do): SIGINT must then
+/// leave it running, and `signal` is sent after it.
+fn interrupted(name: &str, signal: &str, ignoring_int: bool) -> (Option<i32>, Vec<PathBuf>) {
     let dir = scratch(name);
-    let mut child = Command::new(BIN)
+    let out = dir.join("big.csv");
+    let mut command = if ignoring_int {
+        let mut c = Command::new("sh");
+        c.args(["-c", "trap '' INT; exec \"$0\" \"$@\"", BIN]);
+        c
+    } else {
+        Command::new(BIN)
+    };
+    let mut child = command
         .args(["generate", "fraud", "--n", "3000000", "-q", "-o"])
-        .arg(dir.join("big.csv"))
+        .arg(&out)
         .stdout(Stdio::null())
         .spawn()
         .unwrap();
@@ -188,11 +200,20 @@ fn interrupted(name: &str, signal: &str) -> (Option<i32>, Vec<PathBuf>) {
         std::thread::sleep(Duration::from_millis(20));
     }
     std::thread::sleep(Duration::from_millis(200));
-    let st = Command::new("kill")
-        .args([signal, &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(st.success());
+    let pid = child.id().to_string();
+    let kill = |signal: &str| {
+        let st = Command::new("kill").args([signal, &pid]).status().unwrap();
+        assert!(st.success());
+    };
+    if ignoring_int {
+        kill("-INT");
+        std::thread::sleep(Duration::from_millis(300));
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "an ignored SIGINT ended it"
+        );
+    }
+    kill(signal);
     let code = child.wait().unwrap().code();
     let left = std::fs::read_dir(&dir)
         .unwrap()
@@ -203,10 +224,13 @@ fn interrupted(name: &str, signal: &str) -> (Option<i32>, Vec<PathBuf>) {
 
 #[test]
 fn a_signal_removes_the_temporaries_and_exits_conventionally() {
-    let (code, left) = interrupted("trust-sigint", "-INT");
+    let (code, left) = interrupted("trust-sigint", "-INT", false);
     assert_eq!(code, Some(130));
     assert!(left.is_empty(), "{left:?}");
-    let (code, left) = interrupted("trust-sigterm", "-TERM");
+    let (code, left) = interrupted("trust-sigterm", "-TERM", false);
+    assert_eq!(code, Some(143));
+    assert!(left.is_empty(), "{left:?}");
+    let (code, left) = interrupted("trust-sigint-ignored", "-TERM", true);
     assert_eq!(code, Some(143));
     assert!(left.is_empty(), "{left:?}");
 }

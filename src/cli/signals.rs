@@ -6,8 +6,10 @@
 //! Both signals are blocked in the main thread before any other thread
 //! starts (every later thread inherits the mask), and one thread waits for
 //! them with `sigwait`: the cleanup runs as ordinary code, not in a signal
-//! handler. The Python package does not install this (it has its own
-//! KeyboardInterrupt handling).
+//! handler. A signal the process was started ignoring (`nohup`, a shell's
+//! background job ignores SIGINT) stays ignored, as `sort` leaves it. The
+//! Python package does not install this (it has its own KeyboardInterrupt
+//! handling).
 
 /// Installs the handling; call first thing in `main`, before any thread.
 #[cfg(target_os = "linux")]
@@ -17,9 +19,17 @@ pub(super) fn install() {
     let set = unsafe {
         let mut set: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut set);
-        libc::sigaddset(&mut set, libc::SIGINT);
-        libc::sigaddset(&mut set, libc::SIGTERM);
-        if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
+        let mut any = false;
+        for sig in [libc::SIGINT, libc::SIGTERM] {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            let ignored = libc::sigaction(sig, std::ptr::null(), &mut old) == 0
+                && old.sa_sigaction == libc::SIG_IGN;
+            if !ignored {
+                libc::sigaddset(&mut set, sig);
+                any = true;
+            }
+        }
+        if !any || libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
             return;
         }
         set

@@ -238,7 +238,7 @@ fn corrected_proba(
 
 /// The keep rates of all the sampling behind a model's probabilities: the
 /// sampler stage's times, for a bagging ensemble, its members' mean rates.
-fn sample_rates(model: &Model, keep_rates: &[f64]) -> Vec<f64> {
+pub(crate) fn sample_rates(model: &Model, keep_rates: &[f64]) -> Vec<f64> {
     let mut rates = keep_rates.to_vec();
     if let Some(b) = model.downcast_ref::<BaggedModel>() {
         let n = b.keep_rates().len().max(1) as f64;

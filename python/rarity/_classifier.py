@@ -21,6 +21,8 @@ argmax of ``predict_proba``.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from . import _rarity, _spec
@@ -135,6 +137,34 @@ class _RarityClassifier(ClassifierMixin, BaseEstimator):
         """Writes the fitted model as a rarity model file at ``path``."""
         with open(path, "wb") as f:
             f.write(self.to_bytes())
+
+    def to_onnx(self, path=None):
+        """The fitted strategy as an ONNX model (what ``rarity export`` writes).
+
+        The graph's input ``X`` is a ``double`` matrix of shape ``(N, d)`` with
+        the training features in their order; its outputs are
+        ``probabilities`` (``(N, K)``, ``double``, the columns of
+        :meth:`predict_proba`) and ``label`` (the decided class as a string,
+        as ``rarity predict`` writes it). The sampler, the prior correction,
+        the calibration, the prior shift and the decision are all inside.
+
+        Parameters
+        ----------
+        path : str or path-like, optional
+            Where to write the model (replaced whole or not at all). Without
+            it, the bytes are returned.
+
+        Raises
+        ------
+        ValueError
+            When the strategy has a part the export does not cover (``+em``,
+            or a learner without a graph); the message lists what is covered.
+        """
+        check_fitted(self)
+        if path is None:
+            return self.model_.to_onnx()
+        self.model_.write_onnx(os.fspath(path))
+        return None
 
     def __sklearn_tags__(self):
         return _input_tags(super().__sklearn_tags__())

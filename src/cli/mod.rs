@@ -9,6 +9,7 @@ mod datasets;
 mod evaluate;
 mod experiment;
 mod explain;
+mod export;
 mod fit;
 mod generate;
 mod inspect;
@@ -98,6 +99,9 @@ enum Command {
     /// What a model file holds: versions, strategy, schema, priors, keep
     /// rates, decision, members, training rows and time.
     Show(show::Args),
+    /// Write a saved strategy as an ONNX model (probabilities and label),
+    /// for ONNX Runtime, Triton and the JVM/.NET runtimes.
+    Export(export::Args),
     /// Write a resampled copy of a dataset (under, over, SMOTE, cleaning, ...).
     Resample(resample::Args),
     /// Rank learners for an unlabelled target population (ReverseTesting).
@@ -184,6 +188,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Predict(a) => predict::run(g, &a),
         Command::Explain(a) => explain::run(g, &a),
         Command::Show(a) => show::run(g, &a),
+        Command::Export(a) => export::run(g, &a),
         Command::Resample(a) => resample::run(g, &a),
         Command::Select(a) => select::run(g, &a),
         Command::Experiment(a) => experiment::run(g, &a),

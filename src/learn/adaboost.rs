@@ -56,6 +56,7 @@
 //! usable round the model predicts the weighted class frequencies.
 
 use crate::learn::Classifier;
+use crate::onnx::{self, Graph};
 use crate::progress::Progress;
 use serde::{Deserialize, Serialize};
 
@@ -274,6 +275,42 @@ impl Classifier for BoostModel {
     }
 
     /// Checks shapes.
+    fn to_onnx(&self, g: &mut Graph, x: &onnx::Value) -> std::result::Result<onnx::Value, String> {
+        let m = self.classes.len();
+        if self.trees.is_empty() || m < 2 {
+            let mut row = vec![0.0; self.k];
+            for (&c, &p) in self.classes.iter().zip(&self.prior) {
+                row[c] = p;
+            }
+            return Ok(onnx::constant_rows(g, x, row));
+        }
+        let mut slot = vec![0; self.k];
+        for (s, &c) in self.classes.iter().enumerate() {
+            slot[c] = s;
+        }
+        let off = -1.0 / (m as f64 - 1.0);
+        let tables: Vec<_> = self
+            .trees
+            .iter()
+            .zip(&self.alpha)
+            .map(|(t, &a)| {
+                let mut leaves = vec![0.0; t.n_leaves() * m];
+                for (l, out) in leaves.chunks_mut(m).enumerate() {
+                    let c = slot[argmax(t.proba_of_leaf(l))];
+                    for (s, o) in out.iter_mut().enumerate() {
+                        *o = a * if s == c { 1.0 } else { off };
+                    }
+                }
+                t.onnx_table(leaves)
+            })
+            .collect();
+        let f = onnx::tree_sum(g, x, &tables, m);
+        let scale = g.scalar((m as f64 - 1.0) / m as f64);
+        let f = g.mul(&f, &scale);
+        let p = onnx::softmax_rows(g, &f, m);
+        Ok(onnx::scatter_columns(g, &p, &self.classes, self.k))
+    }
+
     fn validate(&self) -> std::result::Result<(), String> {
         let ok = !self.classes.is_empty()
             && self.prior.len() == self.classes.len()

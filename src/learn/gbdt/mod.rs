@@ -55,6 +55,7 @@ mod grow;
 mod hist;
 mod loss;
 mod model;
+mod onnx;
 mod split;
 mod train;
 

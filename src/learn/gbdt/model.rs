@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::learn::naive_bayes::scatter;
 use crate::learn::rows::{sigmoid, softmax};
 use crate::learn::{Classifier, Importances};
+use crate::onnx::{Graph, Value};
 
 /// One split node: rows with `x[feature] <= threshold` go `left`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -175,6 +176,10 @@ impl Classifier for GbdtModel {
     }
 
     /// The class weights, when they are not all 1.
+    fn to_onnx(&self, g: &mut Graph, x: &Value) -> Result<Value, String> {
+        Ok(super::onnx::to_onnx(self, g, x))
+    }
+
     fn class_weights(&self) -> Option<&[f64]> {
         self.class_weights
             .iter()

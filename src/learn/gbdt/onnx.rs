@@ -32,8 +32,14 @@ fn table(tree: &GbdtTree, target: usize, outputs: usize) -> TreeTable {
     TreeTable { splits, leaves }
 }
 
-/// See [`crate::learn::Classifier::to_onnx`].
-pub(super) fn to_onnx(m: &GbdtModel, g: &mut Graph, x: &Value) -> Value {
+impl GbdtModel {
+    /// See [`crate::learn::Classifier::to_onnx`].
+    pub(super) fn onnx_graph(&self, g: &mut Graph, x: &Value) -> Value {
+        graph(self, g, x)
+    }
+}
+
+fn graph(m: &GbdtModel, g: &mut Graph, x: &Value) -> Value {
     let k = m.n_classes;
     if m.classes.len() < 2 {
         let mut row = vec![0.0; k];

@@ -208,7 +208,7 @@ fn what_cannot_be_exported_is_refused_with_what_can() {
 }
 
 #[test]
-fn text_features_are_named_and_the_model_is_never_the_output() {
+fn text_columns_are_string_inputs_and_the_model_is_never_the_output() {
     let dir = scratch("onnx-text");
     let mut csv = String::from("amount,channel,class\n");
     for i in 0..120 {
@@ -229,9 +229,21 @@ fn text_features_are_named_and_the_model_is_never_the_output() {
         m,
     ]);
     assert_eq!(code, 0, "{err}");
-    let (code, _, err) = run(&["export", m, "-o", dir.join("m.onnx").to_str().unwrap()]);
-    assert_ne!(code, 0);
-    assert!(err.contains("text column channel"), "{err}");
+    let graph_path = dir.join("m.onnx");
+    let (code, _, err) = run(&["export", m, "-o", graph_path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let model_proto = decode(&std::fs::read(&graph_path).unwrap());
+    let graph = decode(&bytes_of(&model_proto, 7)[0]);
+    let inputs: Vec<String> = bytes_of(&graph, 11)
+        .iter()
+        .map(|v| text(&bytes_of(&decode(v), 1)[0]))
+        .collect();
+    assert_eq!(inputs, vec!["X", "channel"]);
+    let ops: Vec<String> = bytes_of(&graph, 1)
+        .iter()
+        .map(|n| text(&bytes_of(&decode(n), 4)[0]))
+        .collect();
+    assert!(ops.contains(&"Equal".to_string()), "{ops:?}");
     let before = std::fs::read(&model).unwrap();
     let (code, _, err) = run(&["export", m, "-o", m]);
     assert_ne!(code, 0);

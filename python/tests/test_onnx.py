@@ -56,6 +56,8 @@ BINARY = [
     "forest(n=20)+lambda(1,3)",
     "logistic+benefit(amount=x1,overhead=60)",
     "under(beta=0.5)+tree(max_depth=4)+correct+threshold(0.3)",
+    "smote+forest(n=10)+correct",
+    "under-bagging(n=10)+correct+cost(matrix='0,1;8,0')",
 ]
 
 MULTICLASS = [
@@ -72,6 +74,8 @@ MULTICLASS = [
     "forest(n=20)+lambda(1,1,2,2,2,1)",
     "forest(n=20)+priors(1,1,1,1,1,1)",
     "bagging(n=10)+correct",
+    "gbdt(rounds=20)+cost(matrix='0,1,1,1,1,1;5,0,1,1,1,1;5,1,0,1,1,1;5,1,1,0,1,1;5,1,1,1,0,1;5,1,1,1,1,0')",
+    "logistic+priors(2,1,1,1,1,1)+cost(matrix='0,1,1,1,1,1;5,0,1,1,1,1;5,1,0,1,1,1;5,1,1,0,1,1;5,1,1,1,0,1;5,1,1,1,1,0')",
 ]
 
 CASES = [(d, s) for d in ("pima", "yeast4") for s in BINARY] + [("glass", s) for s in MULTICLASS]
@@ -192,17 +196,37 @@ def test_what_cannot_be_exported_says_why(cli, splits, tmp_path, spec, says):
     assert not graph.exists()
 
 
-def test_text_features_are_named(cli, tmp_path):
-    data = tmp_path / "t.csv"
+def test_text_columns_are_string_inputs_encoded_in_the_graph(cli, tmp_path):
     rng = np.random.default_rng(0)
-    with open(data, "w") as f:
-        f.write("amount,channel,class\n")
-        for i in range(200):
-            f.write(f"{rng.normal():.4f},{'web' if i % 3 else 'shop'},{int(i % 7 == 0)}\n")
-    model, graph = tmp_path / "m.rarity", tmp_path / "m.onnx"
-    _ok(cli, "fit", data, "--categorical", "one-hot", "-m", "tree", "-o", model)
-    r = _run(cli, "export", model, "-o", graph)
-    assert r.returncode != 0 and "channel" in r.stderr, r.stderr
+    channels = ["web", "shop", "phone"]
+    lines = ["amount,channel,class"]
+    for i in range(600):
+        c = channels[i % 3]
+        y = int(rng.random() < (0.3 if c == "phone" else 0.05))
+        lines.append(f"{rng.normal() + 2 * y:.4f},{c},{y}")
+    (tmp_path / "train.csv").write_text("\n".join(lines[:401]) + "\n")
+    # Held-out rows, one with a level the model never saw.
+    test = [lines[0], *lines[401:], "0.5,kiosk,0"]
+    (tmp_path / "test.csv").write_text("\n".join(test) + "\n")
+    model, graph, pred = tmp_path / "m.rarity", tmp_path / "m.onnx", tmp_path / "p.csv"
+    spec = "under(beta=0.3)+forest(n=10)+correct+threshold(priors)"
+    _ok(cli, "fit", tmp_path / "train.csv", "--categorical", "one-hot", "-m", spec, "-o", model)
+    _ok(cli, "export", model, "-o", graph)
+    _ok(cli, "predict", model, tmp_path / "test.csv", "--unknown", "ignore", "-o", pred)
+    m = onnx.load(graph)
+    onnx.checker.check_model(m, full_check=True)
+    inputs = json.loads({p.key: p.value for p in m.metadata_props}["inputs"])
+    assert [i["name"] for i in inputs] == ["X", "channel"]
+    rows = list(csv.DictReader(open(tmp_path / "test.csv")))
+    feeds = {
+        "X": np.array([[float(r["amount"])] for r in rows]),
+        "channel": np.array([[r["channel"]] for r in rows], dtype=object),
+    }
+    sess = ort.InferenceSession(str(graph), providers=["CPUExecutionProvider"])
+    proba, label = sess.run(["probabilities", "label"], feeds)
+    want_p, want_label = _predictions(pred)
+    assert np.max(np.abs(proba - want_p)) <= 1e-12
+    assert list(label) == want_label
 
 
 def test_python_estimators_export_what_they_predict(binary_data, tmp_path):

@@ -4,8 +4,9 @@
 //!
 //! At scoring time a sampler is the identity and everything after the
 //! learner is a closed-form function of the probabilities, so the whole
-//! strategy is one graph: input `X` (`[N, d]`, double, the model's feature
-//! columns in its order), each member's learner
+//! strategy is one graph: input `X` (`[N, d]`, double, the model's numeric
+//! feature columns in its order; a text column is a string input of its
+//! own, one-hot encoded in the graph), each member's learner
 //! ([`crate::learn::Classifier::to_onnx`]), the prior correction of Dal
 //! Pozzolo et al. (2015, eq. 9; per member or on the average), the
 //! calibrator, the average of the members, the move to known priors, and
@@ -33,14 +34,14 @@ pub const COVERED: &str = "learners tree, forest, balanced-forest, rdt, gbdt, ad
      rusboost, logitboost, logistic, lda, qda, gnb, and bagging ensembles of them (bagging, \
      pt-bagging, eb-/rb-/smote-/underover-bagging, easy-ensemble; tree members for a hard vote or \
      +correct(mode=member)); stages +correct, +platt, +isotonic, +priors(...); every decision \
-     (argmax, threshold(...), lambda(...), cost(...), benefit(...), tuned thresholds)";
+     (argmax, threshold(...), lambda(...), cost(...), benefit(...), tuned thresholds); numeric \
+     and one-hot text features";
 
 /// The ONNX model of `model`: its bytes (the same model gives the same
 /// bytes).
 pub fn to_onnx(model: &FittedStrategy) -> Result<Vec<u8>> {
-    check_features(model)?;
     let schema = &model.schema;
-    let (d, k) = (schema.feature_names.len(), schema.class_names.len());
+    let k = schema.class_names.len();
     let refuse = |what: String| {
         Error::invalid(format!(
             "{} cannot be exported to ONNX: {what} are not covered; the export covers {COVERED}",
@@ -49,7 +50,7 @@ pub fn to_onnx(model: &FittedStrategy) -> Result<Vec<u8>> {
     };
     let mut g = Graph::new();
     let rows = Dim::Named("N".into());
-    let x = g.input("X", DataType::Double, &[rows.clone(), Dim::Fixed(d as i64)]);
+    let (x, inputs) = features(&mut g, model)?;
     let mut sum: Option<Value> = None;
     for m in &model.members {
         let p = member_proba(&mut g, &x, m, model.correct).map_err(refuse)?;
@@ -100,6 +101,7 @@ pub fn to_onnx(model: &FittedStrategy) -> Result<Vec<u8>> {
     let metadata = [
         ("rarity_version", env!("CARGO_PKG_VERSION").to_string()),
         ("strategy", model.spec.clone()),
+        ("inputs", inputs.to_string()),
         ("features", json!(schema.feature_names).to_string()),
         ("classes", json!(schema.class_names).to_string()),
         ("keep_rates", json!(keep_rates).to_string()),
@@ -109,29 +111,59 @@ pub fn to_onnx(model: &FittedStrategy) -> Result<Vec<u8>> {
     Ok(g.into_model("rarity", env!("CARGO_PKG_VERSION"), &metadata))
 }
 
-/// Refuses a model whose features include text columns (one-hot encoded
-/// by rarity's reader, which the graph's numeric input cannot carry).
-fn check_features(model: &FittedStrategy) -> Result<()> {
-    let text: Vec<&str> = model
-        .schema
-        .encodings
+/// The graph's inputs and the model's feature matrix (`[N, d]`) built
+/// from them, with a description of the inputs for the metadata. `X` holds
+/// the numeric columns, in the model's order; each text column (one-hot
+/// encoded by rarity's reader) is a string input `[N, 1]` of its own, named
+/// after the column, encoded inside the graph: one 0/1 column per level the
+/// model knows (`Equal` against the levels), all zeros for a level it does
+/// not (as `rarity predict --unknown ignore`).
+fn features(g: &mut Graph, model: &FittedStrategy) -> Result<(Value, serde_json::Value)> {
+    let encodings = &model.schema.encodings;
+    let numeric: Vec<&str> = encodings
         .iter()
-        .filter(|e| matches!(e, ColumnEncoding::OneHot { .. }))
+        .filter(|e| matches!(e, ColumnEncoding::Numeric { .. }))
         .map(ColumnEncoding::name)
         .collect();
-    if text.is_empty() {
-        return Ok(());
+    let rows = Dim::Named("N".into());
+    let x = g.input(
+        "X",
+        DataType::Double,
+        &[rows.clone(), Dim::Fixed(numeric.len() as i64)],
+    );
+    let mut described = vec![json!({"name": "X", "type": "double", "columns": numeric})];
+    if numeric.len() == encodings.len() {
+        return Ok((x, json!(described)));
     }
-    Err(Error::invalid(format!(
-        "{} cannot be exported to ONNX: its features include the text column{} {}, which the \
-         graph's numeric input X cannot carry; encode {} as numbers before fitting, or leave {} \
-         out with --drop",
-        model.spec,
-        if text.len() == 1 { "" } else { "s" },
-        text.join(", "),
-        if text.len() == 1 { "it" } else { "them" },
-        if text.len() == 1 { "it" } else { "them" },
-    )))
+    let mut parts = Vec::with_capacity(encodings.len());
+    let mut j = 0;
+    for e in encodings {
+        match e {
+            ColumnEncoding::Numeric { .. } => {
+                parts.push(g.columns(&x, j, j + 1));
+                j += 1;
+            }
+            ColumnEncoding::OneHot { name, levels } => {
+                if name == "X" || encodings.iter().filter(|o| o.name() == name).count() > 1 {
+                    return Err(Error::invalid(format!(
+                        "{} cannot be exported to ONNX: its text column '{name}' would share its \
+                         input's name with another input",
+                        model.spec
+                    )));
+                }
+                let text = g.input(name, DataType::String, &[rows.clone(), Dim::Fixed(1)]);
+                let known = g.constant(Tensor::Strings(
+                    vec![1, levels.len() as i64],
+                    levels.clone(),
+                ));
+                let hit = g.op("Equal", &[&text, &known], &[]);
+                parts.push(g.cast(&hit, DataType::Double));
+                described.push(json!({"name": name, "type": "string", "levels": levels}));
+            }
+        }
+    }
+    let all = g.concat_columns(&parts.iter().collect::<Vec<_>>());
+    Ok((all, json!(described)))
 }
 
 /// One member's probabilities: the learner's, corrected as

@@ -16,8 +16,6 @@ pub enum DataType {
     Int64 = 7,
     /// UTF-8 string.
     String = 8,
-    /// Boolean.
-    Bool = 9,
     /// 64-bit float.
     Double = 11,
 }
@@ -53,13 +51,6 @@ impl Message {
     pub fn int(&mut self, field: u32, v: i64) -> &mut Self {
         self.key(field, 0);
         self.varint(v as u64);
-        self
-    }
-
-    /// A 32-bit float field.
-    pub fn float(&mut self, field: u32, v: f32) -> &mut Self {
-        self.key(field, 5);
-        self.0.extend_from_slice(&v.to_le_bytes());
         self
     }
 
@@ -169,8 +160,6 @@ pub enum Attr {
     Int(i64),
     /// Integers.
     Ints(Vec<i64>),
-    /// One string.
-    Str(String),
     /// A tensor.
     Tensor(Tensor),
 }
@@ -182,7 +171,6 @@ impl Attr {
         m.string(1, name);
         match self {
             Attr::Int(v) => m.int(3, *v).int(20, 2),
-            Attr::Str(s) => m.string(4, s).int(20, 3),
             Attr::Tensor(t) => m.message(5, &t.encode("")).int(20, 4),
             Attr::Ints(v) => m.packed_ints(8, v).int(20, 7),
         };

@@ -780,7 +780,7 @@ class NearMiss(_Base):
     >>> X, y = rarity.datasets.load("ecoli4")
     >>> Xr, yr = sampling.NearMiss(version=3).fit_resample(X, y)
     >>> sorted(set(yr.tolist()))
-    ['0', '1']
+    [0, 1]
     """
 
     def __init__(self, *, sampling_strategy="auto", version=1, n_neighbors=3, n_neighbors_ver3=3, n_jobs=None):

@@ -276,8 +276,9 @@ fn proba_of(p: &PyReadonlyArray2<'_, f64>) -> PyResult<Proba> {
     let v: Vec<f64> = a.iter().copied().collect();
     if let Some(i) = v.iter().position(|x| !x.is_finite()) {
         return Err(value_error(format!(
-            "row {}: probability {} is not a finite number",
-            i / k + 1,
+            "proba[{}, {}] = {} is not a finite number",
+            i / k,
+            i % k,
             v[i]
         )));
     }

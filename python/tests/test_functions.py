@@ -56,7 +56,7 @@ def test_metrics_every_key_and_function():
     p3 = np.eye(3)[[0, 1, 2, 1, 1, 0]] * 0.7 + 0.1
     m = rarity.metrics.score(y3, p3)
     assert "roc_auc_hand_till" in m and "brier_positive" not in m
-    with pytest.raises(ValueError, match="outside \\[0, 1\\]"):
+    with pytest.raises(ValueError, match="is not a probability in \\[0, 1\\]"):
         rarity.metrics.score(y, p + 1)
 
 

@@ -43,6 +43,7 @@ use crate::experiment::compare::{
 use crate::metrics::catalogue::{metric, Metric};
 use crate::metrics::cost::{Benefit, LossMatrix};
 use crate::params::syntax::parse_args;
+use crate::sample::SmoteNeighbours;
 use crate::spec::build_strategy;
 use crate::split::Splitter;
 use crate::stats::wilcoxon;
@@ -412,6 +413,25 @@ fn compare_decisions(cmp: &Comparison, metric: &Metric, model_order: &[usize]) -
         .collect()
 }
 
+/// Whether SMOTE-bagging's default `k` fits every training fold: SMOTE
+/// needs more than `k` rows of the class it enlarges (the fold's smallest),
+/// so on fewer the default strategy is left out of the defaults rather than
+/// failing the run. A split that fails here fails in the comparison, which
+/// says why.
+fn smote_fits_every_fold(data: &Dataset, splitter: &Splitter, seed: u64) -> bool {
+    let k = SmoteNeighbours::default().k;
+    let Ok(folds) = splitter.split_dataset(data, seed) else {
+        return true;
+    };
+    folds.iter().all(|f| {
+        let mut counts = vec![0usize; data.n_classes()];
+        for &i in &f.train {
+            counts[data.label(i)] += 1;
+        }
+        counts.iter().filter(|&&n| n > 0).all(|&n| n > k)
+    })
+}
+
 /// Runs the comparison on `data` (its (model, fold) evaluations counted in
 /// [`crate::progress`]).
 pub fn run(data: &Dataset, settings: RunSettings) -> Result<RunOutcome> {
@@ -425,7 +445,11 @@ pub fn run(data: &Dataset, settings: RunSettings) -> Result<RunOutcome> {
     )?;
     let given = if settings.strategies.is_empty() {
         let specs = if data.n_classes() == 2 {
-            default_strategies(&default_betas(data))
+            let mut specs = default_strategies(&default_betas(data));
+            if !smote_fits_every_fold(data, &settings.splitter, settings.seed) {
+                specs.retain(|s| !s.starts_with("smote-bagging"));
+            }
+            specs
         } else {
             default_multiclass_strategies()
         };

@@ -142,7 +142,7 @@ fn summary_of(summaries: &[Vec<(String, Summary)>], i: usize, key: &str) -> Opti
 /// let settings = RunSettings {
 ///     strategies, decision_copies: vec![], metric: metric("roc_auc").unwrap(), decision_metric: None,
 ///     extras: Extras { keep_predictions: true, ..Extras::default() },
-///     splitter: "1x3".parse().unwrap(), seed: 1,
+///     splitter: "1x3".parse().unwrap(), pooled: false, seed: 1,
 /// };
 /// let outcome = run(&ds, settings).unwrap();
 /// let ctx = RunContext { data: &ds, notes: vec![] };

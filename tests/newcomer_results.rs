@@ -119,3 +119,112 @@ fn run_pooled_flag_pools_any_scheme_and_help_lists_loo() {
     let (_, help, _) = run(&["run", "--help"]);
     assert!(help.contains("`loo`"), "{help}");
 }
+
+const MURPHY_KEYS: [&str; 5] = [
+    "brier_reliability",
+    "brier_resolution",
+    "brier_uncertainty",
+    "brier_within_bin_variance",
+    "brier_within_bin_covariance",
+];
+
+/// `reliability - resolution + uncertainty + wbv - wbc` of a report.
+fn murphy_sum(report: &[(String, f64)]) -> f64 {
+    let get = |k: &str| {
+        report
+            .iter()
+            .find(|(n, _)| n == k)
+            .unwrap_or_else(|| panic!("no {k} in the report"))
+            .1
+    };
+    get("brier_reliability") - get("brier_resolution")
+        + get("brier_uncertainty")
+        + get("brier_within_bin_variance")
+        - get("brier_within_bin_covariance")
+}
+
+/// Item 2: every report gives the two within-bin terms of Stephenson,
+/// Coelho & Jolliffe (2008), so the decomposition adds up to the Brier score
+/// (binary and multiclass), against NumPy's figures
+/// (tools/gen_murphy_fixtures.py).
+#[test]
+fn brier_decomposition_adds_up_and_matches_numpy() {
+    use common::{check, labels, load, num, nums};
+    use rarity::data::Proba;
+    use rarity::metrics::score_report;
+    use rarity::metrics::summary::BinarySummary;
+    let fx = load("murphy.json");
+    let mut failures = Vec::new();
+    let mut check_report = |name: &str, report: &[(String, f64)], want: &Value| {
+        for key in MURPHY_KEYS.iter().chain(&["brier"]) {
+            let got = report
+                .iter()
+                .find(|(n, _)| n == key)
+                .map_or(f64::NAN, |x| x.1);
+            check(name, key, got, num(&want[*key]), 1e-12, &mut failures);
+        }
+        let brier = report.iter().find(|(n, _)| n == "brier").unwrap().1;
+        let sum = murphy_sum(report);
+        if (sum - brier).abs() > 1e-12 {
+            failures.push(format!(
+                "{name}: the terms add up to {sum}, the Brier score is {brier}"
+            ));
+        }
+    };
+    for case in fx["binary"].as_array().unwrap() {
+        let name = case["name"].as_str().unwrap();
+        let (truth, p) = (labels(&case["truth"]), nums(&case["p"]));
+        let report = score_report(&truth, &Proba::from_positive(&p), 0.5, &[]).unwrap();
+        check_report(name, &report, &case["expected"]);
+        // The mergeable summary of `rarity score` on large files too.
+        let mut s = BinarySummary::new(0.5).unwrap();
+        s.add(&truth, &p).unwrap();
+        check_report(
+            &format!("{name} (summary)"),
+            &s.report().unwrap(),
+            &case["expected"],
+        );
+    }
+    for case in fx["multiclass"].as_array().unwrap() {
+        let name = case["name"].as_str().unwrap();
+        let k = case["k"].as_u64().unwrap() as usize;
+        let proba = Proba::new(nums(&case["proba"]), k);
+        let report = score_report(&labels(&case["truth"]), &proba, 0.5, &[]).unwrap();
+        check_report(name, &report, &case["expected"]);
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Item 2 end to end: pima, logistic, 5 folds (the 0.15685 vs
+/// 0.15644): the reported terms add up to the reported Brier score.
+#[test]
+fn evaluate_reports_within_bin_terms_that_add_up() {
+    let (code, out, err) = run(&[
+        "evaluate",
+        "--dataset",
+        "pima",
+        "-m",
+        "logistic",
+        "--cv",
+        "5",
+        "--format",
+        "json",
+        "-q",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    let metrics = &v["metrics"];
+    let mean = |k: &str| {
+        let m = &metrics[k]["mean"];
+        m.as_f64().unwrap_or_else(|| panic!("no {k}: {out}"))
+    };
+    let sum = mean("brier_reliability") - mean("brier_resolution")
+        + mean("brier_uncertainty")
+        + mean("brier_within_bin_variance")
+        - mean("brier_within_bin_covariance");
+    assert!(
+        (sum - mean("brier")).abs() < 1e-12,
+        "{sum} vs {}",
+        mean("brier")
+    );
+}

@@ -137,7 +137,9 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     let murphy = if summary.iter().any(|(k, _)| k == "brier_reliability") {
         format!(
             "\nbrier_reliability, brier_resolution: Murphy's decomposition of the Brier score \
-             over {MURPHY_BINS} equal-width probability bins (the reliability diagram's)\n"
+             over {MURPHY_BINS} equal-width probability bins (the reliability diagram's); with the \
+             within-bin terms (Stephenson et al. 2008) it adds up: brier = reliability - \
+             resolution + uncertainty + within_bin_variance - within_bin_covariance\n"
         )
     } else {
         String::new()

@@ -294,7 +294,6 @@ pub fn report_notes(
     cost: Option<&str>,
     saved_to: Option<&Path>,
 ) -> Vec<String> {
-    let cmp = &outcome.comparison;
     let (seed, metric) = (outcome.seed, outcome.metric.key);
     let mut notes = vec![
         format!(

@@ -300,3 +300,102 @@ fn generate_fraud_population_does_not_depend_on_the_seed() {
     assert_ne!(code, 0);
     assert!(err.contains("drift"), "{err}");
 }
+
+/// Item 17: after saving the winner, `run` prints the command that applies
+/// it to new rows.
+#[test]
+fn run_prints_the_next_command() {
+    let dir = scratch("next");
+    let model = dir.join("w.rarity");
+    let (code, out, err) = run(&[
+        "run",
+        "--dataset",
+        "glass6",
+        "-m",
+        "logistic",
+        "-m",
+        "tree",
+        "--cv",
+        "1x3",
+        "-q",
+        "-o",
+        model.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let want = format!("rarity predict {} FILE -o predictions.csv", model.display());
+    assert!(out.contains(&want), "{out}");
+}
+
+/// Item 18: `fit --quiet` prints nothing; `predict --format json` shows
+/// the rule as a spec, not the internal type; a p-value below the
+/// distributions' resolution is "< 1e-16", not 0.
+#[test]
+fn fit_quiet_predict_json_rule_and_tiny_p_values() {
+    let dir = scratch("fit-quiet");
+    let model = dir.join("m.rarity");
+    let data = dir.join("d.csv");
+    let (code, _, err) = run(&[
+        "generate",
+        "gaussian",
+        "--n",
+        "400",
+        "-q",
+        "-o",
+        data.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = run(&[
+        "fit",
+        data.to_str().unwrap(),
+        "--drop",
+        "p_true",
+        "-m",
+        "logistic+threshold(priors)",
+        "-q",
+        "-o",
+        model.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "", "fit --quiet printed");
+    assert_eq!(err, "");
+    let preds = dir.join("p.csv");
+    let (code, out, err) = run(&[
+        "predict",
+        model.to_str().unwrap(),
+        data.to_str().unwrap(),
+        "--format",
+        "json",
+        "-q",
+        "-o",
+        preds.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    let rule = v["rule"]
+        .as_str()
+        .unwrap_or_else(|| panic!("rule is not a spec: {out}"));
+    assert!(rule.starts_with("threshold("), "{rule}");
+    assert_eq!(rarity::report::format::p_value_text(0.0), "< 1e-16");
+    assert_eq!(rarity::report::format::p_equals_text(0.0), "p < 1e-16");
+}
+
+/// Item 20: `--target Class` on a table whose column is `class` says which
+/// column it chose.
+#[test]
+fn target_matched_ignoring_case_is_noted() {
+    let dir = scratch("target-case");
+    let data = common::file(
+        &dir,
+        "d.csv",
+        b"a,b,class\n1,2,0\n2,3,1\n3,1,0\n4,4,1\n5,2,0\n6,1,1\n",
+    );
+    let (code, _, err) = run(&["inspect", &data, "--target", "Class"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("--target 'Class' is the column 'class'"),
+        "{err}"
+    );
+    let (code, _, err) = run(&["inspect", &data, "--target", "class"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("ignoring case"), "{err}");
+}

@@ -380,9 +380,11 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         ));
     }
     out.push_str(&format!(
-        "\nwinner for {metric}: {}\nsaved, trained on all rows, to {}\n",
+        "\nwinner for {metric}: {}\nsaved, trained on all rows, to {}\n\
+         next: rarity predict {} FILE -o predictions.csv\n",
         winner.spec,
-        a.output.display()
+        a.output.display(),
+        shell_word(&a.output.display().to_string())
     ));
     if let Some(dir) = &a.report {
         out.push_str(&format!(
@@ -391,4 +393,18 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         ));
     }
     write_stdout(&out)
+}
+
+/// `s` as one shell word: as is when it holds only safe characters, else
+/// in single quotes.
+fn shell_word(s: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "-_./+=:,@".contains(c);
+    if s.starts_with('-') {
+        // Not an option.
+        shell_word(&format!("./{s}"))
+    } else if !s.is_empty() && s.chars().all(safe) {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
 }

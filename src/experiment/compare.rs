@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::evaluate::{evaluate_fold_group, pooled, Evaluation, Extras, FoldResult};
 use crate::metrics::catalogue::{Metric, Needs};
 use crate::progress::Progress;
-use crate::report::format::{metric_text, p_value_text};
+use crate::report::format::{metric_text, p_equals_text};
 use crate::split::Splitter;
 use crate::stats::{critical_difference, friedman, mean_ranks};
 use crate::strategy::{core_groups, model_groups, Strategy};
@@ -332,6 +332,11 @@ impl Comparison {
             })
             .collect();
         let ranks = mean_ranks(&table, true)?;
+        let unit = if self.evaluations.first().is_some_and(|e| e.pooled) {
+            "pooled repeats"
+        } else {
+            "folds"
+        };
         let fr = if k >= 3 && n >= 2 {
             friedman(&table).ok()
         } else {
@@ -347,11 +352,11 @@ impl Comparison {
             Some(fr) => {
                 let tied: Vec<usize> = (0..k).filter(|&i| ranks[i] - best <= cd).collect();
                 let summary = format!(
-                    "Friedman test on {metric} over {n} folds between {k} models: p = {} \
-                     (Iman-Davenport p = {}); Nemenyi critical difference {} ranks at alpha 0.05; \
+                    "Friedman test on {metric} over {n} {unit} between {k} models: {} \
+                     (Iman-Davenport {}); Nemenyi critical difference {} ranks at alpha 0.05; \
                      {} of {k} models not significantly worse than the best",
-                    p_value_text(fr.chi2_p_value),
-                    p_value_text(fr.f_p_value),
+                    p_equals_text(fr.chi2_p_value),
+                    p_equals_text(fr.f_p_value),
                     metric_text(cd),
                     tied.len()
                 );

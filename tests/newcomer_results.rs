@@ -399,3 +399,82 @@ fn target_matched_ignoring_case_is_noted() {
     assert_eq!(code, 0, "{err}");
     assert!(!err.contains("ignoring case"), "{err}");
 }
+
+/// Item 4: a corrected model deciding by default (0.5) on a rare class is
+/// flagged where its result is shown, with the decisions that fit.
+#[test]
+fn corrected_model_with_the_default_decision_on_a_rare_class_is_noted() {
+    let dir = scratch("argmax-note");
+    let model = dir.join("w.rarity");
+    let report = dir.join("report");
+    let spec = "under(beta=0.05)+forest(n=10)+correct";
+    let (code, out, err) = run(&[
+        "run",
+        "--dataset",
+        "yeast4",
+        "-m",
+        spec,
+        "-m",
+        "under(beta=0.05)+forest(n=10)+correct+threshold(priors)",
+        "--cv",
+        "1x3",
+        "-q",
+        "-o",
+        model.to_str().unwrap(),
+        "--report",
+        report.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("note: ") && l.contains(spec))
+        .unwrap_or_else(|| panic!("no note: {out}"));
+    assert!(
+        line.contains("threshold(priors)") && line.contains("cost("),
+        "{line}"
+    );
+    // Only the strategy deciding by default.
+    assert_eq!(out.matches("note: ").count(), 1, "{out}");
+    let html = std::fs::read_to_string(report.join("index.html")).unwrap();
+    assert!(html.contains("seldom reach 0.5"), "no note in the report");
+
+    let (code, out, err) = run(&[
+        "run",
+        "--dataset",
+        "yeast4",
+        "-m",
+        spec,
+        "--cv",
+        "1x3",
+        "-q",
+        "--format",
+        "json",
+        "-o",
+        model.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    assert!(
+        v["notes"][0]
+            .as_str()
+            .unwrap()
+            .contains("threshold(priors)"),
+        "{out}"
+    );
+
+    let (code, out, err) = run(&[
+        "evaluate",
+        "--dataset",
+        "yeast4",
+        "-m",
+        spec,
+        "--cv",
+        "3",
+        "-q",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("note: ") && out.contains("threshold(priors)"),
+        "{out}"
+    );
+}

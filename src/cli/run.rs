@@ -14,8 +14,8 @@ use rarity::error::{Error, Result};
 use rarity::evaluate::Extras;
 use rarity::experiment::compare::{DECISION_METRICS, MODEL_METRICS};
 use rarity::experiment::run::{
-    classes_text, counts_text, decision_copies, decision_metric, folds_text, ranking_metric,
-    report_notes, run as run_job, Level, RunSettings,
+    classes_text, counts_text, decision_copies, decision_metric, decision_notes, folds_text,
+    ranking_metric, report_notes, run as run_job, Level, RunSettings,
 };
 use rarity::experiment::run_report::{run_report, RunContext};
 use rarity::metrics::catalogue;
@@ -187,6 +187,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         run_report(&outcome, &ctx)?.write(dir)?;
     }
 
+    let notes = decision_notes(&outcome, &ds);
     let one_value = outcome.pooled && cmp.evaluations[0].folds.len() == 1;
     let summaries: Vec<_> = cmp.evaluations.iter().map(|e| e.summary()).collect();
     let metrics_json = |i: usize| -> serde_json::Map<String, serde_json::Value> {
@@ -248,7 +249,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             })
             .collect();
         return print_json(&json!({
-            "data": report.source, "cv": a.cv, "pooled": outcome.pooled, "metric": metric, "level": outcome.level,
+            "data": report.source, "cv": a.cv, "pooled": outcome.pooled, "notes": notes, "metric": metric, "level": outcome.level,
             "decision_metric": dm, "ranking": ranking_rows, "models": models, "decisions": decisions,
             "verdict": verdict, "winner": winner.spec, "saved": a.output.display().to_string(),
             "rows_dropped": report.rows_dropped(),
@@ -366,6 +367,12 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         if outcome.pooled { "repeats" } else { "folds" },
         t.to_text()
     ));
+    for n in &notes {
+        out.push_str(&format!("note: {n}\n"));
+    }
+    if !notes.is_empty() {
+        out.push('\n');
+    }
     out.push_str(&format!("verdict: {}\n", verdict.summary));
     if verdict.testable {
         out.push_str(&format!(

@@ -324,6 +324,11 @@ pub fn report_notes(
             b.amount, b.overhead, b.overhead
         ));
     }
+    notes.extend(
+        decision_notes(outcome, data)
+            .into_iter()
+            .map(|n| format!("Note: {n}.")),
+    );
     let winner = &outcome.winner_strategy().spec;
     notes.push(match saved_to {
         Some(p) => format!(
@@ -346,6 +351,18 @@ pub fn folds_text(outcome: &RunOutcome) -> String {
     } else {
         format!("{} folds", e.folds.len())
     }
+}
+
+/// The notes on the decisions of a run's strategies
+/// ([`Strategy::default_decision_note`]): those deciding by default on
+/// corrected or calibrated probabilities of a rare class.
+pub fn decision_notes(outcome: &RunOutcome, data: &Dataset) -> Vec<String> {
+    let counts = data.class_counts();
+    outcome
+        .order
+        .iter()
+        .filter_map(|&i| outcome.strategies[i].default_decision_note(&counts))
+        .collect()
 }
 
 /// How many strategies and distinct models a run compared: `7 strategies, 5

@@ -478,3 +478,79 @@ fn corrected_model_with_the_default_decision_on_a_rare_class_is_noted() {
         "{out}"
     );
 }
+
+/// Item 19: the run report has a log false-positive-rate ROC panel, and its
+/// curves are thinned to at most 2,000 points (the report of a 200,000-row
+/// table was 4 MB).
+#[test]
+fn run_report_has_a_log_fpr_panel_and_thin_curves() {
+    let dir = scratch("report-thin");
+    let data = dir.join("g.csv");
+    let (code, _, err) = run(&[
+        "generate",
+        "gaussian",
+        "--n",
+        "12000",
+        "--positive-rate",
+        "0.02",
+        "-q",
+        "-o",
+        data.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let report = dir.join("r");
+    let model = dir.join("w.rarity");
+    let (code, _, err) = run(&[
+        "run",
+        data.to_str().unwrap(),
+        "--drop",
+        "p_true",
+        "-m",
+        "logistic",
+        "-m",
+        "gnb",
+        "--cv",
+        "1x2",
+        "-q",
+        "--report",
+        report.to_str().unwrap(),
+        "-o",
+        model.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let html = std::fs::read_to_string(report.join("index.html")).unwrap();
+    assert!(html.contains("log false-positive axis"), "no log-FPR panel");
+    let longest = html
+        .split("<polyline points=\"")
+        .skip(1)
+        .map(|s| s.split('"').next().unwrap().split(' ').count())
+        .max()
+        .unwrap();
+    assert!(longest <= 2000, "a curve of {longest} points");
+    // Thinning keeps the shape: still a curve, not a few segments.
+    assert!(longest > 20, "{longest}");
+}
+
+/// Item 5: `adac2(n=50,cost_pos=balanced)` labelled every pima row positive
+/// (the inverse class ratio compounded over 50 rounds, a defect of the
+/// option's definition): it now labels both classes.
+#[test]
+fn adac2_balanced_labels_both_classes_on_pima() {
+    let (code, out, err) = run(&[
+        "evaluate",
+        "--dataset",
+        "pima",
+        "-m",
+        "adac2(n=50,cost_pos=balanced)",
+        "--cv",
+        "5",
+        "--format",
+        "json",
+        "-q",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    let mean = |k: &str| v["metrics"][k]["mean"].as_f64().unwrap();
+    assert!(mean("tpr") < 0.95 && mean("tnr") > 0.3, "{out}");
+    assert!(mean("g_mean") > 0.6 && mean("brier") < 0.3, "{out}");
+}

@@ -554,3 +554,85 @@ fn adac2_balanced_labels_both_classes_on_pima() {
     assert!(mean("tpr") < 0.95 && mean("tnr") > 0.3, "{out}");
     assert!(mean("g_mean") > 0.6 && mean("brier") < 0.3, "{out}");
 }
+
+/// A `generate gaussian` table of 3 features without its `p_true` column.
+fn gaussian_without_truth(dir: &std::path::Path, name: &str, seed: &str) -> String {
+    let raw = dir.join(format!("raw-{name}"));
+    let (code, _, err) = run(&[
+        "generate",
+        "gaussian",
+        "--n",
+        "3000",
+        "--d",
+        "3",
+        "--positive-rate",
+        "0.3",
+        "--seed",
+        seed,
+        "-q",
+        "-o",
+        raw.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let text: String = std::fs::read_to_string(&raw)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            format!("{},{},{},{}\n", f[0], f[1], f[2], f[4])
+        })
+        .collect();
+    common::file(dir, name, text.as_bytes())
+}
+
+/// Item 6: when `select --truth` disagrees with the ranking, the output
+/// says so (here the training-set accuracy of an unpruned tree, which
+/// memorises its rows, against logistic regression on a fresh population).
+#[test]
+fn select_says_when_the_truth_disagrees() {
+    let dir = scratch("select-truth");
+    let all = gaussian_without_truth(&dir, "g.csv", "42");
+    let population = gaussian_without_truth(&dir, "pop.csv", "7");
+    let biased = dir.join("b.csv");
+    let (code, _, err) = run(&[
+        "generate",
+        "bias",
+        &all,
+        "--feature",
+        "x0",
+        "--drop",
+        "0.3",
+        "-q",
+        "-o",
+        biased.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let args = [
+        "select",
+        "--train",
+        biased.to_str().unwrap(),
+        "--population",
+        &population,
+        "--label",
+        "class",
+        "--learners",
+        "tree,logistic",
+        "--truth",
+        "class",
+        "--method",
+        "train",
+        "-q",
+    ];
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("note: the truth disagrees with the ranking"),
+        "{out}"
+    );
+    assert!(out.contains("logistic is best"), "{out}");
+    let mut json_args = args.to_vec();
+    json_args.extend(["--format", "json"]);
+    let (code, out, err) = run(&json_args);
+    assert_eq!(code, 0, "{err}");
+    assert!(json(&out)["truth_note"].as_str().is_some(), "{out}");
+}

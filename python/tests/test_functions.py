@@ -136,6 +136,17 @@ def test_run_ranks_fits_the_winner_and_writes_the_report(tmp_path):
     assert res2.level == "models" and res2.decision_metric == "g_mean"
 
 
+def test_run_pools_leave_one_out():
+    # issue 39: one-row folds have no AUC; leave-one-out is pooled, and
+    # pooled=True pools any scheme.
+    pytest.importorskip("pandas")
+    X, y = imbalanced(n=120, d=3, seed=4)
+    res = rarity.run((X, y), models=["logistic", "gnb"], metric="roc_auc", cv="loo")
+    assert np.isfinite(res.ranking["roc_auc"]).all()
+    res = rarity.run((X, y), models=["logistic", "gnb"], metric="roc_auc", cv="2x3", pooled=True)
+    assert np.isfinite(res.ranking["roc_auc"]).all()
+
+
 def test_registry_and_datasets():
     fams = {f: rarity.registry(f) for f in ("learners", "ensembles", "samplers", "stages", "metrics")}
     assert any(e["name"] == "pt-bagging" and e["decision"] == "threshold(priors)" for e in fams["ensembles"])

@@ -52,7 +52,8 @@ pub struct Global {
     /// available). Not the experiments' `--max-rows`, which skips datasets.
     #[arg(long, global = true, value_name = "N", default_value_t = rarity::limits::DEFAULT_MAX_ROWS)]
     pub max_sample_rows: u64,
-    /// No progress or notes on stderr.
+    /// No progress or notes on stderr (and no summary line from `fit`,
+    /// whose result is the model file).
     #[arg(long, short, global = true)]
     pub quiet: bool,
     /// Output format.

@@ -109,8 +109,9 @@ class ModelSummary(dict):
     """A fitted model's summary: the ``rarity show --format json`` object, as
     a dict (``spec``, ``target``, ``columns``, ``features``, ``classes``,
     ``priors``, ``keep_rates``, ``correct``, ``shift``, ``decision``,
-    ``threshold``, ``members``, ``training_rows``, ``fit_seconds`` and
-    ``file``, what the model file of ``save`` says about itself)."""
+    ``threshold``, ``members``, ``training_rows``, ``fit_seconds``, and what
+    the model file of ``save`` says about itself: ``format_version``,
+    ``rarity_version``, ``encoding``, ``bytes`` and ``checksum``)."""
 
     def to_dict(self):
         """The summary as a plain dict.

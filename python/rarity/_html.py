@@ -59,7 +59,7 @@ def paragraph(text):
 
 def model_summary(s):
     """A model summary (``rarity show``'s fields) as HTML tables."""
-    skip = ("columns", "members", "file", "features")
+    skip = ("columns", "members", "features")
     parts = [fields([(k, v) for k, v in s.items() if k not in skip], "model")]
     members = [
         {"kind": m["kind"], "size": m["size"], "keep_rates": m["keep_rates"], "calibration": m["calibration"]}

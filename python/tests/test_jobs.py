@@ -134,7 +134,7 @@ def _cli_json(cli, *args):
     [
         (rarity.GradientBoosting(max_iter=10, seed=3), "roc_auc", 3),
         (rarity.Classifier("under(ratio=1)+forest(n=10)+correct+threshold(priors)", seed=3), "average_precision", 2),
-        (rarity.Classifier("logistic", seed=3), "recall", 2),
+        (rarity.Classifier("logistic", seed=3), "g_mean", 2),
     ],
     ids=["gbdt", "forest", "logistic"],
 )

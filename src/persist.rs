@@ -247,8 +247,9 @@ pub fn from_bytes<T: Persist>(bytes: &[u8], path: &Path) -> Result<T> {
     described(bytes, path).map(|(m, _)| m)
 }
 
-/// [`from_bytes`] with what the file says about itself.
-fn described<T: Persist>(bytes: &[u8], path: &Path) -> Result<(T, FileInfo)> {
+/// [`from_bytes`] with what the file says about itself ([`load_described`]
+/// for bytes already read).
+pub fn described<T: Persist>(bytes: &[u8], path: &Path) -> Result<(T, FileInfo)> {
     let magic_prefix = !bytes.is_empty() && MAGIC.starts_with(&bytes[..bytes.len().min(7)]);
     let (model, format_version, rarity_version, encoding): (T, u16, String, &'static str) =
         if magic_prefix {

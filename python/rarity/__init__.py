@@ -13,7 +13,10 @@ give the same results for the same seed.
   :class:`RandomForest`, :class:`Bagging`, :class:`RandomDecisionTrees`) and
   :class:`CorrectedClassifier` (any classifier trained on a sample, with
   probabilities corrected for the sample's keep rates: Dal Pozzolo et al.
-  2015, eq. 9 and 12).
+  2015, eq. 9 and 12), and :class:`GradientBoosting` (``gbdt`` under
+  scikit-learn's ``HistGradientBoostingClassifier`` names).
+- :func:`explain` (permutation and split-gain importances) and :func:`show`
+  (a fitted model's summary): ``rarity explain`` and ``rarity show``.
 - :mod:`rarity.sampling`: every sampler with ``fit_resample``.
 - :mod:`rarity.calibration`, :mod:`rarity.metrics`, :mod:`rarity.stats`,
   :mod:`rarity.select`, :mod:`rarity.datasets`, and :func:`run`.
@@ -29,7 +32,9 @@ from __future__ import annotations
 
 from . import _rarity
 from ._classifier import ENSEMBLE_CLASSES as _ENSEMBLES
+from ._boosting import GradientBoosting
 from ._classifier import Classifier, CorrectedClassifier
+from ._explain import Explanation, ModelSummary, explain, show
 from ._run import RunResult, run
 from ._validation import NotANumberError
 from . import calibration, datasets, metrics, model_selection, sampling, select, stats
@@ -41,10 +46,14 @@ globals().update({c.__name__: c for c in _ENSEMBLES.values()})
 __all__ = [
     "Classifier",
     "CorrectedClassifier",
+    "Explanation",
+    "GradientBoosting",
+    "ModelSummary",
     "NotANumberError",
     "RunResult",
     "calibration",
     "datasets",
+    "explain",
     "export_onnx",
     "metrics",
     "model_selection",
@@ -52,6 +61,7 @@ __all__ = [
     "run",
     "sampling",
     "select",
+    "show",
     "stats",
     *sorted(c.__name__ for c in _ENSEMBLES.values()),
 ]
@@ -63,7 +73,7 @@ def export_onnx(model, path=None):
     Examples
     --------
     >>> import rarity
-    >>> X, y = rarity.datasets.load("glass6", return_X_y=True)
+    >>> X, y = rarity.datasets.load("glass6")
     >>> m = rarity.Classifier(spec="tree(max_depth=3)").fit(X, y)
     >>> rarity.export_onnx(m)[:2]
     b'\\x08\\n'

@@ -25,7 +25,7 @@ import os
 
 import numpy as np
 
-from . import _rarity, _spec
+from . import _html, _rarity, _spec
 from . import _validation as V
 from ._base import BaseEstimator, ClassifierMixin, check_fitted, clone
 
@@ -41,6 +41,10 @@ class _RarityClassifier(ClassifierMixin, BaseEstimator):
 
     def _spec(self):  # pragma: no cover - overridden
         raise NotImplementedError
+
+    def _fit_spec(self, lab):
+        """The spec to fit on labels ``lab`` (the classes' order is known)."""
+        return self._spec()
 
     def fit(self, X, y, sample_weight=None):
         """Fits the strategy on ``X`` and ``y``.
@@ -62,9 +66,9 @@ class _RarityClassifier(ClassifierMixin, BaseEstimator):
             The fitted estimator.
         """
         n_jobs = V.n_jobs_of(self.n_jobs)
-        spec = self._spec()
         feats, names = V.features(X, n_jobs)
         lab = V.labels(y, self.pos_label, type(self).__name__)
+        spec = self._fit_spec(lab)
         w = V.sample_weight(sample_weight, feats.n_rows_)
         data = _rarity.Data(feats, lab.codes, lab.class_names, _target_name(y), w, n_jobs)
         model = _rarity.fit(spec, data, _seed(self.seed), n_jobs)
@@ -128,6 +132,37 @@ class _RarityClassifier(ClassifierMixin, BaseEstimator):
         _, ids = self.model_.predict(feats, V.n_jobs_of(self.n_jobs))
         return self.classes_[self._from_rarity[ids]]
 
+    @property
+    def feature_importances_(self):
+        """Split-gain importances per feature (``n_features_in_`` values summing
+        to 1; a one-hot column's levels summed), the mean over an ensemble's
+        members as scikit-learn's forests give them. Tree-based models only:
+        others raise ``AttributeError``."""
+        check_fitted(self)
+        v = _rarity.split_gain(self.model_)
+        if v is None:
+            raise AttributeError(
+                f"{self.spec_!r} has no split-gain importances (trees, forests, bagging and gbdt "
+                "have them); rarity.explain gives permutation importances of any model"
+            )
+        return np.asarray(v)
+
+    def _repr_html_(self):
+        """scikit-learn's diagram, with the fitted model's summary (``rarity
+        show``) and its split-gain importances once fitted."""
+        parts = [_sklearn_html(self)]
+        if hasattr(self, "model_"):
+            parts.append(_html.model_summary(_rarity.show(self.model_)))
+            v = _rarity.split_gain(self.model_)
+            if v is not None:
+                names = self.model_.source_columns
+                rows = sorted(zip(names, v), key=lambda r: -r[1])[:10]
+                parts.append(_html.table(["feature", "share of the gain"], rows, "feature_importances_ (top 10)"))
+        return "".join(parts)
+
+    def _repr_mimebundle_(self, **kwargs):
+        return {"text/plain": repr(self), "text/html": self._repr_html_()}
+
     def to_bytes(self):
         """The fitted model in rarity's versioned model format (the bytes of a
         ``rarity fit -o FILE`` model file; ``rarity predict FILE`` reads it)."""
@@ -169,6 +204,16 @@ class _RarityClassifier(ClassifierMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         return _input_tags(super().__sklearn_tags__())
+
+
+def _sklearn_html(est):
+    """scikit-learn's HTML diagram of ``est`` (its parameters), or its repr."""
+    try:
+        from sklearn.utils import estimator_html_repr
+
+        return estimator_html_repr(est)
+    except ImportError:
+        return _html.paragraph(repr(est))
 
 
 def _seed(seed):

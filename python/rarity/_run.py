@@ -13,7 +13,7 @@ import os
 
 import numpy as np
 
-from . import _rarity
+from . import _html, _rarity
 from . import _validation as V
 
 __all__ = ["run", "RunResult"]
@@ -108,6 +108,14 @@ class RunResult:
         """
         self._native.report(os.fspath(directory), self._source)
         return os.path.join(os.fspath(directory), "index.html")
+
+    def _repr_html_(self):
+        v = self.verdict
+        return "".join([
+            _html.records(self.ranking, f"ranking by {self.metric}"),
+            _html.paragraph(str(v.get("summary", ""))),
+            _html.fields([("winner", self.winner.spec), ("tied with the best", v.get("tied_with_best"))], "verdict"),
+        ])
 
     def __repr__(self):
         best = self.verdict.get("tied_with_best")

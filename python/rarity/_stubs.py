@@ -43,6 +43,7 @@ PARAM_TYPES = {
     "directory": "Any",
     "path": "Any",
     "estimator": "Any",
+    "model": "Any",
     "sampler": "Any",
     "sampling_strategy": "Union[str, float, dict[Any, int]]",
     "random_state": "Optional[int]",
@@ -74,6 +75,11 @@ RETURNS = {
     "folds": "list[dict[str, Any]]",
     "registry": "list[dict[str, Any]]",
     "run": "RunResult",
+    "explain": "Explanation",
+    "show": "ModelSummary",
+    "to_dict": "dict[str, Any]",
+    "export_onnx": "bytes | None",
+    "to_onnx": "bytes | None",
     "correct": "NDArray[np.float64]",
     "corrected_threshold": "float",
     "adjust_to_priors": "NDArray[np.float64]",
@@ -103,6 +109,7 @@ FITTED = {
         ("pos_label_", "Any"),
         ("decision_rule_", "dict[str, Any]"),
         ("model_", "Any"),
+        ("feature_importances_", "NDArray[np.float64]"),
     ],
     "corrected": [
         ("estimator_", "Any"),
@@ -132,6 +139,17 @@ FITTED = {
         ("level", "str"),
         ("decision_metric", "str"),
         ("decisions", "list[dict[str, Any]]"),
+    ],
+    "gbdt": [("n_iter_", "int")],
+    "explanation": [
+        ("spec", "str"),
+        ("metric", "str"),
+        ("higher_is_better", "bool"),
+        ("baseline", "float"),
+        ("repeats", "int"),
+        ("rows", "int"),
+        ("permutation", "Any"),
+        ("split_gain", "Any"),
     ],
 }
 
@@ -234,15 +252,20 @@ def stubs():
             "from . import model_selection as model_selection, sampling as sampling, select as select, stats as stats", "",
             "__version__: str", "",
             "class NotANumberError(ValueError, TypeError): ...", "",
-            _sig(rarity.registry, "registry"), ""]
-    init.append(_class(_classifier._RarityClassifier, "", "classifier", est_methods + ["to_bytes", "save"], init=False))
+            _sig(rarity.registry, "registry"), _sig(rarity.export_onnx, "export_onnx"), ""]
+    init.append(_class(_classifier._RarityClassifier, "", "classifier", est_methods + ["to_bytes", "save", "to_onnx"],
+                       init=False))
     init.append("")
     init.append(_class(rarity.Classifier, "_RarityClassifier", "", []))
     for cls in _classifier.ENSEMBLE_CLASSES.values():
         init += ["", _class(cls, "_RarityClassifier", "", [])]
+    init += ["", _class(rarity.GradientBoosting, "_RarityClassifier", "gbdt", [])]
     init += ["", _class(rarity.CorrectedClassifier, "", "corrected", est_methods)]
     init += ["", _class(_run.RunResult, "", "run", ["folds", "report"])]
-    init += ["", _sig(_run.run, "run"), ""]
+    init += ["", _sig(_run.run, "run")]
+    init += ["", _class(rarity.Explanation, "", "explanation", ["to_dict"], init=False)]
+    init += ["", _class(rarity.ModelSummary, "dict[str, Any]", "", ["to_dict"], init=False)]
+    init += ["", _sig(rarity.explain, "explain"), _sig(rarity.show, "show"), ""]
     out["__init__.pyi"] = "\n".join(init)
 
     smp = [HEADER.format(mod=".sampling"), "__all__: list[str]", ""]

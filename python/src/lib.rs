@@ -4,6 +4,7 @@
 //! scikit-learn and imbalanced-learn estimators on top.
 
 mod data;
+mod explain;
 mod functions;
 mod model;
 mod pool;
@@ -64,6 +65,9 @@ fn _rarity(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(spark::counts_above, m)?,
         wrap_pyfunction!(spark::save_model, m)?,
         wrap_pyfunction!(functions::column_folds, m)?,
+        wrap_pyfunction!(explain::explain, m)?,
+        wrap_pyfunction!(explain::show, m)?,
+        wrap_pyfunction!(explain::split_gain, m)?,
     ] {
         m.add_function(f)?;
     }

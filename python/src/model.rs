@@ -14,6 +14,7 @@ use pyo3::types::{PyBytes, PyDict, PyType};
 use rarity::data::Proba;
 use rarity::decide::Rule;
 use rarity::ensemble::BaggedModel;
+use rarity::learn::gbdt::GbdtModel;
 use rarity::persist::{from_bytes, to_bytes, Format};
 use rarity::strategy::FittedStrategy;
 
@@ -166,6 +167,18 @@ impl Model {
             .model
             .downcast_ref::<BaggedModel>()
             .map(|b| b.keep_rates().to_vec())
+    }
+
+    /// The boosting rounds a gbdt model kept (after early stopping, the best
+    /// round; the most over a calibration's fold models), or `None` for
+    /// other models.
+    #[getter]
+    fn boosting_rounds(&self) -> Option<usize> {
+        self.fitted
+            .members
+            .iter()
+            .filter_map(|m| m.model.downcast_ref::<GbdtModel>().map(GbdtModel::rounds))
+            .max()
     }
 
     /// The decision rule (see `rule_dict`).

@@ -14,7 +14,9 @@ from conftest import REPO
 
 MODULES = [
     "rarity",
+    "rarity._boosting",
     "rarity._classifier",
+    "rarity._explain",
     "rarity._run",
     "rarity.calibration",
     "rarity.datasets",
@@ -37,12 +39,12 @@ def test_every_public_item_has_a_numpydoc_docstring_with_an_example():
     import rarity
     from rarity import sampling
 
-    items = [getattr(rarity, n) for n in rarity.__all__ if n[0].isupper() and n not in ("NotANumberError", "RunResult")]
+    items = [getattr(rarity, n) for n in rarity.__all__ if n[0].isupper() and n not in ("NotANumberError", "RunResult", "Explanation", "ModelSummary")]
     items += [getattr(sampling, n) for n in sampling.__all__]
     for mod in (rarity.calibration, rarity.metrics, rarity.stats, rarity.select, rarity.datasets,
                 rarity.model_selection):
         items += [getattr(mod, n) for n in mod.__all__]
-    items.append(rarity.run)
+    items += [rarity.run, rarity.explain, rarity.show]
     for obj in items:
         doc = obj.__doc__ or ""
         assert ">>>" in doc, f"{obj.__name__}: no example"
@@ -50,18 +52,27 @@ def test_every_public_item_has_a_numpydoc_docstring_with_an_example():
             assert "Returns" in doc or "Parameters" in doc, f"{obj.__name__}: no numpydoc sections"
 
 
-def readme_python_example():
+def readme_python_examples():
     text = (REPO / "README.md").read_text()
-    m = re.search(r"## Python\b.*?```python\n(.*?)```", text, re.S)
-    assert m, "the README has a Python section with a ```python example"
-    return m.group(1)
+    m = re.search(r"## Python\b(.*?)\n## ", text, re.S)
+    assert m, "the README has a Python section"
+    blocks = re.findall(r"```python\n(.*?)```", m.group(1), re.S)
+    assert blocks, "the README's Python section has ```python examples"
+    return blocks
 
 
-def test_readme_example_runs_as_written(capsys):
-    code = readme_python_example()
+@pytest.mark.parametrize("index", range(2))
+def test_readme_examples_run_as_written(capsys, index):
+    code = readme_python_examples()[index]
     assert len([l for l in code.splitlines() if l.strip()]) <= 10
     exec(compile(code, "README.md", "exec"), {})
     assert capsys.readouterr().out.strip()
+
+
+def test_readme_shows_every_job():
+    code = "".join(readme_python_examples())
+    for job in ("rarity.run(", "rarity.explain(", "rarity.show(", "rarity.GradientBoosting(", "feature_importances_"):
+        assert job in code, f"the README's Python examples do not show {job}"
 
 
 def test_type_stubs_are_current():

@@ -18,7 +18,9 @@ CLASSIFIERS = [
     rarity.Classifier("pt-bagging(n=10)"),
     rarity.Classifier("under(ratio=1)+forest(n=5)+correct+threshold(priors)"),
     rarity.CorrectedClassifier(rarity.Classifier("forest(n=5)"), sampler="under"),
-] + [cls(**({"n": 5} if "n" in cls().get_params() else {})) for cls in ENSEMBLE_CLASSES.values()]
+] + [cls(**({"n": 5} if "n" in cls().get_params() else {})) for cls in ENSEMBLE_CLASSES.values()] + [
+    rarity.GradientBoosting(max_iter=10),
+]
 
 SAMPLERS = [cls() for cls in dict.fromkeys(sampling.CLASSES.values())] + [
     sampling.Sampler("smote(k=3)"),
@@ -86,7 +88,7 @@ def expected_failures(est):
     name = getattr(est, "registry_name", None)
     if name == "smote-bagging":
         out.update(SMOTE_BAGGING)
-    if name != "rdt":
+    if name not in ("rdt", "gbdt"):
         out.update(BOOTSTRAP)
     if name == "rdt":
         out.update(RDT)

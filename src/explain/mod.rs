@@ -10,5 +10,7 @@ pub mod permutation;
 pub mod report;
 pub mod summary;
 
-pub use permutation::{permutation_importance, Explanation, FeatureImportance};
+pub use permutation::{
+    permutation_importance, split_gain_importances, Explanation, FeatureImportance,
+};
 pub use summary::ModelSummary;

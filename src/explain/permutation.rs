@@ -84,7 +84,7 @@ pub struct Explanation {
 
 /// The encoded features of each source column of `schema`, in source
 /// order (a one-hot column's `name=level` features together).
-fn column_groups(schema: &Schema) -> Vec<(String, Vec<usize>)> {
+pub fn column_groups(schema: &Schema) -> Vec<(String, Vec<usize>)> {
     let index = |name: &str| schema.feature_names.iter().position(|f| f == name);
     schema
         .encodings
@@ -130,20 +130,27 @@ fn mean_std(v: &[f64]) -> (f64, f64) {
     )
 }
 
-/// The split-gain importances of `model`'s fitted members, if they have
-/// any: the one model's, or the mean and spread over a calibration
-/// ensemble's fold models.
-fn split_gain(model: &FittedStrategy) -> Option<SplitGain> {
+/// The split-gain importances of `model`'s fitted members per encoded
+/// feature, in the schema's feature order, if they have any: the one
+/// model's, or the mean and spread over a calibration ensemble's fold
+/// models (shares summing to 1, as scikit-learn's `feature_importances_`).
+pub fn split_gain_importances(model: &FittedStrategy) -> Option<Importances> {
     let each: Option<Vec<Importances>> = model
         .members
         .iter()
         .map(|m| m.model.importances())
         .collect();
     let each = each?;
-    let imp = match each.as_slice() {
+    Some(match each.as_slice() {
         [one] => one.clone(),
         many => Importances::over_members(many),
-    };
+    })
+}
+
+/// [`split_gain_importances`] with the features' names, most important
+/// first.
+fn split_gain(model: &FittedStrategy) -> Option<SplitGain> {
+    let imp = split_gain_importances(model)?;
     let mut features: Vec<(String, f64, f64)> = model
         .schema
         .feature_names

@@ -17,7 +17,7 @@ use crate::data::ColumnEncoding;
 use crate::ensemble::BaggedModel;
 use crate::error::Result;
 use crate::params::ParamType;
-use crate::persist::{load_described, FileInfo};
+use crate::persist::{described, load_described, FileInfo};
 use crate::strategy::{FittedStrategy, Member};
 
 /// One source column of the training data.
@@ -160,6 +160,13 @@ impl ModelSummary {
     /// ```
     pub fn read(path: &Path) -> Result<ModelSummary> {
         let (model, file): (FittedStrategy, FileInfo) = load_described(path)?;
+        Ok(ModelSummary::of(&model, file))
+    }
+
+    /// The summary of a model file's `bytes` (what [`ModelSummary::read`]
+    /// gives for a file holding them; `path` only names it in errors).
+    pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<ModelSummary> {
+        let (model, file): (FittedStrategy, FileInfo) = described(bytes, path)?;
         Ok(ModelSummary::of(&model, file))
     }
 

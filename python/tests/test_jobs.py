@@ -1,0 +1,224 @@
+"""Python has the command line's jobs (issue 38, items 3 and 4):
+``GradientBoosting`` under scikit-learn's names, ``feature_importances_``,
+``rarity.explain`` and ``rarity.show`` equal to ``rarity explain`` /
+``rarity show --format json``, and HTML for notebooks."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import numpy as np
+import pytest
+
+import rarity
+from conftest import imbalanced
+from test_cli_parity import write_csv
+
+
+# ---- GradientBoosting
+
+
+def test_gradient_boosting_takes_scikit_learns_names_and_fits_the_gbdt_spec():
+    X, y = imbalanced(n=300, seed=3)
+    gb = rarity.GradientBoosting(
+        max_iter=15, learning_rate=0.2, max_leaf_nodes=7, max_depth=3, min_samples_leaf=5,
+        l2_regularization=1.0, max_bins=63, early_stopping=True, validation_fraction=0.2,
+        n_iter_no_change=4, max_delta_step=0.0, seed=5,
+    ).fit(X, y)
+    spec = ("gbdt(rounds=15,learning_rate=0.2,max_leaves=7,max_depth=3,min_samples_leaf=5,l2=1.0,"
+            "bins=63,validation_fraction=0.2,max_delta_step=0.0,early_stopping=4)")
+    assert gb.spec_ == spec
+    assert 1 <= gb.n_iter_ <= 15
+    assert rarity.GradientBoosting(max_iter=7).fit(X, y).n_iter_ == 7
+    same = rarity.Classifier(spec, seed=5).fit(X, y)
+    np.testing.assert_array_equal(gb.predict_proba(X), same.predict_proba(X))
+
+
+def test_gradient_boosting_defaults_are_gbdts():
+    X, y = imbalanced(n=200, seed=4)
+    assert rarity.GradientBoosting().fit(X, y).spec_ == "gbdt"
+    assert rarity.GradientBoosting(early_stopping=False, n_iter_no_change=3).fit(X, y).spec_ == "gbdt"
+
+
+def test_gradient_boosting_class_weight_and_stages():
+    X, y = imbalanced(n=300, seed=5)
+    y = np.where(y == 1, "fraud", "ok")
+    gb = rarity.GradientBoosting(max_iter=5, class_weight={"ok": 1, "fraud": 4}, correct=True,
+                                 decision="threshold(f1)").fit(X, y)
+    # rarity's class 1 is the minority ("fraud"): weights in rarity's order.
+    assert gb.spec_ == "gbdt(rounds=5,class_weight='1.0,4.0')+correct+threshold(f1)"
+    bal = rarity.GradientBoosting(max_iter=5, scale_pos_weight=9.0).fit(X, y)
+    assert bal.spec_ == "gbdt(rounds=5,scale_pos_weight=9.0)"
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({"class_weight": {"ok": 1}}, "no weight for the classes"),
+        ({"class_weight": {"ok": 1, "fraud": 2, "x": 3}}, "not in y"),
+        ({"class_weight": "heavy"}, "class_weight='heavy' is invalid"),
+        ({"early_stopping": "auto"}, "early_stopping='auto' is invalid"),
+        ({"early_stopping": True, "n_iter_no_change": 0}, "n_iter_no_change=0 is invalid"),
+        ({"max_iter": 0}, "rounds"),
+        ({"class_weight": "balanced", "scale_pos_weight": 2.0}, "not both"),
+    ],
+)
+def test_gradient_boosting_bad_parameters_are_value_errors(params, message):
+    X, y = imbalanced(n=100, seed=6)
+    y = np.where(y == 1, "fraud", "ok")
+    with pytest.raises(ValueError, match=message):
+        rarity.GradientBoosting(**params).fit(X, y)
+
+
+def test_gradient_boosting_clones_and_grid_searches():
+    sklearn = pytest.importorskip("sklearn")
+    from sklearn.model_selection import GridSearchCV
+
+    X, y = imbalanced(n=300, seed=7)
+    gs = GridSearchCV(rarity.GradientBoosting(max_iter=5), {"max_leaf_nodes": [3, 7]}, cv=2,
+                      scoring="roc_auc").fit(X, y)
+    assert gs.best_estimator_.spec_.startswith("gbdt(rounds=5,max_leaves=")
+    assert sklearn.base.clone(rarity.GradientBoosting(l2_regularization=2.0)).l2_regularization == 2.0
+
+
+# ---- feature_importances_
+
+
+@pytest.mark.parametrize(
+    "est",
+    [rarity.GradientBoosting(max_iter=10), rarity.RandomForest(n=10), rarity.Classifier("tree(max_depth=3)")],
+    ids=["gbdt", "forest", "tree"],
+)
+def test_feature_importances_are_split_gain_shares_summing_to_one(est):
+    X, y = imbalanced(n=300, d=4, seed=8)
+    X[:, 3] = 0.0  # a constant column never splits
+    est.fit(X, y)
+    imp = est.feature_importances_
+    assert imp.shape == (4,)
+    assert imp.sum() == pytest.approx(1.0)
+    assert imp[3] == 0.0 and np.all(imp >= 0)
+
+
+def test_feature_importances_sum_a_one_hot_columns_levels():
+    pd = pytest.importorskip("pandas")
+    X, y = imbalanced(n=300, d=2, seed=9)
+    df = pd.DataFrame({"a": X[:, 0], "colour": np.where(y == 1, "red", np.where(X[:, 1] > 0, "blue", "green")),
+                       "b": X[:, 1]})
+    m = rarity.GradientBoosting(max_iter=10).fit(df, y)
+    imp = m.feature_importances_
+    assert imp.shape == (3,) and imp.sum() == pytest.approx(1.0)
+    e = rarity.explain(m, df, y, n_repeats=1).to_dict()
+    gain = {f: v for f, v, _ in e["split_gain"]["features"]}
+    assert imp[1] == pytest.approx(sum(v for f, v in gain.items() if f.startswith("colour=")))
+
+
+def test_models_without_splits_have_no_feature_importances():
+    X, y = imbalanced(n=200, seed=10)
+    m = rarity.Classifier("logistic").fit(X, y)
+    with pytest.raises(AttributeError, match="no split-gain importances"):
+        m.feature_importances_
+    assert not hasattr(m, "feature_importances_")
+
+
+# ---- explain and show: the command line's JSON
+
+
+def _cli_json(cli, *args):
+    out = subprocess.run([cli, "--quiet", "--format", "json", *args], check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+@pytest.mark.parametrize(
+    "est, metric, repeats",
+    [
+        (rarity.GradientBoosting(max_iter=10, seed=3), "roc_auc", 3),
+        (rarity.Classifier("under(ratio=1)+forest(n=10)+correct+threshold(priors)", seed=3), "average_precision", 2),
+        (rarity.Classifier("logistic", seed=3), "g_mean", 2),
+    ],
+    ids=["gbdt", "forest", "logistic"],
+)
+def test_explain_equals_the_command_lines_json(cli, tmp_path, est, metric, repeats):
+    X, y = imbalanced(n=300, d=3, seed=12)
+    X_test, y_test = imbalanced(n=200, d=3, seed=13)
+    csv = tmp_path / "test.csv"
+    write_csv(csv, X_test, y_test)
+    est.fit(X, y)
+    est.save(tmp_path / "m.rarity")
+    want = _cli_json(cli, "--seed", "9", "explain", str(tmp_path / "m.rarity"), str(csv), "--metric", metric,
+                     "--repeats", str(repeats))
+    got = rarity.explain(est, X_test, y_test, metric=metric, n_repeats=repeats, seed=9)
+    assert got.to_dict() == want
+    assert got.metric == metric and got.rows == 200
+    assert (got.split_gain is None) == (want["split_gain"] is None)
+
+
+def test_show_equals_the_command_lines_json(cli, tmp_path):
+    X, y = imbalanced(n=300, d=3, seed=14)
+    for est in (rarity.GradientBoosting(max_iter=5, class_weight="balanced", correct=True),
+                rarity.EBBagging(n=5, calibration="platt", decision="threshold(f1)")):
+        est.fit(X, y)
+        est.save(tmp_path / "m.rarity")
+        want = _cli_json(cli, "show", str(tmp_path / "m.rarity"))
+        got = rarity.show(est)
+        assert got == want and got.to_dict() == want
+        assert got["spec"] == est.spec_
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda m, X, y: rarity.explain(m, X, y, metric="nope"), "metric"),
+        (lambda m, X, y: rarity.explain(m, X, y, n_repeats=0), "n_repeats=0 is invalid"),
+        (lambda m, X, y: rarity.explain(m, X, np.where(y == 1, 7, 0)), "not a class of the model"),
+        (lambda m, X, y: rarity.explain(m, X, y[:-1]), "rows but y has"),
+        (lambda m, X, y: rarity.explain(m, X[:, :2], y), "features"),
+        (lambda m, X, y: rarity.explain(rarity.CorrectedClassifier(), X, y), "fitted rarity estimator"),
+        (lambda m, X, y: rarity.show("model.rarity"), "fitted rarity estimator"),
+    ],
+)
+def test_explain_and_show_refuse_bad_input_with_value_errors(call, message):
+    X, y = imbalanced(n=100, d=3, seed=15)
+    m = rarity.Classifier("tree").fit(X, y)
+    with pytest.raises(ValueError, match=message):
+        call(m, X, y)
+
+
+def test_explain_and_show_need_a_fitted_model():
+    from rarity._base import NotFittedError
+
+    X, y = imbalanced(n=50, seed=16)
+    with pytest.raises(NotFittedError):
+        rarity.show(rarity.GradientBoosting())
+    with pytest.raises(NotFittedError):
+        rarity.explain(rarity.GradientBoosting(), X, y)
+
+
+# ---- HTML for notebooks
+
+
+def test_results_and_fitted_estimators_render_as_html():
+    X, y = imbalanced(n=200, d=3, seed=17)
+    m = rarity.GradientBoosting(max_iter=5, class_weight="balanced").fit(X, y)
+    e = rarity.explain(m, X, y, metric="roc_auc", n_repeats=1)
+    h = e._repr_html_()
+    assert h.count("<table") == 2 and "permutation importance" in h and "split-gain" in h
+    assert "roc_auc on 200 held-out rows" in h
+    for f in e.to_dict()["permutation"]:
+        assert f"<td style=\"border:1px solid #ccc;padding:2px 6px;text-align:left\">{f['feature']}</td>" in h
+    s = rarity.show(m)._repr_html_()
+    assert "<table" in s and "gbdt(rounds=5,class_weight=balanced)" in s and "<script" not in s
+    fitted = m._repr_html_()
+    assert "feature_importances_" in fitted and "gbdt(rounds=5,class_weight=balanced)" in fitted
+    assert "feature_importances_" in m._repr_mimebundle_()["text/html"]
+    assert "feature_importances_" not in rarity.GradientBoosting()._repr_html_()
+    r = rarity.run((X, y), models=["tree", "forest(n=5)", "pt-bagging(n=5)"], cv="1x2")
+    h = r._repr_html_()
+    assert "ranking by" in h and "verdict" in h and r.winner.spec in h
+
+
+def test_html_escapes_what_it_shows():
+    from rarity import _html
+
+    h = _html.table(["a<b"], [["<script>x</script>"]])
+    assert "<script>" not in h and "&lt;script&gt;" in h

@@ -20,6 +20,7 @@
 //! | `grow.rs` | leaf-wise growth of one tree, row partitioning |
 //! | `train.rs` | the boosting loop: rows, class weights, sampling, early stopping |
 //! | `model.rs` | the fitted model: compact trees, prediction, importances |
+//! | `walk.rs` | the scoring layout: flat nodes, rows walked in groups |
 //!
 //! **Class weights are keep rates.** `class_weight` (`balanced`: `W / (K
 //! W_k)` over the `K` classes present, scikit-learn's rule; or given) and
@@ -57,6 +58,7 @@ mod loss;
 mod model;
 mod split;
 mod train;
+mod walk;
 
 use serde::{Deserialize, Serialize};
 

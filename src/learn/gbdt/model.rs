@@ -3,12 +3,16 @@
 //! turned into probabilities by the logistic function (two classes) or the
 //! softmax. Each tree is a compact array of split nodes; a child index `c`
 //! is a node when `c >= 0` and leaf `!c` otherwise (LightGBM's layout).
+//! Scoring walks a flat copy of all trees ([`Walk`]), built when the model
+//! is fitted or read from a file.
 
 use serde::{Deserialize, Serialize};
 
 use crate::learn::naive_bayes::scatter;
 use crate::learn::rows::{sigmoid, softmax};
 use crate::learn::{Classifier, Importances};
+
+use super::walk::Walk;
 
 /// One split node: rows with `x[feature] <= threshold` go `left`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -83,8 +87,34 @@ impl GbdtTree {
     }
 }
 
+/// The fields a model file holds (the scoring layout is rebuilt).
+#[derive(Deserialize)]
+struct GbdtFile {
+    n_classes: usize,
+    n_features: usize,
+    classes: Vec<usize>,
+    init: Vec<f64>,
+    trees: Vec<GbdtTree>,
+    class_weights: Vec<f64>,
+}
+
+impl From<GbdtFile> for GbdtModel {
+    fn from(f: GbdtFile) -> Self {
+        GbdtModel {
+            walk: Walk::new(&f.trees, f.n_features),
+            n_classes: f.n_classes,
+            n_features: f.n_features,
+            classes: f.classes,
+            init: f.init,
+            trees: f.trees,
+            class_weights: f.class_weights,
+        }
+    }
+}
+
 /// A fitted gbdt model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(from = "GbdtFile")]
 pub struct GbdtModel {
     pub(super) n_classes: usize,
     pub(super) n_features: usize,
@@ -97,6 +127,10 @@ pub struct GbdtModel {
     pub(super) trees: Vec<GbdtTree>,
     /// Per class of the dataset, the weight its rows had in the loss.
     pub(super) class_weights: Vec<f64>,
+    /// The scoring layout of `trees` (`None` when they are malformed, then
+    /// refused by [`Classifier::validate`]).
+    #[serde(skip)]
+    pub(super) walk: Option<Walk>,
 }
 
 impl GbdtModel {
@@ -117,6 +151,38 @@ impl GbdtModel {
     /// The trees, round-major.
     pub fn trees(&self) -> &[GbdtTree] {
         &self.trees
+    }
+
+    /// The raw scores of a block of rows walking [`GbdtModel::trees`] one
+    /// row at a time (`o` per row, each the initial score plus the trees'
+    /// values in tree order): the reference the fast walk is held to.
+    #[cfg(test)]
+    pub(super) fn scores_by_tree(&self, x: &[f64]) -> Vec<f64> {
+        let (d, o) = (self.n_features.max(1), self.outputs());
+        let mut f = Vec::new();
+        for xr in x.chunks(d) {
+            let start = f.len();
+            f.extend_from_slice(&self.init);
+            for (t, tree) in self.trees.iter().enumerate() {
+                f[start + t % o] += tree.values[tree.leaf(xr)];
+            }
+        }
+        f
+    }
+
+    /// The raw scores of a block of rows (`o` per row).
+    pub(super) fn scores(&self, x: &[f64], rows: usize) -> Vec<f64> {
+        let (d, o) = (self.n_features.max(1), self.outputs());
+        let mut f: Vec<f64> = (0..rows * o).map(|i| self.init[i % o]).collect();
+        if self.walk.as_ref().is_some_and(|w| w.add(x, d, o, &mut f)) {
+            return f;
+        }
+        for (t, tree) in self.trees.iter().enumerate() {
+            for (fr, xr) in f.chunks_mut(o).zip(x.chunks(d)) {
+                fr[t % o] += tree.values[tree.leaf(xr)];
+            }
+        }
+        f
     }
 }
 
@@ -147,13 +213,8 @@ impl Classifier for GbdtModel {
             }
             return;
         }
-        let (d, o) = (self.n_features.max(1), self.outputs());
-        let mut f: Vec<f64> = (0..out.len() / k * o).map(|i| self.init[i % o]).collect();
-        for (t, tree) in self.trees.iter().enumerate() {
-            for (fr, xr) in f.chunks_mut(o).zip(x.chunks(d)) {
-                fr[t % o] += tree.values[tree.leaf(xr)];
-            }
-        }
+        let o = self.outputs();
+        let mut f = self.scores(x, out.len() / k);
         for (fr, or) in f.chunks_mut(o).zip(out.chunks_mut(k)) {
             if o == 1 {
                 let p = sigmoid(fr[0]);

@@ -201,9 +201,12 @@ impl Dataset {
         }
         // A branch-free pass per chunk (vectorised, in parallel) first; the
         // position is only searched for when some value is not finite.
-        let all_finite = x
-            .par_chunks(1 << 16)
-            .all(|c| c.iter().fold(true, |ok, v| ok & v.is_finite()));
+        let finite = |c: &[f64]| c.iter().fold(true, |ok, v| ok & v.is_finite());
+        let all_finite = if x.len() <= 1 << 16 {
+            finite(&x)
+        } else {
+            x.par_chunks(1 << 16).all(finite)
+        };
         if let Some(pos) = (!all_finite)
             .then(|| x.iter().position(|v| !v.is_finite()))
             .flatten()

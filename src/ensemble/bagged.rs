@@ -158,24 +158,31 @@ impl BaggedModel {
             .iter()
             .map(|m| m.downcast_ref::<TreeModel>())
             .collect();
+        let n = data.n_rows();
         let rows = match &trees {
-            Some(_) => forest_block(data.n_rows()),
+            Some(_) => forest_block(n),
             None => ROW_CHUNK,
         };
         // A tree's output for a row is its leaf's probabilities through
-        // the hook: computed once per leaf, not once per row.
-        let hooked: Vec<Vec<f64>> = match &trees {
+        // the hook: computed once per leaf, not once per row, unless the
+        // tree has more leaves than there are rows (a few rows: through
+        // the hook row by row, the same values without a table to build).
+        let hooked: Vec<Option<Vec<f64>>> = match &trees {
+            Some(trees) if trees.iter().all(|t| t.n_leaves() > n) => vec![None; trees.len()],
             Some(trees) => trees
                 .par_iter()
                 .enumerate()
                 .map(|(i, t)| {
+                    if t.n_leaves() > n {
+                        return None;
+                    }
                     let mut table = Vec::with_capacity(t.n_leaves() * k);
                     for leaf in 0..t.n_leaves() {
                         let start = table.len();
                         table.extend_from_slice(t.proba_of_leaf(leaf));
                         hook(i, &self.keep_rates[i], &mut table[start..]);
                     }
-                    table
+                    Some(table)
                 })
                 .collect(),
             None => Vec::new(),
@@ -186,13 +193,18 @@ impl BaggedModel {
                 Some(trees) => {
                     let rows = chunk.len() / k;
                     let x = &data.features()[first * d..(first + rows) * d];
-                    for (t, table) in trees.iter().zip(&hooked) {
+                    for (i, (t, table)) in trees.iter().zip(&hooked).enumerate() {
                         t.each_leaf(x, d, rows, |r, l| {
                             let l = l as usize;
-                            self.add_vote(
-                                &table[l * k..(l + 1) * k],
-                                &mut chunk[r * k..(r + 1) * k],
-                            );
+                            let p = match table {
+                                Some(table) => &table[l * k..(l + 1) * k],
+                                None => {
+                                    tmp.copy_from_slice(t.proba_of_leaf(l));
+                                    hook(i, &self.keep_rates[i], &mut tmp);
+                                    &tmp[..]
+                                }
+                            };
+                            self.add_vote(p, &mut chunk[r * k..(r + 1) * k]);
                         });
                     }
                 }

@@ -20,8 +20,17 @@ use crate::params::choice;
 /// and 9.4-9.5 s with 256-row blocks, 5.3 s and 8.2 s with 4,096 (on the
 /// first, 16,384 was no faster than 256: its rows no longer stay in L2). The
 /// probabilities do not depend on it (each row adds its trees in order).
+/// Below this many rows in a block, each row walks the trees several at a
+/// time ([`TreeModel::leaves_of_row`]) instead of each tree walking the
+/// rows ([`TreeModel::each_leaf`], which walks fewer than 16 rows one by
+/// one).
+const FEW_ROWS: usize = 16;
+
 fn forest_block(n: usize) -> usize {
     const MOST: usize = 4096;
+    if n <= ROW_CHUNK {
+        return ROW_CHUNK;
+    }
     n.div_ceil(2 * rayon::current_num_threads())
         .clamp(ROW_CHUNK, MOST)
 }
@@ -190,6 +199,27 @@ impl BaggedModel {
         let p = in_blocks_of(data.n_rows(), k, rows, |first, chunk| {
             let mut tmp = vec![0.0; k];
             match &trees {
+                Some(trees) if chunk.len() / k < FEW_ROWS => {
+                    // A few rows: each walks all trees, several at a time.
+                    let mut leaves = vec![0u32; trees.len()];
+                    for (j, out) in chunk.chunks_mut(k).enumerate() {
+                        TreeModel::leaves_of_row(trees, data.row(first + j), &mut leaves);
+                        for (i, ((t, table), &l)) in
+                            trees.iter().zip(&hooked).zip(&leaves).enumerate()
+                        {
+                            let l = l as usize;
+                            let p = match table {
+                                Some(table) => &table[l * k..(l + 1) * k],
+                                None => {
+                                    tmp.copy_from_slice(t.proba_of_leaf(l));
+                                    hook(i, &self.keep_rates[i], &mut tmp);
+                                    &tmp[..]
+                                }
+                            };
+                            self.add_vote(p, out);
+                        }
+                    }
+                }
                 Some(trees) => {
                     let rows = chunk.len() / k;
                     let x = &data.features()[first * d..(first + rows) * d];

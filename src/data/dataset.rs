@@ -177,6 +177,12 @@ impl Dataset {
     /// [`Dataset::new`] on a shared buffer, e.g. memory another runtime
     /// lends (read in place, not copied).
     pub fn from_values(x: Values, y: Vec<u32>, schema: Schema) -> Result<Self> {
+        Dataset::from_shared(x, y, Arc::new(schema))
+    }
+
+    /// [`Dataset::from_values`] with a shared schema (datasets scored
+    /// one after another with one model's schema need not copy it).
+    pub fn from_shared(x: Values, y: Vec<u32>, schema: Arc<Schema>) -> Result<Self> {
         let d = schema.feature_names.len();
         let n = y.len();
         if d == 0 && n > 0 {
@@ -224,7 +230,7 @@ impl Dataset {
             weights: None,
             n_rows: n,
             n_features: d,
-            schema: Arc::new(schema),
+            schema,
         })
     }
 

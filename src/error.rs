@@ -83,12 +83,13 @@ impl Error {
 }
 
 /// The candidate closest to `word` (case-insensitive edit distance of at
-/// most a third of its length, or one containing the other), for "did you
-/// mean" hints in error messages.
+/// most a third of the longer name, rounded up, or one containing the
+/// other), for "did you mean" hints in error messages.
 ///
 /// ```
 /// use rarity::error::did_you_mean;
 /// assert_eq!(did_you_mean("forrest", ["tree", "forest"]), Some("forest"));
+/// assert_eq!(did_you_mean("smoot", ["over", "smote"]), Some("smote"));
 /// assert_eq!(did_you_mean("Clas", ["x1", "class"]), Some("class"));
 /// assert_eq!(did_you_mean("zzz", ["tree", "forest"]), None);
 /// ```
@@ -107,7 +108,7 @@ pub fn did_you_mean<'a>(
         } else {
             edit_distance(&w, &l)
         };
-        let limit = (w.chars().count().max(l.chars().count()) / 3).max(1);
+        let limit = w.chars().count().max(l.chars().count()).div_ceil(3).max(1);
         if d <= limit && best.is_none_or(|(bd, _)| d < bd) {
             best = Some((d, c));
         }

@@ -220,8 +220,12 @@ impl Evaluation {
     /// The kept predictions of the first repeat's folds (every row once),
     /// concatenated in fold order; `None` if none were kept.
     pub fn pooled_predictions(&self) -> Option<Predictions> {
-        let kept: Vec<&Predictions> = self
-            .folds
+        let folds = if self.pooled {
+            &self.pooled_folds
+        } else {
+            &self.folds
+        };
+        let kept: Vec<&Predictions> = folds
             .iter()
             .filter(|f| f.repeat == 0)
             .filter_map(|f| f.predictions.as_ref())
@@ -503,16 +507,19 @@ pub fn cross_validate_pooled(
     extras: &Extras,
 ) -> Result<Evaluation> {
     let folds = fold_results(strategy, data, splitter, seed, extras, true)?;
-    pooled(&strategy.spec, folds, data.n_classes(), extras)
+    pooled(&strategy.spec, folds, data.n_classes(), None, extras)
 }
 
 /// The [`cross_validate_pooled`] evaluation of per-fold results `folds`
 /// (in repeat order, each with its test predictions) of strategy `spec` on
-/// a task of `n_classes` classes.
+/// a task of `n_classes` classes, with the extras' parameterised metrics
+/// and cost, and its benefit when `amounts` (the amount column of every
+/// evaluated row, indexed by row) is given.
 pub(crate) fn pooled(
     spec: &str,
     folds: Vec<FoldResult>,
     n_classes: usize,
+    amounts: Option<&[f64]>,
     extras: &Extras,
 ) -> Result<Evaluation> {
     let repeats = folds.iter().map(|f| f.repeat + 1).max().unwrap_or(0);
@@ -520,18 +527,23 @@ pub(crate) fn pooled(
     for repeat in 0..repeats {
         let mine: Vec<&FoldResult> = folds.iter().filter(|f| f.repeat == repeat).collect();
         let (mut truth, mut labels, mut values) = (Vec::new(), Vec::new(), Vec::new());
+        let mut rows = Vec::new();
         for r in &mine {
             let p = r.predictions.as_ref().expect("kept");
             truth.extend_from_slice(&p.truth);
             labels.extend_from_slice(&p.labels);
             values.extend_from_slice(p.proba.values());
+            rows.extend_from_slice(&p.rows);
         }
         let proba = Proba::new(values, n_classes);
-        let only_metrics = Extras {
+        let scoring = Extras {
             metrics: extras.metrics.clone(),
+            cost: extras.cost.clone(),
+            benefit: amounts.and(extras.benefit.clone()),
             ..Extras::default()
         };
-        let mut r = scored(&truth, None, proba, labels, &only_metrics)?;
+        let mine_amounts: Option<Vec<f64>> = amounts.map(|a| rows.iter().map(|&i| a[i]).collect());
+        let mut r = scored(&truth, mine_amounts.as_deref(), proba, labels, &scoring)?;
         r.predictions = None;
         r.repeat = repeat;
         r.fold = mine.len();

@@ -68,6 +68,10 @@ use crate::rng;
 use crate::sample::Sampler;
 use crate::split::InnerFolds;
 
+/// The share of the rows below which a class is rare for
+/// [`Strategy::default_decision_note`].
+pub const RARE_SHARE: f64 = 0.1;
+
 /// An unfitted strategy.
 #[derive(Debug, Clone)]
 pub struct Strategy {
@@ -243,7 +247,7 @@ fn corrected_proba(
 
 /// The keep rates of all the sampling behind a model's probabilities: the
 /// sampler stage's times, for a bagging ensemble, its members' mean rates.
-fn sample_rates(model: &Model, keep_rates: &[f64]) -> Vec<f64> {
+pub(crate) fn sample_rates(model: &Model, keep_rates: &[f64]) -> Vec<f64> {
     let mut rates = keep_rates.to_vec();
     if let Some(b) = model.downcast_ref::<BaggedModel>() {
         let n = b.keep_rates().len().max(1) as f64;
@@ -666,6 +670,48 @@ impl Strategy {
         self.calibration.is_some()
             || self.correct.is_some()
             || (self.sampler.is_none() && self.learner.calibrated())
+    }
+
+    /// A note when this strategy decides by its default (0.5, argmax) on
+    /// corrected or calibrated probabilities of a task whose rarest class
+    /// holds less than [`RARE_SHARE`] of `class_counts`: probabilities that
+    /// estimate the true priors rarely reach 0.5 for a rare class, so the
+    /// default flags almost nothing (issue 39: `under(beta=0.01)+forest+
+    /// correct` had class-1 recall 0.006). The note names the decisions
+    /// that fit such probabilities.
+    ///
+    /// ```
+    /// let s = rarity::spec::build_strategy("under(beta=0.01)+forest(n=5)+correct").unwrap();
+    /// assert!(s.default_decision_note(&[990, 10]).unwrap().contains("threshold(priors)"));
+    /// assert!(s.default_decision_note(&[60, 40]).is_none());
+    /// let t = rarity::spec::build_strategy("under(beta=0.01)+forest(n=5)+correct+threshold(priors)").unwrap();
+    /// assert!(t.default_decision_note(&[990, 10]).is_none());
+    /// ```
+    pub fn default_decision_note(&self, class_counts: &[usize]) -> Option<String> {
+        let total: usize = class_counts.iter().sum();
+        let rarest = class_counts.iter().copied().min()?;
+        let adjusted = self.correct.is_some() || self.calibration.is_some() || self.shift.is_some();
+        if !adjusted
+            || self.decision_stage.is_some()
+            || !matches!(self.decision, Decision::Half | Decision::Argmax)
+            || total == 0
+            || (rarest as f64) >= RARE_SHARE * total as f64
+        {
+            return None;
+        }
+        let rule = if class_counts.len() == 2 {
+            "p >= 0.5"
+        } else {
+            "argmax"
+        };
+        Some(format!(
+            "{} decides by default ({rule}) on corrected or calibrated probabilities, and the \
+             rarest class is {:.2}% of the rows: such probabilities seldom reach 0.5 for a rare \
+             class, so it flags few of them. Decisions that fit calibrated probabilities: \
+             +threshold(priors), +cost(fn=..,fp=..), or +tune(metric=f1)",
+            self.spec,
+            100.0 * rarest as f64 / total as f64
+        ))
     }
 
     /// Fits the model (everything but the decision) on the training set of

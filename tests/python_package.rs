@@ -2,7 +2,7 @@
 //! `python3` with `venv` is available, a virtual environment under
 //! `target/` gets `pip install ./python[test,spark]` (the package built from
 //! this checkout, with pytest, scikit-learn, imbalanced-learn, pandas,
-//! polars, pyarrow, joblib and pyspark) and pytest runs there (the Spark
+//! polars, pyarrow, joblib, onnx, onnxruntime and pyspark) and pytest runs there (the Spark
 //! tests need a Java runtime too, else they say why they skip); any pytest
 //! failure fails this
 //! test. The environment is reused while the package's sources (the

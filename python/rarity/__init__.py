@@ -45,6 +45,7 @@ __all__ = [
     "RunResult",
     "calibration",
     "datasets",
+    "export_onnx",
     "metrics",
     "model_selection",
     "registry",
@@ -54,6 +55,25 @@ __all__ = [
     "stats",
     *sorted(c.__name__ for c in _ENSEMBLES.values()),
 ]
+
+
+def export_onnx(model, path=None):
+    """Writes a fitted rarity estimator as an ONNX model: ``model.to_onnx(path)``.
+
+    Examples
+    --------
+    >>> import rarity
+    >>> X, y = rarity.datasets.load("glass6", return_X_y=True)
+    >>> m = rarity.Classifier(spec="tree(max_depth=3)").fit(X, y)
+    >>> rarity.export_onnx(m)[:2]
+    b'\\x08\\n'
+    """
+    if not hasattr(model, "to_onnx"):
+        raise ValueError(
+            f"{type(model).__name__} is not a rarity estimator with an ONNX export; "
+            "export the estimators of rarity (Classifier and the named ensembles)"
+        )
+    return model.to_onnx(path)
 
 
 def registry(family):

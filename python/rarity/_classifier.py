@@ -21,6 +21,8 @@ argmax of ``predict_proba``.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from . import _rarity, _spec
@@ -90,6 +92,7 @@ class _RarityClassifier(ClassifierMixin, BaseEstimator):
 
     def _features(self, X):
         check_fitted(self)
+        V.check_n_features(self, X)
         feats, _ = V.features(X, V.n_jobs_of(self.n_jobs))
         return feats
 
@@ -135,6 +138,34 @@ class _RarityClassifier(ClassifierMixin, BaseEstimator):
         """Writes the fitted model as a rarity model file at ``path``."""
         with open(path, "wb") as f:
             f.write(self.to_bytes())
+
+    def to_onnx(self, path=None):
+        """The fitted strategy as an ONNX model (what ``rarity export`` writes).
+
+        The graph's input ``X`` is a ``double`` matrix of shape ``(N, d)`` with
+        the training features in their order; its outputs are
+        ``probabilities`` (``(N, K)``, ``double``, the columns of
+        :meth:`predict_proba`) and ``label`` (the decided class as a string,
+        as ``rarity predict`` writes it). The sampler, the prior correction,
+        the calibration, the prior shift and the decision are all inside.
+
+        Parameters
+        ----------
+        path : str or path-like, optional
+            Where to write the model (replaced whole or not at all). Without
+            it, the bytes are returned.
+
+        Raises
+        ------
+        ValueError
+            When the strategy has a part the export does not cover (``+em``,
+            or a learner without a graph); the message lists what is covered.
+        """
+        check_fitted(self)
+        if path is None:
+            return self.model_.to_onnx()
+        self.model_.write_onnx(os.fspath(path))
+        return None
 
     def __sklearn_tags__(self):
         return _input_tags(super().__sklearn_tags__())
@@ -254,37 +285,56 @@ def _named_class(entry):
     defaults = {p["name"]: _spec.default_value(p["default"], p["expected"]) for p in params}
     own = [(_spec.python_name(p["name"]), defaults[p["name"]]) for p in params]
     alias = "n" in defaults
-    sig_params = own + ([("n_estimators", None)] if alias else []) + list(_STAGE_PARAMS) + list(_COMMON)
-    keys = [k for k, _ in sig_params]
+    aliases = _ALIASES if alias else {}
+    sig_params = own + list(_STAGE_PARAMS) + list(_COMMON)
+    keys = [k for k, _ in sig_params] + list(aliases)
     assert len(set(keys)) == len(keys), f"{name}: parameter names collide: {keys}"
     spec_keys = {_spec.python_name(p["name"]): p["name"] for p in params}
 
     def _spec_of(self):
         values = {spec_keys[k]: getattr(self, k) for k in spec_keys}
-        if alias and self.n_estimators is not None:
-            if values["n"] != defaults["n"] and values["n"] != self.n_estimators:
-                raise ValueError(
-                    f"n={values['n']} and n_estimators={self.n_estimators} disagree; give one"
-                )
-            values["n"] = self.n_estimators
         return "+".join([_spec.call(name, values, defaults)] + _stage_spec(self))
 
-    __init__ = _spec.keyword_init(sig_params)
+    __init__ = _spec.keyword_init(sig_params, aliases)
     cls_name = _spec.class_name(name, _NAMES)
     doc = _named_doc(cls_name, entry, params, alias)
-    cls = type(
-        cls_name,
-        (_RarityClassifier,),
-        {
-            "__init__": __init__,
-            "_spec": _spec_of,
-            "__doc__": doc,
-            "__module__": "rarity",
-            "registry_name": name,
-        },
-    )
+    body = {
+        "__init__": __init__,
+        "_spec": _spec_of,
+        "__doc__": doc,
+        "__module__": "rarity",
+        "registry_name": name,
+        "_aliases": aliases,
+    }
+    if alias:
+        body["n_estimators"] = property(_get_n, _set_n, doc="scikit-learn's name for ``n`` (the same parameter).")
+        body["set_params"] = _set_params_unaliased
+    cls = type(cls_name, (_RarityClassifier,), body)
     __init__.__qualname__ = f"{cls_name}.__init__"
     return cls
+
+
+#: scikit-learn's spellings of spec parameters: one parameter each, so the
+#: spelling set last wins and ``get_params`` reports the spec's name.
+_ALIASES = {"n_estimators": "n"}
+
+
+def _get_n(self):
+    return self.n
+
+
+def _set_n(self, value):
+    self.n = value
+
+
+def _set_params_unaliased(self, **params):
+    """Sets the parameters (``n_estimators`` sets ``n``: the later of the two wins).
+
+    Returns
+    -------
+    self : object
+    """
+    return _RarityClassifier.set_params(self, **_spec.unalias(params, self._aliases))
 
 
 def _named_doc(cls_name, entry, params, alias):
@@ -299,7 +349,11 @@ def _named_doc(cls_name, entry, params, alias):
     ]
     lines += [_spec.param_doc(p) for p in params]
     if alias:
-        lines.append("n_estimators : int, default=None\n    scikit-learn's name for ``n``; overrides it when given.")
+        lines.append(
+            "n_estimators : int\n    scikit-learn's name for ``n``: the same parameter (``set_params``,\n"
+            "    ``GridSearchCV`` and attribute access take either; the one set last wins;\n"
+            "    ``get_params`` reports ``n``)."
+        )
     lines += [
         "correct : {None, True, 'member', 'average'}, default=None\n"
         "    Undo the prior shift of the members' samples (Dal Pozzolo et al. 2015,\n"
@@ -476,6 +530,7 @@ class CorrectedClassifier(ClassifierMixin, BaseEstimator):
 
     def _corrected(self, X):
         check_fitted(self, "estimator_")
+        V.check_n_features(self, X)
         p = np.asarray(self.estimator_.predict_proba(X), dtype=np.float64)
         if p.ndim != 2 or p.shape[1] != len(self.classes_):
             raise ValueError(f"the estimator's predict_proba gave shape {p.shape}")

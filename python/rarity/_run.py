@@ -173,7 +173,7 @@ def _data(data, target, pos_label, n_jobs, cv=None):
 
 def run(
     data, target=None, *, models=None, metric="average_precision", cv="2x5", cost=None,
-    benefit=None, pos_label=None, seed=42, n_jobs=None, decision_metric=None,
+    benefit=None, pos_label=None, seed=42, n_jobs=None, decision_metric=None, pooled=False,
 ):
     """Compares imbalance strategies on one dataset and fits the winner.
 
@@ -204,6 +204,7 @@ def run(
         ``"group(col=COL, folds=5)"`` (no value of ``COL``, numbers or text
         ids, on both sides); ``COL`` is a column of ``data`` that the models
         do not see unless ``keep=true``.
+        ``"loo"`` (leave-one-out) is always pooled (see ``pooled``).
     cost : str or dict, default=None
         Misclassification costs, ``"fn=10,fp=1"`` or ``{"fn": 10, "fp": 1}``
         (or ``"matrix='0,1;5,0'"``): adds the metric ``cost`` and, for every
@@ -220,6 +221,10 @@ def run(
         The thresholded metric that compares the decisions of each model when
         ``metric`` ranks models; default: ``cost`` with ``cost``, ``benefit``
         with ``benefit``, else ``g_mean``.
+    pooled : bool, default=False
+        Compute every metric once on each repeat's pooled out-of-fold
+        predictions (and rank on those) instead of averaging per-fold values;
+        always on with ``cv="loo"``, whose one-row folds have no AUC.
 
     Returns
     -------
@@ -238,7 +243,8 @@ def run(
     if isinstance(cost, dict):
         cost = ",".join(f"{k}={v}" for k, v in cost.items())
     native = _rarity.run_job(
-        native_data, list(models or []), metric, cv, cost, benefit, int(seed), n_jobs, decision_metric
+        native_data, list(models or []), metric, cv, cost, benefit, int(seed), n_jobs, decision_metric,
+        bool(pooled),
     )
     from ._classifier import Classifier
 

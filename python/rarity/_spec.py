@@ -118,24 +118,41 @@ def signature(params):
     )
 
 
-def keyword_init(params):
+def keyword_init(params, aliases=None):
     """An ``__init__`` taking the keyword parameters ``(name, default)`` and
     storing each as an attribute of that name, with their :func:`signature`
-    (scikit-learn's ``get_params`` reads the parameters from it)."""
+    (scikit-learn's ``get_params`` reads the parameters from it).
+
+    ``aliases`` maps other spellings to a parameter (``{"n_estimators":
+    "n"}``): one parameter, so the spelling given last wins and only the
+    parameter is in the signature (and in ``get_params``)."""
     keys = [k for k, _ in params]
+    aliases = dict(aliases or {})
 
     def __init__(self, **kwargs):
-        unknown = set(kwargs) - set(keys)
+        unknown = set(kwargs) - set(keys) - set(aliases)
         if unknown:
             raise TypeError(
                 f"{type(self).__name__}() got unexpected keyword argument(s) "
-                f"{', '.join(sorted(unknown))}; accepted: {', '.join(keys)}"
+                f"{', '.join(sorted(unknown))}; accepted: {', '.join(keys + list(aliases))}"
             )
+        given = unalias(kwargs, aliases)
         for k, d in params:
-            setattr(self, k, kwargs.get(k, d))
+            setattr(self, k, given.get(k, d))
 
     __init__.__signature__ = signature(params)
     return __init__
+
+
+def unalias(kwargs, aliases):
+    """``kwargs`` with every alias replaced by its parameter; when both
+    spellings are given, the one given last wins (keyword order)."""
+    out = {}
+    for k, v in kwargs.items():
+        k = aliases.get(k, k)
+        out.pop(k, None)
+        out[k] = v
+    return out
 
 
 def param_doc(p):

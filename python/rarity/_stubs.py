@@ -56,7 +56,7 @@ PARAM_TYPES = {
     "seed": "int",
     "calibration": "Optional[str]",
     "decision": "Optional[str]",
-    "n_estimators": "Optional[int]",
+    "n_estimators": "int",
 }
 
 RETURNS = {
@@ -209,8 +209,15 @@ def _class(cls, base, kind, methods, init=True):
     lines = [f"class {cls.__name__}({base}):" if base else f"class {cls.__name__}:"]
     for attr, t in FITTED.get(kind, []):
         lines.append(f"    {attr}: {t}")
+    aliases = getattr(cls, "_aliases", {})
+    for a in aliases:
+        lines.append(f"    {a}: {PARAM_TYPES[a]}")
     if init:
-        lines.append("    " + _sig(cls.__init__, "__init__", "None"))
+        sig = _sig(cls.__init__, "__init__", "None")
+        # Other spellings of a parameter are keywords too (not in the
+        # signature, which scikit-learn reads the parameters from).
+        extra = "".join(f", {a}: {PARAM_TYPES[a]} = ..." for a in aliases)
+        lines.append("    " + sig.replace(") -> None: ...", extra + ") -> None: ..."))
     for m in methods:
         lines.append("    " + _sig(getattr(cls, m), m))
     return "\n".join(lines)

@@ -80,6 +80,9 @@ def _pandas_features(X, n_jobs):
 
 
 def _array_features(X, n_jobs):
+    if X.ndim == 2 and X.shape[1] == 0:
+        # scikit-learn's wording (its estimator checks match it).
+        raise ValueError(f"0 feature(s) (shape={X.shape}) while a minimum of 1 is required.")
     if X.dtype.kind == "c":
         raise ValueError(f"Complex data not supported: X has dtype {X.dtype}; rarity reads real numbers")
     if X.dtype.kind in "OUS":
@@ -140,6 +143,24 @@ def features(X, n_jobs=None):
         f"X is a {type(X).__name__}; expected a NumPy array, a list of rows, or a "
         "pandas / polars / pyarrow table"
     )
+
+
+def check_n_features(est, X):
+    """Raises scikit-learn's ``ValueError`` when ``X``, an array or a list of
+    rows (a table is matched by column names instead), has another number of
+    columns than ``est`` was fitted on."""
+    if X is None or _is_pandas_frame(X) or _is_polars_frame(X) or hasattr(X, "__arrow_c_stream__"):
+        return
+    shape = getattr(X, "shape", None)
+    if shape is None and isinstance(X, (list, tuple)) and X and isinstance(X[0], (list, tuple, np.ndarray)):
+        shape = (len(X), len(X[0]))
+    if shape is None or len(shape) != 2:
+        return
+    if shape[1] != est.n_features_in_:
+        raise ValueError(
+            f"X has {shape[1]} features, but {type(est).__name__} is expecting "
+            f"{est.n_features_in_} features as input."
+        )
 
 
 def n_columns(X):

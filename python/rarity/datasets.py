@@ -59,20 +59,35 @@ def load(name, as_frame=False):
     -------
     X : ndarray of shape (n_samples, n_features) or DataFrame
     y : ndarray of shape (n_samples,) or Series
-        The class labels as written in the data (e.g. ``"positive"``).
+        The class labels: integers (``int64``) when every label of the data is
+        an integer, as scikit-learn's loaders return them (so its scorers'
+        ``pos_label=1`` applies); else the labels as written (e.g.
+        ``"positive"``).
 
     Examples
     --------
     >>> import rarity
     >>> X, y = rarity.datasets.load("ecoli4")
-    >>> X.shape, sorted(set(y))
-    ((336, 7), ['0', '1'])
+    >>> X.shape, y.dtype, sorted(set(y.tolist()))
+    ((336, 7), dtype('int64'), [0, 1])
     """
     data = _rarity.load_bundled(name)
     X, codes = _rarity.dataset_arrays(data)
-    y = np.asarray(data.class_names, dtype=object)[codes]
+    y = _label_values(data.class_names)[codes]
     if as_frame:
         import pandas as pd
 
         return pd.DataFrame(X, columns=data.feature_names), pd.Series(y, name="class")
     return X, y
+
+
+def _label_values(names):
+    """The class names as an ``int64`` array when each is an integer written
+    plainly (``"0"``, ``"-1"``, not ``"01"``), else as text."""
+    try:
+        values = [int(n) for n in names]
+    except ValueError:
+        return np.asarray(names, dtype=object)
+    if [str(v) for v in values] != list(names):
+        return np.asarray(names, dtype=object)
+    return np.asarray(values, dtype=np.int64)

@@ -24,11 +24,37 @@ from ._validation import _label_text
 __all__ = ["score", "keys"]
 
 
+#: How far from 1 a row of probabilities may sum (the library's tolerance).
+_ROW_SUM_TOLERANCE = 1e-6
+
+
+def _check_probabilities(p):
+    """Raises ``ValueError`` quoting the first value of ``y_score`` that is not
+    a probability (its index counted from 0, as Python counts), or the first
+    row of 2-d scores that does not sum to 1."""
+    bad = np.argwhere(~((p >= 0.0) & (p <= 1.0)))
+    if bad.size:
+        at = tuple(int(i) for i in bad[0])
+        where = ", ".join(map(str, at))
+        raise ValueError(f"y_score[{where}] = {float(p[at])!r} is not a probability in [0, 1]")
+    if p.ndim == 2:
+        sums = p.sum(axis=1)
+        off = np.flatnonzero(np.abs(sums - 1.0) > _ROW_SUM_TOLERANCE)
+        if off.size:
+            i = int(off[0])
+            raise ValueError(
+                f"y_score[{i}] sums to {float(sums[i])!r}, not 1 (tolerance {_ROW_SUM_TOLERANCE}); "
+                "each row holds every class's probability"
+            )
+
+
 def _inputs(y_true, y_score, pos_label=None, labels=None, y_pred=None):
     y = np.asarray(y_true)
     if y.ndim != 1:
         raise ValueError(f"y_true must be 1-d; got shape {y.shape}")
     p = np.asarray(y_score, dtype=np.float64)
+    if p.ndim in (1, 2):
+        _check_probabilities(p)
     if p.ndim == 1:
         names = sorted({_label_text(v) for v in y.tolist()})
         if len(names) > 2:

@@ -460,7 +460,9 @@ class SMOTE(_Base):
     random_state : int or None, default=None
         The seed (``None``: 42).
     k_neighbors : int, default=5
-        Neighbours of each minority row.
+        Neighbours of each minority row. Every class to enlarge needs more
+        than ``k_neighbors`` rows: with fewer, ``fit_resample`` raises
+        ``ValueError`` naming the ``k`` that fits (as imbalanced-learn does).
     n_jobs : int, default=None
         Threads.
 
@@ -496,6 +498,7 @@ class BorderlineSMOTE(_Base):
     sampling_strategy : float, str or dict, default="auto"
     random_state : int or None, default=None
     k_neighbors : int, default=5
+        As :class:`SMOTE` (more rows than ``k_neighbors`` per class to enlarge).
     m_neighbors : int, default=10
     kind : {"borderline-1"}, default="borderline-1"
         Only Borderline-SMOTE1.
@@ -542,6 +545,7 @@ class ADASYN(_Base):
     sampling_strategy : float, str or dict, default="auto"
     random_state : int or None, default=None
     n_neighbors : int, default=5
+        As :class:`SMOTE`'s ``k_neighbors`` (more rows than it per class to enlarge).
     n_jobs : int, default=None
 
     Examples
@@ -780,7 +784,7 @@ class NearMiss(_Base):
     >>> X, y = rarity.datasets.load("ecoli4")
     >>> Xr, yr = sampling.NearMiss(version=3).fit_resample(X, y)
     >>> sorted(set(yr.tolist()))
-    ['0', '1']
+    [0, 1]
     """
 
     def __init__(self, *, sampling_strategy="auto", version=1, n_neighbors=3, n_neighbors_ver3=3, n_jobs=None):

@@ -91,12 +91,43 @@ class Sample:
 
 def _job_error(what, e):
     """A failed Spark job as one clear error: the first library or Python
-    error line of the executor's traceback, then Spark's message."""
+    error line of the executor's traceback, then Spark's message; when the
+    executors' Python lacks a module, which Python they run and what to set."""
     text = str(e)
     lines = [m.strip() for m in re.findall(r"^\s*\w*(?:Error|Exception): .*$", text, flags=re.M)]
     lines = [m for m in lines if "Traceback" not in m]
     reason = lines[-1] if lines else text.strip().splitlines()[0] if text.strip() else type(e).__name__
-    return RuntimeError(f"rarity.spark.{what}: the Spark job failed: {reason}")
+    missing = re.search(r"No module named '([^']+)'", reason)
+    hint = _executor_python_hint(missing.group(1)) if missing else ""
+    return RuntimeError(f"rarity.spark.{what}: the Spark job failed: {reason}{hint}")
+
+
+def _executor_python_hint(module):
+    """Why the executors cannot import ``module`` when they run another
+    Python than the driver: Spark starts ``spark.pyspark.python``, else
+    ``$PYSPARK_PYTHON``, else ``python3`` from ``PATH``, which is not a
+    virtual environment's interpreter unless the environment is activated."""
+    import os
+    import shutil
+    import sys
+
+    try:
+        from pyspark import SparkContext
+
+        sc = SparkContext._active_spark_context
+        exe = getattr(sc, "pythonExec", None) or os.environ.get("PYSPARK_PYTHON") or "python3"
+    except ImportError:  # pragma: no cover - a job ran, so pyspark is there
+        return ""
+    found = shutil.which(exe) or exe
+    if os.path.abspath(found) == os.path.abspath(sys.executable):
+        return f" (install {module} in {sys.executable}, the Python the executors run)"
+    return (
+        f"; the executors run the Python '{exe}' ({found}), which cannot import {module}, not this "
+        f"driver's {sys.executable}: Spark starts spark.pyspark.python, else $PYSPARK_PYTHON, else "
+        f"python3 from PATH. Set PYSPARK_PYTHON={sys.executable} before the SparkSession starts, or "
+        f'.config("spark.pyspark.python", "{sys.executable}") on its builder (on a cluster, a Python '
+        "with rarity and pyarrow on every node: docs/SPARK.md)"
+    )
 
 
 def _run(what, action):

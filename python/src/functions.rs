@@ -276,8 +276,9 @@ fn proba_of(p: &PyReadonlyArray2<'_, f64>) -> PyResult<Proba> {
     let v: Vec<f64> = a.iter().copied().collect();
     if let Some(i) = v.iter().position(|x| !x.is_finite()) {
         return Err(value_error(format!(
-            "row {}: probability {} is not a finite number",
-            i / k + 1,
+            "proba[{}, {}] = {} is not a finite number",
+            i / k,
+            i % k,
             v[i]
         )));
     }
@@ -591,7 +592,7 @@ pub struct RunResult {
 /// tests the differences between models (Friedman / Nemenyi) and fits the
 /// winner on all rows: the same call as `rarity run`.
 #[pyfunction]
-#[pyo3(signature = (data, models=Vec::new(), metric="average_precision", cv="2x5", cost=None, benefit=None, seed=42, n_jobs=None, decision_metric=None))]
+#[pyo3(signature = (data, models=Vec::new(), metric="average_precision", cv="2x5", cost=None, benefit=None, seed=42, n_jobs=None, decision_metric=None, pooled=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn run_job(
     py: Python<'_>,
@@ -604,6 +605,7 @@ pub fn run_job(
     seed: u64,
     n_jobs: Option<i64>,
     decision_metric: Option<String>,
+    pooled: bool,
 ) -> PyResult<RunResult> {
     let ds = data.ds.clone();
     let (metric, cv_text) = (metric.to_string(), cv.to_string());
@@ -636,6 +638,7 @@ pub fn run_job(
             metric: ranking,
             decision_metric: decision,
             splitter: cv_text.parse()?,
+            pooled,
             seed,
         };
         rarity::experiment::run::run(&d2, settings)

@@ -232,6 +232,27 @@ impl Model {
         Ok(PyBytes::new(py, &b))
     }
 
+    /// The model as an ONNX graph (what `rarity export` writes): input `X`
+    /// (`[N, d]`, double), outputs `probabilities` and `label`.
+    fn to_onnx<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let b = rarity::export::to_onnx(self.fitted.as_ref()).map_err(to_py)?;
+        Ok(PyBytes::new(py, &b))
+    }
+
+    /// Writes the ONNX graph to `path` as `rarity export` does (checked
+    /// before writing, replaced whole or not at all).
+    fn write_onnx(&self, path: std::path::PathBuf) -> PyResult<()> {
+        use std::io::Write;
+        let b = rarity::export::to_onnx(self.fitted.as_ref()).map_err(to_py)?;
+        rarity::data::write::JobPaths::new()
+            .output("path", &path)
+            .check()
+            .map_err(to_py)?;
+        let mut f = rarity::data::write::AtomicFile::create(&path).map_err(to_py)?;
+        f.writer().write_all(&b).map_err(|e| to_py(f.err(e)))?;
+        f.commit().map_err(to_py)
+    }
+
     /// A model from the bytes of a model file (binary or JSON).
     #[classmethod]
     fn from_bytes(_cls: &Bound<'_, PyType>, b: &[u8]) -> PyResult<Model> {

@@ -56,7 +56,7 @@ def test_metrics_every_key_and_function():
     p3 = np.eye(3)[[0, 1, 2, 1, 1, 0]] * 0.7 + 0.1
     m = rarity.metrics.score(y3, p3)
     assert "roc_auc_hand_till" in m and "brier_positive" not in m
-    with pytest.raises(ValueError, match="outside \\[0, 1\\]"):
+    with pytest.raises(ValueError, match="is not a probability in \\[0, 1\\]"):
         rarity.metrics.score(y, p + 1)
 
 
@@ -134,6 +134,17 @@ def test_run_ranks_fits_the_winner_and_writes_the_report(tmp_path):
     res2 = rarity.run(str(csv), target="label", models=["tree", "gnb"], cv="1x3")
     assert not res2.verdict["testable"] and len(res2.ranking) == 2
     assert res2.level == "models" and res2.decision_metric == "g_mean"
+
+
+def test_run_pools_leave_one_out():
+    # issue 39: one-row folds have no AUC; leave-one-out is pooled, and
+    # pooled=True pools any scheme.
+    pytest.importorskip("pandas")
+    X, y = imbalanced(n=120, d=3, seed=4)
+    res = rarity.run((X, y), models=["logistic", "gnb"], metric="roc_auc", cv="loo")
+    assert np.isfinite(res.ranking["roc_auc"]).all()
+    res = rarity.run((X, y), models=["logistic", "gnb"], metric="roc_auc", cv="2x3", pooled=True)
+    assert np.isfinite(res.ranking["roc_auc"]).all()
 
 
 def test_registry_and_datasets():

@@ -97,6 +97,11 @@ impl Isotonic {
         }
     }
 
+    /// The knots: fitted scores (ascending) and their calibrated values.
+    pub fn knots(&self) -> (&[f64], &[f64]) {
+        (&self.xs, &self.ys)
+    }
+
     /// The calibrated value at `score` (linear between fitted scores, clipped
     /// outside them).
     pub fn apply(&self, score: f64) -> f64 {

@@ -16,6 +16,7 @@
 
 pub mod em;
 pub mod isotonic;
+pub mod onnx;
 pub mod platt;
 pub mod prior;
 pub mod shift;

@@ -38,7 +38,8 @@ pub struct DataArgs {
     /// A bundled dataset instead of a file (see `rarity datasets`).
     #[arg(long, value_name = "NAME", conflicts_with = "file")]
     pub dataset: Option<String>,
-    /// Target column: name or 0-based index (-1 = last; default: last).
+    /// Target column: name (exact; else ignoring case when one column matches,
+    /// noted on stderr) or 0-based index (-1 = last; default: last).
     #[arg(long, value_name = "COL", allow_hyphen_values = true)]
     pub target: Option<String>,
     /// Label of the positive class (default: the minority). In a multiclass
@@ -137,6 +138,15 @@ impl DataArgs {
         if let (false, Some(t)) = (quiet || report.target.is_empty(), by_index) {
             if report.target != t {
                 eprintln!("note: --target {t} is the column '{}'", report.target);
+            }
+        }
+        // A name matched ignoring case (only when no column has it exactly).
+        if let (false, Some(t)) = (quiet || report.target.is_empty(), self.target.as_deref()) {
+            if report.target != t && report.target.eq_ignore_ascii_case(t) {
+                eprintln!(
+                    "note: --target '{t}' is the column '{}' (names match ignoring case)",
+                    report.target
+                );
             }
         }
         if !quiet {

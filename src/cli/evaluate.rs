@@ -82,6 +82,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         }
         Ok::<_, rarity::Error>((eval, report))
     })?;
+    let note = strategy.default_decision_note(&class_counts(&eval));
     let mut summary = eval.summary();
     if pooled && eval.folds.len() == 1 {
         // One pooled value: no spread to report.
@@ -123,6 +124,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             "fit_seconds": number(fit_s),
             "predict_seconds": number(predict_s),
             "rows_dropped": report.rows_dropped(),
+            "notes": note.iter().collect::<Vec<_>>(),
         }));
     }
     let mut t = Table::new(&["metric", "mean", "std", "full potential"]);
@@ -137,7 +139,9 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     let murphy = if summary.iter().any(|(k, _)| k == "brier_reliability") {
         format!(
             "\nbrier_reliability, brier_resolution: Murphy's decomposition of the Brier score \
-             over {MURPHY_BINS} equal-width probability bins (the reliability diagram's)\n"
+             over {MURPHY_BINS} equal-width probability bins (the reliability diagram's); with the \
+             within-bin terms (Stephenson et al. 2008) it adds up: brier = reliability - \
+             resolution + uncertainty + within_bin_variance - within_bin_covariance\n"
         )
     } else {
         String::new()
@@ -148,8 +152,9 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             .filter(|(_, s)| s.mean.is_nan())
             .map(|(k, _)| k.as_str()),
     );
+    let note = note.map_or(String::new(), |n| format!("\nnote: {n}\n"));
     write_stdout(&format!(
-        "{} on {} ({folds} folds, cv {}; {how})\nfit {:.2} s, predict {:.2} s in total\n\n{}{murphy}{undefined}",
+        "{} on {} ({folds} folds, cv {}; {how})\nfit {:.2} s, predict {:.2} s in total\n\n{}{murphy}{undefined}{note}",
         eval.spec,
         report.source,
         a.cv,
@@ -157,4 +162,25 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         predict_s,
         t.to_text()
     ))
+}
+
+/// The class counts of a binary evaluation's rows (each row is tested once
+/// per repeat: the confusion counts of the first repeat); empty beyond two
+/// classes.
+fn class_counts(eval: &rarity::evaluate::Evaluation) -> Vec<usize> {
+    let mut counts = vec![0usize; 2];
+    for f in eval.folds.iter().filter(|f| f.repeat == 0) {
+        for (k, v) in &f.metrics {
+            match k.as_str() {
+                "tn" | "fp" => counts[0] += *v as usize,
+                "tp" | "fn" => counts[1] += *v as usize,
+                _ => {}
+            }
+        }
+    }
+    if counts == [0, 0] {
+        Vec::new()
+    } else {
+        counts
+    }
 }

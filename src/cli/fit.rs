@@ -55,10 +55,14 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             "output": a.output.display().to_string(),
             "rows": rows,
             "classes": fitted.schema.class_names,
-            "rule": fitted.rule,
+            "rule": fitted.rule.to_string(),
             "decision": decision_text(&strategy.decision, &fitted.rule),
             "rows_dropped": report.rows_dropped(),
         }));
+    }
+    if g.quiet {
+        // The model file is the result; --quiet leaves nothing else.
+        return Ok(());
     }
     write_stdout(&format!(
         "fitted {} on {} ({} rows); decision {}; saved to {}\n",

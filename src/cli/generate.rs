@@ -26,7 +26,9 @@ enum Kind {
     /// each feature x0, x1, ...; the true posterior p(+|x) is written as the
     /// column `p_true` (drop it before training).
     Gaussian(GaussianArgs),
-    /// A credit-card-like fraud table (Time, V1..V28, Amount, class).
+    /// A credit-card-like fraud table (Time, V1..V28, Amount, class): every
+    /// `--seed` draws rows from one fixed population (`--drift` for new
+    /// fraud patterns).
     Fraud(FraudArgs),
     /// A biased training sample of a dataset (Fan & Davidson 2006, Sec. 5):
     /// feature bias (sort by a column, drop the lowest fraction) or class
@@ -71,6 +73,13 @@ struct FraudArgs {
     /// Number of fraud clusters.
     #[arg(long, default_value_t = 4)]
     clusters: usize,
+    /// Share of the fraud clusters (fraud patterns) replaced by new ones
+    /// drawn from `--seed`, in [0, 1]. By default (0) every `--seed` draws
+    /// rows from one fixed population, so a later sample is the same
+    /// population; give `--drift 0.5` (half the patterns new) or `--drift 1`
+    /// (all new) to test a model on a population that drifted.
+    #[arg(long, default_value_t = 0.0, value_name = "SHARE")]
+    drift: f64,
     /// Output file: CSV, or Parquet when it ends in `.parquet`; gzip or zstd
     /// CSV when it ends in `.gz` / `.zst`; `-` writes
     /// CSV to standard output.
@@ -138,6 +147,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                 n: a.n,
                 positive_rate: a.positive_rate,
                 clusters: a.clusters,
+                drift: a.drift,
             };
             (&a.output, task.write_table(g.seed, &a.output)?.to_vec())
         }

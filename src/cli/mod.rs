@@ -9,6 +9,7 @@ mod datasets;
 mod evaluate;
 mod experiment;
 mod explain;
+mod export;
 mod fit;
 mod generate;
 mod inspect;
@@ -51,7 +52,8 @@ pub struct Global {
     /// available). Not the experiments' `--max-rows`, which skips datasets.
     #[arg(long, global = true, value_name = "N", default_value_t = rarity::limits::DEFAULT_MAX_ROWS)]
     pub max_sample_rows: u64,
-    /// No progress or notes on stderr.
+    /// No progress or notes on stderr (and no summary line from `fit`,
+    /// whose result is the model file).
     #[arg(long, short, global = true)]
     pub quiet: bool,
     /// Output format.
@@ -98,6 +100,9 @@ enum Command {
     /// What a model file holds: versions, strategy, schema, priors, keep
     /// rates, decision, members, training rows and time.
     Show(show::Args),
+    /// Write a saved strategy as an ONNX model (probabilities and label),
+    /// for ONNX Runtime, Triton and the JVM/.NET runtimes.
+    Export(export::Args),
     /// Write a resampled copy of a dataset (under, over, SMOTE, cleaning, ...).
     Resample(resample::Args),
     /// Rank learners for an unlabelled target population (ReverseTesting).
@@ -184,6 +189,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Predict(a) => predict::run(g, &a),
         Command::Explain(a) => explain::run(g, &a),
         Command::Show(a) => show::run(g, &a),
+        Command::Export(a) => export::run(g, &a),
         Command::Resample(a) => resample::run(g, &a),
         Command::Select(a) => select::run(g, &a),
         Command::Experiment(a) => experiment::run(g, &a),

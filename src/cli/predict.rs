@@ -157,7 +157,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             "rows": done.rows,
             "classes": names,
             "class_counts": done.class_counts,
-            "rule": fitted.rule,
+            "rule": fitted.rule.to_string(),
             "rows_dropped": done.report.rows_dropped(),
         });
         return print_summary(&a.output, g.quiet, &json_text(&v)?);

@@ -211,12 +211,12 @@ fn render_multiclass(m: &MulticlassSummary) -> String {
     );
     if let Some(w) = &m.against_best {
         out.push_str(&format!(
-            "PT_MA against the best competitor ({}): W/T/L {}/{}/{}, Wilcoxon p = {}\n",
+            "PT_MA against the best competitor ({}): W/T/L {}/{}/{}, Wilcoxon {}\n",
             m.best_competitor,
             w.wins,
             w.ties,
             w.losses,
-            p_value_text(w.wilcoxon_p)
+            rarity::report::format::p_equals_text(w.wilcoxon_p)
         ));
     }
     out

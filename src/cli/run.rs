@@ -14,14 +14,14 @@ use rarity::error::{Error, Result};
 use rarity::evaluate::Extras;
 use rarity::experiment::compare::{DECISION_METRICS, MODEL_METRICS};
 use rarity::experiment::run::{
-    classes_text, counts_text, decision_copies, decision_metric, ranking_metric, report_notes,
-    run as run_job, Level, RunSettings,
+    classes_text, counts_text, decision_copies, decision_metric, decision_notes, folds_text,
+    ranking_metric, report_notes, run as run_job, Level, RunSettings,
 };
 use rarity::experiment::run_report::{run_report, RunContext};
 use rarity::metrics::catalogue;
 use rarity::metrics::cost::{Benefit, LossMatrix};
 use rarity::persist::{save, Format};
-use rarity::report::format::{mean_std_text, p_value_text};
+use rarity::report::format::{mean_std_text, metric_text, p_value_text};
 use rarity::split::Splitter;
 
 /// Arguments of `rarity run`.
@@ -44,10 +44,16 @@ pub struct Args {
     /// default: cost with `--cost`, benefit with `--benefit`, else g_mean.
     #[arg(long, value_name = "METRIC")]
     decision_metric: Option<String>,
-    /// Repeated cross-validation, `RxK` (R repeats of K folds), or
+    /// Repeated cross-validation, `RxK` (R repeats of K folds), K folds,
+    /// `loo` (leave-one-out, always pooled), holdout:F, or
     /// time(col=COL, folds=5) / group(col=COL, folds=5) (see `rarity evaluate --help`).
     #[arg(long, default_value = "2x5")]
     cv: String,
+    /// Pool the out-of-fold predictions of each repeat and compute every
+    /// metric once on them (one value per repeat), ranking and testing on
+    /// those instead of per-fold values; always on with `--cv loo`.
+    #[arg(long)]
+    pooled: bool,
     /// Compare these strategies instead of the default set (repeatable).
     #[arg(long = "model", short = 'm')]
     models: Vec<String>,
@@ -146,6 +152,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         metric: ranking,
         decision_metric: decision,
         splitter,
+        pooled: a.pooled,
         seed: g.seed,
     };
     let extras = settings.extras.clone();
@@ -160,7 +167,6 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     let winner = outcome.winner_strategy();
     let metric = ranking.key;
     let dm = outcome.decision_metric.key;
-    let n_folds = cmp.evaluations[0].folds.len();
     let level = match outcome.level {
         Level::Models => "models",
         Level::Strategies => "strategies",
@@ -181,6 +187,8 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         run_report(&outcome, &ctx)?.write(dir)?;
     }
 
+    let notes = decision_notes(&outcome, &ds);
+    let one_value = outcome.pooled && cmp.evaluations[0].folds.len() == 1;
     let summaries: Vec<_> = cmp.evaluations.iter().map(|e| e.summary()).collect();
     let metrics_json = |i: usize| -> serde_json::Map<String, serde_json::Value> {
         summaries[i]
@@ -241,7 +249,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             })
             .collect();
         return print_json(&json!({
-            "data": report.source, "cv": a.cv, "metric": metric, "level": outcome.level,
+            "data": report.source, "cv": a.cv, "pooled": outcome.pooled, "notes": notes, "metric": metric, "level": outcome.level,
             "decision_metric": dm, "ranking": ranking_rows, "models": models, "decisions": decisions,
             "verdict": verdict, "winner": winner.spec, "saved": a.output.display().to_string(),
             "rows_dropped": report.rows_dropped(),
@@ -254,7 +262,13 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         summaries[i]
             .iter()
             .find(|(k, _)| k == key)
-            .map_or("-".into(), |(_, s)| mean_std_text(s.mean, s.std))
+            .map_or("-".into(), |(_, s)| {
+                if one_value {
+                    metric_text(s.mean)
+                } else {
+                    mean_std_text(s.mean, s.std)
+                }
+            })
     };
     let label = |k: &str| catalogue::metric(k).map_or(k.to_string(), |m| m.label.to_string());
     let has = |k: &str| summaries[0].iter().any(|(n, _)| n == k);
@@ -266,12 +280,20 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             .copied()
             .filter(|k| *k != dm && has(k)),
     );
+    let over = if !outcome.pooled {
+        "mean±std over folds"
+    } else if cmp.evaluations[0].folds.len() == 1 {
+        "one value of the pooled out-of-fold predictions"
+    } else {
+        "pooled out-of-fold predictions, mean±std over repeats"
+    };
     let mut out = format!(
-        "{}: {} rows, {classes}, cv {} ({n_folds} folds); {counts}\n\
-         ranked by {metric}: it ranks {level}; mean±std over folds{}{}\n\n",
+        "{}: {} rows, {classes}, cv {} ({}); {counts}\n\
+         ranked by {metric}: it ranks {level}; {over}{}{}\n\n",
         report.source,
         ds.n_rows(),
         a.cv,
+        folds_text(&outcome),
         if extras.cost.is_some() {
             "; cost: mean loss per row"
         } else {
@@ -341,9 +363,16 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         }
     }
     out.push_str(&format!(
-        "decisions of each model by {dm} (p vs best: Wilcoxon signed-rank over folds against the model's best decision)\n{}\n",
+        "decisions of each model by {dm} (p vs best: Wilcoxon signed-rank over {} against the model's best decision)\n{}\n",
+        if outcome.pooled { "repeats" } else { "folds" },
         t.to_text()
     ));
+    for n in &notes {
+        out.push_str(&format!("note: {n}\n"));
+    }
+    if !notes.is_empty() {
+        out.push('\n');
+    }
     out.push_str(&format!("verdict: {}\n", verdict.summary));
     if verdict.testable {
         out.push_str(&format!(
@@ -358,9 +387,11 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         ));
     }
     out.push_str(&format!(
-        "\nwinner for {metric}: {}\nsaved, trained on all rows, to {}\n",
+        "\nwinner for {metric}: {}\nsaved, trained on all rows, to {}\n\
+         next: rarity predict {} FILE -o predictions.csv\n",
         winner.spec,
-        a.output.display()
+        a.output.display(),
+        shell_word(&a.output.display().to_string())
     ));
     if let Some(dir) = &a.report {
         out.push_str(&format!(
@@ -369,4 +400,18 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         ));
     }
     write_stdout(&out)
+}
+
+/// `s` as one shell word: as is when it holds only safe characters, else
+/// in single quotes.
+fn shell_word(s: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "-_./+=:,@".contains(c);
+    if s.starts_with('-') {
+        // Not an option.
+        shell_word(&format!("./{s}"))
+    } else if !s.is_empty() && s.chars().all(safe) {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
 }

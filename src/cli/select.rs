@@ -13,6 +13,7 @@ use rarity::experiment::bias::true_ranking;
 use rarity::select::method::{select, Diagnosis, Method, DEFAULT_METHOD};
 use rarity::select::ranking::{Outcome, Ranking};
 use rarity::select::variant::{Measure, ReverseTestingVariant};
+use rarity::strategy::RARE_SHARE;
 
 /// Arguments of `rarity select`.
 #[derive(Debug, clap::Args)]
@@ -121,13 +122,35 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                     ..ReadOptions::default()
                 };
                 let (labelled, _) = read_path(&a.population, &o)?;
-                Some(true_ranking(&learners, &train, &labelled, &plain, g.seed)?)
+                let counts = labelled.class_counts();
+                let rarest = counts.iter().copied().min().unwrap_or(0) as f64
+                    / counts.iter().sum::<usize>().max(1) as f64;
+                Some((
+                    true_ranking(&learners, &train, &labelled, &plain, g.seed)?,
+                    rarest,
+                ))
             }
             None => None,
         };
         Ok::<_, Error>((found, diagnosis, truth))
     })?;
     let ranking = &found.ranking;
+    let truth_note = truth.as_ref().and_then(|(t, rarest)| {
+        let note = ranking.disagreement_with(t)?;
+        let measure = measure_name(&plain);
+        let why = if *rarest < RARE_SHARE && !RANKING_MEASURES.contains(&measure.as_str()) {
+            format!(
+                ". The truth is measured by {measure}, which on a class of {:.2}% of the rows \
+                 separates learners by a few rows; --metric average_precision or roc_auc \
+                 compares how they rank the rare class",
+                100.0 * rarest
+            )
+        } else {
+            format!(". The truth is measured by {measure}")
+        };
+        Some(format!("{note}{why}"))
+    });
+    let truth = truth.map(|(t, _)| t);
     if g.format == OutputFormat::Json {
         return print_json(&json!({
             "method": a.method,
@@ -140,6 +163,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             "diagnosis": diagnosis,
             "did": method.what_it_did(&found),
             "true_ranking": truth,
+            "truth_note": truth_note,
         }));
     }
     // The method as the user writes it (`cv`, `iwcv(ratio=ulsif)`, ...).
@@ -222,5 +246,11 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             names.join(", ")
         ));
     }
+    if let Some(n) = &truth_note {
+        out.push_str(&format!("note: {n}\n"));
+    }
     write_stdout(&out)
 }
+
+/// Measures that compare how learners rank the rows, not their labels.
+const RANKING_MEASURES: &[&str] = &["average_precision", "roc_auc", "brier", "log_loss"];

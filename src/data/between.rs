@@ -37,8 +37,8 @@ pub struct Between {
 }
 
 impl Between {
-    /// The row of a single-row class copied: `x + 0 (x - x)` is `x` itself
-    /// for every finite value.
+    /// A copy of `row`: `x + 0 (x - x)` is `x` itself for every finite
+    /// value.
     pub fn copy_of(row: usize) -> Self {
         Between {
             from: row,

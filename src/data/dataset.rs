@@ -52,6 +52,11 @@ pub fn rows_by_class(labels: &[u32], k: usize) -> Vec<Vec<usize>> {
 
 /// Fails unless at least two of the classes (`counts`, `names`) have rows.
 pub fn require_two_classes(counts: &[usize], names: &[String]) -> Result<()> {
+    if counts.iter().all(|&c| c == 0) {
+        return Err(Error::data(
+            "the data has no rows; at least two classes with rows are needed",
+        ));
+    }
     let present = counts.iter().filter(|&&c| c > 0).count();
     if present < 2 {
         return Err(Error::data(format!(
@@ -806,6 +811,12 @@ mod tests {
             Dataset::from_rows(vec![vec![1.0]], vec![0], vec!["a".into(), "b".into()]).unwrap();
         let e = ds.require_two_classes().unwrap_err().to_string();
         assert!(e.contains("only one class"), "{e}");
+        // No rows at all is said as such (issue 39, item 13), not "only one
+        // class with rows ()".
+        let e = super::require_two_classes(&[0, 0], &["a".into(), "b".into()])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("the data has no rows"), "{e}");
     }
 
     #[test]

@@ -9,7 +9,10 @@
 //!   `Amount`): positives at 0.172% by default, drawn from several clusters
 //!   that overlap the negatives, with a heavy-tailed amount. Written as CSV
 //!   or Parquet in chunks with bounded memory, in parallel, identical for
-//!   any thread count.
+//!   any thread count. The population (the fraud clusters) is fixed: the
+//!   seed draws rows from it, so tables of two seeds are two samples of one
+//!   population; [`FraudTask::drift`] replaces a share of the clusters by
+//!   new ones drawn from the seed (a population that drifted).
 
 use std::io::Write;
 use std::path::Path;
@@ -167,6 +170,11 @@ pub struct FraudTask {
     pub positive_rate: f64,
     /// Number of fraud clusters.
     pub clusters: usize,
+    /// Share of the fraud clusters replaced by new ones drawn from the
+    /// seed, in `[0, 1]` (at least one cluster when positive): 0 (the
+    /// default) keeps the one population every seed samples; 1 gives each
+    /// seed its own fraud patterns.
+    pub drift: f64,
 }
 
 impl Default for FraudTask {
@@ -176,9 +184,15 @@ impl Default for FraudTask {
             n: 284_807,
             positive_rate: 0.00172,
             clusters: 4,
+            drift: 0.0,
         }
     }
 }
+
+/// The seed of the fraud population's clusters (the command line's default
+/// seed, so that its tables are those it wrote before the population was
+/// fixed).
+const POPULATION_SEED: u64 = 42;
 
 /// Rows generated per random stream (and per parallel work unit).
 const CHUNK: usize = 1 << 14;
@@ -198,6 +212,12 @@ impl FraudTask {
         }
         if self.clusters == 0 {
             return Err(Error::invalid("fraud task needs at least one cluster"));
+        }
+        if !(0.0..=1.0).contains(&self.drift) {
+            return Err(Error::invalid(format!(
+                "drift {} must lie in [0, 1] (the share of fraud clusters replaced)",
+                self.drift
+            )));
         }
         // The table is drawn whole (its features and label), and each
         // cluster has a centre.
@@ -219,20 +239,33 @@ impl FraudTask {
     }
 
     /// Cluster centres: cluster `c` shifts six of the V features by 1.5-3.5
-    /// standard deviations (signs alternate), fixed by the seed.
+    /// standard deviations (signs alternate). The population's are fixed
+    /// ([`POPULATION_SEED`]); with [`FraudTask::drift`], the first
+    /// `ceil(drift * clusters)` are drawn from `seed` instead.
     fn centres(&self, seed: u64) -> Vec<[f64; 28]> {
-        let mut rng = stream(seed, u64::MAX);
-        (0..self.clusters)
-            .map(|_| {
-                let mut c = [0.0; 28];
-                for _ in 0..6 {
-                    let j = rng.random_range(0..28);
-                    let sign = if rng.random::<bool>() { 1.0 } else { -1.0 };
-                    c[j] = sign * (1.5 + 2.0 * rng.random::<f64>());
-                }
-                c
-            })
-            .collect()
+        let draw = |seed: u64| -> Vec<[f64; 28]> {
+            let mut rng = stream(seed, u64::MAX);
+            (0..self.clusters)
+                .map(|_| {
+                    let mut c = [0.0; 28];
+                    for _ in 0..6 {
+                        let j = rng.random_range(0..28);
+                        let sign = if rng.random::<bool>() { 1.0 } else { -1.0 };
+                        c[j] = sign * (1.5 + 2.0 * rng.random::<f64>());
+                    }
+                    c
+                })
+                .collect()
+        };
+        let mut centres = draw(POPULATION_SEED);
+        let drifted = (self.drift * self.clusters as f64).ceil() as usize;
+        if drifted > 0 {
+            // A stream of its own, so that a drifted seed-42 table differs
+            // from the population too.
+            let new = draw(stream(seed, u64::MAX - 1).random());
+            centres[..drifted].copy_from_slice(&new[..drifted]);
+        }
+        centres
     }
 
     /// Fills one chunk of rows (row-major features, labels).

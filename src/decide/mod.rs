@@ -20,6 +20,7 @@
 //! - after the prior correction (Dal Pozzolo eq. 12):
 //!   `tau' = beta tau_s / ((beta - 1) tau_s + 1)`, see [`corrected_threshold`].
 
+mod onnx;
 pub mod registry;
 pub mod tune;
 

@@ -8,6 +8,7 @@ use crate::data::{Dataset, Proba};
 use crate::error::{Error, Result};
 use crate::learn::tree::TreeModel;
 use crate::learn::{check_features, in_blocks_of, Classifier, Importances, Model, ROW_CHUNK};
+use crate::onnx::{Graph, Value};
 use crate::params::choice;
 
 /// Rows per parallel task when a forest scores: each tree walks the whole
@@ -111,25 +112,9 @@ impl BaggedModel {
         for (i, m) in self.members.iter().enumerate() {
             m.predict_row(x, tmp);
             hook(i, &self.keep_rates[i], tmp);
-            self.add_vote(tmp, out);
+            add_vote(self.vote, tmp, out);
         }
         finish_row(out, self.members.len());
-    }
-
-    #[inline]
-    fn add_vote(&self, p: &[f64], out: &mut [f64]) {
-        match self.vote {
-            Vote::Soft => out.iter_mut().zip(p).for_each(|(o, v)| *o += v),
-            Vote::Hard => {
-                let mut best = 0;
-                for c in 1..p.len() {
-                    if p[c] > p[best] {
-                        best = c;
-                    }
-                }
-                out[best] += 1.0;
-            }
-        }
     }
 
     /// Probabilities for every row of `data`, after passing each member's
@@ -216,7 +201,7 @@ impl BaggedModel {
                                     &tmp[..]
                                 }
                             };
-                            self.add_vote(p, out);
+                            add_vote(self.vote, p, out);
                         }
                     }
                 }
@@ -234,7 +219,7 @@ impl BaggedModel {
                                     &tmp[..]
                                 }
                             };
-                            self.add_vote(p, &mut chunk[r * k..(r + 1) * k]);
+                            add_vote(self.vote, p, &mut chunk[r * k..(r + 1) * k]);
                         });
                     }
                 }
@@ -245,7 +230,7 @@ impl BaggedModel {
                         for (j, out) in chunk.chunks_mut(k).enumerate() {
                             m.predict_row(data.row(first + j), &mut tmp);
                             hook(i, &self.keep_rates[i], &mut tmp);
-                            self.add_vote(&tmp, out);
+                            add_vote(self.vote, &tmp, out);
                         }
                     }
                 }
@@ -295,6 +280,10 @@ impl Classifier for BaggedModel {
         self.predict_proba_with(data, |_, _, _| {})
     }
 
+    fn to_onnx(&self, g: &mut Graph, x: &Value) -> std::result::Result<Value, String> {
+        self.to_onnx_with(g, x, None)
+    }
+
     /// The mean of the members' normalised importances over the members
     /// with a split, with their std ([`Importances::over_members`]); `None`
     /// when a member has no importances.
@@ -329,6 +318,24 @@ impl Classifier for BaggedModel {
 }
 
 /// Averages a row of summed votes and renormalises it (Algorithm 1, step 2.4).
+/// Adds a member's vote for probabilities `p` to `out`: `p` itself (soft),
+/// or 1 for its first most probable class (hard).
+#[inline]
+pub(super) fn add_vote(vote: Vote, p: &[f64], out: &mut [f64]) {
+    match vote {
+        Vote::Soft => out.iter_mut().zip(p).for_each(|(o, v)| *o += v),
+        Vote::Hard => {
+            let mut best = 0;
+            for c in 1..p.len() {
+                if p[c] > p[best] {
+                    best = c;
+                }
+            }
+            out[best] += 1.0;
+        }
+    }
+}
+
 #[inline]
 fn finish_row(out: &mut [f64], n: usize) {
     out.iter_mut().for_each(|v| *v /= n as f64);

@@ -18,6 +18,7 @@
 //! renormalised) or hard vote.
 
 mod bagged;
+mod onnx;
 pub mod registry;
 pub mod rus_boost;
 

@@ -11,10 +11,10 @@ use serde::Serialize;
 
 use crate::data::Dataset;
 use crate::error::{Error, Result};
-use crate::evaluate::{evaluate_fold_group, Evaluation, Extras, FoldResult};
+use crate::evaluate::{evaluate_fold_group, pooled, Evaluation, Extras, FoldResult};
 use crate::metrics::catalogue::{Metric, Needs};
 use crate::progress::Progress;
-use crate::report::format::{metric_text, p_value_text};
+use crate::report::format::{metric_text, p_equals_text};
 use crate::split::Splitter;
 use crate::stats::{critical_difference, friedman, mean_ranks};
 use crate::strategy::{core_groups, model_groups, Strategy};
@@ -219,6 +219,42 @@ pub fn order_by(means: &[f64], higher_is_better: bool) -> Vec<usize> {
 }
 
 impl Comparison {
+    /// The comparison on pooled out-of-fold predictions: each evaluation
+    /// (whose folds kept their test predictions, [`Extras::oof`]) becomes
+    /// one result per repeat, every metric computed once on the repeat's
+    /// pooled predictions ([`crate::evaluate::cross_validate_pooled`]), with
+    /// the extras' cost and benefit. The per-fold results stay behind
+    /// ([`Evaluation::pooled_folds`]) when `extras` keeps predictions or
+    /// out-of-fold rows.
+    pub fn pooled(self, data: &Dataset, extras: &Extras) -> Result<Comparison> {
+        let amounts = extras
+            .benefit
+            .as_ref()
+            .map(|b| b.amounts(data))
+            .transpose()?;
+        let keep = Extras {
+            oof: extras.oof || extras.keep_predictions,
+            ..extras.clone()
+        };
+        let evaluations = self
+            .evaluations
+            .into_iter()
+            .map(|e| {
+                pooled(
+                    &e.spec,
+                    e.folds,
+                    data.n_classes(),
+                    amounts.as_deref(),
+                    &keep,
+                )
+            })
+            .collect::<Result<_>>()?;
+        Ok(Comparison {
+            evaluations,
+            models: self.models,
+        })
+    }
+
     /// The mean over folds of `metric` for each strategy.
     pub fn means(&self, metric: &str) -> Vec<f64> {
         self.evaluations
@@ -296,7 +332,16 @@ impl Comparison {
             })
             .collect();
         let ranks = mean_ranks(&table, true)?;
-        let fr = if k >= 3 { friedman(&table).ok() } else { None };
+        let unit = if self.evaluations.first().is_some_and(|e| e.pooled) {
+            "pooled repeats"
+        } else {
+            "folds"
+        };
+        let fr = if k >= 3 && n >= 2 {
+            friedman(&table).ok()
+        } else {
+            None
+        };
         let cd = if k >= 2 {
             critical_difference(k, n, 0.05)?
         } else {
@@ -307,11 +352,11 @@ impl Comparison {
             Some(fr) => {
                 let tied: Vec<usize> = (0..k).filter(|&i| ranks[i] - best <= cd).collect();
                 let summary = format!(
-                    "Friedman test on {metric} over {n} folds between {k} models: p = {} \
-                     (Iman-Davenport p = {}); Nemenyi critical difference {} ranks at alpha 0.05; \
+                    "Friedman test on {metric} over {n} {unit} between {k} models: {} \
+                     (Iman-Davenport {}); Nemenyi critical difference {} ranks at alpha 0.05; \
                      {} of {k} models not significantly worse than the best",
-                    p_value_text(fr.chi2_p_value),
-                    p_value_text(fr.f_p_value),
+                    p_equals_text(fr.chi2_p_value),
+                    p_equals_text(fr.f_p_value),
                     metric_text(cd),
                     tied.len()
                 );
@@ -321,6 +366,11 @@ impl Comparison {
                 let why = if k < 3 {
                     let models = if k == 1 { "one model" } else { "two models" };
                     format!("{models}; the Friedman test needs at least three")
+                } else if n < 2 {
+                    format!(
+                        "one value of {metric} per model (one pooled repeat); \
+                         the Friedman test needs at least two folds or repeats"
+                    )
                 } else {
                     format!("every model has the same {metric} on every fold")
                 };

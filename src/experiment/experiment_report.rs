@@ -19,9 +19,10 @@ use super::calibration::{
 use super::pt_bagging::{
     BinarySummary, MulticlassSummary, BINARY_METHODS, MEASURES as PT_MEASURES, MULTICLASS_METHODS,
 };
+use crate::report::format::p_equals_text;
 use crate::report::svg::{BoxPlot, CdDiagram, GroupedBars, LinePlot, Series};
 use crate::report::table::{Cell, Table};
-use crate::report::{p_value_text, Report};
+use crate::report::Report;
 
 /// Colours of the undersampling rates of Fig. 3 other than `beta = 1`:
 /// none is one of [`PROBABILITY_COLOURS`].
@@ -449,11 +450,7 @@ fn pt_binary(report: &mut Report, b: &BinarySummary) {
     ));
     for r in &b.rank_tests {
         let cd = CdDiagram {
-            title: format!(
-                "{} (Friedman p = {})",
-                r.measure,
-                p_value_text(r.friedman_p)
-            ),
+            title: format!("{} (Friedman {})", r.measure, p_equals_text(r.friedman_p)),
             names: BINARY_METHODS.iter().map(|s| s.to_string()).collect(),
             mean_ranks: r.mean_ranks.clone(),
             critical_difference: r.critical_difference,
@@ -552,12 +549,12 @@ fn pt_multiclass(report: &mut Report, m: &MulticlassSummary) {
     if let Some(w) = &m.against_best {
         s.paragraph(&format!(
             "PT_MA against the best competitor ({}) on macro accuracy: win / tie / loss \
-             {}/{}/{}, Wilcoxon p = {}.",
+             {}/{}/{}, Wilcoxon {}.",
             m.best_competitor,
             w.wins,
             w.ties,
             w.losses,
-            p_value_text(w.wilcoxon_p)
+            p_equals_text(w.wilcoxon_p)
         ));
     }
 }

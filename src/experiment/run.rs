@@ -43,6 +43,7 @@ use crate::experiment::compare::{
 use crate::metrics::catalogue::{metric, Metric};
 use crate::metrics::cost::{Benefit, LossMatrix};
 use crate::params::syntax::parse_args;
+use crate::sample::SmoteNeighbours;
 use crate::spec::build_strategy;
 use crate::split::Splitter;
 use crate::stats::wilcoxon;
@@ -68,6 +69,11 @@ pub struct RunSettings {
     pub decision_metric: Option<&'static Metric>,
     /// The cross-validation.
     pub splitter: Splitter,
+    /// Rank on the metrics of each repeat's pooled out-of-fold predictions
+    /// instead of the mean over folds ([`Comparison::pooled`]); always on
+    /// with leave-one-out, whose one-row test folds have no AUC and rates of
+    /// 0 or 1.
+    pub pooled: bool,
     /// The seed of folds and fits.
     pub seed: u64,
 }
@@ -124,6 +130,9 @@ pub struct RunOutcome {
     pub winner: FittedStrategy,
     /// The cost, benefit and kept predictions of the evaluation.
     pub extras: Extras,
+    /// Whether the metrics are those of each repeat's pooled out-of-fold
+    /// predictions (one value per repeat) rather than per fold.
+    pub pooled: bool,
     /// The seed of folds and fits.
     pub seed: u64,
 }
@@ -286,7 +295,6 @@ pub fn report_notes(
     cost: Option<&str>,
     saved_to: Option<&Path>,
 ) -> Vec<String> {
-    let cmp = &outcome.comparison;
     let (seed, metric) = (outcome.seed, outcome.metric.key);
     let mut notes = vec![
         format!(
@@ -296,8 +304,13 @@ pub fn report_notes(
             classes_text(data)
         ),
         format!(
-            "Protocol: repeated stratified cross-validation {cv} ({} folds) on shared folds, seed {seed}; {}, each fitted once per fold.",
-            cmp.evaluations[0].folds.len(),
+            "Protocol: {} {cv} ({}) on shared folds, seed {seed}; {}, each fitted once per fold.",
+            if outcome.pooled {
+                "cross-validation"
+            } else {
+                "repeated stratified cross-validation"
+            },
+            folds_text(outcome),
             counts_text(outcome)
         ),
     ];
@@ -312,6 +325,11 @@ pub fn report_notes(
             b.amount, b.overhead, b.overhead
         ));
     }
+    notes.extend(
+        decision_notes(outcome, data)
+            .into_iter()
+            .map(|n| format!("Note: {n}.")),
+    );
     let winner = &outcome.winner_strategy().spec;
     notes.push(match saved_to {
         Some(p) => format!(
@@ -321,6 +339,31 @@ pub fn report_notes(
         None => format!("Winner for {metric}: {winner} (trained on all rows)."),
     });
     notes
+}
+
+/// The folds of a run and how its metrics summarise them: `10 folds`
+/// (averaged over folds), or `214 folds; metrics of each repeat's pooled
+/// out-of-fold predictions` when pooled.
+pub fn folds_text(outcome: &RunOutcome) -> String {
+    let e = &outcome.comparison.evaluations[0];
+    if outcome.pooled {
+        let folds: usize = e.folds.iter().map(|f| f.fold).sum();
+        format!("{folds} folds; metrics of each repeat's pooled out-of-fold predictions")
+    } else {
+        format!("{} folds", e.folds.len())
+    }
+}
+
+/// The notes on the decisions of a run's strategies
+/// ([`Strategy::default_decision_note`]): those deciding by default on
+/// corrected or calibrated probabilities of a rare class.
+pub fn decision_notes(outcome: &RunOutcome, data: &Dataset) -> Vec<String> {
+    let counts = data.class_counts();
+    outcome
+        .order
+        .iter()
+        .filter_map(|&i| outcome.strategies[i].default_decision_note(&counts))
+        .collect()
 }
 
 /// How many strategies and distinct models a run compared: `7 strategies, 5
@@ -412,6 +455,25 @@ fn compare_decisions(cmp: &Comparison, metric: &Metric, model_order: &[usize]) -
         .collect()
 }
 
+/// Whether SMOTE-bagging's default `k` fits every training fold: SMOTE
+/// needs more than `k` rows of the class it enlarges (the fold's smallest),
+/// so on fewer the default strategy is left out of the defaults rather than
+/// failing the run. A split that fails here fails in the comparison, which
+/// says why.
+fn smote_fits_every_fold(data: &Dataset, splitter: &Splitter, seed: u64) -> bool {
+    let k = SmoteNeighbours::default().k;
+    let Ok(folds) = splitter.split_dataset(data, seed) else {
+        return true;
+    };
+    folds.iter().all(|f| {
+        let mut counts = vec![0usize; data.n_classes()];
+        for &i in &f.train {
+            counts[data.label(i)] += 1;
+        }
+        counts.iter().filter(|&&n| n > 0).all(|&n| n > k)
+    })
+}
+
 /// Runs the comparison on `data` (its (model, fold) evaluations counted in
 /// [`crate::progress`]).
 pub fn run(data: &Dataset, settings: RunSettings) -> Result<RunOutcome> {
@@ -425,7 +487,11 @@ pub fn run(data: &Dataset, settings: RunSettings) -> Result<RunOutcome> {
     )?;
     let given = if settings.strategies.is_empty() {
         let specs = if data.n_classes() == 2 {
-            default_strategies(&default_betas(data))
+            let mut specs = default_strategies(&default_betas(data));
+            if !smote_fits_every_fold(data, &settings.splitter, settings.seed) {
+                specs.retain(|s| !s.starts_with("smote-bagging"));
+            }
+            specs
         } else {
             default_multiclass_strategies()
         };
@@ -445,13 +511,21 @@ pub fn run(data: &Dataset, settings: RunSettings) -> Result<RunOutcome> {
             extras.metrics.push(m);
         }
     }
-    let comparison = compare(
+    let pooled = settings.pooled || settings.splitter == Splitter::LeaveOneOut;
+    let evaluated = Extras {
+        oof: extras.oof || pooled,
+        ..extras.clone()
+    };
+    let mut comparison = compare(
         &strategies,
         data,
         &settings.splitter,
         settings.seed,
-        &extras,
+        &evaluated,
     )?;
+    if pooled {
+        comparison = comparison.pooled(data, &extras)?;
+    }
     let key = settings.metric.key;
     let higher = settings.metric.higher_is_better();
     let level = if ranks_models(settings.metric) {
@@ -488,6 +562,7 @@ pub fn run(data: &Dataset, settings: RunSettings) -> Result<RunOutcome> {
         verdict,
         winner,
         extras: settings.extras,
+        pooled,
         seed: settings.seed,
     })
 }

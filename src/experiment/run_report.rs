@@ -142,7 +142,7 @@ fn summary_of(summaries: &[Vec<(String, Summary)>], i: usize, key: &str) -> Opti
 /// let settings = RunSettings {
 ///     strategies, decision_copies: vec![], metric: metric("roc_auc").unwrap(), decision_metric: None,
 ///     extras: Extras { keep_predictions: true, ..Extras::default() },
-///     splitter: "1x3".parse().unwrap(), seed: 1,
+///     splitter: "1x3".parse().unwrap(), pooled: false, seed: 1,
 /// };
 /// let outcome = run(&ds, settings).unwrap();
 /// let ctx = RunContext { data: &ds, notes: vec![] };
@@ -640,6 +640,16 @@ fn curves_section(
         "true positive rate",
     );
     roc.diagonal = Some("chance".into());
+    // The same curves on a log false-positive axis: at a positive rate of a
+    // few per thousand, the alarms that matter are at FPR 1e-4 to 1e-2,
+    // squeezed against the left edge of the linear plot.
+    let mut log_roc = LinePlot::new(
+        "ROC curves, log false-positive axis (out-of-fold)",
+        "log10 false positive rate (-2 = 1%, -3 = 0.1%)",
+        "true positive rate",
+    );
+    log_roc.y_range = Some((0.0, 1.0));
+    let mut min_fpr = 1.0_f64;
     let mut pr = LinePlot::new(
         "Precision-recall curves (out-of-fold)",
         "recall",
@@ -678,6 +688,17 @@ fn curves_section(
             &c.fpr,
             &c.tpr,
         ));
+        // FPR 0 has no logarithm: the curve starts at the first false alarm.
+        let (log_fpr, tpr): (Vec<f64>, Vec<f64>) = c
+            .fpr
+            .iter()
+            .zip(&c.tpr)
+            .filter(|(f, _)| **f > 0.0)
+            .map(|(f, t)| (f.log10(), *t))
+            .unzip();
+        let negatives = p.truth.iter().filter(|&&t| t != 1).count().max(1);
+        min_fpr = min_fpr.min(1.0 / negatives as f64);
+        log_roc.series.push(Series::line(&name, &log_fpr, &tpr));
         let c = precision_recall_curve(&p.truth, &scores, 1)?;
         pr.series.push(Series::line(
             &format!("{name} (pooled AP {})", metric_text(r.average_precision)),
@@ -703,6 +724,7 @@ fn curves_section(
         }
         prevalence = p.truth.iter().filter(|&&t| t == 1).count() as f64 / p.truth.len() as f64;
     }
+    log_roc.x_range = Some((min_fpr.log10().floor().min(-1.0), 0.0));
     pr.hlines.push((
         format!("positive rate ({})", metric_text(prevalence)),
         prevalence,
@@ -717,9 +739,16 @@ fn curves_section(
              scores far from the pooled value). Reliability: {RELIABILITY_BINS} equal-width \
              bins; points on the diagonal are calibrated; a marker's area is proportional to \
              its bin's number of rows (hover for the count, and see the reliability table), so \
-             a nearly empty bin shows as a small dot."
+             a nearly empty bin shows as a small dot. Curves of more than 2,000 points are \
+             thinned to at most 2,000 (Ramer-Douglas-Peucker within a quarter pixel of the \
+             full curve, coarser only when that keeps too many)."
         ))
         .figure("ROC curves.", roc.render())
+        .figure(
+            "ROC curves on a log false-positive axis: the region where a rare class's alarms \
+             are raised (each curve starts at its first false positive).",
+            log_roc.render(),
+        )
         .figure(
             "Precision-recall curves (legend: AP of the pooled predictions).",
             pr.render(),

@@ -33,6 +33,11 @@
 //! `n = 20` and `n = 50` it labels neither class wholesale on any of them
 //! (`docs/adac2.md` has the table); a fixed `cost_neg = 0.5` labels every
 //! row positive on pima, wisconsin, yeast4, abalone9_18 and flare-F.
+//! `cost_pos = balanced` follows the same rule from the other side:
+//! `cost_pos = (N- / N+)^(1 / n)` with `cost_neg = 1` (the inverse class
+//! frequency itself in every round, its former meaning, compounded to
+//! `(N- / N+)^50` at 50 rounds and labelled every pima row positive: issue
+//! 39).
 //!
 //! RUSBoost (Seiffert, Khoshgoftaar, Van Hulse & Napolitano 2010; the
 //! lecture's "boosting with sampling"; composed with its sampler in
@@ -56,6 +61,7 @@
 //! usable round the model predicts the weighted class frequencies.
 
 use crate::learn::Classifier;
+use crate::onnx::{self, Graph};
 use crate::progress::Progress;
 use serde::{Deserialize, Serialize};
 
@@ -73,9 +79,11 @@ use crate::rng::Rng;
 pub enum Cost {
     /// A given cost (> 0).
     Value(f64),
-    /// For the positive class: the weight of class 0 over the weight of
-    /// class 1 in the training rows (inverse frequency). Strong: the costs
-    /// multiply the weights again in every round.
+    /// For the positive class: `(N- / N+)^(1 / n)` with the weighted class
+    /// totals and `n` rounds, so that over the rounds, as the costs multiply
+    /// the weights again in every round, they shift the class weights by the
+    /// inverse class ratio once (the classes weigh alike). With it,
+    /// `cost_neg = auto` is 1: the shift is not applied twice.
     Balanced,
 }
 
@@ -197,9 +205,10 @@ params! {
         pub n: usize = 50 => Bounds::at_least(1.0),
         /// Depth of each round's tree (1 = stumps).
         pub depth: usize = 1 => Bounds::at_least(1.0),
-        /// Cost of the positive class's rows: a number, or `balanced` (the
-        /// inverse class frequency, applied in every round). Default 1, as
-        /// Sun et al. 2007 keep the rare class's cost at least the other's.
+        /// Cost of the positive class's rows: a number, or `balanced`
+        /// ((N-/N+)^(1/n): over the n rounds the inverse class frequency
+        /// once; `cost_neg = auto` is then 1). Default 1, as Sun et al. 2007
+        /// keep the rare class's cost at least the other's.
         pub cost_pos: Cost = Cost::Value(1.0),
         /// Cost of the negative class's rows: a number, or `auto` =
         /// (N+/N-)^(1/n), at most 1 (rarity's rule: over the n rounds the
@@ -274,6 +283,42 @@ impl Classifier for BoostModel {
     }
 
     /// Checks shapes.
+    fn to_onnx(&self, g: &mut Graph, x: &onnx::Value) -> std::result::Result<onnx::Value, String> {
+        let m = self.classes.len();
+        if self.trees.is_empty() || m < 2 {
+            let mut row = vec![0.0; self.k];
+            for (&c, &p) in self.classes.iter().zip(&self.prior) {
+                row[c] = p;
+            }
+            return Ok(onnx::constant_rows(g, x, row));
+        }
+        let mut slot = vec![0; self.k];
+        for (s, &c) in self.classes.iter().enumerate() {
+            slot[c] = s;
+        }
+        let off = -1.0 / (m as f64 - 1.0);
+        let tables: Vec<_> = self
+            .trees
+            .iter()
+            .zip(&self.alpha)
+            .map(|(t, &a)| {
+                let mut leaves = vec![0.0; t.n_leaves() * m];
+                for (l, out) in leaves.chunks_mut(m).enumerate() {
+                    let c = slot[argmax(t.proba_of_leaf(l))];
+                    for (s, o) in out.iter_mut().enumerate() {
+                        *o = a * if s == c { 1.0 } else { off };
+                    }
+                }
+                t.onnx_table(leaves)
+            })
+            .collect();
+        let f = onnx::tree_sum(g, x, &tables, m);
+        let scale = g.scalar((m as f64 - 1.0) / m as f64);
+        let f = g.mul(&f, &scale);
+        let p = onnx::softmax_rows(g, &f, m);
+        Ok(onnx::scatter_columns(g, &p, &self.classes, self.k))
+    }
+
     fn validate(&self) -> std::result::Result<(), String> {
         let ok = !self.classes.is_empty()
             && self.prior.len() == self.classes.len()
@@ -329,12 +374,20 @@ pub fn boost(
                     "adac2 is for two classes; the data has {k}"
                 )));
             }
+            // The costs compound over the rounds: `balanced` is the
+            // per-round share of the inverse class ratio (the whole ratio
+            // in every round labelled every pima row positive at n = 50).
             let pos = match cost_pos {
                 Cost::Value(v) => v,
-                Cost::Balanced if tot[1] > 0.0 => tot[0] / tot[1],
+                Cost::Balanced if tot[1] > 0.0 && n_rounds > 0 => {
+                    (tot[0] / tot[1]).powf(1.0 / n_rounds as f64)
+                }
                 Cost::Balanced => 1.0,
             };
-            let cost_neg = cost_neg.resolve(tot[0], tot[1], n_rounds);
+            let cost_neg = match (cost_pos, cost_neg) {
+                (Cost::Balanced, NegCost::Auto) => 1.0,
+                _ => cost_neg.resolve(tot[0], tot[1], n_rounds),
+            };
             if !(pos > 0.0 && pos.is_finite() && cost_neg > 0.0 && cost_neg.is_finite()) {
                 return Err(Error::invalid("adac2: costs must be positive numbers"));
             }

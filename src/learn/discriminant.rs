@@ -31,6 +31,7 @@
 //!   very concentrated densities instead of failing.
 
 use crate::learn::Classifier;
+use crate::onnx::{self, Graph, Tensor, Value};
 use serde::{Deserialize, Serialize};
 
 use crate::data::View;
@@ -156,6 +157,12 @@ impl Classifier for LdaModel {
     }
 
     /// Checks shapes.
+    fn to_onnx(&self, g: &mut Graph, x: &Value) -> std::result::Result<Value, String> {
+        let z = onnx::linear(g, x, &self.coef, &self.intercept);
+        let p = onnx::softmax_rows(g, &z, self.classes.len());
+        Ok(onnx::scatter_columns(g, &p, &self.classes, self.k))
+    }
+
     fn validate(&self) -> std::result::Result<(), String> {
         let m = self.classes.len();
         if m == 0
@@ -249,6 +256,37 @@ impl Classifier for QdaModel {
     }
 
     /// Checks shapes.
+    fn to_onnx(&self, g: &mut Graph, x: &Value) -> std::result::Result<Value, String> {
+        let (d, m) = (self.d, self.classes.len());
+        let half = g.scalar(0.5);
+        let mut scores = Vec::with_capacity(m);
+        for c in 0..m {
+            let mu = g.doubles(self.mean[c * d..(c + 1) * d].to_vec());
+            let centred = g.sub(x, &mu);
+            // t[r] = rot_c[r] · centred, summed over the features in order
+            // (`dots_block`): products [N, r, j], then j added left to right.
+            let axis = g.ints(vec![1]);
+            let rows = g.op("Unsqueeze", &[&centred, &axis], &[]);
+            let rot = g.constant(Tensor::Double(
+                vec![d as i64, d as i64],
+                self.rot[c * d * d..(c + 1) * d * d].to_vec(),
+            ));
+            let prod = g.mul(&rows, &rot);
+            let t = onnx::sum_in_order(g, &prod, d, 2);
+            let tt = g.mul(&t, &t);
+            let inv = g.doubles(self.inv[c * d..(c + 1) * d].to_vec());
+            let w = g.mul(&tt, &inv);
+            let q = onnx::sum_in_order(g, &w, d, 1);
+            let q = g.op("Unsqueeze", &[&q, &axis], &[]);
+            let hq = g.mul(&half, &q);
+            let k = g.scalar(self.constant[c]);
+            scores.push(g.sub(&k, &hq));
+        }
+        let s = g.concat_columns(&scores.iter().collect::<Vec<_>>());
+        let p = onnx::softmax_rows(g, &s, m);
+        Ok(onnx::scatter_columns(g, &p, &self.classes, self.k))
+    }
+
     fn validate(&self) -> std::result::Result<(), String> {
         let (m, d) = (self.classes.len(), self.d);
         if m == 0

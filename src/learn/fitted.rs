@@ -21,6 +21,7 @@ use rayon::prelude::*;
 use crate::data::{Dataset, Proba};
 use crate::error::{Error, Result};
 use crate::learn::Importances;
+use crate::onnx::{Graph, Value};
 
 /// Rows per parallel task in prediction.
 pub const ROW_CHUNK: usize = 256;
@@ -87,6 +88,16 @@ pub trait Classifier: ClassifierBox + Send + Sync + fmt::Debug + erased_serde::S
     /// `None` (no weighting to undo).
     fn class_weights(&self) -> Option<&[f64]> {
         None
+    }
+
+    /// Writes this model's class probabilities (`[N, n_classes]`, double)
+    /// for the rows of `x` (`[N, n_features]`, double) into an ONNX graph,
+    /// computed as [`Classifier::predict_row`] computes them, operation by
+    /// operation. A model that cannot be written returns what it is (the
+    /// default: its kind), for the exporter's error.
+    fn to_onnx(&self, g: &mut Graph, x: &Value) -> std::result::Result<Value, String> {
+        let _ = (g, x);
+        Err(format!("{} models", self.kind()))
     }
 }
 
@@ -220,6 +231,11 @@ impl Model {
     /// See [`Classifier::class_weights`].
     pub fn class_weights(&self) -> Option<&[f64]> {
         self.0.class_weights()
+    }
+
+    /// See [`Classifier::to_onnx`].
+    pub fn to_onnx(&self, g: &mut Graph, x: &Value) -> std::result::Result<Value, String> {
+        self.0.to_onnx(g, x)
     }
 }
 

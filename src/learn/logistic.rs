@@ -27,6 +27,7 @@
 //! class present the model predicts it with probability 1.
 
 use crate::learn::Classifier;
+use crate::onnx::{self, Graph, Value};
 use serde::{Deserialize, Serialize};
 
 use crate::data::View;
@@ -141,6 +142,23 @@ impl Classifier for LogisticModel {
     }
 
     /// Checks shapes.
+    fn to_onnx(&self, g: &mut Graph, x: &Value) -> std::result::Result<Value, String> {
+        let outputs = self.intercept.len();
+        if outputs == 0 {
+            let mut row = vec![0.0; self.k];
+            row[self.classes[0]] = 1.0;
+            return Ok(onnx::constant_rows(g, x, row));
+        }
+        let z = onnx::linear(g, x, &self.coef, &self.intercept);
+        let p = if outputs == 1 {
+            let s = onnx::sigmoid(g, &z);
+            onnx::binary_columns(g, &s)
+        } else {
+            onnx::softmax_rows(g, &z, outputs)
+        };
+        Ok(onnx::scatter_columns(g, &p, &self.classes, self.k))
+    }
+
     fn validate(&self) -> std::result::Result<(), String> {
         let outputs = self.intercept.len();
         let want_classes = if outputs <= 1 { outputs + 1 } else { outputs };

@@ -19,6 +19,7 @@
 //! their base learners.
 
 use crate::learn::Classifier;
+use crate::onnx::{self, Child, Graph, Split, TreeTable, Value};
 use serde::{Deserialize, Serialize};
 
 use crate::data::View;
@@ -126,6 +127,44 @@ impl Classifier for LogitBoostModel {
     }
 
     /// Checks shapes.
+    fn to_onnx(&self, g: &mut Graph, x: &Value) -> std::result::Result<Value, String> {
+        if self.classes.len() == 1 {
+            let mut row = vec![0.0; self.k];
+            row[self.classes[0]] = 1.0;
+            return Ok(onnx::constant_rows(g, x, row));
+        }
+        let o = self.outputs();
+        let tables: Vec<TreeTable> = self
+            .stumps
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let mut leaves = vec![0.0; 2 * o];
+                leaves[i % o] = s.left;
+                leaves[o + i % o] = s.right;
+                TreeTable {
+                    splits: vec![Split {
+                        feature: s.feature as usize,
+                        threshold: s.threshold,
+                        left: Child::Leaf(0),
+                        right: Child::Leaf(1),
+                    }],
+                    leaves,
+                }
+            })
+            .collect();
+        let f = onnx::tree_sum(g, x, &tables, o);
+        let p = if o == 1 {
+            let two = g.scalar(2.0);
+            let z = g.mul(&two, &f);
+            let s = onnx::sigmoid(g, &z);
+            onnx::binary_columns(g, &s)
+        } else {
+            onnx::softmax_rows(g, &f, o)
+        };
+        Ok(onnx::scatter_columns(g, &p, &self.classes, self.k))
+    }
+
     fn validate(&self) -> std::result::Result<(), String> {
         let ok = !self.classes.is_empty()
             && self.classes.iter().all(|&c| c < self.k)

@@ -17,6 +17,7 @@
 //!   weighted counts.
 
 use crate::learn::Classifier;
+use crate::onnx::{self, Graph, Tensor, Value};
 use serde::{Deserialize, Serialize};
 
 use crate::data::View;
@@ -93,6 +94,31 @@ impl Classifier for GaussianNbModel {
     }
 
     /// Checks shapes and that variances are positive.
+    fn to_onnx(&self, g: &mut Graph, x: &Value) -> std::result::Result<Value, String> {
+        let (d, m) = (self.d, self.classes.len());
+        let shape = vec![m as i64, d as i64];
+        let axis = g.ints(vec![1]);
+        let rows = g.op("Unsqueeze", &[x, &axis], &[]);
+        let mean = g.constant(Tensor::Double(shape.clone(), self.mean.clone()));
+        let var = g.constant(Tensor::Double(shape, self.var.clone()));
+        let r = g.sub(&rows, &mean);
+        let rr = g.mul(&r, &r);
+        let terms = g.div(&rr, &var);
+        let q = onnx::sum_in_order(g, &terms, d, 2);
+        let half = g.scalar(0.5);
+        let hq = g.mul(&half, &q);
+        let c: Vec<f64> = self
+            .log_prior
+            .iter()
+            .zip(&self.log_norm)
+            .map(|(p, n)| p + n)
+            .collect();
+        let c = g.doubles(c);
+        let jll = g.sub(&c, &hq);
+        let p = onnx::softmax_rows(g, &jll, m);
+        Ok(onnx::scatter_columns(g, &p, &self.classes, self.k))
+    }
+
     fn validate(&self) -> std::result::Result<(), String> {
         let m = self.classes.len();
         if m == 0

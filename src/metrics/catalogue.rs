@@ -28,8 +28,8 @@ use super::budget::{alert_budget, Curve};
 use super::calibration::expected_calibration_error;
 use super::confusion::{Average, BinaryCounts, Confusion};
 use super::probability::{
-    brier, brier_weighted, log_loss, log_loss_weighted, murphy_decomposition, stratified_brier,
-    Murphy, MURPHY_BINS,
+    brier, brier_weighted, log_loss, log_loss_weighted, murphy_decomposition, murphy_multiclass,
+    stratified_brier, Murphy, MURPHY_BINS,
 };
 use super::ranking::{binary_ranking, ranking_ovr_macro, roc_auc_hand_till, RankingScores};
 use crate::data::Proba;
@@ -39,7 +39,8 @@ use crate::params::{from_call, params, syntax, Bounds, Call, Params};
 /// Number of uniform bins of the reported expected calibration error.
 pub const ECE_BINS: usize = 10;
 
-// The labels of brier_reliability and brier_resolution name the bins.
+// The labels of brier_reliability, brier_resolution and the within-bin
+// terms name the bins.
 const _: () = assert!(MURPHY_BINS == 10);
 
 /// Which values of a metric are better.
@@ -290,7 +291,11 @@ impl<'a> Scored<'a> {
         if let Some(m) = self.murphy.get() {
             return Ok(m);
         }
-        let m = murphy_decomposition(self.truth, &self.proba.column(1), 1, MURPHY_BINS)?;
+        let m = if self.proba.n_classes() == 2 {
+            murphy_decomposition(self.truth, &self.proba.column(1), 1, MURPHY_BINS)?
+        } else {
+            murphy_multiclass(self.truth, self.proba, MURPHY_BINS)?
+        };
         Ok(self.murphy.get_or_init(|| m))
     }
 
@@ -610,19 +615,31 @@ pub const METRICS: &[Metric] = &[
         "brier_reliability",
         "reliability (10 bins)",
         Lower,
-        BinaryOnly(|s| Ok(s.murphy()?.reliability)),
+        Scores(|s| Ok(s.murphy()?.reliability)),
     ),
     metric_of(
         "brier_resolution",
         "resolution (10 bins)",
         Higher,
-        BinaryOnly(|s| Ok(s.murphy()?.resolution)),
+        Scores(|s| Ok(s.murphy()?.resolution)),
     ),
     metric_of(
         "brier_uncertainty",
         "uncertainty",
         Neither,
-        BinaryOnly(|s| Ok(s.murphy()?.uncertainty)),
+        Scores(|s| Ok(s.murphy()?.uncertainty)),
+    ),
+    metric_of(
+        "brier_within_bin_variance",
+        "within-bin variance (10 bins)",
+        Neither,
+        Scores(|s| Ok(s.murphy()?.within_bin_variance)),
+    ),
+    metric_of(
+        "brier_within_bin_covariance",
+        "within-bin covariance (10 bins)",
+        Neither,
+        Scores(|s| Ok(s.murphy()?.within_bin_covariance)),
     ),
     metric_of(
         "roc_auc_hand_till",

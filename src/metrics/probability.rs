@@ -1,6 +1,7 @@
 //! Quality of predicted probabilities: Brier score (overall, multiclass and
 //! stratified by class), log loss and the Murphy decomposition of the Brier
-//! score.
+//! score (binary, and multiclass as the sum of each class's one-vs-rest
+//! decomposition).
 //!
 //! - Binary Brier score: `mean (y - p)^2` with `y` in {0, 1} and `p` the
 //!   positive-class probability (Dal Pozzolo et al. 2015, eq. 13;
@@ -296,6 +297,45 @@ pub fn murphy_decomposition(
         within_bin_covariance: wbc / n,
         bins,
     })
+}
+
+/// The Murphy decomposition of the multiclass Brier score (the sum over
+/// classes, [`brier_multiclass`]): the sum over classes of the binary
+/// decomposition of each class's column against that class (one vs rest),
+/// each over `bins` equal-width bins, so that the terms add up to the
+/// multiclass Brier score as the binary ones add up to the binary score
+/// (Stephenson et al. 2008, Sec. 5: the Brier score of several categories
+/// is the sum of the binary scores of each category).
+///
+/// ```
+/// use rarity::data::Proba;
+/// use rarity::metrics::probability::{brier_multiclass, murphy_multiclass};
+/// let p = Proba::new(vec![0.7, 0.2, 0.1, 0.1, 0.3, 0.6, 0.25, 0.5, 0.25], 3);
+/// let t = [0, 2, 2];
+/// let m = murphy_multiclass(&t, &p, 10).unwrap();
+/// let sum = m.reliability - m.resolution + m.uncertainty
+///     + m.within_bin_variance - m.within_bin_covariance;
+/// assert!((sum - brier_multiclass(&t, &p).unwrap()).abs() < 1e-15);
+/// ```
+pub fn murphy_multiclass(truth: &[u32], proba: &Proba, bins: usize) -> Result<Murphy> {
+    check_proba(truth, proba)?;
+    let mut total = Murphy {
+        reliability: 0.0,
+        resolution: 0.0,
+        uncertainty: 0.0,
+        within_bin_variance: 0.0,
+        within_bin_covariance: 0.0,
+        bins,
+    };
+    for c in 0..proba.n_classes() {
+        let m = murphy_decomposition(truth, &proba.column(c), c as u32, bins)?;
+        total.reliability += m.reliability;
+        total.resolution += m.resolution;
+        total.uncertainty += m.uncertainty;
+        total.within_bin_variance += m.within_bin_variance;
+        total.within_bin_covariance += m.within_bin_covariance;
+    }
+    Ok(total)
 }
 
 #[cfg(test)]

@@ -21,10 +21,12 @@ use crate::{Error, Result};
 /// `brier`, `log_loss`, `accuracy`, `tpr`, `tnr`, `ppv`, `npv`, `fpr`, `fdr`,
 /// `f1`, `g_mean`, `macro_accuracy`, `macro_f1`, `brier_positive`,
 /// `brier_negative`, `ece` (10 uniform bins), `brier_reliability`,
-/// `brier_resolution`, `brier_uncertainty`, `tp`, `fp`, `tn`, `fn` (the order of
+/// `brier_resolution`, `brier_uncertainty`, `brier_within_bin_variance`,
+/// `brier_within_bin_covariance`, `tp`, `fp`, `tn`, `fn` (the order of
 /// [`METRICS`](super::catalogue::METRICS)), then the `extra` metrics asked
 /// for (parameterised ones such as `precision_at_k(k=100)`). Multiclass: the same up to
-/// `macro_f1` (with the meanings in the module doc), then
+/// `macro_f1` (with the meanings in the module doc), the five terms of the
+/// Brier decomposition (summed over classes, one vs rest), then
 /// `roc_auc_hand_till`. An undefined metric is `NaN` (e.g. ROC AUC when
 /// the truth holds one class).
 ///
@@ -100,7 +102,7 @@ mod tests {
         let p = Proba::from_positive(&[0.1, 0.9, 0.5, 0.3]);
         let r = score_report(&[0, 1, 1, 0], &p, 0.5, &[]).unwrap();
         assert_eq!(r[0].0, "roc_auc");
-        assert_eq!(r.len(), 26);
+        assert_eq!(r.len(), 28);
         assert!(r.iter().all(|(_, v)| v.is_finite()));
     }
 

@@ -16,7 +16,7 @@
 //! `p >= threshold`, Dal Pozzolo et al. 2015's Bayes rule) give the
 //! thresholded metrics through the catalogue's own functions; the Brier
 //! score, log loss, stratified Brier, ECE and Murphy's reliability /
-//! resolution / uncertainty are sums kept per group.
+//! resolution / uncertainty / within-bin terms are sums kept per group.
 //!
 //! **Bounded.** When the groups outnumber the cap (`max_groups`, default
 //! 2^16), the summary moves to the next *level*: level `s` keys a group by
@@ -99,6 +99,11 @@ struct Group {
     n: [u64; 2],
     /// The sum of the probabilities of its rows.
     p: f64,
+    /// The sum of the probabilities of its positive rows (Murphy's
+    /// within-bin covariance; absent from summaries written before it, which
+    /// then report it as `NaN`).
+    #[serde(default = "unknown")]
+    p_pos: f64,
     /// Brier terms: `p^2` summed over the negatives, `(1 - p)^2` over the
     /// positives.
     brier: [f64; 2],
@@ -115,7 +120,13 @@ impl Group {
             self.log_loss[c] += other.log_loss[c];
         }
         self.p += other.p;
+        self.p_pos += other.p_pos;
     }
+}
+
+/// The value of a sum a summary did not keep.
+fn unknown() -> f64 {
+    f64::NAN
 }
 
 /// A probability histogram of a binary task with the numbers of negative
@@ -203,6 +214,7 @@ impl BinarySummary {
             g.n[c] += 1;
             g.p += q;
             if c == 1 {
+                g.p_pos += q;
                 g.brier[1] += (1.0 - q) * (1.0 - q);
                 g.log_loss[1] -= q.clamp(eps, 1.0 - eps).ln();
             } else {
@@ -332,6 +344,20 @@ impl BinarySummary {
         c
     }
 
+    /// Per Murphy bin: the sum of squared probabilities and of the
+    /// probabilities of the positives (`sum (1 - p)^2 = n+ - 2 sum p +
+    /// sum p^2` over the positives gives their squares).
+    fn binned_squares(&self) -> Vec<(f64, f64)> {
+        let mut out = vec![(0.0, 0.0); MURPHY_BINS];
+        for (id, g) in &self.groups {
+            let segment = (id & ((1 << SEGMENT_BITS) - 1)) as usize / 2;
+            let b = &mut out[segment % MURPHY_BINS];
+            b.0 += g.brier[0] + g.brier[1] - g.n[1] as f64 + 2.0 * g.p_pos;
+            b.1 += g.p_pos;
+        }
+        out
+    }
+
     /// Per bin of the calibration metrics (`ECE_BINS` bins if `ece`, else
     /// `MURPHY_BINS`): rows, sum of probabilities, positives.
     fn binned(&self, ece: bool) -> Vec<(f64, f64, f64)> {
@@ -360,18 +386,30 @@ impl BinarySummary {
             .sum()
     }
 
-    /// Murphy's reliability, resolution and uncertainty over
-    /// [`MURPHY_BINS`] bins.
-    fn murphy(&self, n: f64) -> [f64; 3] {
+    /// Murphy's reliability, resolution, uncertainty, within-bin variance
+    /// and within-bin covariance over [`MURPHY_BINS`] bins.
+    fn murphy(&self, n: f64) -> [f64; 5] {
         let bins = self.binned(false);
+        let squares = self.binned_squares();
         let base = bins.iter().map(|b| b.2).sum::<f64>() / n;
         let (mut reliability, mut resolution) = (0.0, 0.0);
-        for &(c, sum, hits) in bins.iter().filter(|b| b.0 > 0.0) {
+        let (mut wbv, mut wbc) = (0.0, 0.0);
+        for (&(c, sum, hits), &(sq, sum_pos)) in bins.iter().zip(&squares).filter(|b| b.0 .0 > 0.0)
+        {
             let (f, o) = (sum / c, hits / c);
             reliability += c * (f - o) * (f - o);
             resolution += c * (o - base) * (o - base);
+            // sum (p - f)^2 and 2 sum (y - o)(p - f) over the bin's rows.
+            wbv += sq - c * f * f;
+            wbc += 2.0 * (sum_pos - o * sum);
         }
-        [reliability / n, resolution / n, base * (1.0 - base)]
+        [
+            reliability / n,
+            resolution / n,
+            base * (1.0 - base),
+            wbv / n,
+            wbc / n,
+        ]
     }
 
     /// Every metric of `rarity score` for these rows, as
@@ -403,7 +441,7 @@ impl BinarySummary {
             log_loss += g.log_loss[0] + g.log_loss[1];
         }
         let brier = brier_neg + brier_pos;
-        let [reliability, resolution, uncertainty] = self.murphy(n);
+        let [reliability, resolution, uncertainty, wbv, wbc] = self.murphy(n);
         let mut out = Vec::new();
         for m in reported() {
             let v = match (m.key, m.definition) {
@@ -418,6 +456,8 @@ impl BinarySummary {
                 ("brier_reliability", _) => reliability,
                 ("brier_resolution", _) => resolution,
                 ("brier_uncertainty", _) => uncertainty,
+                ("brier_within_bin_variance", _) => wbv,
+                ("brier_within_bin_covariance", _) => wbc,
                 ("tp", _) => counts.tp as f64,
                 ("fp", _) => counts.fp as f64,
                 ("tn", _) => counts.tn as f64,

@@ -57,7 +57,7 @@ pub fn metric_text(v: f64) -> String {
 /// use rarity::report::format::p_value_text;
 /// assert_eq!(p_value_text(1.6e-7), "1.6e-7");
 /// assert_eq!(p_value_text(3.2e-12), "3.2e-12");
-/// assert_eq!(p_value_text(0.0), "0");
+/// assert_eq!(p_value_text(0.0), "< 1e-16");
 /// assert_eq!(p_value_text(0.01234), "0.012");
 /// assert_eq!(p_value_text(0.0012), "0.0012");
 /// assert_eq!(p_value_text(0.5), "0.50");
@@ -67,7 +67,10 @@ pub fn metric_text(v: f64) -> String {
 pub fn p_value_text(p: f64) -> String {
     if p.is_nan() {
         "-".into()
-    } else if p == 0.0 || p == 1.0 {
+    } else if p == 0.0 {
+        // Below what the distribution functions resolve, not zero.
+        "< 1e-16".into()
+    } else if p == 1.0 {
         format!("{p:.0}")
     } else if p.abs() < 1e-3 {
         scientific(p, 1)
@@ -75,6 +78,22 @@ pub fn p_value_text(p: f64) -> String {
         let mag = p.abs().log10().floor() as i32;
         let decimals = (1 - mag).max(0) as usize;
         format!("{p:.decimals$}")
+    }
+}
+
+/// `p = 0.012` as a sentence says it, `p < 1e-16` for a p-value below what
+/// the distribution functions resolve ([`p_value_text`]).
+///
+/// ```
+/// use rarity::report::format::p_equals_text;
+/// assert_eq!(p_equals_text(0.5), "p = 0.50");
+/// assert_eq!(p_equals_text(0.0), "p < 1e-16");
+/// ```
+pub fn p_equals_text(p: f64) -> String {
+    if p == 0.0 {
+        format!("p {}", p_value_text(p))
+    } else {
+        format!("p = {}", p_value_text(p))
     }
 }
 

@@ -6,7 +6,8 @@
 //! only an empty folder or a previous report ([`folder`]).
 //!
 //! [`svg`] draws the figures (ROC, precision-recall and reliability curves,
-//! box plots, Demšar's critical-difference diagram, grouped bars);
+//! box plots, Demšar's critical-difference diagram, grouped bars), with
+//! long lines thinned without changing their drawn shape ([`thin`]);
 //! [`table`] holds the tables; [`format`] writes numbers for reading.
 //!
 //! ```
@@ -26,6 +27,7 @@ mod folder;
 pub mod format;
 pub mod svg;
 pub mod table;
+pub mod thin;
 
 pub use folder::check_report_dir;
 pub use format::p_value_text;

@@ -21,6 +21,7 @@
 use std::fmt::Write;
 
 use super::escape;
+use super::thin::thin_to;
 
 /// Series colours (distinguishable, colour-blind friendly order).
 const PALETTE: &[&str] = &[
@@ -482,11 +483,10 @@ impl LinePlot {
                 if px.is_finite() && py.is_finite() {
                     run.push((x.map(px), y.map(py)));
                 } else {
-                    c.polyline(&run, col, false);
-                    run.clear();
+                    c.polyline(&thin_to(std::mem::take(&mut run)), col, false);
                 }
             }
-            c.polyline(&run, col, false);
+            c.polyline(&thin_to(run), col, false);
             if s.markers {
                 for (j, &(px, py)) in s.points.iter().enumerate() {
                     if !(px.is_finite() && py.is_finite()) {

@@ -21,8 +21,10 @@
 //!   keeps `under%` of the number of *new* minority rows (120%: `1.2 * 5 n+ =
 //!   6 n+` rows), which with the `n+` originals gives a balanced set.
 //!
-//! When a class has `n <= k` rows, `k = n - 1` is used and said in the
-//! sample's notes; a class of one row is duplicated instead. For several
+//! A class to enlarge needs more than `k` rows (each row's `k` nearest
+//! other rows of its class): with `n <= k` rows the sampler fails and says
+//! which `k` would do, as imbalanced-learn does (it raises `ValueError`),
+//! rather than quietly interpolating with fewer neighbours. For several
 //! classes, every class the target enlarges is treated as "the minority",
 //! with all other rows as "the majority".
 
@@ -30,7 +32,7 @@ use rand::RngExt;
 use rayon::prelude::*;
 
 use crate::data::{Between, Dataset};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::neighbors::{knn, Exclude, Points};
 use crate::params::{params, Bounds, Params};
 use crate::rng::{stream, Rng};
@@ -54,7 +56,7 @@ params! {
     #[derive(Debug, Clone, PartialEq)]
     pub struct SmoteNeighbours {
         /// Nearest rows of the same class to interpolate towards (5 in the
-        /// paper; n - 1 for a class of n <= k rows).
+        /// paper); every class to enlarge needs more than k rows.
         pub k: usize = 5 => Bounds::at_least(1.0),
         /// Search neighbours on standardised features (flag: standardise);
         /// new rows are still interpolated in the original units.
@@ -98,7 +100,13 @@ impl SmoteNeighbours {
         let mut gen = Generated::default();
         // Only the classes to enlarge have their rows listed (with a large
         // majority, listing it would cost more than the minority's search).
-        for c in (0..counts.len()).filter(|&c| sizes[c] > counts[c]) {
+        let grown: Vec<usize> = (0..counts.len())
+            .filter(|&c| sizes[c] > counts[c])
+            .collect();
+        for &c in &grown {
+            check_k(data, name, c, counts[c], self.k)?;
+        }
+        for c in grown {
             let pool = data.rows_of_class(c);
             make(&space, c, &pool, sizes[c] - counts[c], rng, &mut gen);
         }
@@ -314,8 +322,11 @@ impl Sampler for SmoteHybrid {
             data.n_features(),
         )?;
         let (new, keep) = (new as usize, keep as usize);
-        let space = Space::new(data, self.neighbours.standardise);
         let k = self.neighbours.k;
+        if new > 0 {
+            check_k(data, "hybrid", m, counts[m], k)?;
+        }
+        let space = Space::new(data, self.neighbours.standardise);
         let mut gen = Generated::default();
         let mut rows = Vec::new();
         for (c, pool) in data.rows_by_class().iter().enumerate() {
@@ -407,6 +418,27 @@ fn apportion(total: usize, w: &[f64]) -> Vec<usize> {
     out
 }
 
+/// Fails unless class `c` (`n` rows) has more than `k` rows: each new row
+/// is interpolated towards one of a row's `k` nearest other rows of its
+/// class. The message says which `k` would do.
+fn check_k(data: &Dataset, name: &str, c: usize, n: usize, k: usize) -> Result<()> {
+    if n > k {
+        return Ok(());
+    }
+    let class = &data.class_names()[c];
+    let fix = if n >= 2 {
+        format!("give k={} or less", n - 1)
+    } else {
+        "SMOTE interpolates between rows of a class and needs at least two; \
+         `over` duplicates rows instead"
+            .to_string()
+    };
+    Err(Error::data(format!(
+        "{name}: k={k} needs more than {k} rows of class '{class}' (each row's k nearest \
+         rows of its class), but the class has {n}; {fix}"
+    )))
+}
+
 /// SMOTE for class `c`: `per_row[i]` new rows from each base row `bases[i]`,
 /// interpolated towards one of its `k` nearest rows in `pool` (the class's
 /// rows). Appends to `gen`.
@@ -424,29 +456,10 @@ fn smote_class(
     let data = space.data();
     let d = data.n_features();
     let total: usize = per_row.iter().sum();
-    let name = &data.class_names()[c];
     if total == 0 {
         return;
     }
-    if pool.len() == 1 {
-        gen.notes.push(format!(
-            "class '{name}' has a single row: it was duplicated {total} times instead of interpolated"
-        ));
-        gen.between
-            .extend(std::iter::repeat_n(Between::copy_of(pool[0]), total));
-        gen.labels.extend(std::iter::repeat_n(c as u32, total));
-        return;
-    }
-    let k = if pool.len() <= k {
-        gen.notes.push(format!(
-            "k reduced from {k} to {}: class '{name}' has only {} rows",
-            pool.len() - 1,
-            pool.len()
-        ));
-        pool.len() - 1
-    } else {
-        k
-    };
+    debug_assert!(pool.len() > k, "check_k ran before");
     // Neighbours of each base row among the pool, excluding the base itself.
     let pool_x = space.gather(pool);
     let refs = Points::new(&pool_x, pool.len(), d).expect("shape");

@@ -434,12 +434,13 @@ fn names_parse_back_to_the_same_sampler() {
 }
 
 #[test]
-fn few_minority_rows_reduce_k_or_duplicate_and_one_class_is_an_error() {
+fn a_class_with_k_rows_or_fewer_is_an_error_naming_the_k_that_fits_and_one_class_too() {
     let mut rows: Vec<Vec<f64>> = (0..30).map(|i| vec![i as f64, 0.0]).collect();
     rows.extend([vec![100.0, 1.0], vec![101.0, 3.0], vec![103.0, 2.0]]);
     let mut y = vec![0u32; 30];
     y.extend([1, 1, 1]);
     let ds = Dataset::from_rows(rows, y, vec!["n".into(), "p".into()]).unwrap();
+    // As imbalanced-learn (ValueError), not k quietly lowered to 2.
     for spec in [
         "smote",
         "borderline-smote",
@@ -448,20 +449,25 @@ fn few_minority_rows_reduce_k_or_duplicate_and_one_class_is_an_error() {
         "smote-tomek",
         "smote-enn",
     ] {
-        let s = parse_sampler(spec)
+        let err = parse_sampler(spec)
             .unwrap()
             .resample(&ds, &mut stream(1, 0))
-            .unwrap();
+            .unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            msg.contains("k=5 needs more than 5 rows of class 'p'")
+                && msg.contains("has 3; give k=2 or less"),
+            "{spec}: {msg}"
+        );
+        assert_eq!(err.exit_code(), 2, "{spec}");
+        let fits = format!("{spec}(k=2)");
+        let s = parse_sampler(&fits)
+            .unwrap()
+            .resample(&ds, &mut stream(1, 0))
+            .unwrap_or_else(|e| panic!("{fits}: {e}"));
         assert_eq!(s.keep_rates, s.compute_keep_rates(&ds));
-        if s.has_synthetic() {
-            assert!(
-                s.notes.iter().any(|n| n.contains("k reduced from 5 to 2")),
-                "{spec}: {:?}",
-                s.notes
-            );
-        }
     }
-    let s = Smote::new(5, OverTarget::default())
+    let s = Smote::new(2, OverTarget::default())
         .resample(&ds, &mut stream(1, 0))
         .unwrap();
     assert_eq!(s.synthetic_labels.len(), 27);
@@ -470,17 +476,13 @@ fn few_minority_rows_reduce_k_or_duplicate_and_one_class_is_an_error() {
         let on = (0..3).any(|a| (0..3).any(|b| a != b && off_segment(q, pts[a], pts[b]) < 1e-20));
         assert!(on);
     }
-    // One minority row: duplicated.
+    // One minority row: nothing to interpolate towards, at any k.
     let one = ds.take(&(0..31).collect::<Vec<_>>());
-    let s = Smote::new(5, OverTarget::default())
+    let err = Smote::new(1, OverTarget::default())
         .resample(&one, &mut stream(1, 0))
-        .unwrap();
-    assert_eq!(s.synthetic_labels.len(), 29);
-    assert!(one
-        .interpolate(&s.synthetic)
-        .chunks(2)
-        .all(|r| r == [100.0, 1.0]));
-    assert!(s.notes.iter().any(|n| n.contains("single row")));
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("has 1; SMOTE interpolates"), "{err}");
     // One class: every sampler says so.
     let single = ds.take(&(0..30).collect::<Vec<_>>());
     for e in SAMPLERS

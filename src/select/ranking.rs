@@ -62,6 +62,65 @@ pub struct Ranking {
     pub single_class_copies: Vec<usize>,
 }
 
+impl Ranking {
+    /// How this ranking disagrees with `truth`, the true order of the same
+    /// learners (the population's labels): `None` when every decided pair of
+    /// the truth is decided alike; else a sentence naming the best learner
+    /// of each and the pairs the ranking gets wrong (issue 39: `select`
+    /// ranked logistic first while its own `--truth` preferred the tree).
+    ///
+    /// ```
+    /// use rarity::select::ranking::{Outcome, Pair, Ranking};
+    /// let pair = |outcome| Pair { a: 0, b: 1, outcome, acc_train: None, constant_copies: vec![] };
+    /// let ranking = |first: usize, outcome| Ranking {
+    ///     learners: vec!["tree".into(), "logistic".into()], order: vec![first, 1 - first],
+    ///     score: vec![0, 0], pairs: vec![pair(outcome)], models_built: 0, single_class_copies: vec![],
+    /// };
+    /// let found = ranking(1, Outcome::Second);
+    /// let note = found.disagreement_with(&ranking(0, Outcome::First)).unwrap();
+    /// assert!(note.contains("tree is best") && note.contains("1 of 1"), "{note}");
+    /// assert!(found.disagreement_with(&ranking(1, Outcome::Second)).is_none());
+    /// ```
+    pub fn disagreement_with(&self, truth: &Ranking) -> Option<String> {
+        let decided: Vec<(&Pair, &Pair)> = self
+            .pairs
+            .iter()
+            .zip(&truth.pairs)
+            .filter(|(_, t)| t.outcome != Outcome::Undecided)
+            .collect();
+        let wrong: Vec<String> = decided
+            .iter()
+            .filter(|(p, t)| p.outcome != t.outcome)
+            .map(|(_, t)| {
+                let (better, worse) = match t.outcome {
+                    Outcome::First => (t.a, t.b),
+                    _ => (t.b, t.a),
+                };
+                format!("{} over {}", self.learners[better], self.learners[worse])
+            })
+            .collect();
+        if wrong.is_empty() {
+            return None;
+        }
+        let (best, first) = (truth.order[0], self.order[0]);
+        let top = if best == first {
+            format!("both put {} first", self.learners[best])
+        } else {
+            format!(
+                "by the true labels {} is best; the ranking put {} first",
+                self.learners[best], self.learners[first]
+            )
+        };
+        Some(format!(
+            "the truth disagrees with the ranking: {top}; {} of {} pairs the truth decides go \
+             the other way (the truth prefers {})",
+            wrong.len(),
+            decided.len(),
+            wrong.join("; ")
+        ))
+    }
+}
+
 /// Every learner fitted on all rows of `data`, learner `i` with the random
 /// stream `(seed, stream * 1000 + i)`, in parallel.
 pub(crate) fn fit_all(

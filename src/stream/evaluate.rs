@@ -316,7 +316,7 @@ pub fn evaluate_file(
         results.push(r);
     }
     let evaluation = if pool {
-        pooled(&strategy.spec, results, k, extras)?
+        pooled(&strategy.spec, results, k, None, extras)?
     } else {
         Evaluation {
             spec: strategy.spec.clone(),

@@ -148,6 +148,82 @@ pub(crate) fn find_column(names: &[String], want: &str, what: &str, origin: &str
     )))
 }
 
+/// Column `want` among `names`: exact, else the one name equal to it
+/// ignoring ASCII case.
+fn locate(names: &[String], want: &str) -> Option<usize> {
+    names.iter().position(|n| n == want).or_else(|| {
+        let mut folded = (0..names.len()).filter(|&i| names[i].eq_ignore_ascii_case(want));
+        match (folded.next(), folded.next()) {
+            (Some(i), None) => Some(i),
+            _ => None,
+        }
+    })
+}
+
+/// The position in `names` of each column a model uses (`wanted`), or an
+/// error listing every missing one with the model's columns, suggesting a
+/// name only when a column the model does not use is close to it (and not
+/// merely another number: `V1` is no spelling of `V5`).
+fn model_columns(names: &[String], wanted: &[&str], origin: &str) -> Result<Vec<usize>> {
+    let at: Vec<Option<usize>> = wanted.iter().map(|w| locate(names, w)).collect();
+    let missing: Vec<&str> = wanted
+        .iter()
+        .zip(&at)
+        .filter(|(_, j)| j.is_none())
+        .map(|(w, _)| *w)
+        .collect();
+    if missing.is_empty() {
+        return Ok(at.into_iter().flatten().collect());
+    }
+    let used: Vec<usize> = at.iter().flatten().copied().collect();
+    let spare: Vec<&str> = (0..names.len())
+        .filter(|j| !used.contains(j))
+        .map(|j| names[j].as_str())
+        .collect();
+    let hints: Vec<String> = missing
+        .iter()
+        .filter_map(|m| {
+            let others = spare.iter().copied().filter(|c| !only_numbers_differ(m, c));
+            did_you_mean(m, others).map(|c| format!("'{c}' for '{m}'"))
+        })
+        .collect();
+    let hint = if hints.is_empty() {
+        String::new()
+    } else {
+        format!(" (did you mean {}?)", hints.join(", "))
+    };
+    Err(Error::data(format!(
+        "{origin}: the model needs {} column(s) that the data does not have: {}{hint}; \
+         the model uses {}; the data has {}",
+        missing.len(),
+        name_list(&missing),
+        name_list(wanted),
+        name_list(&names.iter().map(String::as_str).collect::<Vec<_>>()),
+    )))
+}
+
+/// Names quoted and joined, the first 20 and how many more.
+fn name_list(names: &[&str]) -> String {
+    const SHOWN: usize = 20;
+    let mut out: Vec<String> = names.iter().take(SHOWN).map(|n| format!("'{n}'")).collect();
+    if names.len() > SHOWN {
+        out.push(format!("and {} more", names.len() - SHOWN));
+    }
+    out.join(", ")
+}
+
+/// Whether `a` and `b` are the same apart from their digits (`V5`, `V1`):
+/// numbered columns, not one spelling of the other.
+fn only_numbers_differ(a: &str, b: &str) -> bool {
+    let letters = |s: &str| -> String {
+        s.chars()
+            .filter(|c| !c.is_ascii_digit())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    a.chars().any(|c| c.is_ascii_digit()) && letters(a) == letters(b)
+}
+
 /// Fails when two columns share a name: every later one would be read as
 /// the first wherever columns are found by name (`--drop`, `--target`, a
 /// model's columns). The message names each duplicate with its positions.
@@ -353,9 +429,9 @@ impl Layout {
         check_unique_names(&names, origin)?;
         let mut roles = vec![Role::Skip; names.len()];
         let mut slots = Vec::with_capacity(schema.encodings.len());
-        for (s, e) in schema.encodings.iter().enumerate() {
-            let j = find_column(&names, e.name(), "column used by the model", origin)
-                .map_err(|e| Error::data(e.to_string()))?;
+        let wanted: Vec<&str> = schema.encodings.iter().map(|e| e.name()).collect();
+        let at = model_columns(&names, &wanted, origin)?;
+        for (s, (e, j)) in schema.encodings.iter().zip(at).enumerate() {
             roles[j] = Role::Feature(s);
             slots.push(match e {
                 ColumnEncoding::Numeric { name } => Slot {

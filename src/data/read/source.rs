@@ -48,6 +48,24 @@ const ZSTD: &[u8] = &[0x28, 0xb5, 0x2f, 0xfd];
 const PARQUET: &[u8] = b"PAR1";
 const IPC_FILE: &[u8] = b"ARROW1";
 const IPC_STREAM: &[u8] = &[0xff, 0xff, 0xff, 0xff];
+/// The first bytes of a rarity model file: binary (`persist::MAGIC`
+/// without its version byte) and JSON (`{"magic":"rarity-model", ...}`).
+const MODEL_BINARY: &[u8] = b"RARITYM";
+const MODEL_JSON: &[u8] = b"{\"magic\"";
+
+/// Fails when `head` starts as a rarity model file does: a model given where
+/// data is read (`rarity predict m.rarity m.rarity`) would otherwise be
+/// read as CSV and fail on its "header".
+fn refuse_model_file(head: &[u8], origin: &str) -> Result<()> {
+    if head.starts_with(MODEL_BINARY) || head.starts_with(MODEL_JSON) {
+        return Err(Error::invalid(format!(
+            "{origin} is a rarity model file, not a data table; give a data file here \
+             (`rarity predict MODEL DATA` takes the model first; `rarity show MODEL` \
+             describes a model)"
+        )));
+    }
+    Ok(())
+}
 
 /// The format a file name implies, looking through `.gz` / `.zst`.
 fn format_of_name(name: &str) -> Format {
@@ -126,6 +144,7 @@ impl<'r> Table<'r> {
         opts: &ReadOptions,
     ) -> Result<Table<'r>> {
         let (head, r) = sniff(BufReader::with_capacity(1 << 20, reader), origin)?;
+        refuse_model_file(&head, origin)?;
         if head.starts_with(GZIP) || head.starts_with(ZSTD) {
             return Table::from_stream(decompress(&head, r, origin)?, origin, by_name, opts);
         }

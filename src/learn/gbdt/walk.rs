@@ -14,7 +14,7 @@
 //! scores, so the scores are bit-identical to a walk of the model's
 //! [`GbdtTree`]s one row at a time.
 
-use super::model::GbdtTree;
+use super::tree::GbdtTree;
 
 /// Rows walked together through one tree.
 const LANES: usize = 8;

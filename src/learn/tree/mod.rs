@@ -28,6 +28,7 @@ mod binned;
 mod exact;
 mod hist;
 mod model;
+mod onnx;
 mod presort;
 pub mod random;
 mod score;

@@ -10,6 +10,7 @@
 //! latency of one row's next node overlaps the others'.
 
 use crate::learn::{Classifier, Importances};
+use crate::onnx::{tree_sum, Graph, Value};
 use serde::{Deserialize, Serialize};
 
 use super::LeafEstimate;
@@ -381,6 +382,11 @@ impl Classifier for TreeModel {
     /// Normalised Gini decrease per feature ([`TreeModel::gini_decrease`]).
     fn importances(&self) -> Option<Importances> {
         Some(Importances::single(self.gini_decrease()))
+    }
+
+    fn to_onnx(&self, g: &mut Graph, x: &Value) -> Result<Value, String> {
+        let table = self.onnx_table(self.leaf_table());
+        Ok(tree_sum(g, x, &[table], self.n_classes))
     }
 
     fn predict_rows(&self, x: &[f64], out: &mut [f64]) {

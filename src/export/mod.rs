@@ -1,0 +1,218 @@
+//! A fitted strategy as an ONNX model (`rarity export`), for the systems
+//! that score outside rarity (ONNX Runtime, Triton, the JVM and .NET
+//! runtimes).
+//!
+//! At scoring time a sampler is the identity and everything after the
+//! learner is a closed-form function of the probabilities, so the whole
+//! strategy is one graph: input `X` (`[N, d]`, double, the model's numeric
+//! feature columns in its order; a text column is a string input of its
+//! own, one-hot encoded in the graph), each member's learner
+//! ([`crate::learn::Classifier::to_onnx`]), the prior correction of Dal
+//! Pozzolo et al. (2015, eq. 9; per member or on the average), the
+//! calibrator, the average of the members, the move to known priors, and
+//! the decision rule (for a corrected threshold, eq. 12's, resolved when
+//! the model was fitted). Outputs: `probabilities` (`[N, K]`, double, the
+//! columns `p_<class>` of `rarity predict`) and `label` (`[N]`, the
+//! decided class's name). Every step is written in double precision
+//! operation by operation as rarity computes it, so ONNX Runtime's
+//! probabilities equal rarity's up to summation order.
+//!
+//! What is not a function of one row (`+em` estimates the priors from the
+//! batch) or has no graph yet is refused with the list of what is covered.
+
+use serde_json::json;
+
+use crate::calibrate::{onnx as cal, Correction, PriorShift};
+use crate::data::ColumnEncoding;
+use crate::ensemble::BaggedModel;
+use crate::error::{Error, Result};
+use crate::onnx::{self, DataType, Dim, Graph, Tensor, Value};
+use crate::strategy::{sample_rates, FittedShift, FittedStrategy, Member};
+
+/// What the export covers (named in its errors).
+pub const COVERED: &str = "learners tree, forest, balanced-forest, rdt, gbdt, adaboost, adac2, \
+     rusboost, logitboost, logistic, lda, qda, gnb, and bagging ensembles of them (bagging, \
+     pt-bagging, eb-/rb-/smote-/underover-bagging, easy-ensemble; tree members for a hard vote or \
+     +correct(mode=member)); stages +correct, +platt, +isotonic, +priors(...); every decision \
+     (argmax, threshold(...), lambda(...), cost(...), benefit(...), tuned thresholds); numeric \
+     and one-hot text features";
+
+/// The ONNX model of `model`: its bytes (the same model gives the same
+/// bytes).
+pub fn to_onnx(model: &FittedStrategy) -> Result<Vec<u8>> {
+    let schema = &model.schema;
+    let k = schema.class_names.len();
+    let refuse = |what: String| {
+        Error::invalid(format!(
+            "{} cannot be exported to ONNX: {what} are not covered; the export covers {COVERED}",
+            model.spec
+        ))
+    };
+    let mut g = Graph::new();
+    let rows = Dim::Named("N".into());
+    let (x, inputs) = features(&mut g, model)?;
+    let mut sum: Option<Value> = None;
+    for m in &model.members {
+        let p = member_proba(&mut g, &x, m, model.correct).map_err(refuse)?;
+        sum = Some(match sum {
+            Some(s) => g.add(&s, &p),
+            None => p,
+        });
+    }
+    let mut p = sum.ok_or_else(|| Error::invalid("the model has no fitted member"))?;
+    if model.members.len() > 1 {
+        let n = g.scalar(model.members.len() as f64);
+        let mean = g.div(&p, &n);
+        p = onnx::normalise_rows(&mut g, &mean, k);
+    }
+    if let Some(shift) = &model.shift {
+        p = shift_proba(&mut g, &p, shift).map_err(refuse)?;
+    }
+    let amounts = match &model.rule {
+        crate::decide::Rule::Benefit(b) => {
+            let j = schema
+                .feature_names
+                .iter()
+                .position(|f| *f == b.amount)
+                .ok_or_else(|| {
+                    Error::invalid(format!(
+                        "the benefit rule's amount column '{}' is not a feature of the model",
+                        b.amount
+                    ))
+                })?;
+            Some(g.columns(&x, j, j + 1))
+        }
+        _ => None,
+    };
+    let decided = model
+        .rule
+        .to_onnx(&mut g, &p, amounts.as_ref())
+        .map_err(refuse)?;
+    let names = g.constant(Tensor::Strings(vec![k as i64], schema.class_names.clone()));
+    let label = g.op("Gather", &[&names, &decided], &[]);
+    g.output(
+        &p,
+        "probabilities",
+        DataType::Double,
+        &[rows.clone(), Dim::Fixed(k as i64)],
+    );
+    g.output(&label, "label", DataType::String, &[rows]);
+    let keep_rates: Vec<&Vec<f64>> = model.members.iter().map(|m| &m.keep_rates).collect();
+    let metadata = [
+        ("rarity_version", env!("CARGO_PKG_VERSION").to_string()),
+        ("strategy", model.spec.clone()),
+        ("inputs", inputs.to_string()),
+        ("features", json!(schema.feature_names).to_string()),
+        ("classes", json!(schema.class_names).to_string()),
+        ("keep_rates", json!(keep_rates).to_string()),
+        ("decision", model.rule.to_string()),
+        ("priors", json!(model.priors).to_string()),
+    ];
+    Ok(g.into_model("rarity", env!("CARGO_PKG_VERSION"), &metadata))
+}
+
+/// The graph's inputs and the model's feature matrix (`[N, d]`) built
+/// from them, with a description of the inputs for the metadata. `X` holds
+/// the numeric columns, in the model's order; each text column (one-hot
+/// encoded by rarity's reader) is a string input `[N, 1]` of its own, named
+/// after the column, encoded inside the graph: one 0/1 column per level the
+/// model knows (`Equal` against the levels), all zeros for a level it does
+/// not (as `rarity predict --unknown ignore`).
+fn features(g: &mut Graph, model: &FittedStrategy) -> Result<(Value, serde_json::Value)> {
+    let encodings = &model.schema.encodings;
+    let numeric: Vec<&str> = encodings
+        .iter()
+        .filter(|e| matches!(e, ColumnEncoding::Numeric { .. }))
+        .map(ColumnEncoding::name)
+        .collect();
+    let rows = Dim::Named("N".into());
+    let x = g.input(
+        "X",
+        DataType::Double,
+        &[rows.clone(), Dim::Fixed(numeric.len() as i64)],
+    );
+    let mut described = vec![json!({"name": "X", "type": "double", "columns": numeric})];
+    if numeric.len() == encodings.len() {
+        return Ok((x, json!(described)));
+    }
+    let mut parts = Vec::with_capacity(encodings.len());
+    let mut j = 0;
+    for e in encodings {
+        match e {
+            ColumnEncoding::Numeric { .. } => {
+                parts.push(g.columns(&x, j, j + 1));
+                j += 1;
+            }
+            ColumnEncoding::OneHot { name, levels } => {
+                if name == "X" || encodings.iter().filter(|o| o.name() == name).count() > 1 {
+                    return Err(Error::invalid(format!(
+                        "{} cannot be exported to ONNX: its text column '{name}' would share its \
+                         input's name with another input",
+                        model.spec
+                    )));
+                }
+                let text = g.input(name, DataType::String, &[rows.clone(), Dim::Fixed(1)]);
+                let known = g.constant(Tensor::Strings(
+                    vec![1, levels.len() as i64],
+                    levels.clone(),
+                ));
+                let hit = g.op("Equal", &[&text, &known], &[]);
+                parts.push(g.cast(&hit, DataType::Double));
+                described.push(json!({"name": name, "type": "string", "levels": levels}));
+            }
+        }
+    }
+    let all = g.concat_columns(&parts.iter().collect::<Vec<_>>());
+    Ok((all, json!(described)))
+}
+
+/// One member's probabilities: the learner's, corrected as
+/// `strategy::corrected_proba` corrects them, then calibrated.
+fn member_proba(
+    g: &mut Graph,
+    x: &Value,
+    m: &Member,
+    correct: Option<Correction>,
+) -> std::result::Result<Value, String> {
+    let model = &m.model;
+    let mut p = match correct {
+        None => model.to_onnx(g, x)?,
+        Some(mode) => {
+            let mut rates = m.keep_rates.clone();
+            if let Some(w) = model.class_weights() {
+                rates.iter_mut().zip(w).for_each(|(r, w)| *r *= w);
+            }
+            let p = match (model.downcast_ref::<BaggedModel>(), mode) {
+                (Some(b), Correction::Member) => {
+                    let hook = |_: usize, member: &[f64], p: &mut [f64]| {
+                        let r: Vec<f64> = member.iter().map(|m| m.max(f64::MIN_POSITIVE)).collect();
+                        crate::calibrate::prior::correct_row(p, &r);
+                    };
+                    b.to_onnx_with(g, x, Some(&hook))?
+                }
+                (Some(_), Correction::Average) => {
+                    rates = sample_rates(model, &m.keep_rates);
+                    model.to_onnx(g, x)?
+                }
+                _ => model.to_onnx(g, x)?,
+            };
+            cal::correct_keep_rates(g, &p, &rates)
+        }
+    };
+    if let Some(c) = &m.calibrator {
+        p = c.transform_onnx(g, &p);
+    }
+    Ok(p)
+}
+
+/// The move to other priors of `+priors(...)`.
+fn shift_proba(g: &mut Graph, p: &Value, s: &FittedShift) -> std::result::Result<Value, String> {
+    match &s.shift {
+        PriorShift::To(target) => Ok(cal::adjust_to_priors(g, p, &s.source, target)),
+        PriorShift::Em { .. } => Err(
+            "+em (it estimates the priors from the whole batch being scored, so a row's \
+             probability is not a function of that row)"
+                .into(),
+        ),
+    }
+}

@@ -1,0 +1,150 @@
+//! Sums of decision trees as one `ai.onnx.ml` `TreeEnsemble` node (opset 5):
+//! double thresholds, double leaf weights, `x <= threshold` sending a row
+//! to the true branch (`BRANCH_LEQ`, as rarity's trees split), and a row
+//! with a missing value to the false branch, as `NaN <= t` is false.
+//!
+//! A leaf of `TreeEnsemble` adds one weight to one target, so a tree whose
+//! leaves hold a vector (a probability tree's class frequencies) is written
+//! once per target it contributes to; targets a tree adds only zeros to are
+//! left out, so a boosted tree of one class is written once.
+
+use super::graph::{Graph, Value, ML};
+use super::proto::{Attr, Tensor};
+
+/// Where a split sends a row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Child {
+    /// Another split, by index.
+    Split(usize),
+    /// A leaf, by index.
+    Leaf(usize),
+}
+
+/// One split: rows with `x[feature] <= threshold` go `left`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Split {
+    /// The feature column.
+    pub feature: usize,
+    /// The threshold.
+    pub threshold: f64,
+    /// Where rows at or below the threshold go.
+    pub left: Child,
+    /// Where the others go.
+    pub right: Child,
+}
+
+/// A tree with a vector of `n_targets` values per leaf.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TreeTable {
+    /// The splits, the root first (none: the tree is its single leaf 0).
+    pub splits: Vec<Split>,
+    /// Leaf `l`'s value for target `t` at `l * n_targets + t`.
+    pub leaves: Vec<f64>,
+}
+
+/// The per-row sums over `trees` of their leaves' values (`[N, n_targets]`,
+/// double), for the rows of `x` (`[N, d]`, double).
+pub fn tree_sum(g: &mut Graph, x: &Value, trees: &[TreeTable], n_targets: usize) -> Value {
+    let mut e = Ensemble::default();
+    for t in 0..n_targets {
+        for tree in trees {
+            let values: Vec<f64> = tree
+                .leaves
+                .iter()
+                .skip(t)
+                .step_by(n_targets)
+                .copied()
+                .collect();
+            if values.iter().any(|&v| v != 0.0) {
+                e.push(tree, &values, t);
+            }
+        }
+    }
+    if e.roots.is_empty() {
+        // Every leaf of every tree is zero: a zero tree keeps the node valid.
+        e.push(
+            &TreeTable {
+                splits: Vec::new(),
+                leaves: vec![0.0],
+            },
+            &[0.0],
+            0,
+        );
+    }
+    g.op_in(
+        ML,
+        "TreeEnsemble",
+        &[x],
+        &[
+            ("aggregate_function", Attr::Int(1)),
+            ("n_targets", Attr::Int(n_targets as i64)),
+            ("post_transform", Attr::Int(0)),
+            ("tree_roots", Attr::Ints(e.roots)),
+            ("nodes_featureids", Attr::Ints(e.features)),
+            ("nodes_splits", Attr::Tensor(Tensor::doubles(e.splits))),
+            (
+                "nodes_modes",
+                Attr::Tensor(Tensor::Uint8(vec![e.modes as i64], vec![0; e.modes])),
+            ),
+            ("nodes_truenodeids", Attr::Ints(e.true_ids)),
+            ("nodes_trueleafs", Attr::Ints(e.true_leafs)),
+            ("nodes_falsenodeids", Attr::Ints(e.false_ids)),
+            ("nodes_falseleafs", Attr::Ints(e.false_leafs)),
+            ("leaf_targetids", Attr::Ints(e.targets)),
+            ("leaf_weights", Attr::Tensor(Tensor::doubles(e.weights))),
+        ],
+    )
+}
+
+/// The attributes of a `TreeEnsemble` node, accumulated tree by tree.
+#[derive(Debug, Default)]
+struct Ensemble {
+    roots: Vec<i64>,
+    features: Vec<i64>,
+    splits: Vec<f64>,
+    modes: usize,
+    true_ids: Vec<i64>,
+    true_leafs: Vec<i64>,
+    false_ids: Vec<i64>,
+    false_leafs: Vec<i64>,
+    targets: Vec<i64>,
+    weights: Vec<f64>,
+}
+
+impl Ensemble {
+    /// Adds `tree` with leaf values `values` (one per leaf) for `target`.
+    fn push(&mut self, tree: &TreeTable, values: &[f64], target: usize) {
+        let (node0, leaf0) = (self.features.len() as i64, self.weights.len() as i64);
+        self.roots.push(node0);
+        let child = |c: Child| match c {
+            Child::Split(i) => (node0 + i as i64, 0),
+            Child::Leaf(l) => (leaf0 + l as i64, 1),
+        };
+        let one_leaf = [Split {
+            feature: 0,
+            threshold: 0.0,
+            left: Child::Leaf(0),
+            right: Child::Leaf(0),
+        }];
+        let splits = if tree.splits.is_empty() {
+            &one_leaf[..]
+        } else {
+            &tree.splits[..]
+        };
+        for s in splits {
+            self.features.push(s.feature as i64);
+            self.splits.push(s.threshold);
+            self.modes += 1;
+            let (t, tl) = child(s.left);
+            let (f, fl) = child(s.right);
+            self.true_ids.push(t);
+            self.true_leafs.push(tl);
+            self.false_ids.push(f);
+            self.false_leafs.push(fl);
+        }
+        for &v in values {
+            self.targets.push(target as i64);
+            self.weights.push(v);
+        }
+    }
+}

@@ -1,0 +1,256 @@
+//! `rarity export`: the ONNX graph's structure, read back with a minimal
+//! protobuf decoder (ONNX Runtime checks the numbers in
+//! `python/tests/test_onnx.py`), and the errors of what cannot be exported.
+
+mod common;
+
+use common::{run, scratch};
+
+/// A decoded protobuf field: a varint, or length-delimited bytes.
+#[derive(Debug, Clone)]
+enum Field {
+    Int(u64),
+    Bytes(Vec<u8>),
+}
+
+fn varint(b: &[u8], at: &mut usize) -> u64 {
+    let (mut v, mut shift) = (0u64, 0);
+    loop {
+        let byte = b[*at];
+        *at += 1;
+        v |= u64::from(byte & 0x7f) << shift;
+        if byte < 0x80 {
+            return v;
+        }
+        shift += 7;
+    }
+}
+
+/// The fields of one message, in order.
+fn decode(b: &[u8]) -> Vec<(u32, Field)> {
+    let (mut at, mut out) = (0, Vec::new());
+    while at < b.len() {
+        let key = varint(b, &mut at);
+        let (field, wire) = ((key >> 3) as u32, key & 7);
+        let value = match wire {
+            0 => Field::Int(varint(b, &mut at)),
+            1 => {
+                at += 8;
+                Field::Int(0)
+            }
+            2 => {
+                let n = varint(b, &mut at) as usize;
+                at += n;
+                Field::Bytes(b[at - n..at].to_vec())
+            }
+            5 => {
+                at += 4;
+                Field::Int(0)
+            }
+            w => panic!("unexpected wire type {w}"),
+        };
+        out.push((field, value));
+    }
+    out
+}
+
+fn bytes_of(m: &[(u32, Field)], field: u32) -> Vec<Vec<u8>> {
+    m.iter()
+        .filter(|(f, _)| *f == field)
+        .filter_map(|(_, v)| match v {
+            Field::Bytes(b) => Some(b.clone()),
+            Field::Int(_) => None,
+        })
+        .collect()
+}
+
+fn int_of(m: &[(u32, Field)], field: u32) -> Option<u64> {
+    m.iter().find_map(|(f, v)| match v {
+        Field::Int(i) if *f == field => Some(*i),
+        _ => None,
+    })
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8(b.to_vec()).unwrap()
+}
+
+/// Fits `spec` on a bundled dataset and exports it; the ONNX bytes.
+fn exported(dir: &std::path::Path, dataset: &str, spec: &str) -> Vec<u8> {
+    let (model, graph) = (dir.join("m.rarity"), dir.join("m.onnx"));
+    let (m, g) = (model.to_str().unwrap(), graph.to_str().unwrap());
+    let (code, _, err) = run(&["fit", "--dataset", dataset, "-m", spec, "-o", m]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = run(&["export", m, "-o", g]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("exported"), "{out}");
+    std::fs::read(&graph).unwrap()
+}
+
+#[test]
+fn a_forest_is_one_tree_ensemble_with_the_models_columns_and_outputs() {
+    let dir = scratch("onnx-forest");
+    let bytes = exported(
+        &dir,
+        "pima",
+        "under(beta=0.5)+forest(n=7)+correct+threshold(priors)",
+    );
+    let model = decode(&bytes);
+    assert_eq!(int_of(&model, 1), Some(10), "IR version");
+    let opsets: Vec<(String, u64)> = bytes_of(&model, 8)
+        .iter()
+        .map(|o| {
+            let o = decode(o);
+            let domain = bytes_of(&o, 1).first().map(|b| text(b)).unwrap_or_default();
+            (domain, int_of(&o, 2).unwrap())
+        })
+        .collect();
+    assert_eq!(opsets, vec![("".into(), 21), ("ai.onnx.ml".into(), 5)]);
+    let meta: Vec<(String, String)> = bytes_of(&model, 14)
+        .iter()
+        .map(|e| {
+            let e = decode(e);
+            (text(&bytes_of(&e, 1)[0]), text(&bytes_of(&e, 2)[0]))
+        })
+        .collect();
+    let get = |k: &str| {
+        meta.iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.clone())
+    };
+    assert_eq!(
+        get("strategy").unwrap(),
+        "under(beta=0.5)+forest(n=7)+correct+threshold(priors)"
+    );
+    assert_eq!(get("classes").unwrap(), r#"["0","1"]"#);
+    assert!(get("features").unwrap().starts_with(r#"["x0","x1""#));
+    assert!(get("keep_rates").unwrap().starts_with("[["));
+    assert!(get("rarity_version").is_some() && get("decision").is_some());
+    let graph = decode(&bytes_of(&model, 7)[0]);
+    let io = |field| -> Vec<String> {
+        bytes_of(&graph, field)
+            .iter()
+            .map(|v| text(&bytes_of(&decode(v), 1)[0]))
+            .collect()
+    };
+    assert_eq!(io(11), vec!["X"]);
+    assert_eq!(io(12), vec!["probabilities", "label"]);
+    let ops: Vec<String> = bytes_of(&graph, 1)
+        .iter()
+        .map(|n| text(&bytes_of(&decode(n), 4)[0]))
+        .collect();
+    assert_eq!(
+        ops.iter().filter(|o| *o == "TreeEnsemble").count(),
+        1,
+        "{ops:?}"
+    );
+    let ensemble = bytes_of(&graph, 1)
+        .into_iter()
+        .map(|n| decode(&n))
+        .find(|n| text(&bytes_of(n, 4)[0]) == "TreeEnsemble")
+        .unwrap();
+    let roots = bytes_of(&ensemble, 5)
+        .into_iter()
+        .map(|a| decode(&a))
+        .find(|a| text(&bytes_of(a, 1)[0]) == "tree_roots")
+        .unwrap();
+    // Packed ints: one root per tree and class (seven trees, two classes).
+    let packed = &bytes_of(&roots, 8)[0];
+    let (mut at, mut n) = (0, 0);
+    while at < packed.len() {
+        varint(packed, &mut at);
+        n += 1;
+    }
+    assert_eq!(n, 14);
+    assert!(
+        ops.contains(&"Gather".to_string()),
+        "the label is a class name"
+    );
+}
+
+#[test]
+fn the_same_model_gives_the_same_bytes() {
+    let dir = scratch("onnx-same");
+    let a = exported(&dir, "glass", "gbdt(rounds=5)+isotonic");
+    let model = dir.join("m.rarity");
+    let again = dir.join("again.onnx");
+    let (code, _, err) = run(&[
+        "export",
+        model.to_str().unwrap(),
+        "-o",
+        again.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(std::fs::read(&again).unwrap(), a);
+}
+
+#[test]
+fn what_cannot_be_exported_is_refused_with_what_can() {
+    let dir = scratch("onnx-refused");
+    for (spec, says) in [
+        ("forest(n=3)+em", "+em"),
+        ("svm", "Svm models"),
+        ("knn", "Knn models"),
+    ] {
+        let (model, graph) = (dir.join("m.rarity"), dir.join("m.onnx"));
+        let (m, g) = (model.to_str().unwrap(), graph.to_str().unwrap());
+        let (code, _, err) = run(&["fit", "--dataset", "pima", "-m", spec, "-o", m]);
+        assert_eq!(code, 0, "{err}");
+        let (code, _, err) = run(&["export", m, "-o", g]);
+        assert_ne!(code, 0, "{spec}");
+        assert!(
+            err.contains("cannot be exported to ONNX") && err.contains(says),
+            "{err}"
+        );
+        assert!(err.contains("the export covers"), "{err}");
+        assert!(!graph.exists(), "{spec}: no output is left");
+    }
+}
+
+#[test]
+fn text_columns_are_string_inputs_and_the_model_is_never_the_output() {
+    let dir = scratch("onnx-text");
+    let mut csv = String::from("amount,channel,class\n");
+    for i in 0..120 {
+        let ch = if i % 3 == 0 { "shop" } else { "web" };
+        csv.push_str(&format!("{}.5,{ch},{}\n", i % 17, u8::from(i % 7 == 0)));
+    }
+    let data = common::file(&dir, "t.csv", csv.as_bytes());
+    let model = dir.join("m.rarity");
+    let m = model.to_str().unwrap();
+    let (code, _, err) = run(&[
+        "fit",
+        &data,
+        "--categorical",
+        "one-hot",
+        "-m",
+        "tree",
+        "-o",
+        m,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let graph_path = dir.join("m.onnx");
+    let (code, _, err) = run(&["export", m, "-o", graph_path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let model_proto = decode(&std::fs::read(&graph_path).unwrap());
+    let graph = decode(&bytes_of(&model_proto, 7)[0]);
+    let inputs: Vec<String> = bytes_of(&graph, 11)
+        .iter()
+        .map(|v| text(&bytes_of(&decode(v), 1)[0]))
+        .collect();
+    assert_eq!(inputs, vec!["X", "channel"]);
+    let ops: Vec<String> = bytes_of(&graph, 1)
+        .iter()
+        .map(|n| text(&bytes_of(&decode(n), 4)[0]))
+        .collect();
+    assert!(ops.contains(&"Equal".to_string()), "{ops:?}");
+    let before = std::fs::read(&model).unwrap();
+    let (code, _, err) = run(&["export", m, "-o", m]);
+    assert_ne!(code, 0);
+    assert!(err.contains("the same file"), "{err}");
+    assert_eq!(
+        std::fs::read(&model).unwrap(),
+        before,
+        "the model is unchanged"
+    );
+}

@@ -50,8 +50,16 @@ pub fn set_max_rows(rows: u64) {
 /// few per core cover the stalls of reading; beyond that they only take
 /// stacks and process-table slots from a shared machine.
 pub fn max_threads() -> usize {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    (cores * THREADS_PER_CORE).min(MAX_THREADS)
+    (cores() * THREADS_PER_CORE).min(MAX_THREADS)
+}
+
+/// The cores available to the process (`std::thread::available_parallelism`,
+/// 1 where it cannot be read), asked once: on Linux the question reads
+/// cgroup files, tens of microseconds that a one-row prediction from Python
+/// would otherwise pay on every call.
+pub fn cores() -> usize {
+    static CORES: OnceLock<usize> = OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// Bytes of memory the process may still allocate: `MemAvailable` of

@@ -226,10 +226,15 @@ fn corrected_proba(
         rates.iter_mut().zip(w).for_each(|(r, w)| *r *= w);
     }
     let mut p = match (model.downcast_ref::<BaggedModel>(), mode) {
-        (Some(b), Correction::Member) => b.predict_proba_with(data, |_, member, p| {
-            let r: Vec<f64> = member.iter().map(|m| m.max(f64::MIN_POSITIVE)).collect();
-            correct_row(p, &r);
-        })?,
+        (Some(b), Correction::Member) => {
+            // Each member's rates, floored once (not once per leaf or row).
+            let floored: Vec<Vec<f64>> = b
+                .keep_rates()
+                .iter()
+                .map(|member| member.iter().map(|m| m.max(f64::MIN_POSITIVE)).collect())
+                .collect();
+            b.predict_proba_with(data, |i, _, p| correct_row(p, &floored[i]))?
+        }
         (Some(_), Correction::Average) => {
             rates = sample_rates(model, keep_rates);
             model.predict_proba(data)?

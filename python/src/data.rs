@@ -5,7 +5,7 @@
 //! reader encodes them (`rarity::data::read::encode_columns`).
 
 use std::borrow::Cow;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::Float64Type;
@@ -263,6 +263,29 @@ impl Features {
     /// The rows to predict on, encoded as the training data of `schema`:
     /// a matrix by position (as many columns as the model's features), a
     /// table by column name. Labels are placeholders.
+    /// [`Features::for_schema`], where an unnamed matrix of the model's
+    /// width shares `numeric`, the model's schema with numeric columns, made
+    /// once per model (what `for_schema` would copy on every call).
+    pub fn for_model(
+        &self,
+        schema: &Schema,
+        numeric: &OnceLock<Arc<Schema>>,
+    ) -> rarity::Result<Dataset> {
+        match &self.inner {
+            Inner::Matrix {
+                values,
+                d,
+                names: None,
+                n,
+            } if *d == schema.feature_names.len() => {
+                let s = numeric
+                    .get_or_init(|| Arc::new(numeric_schema(schema.feature_names.clone(), schema)));
+                Dataset::from_shared(values.clone(), vec![0; *n], Arc::clone(s))
+            }
+            _ => self.for_schema(schema),
+        }
+    }
+
     pub fn for_schema(&self, schema: &Schema) -> rarity::Result<Dataset> {
         let n = self.n_rows();
         match &self.inner {
@@ -277,21 +300,26 @@ impl Features {
                     None => default_names(*d),
                     Some(names) => names.clone(),
                 };
-                let s = Schema {
-                    encodings: names
-                        .iter()
-                        .map(|n| ColumnEncoding::Numeric { name: n.clone() })
-                        .collect(),
-                    feature_names: names,
-                    ..schema.clone()
-                };
-                Dataset::from_values(values.clone(), vec![0; n], s)
+                Dataset::from_values(values.clone(), vec![0; n], numeric_schema(names, schema))
             }
             Inner::Columns { .. } => {
                 let x = encode_columns_with_schema(&self.columns(), schema)?;
                 Dataset::new(x, vec![0; n], schema.clone())
             }
         }
+    }
+}
+
+/// `schema` with the numeric columns `names`: the schema of a matrix.
+fn numeric_schema(names: Vec<String>, schema: &Schema) -> Schema {
+    Schema {
+        encodings: names
+            .iter()
+            .map(|n| ColumnEncoding::Numeric { name: n.clone() })
+            .collect(),
+        feature_names: names,
+        class_names: schema.class_names.clone(),
+        target_name: schema.target_name.clone(),
     }
 }
 

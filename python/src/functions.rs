@@ -747,9 +747,7 @@ impl RunResult {
     /// The winner fitted on all rows.
     #[getter]
     fn winner(&self) -> Model {
-        Model {
-            fitted: Arc::new(self.outcome.winner.clone()),
-        }
+        Model::new(self.outcome.winner.clone())
     }
 
     /// Writes the HTML report (and every table as CSV and JSON) to `dir`,

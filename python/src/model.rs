@@ -5,13 +5,13 @@
 //! model format (`rarity::persist`).
 
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyType};
 
-use rarity::data::Proba;
+use rarity::data::{Proba, Schema};
 use rarity::decide::Rule;
 use rarity::ensemble::BaggedModel;
 use rarity::learn::gbdt::GbdtModel;
@@ -19,12 +19,43 @@ use rarity::persist::{from_bytes, to_bytes, Format};
 use rarity::strategy::FittedStrategy;
 
 use crate::data::{Data, Features};
-use crate::pool::{run, to_py};
+use crate::pool::{run, run_small, to_py};
 
 /// A fitted strategy.
 #[pyclass(frozen, module = "rarity._rarity")]
 pub struct Model {
     pub fitted: Arc<FittedStrategy>,
+    /// The model's schema for an unnamed matrix, made at the first
+    /// prediction ([`Features::for_model`]).
+    numeric: Arc<OnceLock<Arc<Schema>>>,
+}
+
+impl Model {
+    /// A fitted strategy for Python.
+    pub fn new(fitted: FittedStrategy) -> Model {
+        Model {
+            fitted: Arc::new(fitted),
+            numeric: Arc::default(),
+        }
+    }
+}
+
+/// Rows scored on the calling thread ([`run_small`]): at most one block of
+/// the library's parallel scoring, so no parallelism is lost.
+const SMALL_ROWS: usize = 64;
+
+/// Runs the scoring job `f` of `features` as [`run`] does, or on the calling
+/// thread when it has at most [`SMALL_ROWS`] rows.
+fn score<T, F>(py: Python<'_>, features: &Features, n_jobs: Option<i64>, f: F) -> PyResult<T>
+where
+    T: Send + 'static,
+    F: FnOnce() -> rarity::Result<T> + Send + 'static,
+{
+    if features.n_rows() <= SMALL_ROWS {
+        run_small(py, n_jobs, f)
+    } else {
+        run(py, n_jobs, f)
+    }
 }
 
 /// An `n x k` probability matrix as a NumPy array (no copy).
@@ -78,9 +109,7 @@ pub fn fit(
     let fitted = run(py, n_jobs, move || {
         rarity::spec::build_strategy(&spec)?.fit(&ds, seed)
     })?;
-    Ok(Model {
-        fitted: Arc::new(fitted),
-    })
+    Ok(Model::new(fitted))
 }
 
 #[pymethods]
@@ -93,9 +122,13 @@ impl Model {
         features: &Features,
         n_jobs: Option<i64>,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        let (f, m) = (features.clone(), Arc::clone(&self.fitted));
-        let p = run(py, n_jobs, move || {
-            let ds = f.for_schema(&m.schema)?;
+        let (f, m, s) = (
+            features.clone(),
+            Arc::clone(&self.fitted),
+            Arc::clone(&self.numeric),
+        );
+        let p = score(py, features, n_jobs, move || {
+            let ds = f.for_model(&m.schema, &s)?;
             m.predict_proba(&ds)
         })?;
         proba_array(py, p)
@@ -110,9 +143,13 @@ impl Model {
         features: &Features,
         n_jobs: Option<i64>,
     ) -> PyResult<(Bound<'py, PyArray2<f64>>, Bound<'py, PyArray1<u32>>)> {
-        let (f, m) = (features.clone(), Arc::clone(&self.fitted));
-        let (p, labels) = run(py, n_jobs, move || {
-            let ds = f.for_schema(&m.schema)?;
+        let (f, m, s) = (
+            features.clone(),
+            Arc::clone(&self.fitted),
+            Arc::clone(&self.numeric),
+        );
+        let (p, labels) = score(py, features, n_jobs, move || {
+            let ds = f.for_model(&m.schema, &s)?;
             m.predict(&ds)
         })?;
         Ok((proba_array(py, p)?, labels.into_pyarray(py)))
@@ -233,9 +270,7 @@ impl Model {
     #[classmethod]
     fn from_bytes(_cls: &Bound<'_, PyType>, b: &[u8]) -> PyResult<Model> {
         let fitted: FittedStrategy = from_bytes(b, Path::new("<bytes>")).map_err(to_py)?;
-        Ok(Model {
-            fitted: Arc::new(fitted),
-        })
+        Ok(Model::new(fitted))
     }
 
     fn __reduce__<'py>(

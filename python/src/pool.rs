@@ -15,7 +15,14 @@
 //! - A panic inside the library is caught on the worker and raised as
 //!   `RuntimeError` (an internal error to report), never unwinding through
 //!   Python.
+//! - Small jobs ([`run_small`]: scoring a few rows, microseconds of work)
+//!   run on the calling thread, with the GIL released: handing them to a
+//!   pool thread and waking the caller again costs more than the work. The
+//!   calling thread is then the one thread of its own pool (rayon's
+//!   `use_current_thread`), so any parallel loop the job reaches stays on
+//!   it and rayon's global pool is still never used.
 
+use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc;
@@ -36,7 +43,7 @@ static POOLS: Mutex<Option<(u32, HashMap<usize, Arc<ThreadPool>>)>> = Mutex::new
 /// that many, `-2` all but one (joblib's convention `cores + 1 + n_jobs`);
 /// more than [`rarity::limits::max_threads`] is a `ValueError`.
 pub fn threads(n_jobs: Option<i64>) -> PyResult<usize> {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as i64;
+    let cores = rarity::limits::cores() as i64;
     let n =
         match n_jobs {
             None => cores,
@@ -157,6 +164,46 @@ where
             "internal error in rarity (please report it): {}",
             panic_text(p.as_ref())
         ))),
+    }
+}
+
+thread_local! {
+    /// The calling thread's own one-thread pool (`None` if it cannot be
+    /// made, e.g. on a thread that is a worker of another pool).
+    static OWN: OnceCell<Option<ThreadPool>> = const { OnceCell::new() };
+}
+
+/// The calling thread's own pool: one thread, itself.
+fn own_pool() -> Option<ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .use_current_thread()
+        .build()
+        .ok()
+}
+
+/// Runs `f`, a small job, on the calling thread with the GIL released (see
+/// the module doc); `n_jobs` is checked as [`run`] checks it, and a thread
+/// that cannot have its own pool hands `f` to [`run`].
+pub fn run_small<T, F>(py: Python<'_>, n_jobs: Option<i64>, f: F) -> PyResult<T>
+where
+    T: Send + 'static,
+    F: FnOnce() -> rarity::Result<T> + Send + 'static,
+{
+    threads(n_jobs)?;
+    let outcome = py.detach(move || {
+        OWN.with(move |own| match own.get_or_init(own_pool) {
+            Some(pool) => Ok(catch_unwind(AssertUnwindSafe(|| pool.install(f)))),
+            None => Err(f),
+        })
+    });
+    match outcome {
+        Ok(Ok(r)) => r.map_err(to_py),
+        Ok(Err(p)) => Err(PyRuntimeError::new_err(format!(
+            "internal error in rarity (please report it): {}",
+            panic_text(p.as_ref())
+        ))),
+        Err(f) => run(py, n_jobs, f),
     }
 }
 

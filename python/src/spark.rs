@@ -266,9 +266,7 @@ pub fn fit_drawn(
     let fitted = run(py, n_jobs, move || {
         rarity::spec::build_strategy(&spec)?.fit_drawn(&ds, &counts, seed)
     })?;
-    Ok(Model {
-        fitted: Arc::new(fitted),
-    })
+    Ok(Model::new(fitted))
 }
 
 /// `model` deciding by the rule `decision` names (as `rarity predict
@@ -289,9 +287,7 @@ pub fn for_partitions(model: &Model, decision: Option<&str>) -> PyResult<Model> 
         Some(d) => model.fitted.with_decision_spec(d).map_err(to_py)?,
         None => model.fitted.as_ref().clone(),
     };
-    Ok(Model {
-        fitted: Arc::new(fitted),
-    })
+    Ok(Model::new(fitted))
 }
 
 /// The probabilities and labels of `batch`'s rows, read from the model's

@@ -182,6 +182,12 @@ impl Dataset {
     /// [`Dataset::new`] on a shared buffer, e.g. memory another runtime
     /// lends (read in place, not copied).
     pub fn from_values(x: Values, y: Vec<u32>, schema: Schema) -> Result<Self> {
+        Dataset::from_shared(x, y, Arc::new(schema))
+    }
+
+    /// [`Dataset::from_values`] with a shared schema (datasets scored
+    /// one after another with one model's schema need not copy it).
+    pub fn from_shared(x: Values, y: Vec<u32>, schema: Arc<Schema>) -> Result<Self> {
         let d = schema.feature_names.len();
         let n = y.len();
         if d == 0 && n > 0 {
@@ -206,9 +212,12 @@ impl Dataset {
         }
         // A branch-free pass per chunk (vectorised, in parallel) first; the
         // position is only searched for when some value is not finite.
-        let all_finite = x
-            .par_chunks(1 << 16)
-            .all(|c| c.iter().fold(true, |ok, v| ok & v.is_finite()));
+        let finite = |c: &[f64]| c.iter().fold(true, |ok, v| ok & v.is_finite());
+        let all_finite = if x.len() <= 1 << 16 {
+            finite(&x)
+        } else {
+            x.par_chunks(1 << 16).all(finite)
+        };
         if let Some(pos) = (!all_finite)
             .then(|| x.iter().position(|v| !v.is_finite()))
             .flatten()
@@ -226,7 +235,7 @@ impl Dataset {
             weights: None,
             n_rows: n,
             n_features: d,
-            schema: Arc::new(schema),
+            schema,
         })
     }
 

@@ -21,8 +21,17 @@ use crate::params::choice;
 /// and 9.4-9.5 s with 256-row blocks, 5.3 s and 8.2 s with 4,096 (on the
 /// first, 16,384 was no faster than 256: its rows no longer stay in L2). The
 /// probabilities do not depend on it (each row adds its trees in order).
+/// Below this many rows in a block, each row walks the trees several at a
+/// time ([`TreeModel::leaves_of_row`]) instead of each tree walking the
+/// rows ([`TreeModel::each_leaf`], which walks fewer than 16 rows one by
+/// one).
+const FEW_ROWS: usize = 16;
+
 fn forest_block(n: usize) -> usize {
     const MOST: usize = 4096;
+    if n <= ROW_CHUNK {
+        return ROW_CHUNK;
+    }
     n.div_ceil(2 * rayon::current_num_threads())
         .clamp(ROW_CHUNK, MOST)
 }
@@ -143,24 +152,31 @@ impl BaggedModel {
             .iter()
             .map(|m| m.downcast_ref::<TreeModel>())
             .collect();
+        let n = data.n_rows();
         let rows = match &trees {
-            Some(_) => forest_block(data.n_rows()),
+            Some(_) => forest_block(n),
             None => ROW_CHUNK,
         };
         // A tree's output for a row is its leaf's probabilities through
-        // the hook: computed once per leaf, not once per row.
-        let hooked: Vec<Vec<f64>> = match &trees {
+        // the hook: computed once per leaf, not once per row, unless the
+        // tree has more leaves than there are rows (a few rows: through
+        // the hook row by row, the same values without a table to build).
+        let hooked: Vec<Option<Vec<f64>>> = match &trees {
+            Some(trees) if trees.iter().all(|t| t.n_leaves() > n) => vec![None; trees.len()],
             Some(trees) => trees
                 .par_iter()
                 .enumerate()
                 .map(|(i, t)| {
+                    if t.n_leaves() > n {
+                        return None;
+                    }
                     let mut table = Vec::with_capacity(t.n_leaves() * k);
                     for leaf in 0..t.n_leaves() {
                         let start = table.len();
                         table.extend_from_slice(t.proba_of_leaf(leaf));
                         hook(i, &self.keep_rates[i], &mut table[start..]);
                     }
-                    table
+                    Some(table)
                 })
                 .collect(),
             None => Vec::new(),
@@ -168,17 +184,42 @@ impl BaggedModel {
         let p = in_blocks_of(data.n_rows(), k, rows, |first, chunk| {
             let mut tmp = vec![0.0; k];
             match &trees {
+                Some(trees) if chunk.len() / k < FEW_ROWS => {
+                    // A few rows: each walks all trees, several at a time.
+                    let mut leaves = vec![0u32; trees.len()];
+                    for (j, out) in chunk.chunks_mut(k).enumerate() {
+                        TreeModel::leaves_of_row(trees, data.row(first + j), &mut leaves);
+                        for (i, ((t, table), &l)) in
+                            trees.iter().zip(&hooked).zip(&leaves).enumerate()
+                        {
+                            let l = l as usize;
+                            let p = match table {
+                                Some(table) => &table[l * k..(l + 1) * k],
+                                None => {
+                                    tmp.copy_from_slice(t.proba_of_leaf(l));
+                                    hook(i, &self.keep_rates[i], &mut tmp);
+                                    &tmp[..]
+                                }
+                            };
+                            add_vote(self.vote, p, out);
+                        }
+                    }
+                }
                 Some(trees) => {
                     let rows = chunk.len() / k;
                     let x = &data.features()[first * d..(first + rows) * d];
-                    for (t, table) in trees.iter().zip(&hooked) {
+                    for (i, (t, table)) in trees.iter().zip(&hooked).enumerate() {
                         t.each_leaf(x, d, rows, |r, l| {
                             let l = l as usize;
-                            add_vote(
-                                self.vote,
-                                &table[l * k..(l + 1) * k],
-                                &mut chunk[r * k..(r + 1) * k],
-                            );
+                            let p = match table {
+                                Some(table) => &table[l * k..(l + 1) * k],
+                                None => {
+                                    tmp.copy_from_slice(t.proba_of_leaf(l));
+                                    hook(i, &self.keep_rates[i], &mut tmp);
+                                    &tmp[..]
+                                }
+                            };
+                            add_vote(self.vote, p, &mut chunk[r * k..(r + 1) * k]);
                         });
                     }
                 }

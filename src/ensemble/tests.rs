@@ -269,3 +269,28 @@ fn a_member_count_that_cannot_fit_is_refused_before_training() {
         "{e}"
     );
 }
+
+#[test]
+fn a_few_rows_hooked_row_by_row_equal_the_leaf_tables() {
+    // Fewer rows than leaves: each tree's leaf probabilities go through the
+    // hook row by row instead of a table per tree; the values are the
+    // same bits as those of the tables a large batch builds.
+    let ds = data(400, 3, 6);
+    let m = Bagging::forest(10).fit_dataset(&ds, 5).unwrap();
+    let hook = |i: usize, _: &[f64], p: &mut [f64]| {
+        p.iter_mut()
+            .enumerate()
+            .for_each(|(c, v)| *v = (*v + 0.01 * (i + c) as f64) / 1.07);
+    };
+    let all = m.predict_proba_with(&ds, hook).unwrap();
+    for rows in [vec![0], vec![5, 17, 399], (0..9).collect()] {
+        let few = m.predict_proba_with(&ds.take(&rows), hook).unwrap();
+        for (j, &r) in rows.iter().enumerate() {
+            let (a, b) = (few.row(j), all.row(r));
+            assert!(
+                a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits()),
+                "row {r}: {a:?} vs {b:?}"
+            );
+        }
+    }
+}

@@ -145,6 +145,11 @@ pub fn in_blocks_of(
 ) -> Proba {
     let rows = rows.max(1);
     let mut p = Proba::zeros(n, k);
+    if n <= rows {
+        // One block: filled here, without a parallel job's dispatch.
+        fill(0, p.values_mut());
+        return p;
+    }
     p.values_mut()
         .par_chunks_mut(k * rows)
         .enumerate()

@@ -13,8 +13,8 @@
 use rayon::prelude::*;
 
 use super::hist::{build, subtract, Codes, Layout, Ordered};
-use super::model::{GbdtNode, GbdtTree};
 use super::split::{Grad, Rules, Split, Sums};
+use super::tree::{GbdtNode, GbdtTree};
 use crate::learn::tree::Binned;
 use crate::mem::prefetch;
 

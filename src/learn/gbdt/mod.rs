@@ -19,7 +19,9 @@
 //! | `split.rs` | leaf values (L2, bounded step) and the best split of a leaf |
 //! | `grow.rs` | leaf-wise growth of one tree, row partitioning |
 //! | `train.rs` | the boosting loop: rows, class weights, sampling, early stopping |
-//! | `model.rs` | the fitted model: compact trees, prediction, importances |
+//! | `tree.rs` | one boosted tree: split nodes, leaf values, the walk of one row |
+//! | `model.rs` | the fitted model: prediction, importances |
+//! | `walk.rs` | the scoring layout: flat nodes, rows walked in groups |
 //!
 //! **Class weights are keep rates.** `class_weight` (`balanced`: `W / (K
 //! W_k)` over the `K` classes present, scikit-learn's rule; or given) and
@@ -58,10 +60,13 @@ mod model;
 mod onnx;
 mod split;
 mod train;
+mod tree;
+mod walk;
 
 use serde::{Deserialize, Serialize};
 
-pub use model::{GbdtModel, GbdtNode, GbdtTree};
+pub use model::GbdtModel;
+pub use tree::{GbdtNode, GbdtTree};
 
 use crate::data::{Dataset, View};
 use crate::error::{Error, Result};

@@ -3,6 +3,8 @@
 //! turned into probabilities by the logistic function (two classes) or the
 //! softmax. Each tree is a compact array of split nodes; a child index `c`
 //! is a node when `c >= 0` and leaf `!c` otherwise (LightGBM's layout).
+//! Scoring walks a flat copy of all trees ([`Walk`]), built when the model
+//! is fitted or read from a file.
 
 use serde::{Deserialize, Serialize};
 
@@ -11,81 +13,37 @@ use crate::learn::rows::{sigmoid, softmax};
 use crate::learn::{Classifier, Importances};
 use crate::onnx::{Graph, Value};
 
-/// One split node: rows with `x[feature] <= threshold` go `left`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct GbdtNode {
-    /// Split feature.
-    pub feature: u32,
-    /// Split threshold on the feature's values.
-    pub threshold: f64,
-    /// Left child: a node index (`>= 0`) or `!leaf`.
-    pub left: i32,
-    /// Right child: a node index (`>= 0`) or `!leaf`.
-    pub right: i32,
-    /// The split's gain (loss reduction), for importances.
-    pub gain: f64,
+use super::tree::GbdtTree;
+use super::walk::Walk;
+
+/// The fields a model file holds (the scoring layout is rebuilt).
+#[derive(Deserialize)]
+struct GbdtFile {
+    n_classes: usize,
+    n_features: usize,
+    classes: Vec<usize>,
+    init: Vec<f64>,
+    trees: Vec<GbdtTree>,
+    class_weights: Vec<f64>,
 }
 
-/// One boosted tree: split nodes and leaf values (`nodes.len() + 1` leaves;
-/// no node means a single leaf).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct GbdtTree {
-    /// Split nodes, the root first.
-    pub nodes: Vec<GbdtNode>,
-    /// Leaf values, shrunk by the learning rate.
-    pub values: Vec<f64>,
-}
-
-impl GbdtTree {
-    /// The leaf that row `x` falls into.
-    #[inline]
-    pub fn leaf(&self, x: &[f64]) -> usize {
-        if self.nodes.is_empty() {
-            return 0;
+impl From<GbdtFile> for GbdtModel {
+    fn from(f: GbdtFile) -> Self {
+        GbdtModel {
+            walk: Walk::new(&f.trees, f.n_features),
+            n_classes: f.n_classes,
+            n_features: f.n_features,
+            classes: f.classes,
+            init: f.init,
+            trees: f.trees,
+            class_weights: f.class_weights,
         }
-        let mut i = 0usize;
-        loop {
-            let n = &self.nodes[i];
-            let next = if x[n.feature as usize] <= n.threshold {
-                n.left
-            } else {
-                n.right
-            };
-            if next < 0 {
-                return !next as usize;
-            }
-            i = next as usize;
-        }
-    }
-
-    /// Checks child, leaf and feature indices.
-    fn validate(&self, d: usize) -> Result<(), String> {
-        let leaves = self.values.len();
-        if leaves != self.nodes.len() + 1 {
-            return Err(format!(
-                "{} leaf values for {} nodes",
-                leaves,
-                self.nodes.len()
-            ));
-        }
-        for (i, n) in self.nodes.iter().enumerate() {
-            let child_ok = |c: i32| {
-                if c < 0 {
-                    (!c as usize) < leaves
-                } else {
-                    c as usize > i && (c as usize) < self.nodes.len()
-                }
-            };
-            if n.feature as usize >= d || !child_ok(n.left) || !child_ok(n.right) {
-                return Err(format!("node {i} has an invalid feature or child"));
-            }
-        }
-        Ok(())
     }
 }
 
 /// A fitted gbdt model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(from = "GbdtFile")]
 pub struct GbdtModel {
     pub(super) n_classes: usize,
     pub(super) n_features: usize,
@@ -98,6 +56,10 @@ pub struct GbdtModel {
     pub(super) trees: Vec<GbdtTree>,
     /// Per class of the dataset, the weight its rows had in the loss.
     pub(super) class_weights: Vec<f64>,
+    /// The scoring layout of `trees` (`None` when they are malformed, then
+    /// refused by [`Classifier::validate`]).
+    #[serde(skip)]
+    pub(super) walk: Option<Walk>,
 }
 
 impl GbdtModel {
@@ -118,6 +80,38 @@ impl GbdtModel {
     /// The trees, round-major.
     pub fn trees(&self) -> &[GbdtTree] {
         &self.trees
+    }
+
+    /// The raw scores of a block of rows walking [`GbdtModel::trees`] one
+    /// row at a time (`o` per row, each the initial score plus the trees'
+    /// values in tree order): the reference the fast walk is held to.
+    #[cfg(test)]
+    pub(super) fn scores_by_tree(&self, x: &[f64]) -> Vec<f64> {
+        let (d, o) = (self.n_features.max(1), self.outputs());
+        let mut f = Vec::new();
+        for xr in x.chunks(d) {
+            let start = f.len();
+            f.extend_from_slice(&self.init);
+            for (t, tree) in self.trees.iter().enumerate() {
+                f[start + t % o] += tree.values[tree.leaf(xr)];
+            }
+        }
+        f
+    }
+
+    /// The raw scores of a block of rows (`o` per row).
+    pub(super) fn scores(&self, x: &[f64], rows: usize) -> Vec<f64> {
+        let (d, o) = (self.n_features.max(1), self.outputs());
+        let mut f: Vec<f64> = (0..rows * o).map(|i| self.init[i % o]).collect();
+        if self.walk.as_ref().is_some_and(|w| w.add(x, d, o, &mut f)) {
+            return f;
+        }
+        for (t, tree) in self.trees.iter().enumerate() {
+            for (fr, xr) in f.chunks_mut(o).zip(x.chunks(d)) {
+                fr[t % o] += tree.values[tree.leaf(xr)];
+            }
+        }
+        f
     }
 }
 
@@ -148,13 +142,8 @@ impl Classifier for GbdtModel {
             }
             return;
         }
-        let (d, o) = (self.n_features.max(1), self.outputs());
-        let mut f: Vec<f64> = (0..out.len() / k * o).map(|i| self.init[i % o]).collect();
-        for (t, tree) in self.trees.iter().enumerate() {
-            for (fr, xr) in f.chunks_mut(o).zip(x.chunks(d)) {
-                fr[t % o] += tree.values[tree.leaf(xr)];
-            }
-        }
+        let o = self.outputs();
+        let mut f = self.scores(x, out.len() / k);
         for (fr, or) in f.chunks_mut(o).zip(out.chunks_mut(k)) {
             if o == 1 {
                 let p = sigmoid(fr[0]);

@@ -4,7 +4,8 @@
 
 use crate::onnx::{self, tree_sum, Child, Graph, Split, TreeTable, Value};
 
-use super::model::{GbdtModel, GbdtTree};
+use super::model::GbdtModel;
+use super::tree::GbdtTree;
 
 /// The tree with its leaf values at output `target` of `outputs`.
 fn table(tree: &GbdtTree, target: usize, outputs: usize) -> TreeTable {

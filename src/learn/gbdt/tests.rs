@@ -1,4 +1,5 @@
 use super::*;
+use rand::RngExt;
 
 fn ds(rows: Vec<Vec<f64>>, y: Vec<u32>, k: usize) -> Dataset {
     Dataset::from_rows(rows, y, (0..k).map(|c| c.to_string()).collect()).unwrap()
@@ -64,7 +65,6 @@ fn one_round_by_hand() {
 
 /// A noisy two-feature task with a rare class (about 10%).
 fn noisy(n: usize, k: usize, seed: u64) -> Dataset {
-    use rand::RngExt;
     let mut r = crate::rng::stream(seed, 0);
     let mut rows = Vec::new();
     let mut y = Vec::new();
@@ -349,4 +349,88 @@ fn row_copies_fit_as_repeated_rows() {
         same < 1e-6 && other > 1e-3,
         "copies vs written out {same}, vs once {other}"
     );
+}
+
+/// Rows of `d` features: `n` random ones from `seed`, then copies of the
+/// first rows with each feature set to NaN, and rows whose values are the
+/// model's split thresholds (ties go left).
+fn scoring_rows(m: &GbdtModel, n: usize, d: usize, seed: u64) -> Vec<f64> {
+    let mut r = crate::rng::stream(seed, 0);
+    let mut x: Vec<f64> = (0..n * d).map(|_| r.random::<f64>() * 4.0 - 2.0).collect();
+    for j in 0..d {
+        let mut row = x[j * d..(j + 1) * d].to_vec();
+        row[j] = f64::NAN;
+        x.extend(row);
+    }
+    for node in m.trees().iter().flat_map(|t| &t.nodes).take(200) {
+        let mut row = x[..d].to_vec();
+        row[node.feature as usize] = node.threshold;
+        x.extend(row);
+    }
+    x
+}
+
+#[test]
+fn the_flat_walk_scores_bit_identical_to_the_tree_walk() {
+    // Binary and three classes, deep and shallow trees; blocks of every
+    // length around the walk's groups of 8 and blocks of 64 rows.
+    for (k, leaves) in [(2, 31), (3, 7), (2, 2)] {
+        let d = 6;
+        let mut r = crate::rng::stream(9, k as u64);
+        let rows: Vec<Vec<f64>> = (0..600)
+            .map(|_| (0..d).map(|_| r.random::<f64>() * 4.0 - 2.0).collect())
+            .collect();
+        let y: Vec<u32> = rows
+            .iter()
+            .map(|x| ((x[0] + x[1] * x[2] > 0.5) as u32 + (x[3] > 1.0) as u32).min(k as u32 - 1))
+            .collect();
+        let data = ds(rows, y, k);
+        let g = Gbdt {
+            rounds: 40,
+            max_leaves: leaves,
+            min_samples_leaf: 2,
+            ..Gbdt::default()
+        };
+        let model = fit(&g, &data);
+        let m = gbdt_of(&model);
+        assert!(m.walk.is_some(), "a fitted model has its scoring layout");
+        let x = scoring_rows(m, 300, d, k as u64);
+        let n = x.len() / d;
+        for rows in [1, 7, 8, 9, 63, 64, 65, 200, n] {
+            let block = &x[..rows * d];
+            let fast = m.scores(block, rows);
+            let slow = m.scores_by_tree(block);
+            assert_eq!(fast.len(), slow.len());
+            for (i, (a, b)) in fast.iter().zip(&slow).enumerate() {
+                assert_eq!(
+                    a.to_bits(),
+                    b.to_bits(),
+                    "k={k} rows={rows} score {i}: {a} vs {b}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_model_read_back_walks_as_fitted_and_a_cycle_is_refused() {
+    let data = ds(
+        (0..200)
+            .map(|i| vec![(i % 20) as f64, (i / 20) as f64])
+            .collect(),
+        (0..200).map(|i| (i % 7 == 0) as u32).collect(),
+        2,
+    );
+    let model = fit(&Gbdt::default(), &data);
+    let m = gbdt_of(&model);
+    let back: GbdtModel = serde_json::from_str(&serde_json::to_string(m).unwrap()).unwrap();
+    assert_eq!(&back, m);
+    assert!(back.walk.is_some());
+    // A split whose child points back at it would walk forever: the file
+    // gets no layout and its validation refuses it.
+    let mut bad = serde_json::to_value(m).unwrap();
+    bad["trees"][0]["nodes"][1]["left"] = serde_json::json!(0);
+    let bad: GbdtModel = serde_json::from_value(bad).unwrap();
+    assert!(bad.walk.is_none());
+    assert!(crate::learn::Classifier::validate(&bad).is_err());
 }

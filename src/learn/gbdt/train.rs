@@ -17,6 +17,7 @@ use super::hist::{Codes, Layout};
 use super::loss::Loss;
 use super::model::GbdtModel;
 use super::split::Rules;
+use super::walk::Walk;
 use super::Gbdt;
 use crate::data::{Dataset, View};
 use crate::error::{Error, Result};
@@ -154,6 +155,7 @@ pub(super) fn fit(cfg: &Gbdt, bins: &Binned, view: &View<'_>, rng: &mut Rng) -> 
         init: Vec::new(),
         trees: Vec::new(),
         class_weights: class_weights.clone(),
+        walk: None,
     };
     if classes.len() < 2 {
         return Ok(model);
@@ -266,6 +268,7 @@ pub(super) fn fit(cfg: &Gbdt, bins: &Binned, view: &View<'_>, rng: &mut Rng) -> 
     if cfg.early_stopping > 0 {
         model.trees.truncate(best_round * o);
     }
+    model.walk = Walk::new(&model.trees, d);
     Ok(model)
 }
 

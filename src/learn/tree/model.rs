@@ -255,6 +255,54 @@ impl TreeModel {
         }
     }
 
+    /// The leaf [`TreeModel::leaf_index`] finds for row `x` in each of
+    /// `trees` (`leaves.len() == trees.len()`). One row walks eight trees
+    /// at a time, so that the memory latency of one tree's next node
+    /// overlaps the others' (the few rows of a one-row prediction have no
+    /// other rows to walk beside).
+    pub fn leaves_of_row(trees: &[&TreeModel], x: &[f64], leaves: &mut [u32]) {
+        const LANES: usize = 8;
+        for (group, out) in trees.chunks(LANES).zip(leaves.chunks_mut(LANES)) {
+            if group
+                .iter()
+                .any(|t| t.flat.is_empty() || x.len() < t.n_features)
+            {
+                for (t, o) in group.iter().zip(out.iter_mut()) {
+                    *o = t.leaf_index(x) as u32;
+                }
+                continue;
+            }
+            let mut at = [0usize; LANES];
+            let mut done = [false; LANES];
+            done[group.len()..].iter_mut().for_each(|d| *d = true);
+            let mut left = group.len();
+            while left > 0 {
+                for (l, t) in group.iter().enumerate() {
+                    if done[l] {
+                        continue;
+                    }
+                    // SAFETY: the walk starts at the root of a non-empty
+                    // layout and `flatten` checked that a split's children
+                    // lie inside it and its feature below `n_features <=
+                    // x.len()`.
+                    let n = unsafe { *t.flat.get_unchecked(at[l]) };
+                    if n.feature == LEAF {
+                        out[l] = n.right;
+                        done[l] = true;
+                        left -= 1;
+                    } else {
+                        let v = unsafe { *x.get_unchecked(n.feature as usize) };
+                        at[l] = if v <= n.threshold {
+                            at[l] + 1
+                        } else {
+                            n.right as usize
+                        };
+                    }
+                }
+            }
+        }
+    }
+
     /// The class probabilities of leaf `leaf`.
     #[inline]
     pub fn proba_of_leaf(&self, leaf: usize) -> &[f64] {

@@ -1,0 +1,77 @@
+//! One boosted tree: split nodes and leaf values. A child index `c` is a
+//! node when `c >= 0` and leaf `!c` otherwise (LightGBM's layout).
+
+use serde::{Deserialize, Serialize};
+
+/// One split node: rows with `x[feature] <= threshold` go `left`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct GbdtNode {
+    /// Split feature.
+    pub feature: u32,
+    /// Split threshold on the feature's values.
+    pub threshold: f64,
+    /// Left child: a node index (`>= 0`) or `!leaf`.
+    pub left: i32,
+    /// Right child: a node index (`>= 0`) or `!leaf`.
+    pub right: i32,
+    /// The split's gain (loss reduction), for importances.
+    pub gain: f64,
+}
+
+/// One boosted tree: split nodes and leaf values (`nodes.len() + 1` leaves;
+/// no node means a single leaf).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GbdtTree {
+    /// Split nodes, the root first.
+    pub nodes: Vec<GbdtNode>,
+    /// Leaf values, shrunk by the learning rate.
+    pub values: Vec<f64>,
+}
+
+impl GbdtTree {
+    /// The leaf that row `x` falls into.
+    #[inline]
+    pub fn leaf(&self, x: &[f64]) -> usize {
+        if self.nodes.is_empty() {
+            return 0;
+        }
+        let mut i = 0usize;
+        loop {
+            let n = &self.nodes[i];
+            let next = if x[n.feature as usize] <= n.threshold {
+                n.left
+            } else {
+                n.right
+            };
+            if next < 0 {
+                return !next as usize;
+            }
+            i = next as usize;
+        }
+    }
+
+    /// Checks child, leaf and feature indices.
+    pub(super) fn validate(&self, d: usize) -> Result<(), String> {
+        let leaves = self.values.len();
+        if leaves != self.nodes.len() + 1 {
+            return Err(format!(
+                "{} leaf values for {} nodes",
+                leaves,
+                self.nodes.len()
+            ));
+        }
+        for (i, n) in self.nodes.iter().enumerate() {
+            let child_ok = |c: i32| {
+                if c < 0 {
+                    (!c as usize) < leaves
+                } else {
+                    c as usize > i && (c as usize) < self.nodes.len()
+                }
+            };
+            if n.feature as usize >= d || !child_ok(n.left) || !child_ok(n.right) {
+                return Err(format!("node {i} has an invalid feature or child"));
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,165 @@
+//! The scoring layout of a boosted model and its walk.
+//!
+//! Every tree's nodes sit in one flat array, 16 bytes each: a tree's split
+//! nodes first (root first), then its leaves, each leaf a node whose two
+//! children are itself and whose threshold holds its value. Children are
+//! small integers local to the tree. Rows walk a tree in groups of
+//! [`LANES`], all lanes stepping together without a branch on the way
+//! (`x <= threshold` picks a child; a lane at its leaf stays there) until
+//! every lane stands on a leaf: the lanes' chains of dependent loads
+//! overlap, and no branch mispredicts when one row reaches its leaf
+//! before the others.
+//!
+//! Each row still adds its trees' values in tree order to its initial
+//! scores, so the scores are bit-identical to a walk of the model's
+//! [`GbdtTree`]s one row at a time.
+
+use super::tree::GbdtTree;
+
+/// Rows walked together through one tree.
+const LANES: usize = 8;
+
+/// Rows scored together through all trees (their features stay in the
+/// first-level cache: 64 rows of 30 features are 15 KB).
+const BLOCK: usize = 64;
+
+/// One node: a split sends `x[feature] <= threshold` to `left` and the rest
+/// (NaN included) to `right`; a leaf has both children equal to itself and
+/// its value in `threshold`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Flat {
+    threshold: f64,
+    feature: u32,
+    left: u16,
+    right: u16,
+}
+
+/// The flat nodes of all trees of a model.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(super) struct Walk {
+    n_features: usize,
+    nodes: Vec<Flat>,
+    /// Per tree: its first node and its number of split nodes (the local
+    /// index of its first leaf).
+    trees: Vec<(usize, usize)>,
+}
+
+impl Walk {
+    /// The layout of `trees` over `n_features` features, or `None` when a
+    /// tree is malformed (a leaf count that is not its split count plus
+    /// one, a child that does not lie after its parent inside the tree, a
+    /// feature outside the row) or too large for 16-bit children. Every
+    /// index the walk follows is checked here, which is what lets it index
+    /// without checks; the walk ends because children lie after their
+    /// parents.
+    pub(super) fn new(trees: &[GbdtTree], n_features: usize) -> Option<Walk> {
+        let mut nodes = Vec::new();
+        let mut starts = Vec::with_capacity(trees.len());
+        for tree in trees {
+            let (splits, leaves) = (tree.nodes.len(), tree.values.len());
+            if leaves != splits + 1 || splits + leaves > usize::from(u16::MAX) {
+                return None;
+            }
+            starts.push((nodes.len(), splits));
+            for (i, n) in tree.nodes.iter().enumerate() {
+                let child = |c: i32| -> Option<u16> {
+                    let local = if c >= 0 {
+                        let c = c as usize;
+                        (c > i && c < splits).then_some(c)?
+                    } else {
+                        let leaf = !c as usize;
+                        (leaf < leaves).then_some(splits + leaf)?
+                    };
+                    Some(local as u16)
+                };
+                if n.feature as usize >= n_features {
+                    return None;
+                }
+                nodes.push(Flat {
+                    threshold: n.threshold,
+                    feature: n.feature,
+                    left: child(n.left)?,
+                    right: child(n.right)?,
+                });
+            }
+            for (j, &v) in tree.values.iter().enumerate() {
+                let me = (splits + j) as u16;
+                nodes.push(Flat {
+                    threshold: v,
+                    feature: 0,
+                    left: me,
+                    right: me,
+                });
+            }
+        }
+        Some(Walk {
+            n_features,
+            nodes,
+            trees: starts,
+        })
+    }
+
+    /// Adds every tree's leaf value to the scores of each row of the
+    /// row-major block `x` (`d >= n_features` values per row): tree `t`
+    /// adds to output `t % o` of the row's `o` scores in `f`
+    /// (`f.len() == rows * o`), trees in order. Returns false, adding
+    /// nothing, when the shapes do not fit (no output, no feature, or
+    /// fewer than `rows * d` values).
+    pub(super) fn add(&self, x: &[f64], d: usize, o: usize, f: &mut [f64]) -> bool {
+        if o == 0 || d == 0 || d < self.n_features || x.len() < f.len() / o * d {
+            return false;
+        }
+        let rows = f.len() / o;
+        for first in (0..rows).step_by(BLOCK) {
+            let end = (first + BLOCK).min(rows);
+            for (t, &(start, splits)) in self.trees.iter().enumerate() {
+                let nodes = &self.nodes[start..start + 2 * splits + 1];
+                let j = t % o;
+                let mut r = first;
+                while r + LANES <= end {
+                    let v = lanes::<LANES>(nodes, splits, x, d, std::array::from_fn(|l| r + l));
+                    for (l, v) in v.into_iter().enumerate() {
+                        f[(r + l) * o + j] += v;
+                    }
+                    r += LANES;
+                }
+                for r in r..end {
+                    f[r * o + j] += lanes::<1>(nodes, splits, x, d, [r])[0];
+                }
+            }
+        }
+        true
+    }
+}
+
+/// The leaf values of rows `rows` of `x` in the tree `nodes` whose first
+/// leaf is `splits`.
+#[inline(always)]
+fn lanes<const L: usize>(
+    nodes: &[Flat],
+    splits: usize,
+    x: &[f64],
+    d: usize,
+    rows: [usize; L],
+) -> [f64; L] {
+    let base: [usize; L] = std::array::from_fn(|l| rows[l] * d);
+    let mut at = [0usize; L];
+    // SAFETY: `nodes` is one tree of a layout `Walk::new` checked, so
+    // every child lies inside it; a split's feature is below
+    // `n_features <= d` and a row's offset plus `d` is inside `x`
+    // (`add` checked `x.len() >= rows * d` and `d >= n_features`). A lane at a leaf reads
+    // feature 0 of its row, inside it as `d > 0`.
+    let node = |i: usize| unsafe { *nodes.get_unchecked(i) };
+    let value = |b: usize, f: u32| unsafe { *x.get_unchecked(b + f as usize) };
+    while at.iter().any(|&i| i < splits) {
+        for l in 0..L {
+            let n = node(at[l]);
+            at[l] = if value(base[l], n.feature) <= n.threshold {
+                n.left as usize
+            } else {
+                n.right as usize
+            };
+        }
+    }
+    std::array::from_fn(|l| node(at[l]).threshold)
+}

@@ -192,15 +192,9 @@ impl BaggedModel {
                         for (i, ((t, table), &l)) in
                             trees.iter().zip(&hooked).zip(&leaves).enumerate()
                         {
-                            let l = l as usize;
-                            let p = match table {
-                                Some(table) => &table[l * k..(l + 1) * k],
-                                None => {
-                                    tmp.copy_from_slice(t.proba_of_leaf(l));
-                                    hook(i, &self.keep_rates[i], &mut tmp);
-                                    &tmp[..]
-                                }
-                            };
+                            let p = leaf_vote(table, t, l as usize, &mut tmp, |p| {
+                                hook(i, &self.keep_rates[i], p)
+                            });
                             add_vote(self.vote, p, out);
                         }
                     }
@@ -210,15 +204,9 @@ impl BaggedModel {
                     let x = &data.features()[first * d..(first + rows) * d];
                     for (i, (t, table)) in trees.iter().zip(&hooked).enumerate() {
                         t.each_leaf(x, d, rows, |r, l| {
-                            let l = l as usize;
-                            let p = match table {
-                                Some(table) => &table[l * k..(l + 1) * k],
-                                None => {
-                                    tmp.copy_from_slice(t.proba_of_leaf(l));
-                                    hook(i, &self.keep_rates[i], &mut tmp);
-                                    &tmp[..]
-                                }
-                            };
+                            let p = leaf_vote(table, t, l as usize, &mut tmp, |p| {
+                                hook(i, &self.keep_rates[i], p)
+                            });
                             add_vote(self.vote, p, &mut chunk[r * k..(r + 1) * k]);
                         });
                     }
@@ -318,6 +306,28 @@ impl Classifier for BaggedModel {
 }
 
 /// Averages a row of summed votes and renormalises it (Algorithm 1, step 2.4).
+/// A tree member's probabilities at leaf `l` after its hook: the row of its
+/// precomputed `table`, or, without one, the leaf's probabilities passed
+/// through `hook` in `tmp`.
+#[inline]
+fn leaf_vote<'a>(
+    table: &'a Option<Vec<f64>>,
+    t: &TreeModel,
+    l: usize,
+    tmp: &'a mut [f64],
+    hook: impl FnOnce(&mut [f64]),
+) -> &'a [f64] {
+    let k = tmp.len();
+    match table {
+        Some(table) => &table[l * k..(l + 1) * k],
+        None => {
+            tmp.copy_from_slice(t.proba_of_leaf(l));
+            hook(tmp);
+            tmp
+        }
+    }
+}
+
 /// Adds a member's vote for probabilities `p` to `out`: `p` itself (soft),
 /// or 1 for its first most probable class (hard).
 #[inline]

@@ -104,7 +104,13 @@ def features(X, n_jobs=None):
     names when ``X`` is a table whose column names are all strings, else
     ``None``.
     """
-    if type(X) is np.ndarray and X.ndim == 2 and X.dtype == np.float64 and X.flags.c_contiguous:
+    if (
+        type(X) is np.ndarray
+        and X.ndim == 2
+        and X.shape[1] > 0
+        and X.dtype == np.float64
+        and X.flags.c_contiguous
+    ):
         # The common case first (a one-row prediction pays every check
         # below): read in place, as the general path reads it.
         return _rarity.Features.from_numpy(X, None, n_jobs), None

@@ -58,7 +58,6 @@ use crate::calibrate::{self, Calibration, Correction, OneVsRest, PriorShift};
 use crate::data::{Dataset, Proba, Schema};
 use crate::decide::registry::{build_stage, Stage};
 use crate::decide::{Decision, PluginRule, Resolving, Rule};
-use crate::ensemble::BaggedModel;
 use crate::error::{Error, Result};
 use crate::learn::Learner;
 use crate::learn::Model;
@@ -221,23 +220,15 @@ fn corrected_proba(
     let Some(mode) = correct else {
         return model.predict_proba(data);
     };
-    let mut rates = keep_rates.to_vec();
-    if let Some(w) = model.class_weights() {
-        rates.iter_mut().zip(w).for_each(|(r, w)| *r *= w);
-    }
-    let mut p = match (model.downcast_ref::<BaggedModel>(), mode) {
-        (Some(b), Correction::Member) => {
+    let rates = correction_rates(model, keep_rates, mode);
+    let mut p = match (model.member_keep_rates(), mode) {
+        (Some(members), Correction::Member) => {
             // Each member's rates, floored once (not once per leaf or row).
-            let floored: Vec<Vec<f64>> = b
-                .keep_rates()
+            let floored: Vec<Vec<f64>> = members
                 .iter()
                 .map(|member| member.iter().map(|m| m.max(f64::MIN_POSITIVE)).collect())
                 .collect();
-            b.predict_proba_with(data, |i, _, p| correct_row(p, &floored[i]))?
-        }
-        (Some(_), Correction::Average) => {
-            rates = sample_rates(model, keep_rates);
-            model.predict_proba(data)?
+            model.predict_proba_members(data, &|i, _, p| correct_row(p, &floored[i]))?
         }
         _ => model.predict_proba(data)?,
     };
@@ -246,14 +237,31 @@ fn corrected_proba(
 }
 
 /// The keep rates of all the sampling behind a model's probabilities: the
-/// sampler stage's times, for a bagging ensemble, its members' mean rates.
-pub(crate) fn sample_rates(model: &Model, keep_rates: &[f64]) -> Vec<f64> {
+/// sampler stage's times, for an ensemble of members fitted on their own
+/// samples ([`crate::learn::Classifier::member_keep_rates`]), its members'
+/// mean rates.
+fn sample_rates(model: &Model, keep_rates: &[f64]) -> Vec<f64> {
     let mut rates = keep_rates.to_vec();
-    if let Some(b) = model.downcast_ref::<BaggedModel>() {
-        let n = b.keep_rates().len().max(1) as f64;
+    if let Some(members) = model.member_keep_rates() {
+        let n = members.len().max(1) as f64;
         for (k, r) in rates.iter_mut().enumerate() {
-            *r *= b.keep_rates().iter().map(|m| m[k]).sum::<f64>() / n;
+            *r *= members.iter().map(|m| m[k]).sum::<f64>() / n;
         }
+    }
+    rates
+}
+
+/// The keep rates one correction of a model's probabilities undoes: with
+/// `mode=member` the sampler stage's (each member's own are undone inside
+/// the ensemble), with `mode=average` all the sampling behind the model
+/// ([`sample_rates`]); times the model's class weights.
+pub(crate) fn correction_rates(model: &Model, keep_rates: &[f64], mode: Correction) -> Vec<f64> {
+    let mut rates = match mode {
+        Correction::Member => keep_rates.to_vec(),
+        Correction::Average => sample_rates(model, keep_rates),
+    };
+    if let Some(w) = model.class_weights() {
+        rates.iter_mut().zip(w).for_each(|(r, w)| *r *= w);
     }
     rates
 }

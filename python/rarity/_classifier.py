@@ -300,14 +300,6 @@ class Classifier(_RarityClassifier):
 
 # ---- named classes, generated from the ensemble registry
 
-#: Python names of registry entries that the generic rule would spell badly.
-_NAMES = {
-    "forest": "RandomForest",
-    "bagging": "Bagging",
-    "rdt": "RandomDecisionTrees",
-    "underover-bagging": "UnderOverBagging",
-}
-
 #: Stage keywords every named class takes, with their defaults.
 _STAGE_PARAMS = (("correct", None), ("calibration", None), ("decision", None))
 _COMMON = (("seed", 42), ("n_jobs", None), ("pos_label", None))
@@ -341,7 +333,7 @@ def _named_class(entry):
         return "+".join([_spec.call(name, values, defaults)] + _stage_spec(self))
 
     __init__ = _spec.keyword_init(sig_params, aliases)
-    cls_name = _spec.class_name(name, _NAMES)
+    cls_name = _spec.class_name(entry)
     doc = _named_doc(cls_name, entry, params, alias)
     body = {
         "__init__": __init__,

@@ -94,11 +94,13 @@ _CACHE: dict = {}
 _ACRONYMS = {"pt", "eb", "rb", "smote", "rus", "knn", "svm", "lda", "qda", "gnb", "svdd", "nb", "enn", "cnn", "oss", "ncl"}
 
 
-def class_name(name, overrides):
-    """The Python class name of a registry entry: ``eb-bagging`` -> ``EBBagging``."""
-    if name in overrides:
-        return overrides[name]
-    parts = re.split(r"[-_]", name)
+def class_name(entry):
+    """The Python class name of a registry entry: the one it gives
+    (``forest`` -> ``RandomForest``), else its name's parts capitalised
+    (``eb-bagging`` -> ``EBBagging``)."""
+    if entry.get("python"):
+        return entry["python"]
+    parts = re.split(r"[-_]", entry["name"])
     return "".join(p.upper() if p in _ACRONYMS else p.capitalize() for p in parts)
 
 

@@ -59,8 +59,19 @@ __all__ = [
     "SMOTEENN",
 ]
 
-#: Samplers that make synthetic rows (no ``sample_indices_``).
-_SYNTHETIC = {"smote", "borderline-smote", "adasyn", "hybrid", "smote-tomek", "smote-enn"}
+#: Every registry sampler by name (with whether it makes synthetic rows,
+#: which have no ``sample_indices_``, and its Python class name).
+_REGISTRY = {e["name"]: e for e in _spec.registry("samplers")}
+
+
+def _synthesizes(spec):
+    """Whether sampler ``spec`` makes synthetic rows (the registry's word;
+    a spec that does not parse is judged by its name)."""
+    try:
+        return _rarity.sampler_synthesizes(spec)
+    except ValueError:
+        entry = _REGISTRY.get(spec.split("(")[0].strip())
+        return bool(entry and entry["synthesizes"])
 
 
 def _indicator(y):
@@ -162,8 +173,14 @@ def _y_like(y, labels, one_hot):
 class _Base(BaseEstimator):
     """fit / fit_resample over a native sampler; subclasses give the spec."""
 
-    #: Whether the sampler only selects rows (``sample_indices_`` is set).
-    _selects = True
+    #: The registry samplers a class writes specs for (its first says
+    #: whether it only selects rows).
+    registry_names = ()
+
+    @property
+    def _selects(self):
+        """Whether the sampler only selects rows (``sample_indices_`` is set)."""
+        return not _REGISTRY[self.registry_names[0]]["synthesizes"]
 
     def _spec(self, lab):  # pragma: no cover - overridden
         raise NotImplementedError
@@ -400,6 +417,9 @@ class RandomUnderSampler(_Base):
     [2, 2]
     """
 
+    #: The registry samplers this class writes specs for.
+    registry_names = ("under",)
+
     def __init__(self, *, sampling_strategy="auto", random_state=None, replacement=False, n_jobs=None):
         self.sampling_strategy = sampling_strategy
         self.random_state = random_state
@@ -435,6 +455,9 @@ class RandomOverSampler(_Base):
     >>> np.bincount(RandomOverSampler().fit_resample(X, y)[1]).tolist()
     [8, 8]
     """
+
+    #: The registry samplers this class writes specs for.
+    registry_names = ("over",)
 
     def __init__(self, *, sampling_strategy="auto", random_state=None, shrinkage=None, n_jobs=None):
         self.sampling_strategy = sampling_strategy
@@ -477,7 +500,9 @@ class SMOTE(_Base):
     [316, 316]
     """
 
-    _selects = False
+    #: The registry samplers this class writes specs for.
+    registry_names = ("smote",)
+
 
     def __init__(self, *, sampling_strategy="auto", random_state=None, k_neighbors=5, n_jobs=None):
         self.sampling_strategy = sampling_strategy
@@ -514,7 +539,9 @@ class BorderlineSMOTE(_Base):
     True
     """
 
-    _selects = False
+    #: The registry samplers this class writes specs for.
+    registry_names = ("borderline-smote",)
+
 
     def __init__(
         self, *, sampling_strategy="auto", random_state=None, k_neighbors=5, n_jobs=None,
@@ -558,7 +585,9 @@ class ADASYN(_Base):
     True
     """
 
-    _selects = False
+    #: The registry samplers this class writes specs for.
+    registry_names = ("adasyn",)
+
 
     def __init__(self, *, sampling_strategy="auto", random_state=None, n_neighbors=5, n_jobs=None):
         self.sampling_strategy = sampling_strategy
@@ -588,6 +617,9 @@ class TomekLinks(_Base):
     >>> len(yr) <= len(y)
     True
     """
+
+    #: The registry samplers this class writes specs for.
+    registry_names = ("tomek",)
 
     def __init__(self, *, sampling_strategy="auto", n_jobs=None):
         self.sampling_strategy = sampling_strategy
@@ -622,6 +654,9 @@ class EditedNearestNeighbours(_Base):
     >>> enn.spec_
     'enn(k=3,rule=all,ties=lowest)'
     """
+
+    #: The registry samplers this class writes specs for.
+    registry_names = ("enn",)
 
     def __init__(self, *, sampling_strategy="auto", n_neighbors=3, kind_sel="all", n_jobs=None):
         self.sampling_strategy = sampling_strategy
@@ -667,6 +702,9 @@ class CondensedNearestNeighbour(_Base):
     True
     """
 
+    #: The registry samplers this class writes specs for.
+    registry_names = ("cnn",)
+
     def __init__(self, *, sampling_strategy="auto", random_state=None, n_neighbors=None, n_seeds_S=1, n_jobs=None):
         self.sampling_strategy = sampling_strategy
         self.random_state = random_state
@@ -702,6 +740,9 @@ class OneSidedSelection(_Base):
     >>> len(Xr) < len(X)
     True
     """
+
+    #: The registry samplers this class writes specs for.
+    registry_names = ("oss",)
 
     def __init__(self, *, sampling_strategy="auto", random_state=None, n_neighbors=None, n_seeds_S=1, n_jobs=None):
         self.sampling_strategy = sampling_strategy
@@ -745,6 +786,9 @@ class NeighbourhoodCleaningRule(_Base):
     'ncl(k=3,ties=lowest,self_vote=true,threshold=0.5,strict=true)'
     """
 
+    #: The registry samplers this class writes specs for.
+    registry_names = ("ncl",)
+
     def __init__(
         self, *, sampling_strategy="auto", edited_nearest_neighbours=None, n_neighbors=3,
         threshold_cleaning=0.5, n_jobs=None,
@@ -787,6 +831,9 @@ class NearMiss(_Base):
     [0, 1]
     """
 
+    #: The registry samplers this class writes specs for.
+    registry_names = ("nearmiss1", "nearmiss2", "nearmiss3")
+
     def __init__(self, *, sampling_strategy="auto", version=1, n_neighbors=3, n_neighbors_ver3=3, n_jobs=None):
         self.sampling_strategy = sampling_strategy
         self.version = version
@@ -828,7 +875,9 @@ class SMOTETomek(_Base):
     True
     """
 
-    _selects = False
+    #: The registry samplers this class writes specs for.
+    registry_names = ("smote-tomek",)
+
 
     def __init__(self, *, sampling_strategy="auto", random_state=None, smote=None, tomek=None, n_jobs=None):
         self.sampling_strategy = sampling_strategy
@@ -865,7 +914,9 @@ class SMOTEENN(_Base):
     True
     """
 
-    _selects = False
+    #: The registry samplers this class writes specs for.
+    registry_names = ("smote-enn",)
+
 
     def __init__(self, *, sampling_strategy="auto", random_state=None, smote=None, enn=None, n_jobs=None):
         self.sampling_strategy = sampling_strategy
@@ -914,8 +965,7 @@ class Sampler(_Base):
 
     @property
     def _selects(self):
-        name = str(self.spec).split("(")[0].strip()
-        return name not in _SYNTHETIC
+        return not _synthesizes(str(self.spec))
 
     def _spec(self, lab):
         if not isinstance(self.spec, str):
@@ -926,20 +976,13 @@ class Sampler(_Base):
         return _Base.__sklearn_tags__(self)
 
 
-#: Registry samplers that have an imbalanced-learn class above.
-_IMBLEARN = {
-    "under", "over", "smote", "borderline-smote", "adasyn", "tomek", "enn", "cnn", "oss",
-    "ncl", "nearmiss1", "nearmiss2", "nearmiss3", "smote-tomek", "smote-enn", "none",
-}
-
-_RARITY_NAMES = {
-    "eb": "ExactlyBalanced",
-    "rb": "RoughlyBalanced",
-    "underover": "UnderOver",
-    "balanced-bootstrap": "BalancedBootstrap",
-    "hybrid": "SMOTEUnder",
-    "bootstrap": "Bootstrap",
-}
+#: The imbalanced-learn classes above.
+_IMBLEARN_CLASSES = (
+    RandomUnderSampler, RandomOverSampler, SMOTE, BorderlineSMOTE, ADASYN, TomekLinks,
+    EditedNearestNeighbours, CondensedNearestNeighbour, OneSidedSelection,
+    NeighbourhoodCleaningRule, NearMiss, SMOTETomek, SMOTEENN,
+)
+_IMBLEARN = {n: cls for cls in _IMBLEARN_CLASSES for n in cls.registry_names}
 
 
 def _rarity_class(entry):
@@ -954,7 +997,7 @@ def _rarity_class(entry):
         return _spec.call(name, {spec_keys[k]: getattr(self, k) for k in spec_keys}, defaults)
 
     __init__ = _spec.keyword_init(sig)
-    cls_name = _RARITY_NAMES.get(name) or _spec.class_name(name, {})
+    cls_name = _spec.class_name(entry)
     doc = "\n".join(
         [
             f"{entry['summary'][0].upper()}{entry['summary'][1:]} (rarity's ``{name}``).",
@@ -968,7 +1011,7 @@ def _rarity_class(entry):
             "Attributes",
             "----------",
             "keep_rates_, classes_, sampling_strategy_, spec_"
-            + (", sample_indices_" if name not in _SYNTHETIC else ""),
+            + ("" if entry["synthesizes"] else ", sample_indices_"),
             "",
             "Examples",
             "--------",
@@ -986,10 +1029,10 @@ def _rarity_class(entry):
         {
             "__init__": __init__,
             "_spec": _spec_of,
-            "_selects": name not in _SYNTHETIC,
             "__doc__": doc,
             "__module__": __name__,
             "registry_name": name,
+            "registry_names": (name,),
         },
     )
     __init__.__qualname__ = f"{cls_name}.__init__"
@@ -997,27 +1040,10 @@ def _rarity_class(entry):
 
 
 RARITY_SAMPLERS = {
-    e["name"]: _rarity_class(e) for e in _spec.registry("samplers") if e["name"] not in _IMBLEARN
+    e["name"]: _rarity_class(e) for e in _REGISTRY.values() if e["name"] not in _IMBLEARN
 }
 globals().update({c.__name__: c for c in RARITY_SAMPLERS.values()})
 __all__ += sorted(c.__name__ for c in RARITY_SAMPLERS.values())
 
 #: The class of every registry sampler, by registry name.
-CLASSES = {
-    "under": RandomUnderSampler,
-    "over": RandomOverSampler,
-    "smote": SMOTE,
-    "borderline-smote": BorderlineSMOTE,
-    "adasyn": ADASYN,
-    "tomek": TomekLinks,
-    "enn": EditedNearestNeighbours,
-    "cnn": CondensedNearestNeighbour,
-    "oss": OneSidedSelection,
-    "ncl": NeighbourhoodCleaningRule,
-    "nearmiss1": NearMiss,
-    "nearmiss2": NearMiss,
-    "nearmiss3": NearMiss,
-    "smote-tomek": SMOTETomek,
-    "smote-enn": SMOTEENN,
-    **RARITY_SAMPLERS,
-}
+CLASSES = {**_IMBLEARN, **RARITY_SAMPLERS}

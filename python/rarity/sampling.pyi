@@ -66,6 +66,9 @@ class SMOTEENN(_Base):
 class Bootstrap(_Base):
     def __init__(self, *, fraction: float = ..., seed: int = ..., n_jobs: Optional[int] = ...) -> None: ...
 
+class NoResampling(_Base):
+    def __init__(self, *, seed: int = ..., n_jobs: Optional[int] = ...) -> None: ...
+
 class SMOTEUnder(_Base):
     def __init__(self, *, amount: float = ..., under: float = ..., k: int = ..., standardise: bool = ..., seed: int = ..., n_jobs: Optional[int] = ...) -> None: ...
 

@@ -17,7 +17,7 @@ use serde_json::Value as Json;
 use rarity::calibrate::{self, Isotonic, Platt};
 use rarity::data::read::ReadOptions;
 use rarity::data::{Dataset, Proba};
-use rarity::decide::{Decision, Rule};
+use rarity::decide::Rule;
 use rarity::evaluate::Extras;
 use rarity::experiment::run::{
     decision_copies, parse_benefit, parse_cost, ranking_metric, report_notes, RunOutcome,
@@ -98,6 +98,7 @@ where
             let d = PyDict::new(py);
             d.set_item("name", e.name)?;
             d.set_item("summary", e.summary)?;
+            d.set_item("python", e.python)?;
             d.set_item("params", params_list(py, &(e.params)())?)?;
             extra(&d, e)?;
             Ok(d)
@@ -106,30 +107,35 @@ where
     PyList::new(py, items)
 }
 
-/// The stage text of a decision a learner uses by default.
-fn decision_text(d: &Decision) -> &'static str {
-    match d {
-        Decision::Priors => "threshold(priors)",
-        Decision::Half => "threshold(0.5)",
-        _ => "argmax",
-    }
+/// Whether sampler `spec` makes rows that are not rows of the input
+/// (`Sampler::synthesizes`).
+#[pyfunction]
+pub fn sampler_synthesizes(spec: String) -> PyResult<bool> {
+    Ok(rarity::sample::parse_sampler(&spec)
+        .map_err(crate::pool::to_py)?
+        .synthesizes())
 }
 
 /// One family of the registries: `learners`, `ensembles`, `samplers`,
-/// `stages` or `metrics`, as a list of dicts (name, summary, params with
-/// name / expected / default / doc; ensembles add their default decision,
-/// metrics their key, label, direction and where they are defined).
+/// `stages` or `metrics`, as a list of dicts (name, summary, Python class
+/// name where the registry gives one, params with name / expected /
+/// default / doc; ensembles add their default decision, samplers whether
+/// they synthesize rows, metrics their key, label, direction and where
+/// they are defined).
 #[pyfunction]
 pub fn registry<'py>(py: Python<'py>, family: &str) -> PyResult<Bound<'py, PyList>> {
     match family {
         "learners" => entries(py, rarity::learn::registry::LEARNERS.iter(), |_, _| Ok(())),
-        "ensembles" => entries(py, rarity::ensemble::registry::ENSEMBLES.iter(), |d, e| {
-            d.set_item(
-                "decision",
-                decision_text(&rarity::ensemble::registry::default_decision(e.name)),
-            )
+        "ensembles" => {
+            let named = rarity::ensemble::registry::ENSEMBLES;
+            entries(py, named.iter().map(|e| &e.entry), |d, e| {
+                let decision = named.iter().find(|n| n.entry.name == e.name).map(|n| &n.decision);
+                d.set_item("decision", decision.map(ToString::to_string))
+            })
+        }
+        "samplers" => entries(py, rarity::sample::registry::SAMPLERS.iter(), |d, e| {
+            d.set_item("synthesizes", sampler_synthesizes(e.name.to_string())?)
         }),
-        "samplers" => entries(py, rarity::sample::registry::SAMPLERS.iter(), |_, _| Ok(())),
         "stages" => entries(py, rarity::decide::registry::STAGES.iter(), |_, _| Ok(())),
         "metrics" => {
             // Parameterised metrics (precision_at_k(k=K), ...) are calls, not

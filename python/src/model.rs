@@ -13,7 +13,6 @@ use pyo3::types::{PyBytes, PyDict, PyType};
 
 use rarity::data::{Proba, Schema};
 use rarity::decide::Rule;
-use rarity::ensemble::BaggedModel;
 use rarity::learn::gbdt::GbdtModel;
 use rarity::persist::{from_bytes, to_bytes, Format};
 use rarity::strategy::FittedStrategy;
@@ -202,8 +201,8 @@ impl Model {
     fn member_keep_rates(&self) -> Option<Vec<Vec<f64>>> {
         self.fitted.members[0]
             .model
-            .downcast_ref::<BaggedModel>()
-            .map(|b| b.keep_rates().to_vec())
+            .member_keep_rates()
+            .map(<[_]>::to_vec)
     }
 
     /// The boosting rounds a gbdt model kept (after early stopping, the best

@@ -313,30 +313,35 @@ fn positional_table(expected: &str, doc: &str) -> Vec<ParamInfo> {
 pub const STAGES: &[Entry<Stage>] = &[
     Entry {
         name: "correct",
+        python: None,
         summary: "undo the prior shift of all sampling from the keep rates (Dal Pozzolo et al. 2015, eq. 9)",
         params: || CorrectParams::default().table(),
         build: |c| Ok(Stage::Correct(from_call::<CorrectParams>(c)?.mode)),
     },
     Entry {
         name: "platt",
+        python: None,
         summary: "Platt scaling on stratified out-of-fold probabilities",
         params: || CalibrationParams::default().table(),
         build: |c| calibration(c, CalibrationMethod::Platt),
     },
     Entry {
         name: "isotonic",
+        python: None,
         summary: "isotonic regression on stratified out-of-fold probabilities",
         params: || CalibrationParams::default().table(),
         build: |c| calibration(c, CalibrationMethod::Isotonic),
     },
     Entry {
         name: "priors",
+        python: None,
         summary: "move the probabilities to known target priors, in class order (Saerens et al. 2002; Dal Pozzolo et al. 2015, eq. 14); a decision that follows uses them",
         params: || positional_table("one positive number per class (scaled to sum to 1)", "The target priors."),
         build: priors,
     },
     Entry {
         name: "em",
+        python: None,
         summary: "move the probabilities to the priors Saerens' EM estimates on the rows being predicted (Saerens et al. 2002); threshold(priors) / threshold(f1) that follow use them",
         params: || EmParams::default().table(),
         build: |c| {
@@ -349,42 +354,49 @@ pub const STAGES: &[Entry<Stage>] = &[
     },
     Entry {
         name: "argmax",
+        python: None,
         summary: "the most probable class",
         params: Vec::new,
         build: |c| no_params(c).map(|_| Stage::Decide(Decision::Argmax)),
     },
     Entry {
         name: "threshold",
+        python: None,
         summary: "binary: positive iff p >= T; threshold(priors) = PT_MA (tau = pi+), threshold(f1) = PT_F1",
         params: || positional_table("T in [0, 1], priors or f1", "The threshold."),
         build: threshold,
     },
     Entry {
         name: "lambda",
+        python: None,
         summary: "per-class thresholds: predict argmax p_k / lambda_k",
         params: || positional_table("one positive number per class", "The thresholds."),
         build: lambda,
     },
     Entry {
         name: "cost",
+        python: None,
         summary: "Bayes minimum risk under a loss matrix (Dal Pozzolo et al. 2015, Sec. IV-A)",
         params: || LossParams::default().table(),
         build: cost,
     },
     Entry {
         name: "benefit",
+        python: None,
         summary: "example-dependent benefit: positive iff p * amount > overhead (Fan & Davidson 2006, Sec. 6)",
         params: || BenefitParams::default().table(),
         build: benefit,
     },
     Entry {
         name: "roc-closest",
+        python: None,
         summary: "the ROC point closest to (0, 1) on out-of-fold probabilities",
         params: Vec::new,
         build: |c| no_params(c).map(|_| Stage::Decide(Decision::RocClosest)),
     },
     Entry {
         name: "tune",
+        python: None,
         summary: "the threshold (binary) or lambdas (multiclass) maximising a metric on out-of-fold probabilities",
         params: || {
             LossParams {

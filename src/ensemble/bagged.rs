@@ -7,7 +7,9 @@ use serde::{Deserialize, Serialize};
 use crate::data::{Dataset, Proba};
 use crate::error::{Error, Result};
 use crate::learn::tree::TreeModel;
-use crate::learn::{check_features, in_blocks_of, Classifier, Importances, Model, ROW_CHUNK};
+use crate::learn::{
+    check_features, in_blocks_of, Classifier, Importances, MemberHook, Model, ROW_CHUNK,
+};
 use crate::onnx::{Graph, Value};
 use crate::params::choice;
 
@@ -270,6 +272,23 @@ impl Classifier for BaggedModel {
 
     fn to_onnx(&self, g: &mut Graph, x: &Value) -> std::result::Result<Value, String> {
         self.to_onnx_with(g, x, None)
+    }
+
+    fn member_keep_rates(&self) -> Option<&[Vec<f64>]> {
+        Some(&self.keep_rates)
+    }
+
+    fn predict_proba_members(&self, data: &Dataset, hook: MemberHook<'_>) -> Result<Proba> {
+        self.predict_proba_with(data, hook)
+    }
+
+    fn to_onnx_members(
+        &self,
+        g: &mut Graph,
+        x: &Value,
+        hook: MemberHook<'_>,
+    ) -> std::result::Result<Value, String> {
+        self.to_onnx_with(g, x, Some(hook))
     }
 
     /// The mean of the members' normalised importances over the members

@@ -7,14 +7,10 @@
 //! and renormalised, as [`BaggedModel`] predicts.
 
 use crate::learn::tree::TreeModel;
-use crate::learn::Classifier;
+use crate::learn::{Classifier, MemberHook};
 use crate::onnx::{self, tree_sum, Graph, TreeTable, Value};
 
 use super::bagged::{add_vote, BaggedModel, Vote};
-
-/// A hook applied to one member's probabilities: the member's index, its
-/// keep rates, the probabilities (changed in place).
-pub type MemberHook<'a> = &'a dyn Fn(usize, &[f64], &mut [f64]);
 
 impl BaggedModel {
     /// The ensemble's probabilities in `g`, each member's passed through

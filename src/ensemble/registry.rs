@@ -118,10 +118,23 @@ fn table<P: Params>(initial: P) -> Vec<ParamInfo> {
     initial.table()
 }
 
+/// An ensemble a spec can name: its registry entry and the decision it
+/// uses when the spec gives none (the papers' named methods decide at 0.5,
+/// or by PT_MA for PT-bagging; the generic engines by argmax).
+pub struct Ensemble {
+    /// The name, summary, parameters and builder.
+    pub entry: Entry<Arc<dyn Learner>>,
+    /// The default decision.
+    pub decision: Decision,
+}
+
 /// Every ensemble a spec can name.
-pub const ENSEMBLES: &[Entry<Arc<dyn Learner>>] = &[
-    Entry {
+pub const ENSEMBLES: &[Ensemble] = &[
+    Ensemble {
+        decision: Decision::Argmax,
+        entry: Entry {
         name: "forest",
+        python: Some("RandomForest"),
         summary: "random forest (Breiman 2001): n trees with sqrt(d) features per split on bootstrap samples",
         params: || table(Merged(Merged(members(100), ForestSample::default()), sqrt_tree())),
         build: |c| {
@@ -135,14 +148,22 @@ pub const ENSEMBLES: &[Entry<Arc<dyn Learner>>] = &[
             }))
         },
     },
-    Entry {
+    },
+    Ensemble {
+        decision: Decision::Argmax,
+        entry: Entry {
         name: "bagging",
+        python: None,
         summary: "bagging (Breiman 1996): n members of any learner, each on its own sample of any sampler",
         params: || Bagging::default().table(),
         build: |c| Ok(Arc::new(from_call::<Bagging>(c)?)),
     },
-    Entry {
+    },
+    Ensemble {
+        decision: Decision::Argmax,
+        entry: Entry {
         name: "rdt",
+        python: Some("RandomDecisionTrees"),
         summary: "Fan's random decision trees: n random trees, each on all rows",
         params: || table(Merged(members(10), RandomTree::default())),
         build: |c| {
@@ -155,26 +176,42 @@ pub const ENSEMBLES: &[Entry<Arc<dyn Learner>>] = &[
             }))
         },
     },
-    Entry {
+    },
+    Ensemble {
+        decision: Decision::Priors,
+        entry: Entry {
         name: "pt-bagging",
+        python: None,
         summary: "PT-bagging: n (100) unpruned trees on plain bootstraps; decides by threshold(priors) (PT_MA) unless told otherwise, e.g. +threshold(f1)",
         params: || table(plain_trees()),
         build: |c| Ok(tree_bagging(apply(c, plain_trees())?, Arc::new(Bootstrap::default()))),
     },
-    Entry {
+    },
+    Ensemble {
+        decision: Decision::Half,
+        entry: Entry {
         name: "eb-bagging",
+        python: None,
         summary: "exactly balanced bagging: n (100) trees, each on every minority row + as many of each other class; threshold 0.5",
         params: || table(plain_trees()),
         build: |c| Ok(tree_bagging(apply(c, plain_trees())?, Arc::new(ExactlyBalanced))),
     },
-    Entry {
+    },
+    Ensemble {
+        decision: Decision::Half,
+        entry: Entry {
         name: "rb-bagging",
+        python: None,
         summary: "roughly balanced bagging (Hido et al.): n (100) trees, minority bootstrap + NB(n+, 1/2) majority rows; threshold 0.5",
         params: || table(plain_trees()),
         build: |c| Ok(tree_bagging(apply(c, plain_trees())?, Arc::new(RoughlyBalanced))),
     },
-    Entry {
+    },
+    Ensemble {
+        decision: Decision::Half,
+        entry: Entry {
         name: "smote-bagging",
+        python: None,
         summary: "SMOTE-bagging: n (100) trees, each on SMOTE amount (500) % of the minority + under (120) % undersampling; threshold 0.5",
         params: || table(Merged(plain_trees(), SmoteHybrid::default())),
         build: |c| {
@@ -182,8 +219,12 @@ pub const ENSEMBLES: &[Entry<Arc<dyn Learner>>] = &[
             Ok(tree_bagging(m, Arc::new(hybrid)))
         },
     },
-    Entry {
+    },
+    Ensemble {
+        decision: Decision::Half,
+        entry: Entry {
         name: "underover-bagging",
+        python: Some("UnderOverBagging"),
         summary: "UnderOver-bagging (Wang & Yao): n (100) trees, every class bootstrapped to a (50) % of the largest; threshold 0.5 / argmax",
         params: || table(Merged(plain_trees(), UnderOver::default())),
         build: |c| {
@@ -191,8 +232,12 @@ pub const ENSEMBLES: &[Entry<Arc<dyn Learner>>] = &[
             Ok(tree_bagging(m, Arc::new(under_over)))
         },
     },
-    Entry {
+    },
+    Ensemble {
+        decision: Decision::Half,
+        entry: Entry {
         name: "under-bagging",
+        python: None,
         summary: "UnderBagging: n (100) trees, the majority undersampled at rate beta (default ratio=1, balanced); pair with +correct",
         params: || table(Merged(plain_trees(), RandomUnder::default())),
         build: |c| {
@@ -204,8 +249,12 @@ pub const ENSEMBLES: &[Entry<Arc<dyn Learner>>] = &[
             Ok(tree_bagging(m, Arc::new(under)))
         },
     },
-    Entry {
+    },
+    Ensemble {
+        decision: Decision::Half,
+        entry: Entry {
         name: "balanced-forest",
+        python: None,
         summary: "balanced random forest: n (100) sqrt-feature trees, each on n+ rows drawn with replacement from every class; threshold 0.5",
         params: || table(Merged(members(100), sqrt_tree())),
         build: |c| {
@@ -213,8 +262,12 @@ pub const ENSEMBLES: &[Entry<Arc<dyn Learner>>] = &[
             Ok(tree_bagging(m, Arc::new(BalancedBootstrap)))
         },
     },
-    Entry {
+    },
+    Ensemble {
+        decision: Decision::Half,
+        entry: Entry {
         name: "easy-ensemble",
+        python: None,
         summary: "EasyEnsemble: n (10) AdaBoost ensembles of rounds (50) stumps, each on an exactly balanced subset; threshold 0.5",
         params: || table(Merged(members(10), EasyRounds::default())),
         build: |c| {
@@ -230,31 +283,23 @@ pub const ENSEMBLES: &[Entry<Arc<dyn Learner>>] = &[
             }))
         },
     },
-    Entry {
+    },
+    Ensemble {
+        decision: Decision::Half,
+        entry: Entry {
         name: "rus-boost",
+        python: None,
         summary: "RUSBoost: AdaBoost.M1 with n (50) rounds of depth (1) trees, each round on a balanced random undersample; threshold 0.5",
         params: || RusBoost::default().table(),
         build: |c| Ok(Arc::new(from_call::<RusBoost>(c)?)),
     },
+    },
 ];
 
-/// The named methods of the papers (decided at 0.5 or by PT_MA unless the
-/// spec says otherwise), as opposed to the generic engines.
-const NAMED: &[&str] = &[
-    "pt-bagging",
-    "eb-bagging",
-    "rb-bagging",
-    "smote-bagging",
-    "underover-bagging",
-    "under-bagging",
-    "balanced-forest",
-    "easy-ensemble",
-    "rus-boost",
-];
-
-/// The decision a learner uses when the spec gives none: PT_MA for
-/// `pt-bagging`, 0.5 (argmax beyond two classes) for the papers' other
-/// named ensembles, argmax for any other learner.
+/// The decision a learner uses when the spec gives none: its ensemble
+/// entry's ([`Ensemble::decision`]: PT_MA for `pt-bagging`, 0.5 (argmax
+/// beyond two classes) for the papers' other named ensembles), argmax for
+/// any other learner.
 ///
 /// ```
 /// use rarity::ensemble::registry::default_decision;
@@ -264,16 +309,15 @@ const NAMED: &[&str] = &[
 /// assert_eq!(default_decision("tree"), Decision::Argmax);
 /// ```
 pub fn default_decision(name: &str) -> Decision {
-    match name {
-        "pt-bagging" => Decision::Priors,
-        n if NAMED.contains(&n) => Decision::Half,
-        _ => Decision::Argmax,
-    }
+    ENSEMBLES
+        .iter()
+        .find(|e| e.entry.name == name)
+        .map_or(Decision::Argmax, |e| e.decision.clone())
 }
 
 /// Every learner a spec can name: the base learners, then the ensembles.
 pub fn all_learners() -> impl Iterator<Item = &'static Entry<Arc<dyn Learner>>> + Clone {
-    LEARNERS.iter().chain(ENSEMBLES)
+    LEARNERS.iter().chain(ENSEMBLES.iter().map(|e| &e.entry))
 }
 
 /// The learner (base or ensemble) a call names.

@@ -294,3 +294,76 @@ fn a_few_rows_hooked_row_by_row_equal_the_leaf_tables() {
         }
     }
 }
+
+#[test]
+fn every_ensemble_with_member_keep_rates_passes_members_through_the_hook() {
+    // `+correct(mode=member)` reaches each member through
+    // `predict_proba_members`: an ensemble that reports its members' keep
+    // rates but combines without the hook would silently skip the
+    // correction. A hook that makes every member vote for class 0 must
+    // make the whole ensemble say class 0.
+    let ds = data(200, 2, 9);
+    let rows: Vec<usize> = (0..ds.n_rows()).collect();
+    let mut with_members = Vec::new();
+    for e in registry::ENSEMBLES {
+        let has_n = (e.entry.params)().iter().any(|p| p.name == "n");
+        let spec = if has_n {
+            format!("{}(n=3)", e.entry.name)
+        } else {
+            e.entry.name.to_string()
+        };
+        let call = &crate::params::syntax::parse(&spec).unwrap()[0];
+        let learner = (e.entry.build)(call).unwrap();
+        let model = learner
+            .fit(&ds.view(&rows), &mut rng::stream(4, 0))
+            .unwrap();
+        let Some(rates) = model.member_keep_rates() else {
+            continue;
+        };
+        assert!(!rates.is_empty(), "{spec}: no members");
+        let hooked = model
+            .predict_proba_members(&ds, &|_, _, p| {
+                p.iter_mut()
+                    .enumerate()
+                    .for_each(|(c, v)| *v = (c == 0) as u8 as f64)
+            })
+            .unwrap();
+        for j in 0..ds.n_rows() {
+            assert_eq!(
+                hooked.row(j),
+                &[1.0, 0.0],
+                "{spec}: row {j} missed the hook"
+            );
+        }
+        with_members.push(e.entry.name);
+    }
+    for name in [
+        "forest",
+        "bagging",
+        "eb-bagging",
+        "pt-bagging",
+        "under-bagging",
+    ] {
+        assert!(
+            with_members.contains(&name),
+            "{name} reports no member keep rates"
+        );
+    }
+}
+
+#[test]
+fn default_decisions_live_in_the_ensemble_entries() {
+    use crate::decide::Decision;
+    for e in registry::ENSEMBLES {
+        assert_eq!(
+            registry::default_decision(e.entry.name),
+            e.decision,
+            "{}",
+            e.entry.name
+        );
+    }
+    assert_eq!(registry::default_decision("pt-bagging"), Decision::Priors);
+    assert_eq!(registry::default_decision("easy-ensemble"), Decision::Half);
+    assert_eq!(registry::default_decision("forest"), Decision::Argmax);
+    assert_eq!(registry::default_decision("logistic"), Decision::Argmax);
+}

@@ -14,7 +14,6 @@ use serde::Serialize;
 
 use crate::calibrate::{CalibrationMethod, PriorShift};
 use crate::data::ColumnEncoding;
-use crate::ensemble::BaggedModel;
 use crate::error::Result;
 use crate::params::ParamType;
 use crate::persist::{described, load_described, FileInfo};
@@ -84,10 +83,7 @@ pub struct ModelSummary {
 fn member(m: &Member) -> MemberSummary {
     MemberSummary {
         kind: m.model.kind().to_string(),
-        size: m
-            .model
-            .downcast_ref::<BaggedModel>()
-            .map(|b| b.members().len()),
+        size: m.model.member_keep_rates().map(<[_]>::len),
         keep_rates: m.keep_rates.clone(),
         calibration: m.calibrator.as_ref().map(|c| match c.method() {
             CalibrationMethod::Platt => "platt",

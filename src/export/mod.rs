@@ -24,10 +24,9 @@ use serde_json::json;
 
 use crate::calibrate::{onnx as cal, Correction, PriorShift};
 use crate::data::ColumnEncoding;
-use crate::ensemble::BaggedModel;
 use crate::error::{Error, Result};
 use crate::onnx::{self, DataType, Dim, Graph, Tensor, Value};
-use crate::strategy::{sample_rates, FittedShift, FittedStrategy, Member};
+use crate::strategy::{correction_rates, FittedShift, FittedStrategy, Member};
 
 /// What the export covers (named in its errors).
 pub const COVERED: &str = "learners tree, forest, balanced-forest, rdt, gbdt, adaboost, adac2, \
@@ -178,21 +177,14 @@ fn member_proba(
     let mut p = match correct {
         None => model.to_onnx(g, x)?,
         Some(mode) => {
-            let mut rates = m.keep_rates.clone();
-            if let Some(w) = model.class_weights() {
-                rates.iter_mut().zip(w).for_each(|(r, w)| *r *= w);
-            }
-            let p = match (model.downcast_ref::<BaggedModel>(), mode) {
-                (Some(b), Correction::Member) => {
+            let rates = correction_rates(model, &m.keep_rates, mode);
+            let p = match (model.member_keep_rates(), mode) {
+                (Some(_), Correction::Member) => {
                     let hook = |_: usize, member: &[f64], p: &mut [f64]| {
                         let r: Vec<f64> = member.iter().map(|m| m.max(f64::MIN_POSITIVE)).collect();
                         crate::calibrate::prior::correct_row(p, &r);
                     };
-                    b.to_onnx_with(g, x, Some(&hook))?
-                }
-                (Some(_), Correction::Average) => {
-                    rates = sample_rates(model, &m.keep_rates);
-                    model.to_onnx(g, x)?
+                    model.to_onnx_members(g, x, &hook)?
                 }
                 _ => model.to_onnx(g, x)?,
             };

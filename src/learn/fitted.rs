@@ -99,7 +99,43 @@ pub trait Classifier: ClassifierBox + Send + Sync + fmt::Debug + erased_serde::S
         let _ = (g, x);
         Err(format!("{} models", self.kind()))
     }
+
+    /// For an ensemble whose members were each fitted on their own sample
+    /// (bagging): per member, the keep rates of each class in its sample.
+    /// `None` (the default) for a model fitted on one sample. A model that
+    /// returns `Some` also overrides [`Classifier::predict_proba_members`]
+    /// and [`Classifier::to_onnx_members`], which `+correct(mode=member)`
+    /// (Dal Pozzolo et al. 2015, eq. 9 per member) goes through; a test of
+    /// the ensemble registry checks every ensemble that does.
+    fn member_keep_rates(&self) -> Option<&[Vec<f64>]> {
+        None
+    }
+
+    /// [`Classifier::predict_proba`] with each member's probabilities passed
+    /// through `hook` before the members are combined. The default, for a
+    /// model without members, ignores the hook.
+    fn predict_proba_members(&self, data: &Dataset, hook: MemberHook<'_>) -> Result<Proba> {
+        let _ = hook;
+        self.predict_proba(data)
+    }
+
+    /// [`Classifier::to_onnx`] with each member's probabilities passed
+    /// through `hook` first, as [`Classifier::predict_proba_members`].
+    fn to_onnx_members(
+        &self,
+        g: &mut Graph,
+        x: &Value,
+        hook: MemberHook<'_>,
+    ) -> std::result::Result<Value, String> {
+        let _ = hook;
+        self.to_onnx(g, x)
+    }
 }
+
+/// What is done to one ensemble member's probabilities before the members
+/// are combined: `hook(member index, the member's keep rates, its
+/// probabilities)`, changing them in place.
+pub type MemberHook<'a> = &'a (dyn Fn(usize, &[f64], &mut [f64]) + Sync);
 
 /// Cloning, comparing and downcasting boxed classifiers; implemented for
 /// every `Classifier + Clone + PartialEq` type.
@@ -236,6 +272,26 @@ impl Model {
     /// See [`Classifier::to_onnx`].
     pub fn to_onnx(&self, g: &mut Graph, x: &Value) -> std::result::Result<Value, String> {
         self.0.to_onnx(g, x)
+    }
+
+    /// See [`Classifier::member_keep_rates`].
+    pub fn member_keep_rates(&self) -> Option<&[Vec<f64>]> {
+        self.0.member_keep_rates()
+    }
+
+    /// See [`Classifier::predict_proba_members`].
+    pub fn predict_proba_members(&self, data: &Dataset, hook: MemberHook<'_>) -> Result<Proba> {
+        self.0.predict_proba_members(data, hook)
+    }
+
+    /// See [`Classifier::to_onnx_members`].
+    pub fn to_onnx_members(
+        &self,
+        g: &mut Graph,
+        x: &Value,
+        hook: MemberHook<'_>,
+    ) -> std::result::Result<Value, String> {
+        self.0.to_onnx_members(g, x, hook)
     }
 }
 

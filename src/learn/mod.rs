@@ -45,8 +45,8 @@ pub mod registry;
 mod rows;
 
 pub use fitted::{
-    check_features, in_blocks_of, in_row_blocks, Classifier, ClassifierBox, Model, ModelKind,
-    ROW_CHUNK,
+    check_features, in_blocks_of, in_row_blocks, Classifier, ClassifierBox, MemberHook, Model,
+    ModelKind, ROW_CHUNK,
 };
 pub use importance::Importances;
 pub use registry::*;

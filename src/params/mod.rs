@@ -119,6 +119,7 @@ mod tests {
             .iter()
             .map(|n| Entry {
                 name: n,
+                python: None,
                 summary: "",
                 params: Vec::new,
                 build: |_| Ok(1),

@@ -108,6 +108,9 @@ pub struct Entry<T> {
     pub params: fn() -> Vec<ParamInfo>,
     /// Builds it from a parsed call (validating every argument first).
     pub build: fn(&Call) -> Result<T>,
+    /// Its class name in Python, where the CamelCase of `name` reads badly
+    /// (`forest` is `RandomForest`, `eb` is `ExactlyBalanced`).
+    pub python: Option<&'static str>,
 }
 
 impl<T> std::fmt::Debug for Entry<T> {
@@ -128,7 +131,14 @@ impl<T> Entry<T> {
             summary,
             params: defaults_table::<P>,
             build,
+            python: None,
         }
+    }
+
+    /// The entry with its class name in Python.
+    pub const fn python(mut self, class: &'static str) -> Entry<T> {
+        self.python = Some(class);
+        self
     }
 }
 
@@ -191,7 +201,7 @@ pub fn unknown<'a>(
 
 /// Help text of a family: each entry's name and summary, then its
 /// parameters with defaults, indented.
-pub fn help<T>(entries: &[Entry<T>]) -> String {
+pub fn help<'a, T: 'a>(entries: impl IntoIterator<Item = &'a Entry<T>>) -> String {
     let mut out = String::new();
     for e in entries {
         out.push_str(&format!("  {}: {}\n", e.name, e.summary));

@@ -129,6 +129,13 @@ pub trait Sampler: Send + Sync + std::fmt::Debug {
         false
     }
 
+    /// Whether the sample holds rows that are not rows of the input (SMOTE
+    /// and its kin): a sample that only selects rows can be given as the
+    /// indices of the rows it keeps (imbalanced-learn's `sample_indices_`).
+    fn synthesizes(&self) -> bool {
+        false
+    }
+
     /// For samplers whose keep decision is per row and per class: the draw
     /// made from the class counts alone (`class_names` for notes), the same
     /// one [`Sampler::resample`] makes with the same `rng`, so a sample can

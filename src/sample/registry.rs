@@ -76,8 +76,9 @@ pub static SAMPLERS: &[Entry<Arc<dyn Sampler>>] = &[
     entry::<Bootstrap>(
         "bootstrap",
         "the plain bootstrap (Efron 1979): round(fraction * n) rows drawn uniformly with replacement",
-    ),
-    entry::<NoResampling>("none", "no resampling: every row once"),
+    )
+    .python("Bootstrap"),
+    entry::<NoResampling>("none", "no resampling: every row once").python("NoResampling"),
     entry::<RandomUnder>(
         "under",
         "random undersampling: a rate (beta), a ratio (minority/majority after) or per-class rates; exact|bernoulli",
@@ -95,7 +96,8 @@ pub static SAMPLERS: &[Entry<Arc<dyn Sampler>>] = &[
     entry::<SmoteHybrid>(
         "hybrid",
         "SMOTE amount % of the minority + under % of that many rows per other class",
-    ),
+    )
+    .python("SMOTEUnder"),
     entry::<TomekLinks>("tomek", "remove the non-minority member of each Tomek link"),
     entry::<EditedNearestNeighbours>("enn", "edited nearest neighbours: rule=mode|all"),
     entry::<CondensedNearestNeighbour>("cnn", "Hart's condensed nearest neighbour"),
@@ -115,19 +117,23 @@ pub static SAMPLERS: &[Entry<Arc<dyn Sampler>>] = &[
     entry::<ExactlyBalanced>(
         "eb",
         "exactly balanced: all minority rows + as many of each other class",
-    ),
+    )
+    .python("ExactlyBalanced"),
     entry::<RoughlyBalanced>(
         "rb",
         "roughly balanced (Hido et al.): minority bootstrap, NB(n+, 1/2) majority rows",
-    ),
+    )
+    .python("RoughlyBalanced"),
     entry::<UnderOver>(
         "underover",
         "UnderOver (Wang & Yao): every class bootstrapped to a % of the largest",
-    ),
+    )
+    .python("UnderOver"),
     entry::<BalancedBootstrap>(
         "balanced-bootstrap",
         "stratified balanced bootstrap: n+ rows with replacement per class",
-    ),
+    )
+    .python("BalancedBootstrap"),
 ];
 
 /// Bare words accepted as flags: `(word, parameter, value)`.

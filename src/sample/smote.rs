@@ -152,6 +152,10 @@ impl Smote {
 }
 
 impl Sampler for Smote {
+    fn synthesizes(&self) -> bool {
+        true
+    }
+
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
         let k = self.neighbours.k;
         self.neighbours.oversample(
@@ -195,6 +199,10 @@ pub struct BorderlineSmote {
 params_of_parts!(BorderlineSmote: neighbours, danger, target);
 
 impl Sampler for BorderlineSmote {
+    fn synthesizes(&self) -> bool {
+        true
+    }
+
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
         self.danger.check()?;
         let name = "borderline-smote";
@@ -243,6 +251,10 @@ pub struct Adasyn {
 params_of_parts!(Adasyn: neighbours, target);
 
 impl Sampler for Adasyn {
+    fn synthesizes(&self) -> bool {
+        true
+    }
+
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
         let k = self.neighbours.k;
         let make =
@@ -307,6 +319,10 @@ pub struct SmoteHybrid {
 params_of_parts!(SmoteHybrid: sizes, neighbours);
 
 impl Sampler for SmoteHybrid {
+    fn synthesizes(&self) -> bool {
+        true
+    }
+
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
         self.check()?;
         let counts = two_class_counts(data, "hybrid")?;

@@ -111,12 +111,14 @@ pub enum RatioEstimator {
 pub const RATIOS: &[Entry<RatioEstimator>] = &[
     Entry {
         name: "classifier",
+        python: None,
         summary: "a cross-fitted probabilistic classifier of training vs target rows (Bickel et al. 2007)",
         params: || ClassifierRatio::default().table(),
         build: |c| Ok(RatioEstimator::Classifier(from_call(c)?)),
     },
     Entry {
         name: "ulsif",
+        python: None,
         summary: "unconstrained least-squares importance fitting (Kanamori, Hido & Sugiyama 2009)",
         params: || Ulsif::default().table(),
         build: |c| Ok(RatioEstimator::Ulsif(from_call(c)?)),

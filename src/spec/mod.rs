@@ -129,7 +129,7 @@ pub fn help() -> String {
          Samplers:\n{}\nLearners:\n{}\nEnsembles:\n{}\nStages after the learner:\n{}",
         crate::params::help(crate::sample::registry::SAMPLERS),
         crate::params::help(crate::learn::registry::LEARNERS),
-        crate::params::help(ENSEMBLES),
+        crate::params::help(ENSEMBLES.iter().map(|e| &e.entry)),
         crate::params::help(crate::decide::registry::STAGES),
     )
 }

@@ -63,6 +63,10 @@ pub struct SmoteTomek {
 params_of_parts!(SmoteTomek: smote);
 
 impl Sampler for SmoteTomek {
+    fn synthesizes(&self) -> bool {
+        true
+    }
+
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
         let every_class = vec![true; data.n_classes()];
         smote_then_clean(&self.smote, data, rng, |set| {
@@ -98,6 +102,10 @@ pub struct SmoteEnn {
 params_of_parts!(SmoteEnn: smote, enn);
 
 impl Sampler for SmoteEnn {
+    fn synthesizes(&self) -> bool {
+        true
+    }
+
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
         self.enn.check()?;
         let every_class = vec![true; data.n_classes()];

@@ -907,6 +907,9 @@ impl<'a> Collector<'a> {
     }
 }
 
+/// Per output column of a dataset: its slot and, one-hot, its level's code.
+type OutputColumns = Vec<(usize, Option<u32>)>;
+
 /// Decides how each slot of `layout` enters the dataset, from the levels
 /// and numbers seen (`levels`, `numeric`): numbers in place (level codes of
 /// numeric texts replaced in `x`, rows of `layout.slots.len()` values), or
@@ -917,7 +920,7 @@ fn encode_slots(
     levels: &[Interner],
     numeric: &[bool],
     x: &mut [f64],
-) -> Result<(Vec<ColumnEncoding>, Vec<(usize, Option<u32>)>)> {
+) -> Result<(Vec<ColumnEncoding>, OutputColumns)> {
     let mut encodings = Vec::with_capacity(layout.slots.len());
     let mut outputs = Vec::new();
     let m = layout.slots.len();

@@ -7,7 +7,9 @@
 //! each other).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+mod common;
 
 /// `module -> layer`, from the rows `| N | module, module | ... |` between
 /// the `<!-- layers -->` and `<!-- /layers -->` markers.
@@ -40,18 +42,6 @@ fn declared_layers() -> BTreeMap<String, usize> {
         "no layer rows found in docs/ARCHITECTURE.md"
     );
     out
-}
-
-/// Every `.rs` file under `dir`.
-fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            sources(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
 }
 
 /// The module path of a file: `src/learn/tree/mod.rs` -> `learn::tree`,
@@ -277,7 +267,7 @@ fn find_cycle<T: Ord + Clone + std::fmt::Debug>(
 fn imports_point_down_the_declared_layers_and_close_no_cycle() {
     let layers = declared_layers();
     let mut files = Vec::new();
-    sources(Path::new("src"), &mut files);
+    common::sources(Path::new("src"), &mut files);
     files.sort();
     let modules: BTreeSet<Vec<String>> = files.iter().map(|f| module_of(f)).collect();
     let mut problems = Vec::new();

@@ -119,7 +119,23 @@ pub fn calibration_report(
 ) -> Report {
     let mut report = Report::new("rarity experiment calibration (Dal Pozzolo et al. 2015)");
     notes_section(&mut report, notes);
+    report
+        .section("Table V: ranks of p, p_s and p'")
+        .paragraph(
+            "Rank sums over datasets x beta (AUC and G-mean: 3 = best; Brier: 3 = the largest, \
+             i.e. the worst calibrated, as in the paper) and paired t-test p-values of the ranks \
+             of p against those of p_s and of p'.",
+        )
+        .table("table_v", table_v(rows))
+        .paragraph("Share of (dataset, beta) cells where the corrected p' has a lower Brier score than p_s.")
+        .table("brier_wins", brier_wins(wins));
+    fold_boxes_section(&mut report, cells);
+    gaussian_section(&mut report, curves, curve_learner);
+    report
+}
 
+/// The rows of Table V: rank sums of p, p_s and p' and the p-values.
+fn table_v(rows: &[RankRow]) -> Table {
     let mut t5 = Table::new(&[
         "measure",
         "learner",
@@ -143,21 +159,20 @@ pub fn calibration_report(
             r.cells.into(),
         ]);
     }
+    t5
+}
+
+/// The share of cells where p' has a lower Brier score than p_s, per learner.
+fn brier_wins(wins: &BrierWins) -> Table {
     let mut tw = Table::new(&["learner", "share_brier_p_corrected_below_p_s"]);
     for (l, f) in wins {
         tw.row(vec![l.clone().into(), (*f).into()]);
     }
-    report
-        .section("Table V: ranks of p, p_s and p'")
-        .paragraph(
-            "Rank sums over datasets x beta (AUC and G-mean: 3 = best; Brier: 3 = the largest, \
-             i.e. the worst calibrated, as in the paper) and paired t-test p-values of the ranks \
-             of p against those of p_s and of p'.",
-        )
-        .table("table_v", t5)
-        .paragraph("Share of (dataset, beta) cells where the corrected p' has a lower Brier score than p_s.")
-        .table("brier_wins", tw);
+    tw
+}
 
+/// The means over folds of every dataset, learner, beta and probability.
+fn cell_means(cells: &[CalibrationCell]) -> Table {
     let mut means = Table::new(&[
         "dataset",
         "learner",
@@ -181,6 +196,12 @@ pub fn calibration_report(
             }
         }
     }
+    means
+}
+
+/// The box plots of AUC and Brier over folds against beta (Fig. 5-6), per
+/// learner on its most imbalanced dataset, and the cells' means.
+fn fold_boxes_section(report: &mut Report, cells: &[CalibrationCell]) {
     let boxes = report.section("Measures over folds against beta (Fig. 5-6)");
     boxes.paragraph(
         "For each learner, the most imbalanced dataset (smallest N+/N-): AUC and Brier score of \
@@ -205,9 +226,14 @@ pub fn calibration_report(
     boxes.folded_table(
         "cells",
         "Means over folds of every dataset, learner and beta",
-        means,
+        cell_means(cells),
     );
+}
 
+/// The synthetic Gaussian task (Fig. 3-4): per class distance, the true
+/// and estimated posteriors against x and against the true p, and their
+/// mean deviations.
+fn gaussian_section(report: &mut Report, curves: &[GaussianCurves], curve_learner: &str) {
     let synth = report.section("Synthetic Gaussian task (Fig. 3-4)");
     synth.paragraph(&format!(
         "One feature, 10% positives, sigma = 3, class means mu apart. Fig. 3: the true \
@@ -223,53 +249,7 @@ pub fn calibration_report(
         "mean_abs_p_corrected_hat_minus_p",
     ]);
     for c in curves {
-        let mut f3 = LinePlot::new(
-            &format!("Fig. 3: true p_s against x, mu = {}", c.mu),
-            "x",
-            "p_s(+|x)",
-        );
-        f3.y_range = Some((0.0, 1.0));
-        // beta = 1 is p itself, in p's colour; the other rates in colours
-        // that p_s and p' never take.
-        let mut others = BETA_COLOURS.iter().cycle();
-        for (beta, p_s) in &c.p_s_by_beta {
-            let col = if *beta == 1.0 {
-                PROBABILITY_COLOURS[0]
-            } else {
-                others.next().copied().unwrap_or(PROBABILITY_COLOURS[0])
-            };
-            f3.series
-                .push(Series::line(&format!("beta = {beta:.3}"), &c.x, p_s).with_colour(col));
-        }
-        let mut f4 = LinePlot::new(
-            &format!("Fig. 4: estimates against x, mu = {}", c.mu),
-            "x",
-            "probability of +",
-        );
-        f4.y_range = Some((0.0, 1.0));
-        let [p_col, p_s_col, p_corrected_col] = [0, 1, 2].map(|q| PROBABILITY_COLOURS[q]);
-        f4.series
-            .push(Series::line("p (true)", &c.x, &c.p).with_colour(p_col));
-        f4.series.push(
-            Series::line(&format!("p̂_s (beta = {:.3})", c.beta), &c.x, &c.p_s_hat)
-                .with_colour(p_s_col),
-        );
-        f4.series.push(
-            Series::line("p̂' (corrected)", &c.x, &c.p_corrected_hat).with_colour(p_corrected_col),
-        );
-        let mut rel = LinePlot::new(
-            &format!("Estimates against the true p, mu = {}", c.mu),
-            "true p(+|x)",
-            "estimated probability",
-        );
-        rel.x_range = Some((0.0, 1.0));
-        rel.y_range = Some((0.0, 1.0));
-        rel.diagonal = Some("perfectly calibrated".into());
-        rel.series
-            .push(Series::line("p̂_s", &c.p, &c.p_s_hat).with_colour(p_s_col));
-        rel.series.push(
-            Series::line("p̂' (corrected)", &c.p, &c.p_corrected_hat).with_colour(p_corrected_col),
-        );
+        let [f3, f4, rel] = gaussian_plots(c);
         synth
             .figure(
                 &format!(
@@ -293,18 +273,74 @@ pub fn calibration_report(
                 ),
                 rel.render(),
             );
-        let mean_dev = |v: &[f64]| {
-            v.iter().zip(&c.p).map(|(a, b)| (a - b).abs()).sum::<f64>() / v.len().max(1) as f64
-        };
-        dev.row(vec![
-            c.mu.into(),
-            c.beta.into(),
-            mean_dev(&c.p_s_hat).into(),
-            mean_dev(&c.p_corrected_hat).into(),
-        ]);
+        dev.row(gaussian_deviations(c));
     }
     synth.table("gaussian", dev);
-    report
+}
+
+/// Fig. 3, Fig. 4 and the reliability plot of one class distance.
+fn gaussian_plots(c: &GaussianCurves) -> [LinePlot; 3] {
+    let mut f3 = LinePlot::new(
+        &format!("Fig. 3: true p_s against x, mu = {}", c.mu),
+        "x",
+        "p_s(+|x)",
+    );
+    f3.y_range = Some((0.0, 1.0));
+    // beta = 1 is p itself, in p's colour; the other rates in colours
+    // that p_s and p' never take.
+    let mut others = BETA_COLOURS.iter().cycle();
+    for (beta, p_s) in &c.p_s_by_beta {
+        let col = if *beta == 1.0 {
+            PROBABILITY_COLOURS[0]
+        } else {
+            others.next().copied().unwrap_or(PROBABILITY_COLOURS[0])
+        };
+        f3.series
+            .push(Series::line(&format!("beta = {beta:.3}"), &c.x, p_s).with_colour(col));
+    }
+    let mut f4 = LinePlot::new(
+        &format!("Fig. 4: estimates against x, mu = {}", c.mu),
+        "x",
+        "probability of +",
+    );
+    f4.y_range = Some((0.0, 1.0));
+    let [p_col, p_s_col, p_corrected_col] = [0, 1, 2].map(|q| PROBABILITY_COLOURS[q]);
+    f4.series
+        .push(Series::line("p (true)", &c.x, &c.p).with_colour(p_col));
+    f4.series.push(
+        Series::line(&format!("p̂_s (beta = {:.3})", c.beta), &c.x, &c.p_s_hat).with_colour(p_s_col),
+    );
+    f4.series.push(
+        Series::line("p̂' (corrected)", &c.x, &c.p_corrected_hat).with_colour(p_corrected_col),
+    );
+    let mut rel = LinePlot::new(
+        &format!("Estimates against the true p, mu = {}", c.mu),
+        "true p(+|x)",
+        "estimated probability",
+    );
+    rel.x_range = Some((0.0, 1.0));
+    rel.y_range = Some((0.0, 1.0));
+    rel.diagonal = Some("perfectly calibrated".into());
+    rel.series
+        .push(Series::line("p̂_s", &c.p, &c.p_s_hat).with_colour(p_s_col));
+    rel.series.push(
+        Series::line("p̂' (corrected)", &c.p, &c.p_corrected_hat).with_colour(p_corrected_col),
+    );
+    [f3, f4, rel]
+}
+
+/// One row of the `gaussian` table: the mean absolute deviations of p̂_s
+/// and p̂' from the true p.
+fn gaussian_deviations(c: &GaussianCurves) -> Vec<Cell> {
+    let mean_dev = |v: &[f64]| {
+        v.iter().zip(&c.p).map(|(a, b)| (a - b).abs()).sum::<f64>() / v.len().max(1) as f64
+    };
+    vec![
+        c.mu.into(),
+        c.beta.into(),
+        mean_dev(&c.p_s_hat).into(),
+        mean_dev(&c.p_corrected_hat).into(),
+    ]
 }
 
 /// The report of the PT-bagging experiment (Collell et al. 2018, Sec. 4-5)
@@ -343,6 +379,28 @@ pub fn pt_bagging_report(
 
 /// The binary sections of [`pt_bagging_report`].
 fn pt_binary(report: &mut Report, b: &BinarySummary) {
+    pt_trend_section(report, b);
+    let largest = b.sizes.last().copied().unwrap_or(0);
+    report
+        .section(&format!("Tables 4 and 5 (n = {largest})"))
+        .paragraph(
+            "Table 5: mean over datasets of macro accuracy and macro F1 with their full \
+             potential (the best value over thresholds) and the gap, and the Brier score of \
+             each class.",
+        )
+        .table("table_5", pt_table_5(b))
+        .paragraph(
+            "Table 4: win / tie / loss over datasets of PT_MA (macro accuracy) and PT_F1 \
+             (macro F1) against every other method, with the paired Wilcoxon p-value.",
+        )
+        .table("table_4", pt_table_4(b));
+    pt_ranks_section(report, b, largest);
+    pt_recall_section(report, b, largest);
+}
+
+/// The ensemble-size trend (Fig. 1): per measure, a plot and a table of
+/// each method's mean against the number of trees.
+fn pt_trend_section(report: &mut Report, b: &BinarySummary) {
     let sizes: Vec<f64> = b.sizes.iter().map(|&s| s as f64).collect();
     let size_cols: Vec<String> = b.sizes.iter().map(|s| format!("n={s}")).collect();
     let trend = report.section(&format!(
@@ -376,7 +434,11 @@ fn pt_binary(report: &mut Report, b: &BinarySummary) {
             )
             .table(&format!("trend_{measure}"), t);
     }
+}
 
+/// Table 5: per method, the means at the largest size of macro accuracy and
+/// macro F1 with their potential and gap, and the Brier score per class.
+fn pt_table_5(b: &BinarySummary) -> Table {
     let j = |m: &str| PT_MEASURES.iter().position(|x| *x == m);
     let get = |v: &[f64], m: &str| j(m).and_then(|i| v.get(i).copied()).unwrap_or(f64::NAN);
     let mut t5 = Table::new(&[
@@ -405,6 +467,11 @@ fn pt_binary(report: &mut Report, b: &BinarySummary) {
             get(v, "brier_majority").into(),
         ]);
     }
+    t5
+}
+
+/// Table 4: win / tie / loss of the PT methods against the others.
+fn pt_table_4(b: &BinarySummary) -> Table {
     let mut t4 = Table::new(&[
         "method",
         "against",
@@ -425,21 +492,11 @@ fn pt_binary(report: &mut Report, b: &BinarySummary) {
             Cell::PValue(w.wilcoxon_p),
         ]);
     }
-    let largest = b.sizes.last().copied().unwrap_or(0);
-    report
-        .section(&format!("Tables 4 and 5 (n = {largest})"))
-        .paragraph(
-            "Table 5: mean over datasets of macro accuracy and macro F1 with their full \
-             potential (the best value over thresholds) and the gap, and the Brier score of \
-             each class.",
-        )
-        .table("table_5", t5)
-        .paragraph(
-            "Table 4: win / tie / loss over datasets of PT_MA (macro accuracy) and PT_F1 \
-             (macro F1) against every other method, with the paired Wilcoxon p-value.",
-        )
-        .table("table_4", t4);
+    t4
+}
 
+/// The Friedman tests with a critical-difference diagram per measure.
+fn pt_ranks_section(report: &mut Report, b: &BinarySummary, largest: usize) {
     let mut header = vec!["measure", "friedman_p", "critical_difference"];
     header.extend(BINARY_METHODS.iter().copied());
     let mut tr = Table::new(&header);
@@ -471,7 +528,11 @@ fn pt_binary(report: &mut Report, b: &BinarySummary) {
         ranks.paragraph("Not enough datasets for the test (at least two are needed).");
     }
     ranks.table("rank_tests", tr);
+}
 
+/// The recall of each class per method (Fig. 2), with the t-test of their
+/// difference.
+fn pt_recall_section(report: &mut Report, b: &BinarySummary, largest: usize) {
     let mut t2 = Table::new(&[
         "method",
         "recall_minority",

@@ -23,7 +23,7 @@ use super::run::{Level, RunOutcome};
 use crate::data::Dataset;
 use crate::error::Result;
 use crate::evaluate::{Predictions, Summary};
-use crate::metrics::calibration::{reliability_bins, Binning};
+use crate::metrics::calibration::{reliability_bins, Bin, Binning};
 use crate::metrics::catalogue::metric;
 use crate::metrics::ranking::{binary_ranking, precision_recall_curve, roc_curve};
 use crate::report::format::metric_text;
@@ -204,13 +204,58 @@ pub fn run_report(o: &RunOutcome, ctx: &RunContext<'_>) -> Result<Report> {
 /// The main ranking table (the ranking metric first, what fits a page) and
 /// the folded details of every strategy.
 fn ranking_section(report: &mut Report, page: &Page<'_>) {
+    let o = page.o;
+    let cmp = &o.comparison;
+    let key = o.metric.key;
+    let direction = if o.metric.higher_is_better() {
+        "higher"
+    } else {
+        "lower"
+    };
+    let what = match o.level {
+        Level::Models => format!(
+            "{key} is a ranking or probability metric: no decision changes it, so it ranks \
+             models (everything but the decision); {} distinct models among {} strategies.",
+            cmp.models.len(),
+            cmp.evaluations.len()
+        ),
+        Level::Strategies => format!(
+            "{key} depends on the decisions, so it ranks strategies (a model with one decision); \
+             the verdict below compares models, each by its best decision."
+        ),
+    };
+    report
+        .section(&format!("Ranking by {key}"))
+        .paragraph(&format!(
+            "{what} Mean and standard deviation over folds ({key}: {direction} is better); \
+             tied_with_best: not significantly worse than the best model (Nemenyi)."
+        ))
+        .table("ranking", ranking_table(page))
+        .folded_table(
+            "ranking_details",
+            "Every metric of every strategy (mean, std, and the full potential of a \
+             thresholded metric: its best value over all thresholds, Collell et al. 2018, \
+             Table 5, a diagnosis rather than an achievable score)",
+            ranking_details(page),
+        )
+        .folded_table("folds", "Every fold's values", fold_values(page))
+        .folded_table(
+            "labels",
+            "Labels of models (M1) and strategies (M1.1)",
+            label_legend(page),
+        );
+}
+
+/// The main ranking table: per ranked row (model or strategy) the ranking
+/// metric's mean and std, the means of the metrics that fit a page, and
+/// whether it ties with the best model.
+fn ranking_table(page: &Page<'_>) -> Table {
     let Page {
         o,
         labels,
         summaries,
-        all_keys,
+        ..
     } = page;
-    let cmp = &o.comparison;
     let key = o.metric.key;
     let (name_col, level_keys): (&str, Vec<&'static str>) = match o.level {
         Level::Models => ("model", present_keys(o, MODEL_METRICS)),
@@ -238,10 +283,37 @@ fn ranking_section(report: &mut Report, page: &Page<'_>) {
     header.push("tied_with_best".into());
     let refs: Vec<&str> = header.iter().map(String::as_str).collect();
     let mut main = Table::new(&refs);
-    // Rows: the models (through their representative on the metric), or
-    // the strategies.
+    for (pos, (label, name, i, m)) in ranked_rows(o, labels).into_iter().enumerate() {
+        let s = summary_of(summaries, i, key);
+        let mut row: Vec<Cell> = vec![
+            (pos + 1).into(),
+            label.into(),
+            name.into(),
+            s.map_or(f64::NAN, |s| s.mean).into(),
+            s.map_or(f64::NAN, |s| s.std).into(),
+        ];
+        for k in &others {
+            row.push(
+                summary_of(summaries, i, k)
+                    .map_or(f64::NAN, |s| s.mean)
+                    .into(),
+            );
+        }
+        row.push(o.verdict.tied_with_best.contains(&m).into());
+        main.row(row);
+    }
+
+    main
+}
+
+/// The rows of the ranking, in rank order: per model (through its
+/// representative strategy on the metric) or per strategy, its label, spec,
+/// strategy index and model index.
+fn ranked_rows(o: &RunOutcome, labels: &Labels) -> Vec<(String, String, usize, usize)> {
+    let cmp = &o.comparison;
+    let key = o.metric.key;
     let reps = cmp.representatives(key, o.metric.higher_is_better());
-    let rows: Vec<(String, String, usize, usize)> = match o.level {
+    match o.level {
         Level::Models => o
             .model_order
             .iter()
@@ -267,27 +339,14 @@ fn ranking_section(report: &mut Report, page: &Page<'_>) {
                 )
             })
             .collect(),
-    };
-    for (pos, (label, name, i, m)) in rows.into_iter().enumerate() {
-        let s = summary_of(summaries, i, key);
-        let mut row: Vec<Cell> = vec![
-            (pos + 1).into(),
-            label.into(),
-            name.into(),
-            s.map_or(f64::NAN, |s| s.mean).into(),
-            s.map_or(f64::NAN, |s| s.std).into(),
-        ];
-        for k in &others {
-            row.push(
-                summary_of(summaries, i, k)
-                    .map_or(f64::NAN, |s| s.mean)
-                    .into(),
-            );
-        }
-        row.push(o.verdict.tied_with_best.contains(&m).into());
-        main.row(row);
     }
+}
 
+/// Every metric of every strategy: mean, std and, for a thresholded metric,
+/// its full potential, then the fit time.
+fn ranking_details(page: &Page<'_>) -> Table {
+    let (o, labels, summaries) = (page.o, &page.labels, &page.summaries);
+    let (cmp, all_keys) = (&o.comparison, &page.all_keys);
     let potential = |k: &str| {
         summaries
             .iter()
@@ -328,6 +387,13 @@ fn ranking_section(report: &mut Report, page: &Page<'_>) {
             details.row(row);
         }
     }
+    details
+}
+
+/// Every fold's value of every metric, per strategy in rank order.
+fn fold_values(page: &Page<'_>) -> Table {
+    let Page { o, all_keys, .. } = page;
+    let cmp = &o.comparison;
     let mut fold_header = vec!["strategy", "repeat", "fold"];
     fold_header.extend(all_keys);
     let mut folds = Table::new(&fold_header);
@@ -346,6 +412,13 @@ fn ranking_section(report: &mut Report, page: &Page<'_>) {
             folds.row(row);
         }
     }
+    folds
+}
+
+/// The labels of the models (`M1`) and strategies (`M1.1`) with their specs.
+fn label_legend(page: &Page<'_>) -> Table {
+    let Page { o, labels, .. } = page;
+    let cmp = &o.comparison;
     let mut legend = Table::new(&["label", "spec"]);
     for d in &o.decisions {
         legend.row(vec![
@@ -359,43 +432,7 @@ fn ranking_section(report: &mut Report, page: &Page<'_>) {
             ]);
         }
     }
-    let direction = if o.metric.higher_is_better() {
-        "higher"
-    } else {
-        "lower"
-    };
-    let what = match o.level {
-        Level::Models => format!(
-            "{key} is a ranking or probability metric: no decision changes it, so it ranks \
-             models (everything but the decision); {} distinct models among {} strategies.",
-            cmp.models.len(),
-            cmp.evaluations.len()
-        ),
-        Level::Strategies => format!(
-            "{key} depends on the decisions, so it ranks strategies (a model with one decision); \
-             the verdict below compares models, each by its best decision."
-        ),
-    };
-    report
-        .section(&format!("Ranking by {key}"))
-        .paragraph(&format!(
-            "{what} Mean and standard deviation over folds ({key}: {direction} is better); \
-             tied_with_best: not significantly worse than the best model (Nemenyi)."
-        ))
-        .table("ranking", main)
-        .folded_table(
-            "ranking_details",
-            "Every metric of every strategy (mean, std, and the full potential of a \
-             thresholded metric: its best value over all thresholds, Collell et al. 2018, \
-             Table 5, a diagnosis rather than an achievable score)",
-            details,
-        )
-        .folded_table("folds", "Every fold's values", folds)
-        .folded_table(
-            "labels",
-            "Labels of models (M1) and strategies (M1.1)",
-            legend,
-        );
+    legend
 }
 
 /// The decisions of each model on the decision metric, with the Wilcoxon
@@ -634,37 +671,7 @@ fn curves_section(
     labels: &Labels,
 ) -> Result<()> {
     let cmp = &o.comparison;
-    let mut roc = LinePlot::new(
-        "ROC curves (out-of-fold)",
-        "false positive rate",
-        "true positive rate",
-    );
-    roc.diagonal = Some("chance".into());
-    // The same curves on a log false-positive axis: at a positive rate of a
-    // few per thousand, the alarms that matter are at FPR 1e-4 to 1e-2,
-    // squeezed against the left edge of the linear plot.
-    let mut log_roc = LinePlot::new(
-        "ROC curves, log false-positive axis (out-of-fold)",
-        "log10 false positive rate (-2 = 1%, -3 = 0.1%)",
-        "true positive rate",
-    );
-    log_roc.y_range = Some((0.0, 1.0));
-    let mut min_fpr = 1.0_f64;
-    let mut pr = LinePlot::new(
-        "Precision-recall curves (out-of-fold)",
-        "recall",
-        "precision",
-    );
-    let mut rel = LinePlot::new(
-        "Reliability diagram (out-of-fold)",
-        "mean predicted probability",
-        "observed positive rate",
-    );
-    rel.diagonal = Some("perfectly calibrated".into());
-    for plot in [&mut roc, &mut pr, &mut rel] {
-        plot.x_range = Some((0.0, 1.0));
-        plot.y_range = Some((0.0, 1.0));
-    }
+    let mut plots = CurvePlots::new();
     let mut bins_table = Table::new(&[
         "label",
         "model",
@@ -679,38 +686,7 @@ fn curves_section(
         let p = pooled[cmp.models[m].strategies[0]]
             .as_ref()
             .expect("top models have predictions");
-        let name = labels.model_figure(o, m);
-        let scores = p.proba.column(1);
-        let r = binary_ranking(&p.truth, &scores, 1)?;
-        let c = roc_curve(&p.truth, &scores, 1)?;
-        roc.series.push(Series::line(
-            &format!("{name} (pooled AUC {})", metric_text(r.roc_auc)),
-            &c.fpr,
-            &c.tpr,
-        ));
-        // FPR 0 has no logarithm: the curve starts at the first false alarm.
-        let (log_fpr, tpr): (Vec<f64>, Vec<f64>) = c
-            .fpr
-            .iter()
-            .zip(&c.tpr)
-            .filter(|(f, _)| **f > 0.0)
-            .map(|(f, t)| (f.log10(), *t))
-            .unzip();
-        let negatives = p.truth.iter().filter(|&&t| t != 1).count().max(1);
-        min_fpr = min_fpr.min(1.0 / negatives as f64);
-        log_roc.series.push(Series::line(&name, &log_fpr, &tpr));
-        let c = precision_recall_curve(&p.truth, &scores, 1)?;
-        pr.series.push(Series::line(
-            &format!("{name} (pooled AP {})", metric_text(r.average_precision)),
-            &c.recall,
-            &c.precision,
-        ));
-        let bins = reliability_bins(&p.truth, &scores, 1, RELIABILITY_BINS, Binning::Uniform)?;
-        let x: Vec<f64> = bins.iter().map(|b| b.mean_predicted).collect();
-        let y: Vec<f64> = bins.iter().map(|b| b.observed).collect();
-        let counts: Vec<f64> = bins.iter().map(|b| b.count as f64).collect();
-        rel.series
-            .push(Series::line(&name, &x, &y).with_weighted_markers(&counts));
+        let bins = plots.add(&labels.model_figure(o, m), p)?;
         for b in &bins {
             bins_table.row(vec![
                 labels.model[m].clone().into(),
@@ -724,6 +700,13 @@ fn curves_section(
         }
         prevalence = p.truth.iter().filter(|&&t| t == 1).count() as f64 / p.truth.len() as f64;
     }
+    let CurvePlots {
+        roc,
+        mut log_roc,
+        mut pr,
+        rel,
+        min_fpr,
+    } = plots;
     log_roc.x_range = Some((min_fpr.log10().floor().min(-1.0), 0.0));
     pr.hlines.push((
         format!("positive rate ({})", metric_text(prevalence)),
@@ -759,4 +742,95 @@ fn curves_section(
         )
         .folded_table("reliability", "Reliability bins", bins_table);
     Ok(())
+}
+
+/// The out-of-fold plots of [`curves_section`], filled model by model.
+struct CurvePlots {
+    roc: LinePlot,
+    log_roc: LinePlot,
+    pr: LinePlot,
+    rel: LinePlot,
+    /// The smallest false-positive rate a model can have (one alarm).
+    min_fpr: f64,
+}
+
+impl CurvePlots {
+    /// The plots, titled and scaled, with no curve yet.
+    fn new() -> Self {
+        let mut roc = LinePlot::new(
+            "ROC curves (out-of-fold)",
+            "false positive rate",
+            "true positive rate",
+        );
+        roc.diagonal = Some("chance".into());
+        // The same curves on a log false-positive axis: at a positive rate of a
+        // few per thousand, the alarms that matter are at FPR 1e-4 to 1e-2,
+        // squeezed against the left edge of the linear plot.
+        let mut log_roc = LinePlot::new(
+            "ROC curves, log false-positive axis (out-of-fold)",
+            "log10 false positive rate (-2 = 1%, -3 = 0.1%)",
+            "true positive rate",
+        );
+        log_roc.y_range = Some((0.0, 1.0));
+        let mut pr = LinePlot::new(
+            "Precision-recall curves (out-of-fold)",
+            "recall",
+            "precision",
+        );
+        let mut rel = LinePlot::new(
+            "Reliability diagram (out-of-fold)",
+            "mean predicted probability",
+            "observed positive rate",
+        );
+        rel.diagonal = Some("perfectly calibrated".into());
+        for plot in [&mut roc, &mut pr, &mut rel] {
+            plot.x_range = Some((0.0, 1.0));
+            plot.y_range = Some((0.0, 1.0));
+        }
+        CurvePlots {
+            roc,
+            log_roc,
+            pr,
+            rel,
+            min_fpr: 1.0,
+        }
+    }
+
+    /// Adds the curves of model `name` from its pooled predictions `p`;
+    /// returns its reliability bins.
+    fn add(&mut self, name: &str, p: &Predictions) -> Result<Vec<Bin>> {
+        let scores = p.proba.column(1);
+        let r = binary_ranking(&p.truth, &scores, 1)?;
+        let c = roc_curve(&p.truth, &scores, 1)?;
+        self.roc.series.push(Series::line(
+            &format!("{name} (pooled AUC {})", metric_text(r.roc_auc)),
+            &c.fpr,
+            &c.tpr,
+        ));
+        // FPR 0 has no logarithm: the curve starts at the first false alarm.
+        let (log_fpr, tpr): (Vec<f64>, Vec<f64>) = c
+            .fpr
+            .iter()
+            .zip(&c.tpr)
+            .filter(|(f, _)| **f > 0.0)
+            .map(|(f, t)| (f.log10(), *t))
+            .unzip();
+        let negatives = p.truth.iter().filter(|&&t| t != 1).count().max(1);
+        self.min_fpr = self.min_fpr.min(1.0 / negatives as f64);
+        self.log_roc.series.push(Series::line(name, &log_fpr, &tpr));
+        let c = precision_recall_curve(&p.truth, &scores, 1)?;
+        self.pr.series.push(Series::line(
+            &format!("{name} (pooled AP {})", metric_text(r.average_precision)),
+            &c.recall,
+            &c.precision,
+        ));
+        let bins = reliability_bins(&p.truth, &scores, 1, RELIABILITY_BINS, Binning::Uniform)?;
+        let x: Vec<f64> = bins.iter().map(|b| b.mean_predicted).collect();
+        let y: Vec<f64> = bins.iter().map(|b| b.observed).collect();
+        let counts: Vec<f64> = bins.iter().map(|b| b.count as f64).collect();
+        self.rel
+            .series
+            .push(Series::line(name, &x, &y).with_weighted_markers(&counts));
+        Ok(bins)
+    }
 }

@@ -346,32 +346,16 @@ fn argmax(p: &[f64]) -> usize {
     best
 }
 
-/// Boosts `n` rounds of depth-`depth` trees on the view's rows (the module
-/// doc describes the algorithms); `round_rows` picks each round's fitting
-/// rows (RUSBoost), all rows when `None`.
-pub fn boost(
-    n_rounds: usize,
-    depth: usize,
-    variant: BoostVariant,
-    data: &View<'_>,
-    rng: &mut Rng,
-    round_rows: Option<RoundRows<'_>>,
-) -> Result<BoostModel> {
-    if n_rounds == 0 || depth == 0 {
-        return Err(Error::invalid("boosting: n and depth must be at least 1"));
-    }
-    let rows = Rows::collapsed(data, "AdaBoost")?;
-    let (k, d, n) = (rows.k, rows.d, rows.n());
-    let classes = rows.present();
-    let tot = rows.class_weights();
-    let all: f64 = tot.iter().sum();
-    let prior: Vec<f64> = classes.iter().map(|&c| tot[c] / all).collect();
-    let cost: Vec<f64> = match variant {
-        BoostVariant::M1 => vec![1.0; n],
+/// Each row's misclassification cost under `variant`: 1 for AdaBoost.M1,
+/// AdaC2's cost of its class otherwise (`tot`: the weight of each class).
+fn row_costs(variant: BoostVariant, rows: &Rows, tot: &[f64], n_rounds: usize) -> Result<Vec<f64>> {
+    Ok(match variant {
+        BoostVariant::M1 => vec![1.0; rows.n()],
         BoostVariant::AdaC2 { cost_pos, cost_neg } => {
-            if k != 2 {
+            if rows.k != 2 {
                 return Err(Error::data(format!(
-                    "adac2 is for two classes; the data has {k}"
+                    "adac2 is for two classes; the data has {}",
+                    rows.k
                 )));
             }
             // The costs compound over the rounds: `balanced` is the
@@ -396,7 +380,30 @@ pub fn boost(
                 .map(|&c| if c == 1 { pos } else { cost_neg })
                 .collect()
         }
-    };
+    })
+}
+
+/// Boosts `n` rounds of depth-`depth` trees on the view's rows (the module
+/// doc describes the algorithms); `round_rows` picks each round's fitting
+/// rows (RUSBoost), all rows when `None`.
+pub fn boost(
+    n_rounds: usize,
+    depth: usize,
+    variant: BoostVariant,
+    data: &View<'_>,
+    rng: &mut Rng,
+    round_rows: Option<RoundRows<'_>>,
+) -> Result<BoostModel> {
+    if n_rounds == 0 || depth == 0 {
+        return Err(Error::invalid("boosting: n and depth must be at least 1"));
+    }
+    let rows = Rows::collapsed(data, "AdaBoost")?;
+    let (k, d, n) = (rows.k, rows.d, rows.n());
+    let classes = rows.present();
+    let tot = rows.class_weights();
+    let all: f64 = tot.iter().sum();
+    let prior: Vec<f64> = classes.iter().map(|&c| tot[c] / all).collect();
+    let cost = row_costs(variant, &rows, &tot, n_rounds)?;
     let mut model = BoostModel {
         k,
         d,

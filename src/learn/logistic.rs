@@ -213,7 +213,6 @@ fn objective(
 ) -> f64 {
     let d = rows.d;
     let stride = d + 1;
-    let params = outputs * stride;
     // The binary Hessian is sum_i c_i xt_i xt_i^T, accumulated in one pass.
     let mut curv = if outputs == 1 && h.is_some() {
         vec![0.0; rows.n()]
@@ -259,23 +258,7 @@ fn objective(
             }
         }
         if let Some(h) = h.as_deref_mut() {
-            for a in 0..outputs {
-                for b in a..outputs {
-                    let c = wi * p[a] * ((a == b) as u8 as f64 - p[b]);
-                    if c == 0.0 {
-                        continue;
-                    }
-                    for j in 0..stride {
-                        let cj = c * xt[j];
-                        // Diagonal blocks: the upper triangle only.
-                        let from = if a == b { j } else { 0 };
-                        let row = &mut h[(a * stride + j) * params + b * stride..];
-                        for (hv, xl) in row[from..stride].iter_mut().zip(&xt[from..]) {
-                            *hv += cj * xl;
-                        }
-                    }
-                }
-            }
+            add_softmax_curvature(h, &p, wi, xt);
         }
     }
     if let Some(h) = h.as_deref_mut().filter(|_| outputs == 1) {
@@ -289,28 +272,61 @@ fn objective(
         }
     }
     if let Some(h) = h {
-        // Mirror the upper triangle and add the penalty's diagonal.
-        for a in 0..outputs {
+        mirror_and_penalise(h, pen, outputs, stride);
+    }
+    f
+}
+
+/// Adds one row's share of the multiclass Hessian to the upper triangle of
+/// `h` (row-major `params x params`): `wi` the row's weight, `p` its
+/// probabilities over the outputs, `xt` its standardised values and 1.
+fn add_softmax_curvature(h: &mut [f64], p: &[f64], wi: f64, xt: &[f64]) {
+    let (outputs, stride) = (p.len(), xt.len());
+    let params = outputs * stride;
+    for a in 0..outputs {
+        for b in a..outputs {
+            let c = wi * p[a] * ((a == b) as u8 as f64 - p[b]);
+            if c == 0.0 {
+                continue;
+            }
             for j in 0..stride {
-                for l in 0..j {
-                    h[(a * stride + j) * params + a * stride + l] =
-                        h[(a * stride + l) * params + a * stride + j];
+                let cj = c * xt[j];
+                // Diagonal blocks: the upper triangle only.
+                let from = if a == b { j } else { 0 };
+                let row = &mut h[(a * stride + j) * params + b * stride..];
+                for (hv, xl) in row[from..stride].iter_mut().zip(&xt[from..]) {
+                    *hv += cj * xl;
                 }
-            }
-            for b in 0..a {
-                for j in 0..stride {
-                    for l in 0..stride {
-                        h[(a * stride + j) * params + b * stride + l] =
-                            h[(b * stride + l) * params + a * stride + j];
-                    }
-                }
-            }
-            for j in 0..d {
-                h[(a * stride + j) * params + a * stride + j] += pen[j];
             }
         }
     }
-    f
+}
+
+/// Completes a Hessian accumulated in its upper triangle: mirrors it and
+/// adds the penalty `pen` of each weight (not the intercepts) to the
+/// diagonal.
+fn mirror_and_penalise(h: &mut [f64], pen: &[f64], outputs: usize, stride: usize) {
+    let params = outputs * stride;
+    let d = stride - 1;
+    for a in 0..outputs {
+        for j in 0..stride {
+            for l in 0..j {
+                h[(a * stride + j) * params + a * stride + l] =
+                    h[(a * stride + l) * params + a * stride + j];
+            }
+        }
+        for b in 0..a {
+            for j in 0..stride {
+                for l in 0..stride {
+                    h[(a * stride + j) * params + b * stride + l] =
+                        h[(b * stride + l) * params + a * stride + j];
+                }
+            }
+        }
+        for j in 0..d {
+            h[(a * stride + j) * params + a * stride + j] += pen[j];
+        }
+    }
 }
 
 /// Newton's method with a backtracking (Armijo) line search, from `th`.

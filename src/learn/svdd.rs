@@ -203,18 +203,9 @@ impl Classifier for SvddModel {
     }
 }
 
-impl Learner for Svdd {
-    fn fit(&self, data: &View<'_>, _rng: &mut Rng) -> Result<Model> {
-        if !(self.nu > 0.0 && self.nu <= 1.0) {
-            return Err(Error::invalid(format!(
-                "svdd: nu={} is invalid; expected a number in (0, 1]",
-                self.nu
-            )));
-        }
-        if !(self.tol > 0.0 && self.cache_mb > 0.0) {
-            return Err(Error::invalid("svdd: tol and cache_mb must be > 0"));
-        }
-        let rows = Rows::collapsed(data, "SVDD")?;
+impl Svdd {
+    /// The class the sphere describes, which must have training rows.
+    fn normal_class(&self, rows: &Rows, data: &View<'_>) -> Result<usize> {
         let tot = rows.class_weights();
         let normal = match self.normal {
             Normal::Class(c) if c < rows.k => c,
@@ -232,6 +223,23 @@ impl Learner for Svdd {
                 data.data().class_names()[normal]
             )));
         }
+        Ok(normal)
+    }
+}
+
+impl Learner for Svdd {
+    fn fit(&self, data: &View<'_>, _rng: &mut Rng) -> Result<Model> {
+        if !(self.nu > 0.0 && self.nu <= 1.0) {
+            return Err(Error::invalid(format!(
+                "svdd: nu={} is invalid; expected a number in (0, 1]",
+                self.nu
+            )));
+        }
+        if !(self.tol > 0.0 && self.cache_mb > 0.0) {
+            return Err(Error::invalid("svdd: tol and cache_mb must be > 0"));
+        }
+        let rows = Rows::collapsed(data, "SVDD")?;
+        let normal = self.normal_class(&rows, data)?;
         let d = rows.d;
         let idx: Vec<usize> = (0..rows.n()).filter(|&i| rows.y[i] == normal).collect();
         let x: Vec<f64> = idx
@@ -248,16 +256,7 @@ impl Learner for Svdd {
         let n = idx.len();
         let wsum: f64 = w.iter().sum();
         let upper: Vec<f64> = w.iter().map(|v| v / (self.nu * wsum)).collect();
-        // A feasible start: fill the bounds in order until the sum is 1.
-        let mut alpha = vec![0.0; n];
-        let mut left = 1.0;
-        for (a, &u) in alpha.iter_mut().zip(&upper) {
-            *a = u.min(left);
-            left -= *a;
-            if left <= 0.0 {
-                break;
-            }
-        }
+        let alpha = feasible_start(&upper);
         let gram = Gram::new(kernel, &x, d);
         let diag: Vec<f64> = (0..n).map(|i| gram.entry(i, i)).collect();
         let sol = smo::solve(
@@ -282,28 +281,7 @@ impl Learner for Svdd {
         let dist2: Vec<f64> = (0..n)
             .map(|i| (diag[i] - 2.0 * ka[i] + aka).max(0.0))
             .collect();
-        let (mut sum, mut free) = (0.0, 0usize);
-        let (mut inside_max, mut outside_min) = (f64::NEG_INFINITY, f64::INFINITY);
-        for i in 0..n {
-            let a = sol.alpha[i];
-            if a <= 0.0 {
-                inside_max = inside_max.max(dist2[i]);
-            } else if a >= upper[i] {
-                outside_min = outside_min.min(dist2[i]);
-            } else {
-                sum += dist2[i];
-                free += 1;
-            }
-        }
-        let r2 = if free > 0 {
-            sum / free as f64
-        } else if inside_max.is_finite() && outside_min.is_finite() {
-            (inside_max + outside_min) / 2.0
-        } else if inside_max.is_finite() {
-            inside_max
-        } else {
-            outside_min
-        };
+        let r2 = radius2(&sol.alpha, &upper, &dist2);
         let spread: f64 = dist2
             .iter()
             .zip(&w)
@@ -344,6 +322,49 @@ impl Learner for Svdd {
             self.nu,
             self.normal.to_text()
         )
+    }
+}
+
+/// A feasible start of the dual: fill the bounds `upper` in order until
+/// the multipliers sum to 1.
+fn feasible_start(upper: &[f64]) -> Vec<f64> {
+    let mut alpha = vec![0.0; upper.len()];
+    let mut left = 1.0;
+    for (a, &u) in alpha.iter_mut().zip(upper) {
+        *a = u.min(left);
+        left -= *a;
+        if left <= 0.0 {
+            break;
+        }
+    }
+    alpha
+}
+
+/// The squared radius of the sphere from the solution `alpha` (bounds
+/// `upper`) and each row's squared distance to the centre `dist2`: the mean
+/// over the free multipliers, else midway between the rows inside and
+/// those outside.
+fn radius2(alpha: &[f64], upper: &[f64], dist2: &[f64]) -> f64 {
+    let (mut sum, mut free) = (0.0, 0usize);
+    let (mut inside_max, mut outside_min) = (f64::NEG_INFINITY, f64::INFINITY);
+    for (i, &a) in alpha.iter().enumerate() {
+        if a <= 0.0 {
+            inside_max = inside_max.max(dist2[i]);
+        } else if a >= upper[i] {
+            outside_min = outside_min.min(dist2[i]);
+        } else {
+            sum += dist2[i];
+            free += 1;
+        }
+    }
+    if free > 0 {
+        sum / free as f64
+    } else if inside_max.is_finite() && outside_min.is_finite() {
+        (inside_max + outside_min) / 2.0
+    } else if inside_max.is_finite() {
+        inside_max
+    } else {
+        outside_min
     }
 }
 

@@ -489,35 +489,7 @@ impl Ulsif {
         if d == 0 {
             return Err(Error::data("uLSIF needs at least one feature"));
         }
-        // Standardise on both sets together.
-        let n_all = (train.n_rows() + target.n_rows()) as f64;
-        let mut mean = vec![0.0; d];
-        for x in train
-            .features()
-            .chunks_exact(d)
-            .chain(target.features().chunks_exact(d))
-        {
-            mean.iter_mut().zip(x).for_each(|(m, v)| *m += v / n_all);
-        }
-        let mut sd = vec![0.0; d];
-        for x in train
-            .features()
-            .chunks_exact(d)
-            .chain(target.features().chunks_exact(d))
-        {
-            for ((s, v), m) in sd.iter_mut().zip(x).zip(&mean) {
-                *s += (v - m) * (v - m) / n_all;
-            }
-        }
-        sd.iter_mut()
-            .for_each(|s| *s = if *s > 0.0 { s.sqrt() } else { 1.0 });
-        let scale = |data: &Dataset| -> Vec<f64> {
-            data.features()
-                .chunks_exact(d)
-                .flat_map(|x| (0..d).map(|j| (x[j] - mean[j]) / sd[j]).collect::<Vec<_>>())
-                .collect()
-        };
-        let (xd, xt) = (scale(train), scale(target));
+        let (xd, xt) = standardised(train, target, d);
         let n_t = target.n_rows();
         let mut r = rng::stream(seed, STREAM + 0x100);
         let mut order: Vec<usize> = (0..n_t).collect();
@@ -538,20 +510,6 @@ impl Ulsif {
         let (sigma, lambda) = match (self.sigma, self.lambda) {
             (Some(s), Some(l)) => (s, l),
             _ => {
-                let mut median: Vec<f64> = sq_dists(&centres, &centres, d)
-                    .into_iter()
-                    .filter(|&v| v > 0.0)
-                    .collect();
-                median.sort_by(f64::total_cmp);
-                let m = median.get(median.len() / 2).map_or(1.0, |v| v.sqrt());
-                let sigmas: Vec<f64> = match self.sigma {
-                    Some(s) => vec![s],
-                    None => (-4..=4).map(|e| m * 2f64.powf(e as f64 / 2.0)).collect(),
-                };
-                let lambdas: Vec<f64> = match self.lambda {
-                    Some(l) => vec![l],
-                    None => (0..9).map(|e| 10f64.powf(-3.0 + 0.5 * e as f64)).collect(),
-                };
                 // Leave-one-out rows: a seeded random subset of each set.
                 let mut od: Vec<usize> = (0..n_d).collect();
                 od.shuffle(&mut r);
@@ -567,23 +525,7 @@ impl Ulsif {
                     n_t,
                     b,
                 };
-                let scored: Vec<(f64, f64, f64)> = sigmas
-                    .par_iter()
-                    .flat_map_iter(|&s| {
-                        let scores = loo.scores(s, &lambdas);
-                        lambdas
-                            .iter()
-                            .zip(scores)
-                            .map(move |(&l, score)| (score, s, l))
-                            .collect::<Vec<_>>()
-                    })
-                    .collect();
-                let best = scored
-                    .iter()
-                    .filter(|t| t.0.is_finite())
-                    .min_by(|a, b| a.0.total_cmp(&b.0))
-                    .ok_or_else(|| Error::data("uLSIF: no kernel width gave a finite score"))?;
-                (best.1, best.2)
+                self.loo_search(&loo, &centres, d)?
             }
         };
         let kd = kernel(&dist_d, sigma);
@@ -605,6 +547,76 @@ impl Ulsif {
             .collect();
         Ok((ratio, sigma, lambda))
     }
+
+    /// The kernel width and ridge of the smallest leave-one-out score over
+    /// the grid (the median distance between `centres` times 2^(e/2), ridge
+    /// 10^(-3 + e/2); a given `sigma` or `lambda` fixes its axis).
+    fn loo_search(&self, loo: &Loo<'_>, centres: &[f64], d: usize) -> Result<(f64, f64)> {
+        let mut median: Vec<f64> = sq_dists(centres, centres, d)
+            .into_iter()
+            .filter(|&v| v > 0.0)
+            .collect();
+        median.sort_by(f64::total_cmp);
+        let m = median.get(median.len() / 2).map_or(1.0, |v| v.sqrt());
+        let sigmas: Vec<f64> = match self.sigma {
+            Some(s) => vec![s],
+            None => (-4..=4).map(|e| m * 2f64.powf(e as f64 / 2.0)).collect(),
+        };
+        let lambdas: Vec<f64> = match self.lambda {
+            Some(l) => vec![l],
+            None => (0..9).map(|e| 10f64.powf(-3.0 + 0.5 * e as f64)).collect(),
+        };
+        let scored: Vec<(f64, f64, f64)> = sigmas
+            .par_iter()
+            .flat_map_iter(|&s| {
+                let scores = loo.scores(s, &lambdas);
+                lambdas
+                    .iter()
+                    .zip(scores)
+                    .map(move |(&l, score)| (score, s, l))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let best = scored
+            .iter()
+            .filter(|t| t.0.is_finite())
+            .min_by(|a, b| a.0.total_cmp(&b.0))
+            .ok_or_else(|| Error::data("uLSIF: no kernel width gave a finite score"))?;
+        Ok((best.1, best.2))
+    }
+}
+
+/// The rows of `train` and `target` (`d` features) standardised with the
+/// mean and standard deviation of both sets together.
+fn standardised(train: &Dataset, target: &Dataset, d: usize) -> (Vec<f64>, Vec<f64>) {
+    let n_all = (train.n_rows() + target.n_rows()) as f64;
+    let mut mean = vec![0.0; d];
+    for x in train
+        .features()
+        .chunks_exact(d)
+        .chain(target.features().chunks_exact(d))
+    {
+        mean.iter_mut().zip(x).for_each(|(m, v)| *m += v / n_all);
+    }
+    let mut sd = vec![0.0; d];
+    for x in train
+        .features()
+        .chunks_exact(d)
+        .chain(target.features().chunks_exact(d))
+    {
+        for ((s, v), m) in sd.iter_mut().zip(x).zip(&mean) {
+            *s += (v - m) * (v - m) / n_all;
+        }
+    }
+    sd.iter_mut()
+        .for_each(|s| *s = if *s > 0.0 { s.sqrt() } else { 1.0 });
+    let scale = |data: &Dataset| -> Vec<f64> {
+        data.features()
+            .chunks_exact(d)
+            .flat_map(|x| (0..d).map(|j| (x[j] - mean[j]) / sd[j]).collect::<Vec<_>>())
+            .collect()
+    };
+    (scale(train), scale(target))
 }
 
 /// `exp(-dist / (2 sigma^2))` elementwise.

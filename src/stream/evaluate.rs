@@ -25,13 +25,14 @@
 //! reader's block size or thread count.
 
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Instant;
 
 use super::{keep_rates, BATCH_ROWS};
 use crate::calibrate::PriorShift;
 use crate::data::read::{
-    count_classes, predict_blocks, read_selected, rereadable, PredictBlock, PredictOptions,
-    ReadOptions, ReadReport, Table,
+    count_classes, predict_blocks, read_selected, rereadable, ClassCounts, PredictBlock,
+    PredictOptions, ReadOptions, ReadReport, Table,
 };
 use crate::data::{require_two_classes, Dataset, Proba, Schema};
 use crate::error::{Error, Result};
@@ -39,6 +40,7 @@ use crate::evaluate::{fold_seed, pooled, scored, Evaluation, Extras};
 use crate::progress::Progress;
 use crate::rng::{self, Rng};
 use crate::sample::plan::Plan;
+use crate::sample::Sampler;
 use crate::split::{check_stratified, class_folds, Fold, Splitter};
 use crate::strategy::{FittedStrategy, Strategy};
 
@@ -107,33 +109,15 @@ pub fn evaluate_file(
     extras: &Extras,
     pool: bool,
 ) -> Result<Option<(Evaluation, ReadReport)>> {
-    let Splitter::Stratified { repeats, folds } = *splitter else {
+    let Some((repeats, folds, sampler)) = streamable(strategy, splitter, path, opts, extras) else {
         return Ok(None);
     };
-    let plain_extras = extras.cost.is_none()
-        && extras.benefit.is_none()
-        && !extras.oof
-        && !extras.keep_predictions;
-    let Some(sampler) = strategy.sampler.as_ref() else {
-        return Ok(None);
-    };
-    if !plain_extras
-        || !strategy.fits_on_sample()
-        || matches!(strategy.shift, Some(PriorShift::Em { .. }))
-        || !rereadable(path)
-        || opts.drop_constant
-        || folds < 2
-        || repeats == 0
-    {
-        return Ok(None);
-    }
     let table = Table::open(path, opts)?;
     if !table.numeric_only(opts)? {
         return Ok(None);
     }
     let progress = Progress::start("rows read", 0);
     let counted = count_classes(table, opts, &|r| progress.set_done(r))?;
-    let n = counted.report.rows_read;
     let counts = counted.counts();
     let names = counted.class_names();
     if counted.report.dropped_missing > 0 || counts.len() > 256 {
@@ -143,12 +127,69 @@ pub fn evaluate_file(
     check_stratified(&counts, folds, &|c| {
         format!("class '{}'", names[c as usize])
     })?;
-
-    // The folds and their plans.
     let cuts: Vec<Vec<Vec<u16>>> = (0..repeats)
         .map(|r| class_folds(&counts, folds, r, seed))
         .collect();
-    let mut runs = Vec::with_capacity(repeats * folds);
+    let Some(mut runs) = fold_runs(sampler, &cuts, names, folds, seed)? else {
+        return Ok(None);
+    };
+    let passes = Passes {
+        path,
+        opts,
+        counted: &counted,
+        counts: &counts,
+        cuts: &cuts,
+        folds,
+        progress: &progress,
+    };
+    let (union_data, classes) = passes.sample(&mut runs)?;
+    let schema = fit_folds(strategy, &mut runs, union_data)?;
+    passes.score(&classes, &mut runs, &schema)?;
+    let evaluation = evaluation_of(strategy, runs, counts.len(), extras, pool)?;
+    Ok(Some((evaluation, counted.report)))
+}
+
+/// The repeats, folds and sampler of an evaluation the file can be streamed
+/// for, before the file is read; `None` for the cases of [`evaluate_file`]
+/// seen from its arguments alone.
+fn streamable<'s>(
+    strategy: &'s Strategy,
+    splitter: &Splitter,
+    path: &Path,
+    opts: &ReadOptions,
+    extras: &Extras,
+) -> Option<(usize, usize, &'s Arc<dyn Sampler>)> {
+    let Splitter::Stratified { repeats, folds } = *splitter else {
+        return None;
+    };
+    let plain_extras = extras.cost.is_none()
+        && extras.benefit.is_none()
+        && !extras.oof
+        && !extras.keep_predictions;
+    let sampler = strategy.sampler.as_ref()?;
+    if !plain_extras
+        || !strategy.fits_on_sample()
+        || matches!(strategy.shift, Some(PriorShift::Em { .. }))
+        || !rereadable(path)
+        || opts.drop_constant
+        || folds < 2
+        || repeats == 0
+    {
+        return None;
+    }
+    Some((repeats, folds, sampler))
+}
+
+/// Every fold of every repeat with its training counts and sampler plan
+/// (drawn with the fold's seed); `None` when the sampler has no plan.
+fn fold_runs(
+    sampler: &Arc<dyn Sampler>,
+    cuts: &[Vec<Vec<u16>>],
+    names: &[String],
+    folds: usize,
+    seed: u64,
+) -> Result<Option<Vec<FoldRun>>> {
+    let mut runs = Vec::with_capacity(cuts.len() * folds);
     for (r, cut) in cuts.iter().enumerate() {
         for f in 0..folds {
             let fold = Fold {
@@ -182,13 +223,31 @@ pub fn evaluate_file(
             });
         }
     }
+    Ok(Some(runs))
+}
 
-    // The sampling pass: the union of the folds' samples, and each row's class.
-    let mut classes: Vec<u8> = Vec::with_capacity(n);
-    let mut union = 0usize;
-    // More rows of a class than the counting pass saw: the file changed.
-    let mut grown = false;
-    let union_data = {
+/// What the sampling and scoring passes share: the file, the counting
+/// pass, and the folds of each class's rows.
+struct Passes<'a> {
+    path: &'a Path,
+    opts: &'a ReadOptions,
+    counted: &'a ClassCounts,
+    counts: &'a [usize],
+    cuts: &'a [Vec<Vec<u16>>],
+    folds: usize,
+    progress: &'a Progress,
+}
+
+impl Passes<'_> {
+    /// The sampling pass: the union of the folds' samples (each fold's rows
+    /// in it left in its `picks`), and each row's class.
+    fn sample(&self, runs: &mut [FoldRun]) -> Result<(Dataset, Vec<u8>)> {
+        let (counts, cuts, folds) = (self.counts, self.cuts, self.folds);
+        let n = self.counted.report.rows_read;
+        let mut classes: Vec<u8> = Vec::with_capacity(n);
+        let mut union = 0usize;
+        // More rows of a class than the counting pass saw: the file changed.
+        let mut grown = false;
         let mut cursors: Vec<_> = runs.iter().map(|run| run.plan.cursor()).collect();
         let mut picks: Vec<Vec<(usize, usize)>> = vec![Vec::new(); runs.len()];
         let mut seen = vec![0usize; counts.len()];
@@ -215,24 +274,81 @@ pub fn evaluate_file(
             union += copies;
             copies
         };
-        let (data, _) = read_selected(Table::open(path, opts)?, opts, &counted, &mut keep, &|r| {
-            progress.set_done(counted.report.rows_read as u64 + r)
+        let table = Table::open(self.path, self.opts)?;
+        let (data, _) = read_selected(table, self.opts, self.counted, &mut keep, &|r| {
+            self.progress.set_done(n as u64 + r)
         })?;
         for (run, p) in runs.iter_mut().zip(picks) {
             run.picks = p;
         }
-        data
-    };
-    if grown || classes.len() != n {
-        return Err(changed(path));
+        if grown || classes.len() != n {
+            return Err(changed(self.path));
+        }
+        Ok((data, classes))
     }
 
-    // Each fold's strategy on its sample.
+    /// The scoring pass: each row by the model of the fold that tests it,
+    /// `classes` giving each row's class.
+    fn score(&self, classes: &[u8], runs: &mut [FoldRun], schema: &Schema) -> Result<()> {
+        let (path, cuts, folds) = (self.path, self.cuts, self.folds);
+        let n = self.counted.report.rows_read;
+        let predict_opts = PredictOptions {
+            decimal: Some(self.opts.decimal),
+            ..PredictOptions::default()
+        };
+        let mut row = 0usize;
+        let mut seen = vec![0usize; self.counts.len()];
+        let already = 2 * n as u64;
+        let report = predict_blocks(
+            Table::open(path, self.opts)?,
+            schema,
+            &predict_opts,
+            &mut |b: PredictBlock| {
+                let m = b.data.n_rows();
+                if row + m > n {
+                    return Err(changed(path));
+                }
+                let at: Vec<(usize, usize)> = (0..m)
+                    .map(|i| {
+                        let c = classes[row + i] as usize;
+                        seen[c] += 1;
+                        (c, seen[c] - 1)
+                    })
+                    .collect();
+                for (r, cut) in cuts.iter().enumerate() {
+                    for (i, &(c, a)) in at.iter().enumerate() {
+                        let run = &mut runs[r * folds + cut[c][a] as usize];
+                        run.pending.extend_from_slice(b.data.row(i));
+                        run.pending_rows += 1;
+                        run.truth.push(c as u8);
+                        if run.pending_rows == BATCH_ROWS {
+                            run.flush(schema)?;
+                        }
+                    }
+                }
+                row += m;
+                self.progress.set_done(already + row as u64);
+                crate::cancel::check()
+            },
+        )?;
+        if row != n || report.rows_read != n {
+            return Err(changed(path));
+        }
+        for run in runs {
+            run.flush(schema)?;
+        }
+        Ok(())
+    }
+}
+
+/// Fits each fold's strategy on its rows of the union of the samples, one
+/// fold at a time; returns the union's schema (the union itself dropped).
+fn fit_folds(strategy: &Strategy, runs: &mut [FoldRun], union_data: Dataset) -> Result<Schema> {
     let priors_of = |c: &[usize]| {
         let t: usize = c.iter().sum();
         c.iter().map(|&k| k as f64 / t as f64).collect::<Vec<_>>()
     };
-    for run in &mut runs {
+    for run in runs {
         crate::cancel::check()?;
         let rows: Vec<usize> = run
             .picks
@@ -248,58 +364,18 @@ pub fn evaluate_file(
         run.fitted = Some(fitted);
         run.picks = Vec::new();
     }
-    let schema = union_data.schema().clone();
-    drop(union_data);
+    Ok(union_data.schema().clone())
+}
 
-    // The scoring pass: each row by the model of the fold that tests it.
-    let predict_opts = PredictOptions {
-        decimal: Some(opts.decimal),
-        ..PredictOptions::default()
-    };
-    let mut row = 0usize;
-    let mut seen = vec![0usize; counts.len()];
-    let already = 2 * counted.report.rows_read as u64;
-    let report = predict_blocks(
-        Table::open(path, opts)?,
-        &schema,
-        &predict_opts,
-        &mut |b: PredictBlock| {
-            let m = b.data.n_rows();
-            if row + m > n {
-                return Err(changed(path));
-            }
-            let at: Vec<(usize, usize)> = (0..m)
-                .map(|i| {
-                    let c = classes[row + i] as usize;
-                    seen[c] += 1;
-                    (c, seen[c] - 1)
-                })
-                .collect();
-            for (r, cut) in cuts.iter().enumerate() {
-                for (i, &(c, a)) in at.iter().enumerate() {
-                    let run = &mut runs[r * folds + cut[c][a] as usize];
-                    run.pending.extend_from_slice(b.data.row(i));
-                    run.pending_rows += 1;
-                    run.truth.push(c as u8);
-                    if run.pending_rows == BATCH_ROWS {
-                        run.flush(&schema)?;
-                    }
-                }
-            }
-            row += m;
-            progress.set_done(already + row as u64);
-            crate::cancel::check()
-        },
-    )?;
-    if row != n || report.rows_read != counted.report.rows_read {
-        return Err(changed(path));
-    }
-    for run in &mut runs {
-        run.flush(&schema)?;
-    }
-
-    // Every fold's metrics.
-    let k = counts.len();
+/// Every fold's metrics, from its scored test rows, as one evaluation of
+/// `k` classes (pooled with `pool`).
+fn evaluation_of(
+    strategy: &Strategy,
+    runs: Vec<FoldRun>,
+    k: usize,
+    extras: &Extras,
+    pool: bool,
+) -> Result<Evaluation> {
     let mut results = Vec::with_capacity(runs.len());
     for run in runs {
         let proba = Proba::new(run.proba, k);
@@ -315,17 +391,16 @@ pub fn evaluate_file(
         }
         results.push(r);
     }
-    let evaluation = if pool {
-        pooled(&strategy.spec, results, k, None, extras)?
+    if pool {
+        pooled(&strategy.spec, results, k, None, extras)
     } else {
-        Evaluation {
+        Ok(Evaluation {
             spec: strategy.spec.clone(),
             folds: results,
             pooled: false,
             pooled_folds: Vec::new(),
-        }
-    };
-    Ok(Some((evaluation, counted.report)))
+        })
+    }
 }
 
 /// The error of a file whose rows changed between passes.

@@ -8,6 +8,18 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+/// Every `.rs` file under `dir`.
+pub fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            sources(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
 /// Runs `rarity` with the given arguments.
 pub fn rarity(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_rarity"))

@@ -170,41 +170,11 @@ pub(super) fn read_arff<R: Read>(
             }
             continue;
         }
-        let fields = if text.starts_with('{') {
-            sparse_row(text, &attrs, origin, line_no)?
-        } else {
-            split_fields(text, ',')
-        };
-        if fields.len() != attrs.len() {
-            return Err(parse_err(
-                origin,
-                format!(
-                    "line {line_no}: {} values, but {} attributes are declared",
-                    fields.len(),
-                    attrs.len()
-                ),
-            ));
-        }
         report.rows_read += 1;
-        let mut vals = Vec::with_capacity(fields.len());
-        for (a, f) in attrs.iter().zip(fields) {
-            if f == "?" || f.is_empty() {
-                if opts.missing == Missing::Error {
-                    return Err(parse_err(
-                        origin,
-                        format!("line {line_no}, attribute '{}': missing value", a.name),
-                    ));
-                }
-                vals.push(None);
-            } else {
-                vals.push(Some(f));
-            }
+        match data_row(text, &attrs, origin, line_no, opts)? {
+            Some(vals) => rows.push((line_no, vals)),
+            None => report.dropped_missing += 1,
         }
-        if vals.iter().any(Option::is_none) {
-            report.dropped_missing += 1;
-            continue;
-        }
-        rows.push((line_no, vals));
     }
     if !saw_any {
         return Err(parse_err(origin, "the file is empty"));
@@ -223,23 +193,78 @@ pub(super) fn read_arff<R: Read>(
     }
     let names: Vec<String> = attrs.iter().map(|a| a.name.clone()).collect();
     check_unique_names(&names, origin)?;
-    let target = match outputs.as_slice() {
+    let target = target_of(&outputs, &names, origin, opts)?;
+    build(attrs, rows, target, origin, opts, report)
+}
+
+/// One line of the @data section (line `line_no`) as its values; `None`
+/// when one is missing (the row is dropped).
+fn data_row(
+    text: &str,
+    attrs: &[Attribute],
+    origin: &str,
+    line_no: usize,
+    opts: &ReadOptions,
+) -> Result<Option<Vec<Option<String>>>> {
+    let fields = if text.starts_with('{') {
+        sparse_row(text, attrs, origin, line_no)?
+    } else {
+        split_fields(text, ',')
+    };
+    if fields.len() != attrs.len() {
+        return Err(parse_err(
+            origin,
+            format!(
+                "line {line_no}: {} values, but {} attributes are declared",
+                fields.len(),
+                attrs.len()
+            ),
+        ));
+    }
+    let mut vals = Vec::with_capacity(fields.len());
+    for (a, f) in attrs.iter().zip(fields) {
+        if f == "?" || f.is_empty() {
+            if opts.missing == Missing::Error {
+                return Err(parse_err(
+                    origin,
+                    format!("line {line_no}, attribute '{}': missing value", a.name),
+                ));
+            }
+            vals.push(None);
+        } else {
+            vals.push(Some(f));
+        }
+    }
+    if vals.iter().any(Option::is_none) {
+        return Ok(None);
+    }
+    Ok(Some(vals))
+}
+
+/// The target attribute's index among `names`: the one `@outputs` names,
+/// unless `--target` chooses.
+fn target_of(
+    outputs: &[String],
+    names: &[String],
+    origin: &str,
+    opts: &ReadOptions,
+) -> Result<usize> {
+    Ok(match outputs {
         [one] if opts.target.is_none() => names.iter().position(|n| n == one).ok_or_else(|| {
             parse_err(
                 origin,
                 format!("@outputs names '{one}', which is not an attribute"),
             )
         })?,
-        [] | [_] => resolve_target(opts.target.as_deref(), &names, origin)?,
-        _ if opts.target.is_some() => resolve_target(opts.target.as_deref(), &names, origin)?,
+        [] | [_] => resolve_target(opts.target.as_deref(), names, origin)?,
+        _ if opts.target.is_some() => resolve_target(opts.target.as_deref(), names, origin)?,
         many => {
             return Err(Error::invalid(format!(
                 "{origin}: several outputs ({}); choose one with --target",
                 many.join(", ")
             )))
         }
-    };
-    build(attrs, rows, target, origin, opts, report)
+    })
 }
 
 /// Expands a sparse ARFF row `{i v, j w}` to dense fields.

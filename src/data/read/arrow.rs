@@ -594,24 +594,57 @@ fn decode(
     first_row: usize,
     block: &mut Block,
 ) -> Result<()> {
-    let origin = &layout.origin;
-    let n = batch.num_rows();
-    let m = layout.slots.len();
     if batch.num_columns() != used.len() {
         return Err(parse_err(
-            origin,
+            &layout.origin,
             "a record batch has another number of columns than the schema",
         ));
     }
+    let n = batch.num_rows();
     // Columns decoded once, by role; numbers go straight into the block.
-    let mut missing = vec![None::<usize>; n];
     block.x.clear();
-    block.x.resize(n * m, 0.0);
-    let mut labels: Option<Target> = None;
-    let mut ids: Vec<(usize, Vec<Option<String>>)> = Vec::new();
-    let mut level_cols: Vec<(usize, usize, Vec<Option<String>>)> = Vec::new();
+    block.x.resize(n * layout.slots.len(), 0.0);
+    let mut columns = Columns {
+        layout,
+        first_row,
+        missing: vec![None; n],
+        labels: None,
+        ids: Vec::new(),
+        levels: Vec::new(),
+    };
     for (c, &j) in used.iter().enumerate() {
-        let col = batch.column(c);
+        columns.decode(batch.column(c), j, schema, block)?;
+    }
+    block.rows_read = n;
+    columns.keep_rows(block)
+}
+
+/// The columns of one batch, decoded by role: numbers go straight into the
+/// block's rows, the rest waits here until the rows are kept.
+struct Columns<'a> {
+    layout: &'a Layout,
+    /// The file's row number of the batch's first row, less one.
+    first_row: usize,
+    /// Per row: the first column missing a value.
+    missing: Vec<Option<usize>>,
+    labels: Option<Target>,
+    /// Per id column: its index among the ids and its values.
+    ids: Vec<(usize, Vec<Option<String>>)>,
+    /// Per categorical feature: its slot, its column and its values.
+    levels: Vec<(usize, usize, Vec<Option<String>>)>,
+}
+
+impl Columns<'_> {
+    /// Column `j` of the schema, `col` in this batch, by its role.
+    fn decode(
+        &mut self,
+        col: &ArrayRef,
+        j: usize,
+        schema: &SchemaRef,
+        block: &mut Block,
+    ) -> Result<()> {
+        let layout = self.layout;
+        let origin = &layout.origin;
         let unsupported = || {
             parse_err(
                 origin,
@@ -633,160 +666,180 @@ fn decode(
                 ),
             ));
         }
-        let numeric = column_type(col.data_type()) == ColumnType::Number;
         match layout.roles[j] {
             Role::Skip => {}
             Role::Check => {
-                for (i, m) in missing.iter_mut().enumerate() {
+                for (i, m) in self.missing.iter_mut().enumerate() {
                     if col.is_null(i) {
                         m.get_or_insert(j);
                     }
                 }
             }
             Role::Target => {
-                let t = if numeric {
+                let t = if column_type(col.data_type()) == ColumnType::Number {
                     Target::Numbers(numbers(col.as_ref()).ok_or_else(unsupported)?)
                 } else {
                     Target::Texts(texts(col).ok_or_else(unsupported)?)
                 };
-                for (i, m) in missing.iter_mut().enumerate() {
+                for (i, m) in self.missing.iter_mut().enumerate() {
                     if t.is_null(i) {
                         m.get_or_insert(j);
                     }
                 }
-                labels = Some(t);
+                self.labels = Some(t);
             }
-            Role::Id(i) => ids.push((i, texts(col).ok_or_else(unsupported)?)),
-            Role::Feature(s) if numeric => {
-                if layout.slots[s].kind == super::rows::Kind::Level {
-                    // A model's categorical column given as numbers.
-                    level_cols.push((s, j, texts(col).ok_or_else(unsupported)?));
-                    continue;
+            Role::Id(i) => self.ids.push((i, texts(col).ok_or_else(unsupported)?)),
+            Role::Feature(s) => self.feature(col, j, s, block, unsupported)?,
+        }
+        Ok(())
+    }
+
+    /// Feature column `j` (slot `s`): numbers and times into the block's
+    /// rows, levels kept for [`Columns::keep_rows`].
+    fn feature(
+        &mut self,
+        col: &ArrayRef,
+        j: usize,
+        s: usize,
+        block: &mut Block,
+        unsupported: impl Fn() -> Error,
+    ) -> Result<()> {
+        let layout = self.layout;
+        let m = layout.slots.len();
+        let kind = layout.slots[s].kind;
+        let missing = &mut self.missing;
+        let column = column_type(col.data_type());
+        if column == ColumnType::Number && kind == super::rows::Kind::Level {
+            // A model's categorical column given as numbers.
+            self.levels
+                .push((s, j, texts(col).ok_or_else(unsupported)?));
+        } else if column == ColumnType::Number {
+            let mut bad = None;
+            let x = &mut block.x;
+            each_number(col.as_ref(), |i, v| match v {
+                Some(v) if v.is_finite() => x[i * m + s] = v,
+                Some(_) => {
+                    bad.get_or_insert(i);
                 }
-                let mut bad = None;
-                let x = &mut block.x;
-                each_number(col.as_ref(), |i, v| match v {
-                    Some(v) if v.is_finite() => x[i * m + s] = v,
-                    Some(_) => {
-                        bad.get_or_insert(i);
+                None => {
+                    missing[i].get_or_insert(j);
+                }
+            });
+            if let Some(i) = bad {
+                return Err(parse_err(
+                    &layout.origin,
+                    format!(
+                        "row {}, column '{}': not a finite number",
+                        self.first_row + i + 1,
+                        layout.names[j]
+                    ),
+                ));
+            }
+        } else if matches!(column, ColumnType::Time(_)) {
+            let x = &mut block.x;
+            let read = each_seconds(col.as_ref(), |i, v| match v {
+                Some(v) => x[i * m + s] = v,
+                None => {
+                    missing[i].get_or_insert(j);
+                }
+            });
+            if !read {
+                return Err(unsupported());
+            }
+        } else if kind == super::rows::Kind::Time {
+            let t = texts(col).ok_or_else(unsupported)?;
+            for (i, v) in t.iter().enumerate() {
+                match v {
+                    Some(v) => {
+                        let line = format!("row {}", self.first_row + i + 1);
+                        block.x[i * m + s] = layout.time_value(&line, j, v.trim().as_bytes())?;
                     }
                     None => {
                         missing[i].get_or_insert(j);
                     }
-                });
-                if let Some(i) = bad {
-                    return Err(parse_err(
-                        origin,
-                        format!(
-                            "row {}, column '{}': not a finite number",
-                            first_row + i + 1,
-                            layout.names[j]
-                        ),
-                    ));
                 }
             }
-            Role::Feature(s) if matches!(column_type(col.data_type()), ColumnType::Time(_)) => {
-                let x = &mut block.x;
-                let read = each_seconds(col.as_ref(), |i, v| match v {
-                    Some(v) => x[i * m + s] = v,
-                    None => {
-                        missing[i].get_or_insert(j);
-                    }
-                });
-                if !read {
-                    return Err(unsupported());
+        } else {
+            let t = texts(col).ok_or_else(unsupported)?;
+            if kind == super::rows::Kind::Number {
+                let i = t.iter().position(Option::is_some).unwrap_or(0);
+                let field = t.get(i).cloned().flatten().unwrap_or_default();
+                return Err(layout.not_a_number(
+                    &format!("row {}", self.first_row + i + 1),
+                    j,
+                    field.as_bytes(),
+                ));
+            }
+            for (i, v) in t.iter().enumerate() {
+                if v.is_none() {
+                    missing[i].get_or_insert(j);
                 }
             }
-            Role::Feature(s) if layout.slots[s].kind == super::rows::Kind::Time => {
-                let t = texts(col).ok_or_else(unsupported)?;
-                for (i, v) in t.iter().enumerate() {
-                    match v {
-                        Some(v) => {
-                            let line = format!("row {}", first_row + i + 1);
-                            block.x[i * m + s] =
-                                layout.time_value(&line, j, v.trim().as_bytes())?;
-                        }
-                        None => {
-                            missing[i].get_or_insert(j);
-                        }
-                    }
-                }
-            }
-            Role::Feature(s) => {
-                let t = texts(col).ok_or_else(unsupported)?;
-                if layout.slots[s].kind == super::rows::Kind::Number {
-                    let i = t.iter().position(Option::is_some).unwrap_or(0);
-                    let field = t.get(i).cloned().flatten().unwrap_or_default();
-                    return Err(layout.not_a_number(
-                        &format!("row {}", first_row + i + 1),
-                        j,
-                        field.as_bytes(),
-                    ));
-                }
-                for (i, v) in t.iter().enumerate() {
-                    if v.is_none() {
-                        missing[i].get_or_insert(j);
-                    }
-                }
-                level_cols.push((s, j, t));
-            }
+            self.levels.push((s, j, t));
         }
+        Ok(())
     }
-    block.rows_read = n;
-    let n_ids = layout.id_names.len();
-    // Rows are kept in place: row i moves to `kept` (never ahead of i).
-    let mut kept = 0usize;
-    let mut label_ids = LabelIds::default();
-    for i in 0..n {
-        if let Some(j) = missing[i] {
-            if layout.missing == super::Missing::Error || layout.predicting() {
-                return Err(layout.missing_error(&format!("row {}", first_row + i + 1), j));
+
+    /// The batch's rows into `block`: rows missing a value dropped (or an
+    /// error, by the layout's rule), levels coded, labels and ids added.
+    fn keep_rows(self, block: &mut Block) -> Result<()> {
+        let layout = self.layout;
+        let m = layout.slots.len();
+        let n_ids = layout.id_names.len();
+        // Rows are kept in place: row i moves to `kept` (never ahead of i).
+        let mut kept = 0usize;
+        let mut label_ids = LabelIds::default();
+        for (i, missing) in self.missing.iter().enumerate() {
+            if let Some(j) = *missing {
+                if layout.missing == super::Missing::Error || layout.predicting() {
+                    return Err(layout.missing_error(&format!("row {}", self.first_row + i + 1), j));
+                }
+                block.dropped += 1;
+                continue;
             }
-            block.dropped += 1;
-            continue;
-        }
-        let mut unknown = false;
-        for (s, j, t) in &level_cols {
-            let v = t[i].as_deref().unwrap_or("");
-            let value = match block.level(layout, *s, v.as_bytes(), false) {
-                LevelOutcome::Code(c) => code(c),
-                LevelOutcome::Unknown => {
-                    unknown = true;
-                    code(UNKNOWN)
+            let mut unknown = false;
+            for (s, j, t) in &self.levels {
+                let v = t[i].as_deref().unwrap_or("");
+                let value = match block.level(layout, *s, v.as_bytes(), false) {
+                    LevelOutcome::Code(c) => code(c),
+                    LevelOutcome::Unknown => {
+                        unknown = true;
+                        code(UNKNOWN)
+                    }
+                    LevelOutcome::TooMany | LevelOutcome::Overflow | LevelOutcome::AsNumber => {
+                        return Err(layout.too_many_levels(*s, Some(v)))
+                    }
+                    LevelOutcome::NotUtf8 => {
+                        return Err(parse_err(
+                            &layout.origin,
+                            format!("column '{}': not valid UTF-8", layout.names[*j]),
+                        ))
+                    }
+                };
+                block.x[i * m + s] = value;
+            }
+            if unknown {
+                block.unknown_rows += 1;
+            }
+            if kept != i {
+                block.x.copy_within(i * m..(i + 1) * m, kept * m);
+            }
+            kept += 1;
+            if let Some(l) = &self.labels {
+                let id = label_ids.intern(l, i, &mut block.label_dict);
+                block.labels.push(id);
+            }
+            if n_ids > 0 {
+                let start = block.ids.len();
+                block.ids.resize(start + n_ids, String::new());
+                for (k, t) in &self.ids {
+                    block.ids[start + k] = t[i].clone().unwrap_or_default();
                 }
-                LevelOutcome::TooMany | LevelOutcome::Overflow | LevelOutcome::AsNumber => {
-                    return Err(layout.too_many_levels(*s, Some(v)))
-                }
-                LevelOutcome::NotUtf8 => {
-                    return Err(parse_err(
-                        origin,
-                        format!("column '{}': not valid UTF-8", layout.names[*j]),
-                    ))
-                }
-            };
-            block.x[i * m + s] = value;
-        }
-        if unknown {
-            block.unknown_rows += 1;
-        }
-        if kept != i {
-            block.x.copy_within(i * m..(i + 1) * m, kept * m);
-        }
-        kept += 1;
-        if let Some(l) = &labels {
-            let id = label_ids.intern(l, i, &mut block.label_dict);
-            block.labels.push(id);
-        }
-        if n_ids > 0 {
-            let start = block.ids.len();
-            block.ids.resize(start + n_ids, String::new());
-            for (k, t) in &ids {
-                block.ids[start + k] = t[i].clone().unwrap_or_default();
             }
         }
+        block.x.truncate(kept * m);
+        Ok(())
     }
-    block.x.truncate(kept * m);
-    Ok(())
 }
 
 /// A target column's values.

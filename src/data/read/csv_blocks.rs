@@ -121,62 +121,7 @@ fn parse_row(rec: &Record, plan: &Plan, row: &mut [f64], part: &mut Block) -> Re
             Role::Feature(s) if layout.slots[s].kind == Kind::Time => {
                 row[s] = layout.time_value(&here(), j, f)?;
             }
-            Role::Feature(s) => {
-                let as_number = match plan.ops[j] {
-                    Op::Number(_) => true,
-                    _ => match part.level(layout, s, f, plan.hints.get(s) == Some(&true)) {
-                        LevelOutcome::Code(c) => {
-                            row[s] = code(c);
-                            false
-                        }
-                        LevelOutcome::Unknown => {
-                            unknown = true;
-                            row[s] = code(UNKNOWN);
-                            false
-                        }
-                        LevelOutcome::AsNumber => true,
-                        LevelOutcome::Overflow => {
-                            // Rows so far hold codes; this row is not in `x` yet.
-                            part.convert_to_numbers(layout, s)?;
-                            true
-                        }
-                        LevelOutcome::TooMany => {
-                            return Err(layout.too_many_levels(s, std::str::from_utf8(f).ok()))
-                        }
-                        LevelOutcome::NotUtf8 => {
-                            return Err(parse_err(
-                                origin,
-                                format!(
-                                    "{}, column '{}': not valid UTF-8",
-                                    here(),
-                                    layout.names[j]
-                                ),
-                            ))
-                        }
-                    },
-                };
-                if as_number {
-                    match number(f, layout.decimal) {
-                        Ok(Some(v)) => row[s] = v,
-                        Ok(None) if layout.slots[s].kind == Kind::Either => {
-                            return Err(layout.too_many_levels(s, std::str::from_utf8(f).ok()))
-                        }
-                        Ok(None) => return Err(layout.not_a_number(&here(), j, f)),
-                        Err(()) => {
-                            return Err(parse_err(
-                                origin,
-                                format!(
-                                    "{}, column '{}': '{}' is not a finite number; \
-                                     mark missing values with an empty field or '?'",
-                                    here(),
-                                    layout.names[j],
-                                    quoted(f)
-                                ),
-                            ))
-                        }
-                    }
-                }
-            }
+            Role::Feature(s) => unknown |= parse_feature(f, j, s, line, plan, row, part)?,
         }
     }
     if unknown {
@@ -193,6 +138,75 @@ fn parse_row(rec: &Record, plan: &Plan, row: &mut [f64], part: &mut Block) -> Re
     }
     part.x.extend_from_slice(row);
     Ok(())
+}
+
+/// Parses feature field `f` of column `j` (slot `s`) of the record at
+/// `line` into `row`: a level's code, or a number. Returns whether the
+/// field is a level the layout does not know.
+fn parse_feature(
+    f: &[u8],
+    j: usize,
+    s: usize,
+    line: u64,
+    plan: &Plan,
+    row: &mut [f64],
+    part: &mut Block,
+) -> Result<bool> {
+    let layout = plan.layout;
+    let origin = &layout.origin;
+    let here = || format!("line {line}");
+    let mut unknown = false;
+    let as_number = match plan.ops[j] {
+        Op::Number(_) => true,
+        _ => match part.level(layout, s, f, plan.hints.get(s) == Some(&true)) {
+            LevelOutcome::Code(c) => {
+                row[s] = code(c);
+                false
+            }
+            LevelOutcome::Unknown => {
+                unknown = true;
+                row[s] = code(UNKNOWN);
+                false
+            }
+            LevelOutcome::AsNumber => true,
+            LevelOutcome::Overflow => {
+                // Rows so far hold codes; this row is not in `x` yet.
+                part.convert_to_numbers(layout, s)?;
+                true
+            }
+            LevelOutcome::TooMany => {
+                return Err(layout.too_many_levels(s, std::str::from_utf8(f).ok()))
+            }
+            LevelOutcome::NotUtf8 => {
+                return Err(parse_err(
+                    origin,
+                    format!("{}, column '{}': not valid UTF-8", here(), layout.names[j]),
+                ))
+            }
+        },
+    };
+    if as_number {
+        match number(f, layout.decimal) {
+            Ok(Some(v)) => row[s] = v,
+            Ok(None) if layout.slots[s].kind == Kind::Either => {
+                return Err(layout.too_many_levels(s, std::str::from_utf8(f).ok()))
+            }
+            Ok(None) => return Err(layout.not_a_number(&here(), j, f)),
+            Err(()) => {
+                return Err(parse_err(
+                    origin,
+                    format!(
+                        "{}, column '{}': '{}' is not a finite number; \
+                             mark missing values with an empty field or '?'",
+                        here(),
+                        layout.names[j],
+                        quoted(f)
+                    ),
+                ))
+            }
+        }
+    }
+    Ok(unknown)
 }
 
 /// Parses the line starting at `text[0]` on the fast path: every feature

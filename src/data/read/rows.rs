@@ -885,66 +885,9 @@ impl<'a> Collector<'a> {
             .map(|n| by_name.get(n.as_str()).copied().unwrap_or(0))
             .collect();
         let y: Vec<u32> = self.y.iter().map(|&r| map[r as usize]).collect();
-        let mut encodings = Vec::with_capacity(layout.slots.len());
-        let mut outputs = Vec::new();
         let mut x = self.x;
         let m = layout.slots.len();
-        for (s, slot) in layout.slots.iter().enumerate() {
-            let free = slot.fixed.is_none()
-                && !matches!(slot.kind, Kind::Number | Kind::Time)
-                && !self.numeric[s];
-            if slot.kind == Kind::Group && free {
-                group_numbers(&mut x, m, s, self.levels[s].names(), layout.decimal);
-                encodings.push(ColumnEncoding::Numeric {
-                    name: slot.name.clone(),
-                });
-                outputs.push((s, None));
-                continue;
-            }
-            if matches!(slot.kind, Kind::Number | Kind::Time)
-                || self.numeric[s]
-                || (slot.kind == Kind::Either
-                    && all_numbers(self.levels[s].names(), layout.decimal))
-            {
-                if free {
-                    let values = level_numbers(layout, s, self.levels[s].names())?;
-                    for v in x.iter_mut().skip(s).step_by(m) {
-                        if let Some(c) = code_of(*v) {
-                            *v = values[c as usize];
-                        }
-                    }
-                }
-                encodings.push(ColumnEncoding::Numeric {
-                    name: slot.name.clone(),
-                });
-                outputs.push((s, None));
-                continue;
-            }
-            let levels: Vec<(String, u32)> = if slot.fixed.is_some() {
-                slot.fixed_levels
-                    .iter()
-                    .enumerate()
-                    .map(|(i, l)| (l.clone(), i as u32))
-                    .collect()
-            } else {
-                let mut v: Vec<(String, u32)> = self.levels[s]
-                    .names()
-                    .iter()
-                    .enumerate()
-                    .map(|(i, l)| (l.clone(), i as u32))
-                    .collect();
-                v.sort();
-                v
-            };
-            if slot.fixed.is_none() && levels.len() > MAX_LEVELS {
-                return Err(layout.too_many_levels(s, None));
-            }
-            outputs.extend(levels.iter().map(|&(_, c)| (s, Some(c))));
-            encodings.push(ColumnEncoding::OneHot {
-                name: slot.name.clone(),
-                levels: levels.into_iter().map(|(l, _)| l).collect(),
-            });
-        }
+        let (encodings, outputs) = encode_slots(layout, &self.levels, &self.numeric, &mut x)?;
         let x = if outputs.iter().all(|o| o.1.is_none()) {
             x
         } else {
@@ -962,6 +905,80 @@ impl<'a> Collector<'a> {
         report.source = origin.clone();
         Ok((Dataset::new(x, y, schema)?, report))
     }
+}
+
+/// Per output column of a dataset: its slot and, one-hot, its level's code.
+type OutputColumns = Vec<(usize, Option<u32>)>;
+
+/// Decides how each slot of `layout` enters the dataset, from the levels
+/// and numbers seen (`levels`, `numeric`): numbers in place (level codes of
+/// numeric texts replaced in `x`, rows of `layout.slots.len()` values), or
+/// one-hot over its levels. Returns the slots' encodings and the output
+/// columns: per column its slot and, one-hot, its level's code.
+fn encode_slots(
+    layout: &Layout,
+    levels: &[Interner],
+    numeric: &[bool],
+    x: &mut [f64],
+) -> Result<(Vec<ColumnEncoding>, OutputColumns)> {
+    let mut encodings = Vec::with_capacity(layout.slots.len());
+    let mut outputs = Vec::new();
+    let m = layout.slots.len();
+    for (s, slot) in layout.slots.iter().enumerate() {
+        let free =
+            slot.fixed.is_none() && !matches!(slot.kind, Kind::Number | Kind::Time) && !numeric[s];
+        if slot.kind == Kind::Group && free {
+            group_numbers(x, m, s, levels[s].names(), layout.decimal);
+            encodings.push(ColumnEncoding::Numeric {
+                name: slot.name.clone(),
+            });
+            outputs.push((s, None));
+            continue;
+        }
+        if matches!(slot.kind, Kind::Number | Kind::Time)
+            || numeric[s]
+            || (slot.kind == Kind::Either && all_numbers(levels[s].names(), layout.decimal))
+        {
+            if free {
+                let values = level_numbers(layout, s, levels[s].names())?;
+                for v in x.iter_mut().skip(s).step_by(m) {
+                    if let Some(c) = code_of(*v) {
+                        *v = values[c as usize];
+                    }
+                }
+            }
+            encodings.push(ColumnEncoding::Numeric {
+                name: slot.name.clone(),
+            });
+            outputs.push((s, None));
+            continue;
+        }
+        let levels: Vec<(String, u32)> = if slot.fixed.is_some() {
+            slot.fixed_levels
+                .iter()
+                .enumerate()
+                .map(|(i, l)| (l.clone(), i as u32))
+                .collect()
+        } else {
+            let mut v: Vec<(String, u32)> = levels[s]
+                .names()
+                .iter()
+                .enumerate()
+                .map(|(i, l)| (l.clone(), i as u32))
+                .collect();
+            v.sort();
+            v
+        };
+        if slot.fixed.is_none() && levels.len() > MAX_LEVELS {
+            return Err(layout.too_many_levels(s, None));
+        }
+        outputs.extend(levels.iter().map(|&(_, c)| (s, Some(c))));
+        encodings.push(ColumnEncoding::OneHot {
+            name: slot.name.clone(),
+            levels: levels.into_iter().map(|(l, _)| l).collect(),
+        });
+    }
+    Ok((encodings, outputs))
 }
 
 /// Replaces the level codes of group slot `s` by numbers: the numbers the

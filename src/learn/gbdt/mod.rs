@@ -102,9 +102,7 @@ params! {
         pub max_leaves: usize = 31 => Bounds::at_least(2.0),
         /// Depth limit (root at depth 0); 0 for none.
         pub max_depth: usize = 0 => Bounds::at_least(0.0),
-        /// Each leaf keeps at least this many rows (copies counted), as
-        /// LightGBM counts them: the parent's rows times the leaf's share of
-        /// the parent's hessian (`split.rs`).
+        /// Each leaf keeps at least this many rows (copies counted).
         pub min_samples_leaf: usize = 20 => Bounds::at_least(1.0),
         /// Each leaf keeps at least this hessian sum.
         pub min_child_weight: f64 = 1e-3 => Bounds::at_least(0.0),

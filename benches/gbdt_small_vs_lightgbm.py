@@ -45,15 +45,16 @@ def bench_binary():
 
 
 def extra(text):
-    """'a=1,b=true' -> {'a': 1.0, 'b': True}"""
+    """'a=1,b=0.5,c=true' -> {'a': 1, 'b': 0.5, 'c': True} (LightGBM refuses 1.0 for an integer)"""
     out = {}
     for kv in filter(None, text.split(",")):
         k, v = kv.split("=")
         out[k] = {"true": True, "false": False}.get(v.lower(), v)
-        try:
-            out[k] = float(v)
-        except ValueError:
-            pass
+        for kind in (float, int):
+            try:
+                out[k] = kind(v)
+            except ValueError:
+                pass
     return out
 
 

@@ -3,13 +3,15 @@
 //!
 //! ```text
 //! gbdt cv DATA.bin LABELS.bin FOLDS.bin D THREADS SPEC OUT.bin [REPEATS]
-//!     rows are f64 row-major features (D per row) and u8 labels; FOLDS holds
-//!     one u8 fold number per row. For each fold f = 0, 1, ...: copy the
-//!     other folds' rows into a training table (not timed), fit SPEC on it
-//!     (timed: binning and boosting), predict fold f's rows (timed apart).
-//!     Writes every row's out-of-fold positive-class probability (f64) to
-//!     OUT and prints {"fit_seconds": [...], "fit_cpu_seconds": [...],
-//!     "predict_seconds": [...]} (CPU seconds of all threads). With REPEATS,
+//!     rows are f64 row-major features (D per row) and u8 labels (classes
+//!     0..K, K = the largest label + 1, at least 2); FOLDS holds one u8 fold
+//!     number per row. For each fold f = 0, 1, ...: copy the other folds'
+//!     rows into a training table (not timed), fit SPEC on it (timed:
+//!     binning and boosting), predict fold f's rows (timed apart). Writes
+//!     every row's out-of-fold class probabilities (K f64 per row) to OUT
+//!     and prints {"fit_seconds": [...], "fit_cpu_seconds": [...],
+//!     "predict_seconds": [...], "predict_cpu_seconds": [...]} (CPU seconds
+//!     of all threads). With REPEATS,
 //!     each fold is fitted that many times (the same model) and the
 //!     smallest times are reported: the least disturbed by other work on a
 //!     shared machine.
@@ -53,10 +55,10 @@ fn main() {
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
-fn table(x: Vec<f64>, y: Vec<u32>, d: usize) -> Res<Dataset> {
+fn table(x: Vec<f64>, y: Vec<u32>, d: usize, k: usize) -> Res<Dataset> {
     let schema = Schema {
         feature_names: (0..d).map(|j| format!("x{j}")).collect(),
-        class_names: vec!["0".into(), "1".into()],
+        class_names: (0..k).map(|c| c.to_string()).collect(),
         encodings: vec![],
         target_name: "class".into(),
     };
@@ -137,10 +139,16 @@ fn cv(a: &[String]) -> Res<()> {
     let folds = std::fs::read(folds)?;
     let n = labels.len();
     let value = |i: usize| f64::from_le_bytes(raw[i * 8..i * 8 + 8].try_into().unwrap());
-    let k = folds.iter().copied().max().map_or(0, |m| m as usize + 1);
-    let mut proba = vec![0.0; n];
-    let (mut fit_s, mut fit_cpu, mut pred_s) = (Vec::new(), Vec::new(), Vec::new());
-    for f in 0..k {
+    let n_folds = folds.iter().copied().max().map_or(0, |m| m as usize + 1);
+    let k = labels
+        .iter()
+        .copied()
+        .max()
+        .map_or(2, |m| (m as usize + 1).max(2));
+    let mut proba = vec![0.0; n * k];
+    let (mut fit_s, mut fit_cpu) = (Vec::new(), Vec::new());
+    let (mut pred_s, mut pred_cpu) = (Vec::new(), Vec::new());
+    for f in 0..n_folds {
         let (mut xtr, mut ytr, mut xte, mut yte, mut te) = (vec![], vec![], vec![], vec![], vec![]);
         for i in 0..n {
             let (x, y) = if folds[i] as usize == f {
@@ -152,8 +160,8 @@ fn cv(a: &[String]) -> Res<()> {
             x.extend((0..d).map(|j| value(i * d + j)));
             y.push(labels[i] as u32);
         }
-        let train = table(xtr, ytr, d)?;
-        let test = table(xte, yte, d)?;
+        let train = table(xtr, ytr, d, k)?;
+        let test = table(xte, yte, d, k)?;
         let rows: Vec<usize> = (0..train.n_rows()).collect();
         let (mut wall, mut cpu_s) = (f64::INFINITY, f64::INFINITY);
         let mut model = None;
@@ -166,18 +174,20 @@ fn cv(a: &[String]) -> Res<()> {
         let model = model.expect("at least one fit");
         fit_s.push(wall);
         fit_cpu.push(cpu_s);
-        let start = Instant::now();
+        let (start, cpu) = (Instant::now(), cpu_seconds());
         let p = model.predict_proba(&test)?;
         pred_s.push(start.elapsed().as_secs_f64());
+        pred_cpu.push(cpu_seconds() - cpu);
         for (j, &i) in te.iter().enumerate() {
-            proba[i] = p.row(j)[1];
+            proba[i * k..(i + 1) * k].copy_from_slice(p.row(j));
         }
     }
     let bytes: Vec<u8> = proba.iter().flat_map(|v| v.to_le_bytes()).collect();
     std::fs::write(out, bytes)?;
     println!(
         "{}",
-        json!({"fit_seconds": fit_s, "fit_cpu_seconds": fit_cpu, "predict_seconds": pred_s})
+        json!({"fit_seconds": fit_s, "fit_cpu_seconds": fit_cpu, "predict_seconds": pred_s,
+               "predict_cpu_seconds": pred_cpu})
     );
     Ok(())
 }

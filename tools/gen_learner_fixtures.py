@@ -307,7 +307,7 @@ def gbdt_cases():
         spec = (f"gbdt(rounds={params['max_iter']},learning_rate={params['learning_rate']},"
                 f"max_leaves={params['max_leaf_nodes']},min_samples_leaf={params['min_samples_leaf']},"
                 f"l2={params.get('l2_regularization', 0.0)},max_depth={params.get('max_depth') or 0},"
-                f"max_delta_step=0" + (",class_weight=balanced" if params.get("class_weight") else "") + ")")
+                f"max_delta_step=0,leaf_rows=rows" + (",class_weight=balanced" if params.get("class_weight") else "") + ")")
         out.append(dict(data=name, spec=spec, proba=lists(m.predict_proba(X).ravel())))
         print(f"gbdt {name}: {spec}")
     return out

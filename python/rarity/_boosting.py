@@ -57,7 +57,10 @@ class GradientBoosting(_RarityClassifier):
     max_depth : int or None, default=None
         Depth limit (root at depth 0); ``None`` for none.
     min_samples_leaf : int, default=20
-        Rows each leaf keeps at least.
+        Rows each leaf keeps at least, counted as LightGBM counts them (a
+        leaf's rows times its share of the parent's hessian: gbdt's
+        ``leaf_rows=hessian``); scikit-learn counts the rows themselves
+        (``rarity.Classifier("gbdt(leaf_rows=rows)")``).
     l2_regularization : float, default=0.0
         L2 penalty on leaf values (gbdt's ``l2``).
     max_bins : int, default=255

@@ -72,7 +72,7 @@ use crate::data::{Dataset, View};
 use crate::error::{Error, Result};
 use crate::learn::tree::{Binned, MAX_BINS};
 use crate::learn::{ClassWeight, Learner, Model, Prepared};
-use crate::params::{params, Bounds, ParamType, Params};
+use crate::params::{choice, params, Bounds, ParamType, Params};
 use crate::rng::Rng;
 
 params! {
@@ -102,8 +102,13 @@ params! {
         pub max_leaves: usize = 31 => Bounds::at_least(2.0),
         /// Depth limit (root at depth 0); 0 for none.
         pub max_depth: usize = 0 => Bounds::at_least(0.0),
-        /// Each leaf keeps at least this many rows (copies counted).
+        /// Each leaf keeps at least this many rows (copies counted, as
+        /// leaf_rows says).
         pub min_samples_leaf: usize = 20 => Bounds::at_least(1.0),
+        /// How min_samples_leaf counts a leaf's rows: hessian (the parent's
+        /// rows times the leaf's share of its hessian, as LightGBM counts
+        /// them) or rows (the row copies themselves, as scikit-learn does).
+        pub leaf_rows: LeafRows = LeafRows::Hessian,
         /// Each leaf keeps at least this hessian sum.
         pub min_child_weight: f64 = 1e-3 => Bounds::at_least(0.0),
         /// L2 penalty on leaf values (XGBoost's lambda).
@@ -130,6 +135,20 @@ params! {
         pub max_delta_step: f64 = 5.0 => Bounds::at_least(0.0),
     }
     check = check_gbdt;
+}
+
+choice! {
+    /// How a leaf's rows are counted against `min_samples_leaf`.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+    pub enum LeafRows {
+        /// The leaf's rows times its share of the parent's hessian
+        /// (LightGBM's `min_data_in_leaf`): rows the model is sure of count
+        /// for little, so a few rare-class rows it still gets wrong can
+        /// have a leaf of their own (`split.rs`).
+        Hessian = "hessian",
+        /// The row copies themselves (scikit-learn's `min_samples_leaf`).
+        Rows = "rows",
+    }
 }
 
 /// The checks a field's range cannot express.

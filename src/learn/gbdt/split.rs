@@ -13,9 +13,27 @@
 //! does; it scales every gain alike).
 //!
 //! Candidate splits lie between two consecutive bins that are non-empty in
-//! the leaf. Each child must keep at least `min_samples_leaf` row copies and
-//! a hessian sum of at least `min_child_weight`, and the gain must be
-//! positive. Features are scanned in index order and bins left to right;
+//! the leaf. Each child must keep at least `min_samples_leaf` rows as
+//! LightGBM counts them (`leaf_rows=hessian`, the default; `leaf_rows=rows`
+//! counts the row copies themselves, as scikit-learn does), and a hessian
+//! sum of at least `min_child_weight`, and the gain must be positive.
+//!
+//! **Rows counted by their hessian.** A child's row count is the leaf's row
+//! copies times the child's share of the leaf's hessian, rounded
+//! (LightGBM's `min_data_in_leaf`, whose histograms estimate counts as
+//! `sum_hessian * num_data / leaf_hessian`). In the first round every row
+//! has the same hessian and the count is exact; later the rows the model is
+//! sure of (hessian `p (1 - p)` near 0) count for little and the uncertain
+//! ones for more, so a few rows of a rare class that the model still gets
+//! wrong can have a leaf of their own. Counting the rows themselves, as
+//! rarity did before, kept every leaf at 20 rows: 12 separable positives
+//! shared their leaf with the 8 nearest negatives in every tree, tied with
+//! them for good. On the 70 shared binary sets (`benches/
+//! gbdt_small_vs_lightgbm.py`) the hessian count lifts the mean AP from
+//! 0.6918 to 0.7007 (LightGBM 0.6963); the mean AUC moves from 0.9061 to
+//! 0.9041 (LightGBM 0.9033).
+//!
+//! Features are scanned in index order and bins left to right;
 //! ties keep the first candidate (as scikit-learn's splitter does).
 
 /// Sums of gradients, hessians and row copies: of a histogram bin, of a
@@ -74,6 +92,9 @@ pub(super) struct Rules {
     /// Bound on a leaf's step; 0 for none.
     pub max_delta_step: f64,
     pub min_leaf: f64,
+    /// Rows counted by their share of the leaf's hessian (`leaf_rows=hessian`),
+    /// else the row copies themselves.
+    pub rows_by_hessian: bool,
     pub min_child_weight: f64,
 }
 
@@ -110,6 +131,19 @@ impl Rules {
     /// The best split of a leaf with sums `tot` on feature `f`, whose
     /// histogram is `bins`, if any has a positive gain.
     pub fn best_on(&self, f: usize, bins: &[Sums], tot: Sums) -> Option<Split> {
+        if self.rows_by_hessian && tot.h <= 0.0 {
+            // No curvature: no row counts, and no step to take.
+            return None;
+        }
+        // Row copies per unit of hessian in this leaf.
+        let rows_per_h = tot.n / tot.h;
+        let rows = |s: &Sums| {
+            if self.rows_by_hessian {
+                (s.h * rows_per_h).round()
+            } else {
+                s.n
+            }
+        };
         let parent = self.score(tot.g, tot.h);
         let mut best: Option<Split> = None;
         let mut best_gain = 0.0;
@@ -120,8 +154,9 @@ impl Rules {
                 continue;
             }
             if let Some(p) = prev {
-                if left.n >= self.min_leaf {
-                    if tot.n - left.n < self.min_leaf {
+                let left_rows = rows(&left);
+                if left_rows >= self.min_leaf {
+                    if tot.n - left_rows < self.min_leaf {
                         break;
                     }
                     let hr = tot.h - left.h;
@@ -178,6 +213,7 @@ mod tests {
             l2,
             max_delta_step,
             min_leaf: 1.0,
+            rows_by_hessian: true,
             min_child_weight: 0.0,
         }
     }
@@ -222,6 +258,28 @@ mod tests {
         }
         .best_on(0, &bins, tot)
         .is_none());
+        // Rows are counted by their share of the hessian: bin 0's 2 rows
+        // hold 4 of the 6 units, so count as round(4 x 10 / 6) = 7 rows, and
+        // the 8 rows of bins 1 and 2 as 3.
+        let skewed = [bin(-4.0, 4.0, 2.0), bin(2.0, 1.0, 4.0), bin(2.0, 1.0, 4.0)];
+        let s3 = Rules { min_leaf: 3.0, ..r }
+            .best_on(0, &skewed, bin(0.0, 6.0, 10.0))
+            .unwrap();
+        assert_eq!((s3.left_bin, s3.right_bin), (0, 1));
+        assert_eq!((s3.left.n, s3.right.n), (2.0, 8.0));
+        assert!(Rules { min_leaf: 4.0, ..r }
+            .best_on(0, &skewed, bin(0.0, 6.0, 10.0))
+            .is_none());
+        // Counting the row copies themselves (`leaf_rows=rows`), bin 0's 2
+        // rows are too few: the split moves to after bin 1.
+        let by_rows = Rules {
+            min_leaf: 3.0,
+            rows_by_hessian: false,
+            ..r
+        }
+        .best_on(0, &skewed, bin(0.0, 6.0, 10.0))
+        .unwrap();
+        assert_eq!((by_rows.left_bin, by_rows.right_bin), (1, 2));
         let t = Split { feature: 1, ..s };
         assert_eq!(best_of([None, Some(s), Some(t)]), Some(s));
         assert_eq!(best_of([None, None]), None);

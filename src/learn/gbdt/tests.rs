@@ -284,6 +284,39 @@ fn importances_share_the_gain_and_a_single_class_is_a_constant() {
 }
 
 #[test]
+fn a_few_separable_positives_get_a_leaf_of_their_own() {
+    // 12 positives at x = 0..11 below 200 negatives at x = 12..211: with 20
+    // rows per leaf counted as rows, x = 12..19 share the positives' leaf in
+    // every tree and tie with them. Counted by their hessian (LightGBM's
+    // count), the positives soon weigh enough to be split off, and every
+    // positive ranks above every negative.
+    let n = 212;
+    let d = ds(
+        (0..n).map(|i| vec![i as f64]).collect(),
+        (0..n).map(|i| u32::from(i < 12)).collect(),
+        2,
+    );
+    let m = fit(&Gbdt::default(), &d);
+    let p = m.predict_proba(&d).unwrap().column(1);
+    let lowest_positive = p[..12].iter().cloned().fold(f64::INFINITY, f64::min);
+    let highest_negative = p[12..].iter().cloned().fold(0.0, f64::max);
+    assert!(
+        lowest_positive > highest_negative,
+        "{lowest_positive} vs {highest_negative}"
+    );
+    // Some leaf holds fewer than 20 training rows.
+    let leaf_rows = |t: &GbdtTree| {
+        let mut c = vec![0; t.values.len()];
+        (0..n).for_each(|i| c[t.leaf(&[i as f64])] += 1);
+        c
+    };
+    assert!(gbdt_of(&m)
+        .trees
+        .iter()
+        .any(|t| leaf_rows(t).iter().any(|&c| c < 20)));
+}
+
+#[test]
 fn row_copies_fit_as_repeated_rows() {
     // Bagging hands gbdt a view in which rows repeat: each row's copies
     // weigh its gradients and count towards `min_samples_leaf`. The same

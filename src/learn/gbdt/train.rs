@@ -201,6 +201,7 @@ pub(super) fn fit(cfg: &Gbdt, bins: &Binned, view: &View<'_>, rng: &mut Rng) -> 
             l2: cfg.l2,
             max_delta_step: cfg.max_delta_step,
             min_leaf: cfg.min_samples_leaf.max(1) as f64,
+            rows_by_hessian: cfg.leaf_rows == super::LeafRows::Hessian,
             min_child_weight: cfg.min_child_weight,
         },
         max_leaves: cfg.max_leaves,

@@ -1,6 +1,8 @@
 use super::*;
 use rand::RngExt;
 
+use super::walk::Walk;
+
 fn ds(rows: Vec<Vec<f64>>, y: Vec<u32>, k: usize) -> Dataset {
     Dataset::from_rows(rows, y, (0..k).map(|c| c.to_string()).collect()).unwrap()
 }
@@ -426,7 +428,10 @@ fn the_flat_walk_scores_bit_identical_to_the_tree_walk() {
         };
         let model = fit(&g, &data);
         let m = gbdt_of(&model);
-        assert!(m.walk.is_some(), "a fitted model has its scoring layout");
+        assert!(
+            m.walk.as_ref().is_some_and(|w| w.batched()),
+            "a fitted model has its scoring layouts"
+        );
         let x = scoring_rows(m, 300, d, k as u64);
         let n = x.len() / d;
         for rows in [1, 7, 8, 9, 63, 64, 65, 200, n] {
@@ -443,6 +448,171 @@ fn the_flat_walk_scores_bit_identical_to_the_tree_walk() {
             }
         }
     }
+}
+
+/// Thresholds and values where `<=` is delicate: signed zeros, infinities,
+/// neighbours, the smallest normal.
+const EDGES: [f64; 10] = [
+    0.0,
+    -0.0,
+    1.0,
+    1.0000000000000002,
+    0.9999999999999999,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+    f64::MIN_POSITIVE,
+    -1.5,
+    1e300,
+];
+
+/// A random tree over `d` features (children after their parents, as
+/// fitted trees lay them out) whose thresholds are drawn from `cuts`;
+/// returns the child reference of its root.
+fn random_tree(tree: &mut GbdtTree, d: usize, cuts: &[f64], depth: usize, r: &mut Rng) -> i32 {
+    if depth == 0 || r.random::<f64>() < 0.25 {
+        tree.values.push(r.random::<f64>() - 0.5);
+        return !(tree.values.len() as i32 - 1);
+    }
+    let i = tree.nodes.len();
+    tree.nodes.push(GbdtNode {
+        feature: r.random_range(0..d as u32),
+        threshold: cuts[r.random_range(0..cuts.len())],
+        left: 0,
+        right: 0,
+        gain: 0.0,
+    });
+    tree.nodes[i].left = random_tree(tree, d, cuts, depth - 1, r);
+    tree.nodes[i].right = random_tree(tree, d, cuts, depth - 1, r);
+    i as i32
+}
+
+/// `trees` scored by [`Walk`] on `x` (`o` outputs) equal, bit for bit, the
+/// trees' own one-row-at-a-time walk; returns whether the walk used its
+/// batch layout.
+fn walks_as_the_trees(trees: &[GbdtTree], d: usize, o: usize, x: &[f64]) -> bool {
+    let walk = Walk::new(trees, d).expect("well-formed trees");
+    let rows = x.len() / d;
+    let mut fast = vec![0.25; rows * o];
+    assert!(walk.add(x, d, o, &mut fast));
+    for (i, xr) in x.chunks(d).enumerate() {
+        let mut slow = vec![0.25; o];
+        for (t, tree) in trees.iter().enumerate() {
+            slow[t % o] += tree.values[tree.leaf(xr)];
+        }
+        for (j, (a, b)) in fast[i * o..(i + 1) * o].iter().zip(&slow).enumerate() {
+            assert_eq!(a.to_bits(), b.to_bits(), "row {i} output {j}");
+        }
+    }
+    walk.batched()
+}
+
+#[test]
+fn the_batch_walk_keeps_ties_zeros_infinities_and_nan_as_the_tree_walk() {
+    let d = 3;
+    let mut r = crate::rng::stream(5, 0);
+    // The edges, and 200 distinct cuts besides (more than 128: codes in
+    // groups past the first eight).
+    let cuts: Vec<f64> = (0..200)
+        .map(|i| i as f64 / 50.0 - 2.0)
+        .chain(EDGES)
+        .collect();
+    let trees: Vec<GbdtTree> = (0..60)
+        .map(|t| {
+            let mut tree = GbdtTree {
+                nodes: Vec::new(),
+                values: Vec::new(),
+            };
+            let cuts = if t % 2 == 0 { &EDGES[..] } else { &cuts };
+            random_tree(&mut tree, d, cuts, 7, &mut r);
+            tree
+        })
+        .collect();
+    // Every edge value and NaN on every feature, then random mixes; 64-row
+    // blocks and a tail of 15 rows (the row walk's) and of 17 (the batch's).
+    let mut x: Vec<f64> = Vec::new();
+    for v in EDGES.iter().chain(&[f64::NAN, 0.5, 2.0, -3.0]) {
+        for f in 0..d {
+            let mut row = vec![0.5; d];
+            row[f] = *v;
+            x.extend(row);
+        }
+    }
+    while x.len() < 3 * 64 * d {
+        x.push(match r.random_range(0..3) {
+            0 => f64::NAN,
+            1 => EDGES[r.random_range(0..EDGES.len())],
+            _ => r.random::<f64>() * 4.0 - 2.0,
+        });
+    }
+    for tail in [15, 17] {
+        let x = &x[..(2 * 64 + tail) * d];
+        for o in [1, 3] {
+            assert!(
+                walks_as_the_trees(&trees, d, o, x),
+                "tail {tail}: the batch layout"
+            );
+        }
+    }
+}
+
+#[test]
+fn trees_beyond_the_batch_layout_walk_row_by_row_alike() {
+    // 300 distinct thresholds on a feature (more than a byte of codes),
+    // and a NaN threshold (every row goes right): no batch layout, the
+    // same scores.
+    let d = 2;
+    let mut r = crate::rng::stream(6, 0);
+    let many: Vec<f64> = (0..300).map(|i| i as f64 / 100.0 - 1.5).collect();
+    // Enough trees to draw well over 255 of them on each feature.
+    let mut trees: Vec<GbdtTree> = (0..200)
+        .map(|_| {
+            let mut t = GbdtTree {
+                nodes: Vec::new(),
+                values: Vec::new(),
+            };
+            random_tree(&mut t, d, &many, 6, &mut r);
+            t
+        })
+        .collect();
+    let x: Vec<f64> = (0..100 * d)
+        .map(|_| r.random::<f64>() * 4.0 - 2.0)
+        .collect();
+    assert!(!walks_as_the_trees(&trees, d, 1, &x), "over 255 thresholds");
+    let nan = GbdtTree {
+        nodes: vec![GbdtNode {
+            feature: 0,
+            threshold: f64::NAN,
+            left: -1,
+            right: -2,
+            gain: 0.0,
+        }],
+        values: vec![1.0, 2.0],
+    };
+    trees = vec![trees[0].clone(), nan];
+    assert!(!walks_as_the_trees(&trees, d, 1, &x), "a NaN threshold");
+    // Two splits sharing a child: not a tree, though each row still walks
+    // to one leaf.
+    let shared = GbdtTree {
+        nodes: vec![
+            GbdtNode {
+                feature: 0,
+                threshold: 0.0,
+                left: 1,
+                right: 1,
+                gain: 0.0,
+            },
+            GbdtNode {
+                feature: 1,
+                threshold: 0.5,
+                left: -1,
+                right: -2,
+                gain: 0.0,
+            },
+        ],
+        values: vec![1.0, 2.0, 3.0],
+    };
+    trees = vec![trees[0].clone(), shared];
+    assert!(!walks_as_the_trees(&trees, d, 1, &x), "a shared child");
 }
 
 #[test]

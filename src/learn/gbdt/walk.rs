@@ -10,18 +10,27 @@
 //! overlap, and no branch mispredicts when one row reaches its leaf
 //! before the others.
 //!
-//! Each row still adds its trees' values in tree order to its initial
+//! Blocks of at least [`batch::MIN_ROWS`] rows go through the batch layout
+//! of the same trees instead ([`batch`]: rows turned into one-byte codes
+//! against the model's thresholds, each split deciding 64 rows at once),
+//! when the trees fit it; one row and small blocks keep the walk above.
+//!
+//! Either way each row adds its trees' values in tree order to its initial
 //! scores, so the scores are bit-identical to a walk of the model's
 //! [`GbdtTree`]s one row at a time.
 
 use super::tree::GbdtTree;
+
+mod batch;
+
+use batch::Batch;
 
 /// Rows walked together through one tree.
 const LANES: usize = 8;
 
 /// Rows scored together through all trees (their features stay in the
 /// first-level cache: 64 rows of 30 features are 15 KB).
-const BLOCK: usize = 64;
+const BLOCK: usize = batch::ROWS;
 
 /// One node: a split sends `x[feature] <= threshold` to `left` and the rest
 /// (NaN included) to `right`; a leaf has both children equal to itself and
@@ -42,6 +51,8 @@ pub(super) struct Walk {
     /// Per tree: its first node and its number of split nodes (the local
     /// index of its first leaf).
     trees: Vec<(usize, usize)>,
+    /// The batch layout of the same trees, when they fit it.
+    batch: Option<Batch>,
 }
 
 impl Walk {
@@ -96,7 +107,14 @@ impl Walk {
             n_features,
             nodes,
             trees: starts,
+            batch: Batch::new(trees, n_features),
         })
+    }
+
+    /// Whether the walk has its batch layout.
+    #[cfg(test)]
+    pub(super) fn batched(&self) -> bool {
+        self.batch.is_some()
     }
 
     /// Adds every tree's leaf value to the scores of each row of the
@@ -110,8 +128,18 @@ impl Walk {
             return false;
         }
         let rows = f.len() / o;
+        let mut scratch = None;
         for first in (0..rows).step_by(BLOCK) {
             let end = (first + BLOCK).min(rows);
+            if let Some(batch) = self
+                .batch
+                .as_ref()
+                .filter(|_| end - first >= batch::MIN_ROWS)
+            {
+                let s = scratch.get_or_insert_with(|| batch.scratch());
+                batch.add(&x[first * d..end * d], d, o, &mut f[first * o..end * o], s);
+                continue;
+            }
             for (t, &(start, splits)) in self.trees.iter().enumerate() {
                 let nodes = &self.nodes[start..start + 2 * splits + 1];
                 let j = t % o;

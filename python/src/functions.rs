@@ -2,7 +2,8 @@
 //! (learners, ensembles, samplers, stages, metrics), the bundled datasets,
 //! prior correction and calibration (`rarity::calibrate`,
 //! `rarity::decide`), metrics (`rarity::metrics`), statistical tests
-//! (`rarity::stats`), and the `select` and `run` jobs (`rarity::job`).
+//! (`rarity::stats`), and the `select`, `run` and `evaluate` jobs
+//! (`rarity::job`).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -17,6 +18,7 @@ use rarity::calibrate::{self, Isotonic, Platt};
 use rarity::data::read::{ReadOptions, RowsDropped};
 use rarity::data::Proba;
 use rarity::decide::{Decision, Rule};
+use rarity::job::evaluate::{EvaluateJob, EvaluateRequest};
 use rarity::job::run::{RunJob, RunRequest, Shown};
 use rarity::job::select::{SelectRequest, DEFAULT_METHOD};
 use rarity::job::Front;
@@ -741,13 +743,116 @@ impl RunResult {
     fn shown<'a>(&self, source: &'a str) -> Shown<'a> {
         Shown {
             source,
-            rows_dropped: RowsDropped {
-                count: 0,
-                reason: String::new(),
-            },
+            rows_dropped: no_rows_dropped(),
             saved: None,
             report: None,
         }
+    }
+}
+
+// ---- evaluate
+
+/// What `rarity evaluate` found, kept for its tables and out-of-fold rows.
+#[pyclass(frozen, module = "rarity._rarity")]
+pub struct EvaluateResult {
+    job: Arc<EvaluateJob>,
+}
+
+/// Cross-validated metrics of one strategy on `data`, per fold or on each
+/// repeat's pooled out-of-fold predictions (`pooled`, always with `loo`),
+/// keeping the out-of-fold predictions with `oof`: the same request and
+/// call as `rarity evaluate`.
+#[pyfunction]
+#[pyo3(signature = (data, model, cv="10", pooled=false, metrics=Vec::new(), oof=false, seed=42, n_jobs=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn evaluate_job(
+    py: Python<'_>,
+    data: &Data,
+    model: String,
+    cv: &str,
+    pooled: bool,
+    metrics: Vec<String>,
+    oof: bool,
+    seed: u64,
+    n_jobs: Option<i64>,
+) -> PyResult<EvaluateResult> {
+    let request = EvaluateRequest {
+        model,
+        cv: cv.to_string(),
+        pooled,
+        metrics,
+        oof,
+        seed,
+        front: Front::Python,
+    };
+    let ds = data.ds.clone();
+    let job = run(py, n_jobs, move || request.plan()?.run(&ds))?;
+    Ok(EvaluateResult { job: Arc::new(job) })
+}
+
+#[pymethods]
+impl EvaluateResult {
+    /// The outcome as `rarity evaluate --format json` prints it (`source`
+    /// names the data).
+    #[pyo3(signature = (source="<data>"))]
+    fn to_json(&self, py: Python<'_>, source: &str) -> PyResult<Py<PyAny>> {
+        json_py(py, &self.job.to_json(source, &no_rows_dropped()))
+    }
+
+    /// The outcome as `rarity evaluate` prints it.
+    #[pyo3(signature = (source="<data>"))]
+    fn to_text(&self, source: &str) -> String {
+        self.job.to_text(source)
+    }
+
+    /// The kept out-of-fold predictions (`oof=True`), in evaluation order:
+    /// `(row, repeat, fold, truth, proba, label)` arrays, `proba` one column
+    /// per class; `None` when none were kept.
+    #[allow(clippy::type_complexity)]
+    fn oof<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<
+        Option<(
+            Bound<'py, PyArray1<usize>>,
+            Bound<'py, PyArray1<usize>>,
+            Bound<'py, PyArray1<usize>>,
+            Bound<'py, PyArray1<u32>>,
+            Bound<'py, PyArray2<f64>>,
+            Bound<'py, PyArray1<u32>>,
+        )>,
+    > {
+        let parts = self.job.evaluation.fold_predictions();
+        let Some(k) = parts.first().map(|(_, _, p)| p.proba.n_classes()) else {
+            return Ok(None);
+        };
+        let (mut row, mut repeat, mut fold) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut truth, mut proba, mut label) = (Vec::new(), Vec::new(), Vec::new());
+        for (r, f, p) in parts {
+            row.extend_from_slice(&p.rows);
+            repeat.extend(std::iter::repeat_n(r, p.rows.len()));
+            fold.extend(std::iter::repeat_n(f, p.rows.len()));
+            truth.extend_from_slice(&p.truth);
+            proba.extend_from_slice(p.proba.values());
+            label.extend_from_slice(&p.labels);
+        }
+        let n = row.len();
+        Ok(Some((
+            row.into_pyarray(py),
+            repeat.into_pyarray(py),
+            fold.into_pyarray(py),
+            truth.into_pyarray(py),
+            proba.into_pyarray(py).reshape([n, k])?,
+            label.into_pyarray(py),
+        )))
+    }
+}
+
+/// No row dropped: Python's readers keep no report of them.
+fn no_rows_dropped() -> RowsDropped {
+    RowsDropped {
+        count: 0,
+        reason: String::new(),
     }
 }
 

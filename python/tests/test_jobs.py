@@ -1,7 +1,9 @@
 """Python has the command line's jobs (issue 38, items 3 and 4):
 ``GradientBoosting`` under scikit-learn's names, ``feature_importances_``,
 ``rarity.explain`` and ``rarity.show`` equal to ``rarity explain`` /
-``rarity show --format json``, and HTML for notebooks."""
+``rarity show --format json``, ``rarity.run`` and ``rarity.select`` equal to
+``rarity run`` / ``rarity select`` (one library request under both), and HTML
+for notebooks."""
 
 from __future__ import annotations
 
@@ -192,6 +194,75 @@ def test_explain_and_show_need_a_fitted_model():
         rarity.show(rarity.GradientBoosting())
     with pytest.raises(NotFittedError):
         rarity.explain(rarity.GradientBoosting(), X, y)
+
+
+# ---- run and select: one library request under both front ends
+
+
+def _cli_text(cli, *args):
+    return subprocess.run([cli, "--quiet", *args], check=True, capture_output=True, text=True).stdout
+
+
+@pytest.mark.parametrize(
+    "extra, kwargs",
+    [
+        ([], {}),
+        (["--cost", "fn=5,fp=1", "--metric", "cost"], {"cost": "fn=5,fp=1", "metric": "cost"}),
+        (["--decision-metric", "f1", "--pooled"], {"decision_metric": "f1", "pooled": True}),
+    ],
+    ids=["default", "cost", "pooled"],
+)
+def test_run_equals_the_command_lines_json_and_text(cli, tmp_path, extra, kwargs):
+    X, y = imbalanced(n=300, d=3, seed=18)
+    csv = tmp_path / "d.csv"
+    write_csv(csv, X, y)
+    models = ["logistic+platt", "tree(max_depth=3)", "gnb+threshold(priors)"]
+    flags = [w for m in models for w in ("-m", m)]
+    out = tmp_path / "w.rarity"
+    args = ["--seed", "4", "run", str(csv), *flags, "--cv", "2x3", *extra, "-o", str(out)]
+    want = _cli_json(cli, *args)
+    res = rarity.run(str(csv), models=models, cv="2x3", seed=4, **kwargs)
+    got = res.to_dict()
+    assert want.pop("saved") == str(out) and got.pop("saved") is None
+    assert got == want
+    text = [line for line in _cli_text(cli, *args).splitlines(keepends=True)
+            if not line.startswith(("saved, trained", "next: rarity predict"))]
+    assert res.to_text() == "".join(text)
+
+
+def test_run_names_pythons_parameters_in_its_errors():
+    X, y = imbalanced(n=100, d=3, seed=19)
+    with pytest.raises(ValueError, match="^cost 'fn=x': "):
+        rarity.run((X, y), models=["tree"], cost="fn=x")
+    with pytest.raises(ValueError, match="^benefit 'amount=x0,overhead=lots': "):
+        rarity.select.select(["tree", "gnb"], X, y, X, benefit="amount=x0,overhead=lots")
+
+
+@pytest.mark.parametrize(
+    "method",
+    [None, "reverse-testing", "iwcv", "iwcv(ratio=ulsif)", "prior-cv", "cv(folds=3)"],
+    ids=["default", "rt", "iwcv", "ulsif", "prior-cv", "cv"],
+)
+def test_select_takes_every_method_of_the_command_line_and_equals_its_json(cli, tmp_path, method):
+    X, y = imbalanced(n=400, d=3, seed=20)
+    # A biased sample: the training set sees fewer rows with a large first feature.
+    biased = X[:, 0] < 0.8
+    X_train, y_train = X[:250][biased[:250]], y[:250][biased[:250]]
+    X_target, y_target = X[250:], y[250:]
+    write_csv(tmp_path / "train.csv", X_train, y_train)
+    write_csv(tmp_path / "target.csv", X_target, y_target)
+    learners = "tree(max_depth=3),gnb,logistic"
+    flags = [] if method is None else ["--method", method]
+    want = _cli_json(cli, "--seed", "6", "select", "--train", str(tmp_path / "train.csv"), "--population",
+                     str(tmp_path / "target.csv"), "--learners", learners, "--truth", "y", *flags)
+    kwargs = {} if method is None else {"method": method}
+    got = rarity.select.select(learners, X_train, y_train, X_target, y_target=y_target, seed=6, **kwargs)
+    assert got == want
+    assert got["true_ranking"] is not None
+    if method is None:
+        assert got["method"] == rarity.select.DEFAULT_METHOD
+    old = rarity.select.reverse_testing(learners, X_train, y_train, X_target, y_target=y_target, seed=6, **kwargs)
+    assert old["order"] == want["ranking"]["order"] and old["spec"] == want["spec"]
 
 
 # ---- HTML for notebooks

@@ -7,9 +7,12 @@
 //! arguments; neither assembles settings.
 //!
 //! - [`run`]: `rarity run` / `rarity.run`, the main job.
+//! - [`evaluate`]: `rarity evaluate` / `rarity.evaluate`, the
+//!   cross-validated metrics of one strategy.
 //! - [`select`]: `rarity select` / `rarity.select.select`, choosing a
 //!   learner for a population the labelled sample does not represent.
 
+pub mod evaluate;
 pub mod run;
 pub mod select;
 
@@ -38,4 +41,19 @@ impl Front {
             Front::Python => name.to_string(),
         }
     }
+}
+
+/// The note under a metrics table that shows `-`: which metrics these rows
+/// leave undefined, and the usual reasons (empty when none is).
+pub fn undefined_note<'a>(keys: impl IntoIterator<Item = &'a str>) -> String {
+    let keys: Vec<&str> = keys.into_iter().collect();
+    if keys.is_empty() {
+        return String::new();
+    }
+    format!(
+        "\n-: undefined on these rows (null in JSON): {}. A metric is undefined when the rows \
+         cannot define it: a class absent, k above the number of rows, a precision or recall \
+         no threshold reaches.\n",
+        keys.join(", ")
+    )
 }

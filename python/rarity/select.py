@@ -12,7 +12,7 @@ from __future__ import annotations
 from . import _rarity
 from . import _validation as V
 
-__all__ = ["select", "reverse_testing", "DEFAULT_METHOD"]
+__all__ = ["select", "reverse_testing"]
 
 #: The default method of ``rarity select`` and :func:`select`: the majority
 #: of the default ReverseTesting variant and two importance-weighted
@@ -73,8 +73,8 @@ def select(
     >>> import rarity
     >>> X, y = rarity.datasets.load("pima")
     >>> r = rarity.select.select(["tree(max_depth=2)", "gnb"], X[:400], y[:400], X[400:], method="iwcv(ratio=ulsif)")
-    >>> sorted(r["ranking"]["order"]), r["spec"]
-    ([0, 1], 'iwcv(ratio=ulsif)')
+    >>> sorted(r["ranking"]["order"]), r["method"], r["spec"][:16]
+    ([0, 1], 'iwcv(ratio=ulsif)', 'iwcv(ratio=ulsif')
     """
     if not isinstance(learners, str):
         learners = ",".join(learners)
@@ -98,6 +98,16 @@ def reverse_testing(
     the top level (``learners``, ``order``, ``score``, ``pairs``,
     ``models_built``, ``single_class_copies``) as this function returned
     them before it took every method.
+
+    Parameters
+    ----------
+    learners, X_train, y_train, X_target, method, variant, metric, benefit, y_target, seed, n_jobs, pos_label
+        As for :func:`select`.
+
+    Returns
+    -------
+    dict
+        :func:`select`'s result with the keys of its ``ranking`` also at the top level.
 
     Examples
     --------

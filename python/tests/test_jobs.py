@@ -1,8 +1,8 @@
 """Python has the command line's jobs (issue 38, items 3 and 4):
 ``GradientBoosting`` under scikit-learn's names, ``feature_importances_``,
 ``rarity.explain`` and ``rarity.show`` equal to ``rarity explain`` /
-``rarity show --format json``, ``rarity.run`` and ``rarity.select`` equal to
-``rarity run`` / ``rarity select`` (one library request under both), and HTML
+``rarity show --format json``, ``rarity.run``, ``rarity.select`` and ``rarity.evaluate`` equal to
+``rarity run`` / ``select`` / ``evaluate`` (one library request under both), and HTML
 for notebooks."""
 
 from __future__ import annotations
@@ -263,6 +263,44 @@ def test_select_takes_every_method_of_the_command_line_and_equals_its_json(cli, 
         assert got["method"] == rarity.select.DEFAULT_METHOD
     old = rarity.select.reverse_testing(learners, X_train, y_train, X_target, y_target=y_target, seed=6, **kwargs)
     assert old["order"] == want["ranking"]["order"] and old["spec"] == want["spec"]
+
+
+@pytest.mark.parametrize(
+    "extra, kwargs",
+    [
+        (["--cv", "2x3"], {"cv": "2x3"}),
+        (["--cv", "3", "--pooled", "--metric", "precision_at_k(k=10)"],
+         {"cv": "3", "pooled": True, "metrics": ["precision_at_k(k=10)"]}),
+    ],
+    ids=["folds", "pooled"],
+)
+def test_evaluate_equals_the_command_lines_json_text_and_oof(cli, tmp_path, extra, kwargs):
+    pytest.importorskip("pandas")
+    X, y = imbalanced(n=300, d=3, seed=21)
+    csv = tmp_path / "d.csv"
+    write_csv(csv, X, y)
+    spec = "under+forest(n=5)+correct"
+    oof = tmp_path / "oof.csv"
+    args = ["--seed", "7", "evaluate", str(csv), "-m", spec, *extra, "--oof", str(oof)]
+    want = _cli_json(cli, *args)
+    got = rarity.evaluate(str(csv), model=spec, seed=7, oof=True, **kwargs)
+    d = got.to_dict()
+    for k in ("fit_seconds", "predict_seconds"):
+        want.pop(k), d.pop(k)
+    assert d == want and got.metrics == want["metrics"]
+    assert "<table" in got._repr_html_() and "average_precision" in got._repr_html_()
+    text = _cli_text(cli, *args).splitlines()
+    mine = got.to_text().splitlines()
+    assert [line for line in mine if not line.startswith("fit ")] == [line for line in text if not line.startswith("fit ")]
+    assert mine[1].startswith("fit ")
+    lines = oof.read_text().splitlines()
+    assert list(got.oof.columns) == lines[0].split(",") and len(got.oof) == len(lines) - 1
+    for (_, row), line in zip(got.oof.iterrows(), lines[1:]):
+        cells = line.split(",")
+        assert [int(c) for c in cells[:3]] == [row["row"], row["repeat"], row["fold"]]
+        assert cells[3:5] == [row["strategy"], row["truth"]] and cells[-1] == row["label"]
+        assert [float(c) for c in cells[5:-1]] == pytest.approx([row["p_0"], row["p_1"]], abs=1e-12)
+    assert rarity.evaluate(str(csv), model=spec, cv="3").oof is None
 
 
 # ---- HTML for notebooks

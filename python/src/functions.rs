@@ -18,6 +18,7 @@ use rarity::calibrate::{self, Isotonic, Platt};
 use rarity::data::read::{ReadOptions, RowsDropped};
 use rarity::data::Proba;
 use rarity::decide::{Decision, Rule};
+use rarity::job::calibrate::CalibrateRequest;
 use rarity::job::evaluate::{EvaluateJob, EvaluateRequest};
 use rarity::job::run::{RunJob, RunRequest, Shown};
 use rarity::job::select::{SelectRequest, DEFAULT_METHOD};
@@ -341,6 +342,39 @@ pub fn em_priors<'py>(
         est.iterations,
         est.converged,
     ))
+}
+
+/// `rarity calibrate` on probabilities: undo keep rates (`beta` or
+/// `keep_rates`), move to `to_priors` or to EM's priors (`em`) from
+/// `train_priors`; (its JSON, the new probabilities, their labels at the
+/// threshold equivalent to `threshold` or by the argmax).
+#[pyfunction]
+#[pyo3(signature = (proba, classes, beta=None, keep_rates=None, to_priors=None, em=false, train_priors=None, threshold=0.5))]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+pub fn calibrate_job<'py>(
+    py: Python<'py>,
+    proba: PyReadonlyArray2<'_, f64>,
+    classes: Vec<String>,
+    beta: Option<f64>,
+    keep_rates: Option<Vec<f64>>,
+    to_priors: Option<Vec<f64>>,
+    em: bool,
+    train_priors: Option<Vec<f64>>,
+    threshold: f64,
+) -> PyResult<(Py<PyAny>, Bound<'py, PyArray2<f64>>, Bound<'py, PyArray1<u32>>)> {
+    let p = proba_of(&proba)?;
+    let request = CalibrateRequest {
+        beta,
+        keep_rates,
+        to_priors,
+        em,
+        train_priors,
+        threshold,
+        front: Front::Python,
+    };
+    let job = request.run(&p).map_err(to_py)?;
+    let json = json_py(py, &job.to_json(None, &classes))?;
+    Ok((json, proba_array(py, job.proba)?, job.labels.into_pyarray(py)))
 }
 
 /// The decision rule consistent with a sample's keep rates

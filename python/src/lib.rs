@@ -40,6 +40,7 @@ fn _rarity(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(functions::corrected_threshold, m)?,
         wrap_pyfunction!(functions::adjust_to_priors, m)?,
         wrap_pyfunction!(functions::em_priors, m)?,
+        wrap_pyfunction!(functions::calibrate_job, m)?,
         wrap_pyfunction!(functions::consistent_rule, m)?,
         wrap_pyfunction!(functions::decide, m)?,
         wrap_pyfunction!(functions::platt_fit, m)?,

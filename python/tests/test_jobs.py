@@ -1,8 +1,9 @@
 """Python has the command line's jobs (issue 38, items 3 and 4):
 ``GradientBoosting`` under scikit-learn's names, ``feature_importances_``,
 ``rarity.explain`` and ``rarity.show`` equal to ``rarity explain`` /
-``rarity show --format json``, ``rarity.run``, ``rarity.select`` and ``rarity.evaluate`` equal to
-``rarity run`` / ``select`` / ``evaluate`` (one library request under both), and HTML
+``rarity show --format json``, ``rarity.run``, ``rarity.select``, ``rarity.evaluate`` and
+``rarity.calibration.recalibrate`` equal to ``rarity run`` / ``select`` / ``evaluate`` /
+``calibrate`` (one library request under both), and HTML
 for notebooks."""
 
 from __future__ import annotations
@@ -301,6 +302,43 @@ def test_evaluate_equals_the_command_lines_json_text_and_oof(cli, tmp_path, extr
         assert cells[3:5] == [row["strategy"], row["truth"]] and cells[-1] == row["label"]
         assert [float(c) for c in cells[5:-1]] == pytest.approx([row["p_0"], row["p_1"]], abs=1e-12)
     assert rarity.evaluate(str(csv), model=spec, cv="3").oof is None
+
+
+@pytest.mark.parametrize(
+    "flags, kwargs",
+    [
+        (["--beta", "0.2"], {"beta": 0.2}),
+        (["--em", "--train-priors", "0.9,0.1"], {"em": True, "train_priors": [0.9, 0.1]}),
+        (["--keep-rates", "0.25,1", "--to-priors", "0.99,0.01", "--train-priors", "0.9,0.1", "--threshold", "0.3"],
+         {"keep_rates": [0.25, 1], "to_priors": [0.99, 0.01], "train_priors": [0.9, 0.1], "threshold": 0.3}),
+    ],
+    ids=["beta", "em", "keep-rates-to-priors"],
+)
+def test_recalibrate_equals_the_command_lines_json_and_file(cli, tmp_path, flags, kwargs):
+    rng = np.random.default_rng(22)
+    p = rng.beta(0.6, 2.0, size=200)
+    scores = tmp_path / "scores.csv"
+    scores.write_text("id,p_1\n" + "".join(f"r{i},{float(v)!r}\n" for i, v in enumerate(p)))
+    out = tmp_path / "out.csv"
+    want = _cli_json(cli, "calibrate", str(scores), "--proba", "p_1", *flags, "-o", str(out))
+    got = rarity.calibration.recalibrate(p, **kwargs)
+    proba, labels = got.pop("proba"), got.pop("labels")
+    assert want.pop("output") == str(out) and got.pop("output") is None
+    assert got == want
+    lines = out.read_text().splitlines()
+    assert lines[0].split(",") == ["p_0", "p_1", "label"]
+    written = np.array([[float(c) for c in line.split(",")[:2]] for line in lines[1:]])
+    np.testing.assert_allclose(written[:, 1], proba, rtol=0, atol=1e-12)
+    assert [line.split(",")[2] for line in lines[1:]] == [str(v) for v in labels]
+
+
+def test_recalibrate_names_pythons_parameters_in_its_errors():
+    with pytest.raises(ValueError, match="^nothing to do: give beta or keep_rates"):
+        rarity.calibration.recalibrate([0.2, 0.7])
+    with pytest.raises(ValueError, match="give train_priors"):
+        rarity.calibration.recalibrate([0.2, 0.7], em=True)
+    with pytest.raises(ValueError, match="^threshold 2 is not in"):
+        rarity.calibration.recalibrate([0.2, 0.7], beta=0.5, threshold=2.0)
 
 
 # ---- HTML for notebooks

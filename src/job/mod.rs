@@ -9,9 +9,12 @@
 //! - [`run`]: `rarity run` / `rarity.run`, the main job.
 //! - [`evaluate`]: `rarity evaluate` / `rarity.evaluate`, the
 //!   cross-validated metrics of one strategy.
+//! - [`calibrate`]: `rarity calibrate` / `rarity.calibration.recalibrate`,
+//!   probabilities moved off a sample's keep rates or onto other priors.
 //! - [`select`]: `rarity select` / `rarity.select.select`, choosing a
 //!   learner for a population the labelled sample does not represent.
 
+pub mod calibrate;
 pub mod evaluate;
 pub mod run;
 pub mod select;

@@ -29,6 +29,7 @@ pub mod evaluate;
 pub mod experiment;
 pub mod explain;
 pub mod export;
+pub mod job;
 pub mod learn;
 pub mod limits;
 pub(crate) mod mem;

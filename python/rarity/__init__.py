@@ -34,6 +34,7 @@ from . import _rarity
 from ._classifier import ENSEMBLE_CLASSES as _ENSEMBLES
 from ._boosting import GradientBoosting
 from ._classifier import Classifier, CorrectedClassifier
+from ._evaluate import EvaluateResult, evaluate
 from ._explain import Explanation, ModelSummary, explain, show
 from ._run import RunResult, run
 from ._validation import NotANumberError
@@ -46,6 +47,7 @@ globals().update({c.__name__: c for c in _ENSEMBLES.values()})
 __all__ = [
     "Classifier",
     "CorrectedClassifier",
+    "EvaluateResult",
     "Explanation",
     "GradientBoosting",
     "ModelSummary",
@@ -53,6 +55,7 @@ __all__ = [
     "RunResult",
     "calibration",
     "datasets",
+    "evaluate",
     "explain",
     "export_onnx",
     "metrics",

@@ -95,6 +95,28 @@ class RunResult:
                 out.append(row)
         return out
 
+    def to_dict(self):
+        """The whole outcome as ``rarity run --format json`` prints it (the
+        same library rendering): ``ranking``, ``models``, ``decisions``,
+        ``verdict``, ``winner``, ... (``saved`` and ``report`` are None:
+        nothing was written).
+
+        Returns
+        -------
+        dict
+        """
+        return self._native.to_json(self._source)
+
+    def to_text(self):
+        """The outcome as ``rarity run`` prints it: the ranked table, each
+        model's decisions, notes, the verdict and the winner.
+
+        Returns
+        -------
+        str
+        """
+        return self._native.to_text(self._source)
+
     def report(self, directory):
         """Writes the HTML report of ``rarity run --report DIR`` (ranked table,
         verdict and critical-difference diagram, ROC / precision-recall /

@@ -75,6 +75,9 @@ RETURNS = {
     "folds": "list[dict[str, Any]]",
     "registry": "list[dict[str, Any]]",
     "run": "RunResult",
+    "evaluate": "EvaluateResult",
+    "select": "dict[str, Any]",
+    "to_text": "str",
     "explain": "Explanation",
     "show": "ModelSummary",
     "to_dict": "dict[str, Any]",
@@ -140,6 +143,7 @@ FITTED = {
         ("decision_metric", "str"),
         ("decisions", "list[dict[str, Any]]"),
     ],
+    "evaluate": [("metrics", "dict[str, Any]"), ("oof", "Any")],
     "gbdt": [("n_iter_", "int")],
     "explanation": [
         ("spec", "str"),
@@ -261,8 +265,10 @@ def stubs():
         init += ["", _class(cls, "_RarityClassifier", "", [])]
     init += ["", _class(rarity.GradientBoosting, "_RarityClassifier", "gbdt", [])]
     init += ["", _class(rarity.CorrectedClassifier, "", "corrected", est_methods)]
-    init += ["", _class(_run.RunResult, "", "run", ["folds", "report"])]
+    init += ["", _class(_run.RunResult, "", "run", ["folds", "to_dict", "to_text", "report"])]
     init += ["", _sig(_run.run, "run")]
+    init += ["", _class(rarity.EvaluateResult, "", "evaluate", ["to_dict", "to_text"], init=False)]
+    init += ["", _sig(rarity.evaluate, "evaluate")]
     init += ["", _class(rarity.Explanation, "", "explanation", ["to_dict"], init=False)]
     init += ["", _class(rarity.ModelSummary, "dict[str, Any]", "", ["to_dict"], init=False)]
     init += ["", _sig(rarity.explain, "explain"), _sig(rarity.show, "show"), ""]

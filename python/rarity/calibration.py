@@ -11,6 +11,9 @@ regression (rarity's ``calibrate`` and ``decide`` modules).
 - :func:`adjust_to_priors`: Saerens et al. (2002), the appendix's eq. 14,
   ``p_t,k ∝ (pi_t,k / pi_s,k) p_s,k``.
 - :func:`em_priors`: Saerens' EM estimate of unknown test priors.
+- :func:`recalibrate`: ``rarity calibrate`` on probabilities (the same
+  library request): undo keep rates, move to given or EM-estimated priors,
+  and the threshold giving the same labels.
 - :class:`Platt`, :class:`Isotonic`: binary calibrators (Platt 1999 with
   Lin, Lin & Weng's Newton method; pool-adjacent-violators with
   scikit-learn's ``IsotonicRegression`` conventions).
@@ -22,7 +25,7 @@ import numpy as np
 
 from . import _rarity
 
-__all__ = ["correct", "corrected_threshold", "adjust_to_priors", "em_priors", "Platt", "Isotonic"]
+__all__ = ["correct", "corrected_threshold", "adjust_to_priors", "em_priors", "recalibrate", "Platt", "Isotonic"]
 
 
 def _proba(p):
@@ -144,6 +147,62 @@ def em_priors(proba, train_priors, tol=1e-6, max_iter=1000):
     m, one = _proba(proba)
     priors, adjusted, it, ok = _rarity.em_priors(m, list(map(float, train_priors)), float(tol), int(max_iter))
     return np.asarray(priors), _out(adjusted, one), it, ok
+
+
+def recalibrate(
+    proba, *, beta=None, keep_rates=None, to_priors=None, em=False, train_priors=None, threshold=0.5,
+    classes=None,
+):
+    """``rarity calibrate`` on probabilities: undo a sample's keep rates
+    (eq. 9), move to other priors (eq. 14) or to the priors Saerens' EM
+    estimates from these rows, and label them at the threshold that gives
+    the same labels (eq. 12). The same library request as the command.
+
+    Parameters
+    ----------
+    proba : array-like of shape (n_samples,) or (n_samples, n_classes)
+        The model's probabilities (1-d: the positive class's).
+    beta : float, default=None
+        The negatives were undersampled at this rate (binary; keep rates ``beta, 1``).
+    keep_rates : array-like of shape (n_classes,), default=None
+        Per class, the rate at which the training sample kept it.
+    to_priors : array-like of shape (n_classes,), default=None
+        Move the (corrected) probabilities to these priors.
+    em : bool, default=False
+        Move them to the priors EM estimates from these rows.
+    train_priors : array-like of shape (n_classes,), default=None
+        The priors the (corrected) probabilities are under; needed by
+        ``to_priors`` and ``em``.
+    threshold : float, default=0.5
+        Binary: the threshold on the input whose equivalent decides the labels.
+    classes : list of str, default=None
+        The class names the result lists (default ``"0"``, ``"1"``, ...).
+
+    Returns
+    -------
+    dict
+        ``rarity calibrate --format json``'s fields (``rows``, ``classes``,
+        ``keep_rates``, ``target_priors``, ``em_iterations``,
+        ``em_converged``, ``input_threshold``, ``threshold``; ``output`` None)
+        plus ``proba`` (same shape as the input) and ``labels`` (class ids).
+
+    Examples
+    --------
+    >>> from rarity.calibration import recalibrate
+    >>> r = recalibrate([0.9] * 20 + [0.2] * 80, em=True, train_priors=[0.5, 0.5])
+    >>> r["em_converged"], bool(r["target_priors"][1] < 0.3), r["proba"].shape
+    (True, True, (100,))
+    """
+    m, one = _proba(proba)
+    floats = lambda v: None if v is None else [float(x) for x in v]  # noqa: E731
+    names = [str(c) for c in classes] if classes is not None else [str(k) for k in range(m.shape[1])]
+    out, p, labels = _rarity.calibrate_job(
+        m, names, None if beta is None else float(beta), floats(keep_rates), floats(to_priors), bool(em),
+        floats(train_priors), float(threshold),
+    )
+    out["proba"] = _out(p, one)
+    out["labels"] = labels
+    return out
 
 
 def _binary(y):

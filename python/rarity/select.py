@@ -1,7 +1,10 @@
 """Choosing a learner for a population whose labelled sample is biased:
-ReverseTesting (Fan & Davidson 2006, Sec. 4) and, for comparison,
-cross-validation, leave-one-out and training accuracy on the sample alone
-(rarity's ``select``; the same call as ``rarity select``).
+every method of ``rarity select`` (the same request and library call):
+ReverseTesting (Fan & Davidson 2006, Sec. 4), importance-weighted
+cross-validation (``iwcv``, ``iwcv(ratio=ulsif)``), prior-corrected
+cross-validation (``prior-cv``), their vote (the default), and, for
+comparison, cross-validation, leave-one-out and training accuracy on the
+sample alone.
 """
 
 from __future__ import annotations
@@ -9,14 +12,21 @@ from __future__ import annotations
 from . import _rarity
 from . import _validation as V
 
-__all__ = ["reverse_testing"]
+__all__ = ["select", "reverse_testing"]
+
+#: The default method of ``rarity select`` and :func:`select`: the majority
+#: of the default ReverseTesting variant and two importance-weighted
+#: cross-validations (the method that measured best, ``docs/reverse-testing.md``).
+DEFAULT_METHOD = "vote(reverse-testing, iwcv(ratio=classifier(power=0.5)), iwcv(ratio=ulsif))"
 
 
-def reverse_testing(
-    learners, X_train, y_train, X_target, *, method="reverse-testing", variant="default",
-    metric="accuracy", benefit=None, seed=42, n_jobs=None, pos_label=None,
+def select(
+    learners, X_train, y_train, X_target, *, method=DEFAULT_METHOD, variant="default",
+    metric="accuracy", benefit=None, y_target=None, seed=42, n_jobs=None, pos_label=None,
 ):
-    """Ranks learners for the unlabelled target rows ``X_target``.
+    """Ranks learners for the unlabelled target rows ``X_target``, as
+    ``rarity select --format json`` does (the same request and call; the
+    result equals its JSON).
 
     Parameters
     ----------
@@ -25,8 +35,13 @@ def reverse_testing(
     X_train, y_train : array-like or table
         The labelled (possibly biased) training set D.
     X_target : array-like or table
-        The unlabelled target set T (same columns as ``X_train``).
-    method : {"reverse-testing", "cv", "loo", "train"}, default="reverse-testing"
+        The unlabelled target population T (same columns as ``X_train``).
+    method : str, default=DEFAULT_METHOD
+        Any method of ``rarity select``: ``"reverse-testing"``, ``"cv"``,
+        ``"loo"``, ``"train"``, ``"iwcv"`` (importance-weighted
+        cross-validation), ``"prior-cv"`` (prior-corrected cross-validation),
+        with arguments such as ``"iwcv(ratio=ulsif)"`` or ``"cv(folds=5)"``, or
+        ``"vote(...)"`` of several; the default is the vote that measured best.
     variant : str, default="default"
         ReverseTesting's variant: ``"default"`` (the one that measured best,
         ``docs/reverse-testing.md``), ``"paper"`` (the literal algorithm),
@@ -35,6 +50,10 @@ def reverse_testing(
         The measure on D: any key of :func:`rarity.metrics.score`.
     benefit : str, default=None
         Example-dependent benefit ``"amount=COL,overhead=V"`` instead of a metric.
+    y_target : array-like, default=None
+        The target rows' true labels, if known: adds the true order
+        (``true_ranking``) and how the ranking disagrees with it
+        (``truth_note``), as ``--truth`` does.
     seed : int, default=42
     n_jobs : int, default=None
     pos_label : label, default=None
@@ -42,18 +61,20 @@ def reverse_testing(
     Returns
     -------
     dict
-        ``learners`` (names as given), ``order`` (indices, best first),
-        ``score`` (wins minus losses), ``pairs`` (every pair's outcome and,
-        for ReverseTesting, its four measures), ``models_built``,
-        ``single_class_copies`` and ``variant``.
+        ``method`` (as given), ``spec`` (as parsed), ``variant``, ``ranking``
+        (``learners``, ``order`` best first, ``score`` wins minus losses,
+        ``pairs``, ``models_built``, ``single_class_copies``), ``scores`` and
+        ``weights`` (for the methods that score learners one by one),
+        ``priors``, ``diagnosis`` (covariate- and prior-shift tests), ``did``
+        (what the method did), ``true_ranking`` and ``truth_note``.
 
     Examples
     --------
     >>> import rarity
     >>> X, y = rarity.datasets.load("pima")
-    >>> r = rarity.select.reverse_testing(["tree(max_depth=2)", "gnb"], X[:400], y[:400], X[400:])
-    >>> sorted(r["order"])
-    [0, 1]
+    >>> r = rarity.select.select(["tree(max_depth=2)", "gnb"], X[:400], y[:400], X[400:], method="iwcv(ratio=ulsif)")
+    >>> sorted(r["ranking"]["order"]), r["method"], r["spec"][:16]
+    ([0, 1], 'iwcv(ratio=ulsif)', 'iwcv(ratio=ulsif')
     """
     if not isinstance(learners, str):
         learners = ",".join(learners)
@@ -62,4 +83,42 @@ def reverse_testing(
     lab = V.labels(y_train, pos_label)
     data = _rarity.Data(feats, lab.codes, lab.class_names, "y", None, n_jobs)
     target, _ = V.features(X_target, n_jobs)
-    return _rarity.select(learners, data, target, method, variant, metric, benefit, int(seed), n_jobs)
+    truth = None
+    if y_target is not None:
+        t = V.labels(y_target, pos_label)
+        truth = _rarity.Data(V.features(X_target, n_jobs)[0], t.codes, t.class_names, "y", None, n_jobs)
+    return _rarity.select(learners, data, target, method, variant, metric, benefit, int(seed), n_jobs, truth)
+
+
+def reverse_testing(
+    learners, X_train, y_train, X_target, *, method=DEFAULT_METHOD, variant="default",
+    metric="accuracy", benefit=None, y_target=None, seed=42, n_jobs=None, pos_label=None,
+):
+    """:func:`select` under its older name, with the ranking's keys also at
+    the top level (``learners``, ``order``, ``score``, ``pairs``,
+    ``models_built``, ``single_class_copies``) as this function returned
+    them before it took every method.
+
+    Parameters
+    ----------
+    learners, X_train, y_train, X_target, method, variant, metric, benefit, y_target, seed, n_jobs, pos_label
+        As for :func:`select`.
+
+    Returns
+    -------
+    dict
+        :func:`select`'s result with the keys of its ``ranking`` also at the top level.
+
+    Examples
+    --------
+    >>> import rarity
+    >>> X, y = rarity.datasets.load("pima")
+    >>> r = rarity.select.reverse_testing(["tree(max_depth=2)", "gnb"], X[:400], y[:400], X[400:])
+    >>> sorted(r["order"]), r["method"] == rarity.select.DEFAULT_METHOD
+    ([0, 1], True)
+    """
+    r = select(
+        learners, X_train, y_train, X_target, method=method, variant=variant, metric=metric,
+        benefit=benefit, y_target=y_target, seed=seed, n_jobs=n_jobs, pos_label=pos_label,
+    )
+    return {**r["ranking"], **r}

@@ -2,8 +2,8 @@
 //! (learners, ensembles, samplers, stages, metrics), the bundled datasets,
 //! prior correction and calibration (`rarity::calibrate`,
 //! `rarity::decide`), metrics (`rarity::metrics`), statistical tests
-//! (`rarity::stats`), ReverseTesting (`rarity::select`) and the `run` job
-//! (`rarity::experiment::run`).
+//! (`rarity::stats`), and the `select`, `run` and `evaluate` jobs
+//! (`rarity::job`).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -15,18 +15,16 @@ use pyo3::types::{PyDict, PyList};
 use serde_json::Value as Json;
 
 use rarity::calibrate::{self, Isotonic, Platt};
-use rarity::data::read::ReadOptions;
-use rarity::data::{Dataset, Proba};
+use rarity::data::read::{ReadOptions, RowsDropped};
+use rarity::data::Proba;
 use rarity::decide::Rule;
-use rarity::evaluate::Extras;
-use rarity::experiment::run::{
-    decision_copies, parse_benefit, parse_cost, ranking_metric, report_notes, RunOutcome,
-    RunSettings,
-};
+use rarity::job::calibrate::CalibrateRequest;
+use rarity::job::evaluate::{EvaluateJob, EvaluateRequest};
+use rarity::job::run::{RunJob, RunRequest, Shown};
+use rarity::job::select::{SelectRequest, DEFAULT_METHOD};
+use rarity::job::Front;
 use rarity::metrics::catalogue::{metric, Direction, Needs, METRICS};
 use rarity::params::{Entry, ParamInfo};
-use rarity::select::comparator::{rank_by_comparator, Comparator};
-use rarity::select::variant::{Measure, ReverseTestingVariant};
 
 use crate::data::{split_key, Data, Features};
 use crate::model::{proba_array, Model};
@@ -352,6 +350,39 @@ pub fn em_priors<'py>(
     ))
 }
 
+/// `rarity calibrate` on probabilities: undo keep rates (`beta` or
+/// `keep_rates`), move to `to_priors` or to EM's priors (`em`) from
+/// `train_priors`; (its JSON, the new probabilities, their labels at the
+/// threshold equivalent to `threshold` or by the argmax).
+#[pyfunction]
+#[pyo3(signature = (proba, classes, beta=None, keep_rates=None, to_priors=None, em=false, train_priors=None, threshold=0.5))]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+pub fn calibrate_job<'py>(
+    py: Python<'py>,
+    proba: PyReadonlyArray2<'_, f64>,
+    classes: Vec<String>,
+    beta: Option<f64>,
+    keep_rates: Option<Vec<f64>>,
+    to_priors: Option<Vec<f64>>,
+    em: bool,
+    train_priors: Option<Vec<f64>>,
+    threshold: f64,
+) -> PyResult<(Py<PyAny>, Bound<'py, PyArray2<f64>>, Bound<'py, PyArray1<u32>>)> {
+    let p = proba_of(&proba)?;
+    let request = CalibrateRequest {
+        beta,
+        keep_rates,
+        to_priors,
+        em,
+        train_priors,
+        threshold,
+        front: Front::Python,
+    };
+    let job = request.run(&p).map_err(to_py)?;
+    let json = json_py(py, &job.to_json(None, &classes))?;
+    Ok((json, proba_array(py, job.proba)?, job.labels.into_pyarray(py)))
+}
+
 /// The decision rule consistent with a sample's keep rates
 /// (`rarity::decide::Rule::consistent`) as (threshold or None, lambdas
 /// or None).
@@ -535,50 +566,43 @@ pub fn wilcoxon<'py>(py: Python<'py>, x: Vec<f64>, y: Vec<f64>) -> PyResult<Boun
 
 // ---- model selection
 
-/// Ranks learners for an unlabelled target set: ReverseTesting (`method`
-/// `reverse-testing`, Fan & Davidson 2006) or a comparator on the training
-/// set alone (`cv`, `loo`, `train`); the same call as `rarity select`.
+/// Ranks learners for an unlabelled target set by any method of `rarity
+/// select` (`method=None`: its default, the vote), with the bias diagnosis;
+/// `truth`, the target rows with their labels, adds the true order. The
+/// same request and call as `rarity select`; returns its JSON.
 #[pyfunction]
-#[pyo3(signature = (learners, train, target, method="reverse-testing", variant="default", metric="accuracy", benefit=None, seed=42, n_jobs=None))]
+#[pyo3(signature = (learners, train, target, method=None, variant="default", metric="accuracy", benefit=None, seed=42, n_jobs=None, truth=None))]
 #[allow(clippy::too_many_arguments)]
-pub fn select<'py>(
-    py: Python<'py>,
+pub fn select(
+    py: Python<'_>,
     learners: String,
     train: &Data,
     target: &Features,
-    method: &str,
+    method: Option<String>,
     variant: &str,
     metric: &str,
     benefit: Option<String>,
     seed: u64,
     n_jobs: Option<i64>,
+    truth: Option<&Data>,
 ) -> PyResult<Py<PyAny>> {
-    let comparator = match method {
-        "reverse-testing" => None,
-        m => Some(Comparator::named(m).map_err(to_py)?),
+    let request = SelectRequest {
+        learners,
+        method: method.unwrap_or_else(|| DEFAULT_METHOD.to_string()),
+        variant: variant.to_string(),
+        metric: metric.to_string(),
+        benefit,
+        seed,
+        front: Front::Python,
     };
     let (train, target) = (train.ds.clone(), target.clone());
-    let (variant, metric) = (variant.to_string(), metric.to_string());
-    let ranking = run(py, n_jobs, move || {
-        let learners = rarity::spec::build_learners(&learners)?;
-        let mut v = ReverseTestingVariant::parse(&variant, &metric)?;
-        let mut plain = ReverseTestingVariant::parse("paper", &metric)?;
-        if let Some(b) = &benefit {
-            v.measure = Measure::Benefit(parse_benefit(b)?);
-            plain.measure = v.measure.clone();
-        }
-        let t = target.for_schema(train.schema())?;
-        let r = match comparator {
-            None => {
-                rarity::select::reverse_testing::reverse_testing(&learners, &train, &t, &v, seed)?
-            }
-            Some(c) => rank_by_comparator(&learners, &train, c, &plain, seed)?,
-        };
-        Ok((r, v.to_string()))
+    let truth = truth.map(|t| t.ds.clone());
+    let json = run(py, n_jobs, move || {
+        let plan = request.plan()?;
+        let target = target.for_schema(train.schema())?;
+        Ok(plan.run(&train, &target, truth.as_ref())?.to_json())
     })?;
-    let d = json_py(py, &to_json(&ranking.0)?)?;
-    d.bind(py).set_item("variant", ranking.1)?;
-    Ok(d)
+    json_py(py, &json)
 }
 
 // ---- run
@@ -586,17 +610,14 @@ pub fn select<'py>(
 /// What `rarity run` found, kept for its tables and report.
 #[pyclass(frozen, module = "rarity._rarity")]
 pub struct RunResult {
-    outcome: Arc<RunOutcome>,
-    data: Dataset,
-    cv: String,
-    cost: Option<String>,
+    job: Arc<RunJob>,
 }
 
 /// Compares strategies on `data` with repeated stratified
 /// cross-validation on shared folds, ranks them (models on a ranking or
 /// probability metric, each model's decisions on `decision_metric`),
 /// tests the differences between models (Friedman / Nemenyi) and fits the
-/// winner on all rows: the same call as `rarity run`.
+/// winner on all rows: the same request and call as `rarity run`.
 #[pyfunction]
 #[pyo3(signature = (data, models=Vec::new(), metric="average_precision", cv="2x5", cost=None, benefit=None, seed=42, n_jobs=None, decision_metric=None, pooled=false))]
 #[allow(clippy::too_many_arguments)]
@@ -613,48 +634,22 @@ pub fn run_job(
     decision_metric: Option<String>,
     pooled: bool,
 ) -> PyResult<RunResult> {
-    let ds = data.ds.clone();
-    let (metric, cv_text) = (metric.to_string(), cv.to_string());
-    let cost_text = cost.clone();
-    let d2 = ds.clone();
-    let outcome = run(py, n_jobs, move || {
-        let cost_m = cost.as_deref().map(parse_cost).transpose()?;
-        let benefit = benefit.as_deref().map(parse_benefit).transpose()?;
-        let (has_cost, has_benefit) = (cost_m.is_some(), benefit.is_some());
-        let ranking = ranking_metric(&metric, has_cost, has_benefit)?;
-        let decision = decision_metric
-            .as_deref()
-            .map(|k| ranking_metric(k, has_cost, has_benefit))
-            .transpose()?;
-        let settings = RunSettings {
-            strategies: models
-                .iter()
-                .map(|s| rarity::spec::build_strategy(s))
-                .collect::<rarity::Result<_>>()?,
-            decision_copies: decision_copies(
-                cost.as_deref().zip(cost_m.as_ref()),
-                benefit.as_ref(),
-            ),
-            extras: Extras {
-                cost: cost_m,
-                benefit,
-                keep_predictions: true,
-                ..Extras::default()
-            },
-            metric: ranking,
-            decision_metric: decision,
-            splitter: cv_text.parse()?,
-            pooled,
-            seed,
-        };
-        rarity::experiment::run::run(&d2, settings)
-    })?;
-    Ok(RunResult {
-        outcome: Arc::new(outcome),
-        data: ds,
+    let request = RunRequest {
+        models,
+        metric: metric.to_string(),
+        decision_metric,
         cv: cv.to_string(),
-        cost: cost_text,
-    })
+        pooled,
+        cost,
+        benefit,
+        keep_predictions: true,
+        oof: false,
+        seed,
+        front: Front::Python,
+    };
+    let ds = data.ds.clone();
+    let job = run(py, n_jobs, move || request.plan()?.run(&ds))?;
+    Ok(RunResult { job: Arc::new(job) })
 }
 
 #[pymethods]
@@ -662,7 +657,7 @@ impl RunResult {
     /// The ranked strategies, best first: per strategy its spec and, per
     /// metric, mean, std and full potential over folds.
     fn ranking<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let o = &self.outcome;
+        let o = &self.job.outcome;
         let rows = o
             .order
             .iter()
@@ -686,34 +681,47 @@ impl RunResult {
 
     /// Every (strategy, fold) result: spec, repeat, fold and metrics.
     fn folds<'py>(&self, py: Python<'py>) -> PyResult<Py<PyAny>> {
-        let v = to_json(&self.outcome.comparison)?;
+        let v = to_json(&self.job.outcome.comparison)?;
         json_py(py, &v)
+    }
+
+    /// The whole outcome as `rarity run --format json` prints it (`source`
+    /// names the data; nothing saved, no report).
+    #[pyo3(signature = (source="<data>"))]
+    fn to_json(&self, py: Python<'_>, source: &str) -> PyResult<Py<PyAny>> {
+        json_py(py, &self.job.to_json(&self.shown(source)))
+    }
+
+    /// The outcome as `rarity run` prints it (`source` names the data).
+    #[pyo3(signature = (source="<data>"))]
+    fn to_text(&self, source: &str) -> String {
+        self.job.to_text(&self.shown(source))
     }
 
     /// The Friedman / Nemenyi verdict between models (model indices into
     /// its `models`); `testable` is false when no difference can be tested.
     #[getter]
     fn verdict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        json_py(py, &to_json(&self.outcome.verdict)?)
+        json_py(py, &to_json(&self.job.outcome.verdict)?)
     }
 
     /// What the metric ranked: `models` or `strategies`.
     #[getter]
     fn level(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        json_py(py, &to_json(&self.outcome.level)?)
+        json_py(py, &to_json(&self.job.outcome.level)?)
     }
 
     /// The thresholded metric that compared the decisions of each model.
     #[getter]
     fn decision_metric(&self) -> &'static str {
-        self.outcome.decision_metric.key
+        self.job.outcome.decision_metric.key
     }
 
     /// The decisions of each model, best model first: per model its spec
     /// and its strategies, best first on the decision metric, each with the
     /// Wilcoxon p-value against the model's best.
     fn decisions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let o = &self.outcome;
+        let o = &self.job.outcome;
         let rows = o
             .decisions
             .iter()
@@ -736,7 +744,8 @@ impl RunResult {
     /// Strategy specs in evaluation order.
     #[getter]
     fn strategies(&self) -> Vec<String> {
-        self.outcome
+        self.job
+            .outcome
             .comparison
             .evaluations
             .iter()
@@ -747,29 +756,143 @@ impl RunResult {
     /// The metric that ranked the strategies.
     #[getter]
     fn metric(&self) -> &'static str {
-        self.outcome.metric.key
+        self.job.outcome.metric.key
     }
 
     /// The winner fitted on all rows.
     #[getter]
     fn winner(&self) -> Model {
-        Model::new(self.outcome.winner.clone())
+        Model::new(self.job.outcome.winner.clone())
     }
 
     /// Writes the HTML report (and every table as CSV and JSON) to `dir`,
     /// as `rarity run --report DIR` does; `source` names the data.
     #[pyo3(signature = (dir, source="<data>"))]
     fn report(&self, py: Python<'_>, dir: PathBuf, source: &str) -> PyResult<()> {
-        let (o, ds) = (Arc::clone(&self.outcome), self.data.clone());
-        let (cv, cost, source) = (self.cv.clone(), self.cost.clone(), source.to_string());
+        let (job, source) = (Arc::clone(&self.job), source.to_string());
         run(py, Some(1), move || {
             rarity::report::check_report_dir(&dir)?;
-            let ctx = rarity::experiment::run_report::RunContext {
-                data: &ds,
-                notes: report_notes(&o, &ds, &source, &cv, cost.as_deref(), None),
-            };
-            rarity::experiment::run_report::run_report(&o, &ctx)?.write(&dir)
+            job.write_report(&dir, &source, None)
         })
+    }
+}
+
+impl RunResult {
+    /// What the outcome shows of where the data came from: nothing saved,
+    /// no report, no row dropped (Python's readers keep none).
+    fn shown<'a>(&self, source: &'a str) -> Shown<'a> {
+        Shown {
+            source,
+            rows_dropped: no_rows_dropped(),
+            saved: None,
+            report: None,
+        }
+    }
+}
+
+// ---- evaluate
+
+/// What `rarity evaluate` found, kept for its tables and out-of-fold rows.
+#[pyclass(frozen, module = "rarity._rarity")]
+pub struct EvaluateResult {
+    job: Arc<EvaluateJob>,
+}
+
+/// Cross-validated metrics of one strategy on `data`, per fold or on each
+/// repeat's pooled out-of-fold predictions (`pooled`, always with `loo`),
+/// keeping the out-of-fold predictions with `oof`: the same request and
+/// call as `rarity evaluate`.
+#[pyfunction]
+#[pyo3(signature = (data, model, cv="10", pooled=false, metrics=Vec::new(), oof=false, seed=42, n_jobs=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn evaluate_job(
+    py: Python<'_>,
+    data: &Data,
+    model: String,
+    cv: &str,
+    pooled: bool,
+    metrics: Vec<String>,
+    oof: bool,
+    seed: u64,
+    n_jobs: Option<i64>,
+) -> PyResult<EvaluateResult> {
+    let request = EvaluateRequest {
+        model,
+        cv: cv.to_string(),
+        pooled,
+        metrics,
+        oof,
+        seed,
+        front: Front::Python,
+    };
+    let ds = data.ds.clone();
+    let job = run(py, n_jobs, move || request.plan()?.run(&ds))?;
+    Ok(EvaluateResult { job: Arc::new(job) })
+}
+
+#[pymethods]
+impl EvaluateResult {
+    /// The outcome as `rarity evaluate --format json` prints it (`source`
+    /// names the data).
+    #[pyo3(signature = (source="<data>"))]
+    fn to_json(&self, py: Python<'_>, source: &str) -> PyResult<Py<PyAny>> {
+        json_py(py, &self.job.to_json(source, &no_rows_dropped()))
+    }
+
+    /// The outcome as `rarity evaluate` prints it.
+    #[pyo3(signature = (source="<data>"))]
+    fn to_text(&self, source: &str) -> String {
+        self.job.to_text(source)
+    }
+
+    /// The kept out-of-fold predictions (`oof=True`), in evaluation order:
+    /// `(row, repeat, fold, truth, proba, label)` arrays, `proba` one column
+    /// per class; `None` when none were kept.
+    #[allow(clippy::type_complexity)]
+    fn oof<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<
+        Option<(
+            Bound<'py, PyArray1<usize>>,
+            Bound<'py, PyArray1<usize>>,
+            Bound<'py, PyArray1<usize>>,
+            Bound<'py, PyArray1<u32>>,
+            Bound<'py, PyArray2<f64>>,
+            Bound<'py, PyArray1<u32>>,
+        )>,
+    > {
+        let parts = self.job.evaluation.fold_predictions();
+        let Some(k) = parts.first().map(|(_, _, p)| p.proba.n_classes()) else {
+            return Ok(None);
+        };
+        let (mut row, mut repeat, mut fold) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut truth, mut proba, mut label) = (Vec::new(), Vec::new(), Vec::new());
+        for (r, f, p) in parts {
+            row.extend_from_slice(&p.rows);
+            repeat.extend(std::iter::repeat_n(r, p.rows.len()));
+            fold.extend(std::iter::repeat_n(f, p.rows.len()));
+            truth.extend_from_slice(&p.truth);
+            proba.extend_from_slice(p.proba.values());
+            label.extend_from_slice(&p.labels);
+        }
+        let n = row.len();
+        Ok(Some((
+            row.into_pyarray(py),
+            repeat.into_pyarray(py),
+            fold.into_pyarray(py),
+            truth.into_pyarray(py),
+            proba.into_pyarray(py).reshape([n, k])?,
+            label.into_pyarray(py),
+        )))
+    }
+}
+
+/// No row dropped: Python's readers keep no report of them.
+fn no_rows_dropped() -> RowsDropped {
+    RowsDropped {
+        count: 0,
+        reason: String::new(),
     }
 }
 

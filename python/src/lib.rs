@@ -22,6 +22,7 @@ fn _rarity(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<model::Model>()?;
     m.add_class::<sampling::Drawn>()?;
     m.add_class::<functions::RunResult>()?;
+    m.add_class::<functions::EvaluateResult>()?;
     m.add_class::<spark::Summary>()?;
     m.add_class::<spark::RankSums>()?;
     m.add_class::<spark::RangeWalk>()?;
@@ -40,6 +41,7 @@ fn _rarity(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(functions::corrected_threshold, m)?,
         wrap_pyfunction!(functions::adjust_to_priors, m)?,
         wrap_pyfunction!(functions::em_priors, m)?,
+        wrap_pyfunction!(functions::calibrate_job, m)?,
         wrap_pyfunction!(functions::consistent_rule, m)?,
         wrap_pyfunction!(functions::decide, m)?,
         wrap_pyfunction!(functions::platt_fit, m)?,
@@ -56,6 +58,7 @@ fn _rarity(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(functions::wilcoxon, m)?,
         wrap_pyfunction!(functions::select, m)?,
         wrap_pyfunction!(functions::run_job, m)?,
+        wrap_pyfunction!(functions::evaluate_job, m)?,
         wrap_pyfunction!(spark::keep_batch, m)?,
         wrap_pyfunction!(spark::label_counts, m)?,
         wrap_pyfunction!(spark::under_rates, m)?,

@@ -17,6 +17,7 @@ MODULES = [
     "rarity._boosting",
     "rarity._classifier",
     "rarity._explain",
+    "rarity._evaluate",
     "rarity._run",
     "rarity.calibration",
     "rarity.datasets",
@@ -39,12 +40,12 @@ def test_every_public_item_has_a_numpydoc_docstring_with_an_example():
     import rarity
     from rarity import sampling
 
-    items = [getattr(rarity, n) for n in rarity.__all__ if n[0].isupper() and n not in ("NotANumberError", "RunResult", "Explanation", "ModelSummary")]
+    items = [getattr(rarity, n) for n in rarity.__all__ if n[0].isupper() and n not in ("NotANumberError", "RunResult", "EvaluateResult", "Explanation", "ModelSummary")]
     items += [getattr(sampling, n) for n in sampling.__all__]
     for mod in (rarity.calibration, rarity.metrics, rarity.stats, rarity.select, rarity.datasets,
                 rarity.model_selection):
         items += [getattr(mod, n) for n in mod.__all__]
-    items += [rarity.run, rarity.explain, rarity.show]
+    items += [rarity.run, rarity.evaluate, rarity.explain, rarity.show]
     for obj in items:
         doc = obj.__doc__ or ""
         assert ">>>" in doc, f"{obj.__name__}: no example"
@@ -61,7 +62,7 @@ def readme_python_examples():
     return blocks
 
 
-@pytest.mark.parametrize("index", range(2))
+@pytest.mark.parametrize("index", range(3))
 def test_readme_examples_run_as_written(capsys, index):
     code = readme_python_examples()[index]
     assert len([l for l in code.splitlines() if l.strip()]) <= 10
@@ -71,7 +72,9 @@ def test_readme_examples_run_as_written(capsys, index):
 
 def test_readme_shows_every_job():
     code = "".join(readme_python_examples())
-    for job in ("rarity.run(", "rarity.explain(", "rarity.show(", "rarity.GradientBoosting(", "feature_importances_"):
+    for job in ("rarity.run(", "rarity.explain(", "rarity.show(", "rarity.GradientBoosting(", "feature_importances_",
+                "rarity.evaluate(", "oof=True", "rarity.select.select(", "rarity.calibration.em_priors(",
+                "rarity.calibration.adjust_to_priors("):
         assert job in code, f"the README's Python examples do not show {job}"
 
 

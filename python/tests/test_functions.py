@@ -95,7 +95,7 @@ def test_reverse_testing_and_comparators():
     assert r["learners"] == learners and "variant" in r
     cv = rarity.select.reverse_testing(learners, X[:500], y[:500], X[500:], method="cv")
     assert cv["models_built"] > 0
-    with pytest.raises(ValueError, match="unknown comparator"):
+    with pytest.raises(ValueError, match="unknown selection method 'holdout'"):
         rarity.select.reverse_testing(learners, X[:500], y[:500], X[500:], method="holdout")
 
 

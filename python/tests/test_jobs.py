@@ -1,7 +1,10 @@
 """Python has the command line's jobs (issue 38, items 3 and 4):
 ``GradientBoosting`` under scikit-learn's names, ``feature_importances_``,
 ``rarity.explain`` and ``rarity.show`` equal to ``rarity explain`` /
-``rarity show --format json``, and HTML for notebooks."""
+``rarity show --format json``, ``rarity.run``, ``rarity.select``, ``rarity.evaluate`` and
+``rarity.calibration.recalibrate`` equal to ``rarity run`` / ``select`` / ``evaluate`` /
+``calibrate`` (one library request under both), and HTML
+for notebooks."""
 
 from __future__ import annotations
 
@@ -192,6 +195,150 @@ def test_explain_and_show_need_a_fitted_model():
         rarity.show(rarity.GradientBoosting())
     with pytest.raises(NotFittedError):
         rarity.explain(rarity.GradientBoosting(), X, y)
+
+
+# ---- run and select: one library request under both front ends
+
+
+def _cli_text(cli, *args):
+    return subprocess.run([cli, "--quiet", *args], check=True, capture_output=True, text=True).stdout
+
+
+@pytest.mark.parametrize(
+    "extra, kwargs",
+    [
+        ([], {}),
+        (["--cost", "fn=5,fp=1", "--metric", "cost"], {"cost": "fn=5,fp=1", "metric": "cost"}),
+        (["--decision-metric", "f1", "--pooled"], {"decision_metric": "f1", "pooled": True}),
+    ],
+    ids=["default", "cost", "pooled"],
+)
+def test_run_equals_the_command_lines_json_and_text(cli, tmp_path, extra, kwargs):
+    X, y = imbalanced(n=300, d=3, seed=18)
+    csv = tmp_path / "d.csv"
+    write_csv(csv, X, y)
+    models = ["logistic+platt", "tree(max_depth=3)", "gnb+threshold(priors)"]
+    flags = [w for m in models for w in ("-m", m)]
+    out = tmp_path / "w.rarity"
+    args = ["--seed", "4", "run", str(csv), *flags, "--cv", "2x3", *extra, "-o", str(out)]
+    want = _cli_json(cli, *args)
+    res = rarity.run(str(csv), models=models, cv="2x3", seed=4, **kwargs)
+    got = res.to_dict()
+    assert want.pop("saved") == str(out) and got.pop("saved") is None
+    assert got == want
+    text = [line for line in _cli_text(cli, *args).splitlines(keepends=True)
+            if not line.startswith(("saved, trained", "next: rarity predict"))]
+    assert res.to_text() == "".join(text)
+
+
+def test_run_names_pythons_parameters_in_its_errors():
+    X, y = imbalanced(n=100, d=3, seed=19)
+    with pytest.raises(ValueError, match="^cost 'fn=x': "):
+        rarity.run((X, y), models=["tree"], cost="fn=x")
+    with pytest.raises(ValueError, match="^benefit 'amount=x0,overhead=lots': "):
+        rarity.select.select(["tree", "gnb"], X, y, X, benefit="amount=x0,overhead=lots")
+
+
+@pytest.mark.parametrize(
+    "method",
+    [None, "reverse-testing", "iwcv", "iwcv(ratio=ulsif)", "prior-cv", "cv(folds=3)"],
+    ids=["default", "rt", "iwcv", "ulsif", "prior-cv", "cv"],
+)
+def test_select_takes_every_method_of_the_command_line_and_equals_its_json(cli, tmp_path, method):
+    X, y = imbalanced(n=400, d=3, seed=20)
+    # A biased sample: the training set sees fewer rows with a large first feature.
+    biased = X[:, 0] < 0.8
+    X_train, y_train = X[:250][biased[:250]], y[:250][biased[:250]]
+    X_target, y_target = X[250:], y[250:]
+    write_csv(tmp_path / "train.csv", X_train, y_train)
+    write_csv(tmp_path / "target.csv", X_target, y_target)
+    learners = "tree(max_depth=3),gnb,logistic"
+    flags = [] if method is None else ["--method", method]
+    want = _cli_json(cli, "--seed", "6", "select", "--train", str(tmp_path / "train.csv"), "--population",
+                     str(tmp_path / "target.csv"), "--learners", learners, "--truth", "y", *flags)
+    kwargs = {} if method is None else {"method": method}
+    got = rarity.select.select(learners, X_train, y_train, X_target, y_target=y_target, seed=6, **kwargs)
+    assert got == want
+    assert got["true_ranking"] is not None
+    if method is None:
+        assert got["method"] == rarity.select.DEFAULT_METHOD
+    old = rarity.select.reverse_testing(learners, X_train, y_train, X_target, y_target=y_target, seed=6, **kwargs)
+    assert old["order"] == want["ranking"]["order"] and old["spec"] == want["spec"]
+
+
+@pytest.mark.parametrize(
+    "extra, kwargs",
+    [
+        (["--cv", "2x3"], {"cv": "2x3"}),
+        (["--cv", "3", "--pooled", "--metric", "precision_at_k(k=10)"],
+         {"cv": "3", "pooled": True, "metrics": ["precision_at_k(k=10)"]}),
+    ],
+    ids=["folds", "pooled"],
+)
+def test_evaluate_equals_the_command_lines_json_text_and_oof(cli, tmp_path, extra, kwargs):
+    pytest.importorskip("pandas")
+    X, y = imbalanced(n=300, d=3, seed=21)
+    csv = tmp_path / "d.csv"
+    write_csv(csv, X, y)
+    spec = "under+forest(n=5)+correct"
+    oof = tmp_path / "oof.csv"
+    args = ["--seed", "7", "evaluate", str(csv), "-m", spec, *extra, "--oof", str(oof)]
+    want = _cli_json(cli, *args)
+    got = rarity.evaluate(str(csv), model=spec, seed=7, oof=True, **kwargs)
+    d = got.to_dict()
+    for k in ("fit_seconds", "predict_seconds"):
+        want.pop(k), d.pop(k)
+    assert d == want and got.metrics == want["metrics"]
+    assert "<table" in got._repr_html_() and "average_precision" in got._repr_html_()
+    text = _cli_text(cli, *args).splitlines()
+    mine = got.to_text().splitlines()
+    assert [line for line in mine if not line.startswith("fit ")] == [line for line in text if not line.startswith("fit ")]
+    assert mine[1].startswith("fit ")
+    lines = oof.read_text().splitlines()
+    assert list(got.oof.columns) == lines[0].split(",") and len(got.oof) == len(lines) - 1
+    for (_, row), line in zip(got.oof.iterrows(), lines[1:]):
+        cells = line.split(",")
+        assert [int(c) for c in cells[:3]] == [row["row"], row["repeat"], row["fold"]]
+        assert cells[3:5] == [row["strategy"], row["truth"]] and cells[-1] == row["label"]
+        assert [float(c) for c in cells[5:-1]] == pytest.approx([row["p_0"], row["p_1"]], abs=1e-12)
+    assert rarity.evaluate(str(csv), model=spec, cv="3").oof is None
+
+
+@pytest.mark.parametrize(
+    "flags, kwargs",
+    [
+        (["--beta", "0.2"], {"beta": 0.2}),
+        (["--em", "--train-priors", "0.9,0.1"], {"em": True, "train_priors": [0.9, 0.1]}),
+        (["--keep-rates", "0.25,1", "--to-priors", "0.99,0.01", "--train-priors", "0.9,0.1", "--threshold", "0.3"],
+         {"keep_rates": [0.25, 1], "to_priors": [0.99, 0.01], "train_priors": [0.9, 0.1], "threshold": 0.3}),
+    ],
+    ids=["beta", "em", "keep-rates-to-priors"],
+)
+def test_recalibrate_equals_the_command_lines_json_and_file(cli, tmp_path, flags, kwargs):
+    rng = np.random.default_rng(22)
+    p = rng.beta(0.6, 2.0, size=200)
+    scores = tmp_path / "scores.csv"
+    scores.write_text("id,p_1\n" + "".join(f"r{i},{float(v)!r}\n" for i, v in enumerate(p)))
+    out = tmp_path / "out.csv"
+    want = _cli_json(cli, "calibrate", str(scores), "--proba", "p_1", *flags, "-o", str(out))
+    got = rarity.calibration.recalibrate(p, **kwargs)
+    proba, labels = got.pop("proba"), got.pop("labels")
+    assert want.pop("output") == str(out) and got.pop("output") is None
+    assert got == want
+    lines = out.read_text().splitlines()
+    assert lines[0].split(",") == ["p_0", "p_1", "label"]
+    written = np.array([[float(c) for c in line.split(",")[:2]] for line in lines[1:]])
+    np.testing.assert_allclose(written[:, 1], proba, rtol=0, atol=1e-12)
+    assert [line.split(",")[2] for line in lines[1:]] == [str(v) for v in labels]
+
+
+def test_recalibrate_names_pythons_parameters_in_its_errors():
+    with pytest.raises(ValueError, match="^nothing to do: give beta or keep_rates"):
+        rarity.calibration.recalibrate([0.2, 0.7])
+    with pytest.raises(ValueError, match="give train_priors"):
+        rarity.calibration.recalibrate([0.2, 0.7], em=True)
+    with pytest.raises(ValueError, match="^threshold 2 is not in"):
+        rarity.calibration.recalibrate([0.2, 0.7], beta=0.5, threshold=2.0)
 
 
 # ---- HTML for notebooks

@@ -7,16 +7,14 @@
 
 use std::path::PathBuf;
 
-use serde_json::json;
-
-use super::output::{num, print_json, write_stdout};
+use super::output::{print_json, write_stdout};
 use super::{Global, OutputFormat};
-use rarity::calibrate::{PriorShift, Recalibration};
 use rarity::data::scores::{read_probabilities, write_predictions};
 use rarity::data::write::JobPaths;
-use rarity::decide::registry::EmParams;
 use rarity::error::{Error, Result};
 use rarity::experiment::parse_list;
+use rarity::job::calibrate::CalibrateRequest;
+use rarity::job::Front;
 
 /// Arguments of `rarity calibrate`.
 #[derive(Debug, clap::Args)]
@@ -65,55 +63,6 @@ fn numbers(flag: &str, text: &str) -> Result<Vec<f64>> {
     parse_list(flag, text, "a number", "0.99,0.01")
 }
 
-/// The recalibration the arguments describe, for `k` classes.
-fn recalibration(a: &Args, k: usize) -> Result<Recalibration> {
-    let keep_rates = match (a.beta, &a.keep_rates) {
-        (Some(_), _) if k != 2 => {
-            return Err(Error::invalid(format!(
-                "--beta undoes binary undersampling; these scores have {k} classes \
-                 (give --keep-rates, one per class)"
-            )))
-        }
-        (Some(b), _) if !(b > 0.0 && b <= 1.0) => {
-            return Err(Error::invalid(format!(
-                "--beta {b} is not an undersampling rate in (0, 1]"
-            )))
-        }
-        (Some(b), _) => Some(vec![b, 1.0]),
-        (None, Some(r)) => Some(numbers("--keep-rates", r)?),
-        (None, None) => None,
-    };
-    let shift = match (&a.to_priors, a.em) {
-        (Some(p), _) => Some(PriorShift::To(numbers("--to-priors", p)?)),
-        (None, true) => {
-            let em = EmParams::default();
-            Some(PriorShift::Em {
-                tol: em.tol,
-                max_iter: em.max_iter,
-            })
-        }
-        (None, false) => None,
-    };
-    let shift = match (shift, &a.train_priors) {
-        (Some(s), Some(p)) => Some((s, numbers("--train-priors", p)?)),
-        (Some(_), None) => {
-            return Err(Error::invalid(
-                "--to-priors and --em move probabilities from the priors they are under: \
-                 give --train-priors, the training data's class priors before any sampling \
-                 (e.g. --train-priors 0.998,0.002)",
-            ))
-        }
-        (None, _) => None,
-    };
-    if keep_rates.is_none() && shift.is_none() {
-        return Err(Error::invalid(
-            "nothing to do: give --beta or --keep-rates (undo sampling), and/or \
-             --to-priors or --em with --train-priors (move to other priors)",
-        ));
-    }
-    Ok(Recalibration { keep_rates, shift })
-}
-
 pub fn run(g: &Global, a: &Args) -> Result<()> {
     JobPaths::new()
         .input("the scores", &a.file)
@@ -122,74 +71,26 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     if !a.delimiter.is_ascii() {
         return Err(Error::invalid("--delimiter must be one ASCII character"));
     }
-    if !(0.0..=1.0).contains(&a.threshold) {
-        return Err(Error::invalid(format!(
-            "--threshold {} is not in [0, 1]",
-            a.threshold
-        )));
-    }
+    let mut request = CalibrateRequest {
+        beta: a.beta,
+        keep_rates: None,
+        to_priors: None,
+        em: a.em,
+        train_priors: None,
+        threshold: a.threshold,
+        front: Front::Cli,
+    };
+    request.check()?;
     let (proba, classes) = read_probabilities(&a.file, &a.proba, a.delimiter as u8)?;
-    let k = proba.n_classes();
-    let recal = recalibration(a, k)?;
-    let out = recal.apply(&proba)?;
-    let threshold = if k == 2 {
-        Some(recal.threshold(a.threshold, out.shifted.as_ref())?)
-    } else {
-        None
-    };
-    let labels: Vec<u32> = match threshold {
-        Some(t) => out
-            .proba
-            .column(1)
-            .iter()
-            .map(|p| u32::from(*p >= t))
-            .collect(),
-        None => out.proba.argmax().iter().map(|&c| c as u32).collect(),
-    };
-    write_predictions(&a.output, &classes, &out.proba, &labels)?;
-    let priors = out.shifted.as_ref().map(|s| &s.priors);
-    let em = out.shifted.as_ref().and_then(|s| s.em);
+    let list =
+        |flag: &str, text: &Option<String>| text.as_deref().map(|t| numbers(flag, t)).transpose();
+    request.keep_rates = list("--keep-rates", &a.keep_rates)?;
+    request.to_priors = list("--to-priors", &a.to_priors)?;
+    request.train_priors = list("--train-priors", &a.train_priors)?;
+    let job = request.run(&proba)?;
+    write_predictions(&a.output, &classes, &job.proba, &job.labels)?;
     if g.format == OutputFormat::Json {
-        return print_json(&json!({
-            "output": a.output.display().to_string(),
-            "rows": labels.len(),
-            "classes": classes,
-            "keep_rates": recal.keep_rates,
-            "target_priors": priors,
-            "em_iterations": em.map(|e| e.0),
-            "em_converged": em.map(|e| e.1),
-            "input_threshold": (k == 2).then_some(a.threshold),
-            "threshold": threshold,
-        }));
+        return print_json(&job.to_json(Some(&a.output), &classes));
     }
-    let mut text = format!(
-        "{} rows, {} classes -> {}\n",
-        labels.len(),
-        k,
-        a.output.display()
-    );
-    if let Some(p) = priors {
-        let list: Vec<String> = p.iter().map(|v| num(*v, 6)).collect();
-        text.push_str(&format!(
-            "{} priors: {}{}\n",
-            if em.is_some() {
-                "estimated (EM)"
-            } else {
-                "target"
-            },
-            list.join(", "),
-            match em {
-                Some((it, true)) => format!(" ({it} iterations)"),
-                Some((it, false)) => format!(" (not converged after {it} iterations)"),
-                None => String::new(),
-            }
-        ));
-    }
-    if let Some(t) = threshold {
-        text.push_str(&format!(
-            "threshold {} on the input = {} on the output (same labels; Dal Pozzolo et al. eq. 12)\n",
-            a.threshold, t
-        ));
-    }
-    write_stdout(&text)
+    write_stdout(&job.to_text(&a.output))
 }

@@ -8,6 +8,7 @@ use serde::Serialize;
 use rarity::error::{Error, Result};
 use rarity::report::Report;
 
+pub use rarity::job::undefined_note;
 pub use rarity::report::table::Table;
 
 /// Prints one JSON object (pretty, one trailing newline).
@@ -41,21 +42,6 @@ pub fn num(v: f64, digits: usize) -> String {
     } else {
         format!("{v:.digits$}")
     }
-}
-
-/// The note under a metrics table that shows `-`: which metrics these rows
-/// leave undefined, and the usual reasons (empty when none is).
-pub fn undefined_note<'a>(keys: impl IntoIterator<Item = &'a str>) -> String {
-    let keys: Vec<&str> = keys.into_iter().collect();
-    if keys.is_empty() {
-        return String::new();
-    }
-    format!(
-        "\n-: undefined on these rows (null in JSON): {}. A metric is undefined when the rows \
-         cannot define it: a class absent, k above the number of rows, a precision or recall \
-         no threshold reaches.\n",
-        keys.join(", ")
-    )
 }
 
 /// The class counts of a table before and after a command changed it, with

@@ -1,0 +1,138 @@
+"""``rarity.evaluate``: the cross-validated metrics of one strategy, as
+``rarity evaluate`` computes and prints them (the same library request and
+call, ``rarity::job::evaluate``), with the out-of-fold predictions on request.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _html, _rarity
+from . import _validation as V
+from ._run import _data, _frame
+
+__all__ = ["evaluate", "EvaluateResult"]
+
+
+class EvaluateResult:
+    """What :func:`evaluate` found.
+
+    Attributes
+    ----------
+    metrics : dict
+        Per metric its ``mean`` and ``std`` over folds (or over repeats of
+        pooled predictions), and ``full_potential`` for thresholded metrics of
+        binary tasks; None where the rows leave a metric undefined.
+    oof : pandas.DataFrame, polars.DataFrame, dict or None
+        With ``oof=True``, the out-of-fold predictions as ``rarity evaluate
+        --oof FILE`` writes them: ``row``, ``repeat``, ``fold``, ``strategy``,
+        ``truth``, ``p_<class>`` and ``label`` (class names); else None.
+    """
+
+    def __init__(self, native, source, class_names):
+        self._native = native
+        self._source = source
+        self.metrics = self.to_dict()["metrics"]
+        self.oof = None
+        parts = native.oof()
+        if parts is not None:
+            row, repeat, fold, truth, proba, label = parts
+            names = np.asarray(class_names, dtype=object)
+            cols = {"row": row, "repeat": repeat, "fold": fold,
+                    "strategy": np.full(len(row), self.to_dict()["model"], dtype=object),
+                    "truth": names[truth]}
+            cols.update({f"p_{c}": proba[:, k] for k, c in enumerate(class_names)})
+            cols["label"] = names[label]
+            self.oof = _columns(cols)
+
+    def to_dict(self):
+        """The outcome as ``rarity evaluate --format json`` prints it.
+
+        Returns
+        -------
+        dict
+        """
+        return self._native.to_json(self._source)
+
+    def to_text(self):
+        """The outcome as ``rarity evaluate`` prints it.
+
+        Returns
+        -------
+        str
+        """
+        return self._native.to_text(self._source)
+
+    def _repr_html_(self):
+        d = self.to_dict()
+        rows = [dict(metric=k, **v) for k, v in d["metrics"].items()]
+        return _html.records(rows, f"{d['model']}, cv {d['cv']}")
+
+    def __repr__(self):
+        d = self.to_dict()
+        return f"EvaluateResult(model={d['model']!r}, cv={d['cv']!r}, folds={d['folds']})"
+
+
+def _columns(cols):
+    try:
+        import pandas as pd
+
+        return pd.DataFrame(cols)
+    except ImportError:
+        pass
+    try:
+        import polars as pl
+
+        return pl.DataFrame(cols)
+    except ImportError:
+        return cols
+
+
+def evaluate(
+    data, target=None, *, model, cv="10", pooled=False, metrics=None, oof=False, pos_label=None,
+    seed=42, n_jobs=None,
+):
+    """Cross-validates one strategy, as ``rarity evaluate`` does.
+
+    Parameters
+    ----------
+    data : table, path or (X, y)
+        A pandas / polars / pyarrow table holding the target column, a data
+        file (read as the command line reads it), or a pair ``(X, y)``.
+    target : str or int, default=None
+        The target column (name or 0-based index); default: the last.
+    model : str
+        The strategy, e.g. ``"bagging(n=100)+threshold(priors)"``.
+    cv : str, default="10"
+        K folds, ``RxK`` repeated, ``loo``, ``time(col=COL, folds=5)`` or
+        ``group(col=COL, folds=5)``.
+    pooled : bool, default=False
+        Compute every metric once on each repeat's pooled out-of-fold
+        predictions instead of averaging per-fold values (always with ``loo``).
+    metrics : list of str, default=None
+        Metrics to add (``"precision_at_k(k=100)"``, ...).
+    oof : bool, default=False
+        Keep the out-of-fold predictions (``EvaluateResult.oof``), as
+        ``rarity evaluate --oof FILE`` writes them.
+    pos_label : label, default=None
+    seed : int, default=42
+    n_jobs : int, default=None
+
+    Returns
+    -------
+    EvaluateResult
+
+    Examples
+    --------
+    >>> import rarity
+    >>> X, y = rarity.datasets.load("ecoli4")
+    >>> r = rarity.evaluate((X, y), model="under+forest(n=10)+correct", cv="3", oof=True)
+    >>> r.to_dict()["folds"], len(r.oof) == len(y)
+    (3, True)
+    """
+    n_jobs = V.n_jobs_of(n_jobs)
+    native_data, source, _ = _data(data, target, pos_label, n_jobs, cv)
+    native = _rarity.evaluate_job(
+        native_data, str(model), str(cv), bool(pooled), list(metrics or []), bool(oof), int(seed), n_jobs,
+    )
+    return EvaluateResult(native, source, list(native_data.class_names))

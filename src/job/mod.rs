@@ -1,0 +1,62 @@
+//! The jobs of both front ends as library calls: for each job a typed
+//! request (what the command line's flags and Python's keyword arguments
+//! both spell), one call that checks it and does the work, and an outcome
+//! that renders itself as the command line's text and JSON (Python returns
+//! the same JSON as a dict). The command line then only parses arguments
+//! into a request and prints the outcome; the Python bindings only convert
+//! arguments; neither assembles settings.
+//!
+//! - [`run`]: `rarity run` / `rarity.run`, the main job.
+//! - [`evaluate`]: `rarity evaluate` / `rarity.evaluate`, the
+//!   cross-validated metrics of one strategy.
+//! - [`calibrate`]: `rarity calibrate` / `rarity.calibration.recalibrate`,
+//!   probabilities moved off a sample's keep rates or onto other priors.
+//! - [`select`]: `rarity select` / `rarity.select.select`, choosing a
+//!   learner for a population the labelled sample does not represent.
+
+pub mod calibrate;
+pub mod evaluate;
+pub mod run;
+pub mod select;
+
+/// Which front end spells a request, so that an error names the parameter
+/// as its user wrote it (`--cost` on the command line, `cost` in Python).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Front {
+    /// The command line: `--decision-metric`.
+    #[default]
+    Cli,
+    /// Python's keyword arguments: `decision_metric`.
+    Python,
+}
+
+impl Front {
+    /// The parameter `name` (snake case) as this front end spells it.
+    ///
+    /// ```
+    /// use rarity::job::Front;
+    /// assert_eq!(Front::Cli.param("decision_metric"), "--decision-metric");
+    /// assert_eq!(Front::Python.param("decision_metric"), "decision_metric");
+    /// ```
+    pub fn param(self, name: &str) -> String {
+        match self {
+            Front::Cli => format!("--{}", name.replace('_', "-")),
+            Front::Python => name.to_string(),
+        }
+    }
+}
+
+/// The note under a metrics table that shows `-`: which metrics these rows
+/// leave undefined, and the usual reasons (empty when none is).
+pub fn undefined_note<'a>(keys: impl IntoIterator<Item = &'a str>) -> String {
+    let keys: Vec<&str> = keys.into_iter().collect();
+    if keys.is_empty() {
+        return String::new();
+    }
+    format!(
+        "\n-: undefined on these rows (null in JSON): {}. A metric is undefined when the rows \
+         cannot define it: a class absent, k above the number of rows, a precision or recall \
+         no threshold reaches.\n",
+        keys.join(", ")
+    )
+}

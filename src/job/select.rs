@@ -1,0 +1,348 @@
+//! The `select` job (`rarity select`, `rarity.select.select`): a
+//! [`SelectRequest`] as both front ends spell it (method, variant, metric or
+//! benefit), checked into a [`SelectPlan`], run on a labelled training set
+//! and an unlabelled target population into a [`SelectJob`] that renders
+//! itself as the command line's ranking, bias diagnosis and pair table
+//! (text) or its JSON.
+
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use super::Front;
+use crate::data::Dataset;
+use crate::error::{Error, Result};
+use crate::experiment::bias::true_ranking;
+use crate::experiment::run::parse_benefit;
+use crate::learn::Learner;
+use crate::report::table::Table;
+use crate::select::method::{select, Diagnosis, Method, Selection};
+use crate::select::ranking::{Outcome, Ranking};
+use crate::select::variant::{Measure, ReverseTestingVariant};
+use crate::strategy::RARE_SHARE;
+
+pub use crate::select::method::DEFAULT_METHOD;
+
+/// How to rank learners for a target population: the parameters of
+/// `rarity select` and `rarity.select.select`.
+#[derive(Debug, Clone)]
+pub struct SelectRequest {
+    /// Learner specs separated by commas.
+    pub learners: String,
+    /// The selection method ([`DEFAULT_METHOD`] on both front ends).
+    pub method: String,
+    /// ReverseTesting's variant (`default`, `paper`, ...).
+    pub variant: String,
+    /// The measure on the training set: a metric key.
+    pub metric: String,
+    /// Example-dependent benefit `amount=COL,overhead=V` instead of the
+    /// metric.
+    pub benefit: Option<String>,
+    /// The seed of folds and fits.
+    pub seed: u64,
+    /// Which front end wrote the request (for its error messages).
+    pub front: Front,
+}
+
+/// A checked request: learners built, method and variants parsed.
+pub struct SelectPlan {
+    request: SelectRequest,
+    learners: Vec<(String, Arc<dyn Learner>)>,
+    method: Method,
+    /// ReverseTesting's variant as asked.
+    variant: ReverseTestingVariant,
+    /// The plain measure (argmax labels) that comparators and the true
+    /// order use.
+    plain: ReverseTestingVariant,
+}
+
+impl SelectRequest {
+    /// Builds the learners and parses the method, the variant and the
+    /// benefit. ReverseTesting uses the variant; the comparators and the
+    /// true order use the metric (or benefit) itself, with argmax labels.
+    pub fn plan(self) -> Result<SelectPlan> {
+        let learners = crate::spec::build_learners(&self.learners)?;
+        let mut variant = ReverseTestingVariant::parse(&self.variant, &self.metric)?;
+        let mut plain = ReverseTestingVariant::parse("paper", &self.metric)?;
+        if let Some(b) = &self.benefit {
+            let benefit = parse_benefit(b).map_err(|e| {
+                Error::invalid(format!("{} '{b}': {e}", self.front.param("benefit")))
+            })?;
+            variant.measure = Measure::Benefit(benefit);
+            plain.measure = variant.measure.clone();
+        }
+        let mut method = Method::parse(&self.method, &self.metric, &self.variant)?;
+        if let (Method::ReverseTesting(v), Measure::Benefit(_)) = (&mut method, &plain.measure) {
+            v.measure = plain.measure.clone();
+        }
+        Ok(SelectPlan {
+            request: self,
+            learners,
+            method,
+            variant,
+            plain,
+        })
+    }
+}
+
+impl SelectPlan {
+    /// Ranks the learners for `target` (its rows; labels ignored) from the
+    /// labelled `train`, with the bias diagnosis; `truth`, the target rows
+    /// with their true labels, adds the true order.
+    pub fn run(
+        self,
+        train: &Dataset,
+        target: &Dataset,
+        truth: Option<&Dataset>,
+    ) -> Result<SelectJob> {
+        let seed = self.request.seed;
+        let (found, diagnosis) = select(
+            &self.method,
+            &self.learners,
+            train,
+            target,
+            &self.plain,
+            seed,
+        )?;
+        let truth = match truth {
+            Some(labelled) => {
+                let counts = labelled.class_counts();
+                let rarest = counts.iter().copied().min().unwrap_or(0) as f64
+                    / counts.iter().sum::<usize>().max(1) as f64;
+                Some((
+                    true_ranking(&self.learners, train, labelled, &self.plain, seed)?,
+                    rarest,
+                ))
+            }
+            None => None,
+        };
+        let truth_note = truth
+            .as_ref()
+            .and_then(|(t, rarest)| truth_note(&found.ranking, t, *rarest, &self.plain));
+        Ok(SelectJob {
+            request: self.request,
+            method: self.method,
+            variant: self.variant,
+            plain: self.plain,
+            found,
+            diagnosis,
+            true_ranking: truth.map(|(t, _)| t),
+            truth_note,
+        })
+    }
+}
+
+/// Measures that compare how learners rank the rows, not their labels.
+const RANKING_MEASURES: &[&str] = &["average_precision", "roc_auc", "brier", "log_loss"];
+
+/// How the ranking disagrees with the true order, and why a thresholded
+/// measure on a rare class may (`None`: it agrees).
+fn truth_note(
+    found: &Ranking,
+    truth: &Ranking,
+    rarest: f64,
+    plain: &ReverseTestingVariant,
+) -> Option<String> {
+    let note = found.disagreement_with(truth)?;
+    let measure = measure_name(plain);
+    let why = if rarest < RARE_SHARE && !RANKING_MEASURES.contains(&measure.as_str()) {
+        format!(
+            ". The truth is measured by {measure}, which on a class of {:.2}% of the rows \
+             separates learners by a few rows; --metric average_precision or roc_auc \
+             compares how they rank the rare class",
+            100.0 * rarest
+        )
+    } else {
+        format!(". The truth is measured by {measure}")
+    };
+    Some(format!("{note}{why}"))
+}
+
+/// What a selection found, rendering itself.
+pub struct SelectJob {
+    /// The request it ran.
+    pub request: SelectRequest,
+    /// The method it ran.
+    pub method: Method,
+    /// ReverseTesting's variant as asked.
+    pub variant: ReverseTestingVariant,
+    /// The plain measure of comparators and the true order.
+    pub plain: ReverseTestingVariant,
+    /// The ranking and what the method measured.
+    pub found: Selection,
+    /// The covariate- and prior-shift tests.
+    pub diagnosis: Diagnosis,
+    /// The true order (with the target's labels), if asked.
+    pub true_ranking: Option<Ranking>,
+    /// How the ranking disagrees with the true order, if it does.
+    pub truth_note: Option<String>,
+}
+
+/// The name of a variant's measure.
+fn measure_name(v: &ReverseTestingVariant) -> String {
+    match &v.measure {
+        Measure::Metric(m) => m.clone(),
+        Measure::Benefit { .. } => "total benefit".into(),
+    }
+}
+
+/// A number with `digits` decimals, `-` for NaN.
+fn num(v: f64, digits: usize) -> String {
+    if v.is_nan() {
+        "-".to_string()
+    } else {
+        format!("{v:.digits$}")
+    }
+}
+
+fn outcome_text(r: &Ranking, a: usize, b: usize, o: Outcome) -> String {
+    match o {
+        Outcome::First => format!("{} better", r.learners[a]),
+        Outcome::Second => format!("{} better", r.learners[b]),
+        Outcome::Undecided => "undecided".into(),
+    }
+}
+
+/// What the bias tests found, in two lines.
+fn bias_text(d: &Diagnosis) -> String {
+    let list = |v: &[f64]| v.iter().map(|x| num(*x, 3)).collect::<Vec<_>>().join(", ");
+    format!(
+        "bias detected: {}\n  covariate shift: training-vs-target classifier AUC {} (z = {}; near 0.5: none){}\n  prior shift: training priors [{}], estimated target priors [{}] (likelihood-ratio p = {}){}\n",
+        d.detected,
+        num(d.shift.auc, 3),
+        num(d.shift.z, 1),
+        if d.shift.detected { ", detected" } else { "" },
+        list(&d.priors.train),
+        list(&d.priors.mean),
+        num(d.priors.p_value, 4),
+        if d.priors.detected { ", detected" } else { "" },
+    )
+}
+
+impl SelectJob {
+    /// The outcome as `rarity select --format json` prints it.
+    pub fn to_json(&self) -> Value {
+        let found = &self.found;
+        json!({
+            "method": self.request.method,
+            "spec": self.method.to_string(),
+            "variant": self.variant.to_string(),
+            "ranking": found.ranking,
+            "scores": found.scores,
+            "weights": found.weights,
+            "priors": found.priors,
+            "diagnosis": self.diagnosis,
+            "did": self.method.what_it_did(found),
+            "true_ranking": self.true_ranking,
+            "truth_note": self.truth_note,
+        })
+    }
+
+    /// The outcome as `rarity select` prints it: the ranking, the bias
+    /// diagnosis, what the method did, and every pair.
+    pub fn to_text(&self) -> String {
+        let ranking = &self.found.ranking;
+        // The method as the user writes it (`cv`, `iwcv(ratio=ulsif)`, ...).
+        let mut out = match &self.method {
+            Method::ReverseTesting(v) => format!(
+                "ranking (reverse-testing {v}, {} models built):\n",
+                ranking.models_built
+            ),
+            _ => format!(
+                "ranking ({}, {} models built):\n",
+                self.request.method, ranking.models_built
+            ),
+        };
+        for (pos, &i) in ranking.order.iter().enumerate() {
+            let estimate = self.found.scores.as_ref().map_or(String::new(), |s| {
+                format!(
+                    ", estimated {} on the target = {}",
+                    measure_name(&self.plain),
+                    num(s[i], 4)
+                )
+            });
+            out.push_str(&format!(
+                "  {}. {} (wins - losses = {}{estimate})\n",
+                pos + 1,
+                ranking.learners[i],
+                ranking.score[i]
+            ));
+        }
+        out.push_str(&bias_text(&self.diagnosis));
+        out.push_str(&format!(
+            "what it did: {}\n",
+            self.method.what_it_did(&self.found)
+        ));
+        out.push('\n');
+        out.push_str(&self.pairs_table().to_text());
+        out.push_str(&self.notes_text());
+        out
+    }
+
+    /// Every pair: its outcome, ReverseTesting's four measures, the
+    /// one-class copies and the true outcome.
+    fn pairs_table(&self) -> Table {
+        let ranking = &self.found.ranking;
+        let mut t = Table::new(&[
+            "a",
+            "b",
+            "outcome",
+            "on D: a^a",
+            "a^b",
+            "b^a",
+            "b^b",
+            "one-class copy",
+            "true",
+        ]);
+        for (j, p) in ranking.pairs.iter().enumerate() {
+            let acc = p.acc_train.map_or(vec![String::new(); 4], |v| {
+                v.iter().map(|x| num(*x, 4)).collect()
+            });
+            let mut row = vec![
+                ranking.learners[p.a].clone(),
+                ranking.learners[p.b].clone(),
+                outcome_text(ranking, p.a, p.b, p.outcome),
+            ];
+            row.extend(acc);
+            row.push(
+                p.constant_copies
+                    .iter()
+                    .map(|&i| format!("T_{} (constant models)", ranking.learners[i]))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            );
+            row.push(self.true_ranking.as_ref().map_or(String::new(), |t| {
+                outcome_text(t, p.a, p.b, t.pairs[j].outcome)
+            }));
+            t.text_row(row);
+        }
+        t
+    }
+
+    /// The lines under the pair table.
+    fn notes_text(&self) -> String {
+        let ranking = &self.found.ranking;
+        let mut out = String::new();
+        if let Method::ReverseTesting(v) = &self.method {
+            out.push_str(&format!(
+                "on D: x^s is learner x trained on the target set labelled by s, measured on D by {} (higher is better; losses negated)\n",
+                measure_name(v)
+            ));
+        }
+        if !ranking.single_class_copies.is_empty() {
+            let names: Vec<&str> = ranking
+                .single_class_copies
+                .iter()
+                .map(|&i| ranking.learners[i].as_str())
+                .collect();
+            out.push_str(&format!(
+                "note: {} labelled the whole target set with one class; models trained on that copy are constant\n",
+                names.join(", ")
+            ));
+        }
+        if let Some(n) = &self.truth_note {
+            out.push_str(&format!("note: {n}\n"));
+        }
+        out
+    }
+}

@@ -6,7 +6,7 @@
 //!
 //! A long function passes when the comment block just above it (among its
 //! doc comments and attributes) has a line `// long: <why one body reads
-//! better>`, or when it is named in [`BEING_REWRITTEN`].
+//! better>`.
 
 use std::path::Path;
 
@@ -14,19 +14,6 @@ mod common;
 
 const MAX_LINES: usize = 100;
 const CFG_TEST: &str = "#[cfg(test)]";
-
-/// Long functions tolerated for now: they live in files that other
-/// branches are rewriting (issue 38 item 1 for `src/cli/`, issue 40 for
-/// `src/learn/gbdt/`), which bring them under the limit; empty this list
-/// after merging them.
-const BEING_REWRITTEN: &[(&str, &str)] = &[
-    ("cli/evaluate.rs::run", REWRITE),
-    ("cli/experiment.rs::run", REWRITE),
-    ("cli/run.rs::run", REWRITE),
-    ("cli/select.rs::run", REWRITE),
-    ("learn/gbdt/train.rs::fit", REWRITE),
-];
-const REWRITE: &str = "being rewritten in issue 38/40 by another branch";
 
 /// A function with a body: where it is and how long it is.
 #[derive(Debug, Clone, PartialEq)]
@@ -276,29 +263,19 @@ fn no_function_is_over_100_lines_without_a_reason() {
     let long = long_functions();
     let mut offenders = Vec::new();
     for f in &long {
-        let allowed = BEING_REWRITTEN.iter().find(|(p, _)| *p == f.path);
-        let why = match (&f.reason, allowed) {
-            (Some(r), _) if !r.is_empty() => format!("long: {r}"),
-            (_, Some((_, r))) => format!("allowed: {r}"),
-            _ => {
-                offenders.push(format!(
-                    "src/{} (line {}): {} lines",
+        match &f.reason {
+            Some(r) if !r.is_empty() => {
+                eprintln!(
+                    "src/{} (line {}): {} lines, long: {r}",
                     f.path, f.line, f.lines
-                ));
-                continue;
+                )
             }
-        };
-        eprintln!("src/{} (line {}): {} lines, {why}", f.path, f.line, f.lines);
+            _ => offenders.push(format!(
+                "src/{} (line {}): {} lines",
+                f.path, f.line, f.lines
+            )),
+        }
     }
-    let stale: Vec<&str> = BEING_REWRITTEN
-        .iter()
-        .map(|(p, _)| *p)
-        .filter(|p| !long.iter().any(|f| f.path == *p))
-        .collect();
-    assert!(
-        stale.is_empty(),
-        "no longer over {MAX_LINES} lines, drop from BEING_REWRITTEN: {stale:?}"
-    );
     assert!(
         offenders.is_empty(),
         "functions over {MAX_LINES} lines (split them into collecting and rendering, \

@@ -13,7 +13,9 @@ use super::{Global, OutputFormat};
 use rarity::data::write::JobPaths;
 use rarity::data::write::{quote, AtomicFile};
 use rarity::error::Result;
-use rarity::experiment::bias::{run as bias_run, Bias, BiasExperimentConfig};
+use rarity::experiment::bias::{
+    run as bias_run, Bias, BiasExperimentConfig, BiasExperimentResults,
+};
 use rarity::experiment::experiment_report::reverse_testing_report;
 use rarity::select::method::Method;
 use rarity::select::ranking::Outcome;
@@ -158,77 +160,98 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                 super::output::write_report(&html, dir, g.quiet)?;
             }
             if g.format == OutputFormat::Json {
-                let rows: Vec<_> = r
-                    .methods
-                    .iter()
-                    .zip(&r.tallies)
-                    .map(|((name, m), t)| {
-                        let variant = match m {
-                            Method::ReverseTesting(v) => Some(v.to_string()),
-                            _ => None,
-                        };
-                        json!({"method": name, "variant": variant, "tally": t, "percent_correct": t.percent_correct()})
-                    })
-                    .collect();
-                let per_dataset: Vec<_> = r
-                    .per_dataset
-                    .iter()
-                    .map(|(name, t)| json!({"dataset": name, "tallies": t}))
-                    .collect();
-                return print_json(&json!({
-                    "datasets": n_datasets,
-                    "splits": splits,
-                    "metric": metric,
-                    "seed": g.seed,
-                    "methods": rows,
-                    "per_dataset": per_dataset,
-                    "cells": r.cells,
-                    "skipped": skipped,
-                }));
+                return print_json(&bias_json(
+                    &r, n_datasets, *splits, metric, g.seed, &skipped,
+                ));
             }
-            let mut t = Table::new(&[
-                "method",
-                "correct",
-                "wrong",
-                "undecided",
-                "% correct",
-                "one-class copy",
-            ]);
-            for ((name, m), x) in r.methods.iter().zip(&r.tallies) {
-                t.text_row(vec![
-                    name.clone(),
-                    x.correct.to_string(),
-                    x.wrong.to_string(),
-                    x.undecided.to_string(),
-                    num(x.percent_correct(), 1),
-                    match m {
-                        Method::ReverseTesting(_) => x.constant.to_string(),
-                        _ => String::new(),
-                    },
-                ]);
-            }
-            let mut out = format!(
-                "ReverseTesting bias experiment: {n_datasets} datasets x {} splits, learners {learner_names}, measure {metric}, seed {}\n\n{}",
-                splits,
-                g.seed,
-                t.to_text()
+            let heading = format!(
+                "ReverseTesting bias experiment: {n_datasets} datasets x {splits} splits, learners {learner_names}, measure {metric}, seed {}",
+                g.seed
             );
-            for (name, m) in &r.methods {
-                match m {
-                    Method::ReverseTesting(v) => out.push_str(&format!("{name}: {v}\n")),
-                    Method::Iwcv(_) | Method::PriorCv(_) | Method::Vote(_) => {
-                        out.push_str(&format!("{name}: {m}\n"))
-                    }
-                    Method::Comparator(_) => {}
-                }
-            }
-            out.push_str("one-class copy: counted pairs where a or b labelled the whole target set with one class\n");
-            for s in &skipped {
-                out.push_str(&format!("skipped: {s}\n"));
-            }
-            write_stdout(&out)
+            write_stdout(&bias_text(&r, &heading, &skipped))
         }
     }
+}
+
+/// The bias experiment's results as JSON.
+fn bias_json(
+    r: &BiasExperimentResults,
+    n_datasets: usize,
+    splits: usize,
+    metric: &str,
+    seed: u64,
+    skipped: &[String],
+) -> serde_json::Value {
+    let rows: Vec<_> = r
+        .methods
+        .iter()
+        .zip(&r.tallies)
+        .map(|((name, m), t)| {
+            let variant = match m {
+                Method::ReverseTesting(v) => Some(v.to_string()),
+                _ => None,
+            };
+            json!({"method": name, "variant": variant, "tally": t, "percent_correct": t.percent_correct()})
+        })
+        .collect();
+    let per_dataset: Vec<_> = r
+        .per_dataset
+        .iter()
+        .map(|(name, t)| json!({"dataset": name, "tallies": t}))
+        .collect();
+    json!({
+        "datasets": n_datasets,
+        "splits": splits,
+        "metric": metric,
+        "seed": seed,
+        "methods": rows,
+        "per_dataset": per_dataset,
+        "cells": r.cells,
+        "skipped": skipped,
+    })
+}
+
+/// The bias experiment's results as text: `heading`, the tally of each
+/// method, what each method is, and what was skipped.
+fn bias_text(r: &BiasExperimentResults, heading: &str, skipped: &[String]) -> String {
+    let mut t = Table::new(&[
+        "method",
+        "correct",
+        "wrong",
+        "undecided",
+        "% correct",
+        "one-class copy",
+    ]);
+    for ((name, m), x) in r.methods.iter().zip(&r.tallies) {
+        t.text_row(vec![
+            name.clone(),
+            x.correct.to_string(),
+            x.wrong.to_string(),
+            x.undecided.to_string(),
+            num(x.percent_correct(), 1),
+            match m {
+                Method::ReverseTesting(_) => x.constant.to_string(),
+                _ => String::new(),
+            },
+        ]);
+    }
+    let mut out = format!("{heading}\n\n{}", t.to_text());
+    for (name, m) in &r.methods {
+        match m {
+            Method::ReverseTesting(v) => out.push_str(&format!("{name}: {v}\n")),
+            Method::Iwcv(_) | Method::PriorCv(_) | Method::Vote(_) => {
+                out.push_str(&format!("{name}: {m}\n"))
+            }
+            Method::Comparator(_) => {}
+        }
+    }
+    out.push_str(
+        "one-class copy: counted pairs where a or b labelled the whole target set with one class\n",
+    );
+    for s in skipped {
+        out.push_str(&format!("skipped: {s}\n"));
+    }
+    out
 }
 
 /// Writes every counted pair of a bias experiment as CSV: dataset, split,

@@ -131,36 +131,62 @@ fn share(fraction: f64, n: usize) -> usize {
     ((fraction * n as f64).round() as usize).clamp(1, n.max(1))
 }
 
-/// Fits the model on `view`, whose dataset `bins` was built from.
-pub(super) fn fit(cfg: &Gbdt, bins: &Binned, view: &View<'_>, rng: &mut Rng) -> Result<GbdtModel> {
+/// The model before its first tree (the classes present, their weights;
+/// no initial scores yet), and the class weights.
+fn start_model(
+    cfg: &Gbdt,
+    view: &View<'_>,
+    rows: &[u32],
+    copies: &[u32],
+) -> Result<(GbdtModel, Vec<f64>)> {
     let data = view.data();
     let (d, k) = (data.n_features(), data.n_classes());
-    let (rows, copies) = distinct_rows(view);
-    if rows.is_empty() {
-        return Err(Error::data(
-            "cannot fit gbdt: no training row has a positive weight",
-        ));
-    }
     let mut totals = vec![0.0; k];
-    for &r in &rows {
+    for &r in rows {
         let r = r as usize;
         totals[data.label(r)] += copies[r] as f64 * data.weight(r);
     }
     let class_weights = class_weights(cfg, &totals)?;
-    let classes: Vec<usize> = (0..k).filter(|&c| totals[c] > 0.0).collect();
-    let mut model = GbdtModel {
+    let model = GbdtModel {
         n_classes: k,
         n_features: d,
-        classes: classes.clone(),
+        classes: (0..k).filter(|&c| totals[c] > 0.0).collect(),
         init: Vec::new(),
         trees: Vec::new(),
         class_weights: class_weights.clone(),
         walk: None,
     };
-    if classes.len() < 2 {
-        return Ok(model);
-    }
-    let mut slot = vec![0u16; k];
+    Ok((model, class_weights))
+}
+
+/// The rows a fit trains and validates on: `local[p]` is the dataset row
+/// at position `p` (the `m_train` training rows, then the validation
+/// rows), `identity` when they are every dataset row in order (and so no
+/// validation row), with each position's class slot, weight (copies x row
+/// weight x class weight) and, when any training row repeats, its copies.
+struct FitRows {
+    local: Vec<u32>,
+    m_train: usize,
+    m_all: usize,
+    identity: bool,
+    y: Vec<u16>,
+    w: Vec<f64>,
+    copies: Option<Vec<u32>>,
+}
+
+/// Splits `rows` (the distinct rows of the view, `copies` of each) into
+/// training and validation positions ([`FitRows`]).
+fn fit_rows(
+    cfg: &Gbdt,
+    view: &View<'_>,
+    classes: &[usize],
+    class_weights: &[f64],
+    rows: Vec<u32>,
+    copies: &[u32],
+    rng: &mut Rng,
+) -> Result<FitRows> {
+    let data = view.data();
+    let mut slot = vec![0u16; data.n_classes()];
     for (j, &c) in classes.iter().enumerate() {
         slot[c] = j as u16;
     }
@@ -171,8 +197,6 @@ pub(super) fn fit(cfg: &Gbdt, bins: &Binned, view: &View<'_>, rng: &mut Rng) -> 
     };
     let (m_train, m_all) = (train.len(), train.len() + valid.len());
     let local: Vec<u32> = train.into_iter().chain(valid).collect();
-    // Every dataset row in order (and so no validation row).
-    let identity = m_train == data.n_rows();
     let row_of = |p: usize| local[p] as usize;
     let y: Vec<u16> = (0..m_all).map(|p| slot[data.label(row_of(p))]).collect();
     let w: Vec<f64> = (0..m_all)
@@ -181,8 +205,69 @@ pub(super) fn fit(cfg: &Gbdt, bins: &Binned, view: &View<'_>, rng: &mut Rng) -> 
             copies[r] as f64 * data.weight(r) * class_weights[data.label(r)]
         })
         .collect();
-    let copies: Vec<u32> = (0..m_train).map(|p| copies[row_of(p)]).collect();
-    let copies = copies.iter().any(|&n| n != 1).then_some(copies);
+    let train_copies: Vec<u32> = (0..m_train).map(|p| copies[row_of(p)]).collect();
+    Ok(FitRows {
+        identity: m_train == data.n_rows(),
+        copies: train_copies.iter().any(|&n| n != 1).then_some(train_copies),
+        local,
+        m_train,
+        m_all,
+        y,
+        w,
+    })
+}
+
+/// The split and leaf rules of `cfg`.
+fn rules(cfg: &Gbdt) -> Rules {
+    Rules {
+        l2: cfg.l2,
+        max_delta_step: cfg.max_delta_step,
+        min_leaf: cfg.min_samples_leaf.max(1) as f64,
+        rows_by_hessian: cfg.leaf_rows == super::LeafRows::Hessian,
+        min_child_weight: cfg.min_child_weight,
+    }
+}
+
+/// The weighted mean loss of the validation positions at scores `f`.
+fn validation_loss(
+    loss: &Loss,
+    f: &[f64],
+    y: &[u16],
+    w: &[f64],
+    positions: std::ops::Range<usize>,
+) -> f64 {
+    let o = loss.outputs;
+    let (mut sum, mut sw) = (0.0, 0.0);
+    for p in positions {
+        sum += w[p] * loss.loss(&f[p * o..(p + 1) * o], y[p] as usize);
+        sw += w[p];
+    }
+    sum / sw
+}
+
+/// Fits the model on `view`, whose dataset `bins` was built from.
+pub(super) fn fit(cfg: &Gbdt, bins: &Binned, view: &View<'_>, rng: &mut Rng) -> Result<GbdtModel> {
+    let d = view.data().n_features();
+    let (rows, copies) = distinct_rows(view);
+    if rows.is_empty() {
+        return Err(Error::data(
+            "cannot fit gbdt: no training row has a positive weight",
+        ));
+    }
+    let (mut model, class_weights) = start_model(cfg, view, &rows, &copies)?;
+    let classes = model.classes.clone();
+    if classes.len() < 2 {
+        return Ok(model);
+    }
+    let FitRows {
+        local,
+        m_train,
+        m_all,
+        identity,
+        y,
+        w,
+        copies,
+    } = fit_rows(cfg, view, &classes, &class_weights, rows, &copies, rng)?;
 
     let loss = Loss::for_classes(classes.len());
     let o = loss.outputs;
@@ -197,13 +282,7 @@ pub(super) fn fit(cfg: &Gbdt, bins: &Binned, view: &View<'_>, rng: &mut Rng) -> 
         bins,
         codes: Codes::new(bins, d, (!identity).then_some(&local[..])),
         layout: Layout::new(bins, d),
-        rules: Rules {
-            l2: cfg.l2,
-            max_delta_step: cfg.max_delta_step,
-            min_leaf: cfg.min_samples_leaf.max(1) as f64,
-            rows_by_hessian: cfg.leaf_rows == super::LeafRows::Hessian,
-            min_child_weight: cfg.min_child_weight,
-        },
+        rules: rules(cfg),
         max_leaves: cfg.max_leaves,
         max_depth: cfg.max_depth,
         learning_rate: cfg.learning_rate,
@@ -253,12 +332,7 @@ pub(super) fn fit(cfg: &Gbdt, bins: &Binned, view: &View<'_>, rng: &mut Rng) -> 
             model.trees.push(grown.tree);
         }
         if cfg.early_stopping > 0 {
-            let (mut sum, mut sw) = (0.0, 0.0);
-            for p in m_train..m_all {
-                sum += w[p] * loss.loss(&f[p * o..(p + 1) * o], y[p] as usize);
-                sw += w[p];
-            }
-            let vl = sum / sw;
+            let vl = validation_loss(&loss, &f, &y, &w, m_train..m_all);
             if vl < best_loss {
                 (best_loss, best_round) = (vl, round + 1);
             } else if round + 1 - best_round >= cfg.early_stopping {

@@ -28,20 +28,11 @@ import argparse, hashlib, json, os, subprocess, sys, tempfile, warnings
 
 import numpy as np
 
+from gbdt_vs_lightgbm import bench_binary  # the bench executable, built once
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORK = os.path.join(tempfile.gettempdir(), "rarity-bench", "small")
 DEFAULT_DATA = os.path.join(os.path.dirname(ROOT), "shared", "data")
-
-
-def bench_binary():
-    out = subprocess.run(
-        ["cargo", "bench", "--bench", "gbdt", "--no-run", "--message-format=json"],
-        cwd=ROOT, check=True, capture_output=True, text=True).stdout
-    for line in out.splitlines():
-        msg = json.loads(line)
-        if msg.get("reason") == "compiler-artifact" and msg.get("executable") and msg["target"]["name"] == "gbdt":
-            return msg["executable"]
-    sys.exit("could not find the gbdt bench executable")
 
 
 def extra(text):

@@ -57,6 +57,17 @@ def paragraph(text):
     return f"<p>{html.escape(text)}</p>"
 
 
+def page(summary, document):
+    """A whole HTML document (a report with its own style and inline SVG)
+    shown folded under ``summary``, in a frame of its own so that its style
+    does not reach the notebook (``srcdoc``: nothing is fetched)."""
+    return (
+        f"<details><summary>{html.escape(summary)}</summary>"
+        f'<iframe srcdoc="{html.escape(document, quote=True)}" '
+        'style="width:100%;height:720px;border:1px solid #ccc" sandbox></iframe></details>'
+    )
+
+
 def model_summary(s):
     """A model summary (``rarity show``'s fields) as HTML tables."""
     skip = ("columns", "members", "features")

@@ -131,12 +131,23 @@ class RunResult:
         self._native.report(os.fspath(directory), self._source)
         return os.path.join(os.fspath(directory), "index.html")
 
+    def report_html(self):
+        """The HTML report of :meth:`report` as one page (tables and SVG
+        figures inline, nothing fetched).
+
+        Returns
+        -------
+        str
+        """
+        return self._native.report_html(self._source)
+
     def _repr_html_(self):
         v = self.verdict
         return "".join([
             _html.records(self.ranking, f"ranking by {self.metric}"),
             _html.paragraph(str(v.get("summary", ""))),
             _html.fields([("winner", self.winner.spec), ("tied with the best", v.get("tied_with_best"))], "verdict"),
+            _html.page("the report: curves, box plots, critical differences", self.report_html()),
         ])
 
     def __repr__(self):

@@ -765,6 +765,14 @@ impl RunResult {
         Model::new(self.job.outcome.winner.clone())
     }
 
+    /// The HTML report's page as `rarity run --report DIR` writes its
+    /// `index.html` (tables and SVG figures inline); `source` names the
+    /// data.
+    #[pyo3(signature = (source="<data>"))]
+    fn report_html(&self, source: &str) -> PyResult<String> {
+        self.job.report_html(source).map_err(crate::pool::to_py)
+    }
+
     /// Writes the HTML report (and every table as CSV and JSON) to `dir`,
     /// as `rarity run --report DIR` does; `source` names the data.
     #[pyo3(signature = (dir, source="<data>"))]

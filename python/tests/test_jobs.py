@@ -364,6 +364,23 @@ def test_results_and_fitted_estimators_render_as_html():
     assert "ranking by" in h and "verdict" in h and r.winner.spec in h
 
 
+def test_a_run_shows_the_reports_figures_inline_in_a_notebook(tmp_path):
+    import html
+    import pathlib
+
+    X, y = imbalanced(n=200, d=3, seed=18)
+    r = rarity.run((X, y), models=["tree", "forest(n=5)", "pt-bagging(n=5)"], cv="1x3")
+    page = r.report_html()
+    # The same page `rarity run --report DIR` writes as index.html.
+    assert pathlib.Path(r.report(tmp_path / "rep")).read_text() == page
+    assert page.count("<svg") >= 3 and "<script" not in page and "<link" not in page
+    assert ' src="http' not in page and "url(http" not in page
+    h = r._repr_html_()
+    # Inline and offline: the whole page in the frame's srcdoc, escaped.
+    assert f'srcdoc="{html.escape(page, quote=True)}"' in h
+    assert "&lt;svg" in h and "<svg" not in h and " src=" not in h
+
+
 def test_html_escapes_what_it_shows():
     from rarity import _html
 

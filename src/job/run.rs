@@ -21,6 +21,7 @@ use crate::experiment::run_report::{run_report, RunContext};
 use crate::metrics::catalogue;
 use crate::report::format::{mean_std_text, metric_text, p_value_text};
 use crate::report::table::Table;
+use crate::report::Report;
 use crate::split::Splitter;
 
 /// What to compare and how: the parameters of `rarity run` and
@@ -170,6 +171,18 @@ impl RunJob {
 
     /// Writes the HTML report (and every table as CSV and JSON) to `dir`.
     pub fn write_report(&self, dir: &Path, source: &str, saved: Option<&Path>) -> Result<()> {
+        self.report(source, saved)?.write(dir)
+    }
+
+    /// The HTML report's page (tables and SVG figures inline, nothing
+    /// fetched), as `index.html` of [`RunJob::write_report`] holds it.
+    pub fn report_html(&self, source: &str) -> Result<String> {
+        Ok(self.report(source, None)?.to_html())
+    }
+
+    /// The report of the outcome (`source` names the data, `saved` the
+    /// model file, if any).
+    fn report(&self, source: &str, saved: Option<&Path>) -> Result<Report> {
         let notes = report_notes(
             &self.outcome,
             &self.data,
@@ -182,7 +195,7 @@ impl RunJob {
             data: &self.data,
             notes,
         };
-        run_report(&self.outcome, &ctx)?.write(dir)
+        run_report(&self.outcome, &ctx)
     }
 
     /// Per strategy, its metrics' summaries.

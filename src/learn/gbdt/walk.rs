@@ -73,16 +73,7 @@ impl Walk {
             }
             starts.push((nodes.len(), splits));
             for (i, n) in tree.nodes.iter().enumerate() {
-                let child = |c: i32| -> Option<u16> {
-                    let local = if c >= 0 {
-                        let c = c as usize;
-                        (c > i && c < splits).then_some(c)?
-                    } else {
-                        let leaf = !c as usize;
-                        (leaf < leaves).then_some(splits + leaf)?
-                    };
-                    Some(local as u16)
-                };
+                let child = |c: i32| Some(local_child(c, i, splits, leaves)? as u16);
                 if n.feature as usize >= n_features {
                     return None;
                 }
@@ -190,4 +181,17 @@ fn lanes<const L: usize>(
         }
     }
     std::array::from_fn(|l| node(at[l]).threshold)
+}
+
+/// Node `i`'s child `c` (a split's index, or `!leaf` for a leaf) as an
+/// index into a tree's nodes laid out splits first, then leaves; `None`
+/// for a child that is not below `i` or not in the tree.
+fn local_child(c: i32, i: usize, splits: usize, leaves: usize) -> Option<usize> {
+    if c >= 0 {
+        let c = c as usize;
+        (c > i && c < splits).then_some(c)
+    } else {
+        let leaf = !c as usize;
+        (leaf < leaves).then_some(splits + leaf)
+    }
 }

@@ -154,16 +154,7 @@ impl Batch {
             bits: usize::BITS - (leaves - 1).leading_zeros(),
         });
         for (i, n) in tree.nodes.iter().enumerate() {
-            let child = |c: i32| -> Option<u16> {
-                let local = if c >= 0 {
-                    let c = c as usize;
-                    (c > i && c < splits).then_some(c)?
-                } else {
-                    let leaf = !c as usize;
-                    (leaf < leaves).then_some(splits + leaf)?
-                };
-                u16::try_from(local).ok()
-            };
+            let child = |c: i32| u16::try_from(super::local_child(c, i, splits, leaves)?).ok();
             let cuts = &self.cuts[n.feature as usize];
             // The cuts hold every threshold and compare equal to it at
             // this index (-0.0 and 0.0 are one cut, as they are to `<=`).

@@ -92,20 +92,34 @@ pub enum ColumnEncoding {
         /// The levels, in feature order.
         levels: Vec<String>,
     },
+    /// A categorical column kept as one feature of level codes: the
+    /// feature's value is the level's index in `levels` (0, 1, ...), and
+    /// NaN for a missing value or a level the model was not trained on
+    /// (never a real level's code). Learners with native categorical
+    /// splits read the codes as a set of levels; the feature is named after
+    /// the column.
+    Categorical {
+        /// The column's name in the source file.
+        name: String,
+        /// The levels, in code order.
+        levels: Vec<String>,
+    },
 }
 
 impl ColumnEncoding {
     /// The source column's name.
     pub fn name(&self) -> &str {
         match self {
-            ColumnEncoding::Numeric { name } | ColumnEncoding::OneHot { name, .. } => name,
+            ColumnEncoding::Numeric { name }
+            | ColumnEncoding::OneHot { name, .. }
+            | ColumnEncoding::Categorical { name, .. } => name,
         }
     }
 
     /// How many feature columns this source column produces.
     pub fn width(&self) -> usize {
         match self {
-            ColumnEncoding::Numeric { .. } => 1,
+            ColumnEncoding::Numeric { .. } | ColumnEncoding::Categorical { .. } => 1,
             ColumnEncoding::OneHot { levels, .. } => levels.len(),
         }
     }
@@ -143,6 +157,39 @@ impl Schema {
             class_names,
             target_name: "class".into(),
         }
+    }
+
+    /// Per feature column, the number of levels of a categorical feature
+    /// (its values are codes `0..levels`, NaN when missing or unseen), or
+    /// `None` for a numeric or one-hot feature. Features are matched to
+    /// their source columns by name, as the readers name them.
+    ///
+    /// ```
+    /// use rarity::data::{ColumnEncoding, Schema};
+    /// let mut s = Schema::numeric(vec!["a".into(), "shop".into()], vec!["n".into(), "p".into()]);
+    /// s.encodings[1] = ColumnEncoding::Categorical { name: "shop".into(), levels: vec!["x".into(), "y".into()] };
+    /// assert_eq!(s.categorical_levels(), vec![None, Some(2)]);
+    /// ```
+    pub fn categorical_levels(&self) -> Vec<Option<usize>> {
+        let levels: std::collections::HashMap<&str, usize> = self
+            .encodings
+            .iter()
+            .filter_map(|e| match e {
+                ColumnEncoding::Categorical { name, levels } => Some((name.as_str(), levels.len())),
+                _ => None,
+            })
+            .collect();
+        self.feature_names
+            .iter()
+            .map(|f| levels.get(f.as_str()).copied())
+            .collect()
+    }
+
+    /// Whether any feature is categorical (kept as level codes).
+    pub fn has_categorical(&self) -> bool {
+        self.encodings
+            .iter()
+            .any(|e| matches!(e, ColumnEncoding::Categorical { .. }))
     }
 }
 
@@ -664,7 +711,9 @@ impl Dataset {
             .map(|&j| &self.schema.feature_names[j])
             .collect();
         schema.encodings.retain(|e| match e {
-            ColumnEncoding::Numeric { name } => !gone.contains(&name),
+            ColumnEncoding::Numeric { name } | ColumnEncoding::Categorical { name, .. } => {
+                !gone.contains(&name)
+            }
             ColumnEncoding::OneHot { .. } => true,
         });
         Dataset {

@@ -91,7 +91,9 @@ pub fn column_groups(schema: &Schema) -> Vec<(String, Vec<usize>)> {
         .iter()
         .filter_map(|e| {
             let cols: Vec<usize> = match e {
-                ColumnEncoding::Numeric { name } => index(name).into_iter().collect(),
+                ColumnEncoding::Numeric { name } | ColumnEncoding::Categorical { name, .. } => {
+                    index(name).into_iter().collect()
+                }
                 ColumnEncoding::OneHot { name, levels } => levels
                     .iter()
                     .filter_map(|l| index(&format!("{name}={l}")))

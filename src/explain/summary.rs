@@ -118,6 +118,11 @@ impl ModelSummary {
                         encoding: "one-hot",
                         levels: levels.clone(),
                     },
+                    ColumnEncoding::Categorical { name, levels } => ColumnSummary {
+                        name: name.clone(),
+                        encoding: "categorical",
+                        levels: levels.clone(),
+                    },
                 })
                 .collect(),
             features: s.feature_names.clone(),

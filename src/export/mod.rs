@@ -159,6 +159,13 @@ fn features(g: &mut Graph, model: &FittedStrategy) -> Result<(Value, serde_json:
                 parts.push(g.cast(&hit, DataType::Double));
                 described.push(json!({"name": name, "type": "string", "levels": levels}));
             }
+            ColumnEncoding::Categorical { name, .. } => {
+                return Err(Error::invalid(format!(
+                    "{} cannot be exported to ONNX: its categorical column '{name}' (level \
+                     codes) is not covered by the export yet",
+                    model.spec
+                )));
+            }
         }
     }
     let all = g.concat_columns(&parts.iter().collect::<Vec<_>>());

@@ -413,6 +413,14 @@ fn encode_rows(
                     };
                     x.extend((0..levels.len()).map(|l| if l == pos { 1.0 } else { 0.0 }));
                 }
+                ColumnEncoding::Categorical { levels, .. } => {
+                    x.push(
+                        levels
+                            .iter()
+                            .position(|l| l == v)
+                            .map_or(f64::NAN, |p| p as f64),
+                    );
+                }
             }
         }
     }

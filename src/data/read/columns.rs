@@ -246,6 +246,18 @@ fn encode(columns: &[&Column<'_>], kinds: &[ColumnEncoding], n: usize) -> Result
                             cell.iter_mut().for_each(|v| *v = 0.0);
                             cell[pos] = 1.0;
                         }
+                        (ColumnValues::Text(_), ColumnEncoding::Categorical { levels, .. }) => {
+                            cell[0] = c
+                                .text(r)?
+                                .and_then(|t| levels.iter().position(|l| l == t))
+                                .map_or(f64::NAN, |p| p as f64);
+                        }
+                        (ColumnValues::Numbers(_), ColumnEncoding::Categorical { name, .. }) => {
+                            return Err(Error::data(format!(
+                                "column '{name}' holds numbers, but the model reads it as a \
+                                 categorical text column"
+                            )))
+                        }
                         (ColumnValues::Numbers(_), ColumnEncoding::OneHot { name, .. }) => {
                             return Err(Error::data(format!(
                                 "column '{name}' holds numbers, but the model one-hot encodes \

@@ -643,6 +643,12 @@ fn predict_outputs(schema: &Schema, layout: &Layout) -> Result<Vec<(usize, Optio
                     full.push((format!("{name}={l}"), (s, Some(c as u32))));
                 }
             }
+            super::ColumnEncoding::Categorical { name, .. } => {
+                return Err(Error::invalid(format!(
+                    "column '{name}' is categorical (level codes), which this reader does not \
+                     read yet"
+                )))
+            }
         }
     }
     let _ = layout;

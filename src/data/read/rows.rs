@@ -441,6 +441,12 @@ impl Layout {
                     fixed_levels: Vec::new(),
                 },
                 ColumnEncoding::OneHot { name, levels } => Slot::fixed(name, levels),
+                ColumnEncoding::Categorical { name, .. } => {
+                    return Err(Error::invalid(format!(
+                        "{origin}: column '{name}' is categorical (level codes), which this \
+                         reader does not read yet"
+                    )))
+                }
             });
         }
         for (i, id) in ids.iter().enumerate() {
@@ -1050,7 +1056,9 @@ pub(crate) fn feature_names_of(kinds: &[ColumnEncoding]) -> Vec<String> {
     kinds
         .iter()
         .flat_map(|k| match k {
-            ColumnEncoding::Numeric { name } => vec![name.clone()],
+            ColumnEncoding::Numeric { name } | ColumnEncoding::Categorical { name, .. } => {
+                vec![name.clone()]
+            }
             ColumnEncoding::OneHot { name, levels } => {
                 levels.iter().map(|l| format!("{name}={l}")).collect()
             }

@@ -128,6 +128,14 @@ pub trait Learner: Send + Sync + fmt::Debug {
     /// (e.g. `tree(criterion=gini)`).
     fn name(&self) -> String;
 
+    /// Whether the learner splits categorical features (level codes, see
+    /// [`ColumnEncoding::Categorical`](crate::data::ColumnEncoding)) as sets
+    /// of levels. A learner that does not is never given such features: the
+    /// strategy refuses them, or encodes them first.
+    fn native_categorical(&self) -> bool {
+        false
+    }
+
     /// Whether the fitted model's probabilities are calibrated estimates of
     /// the class posteriors of the rows it was fitted on, as they come out:
     /// true for a probability model fitted by maximum likelihood without

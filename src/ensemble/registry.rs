@@ -50,7 +50,7 @@ use crate::sample::{
 };
 
 /// The fitted ensembles, by the name model files use.
-pub const MODEL_KINDS: &[ModelKind] = &[ModelKind::of::<BaggedModel>("Bagged")];
+pub const MODEL_KINDS: &[ModelKind] = &[ModelKind::of::<BaggedModel>()];
 
 params! {
     /// The member count and vote of an ensemble.

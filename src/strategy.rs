@@ -701,7 +701,7 @@ impl Strategy {
         let adjusted = self.correct.is_some() || self.calibration.is_some() || self.shift.is_some();
         if !adjusted
             || self.decision_stage.is_some()
-            || !matches!(self.decision, Decision::Half | Decision::Argmax)
+            || !matches!(self.decision, Decision::Half | Decision::Rule(Rule::Argmax))
             || total == 0
             || (rarest as f64) >= RARE_SHARE * total as f64
         {
@@ -1165,7 +1165,7 @@ impl FittedStrategy {
     /// use rarity::decide::{Decision, Rule};
     /// let (ds, _) = bundled::find("ecoli4").unwrap().load(&ReadOptions::default()).unwrap();
     /// let fitted = rarity::spec::build_strategy("logistic").unwrap().fit(&ds, 1).unwrap();
-    /// let t = fitted.with_decision(&Decision::Fixed(0.3)).unwrap();
+    /// let t = fitted.with_decision(&Decision::Rule(Rule::Threshold(0.3))).unwrap();
     /// assert_eq!(t.rule, Rule::Threshold(0.3));
     /// ```
     pub fn with_decision(&self, decision: &Decision) -> Result<FittedStrategy> {

@@ -170,6 +170,24 @@ def _y_like(y, labels, one_hot):
     return labels.astype(a.dtype, copy=False)
 
 
+def _declared(names, **params):
+    """A class decorator: the registry samplers ``names`` the class writes
+    specs for (``registry_names``; the registry's first says whether it only
+    selects rows) and an ``__init__`` taking the keyword parameters
+    ``params``, with these defaults, as attributes (scikit-learn's
+    ``get_params`` reads them from its signature)."""
+    unknown = [n for n in names if n not in _REGISTRY]
+    assert not unknown, f"not in the sampler registry: {unknown}"
+
+    def declare(cls):
+        cls.registry_names = tuple(names)
+        cls.__init__ = _spec.keyword_init(list(params.items()))
+        cls.__init__.__qualname__ = f"{cls.__name__}.__init__"
+        return cls
+
+    return declare
+
+
 class _Base(BaseEstimator):
     """fit / fit_resample over a native sampler; subclasses give the spec."""
 
@@ -387,6 +405,7 @@ def _cleaning_only(strategy, name):
 # ---- imbalanced-learn's classes
 
 
+@_declared(("under",), sampling_strategy="auto", random_state=None, replacement=False, n_jobs=None)
 class RandomUnderSampler(_Base):
     """Random undersampling (rarity's ``under`` with exact counts).
 
@@ -417,21 +436,13 @@ class RandomUnderSampler(_Base):
     [2, 2]
     """
 
-    #: The registry samplers this class writes specs for.
-    registry_names = ("under",)
-
-    def __init__(self, *, sampling_strategy="auto", random_state=None, replacement=False, n_jobs=None):
-        self.sampling_strategy = sampling_strategy
-        self.random_state = random_state
-        self.replacement = replacement
-        self.n_jobs = n_jobs
-
     def _spec(self, lab):
         if self.replacement:
             raise ValueError("replacement=True has no rarity equivalent; use Bootstrap or BalancedBootstrap")
         return _under_spec(self.sampling_strategy, lab)
 
 
+@_declared(("over",), sampling_strategy="auto", random_state=None, shrinkage=None, n_jobs=None)
 class RandomOverSampler(_Base):
     """Random oversampling with replacement (rarity's ``over``).
 
@@ -456,21 +467,13 @@ class RandomOverSampler(_Base):
     [8, 8]
     """
 
-    #: The registry samplers this class writes specs for.
-    registry_names = ("over",)
-
-    def __init__(self, *, sampling_strategy="auto", random_state=None, shrinkage=None, n_jobs=None):
-        self.sampling_strategy = sampling_strategy
-        self.random_state = random_state
-        self.shrinkage = shrinkage
-        self.n_jobs = n_jobs
-
     def _spec(self, lab):
         if self.shrinkage is not None:
             raise ValueError("shrinkage has no rarity equivalent; leave it None")
         return f"over(counts={_over_counts(self.sampling_strategy, lab)})"
 
 
+@_declared(("smote",), sampling_strategy="auto", random_state=None, k_neighbors=5, n_jobs=None)
 class SMOTE(_Base):
     """SMOTE (Chawla et al. 2002): synthetic minority rows on segments to
     ``k_neighbors`` nearest same-class rows (rarity's ``smote``).
@@ -500,20 +503,11 @@ class SMOTE(_Base):
     [316, 316]
     """
 
-    #: The registry samplers this class writes specs for.
-    registry_names = ("smote",)
-
-
-    def __init__(self, *, sampling_strategy="auto", random_state=None, k_neighbors=5, n_jobs=None):
-        self.sampling_strategy = sampling_strategy
-        self.random_state = random_state
-        self.k_neighbors = k_neighbors
-        self.n_jobs = n_jobs
-
     def _spec(self, lab):
         return f"smote(k={_spec.spec_text(self.k_neighbors)},counts={_over_counts(self.sampling_strategy, lab)})"
 
 
+@_declared(("borderline-smote",), sampling_strategy="auto", random_state=None, k_neighbors=5, n_jobs=None, m_neighbors=10, kind="borderline-1")
 class BorderlineSMOTE(_Base):
     """Borderline-SMOTE1 (Han et al. 2005): SMOTE from the minority rows in
     danger among their ``m_neighbors`` neighbours (rarity's ``borderline-smote``).
@@ -539,21 +533,6 @@ class BorderlineSMOTE(_Base):
     True
     """
 
-    #: The registry samplers this class writes specs for.
-    registry_names = ("borderline-smote",)
-
-
-    def __init__(
-        self, *, sampling_strategy="auto", random_state=None, k_neighbors=5, n_jobs=None,
-        m_neighbors=10, kind="borderline-1",
-    ):
-        self.sampling_strategy = sampling_strategy
-        self.random_state = random_state
-        self.k_neighbors = k_neighbors
-        self.n_jobs = n_jobs
-        self.m_neighbors = m_neighbors
-        self.kind = kind
-
     def _spec(self, lab):
         if self.kind != "borderline-1":
             raise ValueError(f"kind={self.kind!r} has no rarity equivalent; rarity has borderline-1")
@@ -563,6 +542,7 @@ class BorderlineSMOTE(_Base):
         )
 
 
+@_declared(("adasyn",), sampling_strategy="auto", random_state=None, n_neighbors=5, n_jobs=None)
 class ADASYN(_Base):
     """ADASYN (He et al. 2008): SMOTE weighted by each minority row's
     other-class neighbours (rarity's ``adasyn``).
@@ -585,20 +565,11 @@ class ADASYN(_Base):
     True
     """
 
-    #: The registry samplers this class writes specs for.
-    registry_names = ("adasyn",)
-
-
-    def __init__(self, *, sampling_strategy="auto", random_state=None, n_neighbors=5, n_jobs=None):
-        self.sampling_strategy = sampling_strategy
-        self.random_state = random_state
-        self.n_neighbors = n_neighbors
-        self.n_jobs = n_jobs
-
     def _spec(self, lab):
         return f"adasyn(k={_spec.spec_text(self.n_neighbors)},counts={_over_counts(self.sampling_strategy, lab)})"
 
 
+@_declared(("tomek",), sampling_strategy="auto", n_jobs=None)
 class TomekLinks(_Base):
     """Removes the majority member of every Tomek link (Tomek 1976; rarity's ``tomek``).
 
@@ -618,18 +589,12 @@ class TomekLinks(_Base):
     True
     """
 
-    #: The registry samplers this class writes specs for.
-    registry_names = ("tomek",)
-
-    def __init__(self, *, sampling_strategy="auto", n_jobs=None):
-        self.sampling_strategy = sampling_strategy
-        self.n_jobs = n_jobs
-
     def _spec(self, lab):
         _cleaning_only(self.sampling_strategy, "TomekLinks")
         return "tomek"
 
 
+@_declared(("enn",), sampling_strategy="auto", n_neighbors=3, kind_sel="all", n_jobs=None)
 class EditedNearestNeighbours(_Base):
     """Edited nearest neighbours (Wilson 1972; rarity's ``enn``) with
     imbalanced-learn's conventions: ``kind_sel="all"`` removes a row when any
@@ -655,15 +620,6 @@ class EditedNearestNeighbours(_Base):
     'enn(k=3,rule=all,ties=lowest)'
     """
 
-    #: The registry samplers this class writes specs for.
-    registry_names = ("enn",)
-
-    def __init__(self, *, sampling_strategy="auto", n_neighbors=3, kind_sel="all", n_jobs=None):
-        self.sampling_strategy = sampling_strategy
-        self.n_neighbors = n_neighbors
-        self.kind_sel = kind_sel
-        self.n_jobs = n_jobs
-
     def _spec(self, lab):
         _cleaning_only(self.sampling_strategy, "EditedNearestNeighbours")
         if self.kind_sel not in ("all", "mode"):
@@ -671,6 +627,7 @@ class EditedNearestNeighbours(_Base):
         return f"enn(k={_spec.spec_text(self.n_neighbors)},rule={self.kind_sel},ties=lowest)"
 
 
+@_declared(("cnn",), sampling_strategy="auto", random_state=None, n_neighbors=None, n_seeds_S=1, n_jobs=None)
 class CondensedNearestNeighbour(_Base):
     """Hart's condensed nearest neighbour (1968; rarity's ``cnn``).
 
@@ -702,16 +659,6 @@ class CondensedNearestNeighbour(_Base):
     True
     """
 
-    #: The registry samplers this class writes specs for.
-    registry_names = ("cnn",)
-
-    def __init__(self, *, sampling_strategy="auto", random_state=None, n_neighbors=None, n_seeds_S=1, n_jobs=None):
-        self.sampling_strategy = sampling_strategy
-        self.random_state = random_state
-        self.n_neighbors = n_neighbors
-        self.n_seeds_S = n_seeds_S
-        self.n_jobs = n_jobs
-
     def _spec(self, lab):
         _cleaning_only(self.sampling_strategy, "CondensedNearestNeighbour")
         if self.n_neighbors not in (None, 1) or self.n_seeds_S != 1:
@@ -719,6 +666,7 @@ class CondensedNearestNeighbour(_Base):
         return "cnn"
 
 
+@_declared(("oss",), sampling_strategy="auto", random_state=None, n_neighbors=None, n_seeds_S=1, n_jobs=None)
 class OneSidedSelection(_Base):
     """One-sided selection (Kubat & Matwin 1997; rarity's ``oss``).
 
@@ -741,16 +689,6 @@ class OneSidedSelection(_Base):
     True
     """
 
-    #: The registry samplers this class writes specs for.
-    registry_names = ("oss",)
-
-    def __init__(self, *, sampling_strategy="auto", random_state=None, n_neighbors=None, n_seeds_S=1, n_jobs=None):
-        self.sampling_strategy = sampling_strategy
-        self.random_state = random_state
-        self.n_neighbors = n_neighbors
-        self.n_seeds_S = n_seeds_S
-        self.n_jobs = n_jobs
-
     def _spec(self, lab):
         _cleaning_only(self.sampling_strategy, "OneSidedSelection")
         if self.n_neighbors not in (None, 1) or self.n_seeds_S != 1:
@@ -758,6 +696,7 @@ class OneSidedSelection(_Base):
         return "oss"
 
 
+@_declared(("ncl",), sampling_strategy="auto", edited_nearest_neighbours=None, n_neighbors=3, threshold_cleaning=0.5, n_jobs=None)
 class NeighbourhoodCleaningRule(_Base):
     """The neighbourhood cleaning rule (Laurikkala 2001; rarity's ``ncl``) with
     imbalanced-learn's conventions: ENN with ``kind_sel="mode"`` (ties to the
@@ -786,19 +725,6 @@ class NeighbourhoodCleaningRule(_Base):
     'ncl(k=3,ties=lowest,self_vote=true,threshold=0.5,strict=true)'
     """
 
-    #: The registry samplers this class writes specs for.
-    registry_names = ("ncl",)
-
-    def __init__(
-        self, *, sampling_strategy="auto", edited_nearest_neighbours=None, n_neighbors=3,
-        threshold_cleaning=0.5, n_jobs=None,
-    ):
-        self.sampling_strategy = sampling_strategy
-        self.edited_nearest_neighbours = edited_nearest_neighbours
-        self.n_neighbors = n_neighbors
-        self.threshold_cleaning = threshold_cleaning
-        self.n_jobs = n_jobs
-
     def _spec(self, lab):
         _cleaning_only(self.sampling_strategy, "NeighbourhoodCleaningRule")
         if self.edited_nearest_neighbours is not None:
@@ -809,6 +735,7 @@ class NeighbourhoodCleaningRule(_Base):
         )
 
 
+@_declared(("nearmiss1", "nearmiss2", "nearmiss3"), sampling_strategy="auto", version=1, n_neighbors=3, n_neighbors_ver3=3, n_jobs=None)
 class NearMiss(_Base):
     """NearMiss-1, 2 and 3 (Mani & Zhang 2003; rarity's ``nearmiss1..3``):
     every class reduced to the minority's size.
@@ -831,16 +758,6 @@ class NearMiss(_Base):
     [0, 1]
     """
 
-    #: The registry samplers this class writes specs for.
-    registry_names = ("nearmiss1", "nearmiss2", "nearmiss3")
-
-    def __init__(self, *, sampling_strategy="auto", version=1, n_neighbors=3, n_neighbors_ver3=3, n_jobs=None):
-        self.sampling_strategy = sampling_strategy
-        self.version = version
-        self.n_neighbors = n_neighbors
-        self.n_neighbors_ver3 = n_neighbors_ver3
-        self.n_jobs = n_jobs
-
     def _spec(self, lab):
         _cleaning_only(self.sampling_strategy, "NearMiss")
         if self.version not in (1, 2, 3):
@@ -851,6 +768,7 @@ class NearMiss(_Base):
         return f"nearmiss{self.version}(k={k})"
 
 
+@_declared(("smote-tomek",), sampling_strategy="auto", random_state=None, smote=None, tomek=None, n_jobs=None)
 class SMOTETomek(_Base):
     """SMOTE, then both members of every Tomek link removed (Batista et al.
     2004; rarity's ``smote-tomek``).
@@ -875,23 +793,13 @@ class SMOTETomek(_Base):
     True
     """
 
-    #: The registry samplers this class writes specs for.
-    registry_names = ("smote-tomek",)
-
-
-    def __init__(self, *, sampling_strategy="auto", random_state=None, smote=None, tomek=None, n_jobs=None):
-        self.sampling_strategy = sampling_strategy
-        self.random_state = random_state
-        self.smote = smote
-        self.tomek = tomek
-        self.n_jobs = n_jobs
-
     def _spec(self, lab):
         if self.smote is not None or self.tomek is not None:
             raise ValueError("smote and tomek: only None")
         return f"smote-tomek(counts={_over_counts(self.sampling_strategy, lab)})"
 
 
+@_declared(("smote-enn",), sampling_strategy="auto", random_state=None, smote=None, enn=None, n_jobs=None)
 class SMOTEENN(_Base):
     """SMOTE, then ENN (``kind_sel="all"``) on every class (Batista et al.
     2004; rarity's ``smote-enn(rule=all)``).
@@ -913,17 +821,6 @@ class SMOTEENN(_Base):
     >>> len(Xr) == len(yr)
     True
     """
-
-    #: The registry samplers this class writes specs for.
-    registry_names = ("smote-enn",)
-
-
-    def __init__(self, *, sampling_strategy="auto", random_state=None, smote=None, enn=None, n_jobs=None):
-        self.sampling_strategy = sampling_strategy
-        self.random_state = random_state
-        self.smote = smote
-        self.enn = enn
-        self.n_jobs = n_jobs
 
     def _spec(self, lab):
         if self.smote is not None or self.enn is not None:
@@ -996,7 +893,6 @@ def _rarity_class(entry):
     def _spec_of(self, lab):
         return _spec.call(name, {spec_keys[k]: getattr(self, k) for k in spec_keys}, defaults)
 
-    __init__ = _spec.keyword_init(sig)
     cls_name = _spec.class_name(entry)
     doc = "\n".join(
         [
@@ -1023,20 +919,8 @@ def _rarity_class(entry):
             "True",
         ]
     )
-    cls = type(
-        cls_name,
-        (_Base,),
-        {
-            "__init__": __init__,
-            "_spec": _spec_of,
-            "__doc__": doc,
-            "__module__": __name__,
-            "registry_name": name,
-            "registry_names": (name,),
-        },
-    )
-    __init__.__qualname__ = f"{cls_name}.__init__"
-    return cls
+    body = {"_spec": _spec_of, "__doc__": doc, "__module__": __name__, "registry_name": name}
+    return _declared((name,), **dict(sig))(type(cls_name, (_Base,), body))
 
 
 RARITY_SAMPLERS = {

@@ -31,13 +31,14 @@ use crate::error::{Error, Result};
 use crate::metrics::cost::{Benefit, LossMatrix};
 use tune::{best_threshold, roc_closest, tune_lambdas, Objective};
 
-/// How labels are decided (before fitting resolves it to a [`Rule`]).
+/// How labels are decided: a [`Rule`] whose numbers are all given, or one
+/// that fitting resolves to a [`Rule`] (from the training priors or the
+/// out-of-fold probabilities). A fixed rule is spelt once, in [`Rule`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum Decision {
-    /// The most probable class.
-    Argmax,
-    /// Binary: positive iff `p >= T`.
-    Fixed(f64),
+    /// A rule given in full: argmax, `threshold(T)`, `lambda(...)`,
+    /// `cost(...)`, `benefit(...)`.
+    Rule(Rule),
     /// Binary: positive iff `p >= 0.5`; argmax for more classes (the
     /// default of the rebalancing ensembles).
     Half,
@@ -45,12 +46,6 @@ pub enum Decision {
     Priors,
     /// PT_F1: `tau = (pi+ + 0.5) / 2` (binary).
     F1,
-    /// Given per-class thresholds.
-    Lambda(Vec<f64>),
-    /// Bayes minimum risk under a loss matrix.
-    Cost(LossMatrix),
-    /// Example-dependent benefit: positive iff `p * amount > overhead`.
-    Benefit(Benefit),
     /// The ROC point closest to (0, 1) on out-of-fold probabilities.
     RocClosest,
     /// The threshold (binary) or lambdas (multiclass) maximising a metric on
@@ -80,7 +75,7 @@ impl Decision {
     pub fn resolve(&self, r: &Resolving<'_>) -> Result<Rule> {
         let k = r.data.n_classes();
         let rule = match self {
-            Decision::Benefit(b) => {
+            Decision::Rule(Rule::Benefit(b)) => {
                 b.amounts(r.data)
                     .map_err(|e| Error::invalid(format!("benefit: {e}")))?;
                 Rule::Benefit(b.clone())
@@ -123,15 +118,11 @@ impl Decision {
     pub fn from_priors(&self, priors: &[f64]) -> Result<Rule> {
         let k = priors.len();
         let rule = match self {
-            Decision::Argmax => Rule::Argmax,
-            Decision::Fixed(t) => Rule::Threshold(*t),
+            Decision::Rule(rule) => rule.clone(),
             Decision::Half if k == 2 => Rule::Threshold(0.5),
             Decision::Half => Rule::Argmax,
             Decision::Priors => Rule::priors(priors)?,
             Decision::F1 => Rule::f1(priors)?,
-            Decision::Lambda(l) => Rule::Lambda(l.clone()),
-            Decision::Cost(m) => Rule::Cost(m.clone()),
-            Decision::Benefit(b) => Rule::Benefit(b.clone()),
             Decision::RocClosest | Decision::Tune(_) => {
                 return Err(Error::invalid(
                     "roc-closest and tune(...) are tuned on the training data's out-of-fold \
@@ -362,21 +353,17 @@ impl Rule {
 /// `tune(metric=f1)`): what `rarity fit` and the reports show.
 ///
 /// ```
-/// use rarity::decide::Decision;
+/// use rarity::decide::{Decision, Rule};
 /// assert_eq!(Decision::Priors.to_string(), "threshold(priors)");
-/// assert_eq!(Decision::Fixed(0.3).to_string(), "threshold(0.3)");
+/// assert_eq!(Decision::Rule(Rule::Threshold(0.3)).to_string(), "threshold(0.3)");
 /// ```
 impl std::fmt::Display for Decision {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Decision::Argmax => f.write_str("argmax"),
-            Decision::Fixed(t) => write!(f, "threshold({t})"),
+            Decision::Rule(rule) => write_rule(f, rule, |v| v.to_string()),
             Decision::Half => f.write_str("threshold(0.5)"),
             Decision::Priors => f.write_str("threshold(priors)"),
             Decision::F1 => f.write_str("threshold(f1)"),
-            Decision::Lambda(l) => write!(f, "lambda({})", join(l, f64::to_string)),
-            Decision::Cost(m) => write!(f, "cost({m})"),
-            Decision::Benefit(b) => write!(f, "{}", benefit_text(b)),
             Decision::RocClosest => f.write_str("roc-closest"),
             Decision::Tune(tune::Objective::Metric(m)) => write!(f, "tune(metric={})", m.key),
             Decision::Tune(tune::Objective::Cost(m)) => write!(f, "tune(metric=cost,{m})"),
@@ -396,24 +383,30 @@ impl std::fmt::Display for Decision {
 impl std::fmt::Display for Rule {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Rule::Argmax => f.write_str("argmax"),
-            Rule::Threshold(t) => write!(f, "threshold({})", six_digits(*t)),
             Rule::Lambda(l) if l.len() == 2 => {
                 write!(f, "threshold({})", six_digits(l[1] / (l[0] + l[1])))
             }
-            Rule::Lambda(l) => write!(f, "lambda({})", join(l, |v| six_digits(*v))),
-            Rule::Cost(m) => write!(f, "cost({m})"),
-            Rule::Benefit(b) => write!(f, "{}", benefit_text(b)),
+            rule => write_rule(f, rule, six_digits),
         }
     }
 }
 
-fn benefit_text(b: &Benefit) -> String {
-    format!("benefit(amount='{}',overhead={})", b.amount, b.overhead)
-}
-
-fn join(v: &[f64], each: impl Fn(&f64) -> String) -> String {
-    v.iter().map(each).collect::<Vec<_>>().join(",")
+/// Writes `rule` as a spec does, each of its own numbers by `number`.
+fn write_rule(
+    f: &mut std::fmt::Formatter<'_>,
+    rule: &Rule,
+    number: fn(f64) -> String,
+) -> std::fmt::Result {
+    match rule {
+        Rule::Argmax => f.write_str("argmax"),
+        Rule::Threshold(t) => write!(f, "threshold({})", number(*t)),
+        Rule::Lambda(l) => {
+            let l: Vec<String> = l.iter().map(|v| number(*v)).collect();
+            write!(f, "lambda({})", l.join(","))
+        }
+        Rule::Cost(m) => write!(f, "cost({m})"),
+        Rule::Benefit(b) => write!(f, "benefit(amount='{}',overhead={})", b.amount, b.overhead),
+    }
 }
 
 /// `v` rounded to six significant digits, in the shortest text that reads
@@ -535,6 +528,53 @@ mod tests {
             vec![1, 0, 0]
         );
         assert!(rule.decide(&p, None).is_err());
+    }
+
+    /// Every rule a spec gives in full, with the priors of a task it fits
+    /// and its text in model files (what files written before hold).
+    fn given_rules() -> Vec<(Rule, Vec<f64>, &'static str)> {
+        let binary = vec![0.8, 0.2];
+        vec![
+            (Rule::Argmax, binary.clone(), r#""Argmax""#),
+            (Rule::Threshold(0.3), binary.clone(), r#"{"Threshold":0.3}"#),
+            (
+                Rule::Lambda(vec![0.5, 0.25, 0.25]),
+                vec![0.6, 0.3, 0.1],
+                r#"{"Lambda":[0.5,0.25,0.25]}"#,
+            ),
+            (
+                Rule::Cost(LossMatrix::binary(0.0, 1.0, 5.0, 0.0).unwrap()),
+                binary.clone(),
+                r#"{"Cost":{"k":2,"loss":[0.0,5.0,1.0,0.0]}}"#,
+            ),
+            (
+                Rule::Benefit(Benefit {
+                    amount: "Amount".into(),
+                    overhead: 90.0,
+                }),
+                binary,
+                r#"{"Benefit":{"amount":"Amount","overhead":90.0}}"#,
+            ),
+        ]
+    }
+
+    #[test]
+    fn a_rule_given_in_full_is_one_decision_its_spec_and_its_model_format() {
+        for (rule, priors, stored) in given_rules() {
+            let decision = Decision::Rule(rule.clone());
+            assert_eq!(decision.from_priors(&priors).unwrap(), rule);
+            assert!(!decision.needs_oof() && decision.plugin().is_none());
+            // The spec text reads back as the same decision.
+            let text = decision.to_string();
+            let call = crate::params::syntax::parse(&text).unwrap().remove(0);
+            match registry::build_stage(&call).unwrap() {
+                registry::Stage::Decide(d) => assert_eq!(d, decision, "{text}"),
+                other => panic!("{text}: {other:?}"),
+            }
+            // Model files store the rule as before.
+            assert_eq!(serde_json::to_string(&rule).unwrap(), stored);
+            assert_eq!(serde_json::from_str::<Rule>(stored).unwrap(), rule);
+        }
     }
 
     #[test]

@@ -6,7 +6,7 @@
 
 use crate::calibrate::{Calibration, CalibrationMethod, Correction, PriorShift};
 use crate::decide::tune::Objective;
-use crate::decide::Decision;
+use crate::decide::{Decision, Rule};
 use crate::error::{Error, Result};
 use crate::metrics::catalogue::metric_of_call;
 use crate::metrics::cost::{Benefit, LossMatrix};
@@ -220,7 +220,9 @@ fn positional_numbers(c: &Call) -> Result<Vec<f64>> {
 
 fn threshold(c: &Call) -> Result<Stage> {
     let d = match c.args.as_slice() {
-        [(None, Value::Number(t))] if (0.0..=1.0).contains(t) => Decision::Fixed(*t),
+        [(None, Value::Number(t))] if (0.0..=1.0).contains(t) => {
+            Decision::Rule(Rule::Threshold(*t))
+        }
         [(None, v)] if v.word() == Some("priors") => Decision::Priors,
         [(None, v)] if v.word() == Some("f1") => Decision::F1,
         _ => {
@@ -239,7 +241,7 @@ fn lambda(c: &Call) -> Result<Stage> {
             "{c}: expected one positive threshold per class, e.g. lambda(0.5, 0.3, 0.2)"
         )));
     }
-    Ok(Stage::Decide(Decision::Lambda(l)))
+    Ok(Stage::Decide(Decision::Rule(Rule::Lambda(l))))
 }
 
 fn priors(c: &Call) -> Result<Stage> {
@@ -263,7 +265,7 @@ fn cost(c: &Call) -> Result<Stage> {
             c.name
         ))
     })?;
-    Ok(Stage::Decide(Decision::Cost(m)))
+    Ok(Stage::Decide(Decision::Rule(Rule::Cost(m))))
 }
 
 fn benefit(c: &Call) -> Result<Stage> {
@@ -276,10 +278,10 @@ fn benefit(c: &Call) -> Result<Stage> {
     let overhead = p
         .overhead
         .ok_or_else(|| Error::invalid(format!("{c}: overhead=V is required (e.g. 90)")))?;
-    Ok(Stage::Decide(Decision::Benefit(Benefit {
+    Ok(Stage::Decide(Decision::Rule(Rule::Benefit(Benefit {
         amount: p.amount,
         overhead,
-    })))
+    }))))
 }
 
 fn tune(c: &Call) -> Result<Stage> {
@@ -357,7 +359,7 @@ pub const STAGES: &[Entry<Stage>] = &[
         python: None,
         summary: "the most probable class",
         params: Vec::new,
-        build: |c| no_params(c).map(|_| Stage::Decide(Decision::Argmax)),
+        build: |c| no_params(c).map(|_| Stage::Decide(Decision::Rule(Rule::Argmax))),
     },
     Entry {
         name: "threshold",
@@ -424,7 +426,7 @@ pub fn build_stage(call: &Call) -> Result<Stage> {
 /// `--cost fn=5,fp=1` gives them: the loss matrix.
 pub fn loss_matrix(call: &Call) -> Result<LossMatrix> {
     match cost(call)? {
-        Stage::Decide(Decision::Cost(m)) => Ok(m),
+        Stage::Decide(Decision::Rule(Rule::Cost(m))) => Ok(m),
         _ => Err(Error::invalid(format!("{call}: expected a loss matrix"))),
     }
 }

@@ -8,7 +8,8 @@ use crate::data::{Dataset, Proba};
 use crate::error::{Error, Result};
 use crate::learn::tree::TreeModel;
 use crate::learn::{
-    check_features, in_blocks_of, Classifier, Importances, MemberHook, Model, ROW_CHUNK,
+    check_features, in_blocks_of, shape, Classifier, Importances, Kind, MemberHook, Model,
+    ROW_CHUNK,
 };
 use crate::onnx::{Graph, Value};
 use crate::params::choice;
@@ -68,6 +69,10 @@ pub struct BaggedModel {
     members: Vec<Model>,
     keep_rates: Vec<Vec<f64>>,
     vote: Vote,
+}
+
+impl Kind for BaggedModel {
+    const KIND: &'static str = "Bagged";
 }
 
 impl BaggedModel {
@@ -245,19 +250,7 @@ impl BaggedModel {
 }
 
 impl Classifier for BaggedModel {
-    fn kind(&self) -> &'static str {
-        "Bagged"
-    }
-
-    /// Number of classes.
-    fn n_classes(&self) -> usize {
-        self.n_classes
-    }
-
-    /// Number of features expected.
-    fn n_features(&self) -> usize {
-        self.n_features
-    }
+    shape!(n_classes, n_features);
 
     /// Probabilities of one row (see [`Model::predict_row`]).
     fn predict_row(&self, x: &[f64], out: &mut [f64]) {

@@ -31,7 +31,7 @@
 
 use std::sync::Arc;
 
-use crate::decide::Decision;
+use crate::decide::{Decision, Rule};
 use crate::ensemble::rus_boost::RusBoost;
 use crate::ensemble::{BaggedModel, Bagging, Vote};
 use crate::error::Result;
@@ -50,7 +50,7 @@ use crate::sample::{
 };
 
 /// The fitted ensembles, by the name model files use.
-pub const MODEL_KINDS: &[ModelKind] = &[ModelKind::of::<BaggedModel>("Bagged")];
+pub const MODEL_KINDS: &[ModelKind] = &[ModelKind::of::<BaggedModel>()];
 
 params! {
     /// The member count and vote of an ensemble.
@@ -131,7 +131,7 @@ pub struct Ensemble {
 /// Every ensemble a spec can name.
 pub const ENSEMBLES: &[Ensemble] = &[
     Ensemble {
-        decision: Decision::Argmax,
+        decision: Decision::Rule(Rule::Argmax),
         entry: Entry {
         name: "forest",
         python: Some("RandomForest"),
@@ -150,7 +150,7 @@ pub const ENSEMBLES: &[Ensemble] = &[
     },
     },
     Ensemble {
-        decision: Decision::Argmax,
+        decision: Decision::Rule(Rule::Argmax),
         entry: Entry {
         name: "bagging",
         python: None,
@@ -160,7 +160,7 @@ pub const ENSEMBLES: &[Ensemble] = &[
     },
     },
     Ensemble {
-        decision: Decision::Argmax,
+        decision: Decision::Rule(Rule::Argmax),
         entry: Entry {
         name: "rdt",
         python: Some("RandomDecisionTrees"),
@@ -303,16 +303,16 @@ pub const ENSEMBLES: &[Ensemble] = &[
 ///
 /// ```
 /// use rarity::ensemble::registry::default_decision;
-/// use rarity::decide::Decision;
+/// use rarity::decide::{Decision, Rule};
 /// assert_eq!(default_decision("pt-bagging"), Decision::Priors);
 /// assert_eq!(default_decision("eb-bagging"), Decision::Half);
-/// assert_eq!(default_decision("tree"), Decision::Argmax);
+/// assert_eq!(default_decision("tree"), Decision::Rule(Rule::Argmax));
 /// ```
 pub fn default_decision(name: &str) -> Decision {
     ENSEMBLES
         .iter()
         .find(|e| e.entry.name == name)
-        .map_or(Decision::Argmax, |e| e.decision.clone())
+        .map_or(Decision::Rule(Rule::Argmax), |e| e.decision.clone())
 }
 
 /// Every learner a spec can name: the base learners, then the ensembles.

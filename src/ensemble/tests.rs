@@ -353,7 +353,7 @@ fn every_ensemble_with_member_keep_rates_passes_members_through_the_hook() {
 
 #[test]
 fn default_decisions_live_in_the_ensemble_entries() {
-    use crate::decide::Decision;
+    use crate::decide::{Decision, Rule};
     for e in registry::ENSEMBLES {
         assert_eq!(
             registry::default_decision(e.entry.name),
@@ -364,6 +364,12 @@ fn default_decisions_live_in_the_ensemble_entries() {
     }
     assert_eq!(registry::default_decision("pt-bagging"), Decision::Priors);
     assert_eq!(registry::default_decision("easy-ensemble"), Decision::Half);
-    assert_eq!(registry::default_decision("forest"), Decision::Argmax);
-    assert_eq!(registry::default_decision("logistic"), Decision::Argmax);
+    assert_eq!(
+        registry::default_decision("forest"),
+        Decision::Rule(Rule::Argmax)
+    );
+    assert_eq!(
+        registry::default_decision("logistic"),
+        Decision::Rule(Rule::Argmax)
+    );
 }

@@ -35,7 +35,7 @@ use serde::Serialize;
 use crate::calibrate::Platt;
 use crate::data::{Dataset, Proba};
 use crate::decide::tune::{best_threshold, Objective};
-use crate::decide::Rule;
+use crate::decide::{Decision, Rule};
 use crate::ensemble::Bagging;
 use crate::error::{Error, Result};
 use crate::learn::tree::Tree;
@@ -119,17 +119,7 @@ pub struct DatasetResult {
 struct Family {
     sampler: Arc<dyn Sampler>,
     /// `(method index, decision)`; `None` is Platt on out-of-bag scores.
-    methods: Vec<(usize, Option<PtBaggingDecision>)>,
-}
-
-/// How a method labels with an ensemble's averaged probabilities: PT_MA
-/// (threshold at the training prior), PT_F1, a 0.5 threshold or argmax.
-#[derive(Clone, Copy)]
-enum PtBaggingDecision {
-    Priors,
-    F1,
-    Half,
-    Argmax,
+    methods: Vec<(usize, Option<Decision>)>,
 }
 
 fn families(n_classes: usize) -> Vec<Family> {
@@ -143,31 +133,35 @@ fn families(n_classes: usize) -> Vec<Family> {
             Family {
                 sampler: boot,
                 methods: vec![
-                    (0, Some(PtBaggingDecision::Priors)),
-                    (1, Some(PtBaggingDecision::F1)),
+                    (0, Some(Decision::Priors)),
+                    (1, Some(Decision::F1)),
                     (5, None),
                 ],
             },
-            one(Arc::new(ExactlyBalanced), 2, PtBaggingDecision::Half),
-            one(Arc::new(RoughlyBalanced), 3, PtBaggingDecision::Half),
-            one(Arc::new(SmoteHybrid::default()), 4, PtBaggingDecision::Half),
+            one(Arc::new(ExactlyBalanced), 2, Decision::Half),
+            one(Arc::new(RoughlyBalanced), 3, Decision::Half),
+            one(Arc::new(SmoteHybrid::default()), 4, Decision::Half),
         ]
     } else {
         let mut f = vec![Family {
             sampler: boot,
             methods: vec![
-                (0, Some(PtBaggingDecision::Priors)),
-                (1, Some(PtBaggingDecision::Argmax)),
+                (0, Some(Decision::Priors)),
+                (1, Some(Decision::Rule(Rule::Argmax))),
             ],
         }];
         for (i, a) in [10.0, 25.0, 50.0, 100.0].into_iter().enumerate() {
             f.push(one(
                 Arc::new(UnderOver { a }),
                 2 + i,
-                PtBaggingDecision::Argmax,
+                Decision::Rule(Rule::Argmax),
             ));
         }
-        f.push(one(Arc::new(ExactlyBalanced), 6, PtBaggingDecision::Argmax));
+        f.push(one(
+            Arc::new(ExactlyBalanced),
+            6,
+            Decision::Rule(Rule::Argmax),
+        ));
         f
     }
 }
@@ -303,9 +297,9 @@ fn run_fold(
             avg.values_mut()
                 .iter_mut()
                 .for_each(|v| *v /= (i + 1) as f64);
-            for &(m, decision) in &fam.methods {
+            for (m, decision) in &fam.methods {
                 let (proba, rule) = match decision {
-                    Some(d) => (avg.clone(), rule(d, &priors)?),
+                    Some(d) => (avg.clone(), d.from_priors(&priors)?),
                     None if i + 1 == largest => {
                         let Some(oob) = &oob else { continue };
                         let y: Vec<bool> = train.labels().iter().map(|&c| c == 1).collect();
@@ -315,21 +309,12 @@ fn run_fold(
                     }
                     None => continue,
                 };
-                out[m][next] = measures(truth, &proba, &rule.decide(&proba, None)?)?;
+                out[*m][next] = measures(truth, &proba, &rule.decide(&proba, None)?)?;
             }
             next += 1;
         }
     }
     Ok(out)
-}
-
-fn rule(d: PtBaggingDecision, priors: &[f64]) -> Result<Rule> {
-    Ok(match d {
-        PtBaggingDecision::Priors => Rule::priors(priors)?,
-        PtBaggingDecision::F1 => Rule::f1(priors)?,
-        PtBaggingDecision::Half => Rule::Threshold(0.5),
-        PtBaggingDecision::Argmax => Rule::Argmax,
-    })
 }
 
 /// The values of [`MEASURES`] for one fold's test probabilities and labels.

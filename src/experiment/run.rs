@@ -33,7 +33,7 @@ use serde::Serialize;
 
 use crate::data::Dataset;
 use crate::decide::registry::{build_stage, loss_matrix, Stage};
-use crate::decide::Decision;
+use crate::decide::{Decision, Rule};
 use crate::error::{Error, Result};
 use crate::evaluate::Extras;
 use crate::experiment::compare::{
@@ -245,7 +245,7 @@ pub fn parse_cost(text: &str) -> Result<LossMatrix> {
 /// ```
 pub fn parse_benefit(text: &str) -> Result<Benefit> {
     match build_stage(&parse_args("benefit", text)?)? {
-        Stage::Decide(Decision::Benefit(b)) => Ok(b),
+        Stage::Decide(Decision::Rule(Rule::Benefit(b))) => Ok(b),
         _ => Err(Error::invalid("expected amount=COLUMN,overhead=NUMBER")),
     }
 }
@@ -259,13 +259,13 @@ pub fn decision_copies(
 ) -> Vec<(Decision, String)> {
     let mut copies = Vec::new();
     if let Some((text, m)) = cost {
-        copies.push((Decision::Cost(m.clone()), format!("cost({})", text.trim())));
+        let d = Decision::Rule(Rule::Cost(m.clone()));
+        copies.push((d, format!("cost({})", text.trim())));
     }
     if let Some(b) = benefit {
-        copies.push((
-            Decision::Benefit(b.clone()),
-            format!("benefit(amount='{}',overhead={})", b.amount, b.overhead),
-        ));
+        let d = Decision::Rule(Rule::Benefit(b.clone()));
+        let label = d.to_string();
+        copies.push((d, label));
     }
     copies
 }
@@ -384,12 +384,12 @@ pub fn counts_text(outcome: &RunOutcome) -> String {
 /// gets no copy.
 ///
 /// ```
-/// use rarity::decide::Decision;
+/// use rarity::decide::{Decision, Rule};
 /// use rarity::experiment::run::with_decision_copies;
 /// use rarity::metrics::cost::LossMatrix;
 /// let s: Vec<_> = ["logistic+platt", "tree", "forest(n=5)+threshold(priors)", "forest(n=5)+threshold(f1)"]
 ///     .iter().map(|s| rarity::spec::build_strategy(s).unwrap()).collect();
-/// let cost = Decision::Cost(LossMatrix::binary(0.0, 1.0, 5.0, 0.0).unwrap());
+/// let cost = Decision::Rule(Rule::Cost(LossMatrix::binary(0.0, 1.0, 5.0, 0.0).unwrap()));
 /// let all = with_decision_copies(s, &[(cost, "cost(fn=5,fp=1)".into())]);
 /// let specs: Vec<_> = all.iter().map(|s| s.spec.as_str()).collect();
 /// assert_eq!(&specs[4..], ["logistic+platt+cost(fn=5,fp=1)", "forest(n=5)+cost(fn=5,fp=1)"]);

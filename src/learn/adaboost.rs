@@ -60,7 +60,7 @@
 //! are cost-skewed scores rather than calibrated probabilities. With no
 //! usable round the model predicts the weighted class frequencies.
 
-use crate::learn::Classifier;
+use crate::learn::{shape, Classifier, Kind};
 use crate::onnx::{self, Graph};
 use crate::progress::Progress;
 use serde::{Deserialize, Serialize};
@@ -235,6 +235,10 @@ pub struct BoostModel {
     alpha: Vec<f64>,
 }
 
+impl Kind for BoostModel {
+    const KIND: &'static str = "Boost";
+}
+
 impl BoostModel {
     /// Number of trees kept.
     pub fn n_trees(&self) -> usize {
@@ -243,21 +247,8 @@ impl BoostModel {
 }
 
 impl Classifier for BoostModel {
-    fn kind(&self) -> &'static str {
-        "Boost"
-    }
+    shape!(k, d);
 
-    /// Number of classes of the training dataset.
-    fn n_classes(&self) -> usize {
-        self.k
-    }
-
-    /// Number of features.
-    fn n_features(&self) -> usize {
-        self.d
-    }
-
-    /// Class probabilities of one row.
     fn predict_row(&self, x: &[f64], out: &mut [f64]) {
         let m = self.classes.len();
         if self.trees.is_empty() || m < 2 {

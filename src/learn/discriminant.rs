@@ -30,7 +30,7 @@
 //!   features, a class of one row or a constant feature gives finite,
 //!   very concentrated densities instead of failing.
 
-use crate::learn::Classifier;
+use crate::learn::{shape, Classifier, Kind};
 use crate::onnx::{self, Graph, Tensor, Value};
 use serde::{Deserialize, Serialize};
 
@@ -129,22 +129,13 @@ pub struct LdaModel {
     intercept: Vec<f64>,
 }
 
+impl Kind for LdaModel {
+    const KIND: &'static str = "Lda";
+}
+
 impl Classifier for LdaModel {
-    fn kind(&self) -> &'static str {
-        "Lda"
-    }
+    shape!(k, d);
 
-    /// Number of classes of the training dataset.
-    fn n_classes(&self) -> usize {
-        self.k
-    }
-
-    /// Number of features.
-    fn n_features(&self) -> usize {
-        self.d
-    }
-
-    /// Class probabilities of one row.
     fn predict_row(&self, x: &[f64], out: &mut [f64]) {
         let mut s: Vec<f64> = self
             .intercept
@@ -190,22 +181,13 @@ pub struct QdaModel {
     constant: Vec<f64>,
 }
 
+impl Kind for QdaModel {
+    const KIND: &'static str = "Qda";
+}
+
 impl Classifier for QdaModel {
-    fn kind(&self) -> &'static str {
-        "Qda"
-    }
+    shape!(k, d);
 
-    /// Number of classes of the training dataset.
-    fn n_classes(&self) -> usize {
-        self.k
-    }
-
-    /// Number of features.
-    fn n_features(&self) -> usize {
-        self.d
-    }
-
-    /// Class probabilities of one row.
     fn predict_row(&self, x: &[f64], out: &mut [f64]) {
         self.predict_rows(x, out);
     }

@@ -28,9 +28,6 @@ pub const ROW_CHUNK: usize = 256;
 
 /// A fitted probabilistic classifier.
 pub trait Classifier: ClassifierBox + Send + Sync + fmt::Debug + erased_serde::Serialize {
-    /// The name of this kind of model in model files (`Tree`, `Bagged`, ...).
-    fn kind(&self) -> &'static str;
-
     /// Number of classes `k` of the training dataset.
     fn n_classes(&self) -> usize;
 
@@ -137,9 +134,35 @@ pub trait Classifier: ClassifierBox + Send + Sync + fmt::Debug + erased_serde::S
 /// probabilities)`, changing them in place.
 pub type MemberHook<'a> = &'a (dyn Fn(usize, &[f64], &mut [f64]) + Sync);
 
-/// Cloning, comparing and downcasting boxed classifiers; implemented for
-/// every `Classifier + Clone + PartialEq` type.
+/// The [`Classifier::n_classes`] and [`Classifier::n_features`] of a
+/// fitted type that keeps them in two fields: `shape!(k, d);` in its
+/// `impl Classifier`.
+macro_rules! shape {
+    ($classes:ident, $features:ident) => {
+        fn n_classes(&self) -> usize {
+            self.$classes
+        }
+
+        fn n_features(&self) -> usize {
+            self.$features
+        }
+    };
+}
+pub(crate) use shape;
+
+/// The name of a kind of fitted model in model files (`Tree`, `Bagged`,
+/// ...), written once: [`ClassifierBox::kind`] writes it and
+/// [`ModelKind::of`] reads files by it.
+pub trait Kind {
+    /// The name.
+    const KIND: &'static str;
+}
+
+/// Cloning, comparing and downcasting boxed classifiers, and their kind;
+/// implemented for every `Classifier + Kind + Clone + PartialEq` type.
 pub trait ClassifierBox: Any {
+    /// The name of this kind of model in model files ([`Kind::KIND`]).
+    fn kind(&self) -> &'static str;
     /// A boxed copy.
     fn clone_box(&self) -> Box<dyn Classifier>;
     /// Equality with another classifier of any kind.
@@ -148,7 +171,10 @@ pub trait ClassifierBox: Any {
     fn as_any(&self) -> &dyn Any;
 }
 
-impl<T: Classifier + Clone + PartialEq> ClassifierBox for T {
+impl<T: Classifier + Kind + Clone + PartialEq> ClassifierBox for T {
+    fn kind(&self) -> &'static str {
+        T::KIND
+    }
     fn clone_box(&self) -> Box<dyn Classifier> {
         Box::new(self.clone())
     }
@@ -224,7 +250,7 @@ impl Model {
         &*self.0
     }
 
-    /// See [`Classifier::kind`].
+    /// See [`ClassifierBox::kind`].
     pub fn kind(&self) -> &'static str {
         self.0.kind()
     }
@@ -322,7 +348,7 @@ impl serde::Serialize for Model {
 /// How one kind of fitted model is read back from a model file.
 #[derive(Debug, Clone, Copy)]
 pub struct ModelKind {
-    /// The name the file uses ([`Classifier::kind`]).
+    /// The name the file uses ([`Kind::KIND`]).
     pub name: &'static str,
     /// Reads the body of a model of this kind.
     pub load: fn(
@@ -331,10 +357,10 @@ pub struct ModelKind {
 }
 
 impl ModelKind {
-    /// The kind `name` of fitted type `C`.
-    pub const fn of<C: Classifier + serde::de::DeserializeOwned>(name: &'static str) -> ModelKind {
+    /// The kind of fitted type `C`, by its [`Kind::KIND`].
+    pub const fn of<C: Classifier + Kind + serde::de::DeserializeOwned>() -> ModelKind {
         ModelKind {
-            name,
+            name: C::KIND,
             load: |d| erased_serde::deserialize::<C>(d).map(Model::new),
         }
     }

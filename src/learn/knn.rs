@@ -21,7 +21,7 @@
 //! On the 70 KEEL sets of the learners benchmark that tie order alone moves
 //! the mean test AUC from 0.8220 (`brute`, and rarity) to 0.8284 (`auto`).
 
-use crate::learn::{check_features, Classifier};
+use crate::learn::{check_features, shape, Classifier, Kind};
 use serde::{Deserialize, Serialize};
 
 use crate::data::{Dataset, Proba, View};
@@ -77,6 +77,10 @@ pub struct KnnModel {
     w: Vec<f64>,
 }
 
+impl Kind for KnnModel {
+    const KIND: &'static str = "Knn";
+}
+
 impl KnnModel {
     /// The training rows as search references.
     fn refs(&self) -> Points<'_> {
@@ -107,21 +111,8 @@ impl KnnModel {
 }
 
 impl Classifier for KnnModel {
-    fn kind(&self) -> &'static str {
-        "Knn"
-    }
+    shape!(n_classes, d);
 
-    /// Number of classes of the training dataset.
-    fn n_classes(&self) -> usize {
-        self.n_classes
-    }
-
-    /// Number of features.
-    fn n_features(&self) -> usize {
-        self.d
-    }
-
-    /// Class probabilities of one row.
     fn predict_row(&self, x: &[f64], out: &mut [f64]) {
         let q = Points::new(x, 1, self.d).expect("a row of the model's width");
         let nn = knn(q, self.refs(), self.k, Exclude::Nothing);

@@ -26,7 +26,7 @@
 //! Classes absent from the fitted rows get probability 0; with a single
 //! class present the model predicts it with probability 1.
 
-use crate::learn::Classifier;
+use crate::learn::{shape, Classifier, Kind};
 use crate::onnx::{self, Graph, Value};
 use serde::{Deserialize, Serialize};
 
@@ -85,6 +85,10 @@ pub struct LogisticModel {
     intercept: Vec<f64>,
 }
 
+impl Kind for LogisticModel {
+    const KIND: &'static str = "Logistic";
+}
+
 impl LogisticModel {
     /// The class ids the outputs refer to (see the module doc).
     pub fn classes(&self) -> &[usize] {
@@ -103,21 +107,8 @@ impl LogisticModel {
 }
 
 impl Classifier for LogisticModel {
-    fn kind(&self) -> &'static str {
-        "Logistic"
-    }
+    shape!(k, d);
 
-    /// Number of classes of the training dataset.
-    fn n_classes(&self) -> usize {
-        self.k
-    }
-
-    /// Number of features.
-    fn n_features(&self) -> usize {
-        self.d
-    }
-
-    /// Class probabilities of one row.
     fn predict_row(&self, x: &[f64], out: &mut [f64]) {
         out.iter_mut().for_each(|o| *o = 0.0);
         let outputs = self.intercept.len();

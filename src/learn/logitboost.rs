@@ -18,7 +18,7 @@
 //! weighted mean of `z`. Dal Pozzolo et al. (2015) use LogitBoost among
 //! their base learners.
 
-use crate::learn::Classifier;
+use crate::learn::{shape, Classifier, Kind};
 use crate::onnx::{self, Child, Graph, Split, TreeTable, Value};
 use serde::{Deserialize, Serialize};
 
@@ -80,6 +80,10 @@ pub struct LogitBoostModel {
     stumps: Vec<Stump>,
 }
 
+impl Kind for LogitBoostModel {
+    const KIND: &'static str = "LogitBoost";
+}
+
 impl LogitBoostModel {
     fn outputs(&self) -> usize {
         if self.classes.len() == 2 {
@@ -91,21 +95,8 @@ impl LogitBoostModel {
 }
 
 impl Classifier for LogitBoostModel {
-    fn kind(&self) -> &'static str {
-        "LogitBoost"
-    }
+    shape!(k, d);
 
-    /// Number of classes of the training dataset.
-    fn n_classes(&self) -> usize {
-        self.k
-    }
-
-    /// Number of features.
-    fn n_features(&self) -> usize {
-        self.d
-    }
-
-    /// Class probabilities of one row.
     fn predict_row(&self, x: &[f64], out: &mut [f64]) {
         let m = self.classes.len();
         if m == 1 {

@@ -44,9 +44,10 @@ pub(crate) mod linalg;
 pub mod registry;
 mod rows;
 
+pub(crate) use fitted::shape;
 pub use fitted::{
-    check_features, in_blocks_of, in_row_blocks, Classifier, ClassifierBox, MemberHook, Model,
-    ModelKind, ROW_CHUNK,
+    check_features, in_blocks_of, in_row_blocks, Classifier, ClassifierBox, Kind, MemberHook,
+    Model, ModelKind, ROW_CHUNK,
 };
 pub use importance::Importances;
 pub use registry::*;

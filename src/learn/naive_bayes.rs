@@ -16,7 +16,7 @@
 //!   one bin) and `P(bin | c) = (W_cb + 1) / (W_c + bins)`, Laplace-smoothed
 //!   weighted counts.
 
-use crate::learn::Classifier;
+use crate::learn::{shape, Classifier, Kind};
 use crate::onnx::{self, Graph, Tensor, Value};
 use serde::{Deserialize, Serialize};
 
@@ -60,22 +60,13 @@ pub struct GaussianNbModel {
     log_norm: Vec<f64>,
 }
 
+impl Kind for GaussianNbModel {
+    const KIND: &'static str = "GaussianNb";
+}
+
 impl Classifier for GaussianNbModel {
-    fn kind(&self) -> &'static str {
-        "GaussianNb"
-    }
+    shape!(k, d);
 
-    /// Number of classes of the training dataset.
-    fn n_classes(&self) -> usize {
-        self.k
-    }
-
-    /// Number of features.
-    fn n_features(&self) -> usize {
-        self.d
-    }
-
-    /// Class probabilities of one row.
     fn predict_row(&self, x: &[f64], out: &mut [f64]) {
         let d = self.d;
         let mut jll: Vec<f64> = (0..self.classes.len())
@@ -263,6 +254,10 @@ pub struct BinnedNbModel {
     log_p: Vec<f64>,
 }
 
+impl Kind for BinnedNbModel {
+    const KIND: &'static str = "BinnedNb";
+}
+
 impl BinnedNbModel {
     fn bin(&self, j: usize, v: f64) -> usize {
         bin_of(self.lo[j], self.width[j], self.bins, v)
@@ -270,21 +265,8 @@ impl BinnedNbModel {
 }
 
 impl Classifier for BinnedNbModel {
-    fn kind(&self) -> &'static str {
-        "BinnedNb"
-    }
+    shape!(k, d);
 
-    /// Number of classes of the training dataset.
-    fn n_classes(&self) -> usize {
-        self.k
-    }
-
-    /// Number of features.
-    fn n_features(&self) -> usize {
-        self.d
-    }
-
-    /// Class probabilities of one row.
     fn predict_row(&self, x: &[f64], out: &mut [f64]) {
         let (d, b) = (self.d, self.bins);
         let mut s: Vec<f64> = self.log_prior.clone();

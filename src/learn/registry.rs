@@ -74,16 +74,16 @@ pub const LEARNERS: &[Entry<Arc<dyn Learner>>] = &[
 
 /// The fitted models of the base learners, by the name model files use.
 pub const MODEL_KINDS: &[ModelKind] = &[
-    ModelKind::of::<TreeModel>("Tree"),
-    ModelKind::of::<LogisticModel>("Logistic"),
-    ModelKind::of::<GaussianNbModel>("GaussianNb"),
-    ModelKind::of::<BinnedNbModel>("BinnedNb"),
-    ModelKind::of::<SvmModel>("Svm"),
-    ModelKind::of::<LdaModel>("Lda"),
-    ModelKind::of::<QdaModel>("Qda"),
-    ModelKind::of::<KnnModel>("Knn"),
-    ModelKind::of::<BoostModel>("Boost"),
-    ModelKind::of::<LogitBoostModel>("LogitBoost"),
-    ModelKind::of::<SvddModel>("Svdd"),
-    ModelKind::of::<GbdtModel>("Gbdt"),
+    ModelKind::of::<TreeModel>(),
+    ModelKind::of::<LogisticModel>(),
+    ModelKind::of::<GaussianNbModel>(),
+    ModelKind::of::<BinnedNbModel>(),
+    ModelKind::of::<SvmModel>(),
+    ModelKind::of::<LdaModel>(),
+    ModelKind::of::<QdaModel>(),
+    ModelKind::of::<KnnModel>(),
+    ModelKind::of::<BoostModel>(),
+    ModelKind::of::<LogitBoostModel>(),
+    ModelKind::of::<SvddModel>(),
+    ModelKind::of::<GbdtModel>(),
 ];

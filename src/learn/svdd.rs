@@ -25,7 +25,7 @@
 //! normal class gets `1 - p_out` and the other classes share `p_out`
 //! equally (for a binary task: the positive class gets `p_out`).
 
-use crate::learn::Classifier;
+use crate::learn::{shape, Classifier, Kind};
 use serde::{Deserialize, Serialize};
 
 use crate::data::View;
@@ -120,6 +120,10 @@ pub struct SvddModel {
     scale: f64,
 }
 
+impl Kind for SvddModel {
+    const KIND: &'static str = "Svdd";
+}
+
 impl SvddModel {
     /// The squared radius of the sphere.
     pub fn radius2(&self) -> f64 {
@@ -157,19 +161,7 @@ impl SvddModel {
 }
 
 impl Classifier for SvddModel {
-    fn kind(&self) -> &'static str {
-        "Svdd"
-    }
-
-    /// Number of classes of the training dataset.
-    fn n_classes(&self) -> usize {
-        self.k
-    }
-
-    /// Number of features.
-    fn n_features(&self) -> usize {
-        self.d
-    }
+    shape!(k, d);
 
     /// Class probabilities of one row (see the module doc).
     fn predict_row(&self, x: &[f64], out: &mut [f64]) {

@@ -20,6 +20,14 @@ fn data() -> Dataset {
     .unwrap()
 }
 
+/// `learner` fitted on every row of `ds`.
+fn fit(learner: &dyn Learner, ds: &Dataset) -> Model {
+    let rows: Vec<usize> = (0..ds.n_rows()).collect();
+    learner
+        .fit(&ds.view(&rows), &mut crate::rng::stream(0, 0))
+        .unwrap()
+}
+
 fn forest() -> Model {
     Model::new(Bagging::forest(5).fit_dataset(&data(), 3).unwrap())
 }
@@ -27,10 +35,7 @@ fn forest() -> Model {
 #[test]
 fn round_trip_through_a_file_both_formats() {
     let ds = data();
-    let rows: Vec<usize> = (0..40).collect();
-    let tree = Tree::default()
-        .fit(&ds.view(&rows), &mut crate::rng::stream(0, 0))
-        .unwrap();
+    let tree = fit(&Tree::default(), &ds);
     for (i, model) in [tree, forest()].into_iter().enumerate() {
         for format in [Format::Binary, Format::Json] {
             let path = tmp(&format!("rt{i}{format:?}"));
@@ -103,10 +108,7 @@ fn foreign_and_other_version_files_are_rejected() {
 #[test]
 fn inconsistent_models_are_rejected() {
     let ds = data();
-    let rows: Vec<usize> = (0..40).collect();
-    let tree = Tree::default()
-        .fit(&ds.view(&rows), &mut crate::rng::stream(0, 0))
-        .unwrap();
+    let tree = fit(&Tree::default(), &ds);
     let json = String::from_utf8(to_bytes(&tree, Format::Json).unwrap()).unwrap();
     // Point the root's left child at itself (and sign the edit, so that the
     // consistency check, not the checksum, is what refuses it).
@@ -188,4 +190,36 @@ fn files_of_format_version_1_load_without_a_checksum() {
         to_bytes(&model, Format::Binary).unwrap(),
         to_bytes(&model, Format::Binary).unwrap()
     );
+}
+
+#[test]
+fn every_registered_kind_round_trips_under_its_registry_name() {
+    let ds = data();
+    let mut models = vec![forest()];
+    for entry in crate::learn::registry::LEARNERS {
+        let learner = (entry.build)(&crate::params::Call::bare(entry.name)).unwrap();
+        models.push(fit(&*learner, &ds));
+    }
+    let mut written = std::collections::BTreeSet::new();
+    for model in &models {
+        let json = String::from_utf8(to_bytes(model, Format::Json).unwrap()).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let name = v["model"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .next()
+            .unwrap()
+            .clone();
+        assert_eq!(name, model.kind());
+        for format in [Format::Binary, Format::Json] {
+            let bytes = to_bytes(model, format).unwrap();
+            let back: Model = from_bytes(&bytes, Path::new("m")).unwrap();
+            assert_eq!(&back, model, "{name} {format:?}");
+        }
+        written.insert(name);
+    }
+    let registered: std::collections::BTreeSet<String> =
+        model_kinds().map(|k| k.name.to_string()).collect();
+    assert_eq!(written, registered);
 }

@@ -1,6 +1,6 @@
 use super::*;
 use crate::data::Dataset;
-use crate::decide::Decision;
+use crate::decide::{Decision, Rule};
 
 #[test]
 fn builds_every_learner() {
@@ -132,8 +132,8 @@ fn named_ensembles_have_the_papers_defaults() {
         ("pt-bagging", Decision::Priors),
         ("pt-bagging+threshold(f1)", Decision::F1),
         ("eb-bagging", Decision::Half),
-        ("rus-boost+argmax", Decision::Argmax),
-        ("bagging", Decision::Argmax),
+        ("rus-boost+argmax", Decision::Rule(Rule::Argmax)),
+        ("bagging", Decision::Rule(Rule::Argmax)),
     ] {
         assert_eq!(build_strategy(spec).unwrap().decision, decision, "{spec}");
     }

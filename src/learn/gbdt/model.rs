@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::learn::naive_bayes::scatter;
 use crate::learn::rows::{sigmoid, softmax};
-use crate::learn::{Classifier, Importances};
+use crate::learn::{Classifier, Importances, Kind};
 use crate::onnx::{Graph, Value};
 
 use super::tree::GbdtTree;
@@ -115,11 +115,11 @@ impl GbdtModel {
     }
 }
 
-impl Classifier for GbdtModel {
-    fn kind(&self) -> &'static str {
-        "Gbdt"
-    }
+impl Kind for GbdtModel {
+    const KIND: &'static str = "Gbdt";
+}
 
+impl Classifier for GbdtModel {
     fn n_classes(&self) -> usize {
         self.n_classes
     }

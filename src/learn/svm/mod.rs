@@ -38,7 +38,7 @@ mod interior;
 pub(crate) mod kernel;
 pub(crate) mod smo;
 
-use crate::learn::Classifier;
+use crate::learn::{shape, Classifier, Kind};
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
@@ -187,6 +187,10 @@ pub struct SvmModel {
     machines: Vec<PairMachine>,
 }
 
+impl Kind for SvmModel {
+    const KIND: &'static str = "Svm";
+}
+
 impl SvmModel {
     /// Number of distinct support vectors (0 for the linear kernel, which
     /// keeps weight vectors instead).
@@ -261,21 +265,8 @@ impl SvmModel {
 }
 
 impl Classifier for SvmModel {
-    fn kind(&self) -> &'static str {
-        "Svm"
-    }
+    shape!(k, d);
 
-    /// Number of classes of the training dataset.
-    fn n_classes(&self) -> usize {
-        self.k
-    }
-
-    /// Number of features.
-    fn n_features(&self) -> usize {
-        self.d
-    }
-
-    /// Class probabilities of one row.
     fn predict_row(&self, x: &[f64], out: &mut [f64]) {
         self.predict_rows(x, out);
     }

@@ -9,7 +9,7 @@
 //! that reaches its leaf handing its place to the next, so that the memory
 //! latency of one row's next node overlaps the others'.
 
-use crate::learn::{Classifier, Importances};
+use crate::learn::{Classifier, Importances, Kind};
 use crate::onnx::{tree_sum, Graph, Value};
 use serde::{Deserialize, Serialize};
 
@@ -360,11 +360,11 @@ impl TreeModel {
     }
 }
 
-impl Classifier for TreeModel {
-    fn kind(&self) -> &'static str {
-        "Tree"
-    }
+impl Kind for TreeModel {
+    const KIND: &'static str = "Tree";
+}
 
+impl Classifier for TreeModel {
     /// Number of classes.
     fn n_classes(&self) -> usize {
         self.n_classes

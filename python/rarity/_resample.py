@@ -41,6 +41,14 @@ class ResampleResult:
         Synthetic rows made.
     notes : list of str
         Things the sampler wants you to know.
+
+    Examples
+    --------
+    >>> import rarity
+    >>> X, y = rarity.datasets.load("ecoli4")
+    >>> r = rarity.resample((X, y), "under", beta=0.5)
+    >>> r.to_dict()["synthetic_rows"], r.X.shape[0] == sum(r.after)
+    (0, True)
     """
 
     def __init__(self, summary, X, y):

@@ -22,7 +22,16 @@ DEFAULT_METHOD = "vote(reverse-testing, iwcv(ratio=classifier(power=0.5)), iwcv(
 
 class Selection(dict):
     """What :func:`select` found: the ``rarity select --format json`` object,
-    as a dict, that shows its ranking and verdict in a notebook."""
+    as a dict, that shows its ranking and verdict in a notebook.
+
+    Examples
+    --------
+    >>> import rarity
+    >>> X, y = rarity.datasets.load("pima")
+    >>> r = rarity.select.select(["tree(max_depth=2)", "gnb"], X[:400], y[:400], X[400:], method="cv")
+    >>> isinstance(r, dict), "ranking, best first" in r._repr_html_()
+    (True, True)
+    """
 
     def _repr_html_(self):
         ranking, scores = self["ranking"], self.get("scores")

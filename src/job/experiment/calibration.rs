@@ -72,11 +72,9 @@ impl CalibrationPlan {
 
     /// The outcome of a run its frame timed.
     pub fn outcome(self, ran: Ran<CalibrationResults>) -> CalibrationJob {
-        let mut skipped = ran.skipped;
-        skipped.extend(ran.results.skipped.iter().cloned());
         CalibrationJob {
+            skipped: ran.all_skipped(&ran.results.skipped),
             results: ran.results,
-            skipped,
             seconds: ran.seconds,
             plan: self,
         }

@@ -25,6 +25,14 @@ pub struct Ran<T> {
     pub seconds: f64,
 }
 
+impl<T> Ran<T> {
+    /// Everything left out: the datasets left out when loading, then what
+    /// the protocol left out (`own`).
+    fn all_skipped(&self, own: &[String]) -> Vec<String> {
+        self.skipped.iter().chain(own).cloned().collect()
+    }
+}
+
 /// The lines of a report's notes on what was skipped.
 fn skipped_notes(skipped: &[String]) -> impl Iterator<Item = String> + '_ {
     skipped.iter().map(|s| format!("Skipped: {s}"))

@@ -67,11 +67,9 @@ impl PtBaggingPlan {
 
     /// The outcome of a run its frame timed.
     pub fn outcome(self, ran: Ran<PtBaggingResults>) -> PtBaggingJob {
-        let mut skipped = ran.skipped;
-        skipped.extend(ran.results.skipped.iter().cloned());
         PtBaggingJob {
+            skipped: ran.all_skipped(&ran.results.skipped),
             results: ran.results,
-            skipped,
             seconds: ran.seconds,
             plan: self,
         }

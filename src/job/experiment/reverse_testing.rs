@@ -93,12 +93,10 @@ impl ReverseTestingPlan {
 
     /// The outcome of a run its frame did.
     pub fn outcome(self, ran: Ran<BiasExperimentResults>) -> ReverseTestingJob {
-        let mut skipped = ran.skipped;
-        skipped.extend(ran.results.skipped.iter().cloned());
         ReverseTestingJob {
+            skipped: ran.all_skipped(&ran.results.skipped),
             results: ran.results,
             datasets: ran.datasets,
-            skipped,
             plan: self,
         }
     }

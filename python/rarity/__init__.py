@@ -17,7 +17,8 @@ give the same results for the same seed.
   scikit-learn's ``HistGradientBoostingClassifier`` names).
 - :func:`explain` (permutation and split-gain importances) and :func:`show`
   (a fitted model's summary): ``rarity explain`` and ``rarity show``.
-- :mod:`rarity.sampling`: every sampler with ``fit_resample``.
+- :mod:`rarity.sampling`: every sampler with ``fit_resample``;
+  :func:`resample`: one draw with its class counts (``rarity resample``).
 - :mod:`rarity.calibration`, :mod:`rarity.metrics`, :mod:`rarity.stats`,
   :mod:`rarity.select`, :mod:`rarity.datasets`, and :func:`run`.
 - :mod:`rarity.model_selection`: time and group folds as scikit-learn
@@ -36,6 +37,7 @@ from ._boosting import GradientBoosting
 from ._classifier import Classifier, CorrectedClassifier
 from ._evaluate import EvaluateResult, evaluate
 from ._explain import Explanation, ModelSummary, explain, show
+from ._resample import ResampleResult, resample
 from ._run import RunResult, run
 from ._validation import NotANumberError
 from . import calibration, datasets, metrics, model_selection, sampling, select, stats
@@ -52,6 +54,7 @@ __all__ = [
     "GradientBoosting",
     "ModelSummary",
     "NotANumberError",
+    "ResampleResult",
     "RunResult",
     "calibration",
     "datasets",
@@ -61,6 +64,7 @@ __all__ = [
     "metrics",
     "model_selection",
     "registry",
+    "resample",
     "run",
     "sampling",
     "select",

@@ -131,7 +131,7 @@ class EvaluateResult:
     def to_dict(self) -> dict[str, Any]: ...
     def to_text(self) -> str: ...
 
-def evaluate(data: Any, target: Optional[Union[str, int]] = ..., *, model: Any, cv: str = ..., pooled: bool = ..., metrics: Optional[Any] = ..., oof: bool = ..., pos_label: Any = ..., seed: int = ..., n_jobs: Optional[int] = ...) -> EvaluateResult: ...
+def evaluate(data: Any, target: Optional[Union[str, int]] = ..., *, model: Any, cv: str = ..., pooled: bool = ..., metrics: Optional[Sequence[str]] = ..., oof: bool = ..., pos_label: Any = ..., seed: int = ..., n_jobs: Optional[int] = ...) -> EvaluateResult: ...
 
 class Explanation:
     spec: str
@@ -149,3 +149,17 @@ class ModelSummary(dict[str, Any]):
 
 def explain(model: Any, X: Any, y: Any, metric: str = ..., n_repeats: int = ..., seed: int = ..., n_jobs: Optional[int] = ...) -> Explanation: ...
 def show(model: Any) -> ModelSummary: ...
+
+class ResampleResult:
+    X: NDArray[np.float64]
+    y: NDArray[Any]
+    method: str
+    classes: list[str]
+    before: list[int]
+    after: list[int]
+    keep_rates: list[float]
+    synthetic_rows: int
+    notes: list[str]
+    def to_dict(self) -> dict[str, Any]: ...
+
+def resample(data: Any, method: str, target: Optional[Union[str, int]] = ..., *, beta: Optional[float] = ..., ratio: Optional[float] = ..., k: Optional[int] = ..., amount: Optional[float] = ..., a: Optional[float] = ..., standardise: bool = ..., pos_label: Any = ..., seed: int = ..., n_jobs: Optional[int] = ...) -> ResampleResult: ...

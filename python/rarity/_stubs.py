@@ -58,6 +58,17 @@ PARAM_TYPES = {
     "calibration": "Optional[str]",
     "decision": "Optional[str]",
     "n_estimators": "int",
+    "metrics": "Optional[Sequence[str]]",
+}
+
+#: Annotations of :func:`rarity.resample`'s sampler parameters.
+RESAMPLE_TYPES = {
+    "method": "str",
+    "beta": "Optional[float]",
+    "ratio": "Optional[float]",
+    "k": "Optional[int]",
+    "amount": "Optional[float]",
+    "a": "Optional[float]",
 }
 
 RETURNS = {
@@ -76,7 +87,8 @@ RETURNS = {
     "registry": "list[dict[str, Any]]",
     "run": "RunResult",
     "evaluate": "EvaluateResult",
-    "select": "dict[str, Any]",
+    "select": "Selection",
+    "resample": "ResampleResult",
     "to_text": "str",
     "explain": "Explanation",
     "show": "ModelSummary",
@@ -96,7 +108,7 @@ RETURNS = {
     "wilcoxon": "dict[str, Any]",
     "mean_ranks": "NDArray[np.float64]",
     "critical_difference": "float",
-    "reverse_testing": "dict[str, Any]",
+    "reverse_testing": "Selection",
 }
 
 FITTED = {
@@ -144,6 +156,17 @@ FITTED = {
         ("decisions", "list[dict[str, Any]]"),
     ],
     "evaluate": [("metrics", "dict[str, Any]"), ("oof", "Any")],
+    "resample": [
+        ("X", "NDArray[np.float64]"),
+        ("y", "NDArray[Any]"),
+        ("method", "str"),
+        ("classes", "list[str]"),
+        ("before", "list[int]"),
+        ("after", "list[int]"),
+        ("keep_rates", "list[float]"),
+        ("synthetic_rows", "int"),
+        ("notes", "list[str]"),
+    ],
     "gbdt": [("n_iter_", "int")],
     "explanation": [
         ("spec", "str"),
@@ -271,7 +294,9 @@ def stubs():
     init += ["", _sig(rarity.evaluate, "evaluate")]
     init += ["", _class(rarity.Explanation, "", "explanation", ["to_dict"], init=False)]
     init += ["", _class(rarity.ModelSummary, "dict[str, Any]", "", ["to_dict"], init=False)]
-    init += ["", _sig(rarity.explain, "explain"), _sig(rarity.show, "show"), ""]
+    init += ["", _sig(rarity.explain, "explain"), _sig(rarity.show, "show")]
+    init += ["", _class(rarity.ResampleResult, "", "resample", ["to_dict"], init=False)]
+    init += ["", _sig(rarity.resample, "resample", types=RESAMPLE_TYPES), ""]
     out["__init__.pyi"] = "\n".join(init)
 
     smp = [HEADER.format(mod=".sampling"), "__all__: list[str]", ""]
@@ -296,6 +321,10 @@ def stubs():
             obj = getattr(mod, name)
             if inspect.isclass(obj):
                 methods = [m for m in ("fit", "predict") if hasattr(obj, m)]
+                if not methods:
+                    base = "dict[str, Any]" if issubclass(obj, dict) else ""
+                    lines.append(f"class {name}({base}): ..." if base else f"class {name}: ...")
+                    continue
                 body = [f"class {name}:"] + ["    " + _sig(getattr(obj, m), m, "Any" if m == "fit" else "NDArray[np.float64]") for m in methods]
                 lines.append("\n".join(body))
             else:

@@ -88,8 +88,9 @@ def _inputs(y_true, y_score, pos_label=None, labels=None, y_pred=None):
     return truth, np.ascontiguousarray(p), pred
 
 
-def score(y_true, y_score, threshold=0.5, pos_label=None, y_pred=None, labels=None):
-    """Every metric of ``rarity score``, as a dict in report order.
+def score(y_true, y_score, threshold=0.5, pos_label=None, y_pred=None, labels=None, metrics=()):
+    """Every metric of ``rarity score``, as a dict in report order (the same
+    library request and call as ``rarity score``).
 
     Parameters
     ----------
@@ -105,6 +106,11 @@ def score(y_true, y_score, threshold=0.5, pos_label=None, y_pred=None, labels=No
         Decided labels for the thresholded metrics (instead of the threshold).
     labels : array-like, default=None
         The classes of the columns of 2-d scores (default: the sorted labels).
+    metrics : list of str, default=()
+        Metrics added to the report (``rarity score --metric``): the alert
+        budgets ``precision_at_k(k=K)``, ``recall_at_k(k=K)``,
+        ``recall_at_alert_rate(rate=0.01)``, ``recall_at_precision(p=0.9)``,
+        ``precision_at_recall(r=0.8)``.
 
     Returns
     -------
@@ -118,8 +124,10 @@ def score(y_true, y_score, threshold=0.5, pos_label=None, y_pred=None, labels=No
     >>> r["roc_auc"], r["tpr"]
     (0.75, 0.5)
     """
+    if isinstance(metrics, str) or not all(isinstance(m, str) for m in metrics):
+        raise ValueError(f"metrics={metrics!r} is invalid; expected a list of metric names")
     truth, proba, pred = _inputs(y_true, y_score, pos_label, labels, y_pred)
-    return dict(_rarity.score_report(truth, proba, float(threshold), pred))
+    return dict(_rarity.score_report(truth, proba, float(threshold), pred, list(metrics)))
 
 
 def keys():

@@ -9,15 +9,47 @@ sample alone.
 
 from __future__ import annotations
 
-from . import _rarity
+from . import _html, _rarity
 from . import _validation as V
 
-__all__ = ["select", "reverse_testing"]
+__all__ = ["select", "reverse_testing", "Selection"]
 
 #: The default method of ``rarity select`` and :func:`select`: the majority
 #: of the default ReverseTesting variant and two importance-weighted
 #: cross-validations (the method that measured best, ``docs/reverse-testing.md``).
 DEFAULT_METHOD = "vote(reverse-testing, iwcv(ratio=classifier(power=0.5)), iwcv(ratio=ulsif))"
+
+
+class Selection(dict):
+    """What :func:`select` found: the ``rarity select --format json`` object,
+    as a dict, that shows its ranking and verdict in a notebook.
+
+    Examples
+    --------
+    >>> import rarity
+    >>> X, y = rarity.datasets.load("pima")
+    >>> r = rarity.select.select(["tree(max_depth=2)", "gnb"], X[:400], y[:400], X[400:], method="cv")
+    >>> isinstance(r, dict), "ranking, best first" in r._repr_html_()
+    (True, True)
+    """
+
+    def _repr_html_(self):
+        ranking, scores = self["ranking"], self.get("scores")
+        header = ["rank", "learner", "wins - losses"] + (["estimated score"] if scores else [])
+        rows = []
+        for pos, i in enumerate(ranking["order"]):
+            row = [pos + 1, ranking["learners"][i], ranking["score"][i]]
+            rows.append(row + ([scores[i]] if scores else []))
+        best = ranking["learners"][ranking["order"][0]] if ranking["order"] else None
+        parts = [
+            _html.paragraph(f"selected: {best} ({self['method']}, {ranking['models_built']} models built)"),
+            _html.table(header, rows, "ranking, best first"),
+            _html.paragraph(f"bias detected: {self['diagnosis']['detected']}"),
+            _html.paragraph(f"what it did: {self['did']}"),
+        ]
+        if self.get("truth_note"):
+            parts.append(_html.paragraph(f"note: {self['truth_note']}"))
+        return "".join(parts)
 
 
 def select(
@@ -60,8 +92,8 @@ def select(
 
     Returns
     -------
-    dict
-        ``method`` (as given), ``spec`` (as parsed), ``variant``, ``ranking``
+    Selection
+        A dict: ``method`` (as given), ``spec`` (as parsed), ``variant``, ``ranking``
         (``learners``, ``order`` best first, ``score`` wins minus losses,
         ``pairs``, ``models_built``, ``single_class_copies``), ``scores`` and
         ``weights`` (for the methods that score learners one by one),
@@ -87,7 +119,7 @@ def select(
     if y_target is not None:
         t = V.labels(y_target, pos_label)
         truth = _rarity.Data(V.features(X_target, n_jobs)[0], t.codes, t.class_names, "y", None, n_jobs)
-    return _rarity.select(learners, data, target, method, variant, metric, benefit, int(seed), n_jobs, truth)
+    return Selection(_rarity.select(learners, data, target, method, variant, metric, benefit, int(seed), n_jobs, truth))
 
 
 def reverse_testing(
@@ -106,7 +138,7 @@ def reverse_testing(
 
     Returns
     -------
-    dict
+    Selection
         :func:`select`'s result with the keys of its ``ranking`` also at the top level.
 
     Examples
@@ -121,4 +153,4 @@ def reverse_testing(
         learners, X_train, y_train, X_target, method=method, variant=variant, metric=metric,
         benefit=benefit, y_target=y_target, seed=seed, n_jobs=n_jobs, pos_label=pos_label,
     )
-    return {**r["ranking"], **r}
+    return Selection({**r["ranking"], **r})

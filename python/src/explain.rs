@@ -1,5 +1,5 @@
 //! What drives a fitted model and what it is, from Python: `explain` is
-//! `rarity::explain::permutation_importance` (the call of `rarity
+//! the library's `rarity::job::explain` request (the one of `rarity
 //! explain`), `show` is `rarity::explain::ModelSummary` of the model's file
 //! bytes (what `rarity show` reads), and `split_gain` is the model's
 //! split-gain importances per source column (`feature_importances_`). Each
@@ -15,8 +15,9 @@ use pyo3::prelude::*;
 
 use rarity::data::Dataset;
 use rarity::explain::permutation::column_groups;
-use rarity::explain::{permutation_importance, split_gain_importances, ModelSummary};
-use rarity::metrics::catalogue::metric;
+use rarity::explain::{split_gain_importances, ModelSummary};
+use rarity::job::explain::ExplainRequest;
+use rarity::job::Front;
 use rarity::persist::{to_bytes, Format};
 
 use crate::data::Features;
@@ -45,15 +46,21 @@ pub fn explain(
     seed: u64,
     n_jobs: Option<i64>,
 ) -> PyResult<Py<PyAny>> {
-    let m = metric(&metric_name.replace('-', "_"))
-        .map_err(|e| PyValueError::new_err(format!("metric: {e}")))?;
+    let plan = ExplainRequest {
+        metric: metric_name.to_string(),
+        repeats,
+        seed,
+        front: Front::Python,
+    }
+    .plan()
+    .map_err(to_py)?;
     let y = y.as_array().to_vec();
     let (f, fitted) = (features.clone(), Arc::clone(&model.fitted));
     let e = run(py, n_jobs, move || {
         let unlabelled = f.for_schema(&fitted.schema)?;
         let x = unlabelled.features().to_vec();
         let held = Dataset::new(x, y, unlabelled.schema().clone())?;
-        permutation_importance(&fitted, &held, m, repeats, seed)
+        plan.run(&fitted, &held)
     })?;
     to_dict(py, &e)
 }

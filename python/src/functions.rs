@@ -2,8 +2,8 @@
 //! (learners, ensembles, samplers, stages, metrics), the bundled datasets,
 //! prior correction and calibration (`rarity::calibrate`,
 //! `rarity::decide`), metrics (`rarity::metrics`), statistical tests
-//! (`rarity::stats`), and the `select`, `run` and `evaluate` jobs
-//! (`rarity::job`).
+//! (`rarity::stats`), and the `select`, `run`, `evaluate`, `score` and
+//! `resample` jobs (`rarity::job`).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -20,7 +20,9 @@ use rarity::data::Proba;
 use rarity::decide::Rule;
 use rarity::job::calibrate::CalibrateRequest;
 use rarity::job::evaluate::{EvaluateJob, EvaluateRequest};
+use rarity::job::resample::ResampleRequest;
 use rarity::job::run::{RunJob, RunRequest, Shown};
+use rarity::job::score::ScoreRequest;
 use rarity::job::select::{SelectRequest, DEFAULT_METHOD};
 use rarity::job::Front;
 use rarity::metrics::catalogue::{metric, Direction, Needs, METRICS};
@@ -465,21 +467,28 @@ fn truth_of(t: &PyReadonlyArray1<'_, u32>) -> Vec<u32> {
     t.as_array().to_vec()
 }
 
-/// Every metric of `rarity score`: (key, value) pairs in report order.
+/// Every metric of `rarity score`: (key, value) pairs in report order,
+/// the `metrics` added (the same request and call as `rarity score`).
 #[pyfunction]
-#[pyo3(signature = (truth, proba, threshold=0.5, labels=None))]
+#[pyo3(signature = (truth, proba, threshold=0.5, labels=None, metrics=Vec::new()))]
 pub fn score_report(
     truth: PyReadonlyArray1<'_, u32>,
     proba: PyReadonlyArray2<'_, f64>,
     threshold: f64,
     labels: Option<PyReadonlyArray1<'_, u32>>,
+    metrics: Vec<String>,
 ) -> PyResult<Vec<(String, f64)>> {
-    let (t, p) = (truth_of(&truth), proba_of(&proba)?);
-    match labels {
-        Some(l) => rarity::metrics::report_with_labels(&t, &p, &l.as_array().to_vec(), &[]),
-        None => rarity::metrics::score_report(&t, &p, threshold, &[]),
+    let plan = ScoreRequest {
+        threshold,
+        metrics,
+        front: Front::Python,
     }
-    .map_err(to_py)
+    .plan()
+    .map_err(to_py)?;
+    let (t, p) = (truth_of(&truth), proba_of(&proba)?);
+    let labels = labels.map(|l| l.as_array().to_vec());
+    let job = plan.run(&t, &p, labels.as_deref()).map_err(to_py)?;
+    Ok(job.metrics)
 }
 
 /// One metric of the catalogue.
@@ -936,4 +945,40 @@ pub fn column_folds<'py>(
         .into_iter()
         .map(|f| (f.train.into_pyarray(py), f.test.into_pyarray(py)))
         .collect())
+}
+
+/// Draws a sampler on `data` as `rarity resample` does (the same request
+/// and call, the same seed's rows): `rarity resample --format json`'s
+/// object (without an output file) and the sample.
+#[pyfunction]
+#[pyo3(signature = (data, method, beta=None, ratio=None, k=None, amount=None, a=None, standardise=false, seed=42, n_jobs=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn resample_job(
+    py: Python<'_>,
+    data: &Data,
+    method: String,
+    beta: Option<f64>,
+    ratio: Option<f64>,
+    k: Option<usize>,
+    amount: Option<f64>,
+    a: Option<f64>,
+    standardise: bool,
+    seed: u64,
+    n_jobs: Option<i64>,
+) -> PyResult<(Py<PyAny>, Data)> {
+    let request = ResampleRequest {
+        method,
+        beta,
+        ratio,
+        k,
+        amount,
+        a,
+        standardise,
+        seed,
+        front: Front::Python,
+    };
+    let ds = data.ds.clone();
+    let job = run(py, n_jobs, move || request.plan()?.run(&ds))?;
+    let summary = json_py(py, &job.to_json(None, &no_rows_dropped()))?;
+    Ok((summary, Data { ds: job.data }))
 }

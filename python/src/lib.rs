@@ -59,6 +59,7 @@ fn _rarity(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(functions::select, m)?,
         wrap_pyfunction!(functions::run_job, m)?,
         wrap_pyfunction!(functions::evaluate_job, m)?,
+        wrap_pyfunction!(functions::resample_job, m)?,
         wrap_pyfunction!(spark::keep_batch, m)?,
         wrap_pyfunction!(spark::label_counts, m)?,
         wrap_pyfunction!(spark::under_rates, m)?,

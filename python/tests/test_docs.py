@@ -62,7 +62,7 @@ def readme_python_examples():
     return blocks
 
 
-@pytest.mark.parametrize("index", range(3))
+@pytest.mark.parametrize("index", range(4))
 def test_readme_examples_run_as_written(capsys, index):
     code = readme_python_examples()[index]
     assert len([l for l in code.splitlines() if l.strip()]) <= 10
@@ -74,7 +74,8 @@ def test_readme_shows_every_job():
     code = "".join(readme_python_examples())
     for job in ("rarity.run(", "rarity.explain(", "rarity.show(", "rarity.GradientBoosting(", "feature_importances_",
                 "rarity.evaluate(", "oof=True", "rarity.select.select(", "rarity.calibration.em_priors(",
-                "rarity.calibration.adjust_to_priors("):
+                "rarity.calibration.adjust_to_priors(", "rarity.resample(", "rarity.metrics.score(", "metrics=[",
+                "predict_proba("):
         assert job in code, f"the README's Python examples do not show {job}"
 
 

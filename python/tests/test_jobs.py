@@ -386,3 +386,90 @@ def test_html_escapes_what_it_shows():
 
     h = _html.table(["a<b"], [["<script>x</script>"]])
     assert "<script>" not in h and "&lt;script&gt;" in h
+
+
+# ---- score and resample: the command line's JSON
+
+
+@pytest.mark.parametrize(
+    "flags, kwargs",
+    [
+        ([], {}),
+        (["--threshold", "0.3", "--metric", "precision_at_k(k=10)", "--metric", "recall_at_precision(p=0.5)"],
+         {"threshold": 0.3, "metrics": ["precision_at_k(k=10)", "recall_at_precision(p=0.5)"]}),
+    ],
+    ids=["defaults", "threshold-and-metrics"],
+)
+def test_score_equals_the_command_lines_json(cli, tmp_path, flags, kwargs):
+    rng = np.random.default_rng(23)
+    y = (rng.random(200) < 0.2).astype(int)
+    p = np.clip(rng.beta(0.8, 2.0, size=200) + 0.3 * y, 0.0, 1.0)
+    scores = tmp_path / "scores.csv"
+    scores.write_text("label,p_1\n" + "".join(f"{t},{float(v)!r}\n" for t, v in zip(y, p)))
+    want = _cli_json(cli, "score", str(scores), "--truth", "label", "--proba", "p_1", *flags)
+    got = rarity.metrics.score(y, p, **kwargs)
+    assert {k: (None if np.isnan(v) else v) for k, v in got.items()} == want
+    for m in kwargs.get("metrics", []):
+        assert m in got
+
+
+def test_score_names_pythons_parameters_in_its_errors():
+    with pytest.raises(ValueError, match="^metric: "):
+        rarity.metrics.score([0, 1], [0.2, 0.7], metrics=["nope"])
+    with pytest.raises(ValueError, match="metrics='roc_auc' is invalid"):
+        rarity.metrics.score([0, 1], [0.2, 0.7], metrics="roc_auc")
+
+
+@pytest.mark.parametrize(
+    "flags, kwargs",
+    [
+        (["--method", "under", "--beta", "0.3"], {"method": "under", "beta": 0.3}),
+        (["--method", "smote", "--k", "3", "--amount", "200", "--standardise"],
+         {"method": "smote", "k": 3, "amount": 200.0, "standardise": True}),
+        (["--method", "enn(k=3)"], {"method": "enn(k=3)"}),
+    ],
+    ids=["under", "smote", "enn"],
+)
+def test_resample_equals_the_command_lines_json_and_file(cli, tmp_path, flags, kwargs):
+    X, y = imbalanced(n=300, d=3, seed=24)
+    csv = tmp_path / "train.csv"
+    write_csv(csv, X, y)
+    out = tmp_path / "out.csv"
+    want = _cli_json(cli, "--seed", "4", "resample", str(csv), *flags, "-o", str(out))
+    got = rarity.resample(str(csv), seed=4, **kwargs)
+    d = got.to_dict()
+    assert want.pop("output") == str(out) and d.pop("output") is None
+    assert d == want
+    assert got.after == want["after"] and len(got.y) == sum(want["after"]) == got.X.shape[0]
+    lines = out.read_text().splitlines()
+    written = sorted(tuple(float(c) for c in line.split(",")[:-1]) + (line.split(",")[-1],) for line in lines[1:])
+    drawn = sorted(tuple(float(v) for v in row) + (str(label),) for row, label in zip(got.X, got.y))
+    assert written == drawn
+    same = rarity.resample((X, y), seed=4, **kwargs)
+    assert same.to_dict() == got.to_dict() and sorted(same.y.tolist()) == sorted(int(v) for v in got.y)
+    h = got._repr_html_()
+    assert "keep rate" in h and got.method in h and "<script" not in h
+
+
+def test_resample_names_pythons_parameters_in_its_errors():
+    X, y = imbalanced(n=100, seed=25)
+    with pytest.raises(ValueError, match=r"^beta and beta in method 'under\(beta=0.2\)' both given"):
+        rarity.resample((X, y), "under(beta=0.2)", beta=0.3)
+    with pytest.raises(ValueError, match="^method 'under\\+smote': one sampler is expected"):
+        rarity.resample((X, y), "under+smote")
+    with pytest.raises(ValueError, match="method=3 is invalid"):
+        rarity.resample((X, y), 3)
+
+
+def test_select_shows_its_ranking_and_verdict_as_html():
+    X, y = imbalanced(n=300, d=3, seed=26)
+    learners = ["tree(max_depth=2)", "gnb"]
+    r = rarity.select.select(learners, X[:200], y[:200], X[200:], method="iwcv(ratio=ulsif)")
+    assert isinstance(r, dict)
+    h = r._repr_html_()
+    best = r["ranking"]["learners"][r["ranking"]["order"][0]]
+    assert f"selected: {best} (iwcv(ratio=ulsif)" in h and "ranking, best first" in h
+    assert "estimated score" in h and "what it did: " in h and "bias detected: " in h
+    assert h.count("<tr>") == 1 + len(learners) and "<script" not in h
+    rt = rarity.select.reverse_testing(learners, X[:200], y[:200], X[200:], method="reverse-testing")
+    assert "wins - losses" in rt._repr_html_() and "estimated score" not in rt._repr_html_()

@@ -1,25 +1,19 @@
-//! `rarity experiment`: the papers' protocols over directories of datasets.
+//! `rarity experiment`: the papers' protocols over directories of datasets
+//! (the jobs are `rarity::job::experiment`).
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{Subcommand, ValueEnum};
-use serde_json::json;
 
-use super::output::{num, print_json, write_stdout, Table};
+use super::output::{print_json, write_stdout};
 use super::over_datasets::over_datasets;
 use super::{Global, OutputFormat};
 
+use rarity::data::bias::Bias;
 use rarity::data::write::JobPaths;
-use rarity::data::write::{quote, AtomicFile};
 use rarity::error::Result;
-use rarity::experiment::bias::{
-    run as bias_run, Bias, BiasExperimentConfig, BiasExperimentResults,
-};
-use rarity::experiment::experiment_report::reverse_testing_report;
-use rarity::select::method::Method;
-use rarity::select::ranking::Outcome;
-use rarity::select::variant::ReverseTestingVariant;
+use rarity::job::experiment::reverse_testing::ReverseTestingRequest;
+use rarity::job::Front;
 
 /// Arguments of `rarity experiment`.
 #[derive(Debug, clap::Args)]
@@ -110,19 +104,12 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                 .output_opt("--pairs", pairs.as_ref())
                 .report_opt("--report", report.as_ref())
                 .check()?;
-            let learners = rarity::spec::build_learners(learners)?;
-            let variants = variants
-                .iter()
-                .map(|spec| Ok((spec.clone(), ReverseTestingVariant::parse(spec, metric)?)))
-                .collect::<Result<_>>()?;
-            let methods = methods
-                .iter()
-                .map(|spec| Ok((spec.clone(), Method::parse(spec, metric, "default")?)))
-                .collect::<Result<_>>()?;
-            let cfg = BiasExperimentConfig {
-                variants,
-                methods,
+            let plan = ReverseTestingRequest {
+                learners: learners.clone(),
+                splits: *splits,
                 metric: metric.clone(),
+                variants: variants.clone(),
+                methods: methods.clone(),
                 bias: match bias {
                     BiasArg::Feature => Bias::Feature {
                         attribute: 0,
@@ -131,172 +118,22 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                     BiasArg::Class => Bias::HalveLargestClass,
                     BiasArg::None => Bias::None,
                 },
-                splits: *splits,
                 seed: g.seed,
-            };
-            let ran = over_datasets(g, data_dirs, *max_rows, report.as_ref(), |d| {
-                bias_run(d, &learners, &cfg)
-            })?;
-            let (r, n_datasets) = (ran.results, ran.datasets);
-            let mut skipped = ran.skipped;
-            skipped.extend(r.skipped.iter().cloned());
-            if let Some(path) = pairs {
-                write_pairs(path, &r)?;
+                front: Front::Cli,
             }
-            let learner_names: Vec<&str> = learners.iter().map(|l| l.0.as_str()).collect();
-            let learner_names = learner_names.join(", ");
+            .plan()?;
+            let ran = over_datasets(g, data_dirs, *max_rows, report.as_ref(), |d| plan.run(d))?;
+            let job = plan.outcome(ran);
+            if let Some(path) = pairs {
+                job.write_pairs(path)?;
+            }
             if let Some(dir) = report {
-                let rows: Vec<_> = r
-                    .methods
-                    .iter()
-                    .map(|m| m.0.to_string())
-                    .zip(r.tallies.clone())
-                    .collect();
-                let mut notes = vec![format!(
-                    "{n_datasets} datasets x {splits} splits, learners {learner_names}, measure {metric}.",
-                )];
-                notes.extend(skipped.iter().map(|s| format!("Skipped: {s}")));
-                let html = reverse_testing_report(&rows, &notes);
-                super::output::write_report(&html, dir, g.quiet)?;
+                super::output::write_report(&job.report(), dir, g.quiet)?;
             }
             if g.format == OutputFormat::Json {
-                return print_json(&bias_json(
-                    &r, n_datasets, *splits, metric, g.seed, &skipped,
-                ));
+                return print_json(&job.to_json());
             }
-            let heading = format!(
-                "ReverseTesting bias experiment: {n_datasets} datasets x {splits} splits, learners {learner_names}, measure {metric}, seed {}",
-                g.seed
-            );
-            write_stdout(&bias_text(&r, &heading, &skipped))
+            write_stdout(&job.to_text())
         }
     }
-}
-
-/// The bias experiment's results as JSON.
-fn bias_json(
-    r: &BiasExperimentResults,
-    n_datasets: usize,
-    splits: usize,
-    metric: &str,
-    seed: u64,
-    skipped: &[String],
-) -> serde_json::Value {
-    let rows: Vec<_> = r
-        .methods
-        .iter()
-        .zip(&r.tallies)
-        .map(|((name, m), t)| {
-            let variant = match m {
-                Method::ReverseTesting(v) => Some(v.to_string()),
-                _ => None,
-            };
-            json!({"method": name, "variant": variant, "tally": t, "percent_correct": t.percent_correct()})
-        })
-        .collect();
-    let per_dataset: Vec<_> = r
-        .per_dataset
-        .iter()
-        .map(|(name, t)| json!({"dataset": name, "tallies": t}))
-        .collect();
-    json!({
-        "datasets": n_datasets,
-        "splits": splits,
-        "metric": metric,
-        "seed": seed,
-        "methods": rows,
-        "per_dataset": per_dataset,
-        "cells": r.cells,
-        "skipped": skipped,
-    })
-}
-
-/// The bias experiment's results as text: `heading`, the tally of each
-/// method, what each method is, and what was skipped.
-fn bias_text(r: &BiasExperimentResults, heading: &str, skipped: &[String]) -> String {
-    let mut t = Table::new(&[
-        "method",
-        "correct",
-        "wrong",
-        "undecided",
-        "% correct",
-        "one-class copy",
-    ]);
-    for ((name, m), x) in r.methods.iter().zip(&r.tallies) {
-        t.text_row(vec![
-            name.clone(),
-            x.correct.to_string(),
-            x.wrong.to_string(),
-            x.undecided.to_string(),
-            num(x.percent_correct(), 1),
-            match m {
-                Method::ReverseTesting(_) => x.constant.to_string(),
-                _ => String::new(),
-            },
-        ]);
-    }
-    let mut out = format!("{heading}\n\n{}", t.to_text());
-    for (name, m) in &r.methods {
-        match m {
-            Method::ReverseTesting(v) => out.push_str(&format!("{name}: {v}\n")),
-            Method::Iwcv(_) | Method::PriorCv(_) | Method::Vote(_) => {
-                out.push_str(&format!("{name}: {m}\n"))
-            }
-            Method::Comparator(_) => {}
-        }
-    }
-    out.push_str(
-        "one-class copy: counted pairs where a or b labelled the whole target set with one class\n",
-    );
-    for s in skipped {
-        out.push_str(&format!("skipped: {s}\n"));
-    }
-    out
-}
-
-/// Writes every counted pair of a bias experiment as CSV: dataset, split,
-/// the two learners, the test rows, the true measures of `a` and `b`, then
-/// one column per method (`a`, `b` or `undecided`).
-fn write_pairs(
-    path: &std::path::Path,
-    r: &rarity::experiment::bias::BiasExperimentResults,
-) -> Result<()> {
-    let mut text = String::from("dataset,split,a,b,test_rows,true_a,true_b,agreement");
-    for (name, _) in &r.methods {
-        text.push(',');
-        text.push_str(&quote(name));
-    }
-    text.push('\n');
-    for p in &r.pairs {
-        text.push_str(&format!(
-            "{},{},{},{},{},{},{},{}",
-            quote(&p.dataset),
-            p.split,
-            quote(&p.a),
-            quote(&p.b),
-            p.test_rows,
-            p.truth[0],
-            p.truth[1],
-            p.agreement
-        ));
-        for o in &p.outcomes {
-            text.push_str(match o {
-                Outcome::First => ",a",
-                Outcome::Second => ",b",
-                Outcome::Undecided => ",undecided",
-            });
-        }
-        text.push('\n');
-    }
-    if path.exists() && !path.is_file() {
-        return Err(rarity::error::Error::invalid(format!(
-            "--pairs {}: not a regular file; give a file path",
-            path.display()
-        )));
-    }
-    let mut f = AtomicFile::create(path)?;
-    f.writer()
-        .write_all(text.as_bytes())
-        .map_err(|e| f.err(e))?;
-    f.commit()
 }

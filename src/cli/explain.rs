@@ -1,6 +1,6 @@
 //! `rarity explain`: permutation importance of a saved strategy on held-out
 //! rows, with the split-gain importances of tree models; a table, JSON, or
-//! an HTML report with bar charts.
+//! an HTML report with bar charts (the job is `rarity::job::explain`).
 
 use std::path::PathBuf;
 
@@ -8,10 +8,9 @@ use super::output::{print_json, write_report, write_stdout};
 use super::predict::ModelInput;
 use super::{Global, OutputFormat};
 use rarity::data::read::read_labelled;
-use rarity::error::{Error, Result};
-use rarity::explain::permutation_importance;
-use rarity::explain::report::{permutation_table, report, split_gain_table};
-use rarity::metrics::catalogue::metric;
+use rarity::error::Result;
+use rarity::job::explain::ExplainRequest;
+use rarity::job::Front;
 
 /// Arguments of `rarity explain`.
 #[derive(Debug, clap::Args)]
@@ -34,8 +33,13 @@ pub struct Args {
 }
 
 pub fn run(g: &Global, a: &Args) -> Result<()> {
-    let m = metric(&a.metric.replace('-', "_"))
-        .map_err(|e| Error::invalid(format!("--metric: {e}")))?;
+    let plan = ExplainRequest {
+        metric: a.metric.clone(),
+        repeats: a.repeats,
+        seed: g.seed,
+        front: Front::Cli,
+    }
+    .plan()?;
     a.input
         .paths()
         .report_opt("--report", a.report.as_ref())
@@ -46,32 +50,15 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     let fitted = a.input.load()?;
     let table = a.input.table()?;
     let opts = a.input.options()?;
-    let e = super::bar::during(g, || {
+    let job = super::bar::during(g, || {
         let held = read_labelled(table, &fitted.schema, &opts)?;
-        permutation_importance(&fitted, &held, m, a.repeats, g.seed)
+        plan.run(&fitted, &held)
     })?;
     if let Some(dir) = &a.report {
-        write_report(&report(&e), dir, g.quiet)?;
+        write_report(&job.report(), dir, g.quiet)?;
     }
     if g.format == OutputFormat::Json {
-        return print_json(&e);
+        return print_json(&job);
     }
-    let mut text = format!(
-        "{} on {} held-out rows: {:.4}; permutation importance ({} shuffles per column, \
-         mean {} of the metric):\n{}",
-        e.metric,
-        e.rows,
-        e.baseline,
-        e.repeats,
-        if e.higher_is_better { "drop" } else { "rise" },
-        permutation_table(&e).to_text()
-    );
-    if let (Some(g), Some(t)) = (&e.split_gain, split_gain_table(&e)) {
-        text.push_str(&format!(
-            "\nsplit-gain importance (share of the gain, std over {} members):\n{}",
-            g.members,
-            t.to_text()
-        ));
-    }
-    write_stdout(&text)
+    write_stdout(&job.to_text())
 }

@@ -8,7 +8,8 @@ use serde::Serialize;
 use rarity::error::{Error, Result};
 use rarity::report::Report;
 
-pub use rarity::job::undefined_note;
+pub use rarity::job::fixed as num;
+pub use rarity::job::resample::counts_table;
 pub use rarity::report::table::Table;
 
 /// Prints one JSON object (pretty, one trailing newline).
@@ -33,31 +34,6 @@ pub fn write_stdout(text: &str) -> Result<()> {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::io("<stdout>", e)),
         _ => Ok(()),
     }
-}
-
-/// Formats a number for a text table with `digits` significant decimals.
-pub fn num(v: f64, digits: usize) -> String {
-    if v.is_nan() {
-        "-".to_string()
-    } else {
-        format!("{v:.digits$}")
-    }
-}
-
-/// The class counts of a table before and after a command changed it, with
-/// each class's keep rate (rows after over rows before, synthetic ones
-/// included).
-pub fn counts_table(classes: &[String], before: &[usize], after: &[usize], rates: &[f64]) -> Table {
-    let mut t = Table::new(&["class", "before", "after", "keep rate"]);
-    for (k, name) in classes.iter().enumerate() {
-        t.text_row(vec![
-            name.clone(),
-            before[k].to_string(),
-            after[k].to_string(),
-            num(rates[k], 4),
-        ]);
-    }
-    t
 }
 
 /// Prints a command's summary (text or a JSON value already rendered):

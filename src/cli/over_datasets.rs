@@ -10,18 +10,7 @@ use rarity::data::dirs::load_dirs;
 use rarity::data::write::JobPaths;
 use rarity::data::Dataset;
 use rarity::error::Result;
-
-/// An experiment's results with what it ran on.
-pub(super) struct Ran<T> {
-    /// The experiment's results.
-    pub results: T,
-    /// How many datasets it ran on.
-    pub datasets: usize,
-    /// The datasets left out when loading, with the reason.
-    pub skipped: Vec<String>,
-    /// Seconds the experiment took (loading excluded).
-    pub seconds: f64,
-}
+use rarity::job::experiment::Ran;
 
 /// The frame of every experiment: prepares the report directory (an
 /// existing file there fails before any work), loads the datasets of

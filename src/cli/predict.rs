@@ -2,13 +2,12 @@
 //!
 //! Writes the identifier columns (`--id`), one probability column per class
 //! (`p_<class>`) and the decided `label`, atomically (or to stdout with
-//! `-o -`), in constant memory.
+//! `-o -`), in constant memory. The job is `rarity::job::predict`.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
-use serde_json::json;
 
 use rarity::data::write::JobPaths;
 
@@ -19,9 +18,10 @@ use rarity::data::bundled;
 use rarity::data::read::{PredictOptions, ReadOptions, Table, Unknown};
 use rarity::data::write::is_stdio;
 use rarity::error::{Error, Result};
+use rarity::job::predict::PredictRequest;
+use rarity::job::Front;
 use rarity::persist::{from_bytes, load};
 use rarity::strategy::FittedStrategy;
-use rarity::stream::predict_file;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum UnknownArg {
@@ -125,56 +125,26 @@ pub struct Args {
     output: PathBuf,
 }
 
-/// The saved strategy, deciding by `--decision` when given.
-fn strategy(a: &Args) -> Result<FittedStrategy> {
-    let fitted = a.input.load()?;
-    match &a.decision {
-        Some(spec) => fitted
-            .with_decision_spec(spec)
-            .map_err(|e| Error::invalid(format!("--decision: {e}"))),
-        None => Ok(fitted),
-    }
-}
-
 pub fn run(g: &Global, a: &Args) -> Result<()> {
     a.input.paths().output("-o", &a.output).check()?;
-    let fitted = strategy(a)?;
-    let table = a.input.table()?;
-    let opts = PredictOptions {
+    let plan = PredictRequest {
+        decision: a.decision.clone(),
         ids: a.ids.clone(),
         unknown: match a.unknown {
             UnknownArg::Error => Unknown::Error,
             UnknownArg::Ignore => Unknown::Ignore,
         },
-        ..a.input.options()?
-    };
-    let done = super::bar::during(g, || predict_file(&fitted, table, &opts, &a.output))?;
-    let names = &fitted.schema.class_names;
-    if g.format == OutputFormat::Json {
-        let v = json!({
-            "model": fitted.spec,
-            "output": a.output.display().to_string(),
-            "rows": done.rows,
-            "classes": names,
-            "class_counts": done.class_counts,
-            "rule": fitted.rule.to_string(),
-            "rows_dropped": done.report.rows_dropped(),
-        });
-        return print_summary(&a.output, g.quiet, &json_text(&v)?);
+        front: Front::Cli,
     }
-    let summary: Vec<String> = names
-        .iter()
-        .zip(&done.class_counts)
-        .map(|(n, c)| format!("{c} {n}"))
-        .collect();
-    let text = format!(
-        "predicted {} rows ({}) to {}\n",
-        done.rows,
-        summary.join(", "),
-        a.output.display()
-    );
+    .plan(a.input.load()?)?;
+    let table = a.input.table()?;
+    let opts = a.input.options()?;
+    let job = super::bar::during(g, || plan.run(table, opts, &a.output))?;
+    if g.format == OutputFormat::Json {
+        return print_summary(&a.output, g.quiet, &json_text(&job.to_json(&a.output))?);
+    }
     if g.quiet {
         return Ok(());
     }
-    print_summary(&a.output, g.quiet, &text)
+    print_summary(&a.output, g.quiet, &job.to_text(&a.output))
 }

@@ -1,21 +1,17 @@
 //! `rarity resample`: write a resampled copy of a dataset and report the
-//! class counts before and after and the keep rates.
+//! class counts before and after and the keep rates (the job is
+//! `rarity::job::resample`).
 
 use std::path::PathBuf;
 
-use serde_json::json;
-
-use super::output::{counts_table, json_text, print_summary};
+use super::output::{json_text, print_summary};
 use super::{DataArgs, Global, OutputFormat};
-use rarity::data::read::ReadReport;
 use rarity::data::write::{write_dataset, TableFormat};
-use rarity::data::Dataset;
-use rarity::error::{Error, Result};
-use rarity::params::{self, syntax, Call, Value};
-use rarity::rng;
-use rarity::sample::registry::{build_sampler, with_flags, SAMPLERS};
-use rarity::sample::Sampler;
-use rarity::stream::sample_file;
+use rarity::error::Result;
+use rarity::job::resample::ResampleRequest;
+use rarity::job::Front;
+use rarity::params;
+use rarity::sample::registry::SAMPLERS;
 
 fn methods_help() -> String {
     format!(
@@ -60,119 +56,37 @@ pub struct Args {
     output: PathBuf,
 }
 
-/// The sampler's call: `--method` with the parameter flags added as keyword
-/// arguments (a flag whose key the spec also sets is an error).
-fn sampler_call(a: &Args) -> Result<Call> {
-    let mut stages = syntax::parse(&a.method)?;
-    if stages.len() > 1 {
-        return Err(Error::invalid(format!(
-            "--method '{}': one sampler is expected, e.g. under(beta=0.2)",
-            a.method
-        )));
-    }
-    let call = stages.remove(0);
-    let entry = params::find(SAMPLERS, &call.name, "sampler")?;
-    let mut call = with_flags(&call, &(entry.params)());
-    let flags = [
-        ("beta", a.beta.map(Value::Number)),
-        ("ratio", a.ratio.map(Value::Number)),
-        ("k", a.k.map(|k| Value::Number(k as f64))),
-        ("amount", a.amount.map(Value::Number)),
-        ("a", a.a.map(Value::Number)),
-        (
-            "standardise",
-            a.standardise.then(|| Value::Call(Call::bare("true"))),
-        ),
-    ];
-    for (key, value) in flags {
-        let Some(value) = value else { continue };
-        if call.arg(key).is_some() {
-            return Err(Error::invalid(format!(
-                "--{key} and {key} in --method '{}' both given; give it once",
-                a.method
-            )));
-        }
-        call.args.push((Some(key.to_string()), value));
-    }
-    Ok(call)
-}
-
-/// What was resampled: the sample, the class names and counts of the
-/// input, the keep rates, synthetic rows and notes.
-struct Resampled {
-    out: Dataset,
-    before: Vec<usize>,
-    keep_rates: Vec<f64>,
-    synthetic: usize,
-    notes: Vec<String>,
-    report: ReadReport,
-}
-
-/// Resamples the data: while reading the file when the sampler's keep
-/// decisions are per row and per class, else in memory.
-fn resample(g: &Global, a: &Args, sampler: &dyn Sampler) -> Result<Resampled> {
-    let mut rng = rng::stream(g.seed, 0);
-    if let Some(path) = &a.data.file {
-        if let Some(s) = sample_file(sampler, path, &a.data.read_options()?, &mut rng)? {
-            a.data.note_dropped(&s.report, g.quiet);
-            return Ok(Resampled {
-                out: s.data,
-                before: s.counts,
-                keep_rates: s.keep_rates,
-                synthetic: 0,
-                notes: s.notes,
-                report: s.report,
-            });
-        }
-    }
-    let (ds, report) = a.data.load_noting(None, g.quiet)?;
-    let sample = sampler.resample(&ds, &mut rng)?;
-    Ok(Resampled {
-        out: sample.materialise(&ds)?,
-        before: ds.class_counts(),
-        keep_rates: sample.keep_rates,
-        synthetic: sample.synthetic_labels.len(),
-        notes: sample.notes,
-        report,
-    })
-}
-
 pub fn run(g: &Global, a: &Args) -> Result<()> {
     a.data.paths().output("-o", &a.output).check()?;
-    let sampler = build_sampler(&sampler_call(a)?)?;
-    let r = super::bar::during(g, || resample(g, a, sampler.as_ref()))?;
-    let out = &r.out;
-    write_dataset(out, &a.output, TableFormat::from_path(&a.output))?;
-    let before = &r.before;
-    let after = out.class_counts();
-    if g.format == OutputFormat::Json {
-        return print_summary(
-            &a.output,
-            g.quiet,
-            &json_text(&json!({
-                "method": sampler.name(),
-                "output": a.output.display().to_string(),
-                "classes": out.class_names(),
-                "before": before,
-                "after": after,
-                "keep_rates": r.keep_rates,
-                "synthetic_rows": r.synthetic,
-                "notes": r.notes,
-                "rows_dropped": r.report.rows_dropped(),
-            }))?,
-        );
+    let mut plan = ResampleRequest {
+        method: a.method.clone(),
+        beta: a.beta,
+        ratio: a.ratio,
+        k: a.k,
+        amount: a.amount,
+        a: a.a,
+        standardise: a.standardise,
+        seed: g.seed,
+        front: Front::Cli,
     }
-    let t = counts_table(out.class_names(), before, &after, &r.keep_rates);
-    let notes: String = r.notes.iter().map(|n| format!("note: {n}\n")).collect();
-    print_summary(
-        &a.output,
-        g.quiet,
-        &format!(
-            "{} -> {} ({} synthetic rows)\n\n{}{notes}",
-            sampler.name(),
-            a.output.display(),
-            r.synthetic,
-            t.to_text()
-        ),
-    )
+    .plan()?;
+    let (job, report) = super::bar::during(g, || {
+        // The sample is drawn while the file is read when the sampler's
+        // keep decisions are per row and per class.
+        if let Some(path) = &a.data.file {
+            if let Some(done) = plan.run_file(path, &a.data.read_options()?)? {
+                a.data.note_dropped(&done.1, g.quiet);
+                return Ok(done);
+            }
+        }
+        let (ds, report) = a.data.load_noting(None, g.quiet)?;
+        Ok::<_, rarity::Error>((plan.run(&ds)?, report))
+    })?;
+    write_dataset(&job.data, &a.output, TableFormat::from_path(&a.output))?;
+    let text = if g.format == OutputFormat::Json {
+        json_text(&job.to_json(Some(&a.output), &report.rows_dropped()))?
+    } else {
+        job.to_text(&a.output)
+    };
+    print_summary(&a.output, g.quiet, &text)
 }

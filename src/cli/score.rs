@@ -8,25 +8,17 @@
 //! labels at `--threshold` (positive iff p >= T). Multiclass:
 //! one `--proba` column per class, in class order. Classes are named by the
 //! columns when every column is `p_<label>` (as `rarity predict` writes them),
-//! else the labels must be the class ids `0..k-1`.
+//! else the labels must be the class ids `0..k-1`. The job is
+//! `rarity::job::score`.
 
 use std::path::PathBuf;
 
-use serde_json::{Map, Value};
-
-use super::output::{num, undefined_note, write_stdout, Table};
+use super::output::{print_json, write_stdout};
 use super::{Global, OutputFormat};
 use rarity::data::scores::{read_scores, ScoresSpec};
 use rarity::error::{Error, Result};
-use rarity::metrics::catalogue::{metric, Metric};
-use rarity::metrics::score_report;
-
-/// The metrics of `--metric` options.
-pub fn metrics(keys: &[String]) -> Result<Vec<&'static Metric>> {
-    keys.iter()
-        .map(|k| metric(k).map_err(|e| Error::invalid(format!("--metric: {e}"))))
-        .collect()
-}
+use rarity::job::score::ScoreRequest;
+use rarity::job::Front;
 
 /// Arguments of `rarity score`.
 #[derive(Debug, clap::Args)]
@@ -68,35 +60,16 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         positive: a.positive.clone(),
         delimiter: a.delimiter as u8,
     };
-    let extra = metrics(&a.metric)?;
+    let plan = ScoreRequest {
+        threshold: a.threshold,
+        metrics: a.metric.clone(),
+        front: Front::Cli,
+    }
+    .plan()?;
     let (truth, proba) = read_scores(&a.file, &spec)?;
-    let report = score_report(&truth, &proba, a.threshold, &extra)?;
+    let job = plan.run(&truth, &proba, None)?;
     if g.format == OutputFormat::Json {
-        let map: Map<String, Value> = report
-            .iter()
-            .map(|(k, v)| {
-                (
-                    k.clone(),
-                    serde_json::Number::from_f64(*v).map_or(Value::Null, Value::Number),
-                )
-            })
-            .collect();
-        return super::output::print_json(&Value::Object(map));
+        return print_json(&job.to_json());
     }
-    let mut t = Table::new(&["metric", "value"]);
-    for (k, v) in &report {
-        t.text_row(vec![k.clone(), num(*v, 6)]);
-    }
-    let undefined = undefined_note(report.iter().filter(|r| r.1.is_nan()).map(|r| r.0.as_str()));
-    write_stdout(&format!(
-        "{} rows, {} classes{}\n\n{}{undefined}",
-        truth.len(),
-        proba.n_classes(),
-        if proba.n_classes() == 2 {
-            format!(", threshold {}", a.threshold)
-        } else {
-            ", argmax labels".to_string()
-        },
-        t.to_text()
-    ))
+    write_stdout(&job.to_text())
 }

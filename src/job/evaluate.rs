@@ -11,9 +11,8 @@ use serde_json::{json, Map, Value};
 use super::Front;
 use crate::data::read::{ReadOptions, ReadReport, RowsDropped};
 use crate::data::Dataset;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::evaluate::{cross_validate, cross_validate_pooled, Evaluation, Extras, Summary};
-use crate::metrics::catalogue::metric;
 use crate::metrics::probability::MURPHY_BINS;
 use crate::report::format::metric_text;
 use crate::report::table::Table;
@@ -57,14 +56,7 @@ impl EvaluateRequest {
     pub fn plan(self) -> Result<EvaluatePlan> {
         let strategy = crate::spec::build_strategy(&self.model)?;
         let splitter: Splitter = self.cv.parse()?;
-        let metrics = self
-            .metrics
-            .iter()
-            .map(|k| {
-                metric(k)
-                    .map_err(|e| Error::invalid(format!("{}: {e}", self.front.param("metric"))))
-            })
-            .collect::<Result<_>>()?;
+        let metrics = super::metrics(&self.metrics, self.front)?;
         let extras = Extras {
             metrics,
             oof: self.oof,

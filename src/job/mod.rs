@@ -13,11 +13,31 @@
 //!   probabilities moved off a sample's keep rates or onto other priors.
 //! - [`select`]: `rarity select` / `rarity.select.select`, choosing a
 //!   learner for a population the labelled sample does not represent.
+//! - [`explain`]: `rarity explain` / `rarity.explain`, permutation and
+//!   split-gain importances (`rarity show` / `rarity.show` is the library's
+//!   [`crate::explain::ModelSummary`], which renders itself).
+//! - [`score`]: `rarity score` / `rarity.metrics.score`, every metric of
+//!   labels and probabilities.
+//! - [`resample`]: `rarity resample` / `rarity.resample`, a sampler's draw
+//!   with the class counts before and after.
+//! - [`fit`] and [`predict`]: `rarity fit` / `rarity predict`, a strategy
+//!   fitted and saved, and a saved one applied to new rows.
+//! - [`experiment`]: `rarity experiment calibration`, `pt-bagging` and
+//!   `reverse-testing`, the papers' protocols over datasets.
 
 pub mod calibrate;
 pub mod evaluate;
+pub mod experiment;
+pub mod explain;
+pub mod fit;
+pub mod predict;
+pub mod resample;
 pub mod run;
+pub mod score;
 pub mod select;
+
+use crate::error::{Error, Result};
+use crate::metrics::catalogue::{metric, Metric};
 
 /// Which front end spells a request, so that an error names the parameter
 /// as its user wrote it (`--cost` on the command line, `cost` in Python).
@@ -59,4 +79,27 @@ pub fn undefined_note<'a>(keys: impl IntoIterator<Item = &'a str>) -> String {
          no threshold reaches.\n",
         keys.join(", ")
     )
+}
+
+/// The metrics of a request's `metric` parameter (repeatable), an unknown
+/// one an error naming the parameter as `front` spells it.
+pub fn metrics(keys: &[String], front: Front) -> Result<Vec<&'static Metric>> {
+    keys.iter()
+        .map(|k| metric(k).map_err(|e| Error::invalid(format!("{}: {e}", front.param("metric")))))
+        .collect()
+}
+
+/// A number with `digits` decimals for a text table, NaN as `-`.
+///
+/// ```
+/// use rarity::job::fixed;
+/// assert_eq!(fixed(0.25, 3), "0.250");
+/// assert_eq!(fixed(f64::NAN, 3), "-");
+/// ```
+pub fn fixed(v: f64, digits: usize) -> String {
+    if v.is_nan() {
+        "-".to_string()
+    } else {
+        format!("{v:.digits$}")
+    }
 }

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
+use super::fixed as num;
 use super::Front;
 use crate::data::Dataset;
 use crate::error::{Error, Result};
@@ -183,15 +184,6 @@ fn measure_name(v: &ReverseTestingVariant) -> String {
     match &v.measure {
         Measure::Metric(m) => m.clone(),
         Measure::Benefit { .. } => "total benefit".into(),
-    }
-}
-
-/// A number with `digits` decimals, `-` for NaN.
-fn num(v: f64, digits: usize) -> String {
-    if v.is_nan() {
-        "-".to_string()
-    } else {
-        format!("{v:.digits$}")
     }
 }
 

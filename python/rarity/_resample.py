@@ -1,0 +1,133 @@
+""":func:`resample`: a sampler's draw on a dataset, as ``rarity resample``
+draws and reports it (the same library request and call,
+``rarity::job::resample``): the sample and the class counts before and
+after. The samplers of :mod:`rarity.sampling` are the same draws under
+imbalanced-learn's ``fit_resample``.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from . import _html, _rarity
+from . import _validation as V
+from ._classifier import _seed
+from ._run import _data
+
+__all__ = ["resample", "ResampleResult"]
+
+
+class ResampleResult:
+    """What :func:`resample` drew.
+
+    Attributes
+    ----------
+    X : ndarray of shape (n_rows, n_features)
+        The sample's features (encoded as rarity encodes them: a categorical
+        column is one-hot).
+    y : ndarray of shape (n_rows,)
+        The sample's labels (the input's labels; class names for a file).
+    method : str
+        The sampler's spec with every parameter.
+    classes : list of str
+        rarity's class names, in class order.
+    before, after : list of int
+        Rows of each class before and in the sample.
+    keep_rates : list of float
+        Per class, rows in the sample over rows before.
+    synthetic_rows : int
+        Synthetic rows made.
+    notes : list of str
+        Things the sampler wants you to know.
+
+    Examples
+    --------
+    >>> import rarity
+    >>> X, y = rarity.datasets.load("ecoli4")
+    >>> r = rarity.resample((X, y), "under", beta=0.5)
+    >>> r.to_dict()["synthetic_rows"], r.X.shape[0] == sum(r.after)
+    (0, True)
+    """
+
+    def __init__(self, summary, X, y):
+        self._raw = summary
+        self.X, self.y = X, y
+        for key in ("method", "classes", "before", "after", "keep_rates", "synthetic_rows", "notes"):
+            setattr(self, key, summary[key])
+
+    def to_dict(self):
+        """The result as ``rarity resample --format json`` prints it
+        (``output`` is None: nothing was written).
+
+        Returns
+        -------
+        dict
+        """
+        return copy.deepcopy(self._raw)
+
+    def _repr_html_(self):
+        rows = [[c, b, a, r] for c, b, a, r in zip(self.classes, self.before, self.after, self.keep_rates)]
+        parts = [_html.table(["class", "before", "after", "keep rate"], rows,
+                             f"{self.method} ({self.synthetic_rows} synthetic rows)")]
+        parts += [_html.paragraph(f"note: {n}") for n in self.notes]
+        return "".join(parts)
+
+    def __repr__(self):
+        return f"ResampleResult(method={self.method!r}, before={self.before!r}, after={self.after!r})"
+
+
+def resample(
+    data, method, target=None, *, beta=None, ratio=None, k=None, amount=None, a=None,
+    standardise=False, pos_label=None, seed=42, n_jobs=None,
+):
+    """Draws a sampler on a dataset: ``rarity resample``.
+
+    Parameters
+    ----------
+    data : table, path or (X, y)
+        As for :func:`rarity.run`: a table holding the target column, a data
+        file, or a pair ``(X, y)``.
+    method : str
+        The sampler: a name (``"under"``, ``"smote"``, ``"enn"``, ...) or a
+        spec such as ``"enn(k=5,rule=all)"`` (``rarity.registry("samplers")``
+        lists them with their parameters).
+    target : str or int, default=None
+        The target column of a table or file; default: the last.
+    beta, ratio, k, amount, a : number, default=None
+        The sampler's parameter of that name (``--beta``, ``--ratio``, ...);
+        giving one the spec also sets is an error.
+    standardise : bool, default=False
+        Search neighbours on standardised features.
+    pos_label : label, default=None
+        The positive class (binary; default: the minority).
+    seed : int, default=42
+        Seed of the draw (``rarity resample --seed``).
+    n_jobs : int, default=None
+
+    Returns
+    -------
+    ResampleResult
+
+    Examples
+    --------
+    >>> import rarity
+    >>> X, y = rarity.datasets.load("ecoli4")
+    >>> r = rarity.resample((X, y), "under", beta=0.5)
+    >>> r.after[1] == r.before[1], len(r.y) == sum(r.after)
+    (True, True)
+    """
+    if not isinstance(method, str):
+        raise ValueError(f"method={method!r} is invalid; expected a sampler name or spec such as 'smote(k=5)'")
+    n_jobs = V.n_jobs_of(n_jobs)
+    native, _, lab = _data(data, target, pos_label, n_jobs)
+    summary, sample = _rarity.resample_job(
+        native, method, beta, ratio, k, amount, a, bool(standardise), _seed(seed), n_jobs,
+    )
+    X, codes = _rarity.dataset_arrays(sample)
+    if lab is None:
+        y = np.asarray(summary["classes"], dtype=object)[codes]
+    else:
+        y = lab.classes_[lab.from_rarity[codes]]
+    return ResampleResult(summary, X, y)

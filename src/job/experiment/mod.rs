@@ -1,0 +1,44 @@
+//! The papers' experiments over directories of datasets (`rarity experiment
+//! calibration`, `pt-bagging`, `reverse-testing`): for each a request (its
+//! settings as written) checked into a plan before any dataset is loaded,
+//! the library's protocol run on the loaded datasets, and an outcome that
+//! renders itself as the command line's text, its JSON and its HTML report.
+//! Loading the datasets and timing the run is the front end's frame; it
+//! hands what it did over as a [`Ran`].
+
+pub mod calibration;
+pub mod pt_bagging;
+pub mod reverse_testing;
+
+/// An experiment's results with what its frame did: the datasets it ran on
+/// and those it left out when loading, and the seconds the experiment took
+/// (loading excluded).
+#[derive(Debug, Clone)]
+pub struct Ran<T> {
+    /// The protocol's results.
+    pub results: T,
+    /// How many datasets it ran on.
+    pub datasets: usize,
+    /// The datasets left out when loading, with the reason.
+    pub skipped: Vec<String>,
+    /// Seconds the experiment took (loading excluded).
+    pub seconds: f64,
+}
+
+impl<T> Ran<T> {
+    /// Everything left out: the datasets left out when loading, then what
+    /// the protocol left out (`own`).
+    fn all_skipped(&self, own: &[String]) -> Vec<String> {
+        self.skipped.iter().chain(own).cloned().collect()
+    }
+}
+
+/// The lines of a report's notes on what was skipped.
+fn skipped_notes(skipped: &[String]) -> impl Iterator<Item = String> + '_ {
+    skipped.iter().map(|s| format!("Skipped: {s}"))
+}
+
+/// The text lines on what was skipped.
+fn skipped_text(skipped: &[String]) -> String {
+    skipped.iter().map(|s| format!("skipped: {s}\n")).collect()
+}

@@ -1,0 +1,123 @@
+//! The `fit` job (`rarity fit`; in Python the estimators' `fit`): a
+//! [`FitRequest`] (the strategy spec, the seed) checked into a [`FitPlan`]
+//! (the strategy built) before any row is read, fitted on a table, or on
+//! the file's sample kept while reading it, into a [`FitJob`]: the fitted
+//! strategy, rendering itself as the command line's line or its JSON.
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use crate::data::read::{ReadOptions, ReadReport, RowsDropped};
+use crate::data::Dataset;
+use crate::decide::{Decision, Rule};
+use crate::error::Result;
+use crate::strategy::{FittedStrategy, Strategy};
+use crate::stream::fit_file;
+
+/// What to fit: the parameters of `rarity fit`.
+#[derive(Debug, Clone)]
+pub struct FitRequest {
+    /// The strategy spec.
+    pub model: String,
+    /// The seed of the fit.
+    pub seed: u64,
+}
+
+/// A checked request: the strategy built.
+#[derive(Debug)]
+pub struct FitPlan {
+    strategy: Strategy,
+    seed: u64,
+}
+
+impl FitRequest {
+    /// Builds the strategy before any row is read.
+    pub fn plan(self) -> Result<FitPlan> {
+        Ok(FitPlan {
+            strategy: crate::spec::build_strategy(&self.model)?,
+            seed: self.seed,
+        })
+    }
+}
+
+impl FitPlan {
+    /// Fits on the file at `path`, the sampler stage's sample kept while
+    /// reading it ([`fit_file`]); the plan back when that cannot be done
+    /// (then read the table and [`Self::run`]).
+    pub fn run_file(
+        self,
+        path: &Path,
+        opts: &ReadOptions,
+    ) -> Result<std::result::Result<(FitJob, ReadReport), Self>> {
+        match fit_file(&self.strategy, path, opts, self.seed)? {
+            Some((fitted, rows, report)) => Ok(Ok((self.job(fitted, rows), report))),
+            None => Ok(Err(self)),
+        }
+    }
+
+    /// Fits on every row of `data`.
+    pub fn run(self, data: &Dataset) -> Result<FitJob> {
+        let fitted = self.strategy.fit(data, self.seed)?;
+        Ok(self.job(fitted, data.n_rows()))
+    }
+
+    fn job(&self, fitted: FittedStrategy, rows: usize) -> FitJob {
+        FitJob {
+            decision: decision_text(&self.strategy.decision, &fitted.rule),
+            fitted,
+            rows,
+        }
+    }
+}
+
+/// What fitting gave, rendering itself.
+#[derive(Debug, Clone)]
+pub struct FitJob {
+    /// The fitted strategy.
+    pub fitted: FittedStrategy,
+    /// Rows it was fitted on (before its sampler stage).
+    pub rows: usize,
+    /// Its decision as the spec writes it and the rule it became.
+    pub decision: String,
+}
+
+impl FitJob {
+    /// The outcome as `rarity fit --format json` prints it, the model saved
+    /// to `output`.
+    pub fn to_json(&self, output: &Path, rows_dropped: &RowsDropped) -> Value {
+        json!({
+            "model": self.fitted.spec,
+            "output": output.display().to_string(),
+            "rows": self.rows,
+            "classes": self.fitted.schema.class_names,
+            "rule": self.fitted.rule.to_string(),
+            "decision": self.decision,
+            "rows_dropped": rows_dropped,
+        })
+    }
+
+    /// The outcome as `rarity fit` prints it: the fit on `source`, saved to
+    /// `output`.
+    pub fn to_text(&self, source: &str, output: &Path) -> String {
+        format!(
+            "fitted {} on {source} ({} rows); decision {}; saved to {}\n",
+            self.fitted.spec,
+            self.rows,
+            self.decision,
+            output.display()
+        )
+    }
+}
+
+/// The decision as the spec writes it and, when fitting resolved it to other
+/// numbers, the rule it became: `threshold(priors) = threshold(0.00174)`.
+/// (The default at 0.5 shows as the rule alone: argmax beyond two classes.)
+fn decision_text(decision: &Decision, rule: &Rule) -> String {
+    let (spec, resolved) = (decision.to_string(), rule.to_string());
+    if spec == resolved || *decision == Decision::Half {
+        resolved
+    } else {
+        format!("{spec} = {resolved}")
+    }
+}

@@ -1,0 +1,122 @@
+//! The `predict` job (`rarity predict`; in Python the estimators'
+//! `predict` / `predict_proba`): a [`PredictRequest`] (another decision
+//! rule, identifier columns, what to do with unseen levels) applied to a
+//! saved strategy as a [`PredictPlan`], run on a table streamed to an
+//! output file into a [`PredictJob`] that renders itself as the command
+//! line's line or its JSON.
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use super::Front;
+use crate::data::read::{PredictOptions, Table, Unknown};
+use crate::error::{Error, Result};
+use crate::strategy::FittedStrategy;
+use crate::stream::{predict_file, Predicted};
+
+/// How to predict: the parameters of `rarity predict`.
+#[derive(Debug, Clone)]
+pub struct PredictRequest {
+    /// Decide by this rule instead of the saved one (`threshold(0.3)`,
+    /// `cost(fn=10,fp=1)`, ...).
+    pub decision: Option<String>,
+    /// Identifier columns carried to the output.
+    pub ids: Vec<String>,
+    /// Levels the model was not trained on.
+    pub unknown: Unknown,
+    /// Which front end wrote the request (for its error messages).
+    pub front: Front,
+}
+
+/// A checked request: the saved strategy deciding by the request's rule.
+#[derive(Debug)]
+pub struct PredictPlan {
+    fitted: FittedStrategy,
+    ids: Vec<String>,
+    unknown: Unknown,
+}
+
+impl PredictRequest {
+    /// The saved strategy `fitted`, deciding by the request's rule when it
+    /// gives one.
+    pub fn plan(self, fitted: FittedStrategy) -> Result<PredictPlan> {
+        let fitted = match &self.decision {
+            Some(spec) => fitted
+                .with_decision_spec(spec)
+                .map_err(|e| Error::invalid(format!("{}: {e}", self.front.param("decision"))))?,
+            None => fitted,
+        };
+        Ok(PredictPlan {
+            fitted,
+            ids: self.ids,
+            unknown: self.unknown,
+        })
+    }
+}
+
+impl PredictPlan {
+    /// Predicts every row of `table` (read with `opts`, the request's
+    /// identifier columns and unseen-level rule added) and writes them to
+    /// `output` ([`predict_file`]).
+    pub fn run(&self, table: Table<'_>, opts: PredictOptions, output: &Path) -> Result<PredictJob> {
+        let opts = PredictOptions {
+            ids: self.ids.clone(),
+            unknown: self.unknown,
+            ..opts
+        };
+        let predicted = predict_file(&self.fitted, table, &opts, output)?;
+        Ok(PredictJob {
+            spec: self.fitted.spec.clone(),
+            rule: self.fitted.rule.to_string(),
+            classes: self.fitted.schema.class_names.clone(),
+            predicted,
+        })
+    }
+}
+
+/// What predicting did, rendering itself.
+#[derive(Debug)]
+pub struct PredictJob {
+    /// The strategy's spec.
+    pub spec: String,
+    /// The rule that decided the labels.
+    pub rule: String,
+    /// The class names.
+    pub classes: Vec<String>,
+    /// Rows predicted, per class decided, and what the reader did.
+    pub predicted: Predicted,
+}
+
+impl PredictJob {
+    /// The outcome as `rarity predict --format json` prints it, the
+    /// predictions written to `output`.
+    pub fn to_json(&self, output: &Path) -> Value {
+        let p = &self.predicted;
+        json!({
+            "model": self.spec,
+            "output": output.display().to_string(),
+            "rows": p.rows,
+            "classes": self.classes,
+            "class_counts": p.class_counts,
+            "rule": self.rule,
+            "rows_dropped": p.report.rows_dropped(),
+        })
+    }
+
+    /// The outcome as `rarity predict` prints it: rows decided per class.
+    pub fn to_text(&self, output: &Path) -> String {
+        let summary: Vec<String> = self
+            .classes
+            .iter()
+            .zip(&self.predicted.class_counts)
+            .map(|(n, c)| format!("{c} {n}"))
+            .collect();
+        format!(
+            "predicted {} rows ({}) to {}\n",
+            self.predicted.rows,
+            summary.join(", "),
+            output.display()
+        )
+    }
+}

@@ -16,8 +16,15 @@ use rarity::split::Splitter;
 enum CategoricalArg {
     /// Non-numeric feature columns are an error.
     Error,
-    /// One-hot encode non-numeric feature columns.
+    /// One-hot encode non-numeric feature columns (at most 50 levels).
     OneHot,
+    /// Keep non-numeric feature columns as one feature of level codes, for
+    /// learners with native categorical splits (tree, forest, gbdt, ...).
+    Native,
+    /// As native, then replace each categorical feature by its
+    /// cross-fitted, sampling-corrected target statistics
+    /// (`encode(target)+` before each model).
+    Target,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -52,9 +59,16 @@ pub struct DataArgs {
     /// The CSV has no header row (columns are named x0, x1, ...).
     #[arg(long)]
     pub no_header: bool,
-    /// Non-numeric feature columns: error, or one-hot encode.
+    /// Non-numeric feature columns: error, one-hot encode, keep as level
+    /// codes (native), or encode by target statistics (target).
     #[arg(long, value_enum, default_value_t = CategoricalArg::Error)]
     categorical: CategoricalArg,
+    /// Read these columns as categorical (level codes, no limit on their
+    /// count) whatever their values, numeric-looking codes included
+    /// (comma-separated names; repeatable). Encoded as --categorical says
+    /// (target: target statistics; otherwise native level codes).
+    #[arg(long, value_name = "COL,...", value_delimiter = ',')]
+    pub categorical_cols: Vec<String>,
     /// Rows with missing values (empty, `?`, `NA`): drop them, or fail.
     #[arg(long, value_enum, default_value_t = MissingArg::Drop)]
     missing: MissingArg,
@@ -95,7 +109,10 @@ impl DataArgs {
             categorical: match self.categorical {
                 CategoricalArg::Error => Categorical::Error,
                 CategoricalArg::OneHot => Categorical::OneHot,
+                CategoricalArg::Native => Categorical::Native,
+                CategoricalArg::Target => Categorical::Target,
             },
+            categorical_cols: self.categorical_cols.clone(),
             missing: match self.missing {
                 MissingArg::Drop => Missing::Drop,
                 MissingArg::Error => Missing::Error,

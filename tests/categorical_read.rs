@@ -1,7 +1,8 @@
 //! Categorical columns read as level codes (issue 41 item 1): CSV text
 //! columns with `--categorical native`, columns declared with
 //! `--categorical-cols` (numeric-looking codes included), Parquet
-//! dictionary columns, and prediction with levels the model has not seen.
+//! dictionary columns, prediction with levels the model has not seen; the
+//! learners that cannot take level codes, and SMOTE rows with categories.
 
 mod common;
 
@@ -179,7 +180,7 @@ fn prediction_reads_unseen_and_missing_levels_as_nan() {
 }
 
 #[test]
-fn cli_fits_and_predicts_with_native_categorical_columns() {
+fn cli_refuses_categorical_features_for_a_learner_without_native_splits() {
     let dir = common::scratch("categorical_cli");
     let data = common::file(&dir, "t.csv", shops(60, 0..300).as_bytes());
     let model = dir.join("m.json");
@@ -189,14 +190,46 @@ fn cli_fits_and_predicts_with_native_categorical_columns() {
         "--categorical",
         "native",
         "--model",
-        "tree",
+        "under(beta=0.5)+logistic",
         "--output",
         model.to_str().unwrap(),
     ]);
-    assert_eq!(code, 0, "{err}");
-    let new = common::file(&dir, "new.csv", b"n,shop\n1.5,s001\n2.5,unseen\n3.5,\n");
-    let (code, out, err) =
-        common::run(&["predict", model.to_str().unwrap(), &new, "--output", "-"]);
-    assert_eq!(code, 0, "{err}");
-    assert_eq!(out.lines().count(), 4, "{out}");
+    assert_ne!(code, 0);
+    for needle in [
+        "logistic",
+        "column 'shop' is categorical",
+        "--categorical target",
+    ] {
+        assert!(err.contains(needle), "{needle}: {err}");
+    }
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(!model.exists(), "no model file written");
+}
+
+#[test]
+fn smote_rows_take_their_seed_rows_level() {
+    let mut text = String::from("shop,n,y\n");
+    for i in 0..200 {
+        let p = i % 10 == 0;
+        // Positives at shops 3 and 9 only: an interpolated code would fall between.
+        let shop = if p { [3, 9][i / 10 % 2] } else { i % 12 };
+        text += &format!("s{shop:02},{}.25,{}\n", i % 13, if p { "p" } else { "n" });
+    }
+    let ds = csv(&text, &native()).unwrap();
+    let smote = rarity::sample::registry::parse_sampler("smote(k=5)").unwrap();
+    let sample = smote.resample(&ds, &mut rarity::rng::stream(7, 0)).unwrap();
+    assert!(!sample.synthetic.is_empty());
+    let values = ds.interpolate(&sample.synthetic);
+    let mut moved = 0;
+    for (b, row) in sample.synthetic.iter().zip(values.chunks(2)) {
+        assert_eq!(row[0], ds.row(b.from)[0], "the seed's level");
+        assert!([3.0, 9.0].contains(&row[0]), "a positive's level: {row:?}");
+        moved += usize::from(row[1] != ds.row(b.from)[1]);
+    }
+    assert!(moved > 0, "numeric features are still interpolated");
+    let taken = ds.take_append(&sample.rows, &sample.synthetic, &sample.synthetic_labels);
+    let taken = taken.unwrap();
+    for i in sample.rows.len()..taken.n_rows() {
+        assert!([3.0, 9.0].contains(&taken.row(i)[0]));
+    }
 }

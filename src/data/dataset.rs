@@ -614,6 +614,7 @@ impl Dataset {
         if d == 0 {
             return Ok(());
         }
+        let categorical = self.categorical_features();
         let (head, tail) = out.split_at_mut(rows.len() * d);
         head.par_chunks_mut(CHUNK_ROWS * d)
             .zip(rows.par_chunks(CHUNK_ROWS))
@@ -635,7 +636,7 @@ impl Dataset {
                         crate::mem::prefetch_all(self.row(next.from));
                         crate::mem::prefetch_all(self.row(next.to));
                     }
-                    b.write(self, o);
+                    b.write_keeping(self, o, &categorical);
                 }
                 // A branch-free test first (vectorised); the position is
                 // only searched for when some value is not finite.

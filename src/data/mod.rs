@@ -13,6 +13,7 @@ pub mod dirs;
 pub mod read;
 pub mod scores;
 pub mod synth;
+pub mod target_stats;
 pub mod write;
 
 pub use between::Between;

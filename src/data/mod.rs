@@ -10,6 +10,7 @@ mod proba;
 pub mod bias;
 pub mod bundled;
 pub mod dirs;
+pub mod fraud_categories;
 pub mod read;
 pub mod scores;
 pub mod synth;

@@ -995,9 +995,8 @@ impl Strategy {
         };
         Err(Error::invalid(format!(
             "{}: the learner {} does not split categorical features, and column '{}' is \
-             categorical (level codes); encode it with --categorical target (target \
-             statistics) or --categorical one-hot, or use a learner with native categorical \
-             splits (tree, forest, gbdt)",
+             categorical (level codes); one-hot encode it (--categorical one-hot, at most \
+             50 levels) or use a learner with native categorical splits (tree, forest, gbdt)",
             self.spec,
             self.learner.name(),
             column.name()

@@ -35,7 +35,7 @@ fn shops(levels: usize, order: impl Iterator<Item = usize>) -> String {
         t += &format!(
             "s{s:03},{}.5,{}\n",
             i % 7,
-            if s % 5 == 0 { "p" } else { "n" }
+            if s.is_multiple_of(5) { "p" } else { "n" }
         );
     }
     t
@@ -198,7 +198,7 @@ fn cli_refuses_categorical_features_for_a_learner_without_native_splits() {
     for needle in [
         "logistic",
         "column 'shop' is categorical",
-        "--categorical target",
+        "--categorical one-hot",
     ] {
         assert!(err.contains(needle), "{needle}: {err}");
     }
@@ -209,8 +209,8 @@ fn cli_refuses_categorical_features_for_a_learner_without_native_splits() {
 #[test]
 fn smote_rows_take_their_seed_rows_level() {
     let mut text = String::from("shop,n,y\n");
-    for i in 0..200 {
-        let p = i % 10 == 0;
+    for i in 0..200usize {
+        let p = i.is_multiple_of(10);
         // Positives at shops 3 and 9 only: an interpolated code would fall between.
         let shop = if p { [3, 9][i / 10 % 2] } else { i % 12 };
         text += &format!("s{shop:02},{}.25,{}\n", i % 13, if p { "p" } else { "n" });

@@ -63,12 +63,12 @@ fn weighted_by_keep_rates_the_statistic_is_the_populations_rate() {
     let (levels, per_level, beta) = (100, 2000, 0.1);
     let (mut codes, mut labels) = (Vec::new(), Vec::new());
     let mut population = vec![(0.0, 0.0); levels];
-    for l in 0..levels {
+    for (l, counts) in population.iter_mut().enumerate() {
         let rate = 0.02 + 0.2 * (l as f64 / levels as f64);
         for _ in 0..per_level {
             let y = u32::from(r.random::<f64>() < rate);
-            population[l].0 += f64::from(y);
-            population[l].1 += 1.0;
+            counts.0 += f64::from(y);
+            counts.1 += 1.0;
             // Undersampling: every positive, a `beta` share of negatives.
             if y == 1 || r.random::<f64>() < beta {
                 codes.push(l as f64);

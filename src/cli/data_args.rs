@@ -21,9 +21,8 @@ enum CategoricalArg {
     /// Keep non-numeric feature columns as one feature of level codes, for
     /// learners with native categorical splits (tree, forest, gbdt, ...).
     Native,
-    /// As native, then replace each categorical feature by its
-    /// cross-fitted, sampling-corrected target statistics
-    /// (`encode(target)+` before each model).
+    /// Cross-fitted, sampling-corrected target statistics per level: not
+    /// in strategies yet (an error that says so).
     Target,
 }
 
@@ -59,14 +58,13 @@ pub struct DataArgs {
     /// The CSV has no header row (columns are named x0, x1, ...).
     #[arg(long)]
     pub no_header: bool,
-    /// Non-numeric feature columns: error, one-hot encode, keep as level
-    /// codes (native), or encode by target statistics (target).
+    /// Non-numeric feature columns: error, one-hot encode, or keep as level
+    /// codes (native).
     #[arg(long, value_enum, default_value_t = CategoricalArg::Error)]
     categorical: CategoricalArg,
     /// Read these columns as categorical (level codes, no limit on their
     /// count) whatever their values, numeric-looking codes included
-    /// (comma-separated names; repeatable). Encoded as --categorical says
-    /// (target: target statistics; otherwise native level codes).
+    /// (comma-separated names; repeatable).
     #[arg(long, value_name = "COL,...", value_delimiter = ',')]
     pub categorical_cols: Vec<String>,
     /// Rows with missing values (empty, `?`, `NA`): drop them, or fail.
@@ -110,7 +108,13 @@ impl DataArgs {
                 CategoricalArg::Error => Categorical::Error,
                 CategoricalArg::OneHot => Categorical::OneHot,
                 CategoricalArg::Native => Categorical::Native,
-                CategoricalArg::Target => Categorical::Target,
+                CategoricalArg::Target => {
+                    return Err(Error::invalid(
+                        "--categorical target: the target-statistics stage is not part of \
+                         strategies yet; use --categorical native with tree, forest or gbdt, \
+                         or --categorical one-hot",
+                    ))
+                }
             },
             categorical_cols: self.categorical_cols.clone(),
             missing: match self.missing {

@@ -100,9 +100,9 @@ pub enum Categorical {
     /// that split levels as sets; no limit on the number of levels. A CSV
     /// column whose values are all numbers stays numeric.
     Native,
-    /// As [`Categorical::Native`] for reading; the strategy then replaces
+    /// As [`Categorical::Native`] for reading, for a strategy that replaces
     /// each categorical feature by its cross-fitted target statistics
-    /// (`encode(target)`, added by the command line).
+    /// ([`crate::data::target_stats`]).
     Target,
 }
 

@@ -317,6 +317,19 @@ fn key_column(
         KeyKind::Group => ("group column", Kind::Group),
     };
     let j = find_column(names, &key.name, what, origin)?;
+    feature_column(names, j, target, drop, what, origin)?;
+    Ok(Some((j, kind)))
+}
+
+/// Fails when column `j`, named as a `what`, is the target or dropped.
+fn feature_column(
+    names: &[String],
+    j: usize,
+    target: usize,
+    drop: &[usize],
+    what: &str,
+    origin: &str,
+) -> Result<()> {
     if j == target || drop.contains(&j) {
         return Err(Error::invalid(format!(
             "{origin}: the {what} '{}' is {}",
@@ -328,7 +341,7 @@ fn key_column(
             }
         )));
     }
-    Ok(Some((j, kind)))
+    Ok(())
 }
 
 /// The columns of `opts.categorical_cols`, checked against `names`: an
@@ -343,18 +356,9 @@ fn declared_categorical(
     opts.categorical_cols
         .iter()
         .map(|c| {
-            let j = find_column(names, c, "--categorical-cols column", origin)?;
-            if j == target || drop.contains(&j) {
-                return Err(Error::invalid(format!(
-                    "{origin}: --categorical-cols names '{}', which is {}",
-                    names[j],
-                    if j == target {
-                        "the target column"
-                    } else {
-                        "left out with --drop"
-                    }
-                )));
-            }
+            let what = "--categorical-cols column";
+            let j = find_column(names, c, what, origin)?;
+            feature_column(names, j, target, drop, what, origin)?;
             Ok(j)
         })
         .collect()

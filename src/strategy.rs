@@ -729,6 +729,7 @@ impl Strategy {
     pub fn fit_model(&self, cores: &mut CoreFits<'_>, need_oof: bool) -> Result<FittedModel> {
         let data = cores.data();
         data.require_two_classes()?;
+        self.check_categorical(data)?;
         let t0 = Instant::now();
         let fitted_before = cores.seconds;
         let mut core_seconds = 0.0;
@@ -977,6 +978,31 @@ impl Strategy {
         self.fit_kept(train, keep_rates, priors, &mut rng::stream(seed, 0))
     }
 
+    /// Fails, before any fitting, when `data` has categorical features
+    /// (level codes) and the learner does not split them as sets: its
+    /// codes would be read as numbers.
+    pub fn check_categorical(&self, data: &Dataset) -> Result<()> {
+        if self.learner.native_categorical() {
+            return Ok(());
+        }
+        let schema = data.schema();
+        let Some(column) = schema
+            .encodings
+            .iter()
+            .find(|e| matches!(e, crate::data::ColumnEncoding::Categorical { .. }))
+        else {
+            return Ok(());
+        };
+        Err(Error::invalid(format!(
+            "{}: the learner {} does not split categorical features, and column '{}' is \
+             categorical (level codes); one-hot encode it (--categorical one-hot, at most \
+             50 levels) or use a learner with native categorical splits (tree, forest, gbdt)",
+            self.spec,
+            self.learner.name(),
+            column.name()
+        )))
+    }
+
     /// Why a strategy cannot be fitted on a sample alone.
     fn needs_whole_data(&self) -> Error {
         Error::invalid(format!(
@@ -995,6 +1021,7 @@ impl Strategy {
         rng: &mut rng::Rng,
     ) -> Result<FittedStrategy> {
         check_kept(&keep_rates, train.class_names())?;
+        self.check_categorical(train)?;
         let t0 = Instant::now();
         let rows: Vec<usize> = (0..train.n_rows()).collect();
         let member = Member {

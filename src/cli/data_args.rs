@@ -16,8 +16,14 @@ use rarity::split::Splitter;
 enum CategoricalArg {
     /// Non-numeric feature columns are an error.
     Error,
-    /// One-hot encode non-numeric feature columns.
+    /// One-hot encode non-numeric feature columns (at most 50 levels).
     OneHot,
+    /// Keep non-numeric feature columns as one feature of level codes, for
+    /// learners with native categorical splits (tree, forest, gbdt, ...).
+    Native,
+    /// Cross-fitted, sampling-corrected target statistics per level: not
+    /// in strategies yet (an error that says so).
+    Target,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -52,9 +58,15 @@ pub struct DataArgs {
     /// The CSV has no header row (columns are named x0, x1, ...).
     #[arg(long)]
     pub no_header: bool,
-    /// Non-numeric feature columns: error, or one-hot encode.
+    /// Non-numeric feature columns: error, one-hot encode, or keep as level
+    /// codes (native).
     #[arg(long, value_enum, default_value_t = CategoricalArg::Error)]
     categorical: CategoricalArg,
+    /// Read these columns as categorical (level codes, no limit on their
+    /// count) whatever their values, numeric-looking codes included
+    /// (comma-separated names; repeatable).
+    #[arg(long, value_name = "COL,...", value_delimiter = ',')]
+    pub categorical_cols: Vec<String>,
     /// Rows with missing values (empty, `?`, `NA`): drop them, or fail.
     #[arg(long, value_enum, default_value_t = MissingArg::Drop)]
     missing: MissingArg,
@@ -95,7 +107,16 @@ impl DataArgs {
             categorical: match self.categorical {
                 CategoricalArg::Error => Categorical::Error,
                 CategoricalArg::OneHot => Categorical::OneHot,
+                CategoricalArg::Native => Categorical::Native,
+                CategoricalArg::Target => {
+                    return Err(Error::invalid(
+                        "--categorical target: the target-statistics stage is not part of \
+                         strategies yet; use --categorical native with tree, forest or gbdt, \
+                         or --categorical one-hot",
+                    ))
+                }
             },
+            categorical_cols: self.categorical_cols.clone(),
             missing: match self.missing {
                 MissingArg::Drop => Missing::Drop,
                 MissingArg::Error => Missing::Error,

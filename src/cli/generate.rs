@@ -8,6 +8,7 @@ use serde::Serialize;
 use super::output::{counts_table, json_text, print_json, print_summary, write_stdout};
 use super::{DataArgs, Global, OutputFormat};
 use rarity::data::bias::Bias;
+use rarity::data::fraud_categories::FraudCategories;
 use rarity::data::synth::{FraudTask, GaussianTask, TRUE_POSTERIOR};
 use rarity::data::write::{write_dataset, JobPaths, TableFormat};
 use rarity::error::Result;
@@ -20,6 +21,8 @@ pub struct Args {
     kind: Kind,
 }
 
+// Parsed once per run: the size of the data options in `Bias` costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, clap::Subcommand)]
 enum Kind {
     /// Dal Pozzolo's task: N(0, sigma) negatives, N(mu, sigma) positives in
@@ -80,6 +83,14 @@ struct FraudArgs {
     /// (all new) to test a model on a population that drifted.
     #[arg(long, default_value_t = 0.0, value_name = "SHARE")]
     drift: f64,
+    /// Add categorical fields before `class`: `merchant` (20,000 merchants,
+    /// a few high-risk ones among many clean ones), `country` (200) and `mcc`
+    /// (1,000 merchant category codes), text columns that carry a large
+    /// share of the fraud signal; the same levels and risks for every
+    /// `--seed`. Read them with `--categorical native` (or `target`) and
+    /// `--categorical-cols mcc` (its codes look like numbers).
+    #[arg(long)]
+    categorical: bool,
     /// Output file: CSV, or Parquet when it ends in `.parquet`; gzip or zstd
     /// CSV when it ends in `.gz` / `.zst`; `-` writes
     /// CSV to standard output.
@@ -149,7 +160,9 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                 clusters: a.clusters,
                 drift: a.drift,
             };
-            (&a.output, task.write_table(g.seed, &a.output)?.to_vec())
+            let cats = a.categorical.then(FraudCategories::new);
+            let counts = task.write_table_with(g.seed, &a.output, cats.as_ref())?;
+            (&a.output, counts.to_vec())
         }
         Kind::Bias(b) => return bias(g, b),
     };

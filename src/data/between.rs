@@ -10,6 +10,11 @@
 //! the sampler and read back by whoever copies them out. The value is the
 //! same floating-point expression an eager sampler computes, so the rows are
 //! bit for bit the same.
+//!
+//! A categorical feature (level codes) is never interpolated: a synthetic
+//! row takes the level of its seed row `from`, as SMOTE-NC does (Chawla et
+//! al. 2002, section 6.1, with the seed's level in place of the neighbours'
+//! most frequent one), so every code written is a real level's.
 
 use serde::{Deserialize, Serialize};
 
@@ -58,16 +63,55 @@ impl Between {
     }
 }
 
+impl Between {
+    /// [`Between::write`], then the seed row's values at the categorical
+    /// features `categorical` (their indices, see
+    /// [`Dataset::categorical_features`]).
+    pub fn write_keeping(&self, data: &Dataset, out: &mut [f64], categorical: &[usize]) {
+        self.write(data, out);
+        let seed = data.row(self.from);
+        for &j in categorical {
+            out[j] = seed[j];
+        }
+    }
+}
+
 impl Dataset {
-    /// The values of the rows `between`, row-major (`between.len() * d`).
+    /// The values of the rows `between`, row-major (`between.len() * d`);
+    /// categorical features take their seed row's level.
+    ///
+    /// ```
+    /// use rarity::data::{Between, ColumnEncoding, Dataset};
+    /// let ds = Dataset::from_rows(vec![vec![1.0, 0.0], vec![3.0, 4.0]], vec![0, 1],
+    ///                             vec!["n".into(), "p".into()]).unwrap();
+    /// let mut schema = ds.schema().clone();
+    /// schema.encodings[1] = ColumnEncoding::Categorical {
+    ///     name: schema.feature_names[1].clone(),
+    ///     levels: (0..5).map(|l| l.to_string()).collect(),
+    /// };
+    /// let ds = Dataset::new(ds.features().to_vec(), ds.labels().to_vec(), schema).unwrap();
+    /// let b = Between { from: 0, to: 1, gap: 0.5 };
+    /// assert_eq!(ds.interpolate(&[b]), vec![2.0, 0.0]);
+    /// ```
     pub fn interpolate(&self, between: &[Between]) -> Vec<f64> {
         let d = self.n_features();
+        let categorical = self.categorical_features();
         let mut out = vec![0.0; between.len() * d];
         if d > 0 {
             for (o, b) in out.chunks_exact_mut(d).zip(between) {
-                b.write(self, o);
+                b.write_keeping(self, o, &categorical);
             }
         }
         out
+    }
+
+    /// The indices of the categorical features (level codes).
+    pub fn categorical_features(&self) -> Vec<usize> {
+        self.schema()
+            .categorical_levels()
+            .iter()
+            .enumerate()
+            .filter_map(|(j, l)| l.map(|_| j))
+            .collect()
     }
 }

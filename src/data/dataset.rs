@@ -258,15 +258,22 @@ impl Dataset {
             )));
         }
         // A branch-free pass per chunk (vectorised, in parallel) first; the
-        // position is only searched for when some value is not finite.
+        // position is only searched for when some value is not finite (a
+        // categorical feature's NaN is a missing or unseen level).
         let finite = |c: &[f64]| c.iter().fold(true, |ok, v| ok & v.is_finite());
         let all_finite = if x.len() <= 1 << 16 {
             finite(&x)
         } else {
             x.par_chunks(1 << 16).all(finite)
         };
+        let categorical = if all_finite {
+            Vec::new()
+        } else {
+            schema.categorical_levels()
+        };
+        let allowed = |pos: usize| x[pos].is_nan() && categorical[pos % d.max(1)].is_some();
         if let Some(pos) = (!all_finite)
-            .then(|| x.iter().position(|v| !v.is_finite()))
+            .then(|| (0..x.len()).find(|&p| !x[p].is_finite() && !allowed(p)))
             .flatten()
         {
             return Err(Error::data(format!(
@@ -607,6 +614,7 @@ impl Dataset {
         if d == 0 {
             return Ok(());
         }
+        let categorical = self.categorical_features();
         let (head, tail) = out.split_at_mut(rows.len() * d);
         head.par_chunks_mut(CHUNK_ROWS * d)
             .zip(rows.par_chunks(CHUNK_ROWS))
@@ -628,7 +636,7 @@ impl Dataset {
                         crate::mem::prefetch_all(self.row(next.from));
                         crate::mem::prefetch_all(self.row(next.to));
                     }
-                    b.write(self, o);
+                    b.write_keeping(self, o, &categorical);
                 }
                 // A branch-free test first (vectorised); the position is
                 // only searched for when some value is not finite.

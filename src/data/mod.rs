@@ -10,9 +10,11 @@ mod proba;
 pub mod bias;
 pub mod bundled;
 pub mod dirs;
+pub mod fraud_categories;
 pub mod read;
 pub mod scores;
 pub mod synth;
+pub mod target_stats;
 pub mod write;
 
 pub use between::Between;

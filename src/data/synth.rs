@@ -20,6 +20,7 @@ use std::path::Path;
 use rand::RngExt;
 use rayon::prelude::*;
 
+use super::fraud_categories::FraudCategories;
 use super::write::{AtomicFile, Block, Column, ColumnSpec, TableFormat, TableWriter};
 use super::{Dataset, Schema};
 use crate::error::{Error, Result};
@@ -268,16 +269,33 @@ impl FraudTask {
         centres
     }
 
-    /// Fills one chunk of rows (row-major features, labels).
-    fn chunk(&self, seed: u64, index: usize, centres: &[[f64; 28]]) -> (Vec<f64>, Vec<u32>) {
+    /// Fills one chunk of rows (row-major features, labels, and with `cats`
+    /// each row's three level codes).
+    fn chunk(
+        &self,
+        seed: u64,
+        index: usize,
+        centres: &[[f64; 28]],
+        cats: Option<&FraudCategories>,
+    ) -> Chunk {
         let start = index * CHUNK;
         let len = CHUNK.min(self.n - start);
         let mut rng = stream(seed, index as u64);
+        let mut level_rng = FraudCategories::stream(seed, index);
         let mut x = Vec::with_capacity(len * FRAUD_D);
         let mut y = Vec::with_capacity(len);
+        let mut levels = Vec::new();
         let span = 172_800.0 / self.n as f64; // two days of seconds
         for r in 0..len {
-            let fraud = rng.random::<f64>() < self.positive_rate;
+            let rate = match cats {
+                Some(c) => {
+                    let (l, risk) = c.draw(&mut level_rng);
+                    levels.extend_from_slice(&l);
+                    (self.positive_rate * risk).min(1.0)
+                }
+                None => self.positive_rate,
+            };
+            let fraud = rng.random::<f64>() < rate;
             x.push(((start + r) as f64 + rng.random::<f64>()) * span);
             let centre = fraud.then(|| &centres[rng.random_range(0..centres.len())]);
             for j in 0..28 {
@@ -305,7 +323,7 @@ impl FraudTask {
             x.push((amount * 100.0).round() / 100.0);
             y.push(u32::from(fraud));
         }
-        (x, y)
+        (x, y, levels)
     }
 
     fn n_chunks(&self) -> usize {
@@ -316,13 +334,13 @@ impl FraudTask {
     pub fn generate(&self, seed: u64) -> Result<Dataset> {
         self.validate()?;
         let centres = self.centres(seed);
-        let parts: Vec<(Vec<f64>, Vec<u32>)> = (0..self.n_chunks())
+        let parts: Vec<Chunk> = (0..self.n_chunks())
             .into_par_iter()
-            .map(|c| self.chunk(seed, c, &centres))
+            .map(|c| self.chunk(seed, c, &centres, None))
             .collect();
         let mut x = Vec::with_capacity(self.n * FRAUD_D);
         let mut y = Vec::with_capacity(self.n);
-        for (px, py) in parts {
+        for (px, py, _) in parts {
             x.extend_from_slice(&px);
             y.extend_from_slice(&py);
         }
@@ -336,18 +354,43 @@ impl FraudTask {
     /// the class counts. Parquet holds the values rounded as the CSV
     /// writes them (`Time` and `Amount` to 2 decimals, `V` to 6).
     pub fn write_table(&self, seed: u64, path: &Path) -> Result<[usize; 2]> {
+        self.write_table_with(seed, path, None)
+    }
+
+    /// [`FraudTask::write_table`], with `cats` the categorical fields
+    /// (merchant, country, mcc: text columns before `class`) that carry much
+    /// of the fraud signal ([`FraudCategories`]).
+    pub fn write_table_with(
+        &self,
+        seed: u64,
+        path: &Path,
+        cats: Option<&FraudCategories>,
+    ) -> Result<[usize; 2]> {
         match TableFormat::from_path(path) {
-            TableFormat::Csv => self.write_csv(seed, path),
-            TableFormat::Parquet => self.write_parquet(seed, path),
+            TableFormat::Csv => self.write_csv_with(seed, path, cats),
+            TableFormat::Parquet => self.write_parquet(seed, path, cats),
         }
     }
 
     /// Writes the table as CSV (see [`FraudTask::write_table`]).
     pub fn write_csv(&self, seed: u64, path: &Path) -> Result<[usize; 2]> {
+        self.write_csv_with(seed, path, None)
+    }
+
+    fn write_csv_with(
+        &self,
+        seed: u64,
+        path: &Path,
+        cats: Option<&FraudCategories>,
+    ) -> Result<[usize; 2]> {
         self.validate()?;
         let centres = self.centres(seed);
         let mut f = AtomicFile::create_text_table(path)?;
         let mut header = Self::feature_names().join(",");
+        if cats.is_some() {
+            header.push(',');
+            header.push_str(&FraudCategories::names().join(","));
+        }
         header.push_str(",class\n");
         f.writer()
             .write_all(header.as_bytes())
@@ -356,7 +399,8 @@ impl FraudTask {
         self.for_each_batch(
             seed,
             &centres,
-            |c| format_chunk(&c.0, &c.1),
+            cats,
+            |c| format_chunk(&c.0, &c.1, &c.2),
             |(t, c)| {
                 f.writer().write_all(t.as_bytes()).map_err(|e| f.err(e))?;
                 counts[0] += c[0];
@@ -368,21 +412,34 @@ impl FraudTask {
         Ok(counts)
     }
 
-    fn write_parquet(&self, seed: u64, path: &Path) -> Result<[usize; 2]> {
+    fn write_parquet(
+        &self,
+        seed: u64,
+        path: &Path,
+        cats: Option<&FraudCategories>,
+    ) -> Result<[usize; 2]> {
         self.validate()?;
         let centres = self.centres(seed);
         let mut specs: Vec<ColumnSpec> = Self::feature_names()
             .into_iter()
             .map(ColumnSpec::number)
             .collect();
+        if cats.is_some() {
+            specs.extend(FraudCategories::names().map(ColumnSpec::text));
+        }
         specs.push(ColumnSpec::text("class"));
+        let level_names: Vec<Vec<String>> = match cats {
+            Some(_) => (0..3).map(FraudCategories::texts).collect(),
+            None => Vec::new(),
+        };
         let mut w = TableWriter::create(path, TableFormat::Parquet, specs)?;
         let names = ["0".to_string(), "1".to_string()];
         let mut counts = [0usize; 2];
         self.for_each_batch(
             seed,
             &centres,
-            |(mut x, y)| {
+            cats,
+            |(mut x, y, levels)| {
                 for row in x.chunks_mut(FRAUD_D) {
                     let last = row.len() - 1;
                     for (j, v) in row.iter_mut().enumerate() {
@@ -390,12 +447,18 @@ impl FraudTask {
                         *v = (*v * scale).round() / scale;
                     }
                 }
-                (x, y)
+                let by_field: Vec<Vec<u32>> = (0..level_names.len())
+                    .map(|f| levels.iter().skip(f).step_by(3).copied().collect())
+                    .collect();
+                (x, y, by_field)
             },
-            |(x, y)| {
+            |(x, y, by_field)| {
                 counts[1] += y.iter().filter(|&&l| l == 1).count();
                 counts[0] += y.iter().filter(|&&l| l == 0).count();
                 let mut columns = Column::matrix(&x, FRAUD_D);
+                for (ids, names) in by_field.iter().zip(&level_names) {
+                    columns.push(Column::Names { ids, names });
+                }
                 columns.push(Column::Names {
                     ids: &y,
                     names: &names,
@@ -416,7 +479,8 @@ impl FraudTask {
         &self,
         seed: u64,
         centres: &[[f64; 28]],
-        make: impl Fn((Vec<f64>, Vec<u32>)) -> T + Sync,
+        cats: Option<&FraudCategories>,
+        make: impl Fn(Chunk) -> T + Sync,
         mut take: impl FnMut(T) -> Result<()>,
     ) -> Result<()> {
         let batch = 4 * rayon::current_num_threads().max(1);
@@ -425,7 +489,7 @@ impl FraudTask {
             let last = (first + batch).min(n_chunks);
             let made: Vec<T> = (first..last)
                 .into_par_iter()
-                .map(|c| make(self.chunk(seed, c, centres)))
+                .map(|c| make(self.chunk(seed, c, centres, cats)))
                 .collect();
             for t in made {
                 take(t)?;
@@ -435,18 +499,26 @@ impl FraudTask {
     }
 }
 
+/// A chunk of rows: row-major features, labels, and (categorical fields)
+/// three level codes per row.
+type Chunk = (Vec<f64>, Vec<u32>, Vec<u32>);
+
 /// CSV text of a chunk: `Time` with 2 decimals, `V` features with 6,
-/// `Amount` with 2.
-fn format_chunk(x: &[f64], y: &[u32]) -> (String, [usize; 2]) {
+/// `Amount` with 2, then the level texts when `levels` holds three per row.
+fn format_chunk(x: &[f64], y: &[u32], levels: &[u32]) -> (String, [usize; 2]) {
     use std::fmt::Write as _;
     let mut s = String::with_capacity(y.len() * 260);
     let mut counts = [0usize; 2];
-    for (row, &label) in x.chunks(FRAUD_D).zip(y) {
+    for (i, (row, &label)) in x.chunks(FRAUD_D).zip(y).enumerate() {
         let _ = write!(s, "{:.2}", row[0]);
         for v in &row[1..29] {
             let _ = write!(s, ",{v:.6}");
         }
-        let _ = writeln!(s, ",{:.2},{label}", row[29]);
+        let _ = write!(s, ",{:.2}", row[29]);
+        for (f, &j) in levels.iter().skip(3 * i).take(3).enumerate() {
+            let _ = write!(s, ",{}", FraudCategories::text(f, j));
+        }
+        let _ = writeln!(s, ",{label}");
         counts[label as usize] += 1;
     }
     (s, counts)

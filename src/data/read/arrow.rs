@@ -709,10 +709,19 @@ impl Columns<'_> {
         let kind = layout.slots[s].kind;
         let missing = &mut self.missing;
         let column = column_type(col.data_type());
-        if column == ColumnType::Number && kind == super::rows::Kind::Level {
-            // A model's categorical column given as numbers.
-            self.levels
-                .push((s, j, texts(col).ok_or_else(unsupported)?));
+        // Predicting, a categorical column's missing value is read as NaN.
+        let nan_missing = kind == super::rows::Kind::Category && layout.predicting();
+        if column == ColumnType::Number
+            && matches!(kind, super::rows::Kind::Level | super::rows::Kind::Category)
+        {
+            // A model's categorical column, or a declared one, given as numbers.
+            let t = texts(col).ok_or_else(unsupported)?;
+            for (i, v) in t.iter().enumerate() {
+                if v.is_none() && !nan_missing {
+                    missing[i].get_or_insert(j);
+                }
+            }
+            self.levels.push((s, j, t));
         } else if column == ColumnType::Number {
             let mut bad = None;
             let x = &mut block.x;
@@ -771,7 +780,7 @@ impl Columns<'_> {
                 ));
             }
             for (i, v) in t.iter().enumerate() {
-                if v.is_none() {
+                if v.is_none() && !nan_missing {
                     missing[i].get_or_insert(j);
                 }
             }

@@ -62,7 +62,8 @@ impl<'a> Plan<'a> {
                 Role::Feature(s) => {
                     let slot = &layout.slots[s];
                     let numeric = slot.kind == Kind::Number
-                        || (slot.kind == Kind::Either && hints.get(s) == Some(&true));
+                        || (matches!(slot.kind, Kind::Either | Kind::NumberOrCategory)
+                            && hints.get(s) == Some(&true));
                     if numeric {
                         Op::Number(s)
                     } else {
@@ -91,11 +92,16 @@ fn parse_row(rec: &Record, plan: &Plan, row: &mut [f64], part: &mut Block) -> Re
     let line = rec.line;
     let here = || format!("line {line}");
     // Missing values first: a dropped row leaves no label or level behind.
+    // Predicting, a categorical column's missing value is read as NaN.
+    let nan_missing = |s: usize| layout.predicting() && layout.slots[s].kind == Kind::Category;
     let mut missing = None;
     for (j, role) in layout.roles.iter().enumerate() {
-        if matches!(role, Role::Target | Role::Feature(_) | Role::Check)
-            && is_missing(trim(rec.field(j)))
-        {
+        let checked = match *role {
+            Role::Target | Role::Check => true,
+            Role::Feature(s) => !nan_missing(s),
+            _ => false,
+        };
+        if checked && is_missing(trim(rec.field(j))) {
             missing = Some(j);
             break;
         }
@@ -188,7 +194,7 @@ fn parse_feature(
     if as_number {
         match number(f, layout.decimal) {
             Ok(Some(v)) => row[s] = v,
-            Ok(None) if layout.slots[s].kind == Kind::Either => {
+            Ok(None) if matches!(layout.slots[s].kind, Kind::Either | Kind::NumberOrCategory) => {
                 return Err(layout.too_many_levels(s, std::str::from_utf8(f).ok()))
             }
             Ok(None) => return Err(layout.not_a_number(&here(), j, f)),

@@ -24,6 +24,12 @@
 //!   order. Features are then named `column=level`, and the mapping is kept
 //!   in the [`Schema`](super::Schema) so prediction data is encoded the same
 //!   way. A one-hot column may have at most [`MAX_LEVELS`] levels.
+//! - With [`Categorical::Native`] or [`Categorical::Target`], a text column
+//!   (CSV text whose values are not all numbers, Parquet/IPC strings and
+//!   dictionaries) and every column named in `categorical_cols` is one
+//!   feature of level codes (`ColumnEncoding::Categorical`): codes in sorted
+//!   order of the level texts, no limit on their count. Predicting, a
+//!   missing value or a level not seen in training is NaN, not an error.
 //! - The column of `--cv time(...)` / `group(...)` is read as a
 //!   [`KeyColumn`], not as a feature: ISO 8601 times (`dates`) and Parquet/IPC
 //!   dates and timestamps as seconds since 1970; group ids of any count,
@@ -69,7 +75,7 @@ pub use speculate::{read_speculative, Select, Speculated, UNDECIDED_ROWS};
 
 use labels::Interner;
 use rows::Sink;
-use rows::{Block, Collector, Layout};
+use rows::{Block, Collector, Layout, Output};
 
 /// What to do with rows that have missing values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -89,6 +95,22 @@ pub enum Categorical {
     Error,
     /// One-hot encode: one 0/1 feature per level.
     OneHot,
+    /// Keep as one feature of level codes
+    /// ([`ColumnEncoding::Categorical`](super::ColumnEncoding)), for learners
+    /// that split levels as sets; no limit on the number of levels. A CSV
+    /// column whose values are all numbers stays numeric.
+    Native,
+    /// As [`Categorical::Native`] for reading, for a strategy that replaces
+    /// each categorical feature by its cross-fitted target statistics
+    /// ([`crate::data::target_stats`]).
+    Target,
+}
+
+impl Categorical {
+    /// Whether non-numeric columns become level-code features.
+    pub fn keeps_codes(self) -> bool {
+        matches!(self, Categorical::Native | Categorical::Target)
+    }
 }
 
 /// How the values of a column that splits rows rather than feeding the
@@ -128,6 +150,9 @@ pub struct ReadOptions {
     pub has_header: bool,
     /// Non-numeric feature columns.
     pub categorical: Categorical,
+    /// Columns read as categorical (level codes) whatever their values,
+    /// numeric-looking codes included (`--categorical-cols`).
+    pub categorical_cols: Vec<String>,
     /// Rows with missing values.
     pub missing: Missing,
     /// Drop feature columns that take one value only.
@@ -148,6 +173,7 @@ impl Default for ReadOptions {
             delimiter: b',',
             has_header: true,
             categorical: Categorical::Error,
+            categorical_cols: Vec::new(),
             missing: Missing::Drop,
             drop_constant: false,
             drop: Vec::new(),
@@ -587,7 +613,7 @@ pub fn predict_blocks(
         table.origin(),
     )?;
     table.check_layout(&layout)?;
-    let outputs = predict_outputs(schema, &layout)?;
+    let outputs = predict_outputs(schema)?;
     let mut sink = PredictSink {
         layout: &layout,
         schema,
@@ -632,26 +658,22 @@ pub fn predict_blocks(
     Ok(sink.report)
 }
 
-/// For each model feature, its slot and level code.
-fn predict_outputs(schema: &Schema, layout: &Layout) -> Result<Vec<(usize, Option<u32>)>> {
-    let mut full: Vec<(String, (usize, Option<u32>))> = Vec::new();
+/// For each model feature, what it is made of (slots in encoding order).
+fn predict_outputs(schema: &Schema) -> Result<Vec<Output>> {
+    let mut full: Vec<(String, Output)> = Vec::new();
     for (s, e) in schema.encodings.iter().enumerate() {
         match e {
-            super::ColumnEncoding::Numeric { name } => full.push((name.clone(), (s, None))),
+            super::ColumnEncoding::Numeric { name } => full.push((name.clone(), Output::Value(s))),
             super::ColumnEncoding::OneHot { name, levels } => {
                 for (c, l) in levels.iter().enumerate() {
-                    full.push((format!("{name}={l}"), (s, Some(c as u32))));
+                    full.push((format!("{name}={l}"), Output::Level(s, c as u32)));
                 }
             }
             super::ColumnEncoding::Categorical { name, .. } => {
-                return Err(Error::invalid(format!(
-                    "column '{name}' is categorical (level codes), which this reader does not \
-                     read yet"
-                )))
+                full.push((name.clone(), Output::Code(s)))
             }
         }
     }
-    let _ = layout;
     schema
         .feature_names
         .iter()
@@ -669,7 +691,7 @@ fn predict_outputs(schema: &Schema, layout: &Layout) -> Result<Vec<(usize, Optio
 struct PredictSink<'a, 'f> {
     layout: &'a Layout,
     schema: &'a Schema,
-    outputs: Vec<(usize, Option<u32>)>,
+    outputs: Vec<Output>,
     f: &'f mut dyn FnMut(PredictBlock) -> Result<()>,
     report: ReadReport,
     unknown: std::collections::BTreeMap<(usize, String), usize>,

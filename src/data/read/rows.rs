@@ -69,6 +69,16 @@ pub(crate) enum Kind {
     /// most [`MAX_LEVELS`] distinct values, decided at the end (numeric if
     /// every value is a number).
     Either,
+    /// A categorical column kept as level codes (declared, a string column
+    /// with `--categorical native|target`, or a model's categorical
+    /// column): levels with no limit on their count, codes in sorted order
+    /// of the level texts. Predicting, a missing value or a level the model
+    /// does not know is NaN, not an error.
+    Category,
+    /// CSV with `--categorical native|target`: numbers when the first
+    /// [`MAX_LEVELS`] + 1 distinct values all are (or every value is),
+    /// otherwise a [`Kind::Category`].
+    NumberOrCategory,
     /// A time key ([`KeyKind::Time`](super::KeyKind::Time)): numbers, or
     /// ISO 8601 texts as seconds since 1970.
     Time,
@@ -307,6 +317,19 @@ fn key_column(
         KeyKind::Group => ("group column", Kind::Group),
     };
     let j = find_column(names, &key.name, what, origin)?;
+    feature_column(names, j, target, drop, what, origin)?;
+    Ok(Some((j, kind)))
+}
+
+/// Fails when column `j`, named as a `what`, is the target or dropped.
+fn feature_column(
+    names: &[String],
+    j: usize,
+    target: usize,
+    drop: &[usize],
+    what: &str,
+    origin: &str,
+) -> Result<()> {
     if j == target || drop.contains(&j) {
         return Err(Error::invalid(format!(
             "{origin}: the {what} '{}' is {}",
@@ -318,7 +341,27 @@ fn key_column(
             }
         )));
     }
-    Ok(Some((j, kind)))
+    Ok(())
+}
+
+/// The columns of `opts.categorical_cols`, checked against `names`: an
+/// error when one is missing, the target or dropped.
+fn declared_categorical(
+    names: &[String],
+    opts: &ReadOptions,
+    target: usize,
+    drop: &[usize],
+    origin: &str,
+) -> Result<Vec<usize>> {
+    opts.categorical_cols
+        .iter()
+        .map(|c| {
+            let what = "--categorical-cols column";
+            let j = find_column(names, c, what, origin)?;
+            feature_column(names, j, target, drop, what, origin)?;
+            Ok(j)
+        })
+        .collect()
 }
 
 /// The columns of `opts.drop`, checked against `names`.
@@ -348,6 +391,7 @@ impl Layout {
             )));
         }
         let key = key_column(&names, opts, target, &drop, origin)?;
+        let declared = declared_categorical(&names, opts, target, &drop, origin)?;
         let mut roles = Vec::with_capacity(names.len());
         let mut slots = Vec::new();
         for (j, name) in names.iter().enumerate() {
@@ -363,9 +407,11 @@ impl Layout {
                         Some(g @ (Kind::Number | Kind::Time)) => g,
                         _ => kind,
                     },
+                    _ if declared.contains(&j) => Kind::Category,
                     _ => given.unwrap_or(match opts.categorical {
                         Categorical::Error => Kind::Number,
                         Categorical::OneHot => Kind::Either,
+                        Categorical::Native | Categorical::Target => Kind::NumberOrCategory,
                     }),
                 };
                 roles.push(Role::Feature(slots.len()));
@@ -441,12 +487,10 @@ impl Layout {
                     fixed_levels: Vec::new(),
                 },
                 ColumnEncoding::OneHot { name, levels } => Slot::fixed(name, levels),
-                ColumnEncoding::Categorical { name, .. } => {
-                    return Err(Error::invalid(format!(
-                        "{origin}: column '{name}' is categorical (level codes), which this \
-                         reader does not read yet"
-                    )))
-                }
+                ColumnEncoding::Categorical { name, levels } => Slot {
+                    kind: Kind::Category,
+                    ..Slot::fixed(name, levels)
+                },
             });
         }
         for (i, id) in ids.iter().enumerate() {
@@ -526,12 +570,20 @@ impl Layout {
         })
     }
 
-    /// The error for a categorical column with too many levels.
+    /// The error for a categorical column with too many levels (or, read
+    /// as numbers or categories, with text after many numbers).
     pub(crate) fn too_many_levels(&self, slot: usize, example: Option<&str>) -> Error {
         let name = &self.slots[slot].name;
         let ex = example.map_or(String::new(), |e| {
             format!(", '{}' among them,", super::quote::quoted(e.as_bytes()))
         });
+        if self.slots[slot].kind == Kind::NumberOrCategory {
+            return Error::data(format!(
+                "{}: column '{name}' holds numbers and text{ex} and was read as numbers; \
+                 to read it as categories, declare it with --categorical-cols {name}",
+                self.origin
+            ));
+        }
         Error::data(format!(
             "{}: column '{name}' has more than {MAX_LEVELS} distinct values{ex} too many to \
              one-hot encode; if it is an identifier, leave it out with --drop {name} \
@@ -647,6 +699,7 @@ impl Block {
         if let Some(fixed) = &slot.fixed {
             return match fixed.get(raw) {
                 Some(&c) => LevelOutcome::Code(c),
+                None if slot.kind == Kind::Category => LevelOutcome::Code(UNKNOWN),
                 None => {
                     let text = super::quote::quoted(raw);
                     *self.unknown.entry((s, text)).or_insert(0) += 1;
@@ -654,12 +707,26 @@ impl Block {
                 }
             };
         }
-        if slot.kind == Kind::Either && (numeric_hint || self.numeric[s]) {
+        let either = matches!(slot.kind, Kind::Either | Kind::NumberOrCategory);
+        if either && (numeric_hint || self.numeric[s]) {
             return LevelOutcome::AsNumber;
         }
         match self.level_dicts[s].intern(raw) {
             None => LevelOutcome::NotUtf8,
-            Some(_) if self.level_dicts[s].len() > MAX_LEVELS && slot.kind != Kind::Group => {
+            Some(c) if slot.kind == Kind::NumberOrCategory => {
+                // Decided once, when the column first has too many levels
+                // to be anything but numbers or categories.
+                let names = self.level_dicts[s].names();
+                if c as usize == MAX_LEVELS && all_numbers(names, layout.decimal) {
+                    LevelOutcome::Overflow
+                } else {
+                    LevelOutcome::Code(c)
+                }
+            }
+            Some(_)
+                if self.level_dicts[s].len() > MAX_LEVELS
+                    && !matches!(slot.kind, Kind::Group | Kind::Category) =>
+            {
                 if slot.kind == Kind::Either {
                     LevelOutcome::Overflow
                 } else {
@@ -723,6 +790,16 @@ fn all_numbers(names: &[String], decimal: u8) -> bool {
         .all(|t| matches!(number(t.trim().as_bytes(), decimal), Ok(Some(_))))
 }
 
+/// Maps the block-local level codes of slot `s` (rows of `m` values) to
+/// the global ones (`map`).
+fn globalise_codes(b: &mut Block, m: usize, s: usize, map: &[u32]) {
+    for v in b.x.iter_mut().skip(s).step_by(m) {
+        if let Some(c) = code_of(*v) {
+            *v = code(map[c as usize]);
+        }
+    }
+}
+
 /// Gathers blocks into a dataset: labels and levels mapped to global ids in
 /// block order, rows kept as a filter decides, counts reported.
 pub(crate) struct Collector<'a> {
@@ -730,6 +807,8 @@ pub(crate) struct Collector<'a> {
     labels: Interner,
     levels: Vec<Interner>,
     numeric: Vec<bool>,
+    /// Per slot: a [`Kind::NumberOrCategory`] slot decided categorical.
+    text: Vec<bool>,
     /// The kept rows' slot values.
     pub x: Vec<f64>,
     /// The kept rows' global raw label ids.
@@ -746,6 +825,7 @@ impl<'a> Collector<'a> {
             labels: Interner::default(),
             levels: vec![Interner::default(); layout.slots.len()],
             numeric: vec![false; layout.slots.len()],
+            text: vec![false; layout.slots.len()],
             x: Vec::new(),
             y: Vec::new(),
             report: ReadReport {
@@ -793,7 +873,19 @@ impl<'a> Collector<'a> {
             let local = std::mem::take(&mut b.level_dicts[s]);
             let names = local.names().to_vec();
             let map = self.levels[s].merge(local);
-            if self.levels[s].len() > MAX_LEVELS && slot.kind != Kind::Group {
+            let settled = match slot.kind {
+                Kind::Group | Kind::Category => true,
+                Kind::NumberOrCategory => self.text[s],
+                _ => false,
+            };
+            if self.levels[s].len() > MAX_LEVELS && !settled {
+                if slot.kind == Kind::NumberOrCategory
+                    && !all_numbers(self.levels[s].names(), self.layout.decimal)
+                {
+                    self.text[s] = true;
+                    globalise_codes(b, m, s, &map);
+                    continue;
+                }
                 if slot.kind != Kind::Either {
                     return Err(self.layout.too_many_levels(s, None));
                 }
@@ -806,11 +898,7 @@ impl<'a> Collector<'a> {
                 b.convert_to_numbers(self.layout, s)?;
                 continue;
             }
-            for v in b.x.iter_mut().skip(s).step_by(m) {
-                if let Some(c) = code_of(*v) {
-                    *v = code(map[c as usize]);
-                }
-            }
+            globalise_codes(b, m, s, &map);
         }
         self.report.rows_read += b.rows_read;
         self.report.dropped_missing += b.dropped;
@@ -894,7 +982,7 @@ impl<'a> Collector<'a> {
         let mut x = self.x;
         let m = layout.slots.len();
         let (encodings, outputs) = encode_slots(layout, &self.levels, &self.numeric, &mut x)?;
-        let x = if outputs.iter().all(|o| o.1.is_none()) {
+        let x = if outputs.iter().all(|o| matches!(o, Output::Value(_))) {
             x
         } else {
             expand(&x, m, &outputs)
@@ -913,8 +1001,19 @@ impl<'a> Collector<'a> {
     }
 }
 
-/// Per output column of a dataset: its slot and, one-hot, its level's code.
-type OutputColumns = Vec<(usize, Option<u32>)>;
+/// What an output column of a dataset holds, from which slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Output {
+    /// The slot's number.
+    Value(usize),
+    /// 1 where the slot holds this level code, else 0 (one-hot).
+    Level(usize, u32),
+    /// The slot's level code as a number; NaN for a level the model does
+    /// not know or a missing value (categorical).
+    Code(usize),
+}
+
+type OutputColumns = Vec<Output>;
 
 /// Decides how each slot of `layout` enters the dataset, from the levels
 /// and numbers seen (`levels`, `numeric`): numbers in place (level codes of
@@ -938,12 +1037,13 @@ fn encode_slots(
             encodings.push(ColumnEncoding::Numeric {
                 name: slot.name.clone(),
             });
-            outputs.push((s, None));
+            outputs.push(Output::Value(s));
             continue;
         }
+        let either = matches!(slot.kind, Kind::Either | Kind::NumberOrCategory);
         if matches!(slot.kind, Kind::Number | Kind::Time)
             || numeric[s]
-            || (slot.kind == Kind::Either && all_numbers(levels[s].names(), layout.decimal))
+            || (either && all_numbers(levels[s].names(), layout.decimal))
         {
             if free {
                 let values = level_numbers(layout, s, levels[s].names())?;
@@ -956,7 +1056,12 @@ fn encode_slots(
             encodings.push(ColumnEncoding::Numeric {
                 name: slot.name.clone(),
             });
-            outputs.push((s, None));
+            outputs.push(Output::Value(s));
+            continue;
+        }
+        if free && matches!(slot.kind, Kind::Category | Kind::NumberOrCategory) {
+            encodings.push(sorted_codes(x, m, s, &slot.name, levels[s].names()));
+            outputs.push(Output::Code(s));
             continue;
         }
         let levels: Vec<(String, u32)> = if slot.fixed.is_some() {
@@ -978,7 +1083,7 @@ fn encode_slots(
         if slot.fixed.is_none() && levels.len() > MAX_LEVELS {
             return Err(layout.too_many_levels(s, None));
         }
-        outputs.extend(levels.iter().map(|&(_, c)| (s, Some(c))));
+        outputs.extend(levels.iter().map(|&(_, c)| Output::Level(s, c)));
         encodings.push(ColumnEncoding::OneHot {
             name: slot.name.clone(),
             levels: levels.into_iter().map(|(l, _)| l).collect(),
@@ -1014,16 +1119,41 @@ fn group_numbers(x: &mut [f64], m: usize, s: usize, names: &[String], decimal: u
     }
 }
 
-/// Builds the feature matrix from slot values: output feature `f` is the
-/// number in slot `outputs[f].0`, or, with `Some(code)`, 1 where that slot
-/// holds that level code and 0 elsewhere (unknown levels: all zeros).
-pub(crate) fn expand(x: &[f64], m: usize, outputs: &[(usize, Option<u32>)]) -> Vec<f64> {
+/// Renumbers the global level codes of categorical slot `s` (rows of `m`
+/// values in `x`; `names[c]` is code `c`'s text) by the sorted order of the
+/// texts, so codes do not depend on the order rows came in; returns the
+/// slot's encoding.
+fn sorted_codes(x: &mut [f64], m: usize, s: usize, name: &str, names: &[String]) -> ColumnEncoding {
+    let mut order: Vec<usize> = (0..names.len()).collect();
+    order.sort_unstable_by(|&a, &b| names[a].cmp(&names[b]));
+    let mut rank = vec![0u32; names.len()];
+    for (r, &c) in order.iter().enumerate() {
+        rank[c] = r as u32;
+    }
+    for v in x.iter_mut().skip(s).step_by(m.max(1)) {
+        if let Some(c) = code_of(*v) {
+            *v = code(rank[c as usize]);
+        }
+    }
+    ColumnEncoding::Categorical {
+        name: name.to_string(),
+        levels: order.into_iter().map(|c| names[c].clone()).collect(),
+    }
+}
+
+/// Builds the feature matrix from slot values, one feature per output
+/// column ([`Output`]); unknown levels are all zeros one-hot, NaN as codes.
+pub(crate) fn expand(x: &[f64], m: usize, outputs: &[Output]) -> Vec<f64> {
     let rows = x.len().checked_div(m).unwrap_or(0);
     let mut out = Vec::with_capacity(rows * outputs.len());
     for row in x.chunks(m.max(1)).take(rows) {
-        out.extend(outputs.iter().map(|&(s, c)| match c {
-            None => row[s],
-            Some(c) => f64::from(u8::from(code_of(row[s]) == Some(c))),
+        out.extend(outputs.iter().map(|&o| match o {
+            Output::Value(s) => row[s],
+            Output::Level(s, c) => f64::from(u8::from(code_of(row[s]) == Some(c))),
+            Output::Code(s) => match code_of(row[s]) {
+                Some(c) if c != UNKNOWN => f64::from(c),
+                _ => f64::NAN,
+            },
         }));
     }
     out

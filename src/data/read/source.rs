@@ -249,14 +249,14 @@ impl<'r> Table<'r> {
         let mut kinds = Vec::with_capacity(self.names.len());
         for (j, t) in self.types.iter().enumerate() {
             let used = layout.roles[j] != super::rows::Role::Skip;
-            let key = match layout.roles[j] {
-                super::rows::Role::Feature(s) => {
-                    matches!(layout.slots[s].kind, Kind::Time | Kind::Group)
-                }
-                _ => false,
+            let slot_kind = match layout.roles[j] {
+                super::rows::Role::Feature(s) => Some(layout.slots[s].kind),
+                _ => None,
             };
+            let key = matches!(slot_kind, Some(Kind::Time | Kind::Group));
             kinds.push(match t {
                 ColumnType::Any => None,
+                _ if slot_kind == Some(Kind::Category) => Some(Kind::Category),
                 ColumnType::Time(_) if key => Some(Kind::Time),
                 ColumnType::Text if key => None,
                 ColumnType::Number => Some(Kind::Number),
@@ -264,12 +264,13 @@ impl<'r> Table<'r> {
                 ColumnType::Text if opts.categorical == super::Categorical::OneHot => {
                     Some(Kind::Level)
                 }
+                ColumnType::Text if opts.categorical.keeps_codes() => Some(Kind::Category),
                 ColumnType::Text if used => {
                     return Err(parse_err(
                         &self.origin,
                         format!(
-                            "column '{}' holds text; use --categorical one-hot to encode \
-                             it, or --drop {} to leave it out",
+                            "column '{}' holds text; use --categorical one-hot (or native, \
+                             or target) to encode it, or --drop {} to leave it out",
                             self.names[j], self.names[j]
                         ),
                     ))

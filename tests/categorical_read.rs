@@ -1,0 +1,235 @@
+//! Categorical columns read as level codes (issue 41 item 1): CSV text
+//! columns with `--categorical native`, columns declared with
+//! `--categorical-cols` (numeric-looking codes included), Parquet
+//! dictionary columns, prediction with levels the model has not seen; the
+//! learners that cannot take level codes, and SMOTE rows with categories.
+
+mod common;
+
+use std::sync::Arc;
+
+use arrow_array::types::Int32Type;
+use arrow_array::{ArrayRef, DictionaryArray, Float64Array, Int32Array, RecordBatch, StringArray};
+use rarity::data::read::{
+    predict_blocks, read_from, read_path, Categorical, Format, PredictOptions, ReadOptions, Table,
+};
+use rarity::data::{ColumnEncoding, Dataset};
+
+fn native() -> ReadOptions {
+    ReadOptions {
+        categorical: Categorical::Native,
+        ..ReadOptions::default()
+    }
+}
+
+fn csv(text: &str, opts: &ReadOptions) -> rarity::error::Result<Dataset> {
+    read_from(text.as_bytes(), "t.csv", Format::Csv, 0, opts).map(|(d, _)| d)
+}
+
+/// Rows `shop,n,y` with `levels` shops, each row's shop the `i % levels`-th,
+/// in the order given by `order`.
+fn shops(levels: usize, order: impl Iterator<Item = usize>) -> String {
+    let mut t = String::from("shop,n,y\n");
+    for i in order {
+        let s = i % levels;
+        t += &format!(
+            "s{s:03},{}.5,{}\n",
+            i % 7,
+            if s.is_multiple_of(5) { "p" } else { "n" }
+        );
+    }
+    t
+}
+
+#[test]
+fn csv_text_column_is_one_feature_of_sorted_codes_without_a_level_limit() {
+    let forward = csv(&shops(120, 0..600), &native()).unwrap();
+    let backward = csv(&shops(120, (0..600).rev()), &native()).unwrap();
+    let s = forward.schema();
+    assert_eq!(s.feature_names, vec!["shop", "n"]);
+    assert_eq!(s.categorical_levels(), vec![Some(120), None]);
+    let ColumnEncoding::Categorical { levels, .. } = &s.encodings[0] else {
+        panic!("shop is not categorical: {:?}", s.encodings[0]);
+    };
+    let mut sorted = levels.clone();
+    sorted.sort();
+    assert_eq!(levels, &sorted, "levels in sorted order");
+    // The code is the level's rank, whatever order rows came in.
+    for (i, row) in (0..600).zip(0..600) {
+        assert_eq!(forward.row(row)[0], (i % 120) as f64);
+    }
+    assert_eq!(backward.schema().encodings, s.encodings);
+    assert_eq!(backward.row(0)[0], (599 % 120) as f64);
+    // The default is unchanged: a text column is an error.
+    let e = csv(&shops(3, 0..6), &ReadOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("not a number"), "{e}");
+}
+
+#[test]
+fn declared_columns_are_categorical_even_when_numeric() {
+    let text = "mcc,amount,y\n5411,1.5,p\n5812,2.5,n\n5411,3.5,n\n7995,0.5,n\n";
+    let opts = ReadOptions {
+        categorical_cols: vec!["mcc".into()],
+        ..ReadOptions::default()
+    };
+    let ds = csv(text, &opts).unwrap();
+    assert_eq!(
+        ds.schema().encodings[0],
+        ColumnEncoding::Categorical {
+            name: "mcc".into(),
+            levels: vec!["5411".into(), "5812".into(), "7995".into()],
+        }
+    );
+    assert_eq!(
+        ds.schema().encodings[1],
+        ColumnEncoding::Numeric {
+            name: "amount".into()
+        }
+    );
+    let codes: Vec<f64> = (0..4).map(|i| ds.row(i)[0]).collect();
+    assert_eq!(codes, vec![0.0, 1.0, 0.0, 2.0]);
+    // Undeclared, a numeric column stays numeric in native mode.
+    let ds = csv(text, &native()).unwrap();
+    assert_eq!(
+        ds.schema().encodings[0],
+        ColumnEncoding::Numeric { name: "mcc".into() }
+    );
+    // A declared column that is not there is a clear error.
+    let opts = ReadOptions {
+        categorical_cols: vec!["merchant".into()],
+        ..ReadOptions::default()
+    };
+    let e = csv(text, &opts).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("--categorical-cols column 'merchant' not found"),
+        "{e}"
+    );
+}
+
+/// A Parquet file whose `colour` column is dictionary encoded.
+fn parquet_with_dictionary(path: &std::path::Path) {
+    let keys = Int32Array::from(vec![0, 1, 2, 1, 0, 2, 1, 0]);
+    let colour = DictionaryArray::<Int32Type>::try_new(
+        keys,
+        Arc::new(StringArray::from(vec!["red", "blue", "green"])),
+    )
+    .unwrap();
+    let x = Float64Array::from(vec![0.5, 1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5]);
+    let y = StringArray::from(vec!["no", "yes", "no", "no", "yes", "no", "no", "yes"]);
+    let batch = RecordBatch::try_from_iter(vec![
+        ("colour", Arc::new(colour) as ArrayRef),
+        ("x", Arc::new(x) as ArrayRef),
+        ("y", Arc::new(y) as ArrayRef),
+    ])
+    .unwrap();
+    let f = std::fs::File::create(path).unwrap();
+    let mut w = parquet::arrow::ArrowWriter::try_new(f, batch.schema(), None).unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+}
+
+#[test]
+fn parquet_dictionary_column_reads_as_categorical_codes() {
+    let dir = common::scratch("categorical_parquet");
+    let path = dir.join("t.parquet");
+    parquet_with_dictionary(&path);
+    let (ds, _) = read_path(&path, &native()).unwrap();
+    assert_eq!(
+        ds.schema().encodings[0],
+        ColumnEncoding::Categorical {
+            name: "colour".into(),
+            levels: vec!["blue".into(), "green".into(), "red".into()],
+        }
+    );
+    let codes: Vec<f64> = (0..8).map(|i| ds.row(i)[0]).collect();
+    assert_eq!(codes, vec![2.0, 0.0, 1.0, 0.0, 2.0, 1.0, 0.0, 2.0]);
+    // Without native/target the column is an error, as before.
+    let e = read_path(&path, &ReadOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("holds text"), "{e}");
+}
+
+#[test]
+fn prediction_reads_unseen_and_missing_levels_as_nan() {
+    let train = csv("shop,n,y\nb,1,p\na,2,n\nc,3,n\na,4,p\n", &native()).unwrap();
+    let table = Table::from_stream(
+        Box::new("n,shop\n5,c\n6,zzz\n7,\n8,?\n9,a\n".as_bytes()),
+        "new.csv",
+        Format::Csv,
+        &ReadOptions::default(),
+    )
+    .unwrap();
+    let mut rows = Vec::new();
+    predict_blocks(
+        table,
+        train.schema(),
+        &PredictOptions::default(),
+        &mut |b| {
+            rows.extend((0..b.data.n_rows()).map(|i| b.data.row(i).to_vec()));
+            Ok(())
+        },
+    )
+    .unwrap();
+    assert_eq!(rows.len(), 5);
+    assert_eq!(rows[0], vec![2.0, 5.0]);
+    for (r, n) in rows[1..4].iter().zip([6.0, 7.0, 8.0]) {
+        assert!(r[0].is_nan(), "an unseen or missing level is NaN: {r:?}");
+        assert_eq!(r[1], n);
+    }
+    assert_eq!(rows[4], vec![0.0, 9.0]);
+}
+
+#[test]
+fn cli_refuses_categorical_features_for_a_learner_without_native_splits() {
+    let dir = common::scratch("categorical_cli");
+    let data = common::file(&dir, "t.csv", shops(60, 0..300).as_bytes());
+    let model = dir.join("m.json");
+    let (code, _, err) = common::run(&[
+        "fit",
+        &data,
+        "--categorical",
+        "native",
+        "--model",
+        "under(beta=0.5)+logistic",
+        "--output",
+        model.to_str().unwrap(),
+    ]);
+    assert_ne!(code, 0);
+    for needle in [
+        "logistic",
+        "column 'shop' is categorical",
+        "--categorical one-hot",
+    ] {
+        assert!(err.contains(needle), "{needle}: {err}");
+    }
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(!model.exists(), "no model file written");
+}
+
+#[test]
+fn smote_rows_take_their_seed_rows_level() {
+    let mut text = String::from("shop,n,y\n");
+    for i in 0..200usize {
+        let p = i.is_multiple_of(10);
+        // Positives at shops 3 and 9 only: an interpolated code would fall between.
+        let shop = if p { [3, 9][i / 10 % 2] } else { i % 12 };
+        text += &format!("s{shop:02},{}.25,{}\n", i % 13, if p { "p" } else { "n" });
+    }
+    let ds = csv(&text, &native()).unwrap();
+    let smote = rarity::sample::registry::parse_sampler("smote(k=5)").unwrap();
+    let sample = smote.resample(&ds, &mut rarity::rng::stream(7, 0)).unwrap();
+    assert!(!sample.synthetic.is_empty());
+    let values = ds.interpolate(&sample.synthetic);
+    let mut moved = 0;
+    for (b, row) in sample.synthetic.iter().zip(values.chunks(2)) {
+        assert_eq!(row[0], ds.row(b.from)[0], "the seed's level");
+        assert!([3.0, 9.0].contains(&row[0]), "a positive's level: {row:?}");
+        moved += usize::from(row[1] != ds.row(b.from)[1]);
+    }
+    assert!(moved > 0, "numeric features are still interpolated");
+    let taken = ds.take_append(&sample.rows, &sample.synthetic, &sample.synthetic_labels);
+    let taken = taken.unwrap();
+    for i in sample.rows.len()..taken.n_rows() {
+        assert!([3.0, 9.0].contains(&taken.row(i)[0]));
+    }
+}

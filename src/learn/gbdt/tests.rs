@@ -521,6 +521,7 @@ fn the_batch_walk_keeps_ties_zeros_infinities_and_nan_as_the_tree_walk() {
             let mut tree = GbdtTree {
                 nodes: Vec::new(),
                 values: Vec::new(),
+                sets: Vec::new(),
             };
             let cuts = if t % 2 == 0 { &EDGES[..] } else { &cuts };
             random_tree(&mut tree, d, cuts, 7, &mut r);
@@ -569,6 +570,7 @@ fn trees_beyond_the_batch_layout_walk_row_by_row_alike() {
             let mut t = GbdtTree {
                 nodes: Vec::new(),
                 values: Vec::new(),
+                sets: Vec::new(),
             };
             random_tree(&mut t, d, &many, 6, &mut r);
             t
@@ -587,6 +589,7 @@ fn trees_beyond_the_batch_layout_walk_row_by_row_alike() {
             gain: 0.0,
         }],
         values: vec![1.0, 2.0],
+        sets: Vec::new(),
     };
     trees = vec![trees[0].clone(), nan];
     assert!(!walks_as_the_trees(&trees, d, 1, &x), "a NaN threshold");
@@ -610,6 +613,7 @@ fn trees_beyond_the_batch_layout_walk_row_by_row_alike() {
             },
         ],
         values: vec![1.0, 2.0, 3.0],
+        sets: Vec::new(),
     };
     trees = vec![trees[0].clone(), shared];
     assert!(!walks_as_the_trees(&trees, d, 1, &x), "a shared child");

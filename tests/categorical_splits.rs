@@ -56,7 +56,7 @@ fn planted(rows: usize, k: usize, native: bool, seed: u64) -> (Dataset, Vec<usiz
         x.extend([level as f64, r.unit()]);
         y.push(match (positive, k) {
             (false, _) => 0,
-            (true, 3) if level % 2 == 0 => 2,
+            (true, 3) if level.is_multiple_of(2) => 2,
             (true, _) => 1,
         });
     }

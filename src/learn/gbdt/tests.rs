@@ -641,3 +641,30 @@ fn a_model_read_back_walks_as_fitted_and_a_cycle_is_refused() {
     assert!(bad.walk.is_none());
     assert!(crate::learn::Classifier::validate(&bad).is_err());
 }
+
+#[test]
+fn trees_written_before_level_sets_read_back_unchanged() {
+    // A tree as files held it before categorical splits: no `sets`.
+    #[derive(serde::Serialize)]
+    struct Before<'a> {
+        nodes: &'a [GbdtNode],
+        values: &'a [f64],
+    }
+    let m = fit(
+        &Gbdt {
+            rounds: 3,
+            ..Gbdt::default()
+        },
+        &noisy(600, 3, 2),
+    );
+    for t in gbdt_of(&m).trees() {
+        assert!(t.sets.is_empty() && !t.nodes.is_empty());
+        let old = Before {
+            nodes: &t.nodes,
+            values: &t.values,
+        };
+        let bin: GbdtTree = rmp_serde::from_slice(&rmp_serde::to_vec(&old).unwrap()).unwrap();
+        let json: GbdtTree = serde_json::from_slice(&serde_json::to_vec(&old).unwrap()).unwrap();
+        assert_eq!((&bin, &json), (t, t));
+    }
+}

@@ -20,7 +20,7 @@
 
 use rayon::prelude::*;
 
-use super::categorical::{bin_levels, BinSet, CatSet};
+use super::categorical::{bin_levels, BinSet, BinnedFeature, CatSet};
 use super::presort::key;
 use crate::data::Dataset;
 use crate::error::{Error, Result};
@@ -125,7 +125,7 @@ impl Binned {
             )));
         }
         let categorical = data.schema().categorical_levels();
-        let per_feature: Vec<(Vec<u8>, Vec<f64>, Vec<f64>, Option<usize>)> = (0..d)
+        let per_feature: Vec<BinnedFeature> = (0..d)
             .into_par_iter()
             .map(|f| {
                 let values: Vec<f64> = (0..n).map(|i| data.value(i, f)).collect();

@@ -16,6 +16,10 @@ use serde::{Deserialize, Serialize};
 
 use super::score::Score;
 
+/// One feature binned: each row's bin code, each bin's smallest and largest
+/// value, and for a categorical feature its number of single-level bins.
+pub(super) type BinnedFeature = (Vec<u8>, Vec<f64>, Vec<f64>, Option<usize>);
+
 /// The level code of value `v` of a feature with `levels` levels, `None`
 /// for NaN or anything that is not one of the codes `0..levels`.
 #[inline]
@@ -31,12 +35,7 @@ pub(crate) fn code_of(v: f64, levels: usize) -> Option<usize> {
 /// frequent keep theirs
 /// (ties to the lower code) and the rest share one bin; missing values
 /// (and values that are not a level's code) take the last bin.
-#[allow(clippy::type_complexity)]
-pub(super) fn bin_levels(
-    values: &[f64],
-    levels: usize,
-    max_bins: usize,
-) -> (Vec<u8>, Vec<f64>, Vec<f64>, Option<usize>) {
+pub(super) fn bin_levels(values: &[f64], levels: usize, max_bins: usize) -> BinnedFeature {
     let mut count = vec![0usize; levels];
     for c in values.iter().filter_map(|&v| code_of(v, levels)) {
         count[c] += 1;

@@ -152,17 +152,7 @@ pub(crate) fn grow(cfg: &Tree, bins: &Binned, view: &View<'_>, rng: &mut Rng) ->
             continue;
         };
         let (mid, left_samples) = g.apply(&node, best, &mut left_tot);
-        let idx = match best.set {
-            Some(set) => tree.split_set(
-                best.feature,
-                bins.level_set(best.feature, &set),
-                node.parent,
-            ),
-            None => {
-                let threshold = bins.threshold(best.feature, best.left_bin, best.right_bin);
-                tree.split(best.feature, threshold, node.parent)
-            }
-        };
+        let idx = g.record(&mut tree, best, node.parent);
         let right_tot: Vec<f64> = node
             .totals
             .iter()
@@ -419,6 +409,19 @@ impl Grower<'_> {
             });
         }
         present > 1
+    }
+
+    /// Appends the chosen split to `tree` (a threshold, or a set of levels);
+    /// returns its node index.
+    fn record(&self, tree: &mut Growing, best: Best, parent: Option<(usize, bool)>) -> usize {
+        let f = best.feature;
+        match best.set {
+            Some(set) => tree.split_set(f, self.bins.level_set(f, &set), parent),
+            None => {
+                let threshold = self.bins.threshold(f, best.left_bin, best.right_bin);
+                tree.split(f, threshold, parent)
+            }
+        }
     }
 
     /// Stably partitions the node's rows by the chosen split; fills the left

@@ -281,6 +281,11 @@ impl Learner for Bagging {
         Ok(Model::new(model))
     }
 
+    /// As its members: bagged trees split categorical features natively.
+    fn native_categorical(&self) -> bool {
+        self.learner.native_categorical()
+    }
+
     fn name(&self) -> String {
         let vote = match self.vote {
             Vote::Soft => String::new(),

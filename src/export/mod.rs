@@ -25,6 +25,8 @@ use serde_json::json;
 use crate::calibrate::{onnx as cal, Correction, PriorShift};
 use crate::data::ColumnEncoding;
 use crate::error::{Error, Result};
+use crate::onnx::graph::ML;
+use crate::onnx::proto::Attr;
 use crate::onnx::{self, DataType, Dim, Graph, Tensor, Value};
 use crate::strategy::{correction_rates, FittedShift, FittedStrategy, Member};
 
@@ -116,7 +118,11 @@ pub fn to_onnx(model: &FittedStrategy) -> Result<Vec<u8>> {
 /// encoded by rarity's reader) is a string input `[N, 1]` of its own, named
 /// after the column, encoded inside the graph: one 0/1 column per level the
 /// model knows (`Equal` against the levels), all zeros for a level it does
-/// not (as `rarity predict --unknown ignore`).
+/// not (as `rarity predict --unknown ignore`). A categorical column (level
+/// codes) is a string input of its own too, mapped to its level's code by
+/// an `ai.onnx.ml` `LabelEncoder` (keys the levels, values their codes as
+/// doubles, NaN for a level the model does not know, as rarity's readers
+/// map it).
 fn features(g: &mut Graph, model: &FittedStrategy) -> Result<(Value, serde_json::Value)> {
     let encodings = &model.schema.encodings;
     let numeric: Vec<&str> = encodings
@@ -143,14 +149,7 @@ fn features(g: &mut Graph, model: &FittedStrategy) -> Result<(Value, serde_json:
                 j += 1;
             }
             ColumnEncoding::OneHot { name, levels } => {
-                if name == "X" || encodings.iter().filter(|o| o.name() == name).count() > 1 {
-                    return Err(Error::invalid(format!(
-                        "{} cannot be exported to ONNX: its text column '{name}' would share its \
-                         input's name with another input",
-                        model.spec
-                    )));
-                }
-                let text = g.input(name, DataType::String, &[rows.clone(), Dim::Fixed(1)]);
+                let text = text_input(g, model, name, &rows)?;
                 let known = g.constant(Tensor::Strings(
                     vec![1, levels.len() as i64],
                     levels.clone(),
@@ -159,17 +158,46 @@ fn features(g: &mut Graph, model: &FittedStrategy) -> Result<(Value, serde_json:
                 parts.push(g.cast(&hit, DataType::Double));
                 described.push(json!({"name": name, "type": "string", "levels": levels}));
             }
-            ColumnEncoding::Categorical { name, .. } => {
-                return Err(Error::invalid(format!(
-                    "{} cannot be exported to ONNX: its categorical column '{name}' (level \
-                     codes) is not covered by the export yet",
-                    model.spec
-                )));
+            ColumnEncoding::Categorical { name, levels } => {
+                let text = text_input(g, model, name, &rows)?;
+                let keys = Tensor::Strings(vec![levels.len() as i64], levels.clone());
+                let codes = Tensor::doubles((0..levels.len()).map(|c| c as f64).collect());
+                let code = g.op_in(
+                    ML,
+                    "LabelEncoder",
+                    &[&text],
+                    &[
+                        ("keys_tensor", Attr::Tensor(keys)),
+                        ("values_tensor", Attr::Tensor(codes)),
+                        (
+                            "default_tensor",
+                            Attr::Tensor(Tensor::doubles(vec![f64::NAN])),
+                        ),
+                    ],
+                );
+                parts.push(code);
+                described.push(
+                    json!({"name": name, "type": "string", "levels": levels, "categorical": true}),
+                );
             }
         }
     }
     let all = g.concat_columns(&parts.iter().collect::<Vec<_>>());
     Ok((all, json!(described)))
+}
+
+/// The string input `[N, 1]` of text column `name`, refused when its name
+/// would clash with another input's.
+fn text_input(g: &mut Graph, model: &FittedStrategy, name: &str, rows: &Dim) -> Result<Value> {
+    let encodings = &model.schema.encodings;
+    if name == "X" || encodings.iter().filter(|o| o.name() == name).count() > 1 {
+        return Err(Error::invalid(format!(
+            "{} cannot be exported to ONNX: its text column '{name}' would share its input's \
+             name with another input",
+            model.spec
+        )));
+    }
+    Ok(g.input(name, DataType::String, &[rows.clone(), Dim::Fixed(1)]))
 }
 
 /// One member's probabilities: the learner's, corrected as

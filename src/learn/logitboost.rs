@@ -141,6 +141,7 @@ impl Classifier for LogitBoostModel {
                         right: Child::Leaf(1),
                     }],
                     leaves,
+                    members: Vec::new(),
                 }
             })
             .collect();

@@ -3,6 +3,12 @@
 //! to the true branch (`BRANCH_LEQ`, as rarity's trees split), and a row
 //! with a missing value to the false branch, as `NaN <= t` is false.
 //!
+//! A set split (a categorical feature's levels, as codes) is a
+//! `BRANCH_MEMBER` node: its codes are listed in `membership_values`, each
+//! node's set ended by a NaN; a row whose code is in the set takes the true
+//! branch, and any other value (a missing or unseen level is NaN) the false
+//! one, as in rarity's trees.
+//!
 //! A leaf of `TreeEnsemble` adds one weight to one target, so a tree whose
 //! leaves hold a vector (a probability tree's class frequencies) is written
 //! once per target it contributes to; targets a tree adds only zeros to are
@@ -40,7 +46,15 @@ pub struct TreeTable {
     pub splits: Vec<Split>,
     /// Leaf `l`'s value for target `t` at `l * n_targets + t`.
     pub leaves: Vec<f64>,
+    /// Per split, the level codes a set split sends left (its threshold is
+    /// then unused); empty when no split is a set split.
+    pub members: Vec<Option<Vec<f64>>>,
 }
+
+/// `nodes_modes` of a threshold split (`BRANCH_LEQ`) and a set split
+/// (`BRANCH_MEMBER`).
+const BRANCH_LEQ: u8 = 0;
+const BRANCH_MEMBER: u8 = 6;
 
 /// The per-row sums over `trees` of their leaves' values (`[N, n_targets]`,
 /// double), for the rows of `x` (`[N, d]`, double).
@@ -66,34 +80,37 @@ pub fn tree_sum(g: &mut Graph, x: &Value, trees: &[TreeTable], n_targets: usize)
             &TreeTable {
                 splits: Vec::new(),
                 leaves: vec![0.0],
+                members: Vec::new(),
             },
             &[0.0],
             0,
         );
     }
-    g.op_in(
-        ML,
-        "TreeEnsemble",
-        &[x],
-        &[
-            ("aggregate_function", Attr::Int(1)),
-            ("n_targets", Attr::Int(n_targets as i64)),
-            ("post_transform", Attr::Int(0)),
-            ("tree_roots", Attr::Ints(e.roots)),
-            ("nodes_featureids", Attr::Ints(e.features)),
-            ("nodes_splits", Attr::Tensor(Tensor::doubles(e.splits))),
-            (
-                "nodes_modes",
-                Attr::Tensor(Tensor::Uint8(vec![e.modes as i64], vec![0; e.modes])),
-            ),
-            ("nodes_truenodeids", Attr::Ints(e.true_ids)),
-            ("nodes_trueleafs", Attr::Ints(e.true_leafs)),
-            ("nodes_falsenodeids", Attr::Ints(e.false_ids)),
-            ("nodes_falseleafs", Attr::Ints(e.false_leafs)),
-            ("leaf_targetids", Attr::Ints(e.targets)),
-            ("leaf_weights", Attr::Tensor(Tensor::doubles(e.weights))),
-        ],
-    )
+    let mut attrs = vec![
+        ("aggregate_function", Attr::Int(1)),
+        ("n_targets", Attr::Int(n_targets as i64)),
+        ("post_transform", Attr::Int(0)),
+        ("tree_roots", Attr::Ints(e.roots)),
+        ("nodes_featureids", Attr::Ints(e.features)),
+        ("nodes_splits", Attr::Tensor(Tensor::doubles(e.splits))),
+        (
+            "nodes_modes",
+            Attr::Tensor(Tensor::Uint8(vec![e.modes.len() as i64], e.modes)),
+        ),
+        ("nodes_truenodeids", Attr::Ints(e.true_ids)),
+        ("nodes_trueleafs", Attr::Ints(e.true_leafs)),
+        ("nodes_falsenodeids", Attr::Ints(e.false_ids)),
+        ("nodes_falseleafs", Attr::Ints(e.false_leafs)),
+        ("leaf_targetids", Attr::Ints(e.targets)),
+        ("leaf_weights", Attr::Tensor(Tensor::doubles(e.weights))),
+    ];
+    if !e.membership.is_empty() {
+        attrs.push((
+            "membership_values",
+            Attr::Tensor(Tensor::doubles(e.membership)),
+        ));
+    }
+    g.op_in(ML, "TreeEnsemble", &[x], &attrs)
 }
 
 /// The attributes of a `TreeEnsemble` node, accumulated tree by tree.
@@ -102,7 +119,9 @@ struct Ensemble {
     roots: Vec<i64>,
     features: Vec<i64>,
     splits: Vec<f64>,
-    modes: usize,
+    modes: Vec<u8>,
+    /// The set splits' codes, each set ended by a NaN.
+    membership: Vec<f64>,
     true_ids: Vec<i64>,
     true_leafs: Vec<i64>,
     false_ids: Vec<i64>,
@@ -131,10 +150,17 @@ impl Ensemble {
         } else {
             &tree.splits[..]
         };
-        for s in splits {
+        for (i, s) in splits.iter().enumerate() {
             self.features.push(s.feature as i64);
             self.splits.push(s.threshold);
-            self.modes += 1;
+            match tree.members.get(i).and_then(Option::as_ref) {
+                Some(codes) => {
+                    self.modes.push(BRANCH_MEMBER);
+                    self.membership.extend(codes);
+                    self.membership.push(f64::NAN);
+                }
+                None => self.modes.push(BRANCH_LEQ),
+            }
             let (t, tl) = child(s.left);
             let (f, fl) = child(s.right);
             self.true_ids.push(t);

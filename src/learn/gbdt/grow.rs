@@ -15,6 +15,7 @@ use rayon::prelude::*;
 use super::hist::{build, subtract, Codes, Layout, Ordered};
 use super::split::{Grad, Rules, Split, Sums};
 use super::tree::{GbdtNode, GbdtTree};
+use crate::learn::tree::BinSet;
 use crate::learn::tree::Binned;
 use crate::mem::prefetch;
 
@@ -27,14 +28,19 @@ const PARALLEL_ROWS: usize = 1 << 15;
 /// front of `seg`, the right part goes to the front of `right`. Returns the
 /// left part's length. Branch-free: every position is written to both sides
 /// and the side's end moves by the test.
-fn partition_block(col: &[u8], cut: u8, seg: &mut [u32], right: &mut [u32]) -> usize {
+fn partition_block(
+    col: &[u8],
+    goes_left: impl Fn(u8) -> bool,
+    seg: &mut [u32],
+    right: &mut [u32],
+) -> usize {
     let (mut l, mut r) = (0, 0);
     for i in 0..seg.len() {
         if i + 32 < seg.len() {
             prefetch(col, seg[i + 32] as usize);
         }
         let p = seg[i];
-        let left = (col[p as usize] <= cut) as usize;
+        let left = goes_left(col[p as usize]) as usize;
         seg[l] = p;
         right[r] = p;
         l += left;
@@ -47,9 +53,14 @@ fn partition_block(col: &[u8], cut: u8, seg: &mut [u32], right: &mut [u32]) -> u
 /// scratch) and returns the left part's length. Large ranges are
 /// partitioned in blocks of [`PARALLEL_ROWS`] in parallel, then the blocks'
 /// left and right parts are joined in block order (the same result).
-fn partition(col: &[u8], cut: u8, seg: &mut [u32], right: &mut [u32]) -> usize {
+fn partition(
+    col: &[u8],
+    goes_left: impl Fn(u8) -> bool + Copy + Sync,
+    seg: &mut [u32],
+    right: &mut [u32],
+) -> usize {
     if seg.len() < 2 * PARALLEL_ROWS {
-        let l = partition_block(col, cut, seg, right);
+        let l = partition_block(col, goes_left, seg, right);
         let k = seg.len() - l;
         seg[l..].copy_from_slice(&right[..k]);
         return l;
@@ -57,7 +68,7 @@ fn partition(col: &[u8], cut: u8, seg: &mut [u32], right: &mut [u32]) -> usize {
     let lefts: Vec<usize> = seg
         .par_chunks_mut(PARALLEL_ROWS)
         .zip(right.par_chunks_mut(PARALLEL_ROWS))
-        .map(|(b, r)| partition_block(col, cut, b, r))
+        .map(|(b, r)| partition_block(col, goes_left, b, r))
         .collect();
     // Left parts move down in block order, then the right parts follow.
     let mut l = 0;
@@ -75,12 +86,32 @@ fn partition(col: &[u8], cut: u8, seg: &mut [u32], right: &mut [u32]) -> usize {
     l
 }
 
+/// Which bin codes a split node sends left.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Cut {
+    /// Codes up to this one.
+    Upto(u8),
+    /// Codes in this set (a categorical feature's levels).
+    In(BinSet),
+}
+
+impl Cut {
+    /// Whether code `c` goes left.
+    #[inline]
+    pub fn left(&self, c: u8) -> bool {
+        match self {
+            Cut::Upto(k) => c <= *k,
+            Cut::In(s) => s.contains(c),
+        }
+    }
+}
+
 /// What every tree of one fit shares.
 pub(super) struct Setup<'a> {
     pub bins: &'a Binned,
     pub codes: Codes<'a>,
     pub layout: Layout,
-    pub rules: Rules,
+    pub rules: Rules<'a>,
     pub max_leaves: usize,
     /// Depth limit; 0 for none.
     pub max_depth: usize,
@@ -110,7 +141,7 @@ pub(super) enum Bag<'a> {
 /// left) and each leaf's range in [`Grower::positions`].
 pub(super) struct Grown {
     pub tree: GbdtTree,
-    pub cuts: Vec<u8>,
+    pub cuts: Vec<Cut>,
     pub ranges: Vec<(usize, usize)>,
 }
 
@@ -125,7 +156,7 @@ impl Grown {
         let mut i = 0usize;
         loop {
             let n = &nodes[i];
-            let next = if codes.col(n.feature as usize)[pos] <= self.cuts[i] {
+            let next = if self.cuts[i].left(codes.col(n.feature as usize)[pos]) {
                 n.left
             } else {
                 n.right
@@ -195,7 +226,7 @@ impl Grower {
             best: None,
         };
         let mut nodes: Vec<GbdtNode> = Vec::new();
-        let mut cuts: Vec<u8> = Vec::new();
+        let mut cuts: Vec<Cut> = Vec::new();
         if self.can_split(s, &root, 1) {
             let mut h = self.take_hist(s);
             let positions = (!all).then_some(&self.positions[..]);
@@ -237,8 +268,23 @@ impl Grower {
             .iter()
             .map(|l| s.learning_rate * s.rules.value(l.tot.g, l.tot.h))
             .collect();
+        let sets = match cuts.iter().any(|c| matches!(c, Cut::In(_))) {
+            true => nodes
+                .iter()
+                .zip(&cuts)
+                .map(|(n, c)| match c {
+                    Cut::In(b) => Some(s.bins.level_set(n.feature as usize, b)),
+                    Cut::Upto(_) => None,
+                })
+                .collect(),
+            false => Vec::new(),
+        };
         Grown {
-            tree: GbdtTree { nodes, values },
+            tree: GbdtTree {
+                nodes,
+                values,
+                sets,
+            },
             cuts,
             ranges: leaves.iter().map(|l| (l.start, l.end)).collect(),
         }
@@ -301,25 +347,32 @@ impl Grower {
         me: usize,
         leaf: &mut Leaf,
         nodes: &mut Vec<GbdtNode>,
-        cuts: &mut Vec<u8>,
+        cuts: &mut Vec<Cut>,
     ) -> (Leaf, Leaf) {
         let b = leaf.best.take().expect("a leaf with a split");
         let node = nodes.len();
         // A tree with `node` split nodes has `node + 1` leaves.
+        let (threshold, cut) = match b.set {
+            Some(set) => (0.0, Cut::In(set)),
+            None => (
+                s.bins.threshold(b.feature, b.left_bin, b.right_bin),
+                Cut::Upto(b.left_bin as u8),
+            ),
+        };
         nodes.push(GbdtNode {
             feature: b.feature as u32,
-            threshold: s.bins.threshold(b.feature, b.left_bin, b.right_bin),
+            threshold,
             left: !(me as i32),
             right: !(node as i32 + 1),
             gain: b.gain,
         });
-        cuts.push(b.left_bin as u8);
+        cuts.push(cut);
         match leaf.parent {
             Some((p, true)) => nodes[p].left = node as i32,
             Some((p, false)) => nodes[p].right = node as i32,
             None => {}
         }
-        let mid = self.partition(s, leaf.start, leaf.end, b.feature, b.left_bin as u8);
+        let mid = self.partition(s, leaf.start, leaf.end, b.feature, cut);
         let child = |start, end, tot, left| Leaf {
             start,
             end,
@@ -335,12 +388,24 @@ impl Grower {
         )
     }
 
-    /// Stably partitions positions `start..end` by `code(feature) <= cut`;
-    /// returns where the right part starts.
-    fn partition(&mut self, s: &Setup, start: usize, end: usize, feature: usize, cut: u8) -> usize {
+    /// Stably partitions positions `start..end` by whether `cut` sends
+    /// their code of `feature` left; returns where the right part starts.
+    fn partition(
+        &mut self,
+        s: &Setup,
+        start: usize,
+        end: usize,
+        feature: usize,
+        cut: Cut,
+    ) -> usize {
         let seg = &mut self.positions[start..end];
         let right = &mut self.scratch[..seg.len()];
-        start + partition(s.codes.col(feature), cut, seg, right)
+        let col = s.codes.col(feature);
+        start
+            + match cut {
+                Cut::Upto(k) => partition(col, move |c| c <= k, seg, right),
+                Cut::In(set) => partition(col, move |c| set.contains(c), seg, right),
+            }
     }
 
     /// Gives the children of a split leaf their histograms and best splits
@@ -411,7 +476,7 @@ mod tests {
             .copied()
             .collect();
         let mut right = vec![0; seg.len()];
-        let l = partition(&col, 100, &mut seg, &mut right);
+        let l = partition(&col, |c| c <= 100, &mut seg, &mut right);
         assert_eq!(seg, want);
         assert_eq!(l, want.iter().filter(|&&p| col[p as usize] <= 100).count());
     }

@@ -55,7 +55,7 @@ impl Ordered<'_> {
 
 /// What a histogram pass also does: find the leaf's best split under these
 /// rules, for a leaf with these sums.
-pub(super) type Scan<'a> = Option<(&'a Rules, Sums)>;
+pub(super) type Scan<'a> = Option<(&'a Rules<'a>, Sums)>;
 
 /// Bin codes of the rows a fit uses, feature-major (`codes[f * stride + i]`
 /// for row position `i`): borrowed from the dataset's [`Binned`] table when

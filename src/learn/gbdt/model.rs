@@ -57,7 +57,8 @@ pub struct GbdtModel {
     /// Per class of the dataset, the weight its rows had in the loss.
     pub(super) class_weights: Vec<f64>,
     /// The scoring layout of `trees` (`None` when they are malformed, then
-    /// refused by [`Classifier::validate`]).
+    /// refused by [`Classifier::validate`], or have categorical splits: then
+    /// rows walk the trees one by one).
     #[serde(skip)]
     pub(super) walk: Option<Walk>,
 }

@@ -30,7 +30,16 @@ fn table(tree: &GbdtTree, target: usize, outputs: usize) -> TreeTable {
     for (l, &v) in tree.values.iter().enumerate() {
         leaves[l * outputs + target] = v;
     }
-    TreeTable { splits, leaves }
+    let members = tree
+        .sets
+        .iter()
+        .map(|s| s.as_ref().map(|s| s.codes().map(|c| c as f64).collect()))
+        .collect();
+    TreeTable {
+        splits,
+        leaves,
+        members,
+    }
 }
 
 impl GbdtModel {

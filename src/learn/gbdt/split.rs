@@ -34,7 +34,11 @@
 //! 0.9041 (LightGBM 0.9033).
 //!
 //! Features are scanned in index order and bins left to right;
-//! ties keep the first candidate (as scikit-learn's splitter does).
+//! ties keep the first candidate (as scikit-learn's splitter does). A
+//! categorical feature's best split is a set of levels
+//! ([`super::categorical`]).
+
+use crate::learn::tree::BinSet;
 
 /// Sums of gradients, hessians and row copies: of a histogram bin, of a
 /// leaf, or one row's own values. The copies are a whole number, exact in an
@@ -83,11 +87,14 @@ pub(super) struct Split {
     pub gain: f64,
     pub left: Sums,
     pub right: Sums,
+    /// For a categorical feature, the bins going left (every other bin,
+    /// missing values included, goes right); `None` for a threshold split.
+    pub set: Option<BinSet>,
 }
 
 /// The regularisation and size rules of splits and leaf values.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) struct Rules {
+pub(super) struct Rules<'a> {
     pub l2: f64,
     /// Bound on a leaf's step; 0 for none.
     pub max_delta_step: f64,
@@ -96,9 +103,15 @@ pub(super) struct Rules {
     /// else the row copies themselves.
     pub rows_by_hessian: bool,
     pub min_child_weight: f64,
+    /// The rules of set splits on categorical features.
+    pub cat: CatRules,
+    /// Per feature, its number of single-level bins when it is categorical
+    /// ([`Binned::levels`](crate::learn::tree::Binned::levels)); features
+    /// past its end are numeric.
+    pub levels: &'a [Option<usize>],
 }
 
-impl Rules {
+impl Rules<'_> {
     /// The leaf value (before shrinkage) of rows with sums `g`, `h`.
     pub fn value(&self, g: f64, h: f64) -> f64 {
         let den = h + self.l2;
@@ -115,7 +128,7 @@ impl Rules {
 
     /// The loss reduction of a leaf with sums `g`, `h` taking its step.
     #[inline]
-    fn score(&self, g: f64, h: f64) -> f64 {
+    pub(super) fn score(&self, g: f64, h: f64) -> f64 {
         let den = h + self.l2;
         if den <= 0.0 {
             return 0.0;
@@ -135,15 +148,10 @@ impl Rules {
             // No curvature: no row counts, and no step to take.
             return None;
         }
-        // Row copies per unit of hessian in this leaf.
-        let rows_per_h = tot.n / tot.h;
-        let rows = |s: &Sums| {
-            if self.rows_by_hessian {
-                (s.h * rows_per_h).round()
-            } else {
-                s.n
-            }
-        };
+        if let Some(levels) = self.levels.get(f).copied().flatten() {
+            return self.best_set(f, &bins[..levels], tot);
+        }
+        let rows = self.rows_in(tot);
         let parent = self.score(tot.g, tot.h);
         let mut best: Option<Split> = None;
         let mut best_gain = 0.0;
@@ -180,6 +188,7 @@ impl Rules {
                                 gain,
                                 left,
                                 right,
+                                set: None,
                             });
                         }
                     }
@@ -189,6 +198,51 @@ impl Rules {
             prev = Some(b);
         }
         best
+    }
+}
+
+impl Rules<'_> {
+    /// How a child's rows are counted in a leaf with sums `tot`: by its
+    /// share of the leaf's hessian (`leaf_rows=hessian`) or its row copies.
+    pub(super) fn rows_in(&self, tot: Sums) -> impl Fn(&Sums) -> f64 + '_ {
+        // Row copies per unit of hessian in this leaf.
+        let rows_per_h = tot.n / tot.h;
+        move |s: &Sums| {
+            if self.rows_by_hessian {
+                (s.h * rows_per_h).round()
+            } else {
+                s.n
+            }
+        }
+    }
+}
+
+/// The parameters of set splits on categorical features
+/// ([`super::categorical`]) (LightGBM's names and defaults).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct CatRules {
+    /// Smoothing count of a level's statistic, and the fewest rows a level
+    /// needs in a leaf to be sorted and sent left.
+    pub smooth: f64,
+    /// Extra L2 penalty on the children of a many-level split.
+    pub l2: f64,
+    /// Most levels one split sends left.
+    pub max_threshold: usize,
+    /// Fewest rows per group of levels between candidates, and on the right.
+    pub min_per_group: f64,
+    /// At most this many levels present: one-versus-rest splits.
+    pub max_onehot: usize,
+}
+
+impl Default for CatRules {
+    fn default() -> Self {
+        CatRules {
+            smooth: 10.0,
+            l2: 10.0,
+            max_threshold: 32,
+            min_per_group: 100.0,
+            max_onehot: 4,
+        }
     }
 }
 
@@ -208,13 +262,15 @@ pub(super) fn best_of(candidates: impl IntoIterator<Item = Option<Split>>) -> Op
 mod tests {
     use super::*;
 
-    fn rules(l2: f64, max_delta_step: f64) -> Rules {
+    fn rules(l2: f64, max_delta_step: f64) -> Rules<'static> {
         Rules {
             l2,
             max_delta_step,
             min_leaf: 1.0,
             rows_by_hessian: true,
             min_child_weight: 0.0,
+            cat: CatRules::default(),
+            levels: &[],
         }
     }
 

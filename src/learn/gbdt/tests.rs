@@ -521,6 +521,7 @@ fn the_batch_walk_keeps_ties_zeros_infinities_and_nan_as_the_tree_walk() {
             let mut tree = GbdtTree {
                 nodes: Vec::new(),
                 values: Vec::new(),
+                sets: Vec::new(),
             };
             let cuts = if t % 2 == 0 { &EDGES[..] } else { &cuts };
             random_tree(&mut tree, d, cuts, 7, &mut r);
@@ -569,6 +570,7 @@ fn trees_beyond_the_batch_layout_walk_row_by_row_alike() {
             let mut t = GbdtTree {
                 nodes: Vec::new(),
                 values: Vec::new(),
+                sets: Vec::new(),
             };
             random_tree(&mut t, d, &many, 6, &mut r);
             t
@@ -587,6 +589,7 @@ fn trees_beyond_the_batch_layout_walk_row_by_row_alike() {
             gain: 0.0,
         }],
         values: vec![1.0, 2.0],
+        sets: Vec::new(),
     };
     trees = vec![trees[0].clone(), nan];
     assert!(!walks_as_the_trees(&trees, d, 1, &x), "a NaN threshold");
@@ -610,6 +613,7 @@ fn trees_beyond_the_batch_layout_walk_row_by_row_alike() {
             },
         ],
         values: vec![1.0, 2.0, 3.0],
+        sets: Vec::new(),
     };
     trees = vec![trees[0].clone(), shared];
     assert!(!walks_as_the_trees(&trees, d, 1, &x), "a shared child");
@@ -636,4 +640,31 @@ fn a_model_read_back_walks_as_fitted_and_a_cycle_is_refused() {
     let bad: GbdtModel = serde_json::from_value(bad).unwrap();
     assert!(bad.walk.is_none());
     assert!(crate::learn::Classifier::validate(&bad).is_err());
+}
+
+#[test]
+fn trees_written_before_level_sets_read_back_unchanged() {
+    // A tree as files held it before categorical splits: no `sets`.
+    #[derive(serde::Serialize)]
+    struct Before<'a> {
+        nodes: &'a [GbdtNode],
+        values: &'a [f64],
+    }
+    let m = fit(
+        &Gbdt {
+            rounds: 3,
+            ..Gbdt::default()
+        },
+        &noisy(600, 3, 2),
+    );
+    for t in gbdt_of(&m).trees() {
+        assert!(t.sets.is_empty() && !t.nodes.is_empty());
+        let old = Before {
+            nodes: &t.nodes,
+            values: &t.values,
+        };
+        let bin: GbdtTree = rmp_serde::from_slice(&rmp_serde::to_vec(&old).unwrap()).unwrap();
+        let json: GbdtTree = serde_json::from_slice(&serde_json::to_vec(&old).unwrap()).unwrap();
+        assert_eq!((&bin, &json), (t, t));
+    }
 }

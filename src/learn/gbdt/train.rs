@@ -217,14 +217,16 @@ fn fit_rows(
     })
 }
 
-/// The split and leaf rules of `cfg`.
-fn rules(cfg: &Gbdt) -> Rules {
+/// The split and leaf rules of `cfg` on the features of `bins`.
+fn rules<'a>(cfg: &Gbdt, bins: &'a Binned) -> Rules<'a> {
     Rules {
         l2: cfg.l2,
         max_delta_step: cfg.max_delta_step,
         min_leaf: cfg.min_samples_leaf.max(1) as f64,
         rows_by_hessian: cfg.leaf_rows == super::LeafRows::Hessian,
         min_child_weight: cfg.min_child_weight,
+        cat: cfg.cat_rules(),
+        levels: bins.all_levels(),
     }
 }
 
@@ -282,7 +284,7 @@ pub(super) fn fit(cfg: &Gbdt, bins: &Binned, view: &View<'_>, rng: &mut Rng) -> 
         bins,
         codes: Codes::new(bins, d, (!identity).then_some(&local[..])),
         layout: Layout::new(bins, d),
-        rules: rules(cfg),
+        rules: rules(cfg, bins),
         max_leaves: cfg.max_leaves,
         max_depth: cfg.max_depth,
         learning_rate: cfg.learning_rate,

@@ -1,7 +1,11 @@
 //! One boosted tree: split nodes and leaf values. A child index `c` is a
-//! node when `c >= 0` and leaf `!c` otherwise (LightGBM's layout).
+//! node when `c >= 0` and leaf `!c` otherwise (LightGBM's layout). A split
+//! on a categorical feature sends the rows whose level is in its set left
+//! (missing values and unseen levels right).
 
 use serde::{Deserialize, Serialize};
+
+use crate::learn::tree::CatSet;
 
 /// One split node: rows with `x[feature] <= threshold` go `left`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -26,6 +30,11 @@ pub struct GbdtTree {
     pub nodes: Vec<GbdtNode>,
     /// Leaf values, shrunk by the learning rate.
     pub values: Vec<f64>,
+    /// Per node, the level set of a categorical split (its threshold is
+    /// then unused); empty when no node splits a categorical feature (and
+    /// in files written before categorical splits).
+    #[serde(default)]
+    pub sets: Vec<Option<CatSet>>,
 }
 
 impl GbdtTree {
@@ -38,16 +47,28 @@ impl GbdtTree {
         let mut i = 0usize;
         loop {
             let n = &self.nodes[i];
-            let next = if x[n.feature as usize] <= n.threshold {
-                n.left
-            } else {
-                n.right
+            let v = x[n.feature as usize];
+            let left = match self.set(i) {
+                Some(s) => s.contains(v),
+                None => v <= n.threshold,
             };
+            let next = if left { n.left } else { n.right };
             if next < 0 {
                 return !next as usize;
             }
             i = next as usize;
         }
+    }
+
+    /// The level set of node `i` when it splits a categorical feature.
+    #[inline]
+    pub fn set(&self, i: usize) -> Option<&CatSet> {
+        self.sets.get(i).and_then(Option::as_ref)
+    }
+
+    /// Whether some node splits a categorical feature.
+    pub fn has_sets(&self) -> bool {
+        self.sets.iter().any(Option::is_some)
     }
 
     /// Checks child, leaf and feature indices.
@@ -57,6 +78,13 @@ impl GbdtTree {
             return Err(format!(
                 "{} leaf values for {} nodes",
                 leaves,
+                self.nodes.len()
+            ));
+        }
+        if !self.sets.is_empty() && self.sets.len() != self.nodes.len() {
+            return Err(format!(
+                "{} level sets for {} nodes",
+                self.sets.len(),
                 self.nodes.len()
             ));
         }

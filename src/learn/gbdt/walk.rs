@@ -15,6 +15,9 @@
 //! against the model's thresholds, each split deciding 64 rows at once),
 //! when the trees fit it; one row and small blocks keep the walk above.
 //!
+//! A model with categorical (set) splits has no layout here: its rows walk
+//! the model's trees one row at a time ([`GbdtTree::leaf`]).
+//!
 //! Either way each row adds its trees' values in tree order to its initial
 //! scores, so the scores are bit-identical to a walk of the model's
 //! [`GbdtTree`]s one row at a time.
@@ -64,6 +67,10 @@ impl Walk {
     /// without checks; the walk ends because children lie after their
     /// parents.
     pub(super) fn new(trees: &[GbdtTree], n_features: usize) -> Option<Walk> {
+        if trees.iter().any(GbdtTree::has_sets) {
+            // Set splits walk the model's trees one row at a time.
+            return None;
+        }
         let mut nodes = Vec::new();
         let mut starts = Vec::with_capacity(trees.len());
         for tree in trees {

@@ -10,9 +10,17 @@
 //! stored feature-major. Each bin keeps the smallest and largest value of the
 //! dataset that fall in it, so that a split between two bins maps back to a
 //! threshold on the real values (the midpoint of the gap between them).
+//!
+//! A categorical feature (level codes, [`crate::data::ColumnEncoding::Categorical`])
+//! is binned by level instead ([`super::categorical::bin_levels`]): one bin
+//! per level present, in code order, then one bin grouping the rarest levels
+//! when more than [`MAX_BINS`]` - 2` are present, and one bin for a missing
+//! value (NaN). Only the single-level bins, the first [`Binned::levels`] of
+//! the feature, may go left at a set split.
 
 use rayon::prelude::*;
 
+use super::categorical::{bin_levels, BinSet, BinnedFeature, CatSet};
 use super::presort::key;
 use crate::data::Dataset;
 use crate::error::{Error, Result};
@@ -47,6 +55,8 @@ pub struct Binned {
     hi: Vec<f64>,
     /// The bin budget per feature it was built with.
     max_bins: usize,
+    /// Per feature: for a categorical one, its number of single-level bins.
+    levels: Vec<Option<usize>>,
     /// Address of the dataset's feature buffer: identifies the dataset.
     ident: usize,
 }
@@ -114,17 +124,26 @@ impl Binned {
                 u32::MAX
             )));
         }
-        let per_feature: Vec<(Vec<u8>, Vec<f64>, Vec<f64>)> = (0..d)
+        let categorical = data.schema().categorical_levels();
+        let per_feature: Vec<BinnedFeature> = (0..d)
             .into_par_iter()
             .map(|f| {
                 let values: Vec<f64> = (0..n).map(|i| data.value(i, f)).collect();
-                bin_feature(&values, max_bins)
+                match categorical.get(f).copied().flatten() {
+                    Some(levels) => bin_levels(&values, levels, MAX_BINS),
+                    None => {
+                        let (c, l, h) = bin_feature(&values, max_bins);
+                        (c, l, h, None)
+                    }
+                }
             })
             .collect();
         let mut codes = Vec::with_capacity(n * d);
         let mut offsets = vec![0];
         let (mut lo, mut hi) = (Vec::new(), Vec::new());
-        for (c, l, h) in per_feature {
+        let mut levels = Vec::with_capacity(d);
+        for (c, l, h, lv) in per_feature {
+            levels.push(lv);
             codes.extend_from_slice(&c);
             lo.extend_from_slice(&l);
             hi.extend_from_slice(&h);
@@ -138,6 +157,7 @@ impl Binned {
             lo,
             hi,
             max_bins,
+            levels,
             ident: data.features().as_ptr() as usize,
         })
     }
@@ -168,6 +188,24 @@ impl Binned {
         } else {
             t
         }
+    }
+
+    /// For a categorical feature, its number of single-level bins (the
+    /// first bins of the feature, in code order; bin `b`'s level code is
+    /// `bin_range(f, b).0`); `None` for a numeric feature.
+    pub fn levels(&self, f: usize) -> Option<usize> {
+        self.levels[f]
+    }
+
+    /// The level codes of the single-level bins `bins` of categorical
+    /// feature `f`.
+    pub(crate) fn level_set(&self, f: usize, bins: &BinSet) -> CatSet {
+        CatSet::from_codes(bins.bins().map(|b| self.bin_range(f, b).0 as usize))
+    }
+
+    /// Per feature, [`Binned::levels`].
+    pub(crate) fn all_levels(&self) -> &[Option<usize>] {
+        &self.levels
     }
 
     /// Number of bins of feature `f`.

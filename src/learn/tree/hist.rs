@@ -19,6 +19,11 @@
 //! features (random forests), each drawn feature's histogram is built from
 //! the node's rows, so unused features cost nothing.
 //!
+//! A categorical feature's bins are its levels, and its candidate splits
+//! sets of levels ([`super::categorical::best_class_set`]): the rows whose
+//! level is in the set go left, every other row (missing values included)
+//! right.
+//!
 //! Features are visited in a random order drawn at every node (as in
 //! scikit-learn's splitter) and ties keep the first candidate met, so tied
 //! splits are broken at random but reproducibly from the fit's stream.
@@ -26,6 +31,7 @@
 use rand::RngExt;
 
 use super::binned::Binned;
+use super::categorical::{best_class_set, BinSet, ClassNode};
 use super::model::{Growing, TreeModel};
 use super::presort::{row_info, RowInfo};
 use super::score::{xlnx, Entropy, GainRatio, Gini, Score};
@@ -56,6 +62,8 @@ struct Best {
     /// Last non-empty bin going left, and the next non-empty bin.
     left_bin: usize,
     right_bin: usize,
+    /// For a categorical feature, the bins going left.
+    set: Option<BinSet>,
 }
 
 /// Working state of one fit.
@@ -143,8 +151,8 @@ pub(crate) fn grow(cfg: &Tree, bins: &Binned, view: &View<'_>, rng: &mut Rng) ->
             }
             continue;
         };
-        let (threshold, mid, left_samples) = g.apply(&node, best, &mut left_tot);
-        let idx = tree.split(best.feature, threshold, node.parent);
+        let (mid, left_samples) = g.apply(&node, best, &mut left_tot);
+        let idx = g.record(&mut tree, best, node.parent);
         let right_tot: Vec<f64> = node
             .totals
             .iter()
@@ -302,7 +310,11 @@ impl Grower<'_> {
                     &one
                 }
             };
-            if self.scan(f, h, node, w, score, &mut best) {
+            let varies = match self.bins.levels(f) {
+                Some(levels) => self.scan_set(f, h, levels, node, w, score, &mut best),
+                None => self.scan(f, h, node, w, score, &mut best),
+            };
+            if varies {
                 scanned += 1;
             }
         }
@@ -349,6 +361,7 @@ impl Grower<'_> {
                             feature: f,
                             left_bin: p,
                             right_bin: bin,
+                            set: None,
                         });
                     }
                 }
@@ -363,21 +376,83 @@ impl Grower<'_> {
         varies
     }
 
-    /// Stably partitions the node's rows by the chosen split; fills the left
-    /// child's class totals and returns the threshold, the first position of
-    /// the right child and the left child's sample count.
-    fn apply(&mut self, node: &Pending, best: Best, left_tot: &mut [f64]) -> (f64, usize, u64) {
+    /// The best set split of categorical feature `f` (histogram `h`, its
+    /// first `levels` bins single levels), kept in `best` when it beats it;
+    /// false when the feature is constant in the node.
+    #[allow(clippy::too_many_arguments)]
+    fn scan_set<S: Score>(
+        &self,
+        f: usize,
+        h: &[f64],
+        levels: usize,
+        node: &Pending,
+        w: f64,
+        score: &S,
+        best: &mut Option<Best>,
+    ) -> bool {
+        let k = self.k;
+        let present = h.chunks_exact(k + 1).filter(|c| c[k] > 0.0).count();
+        let at = ClassNode {
+            totals: &node.totals,
+            w,
+            samples: node.samples,
+            min_leaf: self.min_leaf,
+        };
+        let floor = best.map_or(f64::NEG_INFINITY, |b| b.score);
+        if let Some((sc, set)) = best_class_set(h, k, levels, &at, score, floor) {
+            *best = Some(Best {
+                score: sc,
+                feature: f,
+                left_bin: 0,
+                right_bin: 0,
+                set: Some(set),
+            });
+        }
+        present > 1
+    }
+
+    /// Appends the chosen split to `tree` (a threshold, or a set of levels);
+    /// returns its node index.
+    fn record(&self, tree: &mut Growing, best: Best, parent: Option<(usize, bool)>) -> usize {
         let f = best.feature;
-        let threshold = self.bins.threshold(f, best.left_bin, best.right_bin);
+        match best.set {
+            Some(set) => tree.split_set(f, self.bins.level_set(f, &set), parent),
+            None => {
+                let threshold = self.bins.threshold(f, best.left_bin, best.right_bin);
+                tree.split(f, threshold, parent)
+            }
+        }
+    }
+
+    /// Stably partitions the node's rows by the chosen split; fills the left
+    /// child's class totals and returns the first position of the right
+    /// child and the left child's sample count.
+    fn apply(&mut self, node: &Pending, best: Best, left_tot: &mut [f64]) -> (usize, u64) {
+        match best.set {
+            Some(set) => self.partition(node, best.feature, left_tot, |c| set.contains(c)),
+            None => {
+                let cut = best.left_bin as u8;
+                self.partition(node, best.feature, left_tot, |c| c <= cut)
+            }
+        }
+    }
+
+    /// [`Grower::apply`] with the rows whose code of `f` `goes_left` left.
+    fn partition(
+        &mut self,
+        node: &Pending,
+        f: usize,
+        left_tot: &mut [f64],
+        goes_left: impl Fn(u8) -> bool,
+    ) -> (usize, u64) {
         let codes = self.bins.codes(f);
-        let cut = best.left_bin as u8;
         left_tot.iter_mut().for_each(|v| *v = 0.0);
         let mut left_samples = 0u64;
         let seg = &mut self.rows[node.start..node.end];
         let (mut l, mut r) = (0, 0);
         for i in 0..seg.len() {
             let row = seg[i];
-            if codes[row as usize] <= cut {
+            if goes_left(codes[row as usize]) {
                 let ri = self.info[row as usize];
                 left_tot[ri.class as usize] += ri.w;
                 left_samples += ri.cnt as u64;
@@ -389,6 +464,6 @@ impl Grower<'_> {
             }
         }
         seg[l..].copy_from_slice(&self.scratch[..r]);
-        (threshold, node.start + l, left_samples)
+        (node.start + l, left_samples)
     }
 }

@@ -25,6 +25,7 @@
 //! level of the tree, without any sorting.
 
 mod binned;
+mod categorical;
 mod exact;
 mod hist;
 mod model;
@@ -36,6 +37,8 @@ mod score;
 use serde::{Deserialize, Serialize};
 
 pub use binned::{Binned, MAX_BINS};
+pub use categorical::CatSet;
+pub(crate) use categorical::{prefix_set, scan_prefixes, sort_by_stat, BinSet};
 pub use model::{Node, TreeModel};
 pub use presort::Presorted;
 
@@ -323,6 +326,12 @@ impl Learner for Tree {
 
     fn fit_prepared(&self, prepared: &Prepared, data: &View<'_>, rng: &mut Rng) -> Result<Model> {
         Ok(Model::new(self.grow_prepared(prepared, data, rng)?))
+    }
+
+    /// The histogram splitter splits categorical features by sets of
+    /// levels (`categorical.rs`); the exact one does not.
+    fn native_categorical(&self) -> bool {
+        self.splitter == SplitSearch::Hist
     }
 
     fn name(&self) -> String {

@@ -13,6 +13,7 @@ use crate::learn::{Classifier, Importances, Kind};
 use crate::onnx::{tree_sum, Graph, Value};
 use serde::{Deserialize, Serialize};
 
+use super::categorical::CatSet;
 use super::LeafEstimate;
 
 /// Marks a leaf in [`Node::feature`].
@@ -57,14 +58,16 @@ struct Flat {
 /// index checked, and a model file that gets so far is refused by its
 /// validation. A layout is what lets [`TreeModel::each_leaf`] index without
 /// checks.
-fn flatten(nodes: &[Node], n_features: usize) -> Vec<Flat> {
-    let ok = nodes.iter().enumerate().all(|(i, n)| {
-        n.is_leaf()
-            || (n.left as usize == i + 1
-                && n.right as usize > i
-                && (n.right as usize) < nodes.len()
-                && (n.feature as usize) < n_features)
-    });
+fn flatten(nodes: &[Node], n_features: usize, sets: &[Option<CatSet>]) -> Vec<Flat> {
+    // Set splits walk the nodes themselves.
+    let ok = sets.iter().all(Option::is_none)
+        && nodes.iter().enumerate().all(|(i, n)| {
+            n.is_leaf()
+                || (n.left as usize == i + 1
+                    && n.right as usize > i
+                    && (n.right as usize) < nodes.len()
+                    && (n.feature as usize) < n_features)
+        });
     if !ok {
         return Vec::new();
     }
@@ -86,12 +89,15 @@ struct TreeFile {
     nodes: Vec<Node>,
     leaf_counts: Vec<f64>,
     leaf_proba: Vec<f64>,
+    #[serde(default)]
+    sets: Vec<Option<CatSet>>,
 }
 
 impl From<TreeFile> for TreeModel {
     fn from(f: TreeFile) -> Self {
         TreeModel {
-            flat: flatten(&f.nodes, f.n_features),
+            flat: flatten(&f.nodes, f.n_features, &f.sets),
+            sets: f.sets,
             n_features: f.n_features,
             n_classes: f.n_classes,
             nodes: f.nodes,
@@ -115,6 +121,10 @@ pub struct TreeModel {
     nodes: Vec<Node>,
     leaf_counts: Vec<f64>,
     leaf_proba: Vec<f64>,
+    /// Per node, the level set of a split on a categorical feature (rows
+    /// whose level is in it go left; missing values and unseen levels
+    /// right); empty when no node has one.
+    sets: Vec<Option<CatSet>>,
     #[serde(skip)]
     flat: Vec<Flat>,
 }
@@ -168,12 +178,18 @@ impl TreeModel {
             if n.feature == LEAF {
                 return n.left as usize;
             }
-            i = if x[n.feature as usize] <= n.threshold {
-                n.left as usize
-            } else {
-                n.right as usize
+            let v = x[n.feature as usize];
+            let left = match self.sets.get(i).and_then(Option::as_ref) {
+                Some(s) => s.contains(v),
+                None => v <= n.threshold,
             };
+            i = if left { n.left } else { n.right } as usize;
         }
+    }
+
+    /// The level set of node `i` when it splits a categorical feature.
+    pub fn set(&self, i: usize) -> Option<&CatSet> {
+        self.sets.get(i).and_then(Option::as_ref)
     }
 
     /// Calls `found(row, leaf)` once for each of the first `rows` rows of
@@ -407,6 +423,9 @@ impl Classifier for TreeModel {
         {
             return Err("tree leaf tables have inconsistent shapes".into());
         }
+        if !self.sets.is_empty() && self.sets.len() != self.nodes.len() {
+            return Err("tree level sets do not match its nodes".into());
+        }
         let n_leaves = self.n_leaves();
         for (i, n) in self.nodes.iter().enumerate() {
             if n.is_leaf() {
@@ -434,6 +453,7 @@ pub(crate) struct Growing {
     n_classes: usize,
     nodes: Vec<Node>,
     leaf_counts: Vec<f64>,
+    sets: Vec<Option<CatSet>>,
 }
 
 impl Growing {
@@ -443,6 +463,7 @@ impl Growing {
             n_classes,
             nodes: Vec::new(),
             leaf_counts: Vec::new(),
+            sets: Vec::new(),
         }
     }
 
@@ -451,6 +472,7 @@ impl Growing {
     fn push(&mut self, node: Node, parent: Option<(usize, bool)>) -> usize {
         let idx = self.nodes.len();
         self.nodes.push(node);
+        self.sets.push(None);
         if let Some((p, is_left)) = parent {
             if is_left {
                 self.nodes[p].left = idx as u32;
@@ -494,6 +516,18 @@ impl Growing {
         )
     }
 
+    /// Appends a split node sending the levels of `set` left.
+    pub(crate) fn split_set(
+        &mut self,
+        feature: usize,
+        set: CatSet,
+        parent: Option<(usize, bool)>,
+    ) -> usize {
+        let idx = self.split(feature, 0.0, parent);
+        self.sets[idx] = Some(set);
+        idx
+    }
+
     /// The finished tree, leaf probabilities estimated from the totals.
     pub(crate) fn finish(self, estimate: LeafEstimate, priors: &[f64]) -> TreeModel {
         let k = self.n_classes;
@@ -501,8 +535,13 @@ impl Growing {
         for (c, p) in self.leaf_counts.chunks(k).zip(leaf_proba.chunks_mut(k)) {
             estimate.apply(c, priors, p);
         }
+        let mut sets = self.sets;
+        if sets.iter().all(Option::is_none) {
+            sets.clear();
+        }
         TreeModel {
-            flat: flatten(&self.nodes, self.n_features),
+            flat: flatten(&self.nodes, self.n_features, &sets),
+            sets,
             n_features: self.n_features,
             n_classes: k,
             nodes: self.nodes,

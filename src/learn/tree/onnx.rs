@@ -26,6 +26,10 @@ impl TreeModel {
                 Child::Split(split_of[j as usize])
             }
         };
+        let members = (0..nodes.len())
+            .filter(|&i| !nodes[i].is_leaf())
+            .map(|i| self.set(i).map(|s| s.codes().map(|c| c as f64).collect()))
+            .collect();
         let splits = nodes
             .iter()
             .filter(|n| !n.is_leaf())
@@ -36,7 +40,11 @@ impl TreeModel {
                 right: child(n.right),
             })
             .collect();
-        TreeTable { splits, leaves }
+        TreeTable {
+            splits,
+            leaves,
+            members,
+        }
     }
 
     /// Every leaf's probabilities, leaf by leaf.

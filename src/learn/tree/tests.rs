@@ -578,3 +578,31 @@ fn block_walk_finds_each_rows_own_leaf() {
         }
     }
 }
+
+#[test]
+fn trees_written_before_level_sets_read_back_unchanged() {
+    let ds = random_data(400, 3, 2, 5, 9);
+    let t = fit(&Tree::default(), &ds);
+    assert!(t.nodes().len() > 1);
+    // The fields files held before categorical splits, in their order.
+    let counts: Vec<f64> = (0..t.n_leaves())
+        .flat_map(|l| t.leaf_counts(l).to_vec())
+        .collect();
+    let old = (
+        t.n_features(),
+        t.n_classes(),
+        t.nodes().to_vec(),
+        counts,
+        t.leaf_table(),
+    );
+    let bin: TreeModel = rmp_serde::from_slice(&rmp_serde::to_vec(&old).unwrap()).unwrap();
+    assert_eq!(bin, t);
+    let mut json = serde_json::to_value(&t).unwrap();
+    json.as_object_mut().unwrap().remove("sets");
+    let back: TreeModel = serde_json::from_value(json).unwrap();
+    assert_eq!(back, t);
+    assert_eq!(
+        back.predict_proba(&ds).unwrap(),
+        t.predict_proba(&ds).unwrap()
+    );
+}

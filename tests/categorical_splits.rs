@@ -1,0 +1,255 @@
+//! Native categorical splits (issue 41): `gbdt` and the classification
+//! tree (and the forests and bagged trees built on it) split a categorical
+//! feature by a set of levels; missing values and unseen levels go to the
+//! side not in the set; fits are the same at any thread count; model files
+//! keep the sets.
+
+mod common;
+
+use common::scratch;
+use rarity::data::{ColumnEncoding, Dataset, Schema};
+use rarity::learn::gbdt::{Gbdt, GbdtModel};
+use rarity::learn::tree::{RandomTree, SplitSearch, Tree, TreeModel};
+use rarity::learn::{Learner, Model};
+use rarity::metrics::ranking::roc_auc;
+use rarity::spec::{build_learner, build_strategy};
+
+const LEVELS: usize = 200;
+
+/// A small deterministic generator (SplitMix64), so the tables need no
+/// other crate.
+struct Mix(u64);
+
+impl Mix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// `rows` rows of a categorical column `shop` of 200 levels (uniform) and
+/// a noise column; a random third of the levels ("rich") has a positive
+/// rate of 0.6, the others 0.05. With `k = 3`, class 2 takes the place of
+/// the positives on the rich levels of even code. Returns the table (the
+/// shop column categorical when `native`, numeric codes otherwise) and the
+/// rich levels, ascending.
+fn planted(rows: usize, k: usize, native: bool, seed: u64) -> (Dataset, Vec<usize>) {
+    let mut r = Mix(seed);
+    let mut rich: Vec<usize> = (0..LEVELS).filter(|_| r.unit() < 1.0 / 3.0).collect();
+    rich.sort_unstable();
+    let (mut x, mut y) = (Vec::new(), Vec::new());
+    for _ in 0..rows {
+        let level = (r.next() % LEVELS as u64) as usize;
+        let rate = if rich.binary_search(&level).is_ok() {
+            0.6
+        } else {
+            0.05
+        };
+        let positive = r.unit() < rate;
+        x.extend([level as f64, r.unit()]);
+        y.push(match (positive, k) {
+            (false, _) => 0,
+            (true, 3) if level.is_multiple_of(2) => 2,
+            (true, _) => 1,
+        });
+    }
+    let classes = (0..k).map(|c| c.to_string()).collect();
+    let mut schema = Schema::numeric(vec!["shop".into(), "noise".into()], classes);
+    if native {
+        schema.encodings[0] = ColumnEncoding::Categorical {
+            name: "shop".into(),
+            levels: (0..LEVELS).map(|l| format!("s{l}")).collect(),
+        };
+    }
+    (Dataset::new(x, y, schema).unwrap(), rich)
+}
+
+fn fit(l: &dyn Learner, ds: &Dataset) -> Model {
+    let rows: Vec<usize> = (0..ds.n_rows()).collect();
+    l.fit(&ds.view(&rows), &mut rarity::rng::stream(7, 0))
+        .unwrap()
+}
+
+fn auc(m: &Model, ds: &Dataset) -> f64 {
+    let p = m.predict_proba(ds).unwrap();
+    roc_auc(ds.labels(), &p.column(1), 1).unwrap()
+}
+
+/// One boosted tree of one split, natively and on the codes as numbers.
+fn one_split_gbdt() -> Gbdt {
+    Gbdt {
+        rounds: 1,
+        max_leaves: 2,
+        max_cat_threshold: LEVELS,
+        ..Gbdt::default()
+    }
+}
+
+#[test]
+fn gbdt_finds_a_planted_level_set_in_one_split() {
+    let (ds, rich) = planted(30_000, 2, true, 1);
+    let m = fit(&one_split_gbdt(), &ds);
+    let tree = &m.downcast_ref::<GbdtModel>().unwrap().trees()[0];
+    let set = tree.set(0).expect("the root splits the shop as a set");
+    assert_eq!(set.codes().collect::<Vec<_>>(), rich);
+    // On the codes as numbers one threshold cannot gather the scattered
+    // levels: the same single split ranks far worse.
+    let (numeric, _) = planted(30_000, 2, false, 1);
+    let by_codes = fit(&one_split_gbdt(), &numeric);
+    let (native_auc, codes_auc) = (auc(&m, &ds), auc(&by_codes, &numeric));
+    assert!(
+        native_auc > 0.8 && native_auc > codes_auc + 0.15,
+        "native {native_auc}, codes {codes_auc}"
+    );
+}
+
+#[test]
+fn the_tree_finds_a_planted_level_set_in_one_split() {
+    let (ds, rich) = planted(20_000, 2, true, 2);
+    let stump = Tree {
+        max_depth: Some(1),
+        ..Tree::default()
+    };
+    let m = fit(&stump, &ds);
+    let t = m.downcast_ref::<TreeModel>().unwrap();
+    let set = t.set(0).expect("the root splits the shop as a set");
+    assert_eq!(set.codes().collect::<Vec<_>>(), rich);
+    // Three classes: the root still keeps rich and clean levels apart.
+    let (three, rich3) = planted(20_000, 3, true, 2);
+    let m3 = fit(&stump, &three);
+    let t3 = m3.downcast_ref::<TreeModel>().unwrap();
+    let codes: Vec<usize> = t3.set(0).expect("a set split").codes().collect();
+    let rich_in = codes
+        .iter()
+        .filter(|c| rich3.binary_search(c).is_ok())
+        .count();
+    assert!(rich_in == 0 || rich_in == codes.len(), "{codes:?}");
+}
+
+#[test]
+fn missing_and_unseen_levels_go_where_levels_outside_the_set_go() {
+    let (ds, rich) = planted(20_000, 2, true, 3);
+    let clean = (0..LEVELS)
+        .find(|l| rich.binary_search(l).is_err())
+        .unwrap();
+    let models = [
+        fit(&one_split_gbdt(), &ds),
+        fit(
+            &Tree {
+                max_depth: Some(1),
+                ..Tree::default()
+            },
+            &ds,
+        ),
+    ];
+    for m in &models {
+        let p = |v: f64| {
+            let mut out = [0.0; 2];
+            m.predict_row(&[v, 0.5], &mut out);
+            out
+        };
+        let outside = p(clean as f64);
+        assert_ne!(outside, p(rich[0] as f64));
+        for unseen in [f64::NAN, 250.0, -1.0, 3.5] {
+            assert_eq!(p(unseen), outside, "value {unseen}");
+        }
+    }
+}
+
+#[test]
+fn categorical_fits_are_identical_at_one_and_two_threads() {
+    let (ds, _) = planted(12_000, 3, true, 4);
+    let g = Gbdt {
+        rounds: 6,
+        subsample: 0.8,
+        colsample: 0.5,
+        min_data_per_group: 20,
+        ..Gbdt::default()
+    };
+    let forest = build_learner("forest(n=6)").unwrap();
+    let run = |threads: usize, l: &dyn Learner| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| fit(l, &ds))
+    };
+    let one = run(1, &g);
+    let trees = one.downcast_ref::<GbdtModel>().unwrap().trees();
+    assert!(
+        trees.iter().any(|t| t.set(0).is_some()),
+        "set splits were made"
+    );
+    assert_eq!(one, run(2, &g));
+    let p1 = run(1, forest.as_ref()).predict_proba(&ds).unwrap();
+    assert_eq!(p1, run(2, forest.as_ref()).predict_proba(&ds).unwrap());
+}
+
+#[test]
+fn learners_say_whether_they_split_categories_natively() {
+    assert!(Gbdt::default().native_categorical());
+    assert!(Tree::default().native_categorical());
+    let exact = Tree {
+        splitter: SplitSearch::Exact,
+        ..Tree::default()
+    };
+    assert!(!exact.native_categorical());
+    assert!(!RandomTree::default().native_categorical());
+    assert!(build_learner("forest").unwrap().native_categorical());
+    assert!(!build_learner("logistic").unwrap().native_categorical());
+}
+
+/// Whether `needle` occurs in `hay`.
+fn holds(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+/// Model files keep the level sets (both formats), and the ONNX export
+/// maps a level to its code with a `LabelEncoder` and splits by membership.
+#[test]
+fn model_files_and_the_onnx_export_keep_the_level_sets() {
+    let (ds, _) = planted(6_000, 2, true, 5);
+    let d = scratch("categorical-onnx");
+    for spec in ["gbdt(rounds=5,max_cat_threshold=100)", "forest(n=3)"] {
+        let fitted = build_strategy(spec).unwrap().fit(&ds, 3).unwrap();
+        for format in [
+            rarity::persist::Format::Binary,
+            rarity::persist::Format::Json,
+        ] {
+            let path = d.join(format!("m-{}-{format:?}", spec.len()));
+            rarity::persist::save(&fitted, &path, format).unwrap();
+            let back: rarity::strategy::FittedStrategy = rarity::persist::load(&path).unwrap();
+            assert_eq!(back, fitted, "{spec} {format:?}");
+            assert_eq!(
+                back.predict_proba(&ds).unwrap(),
+                fitted.predict_proba(&ds).unwrap()
+            );
+        }
+        let bytes = rarity::export::to_onnx(&fitted).unwrap();
+        assert!(holds(&bytes, b"LabelEncoder"), "{spec}");
+        assert!(holds(&bytes, b"membership_values"), "{spec}");
+        // For a check by ONNX Runtime outside the test: the graph, the
+        // rows (level name, noise) and rarity's probabilities.
+        let name = if spec.starts_with("gbdt") {
+            "gbdt"
+        } else {
+            "forest"
+        };
+        std::fs::write(d.join(format!("{name}.onnx")), &bytes).unwrap();
+        let p = fitted.predict_proba(&ds).unwrap();
+        let rows: Vec<String> = (0..ds.n_rows())
+            .map(|i| {
+                let r = ds.row(i);
+                format!("s{},{:e},{:e}", r[0], r[1], p.row(i)[1])
+            })
+            .collect();
+        std::fs::write(d.join(format!("{name}.csv")), rows.join("\n")).unwrap();
+    }
+}

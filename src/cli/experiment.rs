@@ -5,9 +5,8 @@ use std::path::PathBuf;
 
 use clap::{Subcommand, ValueEnum};
 
-use super::output::{print_json, write_stdout};
-use super::over_datasets::over_datasets;
-use super::{Global, OutputFormat};
+use super::over_datasets::run_experiment;
+use super::Global;
 
 use rarity::data::bias::Bias;
 use rarity::data::write::JobPaths;
@@ -122,18 +121,9 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                 front: Front::Cli,
             }
             .plan()?;
-            let ran = over_datasets(g, data_dirs, *max_rows, report.as_ref(), |d| plan.run(d))?;
-            let job = plan.outcome(ran);
-            if let Some(path) = pairs {
-                job.write_pairs(path)?;
-            }
-            if let Some(dir) = report {
-                super::output::write_report(&job.report(), dir, g.quiet)?;
-            }
-            if g.format == OutputFormat::Json {
-                return print_json(&job.to_json());
-            }
-            write_stdout(&job.to_text())
+            run_experiment(g, data_dirs, *max_rows, report.as_ref(), plan, |job| {
+                pairs.as_ref().map_or(Ok(()), |path| job.write_pairs(path))
+            })
         }
     }
 }

@@ -1,16 +1,17 @@
 //! The frame every `rarity experiment` runs in: the report directory
 //! prepared first, the datasets loaded, the job timed, all under the
-//! progress bar.
+//! progress bar; then the outcome written as the report and printed.
 
 use std::path::PathBuf;
 use std::time::Instant;
 
-use super::Global;
+use super::output::{print_json, write_report, write_stdout};
+use super::{Global, OutputFormat};
 use rarity::data::dirs::load_dirs;
 use rarity::data::write::JobPaths;
 use rarity::data::Dataset;
 use rarity::error::Result;
-use rarity::job::experiment::Ran;
+use rarity::job::experiment::{ExperimentJob, ExperimentPlan, Found, Ran};
 
 /// The frame of every experiment: prepares the report directory (an
 /// existing file there fails before any work), loads the datasets of
@@ -38,4 +39,30 @@ pub(super) fn over_datasets<T>(
             seconds: start.elapsed().as_secs_f64(),
         })
     })
+}
+
+/// Runs `plan` in the frame of [`over_datasets`], hands its outcome to
+/// `also` (an extra output such as `--pairs`), writes the report to `report`
+/// if asked and prints the outcome in the global format.
+pub(super) fn run_experiment<P: ExperimentPlan>(
+    g: &Global,
+    dirs: &[PathBuf],
+    max_rows: usize,
+    report: Option<&PathBuf>,
+    plan: P,
+    also: impl FnOnce(&Found<P>) -> Result<()>,
+) -> Result<()>
+where
+    Found<P>: ExperimentJob,
+{
+    let ran = over_datasets(g, dirs, max_rows, report, |d| plan.run(d))?;
+    let job = plan.outcome(ran);
+    also(&job)?;
+    if let Some(dir) = report {
+        write_report(&job.report(), dir, g.quiet)?;
+    }
+    if g.format == OutputFormat::Json {
+        return print_json(&job.to_json());
+    }
+    write_stdout(&job.to_text())
 }

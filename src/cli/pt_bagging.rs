@@ -3,9 +3,8 @@
 
 use std::path::PathBuf;
 
-use super::output::{print_json, write_report, write_stdout};
-use super::over_datasets::over_datasets;
-use super::{Global, OutputFormat};
+use super::over_datasets::run_experiment;
+use super::Global;
 use rarity::error::Result;
 use rarity::job::experiment::pt_bagging::PtBaggingRequest;
 use rarity::job::Front;
@@ -39,15 +38,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         front: Front::Cli,
     }
     .plan()?;
-    let ran = over_datasets(g, &a.data_dirs, a.max_rows, a.report.as_ref(), |d| {
-        plan.run(d)
-    })?;
-    let job = plan.outcome(ran);
-    if let Some(dir) = &a.report {
-        write_report(&job.report(), dir, g.quiet)?;
-    }
-    if g.format == OutputFormat::Json {
-        return print_json(&job.to_json());
-    }
-    write_stdout(&job.to_text())
+    run_experiment(g, &a.data_dirs, a.max_rows, a.report.as_ref(), plan, |_| {
+        Ok(())
+    })
 }

@@ -48,19 +48,11 @@ pub struct PairedT {
 /// assert_eq!(r.df, 2.0);
 /// ```
 pub fn paired_t_test(x: &[f64], y: &[f64]) -> Result<PairedT> {
-    if x.len() != y.len() {
-        return Err(Error::data(format!(
-            "paired results differ in length: {} and {}",
-            x.len(),
-            y.len()
-        )));
-    }
+    super::check_paired(x, y)?;
     if x.len() < 2 {
         return Err(Error::data("the paired t-test needs at least two pairs"));
     }
-    if let Some(v) = x.iter().chain(y).find(|v| !v.is_finite()) {
-        return Err(Error::data(format!("result {v} is not a finite number")));
-    }
+    super::check_finite(x.iter().chain(y))?;
     let d: Vec<f64> = x.iter().zip(y).map(|(a, b)| a - b).collect();
     let n = d.len() as f64;
     let df = n - 1.0;
@@ -96,13 +88,7 @@ pub struct WinTieLoss {
 /// assert_eq!((w.wins, w.ties, w.losses), (1, 1, 1));
 /// ```
 pub fn win_tie_loss(x: &[f64], y: &[f64], higher_is_better: bool) -> Result<WinTieLoss> {
-    if x.len() != y.len() {
-        return Err(Error::data(format!(
-            "paired results differ in length: {} and {}",
-            x.len(),
-            y.len()
-        )));
-    }
+    super::check_paired(x, y)?;
     let mut w = WinTieLoss {
         wins: 0,
         ties: 0,
@@ -143,5 +129,27 @@ mod tests {
         let w = win_tie_loss(&[0.1, 0.3], &[0.2, 0.2], false).unwrap();
         assert_eq!((w.wins, w.ties, w.losses), (1, 0, 1));
         assert!(std_dev(&[1.0]).is_nan());
+    }
+
+    #[test]
+    fn paired_tests_reject_unequal_lengths_and_non_finite_results() {
+        let msg = |r: Result<()>| r.unwrap_err().to_string();
+        let (x, y, inf) = ([1.0, 2.0, 3.0], [1.0, 2.0], [1.0, f64::INFINITY]);
+        for e in [
+            msg(paired_t_test(&x, &y).map(drop)),
+            msg(super::super::wilcoxon(&x, &y).map(drop)),
+            msg(win_tie_loss(&x, &y, true).map(drop)),
+        ] {
+            assert!(
+                e.contains("paired results differ in length: 3 and 2"),
+                "{e}"
+            );
+        }
+        for e in [
+            msg(paired_t_test(&y, &inf).map(drop)),
+            msg(super::super::wilcoxon(&y, &inf).map(drop)),
+        ] {
+            assert!(e.contains("result inf is not a finite number"), "{e}");
+        }
     }
 }

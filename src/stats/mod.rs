@@ -55,3 +55,23 @@ pub(crate) fn check_table(table: &[Vec<f64>], min_methods: usize) -> Result<usiz
     }
     Ok(k)
 }
+
+/// Checks paired results: `x` and `y` of equal length.
+fn check_paired(x: &[f64], y: &[f64]) -> Result<()> {
+    if x.len() != y.len() {
+        return Err(Error::data(format!(
+            "paired results differ in length: {} and {}",
+            x.len(),
+            y.len()
+        )));
+    }
+    Ok(())
+}
+
+/// Checks that every result is a finite number.
+fn check_finite<'a>(mut results: impl Iterator<Item = &'a f64>) -> Result<()> {
+    match results.find(|v| !v.is_finite()) {
+        Some(v) => Err(Error::data(format!("result {v} is not a finite number"))),
+        None => Ok(()),
+    }
+}

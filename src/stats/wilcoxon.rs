@@ -60,19 +60,11 @@ pub struct Wilcoxon {
 /// assert!((w.p_value - 4.0 / 256.0).abs() < 1e-15);
 /// ```
 pub fn wilcoxon(x: &[f64], y: &[f64]) -> Result<Wilcoxon> {
-    if x.len() != y.len() {
-        return Err(Error::data(format!(
-            "paired results differ in length: {} and {}",
-            x.len(),
-            y.len()
-        )));
-    }
+    super::check_paired(x, y)?;
     if x.is_empty() {
         return Err(Error::data("the Wilcoxon test needs at least one pair"));
     }
-    if let Some(v) = x.iter().chain(y).find(|v| !v.is_finite()) {
-        return Err(Error::data(format!("result {v} is not a finite number")));
-    }
+    super::check_finite(x.iter().chain(y))?;
     let d: Vec<f64> = x.iter().zip(y).map(|(a, b)| a - b).collect();
     let n = d.len();
     let nonzero: Vec<f64> = d.iter().copied().filter(|&v| v != 0.0).collect();

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::{skipped_notes, skipped_text, Ran};
+use super::{skipped_notes, skipped_text, ExperimentJob, ExperimentPlan, Found};
 use crate::data::Dataset;
 use crate::error::Result;
 use crate::experiment::calibration::{run, CalibrationConfig, CalibrationResults};
@@ -64,38 +64,25 @@ impl CalibrationRequest {
     }
 }
 
-impl CalibrationPlan {
-    /// Runs the protocol on `datasets`.
-    pub fn run(&self, datasets: &[(String, Dataset)]) -> Result<CalibrationResults> {
+impl ExperimentPlan for CalibrationPlan {
+    type Results = CalibrationResults;
+
+    fn run(&self, datasets: &[(String, Dataset)]) -> Result<CalibrationResults> {
         run(datasets, &self.learners, &self.cfg)
     }
 
-    /// The outcome of a run its frame timed.
-    pub fn outcome(self, ran: Ran<CalibrationResults>) -> CalibrationJob {
-        CalibrationJob {
-            skipped: ran.all_skipped(&ran.results.skipped),
-            results: ran.results,
-            seconds: ran.seconds,
-            plan: self,
-        }
+    fn skipped(results: &CalibrationResults) -> &[String] {
+        &results.skipped
     }
 }
 
 /// What the experiment found, rendering itself.
-pub struct CalibrationJob {
-    /// The protocol's results.
-    pub results: CalibrationResults,
-    /// The datasets and cells left out, with the reason.
-    pub skipped: Vec<String>,
-    /// Seconds the experiment took.
-    pub seconds: f64,
-    plan: CalibrationPlan,
-}
+pub type CalibrationJob = Found<CalibrationPlan>;
 
-impl CalibrationJob {
+impl ExperimentJob for CalibrationJob {
     /// The HTML report with plots (Table V, Fig. 3-6) and every table as
     /// CSV and JSON.
-    pub fn report(&self) -> Report {
+    fn report(&self) -> Report {
         let (r, q) = (&self.results, &self.plan.request);
         let mut datasets: Vec<&str> = r.cells.iter().map(|c| c.dataset.as_str()).collect();
         datasets.dedup();
@@ -125,7 +112,7 @@ impl CalibrationJob {
 
     /// The outcome as `rarity experiment calibration --format json` prints
     /// it.
-    pub fn to_json(&self) -> Value {
+    fn to_json(&self) -> Value {
         let r = &self.results;
         json!({
             "cv": self.plan.request.cv, "levels": self.plan.cfg.levels, "table_v": r.table_v,
@@ -136,7 +123,7 @@ impl CalibrationJob {
 
     /// The outcome as `rarity experiment calibration` prints it: Table V,
     /// the Brier wins and the Gaussian task's deviations.
-    pub fn to_text(&self) -> String {
+    fn to_text(&self) -> String {
         let (r, q) = (&self.results, &self.plan.request);
         let n_data = r.cells.len() / self.plan.learners.len().max(1);
         let mut out = format!(
@@ -173,7 +160,9 @@ impl CalibrationJob {
         out.push_str(&skipped_text(&self.skipped));
         out
     }
+}
 
+impl CalibrationJob {
     /// Per Gaussian task and beta, the mean deviation of the undersampled
     /// and the corrected probabilities from the true ones.
     fn gaussian_table(&self) -> Table {

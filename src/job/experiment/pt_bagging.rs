@@ -6,7 +6,7 @@
 
 use serde_json::{json, Value};
 
-use super::{skipped_notes, skipped_text, Ran};
+use super::{skipped_notes, skipped_text, ExperimentJob, ExperimentPlan, Found};
 use crate::data::Dataset;
 use crate::error::Result;
 use crate::experiment::experiment_report::pt_bagging_report;
@@ -59,38 +59,25 @@ impl PtBaggingRequest {
     }
 }
 
-impl PtBaggingPlan {
-    /// Runs the protocol on `datasets`.
-    pub fn run(&self, datasets: &[(String, Dataset)]) -> Result<PtBaggingResults> {
+impl ExperimentPlan for PtBaggingPlan {
+    type Results = PtBaggingResults;
+
+    fn run(&self, datasets: &[(String, Dataset)]) -> Result<PtBaggingResults> {
         run(datasets, &self.cfg)
     }
 
-    /// The outcome of a run its frame timed.
-    pub fn outcome(self, ran: Ran<PtBaggingResults>) -> PtBaggingJob {
-        PtBaggingJob {
-            skipped: ran.all_skipped(&ran.results.skipped),
-            results: ran.results,
-            seconds: ran.seconds,
-            plan: self,
-        }
+    fn skipped(results: &PtBaggingResults) -> &[String] {
+        &results.skipped
     }
 }
 
 /// What the experiment found, rendering itself.
-pub struct PtBaggingJob {
-    /// The protocol's results.
-    pub results: PtBaggingResults,
-    /// The datasets left out, with the reason.
-    pub skipped: Vec<String>,
-    /// Seconds the experiment took.
-    pub seconds: f64,
-    plan: PtBaggingPlan,
-}
+pub type PtBaggingJob = Found<PtBaggingPlan>;
 
-impl PtBaggingJob {
+impl ExperimentJob for PtBaggingJob {
     /// The HTML report with plots (Fig. 1-2, critical-difference diagrams)
     /// and every table as CSV and JSON.
-    pub fn report(&self) -> Report {
+    fn report(&self) -> Report {
         let (r, q) = (&self.results, &self.plan.request);
         let names: Vec<&str> = r.datasets.iter().map(|r| r.name.as_str()).collect();
         let mut notes = vec![
@@ -105,7 +92,7 @@ impl PtBaggingJob {
     }
 
     /// The outcome as `rarity experiment pt-bagging --format json` prints it.
-    pub fn to_json(&self) -> Value {
+    fn to_json(&self) -> Value {
         let r = &self.results;
         json!({
             "cv": self.plan.request.cv, "sizes": self.plan.cfg.sizes, "measures": MEASURES,
@@ -116,7 +103,7 @@ impl PtBaggingJob {
     }
 
     /// The outcome as `rarity experiment pt-bagging` prints it.
-    pub fn to_text(&self) -> String {
+    fn to_text(&self) -> String {
         let (r, q) = (&self.results, &self.plan.request);
         let mut out = format!(
             "PT-bagging experiment (Collell et al. 2018): {} datasets, {} CV, sizes {}; {:.0} s\n",

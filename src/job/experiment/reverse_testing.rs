@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::{skipped_notes, skipped_text, Ran};
+use super::{skipped_notes, skipped_text, ExperimentJob, ExperimentPlan, Found};
 use crate::data::bias::Bias;
 use crate::data::write::{quote, AtomicFile};
 use crate::data::Dataset;
@@ -85,142 +85,26 @@ impl ReverseTestingRequest {
     }
 }
 
-impl ReverseTestingPlan {
-    /// Runs the protocol on `datasets`.
-    pub fn run(&self, datasets: &[(String, Dataset)]) -> Result<BiasExperimentResults> {
+impl ExperimentPlan for ReverseTestingPlan {
+    type Results = BiasExperimentResults;
+
+    fn run(&self, datasets: &[(String, Dataset)]) -> Result<BiasExperimentResults> {
         run(datasets, &self.learners, &self.cfg)
     }
 
-    /// The outcome of a run its frame did.
-    pub fn outcome(self, ran: Ran<BiasExperimentResults>) -> ReverseTestingJob {
-        ReverseTestingJob {
-            skipped: ran.all_skipped(&ran.results.skipped),
-            results: ran.results,
-            datasets: ran.datasets,
-            plan: self,
-        }
+    fn skipped(results: &BiasExperimentResults) -> &[String] {
+        &results.skipped
     }
 }
 
 /// What the experiment found, rendering itself.
-pub struct ReverseTestingJob {
-    /// The protocol's results.
-    pub results: BiasExperimentResults,
-    /// How many datasets it ran on.
-    pub datasets: usize,
-    /// The datasets left out, with the reason.
-    pub skipped: Vec<String>,
-    plan: ReverseTestingPlan,
-}
+pub type ReverseTestingJob = Found<ReverseTestingPlan>;
 
 impl ReverseTestingJob {
     /// The learners' specs, joined.
     fn learner_names(&self) -> String {
         let names: Vec<&str> = self.plan.learners.iter().map(|l| l.0.as_str()).collect();
         names.join(", ")
-    }
-
-    /// The HTML report (the summary table and a bar chart).
-    pub fn report(&self) -> Report {
-        let r = &self.results;
-        let rows: Vec<_> = r
-            .methods
-            .iter()
-            .map(|m| m.0.to_string())
-            .zip(r.tallies.clone())
-            .collect();
-        let mut notes = vec![format!(
-            "{} datasets x {} splits, learners {}, measure {}.",
-            self.datasets,
-            self.plan.cfg.splits,
-            self.learner_names(),
-            self.plan.cfg.metric
-        )];
-        notes.extend(skipped_notes(&self.skipped));
-        reverse_testing_report(&rows, &notes)
-    }
-
-    /// The outcome as `rarity experiment reverse-testing --format json`
-    /// prints it.
-    pub fn to_json(&self) -> Value {
-        let r = &self.results;
-        let rows: Vec<_> = r
-            .methods
-            .iter()
-            .zip(&r.tallies)
-            .map(|((name, m), t)| {
-                let variant = match m {
-                    Method::ReverseTesting(v) => Some(v.to_string()),
-                    _ => None,
-                };
-                json!({"method": name, "variant": variant, "tally": t, "percent_correct": t.percent_correct()})
-            })
-            .collect();
-        let per_dataset: Vec<_> = r
-            .per_dataset
-            .iter()
-            .map(|(name, t)| json!({"dataset": name, "tallies": t}))
-            .collect();
-        json!({
-            "datasets": self.datasets,
-            "splits": self.plan.cfg.splits,
-            "metric": self.plan.cfg.metric,
-            "seed": self.plan.cfg.seed,
-            "methods": rows,
-            "per_dataset": per_dataset,
-            "cells": r.cells,
-            "skipped": self.skipped,
-        })
-    }
-
-    /// The outcome as `rarity experiment reverse-testing` prints it: the
-    /// tally of each method, what each method is, and what was skipped.
-    pub fn to_text(&self) -> String {
-        let (r, cfg) = (&self.results, &self.plan.cfg);
-        let mut t = Table::new(&[
-            "method",
-            "correct",
-            "wrong",
-            "undecided",
-            "% correct",
-            "one-class copy",
-        ]);
-        for ((name, m), x) in r.methods.iter().zip(&r.tallies) {
-            t.text_row(vec![
-                name.clone(),
-                x.correct.to_string(),
-                x.wrong.to_string(),
-                x.undecided.to_string(),
-                num(x.percent_correct(), 1),
-                match m {
-                    Method::ReverseTesting(_) => x.constant.to_string(),
-                    _ => String::new(),
-                },
-            ]);
-        }
-        let mut out = format!(
-            "ReverseTesting bias experiment: {} datasets x {} splits, learners {}, measure {}, seed {}\n\n{}",
-            self.datasets,
-            cfg.splits,
-            self.learner_names(),
-            cfg.metric,
-            cfg.seed,
-            t.to_text()
-        );
-        for (name, m) in &r.methods {
-            match m {
-                Method::ReverseTesting(v) => out.push_str(&format!("{name}: {v}\n")),
-                Method::Iwcv(_) | Method::PriorCv(_) | Method::Vote(_) => {
-                    out.push_str(&format!("{name}: {m}\n"))
-                }
-                Method::Comparator(_) => {}
-            }
-        }
-        out.push_str(
-            "one-class copy: counted pairs where a or b labelled the whole target set with one class\n",
-        );
-        out.push_str(&skipped_text(&self.skipped));
-        out
     }
 
     /// Writes every counted pair as CSV to `path`: dataset, split, the two
@@ -267,5 +151,110 @@ impl ReverseTestingJob {
             .write_all(text.as_bytes())
             .map_err(|e| f.err(e))?;
         f.commit()
+    }
+}
+
+impl ExperimentJob for ReverseTestingJob {
+    /// The HTML report (the summary table and a bar chart).
+    fn report(&self) -> Report {
+        let r = &self.results;
+        let rows: Vec<_> = r
+            .methods
+            .iter()
+            .map(|m| m.0.to_string())
+            .zip(r.tallies.clone())
+            .collect();
+        let mut notes = vec![format!(
+            "{} datasets x {} splits, learners {}, measure {}.",
+            self.datasets,
+            self.plan.cfg.splits,
+            self.learner_names(),
+            self.plan.cfg.metric
+        )];
+        notes.extend(skipped_notes(&self.skipped));
+        reverse_testing_report(&rows, &notes)
+    }
+
+    /// The outcome as `rarity experiment reverse-testing --format json`
+    /// prints it.
+    fn to_json(&self) -> Value {
+        let r = &self.results;
+        let rows: Vec<_> = r
+            .methods
+            .iter()
+            .zip(&r.tallies)
+            .map(|((name, m), t)| {
+                let variant = match m {
+                    Method::ReverseTesting(v) => Some(v.to_string()),
+                    _ => None,
+                };
+                json!({"method": name, "variant": variant, "tally": t, "percent_correct": t.percent_correct()})
+            })
+            .collect();
+        let per_dataset: Vec<_> = r
+            .per_dataset
+            .iter()
+            .map(|(name, t)| json!({"dataset": name, "tallies": t}))
+            .collect();
+        json!({
+            "datasets": self.datasets,
+            "splits": self.plan.cfg.splits,
+            "metric": self.plan.cfg.metric,
+            "seed": self.plan.cfg.seed,
+            "methods": rows,
+            "per_dataset": per_dataset,
+            "cells": r.cells,
+            "skipped": self.skipped,
+        })
+    }
+
+    /// The outcome as `rarity experiment reverse-testing` prints it: the
+    /// tally of each method, what each method is, and what was skipped.
+    fn to_text(&self) -> String {
+        let (r, cfg) = (&self.results, &self.plan.cfg);
+        let mut t = Table::new(&[
+            "method",
+            "correct",
+            "wrong",
+            "undecided",
+            "% correct",
+            "one-class copy",
+        ]);
+        for ((name, m), x) in r.methods.iter().zip(&r.tallies) {
+            t.text_row(vec![
+                name.clone(),
+                x.correct.to_string(),
+                x.wrong.to_string(),
+                x.undecided.to_string(),
+                num(x.percent_correct(), 1),
+                match m {
+                    Method::ReverseTesting(_) => x.constant.to_string(),
+                    _ => String::new(),
+                },
+            ]);
+        }
+        let mut out = format!(
+            "ReverseTesting bias experiment: {} datasets x {} splits, learners {}, measure {}, seed {}\n\n{}",
+            self.datasets,
+            cfg.splits,
+            self.learner_names(),
+            cfg.metric,
+            cfg.seed,
+            t.to_text()
+        );
+        for (name, m) in &r.methods {
+            match m {
+                Method::ReverseTesting(v) => out.push_str(&format!("{name}: {v}\n")),
+                Method::Iwcv(_) | Method::PriorCv(_) | Method::Vote(_) => {
+                    out.push_str(&format!("{name}: {m}\n"))
+                }
+                Method::Comparator(_) => {}
+            }
+        }
+        out.push_str(
+            "one-class copy: counted pairs where a or b labelled the whole target set with one class\n",
+        );
+        out.push_str(&skipped_text(&self.skipped));
+        out
     }
 }

@@ -233,3 +233,42 @@ fn smote_rows_take_their_seed_rows_level() {
         assert!([3.0, 9.0].contains(&taken.row(i)[0]));
     }
 }
+
+#[test]
+fn a_tree_fits_predicts_and_exports_a_text_column_natively_from_the_cli() {
+    let dir = common::scratch("categorical_cli_fit");
+    let train = common::file(&dir, "train.csv", shops(120, 0..1200).as_bytes());
+    // Two levels the model never saw, and one it did.
+    let new = common::file(&dir, "new.csv", b"shop,n\nzz1,1.5\ns005,1.5\nzz2,3.5\n");
+    let model = dir.join("m.rarity").display().to_string();
+    let (code, _, err) = common::run(&[
+        "fit",
+        &train,
+        "--target",
+        "y",
+        "--categorical",
+        "native",
+        "--model",
+        "tree",
+        "-o",
+        &model,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let out = dir.join("p.csv").display().to_string();
+    let (code, _, err) = common::run(&["predict", &model, &new, "-o", &out]);
+    assert_eq!(code, 0, "{err}");
+    let p = std::fs::read_to_string(&out).unwrap();
+    let rows: Vec<&str> = p.lines().skip(1).collect();
+    // s005 is a positive shop (every fifth); unseen shops are read as
+    // missing and go where the levels outside the set go, never erroring.
+    assert_eq!(rows.len(), 3, "{p}");
+    assert_eq!(rows[0], rows[2], "unseen levels take one path: {p}");
+    assert!(rows[1].ends_with(",p"), "{p}");
+    let onnx = dir.join("m.onnx").display().to_string();
+    let (code, stdout, err) = common::run(&["export", &model, "-o", &onnx]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        stdout.contains("input X [N, 1] double, shop [N, 1] string"),
+        "{stdout}"
+    );
+}

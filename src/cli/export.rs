@@ -9,6 +9,7 @@ use serde_json::json;
 use super::output::{json_text, print_summary};
 use super::{Global, OutputFormat};
 use rarity::data::write::{AtomicFile, JobPaths};
+use rarity::data::ColumnEncoding;
 use rarity::error::Result;
 use rarity::persist::load;
 use rarity::strategy::FittedStrategy;
@@ -34,6 +35,19 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     f.writer().write_all(&bytes).map_err(|e| f.err(e))?;
     f.commit()?;
     let schema = &model.schema;
+    // The graph's inputs: `X` holds the numeric columns; each text column
+    // (one-hot or categorical) is a string input of its own.
+    let numeric = schema
+        .encodings
+        .iter()
+        .filter(|e| matches!(e, ColumnEncoding::Numeric { .. }))
+        .count();
+    let text_inputs: String = schema
+        .encodings
+        .iter()
+        .filter(|e| !matches!(e, ColumnEncoding::Numeric { .. }))
+        .map(|e| format!(", {} [N, 1] string", e.name()))
+        .collect();
     let text = match g.format {
         OutputFormat::Json => json_text(&json!({
             "output": a.output.display().to_string(),
@@ -44,12 +58,13 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             "decision": model.rule.to_string(),
         }))?,
         OutputFormat::Text => format!(
-            "exported {} to {} ({} bytes): input X [N, {}] double; outputs probabilities \
+            "exported {} to {} ({} bytes): input X [N, {}] double{}; outputs probabilities \
              [N, {}] double and label [N] string\n",
             model.spec,
             a.output.display(),
             bytes.len(),
-            schema.feature_names.len(),
+            numeric,
+            text_inputs,
             schema.class_names.len()
         ),
     };

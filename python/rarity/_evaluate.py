@@ -90,7 +90,7 @@ def _columns(cols):
 
 def evaluate(
     data, target=None, *, model, cv="10", pooled=False, metrics=None, oof=False, pos_label=None,
-    seed=42, n_jobs=None,
+    seed=42, n_jobs=None, categorical="error", categorical_cols=None,
 ):
     """Cross-validates one strategy, as ``rarity evaluate`` does.
 
@@ -117,6 +117,15 @@ def evaluate(
     pos_label : label, default=None
     seed : int, default=42
     n_jobs : int, default=None
+    categorical : {"error", "one-hot", "native"}, default="error"
+        How a data file's text columns are read, as ``--categorical``: an
+        error, one-hot encoded (at most 50 levels), or ``"native"``: one
+        feature of level codes each, split as sets of levels by tree, forest,
+        the bagging ensembles' trees and gbdt (a level unseen in training is
+        read as missing). Tables are always one-hot encoded.
+    categorical_cols : list of str, default=None
+        Columns of a data file read as categorical whatever their values
+        (numeric-looking codes included), as ``--categorical-cols``.
 
     Returns
     -------
@@ -131,7 +140,7 @@ def evaluate(
     (3, True)
     """
     n_jobs = V.n_jobs_of(n_jobs)
-    native_data, source, _ = _data(data, target, pos_label, n_jobs, cv)
+    native_data, source, _ = _data(data, target, pos_label, n_jobs, cv, categorical, categorical_cols)
     native = _rarity.evaluate_job(
         native_data, str(model), str(cv), bool(pooled), list(metrics or []), bool(oof), int(seed), n_jobs,
     )

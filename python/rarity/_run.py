@@ -195,13 +195,24 @@ def _split_target(table, target):
     raise ValueError(f"data is a {type(table).__name__}; expected a pandas, polars or pyarrow table, a path or (X, y)")
 
 
-def _data(data, target, pos_label, n_jobs, cv=None):
+def _data(data, target, pos_label, n_jobs, cv=None, categorical="error", categorical_cols=None):
     """``(native data, source name, labels or None)``; the column of a
-    ``time(...)`` / ``group(...)`` ``cv`` is read as the command line reads it."""
+    ``time(...)`` / ``group(...)`` ``cv`` is read as the command line reads it,
+    and a file's text columns as ``--categorical`` / ``--categorical-cols``
+    read them."""
     if isinstance(data, (str, os.PathLike)):
         path = os.fspath(data)
         tgt = None if target is None else str(target)
-        return _rarity.read_file(path, tgt, pos_label, n_jobs=n_jobs, cv=cv), path, None
+        cols = None if categorical_cols is None else [str(c) for c in categorical_cols]
+        native = _rarity.read_file(
+            path, tgt, pos_label, categorical=str(categorical), n_jobs=n_jobs, cv=cv, categorical_cols=cols,
+        )
+        return native, path, None
+    if categorical == "native" or categorical_cols:
+        raise ValueError(
+            "categorical='native' and categorical_cols apply to data files (read as the command "
+            "line reads them); a table's text and category columns are one-hot encoded"
+        )
     if isinstance(data, tuple) and len(data) == 2:
         X, y = data
         name = "y"
@@ -215,6 +226,7 @@ def _data(data, target, pos_label, n_jobs, cv=None):
 def run(
     data, target=None, *, models=None, metric="average_precision", cv="2x5", cost=None,
     benefit=None, pos_label=None, seed=42, n_jobs=None, decision_metric=None, pooled=False,
+    categorical="error", categorical_cols=None,
 ):
     """Compares imbalance strategies on one dataset and fits the winner.
 
@@ -266,6 +278,15 @@ def run(
         Compute every metric once on each repeat's pooled out-of-fold
         predictions (and rank on those) instead of averaging per-fold values;
         always on with ``cv="loo"``, whose one-row folds have no AUC.
+    categorical : {"error", "one-hot", "native"}, default="error"
+        How a data file's text columns are read, as ``--categorical``: an
+        error, one-hot encoded (at most 50 levels), or ``"native"``: one
+        feature of level codes each, split as sets of levels by tree, forest,
+        the bagging ensembles' trees and gbdt (a level unseen in training is
+        read as missing). Tables are always one-hot encoded.
+    categorical_cols : list of str, default=None
+        Columns of a data file read as categorical whatever their values
+        (numeric-looking codes included), as ``--categorical-cols``.
 
     Returns
     -------
@@ -280,7 +301,7 @@ def run(
     (3, 'average_precision')
     """
     n_jobs = V.n_jobs_of(n_jobs)
-    native_data, source, lab = _data(data, target, pos_label, n_jobs, cv)
+    native_data, source, lab = _data(data, target, pos_label, n_jobs, cv, categorical, categorical_cols)
     if isinstance(cost, dict):
         cost = ",".join(f"{k}={v}" for k, v in cost.items())
     native = _rarity.run_job(

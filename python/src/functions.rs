@@ -201,10 +201,11 @@ pub fn load_bundled(py: Python<'_>, name: String, n_jobs: Option<i64>) -> PyResu
 
 /// A data file (CSV, KEEL `.dat`, ARFF), read as the command line reads
 /// it: `target` a name or 0-based index (default: last column),
-/// `categorical="one-hot"` to encode text columns, `missing="error"` to
-/// refuse incomplete rows instead of dropping them.
+/// `categorical="one-hot"` to encode text columns (`"native"`: one feature
+/// of level codes each, `categorical_cols` declaring more), `missing="error"`
+/// to refuse incomplete rows instead of dropping them.
 #[pyfunction]
-#[pyo3(signature = (path, target=None, positive=None, delimiter=",", categorical="error", missing="drop", n_jobs=None, cv=None))]
+#[pyo3(signature = (path, target=None, positive=None, delimiter=",", categorical="error", missing="drop", n_jobs=None, cv=None, categorical_cols=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn read_file(
     py: Python<'_>,
@@ -216,6 +217,7 @@ pub fn read_file(
     missing: &str,
     n_jobs: Option<i64>,
     cv: Option<&str>,
+    categorical_cols: Option<Vec<String>>,
 ) -> PyResult<Data> {
     use rarity::data::read::{read_path, Categorical, Missing};
     let delimiter = match delimiter.as_bytes() {
@@ -225,9 +227,10 @@ pub fn read_file(
     let categorical = match categorical {
         "error" => Categorical::Error,
         "one-hot" => Categorical::OneHot,
+        "native" => Categorical::Native,
         c => {
             return Err(value_error(format!(
-                "categorical='{c}' is invalid; expected error or one-hot"
+                "categorical='{c}' is invalid; expected error, one-hot or native"
             )))
         }
     };
@@ -245,6 +248,7 @@ pub fn read_file(
         positive,
         delimiter,
         categorical,
+        categorical_cols: categorical_cols.unwrap_or_default(),
         missing,
         key: split_key(cv)?,
         ..ReadOptions::default()

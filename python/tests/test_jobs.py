@@ -266,6 +266,33 @@ def test_select_takes_every_method_of_the_command_line_and_equals_its_json(cli, 
     assert old["order"] == want["ranking"]["order"] and old["spec"] == want["spec"]
 
 
+def test_evaluate_and_run_read_a_files_categories_natively_as_the_command_line(cli, tmp_path):
+    rng = np.random.default_rng(5)
+    shops = rng.integers(0, 80, size=600)
+    y = (rng.random(600) < np.where(shops % 4 == 0, 0.5, 0.03)).astype(int)
+    csv = tmp_path / "shops.csv"
+    csv.write_text("shop,amount,code,y\n" + "".join(
+        f"s{s:02d},{rng.random():.3f},{s % 7},{'p' if c else 'n'}\n" for s, c in zip(shops, y)
+    ))
+    spec = "gbdt(rounds=5)"
+    want = _cli_json(cli, "--seed", "7", "evaluate", str(csv), "-m", spec, "--cv", "3",
+                     "--categorical", "native", "--categorical-cols", "code")
+    got = rarity.evaluate(str(csv), model=spec, cv="3", seed=7, categorical="native",
+                          categorical_cols=["code"]).to_dict()
+    for k in ("fit_seconds", "predict_seconds"):
+        want.pop(k), got.pop(k)
+    assert got == want
+    res = rarity.run(str(csv), models=[spec, "forest(n=5)"], cv="1x3", categorical="native")
+    assert len(res.ranking) == 2
+    # Eighty shops are too many to one-hot encode; the default stays an error.
+    with pytest.raises(ValueError, match="--categorical native"):
+        rarity.evaluate(str(csv), model=spec, cv="3", categorical="one-hot")
+    with pytest.raises(ValueError, match="categorical='native'"):
+        rarity.evaluate((np.zeros((4, 1)), np.array([0, 1, 0, 1])), model=spec, categorical="native")
+    with pytest.raises(ValueError, match="expected error, one-hot or native"):
+        rarity.evaluate(str(csv), model=spec, categorical="target-ish")
+
+
 @pytest.mark.parametrize(
     "extra, kwargs",
     [

@@ -586,8 +586,10 @@ impl Layout {
         }
         Error::data(format!(
             "{}: column '{name}' has more than {MAX_LEVELS} distinct values{ex} too many to \
-             one-hot encode; if it is an identifier, leave it out with --drop {name} \
-             (rarity predict: --id {name} carries it to the output)",
+             one-hot encode; if it is a category with many levels (a merchant, a country), \
+             keep it as one column of level codes with --categorical native; if it is an \
+             identifier, leave it out with --drop {name} (rarity predict: --id {name} carries \
+             it to the output)",
             self.origin
         ))
     }

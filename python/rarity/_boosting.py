@@ -93,6 +93,15 @@ class GradientBoosting(_RarityClassifier):
         Threads: ``None`` or ``-1`` every core.
     pos_label : label, default=None
         The positive class of a binary task (default: the minority).
+    categorical_features : None, "from_dtype", list of str or int, or bool mask, default=None
+        Columns read as categorical features, as scikit-learn spells it:
+        ``"from_dtype"`` (pandas ``category``, polars ``Categorical`` /
+        ``Enum``, Arrow dictionary columns), names, indices or a mask. Each is
+        one feature of level codes split natively as sets (levels ordered by
+        their gradient statistics at each node, as LightGBM does); a level
+        unseen in training is NaN at prediction (see
+        :class:`rarity.Classifier`). ``None``: text and category columns are
+        one-hot encoded.
 
     Attributes
     ----------
@@ -101,7 +110,7 @@ class GradientBoosting(_RarityClassifier):
     feature_importances_ : ndarray of shape (n_features_in_,)
         Split-gain importances, normalised to sum to 1.
     classes_, n_features_in_, feature_names_in_, spec_, priors_, keep_rates_,
-    member_keep_rates_, threshold_, pos_label_, decision_rule_, model_
+    member_keep_rates_, threshold_, pos_label_, decision_rule_, is_categorical_, model_
         As :class:`rarity.Classifier`.
 
     Examples
@@ -139,6 +148,7 @@ class GradientBoosting(_RarityClassifier):
         seed=42,
         n_jobs=None,
         pos_label=None,
+        categorical_features=None,
     ):
         self.max_iter = max_iter
         self.learning_rate = learning_rate
@@ -159,6 +169,7 @@ class GradientBoosting(_RarityClassifier):
         self.seed = seed
         self.n_jobs = n_jobs
         self.pos_label = pos_label
+        self.categorical_features = categorical_features
 
     def _set_model(self, model, lab, feats, names):
         super()._set_model(model, lab, feats, names)

@@ -54,7 +54,8 @@ class _RarityClassifier(ClassifierMixin, BaseEstimator):
         X : array-like of shape (n_samples, n_features) or table
             Training features: a NumPy array (float64 C-contiguous arrays are
             read in place), a list of rows, or a pandas / polars / pyarrow
-            table (text and categorical columns are one-hot encoded).
+            table (text and categorical columns are one-hot encoded, unless
+            ``categorical_features`` reads them as categories).
         y : array-like of shape (n_samples,)
             Class labels.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -66,7 +67,7 @@ class _RarityClassifier(ClassifierMixin, BaseEstimator):
             The fitted estimator.
         """
         n_jobs = V.n_jobs_of(self.n_jobs)
-        feats, names = V.features(X, n_jobs)
+        feats, names = V.features(X, n_jobs, self.categorical_features)
         lab = V.labels(y, self.pos_label, type(self).__name__)
         spec = self._fit_spec(lab)
         w = V.sample_weight(sample_weight, feats.n_rows_)
@@ -93,6 +94,8 @@ class _RarityClassifier(ClassifierMixin, BaseEstimator):
         self.decision_rule_ = model.rule
         self.threshold_ = model.threshold
         self.pos_label_ = lab.positive
+        cats = model.categories
+        self.is_categorical_ = np.array([c in cats for c in model.source_columns]) if cats else None
 
     def _features(self, X):
         check_fitted(self)
@@ -248,6 +251,21 @@ class Classifier(_RarityClassifier):
         Threads: ``None`` or ``-1`` every core, ``n`` that many.
     pos_label : label, default=None
         The positive class of a binary task (class 1); by default the minority.
+    categorical_features : None, "from_dtype", list of str or int, or bool mask, default=None
+        Columns read as categorical features, as scikit-learn's
+        ``HistGradientBoostingClassifier`` spells it: ``"from_dtype"`` (pandas
+        ``category``, polars ``Categorical`` / ``Enum``, Arrow dictionary
+        columns), column names, column indices, or a boolean mask over the
+        columns. Each is one feature of level codes, no limit on the levels
+        (numeric-looking columns too: their values are the levels); the
+        learner splits them as sets (tree, forest, gbdt, ensembles of trees;
+        other learners raise ``ValueError``). Levels are sorted by text, as
+        ``rarity fit --categorical native`` orders a file's (an ordered
+        pandas category or a polars ``Enum`` keeps its declared order).
+        Predicting, values are matched to the fitted levels by text; a
+        missing value or a level unseen in training is NaN (it goes right at
+        every categorical split). ``None``: text and category columns are
+        one-hot encoded (at most 50 levels).
 
     Attributes
     ----------
@@ -272,6 +290,10 @@ class Classifier(_RarityClassifier):
         The positive class of a binary task.
     decision_rule_ : dict
         The resolved decision rule.
+    is_categorical_ : ndarray of bool or None
+        Per column seen in ``fit``, whether it is a categorical feature
+        (``None`` when none is); ``model_.categories`` gives each one's
+        levels in code order.
     model_ : rarity._rarity.Model
         The fitted native model.
 
@@ -286,11 +308,12 @@ class Classifier(_RarityClassifier):
     True
     """
 
-    def __init__(self, spec="pt-bagging(n=100)", seed=42, n_jobs=None, pos_label=None):
+    def __init__(self, spec="pt-bagging(n=100)", seed=42, n_jobs=None, pos_label=None, categorical_features=None):
         self.spec = spec
         self.seed = seed
         self.n_jobs = n_jobs
         self.pos_label = pos_label
+        self.categorical_features = categorical_features
 
     def _spec(self):
         if not isinstance(self.spec, str):
@@ -302,7 +325,7 @@ class Classifier(_RarityClassifier):
 
 #: Stage keywords every named class takes, with their defaults.
 _STAGE_PARAMS = (("correct", None), ("calibration", None), ("decision", None))
-_COMMON = (("seed", 42), ("n_jobs", None), ("pos_label", None))
+_COMMON = (("seed", 42), ("n_jobs", None), ("pos_label", None), ("categorical_features", None))
 
 
 def _stage_spec(self):
@@ -401,11 +424,14 @@ def _named_doc(cls_name, entry, params, alias):
         "seed : int, default=42\n    The seed of every random draw.",
         "n_jobs : int, default=None\n    Threads: ``None`` or ``-1`` every core.",
         "pos_label : label, default=None\n    The positive class of a binary task (default: the minority).",
+        "categorical_features : None, 'from_dtype', list or bool mask, default=None\n"
+        "    Columns read as categorical features (level codes split as sets), as\n"
+        "    :class:`rarity.Classifier` reads them.",
         "",
         "Attributes",
         "----------",
         "classes_, n_features_in_, feature_names_in_, spec_, priors_, keep_rates_,",
-        "member_keep_rates_, threshold_, pos_label_, decision_rule_, model_",
+        "member_keep_rates_, threshold_, pos_label_, decision_rule_, is_categorical_, model_",
         "    As :class:`rarity.Classifier`.",
         "",
         "Examples",
@@ -456,6 +482,12 @@ class CorrectedClassifier(ClassifierMixin, BaseEstimator):
         Threads of the sampler.
     pos_label : label, default=None
         The positive class of a binary task (default: the minority).
+    categorical_features : None, "from_dtype", list or bool mask, default=None
+        Columns the sampler reads as categorical features (level codes, no
+        limit on the levels, as :class:`rarity.Classifier` reads them);
+        ``X``'s rows go to the estimator as they are, so give the estimator
+        the same ``categorical_features`` (the default estimator gets them).
+        A sampler that makes synthetic rows cannot take them (``ValueError``).
 
     Attributes
     ----------
@@ -488,12 +520,13 @@ class CorrectedClassifier(ClassifierMixin, BaseEstimator):
     0.1
     """
 
-    def __init__(self, estimator=None, sampler="under", seed=42, n_jobs=None, pos_label=None):
+    def __init__(self, estimator=None, sampler="under", seed=42, n_jobs=None, pos_label=None, categorical_features=None):
         self.estimator = estimator
         self.sampler = sampler
         self.seed = seed
         self.n_jobs = n_jobs
         self.pos_label = pos_label
+        self.categorical_features = categorical_features
 
     def _sampler_spec(self, lab):
         from .sampling import _Base
@@ -522,11 +555,17 @@ class CorrectedClassifier(ClassifierMixin, BaseEstimator):
         from .sampling import _resample_outputs
 
         n_jobs = V.n_jobs_of(self.n_jobs)
-        feats, names = V.features(X, n_jobs)
+        feats, names = V.features(X, n_jobs, self.categorical_features)
         lab = V.labels(y, self.pos_label, type(self).__name__)
         w = V.sample_weight(sample_weight, feats.n_rows_)
         data = _rarity.Data(feats, lab.codes, lab.class_names, _target_name(y), None, n_jobs)
         drawn = _rarity.resample(self._sampler_spec(lab), data, _seed(self.seed), n_jobs)
+        if drawn.n_synthetic and data.has_categorical:
+            raise ValueError(
+                f"the sampler {self._sampler_spec(lab)!r} makes synthetic rows from numbers, and "
+                "X has categorical features (categorical_features=); use a sampler that selects "
+                "rows (under, ros, ...)"
+            )
         rates = np.asarray(drawn.keep_rates)
         if np.any(rates <= 0):
             k = int(np.flatnonzero(rates <= 0)[0])
@@ -535,7 +574,9 @@ class CorrectedClassifier(ClassifierMixin, BaseEstimator):
         y_s = lab.classes_[ids]
         est = self.estimator
         if est is None:
-            est = Classifier("forest(n=100)", seed=self.seed, n_jobs=self.n_jobs)
+            est = Classifier(
+                "forest(n=100)", seed=self.seed, n_jobs=self.n_jobs, categorical_features=self.categorical_features
+            )
         est = clone(est)
         fit_params = {}
         if w is not None:

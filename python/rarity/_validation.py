@@ -9,6 +9,17 @@
   boolean columns are one-hot encoded as ``rarity --categorical one-hot``
   encodes a CSV (levels sorted, features named ``column=level``). Without
   pyarrow, a pandas frame is handed over column by column.
+- ``categorical_features=`` (scikit-learn's spelling) reads columns as
+  categorical features instead, as ``--categorical native`` and
+  ``--categorical-cols`` read a file's: one feature of level codes per
+  column, no limit on the levels. Levels are ordered by text (numbers as
+  rarity writes them), as the readers order them, so a frame and a file of
+  the same data give the same model; an ordered pandas category, a polars
+  ``Enum`` or an ordered Arrow dictionary keeps its declared order. The
+  schema keeps the level texts: predicting, values are mapped by text (the
+  frame's own codes and category order do not matter), and a missing value
+  or a level not seen in training is NaN, which every categorical split
+  sends right (a split's left set holds levels seen in training only).
 - Lists of rows are checked for ragged rows by the library.
 
 Labels are ordered into classes by the library's rule (numeric labels
@@ -97,13 +108,134 @@ def _array_features(X, n_jobs):
     return _rarity.Features.from_numpy(X, None, n_jobs)
 
 
-def features(X, n_jobs=None):
+def features(X, n_jobs=None, categorical_features=None):
     """The native features of ``X`` and the names for ``feature_names_in_``.
 
     Returns ``(features, names)`` where ``names`` is an array of the column
     names when ``X`` is a table whose column names are all strings, else
-    ``None``.
+    ``None``. ``categorical_features`` (as scikit-learn's
+    ``HistGradientBoostingClassifier`` spells it: ``None``, ``"from_dtype"``,
+    column names, indices or a boolean mask) names the columns read as
+    categorical features, one feature of level codes each (see
+    :func:`categorical_columns`).
     """
+    feats, names = _features(X, n_jobs)
+    if categorical_features is None:
+        return feats, names
+    cols = categorical_columns(X, feats.column_names, names is not None or _is_table(X), categorical_features)
+    if cols:
+        feats = feats.categorical(cols, [_declared_levels(X, j) for j in cols])
+    return feats, names
+
+
+def _is_table(X):
+    return _is_pandas_frame(X) or _is_polars_frame(X) or hasattr(X, "__arrow_c_stream__")
+
+
+def categorical_columns(X, columns, named, spec):
+    """The positions of the columns ``spec`` declares categorical.
+
+    ``spec`` is ``"from_dtype"`` (pandas ``category``, polars
+    ``Categorical`` / ``Enum`` and Arrow dictionary columns), a list of
+    column names (``X`` a table), of indices, or a boolean mask over the
+    columns; ``columns`` are ``X``'s column names.
+    """
+    n = len(columns)
+    if isinstance(spec, str):
+        if spec != "from_dtype":
+            raise ValueError(
+                f"categorical_features={spec!r} is invalid; expected None, 'from_dtype', a list "
+                "of column names or indices, or a boolean mask"
+            )
+        return [j for j, c in enumerate(_categorical_dtypes(X, n)) if c]
+    arr = np.asarray(spec)
+    if arr.ndim != 1:
+        raise ValueError(f"categorical_features must be 1-dimensional, got shape {arr.shape}")
+    if arr.size == 0:
+        return []
+    if arr.dtype.kind == "b":
+        if arr.size != n:
+            raise ValueError(
+                f"categorical_features is a mask of {arr.size} values, but X has {n} columns"
+            )
+        return np.flatnonzero(arr).tolist()
+    if arr.dtype.kind in "iu":
+        bad = [int(j) for j in arr if not 0 <= j < n]
+        if bad:
+            raise ValueError(
+                f"categorical_features has indices {bad} out of range: X has {n} columns (0 to {n - 1})"
+            )
+        return sorted(set(int(j) for j in arr))
+    if arr.dtype.kind in "UO" and all(isinstance(c, str) for c in spec):
+        if not named:
+            raise ValueError(
+                "categorical_features names columns, but X has no column names; give "
+                "column indices or a boolean mask"
+            )
+        unknown = [c for c in spec if c not in columns]
+        if unknown:
+            raise ValueError(
+                f"categorical_features names columns not in X: {unknown}; X has {list(columns)}"
+            )
+        return sorted(columns.index(c) for c in set(spec))
+    raise ValueError(
+        f"categorical_features={spec!r} is invalid; expected None, 'from_dtype', a list of "
+        "column names or indices, or a boolean mask"
+    )
+
+
+def _categorical_dtypes(X, n):
+    """Per column of ``X``, whether its dtype is categorical."""
+    if _is_pandas_frame(X):
+        import pandas as pd
+
+        return [isinstance(dt, pd.CategoricalDtype) for dt in X.dtypes]
+    if _is_polars_frame(X):
+        import polars as pl
+
+        return [dt.base_type() in (pl.Categorical, pl.Enum) for dt in X.schema.values()]
+    schema = getattr(X, "schema", None)
+    if schema is not None and type(X).__module__.startswith("pyarrow"):
+        import pyarrow as pa
+
+        return [pa.types.is_dictionary(f.type) for f in schema]
+    return [False] * n
+
+
+def _declared_levels(X, j):
+    """The declared order of categorical column ``j``'s levels (an ordered
+    pandas category, a polars ``Enum``, an ordered Arrow dictionary), or
+    ``None``: the levels are then sorted by text, as the readers sort a
+    file's."""
+    if _is_pandas_frame(X):
+        dt = X.dtypes.iloc[j]
+        if getattr(dt, "ordered", False):
+            return _level_values(dt.categories.tolist())
+        return None
+    if _is_polars_frame(X):
+        import polars as pl
+
+        dt = list(X.schema.values())[j]
+        return dt.categories.to_list() if isinstance(dt, pl.Enum) else None
+    schema = getattr(X, "schema", None)
+    if schema is not None and type(X).__module__.startswith("pyarrow"):
+        t = schema.field(j).type
+        if getattr(t, "ordered", False):
+            col = X.unify_dictionaries().column(j) if hasattr(X, "unify_dictionaries") else X.column(j)
+            chunks = getattr(col, "chunks", [col])
+            return _level_values(chunks[0].dictionary.to_pylist()) if chunks else None
+    return None
+
+
+def _level_values(cats):
+    """Declared categories as the native layer takes them: numbers as
+    numbers (written as rarity writes them), anything else as text."""
+    if cats and all(isinstance(c, numbers.Real) and not isinstance(c, bool) for c in cats):
+        return [float(c) for c in cats]
+    return [str(c) for c in cats]
+
+
+def _features(X, n_jobs):
     if (
         type(X) is np.ndarray
         and X.ndim == 2

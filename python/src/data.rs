@@ -5,6 +5,7 @@
 //! reader encodes them (`rarity::data::read::encode_columns`).
 
 use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, OnceLock};
 
 use arrow_array::cast::AsArray;
@@ -52,6 +53,109 @@ enum Col {
     /// Dates or timestamps as ISO 8601 text, with the Arrow type's name:
     /// read only as the time or group key of a `cv` spec.
     Time(Arc<Vec<Option<String>>>, String),
+    /// A categorical feature (`categorical_features=`): level texts, and
+    /// the declared order of the levels (an ordered pandas category, a
+    /// polars `Enum`); `None`: the levels sorted by text, as the readers
+    /// sort a file's (`--categorical native`).
+    Category(Arc<Vec<Option<String>>>, Option<Arc<Vec<String>>>),
+}
+
+impl Col {
+    /// The column's values as level texts: numbers as rarity writes them
+    /// (as the readers take a numeric column declared categorical).
+    fn level_texts(&self) -> Arc<Vec<Option<String>>> {
+        match self {
+            Col::Numbers(v) => Arc::new(v.values().iter().map(|&x| Some(number_text(x))).collect()),
+            Col::Text(t) | Col::Time(t, _) | Col::Category(t, _) => Arc::clone(t),
+        }
+    }
+
+    /// The level codes of the column by the levels' texts (`levels` in code
+    /// order): a missing value or a level not among them is NaN.
+    fn codes(&self, levels: &[String]) -> Vec<f64> {
+        match self {
+            Col::Numbers(v) => {
+                let texts: Vec<Option<String>> =
+                    v.values().iter().map(|&x| Some(number_text(x))).collect();
+                text_codes(&texts, levels)
+            }
+            Col::Text(t) | Col::Time(t, _) | Col::Category(t, _) => text_codes(t, levels),
+        }
+    }
+}
+
+/// The code of each text among `levels` (code order) by text; NaN for a
+/// missing value or a level not among them.
+fn text_codes(texts: &[Option<String>], levels: &[String]) -> Vec<f64> {
+    let index: HashMap<&str, usize> = levels
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (l.as_str(), i))
+        .collect();
+    texts
+        .iter()
+        .map(|v| {
+            level_of(v)
+                .and_then(|t| index.get(t))
+                .map_or(f64::NAN, |&i| i as f64)
+        })
+        .collect()
+}
+
+/// A number as rarity writes it (the text of its level).
+fn number_text(x: f64) -> String {
+    let mut b = Vec::new();
+    rarity::data::write::number::push_f64(&mut b, x);
+    String::from_utf8(b).expect("ASCII")
+}
+
+/// A value's level text, trimmed; `None` when missing (`None`, or the
+/// readers' missing markers: empty, `?`, `NA`).
+fn level_of(v: &Option<String>) -> Option<&str> {
+    v.as_deref()
+        .map(str::trim)
+        .filter(|t| !matches!(*t, "" | "?" | "NA"))
+}
+
+/// The level codes and levels of training column `name`: levels in the
+/// declared `order` (those present), else sorted by text; a missing value
+/// is an error naming the row, as for any column of a table.
+fn category_codes(
+    name: &str,
+    texts: &[Option<String>],
+    order: Option<&[String]>,
+) -> rarity::Result<(Vec<f64>, Vec<String>)> {
+    let mut present = HashSet::new();
+    for (r, v) in texts.iter().enumerate() {
+        let t = level_of(v).ok_or_else(|| {
+            rarity::Error::data(format!("row {}, column '{name}': missing value", r + 1))
+        })?;
+        present.insert(t);
+    }
+    let levels: Vec<String> = match order {
+        Some(order) => {
+            let mut seen = HashSet::new();
+            let levels: Vec<String> = order
+                .iter()
+                .map(|l| l.trim())
+                .filter(|l| present.contains(l) && seen.insert(*l))
+                .map(str::to_string)
+                .collect();
+            if let Some(l) = present.iter().find(|l| !seen.contains(*l)) {
+                return Err(rarity::Error::data(format!(
+                    "column '{name}': level '{l}' is not among the column's declared categories"
+                )));
+            }
+            levels
+        }
+        None => {
+            let mut v: Vec<&str> = present.into_iter().collect();
+            v.sort_unstable();
+            v.into_iter().map(str::to_string).collect()
+        }
+    };
+    let codes = text_codes(texts, &levels);
+    Ok((codes, levels))
 }
 
 #[derive(Clone)]
@@ -120,6 +224,19 @@ fn arrow_column(name: &str, a: &ArrayRef) -> PyResult<Col> {
             | DataType::Date64
             | DataType::Timestamp(..)
     ) || matches!(dt, DataType::Dictionary(_, v) if matches!(**v, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View));
+    if *dt == DataType::Null {
+        // A column of missing values only (pandas' all-None object column).
+        return Ok(Col::Text(Arc::new(vec![None; a.len()])));
+    }
+    if let DataType::Dictionary(_, v) = dt {
+        if v.is_numeric() {
+            // Numeric categories (a pandas category of numbers): their
+            // values as text, as the readers read such a column.
+            let texts = rarity::data::read::arrow_texts(a)
+                .ok_or_else(|| value_error(format!("column '{name}' has type {dt}")))?;
+            return Ok(Col::Text(Arc::new(texts)));
+        }
+    }
     if !text_type {
         return Err(value_error(format!(
             "column '{name}' has type {dt}; rarity reads numbers and text (strings, categoricals, booleans)"
@@ -176,7 +293,9 @@ impl Features {
                     name: name.clone(),
                     values: match c {
                         Col::Numbers(v) => ColumnValues::Numbers(Cow::Borrowed(v.values())),
-                        Col::Text(t) | Col::Time(t, _) => ColumnValues::Text(t.as_ref().clone()),
+                        Col::Text(t) | Col::Time(t, _) | Col::Category(t, _) => {
+                            ColumnValues::Text(t.as_ref().clone())
+                        }
                     },
                 })
                 .collect(),
@@ -244,7 +363,7 @@ impl Features {
                         )));
                     }
                 }
-                let (x, kinds) = encode_columns_keyed(&self.columns(), key)?;
+                let (x, kinds) = self.encode_for_fit(cols, key)?;
                 let schema = Schema {
                     feature_names: feature_names(&kinds),
                     class_names,
@@ -277,7 +396,7 @@ impl Features {
                 d,
                 names: None,
                 n,
-            } if *d == schema.feature_names.len() => {
+            } if *d == schema.feature_names.len() && !schema.has_categorical() => {
                 let s = numeric
                     .get_or_init(|| Arc::new(numeric_schema(schema.feature_names.clone(), schema)));
                 Dataset::from_shared(values.clone(), vec![0; *n], Arc::clone(s))
@@ -300,11 +419,78 @@ impl Features {
                     None => default_names(*d),
                     Some(names) => names.clone(),
                 };
+                if schema.has_categorical() {
+                    // Categorical columns by name, their values read as levels.
+                    let (cols, n) = self.named_columns(names);
+                    let columns = Features {
+                        inner: Inner::Columns { cols, n },
+                    };
+                    return columns.for_schema(schema);
+                }
                 Dataset::from_values(values.clone(), vec![0; n], numeric_schema(names, schema))
             }
-            Inner::Columns { .. } => {
-                let x = encode_columns_with_schema(&self.columns(), schema)?;
+            Inner::Columns { cols, .. } => {
+                let mut columns = self.columns();
+                let mut view = schema.clone();
+                for e in &mut view.encodings {
+                    if let ColumnEncoding::Categorical { name, levels } = e {
+                        if let Some(j) = cols.iter().position(|(c, _)| c == name) {
+                            let codes = cols[j].1.codes(levels);
+                            columns[j].values = ColumnValues::Numbers(Cow::Owned(codes));
+                        }
+                        *e = ColumnEncoding::Numeric { name: name.clone() };
+                    }
+                }
+                // The level codes stand as numbers for the encoding; the
+                // dataset keeps the model's schema (NaN: missing or unseen).
+                let x = encode_columns_with_schema(&columns, &view)?;
                 Dataset::new(x, vec![0; n], schema.clone())
+            }
+        }
+    }
+
+    /// The features of `cols` for fitting, with their encodings: each
+    /// categorical column one feature of level codes
+    /// (`ColumnEncoding::Categorical`), the others as the readers encode a
+    /// table ([`encode_columns_keyed`]).
+    fn encode_for_fit(
+        &self,
+        cols: &[(String, Col)],
+        key: Option<&KeyColumn>,
+    ) -> rarity::Result<(Vec<f64>, Vec<ColumnEncoding>)> {
+        let mut columns = self.columns();
+        let mut levels = Vec::new();
+        for (j, (name, c)) in cols.iter().enumerate() {
+            if let Col::Category(t, order) = c {
+                let (codes, lv) = category_codes(name, t, order.as_ref().map(|o| o.as_slice()))?;
+                columns[j].values = ColumnValues::Numbers(Cow::Owned(codes));
+                levels.push((j, lv));
+            }
+        }
+        let (x, mut kinds) = encode_columns_keyed(&columns, key)?;
+        for (j, levels) in levels {
+            let name = kinds[j].name().to_string();
+            kinds[j] = ColumnEncoding::Categorical { name, levels };
+        }
+        Ok((x, kinds))
+    }
+
+    /// The named columns of these features (a matrix's columns named
+    /// `names`) and the number of rows.
+    fn named_columns(&self, names: Vec<String>) -> (Vec<(String, Col)>, usize) {
+        match &self.inner {
+            Inner::Columns { cols, n } => (cols.clone(), *n),
+            Inner::Matrix { values, n, d, .. } => {
+                let (n, d) = (*n, *d);
+                let cols = names
+                    .into_iter()
+                    .enumerate()
+                    .map(|(j, name)| {
+                        let v: Vec<f64> = (0..n).map(|i| values[i * d + j]).collect();
+                        (name, Col::Numbers(Numbers::Owned(Arc::new(v))))
+                    })
+                    .collect();
+                (cols, n)
             }
         }
     }
@@ -419,7 +605,7 @@ impl Features {
             };
             let len = match &c {
                 Col::Numbers(v) => v.values().len(),
-                Col::Text(t) | Col::Time(t, _) => t.len(),
+                Col::Text(t) | Col::Time(t, _) | Col::Category(t, _) => t.len(),
             };
             if *n.get_or_insert(len) != len {
                 return Err(value_error(format!(
@@ -455,6 +641,32 @@ impl Features {
         })
     }
 
+    /// These features with the columns at `columns` (0-based) read as
+    /// categorical: one feature of level codes each, levels in the given
+    /// order (`orders[i]`: the declared categories, as texts or numbers) or,
+    /// for `None`, sorted by text as the readers sort a file's. Numbers are
+    /// levels as rarity writes them (`3`, `2.5`).
+    fn categorical(&self, columns: Vec<usize>, orders: Vec<Option<Order>>) -> PyResult<Features> {
+        if orders.len() != columns.len() {
+            return Err(value_error(
+                "one order (or None) per categorical column is needed",
+            ));
+        }
+        let (mut cols, n) = self.named_columns(self.names());
+        for (j, order) in columns.into_iter().zip(orders) {
+            let d = cols.len();
+            let (_, c) = cols.get_mut(j).ok_or_else(|| {
+                value_error(format!(
+                    "categorical column {j} is out of range: X has {d} columns"
+                ))
+            })?;
+            *c = Col::Category(c.level_texts(), order.map(|o| Arc::new(o.texts())));
+        }
+        Ok(Features {
+            inner: Inner::Columns { cols, n },
+        })
+    }
+
     /// Number of rows.
     #[getter]
     fn n_rows_(&self) -> usize {
@@ -465,6 +677,24 @@ impl Features {
     #[getter]
     fn column_names(&self) -> Vec<String> {
         self.names()
+    }
+}
+
+/// The declared levels of a categorical column, in order.
+#[derive(FromPyObject)]
+pub enum Order {
+    /// Level texts.
+    Texts(Vec<String>),
+    /// Numeric categories (their texts as rarity writes numbers).
+    Numbers(Vec<f64>),
+}
+
+impl Order {
+    fn texts(self) -> Vec<String> {
+        match self {
+            Order::Texts(t) => t,
+            Order::Numbers(v) => v.into_iter().map(number_text).collect(),
+        }
     }
 }
 
@@ -544,6 +774,12 @@ impl Data {
     #[getter]
     fn class_names(&self) -> Vec<String> {
         self.ds.class_names().to_vec()
+    }
+
+    /// Whether a feature is categorical (level codes).
+    #[getter]
+    fn has_categorical(&self) -> bool {
+        self.ds.schema().has_categorical()
     }
 
     #[getter]

@@ -11,7 +11,7 @@ use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyType};
 
-use rarity::data::{Proba, Schema};
+use rarity::data::{ColumnEncoding, Dataset, Proba, Schema};
 use rarity::decide::Rule;
 use rarity::learn::gbdt::GbdtModel;
 use rarity::persist::{from_bytes, to_bytes, Format};
@@ -106,9 +106,37 @@ pub fn fit(
 ) -> PyResult<Model> {
     let ds = data.ds.clone();
     let fitted = run(py, n_jobs, move || {
-        rarity::spec::build_strategy(&spec)?.fit(&ds, seed)
+        let strategy = rarity::spec::build_strategy(&spec)?;
+        check_categorical(&strategy, &ds)?;
+        strategy.fit(&ds, seed)
     })?;
     Ok(Model::new(fitted))
+}
+
+/// Fails, before fitting, when `data` has a categorical feature and the
+/// strategy's learner does not split categories as sets (the library's
+/// check, `Strategy::check_categorical`, worded for the estimators).
+fn check_categorical(strategy: &rarity::strategy::Strategy, data: &Dataset) -> rarity::Result<()> {
+    if strategy.learner.native_categorical() {
+        return Ok(());
+    }
+    let Some(column) = data
+        .schema()
+        .encodings
+        .iter()
+        .find(|e| matches!(e, ColumnEncoding::Categorical { .. }))
+    else {
+        return Ok(());
+    };
+    Err(rarity::Error::invalid(format!(
+        "{}: the learner {} does not split categorical features, and column '{}' is \
+         categorical (categorical_features=); use a learner with native categorical splits \
+         (tree, forest, gbdt, or an ensemble of trees), or leave categorical_features=None \
+         to one-hot encode text and category columns (at most 50 levels)",
+        strategy.spec,
+        strategy.learner.name(),
+        column.name()
+    )))
 }
 
 #[pymethods]
@@ -180,6 +208,23 @@ impl Model {
             .encodings
             .iter()
             .map(|e| e.name().to_string())
+            .collect()
+    }
+
+    /// Per categorical feature (level codes), its column and its levels in
+    /// code order.
+    #[getter]
+    fn categories(&self) -> std::collections::BTreeMap<String, Vec<String>> {
+        self.fitted
+            .schema
+            .encodings
+            .iter()
+            .filter_map(|e| match e {
+                ColumnEncoding::Categorical { name, levels } => {
+                    Some((name.clone(), levels.clone()))
+                }
+                _ => None,
+            })
             .collect()
     }
 

@@ -62,7 +62,7 @@ def readme_python_examples():
     return blocks
 
 
-@pytest.mark.parametrize("index", range(4))
+@pytest.mark.parametrize("index", range(5))
 def test_readme_examples_run_as_written(capsys, index):
     code = readme_python_examples()[index]
     assert len([l for l in code.splitlines() if l.strip()]) <= 10

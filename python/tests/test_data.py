@@ -175,3 +175,20 @@ def test_labels_are_encoded_as_numpy_unique_encodes_them(y):
     assert classes.dtype == expected.dtype
     np.testing.assert_array_equal(classes, expected)
     np.testing.assert_array_equal(inverse, codes)
+
+
+def test_numeric_categories_and_empty_columns_are_read():
+    # A pandas category of numbers (an Arrow dictionary of integers) reads as
+    # its numbers, as a CSV column of the same values; an all-None column as
+    # missing values (an error in training, NaN for a categorical model).
+    X = pd.DataFrame({"code": pd.Categorical([3, 1, 3, 2]), "a": [0.5, 1.0, 1.5, 2.0]})
+    y = np.array([0, 1, 0, 1], dtype=np.uint32)
+    d = _rarity.Data(rarity._validation.features(X)[0], y, ["n", "p"])
+    Xd, _ = _rarity.dataset_arrays(d)
+    np.testing.assert_array_equal(Xd[:, 0], [3, 1, 3, 2])
+    assert not d.has_categorical
+    empty = X.assign(code=[None] * 4)
+    with pytest.raises(ValueError, match="row 1, column 'code': missing value"):
+        _rarity.Data(rarity._validation.features(empty)[0], y, ["n", "p"])
+    coded = rarity._validation.features(X, categorical_features=[0])[0]
+    assert _rarity.Data(coded, y, ["n", "p"]).has_categorical

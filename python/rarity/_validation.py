@@ -82,7 +82,10 @@ def _pandas_features(X, n_jobs):
     for name in X.columns:
         s = X[name]
         kind = getattr(s.dtype, "kind", "O")
-        if kind in "iuf" and not str(s.dtype).startswith("category"):
+        if str(s.dtype).startswith("category"):
+            # A category of numbers reads as its numbers (as through Arrow).
+            kind = "f" if s.cat.categories.dtype.kind in "iuf" else "O"
+        if kind in "iuf":
             cols.append((str(name), np.ascontiguousarray(s.to_numpy(dtype=np.float64, na_value=np.nan))))
         else:
             vals = s.astype(object).where(s.notna(), None).tolist()

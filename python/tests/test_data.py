@@ -87,14 +87,21 @@ def test_text_columns_are_one_hot_encoded_as_the_cli_does():
 def test_without_pyarrow_pandas_frames_go_column_by_column(monkeypatch):
     import rarity._validation as V
 
-    df = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "t": ["x", "y", "x", "y"]})
-    with_arrow, _ = V.features(df)
-    monkeypatch.setitem(__import__("sys").modules, "pyarrow", None)
-    without, _ = V.features(df)
+    df = pd.DataFrame({
+        "a": [1.0, 2.0, 3.0, 4.0],
+        "t": ["x", "y", "x", "y"],
+        "c": pd.Categorical([2.5, 1.0, 10.0, 1.0]),
+        "s": pd.Categorical(["q", "p", "q", "r"]),
+    })
     y = np.array([0, 1, 0, 1], dtype=np.uint32)
-    a = _rarity.dataset_arrays(_rarity.Data(with_arrow, y, ["p", "q"]))[0]
-    b = _rarity.dataset_arrays(_rarity.Data(without, y, ["p", "q"]))[0]
-    np.testing.assert_array_equal(a, b)
+    for cf in (None, "from_dtype"):
+        with_arrow, _ = V.features(df, categorical_features=cf)
+        with monkeypatch.context() as m:
+            m.setitem(__import__("sys").modules, "pyarrow", None)
+            without, _ = V.features(df, categorical_features=cf)
+        da, db = _rarity.Data(with_arrow, y, ["p", "q"]), _rarity.Data(without, y, ["p", "q"])
+        np.testing.assert_array_equal(_rarity.dataset_arrays(da)[0], _rarity.dataset_arrays(db)[0])
+        assert da.feature_names == db.feature_names and da.has_categorical == (cf is not None)
 
 
 @pytest.mark.parametrize(

@@ -218,6 +218,13 @@ def test_named_classes_gradient_boosting_and_corrected_classifier():
     gb = rarity.GradientBoosting(max_iter=20, seed=3, categorical_features="from_dtype").fit(Xc, y)
     np.testing.assert_array_equal(gb.predict_proba(X), fitted(Xc, y).predict_proba(X))
     assert gb.get_params()["categorical_features"] == "from_dtype"
+    assert gb.is_categorical_.tolist() == [False, True] and gb.feature_importances_.shape == (2,)
+    assert fitted(X, y, None).is_categorical_ is None
+    from sklearn.model_selection import cross_val_score
+
+    # scikit-learn's cross-validation slices the frame; each fold refits the levels.
+    auc = cross_val_score(gb, Xc, y, cv=3, scoring="roc_auc")
+    assert auc.shape == (3,) and np.all(auc > 0.5)
     bag = rarity.RBBagging(n=5, categorical_features=["shop"]).fit(X, y)
     assert bag.model_.feature_names == ["amount", "shop"]
     cc = rarity.CorrectedClassifier(

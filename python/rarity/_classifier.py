@@ -71,7 +71,7 @@ class _RarityClassifier(ClassifierMixin, BaseEstimator):
         lab = V.labels(y, self.pos_label, type(self).__name__)
         spec = self._fit_spec(lab)
         w = V.sample_weight(sample_weight, feats.n_rows_)
-        data = _rarity.Data(feats, lab.codes, lab.class_names, _target_name(y), w, n_jobs)
+        data = _estimator_data(self, feats, lab, _target_name(y), w, n_jobs)
         model = _rarity.fit(spec, data, _seed(self.seed), n_jobs)
         self._set_model(model, lab, feats, names)
         return self
@@ -217,6 +217,21 @@ def _sklearn_html(est):
         return estimator_html_repr(est)
     except ImportError:
         return _html.paragraph(repr(est))
+
+
+def _estimator_data(est, feats, lab, target_name, weights, n_jobs):
+    """The labelled data ``est`` fits on; a column with too many levels to
+    one-hot encode is an error that names ``categorical_features``."""
+    try:
+        return _rarity.Data(feats, lab.codes, lab.class_names, target_name, weights, n_jobs)
+    except ValueError as e:
+        if "too many to one-hot encode" not in str(e):
+            raise
+        raise ValueError(
+            f"{e}; if it is a category with many levels (a merchant, a country), read it as one "
+            f"feature of level codes with {type(est).__name__}(categorical_features=[...]) or "
+            "'from_dtype'"
+        ) from None
 
 
 def _seed(seed):
@@ -558,7 +573,7 @@ class CorrectedClassifier(ClassifierMixin, BaseEstimator):
         feats, names = V.features(X, n_jobs, self.categorical_features)
         lab = V.labels(y, self.pos_label, type(self).__name__)
         w = V.sample_weight(sample_weight, feats.n_rows_)
-        data = _rarity.Data(feats, lab.codes, lab.class_names, _target_name(y), None, n_jobs)
+        data = _estimator_data(self, feats, lab, _target_name(y), None, n_jobs)
         drawn = _rarity.resample(self._sampler_spec(lab), data, _seed(self.seed), n_jobs)
         if drawn.n_synthetic and data.has_categorical:
             raise ValueError(

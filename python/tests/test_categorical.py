@@ -195,6 +195,12 @@ def test_a_learner_without_native_splits_is_a_value_error():
         fitted(X, y, ["shop"], spec="under+knn")
 
 
+def test_too_many_levels_to_one_hot_encode_names_categorical_features():
+    X, y = shops()
+    with pytest.raises(ValueError, match=r"column 'shop' has more than 50 .*Classifier\(categorical_features"):
+        rarity.Classifier(SPEC).fit(X.assign(shop=[f"{s}-{i % 2}" for i, s in enumerate(X["shop"])]), y)
+
+
 def test_a_missing_level_in_training_is_a_value_error():
     X, y = shops(n=50)
     X.loc[3, "shop"] = None

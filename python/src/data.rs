@@ -2,7 +2,11 @@
 //! pyarrow: anything with `__arrow_c_stream__`) converted once, columns and
 //! lists of rows; labels ordered into classes by the library's rules
 //! (`rarity::data::read::assign_classes`), features encoded as the CSV
-//! reader encodes them (`rarity::data::read::encode_columns`).
+//! reader encodes them (`rarity::data::read::encode_columns`); columns
+//! declared categorical (`categorical_features=`) as one feature of level
+//! codes each, levels sorted by text as the readers sort a file's (or in a
+//! declared order), and, predicting, mapped to the model's levels by text
+//! (NaN when missing or unseen).
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};

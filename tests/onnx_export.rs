@@ -254,3 +254,42 @@ fn text_columns_are_string_inputs_and_the_model_is_never_the_output() {
         "the model is unchanged"
     );
 }
+
+#[test]
+fn target_statistics_are_label_encoders_on_the_string_input() {
+    let dir = scratch("onnx-target");
+    let mut csv = String::from("amount,merchant,class\n");
+    for i in 0..300 {
+        let m = i % 23;
+        let y = u8::from(m < 3 || i % 11 == 0);
+        csv.push_str(&format!("{}.5,m{m},{y}\n", i % 17));
+    }
+    let data = common::file(&dir, "t.csv", csv.as_bytes());
+    let model = dir.join("m.rarity");
+    let m = model.to_str().unwrap();
+    let (code, _, err) = run(&[
+        "fit",
+        &data,
+        "--categorical",
+        "target",
+        "-m",
+        "logistic+platt(ensemble=true)",
+        "-o",
+        m,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let graph_path = dir.join("m.onnx");
+    let (code, stdout, err) = run(&["export", m, "-o", graph_path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(stdout.contains("merchant [N, 1] string"), "{stdout}");
+    let model_proto = decode(&std::fs::read(&graph_path).unwrap());
+    let graph = decode(&bytes_of(&model_proto, 7)[0]);
+    let ops: Vec<String> = bytes_of(&graph, 1)
+        .iter()
+        .map(|n| text(&bytes_of(&decode(n), 4)[0]))
+        .collect();
+    // The level codes' encoder, and one per fold model's table (three
+    // calibration folds, each with its own encoding).
+    let encoders = ops.iter().filter(|o| *o == "LabelEncoder").count();
+    assert_eq!(encoders, 1 + 3, "{ops:?}");
+}

@@ -146,19 +146,11 @@ fn on_an_undersampled_table_the_statistic_estimates_the_population_rate() {
     };
     let (_, corrected) = stage.fit(&sample, &[0.2, 1.0], 1).unwrap();
     let (_, uncorrected) = stage.fit(&sample, &[1.0, 1.0], 1).unwrap();
-    for l in 0..levels {
+    for (l, &t) in truth.iter().enumerate() {
         let c = corrected.columns[0].table.values[l];
         let u = uncorrected.columns[0].table.values[l];
-        assert!(
-            (c - truth[l]).abs() < 0.015,
-            "level {l}: {c} vs {}",
-            truth[l]
-        );
-        assert!(
-            u > 2.0 * truth[l],
-            "level {l}: uncorrected {u} vs {}",
-            truth[l]
-        );
+        assert!((c - t).abs() < 0.015, "level {l}: {c} vs {t}");
+        assert!(u > 2.0 * t, "level {l}: uncorrected {u} vs {t}");
     }
     // Inside a strategy the stage is fitted on the sampler's sample with
     // its keep rates.
@@ -167,13 +159,9 @@ fn on_an_undersampled_table_the_statistic_estimates_the_population_rate() {
     let m = &fitted.members[0];
     assert!((m.keep_rates[0] - 0.2).abs() < 0.01 && m.keep_rates[1] == 1.0);
     let table = &m.encoding.as_ref().unwrap().columns[0].table;
-    for l in 0..levels {
+    for (l, &t) in truth.iter().enumerate() {
         let v = table.values[l];
-        assert!(
-            (v - truth[l]).abs() < 0.015,
-            "level {l}: {v} vs {}",
-            truth[l]
-        );
+        assert!((v - t).abs() < 0.015, "level {l}: {v} vs {t}");
     }
 }
 

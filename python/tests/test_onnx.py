@@ -217,10 +217,16 @@ def test_text_columns_are_string_inputs_encoded_in_the_graph(cli, tmp_path):
     onnx.checker.check_model(m, full_check=True)
     inputs = json.loads({p.key: p.value for p in m.metadata_props}["inputs"])
     assert [i["name"] for i in inputs] == ["X", "channel"]
-    rows = list(csv.DictReader(open(tmp_path / "test.csv")))
+    _scores_as_predict(graph, tmp_path / "test.csv", pred, "channel")
+
+
+def _scores_as_predict(graph, test, pred, text):
+    """ONNX Runtime on ``test`` (an ``amount`` column in ``X``, the string
+    column ``text``) gives ``rarity predict``'s probabilities and labels."""
+    rows = list(csv.DictReader(open(test)))
     feeds = {
         "X": np.array([[float(r["amount"])] for r in rows]),
-        "channel": np.array([[r["channel"]] for r in rows], dtype=object),
+        text: np.array([[r[text]] for r in rows], dtype=object),
     }
     sess = ort.InferenceSession(str(graph), providers=["CPUExecutionProvider"])
     proba, label = sess.run(["probabilities", "label"], feeds)
@@ -251,16 +257,7 @@ def test_target_statistics_are_label_encoders_in_the_graph(cli, tmp_path, spec):
     _ok(cli, "predict", model, tmp_path / "test.csv", "-o", pred)
     m = onnx.load(graph)
     onnx.checker.check_model(m, full_check=True)
-    rows = list(csv.DictReader(open(tmp_path / "test.csv")))
-    feeds = {
-        "X": np.array([[float(r["amount"])] for r in rows]),
-        "merchant": np.array([[r["merchant"]] for r in rows], dtype=object),
-    }
-    sess = ort.InferenceSession(str(graph), providers=["CPUExecutionProvider"])
-    proba, label = sess.run(["probabilities", "label"], feeds)
-    want_p, want_label = _predictions(pred)
-    assert np.max(np.abs(proba - want_p)) <= 1e-12
-    assert list(label) == want_label
+    _scores_as_predict(graph, tmp_path / "test.csv", pred, "merchant")
 
 
 def test_python_estimators_export_what_they_predict(binary_data, tmp_path):

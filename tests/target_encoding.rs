@@ -301,3 +301,36 @@ fn the_command_line_fits_shows_and_predicts_with_categorical_target() {
     assert_ne!(code, 0);
     assert!(err.contains("encode(target)"), "{err}");
 }
+
+#[test]
+fn a_multiclass_task_gets_one_column_per_class_beyond_the_first() {
+    let two = table(3000, 30, 23, |l| if l < 3 { 0.6 } else { 0.1 });
+    // A third class for the merchants 3..6.
+    let y: Vec<u32> = (0..two.n_rows())
+        .map(|i| match two.row(i)[1] as usize {
+            3..=5 if i % 2 == 0 => 2,
+            _ => two.labels()[i],
+        })
+        .collect();
+    let mut schema = two.schema().clone();
+    schema.class_names = vec!["a".into(), "b".into(), "c".into()];
+    let ds = Dataset::new(two.features().to_vec(), y, schema).unwrap();
+    let fitted = build_strategy("encode(target)+gbdt(rounds=5)")
+        .unwrap()
+        .fit(&ds, 3)
+        .unwrap();
+    let names = ["x", "merchant=p(b)", "merchant=p(c)"];
+    assert_eq!(fitted.model_feature_names(), names);
+    let e = fitted.members[0].encoding.as_ref().unwrap();
+    assert_eq!(e.columns[0].table.width, 2);
+    // Merchant 3 is a class-c merchant: its p(c) is well above the prior.
+    let t = &e.columns[0].table;
+    assert!(t.values[3 * 2 + 1] > 2.0 * t.prior[1], "{:?}", t.values);
+    let dir = common::scratch("target_encoding_multiclass");
+    let path = dir.join("m.rarity");
+    rarity::persist::save(&fitted, &path, rarity::persist::Format::Binary).unwrap();
+    let back: FittedStrategy = rarity::persist::load(&path).unwrap();
+    assert_eq!(back.predict(&ds).unwrap(), fitted.predict(&ds).unwrap());
+    let imp = rarity::explain::split_gain_importances(&back).unwrap();
+    assert_eq!(imp.values.len(), names.len());
+}

@@ -6,18 +6,11 @@ them."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-
 import numpy as np
 import pytest
 
 import rarity
-
-
-def _cli_json(cli, *args):
-    out = subprocess.run([cli, "--quiet", "--format", "json", *args], check=True, capture_output=True, text=True)
-    return json.loads(out.stdout)
+from test_jobs import _cli_json
 
 
 @pytest.fixture

@@ -6,6 +6,10 @@
 //! Probabilities flow as in DESIGN.md's "unifying idea":
 //!
 //! 1. a sampler stage draws the training sample and reports its keep rates;
+//!    an `encode(target)` stage ([`crate::data::target_encode`]) is fitted
+//!    on that sample, each row weighted by 1 / (its class's keep rate), and
+//!    replaces the categorical features before the learner sees them (each
+//!    member keeps its tables for new rows);
 //! 2. the learner is fitted on it (a bagging ensemble draws its own per-member
 //!    samples and keeps their keep rates);
 //! 3. `correct` undoes every prior shift (`p_k ∝ p_s,k / r_k`, Dal Pozzolo
@@ -55,6 +59,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::calibrate::prior::correct_row;
 use crate::calibrate::{self, Calibration, Correction, OneVsRest, PriorShift};
+use crate::data::read::{Categorical, ReadOptions};
+use crate::data::target_encode::{FittedEncoding, TargetEncode};
 use crate::data::{Dataset, Proba, Schema};
 use crate::decide::registry::{build_stage, Stage};
 use crate::decide::{Decision, PluginRule, Resolving, Rule};
@@ -83,6 +89,10 @@ pub struct Strategy {
     /// The decision stage as written (whitespace removed), if the spec has
     /// one; `None` when the learner's default decision applies.
     pub decision_stage: Option<String>,
+    /// Optional target-statistics encoding of the categorical features
+    /// (`encode(target)+...`), fitted on the sample the learner trains on
+    /// ([`crate::data::target_encode`]).
+    pub encode: Option<TargetEncode>,
     /// Optional sampler applied to the training data first.
     pub sampler: Option<Arc<dyn Sampler>>,
     /// The learner or ensemble.
@@ -162,11 +172,29 @@ pub struct Member {
     pub keep_rates: Vec<f64>,
     /// The fitted calibrator, if any.
     pub calibrator: Option<OneVsRest>,
+    /// The fitted `encode(target)` stage the model reads the data through
+    /// (absent in files written before it existed; the last field, so they
+    /// still load; not written when absent, so files without the stage
+    /// are as before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<FittedEncoding>,
+}
+
+/// `data` as a model fitted after `encoding` reads it.
+fn encoded<'a>(
+    encoding: Option<&FittedEncoding>,
+    data: &'a Dataset,
+) -> Result<std::borrow::Cow<'a, Dataset>> {
+    Ok(match encoding {
+        Some(e) => std::borrow::Cow::Owned(e.apply(data)?),
+        None => std::borrow::Cow::Borrowed(data),
+    })
 }
 
 impl Member {
     fn proba(&self, correct: Option<Correction>, data: &Dataset) -> Result<Proba> {
-        let p = corrected_proba(&self.model, &self.keep_rates, correct, data)?;
+        let data = encoded(self.encoding.as_ref(), data)?;
+        let p = corrected_proba(&self.model, &self.keep_rates, correct, &data)?;
         Ok(match &self.calibrator {
             Some(c) => c.transform(&p),
             None => p,
@@ -189,7 +217,14 @@ impl Persist for FittedStrategy {
                     m.keep_rates.len()
                 ));
             }
-            if m.model.n_features() != self.schema.feature_names.len() {
+            let features = match &m.encoding {
+                Some(e) => {
+                    e.validate(&self.schema)?;
+                    e.feature_names().len()
+                }
+                None => self.schema.feature_names.len(),
+            };
+            if m.model.n_features() != features {
                 return Err("the model's feature count differs from the schema's".into());
             }
             if let Some(c) = &m.calibrator {
@@ -272,6 +307,7 @@ pub(crate) fn correction_rates(model: &Model, keep_rates: &[f64], mode: Correcti
 struct Core {
     model: Model,
     keep_rates: Vec<f64>,
+    encoding: Option<FittedEncoding>,
     seconds: f64,
 }
 
@@ -284,6 +320,7 @@ impl Core {
             model: self.model.clone(),
             keep_rates: self.keep_rates.clone(),
             calibrator: None,
+            encoding: self.encoding.clone(),
         }
     }
 }
@@ -372,12 +409,14 @@ impl<'a> CoreFits<'a> {
             None => (data.clone(), vec![1.0; data.n_classes()]),
         };
         check_kept(&keep_rates, data.class_names())?;
+        let (train, encoding) = s.encode_sample(data, train, &keep_rates, &mut r)?;
         let rows: Vec<usize> = (0..train.n_rows()).collect();
         let model = s.learner.fit(&train.view(&rows), &mut r)?;
         crate::cancel::check()?;
         Ok(Core {
             model,
             keep_rates,
+            encoding,
             seconds: t0.elapsed().as_secs_f64(),
         })
     }
@@ -593,6 +632,11 @@ impl Strategy {
             ));
         }
         match stage {
+            Stage::Encode(_) => {
+                return invalid(&format!(
+                    "'{text}' must be the first stage, before the sampler and the learner"
+                ))
+            }
             Stage::Correct(mode) => self.correct = Some(mode),
             Stage::Calibrate(_) if self.calibration.is_some() => {
                 return invalid(&format!("two calibration stages ('{text}' is the second)"))
@@ -636,7 +680,11 @@ impl Strategy {
     /// the text): strategies with equal keys fit the same sample and model
     /// from the same seed and rows.
     pub fn core_key(&self) -> String {
-        format!("{:?}+{:?}", self.sampler, self.learner)
+        let core = format!("{:?}+{:?}", self.sampler, self.learner);
+        match &self.encode {
+            Some(e) => format!("{e:?}+{core}"),
+            None => core,
+        }
     }
 
     /// The identity of the model as built: sampler, learner, correction,
@@ -745,6 +793,7 @@ impl Strategy {
             for (core, test_rows) in cores.cross(self, folds)? {
                 core_seconds += core.seconds;
                 let test = data.take(test_rows);
+                let test = encoded(core.encoding.as_ref(), &test)?;
                 let q = corrected_proba(&core.model, &core.keep_rates, self.correct, &test)?;
                 for (j, &i) in test_rows.iter().enumerate() {
                     p.row_mut(i).copy_from_slice(q.row(j));
@@ -978,11 +1027,56 @@ impl Strategy {
         self.fit_kept(train, keep_rates, priors, &mut rng::stream(seed, 0))
     }
 
+    /// The target-statistics encoding fitted on `data`: the strategy's own
+    /// `encode(...)` stage, else `encode(target)`'s defaults when the data
+    /// was read with `--categorical target`
+    /// ([`Dataset::target_statistics`]).
+    pub fn encoding_for(&self, data: &Dataset) -> Option<TargetEncode> {
+        self.encode
+            .or_else(|| data.target_statistics().then(TargetEncode::default))
+    }
+
+    /// The strategy as it fits a file read with `opts`: under
+    /// `--categorical target` ([`Categorical::Target`]) with `encode(target)`'s
+    /// defaults unless it has an encode stage of its own, as
+    /// [`Strategy::encoding_for`] does for a table read so (for the fits
+    /// that keep a sample while the file streams).
+    pub fn reading(&self, opts: &ReadOptions) -> Strategy {
+        let mut s = self.clone();
+        if opts.categorical == Categorical::Target && s.encode.is_none() {
+            s.encode = Some(TargetEncode::default());
+        }
+        s
+    }
+
+    /// The sample `sample` drawn from `data` (kept at `keep_rates`) as the
+    /// learner reads it: with the encoding of [`Strategy::encoding_for`]
+    /// fitted on it (folds drawn from `rng`), else as it is.
+    fn encode_sample(
+        &self,
+        data: &Dataset,
+        sample: Dataset,
+        keep_rates: &[f64],
+        rng: &mut rng::Rng,
+    ) -> Result<(Dataset, Option<FittedEncoding>)> {
+        // Without categorical features there is nothing to encode (the
+        // same spec runs on any table).
+        let Some(e) = self
+            .encoding_for(data)
+            .filter(|_| sample.schema().has_categorical())
+        else {
+            return Ok((sample, None));
+        };
+        use rand::RngExt;
+        let (encoded, fitted) = e.fit(&sample, keep_rates, rng.random::<u64>())?;
+        Ok((encoded, Some(fitted)))
+    }
+
     /// Fails, before any fitting, when `data` has categorical features
     /// (level codes) and the learner does not split them as sets: its
     /// codes would be read as numbers.
     pub fn check_categorical(&self, data: &Dataset) -> Result<()> {
-        if self.learner.native_categorical() {
+        if self.learner.native_categorical() || self.encoding_for(data).is_some() {
             return Ok(());
         }
         let schema = data.schema();
@@ -995,8 +1089,9 @@ impl Strategy {
         };
         Err(Error::invalid(format!(
             "{}: the learner {} does not split categorical features, and column '{}' is \
-             categorical (level codes); one-hot encode it (--categorical one-hot, at most \
-             50 levels) or use a learner with native categorical splits (tree, forest, gbdt)",
+             categorical (level codes); encode it by target statistics (encode(target)+..., \
+             or --categorical target), one-hot encode it (--categorical one-hot, at most 50 \
+             levels) or use a learner with native categorical splits (tree, forest, gbdt)",
             self.spec,
             self.learner.name(),
             column.name()
@@ -1023,11 +1118,13 @@ impl Strategy {
         check_kept(&keep_rates, train.class_names())?;
         self.check_categorical(train)?;
         let t0 = Instant::now();
-        let rows: Vec<usize> = (0..train.n_rows()).collect();
+        let (sample, encoding) = self.encode_sample(train, train.clone(), &keep_rates, rng)?;
+        let rows: Vec<usize> = (0..sample.n_rows()).collect();
         let member = Member {
-            model: self.learner.fit(&train.view(&rows), rng)?,
+            model: self.learner.fit(&sample.view(&rows), rng)?,
             keep_rates,
             calibrator: None,
+            encoding,
         };
         let shift = self.fit_shift(&priors, &member)?;
         let model = FittedModel {
@@ -1072,6 +1169,15 @@ impl Strategy {
 }
 
 impl FittedStrategy {
+    /// The features the fitted learner reads: the schema's, or after an
+    /// `encode(target)` stage the encoded ones (`merchant=p(fraud)`).
+    pub fn model_feature_names(&self) -> &[String] {
+        match &self.members[0].encoding {
+            Some(e) => e.feature_names(),
+            None => &self.schema.feature_names,
+        }
+    }
+
     /// Checks that `data` has the training features (same names, same order).
     pub fn check_columns(&self, data: &Dataset) -> Result<()> {
         let want = &self.schema.feature_names;

@@ -207,6 +207,42 @@ fn what_cannot_be_exported_is_refused_with_what_can() {
     }
 }
 
+/// Fits `spec` on the CSV text `csv` read with `--categorical
+/// categorical`, exports it, and returns the model file's path with the
+/// graph's input names and operator types.
+fn fit_export(
+    dir: &std::path::Path,
+    csv: &str,
+    categorical: &str,
+    spec: &str,
+) -> (String, Vec<String>, Vec<String>) {
+    let data = common::file(dir, "t.csv", csv.as_bytes());
+    let m = dir.join("m.rarity").display().to_string();
+    let (code, _, err) = run(&[
+        "fit",
+        &data,
+        "--categorical",
+        categorical,
+        "-m",
+        spec,
+        "-o",
+        &m,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let graph_path = dir.join("m.onnx");
+    let (code, _, err) = run(&["export", &m, "-o", graph_path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let model_proto = decode(&std::fs::read(&graph_path).unwrap());
+    let graph = decode(&bytes_of(&model_proto, 7)[0]);
+    let names = |field: u32, name: u32| -> Vec<String> {
+        bytes_of(&graph, field)
+            .iter()
+            .map(|v| text(&bytes_of(&decode(v), name)[0]))
+            .collect()
+    };
+    (m, names(11, 1), names(1, 4))
+}
+
 #[test]
 fn text_columns_are_string_inputs_and_the_model_is_never_the_output() {
     let dir = scratch("onnx-text");
@@ -215,42 +251,29 @@ fn text_columns_are_string_inputs_and_the_model_is_never_the_output() {
         let ch = if i % 3 == 0 { "shop" } else { "web" };
         csv.push_str(&format!("{}.5,{ch},{}\n", i % 17, u8::from(i % 7 == 0)));
     }
-    let data = common::file(&dir, "t.csv", csv.as_bytes());
-    let model = dir.join("m.rarity");
-    let m = model.to_str().unwrap();
-    let (code, _, err) = run(&[
-        "fit",
-        &data,
-        "--categorical",
-        "one-hot",
-        "-m",
-        "tree",
-        "-o",
-        m,
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let graph_path = dir.join("m.onnx");
-    let (code, _, err) = run(&["export", m, "-o", graph_path.to_str().unwrap()]);
-    assert_eq!(code, 0, "{err}");
-    let model_proto = decode(&std::fs::read(&graph_path).unwrap());
-    let graph = decode(&bytes_of(&model_proto, 7)[0]);
-    let inputs: Vec<String> = bytes_of(&graph, 11)
-        .iter()
-        .map(|v| text(&bytes_of(&decode(v), 1)[0]))
-        .collect();
+    let (m, inputs, ops) = fit_export(&dir, &csv, "one-hot", "tree");
     assert_eq!(inputs, vec!["X", "channel"]);
-    let ops: Vec<String> = bytes_of(&graph, 1)
-        .iter()
-        .map(|n| text(&bytes_of(&decode(n), 4)[0]))
-        .collect();
     assert!(ops.contains(&"Equal".to_string()), "{ops:?}");
-    let before = std::fs::read(&model).unwrap();
-    let (code, _, err) = run(&["export", m, "-o", m]);
+    let before = std::fs::read(&m).unwrap();
+    let (code, _, err) = run(&["export", &m, "-o", &m]);
     assert_ne!(code, 0);
     assert!(err.contains("the same file"), "{err}");
-    assert_eq!(
-        std::fs::read(&model).unwrap(),
-        before,
-        "the model is unchanged"
-    );
+    assert_eq!(std::fs::read(&m).unwrap(), before, "the model is unchanged");
+}
+
+#[test]
+fn target_statistics_are_label_encoders_on_the_string_input() {
+    let dir = scratch("onnx-target");
+    let mut csv = String::from("amount,merchant,class\n");
+    for i in 0..300 {
+        let m = i % 23;
+        let y = u8::from(m < 3 || i % 11 == 0);
+        csv.push_str(&format!("{}.5,m{m},{y}\n", i % 17));
+    }
+    let (_, inputs, ops) = fit_export(&dir, &csv, "target", "logistic+platt(ensemble=true)");
+    assert_eq!(inputs, vec!["X", "merchant"]);
+    // The level codes' encoder, and one per fold model's table (three
+    // calibration folds, each with its own encoding).
+    let encoders = ops.iter().filter(|o| *o == "LabelEncoder").count();
+    assert_eq!(encoders, 1 + 3, "{ops:?}");
 }

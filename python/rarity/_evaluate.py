@@ -117,12 +117,15 @@ def evaluate(
     pos_label : label, default=None
     seed : int, default=42
     n_jobs : int, default=None
-    categorical : {"error", "one-hot", "native"}, default="error"
+    categorical : {"error", "one-hot", "native", "target"}, default="error"
         How a data file's text columns are read, as ``--categorical``: an
-        error, one-hot encoded (at most 50 levels), or ``"native"``: one
+        error, one-hot encoded (at most 50 levels), ``"native"``: one
         feature of level codes each, split as sets of levels by tree, forest,
         the bagging ensembles' trees and gbdt (a level unseen in training is
-        read as missing). Tables are always one-hot encoded.
+        read as missing), or ``"target"``: level codes that every strategy
+        without an ``encode(...)`` stage encodes by ``encode(target)``
+        (cross-fitted target statistics, any learner). Tables are always
+        one-hot encoded.
     categorical_cols : list of str, default=None
         Columns of a data file read as categorical whatever their values
         (numeric-looking codes included), as ``--categorical-cols``.

@@ -208,7 +208,7 @@ def _data(data, target, pos_label, n_jobs, cv=None, categorical="error", categor
             path, tgt, pos_label, categorical=str(categorical), n_jobs=n_jobs, cv=cv, categorical_cols=cols,
         )
         return native, path, None
-    if categorical == "native" or categorical_cols:
+    if categorical in ("native", "target") or categorical_cols:
         raise ValueError(
             "categorical='native' and categorical_cols apply to data files (read as the command "
             "line reads them); a table's text and category columns are one-hot encoded"
@@ -278,12 +278,15 @@ def run(
         Compute every metric once on each repeat's pooled out-of-fold
         predictions (and rank on those) instead of averaging per-fold values;
         always on with ``cv="loo"``, whose one-row folds have no AUC.
-    categorical : {"error", "one-hot", "native"}, default="error"
+    categorical : {"error", "one-hot", "native", "target"}, default="error"
         How a data file's text columns are read, as ``--categorical``: an
-        error, one-hot encoded (at most 50 levels), or ``"native"``: one
+        error, one-hot encoded (at most 50 levels), ``"native"``: one
         feature of level codes each, split as sets of levels by tree, forest,
         the bagging ensembles' trees and gbdt (a level unseen in training is
-        read as missing). Tables are always one-hot encoded.
+        read as missing), or ``"target"``: level codes that every strategy
+        without an ``encode(...)`` stage encodes by ``encode(target)``
+        (cross-fitted target statistics, any learner). Tables are always
+        one-hot encoded.
     categorical_cols : list of str, default=None
         Columns of a data file read as categorical whatever their values
         (numeric-looking codes included), as ``--categorical-cols``.

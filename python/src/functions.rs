@@ -228,9 +228,10 @@ pub fn read_file(
         "error" => Categorical::Error,
         "one-hot" => Categorical::OneHot,
         "native" => Categorical::Native,
+        "target" => Categorical::Target,
         c => {
             return Err(value_error(format!(
-                "categorical='{c}' is invalid; expected error, one-hot or native"
+                "categorical='{c}' is invalid; expected error, one-hot, native or target"
             )))
         }
     };

@@ -289,7 +289,7 @@ def test_evaluate_and_run_read_a_files_categories_natively_as_the_command_line(c
         rarity.evaluate(str(csv), model=spec, cv="3", categorical="one-hot")
     with pytest.raises(ValueError, match="categorical='native'"):
         rarity.evaluate((np.zeros((4, 1)), np.array([0, 1, 0, 1])), model=spec, categorical="native")
-    with pytest.raises(ValueError, match="expected error, one-hot or native"):
+    with pytest.raises(ValueError, match="expected error, one-hot, native or target"):
         rarity.evaluate(str(csv), model=spec, categorical="target-ish")
 
 

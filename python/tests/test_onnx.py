@@ -217,16 +217,47 @@ def test_text_columns_are_string_inputs_encoded_in_the_graph(cli, tmp_path):
     onnx.checker.check_model(m, full_check=True)
     inputs = json.loads({p.key: p.value for p in m.metadata_props}["inputs"])
     assert [i["name"] for i in inputs] == ["X", "channel"]
-    rows = list(csv.DictReader(open(tmp_path / "test.csv")))
+    _scores_as_predict(graph, tmp_path / "test.csv", pred, "channel")
+
+
+def _scores_as_predict(graph, test, pred, text):
+    """ONNX Runtime on ``test`` (an ``amount`` column in ``X``, the string
+    column ``text``) gives ``rarity predict``'s probabilities and labels."""
+    rows = list(csv.DictReader(open(test)))
     feeds = {
         "X": np.array([[float(r["amount"])] for r in rows]),
-        "channel": np.array([[r["channel"]] for r in rows], dtype=object),
+        text: np.array([[r[text]] for r in rows], dtype=object),
     }
     sess = ort.InferenceSession(str(graph), providers=["CPUExecutionProvider"])
     proba, label = sess.run(["probabilities", "label"], feeds)
     want_p, want_label = _predictions(pred)
     assert np.max(np.abs(proba - want_p)) <= 1e-12
     assert list(label) == want_label
+
+
+@pytest.mark.parametrize(
+    "spec", ["under(beta=0.3)+logistic+correct", "gbdt(rounds=20)+platt(ensemble=true)"]
+)
+def test_target_statistics_are_label_encoders_in_the_graph(cli, tmp_path, spec):
+    """``--categorical target``: each member's level table is a
+    ``LabelEncoder`` on the string input (default the prior), scored by ONNX
+    Runtime as ``rarity predict`` scores it, unseen levels included."""
+    rng = np.random.default_rng(1)
+    lines = ["amount,merchant,class"]
+    for i in range(1500):
+        m = int(rng.integers(0, 60))
+        y = int(rng.random() < (0.5 if m < 6 else 0.05))
+        lines.append(f"{rng.normal() + y:.4f},m{m},{y}")
+    (tmp_path / "train.csv").write_text("\n".join(lines[:1001]) + "\n")
+    test = [lines[0], *lines[1001:], "0.5,unseen,0"]
+    (tmp_path / "test.csv").write_text("\n".join(test) + "\n")
+    model, graph, pred = tmp_path / "m.rarity", tmp_path / "m.onnx", tmp_path / "p.csv"
+    _ok(cli, "fit", tmp_path / "train.csv", "--categorical", "target", "-m", spec, "-o", model)
+    _ok(cli, "export", model, "-o", graph)
+    _ok(cli, "predict", model, tmp_path / "test.csv", "-o", pred)
+    m = onnx.load(graph)
+    onnx.checker.check_model(m, full_check=True)
+    _scores_as_predict(graph, tmp_path / "test.csv", pred, "merchant")
 
 
 def test_python_estimators_export_what_they_predict(binary_data, tmp_path):

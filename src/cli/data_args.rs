@@ -21,8 +21,9 @@ enum CategoricalArg {
     /// Keep non-numeric feature columns as one feature of level codes, for
     /// learners with native categorical splits (tree, forest, gbdt, ...).
     Native,
-    /// Cross-fitted, sampling-corrected target statistics per level: not
-    /// in strategies yet (an error that says so).
+    /// Keep them as level codes (as native) and encode them by
+    /// cross-fitted, sampling-corrected target statistics: every strategy
+    /// without an encode(...) stage of its own fits encode(target) first.
     Target,
 }
 
@@ -58,8 +59,9 @@ pub struct DataArgs {
     /// The CSV has no header row (columns are named x0, x1, ...).
     #[arg(long)]
     pub no_header: bool,
-    /// Non-numeric feature columns: error, one-hot encode, or keep as level
-    /// codes (native).
+    /// Non-numeric feature columns: error, one-hot encode, keep as level
+    /// codes (native), or level codes encoded by target statistics in every
+    /// strategy (target: encode(target)+...).
     #[arg(long, value_enum, default_value_t = CategoricalArg::Error)]
     categorical: CategoricalArg,
     /// Read these columns as categorical (level codes, no limit on their
@@ -108,13 +110,7 @@ impl DataArgs {
                 CategoricalArg::Error => Categorical::Error,
                 CategoricalArg::OneHot => Categorical::OneHot,
                 CategoricalArg::Native => Categorical::Native,
-                CategoricalArg::Target => {
-                    return Err(Error::invalid(
-                        "--categorical target: the target-statistics stage is not part of \
-                         strategies yet; use --categorical native with tree, forest or gbdt, \
-                         or --categorical one-hot",
-                    ))
-                }
+                CategoricalArg::Target => Categorical::Target,
             },
             categorical_cols: self.categorical_cols.clone(),
             missing: match self.missing {
@@ -188,13 +184,21 @@ impl DataArgs {
         default: Option<&str>,
         opts: &ReadOptions,
     ) -> Result<(Dataset, ReadReport)> {
-        match (&self.file, &self.dataset, default) {
-            (Some(path), _, _) => read_path(path, opts),
-            (None, Some(name), _) => bundled::find(name)?.load(opts),
-            (None, None, Some(name)) => bundled::find(name)?.load(opts),
-            (None, None, None) => Err(Error::invalid(
-                "no data: give a FILE or --dataset NAME (see `rarity datasets`)",
-            )),
+        let (ds, report) = match (&self.file, &self.dataset, default) {
+            (Some(path), _, _) => read_path(path, opts)?,
+            (None, Some(name), _) => bundled::find(name)?.load(opts)?,
+            (None, None, Some(name)) => bundled::find(name)?.load(opts)?,
+            (None, None, None) => {
+                return Err(Error::invalid(
+                    "no data: give a FILE or --dataset NAME (see `rarity datasets`)",
+                ))
+            }
+        };
+        // --categorical target: strategies encode the level codes
+        // (Strategy::encoding_for).
+        match opts.categorical {
+            Categorical::Target => Ok((ds.with_target_statistics(), report)),
+            _ => Ok((ds, report)),
         }
     }
 }

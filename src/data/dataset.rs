@@ -215,6 +215,9 @@ pub struct Dataset {
     n_rows: usize,
     n_features: usize,
     schema: Arc<Schema>,
+    /// Read with `--categorical target`: every strategy fitted on it
+    /// encodes its categorical features by target statistics.
+    target_statistics: bool,
 }
 
 impl Dataset {
@@ -290,6 +293,7 @@ impl Dataset {
             n_rows: n,
             n_features: d,
             schema,
+            target_statistics: false,
         })
     }
 
@@ -332,6 +336,21 @@ impl Dataset {
         }
         self.weights = Some(Arc::new(w));
         Ok(self)
+    }
+
+    /// The dataset marked as read with `--categorical target`
+    /// (`categorical="target"` in Python): strategies without an
+    /// `encode(...)` stage of their own encode its categorical features by
+    /// target statistics (`encode(target)`'s defaults).
+    pub fn with_target_statistics(mut self) -> Self {
+        self.target_statistics = self.schema.has_categorical();
+        self
+    }
+
+    /// Whether strategies encode the categorical features by target
+    /// statistics ([`Dataset::with_target_statistics`]).
+    pub fn target_statistics(&self) -> bool {
+        self.target_statistics
     }
 
     /// Number of rows.
@@ -489,6 +508,7 @@ impl Dataset {
             n_rows: rows.len(),
             n_features: d,
             schema: Arc::clone(&self.schema),
+            target_statistics: self.target_statistics,
         }
     }
 
@@ -568,6 +588,7 @@ impl Dataset {
             n_rows: rows.len() + y.len(),
             n_features: self.n_features,
             schema: Arc::clone(&self.schema),
+            target_statistics: self.target_statistics,
         })
     }
 
@@ -731,6 +752,7 @@ impl Dataset {
             n_rows: self.n_rows,
             n_features: keep.len(),
             schema: Arc::new(schema),
+            target_statistics: self.target_statistics,
         }
     }
 }

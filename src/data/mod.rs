@@ -14,6 +14,7 @@ pub mod fraud_categories;
 pub mod read;
 pub mod scores;
 pub mod synth;
+pub mod target_encode;
 pub mod target_stats;
 pub mod write;
 

@@ -23,6 +23,8 @@
 //! variance of the target. A level not in the table (unseen, missing: NaN)
 //! gets the prior.
 
+use serde::{Deserialize, Serialize};
+
 use crate::error::{Error, Result};
 use crate::rng;
 
@@ -36,8 +38,9 @@ pub enum Smooth {
 }
 
 /// A fitted level table: per level, `k - 1` values (one per class beyond
-/// the first), and the prior for levels not in it.
-#[derive(Debug, Clone, PartialEq)]
+/// the first), and the prior for levels not in it. Model files store it
+/// (the `encode(target)` stage's fitted tables).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LevelTable {
     /// Classes beyond the first: values per level.
     pub width: usize,

@@ -1,10 +1,14 @@
-//! The stages that may follow the learner in a strategy spec: the prior
-//! correction (Dal Pozzolo et al. 2015, eq. 9), the calibrators (Platt,
+//! The stages of a strategy spec other than the sampler and the learner:
+//! the target-statistics encoding that comes first (`encode(target, ...)`,
+//! [`crate::data::target_encode`]), and those that follow the learner: the
+//! prior correction (Dal Pozzolo et al. 2015, eq. 9), the calibrators (Platt,
 //! isotonic), the prior shift to known or EM-estimated target priors
 //! (Saerens et al. 2002; Dal Pozzolo et al. 2015, eq. 14) and the decision
 //! rules, each with its parameters.
 
 use crate::calibrate::{Calibration, CalibrationMethod, Correction, PriorShift};
+use crate::data::target_encode::TargetEncode;
+use crate::data::target_stats::Smooth;
 use crate::decide::tune::Objective;
 use crate::decide::{Decision, Rule};
 use crate::error::{Error, Result};
@@ -12,9 +16,12 @@ use crate::metrics::catalogue::metric_of_call;
 use crate::metrics::cost::{Benefit, LossMatrix};
 use crate::params::{apply, from_call, params, Bounds, Call, Entry, ParamInfo, Params, Value};
 
-/// A stage after the learner.
+/// A stage other than the sampler and the learner.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Stage {
+    /// Replace categorical features by their target statistics (the first
+    /// stage: `encode(target)+...`).
+    Encode(TargetEncode),
     /// Undo the prior shift of all sampling (`+correct`).
     Correct(Correction),
     /// Calibrate the probabilities (`+platt`, `+isotonic`).
@@ -33,6 +40,61 @@ params! {
         /// averaging; `average`: the average with the members' mean rates.
         pub mode: Correction = Correction::Member,
     }
+}
+
+params! {
+    /// `encode(target, folds, smooth)`.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct EncodeParams {
+        /// Folds of the cross-fit: a training row's value comes from the
+        /// table fitted on the other folds.
+        pub folds: usize = 5 => Bounds::at_least(2.0),
+        /// Shrinkage toward the prior: auto (empirical Bayes, scikit-learn's
+        /// TargetEncoder) or a count of prior rows added to each level.
+        pub smooth: Smooth = Smooth::Auto,
+    }
+}
+
+/// `auto` or a count `>= 0`.
+impl crate::params::ParamType for Smooth {
+    fn from_value(v: &Value) -> std::result::Result<Self, String> {
+        match (v, v.word()) {
+            (_, Some("auto")) => Ok(Smooth::Auto),
+            (Value::Number(m), _) if m.is_finite() && *m >= 0.0 => Ok(Smooth::Count(*m)),
+            _ => Err(String::new()),
+        }
+    }
+    fn expected() -> String {
+        "auto or a count >= 0".into()
+    }
+    fn to_text(&self) -> String {
+        match self {
+            Smooth::Auto => "auto".into(),
+            Smooth::Count(m) => crate::params::number_text(*m),
+        }
+    }
+}
+
+/// `encode(target, folds=.., smooth=..)`: the encoding named first, then
+/// its parameters.
+fn encode(c: &Call) -> Result<Stage> {
+    let mut rest = c.clone();
+    match rest.args.first() {
+        Some((None, v)) if v.word() == Some("target") => {
+            rest.args.remove(0);
+        }
+        _ => {
+            return Err(Error::invalid(format!(
+                "{c}: expected encode(target, folds=5, smooth=auto); target statistics are \
+                 the encoding this stage makes"
+            )))
+        }
+    }
+    let p: EncodeParams = from_call(&rest)?;
+    Ok(Stage::Encode(TargetEncode {
+        folds: p.folds,
+        smooth: p.smooth,
+    }))
 }
 
 params! {
@@ -311,8 +373,20 @@ fn positional_table(expected: &str, doc: &str) -> Vec<ParamInfo> {
     vec![info("(value)", expected, "-", doc)]
 }
 
-/// Every stage that may follow the learner.
+/// Every stage other than the sampler and the learner: `encode` comes
+/// first, the others follow the learner.
 pub const STAGES: &[Entry<Stage>] = &[
+    Entry {
+        name: "encode",
+        python: None,
+        summary: "first stage: each categorical column replaced by its cross-fitted, shrunk p(class | level), one column <col>=p(<class>) per class beyond the first, rows weighted by 1 / keep rate when the strategy samples (Micci-Barreca 2001; issue 41)",
+        params: || {
+            let mut t = positional_table("target", "The encoding: target statistics.");
+            t.extend(EncodeParams::default().table());
+            t
+        },
+        build: encode,
+    },
     Entry {
         name: "correct",
         python: None,

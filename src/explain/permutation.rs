@@ -154,8 +154,7 @@ pub fn split_gain_importances(model: &FittedStrategy) -> Option<Importances> {
 fn split_gain(model: &FittedStrategy) -> Option<SplitGain> {
     let imp = split_gain_importances(model)?;
     let mut features: Vec<(String, f64, f64)> = model
-        .schema
-        .feature_names
+        .model_feature_names()
         .iter()
         .zip(imp.values.iter().zip(&imp.std))
         .map(|(f, (&v, &s))| (f.clone(), v, s))

@@ -58,6 +58,10 @@ pub struct ModelSummary {
     pub columns: Vec<ColumnSummary>,
     /// The features the model reads (a one-hot column's as `name=level`).
     pub features: Vec<String>,
+    /// The `encode(target)` stage, if the strategy has one: the stage and,
+    /// per encoded column, its levels and the features it became.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<String>,
     /// The class names, in class order.
     pub classes: Vec<String>,
     /// The training class priors.
@@ -126,6 +130,7 @@ impl ModelSummary {
                 })
                 .collect(),
             features: s.feature_names.clone(),
+            encoding: model.members[0].encoding.as_ref().map(|e| e.describe(s)),
             classes: s.class_names.clone(),
             priors: model.priors.clone(),
             keep_rates: model.members[0].keep_rates.clone(),
@@ -210,6 +215,9 @@ impl ModelSummary {
             .collect();
         line("columns", columns.join(", "));
         line("features", self.features.len().to_string());
+        if let Some(e) = &self.encoding {
+            line("encoding", e.clone());
+        }
         line("classes", self.classes.join(", "));
         line("priors", numbers(&self.priors));
         line("keep rates", numbers(&self.keep_rates));

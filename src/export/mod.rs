@@ -11,7 +11,9 @@
 //! Pozzolo et al. (2015, eq. 9; per member or on the average), the
 //! calibrator, the average of the members, the move to known priors, and
 //! the decision rule (for a corrected threshold, eq. 12's, resolved when
-//! the model was fitted). Outputs: `probabilities` (`[N, K]`, double, the
+//! the model was fitted; an `encode(target)` stage is one `LabelEncoder`
+//! per class beyond the first on each categorical column's string input,
+//! keys its levels, values the fitted table's, default the prior). Outputs: `probabilities` (`[N, K]`, double, the
 //! columns `p_<class>` of `rarity predict`) and `label` (`[N]`, the
 //! decided class's name). Every step is written in double precision
 //! operation by operation as rarity computes it, so ONNX Runtime's
@@ -35,8 +37,8 @@ pub const COVERED: &str = "learners tree, forest, balanced-forest, rdt, gbdt, ad
      rusboost, logitboost, logistic, lda, qda, gnb, and bagging ensembles of them (bagging, \
      pt-bagging, eb-/rb-/smote-/underover-bagging, easy-ensemble; tree members for a hard vote or \
      +correct(mode=member)); stages +correct, +platt, +isotonic, +priors(...); every decision \
-     (argmax, threshold(...), lambda(...), cost(...), benefit(...), tuned thresholds); numeric \
-     and one-hot text features";
+     (argmax, threshold(...), lambda(...), cost(...), benefit(...), tuned thresholds); numeric, \
+     one-hot and categorical text features, encode(target)";
 
 /// The ONNX model of `model`: its bytes (the same model gives the same
 /// bytes).
@@ -51,10 +53,11 @@ pub fn to_onnx(model: &FittedStrategy) -> Result<Vec<u8>> {
     };
     let mut g = Graph::new();
     let rows = Dim::Named("N".into());
-    let (x, inputs) = features(&mut g, model)?;
+    let (x, inputs, texts) = features(&mut g, model)?;
     let mut sum: Option<Value> = None;
     for m in &model.members {
-        let p = member_proba(&mut g, &x, m, model.correct).map_err(refuse)?;
+        let xm = member_features(&mut g, &x, m, &texts, schema.feature_names.len());
+        let p = member_proba(&mut g, &xm, m, model.correct).map_err(refuse)?;
         sum = Some(match sum {
             Some(s) => g.add(&s, &p),
             None => p,
@@ -122,8 +125,12 @@ pub fn to_onnx(model: &FittedStrategy) -> Result<Vec<u8>> {
 /// codes) is a string input of its own too, mapped to its level's code by
 /// an `ai.onnx.ml` `LabelEncoder` (keys the levels, values their codes as
 /// doubles, NaN for a level the model does not know, as rarity's readers
-/// map it).
-fn features(g: &mut Graph, model: &FittedStrategy) -> Result<(Value, serde_json::Value)> {
+/// map it). Also returned: each categorical feature's index, string input
+/// and levels, for an `encode(target)` stage ([`member_features`]).
+fn features(
+    g: &mut Graph,
+    model: &FittedStrategy,
+) -> Result<(Value, serde_json::Value, Vec<TextFeature>)> {
     let encodings = &model.schema.encodings;
     let numeric: Vec<&str> = encodings
         .iter()
@@ -138,11 +145,15 @@ fn features(g: &mut Graph, model: &FittedStrategy) -> Result<(Value, serde_json:
     );
     let mut described = vec![json!({"name": "X", "type": "double", "columns": numeric})];
     if numeric.len() == encodings.len() {
-        return Ok((x, json!(described)));
+        return Ok((x, json!(described), Vec::new()));
     }
     let mut parts = Vec::with_capacity(encodings.len());
+    let mut texts = Vec::new();
     let mut j = 0;
+    let mut next_feature = 0;
     for e in encodings {
+        let feature = next_feature;
+        next_feature += e.width();
         match e {
             ColumnEncoding::Numeric { .. } => {
                 parts.push(g.columns(&x, j, j + 1));
@@ -176,6 +187,7 @@ fn features(g: &mut Graph, model: &FittedStrategy) -> Result<(Value, serde_json:
                     ],
                 );
                 parts.push(code);
+                texts.push((feature, text, levels.clone()));
                 described.push(
                     json!({"name": name, "type": "string", "levels": levels, "categorical": true}),
                 );
@@ -183,7 +195,57 @@ fn features(g: &mut Graph, model: &FittedStrategy) -> Result<(Value, serde_json:
         }
     }
     let all = g.concat_columns(&parts.iter().collect::<Vec<_>>());
-    Ok((all, json!(described)))
+    Ok((all, json!(described), texts))
+}
+
+/// A categorical feature of the graph: its index among the features, its
+/// string input and its levels.
+type TextFeature = (usize, Value, Vec<String>);
+
+/// The features member `m`'s learner reads from `x` (`d` columns): `x`
+/// itself, or, after an `encode(target)` stage, each categorical feature
+/// replaced by one `LabelEncoder` per class beyond the first on its string
+/// input (keys the levels, values the fitted table's, default the prior:
+/// an unseen or missing level, as `FittedEncoding::apply`).
+fn member_features(g: &mut Graph, x: &Value, m: &Member, texts: &[TextFeature], d: usize) -> Value {
+    let Some(e) = &m.encoding else {
+        return x.clone();
+    };
+    let mut parts = Vec::new();
+    let mut next = 0;
+    for col in &e.columns {
+        if col.feature > next {
+            parts.push(g.columns(x, next, col.feature));
+        }
+        next = col.feature + 1;
+        let Some((_, text, levels)) = texts.iter().find(|t| t.0 == col.feature) else {
+            continue;
+        };
+        let w = col.table.width;
+        for c in 0..w {
+            let keys = Tensor::Strings(vec![levels.len() as i64], levels.clone());
+            let values = (0..levels.len())
+                .map(|l| col.table.values[l * w + c])
+                .collect();
+            parts.push(g.op_in(
+                ML,
+                "LabelEncoder",
+                &[text],
+                &[
+                    ("keys_tensor", Attr::Tensor(keys)),
+                    ("values_tensor", Attr::Tensor(Tensor::doubles(values))),
+                    (
+                        "default_tensor",
+                        Attr::Tensor(Tensor::doubles(vec![col.table.prior[c]])),
+                    ),
+                ],
+            ));
+        }
+    }
+    if next < d {
+        parts.push(g.columns(x, next, d));
+    }
+    g.concat_columns(&parts.iter().collect::<Vec<_>>())
 }
 
 /// The string input `[N, 1]` of text column `name`, refused when its name

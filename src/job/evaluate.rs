@@ -100,7 +100,11 @@ impl EvaluatePlan {
         path: &Path,
         opts: &ReadOptions,
     ) -> Result<Result<(EvaluateJob, ReadReport), Self>> {
-        let (s, split, seed) = (&self.strategy, &self.splitter, self.request.seed);
+        let (s, split, seed) = (
+            &self.strategy.reading(opts),
+            &self.splitter,
+            self.request.seed,
+        );
         match crate::stream::evaluate_file(s, split, path, opts, seed, &self.extras, self.pooled)? {
             Some((evaluation, report)) => Ok(Ok((self.job(evaluation), report))),
             None => Ok(Err(self)),

@@ -50,7 +50,7 @@ impl FitPlan {
         path: &Path,
         opts: &ReadOptions,
     ) -> Result<std::result::Result<(FitJob, ReadReport), Self>> {
-        match fit_file(&self.strategy, path, opts, self.seed)? {
+        match fit_file(&self.strategy.reading(opts), path, opts, self.seed)? {
             Some((fitted, rows, report)) => Ok(Ok((self.job(fitted, rows), report))),
             None => Ok(Err(self)),
         }

@@ -1,7 +1,8 @@
 //! Strategy specs: one string names a whole strategy, stages joined by `+`:
-//! `[sampler +] learner [+ correct] [+ platt|isotonic] [+ priors(...)|em]
-//! [+ decision]`, e.g.
-//! `under(beta=0.1)+forest(n=100)+correct+threshold(priors)`.
+//! `[encode(target, ...) +] [sampler +] learner [+ correct] [+ platt|isotonic]
+//! [+ priors(...)|em] [+ decision]`, e.g.
+//! `under(beta=0.1)+forest(n=100)+correct+threshold(priors)` or
+//! `encode(target)+under(beta=0.3)+logistic+correct`.
 //!
 //! The string is parsed once ([`crate::params::syntax`]) into calls, and
 //! each call is built into a typed value by its family's registry: samplers
@@ -20,7 +21,7 @@
 
 use std::sync::Arc;
 
-use crate::decide::registry::build_stage;
+use crate::decide::registry::{build_stage, Stage};
 use crate::ensemble::registry::{default_decision, ENSEMBLES};
 use crate::error::{Error, Result};
 use crate::learn::Learner;
@@ -84,11 +85,30 @@ pub fn build_strategy(spec: &str) -> Result<Strategy> {
 /// `label` is the whole spec as written (for reports and the saved model).
 pub fn strategy_from_stages(label: &str, stages: &[(Call, String)]) -> Result<Strategy> {
     let compact = |t: &str| t.chars().filter(|c| !c.is_whitespace()).collect::<String>();
-    let mut rest = stages.iter();
-    let (first, first_text) = rest
-        .next()
-        .ok_or_else(|| Error::invalid(format!("spec '{label}': no stages")))?;
-    let mut stem = vec![compact(first_text)];
+    let mut rest = stages.iter().peekable();
+    let mut stem = Vec::new();
+    let encode = match rest.peek().copied() {
+        Some((c, text)) if c.name == "encode" => {
+            stem.push(compact(text));
+            rest.next();
+            match build_stage(c)? {
+                Stage::Encode(e) => Some(e),
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    let (first, first_text) = rest.next().ok_or_else(|| {
+        Error::invalid(format!(
+            "spec '{label}': no {}",
+            if encode.is_some() {
+                "learner after the encoding"
+            } else {
+                "stages"
+            }
+        ))
+    })?;
+    stem.push(compact(first_text));
     let (sampler, learner_call) = if is_sampler(&first.name) {
         let (next, text) = rest.next().ok_or_else(|| {
             Error::invalid(format!(
@@ -105,6 +125,7 @@ pub fn strategy_from_stages(label: &str, stages: &[(Call, String)]) -> Result<St
         spec: label.to_string(),
         stem: stem.join("+"),
         decision_stage: None,
+        encode,
         sampler,
         learner: crate::ensemble::registry::build_learner(learner_call)?,
         correct: None,
@@ -123,10 +144,11 @@ pub fn strategy_from_stages(label: &str, stages: &[(Call, String)]) -> Result<St
 /// registries.
 pub fn help() -> String {
     format!(
-        "A strategy is [sampler +] learner [+ correct] [+ platt|isotonic] [+ priors(...)|em] \
-         [+ decision], \
+        "A strategy is [encode(target) +] [sampler +] learner [+ correct] [+ platt|isotonic] \
+         [+ priors(...)|em] [+ decision], \
          e.g. under(beta=0.1)+forest(n=100)+correct+threshold(priors).\n\n\
-         Samplers:\n{}\nLearners:\n{}\nEnsembles:\n{}\nStages after the learner:\n{}",
+         Samplers:\n{}\nLearners:\n{}\nEnsembles:\n{}\nOther stages (encode first, the rest \
+         after the learner):\n{}",
         crate::params::help(crate::sample::registry::SAMPLERS),
         crate::params::help(crate::learn::registry::LEARNERS),
         crate::params::help(ENSEMBLES.iter().map(|e| &e.entry)),

@@ -294,6 +294,15 @@ impl Format {
 /// println!("{} rows ({} dropped)", ds.n_rows(), report.dropped_missing);
 /// ```
 pub fn read_path(path: &Path, opts: &ReadOptions) -> Result<(Dataset, ReadReport)> {
+    let (ds, report) = read_path_as_read(path, opts)?;
+    match opts.categorical {
+        Categorical::Target => Ok((ds.with_target_statistics(), report)),
+        _ => Ok((ds, report)),
+    }
+}
+
+/// [`read_path`] before a `--categorical target` table is marked.
+fn read_path_as_read(path: &Path, opts: &ReadOptions) -> Result<(Dataset, ReadReport)> {
     opts.check()?;
     let is_arff = !super::write::is_stdio(path) && source::name_format(path) == Format::Arff;
     if is_arff {

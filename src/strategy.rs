@@ -1076,15 +1076,7 @@ impl Strategy {
     /// (level codes) and the learner does not split them as sets: its
     /// codes would be read as numbers.
     pub fn check_categorical(&self, data: &Dataset) -> Result<()> {
-        if self.learner.native_categorical() || self.encoding_for(data).is_some() {
-            return Ok(());
-        }
-        let schema = data.schema();
-        let Some(column) = schema
-            .encodings
-            .iter()
-            .find(|e| matches!(e, crate::data::ColumnEncoding::Categorical { .. }))
-        else {
+        let Some(column) = self.unsplit_categorical(data) else {
             return Ok(());
         };
         Err(Error::invalid(format!(
@@ -1094,8 +1086,22 @@ impl Strategy {
              levels) or use a learner with native categorical splits (tree, forest, gbdt)",
             self.spec,
             self.learner.name(),
-            column.name()
+            column
         )))
+    }
+
+    /// The first categorical column of `data` that this strategy can take
+    /// neither natively nor through an encode stage (`None`: it can take
+    /// them all).
+    pub fn unsplit_categorical(&self, data: &Dataset) -> Option<String> {
+        if self.learner.native_categorical() || self.encoding_for(data).is_some() {
+            return None;
+        }
+        data.schema()
+            .encodings
+            .iter()
+            .find(|e| matches!(e, crate::data::ColumnEncoding::Categorical { .. }))
+            .map(|e| e.name().to_string())
     }
 
     /// Why a strategy cannot be fitted on a sample alone.

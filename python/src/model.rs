@@ -117,25 +117,18 @@ pub fn fit(
 /// strategy's learner does not split categories as sets (the library's
 /// check, `Strategy::check_categorical`, worded for the estimators).
 fn check_categorical(strategy: &rarity::strategy::Strategy, data: &Dataset) -> rarity::Result<()> {
-    if strategy.learner.native_categorical() {
-        return Ok(());
-    }
-    let Some(column) = data
-        .schema()
-        .encodings
-        .iter()
-        .find(|e| matches!(e, ColumnEncoding::Categorical { .. }))
-    else {
+    let Some(column) = strategy.unsplit_categorical(data) else {
         return Ok(());
     };
     Err(rarity::Error::invalid(format!(
         "{}: the learner {} does not split categorical features, and column '{}' is \
          categorical (categorical_features=); use a learner with native categorical splits \
-         (tree, forest, gbdt, or an ensemble of trees), or leave categorical_features=None \
-         to one-hot encode text and category columns (at most 50 levels)",
+         (tree, forest, gbdt, or an ensemble of trees), encode it by target statistics \
+         (spec=\"encode(target)+...\"), or leave categorical_features=None to one-hot encode \
+         text and category columns (at most 50 levels)",
         strategy.spec,
         strategy.learner.name(),
-        column.name()
+        column
     )))
 }
 

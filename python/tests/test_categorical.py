@@ -329,3 +329,16 @@ def test_gbdt_uses_the_signal_a_category_carries():
     auc_with = _auc(y[test], with_shop.predict_proba(Xc[test])[:, 1])
     auc_without = _auc(y[test], without.predict_proba(X[["amount"]][test])[:, 1])
     assert auc_with > auc_without + 0.1, (auc_with, auc_without)
+
+
+def test_a_learner_without_native_splits_takes_categories_through_target_statistics():
+    X, y = shops(n=4000, levels=300, seed=7)
+    train, test = slice(0, 3000), slice(3000, None)
+    Xc = frame(X)
+    encoded = fitted(Xc[train], y[train], spec="encode(target)+logistic")
+    without = rarity.Classifier("logistic", seed=3).fit(X[["amount"]][train], y[train])
+    auc_with = _auc(y[test], encoded.predict_proba(Xc[test])[:, 1])
+    auc_without = _auc(y[test], without.predict_proba(X[["amount"]][test])[:, 1])
+    assert auc_with > auc_without + 0.1, (auc_with, auc_without)
+    again = pickle.loads(pickle.dumps(encoded))
+    np.testing.assert_array_equal(again.predict_proba(Xc[test]), encoded.predict_proba(Xc[test]))

@@ -471,3 +471,64 @@ fn bias_experiment_evaluates_further_methods_and_writes_the_pairs() {
     assert!(err.contains("folds=1 is invalid"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A table whose positive rate lives in its `shop` column (text levels),
+/// with a level the training rows never saw in the population.
+fn shops_csv(rows: usize, seed: u64, unseen: bool) -> String {
+    let mut s = seed;
+    let mut next = move || {
+        s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (s >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut out = String::from("amount,shop,class\n");
+    for i in 0..rows {
+        let shop = (next() * 30.0) as usize;
+        let shop = if unseen && i % 50 == 0 { 99 } else { shop };
+        let risky = shop % 5 == 0;
+        let pos = next() < if risky { 0.6 } else { 0.05 };
+        let amount = next() + if pos { 0.2 } else { 0.0 };
+        out += &format!("{amount:.4},s{shop},{}\n", if pos { "p" } else { "n" });
+    }
+    out
+}
+
+#[test]
+fn select_reads_categorical_columns_natively_or_by_target_statistics() {
+    let dir = scratch("select-categorical");
+    let d = common::file(&dir, "train.csv", shops_csv(400, 1, false).as_bytes());
+    let t = common::file(&dir, "population.csv", shops_csv(300, 2, true).as_bytes());
+    let (code, _, err) = select(&d, &t, "tree,gbdt(rounds=10)", &[]);
+    assert_ne!(code, 0);
+    assert!(err.contains("shop"), "{err}");
+    let learners = "tree,gbdt(rounds=10)";
+    let (code, out, err) = select(
+        &d,
+        &t,
+        learners,
+        &[
+            "--categorical",
+            "native",
+            "--truth",
+            "class",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let truth = v["true_ranking"].to_string();
+    assert!(truth.contains("tree") && truth.contains("gbdt"), "{truth}");
+    // A learner that reads codes as numbers, and target statistics (a
+    // strategy's stage, not a learner's), are refused by name.
+    let (code, _, err) = select(&d, &t, "tree,logistic", &["--categorical", "native"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("learner logistic") && err.contains("'shop'"),
+        "{err}"
+    );
+    let (code, _, err) = select(&d, &t, learners, &["--categorical", "target"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--categorical target"), "{err}");
+}

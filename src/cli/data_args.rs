@@ -35,6 +35,34 @@ enum MissingArg {
     Error,
 }
 
+/// How feature columns that are not numbers are read (`--categorical`,
+/// `--categorical-cols`): shared by every command that reads training data.
+#[derive(Debug, Clone, clap::Args)]
+pub struct CategoricalArgs {
+    /// Non-numeric feature columns: error, one-hot encode, keep as level
+    /// codes (native), or level codes encoded by target statistics in every
+    /// strategy (target: encode(target)+...).
+    #[arg(long, value_enum, default_value_t = CategoricalArg::Error)]
+    categorical: CategoricalArg,
+    /// Read these columns as categorical (level codes, no limit on their
+    /// count) whatever their values, numeric-looking codes included
+    /// (comma-separated names; repeatable).
+    #[arg(long, value_name = "COL,...", value_delimiter = ',')]
+    pub categorical_cols: Vec<String>,
+}
+
+impl CategoricalArgs {
+    /// The reader's mode for non-numeric columns.
+    pub fn mode(&self) -> Categorical {
+        match self.categorical {
+            CategoricalArg::Error => Categorical::Error,
+            CategoricalArg::OneHot => Categorical::OneHot,
+            CategoricalArg::Native => Categorical::Native,
+            CategoricalArg::Target => Categorical::Target,
+        }
+    }
+}
+
 /// Where the data comes from and how to read it.
 #[derive(Debug, Clone, clap::Args)]
 pub struct DataArgs {
@@ -59,16 +87,8 @@ pub struct DataArgs {
     /// The CSV has no header row (columns are named x0, x1, ...).
     #[arg(long)]
     pub no_header: bool,
-    /// Non-numeric feature columns: error, one-hot encode, keep as level
-    /// codes (native), or level codes encoded by target statistics in every
-    /// strategy (target: encode(target)+...).
-    #[arg(long, value_enum, default_value_t = CategoricalArg::Error)]
-    categorical: CategoricalArg,
-    /// Read these columns as categorical (level codes, no limit on their
-    /// count) whatever their values, numeric-looking codes included
-    /// (comma-separated names; repeatable).
-    #[arg(long, value_name = "COL,...", value_delimiter = ',')]
-    pub categorical_cols: Vec<String>,
+    #[command(flatten)]
+    pub categories: CategoricalArgs,
     /// Rows with missing values (empty, `?`, `NA`): drop them, or fail.
     #[arg(long, value_enum, default_value_t = MissingArg::Drop)]
     missing: MissingArg,
@@ -106,13 +126,8 @@ impl DataArgs {
             positive: self.positive.clone(),
             delimiter,
             has_header: !self.no_header,
-            categorical: match self.categorical {
-                CategoricalArg::Error => Categorical::Error,
-                CategoricalArg::OneHot => Categorical::OneHot,
-                CategoricalArg::Native => Categorical::Native,
-                CategoricalArg::Target => Categorical::Target,
-            },
-            categorical_cols: self.categorical_cols.clone(),
+            categorical: self.categories.mode(),
+            categorical_cols: self.categories.categorical_cols.clone(),
             missing: match self.missing {
                 MissingArg::Drop => Missing::Drop,
                 MissingArg::Error => Missing::Error,

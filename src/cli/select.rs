@@ -3,9 +3,12 @@
 
 use std::path::PathBuf;
 
+use super::data_args::CategoricalArgs;
 use super::output::{print_json, write_stdout};
 use super::{Global, OutputFormat};
-use rarity::data::read::{read_path, read_population, ReadOptions};
+use rarity::data::read::{
+    read_labelled, read_path, read_population, Categorical, PredictOptions, ReadOptions, Table,
+};
 use rarity::error::{Error, Result};
 use rarity::job::select::{SelectRequest, DEFAULT_METHOD};
 use rarity::job::Front;
@@ -48,11 +51,22 @@ pub struct Args {
     /// The target set's true label column: also report the true order.
     #[arg(long)]
     truth: Option<String>,
+    #[command(flatten)]
+    categories: CategoricalArgs,
 }
 
 pub fn run(g: &Global, a: &Args) -> Result<()> {
+    if a.categories.mode() == Categorical::Target {
+        return Err(Error::invalid(
+            "--categorical target: rarity select ranks learners, not strategies, so there is \
+             no encode(target) stage to fit; use --categorical native with learners that split \
+             categories (tree, forest, gbdt), or --categorical one-hot",
+        ));
+    }
     let opts = ReadOptions {
         target: a.label.clone(),
+        categorical: a.categories.mode(),
+        categorical_cols: a.categories.categorical_cols.clone(),
         ..ReadOptions::default()
     };
     let (train, _) = read_path(&a.train, &opts)?;
@@ -76,12 +90,13 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     let job = super::bar::during(g, || {
         // The population with its true labels, read once the ranking needs it.
         let truth = match &a.truth {
+            // Encoded as the training set was (its levels, its classes), so
+            // that the learners fitted on it can be measured on these rows.
             Some(col) => {
-                let o = ReadOptions {
-                    target: Some(col.clone()),
-                    ..ReadOptions::default()
-                };
-                Some(read_path(&a.population, &o)?.0)
+                let mut schema = train.schema().clone();
+                schema.target_name = col.clone();
+                let table = Table::open(&a.population, &ReadOptions::default())?;
+                Some(read_labelled(table, &schema, &PredictOptions::default())?)
             }
             None => None,
         };

@@ -86,6 +86,26 @@ impl SelectRequest {
     }
 }
 
+/// Fails when `train` has categorical features (level codes) that a
+/// learner cannot split: selection ranks learners, not strategies, so there
+/// is no encode stage to give them numbers.
+fn check_categorical(learners: &[(String, Arc<dyn Learner>)], train: &Dataset) -> Result<()> {
+    let schema = train.schema();
+    let Some(j) = schema.categorical_levels().iter().position(Option::is_some) else {
+        return Ok(());
+    };
+    match learners.iter().find(|(_, l)| !l.native_categorical()) {
+        None => Ok(()),
+        Some((name, _)) => Err(Error::invalid(format!(
+            "the learner {name} does not split categorical features, and feature '{}' is \
+             categorical (level codes); select among learners with native categorical splits \
+             (tree, forest, gbdt, ...), or one-hot encode it (--categorical one-hot, at most 50 \
+             levels)",
+            schema.feature_names[j]
+        ))),
+    }
+}
+
 impl SelectPlan {
     /// Ranks the learners for `target` (its rows; labels ignored) from the
     /// labelled `train`, with the bias diagnosis; `truth`, the target rows
@@ -97,6 +117,7 @@ impl SelectPlan {
         truth: Option<&Dataset>,
     ) -> Result<SelectJob> {
         let seed = self.request.seed;
+        check_categorical(&self.learners, train)?;
         let (found, diagnosis) = select(
             &self.method,
             &self.learners,

@@ -16,7 +16,11 @@
 //!   weight comes from a model that saw it. The classifier is any learner
 //!   spec (`logistic`, `forest(n=100)`, ...). Its out-of-fold AUC is the
 //!   covariate-shift test of [`ShiftTest`]: near 0.5, `D` and `T` cannot be
-//!   told apart.
+//!   told apart. On data with categorical features (level codes), a
+//!   learner without native categorical splits would read the codes as
+//!   numbers (and an unseen level, NaN, as nothing at all): there `gbdt`,
+//!   which splits them as sets of levels, separates the sets instead, and
+//!   the test names it.
 //! - **uLSIF** ([`Ulsif`]; Kanamori, Hido & Sugiyama 2009, JMLR 10, Sec.
 //!   3): `w(x) = sum_l alpha_l K(x, c_l)` with Gaussian kernels
 //!   `K(x, c) = exp(-|x - c|^2 / (2 sigma^2))` centred on `b` random target
@@ -46,6 +50,7 @@ use serde::Serialize;
 
 use crate::data::{Dataset, Schema};
 use crate::error::{Error, Result};
+use crate::learn::gbdt::Gbdt;
 use crate::learn::linalg::sym_eigen;
 use crate::learn::logistic::Logistic;
 use crate::learn::Learner;
@@ -389,6 +394,7 @@ impl ClassifierRatio {
     /// Cross-fitted `P(T | x)` of every row of `train` then `target`.
     pub fn out_of_fold(&self, train: &Dataset, target: &Dataset, seed: u64) -> Result<Vec<f64>> {
         let both = stacked(train, target)?;
+        let learner = self.learner_for(train);
         let folds = cross_fit_folds(
             &both,
             self.folds,
@@ -399,7 +405,7 @@ impl ClassifierRatio {
             .par_iter()
             .enumerate()
             .map(|(f, fold)| {
-                let m = self.learner.fit(
+                let m = learner.fit(
                     &both.view(&fold.train),
                     &mut rng::stream(seed, STREAM + f as u64),
                 )?;
@@ -416,11 +422,23 @@ impl ClassifierRatio {
         Ok(out)
     }
 
+    /// The classifier that separates the rows of `data`'s kind: the
+    /// configured one, or `gbdt` when `data` has categorical features the
+    /// configured one cannot split (see the module docs).
+    fn learner_for(&self, data: &Dataset) -> Arc<dyn Learner> {
+        if data.schema().has_categorical() && !self.learner.native_categorical() {
+            Arc::new(Gbdt::default())
+        } else {
+            Arc::clone(&self.learner)
+        }
+    }
+
     /// Raw ratios on the training rows and the covariate-shift test.
     fn ratio(&self, train: &Dataset, target: &Dataset, seed: u64) -> Result<(Vec<f64>, ShiftTest)> {
         let p = self.out_of_fold(train, target, seed)?;
         let (n_d, n_t) = (train.n_rows(), target.n_rows());
-        let test = self.test_from(&p, n_d, n_t)?;
+        let mut test = self.test_from(&p, n_d, n_t)?;
+        test.classifier = self.learner_for(train).name();
         let prior = n_d as f64 / n_t as f64;
         // P(D | x) is kept above 1e-9 so that a row the classifier is sure
         // belongs to T gets a large finite ratio (then capped by `clip`).
@@ -444,17 +462,36 @@ impl ClassifierRatio {
     pub fn shift_test(&self, train: &Dataset, target: &Dataset, seed: u64) -> Result<ShiftTest> {
         check_sets(train, target)?;
         let p = self.out_of_fold(train, target, seed)?;
-        self.test_from(&p, train.n_rows(), target.n_rows())
+        let mut test = self.test_from(&p, train.n_rows(), target.n_rows())?;
+        test.classifier = self.learner_for(train).name();
+        Ok(test)
     }
 }
 
-/// Squared distances between the rows of `a` and `b` (`d` columns each),
-/// `a.len() / d x b.len() / d`, row-major.
-fn sq_dists(a: &[f64], b: &[f64], d: usize) -> Vec<f64> {
+/// Squared distances between the rows of `a` and `b` (`cat.len()` columns
+/// each), `a.len() / d x b.len() / d`, row-major. A categorical column
+/// (`cat[j]`, level codes) adds 2 where the levels differ, the squared
+/// distance of their one-hot vectors (a missing or unseen level, NaN, is one
+/// more level).
+fn sq_dists(a: &[f64], b: &[f64], cat: &[bool]) -> Vec<f64> {
+    let d = cat.len();
     let mut out = Vec::with_capacity(a.len() / d.max(1) * b.len() / d.max(1));
+    let categorical = cat.iter().any(|&c| c);
     for x in a.chunks_exact(d) {
         for c in b.chunks_exact(d) {
-            out.push(x.iter().zip(c).map(|(u, v)| (u - v) * (u - v)).sum());
+            out.push(if categorical {
+                x.iter()
+                    .zip(c)
+                    .zip(cat)
+                    .map(|((u, v), &is_cat)| match is_cat {
+                        false => (u - v) * (u - v),
+                        true if u == v || (u.is_nan() && v.is_nan()) => 0.0,
+                        true => 2.0,
+                    })
+                    .sum()
+            } else {
+                x.iter().zip(c).map(|(u, v)| (u - v) * (u - v)).sum()
+            });
         }
     }
     out
@@ -489,7 +526,14 @@ impl Ulsif {
         if d == 0 {
             return Err(Error::data("uLSIF needs at least one feature"));
         }
-        let (xd, xt) = standardised(train, target, d);
+        let cat: Vec<bool> = train
+            .schema()
+            .categorical_levels()
+            .iter()
+            .map(Option::is_some)
+            .collect();
+        let cat = &cat[..];
+        let (xd, xt) = standardised(train, target, &cat);
         let n_t = target.n_rows();
         let mut r = rng::stream(seed, STREAM + 0x100);
         let mut order: Vec<usize> = (0..n_t).collect();
@@ -505,8 +549,8 @@ impl Ulsif {
         let fd = fit_rows(&xd, d, &mut r);
         let ft = fit_rows(&xt, d, &mut r);
         let (n_d, n_t) = (fd.len() / d, ft.len() / d);
-        let dist_d = sq_dists(&fd, &centres, d); // n_d x b
-        let dist_t = sq_dists(&ft, &centres, d); // n_t x b
+        let dist_d = sq_dists(&fd, &centres, cat); // n_d x b
+        let dist_t = sq_dists(&ft, &centres, cat); // n_t x b
         let (sigma, lambda) = match (self.sigma, self.lambda) {
             (Some(s), Some(l)) => (s, l),
             _ => {
@@ -525,7 +569,7 @@ impl Ulsif {
                     n_t,
                     b,
                 };
-                self.loo_search(&loo, &centres, d)?
+                self.loo_search(&loo, &centres, cat)?
             }
         };
         let kd = kernel(&dist_d, sigma);
@@ -539,7 +583,7 @@ impl Ulsif {
         let ratio = xd
             .par_chunks(d * 1024)
             .flat_map_iter(|rows| {
-                let k = kernel(&sq_dists(rows, &centres, d), sigma);
+                let k = kernel(&sq_dists(rows, &centres, cat), sigma);
                 k.chunks_exact(b)
                     .map(|k| k.iter().zip(&alpha).map(|(u, v)| u * v).sum::<f64>())
                     .collect::<Vec<f64>>()
@@ -551,8 +595,8 @@ impl Ulsif {
     /// The kernel width and ridge of the smallest leave-one-out score over
     /// the grid (the median distance between `centres` times 2^(e/2), ridge
     /// 10^(-3 + e/2); a given `sigma` or `lambda` fixes its axis).
-    fn loo_search(&self, loo: &Loo<'_>, centres: &[f64], d: usize) -> Result<(f64, f64)> {
-        let mut median: Vec<f64> = sq_dists(centres, centres, d)
+    fn loo_search(&self, loo: &Loo<'_>, centres: &[f64], cat: &[bool]) -> Result<(f64, f64)> {
+        let mut median: Vec<f64> = sq_dists(centres, centres, cat)
             .into_iter()
             .filter(|&v| v > 0.0)
             .collect();
@@ -586,9 +630,11 @@ impl Ulsif {
     }
 }
 
-/// The rows of `train` and `target` (`d` features) standardised with the
-/// mean and standard deviation of both sets together.
-fn standardised(train: &Dataset, target: &Dataset, d: usize) -> (Vec<f64>, Vec<f64>) {
+/// The rows of `train` and `target` (`cat.len()` features) standardised
+/// with the mean and standard deviation of both sets together; categorical
+/// columns (`cat[j]`) keep their level codes.
+fn standardised(train: &Dataset, target: &Dataset, cat: &[bool]) -> (Vec<f64>, Vec<f64>) {
+    let d = cat.len();
     let n_all = (train.n_rows() + target.n_rows()) as f64;
     let mut mean = vec![0.0; d];
     for x in train
@@ -610,6 +656,9 @@ fn standardised(train: &Dataset, target: &Dataset, d: usize) -> (Vec<f64>, Vec<f
     }
     sd.iter_mut()
         .for_each(|s| *s = if *s > 0.0 { s.sqrt() } else { 1.0 });
+    for (j, _) in cat.iter().enumerate().filter(|(_, &c)| c) {
+        (mean[j], sd[j]) = (0.0, 1.0);
+    }
     let scale = |data: &Dataset| -> Vec<f64> {
         data.features()
             .chunks_exact(d)

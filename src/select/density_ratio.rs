@@ -533,7 +533,7 @@ impl Ulsif {
             .map(Option::is_some)
             .collect();
         let cat = &cat[..];
-        let (xd, xt) = standardised(train, target, &cat);
+        let (xd, xt) = standardised(train, target, cat);
         let n_t = target.n_rows();
         let mut r = rng::stream(seed, STREAM + 0x100);
         let mut order: Vec<usize> = (0..n_t).collect();

@@ -46,6 +46,37 @@ pub struct ReverseTestingRequest {
     pub front: Front,
 }
 
+/// The names of the experiment's training-set biases, as
+/// [`named_bias`] takes them.
+const BIASES: [&str; 3] = ["feature", "class", "none"];
+
+/// The training-set bias `name` of the experiment: `feature` (sort by the
+/// first attribute, drop the lowest 25%: the paper), `class` (keep half of
+/// the majority class, all of the others) or `none`; another name is an
+/// error naming the parameter `bias` as `front` spells it.
+///
+/// ```
+/// use rarity::data::bias::Bias;
+/// use rarity::job::{experiment::reverse_testing::named_bias, Front};
+/// assert_eq!(named_bias("class", Front::Python).unwrap(), Bias::HalveLargestClass);
+/// assert!(named_bias("age", Front::Python).unwrap_err().to_string().starts_with("bias 'age'"));
+/// ```
+pub fn named_bias(name: &str, front: Front) -> Result<Bias> {
+    match name {
+        "feature" => Ok(Bias::Feature {
+            attribute: 0,
+            fraction: 0.25,
+        }),
+        "class" => Ok(Bias::HalveLargestClass),
+        "none" => Ok(Bias::None),
+        _ => Err(Error::invalid(format!(
+            "{} '{name}' is not a bias; expected {}",
+            front.param("bias"),
+            BIASES.join(", ")
+        ))),
+    }
+}
+
 /// A checked request: the learners, variants and methods built.
 pub struct ReverseTestingPlan {
     learners: Vec<(String, Arc<dyn Learner>)>,

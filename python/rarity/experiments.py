@@ -324,10 +324,32 @@ def _data(datasets, data_dirs, max_rows):
     return names, dirs, _count(max_rows, "max_rows", 0)
 
 
+#: The parameters every experiment takes, documented once.
+_COMMON = {
+    "{datasets}": """datasets : str or list of str, default=None
+        Bundled datasets by name (``rarity.datasets.names()``).
+    data_dirs : path or list of paths, default=None
+        Directories of CSV datasets (``--data-dir``): every ``.csv`` file,
+        label in the last column. Neither given: every bundled dataset.""",
+    "{seed}": """seed : int, default=42
+        The seed of the folds, splits and fits (``--seed``).
+    n_jobs : int, default=None
+        Threads: ``None`` or ``-1`` every core.""",
+}
+
+
+def _documented(fn):
+    """``fn`` with the common parameters written into its docstring."""
+    for key, text in _COMMON.items():
+        fn.__doc__ = fn.__doc__.replace(key, text)
+    return fn
+
+
 def _seed_of(seed):
     return _count(seed, "seed", 0)
 
 
+@_documented
 def calibration(datasets=None, data_dirs=None, learners="forest(n=100),logitboost,svm", levels="1,0.75,0.5,0.25",
                 cv="10x10", max_rows=100_000, seed=42, n_jobs=None):
     """Undersampling with and without the prior correction over datasets
@@ -341,11 +363,7 @@ def calibration(datasets=None, data_dirs=None, learners="forest(n=100),logitboos
 
     Parameters
     ----------
-    datasets : str or list of str, default=None
-        Bundled datasets by name (``rarity.datasets.names()``).
-    data_dirs : path or list of paths, default=None
-        Directories of CSV datasets (``--data-dir``): every ``.csv`` file,
-        label in the last column. Neither given: every bundled dataset.
+    {datasets}
     learners : str or list of str, default="forest(n=100),logitboost,svm"
         Learner specs.
     levels : str or list of float, default="1,0.75,0.5,0.25"
@@ -354,10 +372,7 @@ def calibration(datasets=None, data_dirs=None, learners="forest(n=100),logitboos
         Repeated stratified cross-validation, ``RxK``.
     max_rows : int, default=100000
         Skip datasets with more rows.
-    seed : int, default=42
-        The seed of folds and fits (``--seed``).
-    n_jobs : int, default=None
-        Threads: ``None`` or ``-1`` every core.
+    {seed}
 
     Returns
     -------
@@ -377,6 +392,7 @@ def calibration(datasets=None, data_dirs=None, learners="forest(n=100),logitboos
     return CalibrationResult(native)
 
 
+@_documented
 def pt_bagging(datasets=None, data_dirs=None, sizes="5,10,25,50,100", cv="5x2", max_rows=100_000, seed=42,
                n_jobs=None):
     """PT-bagging against EB-, RB-, SMOTE-bagging, Platt and UnderOver over
@@ -385,21 +401,14 @@ def pt_bagging(datasets=None, data_dirs=None, sizes="5,10,25,50,100", cv="5x2", 
 
     Parameters
     ----------
-    datasets : str or list of str, default=None
-        Bundled datasets by name (``rarity.datasets.names()``).
-    data_dirs : path or list of paths, default=None
-        Directories of CSV datasets (``--data-dir``). Neither given: every
-        bundled dataset.
+    {datasets}
     sizes : str or list of int, default="5,10,25,50,100"
         Ensemble sizes, ascending.
     cv : str, default="5x2"
         Repeated stratified cross-validation, ``RxK``.
     max_rows : int, default=100000
         Skip datasets with more rows.
-    seed : int, default=42
-        The seed of folds and fits (``--seed``).
-    n_jobs : int, default=None
-        Threads: ``None`` or ``-1`` every core.
+    {seed}
 
     Returns
     -------
@@ -419,6 +428,7 @@ def pt_bagging(datasets=None, data_dirs=None, sizes="5,10,25,50,100", cv="5x2", 
     return PtBaggingResult(native)
 
 
+@_documented
 def reverse_testing(datasets=None, data_dirs=None, learners="tree,gnb,logistic,svm", splits=5, metric="accuracy",
                     variants=("paper", "default"), methods=(), bias="feature", max_rows=1000, seed=42, n_jobs=None):
     """The ReverseTesting bias experiment over datasets (Fan & Davidson 2006,
@@ -431,11 +441,7 @@ def reverse_testing(datasets=None, data_dirs=None, learners="tree,gnb,logistic,s
 
     Parameters
     ----------
-    datasets : str or list of str, default=None
-        Bundled datasets by name (``rarity.datasets.names()``).
-    data_dirs : path or list of paths, default=None
-        Directories of CSV datasets (``--data-dir``). Neither given: every
-        bundled dataset.
+    {datasets}
     learners : str or list of str, default="tree,gnb,logistic,svm"
         Learner specs.
     splits : int, default=5
@@ -453,10 +459,7 @@ def reverse_testing(datasets=None, data_dirs=None, learners="tree,gnb,logistic,s
         (the paper), half of the majority class kept, or none.
     max_rows : int, default=1000
         Skip datasets with more rows (leave-one-out fits a model per row).
-    seed : int, default=42
-        The seed of splits and fits (``--seed``).
-    n_jobs : int, default=None
-        Threads: ``None`` or ``-1`` every core.
+    {seed}
 
     Returns
     -------

@@ -3,7 +3,8 @@
 ``rarity.explain`` and ``rarity.show`` equal to ``rarity explain`` /
 ``rarity show --format json``, ``rarity.run``, ``rarity.select``, ``rarity.evaluate`` and
 ``rarity.calibration.recalibrate`` equal to ``rarity run`` / ``select`` / ``evaluate`` /
-``calibrate`` (one library request under both), and HTML
+``calibrate`` (one library request under both), ``rarity.experiments`` equal to
+``rarity experiment calibration`` / ``pt-bagging`` / ``reverse-testing``, and HTML
 for notebooks."""
 
 from __future__ import annotations
@@ -645,3 +646,12 @@ def test_only_the_reverse_testing_experiment_writes_pairs(tmp_path):
     with pytest.raises(ValueError, match="^pairs: only the reverse-testing experiment"):
         r._native.write_pairs(str(tmp_path / "p.csv"))
     assert not (tmp_path / "p.csv").exists()
+
+
+def test_experiments_give_the_same_result_at_one_and_two_threads():
+    one = rarity.experiments.reverse_testing(["glass6", "ecoli4"], learners="tree,gnb", splits=2, n_jobs=1)
+    two = rarity.experiments.reverse_testing(["glass6", "ecoli4"], learners="tree,gnb", splits=2, n_jobs=2)
+    assert one.to_dict() == two.to_dict()
+    one = rarity.experiments.pt_bagging(["glass6", "ecoli4"], sizes=[3, 5], cv="1x2", n_jobs=1)
+    two = rarity.experiments.pt_bagging(["glass6", "ecoli4"], sizes=[3, 5], cv="1x2", n_jobs=2)
+    assert _without_seconds(one.to_dict()) == _without_seconds(two.to_dict())

@@ -22,9 +22,9 @@ use crate::pool::run;
 
 /// One experiment's outcome.
 enum Job {
-    Calibration(CalibrationJob),
-    PtBagging(PtBaggingJob),
-    ReverseTesting(ReverseTestingJob),
+    Calibration(Box<CalibrationJob>),
+    PtBagging(Box<PtBaggingJob>),
+    ReverseTesting(Box<ReverseTestingJob>),
 }
 
 /// What an experiment found, kept for its JSON, text and report.
@@ -36,9 +36,9 @@ pub struct Experiment {
 impl Job {
     fn rendered(&self) -> &dyn ExperimentJob {
         match self {
-            Job::Calibration(j) => j,
-            Job::PtBagging(j) => j,
-            Job::ReverseTesting(j) => j,
+            Job::Calibration(j) => j.as_ref(),
+            Job::PtBagging(j) => j.as_ref(),
+            Job::ReverseTesting(j) => j.as_ref(),
         }
     }
 }
@@ -89,7 +89,13 @@ pub fn calibration_experiment(
         seed,
         front: Front::Python,
     };
-    run_plan(py, data, n_jobs, || request.plan(), Job::Calibration)
+    run_plan(
+        py,
+        data,
+        n_jobs,
+        || request.plan(),
+        |j| Job::Calibration(Box::new(j)),
+    )
 }
 
 /// PT-bagging against the other ensembles (Collell et al. 2018, Sec. 4-5):
@@ -110,7 +116,13 @@ pub fn pt_bagging_experiment(
         seed,
         front: Front::Python,
     };
-    run_plan(py, data, n_jobs, || request.plan(), Job::PtBagging)
+    run_plan(
+        py,
+        data,
+        n_jobs,
+        || request.plan(),
+        |j| Job::PtBagging(Box::new(j)),
+    )
 }
 
 /// The ReverseTesting bias experiment (Fan & Davidson 2006, Sec. 5): the
@@ -143,7 +155,7 @@ pub fn reverse_testing_experiment(
         }
         .plan()
     };
-    run_plan(py, data, n_jobs, plan, Job::ReverseTesting)
+    run_plan(py, data, n_jobs, plan, |j| Job::ReverseTesting(Box::new(j)))
 }
 
 #[pymethods]

@@ -634,6 +634,7 @@ def test_experiments_show_their_tables_and_the_reports_figures_as_html():
         (lambda: rarity.experiments.reverse_testing("glass6", splits=0), "^splits=0 is invalid"),
         (lambda: rarity.experiments.reverse_testing("glass6", variants=[3]), "^variants=\\[3\\] is invalid"),
         (lambda: rarity.experiments.reverse_testing("glass6", methods="nope"), "nope"),
+        (lambda: rarity.experiments.reverse_testing("glass6", metric="nope"), "^metric: unknown metric 'nope'"),
     ],
 )
 def test_experiments_refuse_bad_arguments_with_value_errors_naming_them(call, message):

@@ -85,10 +85,29 @@ pub struct ReverseTestingPlan {
 }
 
 impl ReverseTestingRequest {
-    /// Builds the learners and parses the variants and methods before any
-    /// dataset is loaded.
+    /// Builds the learners, checks the metric and parses the variants and
+    /// methods before any dataset is loaded.
+    ///
+    /// ```
+    /// use rarity::data::bias::Bias;
+    /// use rarity::job::{experiment::reverse_testing::ReverseTestingRequest, Front};
+    /// let request = |metric: &str| ReverseTestingRequest {
+    ///     learners: "tree".into(),
+    ///     splits: 1,
+    ///     metric: metric.into(),
+    ///     variants: vec!["paper".into()],
+    ///     methods: vec![],
+    ///     bias: Bias::None,
+    ///     seed: 1,
+    ///     front: Front::Python,
+    /// };
+    /// assert!(request("g_mean").plan().is_ok());
+    /// let e = request("nope").plan().err().unwrap().to_string();
+    /// assert!(e.starts_with("metric: unknown metric 'nope'"), "{e}");
+    /// ```
     pub fn plan(self) -> Result<ReverseTestingPlan> {
         let learners = crate::spec::build_learners(&self.learners)?;
+        crate::job::metrics(std::slice::from_ref(&self.metric), self.front)?;
         let metric = &self.metric;
         let variants = self
             .variants

@@ -211,6 +211,29 @@ EXPERIMENT_TYPES = {
     "methods": "Union[str, Sequence[str]]",
 }
 
+#: Annotations of the experiments' outcome attributes (anything else: Any).
+EXPERIMENT_ATTRS = {
+    "skipped": "list[str]",
+    "seconds": "float",
+    "cv": "str",
+    "levels": "list[float]",
+    "sizes": "list[int]",
+    "measures": "list[str]",
+    "binary_methods": "list[str]",
+    "multiclass_methods": "list[str]",
+    "binary": "Optional[dict[str, Any]]",
+    "multiclass": "Optional[dict[str, Any]]",
+    "table_v": "list[dict[str, Any]]",
+    "brier_corrected_below_undersampled": "list[list[Any]]",
+    "gaussian": "list[dict[str, Any]]",
+    "cells": "list[dict[str, Any]]",
+    "splits": "int",
+    "metric": "str",
+    "seed": "int",
+    "methods": "list[dict[str, Any]]",
+    "per_dataset": "list[dict[str, Any]]",
+}
+
 SPARK_RETURNS = {
     "undersample": "Sample",
     "fit": "Any",
@@ -383,7 +406,7 @@ def _experiment_stubs():
         methods = ["to_dict", "to_text", "report", "report_html"] if obj is base else [
             m for m in vars(obj) if not m.startswith("_")]
         lines.append(f"class {name}:" if obj is base else f"class {name}({base.__name__}):")
-        lines += [f"    {k}: Any" for k in own] + ["    " + _sig(getattr(obj, m), m) for m in methods]
+        lines += [f"    {k}: {EXPERIMENT_ATTRS.get(k, 'Any')}" for k in own] + ["    " + _sig(getattr(obj, m), m) for m in methods]
         lines.append("")
     for name in ex.__all__:
         obj = getattr(ex, name)

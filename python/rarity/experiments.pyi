@@ -7,40 +7,40 @@ from numpy.typing import ArrayLike, NDArray
 __all__: list[str]
 
 class ExperimentResult:
-    skipped: Any
+    skipped: list[str]
     def to_dict(self) -> dict[str, Any]: ...
     def to_text(self) -> str: ...
     def report(self, directory: Any) -> str: ...
     def report_html(self) -> str: ...
 
 class CalibrationResult(ExperimentResult):
-    cv: Any
-    levels: Any
-    table_v: Any
-    brier_corrected_below_undersampled: Any
-    gaussian: Any
-    cells: Any
-    seconds: Any
+    cv: str
+    levels: list[float]
+    table_v: list[dict[str, Any]]
+    brier_corrected_below_undersampled: list[list[Any]]
+    gaussian: list[dict[str, Any]]
+    cells: list[dict[str, Any]]
+    seconds: float
 
 class PtBaggingResult(ExperimentResult):
-    cv: Any
-    sizes: Any
-    measures: Any
-    binary_methods: Any
-    multiclass_methods: Any
-    binary: Any
-    multiclass: Any
+    cv: str
+    sizes: list[int]
+    measures: list[str]
+    binary_methods: list[str]
+    multiclass_methods: list[str]
+    binary: Optional[dict[str, Any]]
+    multiclass: Optional[dict[str, Any]]
     datasets: Any
-    seconds: Any
+    seconds: float
 
 class ReverseTestingResult(ExperimentResult):
     datasets: Any
-    splits: Any
-    metric: Any
-    seed: Any
-    methods: Any
-    per_dataset: Any
-    cells: Any
+    splits: int
+    metric: str
+    seed: int
+    methods: list[dict[str, Any]]
+    per_dataset: list[dict[str, Any]]
+    cells: list[dict[str, Any]]
     def write_pairs(self, path: Any) -> str: ...
 
 def calibration(datasets: Optional[Union[str, Sequence[str]]] = ..., data_dirs: Optional[Union[Any, Sequence[Any]]] = ..., learners: Union[str, Sequence[str]] = ..., levels: Union[str, Sequence[float]] = ..., cv: str = ..., max_rows: int = ..., seed: int = ..., n_jobs: Optional[int] = ...) -> CalibrationResult: ...

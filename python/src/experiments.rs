@@ -33,6 +33,24 @@ pub struct Experiment {
     job: Arc<Job>,
 }
 
+impl From<CalibrationJob> for Job {
+    fn from(j: CalibrationJob) -> Job {
+        Job::Calibration(Box::new(j))
+    }
+}
+
+impl From<PtBaggingJob> for Job {
+    fn from(j: PtBaggingJob) -> Job {
+        Job::PtBagging(Box::new(j))
+    }
+}
+
+impl From<ReverseTestingJob> for Job {
+    fn from(j: ReverseTestingJob) -> Job {
+        Job::ReverseTesting(Box::new(j))
+    }
+}
+
 impl Job {
     fn rendered(&self) -> &dyn ExperimentJob {
         match self {
@@ -55,16 +73,16 @@ fn run_plan<P>(
     data: Datasets,
     n_jobs: Option<i64>,
     plan: impl FnOnce() -> rarity::Result<P> + Send + 'static,
-    kind: fn(Found<P>) -> Job,
 ) -> PyResult<Experiment>
 where
     P: ExperimentPlan + Send + 'static,
+    Job: From<Found<P>>,
 {
     let job = run(py, n_jobs, move || {
         let plan = plan()?;
         let Datasets(names, dirs, max_rows) = data;
         let loaded = load_datasets(&names, &dirs, max_rows, Front::Python)?;
-        Ok(kind(run_timed(plan, loaded)?))
+        Ok(Job::from(run_timed(plan, loaded)?))
     })?;
     Ok(Experiment { job: Arc::new(job) })
 }
@@ -89,13 +107,7 @@ pub fn calibration_experiment(
         seed,
         front: Front::Python,
     };
-    run_plan(
-        py,
-        data,
-        n_jobs,
-        || request.plan(),
-        |j| Job::Calibration(Box::new(j)),
-    )
+    run_plan(py, data, n_jobs, || request.plan())
 }
 
 /// PT-bagging against the other ensembles (Collell et al. 2018, Sec. 4-5):
@@ -116,13 +128,7 @@ pub fn pt_bagging_experiment(
         seed,
         front: Front::Python,
     };
-    run_plan(
-        py,
-        data,
-        n_jobs,
-        || request.plan(),
-        |j| Job::PtBagging(Box::new(j)),
-    )
+    run_plan(py, data, n_jobs, || request.plan())
 }
 
 /// The ReverseTesting bias experiment (Fan & Davidson 2006, Sec. 5): the
@@ -155,7 +161,7 @@ pub fn reverse_testing_experiment(
         }
         .plan()
     };
-    run_plan(py, data, n_jobs, plan, |j| Job::ReverseTesting(Box::new(j)))
+    run_plan(py, data, n_jobs, plan)
 }
 
 #[pymethods]

@@ -19,6 +19,8 @@ give the same results for the same seed.
   (a fitted model's summary): ``rarity explain`` and ``rarity show``.
 - :mod:`rarity.sampling`: every sampler with ``fit_resample``;
   :func:`resample`: one draw with its class counts (``rarity resample``).
+- :mod:`rarity.experiments`: the papers' experiments over datasets
+  (``rarity experiment calibration``, ``pt-bagging``, ``reverse-testing``).
 - :mod:`rarity.calibration`, :mod:`rarity.metrics`, :mod:`rarity.stats`,
   :mod:`rarity.select`, :mod:`rarity.datasets`, and :func:`run`.
 - :mod:`rarity.model_selection`: time and group folds as scikit-learn
@@ -40,7 +42,7 @@ from ._explain import Explanation, ModelSummary, explain, show
 from ._resample import ResampleResult, resample
 from ._run import RunResult, run
 from ._validation import NotANumberError
-from . import calibration, datasets, metrics, model_selection, sampling, select, stats
+from . import calibration, datasets, experiments, metrics, model_selection, sampling, select, stats
 
 __version__ = _rarity.__version__
 
@@ -59,6 +61,7 @@ __all__ = [
     "calibration",
     "datasets",
     "evaluate",
+    "experiments",
     "explain",
     "export_onnx",
     "metrics",

@@ -5,6 +5,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from . import calibration as calibration, datasets as datasets, metrics as metrics
+from . import experiments as experiments
 from . import model_selection as model_selection, sampling as sampling, select as select, stats as stats
 
 __version__: str

@@ -110,6 +110,8 @@ RETURNS = {
     "mean_ranks": "NDArray[np.float64]",
     "critical_difference": "float",
     "reverse_testing": "Selection",
+    "report_html": "str",
+    "write_pairs": "str",
 }
 
 FITTED = {
@@ -201,6 +203,39 @@ SPARK_TYPES = {
     "partitions": "Optional[int]",
 }
 
+#: Annotations of rarity.experiments' parameters.
+EXPERIMENT_TYPES = {
+    "datasets": "Union[str, Sequence[str]]",
+    "data_dirs": "Union[Any, Sequence[Any]]",
+    "levels": "Union[str, Sequence[float]]",
+    "sizes": "Union[str, Sequence[int]]",
+    "variants": "Union[str, Sequence[str]]",
+    "methods": "Union[str, Sequence[str]]",
+}
+
+#: Annotations of the experiments' outcome attributes (anything else: Any).
+EXPERIMENT_ATTRS = {
+    "skipped": "list[str]",
+    "seconds": "float",
+    "cv": "str",
+    "levels": "list[float]",
+    "sizes": "list[int]",
+    "measures": "list[str]",
+    "binary_methods": "list[str]",
+    "multiclass_methods": "list[str]",
+    "binary": "Optional[dict[str, Any]]",
+    "multiclass": "Optional[dict[str, Any]]",
+    "table_v": "list[dict[str, Any]]",
+    "brier_corrected_below_undersampled": "list[list[Any]]",
+    "gaussian": "list[dict[str, Any]]",
+    "cells": "list[dict[str, Any]]",
+    "splits": "int",
+    "metric": "str",
+    "seed": "int",
+    "methods": "list[dict[str, Any]]",
+    "per_dataset": "list[dict[str, Any]]",
+}
+
 SPARK_RETURNS = {
     "undersample": "Sample",
     "fit": "Any",
@@ -278,6 +313,7 @@ def stubs():
     est_methods = ["fit", "predict_proba", "predict", "score", "get_params", "set_params"]
     out = {}
     init = [HEADER.format(mod=""), "from . import calibration as calibration, datasets as datasets, metrics as metrics",
+            "from . import experiments as experiments",
             "from . import model_selection as model_selection, sampling as sampling, select as select, stats as stats", "",
             "__version__: str", "",
             "class NotANumberError(ValueError, TypeError): ...", "",
@@ -336,6 +372,7 @@ def stubs():
         lines.append("")
         out[fname] = "\n".join(lines)
     out["spark.pyi"] = _spark_stubs()
+    out["experiments.pyi"] = _experiment_stubs()
     return out
 
 
@@ -351,6 +388,33 @@ def _spark_stubs():
         if name != "Sample":
             fn = getattr(spark, name)
             lines.append(_sig(fn, name, SPARK_RETURNS[name], SPARK_TYPES))
+    lines.append("")
+    return "\n".join(lines)
+
+
+def _experiment_stubs():
+    """The stubs of rarity.experiments: the outcome classes with their
+    attributes (the keys of the command's JSON they keep), and the
+    functions."""
+    from rarity import experiments as ex
+
+    lines = [HEADER.format(mod=".experiments"), "__all__: list[str]", ""]
+    base = ex.ExperimentResult
+    for name in ex.__all__:
+        obj = getattr(ex, name)
+        if not inspect.isclass(obj):
+            continue
+        own = [k for k in obj._KEYS if obj is base or k not in base._KEYS]
+        methods = ["to_dict", "to_text", "report", "report_html"] if obj is base else [
+            m for m in vars(obj) if not m.startswith("_")]
+        lines.append(f"class {name}:" if obj is base else f"class {name}({base.__name__}):")
+        lines += [f"    {k}: {EXPERIMENT_ATTRS.get(k, 'Any')}" for k in own] + ["    " + _sig(getattr(obj, m), m) for m in methods]
+        lines.append("")
+    for name in ex.__all__:
+        obj = getattr(ex, name)
+        if not inspect.isclass(obj):
+            result = "".join(w.capitalize() for w in name.split("_")) + "Result"
+            lines.append(_sig(obj, name, result, EXPERIMENT_TYPES))
     lines.append("")
     return "\n".join(lines)
 

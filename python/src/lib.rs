@@ -4,6 +4,7 @@
 //! scikit-learn and imbalanced-learn estimators on top.
 
 mod data;
+mod experiments;
 mod explain;
 mod functions;
 mod model;
@@ -23,6 +24,7 @@ fn _rarity(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<sampling::Drawn>()?;
     m.add_class::<functions::RunResult>()?;
     m.add_class::<functions::EvaluateResult>()?;
+    m.add_class::<experiments::Experiment>()?;
     m.add_class::<spark::Summary>()?;
     m.add_class::<spark::RankSums>()?;
     m.add_class::<spark::RangeWalk>()?;
@@ -73,6 +75,9 @@ fn _rarity(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(explain::explain, m)?,
         wrap_pyfunction!(explain::show, m)?,
         wrap_pyfunction!(explain::split_gain, m)?,
+        wrap_pyfunction!(experiments::calibration_experiment, m)?,
+        wrap_pyfunction!(experiments::pt_bagging_experiment, m)?,
+        wrap_pyfunction!(experiments::reverse_testing_experiment, m)?,
     ] {
         m.add_function(f)?;
     }

@@ -21,6 +21,7 @@ MODULES = [
     "rarity._run",
     "rarity.calibration",
     "rarity.datasets",
+    "rarity.experiments",
     "rarity.metrics",
     "rarity.model_selection",
     "rarity.sampling",
@@ -43,7 +44,7 @@ def test_every_public_item_has_a_numpydoc_docstring_with_an_example():
     items = [getattr(rarity, n) for n in rarity.__all__ if n[0].isupper() and n not in ("NotANumberError", "RunResult", "EvaluateResult", "Explanation", "ModelSummary")]
     items += [getattr(sampling, n) for n in sampling.__all__]
     for mod in (rarity.calibration, rarity.metrics, rarity.stats, rarity.select, rarity.datasets,
-                rarity.model_selection):
+                rarity.model_selection, rarity.experiments):
         items += [getattr(mod, n) for n in mod.__all__]
     items += [rarity.run, rarity.evaluate, rarity.explain, rarity.show]
     for obj in items:
@@ -62,7 +63,7 @@ def readme_python_examples():
     return blocks
 
 
-@pytest.mark.parametrize("index", range(5))
+@pytest.mark.parametrize("index", range(6))
 def test_readme_examples_run_as_written(capsys, index):
     code = readme_python_examples()[index]
     assert len([l for l in code.splitlines() if l.strip()]) <= 10
@@ -75,7 +76,8 @@ def test_readme_shows_every_job():
     for job in ("rarity.run(", "rarity.explain(", "rarity.show(", "rarity.GradientBoosting(", "feature_importances_",
                 "rarity.evaluate(", "oof=True", "rarity.select.select(", "rarity.calibration.em_priors(",
                 "rarity.calibration.adjust_to_priors(", "rarity.resample(", "rarity.metrics.score(", "metrics=[",
-                "predict_proba("):
+                "predict_proba(", "rarity.calibration.recalibrate(", "rarity.experiments.calibration(",
+                "rarity.experiments.pt_bagging(", "rarity.experiments.reverse_testing("):
         assert job in code, f"the README's Python examples do not show {job}"
 
 

@@ -3,19 +3,21 @@
 ``rarity.explain`` and ``rarity.show`` equal to ``rarity explain`` /
 ``rarity show --format json``, ``rarity.run``, ``rarity.select``, ``rarity.evaluate`` and
 ``rarity.calibration.recalibrate`` equal to ``rarity run`` / ``select`` / ``evaluate`` /
-``calibrate`` (one library request under both), and HTML
+``calibrate`` (one library request under both), ``rarity.experiments`` equal to
+``rarity experiment calibration`` / ``pt-bagging`` / ``reverse-testing``, and HTML
 for notebooks."""
 
 from __future__ import annotations
 
 import json
+import pathlib
 import subprocess
 
 import numpy as np
 import pytest
 
 import rarity
-from conftest import imbalanced
+from conftest import REPO, imbalanced
 from test_cli_parity import write_csv
 
 
@@ -500,3 +502,157 @@ def test_select_shows_its_ranking_and_verdict_as_html():
     assert h.count("<tr>") == 1 + len(learners) and "<script" not in h
     rt = rarity.select.reverse_testing(learners, X[:200], y[:200], X[200:], method="reverse-testing")
     assert "wins - losses" in rt._repr_html_() and "estimated score" not in rt._repr_html_()
+
+
+# ---- the papers' experiments: the command line's JSON, text, report and pairs
+
+
+def _two_datasets(tmp_path):
+    """A directory of two bundled datasets' CSV files, as ``--data-dir`` takes it."""
+    d = tmp_path / "data"
+    d.mkdir()
+    for name in ("glass6", "ecoli4"):
+        (d / f"{name}.csv").write_bytes((REPO / "data" / f"{name}.csv").read_bytes())
+    return d
+
+
+def _without_seconds(d):
+    d = dict(d)
+    assert isinstance(d.pop("seconds"), float)
+    return d
+
+
+def test_calibration_experiment_equals_the_command_lines_json(cli, tmp_path):
+    d = _two_datasets(tmp_path)
+    want = _cli_json(cli, "--seed", "5", "experiment", "calibration", "--data-dir", str(d), "--learners",
+                     "tree(max_depth=3),gnb", "--levels", "1,0.5", "--cv", "1x2")
+    got = rarity.experiments.calibration(data_dirs=d, learners=["tree(max_depth=3)", "gnb"], levels=[1, 0.5],
+                                         cv="1x2", seed=5)
+    assert _without_seconds(got.to_dict()) == _without_seconds(want)
+    assert got.levels == [1.0, 0.5] and got.table_v == want["table_v"] and got.cv == "1x2"
+    # The bundled datasets by name are the same rows as their files.
+    named = rarity.experiments.calibration(["ecoli4", "glass6"], learners="tree(max_depth=3),gnb", levels="1,0.5",
+                                           cv="1x2", seed=5)
+    assert _without_seconds(named.to_dict()) == _without_seconds(want)
+    assert repr(got).startswith("CalibrationResult(cv='1x2', levels=[1.0, 0.5], cells=")
+
+
+def test_pt_bagging_experiment_equals_the_command_lines_json(cli, tmp_path):
+    d = _two_datasets(tmp_path)
+    want = _cli_json(cli, "--seed", "3", "experiment", "pt-bagging", "--data-dir", str(d), "--sizes", "3,5",
+                     "--cv", "1x2", "--max-rows", "300")
+    got = rarity.experiments.pt_bagging(data_dirs=[str(d)], sizes=[3, 5], cv="1x2", max_rows=300, seed=3)
+    assert _without_seconds(got.to_dict()) == _without_seconds(want)
+    assert want["skipped"] == ["ecoli4: 336 rows > --max-rows 300"] == got.skipped
+    assert [r["name"] for r in got.datasets] == ["glass6"] and got.sizes == [3, 5]
+    text = _cli_text(cli, "--seed", "3", "experiment", "pt-bagging", "--data-dir", str(d), "--sizes", "3,5",
+                     "--cv", "1x2", "--max-rows", "300").splitlines()
+    assert got.to_text().splitlines()[1:] == text[1:]
+
+
+def test_reverse_testing_experiment_equals_the_command_lines_json_text_report_and_pairs(cli, tmp_path):
+    d = _two_datasets(tmp_path)
+    args = ["--seed", "8", "experiment", "reverse-testing", "--data-dir", str(d), "--learners", "tree,gnb",
+            "--splits", "2", "--variant", "paper", "--variant", "default,decide=sum", "--method", "iwcv",
+            "--bias", "class", "--pairs", str(tmp_path / "pairs.csv")]
+    want = _cli_json(cli, *args, "--report", str(tmp_path / "cli-report"))
+    got = rarity.experiments.reverse_testing(data_dirs=d, learners="tree,gnb", splits=2,
+                                             variants=["paper", "default,decide=sum"], methods="iwcv",
+                                             bias="class", seed=8)
+    assert got.to_dict() == want
+    assert got.methods == want["methods"] and got.splits == 2 and got.datasets == 2
+    assert len(got.methods) == 5 and got.methods[2]["method"] == "iwcv" and got.methods[1]["variant"] is not None
+    assert got.to_text() == _cli_text(cli, *args[:-2])
+    assert got.report_html() == (tmp_path / "cli-report" / "index.html").read_text()
+    index = got.report(tmp_path / "py-report")
+    assert pathlib.Path(index).read_text() == got.report_html()
+    assert sorted(p.name for p in (tmp_path / "py-report" / "tables").iterdir()) == sorted(
+        p.name for p in (tmp_path / "cli-report" / "tables").iterdir())
+    got.write_pairs(tmp_path / "py-pairs.csv")
+    assert (tmp_path / "py-pairs.csv").read_text() == (tmp_path / "pairs.csv").read_text()
+    with pytest.raises(ValueError):
+        got.report(tmp_path / "py-report" / "index.html")
+
+
+def test_experiments_take_the_command_lines_defaults(cli):
+    import inspect
+    import re
+
+    for name, fn in [("calibration", rarity.experiments.calibration), ("pt-bagging", rarity.experiments.pt_bagging),
+                     ("reverse-testing", rarity.experiments.reverse_testing)]:
+        helptext = _cli_text(cli, "experiment", name, "--help")
+        # Each option's block: its flag, then its lines up to the next option.
+        blocks = re.split(r"\n\s+(?=--[a-z])", helptext)
+        defaults = {}
+        for b in blocks:
+            m = re.match(r"--([a-z-]+)", b)
+            d = re.search(r"\[default: ([^\]]*)\]", b)
+            if m:
+                defaults[m.group(1)] = d.group(1) if d else None
+        params = inspect.signature(fn).parameters
+        for py, p in params.items():
+            if py in ("datasets", "n_jobs"):
+                continue
+            flag = {"variants": "variant", "methods": "method", "data_dirs": "data-dir"}.get(py, py.replace("_", "-"))
+            assert flag in defaults, (name, flag)
+            mine = p.default
+            mine = " ".join(mine) or None if isinstance(mine, tuple) else mine if mine is None else str(mine)
+            assert mine == defaults[flag], (name, flag, mine, defaults[flag])
+
+
+def test_experiments_show_their_tables_and_the_reports_figures_as_html():
+    import html
+
+    r = rarity.experiments.pt_bagging(["glass6", "ecoli4"], sizes="3,5", cv="1x2")
+    h = r._repr_html_()
+    page = r.report_html()
+    assert page.count("<svg") >= 2
+    assert f'srcdoc="{html.escape(page, quote=True)}"' in h and "<svg" not in h and "<script" not in h
+    assert h.count("<table") == 2 and all(m in h for m in r.binary_methods)
+    c = rarity.experiments.calibration("glass6", learners="tree", levels="1,0.5", cv="1x2")
+    h = c._repr_html_()
+    assert "Table V" in h and "Brier(p&#x27;) &lt; Brier(p_s)" in h and "&lt;svg" in h
+    assert h.count("<tr>") == 1 + len(c.table_v) + 1 + len(c.brier_corrected_below_undersampled)
+    t = rarity.experiments.reverse_testing("glass6", learners="tree,gnb", splits=1)
+    h = t._repr_html_()
+    assert all(f">{m['method']}</td>" in h for m in t.methods) and "% correct" in h
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: rarity.experiments.calibration("glass6", levels="1,x"), "^levels: 'x' is not a number"),
+        (lambda: rarity.experiments.calibration("glass6", levels=[1, "x"]), "^levels=.* is invalid"),
+        (lambda: rarity.experiments.calibration("glass6", learners="nope"), "nope"),
+        (lambda: rarity.experiments.calibration("glass6", cv=5), "^cv=5 is invalid"),
+        (lambda: rarity.experiments.pt_bagging("glass6", sizes="5,x"), "^sizes: 'x' is not a whole number"),
+        (lambda: rarity.experiments.pt_bagging(["nope"]), "^datasets: no bundled dataset 'nope'"),
+        (lambda: rarity.experiments.pt_bagging(["glass6", "glass6"]), "^datasets: 'glass6' is given twice"),
+        (lambda: rarity.experiments.pt_bagging(data_dirs=3), "^data_dirs=3 is invalid"),
+        (lambda: rarity.experiments.pt_bagging("glass6", max_rows=-1), "^max_rows=-1 is invalid"),
+        (lambda: rarity.experiments.reverse_testing("glass6", bias="age"), "^bias 'age' is not a bias"),
+        (lambda: rarity.experiments.reverse_testing("glass6", splits=0), "^splits=0 is invalid"),
+        (lambda: rarity.experiments.reverse_testing("glass6", variants=[3]), "^variants=\\[3\\] is invalid"),
+        (lambda: rarity.experiments.reverse_testing("glass6", methods="nope"), "nope"),
+        (lambda: rarity.experiments.reverse_testing("glass6", metric="nope"), "^metric: unknown metric 'nope'"),
+    ],
+)
+def test_experiments_refuse_bad_arguments_with_value_errors_naming_them(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_only_the_reverse_testing_experiment_writes_pairs(tmp_path):
+    r = rarity.experiments.calibration("glass6", learners="tree", levels="1", cv="1x2")
+    with pytest.raises(ValueError, match="^pairs: only the reverse-testing experiment"):
+        r._native.write_pairs(str(tmp_path / "p.csv"))
+    assert not (tmp_path / "p.csv").exists()
+
+
+def test_experiments_give_the_same_result_at_one_and_two_threads():
+    one = rarity.experiments.reverse_testing(["glass6", "ecoli4"], learners="tree,gnb", splits=2, n_jobs=1)
+    two = rarity.experiments.reverse_testing(["glass6", "ecoli4"], learners="tree,gnb", splits=2, n_jobs=2)
+    assert one.to_dict() == two.to_dict()
+    one = rarity.experiments.pt_bagging(["glass6", "ecoli4"], sizes=[3, 5], cv="1x2", n_jobs=1)
+    two = rarity.experiments.pt_bagging(["glass6", "ecoli4"], sizes=[3, 5], cv="1x2", n_jobs=2)
+    assert _without_seconds(one.to_dict()) == _without_seconds(two.to_dict())

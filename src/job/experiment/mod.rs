@@ -4,16 +4,24 @@
 //! the library's protocol run on the loaded datasets, and an outcome that
 //! renders itself as the command line's text, its JSON and its HTML report.
 //! Loading the datasets and timing the run is the front end's frame; it
-//! hands what it did over as a [`Ran`].
+//! hands what it did over as a [`Ran`]. A front end without a frame of its
+//! own (Python) loads with [`load_datasets`] and runs with [`run_timed`].
 
 pub mod calibration;
 pub mod pt_bagging;
 pub mod reverse_testing;
 
+use std::path::PathBuf;
+use std::time::Instant;
+
 use serde_json::Value;
 
+use crate::data::bundled::find;
+use crate::data::dirs::{load_dirs, LoadedDatasets};
+use crate::data::read::ReadOptions;
 use crate::data::Dataset;
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::job::Front;
 use crate::report::Report;
 
 /// A checked experiment request: the protocol run on the loaded datasets,
@@ -77,6 +85,76 @@ pub struct Ran<T> {
     pub skipped: Vec<String>,
     /// Seconds the experiment took (loading excluded).
     pub seconds: f64,
+}
+
+/// The datasets an experiment runs on: the bundled datasets `names` in the
+/// order given, then every CSV file of `dirs` ([`load_dirs`]); every bundled
+/// dataset when neither is given (as `rarity experiment` without
+/// `--data-dir`). A dataset with more than `max_rows` rows is left out; an
+/// unknown or repeated name is an error naming the parameter `datasets` as
+/// `front` spells it.
+///
+/// ```
+/// use rarity::job::{experiment::load_datasets, Front};
+/// let loaded = load_datasets(&["glass6".into(), "ecoli4".into()], &[], 300, Front::Python).unwrap();
+/// assert_eq!(loaded.datasets.len(), 1);
+/// assert_eq!(loaded.datasets[0].0, "glass6");
+/// assert_eq!(loaded.skipped, ["ecoli4: 336 rows > max_rows 300"]);
+/// let twice = load_datasets(&["glass6".into(), "glass6".into()], &[], 300, Front::Python);
+/// assert!(twice.unwrap_err().to_string().starts_with("datasets: 'glass6' is given twice"));
+/// assert!(load_datasets(&["nope".into()], &[], 10, Front::Python).is_err());
+/// ```
+pub fn load_datasets(
+    names: &[String],
+    dirs: &[PathBuf],
+    max_rows: usize,
+    front: Front,
+) -> Result<LoadedDatasets> {
+    if names.is_empty() {
+        return load_dirs(dirs, max_rows);
+    }
+    let mut loaded = LoadedDatasets {
+        datasets: Vec::new(),
+        skipped: Vec::new(),
+    };
+    for (i, name) in names.iter().enumerate() {
+        let what = front.param("datasets");
+        if names[..i].contains(name) {
+            return Err(Error::invalid(format!("{what}: '{name}' is given twice")));
+        }
+        let bundled = find(name).map_err(|e| Error::invalid(format!("{what}: {e}")))?;
+        let ds = bundled.load(&ReadOptions::default())?.0;
+        if ds.n_rows() > max_rows {
+            loaded.skipped.push(format!(
+                "{name}: {} rows > {} {max_rows}",
+                ds.n_rows(),
+                front.param("max_rows")
+            ));
+        } else {
+            loaded.datasets.push((name.clone(), ds));
+        }
+    }
+    if !dirs.is_empty() {
+        let more = load_dirs(dirs, max_rows)?;
+        loaded.datasets.extend(more.datasets);
+        loaded.skipped.extend(more.skipped);
+    }
+    Ok(loaded)
+}
+
+/// Runs `plan` on the `loaded` datasets, timed (loading excluded), and
+/// returns what it found: the command line's frame without its progress
+/// bar and report.
+pub fn run_timed<P: ExperimentPlan>(plan: P, loaded: LoadedDatasets) -> Result<Found<P>> {
+    let start = Instant::now();
+    let results = plan.run(&loaded.datasets)?;
+    let ran = Ran {
+        results,
+        datasets: loaded.datasets.len(),
+        skipped: loaded.skipped,
+        seconds: start.elapsed().as_secs_f64(),
+    };
+    Ok(plan.outcome(ran))
 }
 
 impl<T> Ran<T> {

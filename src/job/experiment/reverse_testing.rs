@@ -46,6 +46,37 @@ pub struct ReverseTestingRequest {
     pub front: Front,
 }
 
+/// The names of the experiment's training-set biases, as
+/// [`named_bias`] takes them.
+const BIASES: [&str; 3] = ["feature", "class", "none"];
+
+/// The training-set bias `name` of the experiment: `feature` (sort by the
+/// first attribute, drop the lowest 25%: the paper), `class` (keep half of
+/// the majority class, all of the others) or `none`; another name is an
+/// error naming the parameter `bias` as `front` spells it.
+///
+/// ```
+/// use rarity::data::bias::Bias;
+/// use rarity::job::{experiment::reverse_testing::named_bias, Front};
+/// assert_eq!(named_bias("class", Front::Python).unwrap(), Bias::HalveLargestClass);
+/// assert!(named_bias("age", Front::Python).unwrap_err().to_string().starts_with("bias 'age'"));
+/// ```
+pub fn named_bias(name: &str, front: Front) -> Result<Bias> {
+    match name {
+        "feature" => Ok(Bias::Feature {
+            attribute: 0,
+            fraction: 0.25,
+        }),
+        "class" => Ok(Bias::HalveLargestClass),
+        "none" => Ok(Bias::None),
+        _ => Err(Error::invalid(format!(
+            "{} '{name}' is not a bias; expected {}",
+            front.param("bias"),
+            BIASES.join(", ")
+        ))),
+    }
+}
+
 /// A checked request: the learners, variants and methods built.
 pub struct ReverseTestingPlan {
     learners: Vec<(String, Arc<dyn Learner>)>,
@@ -54,10 +85,29 @@ pub struct ReverseTestingPlan {
 }
 
 impl ReverseTestingRequest {
-    /// Builds the learners and parses the variants and methods before any
-    /// dataset is loaded.
+    /// Builds the learners, checks the metric and parses the variants and
+    /// methods before any dataset is loaded.
+    ///
+    /// ```
+    /// use rarity::data::bias::Bias;
+    /// use rarity::job::{experiment::reverse_testing::ReverseTestingRequest, Front};
+    /// let request = |metric: &str| ReverseTestingRequest {
+    ///     learners: "tree".into(),
+    ///     splits: 1,
+    ///     metric: metric.into(),
+    ///     variants: vec!["paper".into()],
+    ///     methods: vec![],
+    ///     bias: Bias::None,
+    ///     seed: 1,
+    ///     front: Front::Python,
+    /// };
+    /// assert!(request("g_mean").plan().is_ok());
+    /// let e = request("nope").plan().err().unwrap().to_string();
+    /// assert!(e.starts_with("metric: unknown metric 'nope'"), "{e}");
+    /// ```
     pub fn plan(self) -> Result<ReverseTestingPlan> {
         let learners = crate::spec::build_learners(&self.learners)?;
+        crate::job::metrics(std::slice::from_ref(&self.metric), self.front)?;
         let metric = &self.metric;
         let variants = self
             .variants

@@ -189,7 +189,8 @@ def _declared(names, example=None, cleans=False, **params):
 
     def declare(cls):
         cls.registry_names = tuple(names)
-        cls._cleans = cleans
+        if cleans:
+            cls._spec = _cleaning_only(cls._spec)
         cls.__init__ = _spec.keyword_init(list(params.items()))
         cls.__init__.__qualname__ = f"{cls.__name__}.__init__"
         _document(cls, example, cleans, "random_state" in params)
@@ -249,10 +250,6 @@ class _Base(BaseEstimator):
     #: whether it only selects rows).
     registry_names = ()
 
-    #: Whether the sampler cleans every class but the minority (then
-    #: ``sampling_strategy`` can only say so).
-    _cleans = False
-
     @property
     def _selects(self):
         """Whether the sampler only selects rows (``sample_indices_`` is set)."""
@@ -299,8 +296,6 @@ class _Base(BaseEstimator):
         feats, names = V.features(X, n_jobs)
         lab = V.labels(y_labels, None, type(self).__name__)
         data = _rarity.Data(feats, lab.codes, lab.class_names, "y", None, n_jobs)
-        if self._cleans:
-            _cleaning_only(self.sampling_strategy, type(self).__name__)
         self.spec_ = self._spec(lab)
         drawn = _rarity.resample(self.spec_, data, self._seed(), n_jobs)
         X_res, ids = _resample_outputs(X, y, drawn, lab, data, n_jobs)
@@ -454,12 +449,19 @@ def _over_counts(strategy, lab):
     return _spec.spec_text([int(x) for x in _rarity_order(want, lab)])
 
 
-def _cleaning_only(strategy, name):
-    if strategy not in ("auto", "not minority"):
-        raise ValueError(
-            f"{name}: sampling_strategy={strategy!r} has no rarity equivalent; rarity cleans "
-            "every class but the minority ('auto')"
-        )
+def _cleaning_only(spec):
+    """``spec`` (a class's ``_spec``) checking first that
+    ``sampling_strategy`` asks for what rarity's cleaning does."""
+
+    def checked(self, lab):
+        if self.sampling_strategy not in ("auto", "not minority"):
+            raise ValueError(
+                f"{type(self).__name__}: sampling_strategy={self.sampling_strategy!r} has no rarity "
+                "equivalent; rarity cleans every class but the minority ('auto')"
+            )
+        return spec(self, lab)
+
+    return checked
 
 
 # ---- imbalanced-learn's classes

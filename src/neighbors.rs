@@ -213,12 +213,19 @@ pub fn search(
         && std::ptr::eq(queries.x.as_ptr(), refs.x.as_ptr())
         && queries.n == refs.n;
     let farthest = order == Order::Farthest;
+    let q = Query {
+        queries,
+        refs,
+        k,
+        exclude,
+        farthest,
+    };
     let mut lists = if nq < SCAN_QUERIES {
-        scan(queries, refs, k, exclude, farthest)
+        scan(q)
     } else if !farthest && kdtree::suits(nq, refs.n, refs.d, k) {
         kdtree::search(queries, refs, k, exclude)
     } else {
-        brute::search(queries, refs, k, exclude, farthest, same)
+        brute::search(q, same)
     };
     if farthest {
         for v in &mut lists.key {
@@ -266,20 +273,26 @@ impl Exclude<'_> {
     }
 }
 
-/// The lists of a few queries, each compared with every reference.
-fn scan(
-    queries: Points<'_>,
-    refs: Points<'_>,
+/// One exact search: the `k` nearest (or, with `farthest`, farthest)
+/// references among `refs` of every point of `queries`, skipping what
+/// `exclude` says.
+#[derive(Debug, Clone, Copy)]
+struct Query<'a> {
+    queries: Points<'a>,
+    refs: Points<'a>,
     k: usize,
-    exclude: Exclude<'_>,
+    exclude: Exclude<'a>,
     farthest: bool,
-) -> Lists {
-    let mut lists = Lists::new(queries.n, k);
-    for q in 0..queries.n {
-        let skip = exclude.skip(q);
-        for r in (0..refs.n).filter(|&r| r != skip) {
-            let e = dist2(queries.row(q), refs.row(r));
-            lists.offer(q, if farthest { -e } else { e }, r);
+}
+
+/// The lists of a few queries, each compared with every reference.
+fn scan(s: Query<'_>) -> Lists {
+    let mut lists = Lists::new(s.queries.n, s.k);
+    for q in 0..s.queries.n {
+        let skip = s.exclude.skip(q);
+        for r in (0..s.refs.n).filter(|&r| r != skip) {
+            let e = dist2(s.queries.row(q), s.refs.row(r));
+            lists.offer(q, if s.farthest { -e } else { e }, r);
         }
     }
     lists

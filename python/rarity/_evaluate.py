@@ -9,7 +9,8 @@ import numpy as np
 
 from . import _html, _rarity
 from . import _validation as V
-from ._run import _data, _frame
+from ._docs import sections
+from ._run import CATEGORICAL_PARAMS, _data, _frame
 
 __all__ = ["evaluate", "EvaluateResult"]
 
@@ -43,7 +44,7 @@ class EvaluateResult:
                     "truth": names[truth]}
             cols.update({f"p_{c}": proba[:, k] for k, c in enumerate(class_names)})
             cols["label"] = names[label]
-            self.oof = _columns(cols)
+            self.oof = _frame(cols)
 
     def to_dict(self):
         """The outcome as ``rarity evaluate --format json`` prints it.
@@ -73,21 +74,7 @@ class EvaluateResult:
         return f"EvaluateResult(model={d['model']!r}, cv={d['cv']!r}, folds={d['folds']})"
 
 
-def _columns(cols):
-    try:
-        import pandas as pd
-
-        return pd.DataFrame(cols)
-    except ImportError:
-        pass
-    try:
-        import polars as pl
-
-        return pl.DataFrame(cols)
-    except ImportError:
-        return cols
-
-
+@sections(categorical=CATEGORICAL_PARAMS)
 def evaluate(
     data, target=None, *, model, cv="10", pooled=False, metrics=None, oof=False, pos_label=None,
     seed=42, n_jobs=None, categorical="error", categorical_cols=None,
@@ -117,22 +104,13 @@ def evaluate(
     pos_label : label, default=None
     seed : int, default=42
     n_jobs : int, default=None
-    categorical : {"error", "one-hot", "native", "target"}, default="error"
-        How a data file's text columns are read, as ``--categorical``: an
-        error, one-hot encoded (at most 50 levels), ``"native"``: one
-        feature of level codes each, split as sets of levels by tree, forest,
-        the bagging ensembles' trees and gbdt (a level unseen in training is
-        read as missing), or ``"target"``: level codes that every strategy
-        without an ``encode(...)`` stage encodes by ``encode(target)``
-        (cross-fitted target statistics, any learner). Tables are always
-        one-hot encoded.
-    categorical_cols : list of str, default=None
-        Columns of a data file read as categorical whatever their values
-        (numeric-looking codes included), as ``--categorical-cols``.
+    %(categorical)s
 
     Returns
     -------
     EvaluateResult
+        The metrics over folds and, with ``oof=True``, the out-of-fold
+        predictions.
 
     Examples
     --------

@@ -156,6 +156,8 @@ def explain(model, X, y, metric="average_precision", n_repeats=5, seed=42, n_job
     Returns
     -------
     Explanation
+        The importance of every source column (and the split gains of
+        tree-based models).
 
     Examples
     --------

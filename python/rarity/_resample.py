@@ -109,6 +109,8 @@ def resample(
     Returns
     -------
     ResampleResult
+        The resampled rows and labels, with the class counts before and
+        after.
 
     Examples
     --------

@@ -15,8 +15,26 @@ import numpy as np
 
 from . import _html, _rarity
 from . import _validation as V
+from ._docs import sections
 
 __all__ = ["run", "RunResult"]
+
+
+#: The ``categorical`` and ``categorical_cols`` parameters of the jobs that
+#: read data files (:func:`run`, :func:`rarity.evaluate`), in numpydoc.
+CATEGORICAL_PARAMS = """\
+categorical : {"error", "one-hot", "native", "target"}, default="error"
+    How a data file's text columns are read, as ``--categorical``: an
+    error, one-hot encoded (at most 50 levels), ``"native"``: one
+    feature of level codes each, split as sets of levels by tree, forest,
+    the bagging ensembles' trees and gbdt (a level unseen in training is
+    read as missing), or ``"target"``: level codes that every strategy
+    without an ``encode(...)`` stage encodes by ``encode(target)``
+    (cross-fitted target statistics, any learner). Tables are always
+    one-hot encoded.
+categorical_cols : list of str, default=None
+    Columns of a data file read as categorical whatever their values
+    (numeric-looking codes included), as ``--categorical-cols``."""
 
 
 class RunResult:
@@ -223,6 +241,7 @@ def _data(data, target, pos_label, n_jobs, cv=None, categorical="error", categor
     return _rarity.Data(feats, lab.codes, lab.class_names, name, None, n_jobs, cv), "<data>", lab
 
 
+@sections(categorical=CATEGORICAL_PARAMS)
 def run(
     data, target=None, *, models=None, metric="average_precision", cv="2x5", cost=None,
     benefit=None, pos_label=None, seed=42, n_jobs=None, decision_metric=None, pooled=False,
@@ -278,22 +297,13 @@ def run(
         Compute every metric once on each repeat's pooled out-of-fold
         predictions (and rank on those) instead of averaging per-fold values;
         always on with ``cv="loo"``, whose one-row folds have no AUC.
-    categorical : {"error", "one-hot", "native", "target"}, default="error"
-        How a data file's text columns are read, as ``--categorical``: an
-        error, one-hot encoded (at most 50 levels), ``"native"``: one
-        feature of level codes each, split as sets of levels by tree, forest,
-        the bagging ensembles' trees and gbdt (a level unseen in training is
-        read as missing), or ``"target"``: level codes that every strategy
-        without an ``encode(...)`` stage encodes by ``encode(target)``
-        (cross-fitted target statistics, any learner). Tables are always
-        one-hot encoded.
-    categorical_cols : list of str, default=None
-        Columns of a data file read as categorical whatever their values
-        (numeric-looking codes included), as ``--categorical-cols``.
+    %(categorical)s
 
     Returns
     -------
     RunResult
+        The ranking, the verdict between models and the winner fitted on
+        all rows.
 
     Examples
     --------

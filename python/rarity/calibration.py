@@ -57,6 +57,7 @@ def correct(proba, keep_rates):
     Returns
     -------
     ndarray, same shape as ``proba``
+        The probabilities in the population the sample was drawn from.
 
     Examples
     --------
@@ -83,6 +84,7 @@ def corrected_threshold(tau_s, beta):
     Returns
     -------
     float
+        The threshold on the corrected probabilities.
 
     Examples
     --------
@@ -104,6 +106,7 @@ def adjust_to_priors(proba, train_priors, target_priors):
     Returns
     -------
     ndarray, same shape as ``proba``
+        The probabilities under ``target_priors``.
 
     Examples
     --------

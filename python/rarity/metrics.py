@@ -136,6 +136,7 @@ def keys():
     Returns
     -------
     list of str
+        The keys of :func:`score`'s result, in its order.
 
     Examples
     --------

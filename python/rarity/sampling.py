@@ -41,6 +41,7 @@ import numpy as np
 from . import _rarity, _spec
 from . import _validation as V
 from ._base import BaseEstimator, check_fitted
+from ._docs import sections
 
 __all__ = [
     "Sampler",
@@ -170,22 +171,76 @@ def _y_like(y, labels, one_hot):
     return labels.astype(a.dtype, copy=False)
 
 
-def _declared(names, **params):
+def _declared(names, example=None, cleans=False, **params):
     """A class decorator: the registry samplers ``names`` the class writes
     specs for (``registry_names``; the registry's first says whether it only
     selects rows) and an ``__init__`` taking the keyword parameters
     ``params``, with these defaults, as attributes (scikit-learn's
-    ``get_params`` reads them from its signature)."""
+    ``get_params`` reads them from its signature).
+
+    ``cleans``: the sampler cleans every class but the minority, the only
+    ``sampling_strategy`` it takes. A ``%(strategy)s`` line of the
+    docstring becomes the ``sampling_strategy`` (and ``random_state``)
+    parameters. ``example``, ``(arguments, expression, value)``: the
+    docstring ends with ``n_jobs`` and an example on ``ecoli4``: the class
+    built with ``arguments`` resamples, then ``expression`` gives ``value``."""
     unknown = [n for n in names if n not in _REGISTRY]
     assert not unknown, f"not in the sampler registry: {unknown}"
 
     def declare(cls):
         cls.registry_names = tuple(names)
+        if cleans:
+            cls._spec = _cleaning_only(cls._spec)
         cls.__init__ = _spec.keyword_init(list(params.items()))
         cls.__init__.__qualname__ = f"{cls.__name__}.__init__"
+        _document(cls, example, cleans, "random_state" in params)
         return cls
 
     return declare
+
+
+#: The ``sampling_strategy`` of the samplers that clean, and of the others.
+_STRATEGY_DOC = {
+    True: 'sampling_strategy : {"auto"}, default="auto"\n    Every class but the minority is cleaned.',
+    False: 'sampling_strategy : float, str or dict, default="auto"\n'
+    "    imbalanced-learn's (``\"auto\"``: every class but the majority to the\n"
+    "    majority's size).",
+}
+
+
+def _document(cls, example, cleans, seeded):
+    """Fills in the shared parts of an imbalanced-learn class's docstring
+    (see :func:`_declared`)."""
+    if "%(strategy)s" in (cls.__doc__ or ""):
+        strategy = _STRATEGY_DOC[cleans]
+        if seeded:
+            strategy += "\nrandom_state : int or None, default=None\n    The seed (``None``: 42)."
+        sections(strategy=strategy)(cls)
+    if example is None:
+        return
+    arguments, expression, value = example
+    tail = [
+        "n_jobs : int, default=None",
+        "    Threads.",
+        "",
+        "Examples",
+        "--------",
+        ">>> import rarity",
+        ">>> from rarity import sampling",
+        '>>> X, y = rarity.datasets.load("ecoli4")',
+        f">>> s = sampling.{cls.__name__}({arguments})",
+        ">>> Xr, yr = s.fit_resample(X, y)",
+        f">>> {expression}",
+        value,
+    ]
+    cls.__doc__ = cls.__doc__.rstrip() + "\n" + "".join(f"    {t}\n" if t else "\n" for t in tail) + "    "
+
+
+def _one_nn_one_seed(sampler, message):
+    """Hart's 1-NN rule and one seed row: the only ``n_neighbors`` and
+    ``n_seeds_S`` of CNN and OSS."""
+    if sampler.n_neighbors not in (None, 1) or sampler.n_seeds_S != 1:
+        raise ValueError(message)
 
 
 class _Base(BaseEstimator):
@@ -394,12 +449,19 @@ def _over_counts(strategy, lab):
     return _spec.spec_text([int(x) for x in _rarity_order(want, lab)])
 
 
-def _cleaning_only(strategy, name):
-    if strategy not in ("auto", "not minority"):
-        raise ValueError(
-            f"{name}: sampling_strategy={strategy!r} has no rarity equivalent; rarity cleans "
-            "every class but the minority ('auto')"
-        )
+def _cleaning_only(spec):
+    """``spec`` (a class's ``_spec``) checking first that
+    ``sampling_strategy`` asks for what rarity's cleaning does."""
+
+    def checked(self, lab):
+        if self.sampling_strategy not in ("auto", "not minority"):
+            raise ValueError(
+                f"{type(self).__name__}: sampling_strategy={self.sampling_strategy!r} has no rarity "
+                "equivalent; rarity cleans every class but the minority ('auto')"
+            )
+        return spec(self, lab)
+
+    return checked
 
 
 # ---- imbalanced-learn's classes
@@ -448,11 +510,7 @@ class RandomOverSampler(_Base):
 
     Parameters
     ----------
-    sampling_strategy : float, str or dict, default="auto"
-        imbalanced-learn's: ``"auto"`` grows every class but the majority to
-        the majority's size.
-    random_state : int or None, default=None
-        The seed (``None``: 42).
+    %(strategy)s
     shrinkage : None, default=None
         Only ``None`` (no smoothed bootstrap).
     n_jobs : int, default=None
@@ -480,11 +538,7 @@ class SMOTE(_Base):
 
     Parameters
     ----------
-    sampling_strategy : float, str or dict, default="auto"
-        imbalanced-learn's (``"auto"``: every class but the majority to the
-        majority's size).
-    random_state : int or None, default=None
-        The seed (``None``: 42).
+    %(strategy)s
     k_neighbors : int, default=5
         Neighbours of each minority row. Every class to enlarge needs more
         than ``k_neighbors`` rows: with fewer, ``fit_resample`` raises
@@ -507,30 +561,22 @@ class SMOTE(_Base):
         return f"smote(k={_spec.spec_text(self.k_neighbors)},counts={_over_counts(self.sampling_strategy, lab)})"
 
 
-@_declared(("borderline-smote",), sampling_strategy="auto", random_state=None, k_neighbors=5, n_jobs=None, m_neighbors=10, kind="borderline-1")
+@_declared(
+    ("borderline-smote",), ("random_state=0", "len(Xr) > len(X)", "True"),
+    sampling_strategy="auto", random_state=None, k_neighbors=5, n_jobs=None, m_neighbors=10, kind="borderline-1",
+)
 class BorderlineSMOTE(_Base):
     """Borderline-SMOTE1 (Han et al. 2005): SMOTE from the minority rows in
     danger among their ``m_neighbors`` neighbours (rarity's ``borderline-smote``).
 
     Parameters
     ----------
-    sampling_strategy : float, str or dict, default="auto"
-    random_state : int or None, default=None
+    %(strategy)s
     k_neighbors : int, default=5
         As :class:`SMOTE` (more rows than ``k_neighbors`` per class to enlarge).
     m_neighbors : int, default=10
     kind : {"borderline-1"}, default="borderline-1"
         Only Borderline-SMOTE1.
-    n_jobs : int, default=None
-
-    Examples
-    --------
-    >>> import rarity
-    >>> from rarity import sampling
-    >>> X, y = rarity.datasets.load("ecoli4")
-    >>> Xr, yr = sampling.BorderlineSMOTE(random_state=0).fit_resample(X, y)
-    >>> len(Xr) > len(X)
-    True
     """
 
     def _spec(self, lab):
@@ -542,59 +588,42 @@ class BorderlineSMOTE(_Base):
         )
 
 
-@_declared(("adasyn",), sampling_strategy="auto", random_state=None, n_neighbors=5, n_jobs=None)
+@_declared(
+    ("adasyn",), ("random_state=0", "len(Xr) > len(X)", "True"),
+    sampling_strategy="auto", random_state=None, n_neighbors=5, n_jobs=None,
+)
 class ADASYN(_Base):
     """ADASYN (He et al. 2008): SMOTE weighted by each minority row's
     other-class neighbours (rarity's ``adasyn``).
 
     Parameters
     ----------
-    sampling_strategy : float, str or dict, default="auto"
-    random_state : int or None, default=None
+    %(strategy)s
     n_neighbors : int, default=5
         As :class:`SMOTE`'s ``k_neighbors`` (more rows than it per class to enlarge).
-    n_jobs : int, default=None
-
-    Examples
-    --------
-    >>> import rarity
-    >>> from rarity import sampling
-    >>> X, y = rarity.datasets.load("ecoli4")
-    >>> Xr, yr = sampling.ADASYN(random_state=0).fit_resample(X, y)
-    >>> len(Xr) > len(X)
-    True
     """
 
     def _spec(self, lab):
         return f"adasyn(k={_spec.spec_text(self.n_neighbors)},counts={_over_counts(self.sampling_strategy, lab)})"
 
 
-@_declared(("tomek",), sampling_strategy="auto", n_jobs=None)
+@_declared(("tomek",), ("", "len(yr) <= len(y)", "True"), cleans=True, sampling_strategy="auto", n_jobs=None)
 class TomekLinks(_Base):
     """Removes the majority member of every Tomek link (Tomek 1976; rarity's ``tomek``).
 
     Parameters
     ----------
-    sampling_strategy : {"auto"}, default="auto"
-        Every class but the minority is cleaned.
-    n_jobs : int, default=None
-
-    Examples
-    --------
-    >>> import rarity
-    >>> from rarity.sampling import TomekLinks
-    >>> X, y = rarity.datasets.load("ecoli4")
-    >>> Xr, yr = TomekLinks().fit_resample(X, y)
-    >>> len(yr) <= len(y)
-    True
+    %(strategy)s
     """
 
     def _spec(self, lab):
-        _cleaning_only(self.sampling_strategy, "TomekLinks")
         return "tomek"
 
 
-@_declared(("enn",), sampling_strategy="auto", n_neighbors=3, kind_sel="all", n_jobs=None)
+@_declared(
+    ("enn",), ("", "s.spec_", "'enn(k=3,rule=all,ties=lowest)'"), cleans=True,
+    sampling_strategy="auto", n_neighbors=3, kind_sel="all", n_jobs=None,
+)
 class EditedNearestNeighbours(_Base):
     """Edited nearest neighbours (Wilson 1972; rarity's ``enn``) with
     imbalanced-learn's conventions: ``kind_sel="all"`` removes a row when any
@@ -604,30 +633,21 @@ class EditedNearestNeighbours(_Base):
 
     Parameters
     ----------
-    sampling_strategy : {"auto"}, default="auto"
+    %(strategy)s
     n_neighbors : int, default=3
     kind_sel : {"all", "mode"}, default="all"
-    n_jobs : int, default=None
-
-    Examples
-    --------
-    >>> import rarity
-    >>> from rarity import sampling
-    >>> X, y = rarity.datasets.load("ecoli4")
-    >>> enn = sampling.EditedNearestNeighbours()
-    >>> Xr, yr = enn.fit_resample(X, y)
-    >>> enn.spec_
-    'enn(k=3,rule=all,ties=lowest)'
     """
 
     def _spec(self, lab):
-        _cleaning_only(self.sampling_strategy, "EditedNearestNeighbours")
         if self.kind_sel not in ("all", "mode"):
             raise ValueError(f"kind_sel={self.kind_sel!r} is invalid; expected 'all' or 'mode'")
         return f"enn(k={_spec.spec_text(self.n_neighbors)},rule={self.kind_sel},ties=lowest)"
 
 
-@_declared(("cnn",), sampling_strategy="auto", random_state=None, n_neighbors=None, n_seeds_S=1, n_jobs=None)
+@_declared(
+    ("cnn",), ("random_state=0", "len(Xr) < len(X)", "True"), cleans=True,
+    sampling_strategy="auto", random_state=None, n_neighbors=None, n_seeds_S=1, n_jobs=None,
+)
 class CondensedNearestNeighbour(_Base):
     """Hart's condensed nearest neighbour (1968; rarity's ``cnn``).
 
@@ -640,63 +660,41 @@ class CondensedNearestNeighbour(_Base):
 
     Parameters
     ----------
-    sampling_strategy : {"auto"}, default="auto"
-    random_state : int or None, default=None
+    %(strategy)s
     n_neighbors : None or 1, default=None
         The 1-NN rule (Hart's).
     n_seeds_S : int, default=1
         One seed row (Hart's).
-    n_jobs : int, default=None
-
-    Examples
-    --------
-    >>> import rarity
-    >>> from rarity import sampling
-    >>> X, y = rarity.datasets.load("ecoli4")
-    >>> cnn = sampling.CondensedNearestNeighbour(random_state=0)
-    >>> Xr, yr = cnn.fit_resample(X, y)
-    >>> len(Xr) < len(X)
-    True
     """
 
     def _spec(self, lab):
-        _cleaning_only(self.sampling_strategy, "CondensedNearestNeighbour")
-        if self.n_neighbors not in (None, 1) or self.n_seeds_S != 1:
-            raise ValueError("rarity's CNN is Hart's: n_neighbors=None (1) and n_seeds_S=1")
+        _one_nn_one_seed(self, "rarity's CNN is Hart's: n_neighbors=None (1) and n_seeds_S=1")
         return "cnn"
 
 
-@_declared(("oss",), sampling_strategy="auto", random_state=None, n_neighbors=None, n_seeds_S=1, n_jobs=None)
+@_declared(
+    ("oss",), ("random_state=0", "len(Xr) < len(X)", "True"), cleans=True,
+    sampling_strategy="auto", random_state=None, n_neighbors=None, n_seeds_S=1, n_jobs=None,
+)
 class OneSidedSelection(_Base):
     """One-sided selection (Kubat & Matwin 1997; rarity's ``oss``).
 
     Parameters
     ----------
-    sampling_strategy : {"auto"}, default="auto"
-    random_state : int or None, default=None
+    %(strategy)s
     n_neighbors : None or 1, default=None
     n_seeds_S : int, default=1
-    n_jobs : int, default=None
-
-    Examples
-    --------
-    >>> import rarity
-    >>> from rarity import sampling
-    >>> X, y = rarity.datasets.load("ecoli4")
-    >>> oss = sampling.OneSidedSelection(random_state=0)
-    >>> Xr, yr = oss.fit_resample(X, y)
-    >>> len(Xr) < len(X)
-    True
     """
 
     def _spec(self, lab):
-        _cleaning_only(self.sampling_strategy, "OneSidedSelection")
-        if self.n_neighbors not in (None, 1) or self.n_seeds_S != 1:
-            raise ValueError("rarity's OSS uses the 1-NN rule and one seed: n_neighbors=None, n_seeds_S=1")
+        _one_nn_one_seed(self, "rarity's OSS uses the 1-NN rule and one seed: n_neighbors=None, n_seeds_S=1")
         return "oss"
 
 
-@_declared(("ncl",), sampling_strategy="auto", edited_nearest_neighbours=None, n_neighbors=3, threshold_cleaning=0.5, n_jobs=None)
+@_declared(
+    ("ncl",), ("", "s.spec_", "'ncl(k=3,ties=lowest,self_vote=true,threshold=0.5,strict=true)'"), cleans=True,
+    sampling_strategy="auto", edited_nearest_neighbours=None, n_neighbors=3, threshold_cleaning=0.5, n_jobs=None,
+)
 class NeighbourhoodCleaningRule(_Base):
     """The neighbourhood cleaning rule (Laurikkala 2001; rarity's ``ncl``) with
     imbalanced-learn's conventions: ENN with ``kind_sel="mode"`` (ties to the
@@ -707,26 +705,14 @@ class NeighbourhoodCleaningRule(_Base):
 
     Parameters
     ----------
-    sampling_strategy : {"auto"}, default="auto"
+    %(strategy)s
     edited_nearest_neighbours : None, default=None
         Only ``None`` (ENN with ``kind_sel="mode"``).
     n_neighbors : int, default=3
     threshold_cleaning : float, default=0.5
-    n_jobs : int, default=None
-
-    Examples
-    --------
-    >>> import rarity
-    >>> from rarity import sampling
-    >>> X, y = rarity.datasets.load("ecoli4")
-    >>> ncl = sampling.NeighbourhoodCleaningRule()
-    >>> Xr, yr = ncl.fit_resample(X, y)
-    >>> ncl.spec_
-    'ncl(k=3,ties=lowest,self_vote=true,threshold=0.5,strict=true)'
     """
 
     def _spec(self, lab):
-        _cleaning_only(self.sampling_strategy, "NeighbourhoodCleaningRule")
         if self.edited_nearest_neighbours is not None:
             raise ValueError("edited_nearest_neighbours: only None (ENN with kind_sel='mode')")
         return (
@@ -735,31 +721,23 @@ class NeighbourhoodCleaningRule(_Base):
         )
 
 
-@_declared(("nearmiss1", "nearmiss2", "nearmiss3"), sampling_strategy="auto", version=1, n_neighbors=3, n_neighbors_ver3=3, n_jobs=None)
+@_declared(
+    ("nearmiss1", "nearmiss2", "nearmiss3"), ("version=3", "sorted(set(yr.tolist()))", "[0, 1]"), cleans=True,
+    sampling_strategy="auto", version=1, n_neighbors=3, n_neighbors_ver3=3, n_jobs=None,
+)
 class NearMiss(_Base):
     """NearMiss-1, 2 and 3 (Mani & Zhang 2003; rarity's ``nearmiss1..3``):
     every class reduced to the minority's size.
 
     Parameters
     ----------
-    sampling_strategy : {"auto"}, default="auto"
+    %(strategy)s
     version : {1, 2, 3}, default=1
     n_neighbors : int, default=3
     n_neighbors_ver3 : int, default=3
-    n_jobs : int, default=None
-
-    Examples
-    --------
-    >>> import rarity
-    >>> from rarity import sampling
-    >>> X, y = rarity.datasets.load("ecoli4")
-    >>> Xr, yr = sampling.NearMiss(version=3).fit_resample(X, y)
-    >>> sorted(set(yr.tolist()))
-    [0, 1]
     """
 
     def _spec(self, lab):
-        _cleaning_only(self.sampling_strategy, "NearMiss")
         if self.version not in (1, 2, 3):
             raise ValueError(f"version={self.version!r} is invalid; expected 1, 2 or 3")
         k = _spec.spec_text(self.n_neighbors)
@@ -768,29 +746,21 @@ class NearMiss(_Base):
         return f"nearmiss{self.version}(k={k})"
 
 
-@_declared(("smote-tomek",), sampling_strategy="auto", random_state=None, smote=None, tomek=None, n_jobs=None)
+@_declared(
+    ("smote-tomek",), ("random_state=0", "len(Xr) > len(X)", "True"),
+    sampling_strategy="auto", random_state=None, smote=None, tomek=None, n_jobs=None,
+)
 class SMOTETomek(_Base):
     """SMOTE, then both members of every Tomek link removed (Batista et al.
     2004; rarity's ``smote-tomek``).
 
     Parameters
     ----------
-    sampling_strategy : float, str or dict, default="auto"
-    random_state : int or None, default=None
+    %(strategy)s
     smote : None, default=None
         Only ``None`` (SMOTE with 5 neighbours).
     tomek : None, default=None
         Only ``None``.
-    n_jobs : int, default=None
-
-    Examples
-    --------
-    >>> import rarity
-    >>> from rarity import sampling
-    >>> X, y = rarity.datasets.load("ecoli4")
-    >>> Xr, yr = sampling.SMOTETomek(random_state=0).fit_resample(X, y)
-    >>> len(Xr) > len(X)
-    True
     """
 
     def _spec(self, lab):
@@ -799,27 +769,19 @@ class SMOTETomek(_Base):
         return f"smote-tomek(counts={_over_counts(self.sampling_strategy, lab)})"
 
 
-@_declared(("smote-enn",), sampling_strategy="auto", random_state=None, smote=None, enn=None, n_jobs=None)
+@_declared(
+    ("smote-enn",), ("random_state=0", "len(Xr) == len(yr)", "True"),
+    sampling_strategy="auto", random_state=None, smote=None, enn=None, n_jobs=None,
+)
 class SMOTEENN(_Base):
     """SMOTE, then ENN (``kind_sel="all"``) on every class (Batista et al.
     2004; rarity's ``smote-enn(rule=all)``).
 
     Parameters
     ----------
-    sampling_strategy : float, str or dict, default="auto"
-    random_state : int or None, default=None
+    %(strategy)s
     smote : None, default=None
     enn : None, default=None
-    n_jobs : int, default=None
-
-    Examples
-    --------
-    >>> import rarity
-    >>> from rarity import sampling
-    >>> X, y = rarity.datasets.load("ecoli4")
-    >>> Xr, yr = sampling.SMOTEENN(random_state=0).fit_resample(X, y)
-    >>> len(Xr) == len(yr)
-    True
     """
 
     def _spec(self, lab):

@@ -10,8 +10,19 @@ from __future__ import annotations
 import numpy as np
 
 from . import _rarity
+from ._docs import sections
 
 __all__ = ["friedman", "nemenyi", "wilcoxon", "mean_ranks", "critical_difference"]
+
+#: The parameters of the tests over a table, ``table`` and
+#: ``higher_is_better`` (numpydoc, the section's head included).
+_TABLE_PARAMS = """\
+Parameters
+----------
+table : array-like of shape (n_datasets, n_methods)
+    One row per dataset (or fold), one column per method.
+higher_is_better : bool, default=True
+    Whether larger values are better (scores); ``False`` for losses."""
 
 
 def _table(t):
@@ -24,10 +35,7 @@ def _table(t):
 def friedman(table, higher_is_better=True):
     """Friedman's test that all methods perform alike.
 
-    Parameters
-    ----------
-    table : array-like of shape (n_datasets, n_methods)
-    higher_is_better : bool, default=True
+    %(table)s
 
     Returns
     -------
@@ -49,10 +57,7 @@ def friedman(table, higher_is_better=True):
 def mean_ranks(table, higher_is_better=True):
     """Mean rank of each method over the rows (1 = best; ties share ranks).
 
-    Parameters
-    ----------
-    table : array-like of shape (n_datasets, n_methods)
-    higher_is_better : bool, default=True
+    %(table)s
 
     Returns
     -------
@@ -81,6 +86,8 @@ def critical_difference(k, n, alpha=0.05):
     Returns
     -------
     float
+        The smallest difference of two mean ranks that is significant at
+        level ``alpha``.
 
     Examples
     --------
@@ -95,10 +102,7 @@ def nemenyi(table, higher_is_better=True, alpha=0.05):
     """Nemenyi's post-hoc test: mean ranks, the critical difference and the
     p-value of every pair.
 
-    Parameters
-    ----------
-    table : array-like of shape (n_datasets, n_methods)
-    higher_is_better : bool, default=True
+    %(table)s
     alpha : float, default=0.05
 
     Returns
@@ -147,3 +151,8 @@ def wilcoxon(x, y):
     ('permutation', 1.0)
     """
     return _rarity.wilcoxon(list(map(float, x)), list(map(float, y)))
+
+
+for _test in (friedman, mean_ranks, nemenyi):
+    sections(table=_TABLE_PARAMS)(_test)
+del _test

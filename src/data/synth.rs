@@ -366,28 +366,32 @@ impl FraudTask {
         path: &Path,
         cats: Option<&FraudCategories>,
     ) -> Result<[usize; 2]> {
+        let draw = self.draw(seed, cats)?;
         match TableFormat::from_path(path) {
-            TableFormat::Csv => self.write_csv_with(seed, path, cats),
-            TableFormat::Parquet => self.write_parquet(seed, path, cats),
+            TableFormat::Csv => self.write_csv_with(&draw, path),
+            TableFormat::Parquet => self.write_parquet(&draw, path),
         }
     }
 
     /// Writes the table as CSV (see [`FraudTask::write_table`]).
     pub fn write_csv(&self, seed: u64, path: &Path) -> Result<[usize; 2]> {
-        self.write_csv_with(seed, path, None)
+        self.write_csv_with(&self.draw(seed, None)?, path)
     }
 
-    fn write_csv_with(
-        &self,
-        seed: u64,
-        path: &Path,
-        cats: Option<&FraudCategories>,
-    ) -> Result<[usize; 2]> {
+    /// What every chunk of a draw shares, once the task is checked.
+    fn draw<'a>(&self, seed: u64, cats: Option<&'a FraudCategories>) -> Result<Draw<'a>> {
         self.validate()?;
-        let centres = self.centres(seed);
+        Ok(Draw {
+            seed,
+            centres: self.centres(seed),
+            cats,
+        })
+    }
+
+    fn write_csv_with(&self, draw: &Draw<'_>, path: &Path) -> Result<[usize; 2]> {
         let mut f = AtomicFile::create_text_table(path)?;
         let mut header = Self::feature_names().join(",");
-        if cats.is_some() {
+        if draw.cats.is_some() {
             header.push(',');
             header.push_str(&FraudCategories::names().join(","));
         }
@@ -397,9 +401,7 @@ impl FraudTask {
             .map_err(|e| f.err(e))?;
         let mut counts = [0usize; 2];
         self.for_each_batch(
-            seed,
-            &centres,
-            cats,
+            draw,
             |c| format_chunk(&c.0, &c.1, &c.2),
             |(t, c)| {
                 f.writer().write_all(t.as_bytes()).map_err(|e| f.err(e))?;
@@ -412,23 +414,16 @@ impl FraudTask {
         Ok(counts)
     }
 
-    fn write_parquet(
-        &self,
-        seed: u64,
-        path: &Path,
-        cats: Option<&FraudCategories>,
-    ) -> Result<[usize; 2]> {
-        self.validate()?;
-        let centres = self.centres(seed);
+    fn write_parquet(&self, draw: &Draw<'_>, path: &Path) -> Result<[usize; 2]> {
         let mut specs: Vec<ColumnSpec> = Self::feature_names()
             .into_iter()
             .map(ColumnSpec::number)
             .collect();
-        if cats.is_some() {
+        if draw.cats.is_some() {
             specs.extend(FraudCategories::names().map(ColumnSpec::text));
         }
         specs.push(ColumnSpec::text("class"));
-        let level_names: Vec<Vec<String>> = match cats {
+        let level_names: Vec<Vec<String>> = match draw.cats {
             Some(_) => (0..3).map(FraudCategories::texts).collect(),
             None => Vec::new(),
         };
@@ -436,9 +431,7 @@ impl FraudTask {
         let names = ["0".to_string(), "1".to_string()];
         let mut counts = [0usize; 2];
         self.for_each_batch(
-            seed,
-            &centres,
-            cats,
+            draw,
             |(mut x, y, levels)| {
                 for row in x.chunks_mut(FRAUD_D) {
                     let last = row.len() - 1;
@@ -477,9 +470,7 @@ impl FraudTask {
     /// batch at a time, `take` in order.
     fn for_each_batch<T: Send>(
         &self,
-        seed: u64,
-        centres: &[[f64; 28]],
-        cats: Option<&FraudCategories>,
+        draw: &Draw<'_>,
         make: impl Fn(Chunk) -> T + Sync,
         mut take: impl FnMut(T) -> Result<()>,
     ) -> Result<()> {
@@ -489,7 +480,7 @@ impl FraudTask {
             let last = (first + batch).min(n_chunks);
             let made: Vec<T> = (first..last)
                 .into_par_iter()
-                .map(|c| make(self.chunk(seed, c, centres, cats)))
+                .map(|c| make(self.chunk(draw.seed, c, &draw.centres, draw.cats)))
                 .collect();
             for t in made {
                 take(t)?;
@@ -497,6 +488,14 @@ impl FraudTask {
         }
         Ok(())
     }
+}
+
+/// The seed, cluster centres and categorical fields of one draw of a
+/// [`FraudTask`], shared by all its chunks.
+struct Draw<'a> {
+    seed: u64,
+    centres: Vec<[f64; 28]>,
+    cats: Option<&'a FraudCategories>,
 }
 
 /// A chunk of rows: row-major features, labels, and (categorical fields)

@@ -71,7 +71,7 @@ use crate::learn::naive_bayes::scatter;
 use crate::learn::rows::{softmax, Rows};
 use crate::learn::tree::{Tree, TreeModel};
 use crate::learn::{Learner, Model};
-use crate::params::{params, Bounds, ParamType, Params, Value};
+use crate::params::{params, word_or_number, Bounds, ParamType, Params};
 use crate::rng::Rng;
 
 /// A cost of AdaC2.
@@ -87,25 +87,7 @@ pub enum Cost {
     Balanced,
 }
 
-/// `balanced` or a positive number.
-impl ParamType for Cost {
-    fn from_value(v: &Value) -> std::result::Result<Self, String> {
-        match (v, v.word()) {
-            (_, Some("balanced")) => Ok(Cost::Balanced),
-            (Value::Number(x), _) if *x > 0.0 => Ok(Cost::Value(*x)),
-            _ => Err(String::new()),
-        }
-    }
-    fn expected() -> String {
-        "balanced or a positive number".into()
-    }
-    fn to_text(&self) -> String {
-        match self {
-            Cost::Value(v) => v.to_string(),
-            Cost::Balanced => "balanced".into(),
-        }
-    }
-}
+word_or_number!(Cost { Balanced = "balanced" }, |x| x > 0.0, "balanced or a positive number");
 
 /// The negative class's cost of AdaC2.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -118,25 +100,11 @@ pub enum NegCost {
     Auto,
 }
 
-/// `auto` or a positive number.
-impl ParamType for NegCost {
-    fn from_value(v: &Value) -> std::result::Result<Self, String> {
-        match (v, v.word()) {
-            (_, Some("auto")) => Ok(NegCost::Auto),
-            (Value::Number(x), _) if *x > 0.0 && x.is_finite() => Ok(NegCost::Value(*x)),
-            _ => Err(String::new()),
-        }
-    }
-    fn expected() -> String {
-        "auto or a positive number".into()
-    }
-    fn to_text(&self) -> String {
-        match self {
-            NegCost::Value(v) => v.to_string(),
-            NegCost::Auto => "auto".into(),
-        }
-    }
-}
+word_or_number!(
+    NegCost { Auto = "auto" },
+    |x| x > 0.0 && x.is_finite(),
+    "auto or a positive number"
+);
 
 impl NegCost {
     /// The cost for weighted class totals `negatives`, `positives` and

@@ -141,13 +141,7 @@ impl Classifier for LogisticModel {
             return Ok(onnx::constant_rows(g, x, row));
         }
         let z = onnx::linear(g, x, &self.coef, &self.intercept);
-        let p = if outputs == 1 {
-            let s = onnx::sigmoid(g, &z);
-            onnx::binary_columns(g, &s)
-        } else {
-            onnx::softmax_rows(g, &z, outputs)
-        };
-        Ok(onnx::scatter_columns(g, &p, &self.classes, self.k))
+        Ok(onnx_proba(g, &z, outputs, &self.classes, self.k))
     }
 
     fn validate(&self) -> std::result::Result<(), String> {
@@ -501,4 +495,23 @@ impl Learner for Logistic {
     fn calibrated(&self) -> bool {
         self.class_weight == ClassWeight::None
     }
+}
+
+/// The ONNX probabilities of `outputs` linear scores `z` of a model over
+/// `k` classes that saw `classes`: the sigmoid of a single score (the
+/// positive class), else the softmax, scattered into class columns.
+pub(crate) fn onnx_proba(
+    g: &mut Graph,
+    z: &Value,
+    outputs: usize,
+    classes: &[usize],
+    k: usize,
+) -> Value {
+    let p = if outputs == 1 {
+        let s = onnx::sigmoid(g, z);
+        onnx::binary_columns(g, &s)
+    } else {
+        onnx::softmax_rows(g, z, outputs)
+    };
+    onnx::scatter_columns(g, &p, classes, k)
 }

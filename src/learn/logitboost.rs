@@ -24,6 +24,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::data::View;
 use crate::error::{Error, Result};
+use crate::learn::logistic::onnx_proba;
 use crate::learn::naive_bayes::scatter;
 use crate::learn::rows::{sigmoid, softmax, Rows};
 use crate::learn::{Learner, Model};
@@ -146,15 +147,14 @@ impl Classifier for LogitBoostModel {
             })
             .collect();
         let f = onnx::tree_sum(g, x, &tables, o);
-        let p = if o == 1 {
+        // Two classes: p = 1 / (1 + exp(-2F)).
+        let z = if o == 1 {
             let two = g.scalar(2.0);
-            let z = g.mul(&two, &f);
-            let s = onnx::sigmoid(g, &z);
-            onnx::binary_columns(g, &s)
+            g.mul(&two, &f)
         } else {
-            onnx::softmax_rows(g, &f, o)
+            f
         };
-        Ok(onnx::scatter_columns(g, &p, &self.classes, self.k))
+        Ok(onnx_proba(g, &z, o, &self.classes, self.k))
     }
 
     fn validate(&self) -> std::result::Result<(), String> {

@@ -32,7 +32,7 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::partition::Partition;
-use super::{Exclude, Lists, Points};
+use super::{Exclude, Lists, Points, Query};
 
 mod cross;
 mod pairs;
@@ -313,56 +313,30 @@ impl Kernel {
 /// larger than the references available): every query against every
 /// reference, or, when `same` (queries and references are the very same
 /// points, excluded by index), each pair once, offered to both lists.
-pub(super) fn search(
-    queries: Points<'_>,
-    refs: Points<'_>,
-    k: usize,
-    exclude: Exclude<'_>,
-    farthest: bool,
-    same: bool,
-) -> Lists {
-    search_with(
-        Kernel::detect(),
-        true,
-        queries,
-        refs,
-        k,
-        exclude,
-        farthest,
-        same,
-    )
+pub(super) fn search(q: Query<'_>, same: bool) -> Lists {
+    search_with(Kernel::detect(), true, q, same)
 }
 
 /// [`search`] with a given first-pass kernel, which the CPU must support
 /// (see [`Kernel::detect`]), and with the single-precision pass (AVX-512
 /// and AVX2) allowed (`single`) or not.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn search_with(
-    kernel: Kernel,
-    single: bool,
-    queries: Points<'_>,
-    refs: Points<'_>,
-    k: usize,
-    exclude: Exclude<'_>,
-    farthest: bool,
-    same: bool,
-) -> Lists {
+pub(super) fn search_with(kernel: Kernel, single: bool, q: Query<'_>, same: bool) -> Lists {
     if same {
         // Tiles of nearby points, in the tree order (see `pairs`).
-        let tree = Partition::new(refs, pairs::leaf_size(refs.d));
+        let tree = Partition::new(q.refs, pairs::leaf_size(q.refs.d));
         let pts = tree.points();
-        let ops = Operands::new(kernel, single, pts, pts, farthest);
+        let ops = Operands::new(kernel, single, pts, pts, q.farthest);
         let task = Task::new(
             kernel,
             &ops,
             (pts, pts),
-            exclude,
-            farthest,
+            q.exclude,
+            q.farthest,
             Some(&tree.orig),
         );
-        pairs::self_search(&task, &tree, k).by_original_index(&tree.orig)
+        pairs::self_search(&task, &tree, q.k).by_original_index(&tree.orig)
     } else {
-        cross::cross_search(kernel, single, queries, refs, k, exclude, farthest)
+        cross::cross_search(kernel, single, q)
     }
 }
 
@@ -1280,12 +1254,19 @@ mod tests {
             let qp = Points::new(&q, nq, d).unwrap();
             for (k, far) in [(1, false), (4, false), (3, true)] {
                 let cases = [(p, Exclude::SameIndex, true), (qp, Exclude::Nothing, false)];
-                for (queries, ex, same) in cases {
-                    let want = scan(queries, p, k, ex, far);
+                for (queries, exclude, same) in cases {
+                    let q = Query {
+                        queries,
+                        refs: p,
+                        k,
+                        exclude,
+                        farthest: far,
+                    };
+                    let want = scan(q);
                     assert_every_kernel(
                         &want,
                         &format!("n={n} d={d} k={k} far={far}"),
-                        |kl, single| search_with(kl, single, queries, p, k, ex, far, same),
+                        |kl, single| search_with(kl, single, q, same),
                     );
                 }
             }

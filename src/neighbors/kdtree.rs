@@ -122,7 +122,7 @@ pub(super) fn search(
 #[cfg(test)]
 mod tests {
     use super::super::tests::random;
-    use super::super::{brute, scan, Exclude, Points};
+    use super::super::{brute, scan, Exclude, Points, Query};
     use super::*;
 
     /// The tree and the direct scan give the brute force's lists, keys
@@ -162,11 +162,18 @@ mod tests {
                 ];
                 for (queries, ex, same) in cases {
                     let tree = search(queries, p, k, ex);
-                    let want = brute::search(queries, p, k, ex, false, same);
+                    let q = Query {
+                        queries,
+                        refs: p,
+                        k,
+                        exclude: ex,
+                        farthest: false,
+                    };
+                    let want = brute::search(q, same);
                     assert_eq!(tree.idx, want.idx, "n={n} d={d} k={k} grid={grid}");
                     let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                     assert_eq!(bits(&tree.key), bits(&want.key));
-                    let direct = scan(queries, p, k, ex, false);
+                    let direct = scan(q);
                     assert_eq!(direct.idx, want.idx);
                     assert_eq!(bits(&direct.key), bits(&want.key));
                 }

@@ -22,8 +22,8 @@ pub use syntax::{number_text, Call, Value};
 pub use table::{
     apply, defaults_table, find, from_call, help, unknown, Entry, Family, Merged, ParamInfo, Params,
 };
-pub(crate) use types::choice;
 pub use types::{affordable, expected, within, Bounds, ParamType};
+pub(crate) use types::{choice, word_or_number};
 
 #[cfg(test)]
 mod tests {

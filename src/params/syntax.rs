@@ -244,15 +244,7 @@ impl Parser<'_> {
         let mut args = Vec::new();
         if self.eat('(') && !self.eat(')') {
             loop {
-                let key = match (self.toks.get(self.pos), self.toks.get(self.pos + 1)) {
-                    (Some((_, _, Token::Name(k))), Some((_, _, Token::Punct('=')))) => {
-                        self.pos += 2;
-                        Some(k.clone())
-                    }
-                    _ => None,
-                };
-                let what = format!("a value for '{}'", key.as_deref().unwrap_or("an argument"));
-                args.push((key, self.value(&what)?));
+                args.push(self.arg()?);
                 if self.eat(')') {
                     break;
                 }
@@ -262,6 +254,19 @@ impl Parser<'_> {
             }
         }
         Ok(Call { name, args })
+    }
+
+    /// One argument of a call: `key=value` or a positional value.
+    fn arg(&mut self) -> Result<(Option<String>, Value)> {
+        let key = match (self.toks.get(self.pos), self.toks.get(self.pos + 1)) {
+            (Some((_, _, Token::Name(k))), Some((_, _, Token::Punct('=')))) => {
+                self.pos += 2;
+                Some(k.clone())
+            }
+            _ => None,
+        };
+        let what = format!("a value for '{}'", key.as_deref().unwrap_or("an argument"));
+        Ok((key, self.value(&what)?))
     }
 
     fn value(&mut self, what: &str) -> Result<Value> {
@@ -390,15 +395,7 @@ pub fn parse_args(name: &str, text: &str) -> Result<Call> {
     let mut args = Vec::new();
     if !p.toks.is_empty() {
         loop {
-            let key = match (p.toks.get(p.pos), p.toks.get(p.pos + 1)) {
-                (Some((_, _, Token::Name(k))), Some((_, _, Token::Punct('=')))) => {
-                    p.pos += 2;
-                    Some(k.clone())
-                }
-                _ => None,
-            };
-            let what = format!("a value for '{}'", key.as_deref().unwrap_or("an argument"));
-            args.push((key, p.value(&what)?));
+            args.push(p.arg()?);
             if !p.eat(',') {
                 break;
             }

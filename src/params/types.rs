@@ -360,3 +360,35 @@ macro_rules! choice {
     };
 }
 pub(crate) use choice;
+
+/// Implements [`ParamType`] for an enum of words and one `Value(f64)`
+/// variant: one of the words, or a number that `$ok` accepts
+/// (e.g. `cost=balanced|2.5`).
+///
+/// ```ignore
+/// word_or_number!(Cost { Balanced = "balanced" }, |x| x > 0.0, "balanced or a positive number");
+/// ```
+macro_rules! word_or_number {
+    ($name:ident { $($variant:ident = $word:literal),+ }, $ok:expr, $expected:literal) => {
+        impl $crate::params::ParamType for $name {
+            fn from_value(v: &$crate::params::Value) -> ::std::result::Result<Self, String> {
+                let ok: fn(f64) -> bool = $ok;
+                match (v, v.word()) {
+                    $( (_, Some($word)) => Ok($name::$variant), )+
+                    ($crate::params::Value::Number(x), _) if ok(*x) => Ok($name::Value(*x)),
+                    _ => Err(String::new()),
+                }
+            }
+            fn expected() -> String {
+                $expected.into()
+            }
+            fn to_text(&self) -> String {
+                match self {
+                    $( $name::$variant => $word.into(), )+
+                    $name::Value(x) => x.to_string(),
+                }
+            }
+        }
+    };
+}
+pub(crate) use word_or_number;

@@ -133,9 +133,7 @@ mod tests {
 
     #[test]
     fn a_failing_report_leaves_nothing_and_a_user_folder_is_kept() {
-        let base = std::env::temp_dir().join(format!("rarity-folder-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&base);
-        std::fs::create_dir_all(&base).unwrap();
+        let base = crate::data::write::scratch_dir("folder");
         let dir = base.join("rr");
         // A failure half way: one file written, then an error.
         let e = write_whole(&dir, |t| {

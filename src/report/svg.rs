@@ -150,6 +150,11 @@ impl Canvas {
         c
     }
 
+    /// A solid vertical segment at `x`, from `y - half` to `y + half`.
+    fn tick(&mut self, x: f64, y: f64, half: f64, stroke: &str, width: f64) {
+        self.line((x, y - half), (x, y + half), stroke, width, false);
+    }
+
     /// A line from `a` to `b` (pixels).
     fn line(&mut self, a: (f64, f64), b: (f64, f64), stroke: &str, width: f64, dash: bool) {
         let ((x1, y1), (x2, y2)) = (a, b);
@@ -599,22 +604,10 @@ impl BoxPlot {
             c.line((x.map(lo_w), mid), (x.map(q1), mid), "#444", 1.0, false);
             c.line((x.map(q3), mid), (x.map(hi_w), mid), "#444", 1.0, false);
             for wv in [lo_w, hi_w] {
-                c.line(
-                    (x.map(wv), mid - 5.0),
-                    (x.map(wv), mid + 5.0),
-                    "#444",
-                    1.0,
-                    false,
-                );
+                c.tick(x.map(wv), mid, 5.0, "#444", 1.0);
             }
             c.rect_tinted(x.map(q1), mid - 8.0, x.map(q3) - x.map(q1), 16.0, col);
-            c.line(
-                (x.map(med), mid - 8.0),
-                (x.map(med), mid + 8.0),
-                "#08306b",
-                2.0,
-                false,
-            );
+            c.tick(x.map(med), mid, 8.0, "#08306b", 2.0);
             for o in v.iter().filter(|x| !inside(x)) {
                 c.circle(x.map(*o), mid, 2.5, "#444");
             }

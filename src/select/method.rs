@@ -281,19 +281,24 @@ pub fn run_methods(
         predict_target: methods.iter().any(Method::uses_target),
         ..Shared::default()
     };
-    run_shared(&mut shared, methods, learners, train, target, plain, seed)
+    let task = Task(learners, train, target, plain, seed);
+    run_shared(&mut shared, methods, &task)
 }
 
+/// What every method of a run reads: the learners, the training set, the
+/// target population, the plain measure and the seed.
+#[derive(Clone, Copy)]
+struct Task<'a>(
+    &'a [(String, Arc<dyn Learner>)],
+    &'a Dataset,
+    &'a Dataset,
+    &'a ReverseTestingVariant,
+    u64,
+);
+
 /// [`run_methods`] with the fold models and weights cached in `shared`.
-fn run_shared(
-    shared: &mut Shared,
-    methods: &[Method],
-    learners: &[(String, Arc<dyn Learner>)],
-    train: &Dataset,
-    target: &Dataset,
-    plain: &ReverseTestingVariant,
-    seed: u64,
-) -> Result<Vec<Selection>> {
+fn run_shared(shared: &mut Shared, methods: &[Method], task: &Task<'_>) -> Result<Vec<Selection>> {
+    let Task(learners, train, target, plain, seed) = *task;
     // ReverseTesting variants together (they share models).
     let variants: Vec<ReverseTestingVariant> = methods
         .iter()
@@ -372,7 +377,7 @@ fn run_shared(
             }
             Method::Vote(members) => {
                 let before = shared.built;
-                let found = run_shared(shared, members, learners, train, target, plain, seed)?;
+                let found = run_shared(shared, members, task)?;
                 vote(learners, &found, shared.built - before)
             }
         });
@@ -435,7 +440,8 @@ pub fn select(
         predict_target: true,
         ..Shared::default()
     };
-    let chosen = run_shared(&mut shared, methods, learners, train, target, plain, seed)?.remove(0);
+    let task = Task(learners, train, target, plain, seed);
+    let chosen = run_shared(&mut shared, methods, &task)?.remove(0);
     let (_, shift) = shared.weights(&RatioEstimator::default(), train, target, seed)?;
     let pc = PriorCv::default();
     let oof = shared.oof(learners, train, target, pc.folds, pc.repeats, seed)?;

@@ -313,6 +313,16 @@ pub fn quote(s: &str) -> String {
     }
 }
 
+/// A fresh, empty directory `rarity-{name}-{pid}` under the system's
+/// temporary directory, for the tests that write files.
+#[cfg(test)]
+pub(crate) fn scratch_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("rarity-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -320,9 +330,7 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn links_are_followed_and_special_files_written_in_place() {
-        let dir = std::env::temp_dir().join(format!("rarity-out-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = scratch_dir("out");
         let real = dir.join("real.csv");
         std::fs::write(&real, "old").unwrap();
         let link = dir.join("link.csv");

@@ -269,16 +269,9 @@ fn inside(path: &Path, dir: &Path) -> bool {
 mod tests {
     use super::*;
 
-    fn scratch(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("rarity-paths-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        d
-    }
-
     #[test]
     fn the_same_file_by_any_spelling_is_refused() {
-        let d = scratch("same");
+        let d = crate::data::write::scratch_dir("paths-same");
         let data = d.join("in.csv");
         std::fs::write(&data, "a,y\n1,0\n").unwrap();
         let link = d.join("link.csv");
@@ -324,7 +317,7 @@ mod tests {
 
     #[test]
     fn outputs_that_cannot_be_written_are_refused_before_work() {
-        let d = scratch("unwritable");
+        let d = crate::data::write::scratch_dir("paths-unwritable");
         let e = JobPaths::new()
             .output("-o", Path::new("/nonexistent/dir/m.rarity"))
             .check()

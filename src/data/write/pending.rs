@@ -167,9 +167,7 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn planted_links_are_never_followed() {
-        let dir = std::env::temp_dir().join(format!("rarity-pending-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = super::super::scratch_dir("pending");
         let victim = dir.join("victim.txt");
         std::fs::write(&victim, "keep").unwrap();
         let dest = dir.join("o.csv");

@@ -53,7 +53,7 @@ use crate::learn::linalg::dot;
 use crate::learn::naive_bayes::scatter;
 use crate::learn::rows::{ClassWeight, Rows};
 use crate::learn::{Learner, Model};
-use crate::params::{choice, params, Bounds, ParamType, Value};
+use crate::params::{choice, params, word_or_number, Bounds, ParamType};
 use crate::rng::Rng;
 
 choice! {
@@ -98,27 +98,11 @@ impl Gamma {
     }
 }
 
-/// `scale`, `auto` or a positive number.
-impl ParamType for Gamma {
-    fn from_value(v: &Value) -> std::result::Result<Self, String> {
-        match (v, v.word()) {
-            (_, Some("scale")) => Ok(Gamma::Scale),
-            (_, Some("auto")) => Ok(Gamma::Auto),
-            (Value::Number(x), _) if *x > 0.0 => Ok(Gamma::Value(*x)),
-            _ => Err(String::new()),
-        }
-    }
-    fn expected() -> String {
-        "scale, auto or a positive number".into()
-    }
-    fn to_text(&self) -> String {
-        match self {
-            Gamma::Scale => "scale".into(),
-            Gamma::Auto => "auto".into(),
-            Gamma::Value(g) => g.to_string(),
-        }
-    }
-}
+word_or_number!(
+    Gamma { Scale = "scale", Auto = "auto" },
+    |x| x > 0.0,
+    "scale, auto or a positive number"
+);
 
 params! {
     /// The SVM learner (hyper-parameters).

@@ -32,22 +32,20 @@
 use rayon::prelude::*;
 
 use super::super::partition::Partition;
-use super::super::{Exclude, Lists, Points};
+use super::super::{Exclude, Lists, Points, Query};
 use super::{nearer_first, ref_block, Kernel, Operands, Task, Walk, BLOCK, LANES_F32};
 use crate::progress::Progress;
 
 /// The lists of every query of `queries` among `refs` (`k >= 1`, at most
 /// the references available), by query index, recording reference indices.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn cross_search(
-    kernel: Kernel,
-    single: bool,
-    queries: Points<'_>,
-    refs: Points<'_>,
-    k: usize,
-    exclude: Exclude<'_>,
-    farthest: bool,
-) -> Lists {
+pub(super) fn cross_search(kernel: Kernel, single: bool, q: Query<'_>) -> Lists {
+    let Query {
+        queries,
+        refs,
+        k,
+        exclude,
+        farthest,
+    } = q;
     // Leaves of references: about an L1 cache of the first pass's values.
     let rtree = Partition::new(refs, ref_block(refs.d, LANES_F32, 4));
     // Whole panels of the kernel per leaf of queries.
@@ -285,7 +283,7 @@ impl Walker<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::super::{scan, Exclude, Points};
+    use super::super::super::{scan, Exclude, Points, Query};
     use super::super::search_with;
     use super::super::tests::{assert_every_kernel, hard_sets};
 
@@ -317,10 +315,17 @@ mod tests {
                 let skip: Vec<usize> = (0..nq).map(|i| (i * 7) % nr).collect();
                 for (k, far) in [(1, false), (4, false), (2, true)] {
                     for ex in [Exclude::Nothing, Exclude::Given(&skip)] {
-                        let want = scan(qp, rp, k, ex, far);
+                        let q = Query {
+                            queries: qp,
+                            refs: rp,
+                            k,
+                            exclude: ex,
+                            farthest: far,
+                        };
+                        let want = scan(q);
                         let what = format!("nq={nq} nr={nr} k={k} far={far}");
                         assert_every_kernel(&want, &what, |kernel, single| {
-                            search_with(kernel, single, qp, rp, k, ex, far, false)
+                            search_with(kernel, single, q, false)
                         });
                     }
                 }

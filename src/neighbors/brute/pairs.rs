@@ -374,7 +374,7 @@ const PROBES: usize = 16;
 
 #[cfg(test)]
 mod tests {
-    use super::super::super::{scan, Exclude, Points};
+    use super::super::super::{scan, Exclude, Points, Query};
     use super::super::search_with;
     use super::super::tests::{assert_every_kernel, hard_sets};
 
@@ -390,13 +390,17 @@ mod tests {
             let n = x.len() / d;
             let p = Points::new(&x, n, d).unwrap();
             for (k, far) in [(1, false), (3, false), (2, true)] {
-                let want = scan(p, p, k, Exclude::SameIndex, far);
+                let q = Query {
+                    queries: p,
+                    refs: p,
+                    k,
+                    exclude: Exclude::SameIndex,
+                    farthest: far,
+                };
                 assert_every_kernel(
-                    &want,
+                    &scan(q),
                     &format!("n={n} k={k} far={far}"),
-                    |kernel, single| {
-                        search_with(kernel, single, p, p, k, Exclude::SameIndex, far, true)
-                    },
+                    |kernel, single| search_with(kernel, single, q, true),
                 );
             }
         }

@@ -58,7 +58,7 @@ pub(crate) fn code_of(v: f64, levels: usize) -> Option<usize> {
 /// `BinMapper::FindBin`); the rest share one bin.
 fn kept_levels(count: &[usize], max_bins: usize) -> (Vec<usize>, bool) {
     let mut kept: Vec<usize> = (0..count.len()).filter(|&c| count[c] > 0).collect();
-    if kept.len() <= max_bins - 1 {
+    if kept.len() < max_bins {
         return (kept, false);
     }
     kept.sort_by(|&a, &b| count[b].cmp(&count[a]).then(a.cmp(&b)));

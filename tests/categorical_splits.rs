@@ -253,3 +253,100 @@ fn model_files_and_the_onnx_export_keep_the_level_sets() {
         std::fs::write(d.join(format!("{name}.csv")), rows.join("\n")).unwrap();
     }
 }
+
+/// 100 frequent levels (150 rows each, all at a 2% positive rate) and
+/// 1,000 rare ones (15 rows each, every other one at 50%, the others at
+/// 2%), drawn with `seed`; a noise column beside. The signal lives only in
+/// levels beyond the 253 most frequent, which one byte of bin codes would
+/// group into one bin.
+fn rare_signal(seed: u64) -> Dataset {
+    const FREQUENT: usize = 100;
+    const RARE: usize = 1_000;
+    let mut r = Mix(seed);
+    let (mut x, mut y) = (Vec::new(), Vec::new());
+    let mut add = |level: usize, r: &mut Mix| {
+        let rich = level >= FREQUENT && level.is_multiple_of(2);
+        x.extend([level as f64, r.unit()]);
+        y.push(u32::from(r.unit() < if rich { 0.5 } else { 0.02 }));
+    };
+    for level in 0..FREQUENT + RARE {
+        for _ in 0..if level < FREQUENT { 150 } else { 15 } {
+            add(level, &mut r);
+        }
+    }
+    let mut schema = Schema::numeric(
+        vec!["shop".into(), "noise".into()],
+        vec!["0".into(), "1".into()],
+    );
+    schema.encodings[0] = ColumnEncoding::Categorical {
+        name: "shop".into(),
+        levels: (0..FREQUENT + RARE).map(|l| format!("s{l}")).collect(),
+    };
+    Dataset::new(x, y, schema).unwrap()
+}
+
+/// A column of 1,100 levels keeps the levels covering 99% of its rows
+/// (two-byte bin codes), so gbdt finds signal that lives only in rare
+/// levels: held-out AUC is high, and the sets hold levels beyond the 253
+/// most frequent (one-byte codes grouped them all into one bin, which
+/// never goes left); at one and two threads alike.
+#[test]
+fn gbdt_uses_levels_beyond_the_one_byte_budget() {
+    let (train, test) = (rare_signal(11), rare_signal(12));
+    let g = Gbdt {
+        rounds: 30,
+        ..Gbdt::default()
+    };
+    let pool = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+    };
+    let m = pool(1).install(|| fit(&g, &train));
+    let held_out = auc(&m, &test);
+    assert!(held_out > 0.85, "held-out AUC {held_out}");
+    let trees = m.downcast_ref::<GbdtModel>().unwrap().trees();
+    let beyond = trees
+        .iter()
+        .flat_map(|t| (0..t.nodes.len()).filter_map(move |i| t.set(i)))
+        .flat_map(|s| s.codes().collect::<Vec<_>>())
+        .filter(|&c| c >= 253)
+        .count();
+    assert!(beyond > 100, "{beyond} levels past the 253 most frequent");
+    // The same at two threads; the forest's trees too.
+    assert_eq!(m, pool(2).install(|| fit(&g, &train)));
+    let forest = build_learner("forest(n=4)").unwrap();
+    let p1 = pool(1).install(|| fit(forest.as_ref(), &train).predict_proba(&test));
+    let p2 = pool(2).install(|| fit(forest.as_ref(), &train).predict_proba(&test));
+    assert_eq!(p1.unwrap(), p2.unwrap());
+}
+
+/// A model file written before wide bin codes (`tests/fixtures/categorical`:
+/// a gbdt with set splits on a 40-level column, fitted and run by the
+/// previous build) still loads, keeps its sets and predicts what it
+/// predicted then, unseen levels and a missing value included.
+#[test]
+fn a_model_file_from_before_wide_bins_loads_and_predicts_as_it_did() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/categorical");
+    let model = dir.join("gbdt-categorical-v1.rarity");
+    let fitted: rarity::strategy::FittedStrategy = rarity::persist::load(&model).unwrap();
+    let bytes = rarity::export::to_onnx(&fitted).unwrap();
+    assert!(
+        holds(&bytes, b"membership_values"),
+        "the file has set splits"
+    );
+    let out = scratch("categorical-old-model").join("p.csv");
+    let data = dir.join("gbdt-categorical-v1.csv");
+    let (code, _, err) = common::run(&[
+        "predict",
+        model.to_str().unwrap(),
+        data.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let read = |p: &std::path::Path| std::fs::read_to_string(p).unwrap();
+    assert_eq!(read(&out), read(&dir.join("gbdt-categorical-v1.pred.csv")));
+}

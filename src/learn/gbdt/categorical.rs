@@ -42,7 +42,7 @@ impl Rules<'_> {
                 n: tot.n - left.n,
             };
             let gain = rules.score(left.g, left.h) + rules.score(right.g, right.h) - parent;
-            if gain > best.map_or(0.0, |b| b.gain) {
+            if gain > best.as_ref().map_or(0.0, |b| b.gain) {
                 best = Some(Split {
                     feature: f,
                     left_bin: 0,

@@ -15,8 +15,7 @@ use rayon::prelude::*;
 use super::hist::{build, subtract, Codes, Layout, Ordered};
 use super::split::{Grad, Rules, Split, Sums};
 use super::tree::{GbdtNode, GbdtTree};
-use crate::learn::tree::BinSet;
-use crate::learn::tree::Binned;
+use crate::learn::tree::{BinSet, Binned, Column};
 use crate::mem::prefetch;
 
 /// Rows of a leaf from which gathering and partitioning run in parallel
@@ -28,9 +27,9 @@ const PARALLEL_ROWS: usize = 1 << 15;
 /// front of `seg`, the right part goes to the front of `right`. Returns the
 /// left part's length. Branch-free: every position is written to both sides
 /// and the side's end moves by the test.
-fn partition_block(
-    col: &[u8],
-    goes_left: impl Fn(u8) -> bool,
+fn partition_block<C: Copy + Into<usize>>(
+    col: &[C],
+    goes_left: impl Fn(usize) -> bool,
     seg: &mut [u32],
     right: &mut [u32],
 ) -> usize {
@@ -40,7 +39,7 @@ fn partition_block(
             prefetch(col, seg[i + 32] as usize);
         }
         let p = seg[i];
-        let left = goes_left(col[p as usize]) as usize;
+        let left = goes_left(col[p as usize].into()) as usize;
         seg[l] = p;
         right[r] = p;
         l += left;
@@ -53,9 +52,9 @@ fn partition_block(
 /// scratch) and returns the left part's length. Large ranges are
 /// partitioned in blocks of [`PARALLEL_ROWS`] in parallel, then the blocks'
 /// left and right parts are joined in block order (the same result).
-fn partition(
-    col: &[u8],
-    goes_left: impl Fn(u8) -> bool + Copy + Sync,
+fn partition<C: Copy + Into<usize> + Sync>(
+    col: &[C],
+    goes_left: impl Fn(usize) -> bool + Copy + Sync,
     seg: &mut [u32],
     right: &mut [u32],
 ) -> usize {
@@ -86,11 +85,25 @@ fn partition(
     l
 }
 
+/// Stably partitions `seg` by whether `cut` sends the code in `col` left
+/// ([`partition`]).
+fn partition_by<C: Copy + Into<usize> + Sync>(
+    col: &[C],
+    cut: &Cut,
+    seg: &mut [u32],
+    right: &mut [u32],
+) -> usize {
+    match cut {
+        Cut::Upto(k) => partition(col, move |c| c <= *k, seg, right),
+        Cut::In(set) => partition(col, move |c| set.contains(c), seg, right),
+    }
+}
+
 /// Which bin codes a split node sends left.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub(super) enum Cut {
     /// Codes up to this one.
-    Upto(u8),
+    Upto(usize),
     /// Codes in this set (a categorical feature's levels).
     In(BinSet),
 }
@@ -98,7 +111,7 @@ pub(super) enum Cut {
 impl Cut {
     /// Whether code `c` goes left.
     #[inline]
-    pub fn left(&self, c: u8) -> bool {
+    pub fn left(&self, c: usize) -> bool {
         match self {
             Cut::Upto(k) => c <= *k,
             Cut::In(s) => s.contains(c),
@@ -156,7 +169,7 @@ impl Grown {
         let mut i = 0usize;
         loop {
             let n = &nodes[i];
-            let next = if self.cuts[i].left(codes.col(n.feature as usize)[pos]) {
+            let next = if self.cuts[i].left(codes.col(n.feature as usize).get(pos)) {
                 n.left
             } else {
                 n.right
@@ -356,7 +369,7 @@ impl Grower {
             Some(set) => (0.0, Cut::In(set)),
             None => (
                 s.bins.threshold(b.feature, b.left_bin, b.right_bin),
-                Cut::Upto(b.left_bin as u8),
+                Cut::Upto(b.left_bin),
             ),
         };
         nodes.push(GbdtNode {
@@ -366,13 +379,13 @@ impl Grower {
             right: !(node as i32 + 1),
             gain: b.gain,
         });
+        let mid = self.partition(s, leaf.start, leaf.end, b.feature, &cut);
         cuts.push(cut);
         match leaf.parent {
             Some((p, true)) => nodes[p].left = node as i32,
             Some((p, false)) => nodes[p].right = node as i32,
             None => {}
         }
-        let mid = self.partition(s, leaf.start, leaf.end, b.feature, cut);
         let child = |start, end, tot, left| Leaf {
             start,
             end,
@@ -396,15 +409,14 @@ impl Grower {
         start: usize,
         end: usize,
         feature: usize,
-        cut: Cut,
+        cut: &Cut,
     ) -> usize {
         let seg = &mut self.positions[start..end];
         let right = &mut self.scratch[..seg.len()];
-        let col = s.codes.col(feature);
         start
-            + match cut {
-                Cut::Upto(k) => partition(col, move |c| c <= k, seg, right),
-                Cut::In(set) => partition(col, move |c| set.contains(c), seg, right),
+            + match s.codes.col(feature) {
+                Column::Narrow(col) => partition_by(col, cut, seg, right),
+                Column::Wide(col) => partition_by(col, cut, seg, right),
             }
     }
 

@@ -2,7 +2,9 @@
 //! Algorithm 1): per feature and bin, the sums of the gradients, hessians
 //! and row copies of a leaf's rows. A leaf's rows are gathered once into an
 //! ordered buffer ([`Ordered`]), so each feature's pass reads the gradients
-//! contiguously and only the one-byte bin codes by row position (prefetched
+//! contiguously and only the bin codes by row position (one byte, two for a
+//! categorical feature of many levels, whose histogram has a bin per level;
+//! prefetched
 //! ahead, as LightGBM does); the larger child of a split gets its histograms
 //! by subtracting the smaller child's from the parent's.
 //!
@@ -17,7 +19,7 @@ use std::borrow::Cow;
 use rayon::prelude::*;
 
 use super::split::{best_of, Grad, Rules, Split, Sums};
-use crate::learn::tree::Binned;
+use crate::learn::tree::{Binned, Column, Slot};
 use crate::mem::prefetch;
 
 /// Rows x features below which a leaf's histograms are built on one thread.
@@ -57,45 +59,60 @@ impl Ordered<'_> {
 /// rules, for a leaf with these sums.
 pub(super) type Scan<'a> = Option<(&'a Rules<'a>, Sums)>;
 
-/// Bin codes of the rows a fit uses, feature-major (`codes[f * stride + i]`
-/// for row position `i`): borrowed from the dataset's [`Binned`] table when
-/// the fit uses every row in order, else gathered.
+/// Bin codes of the rows a fit uses, column-major as in [`Binned`]
+/// (`narrow[k * stride + i]` for row position `i`): borrowed from the
+/// dataset's table when the fit uses every row in order, else gathered.
 pub(super) struct Codes<'a> {
-    data: Cow<'a, [u8]>,
+    narrow: Cow<'a, [u8]>,
+    wide: Cow<'a, [u16]>,
+    slots: &'a [Slot],
     stride: usize,
+}
+
+/// The codes of rows `rows` of the columns of `n` rows each in `src`.
+fn gather<C: Copy + Default + Send + Sync>(src: &[C], n: usize, rows: &[u32]) -> Vec<C> {
+    let m = rows.len();
+    let mut data = vec![C::default(); src.len() / n.max(1) * m];
+    data.par_chunks_mut(m.max(1))
+        .zip(src.par_chunks(n.max(1)))
+        .for_each(|(col, src)| {
+            for (c, &r) in col.iter_mut().zip(rows) {
+                *c = src[r as usize];
+            }
+        });
+    data
 }
 
 impl<'a> Codes<'a> {
     /// The codes of dataset rows `rows` (`None`: all rows in order).
-    pub fn new(bins: &'a Binned, d: usize, rows: Option<&[u32]>) -> Codes<'a> {
+    pub fn new(bins: &'a Binned, rows: Option<&[u32]>) -> Codes<'a> {
+        let (narrow, wide) = bins.codes_all();
+        let n = bins.n_rows();
+        let slots = bins.slots();
         match rows {
             None => Codes {
-                stride: bins.codes(0).len(),
-                data: Cow::Borrowed(bins.codes_all()),
+                narrow: Cow::Borrowed(narrow),
+                wide: Cow::Borrowed(wide),
+                slots,
+                stride: n,
             },
-            Some(rows) => {
-                let m = rows.len();
-                let mut data = vec![0u8; m * d];
-                data.par_chunks_mut(m.max(1))
-                    .enumerate()
-                    .for_each(|(f, col)| {
-                        let src = bins.codes(f);
-                        for (c, &r) in col.iter_mut().zip(rows) {
-                            *c = src[r as usize];
-                        }
-                    });
-                Codes {
-                    data: Cow::Owned(data),
-                    stride: m,
-                }
-            }
+            Some(rows) => Codes {
+                narrow: Cow::Owned(gather(narrow, n, rows)),
+                wide: Cow::Owned(gather(wide, n, rows)),
+                slots,
+                stride: rows.len(),
+            },
         }
     }
 
     /// The codes of feature `f`, by row position.
     #[inline]
-    pub fn col(&self, f: usize) -> &[u8] {
-        &self.data[f * self.stride..(f + 1) * self.stride]
+    pub fn col(&self, f: usize) -> Column<'_> {
+        let s = self.stride;
+        match self.slots[f] {
+            Slot::Narrow(k) => Column::Narrow(&self.narrow[k * s..(k + 1) * s]),
+            Slot::Wide(k) => Column::Wide(&self.wide[k * s..(k + 1) * s]),
+        }
     }
 }
 
@@ -187,46 +204,62 @@ pub(super) fn build(
 ) -> Option<Split> {
     let work = rows.rows.len() * features.len();
     layout.each_group(hist, features, work, |group| {
+        // Pairs of one-byte columns share a pass; a two-byte column is
+        // filled alone.
         if let [(fa, ha), (fb, hb)] = group {
-            let (ca, cb) = (codes.col(*fa), codes.col(*fb));
-            let at = |pos: &[u32], i: usize| {
-                if i + PREFETCH < pos.len() {
-                    let q = pos[i + PREFETCH] as usize;
-                    prefetch(ca, q);
-                    prefetch(cb, q);
+            if let (Column::Narrow(ca), Column::Narrow(cb)) = (codes.col(*fa), codes.col(*fb)) {
+                let at = |pos: &[u32], i: usize| {
+                    if i + PREFETCH < pos.len() {
+                        let q = pos[i + PREFETCH] as usize;
+                        prefetch(ca, q);
+                        prefetch(cb, q);
+                    }
+                    let p = pos[i] as usize;
+                    (ca[p], cb[p])
+                };
+                match (rows.positions, rows.copies) {
+                    (Some(pos), None) => fill2(ha, hb, rows.rows, |_| 1.0, |i| at(pos, i)),
+                    (Some(pos), Some(c)) => {
+                        fill2(ha, hb, rows.rows, |i| c[i] as f64, |i| at(pos, i))
+                    }
+                    (None, None) => fill2(ha, hb, rows.rows, |_| 1.0, |i| (ca[i], cb[i])),
+                    (None, Some(c)) => {
+                        fill2(ha, hb, rows.rows, |i| c[i] as f64, |i| (ca[i], cb[i]))
+                    }
                 }
-                let p = pos[i] as usize;
-                (ca[p], cb[p])
-            };
-            match (rows.positions, rows.copies) {
-                (Some(pos), None) => fill2(ha, hb, rows.rows, |_| 1.0, |i| at(pos, i)),
-                (Some(pos), Some(c)) => fill2(ha, hb, rows.rows, |i| c[i] as f64, |i| at(pos, i)),
-                (None, None) => fill2(ha, hb, rows.rows, |_| 1.0, |i| (ca[i], cb[i])),
-                (None, Some(c)) => fill2(ha, hb, rows.rows, |i| c[i] as f64, |i| (ca[i], cb[i])),
+                return best_of(
+                    group
+                        .iter()
+                        .map(|(f, hf)| scan.and_then(|(rules, tot)| rules.best_on(*f, hf, tot))),
+                );
             }
-            return best_of(
-                group
-                    .iter()
-                    .map(|(f, hf)| scan.and_then(|(rules, tot)| rules.best_on(*f, hf, tot))),
-            );
         }
         best_of(group.iter_mut().map(|(f, hf)| {
-            let col = codes.col(*f);
-            let at = |pos: &[u32], i: usize| {
-                if i + PREFETCH < pos.len() {
-                    prefetch(col, pos[i + PREFETCH] as usize);
-                }
-                col[pos[i] as usize]
-            };
-            match (rows.positions, rows.copies) {
-                (Some(pos), None) => fill(hf, rows.rows, |_| 1.0, |i| at(pos, i)),
-                (Some(pos), Some(c)) => fill(hf, rows.rows, |i| c[i] as f64, |i| at(pos, i)),
-                (None, None) => fill(hf, rows.rows, |_| 1.0, |i| col[i]),
-                (None, Some(c)) => fill(hf, rows.rows, |i| c[i] as f64, |i| col[i]),
+            match codes.col(*f) {
+                Column::Narrow(col) => fill_column(hf, col, rows),
+                Column::Wide(col) => fill_column(hf, col, rows),
             }
             scan.and_then(|(rules, tot)| rules.best_on(*f, hf, tot))
         }))
     })
+}
+
+/// Sets `hf` to the histogram of `rows` on the feature whose codes are
+/// `col`.
+#[inline(always)]
+fn fill_column<C: Copy + Into<usize>>(hf: &mut [Sums], col: &[C], rows: &Ordered) {
+    let at = |pos: &[u32], i: usize| {
+        if i + PREFETCH < pos.len() {
+            prefetch(col, pos[i + PREFETCH] as usize);
+        }
+        col[pos[i] as usize].into()
+    };
+    match (rows.positions, rows.copies) {
+        (Some(pos), None) => fill(hf, rows.rows, |_| 1.0, |i| at(pos, i)),
+        (Some(pos), Some(c)) => fill(hf, rows.rows, |i| c[i] as f64, |i| at(pos, i)),
+        (None, None) => fill(hf, rows.rows, |_| 1.0, |i| col[i].into()),
+        (None, Some(c)) => fill(hf, rows.rows, |i| c[i] as f64, |i| col[i].into()),
+    }
 }
 
 /// Features whose histograms one pass over a leaf's rows fills together:
@@ -247,8 +280,8 @@ fn fill2(
 ) {
     ha.iter_mut().for_each(|b| *b = Sums::default());
     hb.iter_mut().for_each(|b| *b = Sums::default());
-    let mut la = [Sums::default(); 256];
-    let mut lb = [Sums::default(); 256];
+    let mut la = [Sums::default(); LANE_BINS];
+    let mut lb = [Sums::default(); LANE_BINS];
     let whole = rows.len() / 2 * 2;
     for i in (0..whole).step_by(2) {
         let (n0, n1) = (copies(i), copies(i + 1));
@@ -279,28 +312,37 @@ const LANED_ROWS: usize = 2048;
 /// value) do not wait on each other's sums; the copies are added in order.
 const LANES: usize = 4;
 
+/// Bins of the interleaved copies: a one-byte column's (a two-byte
+/// column's rows are summed in one copy; its many bins rarely meet in a row).
+const LANE_BINS: usize = 256;
+
 /// Sets `hf` to the histogram of `rows`, row `i` falling into bin
 /// `code(i)` with `copies(i)` copies.
 #[inline(always)]
-fn fill(hf: &mut [Sums], rows: &[Grad], copies: impl Fn(usize) -> f64, code: impl Fn(usize) -> u8) {
+fn fill(
+    hf: &mut [Sums],
+    rows: &[Grad],
+    copies: impl Fn(usize) -> f64,
+    code: impl Fn(usize) -> usize,
+) {
     hf.iter_mut().for_each(|b| *b = Sums::default());
-    if rows.len() < LANED_ROWS {
+    if rows.len() < LANED_ROWS || hf.len() > LANE_BINS {
         for (i, r) in rows.iter().enumerate() {
-            hf[code(i) as usize].add_row(*r, copies(i));
+            hf[code(i)].add_row(*r, copies(i));
         }
         return;
     }
-    let mut lanes = [[Sums::default(); 256]; LANES - 1];
+    let mut lanes = [[Sums::default(); LANE_BINS]; LANES - 1];
     let whole = rows.len() / LANES * LANES;
     for i in (0..whole).step_by(LANES) {
-        hf[code(i) as usize].add_row(rows[i], copies(i));
+        hf[code(i)].add_row(rows[i], copies(i));
         for (l, lane) in lanes.iter_mut().enumerate() {
             let j = i + 1 + l;
-            lane[code(j) as usize].add_row(rows[j], copies(j));
+            lane[code(j)].add_row(rows[j], copies(j));
         }
     }
     for (i, r) in rows.iter().enumerate().skip(whole) {
-        hf[code(i) as usize].add_row(*r, copies(i));
+        hf[code(i)].add_row(*r, copies(i));
     }
     for lane in &lanes {
         for (b, l) in hf.iter_mut().zip(lane) {

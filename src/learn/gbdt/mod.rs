@@ -52,7 +52,9 @@
 //!
 //! **Categorical features** (level codes,
 //! [`ColumnEncoding::Categorical`](crate::data::ColumnEncoding)) are split
-//! natively, as LightGBM does: one bin per level, and at each leaf the
+//! natively, as LightGBM does: one bin per level (a column of many levels
+//! keeps those covering 99% of its rows, with two-byte bin codes; the rest
+//! share one bin), and at each leaf the
 //! levels sorted by their gradient statistic, the best set along that
 //! order sent left (`categorical.rs`; `cat_smooth`, `cat_l2`,
 //! `max_cat_threshold`, `min_data_per_group`, `max_cat_to_onehot`, with

@@ -78,7 +78,7 @@ pub(super) struct Grad {
 }
 
 /// The best split of a leaf.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub(super) struct Split {
     pub feature: usize,
     /// The last bin going left and the next bin present in the leaf.
@@ -336,8 +336,11 @@ mod tests {
         .best_on(0, &skewed, bin(0.0, 6.0, 10.0))
         .unwrap();
         assert_eq!((by_rows.left_bin, by_rows.right_bin), (1, 2));
-        let t = Split { feature: 1, ..s };
-        assert_eq!(best_of([None, Some(s), Some(t)]), Some(s));
+        let t = Split {
+            feature: 1,
+            ..s.clone()
+        };
+        assert_eq!(best_of([None, Some(s.clone()), Some(t)]), Some(s));
         assert_eq!(best_of([None, None]), None);
     }
 }

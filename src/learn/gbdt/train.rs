@@ -282,7 +282,7 @@ pub(super) fn fit(cfg: &Gbdt, bins: &Binned, view: &View<'_>, rng: &mut Rng) -> 
 
     let setup = Setup {
         bins,
-        codes: Codes::new(bins, d, (!identity).then_some(&local[..])),
+        codes: Codes::new(bins, (!identity).then_some(&local[..])),
         layout: Layout::new(bins, d),
         rules: rules(cfg, bins),
         max_leaves: cfg.max_leaves,

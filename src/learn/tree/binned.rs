@@ -7,26 +7,58 @@
 //! `HistGradientBoostingClassifier`). A feature with at most [`MAX_BINS`]
 //! distinct values gets one bin per value, so the histogram splitter sees the
 //! same candidate splits as the exact one. Each row's bin code is one byte,
-//! stored feature-major. Each bin keeps the smallest and largest value of the
+//! stored feature-major ([`Column::Narrow`]). Each bin keeps the smallest and largest value of the
 //! dataset that fall in it, so that a split between two bins maps back to a
 //! threshold on the real values (the midpoint of the gap between them).
 //!
 //! A categorical feature (level codes, [`crate::data::ColumnEncoding::Categorical`])
 //! is binned by level instead ([`super::categorical::bin_levels`]): one bin
 //! per level present, in code order, then one bin grouping the rarest levels
-//! when more than [`MAX_BINS`]` - 2` are present, and one bin for a missing
-//! value (NaN). Only the single-level bins, the first [`Binned::levels`] of
-//! the feature, may go left at a set split.
+//! when more than [`MAX_BINS`]` - 1` are present, and one bin for a missing
+//! value (NaN). Such a wide column keeps the levels that cover 99% of its
+//! rows, as LightGBM does, so its codes may need two bytes
+//! ([`Column::Wide`], up to 2^16 bins); every other feature
+//! keeps one-byte codes. Only the single-level bins, the first
+//! [`Binned::levels`] of the feature, may go left at a set split.
 
 use rayon::prelude::*;
 
-use super::categorical::{bin_levels, BinSet, BinnedFeature, CatSet};
+use super::categorical::{bin_levels, BinSet, BinnedFeature, CatSet, Codes};
 use super::presort::key;
 use crate::data::Dataset;
 use crate::error::{Error, Result};
 
-/// The largest number of bins per feature (codes fit in a `u8`).
+/// The largest number of bins per numeric feature (codes fit in a `u8`).
 pub const MAX_BINS: usize = 255;
+
+/// One feature's bin codes, indexed by row.
+#[derive(Debug, Clone, Copy)]
+pub enum Column<'a> {
+    /// One byte a row: numeric features, and categorical ones with at most
+    /// [`MAX_BINS`] bins.
+    Narrow(&'a [u8]),
+    /// Two bytes a row: a categorical feature keeping more levels.
+    Wide(&'a [u16]),
+}
+
+impl Column<'_> {
+    /// Row `i`'s bin.
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> usize {
+        match self {
+            Column::Narrow(c) => c[i] as usize,
+            Column::Wide(c) => c[i] as usize,
+        }
+    }
+}
+
+/// Where a feature's codes are stored: the `k`-th one-byte column or the
+/// `k`-th two-byte column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Slot {
+    Narrow(usize),
+    Wide(usize),
+}
 
 /// Bin codes of every row and feature of one dataset, with each bin's value
 /// range.
@@ -38,15 +70,20 @@ pub const MAX_BINS: usize = 255;
 ///                             vec!["n".into(), "p".into()]).unwrap();
 /// let b = Binned::new(&ds).unwrap();
 /// assert_eq!(b.n_bins(0), 2);
-/// assert_eq!(b.codes(0), &[1, 0, 1]);
+/// assert_eq!((0..3).map(|i| b.column(0).get(i)).collect::<Vec<_>>(), vec![1, 0, 1]);
 /// assert_eq!(b.bin_range(0, 1), (3.0, 3.0));
 /// ```
 #[derive(Debug)]
 pub struct Binned {
     n: usize,
     d: usize,
-    /// Feature-major: `codes[f*n + i]` is row `i`'s bin of feature `f`.
+    /// The one-byte columns, column-major: `codes[k*n + i]` is row `i`'s
+    /// bin in column `k`.
     codes: Vec<u8>,
+    /// The two-byte columns, alike.
+    wide: Vec<u16>,
+    /// Per feature, its column.
+    slots: Vec<Slot>,
     /// `offsets[f]..offsets[f+1]` index feature `f`'s bins in `lo` / `hi`.
     offsets: Vec<usize>,
     /// Smallest value of the dataset in each bin.
@@ -63,7 +100,7 @@ pub struct Binned {
 
 /// Bins one feature: each row's code, and each bin's smallest and largest
 /// value. `values` must be finite.
-fn bin_feature(values: &[f64], max_bins: usize) -> (Vec<u8>, Vec<f64>, Vec<f64>) {
+fn bin_feature(values: &[f64], max_bins: usize) -> BinnedFeature {
     let n = values.len();
     let mut keyed: Vec<(u64, u32)> = values
         .iter()
@@ -100,7 +137,7 @@ fn bin_feature(values: &[f64], max_bins: usize) -> (Vec<u8>, Vec<f64>, Vec<f64>)
         }
         j = e;
     }
-    (codes, lo, hi)
+    (Codes::Narrow(codes), lo, hi, None)
 }
 
 impl Binned {
@@ -131,20 +168,27 @@ impl Binned {
                 let values: Vec<f64> = (0..n).map(|i| data.value(i, f)).collect();
                 match categorical.get(f).copied().flatten() {
                     Some(levels) => bin_levels(&values, levels, MAX_BINS),
-                    None => {
-                        let (c, l, h) = bin_feature(&values, max_bins);
-                        (c, l, h, None)
-                    }
+                    None => bin_feature(&values, max_bins),
                 }
             })
             .collect();
         let mut codes = Vec::with_capacity(n * d);
+        let (mut wide, mut slots) = (Vec::new(), Vec::with_capacity(d));
         let mut offsets = vec![0];
         let (mut lo, mut hi) = (Vec::new(), Vec::new());
         let mut levels = Vec::with_capacity(d);
         for (c, l, h, lv) in per_feature {
             levels.push(lv);
-            codes.extend_from_slice(&c);
+            match c {
+                Codes::Narrow(c) => {
+                    slots.push(Slot::Narrow(codes.len() / n.max(1)));
+                    codes.extend_from_slice(&c);
+                }
+                Codes::Wide(c) => {
+                    slots.push(Slot::Wide(wide.len() / n.max(1)));
+                    wide.extend_from_slice(&c);
+                }
+            }
             lo.extend_from_slice(&l);
             hi.extend_from_slice(&h);
             offsets.push(lo.len());
@@ -153,6 +197,8 @@ impl Binned {
             n,
             d,
             codes,
+            wide,
+            slots,
             offsets,
             lo,
             hi,
@@ -214,13 +260,28 @@ impl Binned {
     }
 
     /// Bin codes of feature `f`, indexed by row.
-    pub fn codes(&self, f: usize) -> &[u8] {
-        &self.codes[f * self.n..(f + 1) * self.n]
+    pub fn column(&self, f: usize) -> Column<'_> {
+        let n = self.n;
+        match self.slots[f] {
+            Slot::Narrow(k) => Column::Narrow(&self.codes[k * n..(k + 1) * n]),
+            Slot::Wide(k) => Column::Wide(&self.wide[k * n..(k + 1) * n]),
+        }
     }
 
-    /// Bin codes of every feature, feature-major (`[f * n + i]`).
-    pub(crate) fn codes_all(&self) -> &[u8] {
-        &self.codes
+    /// Rows of the dataset.
+    pub(crate) fn n_rows(&self) -> usize {
+        self.n
+    }
+
+    /// Per feature, where its codes are stored.
+    pub(crate) fn slots(&self) -> &[Slot] {
+        &self.slots
+    }
+
+    /// The one-byte columns, column-major (`[k * n + i]`), and the
+    /// two-byte ones.
+    pub(crate) fn codes_all(&self) -> (&[u8], &[u16]) {
+        (&self.codes, &self.wide)
     }
 
     /// Smallest and largest value of the dataset in bin `b` of feature `f`.

@@ -16,9 +16,28 @@ use serde::{Deserialize, Serialize};
 
 use super::score::Score;
 
+/// One feature's bin codes, by row: one byte each, or two for a
+/// categorical feature keeping more levels than one byte can number.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Codes {
+    Narrow(Vec<u8>),
+    Wide(Vec<u16>),
+}
+
 /// One feature binned: each row's bin code, each bin's smallest and largest
 /// value, and for a categorical feature its number of single-level bins.
-pub(super) type BinnedFeature = (Vec<u8>, Vec<f64>, Vec<f64>, Option<usize>);
+pub(super) type BinnedFeature = (Codes, Vec<f64>, Vec<f64>, Option<usize>);
+
+/// The most bins of a categorical feature (codes fit in a `u16`).
+const MAX_LEVEL_BINS: usize = 1 << 16;
+
+/// Share of a wide categorical feature's rows (missing values aside) whose
+/// levels keep a bin of their own (LightGBM's rule).
+const COVER: f64 = 0.99;
+
+/// Fewest rows a level beyond the first `max_bins - 2` needs to keep a bin
+/// of its own (LightGBM's `min_data_in_bin`).
+const MIN_LEVEL_ROWS: usize = 3;
 
 /// The level code of value `v` of a feature with `levels` levels, `None`
 /// for NaN or anything that is not one of the codes `0..levels`.
@@ -27,68 +46,91 @@ pub(crate) fn code_of(v: f64, levels: usize) -> Option<usize> {
     (v >= 0.0 && v < levels as f64 && v.fract() == 0.0).then_some(v as usize)
 }
 
+/// The levels of a categorical feature that keep a bin of their own, in
+/// code order, from each level's row count, and whether the others are
+/// grouped. When at most `max_bins - 1` levels are present every one
+/// keeps its bin. Otherwise the levels are taken by decreasing count
+/// (ties to the lower code): the first `max_bins - 2` always (so a column
+/// keeps at least what one byte numbers), then further ones while the
+/// levels taken cover less than [`COVER`] of the rows and the next level
+/// has at least [`MIN_LEVEL_ROWS`] rows, up to [`MAX_LEVEL_BINS`]` - 2`
+/// levels (LightGBM keeps levels by the same coverage rule, in its
+/// `BinMapper::FindBin`); the rest share one bin.
+fn kept_levels(count: &[usize], max_bins: usize) -> (Vec<usize>, bool) {
+    let mut kept: Vec<usize> = (0..count.len()).filter(|&c| count[c] > 0).collect();
+    if kept.len() < max_bins {
+        return (kept, false);
+    }
+    kept.sort_by(|&a, &b| count[b].cmp(&count[a]).then(a.cmp(&b)));
+    let rows: usize = count.iter().sum();
+    let cover = (rows as f64 * COVER).round() as usize;
+    let (mut used, mut take) = (0, 0);
+    for &c in &kept {
+        let more = take < max_bins - 2
+            || (used < cover && count[c] >= MIN_LEVEL_ROWS && take < MAX_LEVEL_BINS - 2);
+        if !more {
+            break;
+        }
+        used += count[c];
+        take += 1;
+    }
+    let grouped = take < kept.len();
+    kept.truncate(take);
+    kept.sort_unstable();
+    (kept, grouped)
+}
+
 /// Bins one categorical feature of `levels` levels: each row's bin code,
 /// each bin's smallest and largest value (the level's code, NaN for the
-/// grouped and missing bins), and the number of single-level bins, in at
-/// most `max_bins` bins. The levels present get one bin each in code order;
-/// when more than `max_bins - 1` are present, the `max_bins - 2` most
-/// frequent keep theirs
-/// (ties to the lower code) and the rest share one bin; missing values
-/// (and values that are not a level's code) take the last bin.
+/// grouped and missing bins), and the number of single-level bins. The
+/// levels kept ([`kept_levels`]) get one bin each in code order, the rest
+/// share the next bin, and missing values (and values that are not a
+/// level's code) take the last. Codes are one byte when the bins fit in
+/// `max_bins`, else two.
 pub(super) fn bin_levels(values: &[f64], levels: usize, max_bins: usize) -> BinnedFeature {
     let mut count = vec![0usize; levels];
     for c in values.iter().filter_map(|&v| code_of(v, levels)) {
         count[c] += 1;
     }
-    let mut kept: Vec<usize> = (0..levels).filter(|&c| count[c] > 0).collect();
-    let grouped = kept.len() > max_bins - 1;
-    if grouped {
-        kept.sort_by(|&a, &b| count[b].cmp(&count[a]).then(a.cmp(&b)));
-        kept.truncate(max_bins - 2);
-        kept.sort_unstable();
-    }
+    let (kept, grouped) = kept_levels(&count, max_bins);
     let other = kept.len();
     let missing = other + usize::from(grouped);
-    let mut bin_of = vec![other as u8; levels];
+    let mut bin_of = vec![other; levels];
     for (b, &c) in kept.iter().enumerate() {
-        bin_of[c] = b as u8;
+        bin_of[c] = b;
     }
-    let mut has_missing = false;
-    let codes = values
-        .iter()
-        .map(|&v| match code_of(v, levels) {
-            Some(c) => bin_of[c],
-            None => {
-                has_missing = true;
-                missing as u8
-            }
-        })
-        .collect();
+    let code = |v: f64| code_of(v, levels).map_or(missing, |c| bin_of[c]);
+    let has_missing = values.iter().any(|&v| code_of(v, levels).is_none());
     let mut lo: Vec<f64> = kept.iter().map(|&c| c as f64).collect();
     let extra = usize::from(grouped) + usize::from(has_missing);
     lo.extend(std::iter::repeat_n(f64::NAN, extra));
+    let codes = if lo.len() <= max_bins {
+        Codes::Narrow(values.iter().map(|&v| code(v) as u8).collect())
+    } else {
+        Codes::Wide(values.iter().map(|&v| code(v) as u16).collect())
+    };
     (codes, lo.clone(), lo, Some(kept.len()))
 }
 
-/// A set of bins of one feature (codes are bytes), while a split is searched.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct BinSet([u64; 4]);
+/// A set of bins of one feature, while a split is searched.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct BinSet(CatSet);
 
 impl BinSet {
     /// Adds bin `b`.
     pub fn insert(&mut self, b: usize) {
-        self.0[b / 64] |= 1 << (b % 64);
+        self.0.insert(b);
     }
 
     /// Whether bin code `c` is in the set.
     #[inline(always)]
-    pub fn contains(&self, c: u8) -> bool {
-        self.0[usize::from(c / 64)] >> (c % 64) & 1 == 1
+    pub fn contains(&self, c: usize) -> bool {
+        self.0.has(c)
     }
 
     /// The bins in the set, ascending.
     pub fn bins(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..256).filter(|&b| self.contains(b as u8))
+        self.0.codes()
     }
 }
 
@@ -108,26 +150,35 @@ pub struct CatSet(pub Vec<u64>);
 impl CatSet {
     /// The set of `codes`.
     pub fn from_codes(codes: impl IntoIterator<Item = usize>) -> CatSet {
-        let mut words = Vec::new();
-        for c in codes {
-            if words.len() <= c / 64 {
-                words.resize(c / 64 + 1, 0u64);
-            }
-            words[c / 64] |= 1 << (c % 64);
+        let mut set = CatSet::default();
+        codes.into_iter().for_each(|c| set.insert(c));
+        set
+    }
+
+    /// Adds code `c`.
+    fn insert(&mut self, c: usize) {
+        if self.0.len() <= c / 64 {
+            self.0.resize(c / 64 + 1, 0u64);
         }
-        CatSet(words)
+        self.0[c / 64] |= 1 << (c % 64);
+    }
+
+    /// Whether code `c` is in the set.
+    #[inline(always)]
+    fn has(&self, c: usize) -> bool {
+        self.0.get(c / 64).is_some_and(|w| w >> (c % 64) & 1 == 1)
     }
 
     /// Whether value `x` is the code of a level in the set (false for NaN,
     /// a negative or fractional value, or a code beyond the set).
     #[inline]
     pub fn contains(&self, x: f64) -> bool {
-        code_of(x, self.0.len() * 64).is_some_and(|c| self.0[c / 64] >> (c % 64) & 1 == 1)
+        code_of(x, self.0.len() * 64).is_some_and(|c| self.has(c))
     }
 
     /// The codes in the set, ascending.
     pub fn codes(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..self.0.len() * 64).filter(|&c| self.0[c / 64] >> (c % 64) & 1 == 1)
+        (0..self.0.len() * 64).filter(|&c| self.has(c))
     }
 }
 
@@ -262,24 +313,42 @@ mod tests {
         let (codes, lo, _, levels) = bin_levels(&[2.0, 0.0, f64::NAN, 2.0, 7.5], 4, 255);
         // Levels 0 and 2 are present: bins 0 and 1; NaN and 7.5 (no code)
         // share the missing bin 2.
-        assert_eq!(codes, vec![1, 0, 2, 1, 2]);
+        assert_eq!(codes, Codes::Narrow(vec![1, 0, 2, 1, 2]));
         assert_eq!((lo[0], lo[1], levels), (0.0, 2.0, Some(2)));
         assert!(lo[2].is_nan());
     }
 
     #[test]
-    fn the_rarest_levels_share_one_bin_beyond_the_budget() {
-        // 300 levels, level c seen c + 1 times: the 253 most frequent keep
-        // a bin, levels 0..47 are grouped.
+    fn levels_covering_99_percent_keep_their_bins_beyond_one_byte() {
+        // 300 levels, level c seen c + 1 times (45,150 rows): the 253 most
+        // frequent (levels 47..300) cover 44,022 rows, short of 99%
+        // (44,699); levels 46 down to 29 (18 more) bring 44,715.
         let values: Vec<f64> = (0..300)
             .flat_map(|c| std::iter::repeat_n(c as f64, c + 1))
             .collect();
         let (codes, lo, _, levels) = bin_levels(&values, 300, 255);
-        assert_eq!(levels, Some(253));
-        assert_eq!(lo.len(), 254);
-        assert_eq!(codes[0], 253);
-        assert_eq!(lo[0], 47.0);
-        assert_eq!(*codes.last().unwrap(), 252);
+        assert_eq!(levels, Some(271));
+        assert_eq!(lo.len(), 272);
+        assert_eq!(lo[0], 29.0);
+        let Codes::Wide(codes) = codes else {
+            panic!("272 bins need two-byte codes")
+        };
+        // Level 0 is grouped (bin 271), level 29 keeps bin 0.
+        assert_eq!((codes[0], codes[values.len() - 1]), (271, 270));
+        assert_eq!(codes[values.iter().position(|&v| v == 29.0).unwrap()], 0);
+    }
+
+    #[test]
+    fn levels_too_rare_stay_grouped_and_narrow_columns_stay_narrow() {
+        // 253 levels of 10 rows and 1,000 levels of 2 rows: the 99% rule
+        // would take rare levels, but fewer than 3 rows never keep a bin
+        // beyond the first 253, so the codes stay one byte.
+        let values: Vec<f64> = (0..1253)
+            .flat_map(|c| std::iter::repeat_n(c as f64, if c < 253 { 10 } else { 2 }))
+            .collect();
+        let (codes, lo, _, levels) = bin_levels(&values, 1253, 255);
+        assert_eq!((levels, lo.len()), (Some(253), 254));
+        assert!(matches!(codes, Codes::Narrow(_)));
     }
 
     #[test]

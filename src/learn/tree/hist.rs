@@ -55,7 +55,7 @@ struct Pending {
 }
 
 /// The best split found so far in a node.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Best {
     score: f64,
     feature: usize,
@@ -151,7 +151,7 @@ pub(crate) fn grow(cfg: &Tree, bins: &Binned, view: &View<'_>, rng: &mut Rng) ->
             }
             continue;
         };
-        let (mid, left_samples) = g.apply(&node, best, &mut left_tot);
+        let (mid, left_samples) = g.apply(&node, &best, &mut left_tot);
         let idx = g.record(&mut tree, best, node.parent);
         let right_tot: Vec<f64> = node
             .totals
@@ -217,10 +217,10 @@ impl Grower<'_> {
     fn add_rows(&self, f: usize, start: usize, end: usize, h: &mut [f64]) {
         let s = self.k + 1;
         let k = self.k;
-        let codes = self.bins.codes(f);
+        let codes = self.bins.column(f);
         for &r in &self.rows[start..end] {
             let ri = self.info[r as usize];
-            let b = codes[r as usize] as usize * s;
+            let b = codes.get(r as usize) * s;
             h[b + ri.class as usize] += ri.w;
             h[b + k] += ri.cnt as f64;
         }
@@ -341,7 +341,7 @@ impl Grower<'_> {
         let (mut wl, mut nl) = (0.0, 0u64);
         let mut prev: Option<usize> = None;
         let mut varies = false;
-        let mut best_score = best.map_or(f64::NEG_INFINITY, |b| b.score);
+        let mut best_score = best.as_ref().map_or(f64::NEG_INFINITY, |b| b.score);
         for (bin, cell) in h.chunks_exact(s).enumerate() {
             let cnt = cell[k];
             if cnt == 0.0 {
@@ -398,7 +398,7 @@ impl Grower<'_> {
             samples: node.samples,
             min_leaf: self.min_leaf,
         };
-        let floor = best.map_or(f64::NEG_INFINITY, |b| b.score);
+        let floor = best.as_ref().map_or(f64::NEG_INFINITY, |b| b.score);
         if let Some((sc, set)) = best_class_set(h, k, levels, &at, score, floor) {
             *best = Some(Best {
                 score: sc,
@@ -427,11 +427,11 @@ impl Grower<'_> {
     /// Stably partitions the node's rows by the chosen split; fills the left
     /// child's class totals and returns the first position of the right
     /// child and the left child's sample count.
-    fn apply(&mut self, node: &Pending, best: Best, left_tot: &mut [f64]) -> (usize, u64) {
-        match best.set {
+    fn apply(&mut self, node: &Pending, best: &Best, left_tot: &mut [f64]) -> (usize, u64) {
+        match &best.set {
             Some(set) => self.partition(node, best.feature, left_tot, |c| set.contains(c)),
             None => {
-                let cut = best.left_bin as u8;
+                let cut = best.left_bin;
                 self.partition(node, best.feature, left_tot, |c| c <= cut)
             }
         }
@@ -443,16 +443,16 @@ impl Grower<'_> {
         node: &Pending,
         f: usize,
         left_tot: &mut [f64],
-        goes_left: impl Fn(u8) -> bool,
+        goes_left: impl Fn(usize) -> bool,
     ) -> (usize, u64) {
-        let codes = self.bins.codes(f);
+        let codes = self.bins.column(f);
         left_tot.iter_mut().for_each(|v| *v = 0.0);
         let mut left_samples = 0u64;
         let seg = &mut self.rows[node.start..node.end];
         let (mut l, mut r) = (0, 0);
         for i in 0..seg.len() {
             let row = seg[i];
-            if goes_left(codes[row as usize]) {
+            if goes_left(codes.get(row as usize)) {
                 let ri = self.info[row as usize];
                 left_tot[ri.class as usize] += ri.w;
                 left_samples += ri.cnt as u64;

@@ -36,7 +36,8 @@ mod score;
 
 use serde::{Deserialize, Serialize};
 
-pub use binned::{Binned, MAX_BINS};
+pub(crate) use binned::Slot;
+pub use binned::{Binned, Column, MAX_BINS};
 pub use categorical::CatSet;
 pub(crate) use categorical::{prefix_set, scan_prefixes, sort_by_stat, BinSet};
 pub use model::{Node, TreeModel};

@@ -58,7 +58,7 @@ fn rows(n: usize, m: usize) -> Rows {
         let u: f64 = g.random();
         let j = (m as f64 * u * u) as usize;
         let solo = i % (n / SOLO) == 7;
-        let p = if j % 17 == 0 { 0.3 } else { 0.03 };
+        let p = if j.is_multiple_of(17) { 0.3 } else { 0.03 };
         let class = i64::from(!solo && g.random::<f64>() < p);
         r.merchant.push(if solo {
             format!("solo-{}", i / (n / SOLO))

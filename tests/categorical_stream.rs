@@ -10,7 +10,7 @@
 mod common;
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 
@@ -20,7 +20,7 @@ use arrow_array::{
 };
 use rand::RngExt;
 
-use common::{comparable, file, model_bytes, run, scratch};
+use common::{comparable, model_bytes, run, scratch};
 use rarity::data::read::{read_path, Categorical, ReadOptions};
 use rarity::data::{ColumnEncoding, Dataset};
 use rarity::evaluate::{cross_validate, Extras};
@@ -137,6 +137,15 @@ fn parquet(path: &Path, r: &Rows, group: usize, dictionary: bool) {
     w.close().unwrap();
 }
 
+/// A scratch directory `name` holding `t.csv`, the CSV of [`rows`]`(n, m)`,
+/// and that file's path.
+fn csv_file(name: &str, n: usize, m: usize) -> (PathBuf, PathBuf) {
+    let d = scratch(name);
+    let path = d.join("t.csv");
+    std::fs::write(&path, csv(&rows(n, m))).unwrap();
+    (d, path)
+}
+
 /// Text columns as level codes and `mcc` declared categorical.
 fn native() -> ReadOptions {
     ReadOptions {
@@ -231,10 +240,7 @@ fn the_streamed_fit_is_the_in_memory_fit_whatever_the_blocks_and_threads() {
 
 #[test]
 fn levels_seen_only_in_dropped_rows_are_levels_of_the_schema() {
-    let d = scratch("cat-stream-levels");
-    let r = rows(20_000, 500);
-    let path = d.join("t.csv");
-    std::fs::write(&path, csv(&r)).unwrap();
+    let (_, path) = csv_file("cat-stream-levels", 20_000, 500);
     let opts = native();
     let (ds, _) = read_path(&path, &opts).unwrap();
     let sampler = RandomUnder::beta(0.1);
@@ -282,10 +288,7 @@ fn levels_seen_only_in_dropped_rows_are_levels_of_the_schema() {
 
 #[test]
 fn evaluate_and_resample_stream_categorical_columns_too() {
-    let d = scratch("cat-stream-cv");
-    let r = rows(12_000, 400);
-    let path = d.join("t.csv");
-    std::fs::write(&path, csv(&r)).unwrap();
+    let (d, path) = csv_file("cat-stream-cv", 12_000, 400);
     let opts = native();
     let (ds, _) = read_path(&path, &opts).unwrap();
     let spec = "under(beta=0.2)+forest(n=3)+correct";
@@ -348,10 +351,9 @@ fn evaluate_and_resample_stream_categorical_columns_too() {
 
 #[test]
 fn the_command_line_fit_streams_at_any_thread_count() {
-    let d = scratch("cat-stream-cli");
-    let r = rows(20_000, 800);
-    let f = file(&d, "t.csv", csv(&r).as_bytes());
-    let (ds, _) = read_path(f.as_ref(), &native()).unwrap();
+    let (d, path) = csv_file("cat-stream-cli", 20_000, 800);
+    let f = path.to_str().unwrap();
+    let (ds, _) = read_path(&path, &native()).unwrap();
     let spec = SPECS[0];
     let want = in_memory(spec, &ds, 42);
     for threads in ["1", "2"] {
@@ -360,7 +362,7 @@ fn the_command_line_fit_streams_at_any_thread_count() {
             "--threads",
             threads,
             "fit",
-            &f,
+            f,
             "--categorical",
             "native",
             "--categorical-cols",

@@ -58,25 +58,34 @@ fn json(args: &[&str]) -> Value {
     serde_json::from_str(&out).unwrap()
 }
 
+/// `rarity explain MODEL DATA --metric METRIC --repeats 3 --threads
+/// THREADS --format json`.
+fn explain_args<'a>(
+    model: &'a str,
+    data: &'a str,
+    metric: &'a str,
+    threads: &'a str,
+) -> Vec<&'a str> {
+    vec![
+        "explain",
+        model,
+        data,
+        "--metric",
+        metric,
+        "--repeats",
+        "3",
+        "--threads",
+        threads,
+        "--format",
+        "json",
+    ]
+}
+
 #[test]
 fn explain_ranks_the_signal_first_at_any_thread_count() {
     let d = scratch("explain");
     let (model, data) = fitted(&d, "forest(n=20)");
-    let args = |threads: &'static str| {
-        vec![
-            "explain",
-            model.as_str(),
-            data.as_str(),
-            "--metric",
-            "average_precision",
-            "--repeats",
-            "3",
-            "--threads",
-            threads,
-            "--format",
-            "json",
-        ]
-    };
+    let args = |threads| explain_args(&model, &data, "average_precision", threads);
     let one = json(&args("1"));
     let two = json(&args("2"));
     assert_eq!(one, two);
@@ -307,21 +316,7 @@ fn a_native_categorical_column_is_permuted_as_one_column() {
     let mut held = shops(400);
     held.extend_from_slice(b"s999,0.5,1.0,5003,1\n");
     let held = file(&d, "h.csv", &held);
-    let args = |threads: &'static str| {
-        vec![
-            "explain",
-            model.as_str(),
-            held.as_str(),
-            "--metric",
-            "roc_auc",
-            "--repeats",
-            "3",
-            "--threads",
-            threads,
-            "--format",
-            "json",
-        ]
-    };
+    let args = |threads| explain_args(&model, &held, "roc_auc", threads);
     let one = json(&args("1"));
     assert_eq!(one, json(&args("2")));
     assert_eq!(one["rows"], 401);

@@ -10,6 +10,7 @@ side by side with the Python peers where there is one.
     python3 benches/data_at_scale.py evaluate --rows 100000000 --ext parquet
     python3 benches/data_at_scale.py parquet --rows 10000000    # vs pyarrow and polars
     python3 benches/data_at_scale.py smote --rows 1000000       # vs imbalanced-learn + pandas
+    python3 benches/data_at_scale.py categorical --rows 10000000  # streamed fit, 10^6 + 10^5 levels
 
 Files go to `target/scale-bench/` (or `--dir`); `--keep` keeps them. Every
 process runs under `nice`; two threads each side. Prints one JSON line per
@@ -211,9 +212,75 @@ def bench_smote(a):
             os.remove(p)
 
 
+CAT_MODEL = "under(beta=0.005)+gbdt(rounds=50)+correct"
+CAT_LEVELS = {"merchant": 1_000_000, "bin": 100_000}
+
+
+def write_categorical(path, rows, seed=41):
+    """A CSV of `rows` rows: x0..x4 (numbers), `merchant` (10^6 levels) and
+    `bin` (10^5 levels), text ids drawn popular first (level floor(L u^2)),
+    and `class`: 1 for about 0.2% of the rows, 20x as often at the 2% of
+    merchants that are risky. Written in chunks (bounded memory)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pcsv
+
+    if os.path.exists(path):
+        return path
+    rng = np.random.default_rng(seed)
+    risky = np.random.default_rng(7).random(CAT_LEVELS["merchant"]) < 0.02
+    chunk = 1_000_000
+    with open(path + ".part", "wb") as f:
+        writer = None
+        for start in range(0, rows, chunk):
+            n = min(chunk, rows - start)
+            ids = {c: (L * rng.random(n) ** 2).astype(np.int64) for c, L in CAT_LEVELS.items()}
+            p = np.where(risky[ids["merchant"]], 0.03, 0.0015)
+            y = (rng.random(n) < p).astype(np.int64)
+            cols = {f"x{j}": np.round(rng.normal(size=n) + 0.5 * j * y, 4) for j in range(5)}
+            for c, v in ids.items():
+                cols[c] = pc.binary_join_element_wise(c[0], pc.cast(pa.array(v), pa.string()), "")
+            cols["class"] = y
+            t = pa.table(cols)
+            if writer is None:
+                writer = pcsv.CSVWriter(f, t.schema, write_options=pcsv.WriteOptions(quoting_style="none"))
+            writer.write_table(t)
+        writer.close()
+    os.rename(path + ".part", path)
+    return path
+
+
+def bench_categorical(a):
+    """`fit --categorical native` streamed on a table with two categorical
+    columns of 10^6 and 10^5 levels, beside the same fit with the two
+    columns dropped (the numeric-only streamed fit); with up to 2e7 rows,
+    also the whole table read from standard input (in memory)."""
+    f = os.path.join(a.dir, f"categorical{a.rows}.csv")
+    timed([sys.executable, "-c", f"import sys; sys.path.insert(0, {HERE!r}); import data_at_scale as d; "
+           f"d.write_categorical({f!r}, {a.rows})"], f"write {os.path.basename(f)}")
+    size = os.path.getsize(f) / 1e9
+    fit = ["--quiet", "fit", "--model", CAT_MODEL, "-o", os.path.join(a.dir, "cat.rarity")]
+    native = ["--categorical", "native"]
+    cache = cold()
+    streamed = timed(rarity(*fit, f, *native), f"fit --categorical native, {size:.1f} GB, streamed, {cache}")
+    cache = cold()
+    numeric = timed(rarity(*fit, f, "--drop", "merchant,bin"),
+                    f"fit with merchant and bin dropped, streamed, {cache}")
+    summary = {"summary": "categorical fit", "rows": a.rows, "levels": CAT_LEVELS, "model": CAT_MODEL,
+               "streamed": streamed, "numeric_only": numeric}
+    if a.rows <= 20_000_000:
+        cache = cold()
+        cmd = " ".join(f"'{x}'" for x in rarity(*fit, "-", *native)) + f" < {f}"
+        summary["in_memory"] = timed(["sh", "-c", cmd], f"fit --categorical native from stdin (in memory), {cache}")
+    print(json.dumps(summary))
+    if not a.keep:
+        os.remove(f)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("what", choices=["fit", "predict", "evaluate", "parquet", "smote"])
+    p.add_argument("what", choices=["fit", "predict", "evaluate", "parquet", "smote", "categorical"])
     p.add_argument("--ext", choices=["csv", "parquet"], default="csv", help="evaluate's file format")
     p.add_argument("--rows", type=int, default=1_000_000)
     p.add_argument("--rounds", type=int, default=3)
@@ -225,7 +292,8 @@ def main():
     os.makedirs(a.dir, exist_ok=True)
     print(json.dumps({"disk_free_gb": round(shutil.disk_usage(a.dir).free / 1e9, 1),
                       "nproc": os.cpu_count(), "load": open("/proc/loadavg").read().strip()}))
-    {"fit": bench_fit, "predict": bench_predict, "evaluate": bench_evaluate, "parquet": bench_parquet, "smote": bench_smote}[a.what](a)
+    {"fit": bench_fit, "predict": bench_predict, "evaluate": bench_evaluate, "parquet": bench_parquet,
+     "smote": bench_smote, "categorical": bench_categorical}[a.what](a)
 
 
 if __name__ == "__main__":

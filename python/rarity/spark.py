@@ -16,6 +16,10 @@ cluster:
 2. :func:`fit` collects the (small) sample to the driver as Arrow batches and
    trains any rarity strategy there (multithreaded); the model stores the
    realised keep rates, so ``+correct`` undoes the sampling that happened.
+   Categorical columns (``categorical="native"``, ``categorical_cols=``) are
+   coded on the cluster first: a level table per partition, merged on the
+   driver (codes in sorted order of the level texts, as the file readers
+   give them, whatever the partitioning), then the codes in each partition.
 3. :func:`predict` scores every partition with ``mapInArrow``: the model is
    broadcast once as bytes and loaded once per Python worker; the output adds
    ``p_<class>`` columns and the decided ``label``, row for row what
@@ -340,7 +344,97 @@ def _collect_arrow(df):
     return pa.Table.from_batches(df._collect_as_arrow(), schema=None)  # Spark 3.5
 
 
-def fit(sample, spec, label=None, features=None, seed=42, positive=None, n_jobs=None, path=None):
+def _categorical_columns(df, cols, categorical, categorical_cols):
+    """The feature columns ``cols`` of ``df`` read as level codes: with
+    ``categorical="native"`` every string column, and those
+    ``categorical_cols`` names (any type; numbers by their text)."""
+    _, T = _spark()
+    if categorical not in ("one-hot", "native"):
+        raise ValueError(f"fit: categorical must be 'one-hot' or 'native', got {categorical!r}")
+    if isinstance(categorical_cols, str):
+        raise ValueError(f"fit: categorical_cols is a list of column names, got the string {categorical_cols!r}")
+    declared = [] if categorical_cols is None else [str(c) for c in categorical_cols]
+    unknown = [c for c in declared if c not in cols]
+    if unknown:
+        raise ValueError(
+            f"fit: categorical_cols names {', '.join(map(repr, unknown))}, not among the feature columns: "
+            f"{', '.join(cols)}"
+        )
+    types = {f.name: f.dataType for f in df.schema.fields}
+    text = categorical == "native"
+    return [c for c in cols if c in declared or (text and isinstance(types[c], T.StringType))]
+
+
+def _level_table(df, columns):
+    """The levels of ``columns`` in ``df``'s rows: a table per partition
+    (one Arrow batch at a time), merged on the driver. The merge is a union
+    and codes follow the sorted level texts, so the table is the same for
+    any partitioning."""
+
+    def tables(batches):
+        import pyarrow as pa
+
+        from rarity import _rarity as native
+
+        t = native.LevelTable(columns)
+        for b in batches:
+            t.add_batch(b)
+        yield pa.RecordBatch.from_arrays([pa.array([t.to_bytes()], pa.binary())], names=["table"])
+
+    rows = _run("fit", lambda: df.select(*columns).mapInArrow(tables, "table binary").collect())
+    merged = _rarity.LevelTable(columns)
+    for r in rows:
+        merged.merge(_rarity.LevelTable.from_bytes(bytes(r["table"])))
+    return merged
+
+
+def _worker_levels(bc, token):
+    """The broadcast level table of ``token``, loaded once in this Python
+    worker (its sorted levels are then built once, not per batch)."""
+    t = _LOADED.get(token)
+    if t is None:
+        if len(_LOADED) > 8:
+            _LOADED.clear()
+        t = _rarity.LevelTable.from_bytes(bc.value)
+        _LOADED[token] = t
+    return t
+
+
+def _coded(df, table, columns):
+    """``df`` with ``columns`` replaced by their level codes in ``table``
+    (doubles), computed in each partition."""
+    import uuid
+
+    _, T = _spark()
+    bc = df.sparkSession.sparkContext.broadcast(table.to_bytes())
+    token = uuid.uuid4().hex
+    schema = T.StructType(
+        [
+            T.StructField(f.name, T.DoubleType() if f.name in columns else f.dataType, True)
+            for f in df.schema.fields
+        ]
+    )
+
+    def code(batches):
+        t = _worker_levels(bc, token)
+        for b in batches:
+            yield t.code_batch(b)
+
+    return df.mapInArrow(code, schema)
+
+
+def fit(
+    sample,
+    spec,
+    label=None,
+    features=None,
+    seed=42,
+    positive=None,
+    n_jobs=None,
+    path=None,
+    categorical="one-hot",
+    categorical_cols=None,
+):
     """Trains strategy ``spec`` on the driver from a distributed sample.
 
     Parameters
@@ -361,6 +455,23 @@ def fit(sample, spec, label=None, features=None, seed=42, positive=None, n_jobs=
         Threads on the driver (``None``: every core).
     path : str, optional
         Also save the model there (atomically: a failed fit writes nothing).
+    categorical : {"one-hot", "native"}, default="one-hot"
+        How string columns are read, as ``rarity fit --categorical``:
+        one-hot encoded (at most 50 levels), or ``"native"``: one feature of
+        level codes each, for learners with categorical splits (``tree``,
+        ``forest``, ``gbdt``), with no limit on the levels.
+    categorical_cols : list of str, optional
+        Feature columns read as level codes whatever their type (numeric
+        codes by their text), as ``--categorical-cols``.
+
+    Level codes: each partition collects its columns' levels, the driver
+    merges them (their union, codes in sorted order of the level texts, as
+    the file readers give them) and each partition replaces its levels by
+    their codes before the sample is collected. The levels are those of the
+    rows fitted on; a level absent from them (only in rows the sampling
+    dropped, or new) is predicted as an unseen level, NaN. The collected
+    rows are ordered by their values, so the model is the same for any
+    partitioning.
 
     Returns
     -------
@@ -394,9 +505,16 @@ def fit(sample, spec, label=None, features=None, seed=42, positive=None, n_jobs=
     missing = [c for c in cols if c not in df.columns]
     if missing:
         raise ValueError(f"fit: no column {', '.join(map(repr, missing))}; columns are: {', '.join(df.columns)}")
+    coded = _categorical_columns(df, cols, categorical, categorical_cols)
     if population is None:
         population = _counts(df, label)
-    table = _run("fit", lambda: _collect_arrow(df.select(*cols, label)))
+    rows = df.select(*cols, label)
+    levels = None
+    if coded:
+        levels = _level_table(rows, coded)
+        rows = _coded(rows, levels, coded)
+    # Ordered by value: the rows (and so the model) whatever the partitioning.
+    table = _run("fit", lambda: _collect_arrow(rows.orderBy(*cols, label)))
     model = _rarity.fit_drawn(
         spec,
         table,
@@ -405,6 +523,7 @@ def fit(sample, spec, label=None, features=None, seed=42, positive=None, n_jobs=
         int(seed),
         positive=None if positive is None else str(positive),
         n_jobs=n_jobs,
+        levels=levels,
     )
     if path is not None:
         _rarity.save_model(model, str(path))

@@ -27,6 +27,7 @@ fn _rarity(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<experiments::Experiment>()?;
     m.add_class::<spark::Summary>()?;
     m.add_class::<spark::RankSums>()?;
+    m.add_class::<spark::LevelTable>()?;
     m.add_class::<spark::RangeWalk>()?;
     m.add_function(wrap_pyfunction!(data::assign_labels, m)?)?;
     m.add_function(wrap_pyfunction!(model::fit, m)?)?;

@@ -7,9 +7,15 @@
 //!   kept per label;
 //! - `label_counts`, `under_rates`: class counts and the keep rates
 //!   `under(beta=..)` / `under(ratio=..)` ask for (`RandomUnder::rates_for`);
+//! - `LevelTable`: the levels of categorical columns collected per
+//!   partition, merged on the driver (a union: the same table whatever the
+//!   partitioning) and shipped to the partitions, which replace each level
+//!   by its code (its rank among the sorted level texts, as the file
+//!   readers code them; `rarity::data::read::LevelTable`);
 //! - `fit_drawn`: a strategy fitted on the collected sample with the
 //!   population's class counts, so that `+correct` (Dal Pozzolo et al. 2015,
-//!   eq. 9) undoes the sampling that happened (`Strategy::fit_drawn`);
+//!   eq. 9) undoes the sampling that happened (`Strategy::fit_drawn`); the
+//!   code columns of a level table become categorical features;
 //! - `predict_batch`: `p_<class>` columns and the decided `label` appended to
 //!   a batch, row for row what `rarity predict` writes;
 //! - `Summary`: the mergeable, bounded score histogram behind `rarity
@@ -29,8 +35,9 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use pyo3_arrow::{PyRecordBatch, PyTable};
 
-use rarity::data::read::{arrow_numbers, arrow_texts, assign_classes};
+use rarity::data::read::{arrow_numbers, arrow_texts, assign_classes, level_codes};
 use rarity::data::scores::prediction_columns;
+use rarity::data::{ColumnEncoding, Dataset, Schema};
 use rarity::metrics::ranges;
 use rarity::metrics::summary::{key_score, score_key, BinarySummary, DEFAULT_MAX_GROUPS};
 use rarity::sample::keyed;
@@ -220,12 +227,149 @@ pub fn under_rates(
         .collect())
 }
 
+/// The texts of `batch`'s column `name` (numbers as rarity writes them).
+fn column_texts(batch: &RecordBatch, name: &str) -> PyResult<Vec<Option<String>>> {
+    let a = column(batch, name)?;
+    arrow_texts(a).ok_or_else(|| {
+        value_error(format!(
+            "column '{name}' has type {}; a categorical column holds text or numbers",
+            a.data_type()
+        ))
+    })
+}
+
+/// The levels of categorical columns, collected per partition and merged
+/// (see the module doc), and the codes they give.
+#[pyclass(module = "rarity._rarity")]
+pub struct LevelTable {
+    inner: rarity::data::read::LevelTable,
+    /// Each column's sorted levels, once the table is used to code.
+    sorted: Option<Vec<Vec<String>>>,
+}
+
+impl LevelTable {
+    fn of(inner: rarity::data::read::LevelTable) -> LevelTable {
+        LevelTable {
+            inner,
+            sorted: None,
+        }
+    }
+
+    fn names(&self) -> Vec<String> {
+        self.inner.names().into_iter().map(String::from).collect()
+    }
+}
+
+#[pymethods]
+impl LevelTable {
+    /// An empty table of the columns `columns`.
+    #[new]
+    fn new(columns: Vec<String>) -> LevelTable {
+        LevelTable::of(rarity::data::read::LevelTable::new(columns))
+    }
+
+    /// Adds the levels of `batch`'s columns (text as it is, trimmed;
+    /// numbers as rarity writes them; missing values are no level).
+    fn add_batch(&mut self, batch: PyRecordBatch) -> PyResult<()> {
+        let batch = batch.into_inner();
+        for (c, name) in self.names().iter().enumerate() {
+            let texts = column_texts(&batch, name)?;
+            self.inner.add(c, texts.iter().map(|t| t.as_deref()));
+        }
+        self.sorted = None;
+        Ok(())
+    }
+
+    /// Adds the levels of `other`, a table of the same columns.
+    fn merge(&mut self, other: &LevelTable) -> PyResult<()> {
+        self.sorted = None;
+        self.inner.merge(other.inner.clone()).map_err(to_py)
+    }
+
+    /// Each column's name and levels, sorted (a level's code is its
+    /// position).
+    fn levels(&self) -> Vec<(String, Vec<String>)> {
+        self.names()
+            .into_iter()
+            .enumerate()
+            .map(|(c, n)| (n, self.inner.levels(c)))
+            .collect()
+    }
+
+    /// `batch` with each column of the table replaced by its level codes
+    /// (doubles; null for a missing value, NaN for a level not in the table).
+    fn code_batch<'py>(
+        &mut self,
+        py: Python<'py>,
+        batch: PyRecordBatch,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let batch = batch.into_inner();
+        let inner = &self.inner;
+        let sorted = self
+            .sorted
+            .get_or_insert_with(|| (0..inner.names().len()).map(|c| inner.levels(c)).collect());
+        let schema = batch.schema();
+        // Nullable, as the coding job declares its output to Spark.
+        let mut fields: Vec<Field> = schema
+            .fields()
+            .iter()
+            .map(|f| f.as_ref().clone().with_nullable(true))
+            .collect();
+        let mut columns: Vec<ArrayRef> = batch.columns().to_vec();
+        for (c, name) in inner.names().iter().enumerate() {
+            let texts = column_texts(&batch, name)?;
+            let j = schema
+                .index_of(name)
+                .map_err(|e| value_error(e.to_string()))?;
+            let codes = level_codes(&sorted[c], texts.iter().map(|t| t.as_deref()));
+            fields[j] = Field::new(*name, arrow_schema::DataType::Float64, true);
+            columns[j] = Arc::new(Float64Array::from(codes));
+        }
+        let out = RecordBatch::try_new(Arc::new(ArrowSchema::new(fields)), columns)
+            .map_err(|e| value_error(format!("cannot build the coded batch: {e}")))?;
+        PyRecordBatch::new(out).into_pyarrow(py)
+    }
+
+    /// The table as bytes (to ship between the driver and the executors).
+    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        to_json(py, &self.inner)
+    }
+
+    /// A table from `to_bytes`.
+    #[staticmethod]
+    fn from_bytes(b: &[u8]) -> PyResult<LevelTable> {
+        Ok(LevelTable::of(from_json(b, "level table")?))
+    }
+}
+
+/// `ds` with the columns of `categorical` (categorical encodings whose
+/// features `ds` holds as level codes) read as categorical features.
+fn with_categorical(ds: Dataset, categorical: &[ColumnEncoding]) -> rarity::Result<Dataset> {
+    if categorical.is_empty() {
+        return Ok(ds);
+    }
+    let mut schema = ds.schema().clone();
+    for c in categorical {
+        match schema.encodings.iter_mut().find(|e| e.name() == c.name()) {
+            Some(e @ ColumnEncoding::Numeric { .. }) => *e = c.clone(),
+            _ => {
+                return Err(rarity::Error::invalid(format!(
+                    "column '{}' of the level table is not a column of level codes in the sample",
+                    c.name()
+                )))
+            }
+        }
+    }
+    Dataset::new(ds.features().to_vec(), ds.labels().to_vec(), schema)
+}
+
 /// Fits `spec` (no sampler stage) on the collected sample `table` (its
 /// features and the label column `label`), whose rows were drawn from a
 /// population of `population` rows per label; the learner's stream is
-/// `seed`'s.
+/// `seed`'s. The columns of `levels` hold level codes
+/// (`LevelTable.code_batch`) and are categorical features.
 #[pyfunction]
-#[pyo3(signature = (spec, table, label, population, seed, positive=None, n_jobs=None))]
+#[pyo3(signature = (spec, table, label, population, seed, positive=None, n_jobs=None, levels=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_drawn(
     py: Python<'_>,
@@ -236,6 +380,7 @@ pub fn fit_drawn(
     seed: u64,
     positive: Option<String>,
     n_jobs: Option<i64>,
+    levels: Option<PyRef<'_, LevelTable>>,
 ) -> PyResult<Model> {
     let (batches, schema) = table.into_inner();
     let batch = one_batch(batches, schema)?;
@@ -260,8 +405,10 @@ pub fn fit_drawn(
         counts[c as usize] += *n as usize;
     }
     let features = Features::from_batch(&batch, |c| c != label)?;
+    let categorical = levels.map_or_else(Vec::new, |l| l.inner.encodings());
     let ds = run(py, n_jobs, move || {
-        features.dataset(y, names, label, None, None)
+        let ds = features.dataset(y, names, label, None, None)?;
+        with_categorical(ds, &categorical)
     })?;
     let fitted = run(py, n_jobs, move || {
         rarity::spec::build_strategy(&spec)?.fit_drawn(&ds, &counts, seed)
@@ -290,6 +437,35 @@ pub fn for_partitions(model: &Model, decision: Option<&str>) -> PyResult<Model> 
     Ok(Model::new(fitted))
 }
 
+/// `batch` with the model's categorical columns that hold numbers (declared
+/// with `categorical_cols`) as their texts, which the model's levels are.
+fn categorical_texts(batch: &RecordBatch, schema: &Schema) -> PyResult<RecordBatch> {
+    let arrow = batch.schema();
+    let mut fields: Vec<Field> = arrow.fields().iter().map(|f| f.as_ref().clone()).collect();
+    let mut columns: Vec<ArrayRef> = batch.columns().to_vec();
+    let mut changed = false;
+    for e in &schema.encodings {
+        let ColumnEncoding::Categorical { name, .. } = e else {
+            continue;
+        };
+        let Ok(j) = arrow.index_of(name) else {
+            continue;
+        };
+        if !columns[j].data_type().is_numeric() {
+            continue;
+        }
+        let texts = column_texts(batch, name)?;
+        fields[j] = Field::new(name, arrow_schema::DataType::Utf8, true);
+        columns[j] = Arc::new(StringArray::from(texts));
+        changed = true;
+    }
+    if !changed {
+        return Ok(batch.clone());
+    }
+    RecordBatch::try_new(Arc::new(ArrowSchema::new(fields)), columns)
+        .map_err(|e| value_error(format!("cannot read the categorical columns: {e}")))
+}
+
 /// The probabilities and labels of `batch`'s rows, read from the model's
 /// source columns only (one thread: Spark runs a task per core).
 fn predict(
@@ -298,7 +474,7 @@ fn predict(
     batch: &RecordBatch,
 ) -> PyResult<(rarity::data::Proba, Vec<u32>)> {
     let used = |c: &str| m.schema.encodings.iter().any(|e| e.name() == c);
-    let f = Features::from_batch(batch, used)?;
+    let f = Features::from_batch(&categorical_texts(batch, &m.schema)?, used)?;
     let m = Arc::clone(m);
     run(py, Some(1), move || {
         let ds = f.for_schema(&m.schema)?;

@@ -338,3 +338,101 @@ def test_a_failed_job_raises_on_the_driver_and_writes_no_model(spark, data, tmp_
         df = spark.read.schema(data.schema).parquet(str(bad))
         rs.fit(rs.undersample(df, "y", beta=0.1, positive=1), "tree", features=FEATURES, path=path)
     assert not path.exists()
+
+
+# ---- categorical columns (issue 41): level tables per partition, merged.
+
+
+@pytest.fixture(scope="module")
+def shops(spark):
+    """30,000 rows: ``shop`` (text, 400 levels; the label's rate depends on
+    it), ``mcc`` (a numeric code of the shop, declared categorical), ``x``
+    (noise) and ``y`` (1 for about 5% of the rows)."""
+    s = F.abs(F.xxhash64("id", F.lit(5))) % 400
+    rate = F.when(s % 13 == 0, 0.4).otherwise(0.02)
+    return (
+        spark.range(30_000)
+        .withColumn("shop", F.concat(F.lit("s"), s.cast("string")))
+        .withColumn("mcc", (s % 9) * 11 + 5000)
+        .withColumn("x", _unit("id", 6))
+        .withColumn("y", (_unit("id", 4) < rate).cast("long"))
+        .cache()
+    )
+
+
+def _without_fit_time(b):
+    """A binary model file without its fit time and checksum (which covers
+    it): what two fits with the same seed agree on (tests/common)."""
+    n, at = len(b), 11 + b[10] + 8
+    assert b[n - 9] == 0xCB, "a binary model file ends with its fit time"
+    return b[:at] + b[at + 8 : n - 8]
+
+
+def _categorical_fit(df, parts, path):
+    """The model fitted on an undersample of ``df`` in ``parts`` partitions,
+    saved at ``path``; the sample's shops."""
+    s = rs.undersample(df.repartition(parts), "y", beta=0.3, positive=1, key="id", seed=5)
+    rs.fit(
+        s,
+        "forest(n=8)+correct",
+        features=["shop", "mcc", "x"],
+        categorical="native",
+        categorical_cols=["mcc"],
+        seed=3,
+        path=path,
+    )
+    shops = {r["shop"] for r in s.df.select("shop").distinct().collect()}
+    s.df.unpersist()
+    return shops
+
+
+def _show(cli, path):
+    out = subprocess.run([cli, "--format", "json", "show", str(path)], check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+def test_categorical_columns_give_one_model_for_any_partitioning(shops, cli, tmp_path):
+    models = [tmp_path / f"m{p}.rarity" for p in (1, 3)]
+    seen = [_categorical_fit(shops, p, m) for p, m in zip((1, 3), models)]
+    assert seen[0] == seen[1]
+    a, b = (_without_fit_time(m.read_bytes()) for m in models)
+    assert a == b, "the model depends on the partitioning"
+    cols = {c["name"]: c for c in _show(cli, models[0])["columns"]}
+    assert {n: c["encoding"] for n, c in cols.items()} == {"shop": "categorical", "mcc": "categorical", "x": "numeric"}
+    # The levels are the sample's, in sorted text order (the codes).
+    assert cols["shop"]["levels"] == sorted(seen[0])
+    assert cols["mcc"]["levels"] == sorted({str(5000 + 11 * (int(s[1:]) % 9)) for s in seen[0]})
+    # And the category carries the signal: risky shops score higher.
+    p = rs.predict(shops, rs.load_model(str(models[0]))).withColumn("risky", F.substring("shop", 2, 5).cast("int") % 13 == 0)
+    mean = {r["risky"]: r["p"] for r in p.groupBy("risky").agg(F.avg("p_1").alias("p")).collect()}
+    assert mean[True] > 5 * mean[False]
+
+
+def test_unseen_levels_are_predicted_as_on_the_command_line(spark, shops, cli, tmp_path):
+    model = tmp_path / "m.rarity"
+    seen = _categorical_fit(shops, 2, model)
+    assert "s999" not in seen
+    rows = [(1, "s0", 5000, 0.5), (2, "s999", 5011, 0.5), (3, "s13", 99999, 0.25), (4, " s13 ", 5044, 0.75)]
+    new = spark.createDataFrame(rows, "id long, shop string, mcc long, x double").repartition(2)
+    got = {r["id"]: (r["p_0"], r["p_1"], r["label"]) for r in rs.predict(new, str(model)).collect()}
+    csv = tmp_path / "new.csv"
+    csv.write_text("id,shop,mcc,x\n" + "".join(f"{i},{s},{m},{x}\n" for i, s, m, x in rows))
+    out = tmp_path / "p.csv"
+    subprocess.run([cli, "--quiet", "predict", str(model), str(csv), "--id", "id", "-o", str(out)], check=True)
+    lines = out.read_text().splitlines()
+    assert lines[0] == "id,p_0,p_1,label"
+    for line in lines[1:]:
+        i, p0, p1, label = line.split(",")
+        assert got[int(i)] == (float(p0), float(p1), label), (line, got[int(i)])
+
+
+def test_categorical_options_are_checked(spark, shops):
+    s = shops.limit(100)
+    with pytest.raises(ValueError, match="categorical must be 'one-hot' or 'native'"):
+        rs.fit(s, "tree", label="y", features=["shop", "x"], categorical="target")
+    with pytest.raises(ValueError, match="not among the feature columns"):
+        rs.fit(s, "tree", label="y", features=["x"], categorical_cols=["shop"])
+    with pytest.raises(ValueError, match="a list of column names"):
+        rs.fit(s, "tree", label="y", features=["mcc", "x"], categorical_cols="mcc")
+    with pytest.raises(ValueError, match="does not split categorical features"):
+        rs.fit(s, "logistic", label="y", features=["shop", "x"], categorical="native")

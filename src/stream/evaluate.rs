@@ -113,9 +113,6 @@ pub fn evaluate_file(
         return Ok(None);
     };
     let table = Table::open(path, opts)?;
-    if !table.numeric_only(opts)? {
-        return Ok(None);
-    }
     let progress = Progress::start("rows read", 0);
     let counted = count_classes(table, opts, &|r| progress.set_done(r))?;
     let counts = counted.counts();

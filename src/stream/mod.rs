@@ -17,6 +17,20 @@
 //! fitted model, are those of the in-memory [`Strategy::fit`] for the same
 //! seed, whatever the reader's block size or thread count.
 //!
+//! **Categorical columns** (`--categorical native|one-hot`,
+//! `--categorical-cols`) are read too. The pass that keeps the sample also
+//! reads every row's levels into one level table per column (each distinct
+//! text once, with its count: memory grows with the levels, not the rows),
+//! the kept rows holding codes of that table; at the end the codes are
+//! renumbered by the sorted level texts, as the in-memory read does, and a
+//! one-hot column's levels (or its turning numeric) are decided from every
+//! row. So a column's levels are the **whole file's**, including levels
+//! seen only in rows the sampler drops: they are real levels of the
+//! population, and the schema (the model file) is the in-memory fit's. Such
+//! a level has no training row, so no split of a tree, forest or `gbdt`
+//! holds it in its set: predicting, it goes where an unseen level or a
+//! missing value goes (`crate::learn::tree::categorical`).
+//!
 //! **Cross-validation while reading** ([`evaluate_file`], module
 //! `evaluate`): the stratified folds cut from the class counts, each
 //! fold's sample kept in one sampling pass, each row scored by the model of
@@ -70,8 +84,9 @@ pub struct StreamedSample {
 /// the module docs), with `rng` (which ends where the in-memory
 /// [`Sampler::resample`] would leave it). `None` when the sample cannot be
 /// taken while reading: standard input (it cannot be read twice), a
-/// sampler that needs the rows themselves, categorical columns or
-/// `drop_constant` (both need every row to be decided).
+/// sampler that needs the rows themselves, or `drop_constant` (which needs
+/// every row to decide). Categorical columns are read as the whole file
+/// would be (see the module docs on level tables).
 pub fn sample_file(
     sampler: &dyn Sampler,
     path: &Path,
@@ -82,9 +97,6 @@ pub fn sample_file(
         return Ok(None);
     }
     let table = Table::open(path, opts)?;
-    if !table.numeric_only(opts)? {
-        return Ok(None);
-    }
     let progress = Progress::start("rows read", 0);
     let mut plan = None;
     let counted = match sampler.streaming_rate() {

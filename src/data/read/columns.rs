@@ -19,6 +19,7 @@ use std::borrow::Cow;
 use rayon::prelude::*;
 
 use super::is_missing;
+use super::level_table::level_code;
 use super::number::number;
 use super::quote::quoted;
 use super::rows::{check_unique_names, feature_names_of, MAX_LEVELS};
@@ -209,12 +210,20 @@ fn encode(columns: &[&Column<'_>], kinds: &[ColumnEncoding], n: usize) -> Result
     if d == 0 {
         return Ok(x);
     }
+    // Sorted levels (the readers' order) are searched by bisection.
+    let sorted: Vec<bool> = kinds
+        .iter()
+        .map(|k| match k {
+            ColumnEncoding::Categorical { levels, .. } => levels.is_sorted(),
+            _ => false,
+        })
+        .collect();
     x.par_chunks_mut(BLOCK * d)
         .enumerate()
         .try_for_each(|(b, out)| -> Result<()> {
             let r0 = b * BLOCK;
             let mut offset = 0;
-            for (c, kind) in columns.iter().zip(kinds) {
+            for ((c, kind), &sorted) in columns.iter().zip(kinds).zip(&sorted) {
                 let width = kind.width();
                 for (i, row) in out.chunks_exact_mut(d).enumerate() {
                     let r = r0 + i;
@@ -249,7 +258,13 @@ fn encode(columns: &[&Column<'_>], kinds: &[ColumnEncoding], n: usize) -> Result
                         (ColumnValues::Text(_), ColumnEncoding::Categorical { levels, .. }) => {
                             cell[0] = c
                                 .text(r)?
-                                .and_then(|t| levels.iter().position(|l| l == t))
+                                .and_then(|t| {
+                                    if sorted {
+                                        level_code(levels, t)
+                                    } else {
+                                        levels.iter().position(|l| l == t)
+                                    }
+                                })
                                 .map_or(f64::NAN, |p| p as f64);
                         }
                         (ColumnValues::Numbers(_), ColumnEncoding::Categorical { name, .. }) => {

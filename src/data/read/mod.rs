@@ -48,6 +48,7 @@ mod columns;
 mod csv_blocks;
 mod dates;
 mod labels;
+mod level_table;
 mod lines;
 mod number;
 mod parquet_checks;
@@ -69,6 +70,7 @@ pub use columns::{
     encode_columns, encode_columns_keyed, encode_columns_with_schema, feature_names, Column,
     ColumnValues,
 };
+pub use level_table::{level_code, level_codes, level_text, LevelTable};
 pub use rows::{Unknown, MAX_LEVELS};
 pub use source::Table;
 pub use speculate::{read_speculative, Select, Speculated, UNDECIDED_ROWS};

@@ -302,16 +302,6 @@ impl<'r> Table<'r> {
         Layout::train(self.names.clone(), &kinds, opts, &self.origin)
     }
 
-    /// Whether every feature `opts` reads from this table is a number (no
-    /// one-hot columns, whose levels need every row).
-    pub fn numeric_only(&self, opts: &ReadOptions) -> Result<bool> {
-        Ok(self
-            .train_layout(opts)?
-            .slots
-            .iter()
-            .all(|s| s.kind == Kind::Number))
-    }
-
     /// Checks that identifier columns of a predicting layout have types
     /// that can be written as text (every type here can).
     pub(crate) fn check_layout(&self, layout: &Layout) -> Result<()> {

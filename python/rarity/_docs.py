@@ -26,3 +26,13 @@ def sections(**texts):
         return func
 
     return fill
+
+
+#: The docstring body of ``report_html`` on every result with a report.
+REPORT_HTML = """\
+The HTML report of :meth:`report` as one page (tables and SVG
+figures inline, nothing fetched).
+
+Returns
+-------
+str"""

@@ -15,7 +15,7 @@ import numpy as np
 
 from . import _html, _rarity
 from . import _validation as V
-from ._docs import sections
+from ._docs import REPORT_HTML, sections
 
 __all__ = ["run", "RunResult"]
 
@@ -149,13 +149,10 @@ class RunResult:
         self._native.report(os.fspath(directory), self._source)
         return os.path.join(os.fspath(directory), "index.html")
 
+    @sections(body=REPORT_HTML)
     def report_html(self):
-        """The HTML report of :meth:`report` as one page (tables and SVG
-        figures inline, nothing fetched).
-
-        Returns
-        -------
-        str
+        """
+        %(body)s
         """
         return self._native.report_html(self._source)
 

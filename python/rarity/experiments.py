@@ -25,6 +25,7 @@ import os
 
 from . import _html, _rarity
 from . import _validation as V
+from ._docs import REPORT_HTML, sections
 
 __all__ = [
     "ExperimentResult",
@@ -95,13 +96,10 @@ class ExperimentResult:
         self._native.report(os.fspath(directory))
         return os.path.join(os.fspath(directory), "index.html")
 
+    @sections(body=REPORT_HTML)
     def report_html(self):
-        """The HTML report of :meth:`report` as one page (tables and SVG
-        figures inline, nothing fetched).
-
-        Returns
-        -------
-        str
+        """
+        %(body)s
         """
         return self._native.report_html()
 

@@ -268,14 +268,24 @@ def test_select_takes_every_method_of_the_command_line_and_equals_its_json(cli, 
     assert old["order"] == want["ranking"]["order"] and old["spec"] == want["spec"]
 
 
+def shops_csv(path, seed, rows, levels, risky_every, code=False):
+    """A CSV whose positive rate lives in its text column ``shop`` (every
+    ``risky_every``-th of ``levels`` shops is risky), with a numeric
+    ``amount`` and, with ``code``, a numeric-looking column ``code``."""
+    rng = np.random.default_rng(seed)
+    shops = rng.integers(0, levels, size=rows)
+    y = (rng.random(rows) < np.where(shops % risky_every == 0, 0.5, 0.03)).astype(int)
+    head = "shop,amount,code,y" if code else "shop,amount,y"
+    lines = [
+        f"s{s:03d},{rng.random():.3f}" + (f",{s % 7}" if code else "") + f",{'p' if c else 'n'}"
+        for s, c in zip(shops, y)
+    ]
+    path.write_text("\n".join([head, *lines]) + "\n")
+    return path
+
+
 def test_evaluate_and_run_read_a_files_categories_natively_as_the_command_line(cli, tmp_path):
-    rng = np.random.default_rng(5)
-    shops = rng.integers(0, 80, size=600)
-    y = (rng.random(600) < np.where(shops % 4 == 0, 0.5, 0.03)).astype(int)
-    csv = tmp_path / "shops.csv"
-    csv.write_text("shop,amount,code,y\n" + "".join(
-        f"s{s:02d},{rng.random():.3f},{s % 7},{'p' if c else 'n'}\n" for s, c in zip(shops, y)
-    ))
+    csv = shops_csv(tmp_path / "shops.csv", seed=5, rows=600, levels=80, risky_every=4, code=True)
     spec = "gbdt(rounds=5)"
     want = _cli_json(cli, "--seed", "7", "evaluate", str(csv), "-m", spec, "--cv", "3",
                      "--categorical", "native", "--categorical-cols", "code")

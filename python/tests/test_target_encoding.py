@@ -6,23 +6,15 @@ them."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 import rarity
-from test_jobs import _cli_json
+from test_jobs import _cli_json, shops_csv
 
 
 @pytest.fixture
 def shops(tmp_path):
-    rng = np.random.default_rng(8)
-    shops = rng.integers(0, 120, size=900)
-    y = (rng.random(900) < np.where(shops % 6 == 0, 0.5, 0.04)).astype(int)
-    csv = tmp_path / "shops.csv"
-    csv.write_text("shop,amount,y\n" + "".join(
-        f"s{s:03d},{rng.random():.3f},{'p' if c else 'n'}\n" for s, c in zip(shops, y)
-    ))
-    return csv
+    return shops_csv(tmp_path / "shops.csv", seed=8, rows=900, levels=120, risky_every=6)
 
 
 def test_evaluate_encodes_a_files_categories_as_the_command_line(cli, shops):

@@ -8,7 +8,14 @@ needed):
 
     cargo build --release
     nice python3 benches/forest_categorical_vs_sklearn.py [--tables fraud,synthetic,keel]
-        [--rows 1000000] [--trees 100] [--min-leaf 5] [--repeat 1]
+        [--rows 1000000] [--trees 100] [--min-leaf 5] [--specs 'SPEC;SPEC'] [--reuse-peer]
+
+--specs: the rarity rows, model specs separated by ';' ({trees} and {leaf} stand for --trees
+and --min-leaf); by default the forest with native categorical splits (its categorical
+parameters at their defaults: cat_smooth, min_data_per_group, max_cat_threshold, cat_l2) and
+`encode(target)+forest(...)` (the categories replaced by cross-fitted target statistics).
+--reuse-peer: reuse scikit-learn's probabilities and seconds saved by an earlier run on the
+same split and settings (rarity's rows are always run).
 
 The tables (`fraud`: `rarity generate fraud --categorical`; `synthetic`; `keel`: the KEEL sets
 with nominal attributes, stratified 5-fold CV) are those of gbdt_categorical_vs_lightgbm.py,
@@ -58,9 +65,10 @@ def sklearn_side(train, test, cats, args):
     return time.perf_counter() - t0, p
 
 
-def rarity_side(train_csv, test_csv, cats, args):
-    model, pred = train_csv + ".forest.rarity", test_csv + ".forest.pred.csv"
-    spec = f"forest(n={args.trees},min_samples_leaf={args.min_leaf})"
+def rarity_side(train_csv, test_csv, cats, spec):
+    """rarity's (seconds, probabilities) for one model spec, from the CSV files."""
+    tag = str(abs(hash(spec)) % 10**8)
+    model, pred = f"{train_csv}.{tag}.rarity", f"{test_csv}.{tag}.pred.csv"
     t0 = time.perf_counter()
     subprocess.run([tables.RARITY, "fit", train_csv, "--target", "class", "--categorical",
                     "native", "--categorical-cols", ",".join(cats), "-m", spec, "-o", model,
@@ -72,9 +80,66 @@ def rarity_side(train_csv, test_csv, cats, args):
     return seconds, pd.read_csv(pred)["p_1"].to_numpy()
 
 
-def both_sides(train, test, cats, args, base):
-    """scikit-learn's and rarity's (seconds, probabilities) on one split."""
-    return tables.both_sides(train, test, cats, args, base, sklearn_side, rarity_side)
+def specs(args):
+    """The rarity rows: each --specs template with {trees} and {leaf} filled in."""
+    return [t.format(trees=args.trees, leaf=args.min_leaf) for t in args.specs.split(";")]
+
+
+def all_sides(train, test, cats, args, base):
+    """scikit-learn's (seconds, probabilities), then rarity's for each spec, on one split.
+    scikit-learn's are kept in BASE-sklearn-T-L.npz and reused with --reuse-peer."""
+    train_csv, test_csv = base + "-train.csv", base + "-test.csv"
+    train.to_csv(train_csv, index=False)
+    test.drop(columns="class").to_csv(test_csv, index=False)
+    kept = f"{base}-sklearn-{args.trees}-{args.min_leaf}.npz"
+    if args.reuse_peer and os.path.exists(kept):
+        z = np.load(kept)
+        peer = (float(z["seconds"]), z["p"])
+    else:
+        peer = sklearn_side(train, test, cats, args)
+        np.savez(kept, seconds=peer[0], p=peer[1])
+    return [peer] + [rarity_side(train_csv, test_csv, cats, s) for s in specs(args)]
+
+
+def large(name, df, cats, args):
+    """One 80/20 split of a large table: each row's seconds, ROC AUC, AP and speed ratio."""
+    from sklearn.model_selection import train_test_split
+    train, test = train_test_split(df, test_size=0.2, stratify=df["class"], random_state=0)
+    print(f"\n{name}: {len(df)} rows, {df['class'].mean():.4f} positives; "
+          f"trees={args.trees} min_samples_leaf={args.min_leaf}")
+    print(f"{'side':58} {'seconds':>8} {'ratio':>7} {'ROC AUC':>8} {'AP':>8}")
+    sides = all_sides(train, test, cats, args, os.path.join(tables.WORK, f"{name}-{len(df)}"))
+    for side, (t, p) in zip(["sklearn TargetEncoder+RF"] + specs(args), sides):
+        auc, ap_ = tables.score(test["class"], p)
+        print(f"{side:58} {t:8.2f} {sides[0][0] / t:7.2f} {auc:8.4f} {ap_:8.4f}")
+
+
+def keel(args):
+    """Stratified 5-fold CV on each KEEL set with nominal attributes: mean AUC / AP per set and
+    row, and over the sets; total seconds per row."""
+    from sklearn.model_selection import StratifiedKFold
+    names = ["sklearn TargetEncoder+RF"] + specs(args)
+    print(f"\nKEEL sets with nominal attributes, 5-fold CV; trees={args.trees} "
+          f"min_samples_leaf={args.min_leaf}; AUC / AP per row")
+    means, seconds = [], np.zeros(len(names))
+    for path in tables.keel_sets(args.keel_dir):
+        name = os.path.basename(path)[:-4]
+        df, cats = tables.keel_table(path)
+        folds = StratifiedKFold(5, shuffle=True, random_state=0).split(df, df["class"])
+        per = []
+        for k, (a, b) in enumerate(folds):
+            train, test = df.iloc[a], df.iloc[b]
+            sides = all_sides(train, test, cats, args,
+                              os.path.join(tables.WORK, f"keel-{name}-{k}"))
+            seconds += [t for t, _ in sides]
+            per.append([tables.score(test["class"], p) for _, p in sides])
+        m = np.mean(per, axis=0)
+        means.append(m)
+        print(f"{name:14} " + "  ".join(f"{auc:.4f} / {ap_:.4f}" for auc, ap_ in m))
+    m = np.mean(means, axis=0)
+    print(f"{'mean':14} " + "  ".join(f"{auc:.4f} / {ap_:.4f}" for auc, ap_ in m))
+    for side, t in zip(names, seconds):
+        print(f"  {side:58} {t:8.2f} s (ratio {seconds[0] / t:.2f})")
 
 
 def main():
@@ -83,23 +148,23 @@ def main():
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--trees", type=int, default=100)
     ap.add_argument("--min-leaf", type=int, default=5)
-    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--specs", default=SPECS)
+    ap.add_argument("--reuse-peer", action="store_true")
     ap.add_argument("--keel-dir", default=os.path.join(tables.ROOT, "..", "shared", "data",
                                                        "keel-raw"))
     args = ap.parse_args()
     os.makedirs(tables.WORK, exist_ok=True)
     chosen = args.tables.split(",")
-    settings = f"trees={args.trees} min_samples_leaf={args.min_leaf}"
-    side = dict(peer="sklearn", sides=both_sides)
     if "fraud" in chosen:
-        tables.large("fraud", tables.fraud_table(args.rows), tables.FRAUD_CATS, args, settings,
-                     **side)
+        large("fraud", tables.fraud_table(args.rows), tables.FRAUD_CATS, args)
     if "synthetic" in chosen:
-        tables.large("synthetic", tables.table(args.rows), tables.SYNTHETIC_CATS, args, settings,
-                     **side)
+        large("synthetic", tables.table(args.rows), tables.SYNTHETIC_CATS, args)
     if "keel" in chosen:
-        tables.keel(args, settings, **side)
+        keel(args)
 
+
+SPECS = ("forest(n={trees},min_samples_leaf={leaf});"
+         "encode(target)+forest(n={trees},min_samples_leaf={leaf})")
 
 if __name__ == "__main__":
     main()

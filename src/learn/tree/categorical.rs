@@ -5,6 +5,17 @@
 //! 9.4): a node's levels sorted by a statistic, each prefix of that order a
 //! candidate left set.
 //!
+//! A classification tree's search ([`best_class_set`]) regularises that
+//! order as LightGBM does its gradient-ordered search (Ke et al. 2017;
+//! `cat_smooth`, `min_data_per_group`, `max_cat_threshold`, `cat_l2`):
+//! unpruned trees order deep nodes whose levels hold a few rows each, where
+//! the raw in-node rate is an in-sample target statistic and overfits
+//! (Micci-Barreca 2001 and Prokhorenkova et al. 2018 on target statistics'
+//! shrinkage and leakage). Each level's rate is shrunk towards the node's,
+//! levels with too few rows stay on the right, candidates must add enough
+//! rows, a split sends a bounded number of levels left, and the children's
+//! class mixes are shrunk when the split is scored.
+//!
 //! A categorical feature holds level codes `0..levels` (NaN for a missing
 //! value or a level not seen in training). A split sends the rows whose code
 //! is in its set left and every other row right: a missing value, an unseen
@@ -230,14 +241,49 @@ pub(crate) fn sort_by_stat(bins: &mut [usize], stat: impl Fn(usize) -> f64) {
     bins.sort_by(|&a, &b| stat(a).total_cmp(&stat(b)));
 }
 
+/// The rules of a classification tree's set search (the [`super::Tree`]
+/// parameters of the same names).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct CatRules {
+    pub smooth: f64,
+    pub min_per_group: f64,
+    pub max_threshold: usize,
+    pub l2: f64,
+}
+
 /// A node of a classification tree as a set split sees it: its weighted
-/// class totals, their sum, its row copies and the fewest copies a child
-/// keeps.
+/// class totals, their sum, its row copies, the fewest copies a child
+/// keeps and the set search's rules.
 pub(super) struct ClassNode<'a> {
     pub totals: &'a [f64],
     pub w: f64,
     pub samples: u64,
     pub min_leaf: u64,
+    pub rules: CatRules,
+}
+
+impl ClassNode<'_> {
+    /// The score of a set split with class totals `left` (weight `wl`),
+    /// each child's class mix first pulled towards the node's by `l2`
+    /// pseudo-rows (its weight kept): `q_c = (n_c + l2 p_c) / (n + l2)`.
+    /// The smaller a child, the closer its mix to the node's and the
+    /// smaller the gain, as LightGBM's `cat_l2` shrinks a child's step.
+    fn score<S: Score>(&self, score: &S, left: &[f64], wl: f64, buf: &mut [f64]) -> f64 {
+        let l2 = self.rules.l2;
+        if l2 == 0.0 {
+            return score.score(left, self.totals, wl, self.w);
+        }
+        let wr = self.w - wl;
+        let (sl, sr) = (wl / (wl + l2), wr / (wr + l2));
+        let (shrunk_left, shrunk_tot) = buf.split_at_mut(left.len());
+        for c in 0..left.len() {
+            let p = self.totals[c] / self.w;
+            let right = (self.totals[c] - left[c]).max(0.0);
+            shrunk_left[c] = (left[c] + l2 * p) * sl;
+            shrunk_tot[c] = shrunk_left[c] + (right + l2 * p) * sr;
+        }
+        score.score(shrunk_left, shrunk_tot, wl, self.w)
+    }
 }
 
 /// The best set split of a classification tree's node on a categorical
@@ -245,16 +291,23 @@ pub(super) struct ClassNode<'a> {
 /// copies; its first `levels` bins single levels), if one scores above
 /// `floor`: its score and the bins going left.
 ///
-/// The node's levels are sorted by a class's rate, highest first, smoothed
-/// towards the node's (`(w_c + p_c) / (w + 1)`, one pseudo-row at the
-/// node's class mix), and every prefix of that order is a candidate (so the
-/// set holds the levels richest in the class). With two classes,
-/// ordering by the positive rate finds the best split for Gini and entropy
-/// among all `2^(L-1)` (Breiman et al. 1984, sec. 9.4; Fisher 1958); with
-/// more classes no ordering is exact, and each class's one-versus-rest rate
+/// The levels with at least `cat_smooth` rows in the node (and at least
+/// one) are sorted by a class's rate smoothed towards the node's,
+/// `(w_c + s p_c) / (w + s)` with `s = cat_smooth` (an empirical-Bayes
+/// shrinkage: a level seen a few times keeps about the node's rate instead
+/// of an extreme one), and the candidates are the first `k` and the last
+/// `k` levels of that order, `k` up to `max_cat_threshold` and half the
+/// sorted levels, as LightGBM scans (Ke et al. 2017). Along each
+/// direction a candidate is scored only once the levels added since the
+/// last one hold `min_data_per_group` rows, and the right side must keep
+/// as many; the score shrinks both children by `cat_l2` pseudo-rows
+/// ([`ClassNode::score`]). With two classes, ordering by the positive rate
+/// finds the best split for Gini and entropy among all `2^(L-1)` (Breiman
+/// et al. 1984, sec. 9.4; Fisher 1958) when nothing is bounded; with more
+/// classes no ordering is exact, and each class's one-versus-rest rate
 /// orders one scan, the best of them kept (Coppersmith, Hong & Hosking 1999
-/// discuss the gap). Ties keep the first candidate (the lower class, then
-/// fewer levels).
+/// discuss the gap). Ties keep the first candidate (the lower class, the
+/// forward direction, then fewer levels).
 pub(super) fn best_class_set<S: Score>(
     h: &[f64],
     k: usize,
@@ -263,40 +316,52 @@ pub(super) fn best_class_set<S: Score>(
     score: &S,
     floor: f64,
 ) -> Option<(f64, BinSet)> {
+    let rules = node.rules;
     let cell = |b: usize| &h[b * (k + 1)..(b + 1) * (k + 1)];
-    let present: Vec<usize> = (0..levels).filter(|&b| cell(b)[k] > 0.0).collect();
+    let fewest = rules.smooth.max(1.0);
+    let present: Vec<usize> = (0..levels).filter(|&b| cell(b)[k] >= fewest).collect();
     let classes: Vec<usize> = match k {
         2 => vec![1],
         _ => (0..k).filter(|&c| node.totals[c] > 0.0).collect(),
     };
+    let most = rules.max_threshold.min(present.len().div_ceil(2));
     let (mut best, mut best_score) = (None, floor);
-    let mut left = vec![0.0; k];
+    let (mut left, mut buf) = (vec![0.0; k], vec![0.0; 2 * k]);
     for c in classes {
         let prior = node.totals[c] / node.w;
         let mut order = present.clone();
         sort_by_stat(&mut order, |b| {
             let cl = cell(b);
-            -(cl[c] + prior) / (cl[..k].iter().sum::<f64>() + 1.0)
+            -(cl[c] + rules.smooth * prior) / (cl[..k].iter().sum::<f64>() + rules.smooth)
         });
-        left.iter_mut().for_each(|v| *v = 0.0);
-        let (mut wl, mut nl) = (0.0, 0u64);
-        scan_prefixes(&order, order.len(), false, |b, n, _| {
+        let (mut wl, mut nl, mut group) = (0.0, 0u64, 0.0);
+        scan_prefixes(&order, most, true, |b, n, reverse| {
+            if n == 1 {
+                left.iter_mut().for_each(|v| *v = 0.0);
+                (wl, nl, group) = (0.0, 0, 0.0);
+            }
             let cl = cell(b);
             for (l, &v) in left.iter_mut().zip(&cl[..k]) {
                 *l += v;
                 wl += v;
             }
             nl += cl[k] as u64;
+            group += cl[k];
             if nl < node.min_leaf {
                 return true;
             }
-            if node.samples - nl < node.min_leaf {
+            let rest = node.samples - nl;
+            if rest < node.min_leaf || (rest as f64) < rules.min_per_group {
                 return false;
             }
-            let sc = score.score(&left, node.totals, wl, node.w);
+            if group < rules.min_per_group {
+                return true;
+            }
+            group = 0.0;
+            let sc = node.score(score, &left, wl, &mut buf);
             if sc > best_score {
                 best_score = sc;
-                best = Some((sc, prefix_set(&order, n, false)));
+                best = Some((sc, prefix_set(&order, n, reverse)));
             }
             true
         });

@@ -31,7 +31,7 @@
 use rand::RngExt;
 
 use super::binned::Binned;
-use super::categorical::{best_class_set, BinSet, ClassNode};
+use super::categorical::{best_class_set, BinSet, CatRules, ClassNode};
 use super::model::{Growing, TreeModel};
 use super::presort::{row_info, RowInfo};
 use super::score::{xlnx, Entropy, GainRatio, Gini, Score};
@@ -397,6 +397,12 @@ impl Grower<'_> {
             w,
             samples: node.samples,
             min_leaf: self.min_leaf,
+            rules: CatRules {
+                smooth: self.cfg.cat_smooth,
+                min_per_group: self.cfg.min_data_per_group as f64,
+                max_threshold: self.cfg.max_cat_threshold,
+                l2: self.cfg.cat_l2,
+            },
         };
         let floor = best.as_ref().map_or(f64::NEG_INFINITY, |b| b.score);
         if let Some((sc, set)) = best_class_set(h, k, levels, &at, score, floor) {

@@ -239,6 +239,7 @@ params! {
     /// assert_eq!(m.predict_proba(&ds).unwrap().row(0), &[0.5, 0.5]);
     /// ```
     #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
     pub struct Tree {
         /// Split criterion.
         pub criterion: Criterion = Criterion::Gini,
@@ -254,18 +255,39 @@ params! {
         pub leaf: LeafEstimate = LeafEstimate::Frequency,
         /// Split search: histogram (LightGBM's binning) or exact.
         pub splitter: SplitSearch = SplitSearch::Hist,
+        /// Categorical features: the smoothing count pulling each level's
+        /// class rate towards the node's, `(w_c + s p_c) / (w + s)`, in the
+        /// order a node's levels are sorted by, and the fewest rows a level
+        /// needs in the node to be sent left (LightGBM's cat_smooth).
+        pub cat_smooth: f64 = 10.0 => Bounds::at_least(0.0),
+        /// Categorical features: fewest rows per group of levels added
+        /// between two candidate set splits, and on the right side
+        /// (LightGBM's min_data_per_group).
+        pub min_data_per_group: usize = 10 => Bounds::at_least(1.0),
+        /// Categorical features: most levels one split sends left
+        /// (LightGBM's max_cat_threshold).
+        pub max_cat_threshold: usize = 32 => Bounds::at_least(1.0),
+        /// Categorical features: pseudo-rows at the node's class mix added
+        /// to each child of a set split when it is scored, shrinking the
+        /// gain of small children (LightGBM's cat_l2).
+        pub cat_l2: f64 = 10.0 => Bounds::at_least(0.0),
     }
     check = check_tree;
 }
 
 /// The checks a field's range cannot express: a finite `m >= 0` for
-/// `m_estimate`, a usable `max_features`.
+/// `m_estimate`, finite categorical counts, a usable `max_features`.
 fn check_tree(t: &Tree) -> Result<()> {
     if let LeafEstimate::MEstimate(m) = t.leaf {
         if !(m.is_finite() && m >= 0.0) {
             return Err(Error::invalid(format!(
                 "m-estimate m = {m}: must be finite and >= 0"
             )));
+        }
+    }
+    for (name, v) in [("cat_smooth", t.cat_smooth), ("cat_l2", t.cat_l2)] {
+        if !v.is_finite() {
+            return Err(Error::invalid(format!("{name} = {v}: must be finite")));
         }
     }
     t.max_features.resolve(1).map(|_| ())
@@ -283,6 +305,26 @@ impl Tree {
 }
 
 impl Tree {
+    /// The categorical parameters that differ from their defaults, as they
+    /// follow the others in [`Learner::name`].
+    fn categorical_name(&self) -> String {
+        let d = Tree::default();
+        let mut s = String::new();
+        if self.cat_smooth != d.cat_smooth {
+            s += &format!(",cat_smooth={}", self.cat_smooth);
+        }
+        if self.min_data_per_group != d.min_data_per_group {
+            s += &format!(",min_data_per_group={}", self.min_data_per_group);
+        }
+        if self.max_cat_threshold != d.max_cat_threshold {
+            s += &format!(",max_cat_threshold={}", self.max_cat_threshold);
+        }
+        if self.cat_l2 != d.cat_l2 {
+            s += &format!(",cat_l2={}", self.cat_l2);
+        }
+        s
+    }
+
     /// Grows a tree on the view's rows.
     pub fn grow(&self, data: &View<'_>, rng: &mut Rng) -> Result<TreeModel> {
         match self.splitter {
@@ -355,7 +397,7 @@ impl Learner for Tree {
         if self.splitter != SplitSearch::Hist {
             s += &format!(",splitter={}", self.splitter.to_text());
         }
-        s + ")"
+        s + &self.categorical_name() + ")"
     }
 }
 

@@ -264,13 +264,19 @@ fn a_tree_fits_predicts_and_exports_a_text_column_natively_from_the_cli() {
     assert_eq!(rows.len(), 3, "{p}");
     assert_eq!(rows[0], rows[2], "unseen levels take one path: {p}");
     assert!(rows[1].ends_with(",p"), "{p}");
-    let onnx = dir.join("m.onnx").display().to_string();
-    let (code, stdout, err) = common::run(&["export", &model, "-o", &onnx]);
-    assert_eq!(code, 0, "{err}");
+    let stdout = export(&dir, &model);
     assert!(
         stdout.contains("input X [N, 1] double, shop [N, 1] string"),
         "{stdout}"
     );
+}
+
+/// Exports `model` to ONNX in `dir`; what `export` says.
+fn export(dir: &std::path::Path, model: &str) -> String {
+    let onnx = dir.join("m.onnx").display().to_string();
+    let (code, stdout, err) = common::run(&["export", model, "-o", &onnx]);
+    assert_eq!(code, 0, "{err}");
+    stdout
 }
 
 /// Rows `shop,ch,code,n,y`: 40 shops (every fifth positive), three
@@ -384,9 +390,7 @@ fn cli_mixed_modes_fit_predict_and_export() {
     let rows: Vec<&str> = out.lines().skip(1).collect();
     assert_eq!(rows.len(), 2, "{out}");
     assert!(rows[0].ends_with(",p"), "s05 is a positive shop: {out}");
-    let onnx = dir.join("m.onnx").display().to_string();
-    let (code, stdout, err) = common::run(&["export", &model, "-o", &onnx]);
-    assert_eq!(code, 0, "{err}");
+    let stdout = export(&dir, &model);
     assert!(
         stdout.contains("shop [N, 1] string, ch [N, 1] string"),
         "{stdout}"

@@ -268,14 +268,19 @@ def test_select_takes_every_method_of_the_command_line_and_equals_its_json(cli, 
     assert old["order"] == want["ranking"]["order"] and old["spec"] == want["spec"]
 
 
-def test_evaluate_and_run_read_a_files_categories_natively_as_the_command_line(cli, tmp_path):
+def _shops_csv(path):
+    """``shop,amount,code,y``: 80 shops, every fourth risky; ``code`` numeric-looking."""
     rng = np.random.default_rng(5)
     shops = rng.integers(0, 80, size=600)
     y = (rng.random(600) < np.where(shops % 4 == 0, 0.5, 0.03)).astype(int)
-    csv = tmp_path / "shops.csv"
-    csv.write_text("shop,amount,code,y\n" + "".join(
+    path.write_text("shop,amount,code,y\n" + "".join(
         f"s{s:02d},{rng.random():.3f},{s % 7},{'p' if c else 'n'}\n" for s, c in zip(shops, y)
     ))
+    return path
+
+
+def test_evaluate_and_run_read_a_files_categories_natively_as_the_command_line(cli, tmp_path):
+    csv = _shops_csv(tmp_path / "shops.csv")
     spec = "gbdt(rounds=5)"
     want = _cli_json(cli, "--seed", "7", "evaluate", str(csv), "-m", spec, "--cv", "3",
                      "--categorical", "native", "--categorical-cols", "code")
@@ -293,16 +298,6 @@ def test_evaluate_and_run_read_a_files_categories_natively_as_the_command_line(c
         rarity.evaluate(str(csv), model=spec, categorical="target-ish")
     with pytest.raises(ValueError, match="expected error, one-hot, native or target"):
         rarity.evaluate((np.zeros((4, 1)), np.array([0, 1, 0, 1])), model=spec, categorical="nativ")
-
-
-def _shops_csv(path):
-    rng = np.random.default_rng(11)
-    shops = rng.integers(0, 60, size=500)
-    y = (rng.random(500) < np.where(shops % 4 == 0, 0.5, 0.04)).astype(int)
-    path.write_text("shop,amount,code,y\n" + "".join(
-        f"s{s:02d},{rng.random():.3f},{s % 7},{'p' if c else 'n'}\n" for s, c in zip(shops, y)
-    ))
-    return path
 
 
 @pytest.mark.parametrize("mode, spec", [("native", "gbdt(rounds=5)"), ("target", "logistic")])

@@ -196,7 +196,8 @@ def _frame(rows):
 def _split_target(table, target):
     """``(features table, target values, target name)`` of a pandas, polars
     or pyarrow table (the target's own dtype is kept)."""
-    cols = [str(c) for c in (table.columns if hasattr(table, "columns") else table.column_names)]
+    # A pyarrow table's `columns` are its arrays; its names are `column_names`.
+    cols = [str(c) for c in (table.column_names if hasattr(table, "column_names") else table.columns)]
     if target is None:
         j = len(cols) - 1
     elif isinstance(target, int):

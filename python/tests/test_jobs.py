@@ -322,8 +322,8 @@ def test_evaluate_on_a_table_with_categories_matches_the_command_line_on_its_csv
         got = rarity.evaluate(table, target="y", model=spec, cv="3", seed=7, categorical=mode,
                               categorical_cols=["code"]).to_dict()
         got.pop("fit_seconds"), got.pop("predict_seconds")
-        assert got.pop("source") == "<data>"
-        assert got == {k: v for k, v in want.items() if k != "source"}, name
+        assert got.pop("data") == "<data>"
+        assert got == {k: v for k, v in want.items() if k != "data"}, name
     res = rarity.run(category, target="y", models=[spec, "forest(n=5)"], cv="1x3", categorical=mode)
     assert len(res.ranking) == 2
     with pytest.raises(ValueError, match="cod"):

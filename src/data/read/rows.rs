@@ -355,11 +355,9 @@ fn declared_categorical(
     drop: &[usize],
     origin: &str,
 ) -> Result<Vec<(usize, Kind)>> {
-    let plain = opts
-        .categorical_cols
-        .iter()
-        .map(|c| (c, Categorical::Native));
-    let moded = opts.column_modes.iter().map(|(c, m)| (c, *m));
+    // A plain name is level codes, in whatever mode the table is read.
+    let plain = opts.categorical_cols.iter().map(|c| (c, None));
+    let moded = opts.column_modes.iter().map(|(c, m)| (c, Some(*m)));
     let mut declared: Vec<(usize, Kind)> = Vec::new();
     for (c, mode) in plain.chain(moded) {
         let what = "--categorical-cols column";
@@ -371,8 +369,10 @@ fn declared_categorical(
                 names[j]
             )));
         }
-        check_column_mode(&names[j], mode, opts.categorical)?;
-        declared.push((j, declared_kind(mode)));
+        if let Some(mode) = mode {
+            check_column_mode(&names[j], mode, opts.categorical)?;
+        }
+        declared.push((j, mode.map_or(Kind::Category, declared_kind)));
     }
     Ok(declared)
 }

@@ -397,20 +397,10 @@ fn cli_mixed_modes_fit_predict_and_export() {
     );
     // Target statistics for the code columns, one-hot for the channel.
     let target = dir.join("t.rarity").display().to_string();
-    let (code, _, err) = common::run(&[
-        "fit",
-        &train,
-        "--target",
-        "y",
-        "--categorical",
-        "target",
-        "--categorical-cols",
-        "ch=one-hot",
-        "--model",
-        "logistic",
-        "-o",
-        &target,
-    ]);
+    let flags = "--categorical target --categorical-cols ch=one-hot --model logistic";
+    let base = ["fit", &train, "--target", "y", "-o", &target];
+    let args: Vec<&str> = base.into_iter().chain(flags.split(' ')).collect();
+    let (code, _, err) = common::run(&args);
     assert_eq!(code, 0, "{err}");
 }
 

@@ -264,11 +264,189 @@ fn a_tree_fits_predicts_and_exports_a_text_column_natively_from_the_cli() {
     assert_eq!(rows.len(), 3, "{p}");
     assert_eq!(rows[0], rows[2], "unseen levels take one path: {p}");
     assert!(rows[1].ends_with(",p"), "{p}");
-    let onnx = dir.join("m.onnx").display().to_string();
-    let (code, stdout, err) = common::run(&["export", &model, "-o", &onnx]);
-    assert_eq!(code, 0, "{err}");
+    let stdout = export(&dir, &model);
     assert!(
         stdout.contains("input X [N, 1] double, shop [N, 1] string"),
         "{stdout}"
     );
+}
+
+/// Exports `model` to ONNX in `dir`; what `export` says.
+fn export(dir: &std::path::Path, model: &str) -> String {
+    let onnx = dir.join("m.onnx").display().to_string();
+    let (code, stdout, err) = common::run(&["export", model, "-o", &onnx]);
+    assert_eq!(code, 0, "{err}");
+    stdout
+}
+
+/// Rows `shop,ch,code,n,y`: 40 shops (every fifth positive), three
+/// channels (text), four numeric-looking codes.
+fn shops_and_channels() -> String {
+    let mut t = String::from("shop,ch,code,n,y\n");
+    for i in 0..600usize {
+        let (s, ch) = (i % 40, ["web", "pos", "atm"][i % 3]);
+        let p = s.is_multiple_of(5) || (ch == "atm" && i.is_multiple_of(7));
+        t += &format!(
+            "s{s:02},{ch},{},{}.5,{}\n",
+            i % 4,
+            i % 11,
+            if p { "p" } else { "n" }
+        );
+    }
+    t
+}
+
+#[test]
+fn per_column_modes_put_one_hot_and_code_columns_in_one_schema() {
+    let opts = ReadOptions {
+        column_modes: vec![
+            ("shop".into(), Categorical::Native),
+            ("ch".into(), Categorical::OneHot),
+            ("code".into(), Categorical::OneHot),
+        ],
+        ..ReadOptions::default()
+    };
+    let ds = csv(&shops_and_channels(), &opts).unwrap();
+    let s = ds.schema();
+    let kinds: Vec<&str> = s
+        .encodings
+        .iter()
+        .map(|e| match e {
+            ColumnEncoding::Numeric { .. } => "numeric",
+            ColumnEncoding::OneHot { .. } => "one-hot",
+            ColumnEncoding::Categorical { .. } => "codes",
+        })
+        .collect();
+    // A numeric-looking column declared one-hot is one-hot all the same.
+    assert_eq!(kinds, vec!["codes", "one-hot", "one-hot", "numeric"]);
+    assert_eq!(s.categorical_levels()[0], Some(40));
+    assert_eq!(s.feature_names.len(), 1 + 3 + 4 + 1);
+    // The table's mode still decides the other columns: `ch` is text.
+    let plain = ReadOptions {
+        column_modes: vec![("shop".into(), Categorical::Native)],
+        ..ReadOptions::default()
+    };
+    let e = csv(&shops_and_channels(), &plain).unwrap_err().to_string();
+    assert!(e.contains("column 'ch'"), "{e}");
+    // COL=error keeps a column numeric under a one-hot table.
+    let strict = ReadOptions {
+        categorical: Categorical::OneHot,
+        column_modes: vec![("ch".into(), Categorical::Error)],
+        ..ReadOptions::default()
+    };
+    let e = csv(&shops_and_channels(), &strict).unwrap_err().to_string();
+    assert!(
+        e.contains("column 'ch'") && e.contains("not a number"),
+        "{e}"
+    );
+}
+
+#[test]
+fn per_column_modes_apply_to_parquet_columns_of_any_type() {
+    let dir = common::scratch("categorical_parquet_modes");
+    let path = dir.join("t.parquet");
+    parquet_with_dictionary(&path);
+    let opts = ReadOptions {
+        categorical: Categorical::Native,
+        column_modes: vec![
+            ("colour".into(), Categorical::OneHot),
+            ("x".into(), Categorical::Native),
+        ],
+        ..ReadOptions::default()
+    };
+    let (ds, _) = read_path(&path, &opts).unwrap();
+    let s = ds.schema();
+    assert!(
+        matches!(&s.encodings[0], ColumnEncoding::OneHot { levels, .. } if levels.len() == 3),
+        "{:?}",
+        s.encodings[0]
+    );
+    assert_eq!(s.categorical_levels()[3], Some(8), "{:?}", s.encodings);
+    let strict = ReadOptions {
+        categorical: Categorical::OneHot,
+        column_modes: vec![("colour".into(), Categorical::Error)],
+        ..ReadOptions::default()
+    };
+    let e = read_path(&path, &strict).unwrap_err().to_string();
+    assert!(e.contains("column 'colour' holds text"), "{e}");
+}
+
+#[test]
+fn cli_mixed_modes_fit_predict_and_export() {
+    let dir = common::scratch("categorical_cli_modes");
+    let train = common::file(&dir, "train.csv", shops_and_channels().as_bytes());
+    let new = common::file(
+        &dir,
+        "new.csv",
+        b"shop,ch,code,n\ns05,web,1,1.5\nzz,pos,2,2.5\n",
+    );
+    let model = dir.join("m.rarity").display().to_string();
+    let modes = "shop=native,ch=one-hot,code=one-hot";
+    let fit = ["fit", &train, "--target", "y", "--categorical-cols", modes];
+    let (code, _, err) = common::run(&[&fit[..], &["--model", "tree", "-o", &model]].concat());
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = common::run(&["predict", &model, &new, "-o", "-"]);
+    assert_eq!(code, 0, "{err}");
+    let rows: Vec<&str> = out.lines().skip(1).collect();
+    assert_eq!(rows.len(), 2, "{out}");
+    assert!(rows[0].ends_with(",p"), "s05 is a positive shop: {out}");
+    let stdout = export(&dir, &model);
+    assert!(
+        stdout.contains("shop [N, 1] string, ch [N, 1] string"),
+        "{stdout}"
+    );
+    // Target statistics for the code columns, one-hot for the channel.
+    let target = dir.join("t.rarity").display().to_string();
+    let flags = "--categorical target --categorical-cols ch=one-hot --model logistic";
+    let base = ["fit", &train, "--target", "y", "-o", &target];
+    let args: Vec<&str> = base.into_iter().chain(flags.split(' ')).collect();
+    let (code, _, err) = common::run(&args);
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn cli_bad_per_column_modes_are_errors_naming_the_column() {
+    let dir = common::scratch("categorical_cli_bad_modes");
+    let train = common::file(&dir, "train.csv", shops_and_channels().as_bytes());
+    let model = dir.join("m.rarity");
+    for (args, needle) in [
+        (
+            vec!["--categorical-cols", "shop=natve"],
+            "mode of column 'shop'",
+        ),
+        (
+            vec!["--categorical-cols", "shpo=native"],
+            "'shpo' not found; did you mean 'shop'",
+        ),
+        (
+            vec!["--categorical-cols", "shop,shop=one-hot"],
+            "names the column 'shop' twice",
+        ),
+        (vec!["--categorical-cols", "=native"], "names no column"),
+        (
+            vec!["--categorical-cols", "shop=target,ch=one-hot"],
+            "shop=target",
+        ),
+        (
+            vec![
+                "--categorical",
+                "target",
+                "--categorical-cols",
+                "shop=native",
+            ],
+            "shop=native with --categorical target",
+        ),
+        (
+            vec!["--categorical", "one-hot", "--categorical-cols", "ch=error"],
+            "column 'ch'",
+        ),
+    ] {
+        let m = model.to_str().unwrap();
+        let base = ["fit", &train, "--target", "y", "--model", "tree", "-o", m];
+        let (code, _, err) = common::run(&[&base[..], &args[..]].concat());
+        assert_ne!(code, 0, "{args:?}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+        assert!(!model.exists(), "no model file written");
+    }
 }

@@ -30,11 +30,16 @@ categorical : {"error", "one-hot", "native", "target"}, default="error"
     the bagging ensembles' trees and gbdt (a level unseen in training is
     read as missing), or ``"target"``: level codes that every strategy
     without an ``encode(...)`` stage encodes by ``encode(target)``
-    (cross-fitted target statistics, any learner). Tables are always
-    one-hot encoded.
+    (cross-fitted target statistics, any learner). A table (pandas,
+    polars, pyarrow) is read the same way: with ``"native"`` or
+    ``"target"`` its category-dtype columns (pandas ``category``, polars
+    ``Categorical`` / ``Enum``, Arrow dictionaries) and text columns are
+    level codes, levels sorted by text as a file's (an ordered category
+    keeps its order); otherwise its text and category columns are one-hot
+    encoded.
 categorical_cols : list of str, default=None
-    Columns of a data file read as categorical whatever their values
-    (numeric-looking codes included), as ``--categorical-cols``."""
+    Columns read as categorical whatever their values (numeric-looking
+    codes included), as ``--categorical-cols``."""
 
 
 class RunResult:
@@ -188,7 +193,8 @@ def _frame(rows):
 def _split_target(table, target):
     """``(features table, target values, target name)`` of a pandas, polars
     or pyarrow table (the target's own dtype is kept)."""
-    cols = [str(c) for c in (table.columns if hasattr(table, "columns") else table.column_names)]
+    # A pyarrow table's `columns` are its arrays; its names are `column_names`.
+    cols = [str(c) for c in (table.column_names if hasattr(table, "column_names") else table.columns)]
     if target is None:
         j = len(cols) - 1
     elif isinstance(target, int):
@@ -223,19 +229,35 @@ def _data(data, target, pos_label, n_jobs, cv=None, categorical="error", categor
             path, tgt, pos_label, categorical=str(categorical), n_jobs=n_jobs, cv=cv, categorical_cols=cols,
         )
         return native, path, None
-    if categorical in ("native", "target") or categorical_cols:
-        raise ValueError(
-            "categorical='native' and categorical_cols apply to data files (read as the command "
-            "line reads them); a table's text and category columns are one-hot encoded"
-        )
+    if categorical not in ("error", "one-hot", "native", "target"):
+        raise ValueError(f"categorical={categorical!r} is invalid; expected error, one-hot, native or target")
     if isinstance(data, tuple) and len(data) == 2:
         X, y = data
         name = "y"
     else:
         X, y, name = _split_target(data, target)
     feats, _ = V.features(X, n_jobs)
+    cols = _table_categories(X, feats, categorical, categorical_cols)
+    if cols:
+        feats = feats.categorical(cols, [V._declared_levels(X, j) for j in cols])
     lab = V.labels(y, pos_label)
-    return _rarity.Data(feats, lab.codes, lab.class_names, name, None, n_jobs, cv), "<data>", lab
+    native = _rarity.Data(feats, lab.codes, lab.class_names, name, None, n_jobs, cv)
+    if categorical == "target":
+        native = native.with_target_statistics()
+    return native, "<data>", lab
+
+
+def _table_categories(X, feats, categorical, categorical_cols):
+    """The positions of a table's columns read as level codes: with
+    ``"native"`` / ``"target"`` its category-dtype and text columns (as the
+    file readers read text), and the columns ``categorical_cols`` names."""
+    cols = set()
+    if categorical in ("native", "target"):
+        cols.update(V.categorical_columns(X, feats.column_names, True, "from_dtype"))
+        cols.update(feats.text_columns)
+    if categorical_cols:
+        cols.update(V.categorical_columns(X, feats.column_names, True, [str(c) for c in categorical_cols]))
+    return sorted(cols)
 
 
 @sections(categorical=CATEGORICAL_PARAMS)

@@ -682,6 +682,19 @@ impl Features {
     fn column_names(&self) -> Vec<String> {
         self.names()
     }
+
+    /// Positions of the text columns (strings: what `--categorical native`
+    /// reads as level codes in a file).
+    #[getter]
+    fn text_columns(&self) -> Vec<usize> {
+        match &self.inner {
+            Inner::Matrix { .. } => Vec::new(),
+            Inner::Columns { cols, .. } => (cols.iter().enumerate())
+                .filter(|(_, (_, c))| matches!(c, Col::Text(_)))
+                .map(|(j, _)| j)
+                .collect(),
+        }
+    }
 }
 
 /// The declared levels of a categorical column, in order.
@@ -784,6 +797,15 @@ impl Data {
     #[getter]
     fn has_categorical(&self) -> bool {
         self.ds.schema().has_categorical()
+    }
+
+    /// This dataset marked so that every strategy without an encode stage
+    /// encodes its categorical features by target statistics, as
+    /// `--categorical target` marks a file's.
+    fn with_target_statistics(&self) -> Data {
+        Data {
+            ds: self.ds.clone().with_target_statistics(),
+        }
     }
 
     #[getter]

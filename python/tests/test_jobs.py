@@ -299,10 +299,40 @@ def test_evaluate_and_run_read_a_files_categories_natively_as_the_command_line(c
     # Eighty shops are too many to one-hot encode; the default stays an error.
     with pytest.raises(ValueError, match="--categorical native"):
         rarity.evaluate(str(csv), model=spec, cv="3", categorical="one-hot")
-    with pytest.raises(ValueError, match="categorical='native'"):
-        rarity.evaluate((np.zeros((4, 1)), np.array([0, 1, 0, 1])), model=spec, categorical="native")
     with pytest.raises(ValueError, match="expected error, one-hot, native or target"):
         rarity.evaluate(str(csv), model=spec, categorical="target-ish")
+    with pytest.raises(ValueError, match="expected error, one-hot, native or target"):
+        rarity.evaluate((np.zeros((4, 1)), np.array([0, 1, 0, 1])), model=spec, categorical="nativ")
+
+
+@pytest.mark.parametrize("mode, spec", [("native", "gbdt(rounds=5)"), ("target", "logistic")])
+def test_evaluate_on_a_table_with_categories_matches_the_command_line_on_its_csv(cli, tmp_path, mode, spec):
+    pd = pytest.importorskip("pandas")
+    pl = pytest.importorskip("polars")
+    pa = pytest.importorskip("pyarrow")
+    csv = shops_csv(tmp_path / "shops.csv", seed=5, rows=600, levels=80, risky_every=4, code=True)
+    want = _cli_json(cli, "--seed", "7", "evaluate", str(csv), "-m", spec, "--cv", "3",
+                     "--categorical", mode, "--categorical-cols", "code")
+    want.pop("fit_seconds"), want.pop("predict_seconds")
+    text = pd.read_csv(csv)
+    # Levels in the frame's own order (not sorted): the codes follow the texts' order.
+    category = text.assign(shop=pd.Categorical(text["shop"], categories=sorted(set(text["shop"]), reverse=True)))
+    tables = {
+        "pandas text": text,
+        "pandas category": category,
+        "polars categorical": pl.from_pandas(text).with_columns(pl.col("shop").cast(pl.Categorical)),
+        "pyarrow dictionary": pa.Table.from_pandas(category, preserve_index=False),
+    }
+    for name, table in tables.items():
+        got = rarity.evaluate(table, target="y", model=spec, cv="3", seed=7, categorical=mode,
+                              categorical_cols=["code"]).to_dict()
+        got.pop("fit_seconds"), got.pop("predict_seconds")
+        assert got.pop("data") == "<data>"
+        assert got == {k: v for k, v in want.items() if k != "data"}, name
+    res = rarity.run(category, target="y", models=[spec, "forest(n=5)"], cv="1x3", categorical=mode)
+    assert len(res.ranking) == 2
+    with pytest.raises(ValueError, match="cod"):
+        rarity.evaluate(text, target="y", model=spec, categorical=mode, categorical_cols=["cod"])
 
 
 @pytest.mark.parametrize(

@@ -46,21 +46,63 @@ pub struct CategoricalArgs {
     categorical: CategoricalArg,
     /// Read these columns as categorical (level codes, no limit on their
     /// count) whatever their values, numeric-looking codes included
-    /// (comma-separated names; repeatable).
-    #[arg(long, value_name = "COL,...", value_delimiter = ',')]
-    pub categorical_cols: Vec<String>,
+    /// (comma-separated names; repeatable). `COL=MODE` sets one column's
+    /// mode instead: native (level codes), one-hot, error (numbers only),
+    /// or target (only with --categorical target), e.g.
+    /// `--categorical-cols merchant=native,channel=one-hot`.
+    #[arg(long, value_name = "COL[=MODE],...", value_delimiter = ',')]
+    categorical_cols: Vec<String>,
 }
 
 impl CategoricalArgs {
     /// The reader's mode for non-numeric columns.
     pub fn mode(&self) -> Categorical {
-        match self.categorical {
-            CategoricalArg::Error => Categorical::Error,
-            CategoricalArg::OneHot => Categorical::OneHot,
-            CategoricalArg::Native => Categorical::Native,
-            CategoricalArg::Target => Categorical::Target,
-        }
+        mode_of(self.categorical)
     }
+
+    /// Reader options with the categorical fields these arguments give
+    /// (the others default).
+    pub fn read_options(&self) -> Result<ReadOptions> {
+        let mut opts = ReadOptions {
+            categorical: self.mode(),
+            ..ReadOptions::default()
+        };
+        for entry in &self.categorical_cols {
+            match entry.split_once('=') {
+                None => opts.categorical_cols.push(entry.clone()),
+                Some((col, mode)) => opts
+                    .column_modes
+                    .push((col.to_string(), column_mode(col, mode)?)),
+            }
+        }
+        Ok(opts)
+    }
+}
+
+fn mode_of(arg: CategoricalArg) -> Categorical {
+    match arg {
+        CategoricalArg::Error => Categorical::Error,
+        CategoricalArg::OneHot => Categorical::OneHot,
+        CategoricalArg::Native => Categorical::Native,
+        CategoricalArg::Target => Categorical::Target,
+    }
+}
+
+/// The mode of `--categorical-cols COL=MODE`.
+fn column_mode(col: &str, mode: &str) -> Result<Categorical> {
+    if col.is_empty() {
+        return Err(Error::invalid(format!(
+            "--categorical-cols '={mode}' names no column; write COL=MODE"
+        )));
+    }
+    CategoricalArg::from_str(mode, false)
+        .map(mode_of)
+        .map_err(|_| {
+            Error::invalid(format!(
+                "--categorical-cols {col}={mode}: the mode of column '{col}' must be native, \
+                 one-hot, target or error"
+            ))
+        })
 }
 
 /// Where the data comes from and how to read it.
@@ -126,8 +168,6 @@ impl DataArgs {
             positive: self.positive.clone(),
             delimiter,
             has_header: !self.no_header,
-            categorical: self.categories.mode(),
-            categorical_cols: self.categories.categorical_cols.clone(),
             missing: match self.missing {
                 MissingArg::Drop => Missing::Drop,
                 MissingArg::Error => Missing::Error,
@@ -136,6 +176,7 @@ impl DataArgs {
             drop: self.drop.clone(),
             decimal: decimal_arg(&self.decimal)?,
             key: None,
+            ..self.categories.read_options()?
         })
     }
 

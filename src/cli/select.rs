@@ -65,9 +65,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     }
     let opts = ReadOptions {
         target: a.label.clone(),
-        categorical: a.categories.mode(),
-        categorical_cols: a.categories.categorical_cols.clone(),
-        ..ReadOptions::default()
+        ..a.categories.read_options()?
     };
     let (train, _) = read_path(&a.train, &opts)?;
     let file = std::fs::File::open(&a.population).map_err(|e| Error::io(&a.population, e))?;

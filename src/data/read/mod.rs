@@ -30,6 +30,9 @@
 //!   feature of level codes (`ColumnEncoding::Categorical`): codes in sorted
 //!   order of the level texts, no limit on their count. Predicting, a
 //!   missing value or a level not seen in training is NaN, not an error.
+//! - `column_modes` (`--categorical-cols merchant=native,channel=one-hot`)
+//!   sets one column's mode whatever its values, so one schema can hold
+//!   one-hot columns and level-code columns side by side.
 //! - The column of `--cv time(...)` / `group(...)` is read as a
 //!   [`KeyColumn`], not as a feature: ISO 8601 times (`dates`) and Parquet/IPC
 //!   dates and timestamps as seconds since 1970; group ids of any count,
@@ -155,6 +158,13 @@ pub struct ReadOptions {
     /// Columns read as categorical (level codes) whatever their values,
     /// numeric-looking codes included (`--categorical-cols`).
     pub categorical_cols: Vec<String>,
+    /// Per-column modes overriding `categorical` (`--categorical-cols
+    /// COL=MODE`), whatever the column's values: `Native` reads level codes
+    /// (as `categorical_cols`), `OneHot` one 0/1 feature per level (at most
+    /// [`MAX_LEVELS`]), `Error` numbers only. `Target` is a table-wide mode:
+    /// allowed only with `categorical: Target`, which cannot be mixed with a
+    /// `Native` column (the encode stage encodes every categorical column).
+    pub column_modes: Vec<(String, Categorical)>,
     /// Rows with missing values.
     pub missing: Missing,
     /// Drop feature columns that take one value only.
@@ -176,6 +186,7 @@ impl Default for ReadOptions {
             has_header: true,
             categorical: Categorical::Error,
             categorical_cols: Vec::new(),
+            column_modes: Vec::new(),
             missing: Missing::Drop,
             drop_constant: false,
             drop: Vec::new(),

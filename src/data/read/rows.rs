@@ -344,24 +344,65 @@ fn feature_column(
     Ok(())
 }
 
-/// The columns of `opts.categorical_cols`, checked against `names`: an
-/// error when one is missing, the target or dropped.
+/// The columns of `opts.categorical_cols` and `opts.column_modes` with
+/// the kind each is read as, checked against `names`: an error when one is
+/// missing, the target, dropped, named twice, or asks for target
+/// statistics the table's mode does not give.
 fn declared_categorical(
     names: &[String],
     opts: &ReadOptions,
     target: usize,
     drop: &[usize],
     origin: &str,
-) -> Result<Vec<usize>> {
-    opts.categorical_cols
-        .iter()
-        .map(|c| {
-            let what = "--categorical-cols column";
-            let j = find_column(names, c, what, origin)?;
-            feature_column(names, j, target, drop, what, origin)?;
-            Ok(j)
-        })
-        .collect()
+) -> Result<Vec<(usize, Kind)>> {
+    // A plain name is level codes, in whatever mode the table is read.
+    let plain = opts.categorical_cols.iter().map(|c| (c, None));
+    let moded = opts.column_modes.iter().map(|(c, m)| (c, Some(*m)));
+    let mut declared: Vec<(usize, Kind)> = Vec::new();
+    for (c, mode) in plain.chain(moded) {
+        let what = "--categorical-cols column";
+        let j = find_column(names, c, what, origin)?;
+        feature_column(names, j, target, drop, what, origin)?;
+        if declared.iter().any(|&(k, _)| k == j) {
+            return Err(Error::invalid(format!(
+                "{origin}: --categorical-cols names the column '{}' twice",
+                names[j]
+            )));
+        }
+        if let Some(mode) = mode {
+            check_column_mode(&names[j], mode, opts.categorical)?;
+        }
+        declared.push((j, mode.map_or(Kind::Category, declared_kind)));
+    }
+    Ok(declared)
+}
+
+/// How a column declared with `mode` is read, whatever its values.
+fn declared_kind(mode: Categorical) -> Kind {
+    match mode {
+        Categorical::Error => Kind::Number,
+        Categorical::OneHot => Kind::Level,
+        Categorical::Native | Categorical::Target => Kind::Category,
+    }
+}
+
+/// Target statistics encode every categorical column of a table (one
+/// encode stage), so a column's `target` needs the table's `target`, and a
+/// `target` table cannot keep a `native` column.
+fn check_column_mode(name: &str, mode: Categorical, table: Categorical) -> Result<()> {
+    match (mode, table) {
+        (Categorical::Target, t) if t != Categorical::Target => Err(Error::invalid(format!(
+            "--categorical-cols {name}=target: target statistics encode every categorical \
+             column, so they are chosen for the whole table with --categorical target \
+             (columns to leave out of them can be {name}=one-hot)"
+        ))),
+        (Categorical::Native, Categorical::Target) => Err(Error::invalid(format!(
+            "--categorical-cols {name}=native with --categorical target: the encode stage \
+             encodes every categorical column, so one cannot stay native; use {name}=one-hot, \
+             or --categorical native"
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// The columns of `opts.drop`, checked against `names`.
@@ -407,12 +448,14 @@ impl Layout {
                         Some(g @ (Kind::Number | Kind::Time)) => g,
                         _ => kind,
                     },
-                    _ if declared.contains(&j) => Kind::Category,
-                    _ => given.unwrap_or(match opts.categorical {
-                        Categorical::Error => Kind::Number,
-                        Categorical::OneHot => Kind::Either,
-                        Categorical::Native | Categorical::Target => Kind::NumberOrCategory,
-                    }),
+                    _ => match declared.iter().find(|&&(k, _)| k == j) {
+                        Some(&(_, kind)) => kind,
+                        None => given.unwrap_or(match opts.categorical {
+                            Categorical::Error => Kind::Number,
+                            Categorical::OneHot => Kind::Either,
+                            Categorical::Native | Categorical::Target => Kind::NumberOrCategory,
+                        }),
+                    },
                 };
                 roles.push(Role::Feature(slots.len()));
                 slots.push(Slot {

@@ -256,24 +256,22 @@ impl<'r> Table<'r> {
             let key = matches!(slot_kind, Some(Kind::Time | Kind::Group));
             kinds.push(match t {
                 ColumnType::Any => None,
-                _ if slot_kind == Some(Kind::Category) => Some(Kind::Category),
+                // Declared (--categorical-cols): codes or one-hot whatever the type.
+                _ if matches!(slot_kind, Some(Kind::Category | Kind::Level)) => slot_kind,
                 ColumnType::Time(_) if key => Some(Kind::Time),
                 ColumnType::Text if key => None,
                 ColumnType::Number => Some(Kind::Number),
                 ColumnType::Text if layout.roles[j] == super::rows::Role::Target => None,
+                // A column declared COL=error stays numeric whatever the table's mode.
+                ColumnType::Text if slot_kind == Some(Kind::Number) && used => {
+                    return Err(text_column_error(&self.origin, &self.names[j]))
+                }
                 ColumnType::Text if opts.categorical == super::Categorical::OneHot => {
                     Some(Kind::Level)
                 }
                 ColumnType::Text if opts.categorical.keeps_codes() => Some(Kind::Category),
                 ColumnType::Text if used => {
-                    return Err(parse_err(
-                        &self.origin,
-                        format!(
-                            "column '{}' holds text; use --categorical one-hot (or native, \
-                             or target) to encode it, or --drop {} to leave it out",
-                            self.names[j], self.names[j]
-                        ),
-                    ))
+                    return Err(text_column_error(&self.origin, &self.names[j]))
                 }
                 ColumnType::Unsupported(ty) if used => {
                     return Err(parse_err(
@@ -332,6 +330,17 @@ impl<'r> Table<'r> {
             Body::Arrow(t) => t.run(layout, sink),
         }
     }
+}
+
+/// The error for a text column read as numbers.
+fn text_column_error(origin: &str, name: &str) -> Error {
+    parse_err(
+        origin,
+        format!(
+            "column '{name}' holds text; use --categorical one-hot (or native, \
+             or target) to encode it, or --drop {name} to leave it out"
+        ),
+    )
 }
 
 /// The decompressed stream of a gzip or zstd input (`head`: its first bytes).

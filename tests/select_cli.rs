@@ -54,25 +54,24 @@ fn select(d: &str, t: &str, learners: &str, more: &[&str]) -> (i32, String, Stri
     run(&[&base[..], more].concat())
 }
 
+/// [`select`] with `--format json` and `more`: its JSON (the command must
+/// succeed).
+fn select_json(d: &str, t: &str, learners: &str, more: &[&str]) -> serde_json::Value {
+    let (code, out, err) = select(d, t, learners, &[more, &["--format", "json"]].concat());
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&out).unwrap()
+}
+
 #[test]
 fn select_reports_ranking_pairs_and_model_count() {
     let dir = scratch("select");
     let (d, t) = biased_split(&dir);
-    let (code, out, err) = select(
+    let v = select_json(
         &d,
         &t,
         "tree,forest(n=10),rdt(n=5)",
-        &[
-            "--method",
-            "reverse-testing",
-            "--truth",
-            "class",
-            "--format",
-            "json",
-        ],
+        &["--method", "reverse-testing", "--truth", "class"],
     );
-    assert_eq!(code, 0, "{err}");
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let r = &v["ranking"];
     assert_eq!(r["learners"].as_array().unwrap().len(), 3);
     assert_eq!(r["pairs"].as_array().unwrap().len(), 3);
@@ -503,21 +502,12 @@ fn select_reads_categorical_columns_natively_or_by_target_statistics() {
     assert_ne!(code, 0);
     assert!(err.contains("shop"), "{err}");
     let learners = "tree,gbdt(rounds=10)";
-    let (code, out, err) = select(
+    let v = select_json(
         &d,
         &t,
         learners,
-        &[
-            "--categorical",
-            "native",
-            "--truth",
-            "class",
-            "--format",
-            "json",
-        ],
+        &["--categorical", "native", "--truth", "class"],
     );
-    assert_eq!(code, 0, "{err}");
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let truth = v["true_ranking"].to_string();
     assert!(truth.contains("tree") && truth.contains("gbdt"), "{truth}");
     // A learner that reads codes as numbers, and target statistics (a

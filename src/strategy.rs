@@ -59,8 +59,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::calibrate::prior::correct_row;
 use crate::calibrate::{self, Calibration, Correction, OneVsRest, PriorShift};
-use crate::data::read::{Categorical, ReadOptions};
-use crate::data::target_encode::{FittedEncoding, TargetEncode};
+use crate::data::read::ReadOptions;
+use crate::data::target_encode::{Columns, FittedEncoding, TargetEncode};
 use crate::data::{Dataset, Proba, Schema};
 use crate::decide::registry::{build_stage, Stage};
 use crate::decide::{Decision, PluginRule, Resolving, Rule};
@@ -1028,23 +1028,36 @@ impl Strategy {
     }
 
     /// The target-statistics encoding fitted on `data`: the strategy's own
-    /// `encode(...)` stage, else `encode(target)`'s defaults when the data
-    /// was read with `--categorical target`
-    /// ([`Dataset::target_statistics`]).
+    /// `encode(...)` stage, else `encode(target)`'s defaults on the columns
+    /// the data was marked with (`--categorical target`, `--categorical-cols
+    /// COL=target`: [`Dataset::target_statistics`]).
     pub fn encoding_for(&self, data: &Dataset) -> Option<TargetEncode> {
-        self.encode
-            .or_else(|| data.target_statistics().then(TargetEncode::default))
+        self.encode.clone().or_else(|| {
+            let marked = data.target_statistics()?;
+            let cols = if marked == data.schema().categorical_names() {
+                Columns::All
+            } else {
+                Columns::Only(marked.to_vec())
+            };
+            Some(TargetEncode {
+                cols,
+                ..TargetEncode::default()
+            })
+        })
     }
 
-    /// The strategy as it fits a file read with `opts`: under
-    /// `--categorical target` ([`Categorical::Target`]) with `encode(target)`'s
-    /// defaults unless it has an encode stage of its own, as
-    /// [`Strategy::encoding_for`] does for a table read so (for the fits
-    /// that keep a sample while the file streams).
+    /// The strategy as it fits a file read with `opts`: with `encode(target)`'s
+    /// defaults on the columns `opts` gives target statistics
+    /// ([`ReadOptions::target_columns`]) unless it has an encode stage of its
+    /// own, as [`Strategy::encoding_for`] does for a table read so (for the
+    /// fits that keep a sample while the file streams).
     pub fn reading(&self, opts: &ReadOptions) -> Strategy {
         let mut s = self.clone();
-        if opts.categorical == Categorical::Target && s.encode.is_none() {
-            s.encode = Some(TargetEncode::default());
+        if s.encode.is_none() {
+            s.encode = opts.target_columns().map(|cols| TargetEncode {
+                cols,
+                ..TargetEncode::default()
+            });
         }
         s
     }
@@ -1094,14 +1107,20 @@ impl Strategy {
     /// neither natively nor through an encode stage (`None`: it can take
     /// them all).
     pub fn unsplit_categorical(&self, data: &Dataset) -> Option<String> {
-        if self.learner.native_categorical() || self.encoding_for(data).is_some() {
+        if self.learner.native_categorical() {
             return None;
         }
+        let cols = self.encoding_for(data).map(|e| e.cols);
+        let encoded = |name: &str| match &cols {
+            None => false,
+            Some(Columns::All) => true,
+            Some(Columns::Only(names)) => names.iter().any(|n| n == name),
+            Some(Columns::AllBut(names)) => !names.iter().any(|n| n == name),
+        };
         data.schema()
-            .encodings
-            .iter()
-            .find(|e| matches!(e, crate::data::ColumnEncoding::Categorical { .. }))
-            .map(|e| e.name().to_string())
+            .categorical_names()
+            .into_iter()
+            .find(|name| !encoded(name))
     }
 
     /// Why a strategy cannot be fitted on a sample alone.

@@ -424,19 +424,6 @@ fn cli_bad_per_column_modes_are_errors_naming_the_column() {
         ),
         (vec!["--categorical-cols", "=native"], "names no column"),
         (
-            vec!["--categorical-cols", "shop=target,ch=one-hot"],
-            "shop=target",
-        ),
-        (
-            vec![
-                "--categorical",
-                "target",
-                "--categorical-cols",
-                "shop=native",
-            ],
-            "shop=native with --categorical target",
-        ),
-        (
             vec!["--categorical", "one-hot", "--categorical-cols", "ch=error"],
             "column 'ch'",
         ),

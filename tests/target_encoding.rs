@@ -141,8 +141,8 @@ fn on_an_undersampled_table_the_statistic_estimates_the_population_rate() {
         .collect();
     let sample = population.take(&rows);
     let stage = TargetEncode {
-        folds: 5,
         smooth: Smooth::Count(0.0),
+        ..TargetEncode::default()
     };
     let (_, corrected) = stage.fit(&sample, &[0.2, 1.0], 1).unwrap();
     let (_, uncorrected) = stage.fit(&sample, &[1.0, 1.0], 1).unwrap();
@@ -333,4 +333,36 @@ fn a_multiclass_task_gets_one_column_per_class_beyond_the_first() {
     assert_eq!(back.predict(&ds).unwrap(), fitted.predict(&ds).unwrap());
     let imp = rarity::explain::split_gain_importances(&back).unwrap();
     assert_eq!(imp.values.len(), names.len());
+}
+
+#[test]
+fn a_row_weight_counts_as_that_many_copies_of_the_row() {
+    let ds = table(2000, 40, 17, |l| if l % 5 == 0 { 0.4 } else { 0.05 });
+    let mut r = rarity::rng::stream(3, 0);
+    let repeats: Vec<usize> = (0..ds.n_rows()).map(|_| r.random_range(1..4)).collect();
+    let weighted = ds
+        .clone()
+        .with_weights(repeats.iter().map(|&k| k as f64).collect())
+        .unwrap();
+    let rows: Vec<usize> = (0..ds.n_rows())
+        .flat_map(|i| std::iter::repeat_n(i, repeats[i]))
+        .collect();
+    let copies = ds.take(&rows);
+    for smooth in [Smooth::Auto, Smooth::Count(10.0)] {
+        let stage = TargetEncode {
+            smooth,
+            ..TargetEncode::default()
+        };
+        for keep in [[1.0, 1.0], [0.25, 1.0]] {
+            let (_, w) = stage.fit(&weighted, &keep, 1).unwrap();
+            let (_, c) = stage.fit(&copies, &keep, 1).unwrap();
+            let (w, c) = (&w.columns[0].table, &c.columns[0].table);
+            let close = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-12);
+            assert!(close(&w.values, &c.values) && close(&w.prior, &c.prior), "{smooth:?} {keep:?}");
+        }
+        // Unweighted, the table differs: the weights are not ignored.
+        let (_, plain) = stage.fit(&ds, &[1.0, 1.0], 1).unwrap();
+        let (_, w) = stage.fit(&weighted, &[1.0, 1.0], 1).unwrap();
+        assert_ne!(plain.columns[0].table.values, w.columns[0].table.values);
+    }
 }

@@ -43,6 +43,7 @@ fn a_noise_column_with_many_levels_is_worth_nothing_out_of_fold() {
         labels: &labels,
         levels: 1500,
         class_weight: &[1.0, 1.0],
+        row_weight: None,
     };
     let (oof, _) = cross_fit(&col, 5, Smooth::Auto, 11).unwrap();
     let out_of_fold = auc(&oof, &labels);
@@ -83,6 +84,7 @@ fn weighted_by_keep_rates_the_statistic_is_the_populations_rate() {
             labels: &labels,
             levels,
             class_weight,
+            row_weight: None,
         };
         let t = fit_table(&col, &rows, Smooth::Auto);
         let e: f64 = (0..levels)
@@ -111,6 +113,7 @@ fn unseen_and_missing_levels_get_the_prior_and_bad_settings_are_errors() {
         labels: &labels,
         levels: 2,
         class_weight: &[1.0, 1.0],
+        row_weight: None,
     };
     let t = fit_table(&col, &[0, 1, 2, 3, 4, 5], Smooth::Count(0.0));
     assert_eq!(t.prior, vec![0.5]);

@@ -48,8 +48,8 @@ pub struct CategoricalArgs {
     /// count) whatever their values, numeric-looking codes included
     /// (comma-separated names; repeatable). `COL=MODE` sets one column's
     /// mode instead: native (level codes), one-hot, error (numbers only),
-    /// or target (only with --categorical target), e.g.
-    /// `--categorical-cols merchant=native,channel=one-hot`.
+    /// or target (level codes encoded by target statistics; the others stay
+    /// as they are), e.g. `--categorical-cols merchant=target,channel=native`.
     #[arg(long, value_name = "COL[=MODE],...", value_delimiter = ',')]
     categorical_cols: Vec<String>,
 }
@@ -250,12 +250,9 @@ impl DataArgs {
                 ))
             }
         };
-        // --categorical target: strategies encode the level codes
-        // (Strategy::encoding_for).
-        match opts.categorical {
-            Categorical::Target => Ok((ds.with_target_statistics(), report)),
-            _ => Ok((ds, report)),
-        }
+        // --categorical target, COL=target: strategies encode those level
+        // codes (Strategy::encoding_for).
+        Ok((opts.mark_target_statistics(ds), report))
     }
 }
 

@@ -191,6 +191,15 @@ impl Schema {
             .iter()
             .any(|e| matches!(e, ColumnEncoding::Categorical { .. }))
     }
+
+    /// The names of the categorical features (level codes), in order.
+    pub fn categorical_names(&self) -> Vec<String> {
+        self.encodings
+            .iter()
+            .filter(|e| matches!(e, ColumnEncoding::Categorical { .. }))
+            .map(|e| e.name().to_string())
+            .collect()
+    }
 }
 
 /// A labelled table: `n` rows, `d` numeric features, class ids `0..k`.
@@ -215,9 +224,9 @@ pub struct Dataset {
     n_rows: usize,
     n_features: usize,
     schema: Arc<Schema>,
-    /// Read with `--categorical target`: every strategy fitted on it
-    /// encodes its categorical features by target statistics.
-    target_statistics: bool,
+    /// The categorical features every strategy fitted on it encodes by
+    /// target statistics (`--categorical target`, `COL=target`).
+    target_statistics: Option<Arc<Vec<String>>>,
 }
 
 impl Dataset {
@@ -293,7 +302,7 @@ impl Dataset {
             n_rows: n,
             n_features: d,
             schema,
-            target_statistics: false,
+            target_statistics: None,
         })
     }
 
@@ -342,15 +351,24 @@ impl Dataset {
     /// (`categorical="target"` in Python): strategies without an
     /// `encode(...)` stage of their own encode its categorical features by
     /// target statistics (`encode(target)`'s defaults).
-    pub fn with_target_statistics(mut self) -> Self {
-        self.target_statistics = self.schema.has_categorical();
+    pub fn with_target_statistics(self) -> Self {
+        let names = self.schema.categorical_names();
+        self.with_target_columns(names)
+    }
+
+    /// The dataset marked so that strategies without an `encode(...)` stage
+    /// of their own encode the categorical features `names` by target
+    /// statistics, the others staying level codes (`--categorical-cols
+    /// merchant=target`); no name: no encoding.
+    pub fn with_target_columns(mut self, names: Vec<String>) -> Self {
+        self.target_statistics = (!names.is_empty()).then(|| Arc::new(names));
         self
     }
 
-    /// Whether strategies encode the categorical features by target
-    /// statistics ([`Dataset::with_target_statistics`]).
-    pub fn target_statistics(&self) -> bool {
-        self.target_statistics
+    /// The categorical features strategies encode by target statistics
+    /// ([`Dataset::with_target_columns`]; `None`: none).
+    pub fn target_statistics(&self) -> Option<&[String]> {
+        self.target_statistics.as_deref().map(Vec::as_slice)
     }
 
     /// Number of rows.
@@ -508,7 +526,7 @@ impl Dataset {
             n_rows: rows.len(),
             n_features: d,
             schema: Arc::clone(&self.schema),
-            target_statistics: self.target_statistics,
+            target_statistics: self.target_statistics.clone(),
         }
     }
 
@@ -588,7 +606,7 @@ impl Dataset {
             n_rows: rows.len() + y.len(),
             n_features: self.n_features,
             schema: Arc::clone(&self.schema),
-            target_statistics: self.target_statistics,
+            target_statistics: self.target_statistics.clone(),
         })
     }
 
@@ -752,7 +770,7 @@ impl Dataset {
             n_rows: self.n_rows,
             n_features: keep.len(),
             schema: Arc::new(schema),
-            target_statistics: self.target_statistics,
+            target_statistics: self.target_statistics.clone(),
         }
     }
 }

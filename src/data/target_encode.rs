@@ -18,13 +18,19 @@
 //! and every row is weighted by 1 / (its class's keep rate), so that on an
 //! undersampled sample the statistic estimates the population's rate, not
 //! the sample's (inflated by about 1/beta, as the model's probabilities are;
-//! Dal Pozzolo et al. 2015's correction applied to the statistic). Encoding
+//! Dal Pozzolo et al. 2015's correction applied to the statistic); a row
+//! with a weight of its own (`sample_weight=`) counts that many times more. Encoding
 //! the sample rather than the data before sampling keeps the learner's rows
 //! and the statistic's rows the same (a synthetic row of SMOTE gets the
 //! value of the level it copied, cross-fitted with the sample), and makes a
 //! strategy fitted on a sample drawn while a file streams
 //! (`Strategy::fit_sampled`, `Strategy::fit_drawn`) the very model the
 //! whole-data fit gives: only the sample and its keep rates are ever needed.
+//!
+//! **Which columns.** By default every categorical feature; `cols=`
+//! (`encode(target, cols=[merchant, mcc])`, `--categorical-cols
+//! merchant=target`) names the ones to encode, and the others stay level
+//! codes for a learner with native categorical splits.
 //!
 //! Prediction: a level the tables do not hold (unseen in training, or
 //! missing: a NaN code) gets the prior, the weighted class rates of the
@@ -37,12 +43,27 @@ use crate::data::{ColumnEncoding, Dataset, Schema};
 use crate::error::{Error, Result};
 
 /// The stage as built from its spec: `encode(target, folds=5, smooth=auto)`.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TargetEncode {
     /// Folds of the cross-fit of the training rows' values.
     pub folds: usize,
     /// Shrinkage of each level's rate toward the prior.
     pub smooth: Smooth,
+    /// The categorical features it encodes.
+    pub cols: Columns,
+}
+
+/// The categorical features an encode stage encodes.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Columns {
+    /// Every one.
+    #[default]
+    All,
+    /// Those named (`cols=[merchant, mcc]`); each must be categorical.
+    Only(Vec<String>),
+    /// Every one but those named (`--categorical target` with
+    /// `--categorical-cols channel=native`).
+    AllBut(Vec<String>),
 }
 
 impl Default for TargetEncode {
@@ -50,6 +71,7 @@ impl Default for TargetEncode {
         TargetEncode {
             folds: 5,
             smooth: Smooth::Auto,
+            cols: Columns::All,
         }
     }
 }
@@ -79,15 +101,74 @@ impl TargetEncode {
     /// The stage as spec text (parsed back to the same stage).
     ///
     /// ```
-    /// use rarity::data::target_encode::TargetEncode;
+    /// use rarity::data::target_encode::{Columns, TargetEncode};
     /// assert_eq!(TargetEncode::default().to_text(), "encode(target,folds=5,smooth=auto)");
+    /// let only = TargetEncode { cols: Columns::Only(vec!["mcc".into()]), ..Default::default() };
+    /// assert_eq!(only.to_text(), "encode(target,folds=5,smooth=auto,cols=[mcc])");
     /// ```
     pub fn to_text(&self) -> String {
         let smooth = match self.smooth {
             Smooth::Auto => "auto".to_string(),
             Smooth::Count(m) => crate::params::number_text(m),
         };
-        format!("encode(target,folds={},smooth={smooth})", self.folds)
+        let cols = match &self.cols {
+            Columns::Only(names) => format!(",cols={}", names_text(names)),
+            Columns::All | Columns::AllBut(_) => String::new(),
+        };
+        format!("encode(target,folds={},smooth={smooth}{cols})", self.folds)
+    }
+
+    /// The categorical features of `schema` this stage encodes, as
+    /// `(feature index, levels)`; an error when it names a feature that is
+    /// not categorical, or there is none to encode.
+    fn selected(&self, schema: &Schema) -> Result<Vec<(usize, usize)>> {
+        let levels = schema.categorical_levels();
+        let name = |j: usize| schema.feature_names[j].as_str();
+        if let Columns::Only(names) = &self.cols {
+            if let Some(n) = names
+                .iter()
+                .find(|n| !(0..levels.len()).any(|j| levels[j].is_some() && name(j) == n.as_str()))
+            {
+                return Err(Error::invalid(format!(
+                    "{}: '{n}' is not a categorical column of the data (categorical columns: {})",
+                    self.to_text(),
+                    schema.categorical_names().join(", ")
+                )));
+            }
+        }
+        let wanted = |j: usize| match &self.cols {
+            Columns::All => true,
+            Columns::Only(names) => names.iter().any(|n| n == name(j)),
+            Columns::AllBut(names) => !names.iter().any(|n| n == name(j)),
+        };
+        let cats: Vec<(usize, usize)> = (levels.iter().enumerate())
+            .filter_map(|(j, l)| l.filter(|_| wanted(j)).map(|l| (j, l)))
+            .collect();
+        if cats.is_empty() {
+            return Err(Error::invalid(format!(
+                "{}: the data has no categorical column to encode (read text columns as \
+                 categories with --categorical target or native, or name them with \
+                 --categorical-cols)",
+                self.to_text()
+            )));
+        }
+        Ok(cats)
+    }
+
+    /// The stage as fitted on `schema`: `cols=` the features it encodes,
+    /// unless that is every categorical one.
+    fn fitted_text(&self, schema: &Schema, cats: &[(usize, usize)]) -> String {
+        let all = schema.categorical_names();
+        let names: Vec<String> = cats
+            .iter()
+            .map(|&(j, _)| schema.feature_names[j].clone())
+            .collect();
+        let cols = if names == all {
+            Columns::All
+        } else {
+            Columns::Only(names)
+        };
+        TargetEncode { cols, ..self.clone() }.to_text()
     }
 
     /// Fits the stage on `train`, the rows the learner trains on, whose
@@ -100,20 +181,7 @@ impl TargetEncode {
         keep_rates: &[f64],
         seed: u64,
     ) -> Result<(Dataset, FittedEncoding)> {
-        let levels = train.schema().categorical_levels();
-        let cats: Vec<(usize, usize)> = levels
-            .iter()
-            .enumerate()
-            .filter_map(|(j, l)| l.map(|l| (j, l)))
-            .collect();
-        if cats.is_empty() {
-            return Err(Error::invalid(format!(
-                "{}: the data has no categorical column to encode (read text columns as \
-                 categories with --categorical target or native, or name them with \
-                 --categorical-cols)",
-                self.to_text()
-            )));
-        }
+        let cats = self.selected(train.schema())?;
         let class_weight: Vec<f64> = keep_rates.iter().map(|r| 1.0 / r).collect();
         let n = train.n_rows();
         let mut values = Vec::with_capacity(cats.len());
@@ -125,13 +193,14 @@ impl TargetEncode {
                 labels: train.labels(),
                 levels,
                 class_weight: &class_weight,
+                row_weight: train.weights(),
             };
             let (oof, table) = cross_fit(&col, self.folds, self.smooth, seed)?;
             values.push(oof);
             columns.push(EncodedColumn { feature: j, table });
         }
         let fitted = FittedEncoding {
-            stage: self.to_text(),
+            stage: self.fitted_text(train.schema(), &cats),
             schema: encoded_schema(train.schema(), &cats),
             columns,
         };
@@ -143,7 +212,7 @@ impl TargetEncode {
 
 /// The schema of the encoded data: each categorical feature `(index,
 /// levels)` of `cats` replaced by numeric features `name=p(class)`, one per
-/// class beyond the first.
+/// class beyond the first (the other categorical features stay codes).
 fn encoded_schema(raw: &Schema, cats: &[(usize, usize)]) -> Schema {
     let classes = &raw.class_names[1.min(raw.class_names.len())..];
     let mut names = Vec::new();
@@ -154,10 +223,11 @@ fn encoded_schema(raw: &Schema, cats: &[(usize, usize)]) -> Schema {
             names.push(f.clone());
         }
     }
+    let encoded = |name: &str| cats.iter().any(|&(c, _)| raw.feature_names[c] == name);
     let mut encodings = Vec::new();
     for e in &raw.encodings {
         match e {
-            ColumnEncoding::Categorical { name, .. } => {
+            ColumnEncoding::Categorical { name, .. } if encoded(name) => {
                 encodings.extend(classes.iter().map(|k| ColumnEncoding::Numeric {
                     name: format!("{name}=p({k})"),
                 }))
@@ -282,4 +352,11 @@ impl FittedEncoding {
     pub fn feature_names(&self) -> &[String] {
         &self.schema.feature_names
     }
+}
+
+/// Names as a spec list: `[merchant,mcc]` (a name that is not a plain word
+/// quoted).
+fn names_text(names: &[String]) -> String {
+    use crate::params::ParamType;
+    names.to_vec().to_text()
 }

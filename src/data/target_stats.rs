@@ -15,6 +15,11 @@
 //!   undersampled table the statistic estimates the population's rate, not
 //!   the sample's (which is inflated by about 1/beta, as the model's
 //!   probabilities are).
+//! - **Row weights.** A row that carries a weight (Python's
+//!   `sample_weight=`) counts as that many rows: its weight in the
+//!   statistic is its own weight times its class's `class_weight`, and it
+//!   adds its weight to its level's row count in the shrinkage, so a weight
+//!   of `k` gives the table that `k` copies of the row give.
 //!
 //! Shrinkage: a level's rate is pulled toward the (weighted) prior, with
 //! weight `n / (n + m)` for `n` rows of the level: [`Smooth::Count`] fixes
@@ -65,8 +70,9 @@ impl LevelTable {
     }
 }
 
-/// The rows of one categorical feature: codes, class ids, and the weight of
-/// each class (1 / keep rate; all 1 when nothing was sampled).
+/// The rows of one categorical feature: codes, class ids, the weight of
+/// each class (1 / keep rate; all 1 when nothing was sampled) and the rows'
+/// own weights, if any.
 #[derive(Debug, Clone, Copy)]
 pub struct Column<'a> {
     /// Level codes (NaN: missing or unseen).
@@ -77,20 +83,24 @@ pub struct Column<'a> {
     pub levels: usize,
     /// Per class, the weight of its rows.
     pub class_weight: &'a [f64],
+    /// Per row, its own weight (`None`: every row weighs 1).
+    pub row_weight: Option<&'a [f64]>,
 }
 
 /// Fits the level table on `rows` of `col`.
 pub fn fit_table(col: &Column<'_>, rows: &[usize], smooth: Smooth) -> LevelTable {
     let k = col.class_weight.len();
     let width = k.saturating_sub(1);
-    // Per level: row count, weight, weight per class beyond the first.
+    // Per level: row count (rows' own weights), weight, weight per class
+    // beyond the first.
     let mut count = vec![0.0; col.levels];
     let mut weight = vec![0.0; col.levels];
     let mut by_class = vec![0.0; col.levels * width];
     let (mut total, mut total_class) = (0.0, vec![0.0; width]);
     for &i in rows {
         let c = col.labels[i] as usize;
-        let w = col.class_weight[c];
+        let r = col.row_weight.map_or(1.0, |rw| rw[i]);
+        let w = col.class_weight[c] * r;
         total += w;
         if c > 0 {
             total_class[c - 1] += w;
@@ -100,7 +110,7 @@ pub fn fit_table(col: &Column<'_>, rows: &[usize], smooth: Smooth) -> LevelTable
             continue;
         }
         let l = code as usize;
-        count[l] += 1.0;
+        count[l] += r;
         weight[l] += w;
         if c > 0 {
             by_class[l * width + c - 1] += w;

@@ -7,7 +7,7 @@
 //! rules, each with its parameters.
 
 use crate::calibrate::{Calibration, CalibrationMethod, Correction, PriorShift};
-use crate::data::target_encode::TargetEncode;
+use crate::data::target_encode::{Columns, TargetEncode};
 use crate::data::target_stats::Smooth;
 use crate::decide::tune::Objective;
 use crate::decide::{Decision, Rule};
@@ -52,6 +52,37 @@ params! {
         /// Shrinkage toward the prior: auto (empirical Bayes, scikit-learn's
         /// TargetEncoder) or a count of prior rows added to each level.
         pub smooth: Smooth = Smooth::Auto,
+        /// The categorical columns to encode: all, or those named (the
+        /// others stay level codes for native categorical splits).
+        pub cols: Columns = Columns::All,
+    }
+}
+
+/// `all`, a column name, or a list of names (`[merchant, mcc]`,
+/// `merchant:mcc`, `'merchant,mcc'`).
+impl crate::params::ParamType for Columns {
+    fn from_value(v: &Value) -> std::result::Result<Self, String> {
+        let names: Vec<String> = match v {
+            _ if v.word() == Some("all") => return Ok(Columns::All),
+            Value::Text(t) => t.split(',').map(|n| n.trim().to_string()).collect(),
+            Value::List(items) => (items.iter())
+                .map(String::from_value)
+                .collect::<std::result::Result<_, _>>()?,
+            _ => vec![String::from_value(v)?],
+        };
+        if names.iter().any(String::is_empty) {
+            return Err(String::new());
+        }
+        Ok(Columns::Only(names))
+    }
+    fn expected() -> String {
+        "all, a column name or a list of names such as [merchant, mcc]".into()
+    }
+    fn to_text(&self) -> String {
+        match self {
+            Columns::Only(names) => names.to_text(),
+            Columns::All | Columns::AllBut(_) => "all".into(),
+        }
     }
 }
 
@@ -85,7 +116,7 @@ fn encode(c: &Call) -> Result<Stage> {
         }
         _ => {
             return Err(Error::invalid(format!(
-                "{c}: expected encode(target, folds=5, smooth=auto); target statistics are \
+                "{c}: expected encode(target, folds=5, smooth=auto, cols=all); target statistics are \
                  the encoding this stage makes"
             )))
         }
@@ -94,6 +125,7 @@ fn encode(c: &Call) -> Result<Stage> {
     Ok(Stage::Encode(TargetEncode {
         folds: p.folds,
         smooth: p.smooth,
+        cols: p.cols,
     }))
 }
 

@@ -64,6 +64,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use super::target_encode::Columns;
 use super::{Dataset, Schema};
 use crate::error::{Error, Result};
 
@@ -197,6 +198,44 @@ impl Default for ReadOptions {
 }
 
 impl ReadOptions {
+    /// The categorical columns strategies encode by target statistics
+    /// (`None`: none): with `categorical: Target` every one but those whose
+    /// `column_modes` is `Native`; otherwise those whose mode is `Target`.
+    pub fn target_columns(&self) -> Option<Columns> {
+        let moded = |mode: Categorical| -> Vec<String> {
+            (self.column_modes.iter())
+                .filter(|(_, m)| *m == mode)
+                .map(|(c, _)| c.clone())
+                .collect()
+        };
+        if self.categorical == Categorical::Target {
+            let native = moded(Categorical::Native);
+            return Some(if native.is_empty() {
+                Columns::All
+            } else {
+                Columns::AllBut(native)
+            });
+        }
+        let target = moded(Categorical::Target);
+        (!target.is_empty()).then_some(Columns::Only(target))
+    }
+
+    /// `ds`, read with these options, marked with the categorical columns
+    /// strategies encode by target statistics ([`ReadOptions::target_columns`],
+    /// [`Dataset::with_target_columns`]).
+    pub fn mark_target_statistics(&self, ds: Dataset) -> Dataset {
+        let Some(cols) = self.target_columns() else {
+            return ds;
+        };
+        let names = ds.schema().categorical_names();
+        let names = match cols {
+            Columns::All => names,
+            Columns::Only(only) => names.into_iter().filter(|n| only.contains(n)).collect(),
+            Columns::AllBut(but) => names.into_iter().filter(|n| !but.contains(n)).collect(),
+        };
+        ds.with_target_columns(names)
+    }
+
     /// Fails on options that contradict each other.
     pub fn check(&self) -> Result<()> {
         if !matches!(self.decimal, b'.' | b',') {
@@ -308,10 +347,7 @@ impl Format {
 /// ```
 pub fn read_path(path: &Path, opts: &ReadOptions) -> Result<(Dataset, ReadReport)> {
     let (ds, report) = read_path_as_read(path, opts)?;
-    match opts.categorical {
-        Categorical::Target => Ok((ds.with_target_statistics(), report)),
-        _ => Ok((ds, report)),
-    }
+    Ok((opts.mark_target_statistics(ds), report))
 }
 
 /// [`read_path`] before a `--categorical target` table is marked.

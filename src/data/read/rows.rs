@@ -346,8 +346,7 @@ fn feature_column(
 
 /// The columns of `opts.categorical_cols` and `opts.column_modes` with
 /// the kind each is read as, checked against `names`: an error when one is
-/// missing, the target, dropped, named twice, or asks for target
-/// statistics the table's mode does not give.
+/// missing, the target, dropped or named twice.
 fn declared_categorical(
     names: &[String],
     opts: &ReadOptions,
@@ -369,9 +368,6 @@ fn declared_categorical(
                 names[j]
             )));
         }
-        if let Some(mode) = mode {
-            check_column_mode(&names[j], mode, opts.categorical)?;
-        }
         declared.push((j, mode.map_or(Kind::Category, declared_kind)));
     }
     Ok(declared)
@@ -383,25 +379,6 @@ fn declared_kind(mode: Categorical) -> Kind {
         Categorical::Error => Kind::Number,
         Categorical::OneHot => Kind::Level,
         Categorical::Native | Categorical::Target => Kind::Category,
-    }
-}
-
-/// Target statistics encode every categorical column of a table (one
-/// encode stage), so a column's `target` needs the table's `target`, and a
-/// `target` table cannot keep a `native` column.
-fn check_column_mode(name: &str, mode: Categorical, table: Categorical) -> Result<()> {
-    match (mode, table) {
-        (Categorical::Target, t) if t != Categorical::Target => Err(Error::invalid(format!(
-            "--categorical-cols {name}=target: target statistics encode every categorical \
-             column, so they are chosen for the whole table with --categorical target \
-             (columns to leave out of them can be {name}=one-hot)"
-        ))),
-        (Categorical::Native, Categorical::Target) => Err(Error::invalid(format!(
-            "--categorical-cols {name}=native with --categorical target: the encode stage \
-             encodes every categorical column, so one cannot stay native; use {name}=one-hot, \
-             or --categorical native"
-        ))),
-        _ => Ok(()),
     }
 }
 

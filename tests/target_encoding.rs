@@ -366,3 +366,31 @@ fn a_row_weight_counts_as_that_many_copies_of_the_row() {
         assert_ne!(plain.columns[0].table.values, w.columns[0].table.values);
     }
 }
+
+#[test]
+fn a_missing_level_in_training_rows_gets_the_prior_of_its_fold() {
+    let ds = table(3000, 20, 19, |l| if l < 4 { 0.5 } else { 0.05 });
+    // Every tenth row misses its level (NaN code).
+    let mut x = ds.features().to_vec();
+    for i in (0..ds.n_rows()).step_by(10) {
+        x[i * 2 + 1] = f64::NAN;
+    }
+    let gappy = Dataset::new(x, ds.labels().to_vec(), ds.schema().clone()).unwrap();
+    let stage = TargetEncode::default();
+    let (encoded, fitted) = stage.fit(&gappy, &[1.0, 1.0], 1).unwrap();
+    let prior = fitted.columns[0].table.prior[0];
+    let missing: Vec<f64> = (0..ds.n_rows())
+        .step_by(10)
+        .map(|i| encoded.row(i)[1])
+        .collect();
+    // Out of fold, each is the prior of the table fitted on the other
+    // folds: at most `folds` distinct values, each near the overall prior.
+    let mut distinct = missing.clone();
+    distinct.sort_by(f64::total_cmp);
+    distinct.dedup();
+    assert!(distinct.len() <= 5, "{distinct:?}");
+    assert!(distinct.iter().all(|v| (v - prior).abs() < 0.02), "{distinct:?} vs {prior}");
+    // The table fitted on every row counts them in the prior only.
+    let (_, complete) = stage.fit(&ds, &[1.0, 1.0], 1).unwrap();
+    assert_eq!(fitted.columns[0].table.prior, complete.columns[0].table.prior);
+}

@@ -22,6 +22,7 @@ argmax of ``predict_proba``.
 from __future__ import annotations
 
 import os
+import warnings
 
 import numpy as np
 
@@ -220,10 +221,11 @@ def _sklearn_html(est):
 
 
 def _estimator_data(est, feats, lab, target_name, weights, n_jobs):
-    """The labelled data ``est`` fits on; a column with too many levels to
-    one-hot encode is an error that names ``categorical_features``."""
+    """The labelled data ``est`` fits on, without the rows missing a
+    categorical value (a warning says how many); a column with too many
+    levels to one-hot encode is an error that names ``categorical_features``."""
     try:
-        return _rarity.Data(feats, lab.codes, lab.class_names, target_name, weights, n_jobs)
+        data = _rarity.Data(feats, lab.codes, lab.class_names, target_name, weights, n_jobs)
     except ValueError as e:
         if "too many to one-hot encode" not in str(e):
             raise
@@ -232,6 +234,15 @@ def _estimator_data(est, feats, lab, target_name, weights, n_jobs):
             f"feature of level codes with {type(est).__name__}(categorical_features=[...]) or "
             "'from_dtype'"
         ) from None
+    if data.rows_dropped_:
+        # As `rarity fit` drops (and notes) a training row missing a level.
+        warnings.warn(
+            f"{type(est).__name__}: dropped {data.rows_dropped_} of {feats.n_rows_} rows with a missing "
+            "value in a categorical column (None, NaN, null, empty, '?' or 'NA'), as the command line does",
+            UserWarning,
+            stacklevel=4,
+        )
+    return data
 
 
 def _seed(seed):

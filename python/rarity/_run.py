@@ -39,7 +39,12 @@ categorical : {"error", "one-hot", "native", "target"}, default="error"
     encoded.
 categorical_cols : list of str, default=None
     Columns read as categorical whatever their values (numeric-looking
-    codes included), as ``--categorical-cols``."""
+    codes included), as ``--categorical-cols``; ``"COL=MODE"`` sets one
+    column's mode (``native``, ``one-hot``, ``target``, or for a file
+    ``error``): ``["merchant=target", "channel=native"]`` encodes
+    ``merchant`` by target statistics and keeps ``channel`` as level codes.
+    A row missing a categorical value is dropped (``rows_dropped`` in the
+    result), as the command line drops it."""
 
 
 class RunResult:
@@ -237,14 +242,49 @@ def _data(data, target, pos_label, n_jobs, cv=None, categorical="error", categor
     else:
         X, y, name = _split_target(data, target)
     feats, _ = V.features(X, n_jobs)
-    cols = _table_categories(X, feats, categorical, categorical_cols)
+    plain, modes = _column_modes(categorical_cols)
+    if "error" in modes.values():
+        col = next(c for c, m in modes.items() if m == "error")
+        raise ValueError(f"categorical_cols {col}=error applies to data files; a table's numeric column is numbers already")
+    coded = plain + [c for c, m in modes.items() if m in ("native", "target")]
+    cols = _table_categories(X, feats, categorical, coded)
+    names = feats.column_names
+    cols = [j for j in cols if modes.get(names[j]) != "one-hot"]
     if cols:
         feats = feats.categorical(cols, [V._declared_levels(X, j) for j in cols])
     lab = V.labels(y, pos_label)
     native = _rarity.Data(feats, lab.codes, lab.class_names, name, None, n_jobs, cv)
+    # The columns strategies encode by target statistics, as the readers'
+    # `--categorical target` / `COL=target` mark them.
     if categorical == "target":
-        native = native.with_target_statistics()
+        marked = [names[j] for j in cols if modes.get(names[j]) != "native"]
+    else:
+        marked = [names[j] for j in cols if modes.get(names[j]) == "target"]
+    if marked:
+        native = native.with_target_columns(marked)
     return native, "<data>", lab
+
+
+_MODES = ("native", "one-hot", "target", "error")
+
+
+def _column_modes(categorical_cols):
+    """``(plain names, {name: mode})`` of the ``categorical_cols`` entries
+    ``COL`` and ``COL=MODE``, as ``--categorical-cols`` reads them."""
+    plain, modes = [], {}
+    for entry in categorical_cols or []:
+        col, eq, mode = str(entry).partition("=")
+        if not eq:
+            plain.append(col)
+        elif not col:
+            raise ValueError(f"categorical_cols entry {entry!r} names no column; write COL=MODE")
+        elif mode not in _MODES:
+            raise ValueError(
+                f"categorical_cols {entry!r}: the mode of column '{col}' must be native, one-hot, target or error"
+            )
+        else:
+            modes[col] = mode
+    return plain, modes
 
 
 def _table_categories(X, feats, categorical, categorical_cols):

@@ -506,13 +506,15 @@ def fit(
     if missing:
         raise ValueError(f"fit: no column {', '.join(map(repr, missing))}; columns are: {', '.join(df.columns)}")
     coded = _categorical_columns(df, cols, categorical, categorical_cols)
-    if population is None:
-        population = _counts(df, label)
     rows = df.select(*cols, label)
     levels = None
     if coded:
         levels = _level_table(rows, coded)
-        rows = _coded(rows, levels, coded)
+        # A row missing a level (null, empty, "?", "NA": a NaN code) is
+        # dropped, as the file readers drop it.
+        rows = _coded(rows, levels, coded).dropna(subset=coded)
+    if population is None:
+        population = _counts(rows, label)
     # Ordered by value: the rows (and so the model) whatever the partitioning.
     table = _run("fit", lambda: _collect_arrow(rows.orderBy(*cols, label)))
     model = _rarity.fit_drawn(

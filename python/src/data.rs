@@ -6,7 +6,9 @@
 //! declared categorical (`categorical_features=`) as one feature of level
 //! codes each, levels sorted by text as the readers sort a file's (or in a
 //! declared order), and, predicting, mapped to the model's levels by text
-//! (NaN when missing or unseen).
+//! (NaN when missing or unseen). Training, a row missing a categorical
+//! column's value is dropped and counted, as the file readers drop it
+//! (`--missing drop`), so a table and its CSV give the same model.
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -65,11 +67,26 @@ enum Col {
 }
 
 impl Col {
+    /// The column's values at `rows`, in that order.
+    fn take(&self, rows: &[usize]) -> Col {
+        let texts = |t: &Arc<Vec<Option<String>>>| Arc::new(rows.iter().map(|&i| t[i].clone()).collect());
+        match self {
+            Col::Numbers(v) => {
+                let v = v.values();
+                Col::Numbers(Numbers::Owned(Arc::new(rows.iter().map(|&i| v[i]).collect())))
+            }
+            Col::Text(t) => Col::Text(texts(t)),
+            Col::Time(t, ty) => Col::Time(texts(t), ty.clone()),
+            Col::Category(t, order) => Col::Category(texts(t), order.clone()),
+        }
+    }
+
     /// The column's values as level texts: numbers as rarity writes them
-    /// (as the readers take a numeric column declared categorical).
+    /// (as the readers take a numeric column declared categorical), NaN
+    /// missing.
     fn level_texts(&self) -> Arc<Vec<Option<String>>> {
         match self {
-            Col::Numbers(v) => Arc::new(v.values().iter().map(|&x| Some(number_text(x))).collect()),
+            Col::Numbers(v) => Arc::new(v.values().iter().map(|&x| number_level(x)).collect()),
             Col::Text(t) | Col::Time(t, _) | Col::Category(t, _) => Arc::clone(t),
         }
     }
@@ -79,8 +96,7 @@ impl Col {
     fn codes(&self, levels: &[String]) -> Vec<f64> {
         match self {
             Col::Numbers(v) => {
-                let texts: Vec<Option<String>> =
-                    v.values().iter().map(|&x| Some(number_text(x))).collect();
+                let texts: Vec<Option<String>> = v.values().iter().map(|&x| number_level(x)).collect();
                 text_codes(&texts, levels)
             }
             Col::Text(t) | Col::Time(t, _) | Col::Category(t, _) => text_codes(t, levels),
@@ -106,6 +122,12 @@ fn text_codes(texts: &[Option<String>], levels: &[String]) -> Vec<f64> {
         .collect()
 }
 
+/// The level text of a number in a categorical column (`None`: NaN, a
+/// missing value).
+fn number_level(x: f64) -> Option<String> {
+    (!x.is_nan()).then(|| number_text(x))
+}
+
 /// A number as rarity writes it (the text of its level).
 fn number_text(x: f64) -> String {
     let mut b = Vec::new();
@@ -123,19 +145,13 @@ fn level_of(v: &Option<String>) -> Option<&str> {
 
 /// The level codes and levels of training column `name`: levels in the
 /// declared `order` (those present), else sorted by text; a missing value
-/// is an error naming the row, as for any column of a table.
+/// is NaN (its rows are dropped before fitting: [`Features::rows_with_levels`]).
 fn category_codes(
     name: &str,
     texts: &[Option<String>],
     order: Option<&[String]>,
 ) -> rarity::Result<(Vec<f64>, Vec<String>)> {
-    let mut present = HashSet::new();
-    for (r, v) in texts.iter().enumerate() {
-        let t = level_of(v).ok_or_else(|| {
-            rarity::Error::data(format!("row {}, column '{name}': missing value", r + 1))
-        })?;
-        present.insert(t);
-    }
+    let present: HashSet<&str> = texts.iter().filter_map(level_of).collect();
     let levels: Vec<String> = match order {
         Some(order) => {
             let mut seen = HashSet::new();
@@ -479,6 +495,64 @@ impl Features {
         Ok((x, kinds))
     }
 
+    /// The rows with a value in every categorical column, as the file
+    /// readers keep training rows (a missing level drops its row); `None`
+    /// when that is every row.
+    fn rows_with_levels(&self) -> Option<Vec<usize>> {
+        let Inner::Columns { cols, n } = &self.inner else {
+            return None;
+        };
+        let cats: Vec<&Arc<Vec<Option<String>>>> = (cols.iter())
+            .filter_map(|(_, c)| match c {
+                Col::Category(t, _) => Some(t),
+                _ => None,
+            })
+            .collect();
+        let rows: Vec<usize> = (0..*n)
+            .filter(|&i| cats.iter().all(|t| level_of(&t[i]).is_some()))
+            .collect();
+        (rows.len() < *n).then_some(rows)
+    }
+
+    /// These features at `rows` (a table's columns; a matrix as it is).
+    fn take(&self, rows: &[usize]) -> Features {
+        match &self.inner {
+            Inner::Columns { cols, .. } => Features {
+                inner: Inner::Columns {
+                    cols: cols.iter().map(|(name, c)| (name.clone(), c.take(rows))).collect(),
+                    n: rows.len(),
+                },
+            },
+            Inner::Matrix { .. } => self.clone(),
+        }
+    }
+
+    /// The features, labels `y` and `weights` to fit on: without the rows
+    /// missing a categorical value ([`Features::rows_with_levels`]), and how
+    /// many were dropped. Labels or weights of the wrong length are left
+    /// for [`Features::dataset`] to report.
+    fn training_rows(
+        &self,
+        y: Vec<u32>,
+        weights: Option<Vec<f64>>,
+    ) -> rarity::Result<(Features, Vec<u32>, Option<Vec<f64>>, usize)> {
+        let n = self.n_rows();
+        let fits = y.len() == n && weights.as_ref().is_none_or(|w| w.len() == n);
+        let Some(rows) = self.rows_with_levels().filter(|_| fits) else {
+            return Ok((self.clone(), y, weights, 0));
+        };
+        if rows.is_empty() {
+            return Err(rarity::Error::data(format!(
+                "every one of the {n} rows misses a value in a categorical column, and such \
+                 rows are dropped; nothing is left to fit on"
+            )));
+        }
+        let pick = |v: &[f64]| rows.iter().map(|&i| v[i]).collect();
+        let y = rows.iter().map(|&i| y[i]).collect();
+        let weights = weights.as_deref().map(pick);
+        Ok((self.take(&rows), y, weights, n - rows.len()))
+    }
+
     /// The named columns of these features (a matrix's columns named
     /// `names`) and the number of rows.
     fn named_columns(&self, names: Vec<String>) -> (Vec<(String, Col)>, usize) {
@@ -744,6 +818,25 @@ pub fn split_key(cv: Option<&str>) -> PyResult<Option<KeyColumn>> {
 #[pyclass(frozen, module = "rarity._rarity")]
 pub struct Data {
     pub ds: Dataset,
+    /// Rows left out for a missing categorical value (as the file readers
+    /// drop them).
+    pub dropped: usize,
+}
+
+impl Data {
+    /// A dataset from which no row was dropped.
+    pub fn whole(ds: Dataset) -> Data {
+        Data { ds, dropped: 0 }
+    }
+
+    /// The rows dropped, as a command's JSON reports them.
+    pub fn rows_dropped(&self) -> rarity::data::read::RowsDropped {
+        rarity::data::read::ReadReport {
+            dropped_missing: self.dropped,
+            ..Default::default()
+        }
+        .rows_dropped()
+    }
 }
 
 #[pymethods]
@@ -767,10 +860,17 @@ impl Data {
         let weights = weights.map(|w| w.as_array().to_vec());
         let f = features.clone();
         let key = split_key(cv)?;
-        let ds = run(py, n_jobs, move || {
-            f.dataset(y, class_names, target_name, weights, key.as_ref())
-        })?;
-        Ok(Data { ds })
+        run(py, n_jobs, move || {
+            let (f, y, weights, dropped) = f.training_rows(y, weights)?;
+            let ds = f.dataset(y, class_names, target_name, weights, key.as_ref())?;
+            Ok(Data { ds, dropped })
+        })
+    }
+
+    /// Rows left out because a categorical column misses their value.
+    #[getter]
+    fn rows_dropped_(&self) -> usize {
+        self.dropped
     }
 
     #[getter]
@@ -805,6 +905,18 @@ impl Data {
     fn with_target_statistics(&self) -> Data {
         Data {
             ds: self.ds.clone().with_target_statistics(),
+            dropped: self.dropped,
+        }
+    }
+
+    /// This dataset marked so that every strategy without an encode stage
+    /// encodes the categorical features `names` by target statistics (the
+    /// others stay level codes), as `--categorical-cols COL=target` marks a
+    /// file's.
+    fn with_target_columns(&self, names: Vec<String>) -> Data {
+        Data {
+            ds: self.ds.clone().with_target_columns(names),
+            dropped: self.dropped,
         }
     }
 

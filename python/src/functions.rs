@@ -196,7 +196,7 @@ pub fn load_bundled(py: Python<'_>, name: String, n_jobs: Option<i64>) -> PyResu
         let (ds, _) = rarity::data::bundled::find(&name)?.load(&ReadOptions::default())?;
         Ok(ds)
     })?;
-    Ok(Data { ds })
+    Ok(Data::whole(ds))
 }
 
 /// A data file (CSV, KEEL `.dat`, ARFF), read as the command line reads
@@ -235,6 +235,7 @@ pub fn read_file(
             )))
         }
     };
+    let (plain, column_modes) = column_modes(categorical_cols.unwrap_or_default())?;
     let missing = match missing {
         "drop" => Missing::Drop,
         "error" => Missing::Error,
@@ -249,13 +250,46 @@ pub fn read_file(
         positive,
         delimiter,
         categorical,
-        categorical_cols: categorical_cols.unwrap_or_default(),
+        categorical_cols: plain,
+        column_modes,
         missing,
         key: split_key(cv)?,
         ..ReadOptions::default()
     };
-    let ds = run(py, n_jobs, move || Ok(read_path(&path, &opts)?.0))?;
-    Ok(Data { ds })
+    let (ds, report) = run(py, n_jobs, move || read_path(&path, &opts))?;
+    Ok(Data {
+        ds,
+        dropped: report.dropped_missing,
+    })
+}
+
+/// The plain names and the `(column, mode)` pairs of `categorical_cols`
+/// entries `COL` / `COL=MODE`, as `--categorical-cols` reads them.
+fn column_modes(
+    entries: Vec<String>,
+) -> PyResult<(Vec<String>, Vec<(String, rarity::data::read::Categorical)>)> {
+    use rarity::data::read::Categorical;
+    let (mut plain, mut modes) = (Vec::new(), Vec::new());
+    for entry in entries {
+        let Some((col, mode)) = entry.split_once('=') else {
+            plain.push(entry);
+            continue;
+        };
+        let mode = match mode {
+            "native" => Categorical::Native,
+            "one-hot" => Categorical::OneHot,
+            "target" => Categorical::Target,
+            "error" => Categorical::Error,
+            _ => {
+                return Err(value_error(format!(
+                    "categorical_cols '{entry}': the mode of column '{col}' must be native, \
+                     one-hot, target or error"
+                )))
+            }
+        };
+        modes.push((col.to_string(), mode));
+    }
+    Ok((plain, modes))
 }
 
 /// The features and class ids of a dataset: `(X, y)`.
@@ -625,6 +659,8 @@ pub fn select(
 #[pyclass(frozen, module = "rarity._rarity")]
 pub struct RunResult {
     job: Arc<RunJob>,
+    /// The rows the data left out (a missing categorical value).
+    dropped: RowsDropped,
 }
 
 /// Compares strategies on `data` with repeated stratified
@@ -663,7 +699,10 @@ pub fn run_job(
     };
     let ds = data.ds.clone();
     let job = run(py, n_jobs, move || request.plan()?.run(&ds))?;
-    Ok(RunResult { job: Arc::new(job) })
+    Ok(RunResult {
+        job: Arc::new(job),
+        dropped: data.rows_dropped(),
+    })
 }
 
 #[pymethods]
@@ -801,11 +840,11 @@ impl RunResult {
 
 impl RunResult {
     /// What the outcome shows of where the data came from: nothing saved,
-    /// no report, no row dropped (Python's readers keep none).
+    /// no report, the rows dropped for a missing categorical value.
     fn shown<'a>(&self, source: &'a str) -> Shown<'a> {
         Shown {
             source,
-            rows_dropped: no_rows_dropped(),
+            rows_dropped: self.dropped.clone(),
             saved: None,
             report: None,
         }
@@ -818,6 +857,8 @@ impl RunResult {
 #[pyclass(frozen, module = "rarity._rarity")]
 pub struct EvaluateResult {
     job: Arc<EvaluateJob>,
+    /// The rows the data left out (a missing categorical value).
+    dropped: RowsDropped,
 }
 
 /// Cross-validated metrics of one strategy on `data`, per fold or on each
@@ -849,7 +890,10 @@ pub fn evaluate_job(
     };
     let ds = data.ds.clone();
     let job = run(py, n_jobs, move || request.plan()?.run(&ds))?;
-    Ok(EvaluateResult { job: Arc::new(job) })
+    Ok(EvaluateResult {
+        job: Arc::new(job),
+        dropped: data.rows_dropped(),
+    })
 }
 
 #[pymethods]
@@ -858,7 +902,7 @@ impl EvaluateResult {
     /// names the data).
     #[pyo3(signature = (source="<data>"))]
     fn to_json(&self, py: Python<'_>, source: &str) -> PyResult<Py<PyAny>> {
-        json_py(py, &self.job.to_json(source, &no_rows_dropped()))
+        json_py(py, &self.job.to_json(source, &self.dropped))
     }
 
     /// The outcome as `rarity evaluate` prints it.
@@ -985,5 +1029,5 @@ pub fn resample_job(
     let ds = data.ds.clone();
     let job = run(py, n_jobs, move || request.plan()?.run(&ds))?;
     let summary = json_py(py, &job.to_json(None, &no_rows_dropped()))?;
-    Ok((summary, Data { ds: job.data }))
+    Ok((summary, Data::whole(job.data)))
 }

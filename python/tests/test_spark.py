@@ -436,3 +436,25 @@ def test_categorical_options_are_checked(spark, shops):
         rs.fit(s, "tree", label="y", features=["mcc", "x"], categorical_cols="mcc")
     with pytest.raises(ValueError, match="does not split categorical features"):
         rs.fit(s, "logistic", label="y", features=["shop", "x"], categorical="native")
+
+
+def test_rows_missing_a_level_are_dropped_as_the_file_readers_drop_them(spark, shops, tmp_path):
+    """A null, empty, ``?`` or ``NA`` shop drops its row (as ``rarity fit``
+    drops it from a file): the model is the one fitted without those rows."""
+    base = shops.limit(3000).select("id", "shop", "x", "y")
+    hole = F.abs(F.xxhash64("id", F.lit(9))) % 10
+    holed = base.withColumn(
+        "shop",
+        F.when(hole == 0, F.lit(None).cast("string"))
+        .when(hole == 1, F.lit(""))
+        .when(hole == 2, F.lit("NA"))
+        .when(hole == 3, F.lit("?"))
+        .otherwise(F.col("shop")),
+    )
+    kept = base.filter(hole > 3)
+    paths = [tmp_path / "holed.rarity", tmp_path / "kept.rarity"]
+    for df, path in zip((holed, kept), paths):
+        rs.fit(df.repartition(2), "gbdt(rounds=5)", label="y", features=["shop", "x"],
+               categorical="native", seed=3, path=path)
+    a, b = (_without_fit_time(p.read_bytes()) for p in paths)
+    assert a == b

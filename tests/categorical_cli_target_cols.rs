@@ -64,13 +64,20 @@ fn per_column_target_encodes_only_the_named_columns_everywhere() {
         ok(&format!("fit {train} --target y -o {} {flags}", m(name)));
         let shown = ok(&format!("show {}", m(name)));
         assert!(
-            shown.contains("encode(target,folds=5,smooth=auto,cols=[shop]): shop (40 levels) -> shop=p(p)"),
+            shown.contains(
+                "encode(target,folds=5,smooth=auto,cols=[shop]): shop (40 levels) -> shop=p(p)"
+            ),
             "{flags}: {shown}"
         );
         predictions.push(ok(&format!("predict {} {new} -o -", m(name))));
-        let eval = ok(&format!("evaluate {train} --target y --cv 3 --format json {flags}"));
+        let eval = ok(&format!(
+            "evaluate {train} --target y --cv 3 --format json {flags}"
+        ));
         let v: serde_json::Value = serde_json::from_str(&eval).unwrap();
-        assert!(v["metrics"]["roc_auc"]["mean"].as_f64().unwrap() > 0.8, "{eval}");
+        assert!(
+            v["metrics"]["roc_auc"]["mean"].as_f64().unwrap() > 0.8,
+            "{eval}"
+        );
     }
     assert_eq!(predictions[0], predictions[1]);
     assert_eq!(predictions[0], predictions[2]);
@@ -84,7 +91,10 @@ fn per_column_target_encodes_only_the_named_columns_everywhere() {
     // The export maps shop through its level table and ch to codes.
     let onnx = m("a.onnx");
     let out = ok(&format!("export {} -o {onnx}", m("a.rarity")));
-    assert!(out.contains("shop [N, 1] string, ch [N, 1] string"), "{out}");
+    assert!(
+        out.contains("shop [N, 1] string, ch [N, 1] string"),
+        "{out}"
+    );
     let bytes = std::fs::read(&onnx).unwrap();
     let holds = |needle: &[u8]| bytes.windows(needle.len()).any(|w| w == needle);
     assert!(holds(b"LabelEncoder") && holds(b"membership_values"));
@@ -126,9 +136,9 @@ fn a_learner_left_with_a_native_column_it_cannot_split_is_an_error() {
         assert!(!model.exists(), "no model file written");
     }
     // A one-hot channel beside a target shop suits any learner.
-    ok(
-        &format!("fit {train} --target y -o {m} --categorical-cols shop=target,ch=one-hot --model logistic"),
-    );
+    ok(&format!(
+        "fit {train} --target y -o {m} --categorical-cols shop=target,ch=one-hot --model logistic"
+    ));
 }
 
 #[test]

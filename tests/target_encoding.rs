@@ -358,7 +358,10 @@ fn a_row_weight_counts_as_that_many_copies_of_the_row() {
             let (_, c) = stage.fit(&copies, &keep, 1).unwrap();
             let (w, c) = (&w.columns[0].table, &c.columns[0].table);
             let close = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-12);
-            assert!(close(&w.values, &c.values) && close(&w.prior, &c.prior), "{smooth:?} {keep:?}");
+            assert!(
+                close(&w.values, &c.values) && close(&w.prior, &c.prior),
+                "{smooth:?} {keep:?}"
+            );
         }
         // Unweighted, the table differs: the weights are not ignored.
         let (_, plain) = stage.fit(&ds, &[1.0, 1.0], 1).unwrap();
@@ -389,8 +392,14 @@ fn a_missing_level_in_training_rows_gets_the_prior_of_its_fold() {
     distinct.sort_by(f64::total_cmp);
     distinct.dedup();
     assert!(distinct.len() <= 5, "{distinct:?}");
-    assert!(distinct.iter().all(|v| (v - prior).abs() < 0.02), "{distinct:?} vs {prior}");
+    assert!(
+        distinct.iter().all(|v| (v - prior).abs() < 0.02),
+        "{distinct:?} vs {prior}"
+    );
     // The table fitted on every row counts them in the prior only.
     let (_, complete) = stage.fit(&ds, &[1.0, 1.0], 1).unwrap();
-    assert_eq!(fitted.columns[0].table.prior, complete.columns[0].table.prior);
+    assert_eq!(
+        fitted.columns[0].table.prior,
+        complete.columns[0].table.prior
+    );
 }

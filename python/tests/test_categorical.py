@@ -201,11 +201,13 @@ def test_too_many_levels_to_one_hot_encode_names_categorical_features():
         rarity.Classifier(SPEC).fit(X.assign(shop=[f"{s}-{i % 2}" for i, s in enumerate(X["shop"])]), y)
 
 
-def test_a_missing_level_in_training_is_a_value_error():
+def test_a_row_missing_its_level_in_training_is_dropped_with_a_warning():
     X, y = shops(n=50)
     X.loc[3, "shop"] = None
-    with pytest.raises(ValueError, match="row 4, column 'shop': missing value"):
-        fitted(frame(X), y)
+    with pytest.warns(UserWarning, match="dropped 1 of 50 rows with a missing value"):
+        m = fitted(frame(X), y)
+    kept = fitted(frame(X.drop(index=3)), np.delete(y, 3))
+    np.testing.assert_array_equal(m.predict_proba(X), kept.predict_proba(X))
 
 
 @pytest.mark.parametrize("spec", ["gbdt(rounds=15)", "under(beta=0.3)+forest(n=8)+correct", "tree"])

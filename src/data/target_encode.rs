@@ -168,7 +168,11 @@ impl TargetEncode {
         } else {
             Columns::Only(names)
         };
-        TargetEncode { cols, ..self.clone() }.to_text()
+        TargetEncode {
+            cols,
+            ..self.clone()
+        }
+        .to_text()
     }
 
     /// Fits the stage on `train`, the rows the learner trains on, whose

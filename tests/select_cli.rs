@@ -521,4 +521,13 @@ fn select_reads_categorical_columns_natively_or_by_target_statistics() {
     let (code, _, err) = select(&d, &t, learners, &["--categorical", "target"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("--categorical target"), "{err}");
+    let one = [
+        "--categorical",
+        "native",
+        "--categorical-cols",
+        "shop=target",
+    ];
+    let (code, _, err) = select(&d, &t, learners, &one);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("COL=target"), "{err}");
 }

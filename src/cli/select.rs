@@ -56,17 +56,21 @@ pub struct Args {
 }
 
 pub fn run(g: &Global, a: &Args) -> Result<()> {
-    if a.categories.mode() == Categorical::Target {
-        return Err(Error::invalid(
-            "--categorical target: rarity select ranks learners, not strategies, so there is \
-             no encode(target) stage to fit; use --categorical native with learners that split \
-             categories (tree, forest, gbdt), or --categorical one-hot",
-        ));
-    }
     let opts = ReadOptions {
         target: a.label.clone(),
         ..a.categories.read_options()?
     };
+    if opts.target_columns().is_some() {
+        let what = match a.categories.mode() {
+            Categorical::Target => "--categorical target",
+            _ => "--categorical-cols COL=target",
+        };
+        return Err(Error::invalid(format!(
+            "{what}: rarity select ranks learners, not strategies, so there is no \
+             encode(target) stage to fit; use --categorical native with learners that split \
+             categories (tree, forest, gbdt), or --categorical one-hot"
+        )));
+    }
     let (train, _) = read_path(&a.train, &opts)?;
     let file = std::fs::File::open(&a.population).map_err(|e| Error::io(&a.population, e))?;
     let target = read_population(

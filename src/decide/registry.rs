@@ -114,10 +114,12 @@ fn encode(c: &Call) -> Result<Stage> {
         Some((None, v)) if v.word() == Some("target") => {
             rest.args.remove(0);
         }
-        _ => return Err(Error::invalid(format!(
+        _ => {
+            return Err(Error::invalid(format!(
             "{c}: expected encode(target, folds=5, smooth=auto, cols=all); target statistics are \
                  the encoding this stage makes"
-        ))),
+        )))
+        }
     }
     let p: EncodeParams = from_call(&rest)?;
     Ok(Stage::Encode(TargetEncode {

@@ -2,8 +2,8 @@
 //! `--categorical-cols merchant=target` (the others stay level codes for
 //! native splits), `--categorical target` with `COL=native`, and the spec
 //! form `encode(target, cols=[...])`; in fit, show, predict, evaluate, the
-//! streamed fit and the ONNX export, and the errors when a learner is left
-//! with a column it cannot split.
+//! streamed fit (at 1 and 2 threads) and the ONNX export, and the errors
+//! when a learner is left with a column it cannot split.
 
 mod common;
 
@@ -184,7 +184,12 @@ fn the_streamed_fit_encodes_the_same_columns_as_the_in_memory_fit() {
         let (ds, _) = read_path(&path, &opts).unwrap();
         assert_eq!(ds.target_statistics(), Some(&["shop".to_string()][..]));
         let s = build_strategy("under(beta=0.5)+forest(n=3)+correct").unwrap();
-        let whole = s.fit(&ds, 7).unwrap();
+        let on = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads);
+            pool.build().unwrap().install(|| s.fit(&ds, 7).unwrap())
+        };
+        let whole = on(1);
+        assert_eq!(whole, on(2), "the same fit at 1 and 2 threads");
         let (streamed, _, _) = rarity::stream::fit_file(&s.reading(&opts), &path, &opts, 7)
             .unwrap()
             .expect("streamed");

@@ -35,6 +35,8 @@ enum Op {
     Check,
     /// A number into slot `s`.
     Number(usize),
+    /// A level of slot `s` (interned once the whole line is read).
+    Level(usize),
     /// Anything else: the general path.
     Other,
 }
@@ -66,8 +68,10 @@ impl<'a> Plan<'a> {
                             && hints.get(s) == Some(&true));
                     if numeric {
                         Op::Number(s)
-                    } else {
+                    } else if slot.kind == Kind::Time {
                         Op::Other
+                    } else {
+                        Op::Level(s)
                     }
                 }
             })
@@ -215,17 +219,29 @@ fn parse_feature(
     Ok(unknown)
 }
 
-/// Parses the line starting at `text[0]` on the fast path: every feature
-/// field a plain decimal with no surrounding spaces, a non-empty label,
-/// skipped fields free of quotes, the right field count, then `\n`, `\r\n`
-/// or the end. Returns the label's byte range and the length of the line
-/// including its newline, or `None` to send the line to the general path.
+/// A level field of a line on the fast path: (source column, slot, byte
+/// range in the line).
+type LevelField = (usize, usize, (usize, usize));
+
+/// Parses the line starting at `text[0]` on the fast path: every numeric
+/// feature field a plain decimal with no surrounding spaces, a non-empty
+/// label and level fields, skipped fields free of quotes, the right field
+/// count, then `\n`, `\r\n` or the end. Returns the label's byte range and
+/// the length of the line including its newline, or `None` to send the line
+/// to the general path. Level fields are only found (into `levels`), not
+/// interned: a line sent to the general path leaves no level behind.
 #[inline]
-fn fast_line(text: &[u8], plan: &Plan, row: &mut [f64]) -> Option<((usize, usize), usize)> {
+fn fast_line(
+    text: &[u8],
+    plan: &Plan,
+    row: &mut [f64],
+    levels: &mut Vec<LevelField>,
+) -> Option<((usize, usize), usize)> {
     let width = plan.ops.len();
     let delim = plan.delimiter;
     let mut i = 0;
     let mut label = (0, 0);
+    levels.clear();
     for (j, op) in plan.ops.iter().enumerate() {
         match *op {
             Op::Number(s) => {
@@ -233,7 +249,7 @@ fn fast_line(text: &[u8], plan: &Plan, row: &mut [f64]) -> Option<((usize, usize
                 row[s] = v;
                 i += n;
             }
-            Op::Target | Op::Skip | Op::Check => {
+            Op::Target | Op::Skip | Op::Check | Op::Level(_) => {
                 let start = i;
                 while i < text.len() && !matches!(text[i], b'\n' | b'\r') && text[i] != delim {
                     i += 1;
@@ -247,8 +263,10 @@ fn fast_line(text: &[u8], plan: &Plan, row: &mut [f64]) -> Option<((usize, usize
                     // Possibly missing: the general path decides.
                     return None;
                 }
-                if *op == Op::Target {
-                    label = (start, i);
+                match *op {
+                    Op::Target => label = (start, i),
+                    Op::Level(s) => levels.push((j, s, (start, i))),
+                    _ => {}
                 }
             }
             Op::Other => return None,
@@ -300,11 +318,19 @@ fn parse_block(block: &[u8], lines_before: u64, plan: &Plan, part: &mut Block) -
     let mut pos = 0;
     let mut line_no = lines_before;
     let has_target = layout.target.is_some();
+    let mut levels = Vec::new();
     while pos < block.len() {
         line_no += 1;
         let text = &block[pos..];
-        match fast_line(text, plan, &mut row) {
+        match fast_line(text, plan, &mut row, &mut levels) {
             Some(((a, b), len)) => {
+                let mut unknown = false;
+                for &(j, s, (a, b)) in &levels {
+                    unknown |= parse_feature(&text[a..b], j, s, line_no, plan, &mut row, part)?;
+                }
+                if unknown {
+                    part.unknown_rows += 1;
+                }
                 if has_target {
                     let label = &text[a..b];
                     let id = if label == last.0 {

@@ -674,6 +674,50 @@ mod tests {
         );
     }
 
+    /// Level fields read on the fast path give what the record-by-record
+    /// path gives (a quote in the first line sends every line there):
+    /// trimmed levels, and none left behind by a line the fast path hands
+    /// over (a padded level) or by a row dropped for its missing label.
+    #[test]
+    fn fast_level_fields_read_as_the_general_path() {
+        let mut s = String::from("n,shop,class\n");
+        for i in 0..120_000 {
+            let shop = match i % 1000 {
+                3 => "  s3 ".to_string(),
+                500 => "only-dropped".to_string(),
+                _ => format!("s{}", i * 7919 % 613),
+            };
+            let class = if i % 1000 == 500 {
+                ""
+            } else {
+                ["a", "b"][i % 2]
+            };
+            s.push_str(&format!("{}.5,{shop},{class}\n", i % 89));
+        }
+        let opts = ReadOptions {
+            categorical: crate::data::read::Categorical::Native,
+            ..ReadOptions::default()
+        };
+        let fast = read_from(s.as_bytes(), "t", Format::Csv, 0, &opts).unwrap();
+        let quoted = s.replacen("\n0.5,", "\n\"0.5\",", 1);
+        let general = read_from(quoted.as_bytes(), "t", Format::Csv, 0, &opts).unwrap();
+        assert_eq!(fast.1.dropped_missing, 120);
+        assert_eq!(fast.0.schema(), general.0.schema());
+        assert_eq!(fast.0.n_rows(), general.0.n_rows());
+        for i in 0..fast.0.n_rows() {
+            assert_eq!(fast.0.row(i), general.0.row(i), "row {i}");
+            assert_eq!(fast.0.label(i), general.0.label(i), "row {i}");
+        }
+        let crate::data::ColumnEncoding::Categorical { levels, .. } = &fast.0.schema().encodings[1]
+        else {
+            panic!("shop is not categorical");
+        };
+        assert!(levels.iter().any(|l| l == "s3"));
+        assert!(!levels
+            .iter()
+            .any(|l| l.contains("dropped") || l.contains(' ')));
+    }
+
     #[test]
     fn one_hot_columns_decided_across_blocks() {
         // Column `c` is text only near the end; `n` has many numbers.

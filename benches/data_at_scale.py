@@ -28,7 +28,8 @@ import textwrap
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..")
-RARITY = os.path.join(ROOT, "target", "release", "rarity")
+# RARITY_BIN names another rarity binary (e.g. a previous build's, to compare).
+RARITY = os.environ.get("RARITY_BIN", os.path.join(ROOT, "target", "release", "rarity"))
 MODEL = "under(beta=0.005)+forest(n=100)+correct+threshold(priors)"
 
 

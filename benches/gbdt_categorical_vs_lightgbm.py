@@ -6,7 +6,7 @@ Usage (from the repository root; needs numpy, pandas, scikit-learn and lightgbm 
 
     cargo build --release
     nice python3 benches/gbdt_categorical_vs_lightgbm.py [--tables fraud,synthetic,keel]
-        [--rows 1000000] [--rounds 100] [--leaves 31] [--lr 0.1] [--repeat 1]
+        [--rows 1000000] [--rounds 100] [--leaves 31] [--lr 0.1] [--repeat 1] [--verbose]
         [--keel-dir ../shared/data/keel-raw]
 
 Tables:
@@ -33,10 +33,13 @@ max_cat_threshold=32, min_data_per_group=100, max_cat_to_onehot=4), which are ra
 Times are wall-clock seconds: LightGBM from the pandas table in memory (category dtype) to the
 test probabilities; rarity from the CSV files (`rarity fit`, then `rarity predict`), so its
 figure includes reading the CSVs, which LightGBM's does not. Ratio = LightGBM seconds / rarity
-seconds (above 1: rarity is faster). LightGBM runs with OMP_WAIT_POLICY=PASSIVE unless the
+seconds (above 1: rarity is faster). On a shared machine wall seconds include waiting for a
+core, so each side's CPU seconds are printed too (LightGBM: this process's CPU time over its
+side; rarity: its child processes' user + system time) with their ratio; rarity's fit and
+predict are also given apart (wall / CPU). LightGBM runs with OMP_WAIT_POLICY=PASSIVE unless the
 environment sets it. RARITY_BIN names another rarity binary (e.g. a previous build's).
 """
-import argparse, os, subprocess, tempfile, time
+import argparse, os, resource, subprocess, tempfile, time
 
 import numpy as np
 
@@ -77,9 +80,15 @@ def table(rows):
     return df
 
 
+def children_cpu():
+    """User + system CPU seconds of this process's finished children."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def lightgbm_side(train, test, cats, args):
     import lightgbm as lgb
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     xtr, xte = train.drop(columns="class").copy(), test.drop(columns="class").copy()
     for c in cats:
         xtr[c] = xtr[c].astype("category")
@@ -90,21 +99,25 @@ def lightgbm_side(train, test, cats, args):
     booster = lgb.train(params, lgb.Dataset(xtr, train["class"], categorical_feature=cats),
                         num_boost_round=args.rounds)
     p = booster.predict(xte)
-    return time.perf_counter() - t0, p
+    return time.perf_counter() - t0, time.process_time() - c0, p
 
 
 def rarity_side(train_csv, test_csv, cats, args):
     model, pred = train_csv + ".rarity", test_csv + ".pred.csv"
     spec = f"gbdt(rounds={args.rounds},learning_rate={args.lr},max_leaves={args.leaves})"
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), children_cpu()
     subprocess.run([RARITY, "fit", train_csv, "--target", "class", "--categorical", "native",
                     "--categorical-cols", ",".join(cats),
                     "-m", spec, "-o", model, "--threads", "2", "-q"], check=True)
+    t1, c1 = time.perf_counter(), children_cpu()
     subprocess.run([RARITY, "predict", model, test_csv, "-o", pred, "--threads", "2", "-q"],
                    check=True)
-    seconds = time.perf_counter() - t0
+    seconds, cpu = time.perf_counter() - t0, children_cpu() - c0
+    if args.verbose:
+        print(f"  rarity fit {t1 - t0:.2f} s wall / {c1 - c0:.2f} s CPU, predict "
+              f"{seconds - (t1 - t0):.2f} / {cpu - (c1 - c0):.2f}")
     import pandas as pd
-    return seconds, pd.read_csv(pred)["p_1"].to_numpy()
+    return seconds, cpu, pd.read_csv(pred)["p_1"].to_numpy()
 
 
 def fraud_table(rows):
@@ -165,8 +178,8 @@ def score(y, p):
 
 
 def both_sides(train, test, cats, args, base, peer=None, ours=None):
-    """The peer's and rarity's (seconds, probabilities) on one split (by default LightGBM's and
-    rarity's gbdt; the forest benchmark passes its own sides)."""
+    """The peer's and rarity's (wall seconds, CPU seconds, probabilities) on one split (by
+    default LightGBM's and rarity's gbdt)."""
     train_csv, test_csv = base + "-train.csv", base + "-test.csv"
     train.to_csv(train_csv, index=False)
     test.drop(columns="class").to_csv(test_csv, index=False)
@@ -179,15 +192,18 @@ def large(name, df, cats, args, settings, peer="lightgbm", sides=both_sides):
     from sklearn.model_selection import train_test_split
     train, test = train_test_split(df, test_size=0.2, stratify=df["class"], random_state=0)
     print(f"\n{name}: {len(df)} rows, {df['class'].mean():.4f} positives; {settings}")
-    print(f"{'side':10} {'seconds':>8} {'ROC AUC':>8} {'AP':>8}")
-    ratios = []
+    print(f"{'side':10} {'seconds':>8} {'CPU s':>8} {'ROC AUC':>8} {'AP':>8}")
+    ratios, cpu_ratios = [], []
     for _ in range(args.repeat):
-        (tl, pl), (tr, pr) = sides(train, test, cats, args, os.path.join(WORK, f"{name}-{len(df)}"))
-        for side, t, p in [(peer, tl, pl), ("rarity", tr, pr)]:
+        (tl, cl, pl), (tr, cr, pr) = sides(train, test, cats, args,
+                                           os.path.join(WORK, f"{name}-{len(df)}"))
+        for side, t, c, p in [(peer, tl, cl, pl), ("rarity", tr, cr, pr)]:
             auc, ap_ = score(test["class"], p)
-            print(f"{side:10} {t:8.2f} {auc:8.4f} {ap_:8.4f}")
+            print(f"{side:10} {t:8.2f} {c:8.2f} {auc:8.4f} {ap_:8.4f}")
         ratios.append(tl / tr)
-    print(f"speed ratio ({peer} s / rarity s), median of {len(ratios)}: {np.median(ratios):.2f}")
+        cpu_ratios.append(cl / cr)
+    print(f"speed ratio ({peer} s / rarity s), median of {len(ratios)}: wall "
+          f"{np.median(ratios):.2f}, CPU {np.median(cpu_ratios):.2f}")
 
 
 def keel(args, settings, peer="lightgbm", sides=both_sides):
@@ -196,7 +212,7 @@ def keel(args, settings, peer="lightgbm", sides=both_sides):
     from sklearn.model_selection import StratifiedKFold
     print(f"\nKEEL sets with nominal attributes, 5-fold CV; {settings}")
     print(f"{'set':14} {peer[:4] + ' AUC':>9} {'rarity':>8} {peer[:4] + ' AP':>8} {'rarity':>8}")
-    means, wins, seconds = [], [0, 0, 0, 0], [0.0, 0.0]
+    means, wins, seconds, cpu = [], [0, 0, 0, 0], [0.0, 0.0], [0.0, 0.0]
     for path in keel_sets(args.keel_dir):
         name = os.path.basename(path)[:-4]
         df, cats = keel_table(path)
@@ -204,10 +220,12 @@ def keel(args, settings, peer="lightgbm", sides=both_sides):
         per = []
         for k, (a, b) in enumerate(folds):
             train, test = df.iloc[a], df.iloc[b]
-            (tl, pl), (tr, pr) = sides(train, test, cats, args,
-                                       os.path.join(WORK, f"keel-{name}-{k}"))
+            (tl, cl, pl), (tr, cr, pr) = sides(train, test, cats, args,
+                                               os.path.join(WORK, f"keel-{name}-{k}"))
             seconds[0] += tl
             seconds[1] += tr
+            cpu[0] += cl
+            cpu[1] += cr
             per.append(score(test["class"], pl) + score(test["class"], pr))
         m = np.mean(per, axis=0)  # peer auc, peer ap, rarity auc, rarity ap
         means.append(m)
@@ -219,7 +237,8 @@ def keel(args, settings, peer="lightgbm", sides=both_sides):
     m = np.mean(means, axis=0)
     print(f"{'mean':14} {m[0]:9.4f} {m[2]:8.4f} {m[1]:8.4f} {m[3]:8.4f}")
     print(f"wins rarity/{peer}: AUC {wins[0]}/{wins[1]}, AP {wins[2]}/{wins[3]}; seconds "
-          f"{peer} {seconds[0]:.2f}, rarity {seconds[1]:.2f} (ratio {seconds[0] / seconds[1]:.2f})")
+          f"{peer} {seconds[0]:.2f}, rarity {seconds[1]:.2f} (ratio {seconds[0] / seconds[1]:.2f}); "
+          f"CPU s {peer} {cpu[0]:.2f}, rarity {cpu[1]:.2f} (ratio {cpu[0] / cpu[1]:.2f})")
 
 
 def main():
@@ -230,6 +249,7 @@ def main():
     ap.add_argument("--leaves", type=int, default=31)
     ap.add_argument("--lr", type=float, default=0.1)
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--verbose", action="store_true", help="rarity's fit and predict apart")
     ap.add_argument("--keel-dir", default=os.path.join(ROOT, "..", "shared", "data", "keel-raw"))
     args = ap.parse_args()
     os.makedirs(WORK, exist_ok=True)

@@ -35,6 +35,8 @@ enum Op {
     Check,
     /// A number into slot `s`.
     Number(usize),
+    /// A level of slot `s` (interned once the whole line is read).
+    Level(usize),
     /// Anything else: the general path.
     Other,
 }
@@ -66,8 +68,10 @@ impl<'a> Plan<'a> {
                             && hints.get(s) == Some(&true));
                     if numeric {
                         Op::Number(s)
-                    } else {
+                    } else if slot.kind == Kind::Time {
                         Op::Other
+                    } else {
+                        Op::Level(s)
                     }
                 }
             })
@@ -215,17 +219,29 @@ fn parse_feature(
     Ok(unknown)
 }
 
-/// Parses the line starting at `text[0]` on the fast path: every feature
-/// field a plain decimal with no surrounding spaces, a non-empty label,
-/// skipped fields free of quotes, the right field count, then `\n`, `\r\n`
-/// or the end. Returns the label's byte range and the length of the line
-/// including its newline, or `None` to send the line to the general path.
+/// A level field of a line on the fast path: (source column, slot, byte
+/// range in the line).
+type LevelField = (usize, usize, (usize, usize));
+
+/// Parses the line starting at `text[0]` on the fast path: every numeric
+/// feature field a plain decimal with no surrounding spaces, a non-empty
+/// label and level fields, skipped fields free of quotes, the right field
+/// count, then `\n`, `\r\n` or the end. Returns the label's byte range and
+/// the length of the line including its newline, or `None` to send the line
+/// to the general path. Level fields are only found (into `levels`), not
+/// interned: a line sent to the general path leaves no level behind.
 #[inline]
-fn fast_line(text: &[u8], plan: &Plan, row: &mut [f64]) -> Option<((usize, usize), usize)> {
+fn fast_line(
+    text: &[u8],
+    plan: &Plan,
+    row: &mut [f64],
+    levels: &mut Vec<LevelField>,
+) -> Option<((usize, usize), usize)> {
     let width = plan.ops.len();
     let delim = plan.delimiter;
     let mut i = 0;
     let mut label = (0, 0);
+    levels.clear();
     for (j, op) in plan.ops.iter().enumerate() {
         match *op {
             Op::Number(s) => {
@@ -233,7 +249,7 @@ fn fast_line(text: &[u8], plan: &Plan, row: &mut [f64]) -> Option<((usize, usize
                 row[s] = v;
                 i += n;
             }
-            Op::Target | Op::Skip | Op::Check => {
+            Op::Target | Op::Skip | Op::Check | Op::Level(_) => {
                 let start = i;
                 while i < text.len() && !matches!(text[i], b'\n' | b'\r') && text[i] != delim {
                     i += 1;
@@ -247,8 +263,10 @@ fn fast_line(text: &[u8], plan: &Plan, row: &mut [f64]) -> Option<((usize, usize
                     // Possibly missing: the general path decides.
                     return None;
                 }
-                if *op == Op::Target {
-                    label = (start, i);
+                match *op {
+                    Op::Target => label = (start, i),
+                    Op::Level(s) => levels.push((j, s, (start, i))),
+                    _ => {}
                 }
             }
             Op::Other => return None,
@@ -300,11 +318,19 @@ fn parse_block(block: &[u8], lines_before: u64, plan: &Plan, part: &mut Block) -
     let mut pos = 0;
     let mut line_no = lines_before;
     let has_target = layout.target.is_some();
+    let mut levels = Vec::new();
     while pos < block.len() {
         line_no += 1;
         let text = &block[pos..];
-        match fast_line(text, plan, &mut row) {
+        match fast_line(text, plan, &mut row, &mut levels) {
             Some(((a, b), len)) => {
+                let mut unknown = false;
+                for &(j, s, (a, b)) in &levels {
+                    unknown |= parse_feature(&text[a..b], j, s, line_no, plan, &mut row, part)?;
+                }
+                if unknown {
+                    part.unknown_rows += 1;
+                }
                 if has_target {
                     let label = &text[a..b];
                     let id = if label == last.0 {
@@ -646,6 +672,50 @@ mod tests {
                 (299_999 % 13) as f64 / 1000.0
             ]
         );
+    }
+
+    /// Level fields read on the fast path give what the record-by-record
+    /// path gives (a quote in the first line sends every line there):
+    /// trimmed levels, and none left behind by a line the fast path hands
+    /// over (a padded level) or by a row dropped for its missing label.
+    #[test]
+    fn fast_level_fields_read_as_the_general_path() {
+        let mut s = String::from("n,shop,class\n");
+        for i in 0..120_000 {
+            let shop = match i % 1000 {
+                3 => "  s3 ".to_string(),
+                500 => "only-dropped".to_string(),
+                _ => format!("s{}", i * 7919 % 613),
+            };
+            let class = if i % 1000 == 500 {
+                ""
+            } else {
+                ["a", "b"][i % 2]
+            };
+            s.push_str(&format!("{}.5,{shop},{class}\n", i % 89));
+        }
+        let opts = ReadOptions {
+            categorical: crate::data::read::Categorical::Native,
+            ..ReadOptions::default()
+        };
+        let fast = read_from(s.as_bytes(), "t", Format::Csv, 0, &opts).unwrap();
+        let quoted = s.replacen("\n0.5,", "\n\"0.5\",", 1);
+        let general = read_from(quoted.as_bytes(), "t", Format::Csv, 0, &opts).unwrap();
+        assert_eq!(fast.1.dropped_missing, 120);
+        assert_eq!(fast.0.schema(), general.0.schema());
+        assert_eq!(fast.0.n_rows(), general.0.n_rows());
+        for i in 0..fast.0.n_rows() {
+            assert_eq!(fast.0.row(i), general.0.row(i), "row {i}");
+            assert_eq!(fast.0.label(i), general.0.label(i), "row {i}");
+        }
+        let crate::data::ColumnEncoding::Categorical { levels, .. } = &fast.0.schema().encodings[1]
+        else {
+            panic!("shop is not categorical");
+        };
+        assert!(levels.iter().any(|l| l == "s3"));
+        assert!(!levels
+            .iter()
+            .any(|l| l.contains("dropped") || l.contains(' ')));
     }
 
     #[test]

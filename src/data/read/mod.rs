@@ -479,15 +479,17 @@ impl Sink for Gather<'_, '_> {
         for i in 0..block.labels.len() {
             let raw = block.labels[i] as usize;
             if raw >= class_of.len() {
-                let names = self.collector.label_names();
-                class_of.extend(names[class_of.len()..].iter().map(|n| counts.class_of(n)));
+                let labels = self.collector.labels();
+                class_of.extend(
+                    (class_of.len()..labels.len()).map(|r| counts.class_of(labels.name(r))),
+                );
             }
             let class = class_of[raw].ok_or_else(|| {
                 Error::data(format!(
                     "{}: the label '{}' was not there when the classes were counted; \
                      did the file change between the two passes?",
                     counts.report.source,
-                    self.collector.label_names()[raw]
+                    self.collector.label_name(raw)
                 ))
             })?;
             let times = keep(class as usize);
@@ -529,7 +531,6 @@ impl ClassCounts {
     fn class_of(&self, label: &str) -> Option<u32> {
         self.labels
             .names()
-            .iter()
             .position(|n| n == label)
             .map(|r| self.class_of_raw[r])
     }

@@ -691,10 +691,10 @@ impl Block {
         self.dropped = 0;
         self.lines = 0;
         self.bytes = 0;
-        self.label_dict = Interner::default();
-        self.level_dicts.clear();
+        self.label_dict.clear();
         self.level_dicts
             .resize_with(layout.slots.len(), Interner::default);
+        self.level_dicts.iter_mut().for_each(Interner::clear);
         self.numeric.clear();
         self.numeric.resize(layout.slots.len(), false);
         self.unknown.clear();
@@ -738,8 +738,7 @@ impl Block {
             Some(c) if slot.kind == Kind::NumberOrCategory => {
                 // Decided once, when the column first has too many levels
                 // to be anything but numbers or categories.
-                let names = self.level_dicts[s].names();
-                if c as usize == MAX_LEVELS && all_numbers(names, layout.decimal) {
+                if c as usize == MAX_LEVELS && all_numbers(&self.level_dicts[s], layout.decimal) {
                     LevelOutcome::Overflow
                 } else {
                     LevelOutcome::Code(c)
@@ -763,16 +762,18 @@ impl Block {
     /// column with too many distinct values to be categorical); fails if
     /// one is not a number.
     pub(crate) fn convert_to_numbers(&mut self, layout: &Layout, s: usize) -> Result<()> {
-        let names = self.level_dicts[s].names().to_vec();
-        let values = level_numbers(layout, s, &names)?;
-        let m = layout.slots.len();
-        for v in self.x.iter_mut().skip(s).step_by(m) {
-            if let Some(c) = code_of(*v) {
-                *v = values[c as usize];
+        // No levels, no codes (a slot parsed as numbers from the start).
+        if self.level_dicts[s].len() > 0 {
+            let values = level_numbers(layout, s, &self.level_dicts[s])?;
+            let m = layout.slots.len();
+            for v in self.x.iter_mut().skip(s).step_by(m) {
+                if let Some(c) = code_of(*v) {
+                    *v = values[c as usize];
+                }
             }
+            self.level_dicts[s].clear();
         }
         self.numeric[s] = true;
-        self.level_dicts[s] = Interner::default();
         Ok(())
     }
 }
@@ -795,9 +796,9 @@ pub(crate) enum LevelOutcome {
 }
 
 /// The numbers the level texts of slot `s` are; fails on one that is not.
-fn level_numbers(layout: &Layout, s: usize, names: &[String]) -> Result<Vec<f64>> {
+fn level_numbers(layout: &Layout, s: usize, names: &Interner) -> Result<Vec<f64>> {
     names
-        .iter()
+        .names()
         .map(|t| match number(t.trim().as_bytes(), layout.decimal) {
             Ok(Some(v)) => Ok(v),
             _ => Err(layout.too_many_levels(s, Some(t))),
@@ -806,9 +807,9 @@ fn level_numbers(layout: &Layout, s: usize, names: &[String]) -> Result<Vec<f64>
 }
 
 /// Whether every level text of a slot is a number.
-fn all_numbers(names: &[String], decimal: u8) -> bool {
+fn all_numbers(names: &Interner, decimal: u8) -> bool {
     names
-        .iter()
+        .names()
         .all(|t| matches!(number(t.trim().as_bytes(), decimal), Ok(Some(_))))
 }
 
@@ -863,9 +864,9 @@ impl<'a> Collector<'a> {
         &self.numeric
     }
 
-    /// The label values seen so far (global ids index it).
-    pub(crate) fn label_names(&self) -> &[String] {
-        self.labels.names()
+    /// The label value of global id `id`.
+    pub(crate) fn label_name(&self, id: usize) -> &str {
+        self.labels.name(id)
     }
 
     /// The global labels with their counts.
@@ -875,7 +876,7 @@ impl<'a> Collector<'a> {
 
     /// Maps `b`'s labels and levels to the global ids (in place).
     pub(crate) fn globalise(&mut self, b: &mut Block) -> Result<()> {
-        let map = self.labels.merge(std::mem::take(&mut b.label_dict));
+        let map = self.labels.merge(&b.label_dict);
         b.labels.iter_mut().for_each(|l| *l = map[*l as usize]);
         let m = self.layout.slots.len();
         for s in 0..m {
@@ -892,9 +893,7 @@ impl<'a> Collector<'a> {
                 }
                 continue;
             }
-            let local = std::mem::take(&mut b.level_dicts[s]);
-            let names = local.names().to_vec();
-            let map = self.levels[s].merge(local);
+            let map = self.levels[s].merge(&b.level_dicts[s]);
             let settled = match slot.kind {
                 Kind::Group | Kind::Category => true,
                 Kind::NumberOrCategory => self.text[s],
@@ -902,7 +901,7 @@ impl<'a> Collector<'a> {
             };
             if self.levels[s].len() > MAX_LEVELS && !settled {
                 if slot.kind == Kind::NumberOrCategory
-                    && !all_numbers(self.levels[s].names(), self.layout.decimal)
+                    && !all_numbers(&self.levels[s], self.layout.decimal)
                 {
                     self.text[s] = true;
                     globalise_codes(b, m, s, &map);
@@ -911,11 +910,7 @@ impl<'a> Collector<'a> {
                 if slot.kind != Kind::Either {
                     return Err(self.layout.too_many_levels(s, None));
                 }
-                // Put the block's codes back to read them as numbers.
-                b.level_dicts[s] = Interner::default();
-                for n in &names {
-                    b.level_dicts[s].intern(n.as_bytes());
-                }
+                // The block's codes are read as numbers.
                 self.go_numeric(s)?;
                 b.convert_to_numbers(self.layout, s)?;
                 continue;
@@ -929,7 +924,7 @@ impl<'a> Collector<'a> {
 
     /// Turns the global codes of slot `s` into numbers.
     fn go_numeric(&mut self, s: usize) -> Result<()> {
-        let values = level_numbers(self.layout, s, self.levels[s].names())?;
+        let values = level_numbers(self.layout, s, &self.levels[s])?;
         let m = self.layout.slots.len();
         for v in self.x.iter_mut().skip(s).step_by(m) {
             if let Some(c) = code_of(*v) {
@@ -937,7 +932,7 @@ impl<'a> Collector<'a> {
             }
         }
         self.numeric[s] = true;
-        self.levels[s] = Interner::default();
+        self.levels[s].clear();
         Ok(())
     }
 
@@ -988,17 +983,11 @@ impl<'a> Collector<'a> {
         let labels = classes.unwrap_or(&self.labels);
         let (class_names, class_of) = labels.classes(positive)?;
         // Global raw ids of this collection -> class ids, by label text.
-        let by_name: HashMap<&str, u32> = labels
-            .names()
-            .iter()
-            .zip(&class_of)
-            .map(|(n, &c)| (n.as_str(), c))
-            .collect();
+        let by_name: HashMap<&str, u32> = labels.names().zip(class_of.iter().copied()).collect();
         let map: Vec<u32> = self
             .labels
             .names()
-            .iter()
-            .map(|n| by_name.get(n.as_str()).copied().unwrap_or(0))
+            .map(|n| by_name.get(n).copied().unwrap_or(0))
             .collect();
         let y: Vec<u32> = self.y.iter().map(|&r| map[r as usize]).collect();
         let mut x = self.x;
@@ -1055,7 +1044,7 @@ fn encode_slots(
         let free =
             slot.fixed.is_none() && !matches!(slot.kind, Kind::Number | Kind::Time) && !numeric[s];
         if slot.kind == Kind::Group && free {
-            group_numbers(x, m, s, levels[s].names(), layout.decimal);
+            group_numbers(x, m, s, &levels[s], layout.decimal);
             encodings.push(ColumnEncoding::Numeric {
                 name: slot.name.clone(),
             });
@@ -1065,10 +1054,10 @@ fn encode_slots(
         let either = matches!(slot.kind, Kind::Either | Kind::NumberOrCategory);
         if matches!(slot.kind, Kind::Number | Kind::Time)
             || numeric[s]
-            || (either && all_numbers(levels[s].names(), layout.decimal))
+            || (either && all_numbers(&levels[s], layout.decimal))
         {
             if free {
-                let values = level_numbers(layout, s, levels[s].names())?;
+                let values = level_numbers(layout, s, &levels[s])?;
                 for v in x.iter_mut().skip(s).step_by(m) {
                     if let Some(c) = code_of(*v) {
                         *v = values[c as usize];
@@ -1082,7 +1071,7 @@ fn encode_slots(
             continue;
         }
         if free && matches!(slot.kind, Kind::Category | Kind::NumberOrCategory) {
-            encodings.push(sorted_codes(x, m, s, &slot.name, levels[s].names()));
+            encodings.push(sorted_codes(x, m, s, &slot.name, &levels[s]));
             outputs.push(Output::Code(s));
             continue;
         }
@@ -1095,9 +1084,8 @@ fn encode_slots(
         } else {
             let mut v: Vec<(String, u32)> = levels[s]
                 .names()
-                .iter()
                 .enumerate()
-                .map(|(i, l)| (l.clone(), i as u32))
+                .map(|(i, l)| (l.to_string(), i as u32))
                 .collect();
             v.sort();
             v
@@ -1118,19 +1106,17 @@ fn encode_slots(
 /// texts are when all are, else each text's rank among the sorted distinct
 /// texts (so the values depend on the texts only, not on the order rows
 /// came in).
-fn group_numbers(x: &mut [f64], m: usize, s: usize, names: &[String], decimal: u8) {
+fn group_numbers(x: &mut [f64], m: usize, s: usize, names: &Interner, decimal: u8) {
     let numbers: Option<Vec<f64>> = names
-        .iter()
+        .names()
         .map(|t| number(t.trim().as_bytes(), decimal).ok().flatten())
         .collect();
     let values = if let Some(numbers) = numbers {
         numbers
     } else {
-        let mut order: Vec<usize> = (0..names.len()).collect();
-        order.sort_unstable_by(|&a, &b| names[a].cmp(&names[b]));
         let mut rank = vec![0.0; names.len()];
-        for (r, &c) in order.iter().enumerate() {
-            rank[c] = r as f64;
+        for (r, &c) in names.sorted_ids().iter().enumerate() {
+            rank[c as usize] = r as f64;
         }
         rank
     };
@@ -1142,15 +1128,14 @@ fn group_numbers(x: &mut [f64], m: usize, s: usize, names: &[String], decimal: u
 }
 
 /// Renumbers the global level codes of categorical slot `s` (rows of `m`
-/// values in `x`; `names[c]` is code `c`'s text) by the sorted order of the
+/// values in `x`; `names` gives code `c`'s text) by the sorted order of the
 /// texts, so codes do not depend on the order rows came in; returns the
 /// slot's encoding.
-fn sorted_codes(x: &mut [f64], m: usize, s: usize, name: &str, names: &[String]) -> ColumnEncoding {
-    let mut order: Vec<usize> = (0..names.len()).collect();
-    order.sort_unstable_by(|&a, &b| names[a].cmp(&names[b]));
+fn sorted_codes(x: &mut [f64], m: usize, s: usize, name: &str, names: &Interner) -> ColumnEncoding {
+    let order = names.sorted_ids();
     let mut rank = vec![0u32; names.len()];
     for (r, &c) in order.iter().enumerate() {
-        rank[c] = r as u32;
+        rank[c as usize] = r as u32;
     }
     for v in x.iter_mut().skip(s).step_by(m.max(1)) {
         if let Some(c) = code_of(*v) {
@@ -1159,7 +1144,10 @@ fn sorted_codes(x: &mut [f64], m: usize, s: usize, name: &str, names: &[String])
     }
     ColumnEncoding::Categorical {
         name: name.to_string(),
-        levels: order.into_iter().map(|c| names[c].clone()).collect(),
+        levels: order
+            .iter()
+            .map(|&c| names.name(c as usize).to_string())
+            .collect(),
     }
 }
 

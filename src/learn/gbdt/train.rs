@@ -327,7 +327,10 @@ pub(super) fn fit(cfg: &Gbdt, bins: &Binned, view: &View<'_>, rng: &mut Rng) -> 
                     f[p as usize * o + j] += values[leaf];
                 }
             }
-            let others = (0..m_train).filter(|&p| !in_bag[p]).chain(m_train..m_all);
+            // Rows out of the round's sample (none without one), then the
+            // validation rows.
+            let out_of_bag = if sample.is_some() { 0..m_train } else { 0..0 };
+            let others = out_of_bag.filter(|&p| !in_bag[p]).chain(m_train..m_all);
             for p in others {
                 f[p * o + j] += values[grown.leaf_of(&setup.codes, p)];
             }

@@ -93,7 +93,8 @@ def rarity_cv(exe, base, d, spec):
                        capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError(r.stderr.strip() or f"exit {r.returncode}")
-    return np.fromfile(out, dtype="<f8")
+    # The bench writes every class's probability (two a row here): keep class 1's.
+    return np.fromfile(out, dtype="<f8").reshape(-1, 2)[:, 1]
 
 
 def scores(y, folds, p):

@@ -29,6 +29,21 @@ fn softplus(z: f64) -> f64 {
     }
 }
 
+/// The gradient and hessian of the two-class log loss at score `z` for a
+/// row of the second class (`pos`) or the first, with weight `w`.
+#[inline(always)]
+fn binary_gradients(z: f64, pos: bool, w: f64) -> (f64, f64) {
+    // With e = exp(-|F|), q = e / (1 + e) is the smaller of p and 1 - p,
+    // and p (1 - p) = e / (1 + e)^2: no cancellation in either tail.
+    let e = (-z.abs()).exp();
+    let q = e / (1.0 + e);
+    let (p, not_p) = if z >= 0.0 { (1.0 - q, q) } else { (q, 1.0 - q) };
+    (
+        w * if pos { -not_p } else { p },
+        w * e / ((1.0 + e) * (1.0 + e)),
+    )
+}
+
 /// The loss of a model with `outputs` raw scores per row: 1 (two classes,
 /// the score of the second) or one per class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,15 +73,7 @@ impl Loss {
     /// raw scores `f`, for true class `y` and weight `w`, into `g` and `h`.
     pub fn row_gradients(&self, f: &[f64], y: usize, w: f64, g: &mut [f64], h: &mut [f64]) {
         if self.outputs == 1 {
-            // With e = exp(-|F|), q = e / (1 + e) is the smaller of p and
-            // 1 - p, and p (1 - p) = e / (1 + e)^2: no cancellation in
-            // either tail.
-            let z = f[0];
-            let e = (-z.abs()).exp();
-            let q = e / (1.0 + e);
-            let (p, not_p) = if z >= 0.0 { (1.0 - q, q) } else { (q, 1.0 - q) };
-            g[0] = w * if y == 1 { -not_p } else { p };
-            h[0] = w * e / ((1.0 + e) * (1.0 + e));
+            (g[0], h[0]) = binary_gradients(f[0], y == 1, w);
         } else {
             let m = f.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
             let mut s = 0.0;
@@ -89,6 +96,21 @@ impl Loss {
     /// the result does not depend on the thread count.
     pub fn gradients(&self, f: &[f64], y: &[u16], w: &[f64], g: &mut [f32], h: &mut [f32]) {
         let o = self.outputs;
+        if o == 1 {
+            // Two classes: one score a row, no per-row buffers.
+            g.par_chunks_mut(CHUNK)
+                .zip(h.par_chunks_mut(CHUNK))
+                .enumerate()
+                .for_each(|(c, (gc, hc))| {
+                    let first = c * CHUNK;
+                    for (j, (gr, hr)) in gc.iter_mut().zip(hc.iter_mut()).enumerate() {
+                        let i = first + j;
+                        let (gv, hv) = binary_gradients(f[i], y[i] == 1, w[i]);
+                        (*gr, *hr) = (gv as f32, hv as f32);
+                    }
+                });
+            return;
+        }
         g.par_chunks_mut(CHUNK * o)
             .zip(h.par_chunks_mut(CHUNK * o))
             .enumerate()

@@ -12,7 +12,7 @@
 
 use rand::RngExt;
 
-use super::grow::{Bag, Gradients, Grower, Setup};
+use super::grow::{Bag, Gradients, Grower, Grown, Setup};
 use super::hist::{Codes, Layout};
 use super::loss::Loss;
 use super::model::GbdtModel;
@@ -247,6 +247,32 @@ fn validation_loss(
     sum / sw
 }
 
+/// Adds a grown tree's values to output `j` of the `o` scores a row in `f`:
+/// the rows it was grown on from its leaves' ranges, the others (out of the
+/// round's sample `in_bag` when there is one, then the validation rows
+/// `validation`) by walking it.
+fn add_tree(
+    f: &mut [f64],
+    (o, j): (usize, usize),
+    grown: &Grown,
+    grower: &Grower,
+    setup: &Setup,
+    in_bag: Option<&[bool]>,
+    validation: std::ops::Range<usize>,
+) {
+    let values = &grown.tree.values;
+    for (leaf, &(s, e)) in grown.ranges.iter().enumerate() {
+        for &p in &grower.positions()[s..e] {
+            f[p as usize * o + j] += values[leaf];
+        }
+    }
+    let in_bag = in_bag.unwrap_or(&[]);
+    let out_of_bag = (0..in_bag.len()).filter(|&p| !in_bag[p]);
+    for p in out_of_bag.chain(validation) {
+        f[p * o + j] += values[grown.leaf_of(&setup.codes, p)];
+    }
+}
+
 /// Fits the model on `view`, whose dataset `bins` was built from.
 pub(super) fn fit(cfg: &Gbdt, bins: &Binned, view: &View<'_>, rng: &mut Rng) -> Result<GbdtModel> {
     let d = view.data().n_features();
@@ -321,16 +347,16 @@ pub(super) fn fit(cfg: &Gbdt, bins: &Binned, view: &View<'_>, rng: &mut Rng) -> 
                 copies: copies.as_deref(),
             };
             let grown = grower.grow(&setup, bag, &grad, &features);
-            let values = &grown.tree.values;
-            for (leaf, &(s, e)) in grown.ranges.iter().enumerate() {
-                for &p in &grower.positions()[s..e] {
-                    f[p as usize * o + j] += values[leaf];
-                }
-            }
-            let others = (0..m_train).filter(|&p| !in_bag[p]).chain(m_train..m_all);
-            for p in others {
-                f[p * o + j] += values[grown.leaf_of(&setup.codes, p)];
-            }
+            let in_bag = sample.is_some().then_some(&in_bag[..]);
+            add_tree(
+                &mut f,
+                (o, j),
+                &grown,
+                &grower,
+                &setup,
+                in_bag,
+                m_train..m_all,
+            );
             model.trees.push(grown.tree);
         }
         if cfg.early_stopping > 0 {

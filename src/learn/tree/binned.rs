@@ -98,36 +98,38 @@ pub struct Binned {
     ident: usize,
 }
 
+/// The value whose [`key`] is `k` (`-0.0` comes back as `0.0`).
+fn value_of(k: u64) -> f64 {
+    f64::from_bits(if k >> 63 == 1 { k & !(1 << 63) } else { !k })
+}
+
 /// Bins one feature: each row's code, and each bin's smallest and largest
-/// value. `values` must be finite.
+/// value. `values` must be finite. Only the keys are sorted (not the rows
+/// with them: half the bytes to move); each row's code is then found among
+/// the bins' largest keys.
 fn bin_feature(values: &[f64], max_bins: usize) -> BinnedFeature {
     let n = values.len();
-    let mut keyed: Vec<(u64, u32)> = values
-        .iter()
-        .enumerate()
-        .map(|(i, &v)| (key(v), i as u32))
-        .collect();
-    keyed.sort_unstable();
-    let distinct = 1 + keyed.windows(2).filter(|w| w[0].0 != w[1].0).count();
-    let mut codes = vec![0u8; n];
-    let (mut lo, mut hi) = (Vec::new(), Vec::new());
+    let keys: Vec<u64> = values.iter().map(|&v| key(v)).collect();
+    let mut sorted = keys.clone();
+    sorted.sort_unstable();
+    let distinct = 1 + sorted.windows(2).filter(|w| w[0] != w[1]).count();
+    let (mut lo, mut hi, mut last) = (Vec::new(), Vec::new(), Vec::new());
     let mut bin = 0usize;
     let mut j = 0;
     while j < n {
-        // One run of equal values: rows keyed[j..e].
+        // One run of equal values: sorted[j..e].
         let mut e = j + 1;
-        while e < n && keyed[e].0 == keyed[j].0 {
+        while e < n && sorted[e] == sorted[j] {
             e += 1;
         }
-        let v = values[keyed[j].1 as usize] + 0.0;
+        let v = value_of(sorted[j]);
         if lo.len() == bin {
             lo.push(v);
             hi.push(v);
+            last.push(sorted[j]);
         }
         hi[bin] = v;
-        for &(_, row) in &keyed[j..e] {
-            codes[row as usize] = bin as u8;
-        }
+        last[bin] = sorted[j];
         // Close the bin once it reaches its share of the rows: one value per
         // bin when they fit, else bin b ends at the first run whose cumulative
         // count reaches (b + 1) n / max_bins. As the cumulative count before
@@ -137,6 +139,11 @@ fn bin_feature(values: &[f64], max_bins: usize) -> BinnedFeature {
         }
         j = e;
     }
+    // A row's bin is the first whose largest key is not below its key.
+    let codes = keys
+        .iter()
+        .map(|&k| last.partition_point(|&l| l < k) as u8)
+        .collect();
     (Codes::Narrow(codes), lo, hi, None)
 }
 

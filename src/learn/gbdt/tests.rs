@@ -450,6 +450,60 @@ fn the_flat_walk_scores_bit_identical_to_the_tree_walk() {
     }
 }
 
+#[test]
+fn set_splits_walk_in_lanes_bit_identical_to_the_tree_walk() {
+    // Two categorical features (40 and 300 levels: one- and two-byte
+    // bins) and a numeric one, two and three classes; scoring rows hold
+    // levels, NaN, unseen and fractional codes, every block length around
+    // the groups of 8.
+    use crate::data::{ColumnEncoding, Schema};
+    for k in [2, 3] {
+        let mut r = crate::rng::stream(11, k as u64);
+        let (mut x, mut y) = (Vec::new(), Vec::new());
+        for _ in 0..3000 {
+            let (a, b) = (r.random_range(0..40u32), r.random_range(0..300u32));
+            let z: f64 = r.random();
+            x.extend([a as f64, b as f64, z]);
+            let s = (a % 3 == 0) as u32 + (b % 7 < 2) as u32 + (z > 0.8) as u32;
+            y.push(s.min(k as u32 - 1));
+        }
+        let names = vec!["a".into(), "b".into(), "z".into()];
+        let mut schema = Schema::numeric(names, (0..k).map(|c| c.to_string()).collect());
+        for (j, levels) in [(0, 40), (1, 300)] {
+            schema.encodings[j] = ColumnEncoding::Categorical {
+                name: ["a", "b"][j].into(),
+                levels: (0..levels).map(|l| format!("l{l}")).collect(),
+            };
+        }
+        let data = Dataset::new(x.clone(), y, schema).unwrap();
+        let g = Gbdt {
+            rounds: 30,
+            max_leaves: 15,
+            min_samples_leaf: 5,
+            ..Gbdt::default()
+        };
+        let model = fit(&g, &data);
+        let m = gbdt_of(&model);
+        assert!(m.trees().iter().any(GbdtTree::has_sets), "k={k}: set splits");
+        let w = m.walk.as_ref().expect("a set model has its lane walk");
+        assert!(!w.batched(), "set models have no batch layout");
+        let odd = [f64::NAN, 400.0, -1.0, 2.5, 39.0, 299.0];
+        for (i, v) in odd.iter().enumerate() {
+            x[i * 3 + i % 2] = *v;
+        }
+        let n = x.len() / 3;
+        for rows in [1, 7, 8, 9, 63, 64, 65, 200, n] {
+            let block = &x[..rows * 3];
+            let fast = m.scores(block, rows);
+            let slow = m.scores_by_tree(block);
+            assert_eq!(fast.len(), slow.len());
+            for (i, (a, b)) in fast.iter().zip(&slow).enumerate() {
+                assert_eq!(a.to_bits(), b.to_bits(), "k={k} rows={rows} score {i}");
+            }
+        }
+    }
+}
+
 /// Thresholds and values where `<=` is delicate: signed zeros, infinities,
 /// neighbours, the smallest normal.
 const EDGES: [f64; 10] = [

@@ -15,14 +15,18 @@
 //! against the model's thresholds, each split deciding 64 rows at once),
 //! when the trees fit it; one row and small blocks keep the walk above.
 //!
-//! A model with categorical (set) splits has no layout here: its rows walk
-//! the model's trees one row at a time ([`GbdtTree::leaf`]).
+//! A categorical (set) split keeps its level set beside the nodes: its
+//! node's feature carries [`SET`] and its threshold's bits the set's index,
+//! and a lane's step asks the set whether the row's level is in it (a
+//! model without sets walks without that test). A model with sets has no
+//! batch layout: its blocks walk in lanes.
 //!
 //! Either way each row adds its trees' values in tree order to its initial
 //! scores, so the scores are bit-identical to a walk of the model's
 //! [`GbdtTree`]s one row at a time.
 
 use super::tree::GbdtTree;
+use crate::learn::tree::CatSet;
 
 mod batch;
 
@@ -35,9 +39,14 @@ const LANES: usize = 8;
 /// first-level cache: 64 rows of 30 features are 15 KB).
 const BLOCK: usize = batch::ROWS;
 
+/// The flag of a set split's feature: the node sends the rows whose level
+/// is in set `threshold.to_bits()` left.
+const SET: u32 = 1 << 31;
+
 /// One node: a split sends `x[feature] <= threshold` to `left` and the rest
-/// (NaN included) to `right`; a leaf has both children equal to itself and
-/// its value in `threshold`.
+/// (NaN included) to `right` (a set split, its feature flagged [`SET`]: the
+/// rows whose level is in its set); a leaf has both children equal to
+/// itself and its value in `threshold`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Flat {
     threshold: f64,
@@ -54,6 +63,8 @@ pub(super) struct Walk {
     /// Per tree: its first node and its number of split nodes (the local
     /// index of its first leaf).
     trees: Vec<(usize, usize)>,
+    /// The level sets of the set splits.
+    sets: Vec<CatSet>,
     /// The batch layout of the same trees, when they fit it.
     batch: Option<Batch>,
 }
@@ -67,11 +78,8 @@ impl Walk {
     /// without checks; the walk ends because children lie after their
     /// parents.
     pub(super) fn new(trees: &[GbdtTree], n_features: usize) -> Option<Walk> {
-        if trees.iter().any(GbdtTree::has_sets) {
-            // Set splits walk the model's trees one row at a time.
-            return None;
-        }
         let mut nodes = Vec::new();
+        let mut sets = Vec::new();
         let mut starts = Vec::with_capacity(trees.len());
         for tree in trees {
             let (splits, leaves) = (tree.nodes.len(), tree.values.len());
@@ -81,12 +89,19 @@ impl Walk {
             starts.push((nodes.len(), splits));
             for (i, n) in tree.nodes.iter().enumerate() {
                 let child = |c: i32| Some(local_child(c, i, splits, leaves)? as u16);
-                if n.feature as usize >= n_features {
+                if n.feature as usize >= n_features || n.feature & SET != 0 {
                     return None;
                 }
+                let (feature, threshold) = match tree.set(i) {
+                    Some(set) => {
+                        sets.push(set.clone());
+                        (n.feature | SET, f64::from_bits(sets.len() as u64 - 1))
+                    }
+                    None => (n.feature, n.threshold),
+                };
                 nodes.push(Flat {
-                    threshold: n.threshold,
-                    feature: n.feature,
+                    threshold,
+                    feature,
                     left: child(n.left)?,
                     right: child(n.right)?,
                 });
@@ -101,11 +116,16 @@ impl Walk {
                 });
             }
         }
+        let batch = match sets.is_empty() {
+            true => Batch::new(trees, n_features),
+            false => None,
+        };
         Some(Walk {
             n_features,
             nodes,
             trees: starts,
-            batch: Batch::new(trees, n_features),
+            sets,
+            batch,
         })
     }
 
@@ -138,49 +158,87 @@ impl Walk {
                 batch.add(&x[first * d..end * d], d, o, &mut f[first * o..end * o], s);
                 continue;
             }
-            for (t, &(start, splits)) in self.trees.iter().enumerate() {
-                let nodes = &self.nodes[start..start + 2 * splits + 1];
-                let j = t % o;
-                let mut r = first;
-                while r + LANES <= end {
-                    let v = lanes::<LANES>(nodes, splits, x, d, std::array::from_fn(|l| r + l));
-                    for (l, v) in v.into_iter().enumerate() {
-                        f[(r + l) * o + j] += v;
-                    }
-                    r += LANES;
-                }
-                for r in r..end {
-                    f[r * o + j] += lanes::<1>(nodes, splits, x, d, [r])[0];
-                }
+            let rows = first..end;
+            match self.sets.is_empty() {
+                true => self.add_block::<false>(x, d, o, rows, f),
+                false => self.add_block::<true>(x, d, o, rows, f),
             }
         }
         true
     }
+
+    /// Adds every tree's leaf value to the scores of rows `rows` of `x`,
+    /// [`LANES`] rows at a time (`SETS`: the trees have set splits).
+    fn add_block<const SETS: bool>(
+        &self,
+        x: &[f64],
+        d: usize,
+        o: usize,
+        rows: std::ops::Range<usize>,
+        f: &mut [f64],
+    ) {
+        for (t, &(start, splits)) in self.trees.iter().enumerate() {
+            let tree = Tree {
+                nodes: &self.nodes[start..start + 2 * splits + 1],
+                splits,
+                sets: &self.sets,
+            };
+            let j = t % o;
+            let mut r = rows.start;
+            while r + LANES <= rows.end {
+                let v = lanes::<LANES, SETS>(&tree, x, d, std::array::from_fn(|l| r + l));
+                for (l, v) in v.into_iter().enumerate() {
+                    f[(r + l) * o + j] += v;
+                }
+                r += LANES;
+            }
+            for r in r..rows.end {
+                f[r * o + j] += lanes::<1, SETS>(&tree, x, d, [r])[0];
+            }
+        }
+    }
 }
 
-/// The leaf values of rows `rows` of `x` in the tree `nodes` whose first
-/// leaf is `splits`.
-#[inline(always)]
-fn lanes<const L: usize>(
-    nodes: &[Flat],
+/// One tree of a layout: its nodes (splits, then leaves from `splits`) and
+/// the layout's level sets.
+struct Tree<'a> {
+    nodes: &'a [Flat],
     splits: usize,
+    sets: &'a [CatSet],
+}
+
+/// The leaf values of rows `rows` of `x` in `tree` (`SETS`: a node may be
+/// a set split).
+#[inline(always)]
+fn lanes<const L: usize, const SETS: bool>(
+    tree: &Tree<'_>,
     x: &[f64],
     d: usize,
     rows: [usize; L],
 ) -> [f64; L] {
+    let (nodes, splits) = (tree.nodes, tree.splits);
     let base: [usize; L] = std::array::from_fn(|l| rows[l] * d);
     let mut at = [0usize; L];
     // SAFETY: `nodes` is one tree of a layout `Walk::new` checked, so
     // every child lies inside it; a split's feature is below
     // `n_features <= d` and a row's offset plus `d` is inside `x`
     // (`add` checked `x.len() >= rows * d` and `d >= n_features`). A lane at a leaf reads
-    // feature 0 of its row, inside it as `d > 0`.
+    // feature 0 of its row, inside it as `d > 0`. A set split's feature
+    // is below `n_features` once its flag is cleared; its set is looked up
+    // with a check.
     let node = |i: usize| unsafe { *nodes.get_unchecked(i) };
     let value = |b: usize, f: u32| unsafe { *x.get_unchecked(b + f as usize) };
     while at.iter().any(|&i| i < splits) {
         for l in 0..L {
             let n = node(at[l]);
-            at[l] = if value(base[l], n.feature) <= n.threshold {
+            let left = if SETS && n.feature & SET != 0 {
+                let v = value(base[l], n.feature & !SET);
+                let set = tree.sets.get(n.threshold.to_bits() as usize);
+                set.is_some_and(|s| s.contains(v))
+            } else {
+                value(base[l], n.feature) <= n.threshold
+            };
+            at[l] = if left {
                 n.left as usize
             } else {
                 n.right as usize

@@ -485,25 +485,15 @@ fn a_few_level_column_is_split_one_level_against_the_rest() {
         m.predict_row(&[0.0], &mut out);
         out[1]
     };
+    let root_set = |m: &Model| -> Vec<usize> {
+        let t = m.downcast_ref::<TreeModel>().unwrap();
+        t.set(0).expect("a set split").codes().collect()
+    };
     let m = fit(&stump(4), &ds);
-    let set = m
-        .downcast_ref::<TreeModel>()
-        .unwrap()
-        .set(0)
-        .expect("a set split");
-    assert_eq!(set.codes().collect::<Vec<_>>(), vec![0]);
+    assert_eq!(root_set(&m), vec![0]);
     assert_eq!(p_a(&m), 1.0);
     let ordered = fit(&stump(1), &ds);
-    let set = ordered
-        .downcast_ref::<TreeModel>()
-        .unwrap()
-        .set(0)
-        .expect("a set split");
-    assert!(
-        !set.codes().any(|c| c == 0),
-        "{:?}",
-        set.codes().collect::<Vec<_>>()
-    );
+    assert!(!root_set(&ordered).contains(&0), "{:?}", root_set(&ordered));
     assert!(p_a(&ordered) < 0.2, "{}", p_a(&ordered));
 }
 
@@ -515,19 +505,7 @@ fn the_one_hot_bound_round_trips_in_model_files() {
     let spec = "forest(n=3,max_cat_to_onehot=2)";
     let fitted = build_strategy(spec).unwrap().fit(&ds, 3).unwrap();
     let d = scratch("categorical-order-file");
-    for format in [
-        rarity::persist::Format::Binary,
-        rarity::persist::Format::Json,
-    ] {
-        let path = d.join(format!("m-{format:?}"));
-        rarity::persist::save(&fitted, &path, format).unwrap();
-        let back: rarity::strategy::FittedStrategy = rarity::persist::load(&path).unwrap();
-        assert_eq!(back, fitted, "{format:?}");
-        assert_eq!(
-            back.predict_proba(&ds).unwrap(),
-            fitted.predict_proba(&ds).unwrap()
-        );
-    }
+    common::assert_round_trips(&fitted, &ds, &d);
     let json = std::fs::read_to_string(d.join("m-Json")).unwrap();
     assert!(json.contains("max_cat_to_onehot"), "the parameter is saved");
 }

@@ -175,6 +175,8 @@ fn categorical_fits_are_identical_at_one_and_two_threads() {
         ..Gbdt::default()
     };
     let forest = build_learner("forest(n=6)").unwrap();
+    // Every one of the 200 levels searched exhaustively (the few-level path).
+    let few = build_learner("forest(n=6,max_cat_to_onehot=200)").unwrap();
     let run = |threads: usize, l: &dyn Learner| {
         rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
@@ -189,8 +191,10 @@ fn categorical_fits_are_identical_at_one_and_two_threads() {
         "set splits were made"
     );
     assert_eq!(one, run(2, &g));
-    let p1 = run(1, forest.as_ref()).predict_proba(&ds).unwrap();
-    assert_eq!(p1, run(2, forest.as_ref()).predict_proba(&ds).unwrap());
+    for f in [&forest, &few] {
+        let p1 = run(1, f.as_ref()).predict_proba(&ds).unwrap();
+        assert_eq!(p1, run(2, f.as_ref()).predict_proba(&ds).unwrap());
+    }
 }
 
 #[test]
@@ -357,7 +361,8 @@ fn a_model_file_from_before_wide_bins_loads_and_predicts_as_it_did() {
 /// named when not at their defaults, and are bounded.
 #[test]
 fn the_tree_categorical_parameters_parse_and_are_bounded() {
-    let set = "cat_smooth=3,min_data_per_group=50,max_cat_threshold=8,cat_l2=0.5";
+    let set = "cat_smooth=3,min_data_per_group=50,max_cat_threshold=8,cat_l2=0.5,\
+               max_cat_to_onehot=2";
     let tree = build_learner(&format!("tree({set})")).unwrap();
     assert_eq!(tree.name(), format!("tree(criterion=gini,{set})"));
     assert_eq!(
@@ -378,6 +383,8 @@ fn the_tree_categorical_parameters_parse_and_are_bounded() {
         "tree(min_data_per_group=0)",
         "forest(max_cat_threshold=0)",
         "tree(cat_smooth=inf)",
+        "tree(max_cat_to_onehot=0)",
+        "forest(max_cat_to_onehot=-1)",
     ] {
         let err = build_learner(bad)
             .err()
@@ -439,4 +446,66 @@ fn a_forest_on_many_rare_levels_beats_the_raw_level_order_held_out() {
         ours_auc > 0.76 && raw_auc < 0.73,
         "regularised {ours_auc}, raw {raw_auc}"
     );
+}
+
+/// One column of three levels: `a` 6 rows, all positive; `b` and `c` 200
+/// rows each at 10% and 12% positives.
+fn three_levels() -> Dataset {
+    let (mut x, mut y) = (Vec::new(), Vec::new());
+    for (level, rows, positives) in [(0, 6, 6), (1, 200, 20), (2, 200, 24)] {
+        for i in 0..rows {
+            x.push(level as f64);
+            y.push(u32::from(i < positives));
+        }
+    }
+    let mut schema = Schema::numeric(vec!["kind".into()], vec!["0".into(), "1".into()]);
+    schema.encodings[0] = ColumnEncoding::Categorical {
+        name: "kind".into(),
+        levels: vec!["a".into(), "b".into(), "c".into()],
+    };
+    Dataset::new(x, y, schema).unwrap()
+}
+
+/// A column of at most `max_cat_to_onehot` levels (default 4, LightGBM's)
+/// is searched exhaustively: a stump isolates the small pure level `a`
+/// (one level against the rest). The regularised ordered search (the
+/// bound at 1; the search of every column before) cannot: `a` has fewer
+/// than `cat_smooth` rows, so it is never sorted, and of the two levels
+/// that are, one split sends at most one left.
+#[test]
+fn a_few_level_column_is_split_one_level_against_the_rest() {
+    let ds = three_levels();
+    let stump = |onehot: usize| Tree {
+        max_depth: Some(1),
+        max_cat_to_onehot: onehot,
+        ..Tree::default()
+    };
+    let p_a = |m: &Model| {
+        let mut out = [0.0; 2];
+        m.predict_row(&[0.0], &mut out);
+        out[1]
+    };
+    let root_set = |m: &Model| -> Vec<usize> {
+        let t = m.downcast_ref::<TreeModel>().unwrap();
+        t.set(0).expect("a set split").codes().collect()
+    };
+    let m = fit(&stump(4), &ds);
+    assert_eq!(root_set(&m), vec![0]);
+    assert_eq!(p_a(&m), 1.0);
+    let ordered = fit(&stump(1), &ds);
+    assert!(!root_set(&ordered).contains(&0), "{:?}", root_set(&ordered));
+    assert!(p_a(&ordered) < 0.2, "{}", p_a(&ordered));
+}
+
+/// `max_cat_to_onehot` travels with the model file (both formats): a
+/// forest fitted with it loads equal to itself and names it.
+#[test]
+fn the_one_hot_bound_round_trips_in_model_files() {
+    let (ds, _) = planted(4_000, 2, true, 6);
+    let spec = "forest(n=3,max_cat_to_onehot=2)";
+    let fitted = build_strategy(spec).unwrap().fit(&ds, 3).unwrap();
+    let d = scratch("categorical-order-file");
+    common::assert_round_trips(&fitted, &ds, &d);
+    let json = std::fs::read_to_string(d.join("m-Json")).unwrap();
+    assert!(json.contains("max_cat_to_onehot"), "the parameter is saved");
 }

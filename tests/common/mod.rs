@@ -46,6 +46,28 @@ pub fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// Saves `fitted` in `dir` in both model-file formats (`m-Binary`,
+/// `m-Json`) and checks that each loads equal and predicts `ds` as it did.
+pub fn assert_round_trips(
+    fitted: &rarity::strategy::FittedStrategy,
+    ds: &rarity::data::Dataset,
+    dir: &Path,
+) {
+    for format in [
+        rarity::persist::Format::Binary,
+        rarity::persist::Format::Json,
+    ] {
+        let path = dir.join(format!("m-{format:?}"));
+        rarity::persist::save(fitted, &path, format).unwrap();
+        let back: rarity::strategy::FittedStrategy = rarity::persist::load(&path).unwrap();
+        assert_eq!(&back, fitted, "{format:?}");
+        assert_eq!(
+            back.predict_proba(ds).unwrap(),
+            fitted.predict_proba(ds).unwrap()
+        );
+    }
+}
+
 /// Writes `bytes` to `dir/name` and returns the path as a string.
 pub fn file(dir: &Path, name: &str, bytes: &[u8]) -> String {
     let p = dir.join(name);

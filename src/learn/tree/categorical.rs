@@ -15,6 +15,11 @@
 //! levels with too few rows stay on the right, candidates must add enough
 //! rows, a split sends a bounded number of levels left, and the children's
 //! class mixes are shrunk when the split is scored.
+//! A column of few levels (at most `max_cat_to_onehot`, LightGBM's bound
+//! for its one-hot splits) has few partitions to overfit with: its search
+//! is exhaustive and unregularised (each level against the rest, and every
+//! prefix of the raw in-node order), so a level of a few rows can still be
+//! split off in a small node.
 //!
 //! A categorical feature holds level codes `0..levels` (NaN for a missing
 //! value or a level not seen in training). A split sends the rows whose code
@@ -249,6 +254,7 @@ pub(super) struct CatRules {
     pub min_per_group: f64,
     pub max_threshold: usize,
     pub l2: f64,
+    pub max_onehot: usize,
 }
 
 /// A node of a classification tree as a set split sees it: its weighted
@@ -286,6 +292,54 @@ impl ClassNode<'_> {
     }
 }
 
+/// The best split of a node on a feature of few levels (at most
+/// `max_cat_to_onehot`, its `present` ones in the node), searched
+/// exhaustively and unregularised, scored as a threshold split is (no
+/// `cat_l2`, no `cat_smooth` or `min_data_per_group`): every one level against the rest
+/// (LightGBM's one-hot rule) and every prefix of the levels sorted by each
+/// class's raw in-node rate, which for two classes holds the best of all
+/// `2^(L-1)` partitions (Breiman et al. 1984, sec. 9.4). Few levels leave
+/// few ways to overfit, and a level of a few rows may go left on its own.
+fn best_few_levels<S: Score>(
+    h: &[f64],
+    k: usize,
+    present: &[usize],
+    node: &ClassNode,
+    score: &S,
+    floor: f64,
+) -> Option<(f64, BinSet)> {
+    let cell = |b: usize| &h[b * (k + 1)..(b + 1) * (k + 1)];
+    let (mut best, mut best_score) = (None, floor);
+    let mut offer = |bins: &[usize]| {
+        let mut left = vec![0.0; k];
+        let mut nl = 0u64;
+        for &b in bins {
+            left.iter_mut()
+                .zip(&cell(b)[..k])
+                .for_each(|(l, v)| *l += v);
+            nl += cell(b)[k] as u64;
+        }
+        if nl < node.min_leaf || node.samples - nl < node.min_leaf {
+            return;
+        }
+        let sc = score.score(&left, node.totals, left.iter().sum(), node.w);
+        if sc > best_score {
+            best_score = sc;
+            best = Some((sc, prefix_set(bins, bins.len(), false)));
+        }
+    };
+    present.iter().for_each(|&b| offer(&[b]));
+    let classes = if k == 2 { 1..2 } else { 0..k };
+    for c in classes {
+        let mut order = present.to_vec();
+        sort_by_stat(&mut order, |b| {
+            -cell(b)[c] / cell(b)[..k].iter().sum::<f64>().max(f64::MIN_POSITIVE)
+        });
+        (2..order.len()).for_each(|n| offer(&order[..n]));
+    }
+    best
+}
+
 /// The best set split of a classification tree's node on a categorical
 /// feature whose histogram is `h` (per bin, `k` class weights and the row
 /// copies; its first `levels` bins single levels), if one scores above
@@ -318,6 +372,10 @@ pub(super) fn best_class_set<S: Score>(
 ) -> Option<(f64, BinSet)> {
     let rules = node.rules;
     let cell = |b: usize| &h[b * (k + 1)..(b + 1) * (k + 1)];
+    if levels <= rules.max_onehot {
+        let seen: Vec<usize> = (0..levels).filter(|&b| cell(b)[k] > 0.0).collect();
+        return best_few_levels(h, k, &seen, node, score, floor);
+    }
     let fewest = rules.smooth.max(1.0);
     let present: Vec<usize> = (0..levels).filter(|&b| cell(b)[k] >= fewest).collect();
     let classes: Vec<usize> = match k {

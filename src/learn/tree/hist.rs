@@ -402,6 +402,7 @@ impl Grower<'_> {
                 min_per_group: self.cfg.min_data_per_group as f64,
                 max_threshold: self.cfg.max_cat_threshold,
                 l2: self.cfg.cat_l2,
+                max_onehot: self.cfg.max_cat_to_onehot,
             },
         };
         let floor = best.as_ref().map_or(f64::NEG_INFINITY, |b| b.score);

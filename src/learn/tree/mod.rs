@@ -271,6 +271,12 @@ params! {
         /// to each child of a set split when it is scored, shrinking the
         /// gain of small children (LightGBM's cat_l2).
         pub cat_l2: f64 = 10.0 => Bounds::at_least(0.0),
+        /// Categorical features of at most this many levels are searched
+        /// exhaustively and unregularised: every level against the rest
+        /// and every prefix of the levels sorted by their in-node rate
+        /// (LightGBM's max_cat_to_onehot, default 4, gives its one-hot
+        /// splits to such columns).
+        pub max_cat_to_onehot: usize = 4 => Bounds::at_least(1.0),
     }
     check = check_tree;
 }
@@ -321,6 +327,9 @@ impl Tree {
         }
         if self.cat_l2 != d.cat_l2 {
             s += &format!(",cat_l2={}", self.cat_l2);
+        }
+        if self.max_cat_to_onehot != d.max_cat_to_onehot {
+            s += &format!(",max_cat_to_onehot={}", self.max_cat_to_onehot);
         }
         s
     }

@@ -17,9 +17,12 @@
 //!
 //! A categorical (set) split keeps its level set beside the nodes: its
 //! node's feature carries [`SET`] and its threshold's bits the set's index,
-//! and a lane's step asks the set whether the row's level is in it (a
-//! model without sets walks without that test). A model with sets has no
-//! batch layout: its blocks walk in lanes.
+//! and the step asks the set whether the row's level is in it (a model
+//! without sets walks without that test). A model with sets has no batch
+//! layout, and its rows walk one at a time: its leaf-wise trees are deep
+//! and uneven, and lanes stepping together until the deepest lane is done
+//! measured slower than one row leaving at its leaf (200,000 rows of the
+//! `generate fraud --categorical` table, 100 trees of 31 leaves).
 //!
 //! Either way each row adds its trees' values in tree order to its initial
 //! scores, so the scores are bit-identical to a walk of the model's
@@ -168,7 +171,8 @@ impl Walk {
     }
 
     /// Adds every tree's leaf value to the scores of rows `rows` of `x`,
-    /// [`LANES`] rows at a time (`SETS`: the trees have set splits).
+    /// [`LANES`] rows at a time (`SETS`: the trees have set splits, and
+    /// rows walk one at a time).
     fn add_block<const SETS: bool>(
         &self,
         x: &[f64],
@@ -185,7 +189,7 @@ impl Walk {
             };
             let j = t % o;
             let mut r = rows.start;
-            while r + LANES <= rows.end {
+            while !SETS && r + LANES <= rows.end {
                 let v = lanes::<LANES, SETS>(&tree, x, d, std::array::from_fn(|l| r + l));
                 for (l, v) in v.into_iter().enumerate() {
                     f[(r + l) * o + j] += v;

@@ -59,7 +59,10 @@ const MIN_LEVEL_ROWS: usize = 3;
 /// for NaN or anything that is not one of the codes `0..levels`.
 #[inline]
 pub(crate) fn code_of(v: f64, levels: usize) -> Option<usize> {
-    (v >= 0.0 && v < levels as f64 && v.fract() == 0.0).then_some(v as usize)
+    // A whole number in range survives the round trip through `usize`
+    // (no `fract`: it is a call to `trunc` without SSE4.1).
+    let c = v as usize;
+    (v >= 0.0 && v < levels as f64 && c as f64 == v).then_some(c)
 }
 
 /// The levels of a categorical feature that keep a bin of their own, in

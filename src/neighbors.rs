@@ -38,13 +38,20 @@
 //! - a direct scan for fewer than `SCAN_QUERIES` (8) queries (one row of a
 //!   model's prediction), where packing the references would cost more.
 //!
+//! Rows with categorical features (level codes) are compared with SMOTE-NC's
+//! mixed distance instead (`mixed`, [`Metric`]; Chawla et al. 2002,
+//! section 6.1).
+//!
 //! Features may be standardised first ([`Scaling`]): z-scores with the mean
 //! and the population standard deviation of each feature (scikit-learn's
 //! `StandardScaler`; a constant feature is only centred).
 
 mod brute;
 mod kdtree;
+mod mixed;
 mod partition;
+
+pub use mixed::Metric;
 
 use crate::data::Dataset;
 use crate::error::{Error, Result};
@@ -441,6 +448,22 @@ impl Scaling {
             })
             .collect();
         Scaling { mean, scale }
+    }
+
+    /// The same scaling with the features flagged in `kept` left as they
+    /// are (level codes, compared for equality only).
+    pub fn keeping(mut self, kept: &[bool]) -> Self {
+        for ((m, s), _) in self
+            .mean
+            .iter_mut()
+            .zip(&mut self.scale)
+            .zip(kept)
+            .filter(|(_, &k)| k)
+        {
+            *m = 0.0;
+            *s = 1.0;
+        }
+        self
     }
 
     /// Appends the scaled copy of `row` to `out`.

@@ -89,7 +89,14 @@ impl Sampler for RoughlyBalanced {
             };
             with_replacement(pool, size, rng)
         });
-        Ok(assemble(data, rows, Vec::new(), Vec::new(), notes))
+        Ok(assemble(
+            data,
+            rows,
+            Vec::new(),
+            Vec::new(),
+            Vec::new(),
+            notes,
+        ))
     }
 
     fn name(&self) -> String {

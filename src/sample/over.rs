@@ -177,7 +177,14 @@ impl Sampler for RandomOver {
         for (c, pool) in data.rows_by_class().iter().enumerate() {
             rows.extend(with_replacement(pool, sizes[c] - counts[c], rng));
         }
-        Ok(assemble(data, rows, Vec::new(), Vec::new(), Vec::new()))
+        Ok(assemble(
+            data,
+            rows,
+            Vec::new(),
+            Vec::new(),
+            Vec::new(),
+            Vec::new(),
+        ))
     }
 
     fn name(&self) -> String {

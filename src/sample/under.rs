@@ -209,7 +209,14 @@ impl Sampler for RandomUnder {
         let plan = self.draw(&counts, data.class_names(), rng)?;
         let mut rows = plan.rows(&data.rows_by_class());
         rows.sort_unstable();
-        Ok(assemble(data, rows, Vec::new(), Vec::new(), plan.notes))
+        Ok(assemble(
+            data,
+            rows,
+            Vec::new(),
+            Vec::new(),
+            Vec::new(),
+            plan.notes,
+        ))
     }
 
     fn plan(

@@ -161,6 +161,15 @@ impl Neighbours {
         &self.index[q * self.k..(q + 1) * self.k]
     }
 
+    /// No lists (no queries, or `k` = 0).
+    fn none(k: usize) -> Self {
+        Neighbours {
+            k,
+            index: Vec::new(),
+            dist2: Vec::new(),
+        }
+    }
+
     /// Squared distances of query `q`'s neighbours, best first.
     pub fn dist2_of(&self, q: usize) -> &[f64] {
         &self.dist2[q * self.k..(q + 1) * self.k]
@@ -199,22 +208,10 @@ pub fn search(
     exclude: Exclude<'_>,
     order: Order,
 ) -> Neighbours {
-    assert_eq!(
-        queries.d, refs.d,
-        "queries and references differ in dimension"
-    );
-    let avail = match exclude {
-        Exclude::Nothing => refs.n,
-        _ => refs.n.saturating_sub(1),
-    };
-    let k = k.min(avail);
+    let k = capped_k(queries, refs, k, exclude);
     let nq = queries.n;
     if k == 0 || nq == 0 {
-        return Neighbours {
-            k,
-            index: Vec::new(),
-            dist2: Vec::new(),
-        };
+        return Neighbours::none(k);
     }
     let same = matches!(exclude, Exclude::SameIndex)
         && std::ptr::eq(queries.x.as_ptr(), refs.x.as_ptr())
@@ -253,6 +250,20 @@ pub fn search(
         index: lists.idx,
         dist2: lists.key,
     }
+}
+
+/// `k` capped by the references a query may return; panics if the two
+/// point sets differ in dimension.
+fn capped_k(queries: Points<'_>, refs: Points<'_>, k: usize, exclude: Exclude<'_>) -> usize {
+    assert_eq!(
+        queries.d, refs.d,
+        "queries and references differ in dimension"
+    );
+    let avail = match exclude {
+        Exclude::Nothing => refs.n,
+        _ => refs.n.saturating_sub(1),
+    };
+    k.min(avail)
 }
 
 /// Below this many queries, packing the references for the brute-force

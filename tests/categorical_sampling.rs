@@ -50,6 +50,24 @@ fn shops(n: usize) -> String {
     t
 }
 
+/// `rarity resample INPUT --target y --categorical native -o OUT EXTRA...`,
+/// which must succeed.
+fn resample(input: &str, out: &str, extra: &[&str]) {
+    let mut args = vec![
+        "resample",
+        input,
+        "--target",
+        "y",
+        "--categorical",
+        "native",
+        "-o",
+        out,
+    ];
+    args.extend(extra);
+    let (code, _, err) = run(&args);
+    assert_eq!(code, 0, "{extra:?}: {err}");
+}
+
 fn same_table(a: &Dataset, b: &Dataset) {
     assert_eq!(a.schema(), b.schema());
     assert_eq!(a.labels(), b.labels());
@@ -65,19 +83,29 @@ fn resample_keeping_every_row_writes_the_levels_and_reads_back_the_same_table() 
     let dir = scratch("catsample-roundtrip");
     let text = shops(300);
     let input = file(&dir, "in.csv", text.as_bytes());
-    let flags = ["--categorical", "native", "--categorical-cols", "mcc"];
     let before = read(&input, &declared(&["mcc"]));
     for name in ["out.csv", "out.parquet"] {
         let out = dir.join(name).display().to_string();
-        let mut args = vec!["resample", &input, "--target", "y", "--method", "under"];
-        args.extend(["--beta", "1", "-o", &out]);
-        args.extend(flags);
-        let (code, _, err) = run(&args);
-        assert_eq!(code, 0, "{err}");
+        let flags = [
+            "--categorical-cols",
+            "mcc",
+            "--method",
+            "under",
+            "--beta",
+            "1",
+        ];
+        resample(&input, &out, &flags);
         same_table(&before, &read(&out, &declared(&["mcc"])));
         if name == "out.csv" {
-            // Level texts, a missing level empty, not codes.
-            assert_eq!(std::fs::read_to_string(&out).unwrap(), text);
+            // Level texts, not codes; the rows missing a shop were dropped
+            // by the reader (the default `--missing drop`).
+            let kept: String = text
+                .lines()
+                .filter(|l| !l.starts_with(','))
+                .map(|l| format!("{l}\n"))
+                .collect();
+            assert!(kept.len() < text.len());
+            assert_eq!(std::fs::read_to_string(&out).unwrap(), kept);
         }
     }
 }
@@ -129,21 +157,11 @@ fn smote_on_declared_numeric_codes_writes_only_real_codes() {
     let input = file(&dir, "in.csv", shops(400).as_bytes());
     for method in ["smote", "borderline-smote", "adasyn", "hybrid"] {
         let out = dir.join(format!("{method}.csv")).display().to_string();
-        let (code, _, err) = run(&[
-            "resample",
+        resample(
             &input,
-            "--target",
-            "y",
-            "--categorical",
-            "native",
-            "--categorical-cols",
-            "mcc",
-            "--method",
-            method,
-            "-o",
             &out,
-        ]);
-        assert_eq!(code, 0, "{method}: {err}");
+            &["--categorical-cols", "mcc", "--method", method],
+        );
         let written = std::fs::read_to_string(&out).unwrap();
         for line in written.lines().skip(1) {
             let f: Vec<&str> = line.rsplitn(3, ',').collect();
@@ -178,23 +196,11 @@ fn samplers_on_categorical_columns_give_the_same_file_at_one_and_two_threads() {
         let mut outs = Vec::new();
         for t in ["1", "2"] {
             let out = dir.join(format!("{method}-{t}.csv")).display().to_string();
-            let (code, _, err) = run(&[
-                "resample",
+            resample(
                 &input,
-                "--target",
-                "y",
-                "--categorical",
-                "native",
-                "--method",
-                method,
-                "--threads",
-                t,
-                "--seed",
-                "5",
-                "-o",
                 &out,
-            ]);
-            assert_eq!(code, 0, "{method}: {err}");
+                &["--method", method, "--threads", t, "--seed", "5"],
+            );
             outs.push(std::fs::read(&out).unwrap());
         }
         assert_eq!(outs[0], outs[1], "{method}");
@@ -216,4 +222,34 @@ fn cleaning_compares_levels_not_codes() {
     // Row 2 (s2, 0.4) is nearest row 0 by amount alone, but a level apart;
     // rows 0 and 1 (both s1) are each other's nearest: the link removes 1.
     assert_eq!(s.rows, vec![0, 2, 3, 5]);
+}
+
+#[test]
+fn a_missing_level_is_written_empty_and_a_level_with_a_comma_quoted() {
+    use rarity::data::write::{write_dataset, TableFormat};
+    use rarity::data::ColumnEncoding;
+    let base = Dataset::from_rows(
+        vec![vec![1.5, 0.0], vec![2.0, 1.0], vec![3.0, 0.0]],
+        vec![0, 1, 0],
+        vec!["n".into(), "p".into()],
+    )
+    .unwrap();
+    let mut schema = base.schema().clone();
+    schema.encodings[1] = ColumnEncoding::Categorical {
+        name: schema.feature_names[1].clone(),
+        levels: vec!["a".into(), "b,c".into()],
+    };
+    let x = vec![1.5, 0.0, 2.0, 1.0, 3.0, f64::NAN];
+    let ds = Dataset::new(x, base.labels().to_vec(), schema).unwrap();
+    let dir = scratch("catsample-missing");
+    let out = dir.join("m.csv");
+    write_dataset(&ds, &out, TableFormat::Csv).unwrap();
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(text, "x0,x1,class\n1.5,a,n\n2,\"b,c\",p\n3,,n\n");
+    let pq = dir.join("m.parquet");
+    write_dataset(&ds, &pq, TableFormat::Parquet).unwrap();
+    // Read back, the null drops its row (as an empty CSV cell does).
+    let back = read(&pq.display().to_string(), &native());
+    assert_eq!(back.n_rows(), 2);
+    assert_eq!(back.schema().encodings[1], ds.schema().encodings[1]);
 }

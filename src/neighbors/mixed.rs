@@ -3,22 +3,25 @@
 //! distance over the numeric features plus, for each categorical feature
 //! whose levels differ, a fixed amount (the paper's `Med`, the median of the
 //! numeric features' standard deviations over the minority class; the caller
-//! chooses it). As a squared distance, in feature order: `acc = fma(q_j -
-//! r_j, q_j - r_j, acc)` for a numeric feature, `acc += Med^2` for a
-//! categorical one whose levels differ (two missing values, NaN, are the
-//! same level). Ties are broken by the lower reference index, as in the
-//! Euclidean searches.
+//! chooses it). As a squared distance: `acc += Med^2` for each categorical
+//! feature whose levels differ (two missing values, NaN, are the same
+//! level), in feature order, then `acc = fma(q_j - r_j, q_j - r_j, acc)` for
+//! each numeric feature in feature order. Ties are broken by the lower
+//! reference index, as in the Euclidean searches.
 //!
 //! A [`Metric`] chooses between the two distances, so the samplers call one
 //! search whatever their table holds: [`Metric::Euclidean`] is the module's
 //! exact Euclidean search itself (the same lists, bit for bit), and
 //! [`Metric::Mixed`] compares every query with every reference, in parallel
 //! over blocks of queries (a block's lists depend on nothing else, so the
-//! result is the same at any thread count).
+//! result is the same at any thread count). Every term is non-negative, so
+//! a nearest search stops summing a pair once the sum passes the query's
+//! current k-th distance: the pair could not enter the list (the levels
+//! first, as they are cheap and large).
 
 use rayon::prelude::*;
 
-use super::{dist2, search, Exclude, Lists, Neighbours, Order, Points};
+use super::{capped_k, dist2, search, Exclude, Lists, Neighbours, Order, Points};
 
 /// Queries per parallel task of the mixed search.
 const BLOCK: usize = 64;
@@ -55,19 +58,7 @@ impl Metric<'_> {
             Metric::Mixed {
                 categorical,
                 penalty,
-            } => a
-                .iter()
-                .zip(b)
-                .zip(categorical)
-                .fold(0.0, |acc, ((&x, &y), &cat)| {
-                    if !cat {
-                        (x - y).mul_add(x - y, acc)
-                    } else if x == y || (x.is_nan() && y.is_nan()) {
-                        acc
-                    } else {
-                        acc + penalty
-                    }
-                }),
+            } => mixed_below(a, b, categorical, penalty, f64::INFINITY),
         }
     }
 
@@ -96,21 +87,9 @@ impl Metric<'_> {
         if matches!(self, Metric::Euclidean) {
             return search(queries, refs, k, exclude, order);
         }
-        assert_eq!(
-            queries.d, refs.d,
-            "queries and references differ in dimension"
-        );
-        let avail = match exclude {
-            Exclude::Nothing => refs.n,
-            _ => refs.n.saturating_sub(1),
-        };
-        let k = k.min(avail);
+        let k = capped_k(queries, refs, k, exclude);
         if k == 0 || queries.n == 0 {
-            return Neighbours {
-                k,
-                index: Vec::new(),
-                dist2: Vec::new(),
-            };
+            return Neighbours::none(k);
         }
         let sign = if order == Order::Farthest { -1.0 } else { 1.0 };
         let starts: Vec<usize> = (0..queries.n).step_by(BLOCK).collect();
@@ -123,7 +102,20 @@ impl Metric<'_> {
                     let skip = exclude.skip(q);
                     let row = queries.row(q);
                     for r in (0..refs.n).filter(|&r| r != skip) {
-                        lists.offer(q - a, sign * self.dist2(row, refs.row(r)), r);
+                        let d = match (*self, order) {
+                            (
+                                Metric::Mixed {
+                                    categorical,
+                                    penalty,
+                                },
+                                Order::Nearest,
+                            ) => {
+                                let worst = lists.worst(q - a);
+                                mixed_below(row, refs.row(r), categorical, penalty, worst)
+                            }
+                            _ => self.dist2(row, refs.row(r)),
+                        };
+                        lists.offer(q - a, sign * d, r);
                     }
                 }
                 lists
@@ -139,6 +131,29 @@ impl Metric<'_> {
             dist2: lists.key,
         }
     }
+}
+
+/// The mixed squared distance of `a` and `b`, or, once its partial sum
+/// passes `bound`, that partial sum (already more than `bound`, as the whole
+/// would be: every term is non-negative and rounding is monotone).
+#[inline(always)]
+fn mixed_below(a: &[f64], b: &[f64], categorical: &[bool], penalty: f64, bound: f64) -> f64 {
+    let mut acc = 0.0;
+    for ((&x, &y), _) in a.iter().zip(b).zip(categorical).filter(|(_, &c)| c) {
+        if x != y && !(x.is_nan() && y.is_nan()) {
+            acc += penalty;
+        }
+    }
+    if acc > bound {
+        return acc;
+    }
+    for ((&x, &y), _) in a.iter().zip(b).zip(categorical).filter(|(_, &c)| !c) {
+        acc = (x - y).mul_add(x - y, acc);
+        if acc > bound {
+            return acc;
+        }
+    }
+    acc
 }
 
 #[cfg(test)]

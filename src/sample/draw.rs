@@ -144,6 +144,13 @@ fn all_rows(n: usize) -> Vec<usize> {
     rows
 }
 
+/// A sample of existing rows only, with keep rates counted and `notes`.
+pub(crate) fn assemble_rows(data: &Dataset, rows: Vec<usize>, notes: Vec<String>) -> Sample {
+    let mut s = Sample::of_rows(data, rows);
+    s.notes = notes;
+    s
+}
+
 /// A sample of existing rows plus synthetic rows, with keep rates counted.
 pub(crate) fn assemble(
     data: &Dataset,

@@ -132,7 +132,7 @@ impl<'a> Space<'a> {
         }
         if !self.categorical.is_empty() {
             notes.push(format!(
-                "categorical features: SMOTE-NC's distance (a differing level adds Med = {} \
+                "categorical features: SMOTE-NC's distance (a differing level adds Med = {:.4} \
                  to the distance); a synthetic row takes the level most frequent among its \
                  seed row and the seed's k nearest neighbours",
                 self.penalty.sqrt()

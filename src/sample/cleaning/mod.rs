@@ -40,7 +40,7 @@ use crate::error::Result;
 use crate::neighbors::{Exclude, Neighbours, Points};
 use crate::params::Params;
 
-use crate::sample::draw::{assemble, Classes};
+use crate::sample::draw::{assemble_rows, Classes};
 use crate::sample::space::{Labelled, Space};
 use crate::sample::Sample;
 
@@ -87,12 +87,5 @@ fn clean<P: Params>(
     let rows = select(Labelled::of(&space, &x), &classes);
     let mut notes = space.note();
     notes.push(X_DEPENDENT.into());
-    Ok(assemble(
-        data,
-        rows,
-        Vec::new(),
-        Vec::new(),
-        Vec::new(),
-        notes,
-    ))
+    Ok(assemble_rows(data, rows, notes))
 }

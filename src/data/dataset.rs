@@ -682,7 +682,7 @@ impl Dataset {
                 let p = out
                     .iter()
                     .enumerate()
-                    .position(|(p, v)| !v.is_finite() && !(v.is_nan() && is_level[p % d]))?;
+                    .position(|(p, v)| !(v.is_finite() || v.is_nan() && is_level[p % d]))?;
                 Some(c * CHUNK_ROWS * d + p)
             })
             .min();

@@ -138,7 +138,7 @@ def _resample_outputs(X, y, drawn, lab, data, n_jobs):
     if isinstance(X, (np.ndarray, list, tuple)):
         X_res = _array_with_levels(X, values, np.asarray(drawn.rows), cats, donors)
     else:
-        if list(data.feature_names) != [str(c) for c in (X.columns if hasattr(X, "columns") else X.column_names)]:
+        if list(data.feature_names) != [str(c) for c in _column_names(X)]:
             raise ValueError(
                 "this sampler makes synthetic rows from numbers: a table with text columns not "
                 "declared categorical cannot take them; declare them with categorical_features= "
@@ -167,11 +167,16 @@ def _array_with_levels(X, values, rows, cats, donors):
     return out.tolist() if isinstance(X, (list, tuple)) else out
 
 
+def _column_names(X):
+    """A table's column labels (a pyarrow table's ``columns`` are its arrays)."""
+    return list(X.column_names) if hasattr(X, "column_names") else list(X.columns)
+
+
 def _synthetic_table(X, values, donors):
     """The synthetic rows as a table of ``X``'s kind and columns: numbers
     from ``values``, and each categorical column ``j`` the values of ``X``'s
     column at the rows ``donors[j]``."""
-    cols = list(X.columns) if hasattr(X, "columns") else list(X.column_names)
+    cols = _column_names(X)
     if V._is_pandas_frame(X):
         import pandas as pd
 

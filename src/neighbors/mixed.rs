@@ -58,7 +58,10 @@ impl Metric<'_> {
             Metric::Mixed {
                 categorical,
                 penalty,
-            } => mixed_below(a, b, categorical, penalty, f64::INFINITY),
+            } => {
+                let of = |want: bool| (0..a.len()).filter(move |&j| categorical[j] == want);
+                mixed_below(a, b, (of(true), of(false)), penalty, f64::INFINITY)
+            }
         }
     }
 
@@ -92,6 +95,11 @@ impl Metric<'_> {
             return Neighbours::none(k);
         }
         let sign = if order == Order::Farthest { -1.0 } else { 1.0 };
+        // The categorical and the numeric features' indices, listed once.
+        let (cat, num): (Vec<usize>, Vec<usize>) = match self {
+            Metric::Mixed { categorical, .. } => (0..queries.d).partition(|&j| categorical[j]),
+            Metric::Euclidean => (Vec::new(), Vec::new()),
+        };
         let starts: Vec<usize> = (0..queries.n).step_by(BLOCK).collect();
         let parts: Vec<Lists> = starts
             .par_iter()
@@ -103,15 +111,10 @@ impl Metric<'_> {
                     let row = queries.row(q);
                     for r in (0..refs.n).filter(|&r| r != skip) {
                         let d = match (*self, order) {
-                            (
-                                Metric::Mixed {
-                                    categorical,
-                                    penalty,
-                                },
-                                Order::Nearest,
-                            ) => {
+                            (Metric::Mixed { penalty, .. }, Order::Nearest) => {
+                                let features = (cat.iter().copied(), num.iter().copied());
                                 let worst = lists.worst(q - a);
-                                mixed_below(row, refs.row(r), categorical, penalty, worst)
+                                mixed_below(row, refs.row(r), features, penalty, worst)
                             }
                             _ => self.dist2(row, refs.row(r)),
                         };
@@ -133,13 +136,23 @@ impl Metric<'_> {
     }
 }
 
-/// The mixed squared distance of `a` and `b`, or, once its partial sum
-/// passes `bound`, that partial sum (already more than `bound`, as the whole
-/// would be: every term is non-negative and rounding is monotone).
+/// The mixed squared distance of `a` and `b` (`features`: the categorical
+/// features' indices, then the numeric ones', each in feature order), or,
+/// once its partial sum passes `bound`, that partial sum (already more than
+/// `bound`, as the whole would be: every term is non-negative and rounding
+/// is monotone).
 #[inline(always)]
-fn mixed_below(a: &[f64], b: &[f64], categorical: &[bool], penalty: f64, bound: f64) -> f64 {
+fn mixed_below(
+    a: &[f64],
+    b: &[f64],
+    features: (impl Iterator<Item = usize>, impl Iterator<Item = usize>),
+    penalty: f64,
+    bound: f64,
+) -> f64 {
+    let (cat, num) = features;
     let mut acc = 0.0;
-    for ((&x, &y), _) in a.iter().zip(b).zip(categorical).filter(|(_, &c)| c) {
+    for j in cat {
+        let (x, y) = (a[j], b[j]);
         if x != y && !(x.is_nan() && y.is_nan()) {
             acc += penalty;
         }
@@ -147,7 +160,8 @@ fn mixed_below(a: &[f64], b: &[f64], categorical: &[bool], penalty: f64, bound: 
     if acc > bound {
         return acc;
     }
-    for ((&x, &y), _) in a.iter().zip(b).zip(categorical).filter(|(_, &c)| !c) {
+    for j in num {
+        let (x, y) = (a[j], b[j]);
         acc = (x - y).mul_add(x - y, acc);
         if acc > bound {
             return acc;

@@ -38,13 +38,20 @@
 //! - a direct scan for fewer than `SCAN_QUERIES` (8) queries (one row of a
 //!   model's prediction), where packing the references would cost more.
 //!
+//! Rows with categorical features (level codes) are compared with SMOTE-NC's
+//! mixed distance instead (`mixed`, [`Metric`]; Chawla et al. 2002,
+//! section 6.1).
+//!
 //! Features may be standardised first ([`Scaling`]): z-scores with the mean
 //! and the population standard deviation of each feature (scikit-learn's
 //! `StandardScaler`; a constant feature is only centred).
 
 mod brute;
 mod kdtree;
+mod mixed;
 mod partition;
+
+pub use mixed::Metric;
 
 use crate::data::Dataset;
 use crate::error::{Error, Result};
@@ -154,6 +161,15 @@ impl Neighbours {
         &self.index[q * self.k..(q + 1) * self.k]
     }
 
+    /// No lists (no queries, or `k` = 0).
+    fn none(k: usize) -> Self {
+        Neighbours {
+            k,
+            index: Vec::new(),
+            dist2: Vec::new(),
+        }
+    }
+
     /// Squared distances of query `q`'s neighbours, best first.
     pub fn dist2_of(&self, q: usize) -> &[f64] {
         &self.dist2[q * self.k..(q + 1) * self.k]
@@ -192,22 +208,10 @@ pub fn search(
     exclude: Exclude<'_>,
     order: Order,
 ) -> Neighbours {
-    assert_eq!(
-        queries.d, refs.d,
-        "queries and references differ in dimension"
-    );
-    let avail = match exclude {
-        Exclude::Nothing => refs.n,
-        _ => refs.n.saturating_sub(1),
-    };
-    let k = k.min(avail);
+    let k = capped_k(queries, refs, k, exclude);
     let nq = queries.n;
     if k == 0 || nq == 0 {
-        return Neighbours {
-            k,
-            index: Vec::new(),
-            dist2: Vec::new(),
-        };
+        return Neighbours::none(k);
     }
     let same = matches!(exclude, Exclude::SameIndex)
         && std::ptr::eq(queries.x.as_ptr(), refs.x.as_ptr())
@@ -246,6 +250,20 @@ pub fn search(
         index: lists.idx,
         dist2: lists.key,
     }
+}
+
+/// `k` capped by the references a query may return; panics if the two
+/// point sets differ in dimension.
+fn capped_k(queries: Points<'_>, refs: Points<'_>, k: usize, exclude: Exclude<'_>) -> usize {
+    assert_eq!(
+        queries.d, refs.d,
+        "queries and references differ in dimension"
+    );
+    let avail = match exclude {
+        Exclude::Nothing => refs.n,
+        _ => refs.n.saturating_sub(1),
+    };
+    k.min(avail)
 }
 
 /// Below this many queries, packing the references for the brute-force
@@ -441,6 +459,22 @@ impl Scaling {
             })
             .collect();
         Scaling { mean, scale }
+    }
+
+    /// The same scaling with the features flagged in `kept` left as they
+    /// are (level codes, compared for equality only).
+    pub fn keeping(mut self, kept: &[bool]) -> Self {
+        for ((m, s), _) in self
+            .mean
+            .iter_mut()
+            .zip(&mut self.scale)
+            .zip(kept)
+            .filter(|(_, &k)| k)
+        {
+            *m = 0.0;
+            *s = 1.0;
+        }
+        self
     }
 
     /// Appends the scaled copy of `row` to `out`.

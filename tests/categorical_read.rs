@@ -2,7 +2,8 @@
 //! columns with `--categorical native`, columns declared with
 //! `--categorical-cols` (numeric-looking codes included), Parquet
 //! dictionary columns, prediction with levels the model has not seen; the
-//! learners that cannot take level codes, and SMOTE rows with categories.
+//! learners that cannot take level codes (samplers on such columns:
+//! `categorical_sampling.rs`).
 
 mod common;
 
@@ -204,34 +205,6 @@ fn cli_refuses_categorical_features_for_a_learner_without_native_splits() {
     }
     assert!(!err.contains("panicked"), "{err}");
     assert!(!model.exists(), "no model file written");
-}
-
-#[test]
-fn smote_rows_take_their_seed_rows_level() {
-    let mut text = String::from("shop,n,y\n");
-    for i in 0..200usize {
-        let p = i.is_multiple_of(10);
-        // Positives at shops 3 and 9 only: an interpolated code would fall between.
-        let shop = if p { [3, 9][i / 10 % 2] } else { i % 12 };
-        text += &format!("s{shop:02},{}.25,{}\n", i % 13, if p { "p" } else { "n" });
-    }
-    let ds = csv(&text, &native()).unwrap();
-    let smote = rarity::sample::registry::parse_sampler("smote(k=5)").unwrap();
-    let sample = smote.resample(&ds, &mut rarity::rng::stream(7, 0)).unwrap();
-    assert!(!sample.synthetic.is_empty());
-    let values = ds.interpolate(&sample.synthetic);
-    let mut moved = 0;
-    for (b, row) in sample.synthetic.iter().zip(values.chunks(2)) {
-        assert_eq!(row[0], ds.row(b.from)[0], "the seed's level");
-        assert!([3.0, 9.0].contains(&row[0]), "a positive's level: {row:?}");
-        moved += usize::from(row[1] != ds.row(b.from)[1]);
-    }
-    assert!(moved > 0, "numeric features are still interpolated");
-    let taken = ds.take_append(&sample.rows, &sample.synthetic, &sample.synthetic_labels);
-    let taken = taken.unwrap();
-    for i in sample.rows.len()..taken.n_rows() {
-        assert!([3.0, 9.0].contains(&taken.row(i)[0]));
-    }
 }
 
 #[test]

@@ -513,7 +513,10 @@ class CorrectedClassifier(ClassifierMixin, BaseEstimator):
         limit on the levels, as :class:`rarity.Classifier` reads them);
         ``X``'s rows go to the estimator as they are, so give the estimator
         the same ``categorical_features`` (the default estimator gets them).
-        A sampler that makes synthetic rows cannot take them (``ValueError``).
+        A sampler that makes synthetic rows (SMOTE and its kin) is SMOTE-NC on
+        them: a synthetic row's level is the most frequent among its seed row
+        and the seed's neighbours, in ``X``'s dtype (Chawla et al. 2002,
+        section 6.1).
 
     Attributes
     ----------
@@ -586,12 +589,6 @@ class CorrectedClassifier(ClassifierMixin, BaseEstimator):
         w = V.sample_weight(sample_weight, feats.n_rows_)
         data = _estimator_data(self, feats, lab, _target_name(y), None, n_jobs)
         drawn = _rarity.resample(self._sampler_spec(lab), data, _seed(self.seed), n_jobs)
-        if drawn.n_synthetic and data.has_categorical:
-            raise ValueError(
-                f"the sampler {self._sampler_spec(lab)!r} makes synthetic rows from numbers, and "
-                "X has categorical features (categorical_features=); use a sampler that selects "
-                "rows (under, ros, ...)"
-            )
         rates = np.asarray(drawn.keep_rates)
         if np.any(rates <= 0):
             k = int(np.flatnonzero(rates <= 0)[0])

@@ -24,9 +24,14 @@ class ResampleResult:
 
     Attributes
     ----------
-    X : ndarray of shape (n_rows, n_features)
-        The sample's features (encoded as rarity encodes them: a categorical
-        column is one-hot).
+    X : ndarray of shape (n_rows, n_features), or table
+        The sample's features (encoded as rarity encodes them: a one-hot
+        column is its 0/1 features, a categorical column level codes). From
+        a pandas, polars or pyarrow table with categorical columns
+        (``categorical="native"`` or ``categorical_cols=``): a table of the
+        same kind and feature columns, each categorical column in the
+        input's dtype and every value a level of the input (a synthetic
+        row's is SMOTE-NC's vote).
     y : ndarray of shape (n_rows,)
         The sample's labels (the input's labels; class names for a file).
     method : str
@@ -80,7 +85,7 @@ class ResampleResult:
 
 def resample(
     data, method, target=None, *, beta=None, ratio=None, k=None, amount=None, a=None,
-    standardise=False, pos_label=None, seed=42, n_jobs=None,
+    standardise=False, pos_label=None, seed=42, n_jobs=None, categorical="error", categorical_cols=None,
 ):
     """Draws a sampler on a dataset: ``rarity resample``.
 
@@ -105,6 +110,14 @@ def resample(
     seed : int, default=42
         Seed of the draw (``rarity resample --seed``).
     n_jobs : int, default=None
+    categorical : {"error", "one-hot", "native", "target"}, default="error"
+        How text and category columns are read (``--categorical``):
+        ``"native"`` keeps each as one feature of level codes, which the
+        neighbour-based samplers compare by level (SMOTE-NC's distance,
+        Chawla et al. 2002, section 6.1) and SMOTE's kin never interpolate.
+    categorical_cols : list of str, default=None
+        Columns read as categorical whatever their values
+        (``--categorical-cols``).
 
     Returns
     -------
@@ -123,7 +136,7 @@ def resample(
     if not isinstance(method, str):
         raise ValueError(f"method={method!r} is invalid; expected a sampler name or spec such as 'smote(k=5)'")
     n_jobs = V.n_jobs_of(n_jobs)
-    native, _, lab = _data(data, target, pos_label, n_jobs)
+    native, _, lab = _data(data, target, pos_label, n_jobs, categorical=categorical, categorical_cols=categorical_cols)
     summary, sample = _rarity.resample_job(
         native, method, beta, ratio, k, amount, a, bool(standardise), _seed(seed), n_jobs,
     )
@@ -132,4 +145,20 @@ def resample(
         y = np.asarray(summary["classes"], dtype=object)[codes]
     else:
         y = lab.classes_[lab.from_rarity[codes]]
+    if lab is not None and native.has_categorical and not isinstance(data, tuple):
+        X = _levels_table(data, target, native, summary["method"], _seed(seed), n_jobs)
     return ResampleResult(summary, X, y)
+
+
+def _levels_table(data, target, native, spec, seed, n_jobs):
+    """The sample of a table with categorical columns as a table of its kind
+    (the same draw: the full spec on the same stream, as a sampler class
+    draws it), its levels copied from the input's rows."""
+    from ._run import _split_target
+    from .sampling import _resample_outputs
+
+    X, y, _ = _split_target(data, target)
+    drawn = _rarity.resample(spec, native, seed, n_jobs)
+    lab = V.labels(y, None)
+    X_res, _ = _resample_outputs(X, y, drawn, lab, native, n_jobs)
+    return X_res

@@ -125,23 +125,97 @@ def _table_like(X, values):
 
 def _resample_outputs(X, y, drawn, lab, data, n_jobs):
     """``(X_res, ids)``: the features in the container and dtype of ``X``,
-    and the resampled rows' class indices into ``lab.classes_``."""
+    and the resampled rows' class indices into ``lab.classes_``. A synthetic
+    row's categorical values are real levels (SMOTE-NC's vote), copied from
+    a row of ``X`` that holds them, so they keep ``X``'s dtype (text,
+    pandas ``category``, polars ``Categorical``, Arrow dictionary)."""
     if drawn.n_synthetic == 0:
-        X_res = _rows_of(X, np.asarray(drawn.rows))
+        return _rows_of(X, np.asarray(drawn.rows)), lab.from_rarity[drawn.labels()]
+    values = drawn.features(n_jobs)
+    cats, donors = drawn.level_rows() if data.has_categorical else ([], None)
+    if cats:
+        donors = np.asarray(donors).reshape(drawn.n_synthetic, len(cats))
+    if isinstance(X, (np.ndarray, list, tuple)):
+        X_res = _array_with_levels(X, values, np.asarray(drawn.rows), cats, donors)
     else:
-        values = drawn.features(n_jobs)
-        if isinstance(X, np.ndarray):
-            X_res = values.astype(X.dtype, copy=False) if X.dtype != np.float64 else values
-        elif isinstance(X, (list, tuple)):
-            X_res = values.tolist()
+        if list(data.feature_names) != [str(c) for c in _column_names(X)]:
+            raise ValueError(
+                "this sampler makes synthetic rows from numbers: a table with text columns not "
+                "declared categorical cannot take them; declare them with categorical_features= "
+                "or encode them first"
+            )
+        if cats:
+            kept = _rows_of(X, np.asarray(drawn.rows))
+            X_res = _concat(kept, _synthetic_table(X, values[len(drawn.rows):], dict(zip(cats, donors.T))))
         else:
-            if list(data.feature_names) != [str(c) for c in (X.columns if hasattr(X, "columns") else X.column_names)]:
-                raise ValueError(
-                    "this sampler makes synthetic rows from numbers: a table with text or "
-                    "categorical columns cannot take them; encode those columns first"
-                )
             X_res = _table_like(X, values)
     return X_res, lab.from_rarity[drawn.labels()]
+
+
+def _array_with_levels(X, values, rows, cats, donors):
+    """The resampled rows of an array or list ``X``: ``values``, with each
+    categorical column copied from ``X`` (kept rows, then each synthetic
+    row's level row), as ``X`` codes its levels."""
+    if isinstance(X, np.ndarray) and not cats:
+        return values.astype(X.dtype, copy=False) if X.dtype != np.float64 else values
+    if not cats:
+        return values.tolist()
+    A = np.asarray(X, dtype=object) if isinstance(X, (list, tuple)) else X
+    out = values.astype(A.dtype if A.dtype.kind in "biufO" else object)
+    for k, j in enumerate(cats):
+        out[:, j] = A[np.concatenate([rows, donors[:, k]]), j]
+    return out.tolist() if isinstance(X, (list, tuple)) else out
+
+
+def _column_names(X):
+    """A table's column labels (a pyarrow table's ``columns`` are its arrays)."""
+    return list(X.column_names) if hasattr(X, "column_names") else list(X.columns)
+
+
+def _synthetic_table(X, values, donors):
+    """The synthetic rows as a table of ``X``'s kind and columns: numbers
+    from ``values``, and each categorical column ``j`` the values of ``X``'s
+    column at the rows ``donors[j]``."""
+    cols = _column_names(X)
+    if V._is_pandas_frame(X):
+        import pandas as pd
+
+        out = {}
+        for j, (c, dt) in enumerate(zip(cols, X.dtypes)):
+            if j in donors:
+                out[c] = X.iloc[:, j].iloc[donors[j]].reset_index(drop=True)
+            else:
+                v = pd.Series(values[:, j])
+                out[c] = v.astype(dt) if getattr(dt, "kind", "O") in "iuf" else v
+        return pd.DataFrame(out, columns=X.columns)
+    if V._is_polars_frame(X):
+        import polars as pl
+
+        return pl.DataFrame([
+            X[c].gather(donors[j]) if j in donors else pl.Series(c, values[:, j]).cast(X.schema[c])
+            for j, c in enumerate(cols)
+        ])
+    import pyarrow as pa
+
+    return pa.Table.from_arrays([
+        X.column(j).take(donors[j]) if j in donors else pa.array(values[:, j]).cast(X.schema.field(j).type)
+        for j in range(len(cols))
+    ], schema=X.schema)
+
+
+def _concat(a, b):
+    """Table ``b`` below table ``a`` (same kind and columns)."""
+    if V._is_pandas_frame(a):
+        import pandas as pd
+
+        return pd.concat([a, b], ignore_index=True)
+    if V._is_polars_frame(a):
+        import polars as pl
+
+        return pl.concat([a, b])
+    import pyarrow as pa
+
+    return pa.concat_tables([a, b])
 
 
 def _y_like(y, labels, one_hot):
@@ -191,13 +265,23 @@ def _declared(names, example=None, cleans=False, **params):
         cls.registry_names = tuple(names)
         if cleans:
             cls._spec = _cleaning_only(cls._spec)
-        cls.__init__ = _spec.keyword_init(list(params.items()))
+        cls.__init__ = _spec.keyword_init([*params.items(), ("categorical_features", None)])
         cls.__init__.__qualname__ = f"{cls.__name__}.__init__"
         _document(cls, example, cleans, "random_state" in params)
         return cls
 
     return declare
 
+
+#: The ``categorical_features`` parameter, the same in every class.
+_CATEGORICAL_DOC = (
+    'categorical_features : None, "from_dtype", list or bool mask, default=None\n'
+    "    Columns read as categorical (as :class:`rarity.Classifier` reads them): SMOTE-NC\n"
+    "    (Chawla et al. 2002, section 6.1): neighbours are searched with a differing\n"
+    "    level adding the median of the minority's numeric standard deviations, and a\n"
+    "    synthetic row takes the level most frequent among its seed row and the seed's\n"
+    "    neighbours, in ``X``'s dtype."
+)
 
 #: The ``sampling_strategy`` of the samplers that clean, and of the others.
 _STRATEGY_DOC = {
@@ -212,7 +296,7 @@ def _document(cls, example, cleans, seeded):
     """Fills in the shared parts of an imbalanced-learn class's docstring
     (see :func:`_declared`)."""
     if "%(strategy)s" in (cls.__doc__ or ""):
-        strategy = _STRATEGY_DOC[cleans]
+        strategy = _STRATEGY_DOC[cleans] + "\n" + _CATEGORICAL_DOC
         if seeded:
             strategy += "\nrandom_state : int or None, default=None\n    The seed (``None``: 42)."
         sections(strategy=strategy)(cls)
@@ -293,7 +377,7 @@ class _Base(BaseEstimator):
         """
         n_jobs = V.n_jobs_of(getattr(self, "n_jobs", None))
         y_labels, one_hot = _indicator(y)
-        feats, names = V.features(X, n_jobs)
+        feats, names = V.features(X, n_jobs, self.categorical_features)
         lab = V.labels(y_labels, None, type(self).__name__)
         data = _rarity.Data(feats, lab.codes, lab.class_names, "y", None, n_jobs)
         self.spec_ = self._spec(lab)
@@ -793,6 +877,7 @@ class SMOTEENN(_Base):
 # ---- any spec, and rarity's own samplers from the registry
 
 
+@sections(categorical=_CATEGORICAL_DOC)
 class Sampler(_Base):
     """Any rarity sampler spec with imbalanced-learn's contract.
 
@@ -805,6 +890,7 @@ class Sampler(_Base):
         The seed (the stream ``rarity resample --seed`` uses: same seed, same rows).
     n_jobs : int, default=None
         Threads.
+    %(categorical)s
 
     Examples
     --------
@@ -817,10 +903,11 @@ class Sampler(_Base):
     [0.25, 1.0]
     """
 
-    def __init__(self, spec="under", seed=42, n_jobs=None):
+    def __init__(self, spec="under", seed=42, n_jobs=None, categorical_features=None):
         self.spec = spec
         self.seed = seed
         self.n_jobs = n_jobs
+        self.categorical_features = categorical_features
 
     @property
     def _selects(self):
@@ -865,6 +952,7 @@ def _rarity_class(entry):
             *[_spec.param_doc(p) for p in params],
             "seed : int, default=42\n    The seed (same seed, same rows).",
             "n_jobs : int, default=None\n    Threads.",
+            _CATEGORICAL_DOC,
             "",
             "Attributes",
             "----------",

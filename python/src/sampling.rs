@@ -82,6 +82,22 @@ impl Drawn {
         self.sample.notes.clone()
     }
 
+    /// The categorical features (their indices) and, for each synthetic row
+    /// and categorical feature (row-major, `n_synthetic * len`), a row of
+    /// the input holding its level: the caller copies levels from its own
+    /// table.
+    fn level_rows<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<(Vec<usize>, Bound<'py, PyArray1<i64>>)> {
+        let categorical = self.data.categorical_features();
+        let rows = self.sample.level_rows(&self.data).ok_or_else(|| {
+            pyo3::exceptions::PyValueError::new_err("a synthetic row's level is no input row's")
+        })?;
+        let v: Vec<i64> = rows.iter().map(|&i| i as i64).collect();
+        Ok((categorical, v.into_pyarray(py)))
+    }
+
     /// Class ids of the resampled rows: the kept rows', then the synthetic
     /// rows'.
     fn labels<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u32>> {
@@ -111,7 +127,12 @@ impl Drawn {
             // SAFETY: the array holds `n_out * d` values; this job is the
             // only writer and the caller waits for it with the array alive.
             let buf = unsafe { std::slice::from_raw_parts_mut(p.0, p.1) };
-            data.take_append_into(&sample.rows, &sample.synthetic, buf)
+            data.take_append_into(
+                &sample.rows,
+                &sample.synthetic,
+                &sample.synthetic_levels,
+                buf,
+            )
         })?;
         Ok(out)
     }

@@ -244,8 +244,6 @@ def test_named_classes_gradient_boosting_and_corrected_classifier():
     assert cc.predict_proba(X).shape == (len(X), 2)
     default = rarity.CorrectedClassifier(sampler="under(beta=0.3)", categorical_features=["shop"]).fit(X, y)
     assert default.estimator_.model_.feature_names == ["amount", "shop"]
-    with pytest.raises(ValueError, match="synthetic rows"):
-        rarity.CorrectedClassifier(sampler="smote(k=3)", categorical_features="from_dtype").fit(Xc, y)
 
 
 def test_pickle_clone_and_onnx(tmp_path):

@@ -12,13 +12,14 @@
 //! bit for bit the same.
 //!
 //! A categorical feature (level codes) is never interpolated: a synthetic
-//! row takes the level of its seed row `from`, as SMOTE-NC does (Chawla et
-//! al. 2002, section 6.1, with the seed's level in place of the neighbours'
-//! most frequent one), so every code written is a real level's.
+//! row carries its level for each categorical feature beside the recipe
+//! (the sampler's vote, SMOTE-NC's: Chawla et al. 2002, section 6.1; see
+//! [`crate::sample`]), so every code written is a real level's.
 
 use serde::{Deserialize, Serialize};
 
 use super::Dataset;
+use crate::error::{Error, Result};
 
 /// A synthetic row between rows `from` and `to` of a table, at `gap` of the
 /// way from `from`.
@@ -64,21 +65,28 @@ impl Between {
 }
 
 impl Between {
-    /// [`Between::write`], then the seed row's values at the categorical
-    /// features `categorical` (their indices, see
-    /// [`Dataset::categorical_features`]).
-    pub fn write_keeping(&self, data: &Dataset, out: &mut [f64], categorical: &[usize]) {
+    /// [`Between::write`], then `levels` (this row's level at each
+    /// categorical feature) at the categorical features `categorical`
+    /// (their indices, see [`Dataset::categorical_features`]).
+    pub fn write_with_levels(
+        &self,
+        data: &Dataset,
+        out: &mut [f64],
+        categorical: &[usize],
+        levels: &[f64],
+    ) {
         self.write(data, out);
-        let seed = data.row(self.from);
-        for &j in categorical {
-            out[j] = seed[j];
+        for (&j, &l) in categorical.iter().zip(levels) {
+            out[j] = l;
         }
     }
 }
 
 impl Dataset {
-    /// The values of the rows `between`, row-major (`between.len() * d`);
-    /// categorical features take their seed row's level.
+    /// The values of the rows `between`, row-major (`between.len() * d`),
+    /// with `levels` their values at the categorical features (row-major,
+    /// one per categorical feature). Fails when `levels` has not one value
+    /// per synthetic row and categorical feature.
     ///
     /// ```
     /// use rarity::data::{Between, ColumnEncoding, Dataset};
@@ -91,18 +99,34 @@ impl Dataset {
     /// };
     /// let ds = Dataset::new(ds.features().to_vec(), ds.labels().to_vec(), schema).unwrap();
     /// let b = Between { from: 0, to: 1, gap: 0.5 };
-    /// assert_eq!(ds.interpolate(&[b]), vec![2.0, 0.0]);
+    /// assert_eq!(ds.interpolate(&[b], &[4.0]).unwrap(), vec![2.0, 4.0]);
+    /// assert!(ds.interpolate(&[b], &[]).is_err());
     /// ```
-    pub fn interpolate(&self, between: &[Between]) -> Vec<f64> {
+    pub fn interpolate(&self, between: &[Between], levels: &[f64]) -> Result<Vec<f64>> {
         let d = self.n_features();
         let categorical = self.categorical_features();
+        self.check_levels(between.len(), categorical.len(), levels)?;
         let mut out = vec![0.0; between.len() * d];
         if d > 0 {
-            for (o, b) in out.chunks_exact_mut(d).zip(between) {
-                b.write_keeping(self, o, &categorical);
+            for (i, (o, b)) in out.chunks_exact_mut(d).zip(between).enumerate() {
+                let nc = categorical.len();
+                b.write_with_levels(self, o, &categorical, &levels[i * nc..(i + 1) * nc]);
             }
         }
-        out
+        Ok(out)
+    }
+
+    /// Fails unless `levels` holds `n * nc` values: one per synthetic row
+    /// and categorical feature.
+    pub(crate) fn check_levels(&self, n: usize, nc: usize, levels: &[f64]) -> Result<()> {
+        if levels.len() == n * nc {
+            return Ok(());
+        }
+        Err(Error::invalid(format!(
+            "{} levels given for {n} synthetic rows of {nc} categorical features; {} expected",
+            levels.len(),
+            n * nc
+        )))
     }
 
     /// The indices of the categorical features (level codes).

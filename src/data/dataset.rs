@@ -557,9 +557,10 @@ impl Dataset {
     }
 
     /// The rows `rows` (repeats allowed) followed by the synthetic rows
-    /// `between` with labels `y` (weight 1 each when the table has
+    /// `between` with labels `y` and categorical values `levels` (see
+    /// [`Dataset::interpolate`]; weight 1 each when the table has
     /// weights): the same dataset as
-    /// `self.take(rows).append(&self.interpolate(between), y)`, built in one
+    /// `self.take(rows).append(&self.interpolate(between, levels)?, y)`, built in one
     /// parallel pass without the intermediate copies. Used to materialise
     /// samples with synthetic rows.
     ///
@@ -568,11 +569,17 @@ impl Dataset {
     /// let ds = Dataset::from_rows(vec![vec![1.0], vec![2.0]], vec![0, 1],
     ///                             vec!["n".into(), "p".into()]).unwrap();
     /// let mid = Between { from: 0, to: 1, gap: 0.5 };
-    /// let out = ds.take_append(&[1, 1], &[mid], &[1]).unwrap();
+    /// let out = ds.take_append(&[1, 1], &[mid], &[], &[1]).unwrap();
     /// assert_eq!(out.features(), &[2.0, 2.0, 1.5]);
     /// assert_eq!(out.labels(), &[1, 1, 1]);
     /// ```
-    pub fn take_append(&self, rows: &[usize], between: &[Between], y: &[u32]) -> Result<Dataset> {
+    pub fn take_append(
+        &self,
+        rows: &[usize],
+        between: &[Between],
+        levels: &[f64],
+        y: &[u32],
+    ) -> Result<Dataset> {
         let k = self.schema.class_names.len();
         if let Some(bad) = y.iter().find(|&&c| c as usize >= k) {
             return Err(Error::invalid(format!(
@@ -589,7 +596,7 @@ impl Dataset {
         // Fresh pages, advised for huge pages and not written until each
         // value is written once, in parallel (see `crate::mem`).
         let mut nx = crate::mem::zeroed((rows.len() + y.len()) * self.n_features);
-        self.take_append_into(rows, between, &mut nx)?;
+        self.take_append_into(rows, between, levels, &mut nx)?;
         let mut ny = Vec::with_capacity(rows.len() + y.len());
         ny.extend(rows.iter().map(|&i| self.y[i]));
         ny.extend_from_slice(y);
@@ -614,20 +621,22 @@ impl Dataset {
     /// (`(rows.len() + between.len()) * d` values, row-major), in parallel:
     /// for callers that own the output buffer (e.g. a NumPy array). A
     /// synthetic row that is not finite (the segment between two huge
-    /// values of opposite signs) is an error.
+    /// values of opposite signs) is an error; a missing level (NaN) at a
+    /// categorical feature is not.
     ///
     /// ```
     /// use rarity::data::{Between, Dataset};
     /// let ds = Dataset::from_rows(vec![vec![1.0], vec![2.0]], vec![0, 1],
     ///                             vec!["n".into(), "p".into()]).unwrap();
     /// let mut out = [0.0; 3];
-    /// ds.take_append_into(&[1, 0], &[Between { from: 0, to: 1, gap: 0.5 }], &mut out).unwrap();
+    /// ds.take_append_into(&[1, 0], &[Between { from: 0, to: 1, gap: 0.5 }], &[], &mut out).unwrap();
     /// assert_eq!(out, [2.0, 1.0, 1.5]);
     /// ```
     pub fn take_append_into(
         &self,
         rows: &[usize],
         between: &[Between],
+        levels: &[f64],
         out: &mut [f64],
     ) -> Result<()> {
         /// Rows written per parallel task.
@@ -650,10 +659,14 @@ impl Dataset {
                 self.n_rows
             )));
         }
+        let categorical = self.categorical_features();
+        let nc = categorical.len();
+        self.check_levels(between.len(), nc, levels)?;
         if d == 0 {
             return Ok(());
         }
-        let categorical = self.categorical_features();
+        let mut is_level = vec![false; d];
+        categorical.iter().for_each(|&j| is_level[j] = true);
         let (head, tail) = out.split_at_mut(rows.len() * d);
         head.par_chunks_mut(CHUNK_ROWS * d)
             .zip(rows.par_chunks(CHUNK_ROWS))
@@ -675,14 +688,19 @@ impl Dataset {
                         crate::mem::prefetch_all(self.row(next.from));
                         crate::mem::prefetch_all(self.row(next.to));
                     }
-                    b.write_keeping(self, o, &categorical);
+                    let t = c * CHUNK_ROWS + i;
+                    b.write_with_levels(self, o, &categorical, &levels[t * nc..(t + 1) * nc]);
                 }
                 // A branch-free test first (vectorised); the position is
-                // only searched for when some value is not finite.
+                // only searched for when some value is not finite (a
+                // missing level is allowed).
                 if out.iter().fold(true, |ok, v| ok & v.is_finite()) {
                     return None;
                 }
-                let p = out.iter().position(|v| !v.is_finite())?;
+                let p = out
+                    .iter()
+                    .enumerate()
+                    .position(|(p, v)| !(v.is_finite() || v.is_nan() && is_level[p % d]))?;
                 Some(c * CHUNK_ROWS * d + p)
             })
             .min();
@@ -929,10 +947,10 @@ mod tests {
             Between::copy_of(1),
         ];
         let y = [1, 0];
-        let one = ds.take_append(&rows, &between, &y).unwrap();
+        let one = ds.take_append(&rows, &between, &[], &y).unwrap();
         let two = ds
             .take(&rows)
-            .append(&ds.interpolate(&between), &y)
+            .append(&ds.interpolate(&between, &[]).unwrap(), &y)
             .unwrap();
         assert_eq!(one.features(), two.features());
         assert_eq!(one.labels(), two.labels());
@@ -940,14 +958,18 @@ mod tests {
         assert_eq!(one.n_rows(), 6);
         assert_eq!(one.weights(), Some(&[4.0, 1.0, 1.0, 3.0, 1.0, 1.0][..]));
         assert_eq!(&one.features()[10..], ds.row(1));
-        assert!(ds.take_append(&rows, &between[..1], &y).is_err());
-        assert!(ds.take_append(&rows, &between, &[1, 2]).is_err());
+        assert!(ds.take_append(&rows, &between[..1], &[], &y).is_err());
+        assert!(ds.take_append(&rows, &between, &[], &[1, 2]).is_err());
+        assert!(ds.take_append(&rows, &between, &[0.0], &y).is_err());
         let far = [Between {
             from: 0,
             to: 4,
             gap: 0.5,
         }];
-        let e = ds.take_append(&rows, &far, &[1]).unwrap_err().to_string();
+        let e = ds
+            .take_append(&rows, &far, &[], &[1])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("row 4 out of range"), "{e}");
         let huge = Dataset::from_rows(
             vec![vec![0.0, -f64::MAX], vec![1.0, f64::MAX]],
@@ -963,6 +985,7 @@ mod tests {
                     to: 1,
                     gap: 0.5,
                 }],
+                &[],
                 &[1],
             )
             .unwrap_err()

@@ -25,7 +25,7 @@ use crate::params::{params, Bounds, Params};
 use crate::rng::Rng;
 
 use crate::sample::draw::{
-    assemble, majority_class, negative_binomial_half, with_replacement, without_replacement,
+    assemble_rows, majority_class, negative_binomial_half, with_replacement, without_replacement,
     Classes,
 };
 use crate::sample::parts::no_params;
@@ -89,7 +89,7 @@ impl Sampler for RoughlyBalanced {
             };
             with_replacement(pool, size, rng)
         });
-        Ok(assemble(data, rows, Vec::new(), Vec::new(), notes))
+        Ok(assemble_rows(data, rows, notes))
     }
 
     fn name(&self) -> String {

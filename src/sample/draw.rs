@@ -144,11 +144,19 @@ fn all_rows(n: usize) -> Vec<usize> {
     rows
 }
 
+/// A sample of existing rows only, with keep rates counted and `notes`.
+pub(crate) fn assemble_rows(data: &Dataset, rows: Vec<usize>, notes: Vec<String>) -> Sample {
+    let mut s = Sample::of_rows(data, rows);
+    s.notes = notes;
+    s
+}
+
 /// A sample of existing rows plus synthetic rows, with keep rates counted.
 pub(crate) fn assemble(
     data: &Dataset,
     rows: Vec<usize>,
     synthetic: Vec<Between>,
+    synthetic_levels: Vec<f64>,
     synthetic_labels: Vec<u32>,
     notes: Vec<String>,
 ) -> Sample {
@@ -156,6 +164,7 @@ pub(crate) fn assemble(
         rows,
         synthetic,
         synthetic_labels,
+        synthetic_levels,
         keep_rates: Vec::new(),
         notes,
     };
@@ -170,6 +179,7 @@ pub(crate) fn assemble_all_rows(
     data: &Dataset,
     counts: &[usize],
     synthetic: Vec<Between>,
+    synthetic_levels: Vec<f64>,
     synthetic_labels: Vec<u32>,
     notes: Vec<String>,
 ) -> Sample {
@@ -189,6 +199,7 @@ pub(crate) fn assemble_all_rows(
         rows: all_rows(data.n_rows()),
         synthetic,
         synthetic_labels,
+        synthetic_levels,
         keep_rates,
         notes,
     }
@@ -211,6 +222,7 @@ mod tests {
             &ds,
             &ds.class_counts(),
             vec![Between::copy_of(1); 3],
+            Vec::new(),
             vec![2, 2, 0],
             Vec::new(),
         );

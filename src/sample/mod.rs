@@ -28,6 +28,7 @@
 
 pub(crate) mod draw;
 pub mod keyed;
+mod nominal;
 mod parts;
 pub mod plan;
 pub mod registry;
@@ -54,6 +55,11 @@ pub struct Sample {
     pub synthetic: Vec<Between>,
     /// Class ids of the synthetic rows.
     pub synthetic_labels: Vec<u32>,
+    /// The synthetic rows' levels at the categorical features (row-major,
+    /// one per categorical feature in feature order; empty when the table
+    /// has none): SMOTE-NC's vote, never an interpolated code.
+    #[serde(default)]
+    pub synthetic_levels: Vec<f64>,
     /// Per class: rows of that class in the sample (drawn + synthetic) over
     /// rows of that class in the input (1 for a class absent from the input).
     pub keep_rates: Vec<f64>,
@@ -101,10 +107,25 @@ impl Sample {
         !self.synthetic_labels.is_empty()
     }
 
+    /// For each synthetic row and categorical feature (row-major, as
+    /// [`Sample::synthetic_levels`]), a row of `data` that holds the same
+    /// level (the first; a missing level: the first row missing it), so a
+    /// caller can copy the level from its own copy of the input (a table's
+    /// text or category column). `None` when a level is held by no row,
+    /// which a sample of `data` never gives.
+    pub fn level_rows(&self, data: &Dataset) -> Option<Vec<usize>> {
+        nominal::level_rows(data, &self.synthetic_levels)
+    }
+
     /// The sampled rows plus the synthetic ones as a new dataset.
     pub fn materialise(&self, data: &Dataset) -> Result<Dataset> {
         if self.has_synthetic() {
-            data.take_append(&self.rows, &self.synthetic, &self.synthetic_labels)
+            data.take_append(
+                &self.rows,
+                &self.synthetic,
+                &self.synthetic_levels,
+                &self.synthetic_labels,
+            )
         } else {
             Ok(data.take(&self.rows))
         }

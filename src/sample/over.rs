@@ -12,7 +12,7 @@ use crate::params::{params, Bounds, Params};
 use crate::rng::Rng;
 
 use crate::sample::draw::{
-    assemble, majority_class, minority_class, two_class_counts, with_replacement,
+    assemble_rows, majority_class, minority_class, two_class_counts, with_replacement,
 };
 use crate::sample::parts::{at_most_one, params_of_parts};
 use crate::sample::{colon_list, spec, Sample, Sampler};
@@ -177,7 +177,7 @@ impl Sampler for RandomOver {
         for (c, pool) in data.rows_by_class().iter().enumerate() {
             rows.extend(with_replacement(pool, sizes[c] - counts[c], rng));
         }
-        Ok(assemble(data, rows, Vec::new(), Vec::new(), Vec::new()))
+        Ok(assemble_rows(data, rows, Vec::new()))
     }
 
     fn name(&self) -> String {

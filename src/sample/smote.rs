@@ -21,6 +21,13 @@
 //!   keeps `under%` of the number of *new* minority rows (120%: `1.2 * 5 n+ =
 //!   6 n+` rows), which with the `n+` originals gives a balanced set.
 //!
+//! On a table with categorical features (level codes) every variant is
+//! SMOTE-NC (Chawla et al. 2002, section 6.1): neighbours are searched with
+//! the mixed distance ([`crate::sample::space`]) and a synthetic row's level
+//! at each categorical feature is the majority vote of its seed row and the
+//! seed's `k` neighbours (`nominal`), never an interpolated code; the numeric
+//! features are interpolated as above.
+//!
 //! A class to enlarge needs more than `k` rows (each row's `k` nearest
 //! other rows of its class): with `n <= k` rows the sampler fails and says
 //! which `k` would do, as imbalanced-learn does (it raises `ValueError`),
@@ -33,7 +40,7 @@ use rayon::prelude::*;
 
 use crate::data::{Between, Dataset};
 use crate::error::{Error, Result};
-use crate::neighbors::{knn, Exclude, Points};
+use crate::neighbors::{Exclude, Points};
 use crate::params::{params, Bounds, Params};
 use crate::rng::{stream, Rng};
 
@@ -41,6 +48,7 @@ use crate::sample::draw::{
     assemble, assemble_all_rows, minority_class, two_class_counts, with_replacement,
     without_replacement,
 };
+use crate::sample::nominal::vote_levels;
 use crate::sample::parts::params_of_parts;
 use crate::sample::space::{std_flag, Space};
 use crate::sample::OverTarget;
@@ -382,6 +390,8 @@ impl Sampler for SmoteHybrid {
 #[derive(Default)]
 struct Generated {
     between: Vec<Between>,
+    /// The rows' levels at the categorical features (row-major).
+    levels: Vec<f64>,
     labels: Vec<u32>,
     notes: Vec<String>,
 }
@@ -389,7 +399,7 @@ struct Generated {
 impl Generated {
     fn finish(self, data: &Dataset, rows: Vec<usize>, mut notes: Vec<String>) -> Sample {
         notes.extend(self.notes);
-        assemble(data, rows, self.between, self.labels, notes)
+        assemble(data, rows, self.between, self.levels, self.labels, notes)
     }
 
     /// As [`Generated::finish`] with every row kept once; `counts` are the
@@ -397,7 +407,7 @@ impl Generated {
     /// over the rows).
     fn finish_all_rows(self, data: &Dataset, counts: &[usize], mut notes: Vec<String>) -> Sample {
         notes.extend(self.notes);
-        assemble_all_rows(data, counts, self.between, self.labels, notes)
+        assemble_all_rows(data, counts, self.between, self.levels, self.labels, notes)
     }
 }
 
@@ -479,15 +489,16 @@ fn smote_class(
     // Neighbours of each base row among the pool, excluding the base itself.
     let pool_x = space.gather(pool);
     let refs = Points::new(&pool_x, pool.len(), d).expect("shape");
+    let metric = space.metric();
     let nn = if bases == pool {
-        knn(refs, refs, k, Exclude::SameIndex)
+        metric.knn(refs, refs, k, Exclude::SameIndex)
     } else {
         let pos: Vec<usize> = bases
             .iter()
             .map(|b| pool.binary_search(b).expect("base rows belong to the pool"))
             .collect();
         let q = space.gather(bases);
-        knn(
+        metric.knn(
             Points::new(&q, bases.len(), d).expect("shape"),
             refs,
             k,
@@ -526,5 +537,13 @@ fn smote_class(
             }
         }
     });
+    let categorical = data.categorical_features();
+    vote_levels(
+        data,
+        &categorical,
+        (bases, pool, &nn),
+        per_row,
+        &mut gen.levels,
+    );
     gen.labels.extend(std::iter::repeat_n(c as u32, total));
 }

@@ -221,7 +221,7 @@ fn smote_points_lie_on_segments_to_one_of_the_k_minority_neighbours() {
         .unwrap();
     assert_eq!(s.synthetic_labels.len(), 160);
     assert!(s.synthetic_labels.iter().all(|&c| c == 1));
-    let synthetic = ds.interpolate(&s.synthetic);
+    let synthetic = ds.interpolate(&s.synthetic, &s.synthetic_levels).unwrap();
     for q in synthetic.chunks(3) {
         let on = (0..minority.len()).any(|i| {
             nn.of(i)
@@ -472,7 +472,11 @@ fn a_class_with_k_rows_or_fewer_is_an_error_naming_the_k_that_fits_and_one_class
         .unwrap();
     assert_eq!(s.synthetic_labels.len(), 27);
     let pts: Vec<&[f64]> = (30..33).map(|i| ds.row(i)).collect();
-    for q in ds.interpolate(&s.synthetic).chunks(2) {
+    for q in ds
+        .interpolate(&s.synthetic, &s.synthetic_levels)
+        .unwrap()
+        .chunks(2)
+    {
         let on = (0..3).any(|a| (0..3).any(|b| a != b && off_segment(q, pts[a], pts[b]) < 1e-20));
         assert!(on);
     }

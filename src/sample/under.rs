@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 use crate::params::{choice, params, Bounds, Params};
 use crate::rng::Rng;
 
-use crate::sample::draw::{assemble, minority_class, two_class_counts};
+use crate::sample::draw::{assemble_rows, minority_class, two_class_counts};
 use crate::sample::parts::at_most_one;
 use crate::sample::plan::{bernoulli_ordinals, without_replacement_ordinals, Plan};
 use crate::sample::{colon_list, Sample, Sampler};
@@ -209,7 +209,7 @@ impl Sampler for RandomUnder {
         let plan = self.draw(&counts, data.class_names(), rng)?;
         let mut rows = plan.rows(&data.rows_by_class());
         rows.sort_unstable();
-        Ok(assemble(data, rows, Vec::new(), Vec::new(), plan.notes))
+        Ok(assemble_rows(data, rows, plan.notes))
     }
 
     fn plan(

@@ -8,6 +8,9 @@ pub struct ColumnSpec {
     pub name: String,
     /// Text (labels, identifiers) rather than numbers.
     pub text: bool,
+    /// Text that may be missing (a categorical column's levels): empty in
+    /// CSV, null in Parquet.
+    pub nullable: bool,
 }
 
 impl ColumnSpec {
@@ -16,6 +19,7 @@ impl ColumnSpec {
         ColumnSpec {
             name: name.into(),
             text: false,
+            nullable: false,
         }
     }
 
@@ -24,6 +28,17 @@ impl ColumnSpec {
         ColumnSpec {
             name: name.into(),
             text: true,
+            nullable: false,
+        }
+    }
+
+    /// A categorical column written as its level texts (missing values
+    /// empty in CSV, null in Parquet).
+    pub fn levels(name: impl Into<String>) -> Self {
+        ColumnSpec {
+            name: name.into(),
+            text: true,
+            nullable: true,
         }
     }
 }
@@ -46,6 +61,18 @@ pub enum Column<'a> {
         ids: &'a [u32],
         /// The name of each id.
         names: &'a [String],
+    },
+    /// Column `j` of the row-major matrix `values` of `width` columns,
+    /// level codes written as the texts `levels` (NaN: missing).
+    Levels {
+        /// The matrix, `rows * width` values.
+        values: &'a [f64],
+        /// Values per row.
+        width: usize,
+        /// Which of them.
+        j: usize,
+        /// The text of each code.
+        levels: &'a [String],
     },
     /// Column `j` of the row-major text matrix `values` of `width` columns.
     Text {
@@ -74,4 +101,13 @@ pub struct Block<'a> {
     pub rows: usize,
     /// One entry per column of the table, in order.
     pub columns: Vec<Column<'a>>,
+}
+
+/// The level text of the code `v` (`None`: missing, NaN, or a value that is
+/// no level's code).
+pub(super) fn level_of(v: f64, levels: &[String]) -> Option<&str> {
+    (v >= 0.0 && v.fract() == 0.0)
+        .then(|| levels.get(v as usize))
+        .flatten()
+        .map(String::as_str)
 }

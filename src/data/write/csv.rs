@@ -6,7 +6,7 @@ use std::io::Write;
 
 use rayon::prelude::*;
 
-use super::block::{Block, Column, ColumnSpec};
+use super::block::{level_of, Block, Column, ColumnSpec};
 use super::number::push_f64;
 use super::{quote, AtomicFile};
 use crate::error::Result;
@@ -86,16 +86,28 @@ fn format_rows(
                     let names = quoted[c].as_ref().expect("names quoted");
                     buf.extend_from_slice(&names[ids[i] as usize]);
                 }
-                Column::Text { values, width, j } => {
-                    let s = &values[i * width + j];
-                    if s.contains([',', '"', '\n', '\r']) {
-                        buf.extend_from_slice(quote(s).as_bytes());
-                    } else {
-                        buf.extend_from_slice(s.as_bytes());
+                Column::Text { values, width, j } => push_text(buf, &values[i * width + j]),
+                Column::Levels {
+                    values,
+                    width,
+                    j,
+                    levels,
+                } => {
+                    if let Some(s) = level_of(values[i * width + j], levels) {
+                        push_text(buf, s);
                     }
                 }
             }
         }
         buf.push(b'\n');
+    }
+}
+
+/// `s`, quoted when it must be.
+fn push_text(buf: &mut Vec<u8>, s: &str) {
+    if s.contains([',', '"', '\n', '\r']) {
+        buf.extend_from_slice(quote(s).as_bytes());
+    } else {
+        buf.extend_from_slice(s.as_bytes());
     }
 }

@@ -1,5 +1,6 @@
 //! The Parquet encoder: each block becomes an Arrow record batch (numbers
-//! as `Float64`, text as `Utf8`) written through the Apache `parquet`
+//! as `Float64`, text as `Utf8`, a categorical column's levels as `Utf8`
+//! with nulls for missing values) written through the Apache `parquet`
 //! crate's Arrow writer, snappy-compressed, in row groups of up to 2^20 rows.
 
 use std::io::{BufWriter, Write};
@@ -12,7 +13,7 @@ use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
 
-use super::block::{Block, Column, ColumnSpec};
+use super::block::{level_of, Block, Column, ColumnSpec};
 use super::AtomicFile;
 use crate::error::{Error, Result};
 
@@ -37,7 +38,7 @@ impl ParquetEncoder {
                 } else {
                     DataType::Float64
                 };
-                Field::new(c.name.clone(), t, false)
+                Field::new(c.name.clone(), t, c.nullable)
             })
             .collect();
         let schema = Arc::new(Schema::new(fields));
@@ -67,6 +68,17 @@ impl ParquetEncoder {
                         ids[..block.rows]
                             .iter()
                             .for_each(|&i| b.append_value(&names[i as usize]));
+                        Arc::new(b.finish())
+                    }
+                    Column::Levels {
+                        values,
+                        width,
+                        j,
+                        levels,
+                    } => {
+                        let mut b = StringBuilder::with_capacity(block.rows, block.rows * 8);
+                        (0..block.rows)
+                            .for_each(|i| b.append_option(level_of(values[i * width + j], levels)));
                         Arc::new(b.finish())
                     }
                     Column::Text { values, width, j } => {

@@ -1,13 +1,14 @@
 //! Tables written block by block, as CSV or Parquet: the one writer behind
 //! `rarity resample`, `predict` and `generate`.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use super::block::{Block, Column, ColumnSpec};
 use super::csv::CsvEncoder;
 use super::parquet::ParquetEncoder;
 use super::AtomicFile;
-use crate::data::Dataset;
+use crate::data::{ColumnEncoding, Dataset, Schema};
 use crate::error::{Error, Result};
 
 /// The file format of a table.
@@ -118,17 +119,39 @@ impl TableWriter {
 }
 
 /// Writes a dataset (feature columns, then the target by class name) as a
-/// table of `format`, atomically.
+/// table of `format`, atomically. A categorical feature (level codes) is
+/// written as its levels' texts, a missing value empty (CSV) or null
+/// (Parquet), as the readers read them back.
 pub fn write_dataset(ds: &Dataset, path: &Path, format: TableFormat) -> Result<()> {
     let schema = ds.schema();
-    let mut specs: Vec<ColumnSpec> = schema
-        .feature_names
-        .iter()
-        .map(ColumnSpec::number)
-        .collect();
+    let levels = feature_levels(schema);
+    let d = ds.n_features();
+    let mut specs: Vec<ColumnSpec> = Vec::with_capacity(d + 1);
+    let mut columns: Vec<Column<'_>> = Vec::with_capacity(d + 1);
+    for (j, (name, levels)) in schema.feature_names.iter().zip(&levels).enumerate() {
+        let values = ds.features();
+        match levels {
+            Some(levels) => {
+                specs.push(ColumnSpec::levels(name));
+                columns.push(Column::Levels {
+                    values,
+                    width: d,
+                    j,
+                    levels,
+                });
+            }
+            None => {
+                specs.push(ColumnSpec::number(name));
+                columns.push(Column::Numbers {
+                    values,
+                    width: d,
+                    j,
+                });
+            }
+        }
+    }
     specs.push(ColumnSpec::text(schema.target_name.clone()));
     let mut w = TableWriter::create(path, format, specs)?;
-    let mut columns = Column::matrix(ds.features(), ds.n_features());
     columns.push(Column::Names {
         ids: ds.labels(),
         names: ds.class_names(),
@@ -138,4 +161,22 @@ pub fn write_dataset(ds: &Dataset, path: &Path, format: TableFormat) -> Result<(
         columns,
     })?;
     w.commit()
+}
+
+/// Per feature, the levels of a categorical feature (matched to its source
+/// column by name, as [`crate::data::Schema::categorical_levels`] does).
+fn feature_levels(schema: &Schema) -> Vec<Option<&[String]>> {
+    let by_name: HashMap<&str, &[String]> = schema
+        .encodings
+        .iter()
+        .filter_map(|e| match e {
+            ColumnEncoding::Categorical { name, levels } => Some((name.as_str(), &levels[..])),
+            _ => None,
+        })
+        .collect();
+    schema
+        .feature_names
+        .iter()
+        .map(|f| by_name.get(f.as_str()).copied())
+        .collect()
 }

@@ -10,7 +10,6 @@ use rayon::prelude::*;
 
 use crate::data::Dataset;
 use crate::error::Result;
-use crate::neighbors::dist2;
 use crate::params::params;
 use crate::rng::{shuffle, Rng};
 
@@ -55,7 +54,7 @@ fn condense(set: Labelled<'_>, store: &[usize], cands: &[usize], rng: &mut Rng) 
             kept.push(new);
             let nx = set.pts.row(new);
             near.par_iter_mut().enumerate().for_each(|(q, slot)| {
-                let dq = dist2(set.pts.row(order[q]), nx);
+                let dq = set.metric.dist2(set.pts.row(order[q]), nx);
                 if dq < slot.0 {
                     *slot = (dq, new);
                 }

@@ -14,7 +14,7 @@
 use crate::data::read::label_order;
 use crate::data::Dataset;
 use crate::error::Result;
-use crate::neighbors::{knn, Exclude};
+use crate::neighbors::Exclude;
 use crate::params::{choice, params, Bounds, Params};
 use crate::rng::Rng;
 
@@ -132,7 +132,7 @@ pub(super) fn enn_removed(
     vote: &mut Vote,
     target: &[bool],
 ) -> Vec<bool> {
-    let nn = knn(set.pts, set.pts, k, Exclude::SameIndex);
+    let nn = set.metric.knn(set.pts, set.pts, k, Exclude::SameIndex);
     let mut out = vec![false; set.pts.len()];
     if nn.is_empty() {
         return out;

@@ -37,10 +37,10 @@ pub use tomek::TomekLinks;
 
 use crate::data::Dataset;
 use crate::error::Result;
-use crate::neighbors::{knn, Exclude, Neighbours, Points};
+use crate::neighbors::{Exclude, Neighbours, Points};
 use crate::params::Params;
 
-use crate::sample::draw::{assemble, Classes};
+use crate::sample::draw::{assemble_rows, Classes};
 use crate::sample::space::{Labelled, Space};
 use crate::sample::Sample;
 
@@ -52,7 +52,7 @@ fn nearest_in(set: Labelled<'_>, queries: &[usize], store: &[usize]) -> Neighbou
     let d = set.pts.dim();
     let qx = set.pts.gather(queries);
     let sx = set.pts.gather(store);
-    knn(
+    set.metric.knn(
         Points::new(&qx, queries.len(), d).expect("shape"),
         Points::new(&sx, store.len(), d).expect("shape"),
         1,
@@ -84,8 +84,8 @@ fn clean<P: Params>(
     let classes = Classes::of(data, name)?;
     let space = Space::new(data, standardise);
     let x = space.all();
-    let rows = select(Labelled::of(data, &x), &classes);
+    let rows = select(Labelled::of(&space, &x), &classes);
     let mut notes = space.note();
     notes.push(X_DEPENDENT.into());
-    Ok(assemble(data, rows, Vec::new(), Vec::new(), notes))
+    Ok(assemble_rows(data, rows, notes))
 }

@@ -23,7 +23,7 @@
 
 use crate::data::Dataset;
 use crate::error::Result;
-use crate::neighbors::{knn, Exclude, Points};
+use crate::neighbors::{Exclude, Points};
 use crate::params::{params, Bounds};
 use crate::rng::Rng;
 
@@ -76,7 +76,7 @@ impl Sampler for NeighbourhoodCleaningRule {
                 enn_removed(set, self.k, EnnRule::Mode, &mut vote, &cls.not_minority());
             let minority = cls.minority_rows();
             let q = set.pts.gather(minority);
-            let nn = knn(
+            let nn = set.metric.knn(
                 Points::new(&q, minority.len(), set.pts.dim()).expect("shape"),
                 set.pts,
                 self.k,

@@ -9,7 +9,7 @@
 
 use crate::data::Dataset;
 use crate::error::{Error, Result};
-use crate::neighbors::{knn, search, Exclude, Order, Points};
+use crate::neighbors::{Exclude, Order, Points};
 use crate::params::{params, Bounds, Params};
 use crate::rng::Rng;
 
@@ -74,7 +74,7 @@ impl<const V: u8> NearMiss<V> {
         for (_, pool) in cls.others() {
             let cand: Vec<usize> = if V == 3 {
                 let px = set.pts.gather(pool);
-                let short = knn(
+                let short = set.metric.knn(
                     minority,
                     Points::new(&px, pool.len(), d).expect("shape"),
                     self.short_list.k3,
@@ -95,7 +95,7 @@ impl<const V: u8> NearMiss<V> {
             } else {
                 Order::Nearest
             };
-            let nn = search(
+            let nn = set.metric.search(
                 Points::new(&cx, cand.len(), d).expect("shape"),
                 minority,
                 self.scores.k,

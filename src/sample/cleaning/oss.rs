@@ -50,6 +50,7 @@ impl Sampler for OneSidedSelection {
                 pts: Points::new(&cx, chosen.len(), set.pts.dim()).expect("shape"),
                 y: &cy,
                 n_classes: set.n_classes,
+                metric: set.metric,
             };
             let removed = tomek_removed(sub, &cls.not_minority());
             survivors(&removed).into_iter().map(|i| chosen[i]).collect()

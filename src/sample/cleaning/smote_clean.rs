@@ -31,7 +31,10 @@ fn smote_then_clean(
     let d = data.n_features();
     let space = Space::new(data, smote.neighbours.standardise);
     let mut x = space.all().into_owned();
-    space.extend(&mut x, &data.interpolate(&s.synthetic));
+    space.extend(
+        &mut x,
+        &data.interpolate(&s.synthetic, &s.synthetic_levels)?,
+    );
     let m = s.synthetic_labels.len();
     let mut y = data.labels().to_vec();
     y.extend_from_slice(&s.synthetic_labels);
@@ -39,18 +42,22 @@ fn smote_then_clean(
         pts: Points::new(&x, n + m, d).expect("shape"),
         y: &y,
         n_classes: data.n_classes(),
+        metric: space.metric(),
     };
     let removed = clean(set);
     let rows: Vec<usize> = (0..n).filter(|&i| !removed[i]).collect();
+    let nc = s.synthetic_levels.len().checked_div(m).unwrap_or(0);
     let mut between = Vec::new();
+    let mut levels = Vec::new();
     let mut sy = Vec::new();
     for j in (0..m).filter(|&j| !removed[n + j]) {
         between.push(s.synthetic[j]);
+        levels.extend_from_slice(&s.synthetic_levels[j * nc..(j + 1) * nc]);
         sy.push(s.synthetic_labels[j]);
     }
     let mut notes = s.notes;
     notes.push(X_DEPENDENT.into());
-    Ok(assemble(data, rows, between, sy, notes))
+    Ok(assemble(data, rows, between, levels, sy, notes))
 }
 
 /// SMOTE followed by the removal of both members of every Tomek link.

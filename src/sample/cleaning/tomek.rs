@@ -5,7 +5,7 @@
 
 use crate::data::Dataset;
 use crate::error::Result;
-use crate::neighbors::{knn, Exclude};
+use crate::neighbors::Exclude;
 use crate::params::params;
 use crate::rng::Rng;
 
@@ -33,7 +33,7 @@ params! {
 
 /// Pairs `(a, b)`, `a < b`, of mutual nearest neighbours of different classes.
 pub(super) fn tomek_pairs(set: Labelled<'_>) -> Vec<(usize, usize)> {
-    let nn = knn(set.pts, set.pts, 1, Exclude::SameIndex);
+    let nn = set.metric.knn(set.pts, set.pts, 1, Exclude::SameIndex);
     if nn.is_empty() {
         return Vec::new();
     }

@@ -484,7 +484,10 @@ fn set_splits_walk_in_lanes_bit_identical_to_the_tree_walk() {
         };
         let model = fit(&g, &data);
         let m = gbdt_of(&model);
-        assert!(m.trees().iter().any(GbdtTree::has_sets), "k={k}: set splits");
+        assert!(
+            m.trees().iter().any(GbdtTree::has_sets),
+            "k={k}: set splits"
+        );
         let w = m.walk.as_ref().expect("a set model has its lane walk");
         assert!(!w.batched(), "set models have no batch layout");
         let odd = [f64::NAN, 400.0, -1.0, 2.5, 39.0, 299.0];

@@ -23,23 +23,32 @@
 //! right with every level not in the set. Ties keep the first candidate
 //! (the forward direction first, then fewer levels).
 
-use super::split::{Rules, Split, Sums};
+use super::split::{Bin, Rules, Split, Sums};
 use crate::learn::tree::{prefix_set, scan_prefixes, sort_by_stat, BinSet};
 
 impl Rules<'_> {
     /// The best set split on categorical feature `f` of a leaf with sums
-    /// `tot`, whose single-level bins are `bins`, if any has a positive
-    /// gain.
-    pub(super) fn best_set(&self, f: usize, bins: &[Sums], tot: Sums) -> Option<Split> {
+    /// `tot`, whose single-level bins are `bins` (with their row copies
+    /// `counts` when rows are counted as copies), if any has a positive
+    /// gain. A level is present in the leaf when it holds a row: by its
+    /// copies, or by its hessian's estimate of at least one row.
+    pub(super) fn best_set(
+        &self,
+        f: usize,
+        bins: &[Bin],
+        counts: Option<&[f64]>,
+        tot: Sums,
+    ) -> Option<Split> {
         let rows = self.rows_in(tot);
+        let count = |b: usize| counts.map_or(0.0, |c| c[b]);
+        let rows_of = |b: usize| rows(&bins[b], count(b));
         let parent = self.score(tot.g, tot.h);
-        let present: Vec<usize> = (0..bins.len()).filter(|&b| bins[b].n > 0.0).collect();
+        let present: Vec<usize> = (0..bins.len()).filter(|&b| rows_of(b) > 0.0).collect();
         let mut best: Option<Split> = None;
-        let mut offer = |rules: &Rules, left: Sums, set: &dyn Fn() -> BinSet| {
-            let right = Sums {
+        let mut offer = |rules: &Rules, left: Bin, set: &dyn Fn() -> BinSet| {
+            let right = Bin {
                 g: tot.g - left.g,
                 h: tot.h - left.h,
-                n: tot.n - left.n,
             };
             let gain = rules.score(left.g, left.h) + rules.score(right.g, right.h) - parent;
             if gain > best.as_ref().map_or(0.0, |b| b.gain) {
@@ -54,17 +63,17 @@ impl Rules<'_> {
                 });
             }
         };
-        let fits = |left: &Sums, right_min: f64| {
-            let (l, r) = (rows(left), tot.n - rows(left));
+        let fits = |left: &Bin, left_n: f64, right_min: f64| {
+            let l = rows(left, left_n);
             let hr = tot.h - left.h;
             (
                 l >= self.min_leaf && left.h >= self.min_child_weight,
-                r >= right_min && hr >= self.min_child_weight,
+                tot.n - l >= right_min && hr >= self.min_child_weight,
             )
         };
         if present.len() <= self.cat.max_onehot {
             for &b in &present {
-                if fits(&bins[b], self.min_leaf) == (true, true) {
+                if fits(&bins[b], count(b), self.min_leaf) == (true, true) {
                     offer(self, bins[b], &|| prefix_set(&[b], 1, false));
                 }
             }
@@ -77,18 +86,19 @@ impl Rules<'_> {
         let c = self.cat;
         let mut order: Vec<usize> = present
             .into_iter()
-            .filter(|&b| rows(&bins[b]) >= c.smooth)
+            .filter(|&b| rows_of(b) >= c.smooth)
             .collect();
         sort_by_stat(&mut order, |b| bins[b].g / (bins[b].h + c.smooth));
         let max_left = c.max_threshold.min(order.len().div_ceil(2));
-        let (mut left, mut group) = (Sums::default(), 0.0);
+        let (mut left, mut left_n, mut group) = (Bin::default(), 0.0, 0.0);
         scan_prefixes(&order, max_left, true, |b, k, reverse| {
             if k == 1 {
-                (left, group) = (Sums::default(), 0.0);
+                (left, left_n, group) = (Bin::default(), 0.0, 0.0);
             }
             left.add(&bins[b]);
-            group += rows(&bins[b]);
-            match fits(&left, self.min_leaf.max(c.min_per_group)) {
+            left_n += count(b);
+            group += rows_of(b);
+            match fits(&left, left_n, self.min_leaf.max(c.min_per_group)) {
                 (false, _) => return true,
                 (true, false) => return false,
                 (true, true) => {}
@@ -136,9 +146,11 @@ mod tests {
     }
 
     fn total(bins: &[Sums]) -> Sums {
-        let mut t = Sums::default();
-        bins.iter().for_each(|b| t.add(b));
-        t
+        bins.iter().fold(Sums::default(), |t, b| Sums {
+            g: t.g + b.g,
+            h: t.h + b.h,
+            n: t.n + b.n,
+        })
     }
 
     #[test]
@@ -156,9 +168,9 @@ mod tests {
             .collect();
         let levels = [Some(8)];
         let r = rules(&levels, loose());
-        let s = r.best_on(0, &bins, total(&bins)).unwrap();
+        let s = r.best_on_sums(0, &bins, total(&bins)).unwrap();
         assert_eq!(s.set.unwrap().bins().collect::<Vec<_>>(), vec![1, 4, 6]);
-        assert_eq!(s.left, bin(-15.0, 15.0));
+        assert_eq!(s.left, Bin { g: -15.0, h: 15.0 });
         // Bounding the levels sent left to 2, the best set takes two of them.
         let two = rules(
             &levels,
@@ -167,7 +179,7 @@ mod tests {
                 ..loose()
             },
         );
-        let s2 = two.best_on(0, &bins, total(&bins)).unwrap();
+        let s2 = two.best_on_sums(0, &bins, total(&bins)).unwrap();
         assert_eq!(s2.set.unwrap().bins().count(), 2);
         assert!(s2.gain < s.gain);
     }
@@ -192,7 +204,7 @@ mod tests {
                 ..loose()
             },
         );
-        let s = r.best_on(0, &bins, tot).unwrap();
+        let s = r.best_on_sums(0, &bins, tot).unwrap();
         assert_eq!(s.set.unwrap().bins().collect::<Vec<_>>(), vec![2]);
         // Few levels: one-versus-rest, and the rare level may stand alone.
         let onehot = rules(
@@ -202,7 +214,7 @@ mod tests {
                 ..loose()
             },
         );
-        let s1 = onehot.best_on(0, &bins, tot).unwrap();
+        let s1 = onehot.best_on_sums(0, &bins, tot).unwrap();
         assert_eq!(s1.set.unwrap().bins().collect::<Vec<_>>(), vec![0]);
     }
 
@@ -213,7 +225,7 @@ mod tests {
             .collect();
         let levels = [Some(6)];
         let tot = total(&bins);
-        let free = rules(&levels, loose()).best_on(0, &bins, tot).unwrap();
+        let free = rules(&levels, loose()).best_on_sums(0, &bins, tot).unwrap();
         assert_eq!(free.set.unwrap().bins().count(), 3);
         // Groups of 5 rows: the first candidate is the third level (6 rows).
         let grouped = rules(
@@ -223,7 +235,7 @@ mod tests {
                 ..loose()
             },
         );
-        assert_eq!(grouped.best_on(0, &bins, tot).unwrap().gain, free.gain);
+        assert_eq!(grouped.best_on_sums(0, &bins, tot).unwrap().gain, free.gain);
         // 7 rows a group leave no candidate with 5 rows on the right.
         let none = rules(
             &levels,
@@ -232,7 +244,7 @@ mod tests {
                 ..loose()
             },
         );
-        assert!(none.best_on(0, &bins, tot).is_none());
+        assert!(none.best_on_sums(0, &bins, tot).is_none());
         let shrunk = rules(
             &levels,
             CatRules {
@@ -240,7 +252,7 @@ mod tests {
                 ..loose()
             },
         )
-        .best_on(0, &bins, tot)
+        .best_on_sums(0, &bins, tot)
         .unwrap();
         assert!(shrunk.gain < free.gain);
     }

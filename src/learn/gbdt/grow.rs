@@ -12,8 +12,8 @@
 
 use rayon::prelude::*;
 
-use super::hist::{build, subtract, Codes, Layout, Ordered};
-use super::split::{Grad, Rules, Split, Sums};
+use super::hist::{build, subtract, Codes, Hist, Layout, Ordered};
+use super::split::{Bin, Grad, Rules, Split, Sums};
 use super::tree::{GbdtNode, GbdtTree};
 use crate::learn::tree::{BinSet, Binned, Column};
 use crate::mem::prefetch;
@@ -190,7 +190,7 @@ struct Leaf {
     tot: Sums,
     /// The node pointing to it and on which side (`None` for the root).
     parent: Option<(usize, bool)>,
-    hist: Option<Vec<Sums>>,
+    hist: Option<Hist>,
     best: Option<Split>,
 }
 
@@ -202,7 +202,7 @@ pub(super) struct Grower {
     ordered: Vec<Grad>,
     /// The copies of the rows in `ordered` (with row copies only).
     ordered_copies: Vec<u32>,
-    pool: Vec<Vec<Sums>>,
+    pool: Vec<Hist>,
 }
 
 impl Grower {
@@ -265,7 +265,7 @@ impl Grower {
                 }
             }
             let Some((l, _)) = pick else { break };
-            let (left, right) = self.split(s, l, &mut leaves[l], &mut nodes, &mut cuts);
+            let (left, right) = self.split(s, l, &mut leaves[l], &mut nodes, &mut cuts, grad);
             let n_leaves = leaves.len() + 1;
             let (left, right) =
                 self.children(s, &mut leaves[l], left, right, n_leaves, grad, features);
@@ -311,10 +311,8 @@ impl Grower {
     }
 
     /// A histogram buffer (contents undefined).
-    fn take_hist(&mut self, s: &Setup) -> Vec<Sums> {
-        self.pool
-            .pop()
-            .unwrap_or_else(|| vec![Sums::default(); s.layout.len()])
+    fn take_hist(&mut self, s: &Setup) -> Hist {
+        self.pool.pop().unwrap_or_else(|| s.layout.hist())
     }
 
     /// Gathers the gradients (and copies) of positions `start..end` in
@@ -353,7 +351,8 @@ impl Grower {
 
     /// Splits leaf number `me` by its best split: records the node,
     /// partitions its rows, and returns the two children (without
-    /// histograms): the left keeps the number `me`, the right takes the next.
+    /// histograms) with their sums (the row copies counted from the
+    /// partition): the left keeps the number `me`, the right takes the next.
     fn split(
         &mut self,
         s: &Setup,
@@ -361,6 +360,7 @@ impl Grower {
         leaf: &mut Leaf,
         nodes: &mut Vec<GbdtNode>,
         cuts: &mut Vec<Cut>,
+        grad: &Gradients,
     ) -> (Leaf, Leaf) {
         let b = leaf.best.take().expect("a leaf with a split");
         let node = nodes.len();
@@ -381,6 +381,14 @@ impl Grower {
         });
         let mid = self.partition(s, leaf.start, leaf.end, b.feature, &cut);
         cuts.push(cut);
+        let left_n = match grad.copies {
+            Some(c) => self.positions[leaf.start..mid]
+                .iter()
+                .map(|&p| c[p as usize] as f64)
+                .sum(),
+            None => (mid - leaf.start) as f64,
+        };
+        let sums = |b: Bin, n: f64| Sums { g: b.g, h: b.h, n };
         match leaf.parent {
             Some((p, true)) => nodes[p].left = node as i32,
             Some((p, false)) => nodes[p].right = node as i32,
@@ -396,8 +404,8 @@ impl Grower {
             best: None,
         };
         (
-            child(leaf.start, mid, b.left, true),
-            child(mid, leaf.end, b.right, false),
+            child(leaf.start, mid, sums(b.left, left_n), true),
+            child(mid, leaf.end, sums(b.right, leaf.tot.n - left_n), false),
         )
     }
 
@@ -465,7 +473,7 @@ impl Grower {
                 }
             }
         }
-        if !h.is_empty() {
+        if !h.bins.is_empty() {
             self.pool.push(h);
         }
         (left, right)

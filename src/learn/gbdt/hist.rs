@@ -1,12 +1,15 @@
 //! Gradient histograms over the binned features (LightGBM, Ke et al. 2017,
-//! Algorithm 1): per feature and bin, the sums of the gradients, hessians
-//! and row copies of a leaf's rows. A leaf's rows are gathered once into an
-//! ordered buffer ([`Ordered`]), so each feature's pass reads the gradients
-//! contiguously and only the bin codes by row position (one byte, two for a
-//! categorical feature of many levels, whose histogram has a bin per level;
-//! prefetched
-//! ahead, as LightGBM does); the larger child of a split gets its histograms
-//! by subtracting the smaller child's from the parent's.
+//! Algorithm 1): per feature and bin, the sums of the gradients and
+//! hessians of a leaf's rows (16 bytes a bin, added as one pair), and, only
+//! when leaves count their rows as row copies (`leaf_rows=rows`), the row
+//! copies in a parallel array. Under the default hessian count no bin needs
+//! a count: a child's rows are estimated from its hessian, and a bin
+//! whose hessian is not positive holds no row as that estimate counts. A leaf's rows are gathered once into an ordered buffer
+//! ([`Ordered`]), so each feature's pass reads the gradients contiguously
+//! and only the bin codes by row position (one byte, two for a categorical
+//! feature of many levels, whose histogram has a bin per level; prefetched
+//! ahead, as LightGBM does); the larger child of a split gets its
+//! histograms by subtracting the smaller child's from the parent's.
 //!
 //! Features are processed in parallel, each by one task that builds (or
 //! subtracts) its histogram over the rows in their order and scans it for
@@ -18,12 +21,15 @@ use std::borrow::Cow;
 
 use rayon::prelude::*;
 
-use super::split::{best_of, Grad, Rules, Split, Sums};
+use super::split::{best_of, Bin, Grad, Rules, Split, Sums};
 use crate::learn::tree::{Binned, Column, Slot};
 use crate::mem::prefetch;
 
 /// Rows x features below which a leaf's histograms are built on one thread.
 const PARALLEL_WORK: usize = 1 << 15;
+
+/// Bins of all features below which a subtraction runs on one thread.
+const PARALLEL_BINS: usize = 1 << 12;
 
 /// Rows ahead whose bin code is prefetched.
 const PREFETCH: usize = 32;
@@ -42,16 +48,13 @@ pub(super) struct Ordered<'a> {
 impl Ordered<'_> {
     /// The sums of all the rows.
     pub fn total(&self) -> Sums {
-        let mut t = Sums::default();
-        match self.copies {
-            Some(c) => self
-                .rows
-                .iter()
-                .zip(c)
-                .for_each(|(r, &n)| t.add_row(*r, n as f64)),
-            None => self.rows.iter().for_each(|r| t.add_row(*r, 1.0)),
-        }
-        t
+        let mut t = Bin::default();
+        self.rows.iter().for_each(|r| t.add_row(*r));
+        let n = match self.copies {
+            Some(c) => c.iter().map(|&k| k as f64).sum(),
+            None => self.rows.len() as f64,
+        };
+        Sums { g: t.g, h: t.h, n }
     }
 }
 
@@ -116,16 +119,44 @@ impl<'a> Codes<'a> {
     }
 }
 
+/// A leaf's histograms of all features: the bins' gradient sums, and their
+/// row copies when the fit counts them (else `counts` is empty).
+#[derive(Default)]
+pub(super) struct Hist {
+    pub bins: Vec<Bin>,
+    pub counts: Vec<f64>,
+}
+
+/// One feature's part of a [`Hist`]: its bins, and their row copies (an
+/// empty slice when not counted).
+struct Part<'h> {
+    f: usize,
+    bins: &'h mut [Bin],
+    counts: &'h mut [f64],
+}
+
+impl Part<'_> {
+    /// The best split of this feature in a leaf, by `scan`.
+    fn best(&self, scan: Scan) -> Option<Split> {
+        let counts = (!self.counts.is_empty()).then_some(&self.counts[..]);
+        scan.and_then(|(rules, tot)| rules.best_on(self.f, self.bins, counts, tot))
+    }
+}
+
 /// Where each feature's bins lie in a histogram of all features.
 pub(super) struct Layout {
     offsets: Vec<usize>,
+    /// Whether histograms count row copies (`leaf_rows=rows`).
+    counted: bool,
 }
 
 impl Layout {
-    /// The layout of `bins`' features.
-    pub fn new(bins: &Binned, d: usize) -> Layout {
+    /// The layout of `bins`' features; `counted`: whether the histograms
+    /// count row copies.
+    pub fn new(bins: &Binned, d: usize, counted: bool) -> Layout {
         Layout {
             offsets: (0..=d).map(|f| bins.offset(f)).collect(),
+            counted,
         }
     }
 
@@ -134,60 +165,60 @@ impl Layout {
         *self.offsets.last().unwrap_or(&0)
     }
 
-    /// Mutable slices of the bins of `features` (ascending) in `hist`.
-    fn split<'h>(
-        &self,
-        mut hist: &'h mut [Sums],
-        features: &[usize],
-    ) -> Vec<(usize, &'h mut [Sums])> {
+    /// A histogram of all features (contents undefined).
+    pub fn hist(&self) -> Hist {
+        Hist {
+            bins: vec![Bin::default(); self.len()],
+            counts: vec![0.0; if self.counted { self.len() } else { 0 }],
+        }
+    }
+
+    /// The parts of `features` (ascending) in `hist`.
+    fn split<'h>(&self, hist: &'h mut Hist, features: &[usize]) -> Vec<Part<'h>> {
         let mut out = Vec::with_capacity(features.len());
+        let (mut bins, mut counts) = (&mut hist.bins[..], &mut hist.counts[..]);
         let mut at = 0;
         for &f in features {
-            let rest = std::mem::take(&mut hist);
-            let (_, tail) = rest.split_at_mut(self.offsets[f] - at);
-            let (mine, tail) = tail.split_at_mut(self.offsets[f + 1] - self.offsets[f]);
-            out.push((f, mine));
-            hist = tail;
+            let (skip, len) = (self.offsets[f] - at, self.offsets[f + 1] - self.offsets[f]);
+            let (_, tail) = std::mem::take(&mut bins).split_at_mut(skip);
+            let (mine, tail) = tail.split_at_mut(len);
+            bins = tail;
+            let mine_counts = if self.counted {
+                let (_, tail) = std::mem::take(&mut counts).split_at_mut(skip);
+                let (mc, tail) = tail.split_at_mut(len);
+                counts = tail;
+                mc
+            } else {
+                &mut []
+            };
+            out.push(Part {
+                f,
+                bins: mine,
+                counts: mine_counts,
+            });
             at = self.offsets[f + 1];
         }
         out
     }
 
-    /// Runs `task` on the features of `features` (ascending) in groups of
-    /// at most [`GROUP`] (in parallel when `work` is large), each with its
-    /// bins, and returns the best of the splits they return (compared in
-    /// feature order).
+    /// Runs `task` on the parts of `features` (ascending) in groups of at
+    /// most [`GROUP`] (in parallel when `work` is large), and returns the
+    /// best of the splits they return (compared in feature order).
     fn each_group<F>(
         &self,
-        hist: &mut [Sums],
+        hist: &mut Hist,
         features: &[usize],
         work: usize,
         task: F,
     ) -> Option<Split>
     where
-        F: Fn(&mut [(usize, &mut [Sums])]) -> Option<Split> + Sync,
+        F: Fn(&mut [Part]) -> Option<Split> + Sync,
     {
-        let mut slices = self.split(hist, features);
+        let mut parts = self.split(hist, features);
         if work >= PARALLEL_WORK {
-            best_of(slices.par_chunks_mut(GROUP).map(&task).collect::<Vec<_>>())
+            best_of(parts.par_chunks_mut(GROUP).map(&task).collect::<Vec<_>>())
         } else {
-            best_of(slices.chunks_mut(GROUP).map(task))
-        }
-    }
-
-    /// Runs `task(feature, its bins, their offset)` for every feature of
-    /// `features` (in parallel when `work` is large) and returns the best of
-    /// the splits they return.
-    fn each<F>(&self, hist: &mut [Sums], features: &[usize], work: usize, task: F) -> Option<Split>
-    where
-        F: Fn(usize, &mut [Sums], usize) -> Option<Split> + Sync,
-    {
-        let slices = self.split(hist, features);
-        let one = |(f, hf): (usize, &mut [Sums])| task(f, hf, self.offsets[f]);
-        if work >= PARALLEL_WORK {
-            best_of(slices.into_par_iter().map(one).collect::<Vec<_>>())
-        } else {
-            best_of(slices.into_iter().map(one))
+            best_of(parts.chunks_mut(GROUP).map(task))
         }
     }
 }
@@ -195,7 +226,7 @@ impl Layout {
 /// Fills the histograms of `features` (ascending) in `hist` from the rows;
 /// with a scan, returns the leaf's best split.
 pub(super) fn build(
-    hist: &mut [Sums],
+    hist: &mut Hist,
     layout: &Layout,
     features: &[usize],
     codes: &Codes,
@@ -203,62 +234,70 @@ pub(super) fn build(
     scan: Scan,
 ) -> Option<Split> {
     let work = rows.rows.len() * features.len();
+    let counted = layout.counted;
     layout.each_group(hist, features, work, |group| {
         // Pairs of one-byte columns share a pass; a two-byte column is
         // filled alone.
-        if let [(fa, ha), (fb, hb)] = group {
-            if let (Column::Narrow(ca), Column::Narrow(cb)) = (codes.col(*fa), codes.col(*fb)) {
-                let at = |pos: &[u32], i: usize| {
-                    if i + PREFETCH < pos.len() {
-                        let q = pos[i + PREFETCH] as usize;
-                        prefetch(ca, q);
-                        prefetch(cb, q);
-                    }
-                    let p = pos[i] as usize;
-                    (ca[p], cb[p])
-                };
-                match (rows.positions, rows.copies) {
-                    (Some(pos), None) => fill2(ha, hb, rows.rows, |_| 1.0, |i| at(pos, i)),
-                    (Some(pos), Some(c)) => {
-                        fill2(ha, hb, rows.rows, |i| c[i] as f64, |i| at(pos, i))
-                    }
-                    (None, None) => fill2(ha, hb, rows.rows, |_| 1.0, |i| (ca[i], cb[i])),
-                    (None, Some(c)) => {
-                        fill2(ha, hb, rows.rows, |i| c[i] as f64, |i| (ca[i], cb[i]))
-                    }
+        if let [a, b] = group {
+            if let (Column::Narrow(ca), Column::Narrow(cb)) = (codes.col(a.f), codes.col(b.f)) {
+                if counted {
+                    fill_pair::<true>(a, b, ca, cb, rows);
+                } else {
+                    fill_pair::<false>(a, b, ca, cb, rows);
                 }
-                return best_of(
-                    group
-                        .iter()
-                        .map(|(f, hf)| scan.and_then(|(rules, tot)| rules.best_on(*f, hf, tot))),
-                );
+                return best_of(group.iter().map(|p| p.best(scan)));
             }
         }
-        best_of(group.iter_mut().map(|(f, hf)| {
-            match codes.col(*f) {
-                Column::Narrow(col) => fill_column(hf, col, rows),
-                Column::Wide(col) => fill_column(hf, col, rows),
+        best_of(group.iter_mut().map(|p| {
+            match (codes.col(p.f), counted) {
+                (Column::Narrow(col), true) => fill_column::<true, _>(p, col, rows),
+                (Column::Narrow(col), false) => fill_column::<false, _>(p, col, rows),
+                (Column::Wide(col), true) => fill_column::<true, _>(p, col, rows),
+                (Column::Wide(col), false) => fill_column::<false, _>(p, col, rows),
             }
-            scan.and_then(|(rules, tot)| rules.best_on(*f, hf, tot))
+            p.best(scan)
         }))
     })
 }
 
-/// Sets `hf` to the histogram of `rows` on the feature whose codes are
-/// `col`.
+/// Fills the parts `a` and `b` (one-byte columns `ca`, `cb`) from `rows` in
+/// one pass ([`fill2`]).
 #[inline(always)]
-fn fill_column<C: Copy + Into<usize>>(hf: &mut [Sums], col: &[C], rows: &Ordered) {
+fn fill_pair<const COUNT: bool>(a: &mut Part, b: &mut Part, ca: &[u8], cb: &[u8], rows: &Ordered) {
+    let at = |pos: &[u32], i: usize| {
+        if i + PREFETCH < pos.len() {
+            let q = pos[i + PREFETCH] as usize;
+            prefetch(ca, q);
+            prefetch(cb, q);
+        }
+        let p = pos[i] as usize;
+        (ca[p], cb[p])
+    };
+    let g = rows.rows;
+    match (rows.positions, rows.copies) {
+        (Some(pos), None) => fill2::<COUNT>(a, b, g, |_| 1.0, |i| at(pos, i)),
+        (Some(pos), Some(c)) => fill2::<COUNT>(a, b, g, |i| c[i] as f64, |i| at(pos, i)),
+        (None, None) => fill2::<COUNT>(a, b, g, |_| 1.0, |i| (ca[i], cb[i])),
+        (None, Some(c)) => fill2::<COUNT>(a, b, g, |i| c[i] as f64, |i| (ca[i], cb[i])),
+    }
+}
+
+/// Sets part `p` to the histogram of `rows` on the feature whose codes are
+/// `col` ([`fill`]).
+#[inline(always)]
+fn fill_column<const COUNT: bool, C: Copy + Into<usize>>(p: &mut Part, col: &[C], rows: &Ordered) {
     let at = |pos: &[u32], i: usize| {
         if i + PREFETCH < pos.len() {
             prefetch(col, pos[i + PREFETCH] as usize);
         }
         col[pos[i] as usize].into()
     };
+    let g = rows.rows;
     match (rows.positions, rows.copies) {
-        (Some(pos), None) => fill(hf, rows.rows, |_| 1.0, |i| at(pos, i)),
-        (Some(pos), Some(c)) => fill(hf, rows.rows, |i| c[i] as f64, |i| at(pos, i)),
-        (None, None) => fill(hf, rows.rows, |_| 1.0, |i| col[i].into()),
-        (None, Some(c)) => fill(hf, rows.rows, |i| c[i] as f64, |i| col[i].into()),
+        (Some(pos), None) => fill::<COUNT>(p, g, |_| 1.0, |i| at(pos, i)),
+        (Some(pos), Some(c)) => fill::<COUNT>(p, g, |i| c[i] as f64, |i| at(pos, i)),
+        (None, None) => fill::<COUNT>(p, g, |_| 1.0, |i| col[i].into()),
+        (None, Some(c)) => fill::<COUNT>(p, g, |i| c[i] as f64, |i| col[i].into()),
     }
 }
 
@@ -266,36 +305,52 @@ fn fill_column<C: Copy + Into<usize>>(hf: &mut [Sums], col: &[C], rows: &Ordered
 /// each row's gradients are read once for all of them.
 const GROUP: usize = 2;
 
-/// Sets `ha` and `hb` to the histograms of `rows` of two features, row
-/// `i` falling into bins `codes(i)` with `copies(i)` copies. Even and odd
-/// rows are summed apart and then added, so that rows falling into one bin
-/// in a row do not wait on each other's sums.
+/// Sets parts `a` and `b` to the histograms of `rows` of two features, row
+/// `i` falling into bins `codes(i)` with `copies(i)` copies (counted when
+/// `COUNT`). Even and odd rows are summed apart and then added, so that
+/// rows falling into one bin in a row do not wait on each other's sums.
 #[inline(always)]
-fn fill2(
-    ha: &mut [Sums],
-    hb: &mut [Sums],
+fn fill2<const COUNT: bool>(
+    a: &mut Part,
+    b: &mut Part,
     rows: &[Grad],
     copies: impl Fn(usize) -> f64,
     codes: impl Fn(usize) -> (u8, u8),
 ) {
-    ha.iter_mut().for_each(|b| *b = Sums::default());
-    hb.iter_mut().for_each(|b| *b = Sums::default());
-    let mut la = [Sums::default(); LANE_BINS];
-    let mut lb = [Sums::default(); LANE_BINS];
+    let (ha, hb) = (&mut *a.bins, &mut *b.bins);
+    let (na, nb) = (&mut *a.counts, &mut *b.counts);
+    ha.fill(Bin::default());
+    hb.fill(Bin::default());
+    na.fill(0.0);
+    nb.fill(0.0);
+    let mut la = [Bin::default(); LANE_BINS];
+    let mut lb = [Bin::default(); LANE_BINS];
     let whole = rows.len() / 2 * 2;
     for i in (0..whole).step_by(2) {
-        let (n0, n1) = (copies(i), copies(i + 1));
         let ((a0, b0), (a1, b1)) = (codes(i), codes(i + 1));
-        ha[a0 as usize].add_row(rows[i], n0);
-        hb[b0 as usize].add_row(rows[i], n0);
-        la[a1 as usize].add_row(rows[i + 1], n1);
-        lb[b1 as usize].add_row(rows[i + 1], n1);
+        let (r0, r1) = (Bin::of(rows[i]), Bin::of(rows[i + 1]));
+        ha[a0 as usize].add(&r0);
+        hb[b0 as usize].add(&r0);
+        la[a1 as usize].add(&r1);
+        lb[b1 as usize].add(&r1);
+        if COUNT {
+            let (n0, n1) = (copies(i), copies(i + 1));
+            na[a0 as usize] += n0;
+            nb[b0 as usize] += n0;
+            na[a1 as usize] += n1;
+            nb[b1 as usize] += n1;
+        }
     }
     if whole < rows.len() {
-        let (a, b) = codes(whole);
-        let n = copies(whole);
-        ha[a as usize].add_row(rows[whole], n);
-        hb[b as usize].add_row(rows[whole], n);
+        let (x, y) = codes(whole);
+        let r = Bin::of(rows[whole]);
+        ha[x as usize].add(&r);
+        hb[y as usize].add(&r);
+        if COUNT {
+            let n = copies(whole);
+            na[x as usize] += n;
+            nb[y as usize] += n;
+        }
     }
     for (h, l) in [(ha, &la), (hb, &lb)] {
         for (b, l) in h.iter_mut().zip(l) {
@@ -316,33 +371,40 @@ const LANES: usize = 4;
 /// column's rows are summed in one copy; its many bins rarely meet in a row).
 const LANE_BINS: usize = 256;
 
-/// Sets `hf` to the histogram of `rows`, row `i` falling into bin
-/// `code(i)` with `copies(i)` copies.
+/// Sets part `p` to the histogram of `rows`, row `i` falling into bin
+/// `code(i)` with `copies(i)` copies (counted when `COUNT`).
 #[inline(always)]
-fn fill(
-    hf: &mut [Sums],
+fn fill<const COUNT: bool>(
+    p: &mut Part,
     rows: &[Grad],
     copies: impl Fn(usize) -> f64,
     code: impl Fn(usize) -> usize,
 ) {
-    hf.iter_mut().for_each(|b| *b = Sums::default());
+    let (hf, nf) = (&mut *p.bins, &mut *p.counts);
+    hf.fill(Bin::default());
+    nf.fill(0.0);
+    if COUNT {
+        for i in 0..rows.len() {
+            nf[code(i)] += copies(i);
+        }
+    }
     if rows.len() < LANED_ROWS || hf.len() > LANE_BINS {
         for (i, r) in rows.iter().enumerate() {
-            hf[code(i)].add_row(*r, copies(i));
+            hf[code(i)].add(&Bin::of(*r));
         }
         return;
     }
-    let mut lanes = [[Sums::default(); LANE_BINS]; LANES - 1];
+    let mut lanes = [[Bin::default(); LANE_BINS]; LANES - 1];
     let whole = rows.len() / LANES * LANES;
     for i in (0..whole).step_by(LANES) {
-        hf[code(i)].add_row(rows[i], copies(i));
+        hf[code(i)].add(&Bin::of(rows[i]));
         for (l, lane) in lanes.iter_mut().enumerate() {
             let j = i + 1 + l;
-            lane[code(j)].add_row(rows[j], copies(j));
+            lane[code(j)].add(&Bin::of(rows[j]));
         }
     }
     for (i, r) in rows.iter().enumerate().skip(whole) {
-        hf[code(i)].add_row(*r, copies(i));
+        hf[code(i)].add(&Bin::of(*r));
     }
     for lane in &lanes {
         for (b, l) in hf.iter_mut().zip(lane) {
@@ -355,19 +417,28 @@ fn fill(
 /// subtracting the smaller child's (`child`, laid out alike); with a scan,
 /// returns the larger child's best split.
 pub(super) fn subtract(
-    parent: &mut [Sums],
-    child: &[Sums],
+    parent: &mut Hist,
+    child: &Hist,
     layout: &Layout,
     features: &[usize],
     scan: Scan,
 ) -> Option<Split> {
-    let work = layout.len() * 8;
-    layout.each(parent, features, work, |f, hf, at| {
-        for (p, c) in hf.iter_mut().zip(&child[at..]) {
-            p.g -= c.g;
-            p.h -= c.h;
-            p.n -= c.n;
+    let one = |p: Part| {
+        let at = layout.offsets[p.f];
+        for (x, c) in p.bins.iter_mut().zip(&child.bins[at..]) {
+            x.sub(c);
         }
-        scan.and_then(|(rules, tot)| rules.best_on(f, hf, tot))
-    })
+        if layout.counted {
+            for (x, c) in p.counts.iter_mut().zip(&child.counts[at..]) {
+                *x -= c;
+            }
+        }
+        p.best(scan)
+    };
+    let parts = layout.split(parent, features);
+    if layout.len() >= PARALLEL_BINS {
+        best_of(parts.into_par_iter().map(one).collect::<Vec<_>>())
+    } else {
+        best_of(parts.into_iter().map(one))
+    }
 }

@@ -40,9 +40,8 @@
 
 use crate::learn::tree::BinSet;
 
-/// Sums of gradients, hessians and row copies: of a histogram bin, of a
-/// leaf, or one row's own values. The copies are a whole number, exact in an
-/// `f64`, so that adding sums is three additions of one type.
+/// Sums of gradients, hessians and row copies of a leaf. The copies are a
+/// whole number, exact in an `f64`.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub(super) struct Sums {
     pub g: f64,
@@ -50,21 +49,43 @@ pub(super) struct Sums {
     pub n: f64,
 }
 
-impl Sums {
-    /// Adds `r` to these sums.
+/// Sums of gradients and hessians: of a histogram bin, or one side of a
+/// split. 16 bytes, added as one pair.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[repr(C)]
+pub(super) struct Bin {
+    pub g: f64,
+    pub h: f64,
+}
+
+impl Bin {
+    /// One row's gradients, in double precision.
     #[inline(always)]
-    pub fn add(&mut self, r: &Sums) {
-        self.g += r.g;
-        self.h += r.h;
-        self.n += r.n;
+    pub fn of(r: Grad) -> Bin {
+        Bin {
+            g: r.g as f64,
+            h: r.h as f64,
+        }
     }
 
-    /// Adds a row with gradients `r` and `n` copies to these sums.
+    /// Adds `r` to these sums.
     #[inline(always)]
-    pub fn add_row(&mut self, r: Grad, n: f64) {
-        self.g += r.g as f64;
-        self.h += r.h as f64;
-        self.n += n;
+    pub fn add(&mut self, r: &Bin) {
+        self.g += r.g;
+        self.h += r.h;
+    }
+
+    /// Adds a row with gradients `r`.
+    #[inline(always)]
+    pub fn add_row(&mut self, r: Grad) {
+        self.add(&Bin::of(r));
+    }
+
+    /// Subtracts `r` from these sums.
+    #[inline(always)]
+    pub fn sub(&mut self, r: &Bin) {
+        self.g -= r.g;
+        self.h -= r.h;
     }
 }
 
@@ -85,8 +106,10 @@ pub(super) struct Split {
     pub left_bin: usize,
     pub right_bin: usize,
     pub gain: f64,
-    pub left: Sums,
-    pub right: Sums,
+    /// The gradient sums of each side (their row copies are counted when
+    /// the leaf's rows are partitioned).
+    pub left: Bin,
+    pub right: Bin,
     /// For a categorical feature, the bins going left (every other bin,
     /// missing values included, goes right); `None` for a threshold split.
     pub set: Option<BinSet>,
@@ -100,7 +123,7 @@ pub(super) struct Rules<'a> {
     pub max_delta_step: f64,
     pub min_leaf: f64,
     /// Rows counted by their share of the leaf's hessian (`leaf_rows=hessian`),
-    /// else the row copies themselves.
+    /// else the row copies themselves (the histograms then count them).
     pub rows_by_hessian: bool,
     pub min_child_weight: f64,
     /// The rules of set splits on categorical features.
@@ -142,29 +165,90 @@ impl Rules<'_> {
     }
 
     /// The best split of a leaf with sums `tot` on feature `f`, whose
-    /// histogram is `bins`, if any has a positive gain.
-    pub fn best_on(&self, f: usize, bins: &[Sums], tot: Sums) -> Option<Split> {
+    /// histogram is `bins` (with the bins' row copies `counts` when rows are
+    /// counted as copies), if any has a positive gain.
+    pub fn best_on(
+        &self,
+        f: usize,
+        bins: &[Bin],
+        counts: Option<&[f64]>,
+        tot: Sums,
+    ) -> Option<Split> {
         if self.rows_by_hessian && tot.h <= 0.0 {
             // No curvature: no row counts, and no step to take.
             return None;
         }
         if let Some(levels) = self.levels.get(f).copied().flatten() {
-            return self.best_set(f, &bins[..levels], tot);
+            return self.best_set(f, &bins[..levels], counts.map(|c| &c[..levels]), tot);
         }
-        let rows = self.rows_in(tot);
-        let parent = self.score(tot.g, tot.h);
-        let mut best: Option<Split> = None;
-        let mut best_gain = 0.0;
-        let mut left = Sums::default();
-        let mut prev: Option<usize> = None;
-        for (b, bin) in bins.iter().enumerate() {
-            if bin.n == 0.0 {
-                continue;
+        match counts {
+            // A child's rows, round(h x rows_per_h), are at least min_leaf
+            // when h x rows_per_h >= min_leaf - 1/2 (min_leaf is whole); the
+            // right child's are too few once the left's pass
+            // n - min_leaf + 1/2.
+            None => {
+                let per_h = tot.n / tot.h;
+                let (lo, hi) = (self.min_leaf - 0.5, tot.n - self.min_leaf + 0.5);
+                self.scan(
+                    f,
+                    bins,
+                    tot,
+                    |b| bins[b].h > 0.0,
+                    |left, _| {
+                        let x = left.h * per_h;
+                        (x >= lo, x >= hi)
+                    },
+                )
             }
-            if let Some(p) = prev {
-                let left_rows = rows(&left);
-                if left_rows >= self.min_leaf {
-                    if tot.n - left_rows < self.min_leaf {
+            Some(c) => {
+                let (lo, hi) = (self.min_leaf, tot.n - self.min_leaf);
+                let mut n = 0.0;
+                self.scan(
+                    f,
+                    bins,
+                    tot,
+                    |b| c[b] > 0.0,
+                    |_, b| {
+                        // The copies of the bins before bin `b`, added as the
+                        // scan passes them.
+                        n += c[b - 1];
+                        (n >= lo, n > hi)
+                    },
+                )
+            }
+        }
+    }
+
+    /// The scan of [`Rules::best_on`] over a numeric feature's bins, left to
+    /// right: candidates lie before each bin `present(b)` after the first;
+    /// `rows(left, b)` (called for every bin from the second on, in order)
+    /// tells whether the left side's rows are enough and whether the
+    /// right side's are too few.
+    #[inline(always)]
+    fn scan(
+        &self,
+        f: usize,
+        bins: &[Bin],
+        tot: Sums,
+        present: impl Fn(usize) -> bool,
+        mut rows: impl FnMut(&Bin, usize) -> (bool, bool),
+    ) -> Option<Split> {
+        let parent = self.score(tot.g, tot.h);
+        let Some(first) = (0..bins.len()).find(|&b| present(b)) else {
+            return None;
+        };
+        let mut best: Option<(usize, usize, f64, Bin)> = None;
+        let mut best_gain = 0.0;
+        let mut left = Bin::default();
+        for bin in &bins[..=first] {
+            left.add(bin);
+        }
+        let mut prev = first;
+        for b in first + 1..bins.len() {
+            let (enough, too_few_right) = rows(&left, b);
+            if present(b) {
+                if enough {
+                    if too_few_right {
                         break;
                     }
                     let hr = tot.h - left.h;
@@ -172,46 +256,45 @@ impl Rules<'_> {
                         if hr < self.min_child_weight {
                             break;
                         }
-                        let gr = tot.g - left.g;
-                        let gain = self.score(left.g, left.h) + self.score(gr, hr) - parent;
+                        let gain =
+                            self.score(left.g, left.h) + self.score(tot.g - left.g, hr) - parent;
                         if gain > best_gain {
                             best_gain = gain;
-                            let right = Sums {
-                                g: gr,
-                                h: hr,
-                                n: tot.n - left.n,
-                            };
-                            best = Some(Split {
-                                feature: f,
-                                left_bin: p,
-                                right_bin: b,
-                                gain,
-                                left,
-                                right,
-                                set: None,
-                            });
+                            best = Some((prev, b, gain, left));
                         }
                     }
                 }
+                prev = b;
             }
-            left.add(bin);
-            prev = Some(b);
+            left.add(&bins[b]);
         }
-        best
+        best.map(|(left_bin, right_bin, gain, left)| Split {
+            feature: f,
+            left_bin,
+            right_bin,
+            gain,
+            left,
+            right: Bin {
+                g: tot.g - left.g,
+                h: tot.h - left.h,
+            },
+            set: None,
+        })
     }
 }
 
 impl Rules<'_> {
     /// How a child's rows are counted in a leaf with sums `tot`: by its
-    /// share of the leaf's hessian (`leaf_rows=hessian`) or its row copies.
-    pub(super) fn rows_in(&self, tot: Sums) -> impl Fn(&Sums) -> f64 + '_ {
+    /// share of the leaf's hessian (`leaf_rows=hessian`), or as the row
+    /// copies `n` of its bins.
+    pub(super) fn rows_in(&self, tot: Sums) -> impl Fn(&Bin, f64) -> f64 + '_ {
         // Row copies per unit of hessian in this leaf.
         let rows_per_h = tot.n / tot.h;
-        move |s: &Sums| {
+        move |s: &Bin, n: f64| {
             if self.rows_by_hessian {
                 (s.h * rows_per_h).round()
             } else {
-                s.n
+                n
             }
         }
     }
@@ -259,6 +342,18 @@ pub(super) fn best_of(candidates: impl IntoIterator<Item = Option<Split>>) -> Op
 }
 
 #[cfg(test)]
+impl Rules<'_> {
+    /// [`Rules::best_on`] on bins given with their row copies (which the
+    /// histograms keep only when rows are counted as copies).
+    pub(super) fn best_on_sums(&self, f: usize, bins: &[Sums], tot: Sums) -> Option<Split> {
+        let gh: Vec<Bin> = bins.iter().map(|b| Bin { g: b.g, h: b.h }).collect();
+        let n: Vec<f64> = bins.iter().map(|b| b.n).collect();
+        let counts = (!self.rows_by_hessian).then_some(&n[..]);
+        self.best_on(f, &gh, counts, tot)
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
@@ -300,31 +395,33 @@ mod tests {
         ];
         let tot = bin(0.0, 3.0, 5.0);
         let r = rules(0.0, 0.0);
-        let s = r.best_on(4, &bins, tot).unwrap();
+        let s = r.best_on_sums(4, &bins, tot).unwrap();
         // Left {0}: 4/1 + 4/2 = 6; left {0, 2}: 1/2 + 1/1 = 1.5.
         assert_eq!((s.feature, s.left_bin, s.right_bin, s.gain), (4, 0, 2, 6.0));
-        assert_eq!((s.left, s.right), (bins[0], bin(2.0, 2.0, 3.0)));
+        assert_eq!(
+            (s.left, s.right),
+            (Bin { g: -2.0, h: 1.0 }, Bin { g: 2.0, h: 2.0 })
+        );
         // Three rows per leaf leave no split, nor does a hessian of 1.5.
         assert!(Rules { min_leaf: 3.0, ..r }
-            .best_on(0, &bins, tot)
+            .best_on_sums(0, &bins, tot)
             .is_none());
         assert!(Rules {
             min_child_weight: 1.5,
             ..r
         }
-        .best_on(0, &bins, tot)
+        .best_on_sums(0, &bins, tot)
         .is_none());
         // Rows are counted by their share of the hessian: bin 0's 2 rows
         // hold 4 of the 6 units, so count as round(4 x 10 / 6) = 7 rows, and
         // the 8 rows of bins 1 and 2 as 3.
         let skewed = [bin(-4.0, 4.0, 2.0), bin(2.0, 1.0, 4.0), bin(2.0, 1.0, 4.0)];
         let s3 = Rules { min_leaf: 3.0, ..r }
-            .best_on(0, &skewed, bin(0.0, 6.0, 10.0))
+            .best_on_sums(0, &skewed, bin(0.0, 6.0, 10.0))
             .unwrap();
         assert_eq!((s3.left_bin, s3.right_bin), (0, 1));
-        assert_eq!((s3.left.n, s3.right.n), (2.0, 8.0));
         assert!(Rules { min_leaf: 4.0, ..r }
-            .best_on(0, &skewed, bin(0.0, 6.0, 10.0))
+            .best_on_sums(0, &skewed, bin(0.0, 6.0, 10.0))
             .is_none());
         // Counting the row copies themselves (`leaf_rows=rows`), bin 0's 2
         // rows are too few: the split moves to after bin 1.
@@ -333,7 +430,7 @@ mod tests {
             rows_by_hessian: false,
             ..r
         }
-        .best_on(0, &skewed, bin(0.0, 6.0, 10.0))
+        .best_on_sums(0, &skewed, bin(0.0, 6.0, 10.0))
         .unwrap();
         assert_eq!((by_rows.left_bin, by_rows.right_bin), (1, 2));
         let t = Split {

@@ -306,11 +306,12 @@ pub(super) fn fit(cfg: &Gbdt, bins: &Binned, view: &View<'_>, rng: &mut Rng) -> 
     model.init = loss.init(&class_totals);
     let mut f: Vec<f64> = (0..m_all * o).map(|i| model.init[i % o]).collect();
 
+    let rules = rules(cfg, bins);
     let setup = Setup {
         bins,
         codes: Codes::new(bins, (!identity).then_some(&local[..])),
-        layout: Layout::new(bins, d),
-        rules: rules(cfg, bins),
+        layout: Layout::new(bins, d, !rules.rows_by_hessian),
+        rules,
         max_leaves: cfg.max_leaves,
         max_depth: cfg.max_depth,
         learning_rate: cfg.learning_rate,

@@ -12,7 +12,7 @@
 
 use rayon::prelude::*;
 
-use super::hist::{build, subtract, Codes, Hist, Layout, Ordered};
+use super::hist::{build, Codes, Hist, Layout, Ordered};
 use super::split::{Bin, Grad, Rules, Split, Sums};
 use super::tree::{GbdtNode, GbdtTree};
 use crate::learn::tree::{BinSet, Binned, Column};
@@ -244,14 +244,8 @@ impl Grower {
             let mut h = self.take_hist(s);
             let positions = (!all).then_some(&self.positions[..]);
             let rows = self.ordered(positions, grad);
-            root.best = build(
-                &mut h,
-                &s.layout,
-                features,
-                &s.codes,
-                &rows,
-                Some((&s.rules, tot)),
-            );
+            let scan = Some((&s.rules, tot));
+            (root.best, _) = build(&mut h, &s.layout, features, &s.codes, &rows, scan, None);
             root.hist = Some(h);
         }
         let mut leaves = vec![root];
@@ -460,10 +454,10 @@ impl Grower {
                 self.gather(small.start, small.end, grad);
                 let rows = self.ordered(Some(&self.positions[small.start..small.end]), grad);
                 let scan = need_small.then_some((&s.rules, small.tot));
-                small.best = build(&mut hs, &s.layout, features, &s.codes, &rows, scan);
+                let larger = need_large.then_some((&mut h, Some((&s.rules, large.tot))));
+                (small.best, large.best) =
+                    build(&mut hs, &s.layout, features, &s.codes, &rows, scan, larger);
                 if need_large {
-                    let scan = Some((&s.rules, large.tot));
-                    large.best = subtract(&mut h, &hs, &s.layout, features, scan);
                     large.hist = Some(std::mem::take(&mut h));
                 }
                 if need_small {

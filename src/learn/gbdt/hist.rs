@@ -28,9 +28,6 @@ use crate::mem::prefetch;
 /// Rows x features below which a leaf's histograms are built on one thread.
 const PARALLEL_WORK: usize = 1 << 15;
 
-/// Bins of all features below which a subtraction runs on one thread.
-const PARALLEL_BINS: usize = 1 << 12;
-
 /// Rows ahead whose bin code is prefetched.
 const PREFETCH: usize = 32;
 
@@ -200,31 +197,19 @@ impl Layout {
         }
         out
     }
-
-    /// Runs `task` on the parts of `features` (ascending) in groups of at
-    /// most [`GROUP`] (in parallel when `work` is large), and returns the
-    /// best of the splits they return (compared in feature order).
-    fn each_group<F>(
-        &self,
-        hist: &mut Hist,
-        features: &[usize],
-        work: usize,
-        task: F,
-    ) -> Option<Split>
-    where
-        F: Fn(&mut [Part]) -> Option<Split> + Sync,
-    {
-        let mut parts = self.split(hist, features);
-        if work >= PARALLEL_WORK {
-            best_of(parts.par_chunks_mut(GROUP).map(&task).collect::<Vec<_>>())
-        } else {
-            best_of(parts.chunks_mut(GROUP).map(task))
-        }
-    }
 }
 
-/// Fills the histograms of `features` (ascending) in `hist` from the rows;
-/// with a scan, returns the leaf's best split.
+/// A feature's part of the histograms being built, and of the split leaf's
+/// being turned into its larger child's.
+type Pair<'h> = (Part<'h>, Option<Part<'h>>);
+
+/// Fills the histograms of `features` (ascending) in `hist` from the rows
+/// and, with `larger` (a split leaf's histograms, of which the rows are
+/// the smaller child, and the scan of its larger child), turns those into
+/// the larger child's by subtracting, feature by feature in the same task
+/// while the new bins are in cache. Features are taken in groups of
+/// [`GROUP`], in parallel when the work is large. Returns the best splits
+/// of the rows' leaf (with `scan`) and of the larger child.
 pub(super) fn build(
     hist: &mut Hist,
     layout: &Layout,
@@ -232,32 +217,67 @@ pub(super) fn build(
     codes: &Codes,
     rows: &Ordered,
     scan: Scan,
-) -> Option<Split> {
-    let work = rows.rows.len() * features.len();
+    larger: Option<(&mut Hist, Scan)>,
+) -> (Option<Split>, Option<Split>) {
     let counted = layout.counted;
-    layout.each_group(hist, features, work, |group| {
-        // Pairs of one-byte columns share a pass; a two-byte column is
-        // filled alone.
-        if let [a, b] = group {
-            if let (Column::Narrow(ca), Column::Narrow(cb)) = (codes.col(a.f), codes.col(b.f)) {
-                if counted {
-                    fill_pair::<true>(a, b, ca, cb, rows);
-                } else {
-                    fill_pair::<false>(a, b, ca, cb, rows);
-                }
-                return best_of(group.iter().map(|p| p.best(scan)));
+    let subtracting = larger.is_some();
+    let (parent, large_scan): (Vec<Option<Part>>, Scan) = match larger {
+        Some((h, sc)) => (
+            layout.split(h, features).into_iter().map(Some).collect(),
+            sc,
+        ),
+        None => (features.iter().map(|_| None).collect(), None),
+    };
+    let mut pairs: Vec<Pair> = layout
+        .split(hist, features)
+        .into_iter()
+        .zip(parent)
+        .collect();
+    let task = |group: &mut [Pair]| {
+        fill_group(group, codes, rows, counted);
+        let small = best_of(group.iter().map(|(p, _)| p.best(scan)));
+        let large = best_of(group.iter_mut().map(|(p, q)| {
+            let q = q.as_mut()?;
+            for (x, c) in q.bins.iter_mut().zip(p.bins.iter()) {
+                x.sub(c);
             }
+            for (x, c) in q.counts.iter_mut().zip(p.counts.iter()) {
+                *x -= c;
+            }
+            q.best(large_scan)
+        }));
+        (small, large)
+    };
+    let work = rows.rows.len() * features.len() + if subtracting { layout.len() * 8 } else { 0 };
+    let found: Vec<(Option<Split>, Option<Split>)> = if work >= PARALLEL_WORK {
+        pairs.par_chunks_mut(GROUP).map(task).collect()
+    } else {
+        pairs.chunks_mut(GROUP).map(task).collect()
+    };
+    let (small, large): (Vec<_>, Vec<_>) = found.into_iter().unzip();
+    (best_of(small), best_of(large))
+}
+
+/// Fills the first parts of a group of features from the rows: a pair of
+/// one-byte columns in one pass, else each column alone.
+fn fill_group(group: &mut [Pair], codes: &Codes, rows: &Ordered, counted: bool) {
+    if let [(a, _), (b, _)] = group {
+        if let (Column::Narrow(ca), Column::Narrow(cb)) = (codes.col(a.f), codes.col(b.f)) {
+            match counted {
+                true => fill_pair::<true>(a, b, ca, cb, rows),
+                false => fill_pair::<false>(a, b, ca, cb, rows),
+            }
+            return;
         }
-        best_of(group.iter_mut().map(|p| {
-            match (codes.col(p.f), counted) {
-                (Column::Narrow(col), true) => fill_column::<true, _>(p, col, rows),
-                (Column::Narrow(col), false) => fill_column::<false, _>(p, col, rows),
-                (Column::Wide(col), true) => fill_column::<true, _>(p, col, rows),
-                (Column::Wide(col), false) => fill_column::<false, _>(p, col, rows),
-            }
-            p.best(scan)
-        }))
-    })
+    }
+    for (p, _) in group.iter_mut() {
+        match (codes.col(p.f), counted) {
+            (Column::Narrow(col), true) => fill_column::<true, _>(p, col, rows),
+            (Column::Narrow(col), false) => fill_column::<false, _>(p, col, rows),
+            (Column::Wide(col), true) => fill_column::<true, _>(p, col, rows),
+            (Column::Wide(col), false) => fill_column::<false, _>(p, col, rows),
+        }
+    }
 }
 
 /// Fills the parts `a` and `b` (one-byte columns `ca`, `cb`) from `rows` in
@@ -410,35 +430,5 @@ fn fill<const COUNT: bool>(
         for (b, l) in hf.iter_mut().zip(lane) {
             b.add(l);
         }
-    }
-}
-
-/// Turns a parent's histograms of `features` into its larger child's by
-/// subtracting the smaller child's (`child`, laid out alike); with a scan,
-/// returns the larger child's best split.
-pub(super) fn subtract(
-    parent: &mut Hist,
-    child: &Hist,
-    layout: &Layout,
-    features: &[usize],
-    scan: Scan,
-) -> Option<Split> {
-    let one = |p: Part| {
-        let at = layout.offsets[p.f];
-        for (x, c) in p.bins.iter_mut().zip(&child.bins[at..]) {
-            x.sub(c);
-        }
-        if layout.counted {
-            for (x, c) in p.counts.iter_mut().zip(&child.counts[at..]) {
-                *x -= c;
-            }
-        }
-        p.best(scan)
-    };
-    let parts = layout.split(parent, features);
-    if layout.len() >= PARALLEL_BINS {
-        best_of(parts.into_par_iter().map(one).collect::<Vec<_>>())
-    } else {
-        best_of(parts.into_iter().map(one))
     }
 }

@@ -131,10 +131,9 @@ pub(super) struct Setup<'a> {
     pub learning_rate: f64,
 }
 
-/// The gradients of one output: `g[pos * stride + offset]`.
+/// The gradients of one output: `rows[pos * stride + offset]`.
 pub(super) struct Gradients<'a> {
-    pub g: &'a [f32],
-    pub h: &'a [f32],
+    pub rows: &'a [Grad],
     pub stride: usize,
     pub offset: usize,
     /// Row copies by position (`None`: one each).
@@ -313,13 +312,7 @@ impl Grower {
     /// order (in parallel blocks for large leaves; each value depends only
     /// on its row).
     fn gather(&mut self, start: usize, end: usize, grad: &Gradients) {
-        let one = |&p: &u32| {
-            let i = p as usize * grad.stride + grad.offset;
-            Grad {
-                g: grad.g[i],
-                h: grad.h[i],
-            }
-        };
+        let one = |&p: &u32| grad.rows[p as usize * grad.stride + grad.offset];
         let rows = &self.positions[start..end];
         if rows.len() >= PARALLEL_ROWS {
             rows.par_iter().map(one).collect_into_vec(&mut self.ordered);

@@ -337,22 +337,20 @@ fn fill2<const COUNT: bool>(
     copies: impl Fn(usize) -> f64,
     codes: impl Fn(usize) -> (u8, u8),
 ) {
-    let (ha, hb) = (&mut *a.bins, &mut *b.bins);
     let (na, nb) = (&mut *a.counts, &mut *b.counts);
-    ha.fill(Bin::default());
-    hb.fill(Bin::default());
     na.fill(0.0);
     nb.fill(0.0);
-    let mut la = [Bin::default(); LANE_BINS];
-    let mut lb = [Bin::default(); LANE_BINS];
+    // The lanes are indexed by one-byte codes: no bounds to check.
+    let mut even = [[Bin::default(); LANE_BINS]; 2];
+    let mut odd = [[Bin::default(); LANE_BINS]; 2];
     let whole = rows.len() / 2 * 2;
     for i in (0..whole).step_by(2) {
         let ((a0, b0), (a1, b1)) = (codes(i), codes(i + 1));
         let (r0, r1) = (Bin::of(rows[i]), Bin::of(rows[i + 1]));
-        ha[a0 as usize].add(&r0);
-        hb[b0 as usize].add(&r0);
-        la[a1 as usize].add(&r1);
-        lb[b1 as usize].add(&r1);
+        even[0][a0 as usize].add(&r0);
+        even[1][b0 as usize].add(&r0);
+        odd[0][a1 as usize].add(&r1);
+        odd[1][b1 as usize].add(&r1);
         if COUNT {
             let (n0, n1) = (copies(i), copies(i + 1));
             na[a0 as usize] += n0;
@@ -364,17 +362,18 @@ fn fill2<const COUNT: bool>(
     if whole < rows.len() {
         let (x, y) = codes(whole);
         let r = Bin::of(rows[whole]);
-        ha[x as usize].add(&r);
-        hb[y as usize].add(&r);
+        even[0][x as usize].add(&r);
+        even[1][y as usize].add(&r);
         if COUNT {
             let n = copies(whole);
             na[x as usize] += n;
             nb[y as usize] += n;
         }
     }
-    for (h, l) in [(ha, &la), (hb, &lb)] {
-        for (b, l) in h.iter_mut().zip(l) {
-            b.add(l);
+    for (k, h) in [&mut *a.bins, &mut *b.bins].into_iter().enumerate() {
+        for ((x, e), o) in h.iter_mut().zip(&even[k]).zip(&odd[k]) {
+            *x = *e;
+            x.add(o);
         }
     }
 }

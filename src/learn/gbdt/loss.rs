@@ -17,6 +17,8 @@
 
 use rayon::prelude::*;
 
+use super::split::Grad;
+
 /// Rows per parallel task of the gradient pass.
 const CHUNK: usize = 4096;
 
@@ -91,39 +93,40 @@ impl Loss {
     }
 
     /// The gradients and hessians of rows `0..y.len()`, row-major
-    /// (`g[i * outputs + k]`), from their scores `f` (`outputs` per row). In
-    /// parallel over blocks of rows; each value depends only on its row, so
-    /// the result does not depend on the thread count.
-    pub fn gradients(&self, f: &[f64], y: &[u16], w: &[f64], g: &mut [f32], h: &mut [f32]) {
+    /// (`out[i * outputs + k]`), from their scores `f` (`outputs` per row).
+    /// In parallel over blocks of rows; each value depends only on its row,
+    /// so the result does not depend on the thread count.
+    pub fn gradients(&self, f: &[f64], y: &[u16], w: &[f64], out: &mut [Grad]) {
         let o = self.outputs;
         if o == 1 {
             // Two classes: one score a row, no per-row buffers.
-            g.par_chunks_mut(CHUNK)
-                .zip(h.par_chunks_mut(CHUNK))
-                .enumerate()
-                .for_each(|(c, (gc, hc))| {
-                    let first = c * CHUNK;
-                    for (j, (gr, hr)) in gc.iter_mut().zip(hc.iter_mut()).enumerate() {
-                        let i = first + j;
-                        let (gv, hv) = binary_gradients(f[i], y[i] == 1, w[i]);
-                        (*gr, *hr) = (gv as f32, hv as f32);
-                    }
-                });
+            out.par_chunks_mut(CHUNK).enumerate().for_each(|(c, rows)| {
+                let first = c * CHUNK;
+                for (j, r) in rows.iter_mut().enumerate() {
+                    let i = first + j;
+                    let (gv, hv) = binary_gradients(f[i], y[i] == 1, w[i]);
+                    *r = Grad {
+                        g: gv as f32,
+                        h: hv as f32,
+                    };
+                }
+            });
             return;
         }
-        g.par_chunks_mut(CHUNK * o)
-            .zip(h.par_chunks_mut(CHUNK * o))
+        out.par_chunks_mut(CHUNK * o)
             .enumerate()
-            .for_each(|(c, (gc, hc))| {
+            .for_each(|(c, rows)| {
                 let (mut gr64, mut hr64) = (vec![0.0; o], vec![0.0; o]);
                 let first = c * CHUNK;
-                for (j, (gr, hr)) in gc.chunks_mut(o).zip(hc.chunks_mut(o)).enumerate() {
+                for (j, r) in rows.chunks_mut(o).enumerate() {
                     let i = first + j;
                     let fi = &f[i * o..(i + 1) * o];
                     self.row_gradients(fi, y[i] as usize, w[i], &mut gr64, &mut hr64);
                     for k in 0..o {
-                        gr[k] = gr64[k] as f32;
-                        hr[k] = hr64[k] as f32;
+                        r[k] = Grad {
+                            g: gr64[k] as f32,
+                            h: hr64[k] as f32,
+                        };
                     }
                 }
             });

@@ -16,7 +16,7 @@ use super::grow::{Bag, Gradients, Grower, Grown, Setup};
 use super::hist::{Codes, Layout};
 use super::loss::Loss;
 use super::model::GbdtModel;
-use super::split::Rules;
+use super::split::{Grad, Rules};
 use super::walk::Walk;
 use super::Gbdt;
 use crate::data::{Dataset, View};
@@ -316,7 +316,7 @@ pub(super) fn fit(cfg: &Gbdt, bins: &Binned, view: &View<'_>, rng: &mut Rng) -> 
         max_depth: cfg.max_depth,
         learning_rate: cfg.learning_rate,
     };
-    let (mut g, mut h) = (vec![0f32; m_train * o], vec![0f32; m_train * o]);
+    let mut grads = vec![Grad::default(); m_train * o];
     let n_rows = share(cfg.subsample, m_train);
     let n_cols = share(cfg.colsample, d);
     let base: u64 = rng.random();
@@ -325,13 +325,7 @@ pub(super) fn fit(cfg: &Gbdt, bins: &Binned, view: &View<'_>, rng: &mut Rng) -> 
     let (mut best_loss, mut best_round) = (f64::INFINITY, 0);
     for round in 0..cfg.rounds {
         let mut r = rng::stream(base, round as u64);
-        loss.gradients(
-            &f[..m_train * o],
-            &y[..m_train],
-            &w[..m_train],
-            &mut g,
-            &mut h,
-        );
+        loss.gradients(&f[..m_train * o], &y[..m_train], &w[..m_train], &mut grads);
         let sample = (n_rows < m_train).then(|| select(m_train, n_rows, &mut r));
         if let Some(s) = &sample {
             in_bag.iter_mut().for_each(|b| *b = false);
@@ -341,8 +335,7 @@ pub(super) fn fit(cfg: &Gbdt, bins: &Binned, view: &View<'_>, rng: &mut Rng) -> 
         for j in 0..o {
             let features = columns(d, n_cols, &mut r);
             let grad = Gradients {
-                g: &g,
-                h: &h,
+                rows: &grads,
                 stride: o,
                 offset: j,
                 copies: copies.as_deref(),

@@ -327,8 +327,9 @@ const GROUP: usize = 2;
 
 /// Sets parts `a` and `b` to the histograms of `rows` of two features, row
 /// `i` falling into bins `codes(i)` with `copies(i)` copies (counted when
-/// `COUNT`). Even and odd rows are summed apart and then added, so that
-/// rows falling into one bin in a row do not wait on each other's sums.
+/// `COUNT`). From [`LANED_ROWS`] rows on, even and odd rows are summed
+/// apart and then added, so that rows falling into one bin in a row do not
+/// wait on each other's sums.
 #[inline(always)]
 fn fill2<const COUNT: bool>(
     a: &mut Part,
@@ -340,6 +341,23 @@ fn fill2<const COUNT: bool>(
     let (na, nb) = (&mut *a.counts, &mut *b.counts);
     na.fill(0.0);
     nb.fill(0.0);
+    if rows.len() < LANED_ROWS {
+        // Few rows: summed in place, without lanes to clear and add.
+        a.bins.fill(Bin::default());
+        b.bins.fill(Bin::default());
+        for (i, r) in rows.iter().enumerate() {
+            let (x, y) = codes(i);
+            let r = Bin::of(*r);
+            a.bins[x as usize].add(&r);
+            b.bins[y as usize].add(&r);
+            if COUNT {
+                let n = copies(i);
+                na[x as usize] += n;
+                nb[y as usize] += n;
+            }
+        }
+        return;
+    }
     // The lanes are indexed by one-byte codes: no bounds to check.
     let mut even = [[Bin::default(); LANE_BINS]; 2];
     let mut odd = [[Bin::default(); LANE_BINS]; 2];

@@ -11,6 +11,7 @@
 //! sample, validation rows) walk the tree on their bin codes.
 
 use rand::RngExt;
+use rayon::prelude::*;
 
 use super::grow::{Bag, Gradients, Grower, Grown, Setup};
 use super::hist::{Codes, Layout};
@@ -247,6 +248,9 @@ fn validation_loss(
     sum / sw
 }
 
+/// Rows whose scores one task of [`add_tree`] updates.
+const SCORE_ROWS: usize = 1 << 15;
+
 /// Adds a grown tree's values to output `j` of the `o` scores a row in `f`:
 /// the rows it was grown on from its leaves' ranges, the others (out of the
 /// round's sample `in_bag` when there is one, then the validation rows
@@ -261,11 +265,25 @@ fn add_tree(
     validation: std::ops::Range<usize>,
 ) {
     let values = &grown.tree.values;
-    for (leaf, &(s, e)) in grown.ranges.iter().enumerate() {
-        for &p in &grower.positions()[s..e] {
-            f[p as usize * o + j] += values[leaf];
-        }
-    }
+    let positions = grower.positions();
+    // In parallel over blocks of rows, each task finding its rows among
+    // each leaf's positions (ascending): every score is written by the task
+    // owning its row alone.
+    f.par_chunks_mut(SCORE_ROWS * o)
+        .enumerate()
+        .for_each(|(c, block)| {
+            let (lo, hi) = ((c * SCORE_ROWS) as u32, ((c + 1) * SCORE_ROWS) as u32);
+            for (leaf, &(s, e)) in grown.ranges.iter().enumerate() {
+                let mine = &positions[s..e];
+                let (a, b) = (
+                    mine.partition_point(|&p| p < lo),
+                    mine.partition_point(|&p| p < hi),
+                );
+                for &p in &mine[a..b] {
+                    block[(p - lo) as usize * o + j] += values[leaf];
+                }
+            }
+        });
     let in_bag = in_bag.unwrap_or(&[]);
     let out_of_bag = (0..in_bag.len()).filter(|&p| !in_bag[p]);
     for p in out_of_bag.chain(validation) {

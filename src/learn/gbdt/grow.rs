@@ -131,11 +131,9 @@ pub(super) struct Setup<'a> {
     pub learning_rate: f64,
 }
 
-/// The gradients of one output: `rows[pos * stride + offset]`.
+/// The gradients of one output, by position.
 pub(super) struct Gradients<'a> {
     pub rows: &'a [Grad],
-    pub stride: usize,
-    pub offset: usize,
     /// Row copies by position (`None`: one each).
     pub copies: Option<&'a [u32]>,
 }
@@ -226,8 +224,20 @@ impl Grower {
         };
         let m = self.positions.len();
         self.scratch.resize(m, 0);
-        self.gather(0, m, grad);
-        let tot = self.ordered(None, grad).total();
+        // Every position in order: the gradients are already in the order
+        // of the rows, with nothing to gather.
+        let in_order = Ordered {
+            positions: None,
+            rows: &grad.rows[..m],
+            copies: grad.copies.map(|c| &c[..m]),
+        };
+        if !all {
+            self.gather(0, m, grad);
+        }
+        let tot = match all {
+            true => in_order.total(),
+            false => self.ordered(None, grad).total(),
+        };
         let mut root = Leaf {
             start: 0,
             end: m,
@@ -241,8 +251,10 @@ impl Grower {
         let mut cuts: Vec<Cut> = Vec::new();
         if self.can_split(s, &root, 1) {
             let mut h = self.take_hist(s);
-            let positions = (!all).then_some(&self.positions[..]);
-            let rows = self.ordered(positions, grad);
+            let rows = match all {
+                true => in_order,
+                false => self.ordered(Some(&self.positions[..]), grad),
+            };
             let scan = Some((&s.rules, tot));
             (root.best, _) = build(&mut h, &s.layout, features, &s.codes, &rows, scan, None);
             root.hist = Some(h);
@@ -312,7 +324,7 @@ impl Grower {
     /// order (in parallel blocks for large leaves; each value depends only
     /// on its row).
     fn gather(&mut self, start: usize, end: usize, grad: &Gradients) {
-        let one = |&p: &u32| grad.rows[p as usize * grad.stride + grad.offset];
+        let one = |&p: &u32| grad.rows[p as usize];
         let rows = &self.positions[start..end];
         if rows.len() >= PARALLEL_ROWS {
             rows.par_iter().map(one).collect_into_vec(&mut self.ordered);

@@ -92,12 +92,13 @@ impl Loss {
         }
     }
 
-    /// The gradients and hessians of rows `0..y.len()`, row-major
-    /// (`out[i * outputs + k]`), from their scores `f` (`outputs` per row).
-    /// In parallel over blocks of rows; each value depends only on its row,
-    /// so the result does not depend on the thread count.
+    /// The gradients and hessians of rows `0..y.len()`, output by output
+    /// (`out[k * n + i]` for row `i` of `n`: each output's tree reads its
+    /// own in row order), from their scores `f` (`outputs` per row). In
+    /// parallel over blocks of rows; each value depends only on its row, so
+    /// the result does not depend on the thread count.
     pub fn gradients(&self, f: &[f64], y: &[u16], w: &[f64], out: &mut [Grad]) {
-        let o = self.outputs;
+        let (o, n) = (self.outputs, y.len());
         if o == 1 {
             // Two classes: one score a row, no per-row buffers.
             out.par_chunks_mut(CHUNK).enumerate().for_each(|(c, rows)| {
@@ -113,17 +114,26 @@ impl Loss {
             });
             return;
         }
-        out.par_chunks_mut(CHUNK * o)
+        // Each block of rows gets its slice of every output's gradients.
+        let mut blocks: Vec<Vec<&mut [Grad]>> =
+            (0..n.div_ceil(CHUNK)).map(|_| Vec::new()).collect();
+        for output in out.chunks_mut(n.max(1)).take(o) {
+            for (b, part) in blocks.iter_mut().zip(output.chunks_mut(CHUNK)) {
+                b.push(part);
+            }
+        }
+        blocks
+            .into_par_iter()
             .enumerate()
-            .for_each(|(c, rows)| {
+            .for_each(|(c, mut outs)| {
                 let (mut gr64, mut hr64) = (vec![0.0; o], vec![0.0; o]);
                 let first = c * CHUNK;
-                for (j, r) in rows.chunks_mut(o).enumerate() {
+                for j in 0..outs[0].len() {
                     let i = first + j;
                     let fi = &f[i * o..(i + 1) * o];
                     self.row_gradients(fi, y[i] as usize, w[i], &mut gr64, &mut hr64);
                     for k in 0..o {
-                        r[k] = Grad {
+                        outs[k][j] = Grad {
                             g: gr64[k] as f32,
                             h: hr64[k] as f32,
                         };

@@ -353,9 +353,7 @@ pub(super) fn fit(cfg: &Gbdt, bins: &Binned, view: &View<'_>, rng: &mut Rng) -> 
         for j in 0..o {
             let features = columns(d, n_cols, &mut r);
             let grad = Gradients {
-                rows: &grads,
-                stride: o,
-                offset: j,
+                rows: &grads[j * m_train..(j + 1) * m_train],
                 copies: copies.as_deref(),
             };
             let grown = grower.grow(&setup, bag, &grad, &features);

@@ -94,10 +94,11 @@ impl Loss {
 
     /// The gradients and hessians of rows `0..y.len()`, output by output
     /// (`out[k * n + i]` for row `i` of `n`: each output's tree reads its
-    /// own in row order), from their scores `f` (`outputs` per row). In
-    /// parallel over blocks of rows; each value depends only on its row, so
-    /// the result does not depend on the thread count.
-    pub fn gradients(&self, f: &[f64], y: &[u16], w: &[f64], out: &mut [Grad]) {
+    /// own in row order), from their scores `f`, output by output too
+    /// (`f[k * stride + i]`). In parallel over blocks of rows; each value
+    /// depends only on its row, so the result does not depend on the
+    /// thread count.
+    pub fn gradients(&self, f: &[f64], stride: usize, y: &[u16], w: &[f64], out: &mut [Grad]) {
         let (o, n) = (self.outputs, y.len());
         if o == 1 {
             // Two classes: one score a row, no per-row buffers.
@@ -127,11 +128,14 @@ impl Loss {
             .enumerate()
             .for_each(|(c, mut outs)| {
                 let (mut gr64, mut hr64) = (vec![0.0; o], vec![0.0; o]);
+                let mut fi = vec![0.0; o];
                 let first = c * CHUNK;
                 for j in 0..outs[0].len() {
                     let i = first + j;
-                    let fi = &f[i * o..(i + 1) * o];
-                    self.row_gradients(fi, y[i] as usize, w[i], &mut gr64, &mut hr64);
+                    for (k, v) in fi.iter_mut().enumerate() {
+                        *v = f[k * stride + i];
+                    }
+                    self.row_gradients(&fi, y[i] as usize, w[i], &mut gr64, &mut hr64);
                     for k in 0..o {
                         outs[k][j] = Grad {
                             g: gr64[k] as f32,

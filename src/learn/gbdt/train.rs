@@ -231,7 +231,8 @@ fn rules<'a>(cfg: &Gbdt, bins: &'a Binned) -> Rules<'a> {
     }
 }
 
-/// The weighted mean loss of the validation positions at scores `f`.
+/// The weighted mean loss of the validation positions at scores `f`
+/// (output by output: `f[k * n + p]` for position `p` of `n`).
 fn validation_loss(
     loss: &Loss,
     f: &[f64],
@@ -239,10 +240,14 @@ fn validation_loss(
     w: &[f64],
     positions: std::ops::Range<usize>,
 ) -> f64 {
-    let o = loss.outputs;
+    let (o, n) = (loss.outputs, y.len());
     let (mut sum, mut sw) = (0.0, 0.0);
+    let mut row = vec![0.0; o];
     for p in positions {
-        sum += w[p] * loss.loss(&f[p * o..(p + 1) * o], y[p] as usize);
+        row.iter_mut()
+            .enumerate()
+            .for_each(|(k, v)| *v = f[k * n + p]);
+        sum += w[p] * loss.loss(&row, y[p] as usize);
         sw += w[p];
     }
     sum / sw
@@ -251,13 +256,12 @@ fn validation_loss(
 /// Rows whose scores one task of [`add_tree`] updates.
 const SCORE_ROWS: usize = 1 << 15;
 
-/// Adds a grown tree's values to output `j` of the `o` scores a row in `f`:
-/// the rows it was grown on from its leaves' ranges, the others (out of the
-/// round's sample `in_bag` when there is one, then the validation rows
-/// `validation`) by walking it.
+/// Adds a grown tree's values to the scores of its output, `f` (one a
+/// position): the rows it was grown on from its leaves' ranges, the others
+/// (out of the round's sample `in_bag` when there is one, then the
+/// validation rows `validation`) by walking it.
 fn add_tree(
     f: &mut [f64],
-    (o, j): (usize, usize),
     grown: &Grown,
     grower: &Grower,
     setup: &Setup,
@@ -269,7 +273,7 @@ fn add_tree(
     // In parallel over blocks of rows, each task finding its rows among
     // each leaf's positions (ascending): every score is written by the task
     // owning its row alone.
-    f.par_chunks_mut(SCORE_ROWS * o)
+    f.par_chunks_mut(SCORE_ROWS)
         .enumerate()
         .for_each(|(c, block)| {
             let (lo, hi) = ((c * SCORE_ROWS) as u32, ((c + 1) * SCORE_ROWS) as u32);
@@ -280,14 +284,14 @@ fn add_tree(
                     mine.partition_point(|&p| p < hi),
                 );
                 for &p in &mine[a..b] {
-                    block[(p - lo) as usize * o + j] += values[leaf];
+                    block[(p - lo) as usize] += values[leaf];
                 }
             }
         });
     let in_bag = in_bag.unwrap_or(&[]);
     let out_of_bag = (0..in_bag.len()).filter(|&p| !in_bag[p]);
     for p in out_of_bag.chain(validation) {
-        f[p * o + j] += values[grown.leaf_of(&setup.codes, p)];
+        f[p] += values[grown.leaf_of(&setup.codes, p)];
     }
 }
 
@@ -322,7 +326,8 @@ pub(super) fn fit(cfg: &Gbdt, bins: &Binned, view: &View<'_>, rng: &mut Rng) -> 
         class_totals[y[p] as usize] += w[p];
     }
     model.init = loss.init(&class_totals);
-    let mut f: Vec<f64> = (0..m_all * o).map(|i| model.init[i % o]).collect();
+    // The scores output by output: `f[k * m_all + p]`.
+    let mut f: Vec<f64> = (0..m_all * o).map(|i| model.init[i / m_all]).collect();
 
     let rules = rules(cfg, bins);
     let setup = Setup {
@@ -343,7 +348,7 @@ pub(super) fn fit(cfg: &Gbdt, bins: &Binned, view: &View<'_>, rng: &mut Rng) -> 
     let (mut best_loss, mut best_round) = (f64::INFINITY, 0);
     for round in 0..cfg.rounds {
         let mut r = rng::stream(base, round as u64);
-        loss.gradients(&f[..m_train * o], &y[..m_train], &w[..m_train], &mut grads);
+        loss.gradients(&f, m_all, &y[..m_train], &w[..m_train], &mut grads);
         let sample = (n_rows < m_train).then(|| select(m_train, n_rows, &mut r));
         if let Some(s) = &sample {
             in_bag.iter_mut().for_each(|b| *b = false);
@@ -359,8 +364,7 @@ pub(super) fn fit(cfg: &Gbdt, bins: &Binned, view: &View<'_>, rng: &mut Rng) -> 
             let grown = grower.grow(&setup, bag, &grad, &features);
             let in_bag = sample.is_some().then_some(&in_bag[..]);
             add_tree(
-                &mut f,
-                (o, j),
+                &mut f[j * m_all..(j + 1) * m_all],
                 &grown,
                 &grower,
                 &setup,

@@ -3,18 +3,23 @@
 //! hessians of a leaf's rows (16 bytes a bin, added as one pair), and, only
 //! when leaves count their rows as row copies (`leaf_rows=rows`), the row
 //! copies in a parallel array. Under the default hessian count no bin needs
-//! a count: a child's rows are estimated from its hessian, and a bin
-//! whose hessian is not positive holds no row as that estimate counts. A leaf's rows are gathered once into an ordered buffer
-//! ([`Ordered`]), so each feature's pass reads the gradients contiguously
-//! and only the bin codes by row position (one byte, two for a categorical
-//! feature of many levels, whose histogram has a bin per level; prefetched
-//! ahead, as LightGBM does); the larger child of a split gets its
-//! histograms by subtracting the smaller child's from the parent's.
+//! a count: a child's rows are estimated from its hessian, and a bin whose
+//! hessian is not positive holds no row as that estimate counts.
 //!
-//! Features are processed in parallel, each by one task that builds (or
-//! subtracts) its histogram over the rows in their order and scans it for
-//! the feature's best split while it is in cache; the features' best splits
-//! are then compared in feature order. Every sum is taken in the same order
+//! A leaf's rows are gathered once into an ordered buffer ([`Ordered`]; the
+//! root of a tree grown on every row reads the gradients in place), so each
+//! feature's pass reads the gradients contiguously and only the bin codes
+//! by row position (one byte, two for a categorical feature of many levels,
+//! whose histogram has a bin per level; prefetched ahead, as LightGBM does).
+//! Only the smaller child of a split is built from its rows; the larger
+//! child's histograms are the parent's minus the smaller child's.
+//!
+//! Features are processed in groups of two, in parallel: one task fills
+//! its group's histograms over the rows in their order (both features in
+//! one pass), subtracts them from the parent's for the larger child, and
+//! scans both children for the features' best splits while the bins are
+//! in cache: one parallel section per split. The features' best splits are
+//! then compared in feature order. Every sum is taken in the same order
 //! whatever the thread count.
 
 use std::borrow::Cow;

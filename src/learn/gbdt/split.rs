@@ -274,9 +274,7 @@ impl Rules<'_> {
         mut rows: impl FnMut(&Bin, usize) -> (bool, bool),
     ) -> Option<Split> {
         let parent = self.score(tot.g, tot.h);
-        let Some(first) = (0..bins.len()).find(|&b| present(b)) else {
-            return None;
-        };
+        let first = (0..bins.len()).find(|&b| present(b))?;
         let mut best: Option<(usize, usize, f64, Bin)> = None;
         let mut best_gain = 0.0;
         let mut left = Bin::default();
@@ -284,7 +282,7 @@ impl Rules<'_> {
             left.add(bin);
         }
         let mut prev = first;
-        for b in first + 1..bins.len() {
+        for (b, bin) in bins.iter().enumerate().skip(first + 1) {
             let (enough, too_few_right) = rows(&left, b);
             if present(b) {
                 if enough {
@@ -305,7 +303,7 @@ impl Rules<'_> {
                 }
                 prev = b;
             }
-            left.add(&bins[b]);
+            left.add(bin);
         }
         best.map(|(left_bin, right_bin, gain, left)| Split {
             feature: f,

@@ -196,6 +196,15 @@ fn class_weights_are_row_weights_and_keep_rates() {
     );
 }
 
+/// [`fit`] in a pool of `threads` threads.
+fn fit_on_threads(threads: usize, g: &Gbdt, d: &Dataset) -> Model {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(|| fit(g, d))
+}
+
 #[test]
 fn fits_are_identical_at_any_thread_count() {
     let d = noisy(3000, 3, 5);
@@ -206,21 +215,33 @@ fn fits_are_identical_at_any_thread_count() {
         early_stopping: 3,
         ..Gbdt::default()
     };
-    let run = |threads| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(|| fit(&g, &d))
-    };
-    let one = run(1);
-    assert_eq!(one, run(2));
-    assert_eq!(one, run(3));
+    let one = fit_on_threads(1, &g, &d);
+    assert_eq!(one, fit_on_threads(2, &g, &d));
+    assert_eq!(one, fit_on_threads(3, &g, &d));
     // Row and column samples differ between seeds.
     let other = g
         .fit(&d.view(&all(&d)), &mut crate::rng::stream(4, 0))
         .unwrap();
     assert_ne!(one, other);
+}
+
+#[test]
+fn large_fits_on_every_row_are_identical_at_any_thread_count() {
+    // Past the sizes at which partitions, gathers and score updates run in
+    // parallel blocks; every row in order (the root reads the gradients in
+    // place); three classes (gradients and scores kept output by output);
+    // rows counted by the hessian (histograms without counts) and as row
+    // copies (histograms with them).
+    let d = noisy(70_000, 3, 11);
+    for leaf_rows in [super::LeafRows::Hessian, super::LeafRows::Rows] {
+        let g = Gbdt {
+            rounds: 3,
+            leaf_rows,
+            ..Gbdt::default()
+        };
+        let one = fit_on_threads(1, &g, &d);
+        assert_eq!(one, fit_on_threads(2, &g, &d), "{leaf_rows:?}");
+    }
 }
 
 #[test]

@@ -8,11 +8,14 @@
 //! codes are read in increasing addresses). A leaf's histograms are kept
 //! until it is split; its children's come from building the smaller child's
 //! and subtracting them from the parent's. Ties between leaves go to the
-//! lowest leaf number.
+//! lowest leaf number. With quantized gradients ([`super::quantize`]) the
+//! splits are searched on the quantized sums and each leaf's value is
+//! computed from its rows' exact gradients once the tree is grown.
 
 use rayon::prelude::*;
 
-use super::hist::{build, Codes, Hist, Layout, Ordered};
+use super::hist::{build, Codes, Hist, Layout, Ordered, Rows};
+use super::quantize::Scale;
 use super::split::{Bin, Grad, Rules, Split, Sums};
 use super::tree::{GbdtNode, GbdtTree};
 use crate::learn::tree::{BinSet, Binned, Column};
@@ -99,6 +102,18 @@ fn partition_by<C: Copy + Into<usize> + Sync>(
     }
 }
 
+/// Sets `out` to `src` at `rows`, in parallel blocks for many rows (each
+/// value depends only on its row).
+fn gather_into<T: Copy + Send + Sync>(out: &mut Vec<T>, src: &[T], rows: &[u32]) {
+    let one = |&p: &u32| src[p as usize];
+    if rows.len() >= PARALLEL_ROWS {
+        rows.par_iter().map(one).collect_into_vec(out);
+    } else {
+        out.clear();
+        out.extend(rows.iter().map(one));
+    }
+}
+
 /// Which bin codes a split node sends left.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum Cut {
@@ -136,6 +151,9 @@ pub(super) struct Gradients<'a> {
     pub rows: &'a [Grad],
     /// Row copies by position (`None`: one each).
     pub copies: Option<&'a [u32]>,
+    /// The same gradients quantized and packed, with their scales, when the
+    /// histograms sum those.
+    pub packed: Option<(&'a [u64], Scale)>,
 }
 
 /// The rows a tree is grown on.
@@ -197,6 +215,9 @@ pub(super) struct Grower {
     positions: Vec<u32>,
     scratch: Vec<u32>,
     ordered: Vec<Grad>,
+    /// The packed gradients of the same rows (with quantized gradients,
+    /// instead of `ordered`).
+    ordered_packed: Vec<u64>,
     /// The copies of the rows in `ordered` (with row copies only).
     ordered_copies: Vec<u32>,
     pool: Vec<Hist>,
@@ -228,7 +249,10 @@ impl Grower {
         // of the rows, with nothing to gather.
         let in_order = Ordered {
             positions: None,
-            rows: &grad.rows[..m],
+            rows: match grad.packed {
+                Some((q, scale)) => Rows::Packed(&q[..m], scale),
+                None => Rows::Exact(&grad.rows[..m]),
+            },
             copies: grad.copies.map(|c| &c[..m]),
         };
         if !all {
@@ -282,9 +306,10 @@ impl Grower {
                 self.pool.push(h);
             }
         }
-        let values = leaves
-            .iter()
-            .map(|l| s.learning_rate * s.rules.value(l.tot.g, l.tot.h))
+        let values = self
+            .leaf_sums(&leaves, grad)
+            .into_iter()
+            .map(|t| s.learning_rate * s.rules.value(t.g, t.h))
             .collect();
         let sets = match cuts.iter().any(|c| matches!(c, Cut::In(_))) {
             true => nodes
@@ -308,6 +333,31 @@ impl Grower {
         }
     }
 
+    /// Each leaf's gradient sums for its value: as grown, or with quantized
+    /// gradients, summed anew from its rows' exact gradients (in position
+    /// order, one task a leaf).
+    fn leaf_sums(&self, leaves: &[Leaf], grad: &Gradients) -> Vec<Bin> {
+        if grad.packed.is_none() {
+            return leaves
+                .iter()
+                .map(|l| Bin {
+                    g: l.tot.g,
+                    h: l.tot.h,
+                })
+                .collect();
+        }
+        leaves
+            .par_iter()
+            .map(|l| {
+                let mut t = Bin::default();
+                for &p in &self.positions[l.start..l.end] {
+                    t.add_row(grad.rows[p as usize]);
+                }
+                t
+            })
+            .collect()
+    }
+
     /// Whether a leaf may be split, once the tree has `n_leaves` leaves.
     fn can_split(&self, s: &Setup, l: &Leaf, n_leaves: usize) -> bool {
         n_leaves < s.max_leaves
@@ -324,13 +374,10 @@ impl Grower {
     /// order (in parallel blocks for large leaves; each value depends only
     /// on its row).
     fn gather(&mut self, start: usize, end: usize, grad: &Gradients) {
-        let one = |&p: &u32| grad.rows[p as usize];
         let rows = &self.positions[start..end];
-        if rows.len() >= PARALLEL_ROWS {
-            rows.par_iter().map(one).collect_into_vec(&mut self.ordered);
-        } else {
-            self.ordered.clear();
-            self.ordered.extend(rows.iter().map(one));
+        match grad.packed {
+            Some((q, _)) => gather_into(&mut self.ordered_packed, q, rows),
+            None => gather_into(&mut self.ordered, grad.rows, rows),
         }
         if let Some(c) = grad.copies {
             self.ordered_copies.clear();
@@ -343,7 +390,10 @@ impl Grower {
     fn ordered<'a>(&'a self, positions: Option<&'a [u32]>, grad: &Gradients) -> Ordered<'a> {
         Ordered {
             positions,
-            rows: &self.ordered,
+            rows: match grad.packed {
+                Some((_, scale)) => Rows::Packed(&self.ordered_packed, scale),
+                None => Rows::Exact(&self.ordered),
+            },
             copies: grad.copies.map(|_| &self.ordered_copies[..]),
         }
     }

@@ -26,6 +26,7 @@ use std::borrow::Cow;
 
 use rayon::prelude::*;
 
+use super::quantize::{add, Scale};
 use super::split::{best_of, Bin, Grad, Rules, Split, Sums};
 use crate::learn::tree::{Binned, Column, Slot};
 use crate::mem::prefetch;
@@ -36,13 +37,31 @@ const PARALLEL_WORK: usize = 1 << 15;
 /// Rows ahead whose bin code is prefetched.
 const PREFETCH: usize = 32;
 
+/// Rows' gradients and hessians as the histograms sum them: exact, or
+/// quantized and packed ([`super::quantize`]) with their scales.
+#[derive(Clone, Copy)]
+pub(super) enum Rows<'a> {
+    Exact(&'a [Grad]),
+    Packed(&'a [u64], Scale),
+}
+
+impl Rows<'_> {
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        match self {
+            Rows::Exact(r) => r.len(),
+            Rows::Packed(r, _) => r.len(),
+        }
+    }
+}
+
 /// A leaf's rows with their ordered gradients.
 pub(super) struct Ordered<'a> {
     /// The rows' positions, or `None` when they are positions `0..len` in
     /// order (the root without row subsampling: codes are read sequentially).
     pub positions: Option<&'a [u32]>,
     /// Gradient and hessian of each row, in the same order.
-    pub rows: &'a [Grad],
+    pub rows: Rows<'a>,
     /// Copies of each row, in the same order (`None`: one each).
     pub copies: Option<&'a [u32]>,
 }
@@ -50,8 +69,14 @@ pub(super) struct Ordered<'a> {
 impl Ordered<'_> {
     /// The sums of all the rows.
     pub fn total(&self) -> Sums {
-        let mut t = Bin::default();
-        self.rows.iter().for_each(|r| t.add_row(*r));
+        let t = match self.rows {
+            Rows::Exact(rows) => {
+                let mut t = Bin::default();
+                rows.iter().for_each(|r| t.add_row(*r));
+                t
+            }
+            Rows::Packed(rows, scale) => scale.unpack(rows.iter().fold(0, |s, &r| add(s, r))),
+        };
         let n = match self.copies {
             Some(c) => c.iter().map(|&k| k as f64).sum(),
             None => self.rows.len() as f64,
@@ -298,12 +323,27 @@ fn fill_pair<const COUNT: bool>(a: &mut Part, b: &mut Part, ca: &[u8], cb: &[u8]
         let p = pos[i] as usize;
         (ca[p], cb[p])
     };
-    let g = rows.rows;
-    match (rows.positions, rows.copies) {
-        (Some(pos), None) => fill2::<COUNT>(a, b, g, |_| 1.0, |i| at(pos, i)),
-        (Some(pos), Some(c)) => fill2::<COUNT>(a, b, g, |i| c[i] as f64, |i| at(pos, i)),
-        (None, None) => fill2::<COUNT>(a, b, g, |_| 1.0, |i| (ca[i], cb[i])),
-        (None, Some(c)) => fill2::<COUNT>(a, b, g, |i| c[i] as f64, |i| (ca[i], cb[i])),
+    match (rows.rows, rows.positions, rows.copies) {
+        (Rows::Exact(g), Some(pos), None) => fill2::<COUNT>(a, b, g, |_| 1.0, |i| at(pos, i)),
+        (Rows::Exact(g), Some(pos), Some(c)) => {
+            fill2::<COUNT>(a, b, g, |i| c[i] as f64, |i| at(pos, i))
+        }
+        (Rows::Exact(g), None, None) => fill2::<COUNT>(a, b, g, |_| 1.0, |i| (ca[i], cb[i])),
+        (Rows::Exact(g), None, Some(c)) => {
+            fill2::<COUNT>(a, b, g, |i| c[i] as f64, |i| (ca[i], cb[i]))
+        }
+        (Rows::Packed(q, sc), Some(pos), None) => {
+            fill2_packed::<COUNT>(a, b, q, sc, |_| 1.0, |i| at(pos, i))
+        }
+        (Rows::Packed(q, sc), Some(pos), Some(c)) => {
+            fill2_packed::<COUNT>(a, b, q, sc, |i| c[i] as f64, |i| at(pos, i))
+        }
+        (Rows::Packed(q, sc), None, None) => {
+            fill2_packed::<COUNT>(a, b, q, sc, |_| 1.0, |i| (ca[i], cb[i]))
+        }
+        (Rows::Packed(q, sc), None, Some(c)) => {
+            fill2_packed::<COUNT>(a, b, q, sc, |i| c[i] as f64, |i| (ca[i], cb[i]))
+        }
     }
 }
 
@@ -317,12 +357,25 @@ fn fill_column<const COUNT: bool, C: Copy + Into<usize>>(p: &mut Part, col: &[C]
         }
         col[pos[i] as usize].into()
     };
-    let g = rows.rows;
-    match (rows.positions, rows.copies) {
-        (Some(pos), None) => fill::<COUNT>(p, g, |_| 1.0, |i| at(pos, i)),
-        (Some(pos), Some(c)) => fill::<COUNT>(p, g, |i| c[i] as f64, |i| at(pos, i)),
-        (None, None) => fill::<COUNT>(p, g, |_| 1.0, |i| col[i].into()),
-        (None, Some(c)) => fill::<COUNT>(p, g, |i| c[i] as f64, |i| col[i].into()),
+    match (rows.rows, rows.positions, rows.copies) {
+        (Rows::Exact(g), Some(pos), None) => fill::<COUNT>(p, g, |_| 1.0, |i| at(pos, i)),
+        (Rows::Exact(g), Some(pos), Some(c)) => {
+            fill::<COUNT>(p, g, |i| c[i] as f64, |i| at(pos, i))
+        }
+        (Rows::Exact(g), None, None) => fill::<COUNT>(p, g, |_| 1.0, |i| col[i].into()),
+        (Rows::Exact(g), None, Some(c)) => fill::<COUNT>(p, g, |i| c[i] as f64, |i| col[i].into()),
+        (Rows::Packed(q, sc), Some(pos), None) => {
+            fill_packed::<COUNT>(p, q, sc, |_| 1.0, |i| at(pos, i))
+        }
+        (Rows::Packed(q, sc), Some(pos), Some(c)) => {
+            fill_packed::<COUNT>(p, q, sc, |i| c[i] as f64, |i| at(pos, i))
+        }
+        (Rows::Packed(q, sc), None, None) => {
+            fill_packed::<COUNT>(p, q, sc, |_| 1.0, |i| col[i].into())
+        }
+        (Rows::Packed(q, sc), None, Some(c)) => {
+            fill_packed::<COUNT>(p, q, sc, |i| c[i] as f64, |i| col[i].into())
+        }
     }
 }
 
@@ -452,5 +505,80 @@ fn fill<const COUNT: bool>(
         for (b, l) in hf.iter_mut().zip(lane) {
             b.add(l);
         }
+    }
+}
+
+/// [`fill2`] from packed rows with scales `scale` ([`super::quantize`]):
+/// each bin sums whole words in even and odd lanes, which are added and
+/// scaled as the bins are written out.
+#[inline(always)]
+fn fill2_packed<const COUNT: bool>(
+    a: &mut Part,
+    b: &mut Part,
+    rows: &[u64],
+    scale: Scale,
+    copies: impl Fn(usize) -> f64,
+    codes: impl Fn(usize) -> (u8, u8),
+) {
+    let (na, nb) = (&mut *a.counts, &mut *b.counts);
+    na.fill(0.0);
+    nb.fill(0.0);
+    let mut even = [[0u64; LANE_BINS]; 2];
+    let mut odd = [[0u64; LANE_BINS]; 2];
+    let whole = rows.len() / 2 * 2;
+    for i in (0..whole).step_by(2) {
+        let ((a0, b0), (a1, b1)) = (codes(i), codes(i + 1));
+        let (r0, r1) = (rows[i], rows[i + 1]);
+        even[0][a0 as usize] = add(even[0][a0 as usize], r0);
+        even[1][b0 as usize] = add(even[1][b0 as usize], r0);
+        odd[0][a1 as usize] = add(odd[0][a1 as usize], r1);
+        odd[1][b1 as usize] = add(odd[1][b1 as usize], r1);
+        if COUNT {
+            let (n0, n1) = (copies(i), copies(i + 1));
+            na[a0 as usize] += n0;
+            nb[b0 as usize] += n0;
+            na[a1 as usize] += n1;
+            nb[b1 as usize] += n1;
+        }
+    }
+    if whole < rows.len() {
+        let (x, y) = codes(whole);
+        even[0][x as usize] = add(even[0][x as usize], rows[whole]);
+        even[1][y as usize] = add(even[1][y as usize], rows[whole]);
+        if COUNT {
+            let n = copies(whole);
+            na[x as usize] += n;
+            nb[y as usize] += n;
+        }
+    }
+    for (k, h) in [&mut *a.bins, &mut *b.bins].into_iter().enumerate() {
+        for ((x, &e), &o) in h.iter_mut().zip(&even[k]).zip(&odd[k]) {
+            *x = scale.unpack(add(e, o));
+        }
+    }
+}
+
+/// [`fill`] from packed rows with scales `scale`, in one lane of words as
+/// long as the feature's bins.
+#[inline(always)]
+fn fill_packed<const COUNT: bool>(
+    p: &mut Part,
+    rows: &[u64],
+    scale: Scale,
+    copies: impl Fn(usize) -> f64,
+    code: impl Fn(usize) -> usize,
+) {
+    let nf = &mut *p.counts;
+    nf.fill(0.0);
+    let mut sums = vec![0u64; p.bins.len()];
+    for (i, &r) in rows.iter().enumerate() {
+        let c = code(i);
+        sums[c] = add(sums[c], r);
+        if COUNT {
+            nf[c] += copies(i);
+        }
+    }
+    for (x, &s) in p.bins.iter_mut().zip(&sums) {
+        *x = scale.unpack(s);
     }
 }

@@ -16,6 +16,7 @@
 //! |---|---|
 //! | `loss.rs` | gradients, hessians, initial scores, validation loss |
 //! | `hist.rs` | bin codes of the fit's rows, gradient histograms, subtraction |
+//! | `quantize.rs` | gradients rounded to integers for the histograms |
 //! | `split.rs` | leaf values (L2, bounded step) and the best split of a leaf |
 //! | `categorical.rs` | the best set split of a leaf on a categorical feature |
 //! | `grow.rs` | leaf-wise growth of one tree, row partitioning |
@@ -71,6 +72,7 @@ mod hist;
 mod loss;
 mod model;
 mod onnx;
+mod quantize;
 mod split;
 mod train;
 mod tree;
@@ -165,6 +167,10 @@ params! {
         /// are split one level against the rest (LightGBM's
         /// max_cat_to_onehot).
         pub max_cat_to_onehot: usize = 4 => Bounds::at_least(1.0),
+        /// What the histograms sum: exact gradients, quantized ones
+        /// (integers, about 1.5x faster on large tables; leaf values stay
+        /// exact), or auto (quantized from 100,000 training rows).
+        pub gradients: GradientSums = GradientSums::Auto,
     }
     check = check_gbdt;
 }
@@ -180,6 +186,21 @@ choice! {
         Hessian = "hessian",
         /// The row copies themselves (scikit-learn's `min_samples_leaf`).
         Rows = "rows",
+    }
+}
+
+choice! {
+    /// What the split search's histograms sum (`quantize.rs`).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+    pub enum GradientSums {
+        /// Quantized from [`quantize::AUTO_ROWS`] training rows up to
+        /// [`quantize::MAX_ROWS`], exact otherwise.
+        Auto = "auto",
+        /// The gradients and hessians themselves.
+        Exact = "exact",
+        /// Gradients and hessians stochastically rounded to 8-bit levels
+        /// (LightGBM's `use_quantized_grad`); at most 2^24 training rows.
+        Quantized = "quantized",
     }
 }
 

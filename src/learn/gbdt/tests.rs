@@ -232,16 +232,78 @@ fn large_fits_on_every_row_are_identical_at_any_thread_count() {
     // place); three classes (gradients and scores kept output by output);
     // rows counted by the hessian (histograms without counts) and as row
     // copies (histograms with them).
+    // Exact and quantized gradients (the rounding's draws by position).
     let d = noisy(70_000, 3, 11);
     for leaf_rows in [super::LeafRows::Hessian, super::LeafRows::Rows] {
-        let g = Gbdt {
-            rounds: 3,
-            leaf_rows,
-            ..Gbdt::default()
-        };
-        let one = fit_on_threads(1, &g, &d);
-        assert_eq!(one, fit_on_threads(2, &g, &d), "{leaf_rows:?}");
+        for gradients in [GradientSums::Exact, GradientSums::Quantized] {
+            let g = Gbdt {
+                rounds: 3,
+                leaf_rows,
+                gradients,
+                ..Gbdt::default()
+            };
+            let one = fit_on_threads(1, &g, &d);
+            assert_eq!(
+                one,
+                fit_on_threads(2, &g, &d),
+                "{leaf_rows:?} {gradients:?}"
+            );
+        }
     }
+}
+
+#[test]
+fn quantized_fits_rank_as_exact_ones_and_take_exact_steps() {
+    let d = noisy(4000, 2, 21);
+    let with = |gradients, rounds, max_leaves| Gbdt {
+        rounds,
+        max_leaves,
+        gradients,
+        ..Gbdt::default()
+    };
+    // Subsampled rows and columns and row copies on the quantized path too.
+    let q = Gbdt {
+        subsample: 0.8,
+        colsample: 0.67,
+        ..with(GradientSums::Quantized, 3, 31)
+    };
+    assert_eq!(fit_on_threads(1, &q, &d), fit_on_threads(3, &q, &d));
+    // One stump: whatever split the quantized sums pick, each leaf's value
+    // is the bounded Newton step of its rows' exact gradients at the
+    // initial score (p0 - y and p0 (1 - p0) for every row).
+    let m = fit(&with(GradientSums::Quantized, 1, 2), &d);
+    let tree = &gbdt_of(&m).trees()[0];
+    let node = &tree.nodes[0];
+    let y: Vec<f64> = (0..d.n_rows()).map(|i| d.label(i) as f64).collect();
+    let p0 = y.iter().sum::<f64>() / y.len() as f64;
+    for (side, leaf) in [(true, !node.left as usize), (false, !node.right as usize)] {
+        let rows = (0..d.n_rows())
+            .filter(|&i| (d.value(i, node.feature as usize) <= node.threshold) == side);
+        let (g, h) = rows.fold((0.0, 0.0), |(g, h), i| {
+            (
+                g + (p0 - y[i]) as f32 as f64,
+                h + (p0 * (1.0 - p0)) as f32 as f64,
+            )
+        });
+        let want = 0.1 * (-g / h).clamp(-5.0, 5.0);
+        assert!(
+            (tree.values[leaf] - want).abs() < 1e-9,
+            "{} vs {want}",
+            tree.values[leaf]
+        );
+    }
+    // The ranking matches the exact fit's.
+    let auc = |g: &Gbdt| {
+        let p = fit(g, &d).predict_proba(&d).unwrap();
+        let s: Vec<f64> = (0..d.n_rows()).map(|i| p.row(i)[1]).collect();
+        let t: Vec<u32> = y.iter().map(|&v| v as u32).collect();
+        crate::metrics::ranking::roc_auc(&t, &s, 1).unwrap()
+    };
+    let (e, q) = (
+        auc(&with(GradientSums::Exact, 30, 31)),
+        auc(&with(GradientSums::Quantized, 30, 31)),
+    );
+    assert!((e - q).abs() < 0.005 && q > 0.9, "exact {e} quantized {q}");
 }
 
 #[test]
@@ -258,6 +320,7 @@ fn bad_parameters_are_rejected_before_any_work() {
     assert!(err("gbdt(class_weight=balanced,scale_pos_weight=5)").contains("not both"));
     assert!(err("gbdt(class_weight='1,0')").contains("> 0"));
     assert!(err("gbdt(max_delta_step=-1)").contains("max_delta_step"));
+    assert!(err("gbdt(gradients=int8)").contains("gradients"));
     // Checks that need the task's class count come before the binning.
     let three = noisy(50, 3, 6);
     let fit_err = |g: Gbdt| {

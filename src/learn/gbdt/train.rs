@@ -17,6 +17,7 @@ use super::grow::{Bag, Gradients, Grower, Grown, Setup};
 use super::hist::{Codes, Layout};
 use super::loss::Loss;
 use super::model::GbdtModel;
+use super::quantize;
 use super::split::{Grad, Rules};
 use super::walk::Walk;
 use super::Gbdt;
@@ -340,6 +341,8 @@ pub(super) fn fit(cfg: &Gbdt, bins: &Binned, view: &View<'_>, rng: &mut Rng) -> 
         learning_rate: cfg.learning_rate,
     };
     let mut grads = vec![Grad::default(); m_train * o];
+    let quantized = quantize::applies(cfg.gradients, m_train)?;
+    let mut packed: Vec<u64> = Vec::new();
     let n_rows = share(cfg.subsample, m_train);
     let n_cols = share(cfg.colsample, d);
     let base: u64 = rng.random();
@@ -357,9 +360,12 @@ pub(super) fn fit(cfg: &Gbdt, bins: &Binned, view: &View<'_>, rng: &mut Rng) -> 
         let bag = sample.as_deref().map_or(Bag::All(m_train), Bag::Rows);
         for j in 0..o {
             let features = columns(d, n_cols, &mut r);
+            let rows = &grads[j * m_train..(j + 1) * m_train];
+            let scale = quantized.then(|| quantize::quantize(rows, r.random(), &mut packed));
             let grad = Gradients {
-                rows: &grads[j * m_train..(j + 1) * m_train],
+                rows,
                 copies: copies.as_deref(),
+                packed: scale.map(|s| (&packed[..], s)),
             };
             let grown = grower.grow(&setup, bag, &grad, &features);
             let in_bag = sample.is_some().then_some(&in_bag[..]);

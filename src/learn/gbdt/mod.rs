@@ -169,7 +169,7 @@ params! {
         pub max_cat_to_onehot: usize = 4 => Bounds::at_least(1.0),
         /// What the histograms sum: exact gradients, quantized ones
         /// (integers, about 1.5x faster on large tables; leaf values stay
-        /// exact), or auto (quantized from 100,000 training rows).
+        /// exact), or auto (quantized from 500,000 training rows).
         pub gradients: GradientSums = GradientSums::Auto,
     }
     check = check_gbdt;

@@ -40,7 +40,7 @@ const H_LEVELS: f64 = 255.0;
 pub(super) const MAX_ROWS: usize = 1 << 24;
 
 /// Training rows from which `gradients=auto` quantizes.
-pub(super) const AUTO_ROWS: usize = 100_000;
+pub(super) const AUTO_ROWS: usize = 500_000;
 
 /// Whether a fit on `rows` training rows quantizes its gradients under
 /// `mode`; an error for `quantized` past [`MAX_ROWS`].

@@ -331,9 +331,12 @@ pub(super) fn fit(cfg: &Gbdt, bins: &Binned, view: &View<'_>, rng: &mut Rng) -> 
     let mut f: Vec<f64> = (0..m_all * o).map(|i| model.init[i / m_all]).collect();
 
     let rules = rules(cfg, bins);
+    let quantized = quantize::applies(cfg.gradients, m_train)?;
+    // Quantized histograms without counts may be summed row-wise.
+    let by_row = quantized && rules.rows_by_hessian;
     let setup = Setup {
         bins,
-        codes: Codes::new(bins, (!identity).then_some(&local[..])),
+        codes: Codes::new(bins, (!identity).then_some(&local[..]), by_row),
         layout: Layout::new(bins, d, !rules.rows_by_hessian),
         rules,
         max_leaves: cfg.max_leaves,
@@ -341,7 +344,6 @@ pub(super) fn fit(cfg: &Gbdt, bins: &Binned, view: &View<'_>, rng: &mut Rng) -> 
         learning_rate: cfg.learning_rate,
     };
     let mut grads = vec![Grad::default(); m_train * o];
-    let quantized = quantize::applies(cfg.gradients, m_train)?;
     let mut packed: Vec<u64> = Vec::new();
     let n_rows = share(cfg.subsample, m_train);
     let n_cols = share(cfg.colsample, d);

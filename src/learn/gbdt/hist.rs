@@ -21,6 +21,16 @@
 //! in cache: one parallel section per split. The features' best splits are
 //! then compared in feature order. Every sum is taken in the same order
 //! whatever the thread count.
+//!
+//! With quantized gradients ([`super::quantize`]) a row's gradient and
+//! hessian are one packed integer word, and a bin sums words with one
+//! integer addition (8 bytes a bin); the bins are scaled back to `f64` as
+//! they are written out. Integer sums do not depend on their order, so a
+//! leaf holding few of the fit's rows is summed row-wise instead
+//! ([`row_sums`], LightGBM's row-wise histograms): one pass over its rows,
+//! each row's codes of every feature read from one row-major copy of the
+//! codes (one cache line, where the columns take one each), in parallel
+//! blocks of rows whose sums are added.
 
 use std::borrow::Cow;
 

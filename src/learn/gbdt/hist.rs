@@ -542,17 +542,62 @@ fn fill2<const COUNT: bool>(
         }
         return;
     }
-    // The lanes are indexed by one-byte codes: no bounds to check.
-    let mut even = [[Bin::default(); LANE_BINS]; 2];
-    let mut odd = [[Bin::default(); LANE_BINS]; 2];
+    let (even, odd) = lanes2::<COUNT, Bin>(na, nb, rows, copies, codes);
+    for (k, h) in [&mut *a.bins, &mut *b.bins].into_iter().enumerate() {
+        for ((x, e), o) in h.iter_mut().zip(&even[k]).zip(&odd[k]) {
+            *x = *e;
+            x.add(o);
+        }
+    }
+}
+
+/// A bin of the lanes of [`lanes2`]: exact sums of rows' gradients, or
+/// sums of packed quantized rows.
+trait LaneBin: Copy + Default {
+    type Row: Copy;
+    fn put(&mut self, r: Self::Row);
+}
+
+impl LaneBin for Bin {
+    type Row = Grad;
+    #[inline(always)]
+    fn put(&mut self, r: Grad) {
+        self.add(&Bin::of(r));
+    }
+}
+
+impl LaneBin for u64 {
+    type Row = u64;
+    #[inline(always)]
+    fn put(&mut self, r: u64) {
+        *self = add(*self, r);
+    }
+}
+
+/// Sums `rows` of two features into even and odd lanes per feature, row
+/// `i` falling into bins `codes(i)`, and counts its `copies(i)` into `na`,
+/// `nb` when `COUNT`: so that rows falling into one bin in a row do not
+/// wait on each other's sums. The lanes are indexed by one-byte codes: no
+/// bounds to check.
+#[inline(always)]
+#[allow(clippy::type_complexity)]
+fn lanes2<const COUNT: bool, L: LaneBin>(
+    na: &mut [f64],
+    nb: &mut [f64],
+    rows: &[L::Row],
+    copies: impl Fn(usize) -> f64,
+    codes: impl Fn(usize) -> (u8, u8),
+) -> ([[L; LANE_BINS]; 2], [[L; LANE_BINS]; 2]) {
+    let mut even = [[L::default(); LANE_BINS]; 2];
+    let mut odd = [[L::default(); LANE_BINS]; 2];
     let whole = rows.len() / 2 * 2;
     for i in (0..whole).step_by(2) {
         let ((a0, b0), (a1, b1)) = (codes(i), codes(i + 1));
-        let (r0, r1) = (Bin::of(rows[i]), Bin::of(rows[i + 1]));
-        even[0][a0 as usize].add(&r0);
-        even[1][b0 as usize].add(&r0);
-        odd[0][a1 as usize].add(&r1);
-        odd[1][b1 as usize].add(&r1);
+        let (r0, r1) = (rows[i], rows[i + 1]);
+        even[0][a0 as usize].put(r0);
+        even[1][b0 as usize].put(r0);
+        odd[0][a1 as usize].put(r1);
+        odd[1][b1 as usize].put(r1);
         if COUNT {
             let (n0, n1) = (copies(i), copies(i + 1));
             na[a0 as usize] += n0;
@@ -563,21 +608,15 @@ fn fill2<const COUNT: bool>(
     }
     if whole < rows.len() {
         let (x, y) = codes(whole);
-        let r = Bin::of(rows[whole]);
-        even[0][x as usize].add(&r);
-        even[1][y as usize].add(&r);
+        even[0][x as usize].put(rows[whole]);
+        even[1][y as usize].put(rows[whole]);
         if COUNT {
             let n = copies(whole);
             na[x as usize] += n;
             nb[y as usize] += n;
         }
     }
-    for (k, h) in [&mut *a.bins, &mut *b.bins].into_iter().enumerate() {
-        for ((x, e), o) in h.iter_mut().zip(&even[k]).zip(&odd[k]) {
-            *x = *e;
-            x.add(o);
-        }
-    }
+    (even, odd)
 }
 
 /// Rows from which a histogram is summed in [`LANES`] interleaved copies.
@@ -649,34 +688,7 @@ fn fill2_packed<const COUNT: bool>(
     let (na, nb) = (&mut *a.counts, &mut *b.counts);
     na.fill(0.0);
     nb.fill(0.0);
-    let mut even = [[0u64; LANE_BINS]; 2];
-    let mut odd = [[0u64; LANE_BINS]; 2];
-    let whole = rows.len() / 2 * 2;
-    for i in (0..whole).step_by(2) {
-        let ((a0, b0), (a1, b1)) = (codes(i), codes(i + 1));
-        let (r0, r1) = (rows[i], rows[i + 1]);
-        even[0][a0 as usize] = add(even[0][a0 as usize], r0);
-        even[1][b0 as usize] = add(even[1][b0 as usize], r0);
-        odd[0][a1 as usize] = add(odd[0][a1 as usize], r1);
-        odd[1][b1 as usize] = add(odd[1][b1 as usize], r1);
-        if COUNT {
-            let (n0, n1) = (copies(i), copies(i + 1));
-            na[a0 as usize] += n0;
-            nb[b0 as usize] += n0;
-            na[a1 as usize] += n1;
-            nb[b1 as usize] += n1;
-        }
-    }
-    if whole < rows.len() {
-        let (x, y) = codes(whole);
-        even[0][x as usize] = add(even[0][x as usize], rows[whole]);
-        even[1][y as usize] = add(even[1][y as usize], rows[whole]);
-        if COUNT {
-            let n = copies(whole);
-            na[x as usize] += n;
-            nb[y as usize] += n;
-        }
-    }
+    let (even, odd) = lanes2::<COUNT, u64>(na, nb, rows, copies, codes);
     for (k, h) in [&mut *a.bins, &mut *b.bins].into_iter().enumerate() {
         for ((x, &e), &o) in h.iter_mut().zip(&even[k]).zip(&odd[k]) {
             *x = scale.unpack(add(e, o));

@@ -156,6 +156,16 @@ pub(super) struct Gradients<'a> {
     pub packed: Option<(&'a [u64], Scale)>,
 }
 
+impl<'a> Gradients<'a> {
+    /// The rows at positions `0..m`, as the histograms sum them.
+    fn first(&self, m: usize) -> Rows<'a> {
+        match self.packed {
+            Some((q, scale)) => Rows::Packed(&q[..m], scale),
+            None => Rows::Exact(&self.rows[..m]),
+        }
+    }
+}
+
 /// The rows a tree is grown on.
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Bag<'a> {
@@ -249,10 +259,7 @@ impl Grower {
         // of the rows, with nothing to gather.
         let in_order = Ordered {
             positions: None,
-            rows: match grad.packed {
-                Some((q, scale)) => Rows::Packed(&q[..m], scale),
-                None => Rows::Exact(&grad.rows[..m]),
-            },
+            rows: grad.first(m),
             copies: grad.copies.map(|c| &c[..m]),
         };
         if !all {

@@ -7,6 +7,7 @@ Usage (from the repository root; needs numpy, pandas, scikit-learn and lightgbm 
     nice python3 benches/gbdt_vs_lightgbm.py [--data fraud,dense,dense4] [--lr 0.1,0.02] [--rounds 100]
                                              [--leaves 31] [--bins 255] [--min-leaf 20] [--repeat 1]
                                              [--rarity-extra ',max_delta_step=0'] [--lgb-extra is_unbalance=true]
+                                             [--small ../shared/data | --small none]
 
 Data (cached in $TMPDIR/rarity-bench/):
   fraud: `rarity generate fraud --n 284807` (284,807 x 30, 512 frauds, 0.18%).
@@ -31,6 +32,11 @@ in wall-clock seconds and in CPU seconds of all threads (less sensitive to other
 shared machine; LightGBM's OpenMP threads spin while they wait, which counts). With
 --repeat N, each setting runs N times, the two sides alternating, and the medians of the N
 ratios are printed after the N lines (the quality is the same in every run).
+
+Then, unless --small none, the quality on the 70 shared binary sets (one thread, learning
+rate 0.1, the summary of benches/gbdt_small_vs_lightgbm.py --quiet, which says how): mean
+AP, AUC and Brier of both sides and rarity's wins, so that one run prints every figure of
+issue 40.
 """
 import argparse, json, os, subprocess, sys, tempfile, time
 
@@ -177,6 +183,9 @@ def main():
                                   "(e.g. a copy of an earlier build, to compare before and after)")
     ap.add_argument("--rarity-extra", default="", help="appended to rarity's spec arguments, e.g. ',max_delta_step=0'")
     ap.add_argument("--lgb-extra", default="", help="LightGBM parameters, e.g. is_unbalance=true")
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap.add_argument("--small", default=os.path.join(os.path.dirname(os.path.dirname(here)), "shared", "data"),
+                    help="the shared data folder for the 70-set quality run, or 'none' to skip it")
     a = ap.parse_args()
     os.makedirs(WORK, exist_ok=True)
     exe = a.exe or bench_binary()
@@ -210,6 +219,10 @@ def main():
             if a.repeat > 1:
                 wall, cpu = np.median([w for w, _ in ratios]), np.median([c for _, c in ratios])
                 print(f"{name} lr={lr}: median of {a.repeat} ratios {wall:4.2f}x (CPU seconds {cpu:4.2f}x)", flush=True)
+    if a.small != "none":
+        print(f"70 shared binary sets ({a.small}):", flush=True)
+        subprocess.run([sys.executable, os.path.join(here, "gbdt_small_vs_lightgbm.py"), "--data", a.small,
+                        "--exe", exe, "--quiet"], check=True)
 
 
 if __name__ == "__main__":

@@ -286,6 +286,12 @@ impl Learner for Bagging {
         self.learner.native_categorical()
     }
 
+    /// As its members: bagged trees take missing values where their
+    /// learner does.
+    fn handles_missing(&self) -> bool {
+        self.learner.handles_missing()
+    }
+
     fn name(&self) -> String {
         let vote = match self.vote {
             Vote::Soft => String::new(),

@@ -137,6 +137,14 @@ pub trait Learner: Send + Sync + fmt::Debug {
         false
     }
 
+    /// Whether the learner takes missing values (NaN features) as they are,
+    /// learning where they go (a default direction at each split). A learner
+    /// that does not is never given them: the strategy asks for an
+    /// `impute(...)` stage first, or refuses the table before any work.
+    fn handles_missing(&self) -> bool {
+        false
+    }
+
     /// Whether the fitted model's probabilities are calibrated estimates of
     /// the class posteriors of the rows it was fitted on, as they come out:
     /// true for a probability model fitted by maximum likelihood without

@@ -21,6 +21,7 @@
 
 pub mod calibrate;
 pub mod cancel;
+pub mod check;
 pub mod data;
 pub mod decide;
 pub mod ensemble;

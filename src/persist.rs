@@ -12,23 +12,44 @@
 //! - **JSON**: one object `{"magic": "rarity-model", "format_version": ..,
 //!   "rarity_version": .., "checksum": "xxh3-64:<16 hex digits>", "model": ..}`.
 //!
-//! **Integrity.** As XGBoost's and sqlite's files do, a model file carries a
+//! **Integrity.** As XGBoost's and SQLite's files do, a model file carries a
 //! checksum of its whole content: XXH3-64 ([`checksum`]) of every byte of a
 //! binary file but the checksum's own eight (the header before it, then the
-//! body), or of the JSON text of the `model` value as [`serde_json`] writes
-//! it (compact, keys sorted). It is verified before anything is decoded, so a
-//! flipped bit or an edited number is "model file is corrupt (checksum
+//! body), or, from format version 3, of the JSON text of the whole object
+//! but its `checksum`, as [`serde_json`] writes it (compact, keys sorted;
+//! format version 2 summed the `model` value alone, and still loads so).
+//! It is verified before anything is decoded, so a flipped bit or an
+//! edited number, version or magic is "model file is corrupt (checksum
 //! mismatch)", never a model that predicts differently. Files of format
-//! version 1 (written before checksums) have none and still load; `rarity
-//! show` says so.
+//! version 1 (written before checksums) have none and still load (`rarity
+//! show` says so); a checksum field is verified whatever version the file
+//! states, and a version-1 JSON file that has one is refused (its version
+//! was lowered). The rarity version a file names must read as a version
+//! number (digits, letters, `.`, `-`, `+`).
 //!
-//! Loading checks the magic, the format version, the body length (a truncated
-//! file is reported as such), the checksum and the model's internal
-//! consistency, and fails with [`Error::Model`] saying what is wrong. Saving
-//! writes a temporary file next to the target and renames it, so a crash
-//! never leaves half a model.
+//! **Reading.** As SQLite checks a database header before reading pages and
+//! XGBoost's loader the header of its binary models, the header is read and
+//! checked first (magic, format version, body length), and no more than the
+//! body length it states is read: a file that is not a model (`/dev/zero`)
+//! is refused after its first bytes, a stated length beyond the file's size
+//! or the memory available is refused before any of it is read, and a
+//! stream that goes on after the model is refused at its first extra byte.
+//! A JSON model has no length to read first: it is parsed as it streams,
+//! refused at its first byte that is not JSON (or trailing after the
+//! object), and read only while its text could still fit in memory as the
+//! values it holds ([`JSON_BYTES_PER_VALUE_BYTE`]).
+//!
+//! **Nesting.** Both decoders keep serde_json's recursion limit of 128
+//! levels (MessagePack's reader is set to it), and a model nested deeper
+//! than [`learn::MAX_ENSEMBLE_NESTING`] ensembles is refused as it is
+//! decoded ([`learn::Nesting`]), before anything could overflow the stack.
+//!
+//! Loading then checks the model's meaning ([`Persist::validate`]: shapes,
+//! numbers, names, the spec against the model), and fails with
+//! [`Error::Model`] saying what is wrong. Saving writes a temporary file
+//! next to the target and renames it, so a crash never leaves half a model.
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::Path;
 
 use serde::de::DeserializeOwned;
@@ -88,6 +109,7 @@ impl<'de> serde::de::DeserializeSeed<'de> for KindSeed {
         self,
         d: D,
     ) -> std::result::Result<Model, D::Error> {
+        let _level = learn::Nesting::model().map_err(serde::de::Error::custom)?;
         let mut erased = <dyn erased_serde::Deserializer>::erase(d);
         (self.0.load)(&mut erased).map_err(serde::de::Error::custom)
     }
@@ -110,15 +132,28 @@ pub const MAGIC: &[u8; 8] = b"RARITYM\x01";
 /// The `magic` field of a JSON model file.
 pub const JSON_MAGIC: &str = "rarity-model";
 /// Version of the file layout and of the model structures; bumped whenever
-/// either changes incompatibly. Version 2 added the checksum; version 1
-/// files (the same models, no checksum) still load.
-pub const FORMAT_VERSION: u16 = 2;
+/// either changes incompatibly. Version 2 added the checksum; version 3
+/// made a JSON file's checksum cover the whole object (the binary layout is
+/// version 2's). Files of versions 1 and 2 still load.
+pub const FORMAT_VERSION: u16 = 3;
 
 /// The oldest format version this rarity reads.
 const OLDEST_READ: u16 = 1;
 
 /// The first format version whose files carry a checksum.
 const CHECKSUMMED: u16 = 2;
+
+/// The first format version whose JSON checksum covers the whole object.
+const WHOLE_JSON_SUMMED: u16 = 3;
+
+/// The deepest nesting of arrays and maps either decoder accepts:
+/// serde_json's recursion limit.
+const MAX_DEPTH: usize = 128;
+
+/// Bytes of memory the values of a JSON model may take per byte of its
+/// text, at most (`1,` is a 32-byte value in a list): a JSON model whose
+/// text passes the memory available over this is refused as it streams.
+pub const JSON_BYTES_PER_VALUE_BYTE: u64 = 16;
 
 /// How the checksum of a JSON model file is written: this prefix, then 16
 /// hexadecimal digits.
@@ -159,6 +194,16 @@ struct JsonOut<'a> {
     model: &'a serde_json::Value,
 }
 
+/// What a JSON file's checksum covers from format version 3: the object
+/// without its checksum, keys in sorted order (as the fields are declared).
+#[derive(Serialize)]
+struct JsonSummed<'a> {
+    format_version: u16,
+    magic: &'a str,
+    model: &'a serde_json::Value,
+    rarity_version: &'a str,
+}
+
 #[derive(Deserialize)]
 struct JsonIn {
     magic: String,
@@ -169,10 +214,26 @@ struct JsonIn {
     model: serde_json::Value,
 }
 
-/// The checksum of a JSON model's `model` value (see the module docs).
-fn json_checksum(model: &serde_json::Value) -> Result<u64> {
-    let text = serde_json::to_vec(model)
-        .map_err(|e| Error::invalid(format!("cannot encode the model: {e}")))?;
+/// The checksum of a JSON model file of format version `version` (see the
+/// module docs): of its whole object but the checksum from version 3, of
+/// its `model` value before.
+fn json_checksum(
+    version: u16,
+    magic: &str,
+    rarity_version: &str,
+    model: &serde_json::Value,
+) -> Result<u64> {
+    let text = if version >= WHOLE_JSON_SUMMED {
+        serde_json::to_vec(&JsonSummed {
+            format_version: version,
+            magic,
+            model,
+            rarity_version,
+        })
+    } else {
+        serde_json::to_vec(model)
+    }
+    .map_err(|e| Error::invalid(format!("cannot encode the model: {e}")))?;
     Ok(checksum(&[&text]))
 }
 
@@ -213,11 +274,12 @@ pub fn to_bytes<T: Persist>(model: &T, format: Format) -> Result<Vec<u8>> {
             let encode =
                 |e: serde_json::Error| Error::invalid(format!("cannot encode the model: {e}"));
             let model = serde_json::to_value(model).map_err(encode)?;
+            let sum = json_checksum(FORMAT_VERSION, JSON_MAGIC, version, &model)?;
             serde_json::to_vec(&JsonOut {
                 magic: JSON_MAGIC,
                 format_version: FORMAT_VERSION,
                 rarity_version: version,
-                checksum: format!("{JSON_CHECKSUM_PREFIX}{:016x}", json_checksum(&model)?),
+                checksum: format!("{JSON_CHECKSUM_PREFIX}{sum:016x}"),
                 model: &model,
             })
             .map_err(encode)
@@ -228,7 +290,8 @@ pub fn to_bytes<T: Persist>(model: &T, format: Format) -> Result<Vec<u8>> {
 /// What a model file says about itself besides the model.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct FileInfo {
-    /// The format version of the file ([`FORMAT_VERSION`] when it loads).
+    /// The format version of the file (at most [`FORMAT_VERSION`] when it
+    /// loads).
     pub format_version: u16,
     /// The version of rarity that wrote it.
     pub rarity_version: String,
@@ -250,19 +313,41 @@ pub fn from_bytes<T: Persist>(bytes: &[u8], path: &Path) -> Result<T> {
 /// [`from_bytes`] with what the file says about itself ([`load_described`]
 /// for bytes already read).
 pub fn described<T: Persist>(bytes: &[u8], path: &Path) -> Result<(T, FileInfo)> {
-    let magic_prefix = !bytes.is_empty() && MAGIC.starts_with(&bytes[..bytes.len().min(7)]);
+    read_described(bytes, Some(bytes.len() as u64), path)
+}
+
+/// Reads a model from a stream holding a model file (standard input),
+/// reading no more of it than the model (see the module docs); `path`
+/// names it in errors.
+pub fn read<T: Persist>(input: impl Read, path: &Path) -> Result<T> {
+    read_described(input, None, path).map(|(m, _)| m)
+}
+
+/// The model and what the file says about itself, from `input`, which
+/// holds `size` bytes when known (a regular file, bytes in memory).
+fn read_described<T: Persist>(
+    input: impl Read,
+    size: Option<u64>,
+    path: &Path,
+) -> Result<(T, FileInfo)> {
+    let mut input = Counted {
+        inner: input,
+        read: 0,
+    };
+    let first = read_up_to(&mut input, MAGIC.len(), path)?;
+    let magic_prefix = !first.is_empty() && MAGIC.starts_with(&first[..first.len().min(7)]);
     let (model, format_version, rarity_version, encoding): (T, u16, String, &'static str) =
         if magic_prefix {
-            let (m, v, by) = from_binary(bytes, path)?;
+            let (m, v, by) = from_binary(first, &mut input, size, path)?;
             (m, v, by, "binary")
-        } else if bytes.first() == Some(&b'{') {
-            let (m, v, by) = from_json(bytes, path)?;
+        } else if first.first() == Some(&b'{') {
+            let (m, v, by) = from_json(first, &mut input, path)?;
             (m, v, by, "json")
         } else {
             return Err(model_err(
-            path,
-            "not a rarity model file (it starts with neither the rarity magic bytes nor a JSON object)",
-        ));
+                path,
+                "not a rarity model file (it starts with neither the rarity magic bytes nor a JSON object)",
+            ));
         };
     model
         .validate()
@@ -273,76 +358,192 @@ pub fn described<T: Persist>(bytes: &[u8], path: &Path) -> Result<(T, FileInfo)>
             format_version,
             rarity_version,
             encoding,
-            bytes: bytes.len(),
+            bytes: input.read as usize,
             checksum: format_version >= CHECKSUMMED,
         },
     ))
 }
 
+/// A reader that counts the bytes read through it.
+struct Counted<R> {
+    inner: R,
+    read: u64,
+}
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read += n as u64;
+        Ok(n)
+    }
+}
+
+/// Up to `n` bytes of `input`: fewer only at its end.
+fn read_up_to(input: &mut impl Read, n: usize, path: &Path) -> Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(n);
+    input
+        .take(n as u64)
+        .read_to_end(&mut out)
+        .map_err(|e| Error::io(path, e))?;
+    Ok(out)
+}
+
+/// Exactly `n` more bytes of `input` appended to `out`, or "truncated".
+fn read_more(input: &mut impl Read, out: &mut Vec<u8>, n: usize, path: &Path) -> Result<()> {
+    let more = read_up_to(input, n, path)?;
+    if more.len() < n {
+        return Err(model_err(
+            path,
+            "truncated: the file ends inside its header",
+        ));
+    }
+    out.extend_from_slice(&more);
+    Ok(())
+}
+
 fn check_version(path: &Path, found: u16, written_by: &str) -> Result<()> {
+    let shown = written_by.escape_debug();
     if !(OLDEST_READ..=FORMAT_VERSION).contains(&found) {
         return Err(model_err(
             path,
             format!(
-                "format version {found} (written by rarity {written_by}); this rarity ({}) reads versions {OLDEST_READ} to {FORMAT_VERSION}",
+                "format version {found} (written by rarity {shown}); this rarity ({}) reads versions {OLDEST_READ} to {FORMAT_VERSION}",
                 env!("CARGO_PKG_VERSION")
             ),
+        ));
+    }
+    let version_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '+');
+    if written_by.is_empty() || !written_by.chars().all(version_char) {
+        return Err(model_err(
+            path,
+            format!("the rarity version it names ('{shown}') is not a version number"),
         ));
     }
     Ok(())
 }
 
-/// The model, format version and writing rarity version of a binary file.
-fn from_binary<T: Persist>(bytes: &[u8], path: &Path) -> Result<(T, u16, String)> {
-    let truncated = || model_err(path, "truncated: the file ends inside its header");
-    if bytes.len() < 11 || bytes[..8] != MAGIC[..] {
-        return Err(if bytes.len() >= 8 {
-            model_err(path, "unknown magic bytes: not a model file of this rarity")
-        } else {
-            truncated()
-        });
+/// The model, format version and writing rarity version of a binary file
+/// whose first bytes (`head`, at most 8) were read from `input`; `size`
+/// is the whole file's, when known.
+fn from_binary<T: Persist>(
+    mut head: Vec<u8>,
+    input: &mut Counted<impl Read>,
+    size: Option<u64>,
+    path: &Path,
+) -> Result<(T, u16, String)> {
+    if head.len() == MAGIC.len() && head[..] != MAGIC[..] {
+        return Err(model_err(
+            path,
+            "unknown magic bytes: not a model file of this rarity",
+        ));
     }
-    let version = u16::from_le_bytes([bytes[8], bytes[9]]);
-    let vlen = bytes[10] as usize;
+    if head.len() < MAGIC.len() {
+        return Err(model_err(
+            path,
+            "truncated: the file ends inside its header",
+        ));
+    }
+    read_more(input, &mut head, 3, path)?;
+    let version = u16::from_le_bytes([head[8], head[9]]);
+    let vlen = head[10] as usize;
+    read_more(input, &mut head, vlen, path)?;
+    let written_by = String::from_utf8_lossy(&head[11..11 + vlen]).into_owned();
+    check_version(path, version, &written_by)?;
     let summed = version >= CHECKSUMMED;
     let len_end = 11 + vlen + 8;
-    let head = len_end + if summed { 8 } else { 0 };
-    if bytes.len() < head {
-        return Err(truncated());
-    }
-    let written_by = String::from_utf8_lossy(&bytes[11..11 + vlen]).into_owned();
-    check_version(path, version, &written_by)?;
+    read_more(input, &mut head, 8 + if summed { 8 } else { 0 }, path)?;
     let le = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("eight bytes"));
-    let len = le(&bytes[11 + vlen..len_end]);
-    let body = &bytes[head..];
+    let len = le(&head[11 + vlen..len_end]);
+    let after_head = size.map(|s| s.saturating_sub(head.len() as u64));
+    if let Some(rest) = after_head {
+        if rest < len {
+            return Err(model_err(
+                path,
+                format!("truncated: the body has {rest} of its {len} bytes"),
+            ));
+        }
+        if rest > len {
+            return Err(model_err(
+                path,
+                format!("{} unexpected bytes after the model", rest - len),
+            ));
+        }
+    }
+    let memory = crate::limits::memory_available();
+    if len > memory {
+        return Err(model_err(
+            path,
+            format!(
+                "its header says the model takes {}, more than the memory available ({})",
+                crate::limits::bytes_text(len as f64),
+                crate::limits::bytes_text(memory as f64)
+            ),
+        ));
+    }
+    let mut body = Vec::new();
+    input
+        .by_ref()
+        .take(len)
+        .read_to_end(&mut body)
+        .map_err(|e| Error::io(path, e))?;
     if (body.len() as u64) < len {
         return Err(model_err(
             path,
             format!("truncated: the body has {} of its {len} bytes", body.len()),
         ));
     }
-    if body.len() as u64 > len {
+    if !read_up_to(input, 1, path)?.is_empty() {
         return Err(model_err(
             path,
-            format!(
-                "{} unexpected bytes after the model",
-                body.len() as u64 - len
-            ),
+            format!("unexpected bytes after the model: the input goes on past its {len}-byte body"),
         ));
     }
-    if summed && checksum(&[&bytes[..len_end], body]) != le(&bytes[len_end..head]) {
+    if summed && checksum(&[&head[..len_end], &body]) != le(&head[len_end..]) {
         return Err(corrupt(path));
     }
-    let model = rmp_serde::from_slice(body)
+    let mut de = rmp_serde::Deserializer::from_read_ref(&body);
+    de.set_max_depth(MAX_DEPTH);
+    let model = T::deserialize(&mut de)
         .map_err(|e| model_err(path, format!("cannot decode the model: {e}")))?;
     Ok((model, version, written_by))
 }
 
-/// The model, format version and writing rarity version of a JSON file.
-fn from_json<T: Persist>(bytes: &[u8], path: &Path) -> Result<(T, u16, String)> {
-    let env: JsonIn = serde_json::from_slice(bytes).map_err(|e| {
+/// A reader that fails once more than `most` bytes have passed through it.
+struct Capped<R> {
+    inner: R,
+    left: u64,
+}
+
+impl<R: Read> Read for Capped<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.left = self.left.checked_sub(n as u64).ok_or_else(|| {
+            std::io::Error::other(format!(
+                "the JSON model is larger than the memory available could hold as its values \
+                 ({}); save it in the binary format",
+                crate::limits::bytes_text(crate::limits::memory_available() as f64)
+            ))
+        })?;
+        Ok(n)
+    }
+}
+
+/// The model, format version and writing rarity version of a JSON file
+/// whose first bytes (`head`) were read from `input`.
+fn from_json<T: Persist>(
+    head: Vec<u8>,
+    input: &mut impl Read,
+    path: &Path,
+) -> Result<(T, u16, String)> {
+    let text = Capped {
+        inner: std::io::BufReader::new(std::io::Cursor::new(head).chain(input)),
+        left: crate::limits::memory_available() / JSON_BYTES_PER_VALUE_BYTE,
+    };
+    let env: JsonIn = serde_json::from_reader(text).map_err(|e| {
         if e.is_eof() {
             model_err(path, "truncated: the JSON ends early")
+        } else if e.is_io() {
+            model_err(path, e.to_string())
         } else {
             model_err(path, format!("not a rarity JSON model: {e}"))
         }
@@ -350,24 +551,45 @@ fn from_json<T: Persist>(bytes: &[u8], path: &Path) -> Result<(T, u16, String)> 
     if env.magic != JSON_MAGIC {
         return Err(model_err(
             path,
-            format!("JSON magic is '{}', expected '{JSON_MAGIC}'", env.magic),
+            format!(
+                "JSON magic is '{}', expected '{JSON_MAGIC}'",
+                env.magic.escape_debug()
+            ),
         ));
     }
     check_version(path, env.format_version, &env.rarity_version)?;
-    if env.format_version >= CHECKSUMMED {
-        let sum = env.checksum.as_deref().ok_or_else(|| {
-            model_err(
+    match (&env.checksum, env.format_version >= CHECKSUMMED) {
+        (None, true) => {
+            return Err(model_err(
                 path,
                 format!(
                     "the model has no \"checksum\", which format version {} requires",
                     env.format_version
                 ),
-            )
-        })?;
-        let want = format!("{JSON_CHECKSUM_PREFIX}{:016x}", json_checksum(&env.model)?);
-        if sum != want {
-            return Err(corrupt(path));
+            ))
         }
+        (Some(_), false) => {
+            return Err(model_err(
+                path,
+                format!(
+                    "format version {} files carry no checksum, but this one has one: its \
+                     format version was changed after rarity wrote it",
+                    env.format_version
+                ),
+            ))
+        }
+        (Some(sum), true) => {
+            let want = json_checksum(
+                env.format_version,
+                &env.magic,
+                &env.rarity_version,
+                &env.model,
+            )?;
+            if *sum != format!("{JSON_CHECKSUM_PREFIX}{want:016x}") {
+                return Err(corrupt(path));
+            }
+        }
+        (None, false) => {}
     }
     let model = serde_json::from_value(env.model)
         .map_err(|e| model_err(path, format!("cannot decode the model: {e}")))?;
@@ -404,8 +626,13 @@ pub fn load<T: Persist>(path: &Path) -> Result<T> {
 /// [`load`] with what the file says about itself (format and rarity
 /// versions, encoding, size): what `rarity show` prints.
 pub fn load_described<T: Persist>(path: &Path) -> Result<(T, FileInfo)> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    described(&bytes, path)
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let size = file
+        .metadata()
+        .ok()
+        .filter(|m| m.is_file())
+        .map(|m| m.len());
+    read_described(file, size, path)
 }
 
 #[cfg(test)]

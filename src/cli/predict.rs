@@ -4,7 +4,6 @@
 //! (`p_<class>`) and the decided `label`, atomically (or to stdout with
 //! `-o -`), in constant memory. The job is `rarity::job::predict`.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
@@ -20,7 +19,7 @@ use rarity::data::write::is_stdio;
 use rarity::error::{Error, Result};
 use rarity::job::predict::PredictRequest;
 use rarity::job::Front;
-use rarity::persist::{from_bytes, load};
+use rarity::persist::{load, read};
 use rarity::strategy::FittedStrategy;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -86,12 +85,8 @@ impl ModelInput {
                  model or the data as a file",
             ));
         }
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .lock()
-            .read_to_end(&mut bytes)
-            .map_err(|e| Error::io(&self.model, e))?;
-        from_bytes(&bytes, Path::new("<stdin>"))
+        // Only the model's bytes are read, as its header states them.
+        read(std::io::stdin().lock(), Path::new("<stdin>"))
     }
 
     /// How the rows are read: the decimal separator, otherwise the defaults.

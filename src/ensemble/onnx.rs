@@ -45,7 +45,7 @@ impl BaggedModel {
                         t.onnx_table(leaves)
                     })
                     .collect();
-                tree_sum(g, x, &tables, k)
+                tree_sum(g, x, &tables, k)?
             }
             None if hook.is_none() && self.vote() == Vote::Soft => {
                 let mut sum: Option<Value> = None;

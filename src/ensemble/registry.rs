@@ -38,7 +38,7 @@ use crate::error::Result;
 use crate::learn::adaboost::AdaBoost;
 use crate::learn::registry::LEARNERS;
 use crate::learn::tree::{MaxFeatures, RandomTree, Tree};
-use crate::learn::{Learner, ModelKind};
+use crate::learn::{Learner, ModelKind, Nesting};
 use crate::params::{
     apply, from_call, params, unknown, Bounds, Call, Entry, Family, Merged, ParamInfo, Params,
 };
@@ -320,8 +320,17 @@ pub fn all_learners() -> impl Iterator<Item = &'static Entry<Arc<dyn Learner>>> 
     LEARNERS.iter().chain(ENSEMBLES.iter().map(|e| &e.entry))
 }
 
-/// The learner (base or ensemble) a call names.
+/// The learner (base or ensemble) a call names. Ensembles nested deeper
+/// than [`crate::learn::MAX_ENSEMBLE_NESTING`] are refused (their model could be neither
+/// written nor read).
 pub fn build_learner(call: &Call) -> Result<Arc<dyn Learner>> {
+    let _level =
+        match ENSEMBLES.iter().any(|e| e.entry.name == call.name) {
+            true => Some(Nesting::ensemble().map_err(|e| {
+                crate::error::Error::invalid(format!("learner '{}': {e}", call.name))
+            })?),
+            false => None,
+        };
     let entry = all_learners()
         .find(|e| e.name == call.name)
         .ok_or_else(|| unknown("learner", &call.name, all_learners().map(|e| e.name)))?;

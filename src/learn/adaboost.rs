@@ -271,7 +271,7 @@ impl Classifier for BoostModel {
                 t.onnx_table(leaves)
             })
             .collect();
-        let f = onnx::tree_sum(g, x, &tables, m);
+        let f = onnx::tree_sum(g, x, &tables, m)?;
         let scale = g.scalar((m as f64 - 1.0) / m as f64);
         let f = g.mul(&f, &scale);
         let p = onnx::softmax_rows(g, &f, m);

@@ -12,8 +12,17 @@
 //! (serde's externally tagged form, so files keep the layout of earlier
 //! versions). Reading one back needs the loader of every kind, learners' and
 //! ensembles' alike; that table sits above both, in [`crate::persist`].
+//!
+//! **Nesting.** An ensemble's members are models, so a model may hold
+//! ensembles inside ensembles; every walk over a model (prediction,
+//! validation, writing, reading, dropping) recurses once per level. At most
+//! [`MAX_ENSEMBLE_NESTING`] ensembles may hold one another: a [`Nesting`]
+//! guard counts the levels open on the thread where a spec's learners are
+//! built, a model is written and one is read, so a deeper spec, model or
+//! file is a clear error before any recursion could overflow the stack.
 
 use std::any::Any;
+use std::cell::Cell;
 use std::fmt;
 
 use rayon::prelude::*;
@@ -25,6 +34,74 @@ use crate::onnx::{Graph, Value};
 
 /// Rows per parallel task in prediction.
 pub const ROW_CHUNK: usize = 256;
+
+/// The most ensembles a model may hold inside one another
+/// (`bagging(learner=tree)` holds one, `bagging(learner=forest)` two): far
+/// more than any method nests (EasyEnsemble, bagging of AdaBoost, is the
+/// deepest of the papers'), few enough that a model file of the deepest
+/// nesting stays within the 128 levels that serde_json and the MessagePack
+/// reader allow a file (three levels per ensemble) and every walk within
+/// a small thread's stack.
+pub const MAX_ENSEMBLE_NESTING: usize = 16;
+
+thread_local! {
+    /// The models open on this thread (see [`Nesting`]).
+    static OPEN_MODELS: Cell<usize> = const { Cell::new(0) };
+}
+
+/// One level of nesting open on this thread: a model (base or ensemble)
+/// while one is written or read ([`Nesting::model`]: at most
+/// [`MAX_ENSEMBLE_NESTING`] ensembles and their base model open at once),
+/// or an ensemble while a spec's learner is built ([`Nesting::ensemble`]:
+/// at most [`MAX_ENSEMBLE_NESTING`]; each makes one ensemble model around
+/// its learner's). Dropping the guard closes the level.
+///
+/// ```
+/// use rarity::learn::{Nesting, MAX_ENSEMBLE_NESTING};
+/// let open: Vec<Nesting> = (0..MAX_ENSEMBLE_NESTING).map(|_| Nesting::ensemble().unwrap()).collect();
+/// assert!(Nesting::ensemble().unwrap_err().contains("nested deeper than 16"));
+/// let base = Nesting::model().unwrap();
+/// assert!(Nesting::model().is_err());
+/// drop((open, base));
+/// assert!(Nesting::model().is_ok());
+/// ```
+#[derive(Debug)]
+pub struct Nesting(());
+
+impl Nesting {
+    /// Opens one model's level; `Err` (the level not held) when more than
+    /// [`MAX_ENSEMBLE_NESTING`] ensembles would hold it.
+    pub fn model() -> std::result::Result<Nesting, String> {
+        Nesting::enter(MAX_ENSEMBLE_NESTING + 1)
+    }
+
+    /// Opens one ensemble's level; `Err` (the level not held) when it would
+    /// be inside [`MAX_ENSEMBLE_NESTING`] others.
+    pub fn ensemble() -> std::result::Result<Nesting, String> {
+        Nesting::enter(MAX_ENSEMBLE_NESTING)
+    }
+
+    fn enter(most: usize) -> std::result::Result<Nesting, String> {
+        let open = OPEN_MODELS.with(|n| {
+            n.set(n.get() + 1);
+            n.get()
+        });
+        let level = Nesting(());
+        if open > most {
+            return Err(format!(
+                "ensembles nested deeper than {MAX_ENSEMBLE_NESTING} levels (a model inside \
+                 more than {MAX_ENSEMBLE_NESTING} ensembles), the most rarity builds, writes or reads"
+            ));
+        }
+        Ok(level)
+    }
+}
+
+impl Drop for Nesting {
+    fn drop(&mut self) {
+        OPEN_MODELS.with(|n| n.set(n.get() - 1));
+    }
+}
 
 /// A fitted probabilistic classifier.
 pub trait Classifier: ClassifierBox + Send + Sync + fmt::Debug + erased_serde::Serialize {
@@ -340,7 +417,10 @@ impl fmt::Debug for Model {
 }
 
 impl serde::Serialize for Model {
+    /// Refuses a model nested deeper than [`MAX_ENSEMBLE_NESTING`]
+    /// ensembles, which could not be read back.
     fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let _level = Nesting::model().map_err(serde::ser::Error::custom)?;
         s.serialize_newtype_variant("Model", 0, self.kind(), &*self.0)
     }
 }

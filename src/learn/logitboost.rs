@@ -146,7 +146,7 @@ impl Classifier for LogitBoostModel {
                 }
             })
             .collect();
-        let f = onnx::tree_sum(g, x, &tables, o);
+        let f = onnx::tree_sum(g, x, &tables, o)?;
         // Two classes: p = 1 / (1 + exp(-2F)).
         let z = if o == 1 {
             let two = g.scalar(2.0);

@@ -47,7 +47,7 @@ mod rows;
 pub(crate) use fitted::shape;
 pub use fitted::{
     check_features, in_blocks_of, in_row_blocks, Classifier, ClassifierBox, Kind, MemberHook,
-    Model, ModelKind, ROW_CHUNK,
+    Model, ModelKind, Nesting, MAX_ENSEMBLE_NESTING, ROW_CHUNK,
 };
 pub use importance::Importances;
 pub use registry::*;

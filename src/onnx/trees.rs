@@ -16,6 +16,7 @@
 
 use super::graph::{Graph, Value, ML};
 use super::proto::{Attr, Tensor};
+use crate::limits::MAX_TREE_DEPTH;
 
 /// Where a split sends a row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,8 +58,19 @@ const BRANCH_LEQ: u8 = 0;
 const BRANCH_MEMBER: u8 = 6;
 
 /// The per-row sums over `trees` of their leaves' values (`[N, n_targets]`,
-/// double), for the rows of `x` (`[N, d]`, double).
-pub fn tree_sum(g: &mut Graph, x: &Value, trees: &[TreeTable], n_targets: usize) -> Value {
+/// double), for the rows of `x` (`[N, d]`, double). A tree deeper than
+/// [`MAX_TREE_DEPTH`] is refused, saying so: ONNX Runtime reads trees by
+/// recursion and a deep one overflows its stack (see the constant).
+pub fn tree_sum(
+    g: &mut Graph,
+    x: &Value,
+    trees: &[TreeTable],
+    n_targets: usize,
+) -> Result<Value, String> {
+    for (i, tree) in trees.iter().enumerate() {
+        tree.check_depth()
+            .map_err(|e| format!("tree {i} cannot be exported: {e}"))?;
+    }
     let mut e = Ensemble::default();
     for t in 0..n_targets {
         for tree in trees {
@@ -110,7 +122,32 @@ pub fn tree_sum(g: &mut Graph, x: &Value, trees: &[TreeTable], n_targets: usize)
             Attr::Tensor(Tensor::doubles(e.membership)),
         ));
     }
-    g.op_in(ML, "TreeEnsemble", &[x], &attrs)
+    Ok(g.op_in(ML, "TreeEnsemble", &[x], &attrs))
+}
+
+impl TreeTable {
+    /// Fails unless the splits form a tree at most [`MAX_TREE_DEPTH`] deep
+    /// whose children come after their parents (as every tree of rarity's
+    /// lays them out), in one pass over the splits.
+    fn check_depth(&self) -> Result<(), String> {
+        let mut depth = vec![0usize; self.splits.len()];
+        for (i, s) in self.splits.iter().enumerate() {
+            if depth[i] >= MAX_TREE_DEPTH {
+                return Err(format!(
+                    "it is deeper than {MAX_TREE_DEPTH} levels, which ONNX Runtime may not load"
+                ));
+            }
+            for c in [s.left, s.right] {
+                if let Child::Split(j) = c {
+                    if j <= i || j >= self.splits.len() {
+                        return Err(format!("split {i} leads to split {j}, not one after it"));
+                    }
+                    depth[j] = depth[j].max(depth[i] + 1);
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The attributes of a `TreeEnsemble` node, accumulated tree by tree.

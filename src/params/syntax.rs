@@ -15,10 +15,37 @@
 //! e.g. `bagging(n=100, learner=tree(criterion=entropy), sample=bootstrap)`
 //! or `under(rates=[0.2, 1])` (the same as `under(rates=0.2:1)`). Names may
 //! hold `_` and inner hyphens (`eb-bagging`, `roc-closest`).
+//!
+//! **Nesting.** The parser descends one level for each `(` of a call and
+//! each `[` of a list, and refuses a spec nested deeper than
+//! [`MAX_NESTING`] (128) levels, the recursion limit serde_json keeps for
+//! JSON's arrays and objects: any depth of brackets is then a clear error,
+//! never a stack overflow, on the main thread as on a small worker stack.
+//! Everything that later walks the parsed tree (building, printing,
+//! dropping it) is bounded by the same depth.
 
 use std::fmt;
 
 use crate::error::{Error, Result};
+
+/// The deepest nesting of calls and lists a spec may have: serde_json's
+/// recursion limit (128), which bounds the parser's recursion and that of
+/// everything walking the parsed spec.
+pub const MAX_NESTING: usize = 128;
+
+/// Specs longer than this many characters are shortened in error messages.
+const SHOWN_CHARS: usize = 200;
+
+/// `spec` as error messages quote it: whole, or its first
+/// [`SHOWN_CHARS`] characters and its length.
+fn shown(spec: &str) -> String {
+    let n = spec.chars().count();
+    if n <= SHOWN_CHARS {
+        return spec.to_string();
+    }
+    let head: String = spec.chars().take(SHOWN_CHARS).collect();
+    format!("{head}... ({n} characters)")
+}
 
 /// `name(key=value, ...)`; a bare `name` has no arguments.
 #[derive(Debug, Clone, PartialEq)]
@@ -150,7 +177,7 @@ fn tokenize(s: &str) -> Result<Vec<(usize, usize, Token)>> {
             i += 1;
         } else if c == '\'' || c == '"' {
             let end = chars[i + 1..].iter().position(|&q| q == c).ok_or_else(|| {
-                Error::invalid(format!("spec '{s}': unclosed quote at {}", i + 1))
+                Error::invalid(format!("spec '{}': unclosed quote at {}", shown(s), i + 1))
             })?;
             out.push((
                 i,
@@ -177,7 +204,9 @@ fn tokenize(s: &str) -> Result<Vec<(usize, usize, Token)>> {
                 .parse::<f64>()
                 .ok()
                 .filter(|x| x.is_finite())
-                .ok_or_else(|| Error::invalid(format!("spec '{s}': '{text}' is not a number")))?;
+                .ok_or_else(|| {
+                    Error::invalid(format!("spec '{}': '{text}' is not a number", shown(s)))
+                })?;
             out.push((start, i, Token::Number(x)));
         } else if c.is_alphabetic() || c == '_' {
             let start = i;
@@ -192,7 +221,8 @@ fn tokenize(s: &str) -> Result<Vec<(usize, usize, Token)>> {
             out.push((start, i, Token::Name(chars[start..i].iter().collect())));
         } else {
             return Err(Error::invalid(format!(
-                "spec '{s}': unexpected '{c}' at position {}",
+                "spec '{}': unexpected '{c}' at position {}",
+                shown(s),
                 i + 1
             )));
         }
@@ -204,6 +234,8 @@ struct Parser<'a> {
     src: &'a str,
     toks: Vec<(usize, usize, Token)>,
     pos: usize,
+    /// The calls and lists open at `pos` (at most [`MAX_NESTING`]).
+    depth: usize,
 }
 
 impl Parser<'_> {
@@ -212,18 +244,34 @@ impl Parser<'_> {
             src,
             toks: tokenize(src)?,
             pos: 0,
+            depth: 0,
         })
     }
 
     fn err(&self, what: &str) -> Error {
+        let src = shown(self.src);
         match self.toks.get(self.pos) {
             Some((at, _, _)) => Error::invalid(format!(
-                "spec '{}': expected {what} at position {}",
-                self.src,
+                "spec '{src}': expected {what} at position {}",
                 at + 1
             )),
-            None => Error::invalid(format!("spec '{}': expected {what} at the end", self.src)),
+            None => Error::invalid(format!("spec '{src}': expected {what} at the end")),
         }
+    }
+
+    /// Enters a call's arguments or a list, whose opening token was just
+    /// eaten: refused beyond [`MAX_NESTING`] levels.
+    fn descend(&mut self) -> Result<()> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            let at = self.toks[self.pos - 1].0 + 1;
+            return Err(Error::invalid(format!(
+                "spec '{}': nested deeper than {MAX_NESTING} levels of parentheses and \
+                 brackets at position {at}",
+                shown(self.src)
+            )));
+        }
+        Ok(())
     }
 
     fn eat(&mut self, c: char) -> bool {
@@ -242,16 +290,20 @@ impl Parser<'_> {
         };
         self.pos += 1;
         let mut args = Vec::new();
-        if self.eat('(') && !self.eat(')') {
-            loop {
-                args.push(self.arg()?);
-                if self.eat(')') {
-                    break;
-                }
-                if !self.eat(',') {
-                    return Err(self.err("',' or ')'"));
+        if self.eat('(') {
+            self.descend()?;
+            if !self.eat(')') {
+                loop {
+                    args.push(self.arg()?);
+                    if self.eat(')') {
+                        break;
+                    }
+                    if !self.eat(',') {
+                        return Err(self.err("',' or ')'"));
+                    }
                 }
             }
+            self.depth -= 1;
         }
         Ok(Call { name, args })
     }
@@ -296,6 +348,7 @@ impl Parser<'_> {
             Some((_, _, Token::Name(_))) => Ok(Value::Call(self.call()?)),
             Some((_, _, Token::Punct('['))) => {
                 self.pos += 1;
+                self.descend()?;
                 let mut items = Vec::new();
                 if !self.eat(']') {
                     loop {
@@ -308,6 +361,7 @@ impl Parser<'_> {
                         }
                     }
                 }
+                self.depth -= 1;
                 Ok(Value::List(items))
             }
             _ => Err(self.err(what)),
@@ -486,6 +540,37 @@ mod tests {
             let e = parse(bad).unwrap_err().to_string();
             assert!(e.contains("spec"), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn any_depth_of_nesting_is_a_clear_error() {
+        // At the limit: parsed.
+        let deep = |n: usize| format!("f(x={}{})", "[".repeat(n - 1), "]".repeat(n - 1));
+        assert!(parse(&deep(MAX_NESTING)).is_ok());
+        let calls = |n: usize| format!("{}tree{}", "bagging(learner=".repeat(n), ")".repeat(n));
+        assert!(parse(&calls(MAX_NESTING)).is_ok());
+        // One level deeper, or far deeper (which overflowed the stack), on
+        // a small thread stack too: a clear error that quotes the spec
+        // shortened.
+        let deeper = [
+            deep(MAX_NESTING + 1),
+            deep(20_000),
+            calls(MAX_NESTING + 1),
+            calls(3_000),
+        ];
+        std::thread::Builder::new()
+            .stack_size(256 << 10)
+            .spawn(move || {
+                for spec in &deeper {
+                    let e = parse(spec).unwrap_err().to_string();
+                    assert!(e.contains("nested deeper than 128 levels"), "{e}");
+                    assert!(e.len() < 400, "{e}");
+                    assert!(parse_list(spec).is_err() && parse_args("cost", spec).is_err());
+                }
+            })
+            .unwrap()
+            .join()
+            .unwrap();
     }
 
     #[test]

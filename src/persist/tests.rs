@@ -121,7 +121,9 @@ fn inconsistent_models_are_rejected() {
 /// A JSON model file with its checksum recomputed for its (edited) model.
 fn resign(json: &str) -> String {
     let mut v: serde_json::Value = serde_json::from_str(json).unwrap();
-    let sum = json_checksum(&v["model"]).unwrap();
+    let version = v["format_version"].as_u64().unwrap() as u16;
+    let by = v["rarity_version"].as_str().unwrap().to_string();
+    let sum = json_checksum(version, JSON_MAGIC, &by, &v["model"]).unwrap();
     v["checksum"] = format!("{JSON_CHECKSUM_PREFIX}{sum:016x}").into();
     serde_json::to_string(&v).unwrap()
 }

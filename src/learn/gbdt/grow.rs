@@ -141,7 +141,7 @@ pub(super) struct Setup<'a> {
     pub layout: Layout,
     pub rules: Rules<'a>,
     pub max_leaves: usize,
-    /// Depth limit; 0 for none.
+    /// Depth limit (at most `MAX_TREE_DEPTH`).
     pub max_depth: usize,
     pub learning_rate: f64,
 }
@@ -367,9 +367,7 @@ impl Grower {
 
     /// Whether a leaf may be split, once the tree has `n_leaves` leaves.
     fn can_split(&self, s: &Setup, l: &Leaf, n_leaves: usize) -> bool {
-        n_leaves < s.max_leaves
-            && (s.max_depth == 0 || l.depth < s.max_depth)
-            && l.tot.n >= 2.0 * s.rules.min_leaf
+        n_leaves < s.max_leaves && l.depth < s.max_depth && l.tot.n >= 2.0 * s.rules.min_leaf
     }
 
     /// A histogram buffer (contents undefined).

@@ -99,6 +99,7 @@ use crate::data::{Dataset, View};
 use crate::error::{Error, Result};
 use crate::learn::tree::{Binned, MAX_BINS};
 use crate::learn::{ClassWeight, Learner, Model, Prepared};
+use crate::limits::MAX_TREE_DEPTH;
 use crate::params::{choice, params, Bounds, ParamType, Params};
 use crate::rng::Rng;
 
@@ -127,8 +128,9 @@ params! {
         pub learning_rate: f64 = 0.1 => Bounds::positive(),
         /// Leaves per tree (leaf-wise growth, the best gain first).
         pub max_leaves: usize = 31 => Bounds::at_least(2.0),
-        /// Depth limit (root at depth 0); 0 for none.
-        pub max_depth: usize = 0 => Bounds::at_least(0.0),
+        /// Depth limit (root at depth 0); 0 for none (but 512 levels, the
+        /// most rarity grows).
+        pub max_depth: usize = 0 => Bounds::closed(0.0, MAX_TREE_DEPTH as f64),
         /// Each leaf keeps at least this many rows (copies counted, as
         /// leaf_rows says).
         pub min_samples_leaf: usize = 20 => Bounds::at_least(1.0),

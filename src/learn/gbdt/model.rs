@@ -167,7 +167,7 @@ impl Classifier for GbdtModel {
 
     /// The class weights, when they are not all 1.
     fn to_onnx(&self, g: &mut Graph, x: &Value) -> Result<Value, String> {
-        Ok(self.onnx_graph(g, x))
+        self.onnx_graph(g, x)
     }
 
     fn class_weights(&self) -> Option<&[f64]> {

@@ -44,17 +44,17 @@ fn table(tree: &GbdtTree, target: usize, outputs: usize) -> TreeTable {
 
 impl GbdtModel {
     /// See [`crate::learn::Classifier::to_onnx`].
-    pub(super) fn onnx_graph(&self, g: &mut Graph, x: &Value) -> Value {
+    pub(super) fn onnx_graph(&self, g: &mut Graph, x: &Value) -> Result<Value, String> {
         graph(self, g, x)
     }
 }
 
-fn graph(m: &GbdtModel, g: &mut Graph, x: &Value) -> Value {
+fn graph(m: &GbdtModel, g: &mut Graph, x: &Value) -> Result<Value, String> {
     let k = m.n_classes;
     if m.classes.len() < 2 {
         let mut row = vec![0.0; k];
         row[m.classes[0]] = 1.0;
-        return onnx::constant_rows(g, x, row);
+        return Ok(onnx::constant_rows(g, x, row));
     }
     let o = m.outputs();
     let tables: Vec<TreeTable> = m
@@ -63,7 +63,7 @@ fn graph(m: &GbdtModel, g: &mut Graph, x: &Value) -> Value {
         .enumerate()
         .map(|(t, tree)| table(tree, t % o, o))
         .collect();
-    let sums = tree_sum(g, x, &tables, o);
+    let sums = tree_sum(g, x, &tables, o)?;
     let init = g.doubles(m.init.clone());
     let f = g.add(&init, &sums);
     let p = if o == 1 {
@@ -72,5 +72,5 @@ fn graph(m: &GbdtModel, g: &mut Graph, x: &Value) -> Value {
     } else {
         onnx::softmax_rows(g, &f, o)
     };
-    onnx::scatter_columns(g, &p, &m.classes, k)
+    Ok(onnx::scatter_columns(g, &p, &m.classes, k))
 }

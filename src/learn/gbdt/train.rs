@@ -24,6 +24,7 @@ use super::Gbdt;
 use crate::data::{Dataset, View};
 use crate::error::{Error, Result};
 use crate::learn::tree::Binned;
+use crate::limits::MAX_TREE_DEPTH;
 use crate::rng::{self, Rng};
 
 /// The effective weight of each class of `data`'s `k` classes from the
@@ -340,7 +341,10 @@ pub(super) fn fit(cfg: &Gbdt, bins: &Binned, view: &View<'_>, rng: &mut Rng) -> 
         layout: Layout::new(bins, d, !rules.rows_by_hessian),
         rules,
         max_leaves: cfg.max_leaves,
-        max_depth: cfg.max_depth,
+        max_depth: match cfg.max_depth {
+            0 => MAX_TREE_DEPTH,
+            d => d.min(MAX_TREE_DEPTH),
+        },
         learning_rate: cfg.learning_rate,
     };
     let mut grads = vec![Grad::default(); m_train * o];

@@ -5,7 +5,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::check;
 use crate::learn::tree::CatSet;
+use crate::limits::MAX_TREE_DEPTH;
 
 /// One split node: rows with `x[feature] <= threshold` go `left`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -71,7 +73,11 @@ impl GbdtTree {
         self.sets.iter().any(Option::is_some)
     }
 
-    /// Checks child, leaf and feature indices.
+    /// Checks the shapes; the structure (every node but the root the child
+    /// of exactly one split, after it, and every leaf the child of exactly
+    /// one, so the nodes form one tree); the depth (at most
+    /// [`MAX_TREE_DEPTH`]); each split ([`GbdtTree::check_split`]); and the
+    /// leaf values (finite).
     pub(super) fn validate(&self, d: usize) -> Result<(), String> {
         let leaves = self.values.len();
         if leaves != self.nodes.len() + 1 {
@@ -88,17 +94,63 @@ impl GbdtTree {
                 self.nodes.len()
             ));
         }
+        check::finite("leaf value", &self.values)?;
+        let mut depth = vec![0usize; self.nodes.len()];
+        let mut reached = vec![false; self.nodes.len()];
+        let mut leaf_held = vec![false; leaves];
         for (i, n) in self.nodes.iter().enumerate() {
-            let child_ok = |c: i32| {
-                if c < 0 {
-                    (!c as usize) < leaves
-                } else {
-                    c as usize > i && (c as usize) < self.nodes.len()
-                }
-            };
-            if n.feature as usize >= d || !child_ok(n.left) || !child_ok(n.right) {
-                return Err(format!("node {i} has an invalid feature or child"));
+            // Parents come first, so whether node i is reached is known.
+            if i > 0 && !reached[i] {
+                return Err(format!("node {i} is unreachable: no split leads to it"));
             }
+            self.check_split(i, d)?;
+            if depth[i] + 1 > MAX_TREE_DEPTH {
+                return Err(format!(
+                    "the tree is deeper than {MAX_TREE_DEPTH} levels (node {i}), the most \
+                     rarity grows, reads or exports"
+                ));
+            }
+            for c in [n.left, n.right] {
+                let held = if c < 0 {
+                    &mut leaf_held[!c as usize]
+                } else {
+                    depth[c as usize] = depth[i] + 1;
+                    &mut reached[c as usize]
+                };
+                if std::mem::replace(held, true) {
+                    return Err(format!(
+                        "node {i} leads to a node or leaf another split leads to"
+                    ));
+                }
+            }
+        }
+        if !self.nodes.is_empty() {
+            if let Some(l) = leaf_held.iter().position(|&h| !h) {
+                return Err(format!("leaf {l} belongs to no split"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks split node `i` of a tree over `d` features: its feature
+    /// inside the row, its threshold a number (not NaN) and its gain
+    /// finite, its children (a later node or a leaf) inside the tree.
+    fn check_split(&self, i: usize, d: usize) -> Result<(), String> {
+        let n = &self.nodes[i];
+        let child_ok = |c: i32| {
+            if c < 0 {
+                (!c as usize) < self.values.len()
+            } else {
+                c as usize > i && (c as usize) < self.nodes.len()
+            }
+        };
+        if n.feature as usize >= d || !child_ok(n.left) || !child_ok(n.right) {
+            return Err(format!("node {i} has an invalid feature or child"));
+        }
+        if n.threshold.is_nan() || !n.gain.is_finite() {
+            return Err(format!(
+                "node {i} has a NaN threshold or a gain that is not finite"
+            ));
         }
         Ok(())
     }

@@ -196,7 +196,7 @@ impl Grower<'_> {
             && node.end - node.start > 1
             && node.samples >= self.cfg.min_samples_split.max(2) as u64
             && node.samples >= 2 * self.min_leaf
-            && self.cfg.max_depth.is_none_or(|md| node.depth < md)
+            && node.depth < self.cfg.depth_limit()
     }
 
     /// A zeroed all-feature histogram buffer.

@@ -46,6 +46,7 @@ pub use presort::Presorted;
 use crate::data::View;
 use crate::error::{Error, Result};
 use crate::learn::{Learner, Model, Prepared};
+use crate::limits::MAX_TREE_DEPTH;
 use crate::params::{choice, params, Bounds, ParamType, Value};
 use crate::rng::Rng;
 
@@ -243,8 +244,9 @@ params! {
     pub struct Tree {
         /// Split criterion.
         pub criterion: Criterion = Criterion::Gini,
-        /// Maximum depth (root at depth 0); none grows until pure.
-        pub max_depth: Option<usize> = None => Bounds::at_least(1.0),
+        /// Maximum depth (root at depth 0); none grows until pure (or 512
+        /// levels deep, the most rarity grows).
+        pub max_depth: Option<usize> = None => Bounds::closed(1.0, MAX_TREE_DEPTH as f64),
         /// A node with fewer rows is not split.
         pub min_samples_split: usize = 2 => Bounds::at_least(2.0),
         /// Each child must keep at least this many rows.
@@ -332,6 +334,14 @@ impl Tree {
             s += &format!(",max_cat_to_onehot={}", self.max_cat_to_onehot);
         }
         s
+    }
+
+    /// The depth at which growing stops: `max_depth`, at most
+    /// [`MAX_TREE_DEPTH`] (a tree built in code with a deeper `max_depth`
+    /// stops there too).
+    pub(crate) fn depth_limit(&self) -> usize {
+        self.max_depth
+            .map_or(MAX_TREE_DEPTH, |d| d.min(MAX_TREE_DEPTH))
     }
 
     /// Grows a tree on the view's rows.
@@ -425,9 +435,9 @@ params! {
     /// ```
     #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
     pub struct RandomTree {
-        /// Depth limit; none means half the number of features (at least 1),
-        /// as in Fan et al. 2003.
-        pub max_depth: Option<usize> = None => Bounds::at_least(1.0),
+        /// Depth limit; none means half the number of features (at least 1,
+        /// at most 512), as in Fan et al. 2003.
+        pub max_depth: Option<usize> = None => Bounds::closed(1.0, MAX_TREE_DEPTH as f64),
         /// A node with fewer rows is not split.
         pub min_samples_split: usize = 2 => Bounds::at_least(2.0),
         /// Leaf probability estimate (raw frequency in Fan's RDT).

@@ -9,7 +9,9 @@
 //! that reaches its leaf handing its place to the next, so that the memory
 //! latency of one row's next node overlaps the others'.
 
+use crate::check;
 use crate::learn::{Classifier, Importances, Kind};
+use crate::limits::MAX_TREE_DEPTH;
 use crate::onnx::{tree_sum, Graph, Value};
 use serde::{Deserialize, Serialize};
 
@@ -402,7 +404,7 @@ impl Classifier for TreeModel {
 
     fn to_onnx(&self, g: &mut Graph, x: &Value) -> Result<Value, String> {
         let table = self.onnx_table(self.leaf_table());
-        Ok(tree_sum(g, x, &[table], self.n_classes))
+        tree_sum(g, x, &[table], self.n_classes)
     }
 
     fn predict_rows(&self, x: &[f64], out: &mut [f64]) {
@@ -412,7 +414,13 @@ impl Classifier for TreeModel {
         });
     }
 
-    /// Checks child and feature indices and shapes; says what is wrong.
+    /// Checks the shapes; the structure (every node but the root the child
+    /// of exactly one split, after it, so that every node is reached and
+    /// the nodes form one tree; each leaf's row of the leaf tables held by
+    /// one leaf), the depth (at most [`MAX_TREE_DEPTH`]); each split
+    /// ([`TreeModel::check_split`]); and the leaves' numbers (weighted
+    /// totals finite and `>= 0`, probabilities in `[0, 1]` summing to 1).
+    /// Says what is wrong.
     fn validate(&self) -> Result<(), String> {
         let k = self.n_classes;
         if k == 0 || self.nodes.is_empty() {
@@ -426,20 +434,64 @@ impl Classifier for TreeModel {
         if !self.sets.is_empty() && self.sets.len() != self.nodes.len() {
             return Err("tree level sets do not match its nodes".into());
         }
+        check::non_negative("tree leaf total", &self.leaf_counts)?;
+        check::probability_rows("tree leaf probability", &self.leaf_proba, k)?;
         let n_leaves = self.n_leaves();
+        let mut depth = vec![0usize; self.nodes.len()];
+        let mut reached = vec![false; self.nodes.len()];
+        let mut leaf_held = vec![false; n_leaves];
         for (i, n) in self.nodes.iter().enumerate() {
-            if n.is_leaf() {
-                if n.left as usize >= n_leaves {
-                    return Err(format!("tree node {i} points to a missing leaf"));
-                }
-            } else if n.feature as usize >= self.n_features
-                || n.left as usize <= i
-                || n.right as usize <= i
-                || n.left as usize >= self.nodes.len()
-                || n.right as usize >= self.nodes.len()
-            {
-                return Err(format!("tree node {i} has an invalid feature or child"));
+            // Parents come first, so whether node i is reached is known.
+            if i > 0 && !reached[i] {
+                return Err(format!(
+                    "tree node {i} is unreachable: no split leads to it"
+                ));
             }
+            if n.is_leaf() {
+                let l = n.left as usize;
+                if self.set(i).is_some() {
+                    return Err(format!("tree node {i} is a leaf with a level set"));
+                }
+                if l >= n_leaves || std::mem::replace(&mut leaf_held[l], true) {
+                    return Err(format!(
+                        "tree node {i} points to a missing leaf or to another node's"
+                    ));
+                }
+                continue;
+            }
+            self.check_split(i)?;
+            if depth[i] + 1 > MAX_TREE_DEPTH {
+                return Err(format!(
+                    "tree is deeper than {MAX_TREE_DEPTH} levels (node {i}), the most rarity \
+                     grows, reads or exports"
+                ));
+            }
+            for c in [n.left as usize, n.right as usize] {
+                if std::mem::replace(&mut reached[c], true) {
+                    return Err(format!("tree node {c} has two parents"));
+                }
+                depth[c] = depth[i] + 1;
+            }
+        }
+        if let Some(l) = leaf_held.iter().position(|&h| !h) {
+            return Err(format!("tree leaf {l} belongs to no node"));
+        }
+        Ok(())
+    }
+}
+
+impl TreeModel {
+    /// Checks split node `i`: its feature inside the row, its threshold a
+    /// number (not NaN), its children after it and inside the tree, a level
+    /// set only on a split.
+    fn check_split(&self, i: usize) -> Result<(), String> {
+        let n = &self.nodes[i];
+        let inside = |c: u32| (c as usize) > i && (c as usize) < self.nodes.len();
+        if n.feature as usize >= self.n_features || !inside(n.left) || !inside(n.right) {
+            return Err(format!("tree node {i} has an invalid feature or child"));
+        }
+        if n.threshold.is_nan() {
+            return Err(format!("tree node {i} splits at a NaN threshold"));
         }
         Ok(())
     }

@@ -17,6 +17,7 @@ use super::presort::row_info;
 use super::RandomTree;
 use crate::data::View;
 use crate::error::{Error, Result};
+use crate::limits::MAX_TREE_DEPTH;
 use crate::rng::Rng;
 
 /// A node waiting to be grown.
@@ -35,7 +36,7 @@ pub(crate) fn grow(cfg: &RandomTree, view: &View<'_>, rng: &mut Rng) -> Result<T
     if d == 0 {
         return Err(Error::data("cannot fit a tree: the data has no features"));
     }
-    let max_depth = cfg.max_depth.unwrap_or((d / 2).max(1));
+    let max_depth = cfg.max_depth.unwrap_or((d / 2).max(1)).min(MAX_TREE_DEPTH);
     let (info, totals) = row_info(view)?;
     let w: f64 = totals.iter().sum();
     let priors: Vec<f64> = totals.iter().map(|t| t / w).collect();

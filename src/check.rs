@@ -67,15 +67,30 @@ pub fn positive(what: &str, values: &[f64]) -> Checked {
     )
 }
 
-/// Fails unless `values` is rows of `k` probabilities: each in `[0, 1]`,
-/// each row summing to 1 within [`SUM_TOLERANCE`].
-pub fn probability_rows(what: &str, values: &[f64], k: usize) -> Checked {
+/// Fails unless every value is in `[0, 1]` (a rate or a probability).
+pub fn unit(what: &str, values: &[f64]) -> Checked {
     each(
         what,
         values,
         |v| (0.0..=1.0).contains(&v),
-        "a probability must be in [0, 1]",
-    )?;
+        "it must be in [0, 1]",
+    )
+}
+
+/// Fails if two of `names` are equal (empty ones are fine: a level may be
+/// the empty text).
+pub fn distinct(what: &str, names: &[String]) -> Checked {
+    let mut seen = std::collections::HashSet::with_capacity(names.len());
+    if let Some(n) = names.iter().find(|n| !seen.insert(n.as_str())) {
+        return Err(format!("{what} '{}' appears twice", n.escape_debug()));
+    }
+    Ok(())
+}
+
+/// Fails unless `values` is rows of `k` probabilities: each in `[0, 1]`,
+/// each row summing to 1 within [`SUM_TOLERANCE`].
+pub fn probability_rows(what: &str, values: &[f64], k: usize) -> Checked {
+    unit(what, values)?;
     for (r, row) in values.chunks(k.max(1)).enumerate() {
         let s: f64 = row.iter().sum();
         if (s - 1.0).abs() > SUM_TOLERANCE {
@@ -107,11 +122,7 @@ pub fn names(what: &str, names: &[String]) -> Checked {
     if let Some(i) = names.iter().position(|n| n.is_empty()) {
         return Err(format!("{what} {i} is empty"));
     }
-    let mut seen = std::collections::HashSet::with_capacity(names.len());
-    if let Some(n) = names.iter().find(|n| !seen.insert(n.as_str())) {
-        return Err(format!("{what} '{}' appears twice", n.escape_debug()));
-    }
-    Ok(())
+    distinct(what, names)
 }
 
 #[cfg(test)]

@@ -68,6 +68,12 @@ fn model_kinds() -> impl Iterator<Item = &'static ModelKind> {
         .chain(ensemble::registry::MODEL_KINDS)
 }
 
+/// The kind of fitted model a file names `name` ([`crate::learn::Kind::KIND`]),
+/// if this rarity reads it.
+pub fn model_kind(name: &str) -> Option<&'static ModelKind> {
+    model_kinds().find(|k| k.name == name)
+}
+
 impl<'de> Deserialize<'de> for Model {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Model, D::Error> {
         d.deserialize_enum("Model", &[], KindVisitor)

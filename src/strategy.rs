@@ -68,10 +68,11 @@ use crate::error::{Error, Result};
 use crate::learn::Learner;
 use crate::learn::Model;
 use crate::params::syntax;
-use crate::persist::Persist;
 use crate::rng;
 use crate::sample::Sampler;
 use crate::split::InnerFolds;
+
+mod validate;
 
 /// The share of the rows below which a class is rare for
 /// [`Strategy::default_decision_note`].
@@ -199,48 +200,6 @@ impl Member {
             Some(c) => c.transform(&p),
             None => p,
         })
-    }
-}
-
-impl Persist for FittedStrategy {
-    fn validate(&self) -> std::result::Result<(), String> {
-        let k = self.schema.class_names.len();
-        if self.members.is_empty() || self.priors.len() != k {
-            return Err("no fitted model, or priors of the wrong length".into());
-        }
-        for m in &self.members {
-            m.model.validate()?;
-            if m.model.n_classes() != k || m.keep_rates.len() != k {
-                return Err(format!(
-                    "class counts disagree: schema {k}, model {}, keep rates {}",
-                    m.model.n_classes(),
-                    m.keep_rates.len()
-                ));
-            }
-            let features = match &m.encoding {
-                Some(e) => {
-                    e.validate(&self.schema)?;
-                    e.feature_names().len()
-                }
-                None => self.schema.feature_names.len(),
-            };
-            if m.model.n_features() != features {
-                return Err("the model's feature count differs from the schema's".into());
-            }
-            if let Some(c) = &m.calibrator {
-                c.validate(k)?;
-            }
-        }
-        if let Some(s) = &self.shift {
-            let target = match &s.shift {
-                PriorShift::To(t) => t.len(),
-                PriorShift::Em { .. } => k,
-            };
-            if s.source.len() != k || target != k {
-                return Err("the prior shift's priors do not match the classes".into());
-            }
-        }
-        self.rule.validate(k).map_err(|e| e.to_string())
     }
 }
 

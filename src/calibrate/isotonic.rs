@@ -84,17 +84,23 @@ impl Isotonic {
     }
 
     /// Whether a step function read from a file can be applied: knots
-    /// present, as many values as knots, knots ascending, all finite.
+    /// present, as many values as knots, knots ascending and finite, values
+    /// probabilities (in `[0, 1]`) that never decrease, as fitting makes them.
     pub fn validate(&self) -> std::result::Result<(), String> {
         let ok = !self.xs.is_empty()
             && self.xs.len() == self.ys.len()
-            && self.xs.iter().chain(&self.ys).all(|v| v.is_finite())
+            && self.xs.iter().all(|v| v.is_finite())
             && self.xs.windows(2).all(|w| w[0] <= w[1]);
-        if ok {
-            Ok(())
-        } else {
-            Err("an isotonic calibrator's knots are empty, unsorted, not finite or unpaired".into())
+        if !ok {
+            return Err(
+                "an isotonic calibrator's knots are empty, unsorted, not finite or unpaired".into(),
+            );
         }
+        crate::check::unit("isotonic calibrated value", &self.ys)?;
+        if self.ys.windows(2).any(|w| w[0] > w[1]) {
+            return Err("an isotonic calibrator's values decrease".into());
+        }
+        Ok(())
     }
 
     /// The knots: fitted scores (ascending) and their calibrated values.

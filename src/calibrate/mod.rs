@@ -144,7 +144,7 @@ impl OneVsRest {
             ));
         }
         self.calibrators.iter().try_for_each(|c| match c {
-            Calibrator::Platt(_) => Ok(()),
+            Calibrator::Platt(p) => crate::check::finite("Platt parameter", &[p.a, p.b]),
             Calibrator::Isotonic(i) => i.validate(),
         })
     }

@@ -318,6 +318,10 @@ impl FittedEncoding {
                 ));
             }
         }
+        for c in &self.columns {
+            crate::check::unit(&format!("{}: level statistic", self.stage), &c.table.values)?;
+            crate::check::unit(&format!("{}: prior statistic", self.stage), &c.table.prior)?;
+        }
         if self.schema.feature_names.len() + self.columns.len()
             != raw.feature_names.len() + self.columns.len() * width
             || self.schema.class_names != raw.class_names

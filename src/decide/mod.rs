@@ -280,6 +280,10 @@ impl Rule {
             Rule::Threshold(t) if !(0.0..=1.0).contains(t) => {
                 Err(Error::invalid(format!("threshold {t} is not in [0, 1]")))
             }
+            Rule::Benefit(b) if !b.overhead.is_finite() => Err(Error::invalid(format!(
+                "benefit overhead {} is not a finite number",
+                b.overhead
+            ))),
             Rule::Threshold(_) | Rule::Benefit(_) => Ok(()),
             Rule::Lambda(l) if l.len() != n_classes => Err(Error::invalid(format!(
                 "{} lambdas for {n_classes} classes",
@@ -293,7 +297,7 @@ impl Rule {
                 "the loss matrix is {0} x {0}, but the task has {n_classes} classes",
                 m.n_classes()
             ))),
-            Rule::Cost(_) => Ok(()),
+            Rule::Cost(m) => m.validate().map_err(Error::invalid),
         }
     }
 

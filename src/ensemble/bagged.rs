@@ -311,7 +311,9 @@ impl Classifier for BaggedModel {
             if r.len() != self.n_classes {
                 return Err(format!("ensemble member {i} has {} keep rates", r.len()));
             }
-            m.validate()?;
+            crate::check::non_negative(&format!("ensemble member {i} keep rate"), r)?;
+            m.validate()
+                .map_err(|e| format!("ensemble member {i}: {e}"))?;
         }
         Ok(())
     }

@@ -49,8 +49,22 @@ use crate::sample::{
     UnderOver,
 };
 
-/// The fitted ensembles, by the name model files use.
-pub const MODEL_KINDS: &[ModelKind] = &[ModelKind::of::<BaggedModel>()];
+/// The fitted ensembles, by the name model files use, with the ensembles
+/// that fit them (every entry of [`ENSEMBLES`] but `rus-boost`, whose
+/// model is a boosting model).
+pub const MODEL_KINDS: &[ModelKind] = &[ModelKind::of::<BaggedModel>().made_by(&[
+    "forest",
+    "bagging",
+    "rdt",
+    "pt-bagging",
+    "eb-bagging",
+    "rb-bagging",
+    "smote-bagging",
+    "underover-bagging",
+    "under-bagging",
+    "balanced-forest",
+    "easy-ensemble",
+])];
 
 params! {
     /// The member count and vote of an ensemble.

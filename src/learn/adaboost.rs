@@ -60,6 +60,7 @@
 //! are cost-skewed scores rather than calibrated probabilities. With no
 //! usable round the model predicts the weighted class frequencies.
 
+use crate::check;
 use crate::learn::{shape, Classifier, Kind};
 use crate::onnx::{self, Graph};
 use crate::progress::Progress;
@@ -283,14 +284,21 @@ impl Classifier for BoostModel {
             && self.prior.len() == self.classes.len()
             && self.trees.len() == self.alpha.len()
             && self.classes.iter().all(|&c| c < self.k)
-            && self.trees.iter().all(|t| {
-                t.n_classes() == self.k && t.n_features() == self.d && t.validate().is_ok()
-            });
-        if ok {
-            Ok(())
-        } else {
-            Err("boosting model: inconsistent shapes".into())
+            && self
+                .trees
+                .iter()
+                .all(|t| t.n_classes() == self.k && t.n_features() == self.d);
+        if !ok {
+            return Err("boosting model: inconsistent shapes".into());
         }
+        check::classes("boosting model", &self.classes, self.k)?;
+        check::probability_rows("boosting prior", &self.prior, self.prior.len())?;
+        check::finite("boosting round weight", &self.alpha)?;
+        for (i, t) in self.trees.iter().enumerate() {
+            t.validate()
+                .map_err(|e| format!("boosting round {i}: {e}"))?;
+        }
+        Ok(())
     }
 }
 

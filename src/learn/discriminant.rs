@@ -30,6 +30,7 @@
 //!   features, a class of one row or a constant feature gives finite,
 //!   very concentrated densities instead of failing.
 
+use crate::check;
 use crate::learn::{shape, Classifier, Kind};
 use crate::onnx::{self, Graph, Tensor, Value};
 use serde::{Deserialize, Serialize};
@@ -163,7 +164,9 @@ impl Classifier for LdaModel {
         {
             return Err("LDA model: inconsistent shapes".into());
         }
-        Ok(())
+        check::classes("LDA model", &self.classes, self.k)?;
+        check::finite("LDA coefficient", &self.coef)?;
+        check::finite("LDA intercept", &self.intercept)
     }
 }
 
@@ -280,7 +283,11 @@ impl Classifier for QdaModel {
         {
             return Err("QDA model: inconsistent shapes".into());
         }
-        Ok(())
+        check::classes("QDA model", &self.classes, self.k)?;
+        check::finite("QDA mean", &self.mean)?;
+        check::finite("QDA eigenvector", &self.rot)?;
+        check::positive("QDA inverse eigenvalue", &self.inv)?;
+        check::finite("QDA constant", &self.constant)
     }
 }
 

@@ -434,14 +434,28 @@ pub struct ModelKind {
     pub load: fn(
         &mut dyn erased_serde::Deserializer<'_>,
     ) -> std::result::Result<Model, erased_serde::Error>,
+    /// The spec names of the learners and ensembles that fit models of this
+    /// kind (a saved strategy's spec must name one of them; a test of the
+    /// registries fits every entry and checks it is listed here).
+    pub made_by: &'static [&'static str],
 }
 
 impl ModelKind {
-    /// The kind of fitted type `C`, by its [`Kind::KIND`].
+    /// The kind of fitted type `C`, by its [`Kind::KIND`], made by no
+    /// learner until [`ModelKind::made_by`] names them.
     pub const fn of<C: Classifier + Kind + serde::de::DeserializeOwned>() -> ModelKind {
         ModelKind {
             name: C::KIND,
             load: |d| erased_serde::deserialize::<C>(d).map(Model::new),
+            made_by: &[],
+        }
+    }
+
+    /// The same kind, fitted by the learners (or ensembles) named `names`.
+    pub const fn made_by(self, names: &'static [&'static str]) -> ModelKind {
+        ModelKind {
+            made_by: names,
+            ..self
         }
     }
 }

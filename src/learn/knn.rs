@@ -21,6 +21,7 @@
 //! On the 70 KEEL sets of the learners benchmark that tie order alone moves
 //! the mean test AUC from 0.8220 (`brute`, and rarity) to 0.8284 (`auto`).
 
+use crate::check;
 use crate::learn::{check_features, shape, Classifier, Kind};
 use serde::{Deserialize, Serialize};
 
@@ -144,7 +145,7 @@ impl Classifier for KnnModel {
         {
             return Err("kNN model: inconsistent shapes, labels or weights".into());
         }
-        Ok(())
+        check::not_nan("kNN training value", &self.x)
     }
 }
 

@@ -26,6 +26,7 @@
 //! Classes absent from the fitted rows get probability 0; with a single
 //! class present the model predicts it with probability 1.
 
+use crate::check;
 use crate::learn::{shape, Classifier, Kind};
 use crate::onnx::{self, Graph, Value};
 use serde::{Deserialize, Serialize};
@@ -153,7 +154,9 @@ impl Classifier for LogisticModel {
         {
             return Err("logistic model: inconsistent shapes".into());
         }
-        Ok(())
+        check::classes("logistic model", &self.classes, self.k)?;
+        check::finite("logistic coefficient", &self.coef)?;
+        check::finite("logistic intercept", &self.intercept)
     }
 }
 

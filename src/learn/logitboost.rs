@@ -18,6 +18,7 @@
 //! weighted mean of `z`. Dal Pozzolo et al. (2015) use LogitBoost among
 //! their base learners.
 
+use crate::check;
 use crate::learn::{shape, Classifier, Kind};
 use crate::onnx::{self, Child, Graph, Split, TreeTable, Value};
 use serde::{Deserialize, Serialize};
@@ -162,11 +163,15 @@ impl Classifier for LogitBoostModel {
             && self.classes.iter().all(|&c| c < self.k)
             && self.stumps.len().is_multiple_of(self.outputs())
             && self.stumps.iter().all(|s| (s.feature as usize) < self.d);
-        if ok {
-            Ok(())
-        } else {
-            Err("LogitBoost model: inconsistent shapes".into())
+        if !ok {
+            return Err("LogitBoost model: inconsistent shapes".into());
         }
+        check::classes("LogitBoost model", &self.classes, self.k)?;
+        for (i, s) in self.stumps.iter().enumerate() {
+            check::not_nan(&format!("LogitBoost stump {i} threshold"), &[s.threshold])?;
+            check::finite(&format!("LogitBoost stump {i} value"), &[s.left, s.right])?;
+        }
+        Ok(())
     }
 }
 

@@ -16,6 +16,7 @@
 //!   one bin) and `P(bin | c) = (W_cb + 1) / (W_c + bins)`, Laplace-smoothed
 //!   weighted counts.
 
+use crate::check;
 use crate::learn::{shape, Classifier, Kind};
 use crate::onnx::{self, Graph, Tensor, Value};
 use serde::{Deserialize, Serialize};
@@ -122,7 +123,11 @@ impl Classifier for GaussianNbModel {
         {
             return Err("gaussian naive Bayes model: inconsistent shapes or variances".into());
         }
-        Ok(())
+        check::classes("gaussian naive Bayes model", &self.classes, self.k)?;
+        check::finite("gaussian naive Bayes log prior", &self.log_prior)?;
+        check::finite("gaussian naive Bayes mean", &self.mean)?;
+        check::positive("gaussian naive Bayes variance", &self.var)?;
+        check::finite("gaussian naive Bayes log normaliser", &self.log_norm)
     }
 }
 
@@ -293,7 +298,11 @@ impl Classifier for BinnedNbModel {
         {
             return Err("binned naive Bayes model: inconsistent shapes".into());
         }
-        Ok(())
+        check::classes("binned naive Bayes model", &self.classes, self.k)?;
+        check::finite("binned naive Bayes lower end", &self.lo)?;
+        check::non_negative("binned naive Bayes bin width", &self.width)?;
+        check::finite("binned naive Bayes log prior", &self.log_prior)?;
+        check::finite("binned naive Bayes log probability", &self.log_p)
     }
 }
 

@@ -72,18 +72,20 @@ pub const LEARNERS: &[Entry<Arc<dyn Learner>>] = &[
     learner::<Gbdt>("gbdt", "histogram gradient-boosted trees (Friedman 2001; LightGBM's leaf-wise growth), log loss or softmax, class weights undone by +correct"),
 ];
 
-/// The fitted models of the base learners, by the name model files use.
+/// The fitted models of the base learners, by the name model files use,
+/// each with the learners that fit it (RUSBoost, an ensemble entry, boosts
+/// trees as AdaBoost does).
 pub const MODEL_KINDS: &[ModelKind] = &[
-    ModelKind::of::<TreeModel>(),
-    ModelKind::of::<LogisticModel>(),
-    ModelKind::of::<GaussianNbModel>(),
-    ModelKind::of::<BinnedNbModel>(),
-    ModelKind::of::<SvmModel>(),
-    ModelKind::of::<LdaModel>(),
-    ModelKind::of::<QdaModel>(),
-    ModelKind::of::<KnnModel>(),
-    ModelKind::of::<BoostModel>(),
-    ModelKind::of::<LogitBoostModel>(),
-    ModelKind::of::<SvddModel>(),
-    ModelKind::of::<GbdtModel>(),
+    ModelKind::of::<TreeModel>().made_by(&["tree", "random_tree"]),
+    ModelKind::of::<LogisticModel>().made_by(&["logistic"]),
+    ModelKind::of::<GaussianNbModel>().made_by(&["gnb"]),
+    ModelKind::of::<BinnedNbModel>().made_by(&["nb-binned"]),
+    ModelKind::of::<SvmModel>().made_by(&["svm"]),
+    ModelKind::of::<LdaModel>().made_by(&["lda"]),
+    ModelKind::of::<QdaModel>().made_by(&["qda"]),
+    ModelKind::of::<KnnModel>().made_by(&["knn"]),
+    ModelKind::of::<BoostModel>().made_by(&["adaboost", "adac2", "rus-boost"]),
+    ModelKind::of::<LogitBoostModel>().made_by(&["logitboost"]),
+    ModelKind::of::<SvddModel>().made_by(&["svdd"]),
+    ModelKind::of::<GbdtModel>().made_by(&["gbdt"]),
 ];

@@ -25,6 +25,7 @@
 //! normal class gets `1 - p_out` and the other classes share `p_out`
 //! equally (for a binary task: the positive class gets `p_out`).
 
+use crate::check;
 use crate::learn::{shape, Classifier, Kind};
 use serde::{Deserialize, Serialize};
 
@@ -187,11 +188,14 @@ impl Classifier for SvddModel {
             && self.sv_norms.len() == m
             && self.scale > 0.0
             && self.scale.is_finite();
-        if ok {
-            Ok(())
-        } else {
-            Err("SVDD model: inconsistent shapes".into())
+        if !ok {
+            return Err("SVDD model: inconsistent shapes".into());
         }
+        self.kernel.validate()?;
+        check::finite("SVDD support vector", &self.sv)?;
+        check::non_negative("SVDD support vector norm", &self.sv_norms)?;
+        check::finite("SVDD multiplier", &self.alpha)?;
+        check::finite("SVDD constant", &[self.aka, self.r2])
     }
 }
 

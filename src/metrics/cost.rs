@@ -67,6 +67,19 @@ impl LossMatrix {
         self.k
     }
 
+    /// Checks a matrix read from a file as [`LossMatrix::new`] checks its
+    /// rows: square, at least two classes, every entry finite.
+    pub fn validate(&self) -> std::result::Result<(), String> {
+        if self.k < 2 || self.loss.len() != self.k * self.k {
+            return Err(format!(
+                "a loss matrix of {} entries for {} classes",
+                self.loss.len(),
+                self.k
+            ));
+        }
+        crate::check::finite("loss matrix entry", &self.loss)
+    }
+
     /// The Bayes minimum-risk threshold of a binary matrix (Dal Pozzolo,
     /// Sec. IV-A): positive iff `p >= tau` with
     /// `tau = (l10 - l00) / (l10 - l00 + l01 - l11)`.

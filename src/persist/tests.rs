@@ -197,10 +197,47 @@ fn files_of_format_version_1_load_without_a_checksum() {
 #[test]
 fn every_registered_kind_round_trips_under_its_registry_name() {
     let ds = data();
+    let three = Dataset::from_rows(
+        (0..60)
+            .map(|i| vec![(i % 7) as f64, (i % 5) as f64])
+            .collect(),
+        (0..60).map(|i| (i % 3) as u32).collect(),
+        vec!["a".into(), "b".into(), "c".into()],
+    )
+    .unwrap();
     let mut models = vec![forest()];
-    for entry in crate::learn::registry::LEARNERS {
+    let entries = crate::learn::registry::LEARNERS.iter().chain(
+        crate::ensemble::registry::ENSEMBLES
+            .iter()
+            .map(|e| &e.entry),
+    );
+    for entry in entries {
         let learner = (entry.build)(&crate::params::Call::bare(entry.name)).unwrap();
-        models.push(fit(&*learner, &ds));
+        // Two classes, and three where the learner takes them; each model
+        // is of a kind its learner is listed as making.
+        for set in [&ds, &three] {
+            let Ok(model) = learner.fit(
+                &set.view(&(0..set.n_rows()).collect::<Vec<_>>()),
+                &mut crate::rng::stream(0, 0),
+            ) else {
+                continue;
+            };
+            let kind = model_kind(model.kind()).unwrap();
+            assert!(
+                kind.made_by.contains(&entry.name),
+                "{} makes {} models, which do not list it",
+                entry.name,
+                kind.name
+            );
+            models.push(model);
+        }
+    }
+    // Every name a kind lists is a learner or ensemble of the registries.
+    for name in model_kinds().flat_map(|k| k.made_by) {
+        assert!(
+            crate::ensemble::registry::all_learners().any(|e| e.name == *name),
+            "{name}"
+        );
     }
     let mut written = std::collections::BTreeSet::new();
     for model in &models {
@@ -224,4 +261,175 @@ fn every_registered_kind_round_trips_under_its_registry_name() {
     let registered: std::collections::BTreeSet<String> =
         model_kinds().map(|k| k.name.to_string()).collect();
     assert_eq!(written, registered);
+}
+
+#[test]
+fn models_nested_too_deep_are_neither_written_nor_read() {
+    use crate::learn::MAX_ENSEMBLE_NESTING;
+    let ds = data();
+    let nested = |levels: usize| {
+        let mut learner: std::sync::Arc<dyn Learner> = std::sync::Arc::new(Tree::default());
+        for _ in 0..levels {
+            learner = std::sync::Arc::new(Bagging::new(
+                1,
+                learner,
+                std::sync::Arc::new(crate::sample::no_resampling::NoResampling),
+            ));
+        }
+        fit(&*learner, &ds)
+    };
+    // The deepest nesting round-trips in both encodings on a small stack.
+    let deepest = nested(MAX_ENSEMBLE_NESTING);
+    let json = to_bytes(&deepest, Format::Json).unwrap();
+    std::thread::Builder::new()
+        .stack_size(512 << 10)
+        .spawn(move || {
+            for format in [Format::Binary, Format::Json] {
+                let back: Model =
+                    from_bytes(&to_bytes(&deepest, format).unwrap(), Path::new("m")).unwrap();
+                assert_eq!(back, deepest, "{format:?}");
+            }
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    // One level more is not written.
+    let e = to_bytes(&nested(MAX_ENSEMBLE_NESTING + 1), Format::Binary)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("nested deeper than 16"), "{e}");
+    // A file one level (or far) deeper, crafted from the deepest: refused
+    // as it is read, in both encodings, on a small stack.
+    let v: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    std::thread::Builder::new()
+        .stack_size(512 << 10)
+        .spawn(move || {
+            for extra in [1, 20, 200] {
+                let mut m = v["model"].clone();
+                for _ in 0..extra {
+                    let mut outer = v["model"].clone();
+                    outer["Bagged"]["members"] = serde_json::json!([m]);
+                    m = outer;
+                }
+                let mut w = v.clone();
+                w["model"] = m;
+                let sum = json_checksum(FORMAT_VERSION, JSON_MAGIC, "0.1.0", &w["model"]).unwrap();
+                w["checksum"] = format!("{JSON_CHECKSUM_PREFIX}{sum:016x}").into();
+                let e = load_err(&serde_json::to_vec(&w).unwrap());
+                assert!(
+                    e.contains("nested deeper than 16") || e.contains("recursion limit"),
+                    "{extra}: {e}"
+                );
+                let body = rmp_serde::to_vec_named(&w["model"]).unwrap();
+                let mut bin = MAGIC.to_vec();
+                bin.extend_from_slice(&1u16.to_le_bytes());
+                bin.push(5);
+                bin.extend_from_slice(b"0.1.0");
+                bin.extend_from_slice(&(body.len() as u64).to_le_bytes());
+                bin.extend_from_slice(&body);
+                let e = load_err(&bin);
+                assert!(
+                    e.contains("nested deeper than 16") || e.contains("depth limit"),
+                    "{extra}: {e}"
+                );
+            }
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
+#[test]
+fn the_header_is_read_first_and_no_more_than_it_says() {
+    let bin = to_bytes(&forest(), Format::Binary).unwrap();
+    // A model followed by endless zeros on a stream: refused at the first
+    // extra byte (reading it all would never end).
+    let endless = std::io::Cursor::new(bin.clone()).chain(std::io::repeat(0));
+    let e = read::<Model>(endless, Path::new("<stdin>"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("unexpected bytes after the model"), "{e}");
+    // A JSON model the same.
+    let json = to_bytes(&forest(), Format::Json).unwrap();
+    let endless = std::io::Cursor::new(json).chain(std::io::repeat(0));
+    assert!(read::<Model>(endless, Path::new("<stdin>")).is_err());
+    // Endless zeros alone: not a model, after eight bytes.
+    let e = read::<Model>(std::io::repeat(0), Path::new("<stdin>"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("not a rarity model file"), "{e}");
+    #[cfg(target_os = "linux")]
+    {
+        let e = load::<Model>(Path::new("/dev/zero"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not a rarity model file"), "{e}");
+    }
+    // A header that claims more than memory holds, on a stream: refused
+    // before its body is read.
+    let len_at = 11 + bin[10] as usize;
+    let mut huge = bin.clone();
+    huge[len_at..len_at + 8].copy_from_slice(&(u64::MAX / 2).to_le_bytes());
+    let stream = std::io::Cursor::new(huge.clone()).chain(std::io::repeat(0));
+    let e = read::<Model>(stream, Path::new("<stdin>"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("more than the memory available"), "{e}");
+    // In a file (or bytes), against the size it has.
+    let e = load_err(&huge);
+    assert!(e.contains("truncated: the body has"), "{e}");
+    // A stream holding just the model loads, reading all of it.
+    let back: Model = read(std::io::Cursor::new(bin.clone()), Path::new("<stdin>")).unwrap();
+    assert_eq!(back, forest());
+    let (_, info) = described::<Model>(&bin, Path::new("m")).unwrap();
+    assert_eq!(info.bytes, bin.len());
+}
+
+#[test]
+fn the_checksum_covers_the_whole_file_and_cannot_be_downgraded() {
+    let json = to_bytes(&forest(), Format::Json).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    assert_eq!(v["format_version"], FORMAT_VERSION);
+    let edited = |f: &dyn Fn(&mut serde_json::Value)| {
+        let mut w = v.clone();
+        f(&mut w);
+        serde_json::to_vec(&w).unwrap()
+    };
+    // Any field edited, the model untouched: refused.
+    let e = load_err(&edited(&|w| w["rarity_version"] = "0.1.1".into()));
+    assert!(e.contains("checksum mismatch"), "{e}");
+    let e = load_err(&edited(&|w| w["format_version"] = 2.into()));
+    assert!(e.contains("checksum mismatch"), "{e}");
+    // Lowered to version 1 with its checksum still there: refused.
+    let e = load_err(&edited(&|w| w["format_version"] = 1.into()));
+    assert!(e.contains("its format version was changed"), "{e}");
+    // A version that is not one, even in a file without a checksum.
+    let e = load_err(&edited(&|w| {
+        w["format_version"] = 1.into();
+        w.as_object_mut().unwrap().remove("checksum");
+        w["rarity_version"] = "999.0.0-\u{1b}[31m".into();
+    }));
+    assert!(
+        e.contains("is not a version number") && !e.contains('\u{1b}'),
+        "{e}"
+    );
+    // Files of format version 2 (the checksum of the model value alone)
+    // still load; the binary layout of version 2 is version 3's.
+    let old = edited(&|w| {
+        w["format_version"] = 2.into();
+        let sum = json_checksum(2, JSON_MAGIC, "0.1.0", &w["model"]).unwrap();
+        w["checksum"] = format!("{JSON_CHECKSUM_PREFIX}{sum:016x}").into();
+    });
+    let (back, info) = described::<Model>(&old, Path::new("old")).unwrap();
+    assert_eq!(
+        (back, info.format_version, info.checksum),
+        (forest(), 2, true)
+    );
+    let mut bin = to_bytes(&forest(), Format::Binary).unwrap();
+    bin[8..10].copy_from_slice(&2u16.to_le_bytes());
+    let head = 11 + bin[10] as usize + 8;
+    let sum = checksum(&[&bin[..head], &bin[head + 8..]]);
+    bin[head..head + 8].copy_from_slice(&sum.to_le_bytes());
+    let (back, info) = described::<Model>(&bin, Path::new("old")).unwrap();
+    assert_eq!((back, info.format_version), (forest(), 2));
 }

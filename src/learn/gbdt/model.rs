@@ -8,6 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::check;
 use crate::learn::naive_bayes::scatter;
 use crate::learn::rows::{sigmoid, softmax};
 use crate::learn::{Classifier, Importances, Kind};
@@ -180,9 +181,7 @@ impl Classifier for GbdtModel {
     fn validate(&self) -> Result<(), String> {
         let k = self.n_classes;
         let o = self.outputs();
-        if self.classes.is_empty() || self.classes.iter().any(|&c| c >= k) {
-            return Err("gbdt model: invalid classes".into());
-        }
+        check::classes("gbdt model", &self.classes, k)?;
         if self.classes.len() > 1 && (self.init.len() != o || !self.trees.len().is_multiple_of(o)) {
             return Err("gbdt model: scores and trees disagree with the classes".into());
         }
@@ -194,6 +193,7 @@ impl Classifier for GbdtModel {
         {
             return Err("gbdt model: class weights must be one per class, finite and > 0".into());
         }
+        check::finite("gbdt initial score", &self.init)?;
         for (t, tree) in self.trees.iter().enumerate() {
             tree.validate(self.n_features)
                 .map_err(|e| format!("gbdt tree {t}: {e}"))?;

@@ -31,6 +31,14 @@ pub enum Kernel {
 }
 
 impl Kernel {
+    /// Checks a kernel read from a file: an RBF width finite and `> 0`.
+    pub(crate) fn validate(&self) -> Result<(), String> {
+        match self {
+            Kernel::Linear => Ok(()),
+            Kernel::Rbf { gamma } => crate::check::positive("RBF kernel gamma", &[*gamma]),
+        }
+    }
+
     /// `K(x, z)` given both squared norms.
     pub(crate) fn eval(&self, x: &[f64], z: &[f64], xx: f64, zz: f64) -> f64 {
         let dot = dot(x, z);

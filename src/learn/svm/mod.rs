@@ -38,6 +38,7 @@ mod interior;
 pub(crate) mod kernel;
 pub(crate) mod smo;
 
+use crate::check;
 use crate::learn::{shape, Classifier, Kind};
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
@@ -284,11 +285,23 @@ impl Classifier for SvmModel {
                     && p.sv.iter().all(|&i| (i as usize) < nsv)
                     && (p.w.is_empty() || p.w.len() == self.d)
             });
-        if ok {
-            Ok(())
-        } else {
-            Err("SVM model: inconsistent shapes or indices".into())
+        if !ok {
+            return Err("SVM model: inconsistent shapes or indices".into());
         }
+        check::classes("SVM model", &self.classes, self.k)?;
+        self.kernel.validate()?;
+        check::finite("SVM support vector", &self.sv)?;
+        check::non_negative("SVM support vector norm", &self.sv_norms)?;
+        for (i, p) in self.machines.iter().enumerate() {
+            let numbers = [p.rho, p.platt.a, p.platt.b];
+            check::finite(&format!("SVM machine {i} coefficient"), &p.coef)?;
+            check::finite(&format!("SVM machine {i} weight"), &p.w)?;
+            check::finite(
+                &format!("SVM machine {i} offset or Platt parameter"),
+                &numbers,
+            )?;
+        }
+        Ok(())
     }
 }
 

@@ -327,9 +327,11 @@ fn models_that_mean_nothing_are_refused_whatever_their_version() {
             e.contains("inconsistent model") && e.contains(needle),
             "{needle}: {e}"
         );
-        if !serde_json::to_string(&w)
-            .unwrap()
-            .contains("1.234567890123e300")
+        let mut floats = Vec::new();
+        float_paths(&w, &mut Vec::new(), &mut floats);
+        if !floats
+            .iter()
+            .any(|p| at_path(&mut w.clone(), p).as_f64() == Some(SENTINEL))
         {
             let e = refused(&v1_json(&w));
             assert!(e.contains(needle), "{needle}: {e}");
@@ -431,7 +433,7 @@ fn the_cli_refuses_deep_specs_and_crafted_files_cleanly() {
         let (code, _, err) = run(&["fit", &csv, "-m", spec, "-o", &out]);
         assert_ne!(code, 0, "{err}");
         assert!(err.contains("nested deeper than"), "{err}");
-        assert!(err.len() < 2000, "{} bytes of error", err.len());
+        assert!(err.len() < 4000, "{} bytes of error: {err}", err.len());
     }
     // A crafted file of 100 nested ensembles and a chain 100,000 deep:
     // show, predict and export say what is wrong.

@@ -139,7 +139,7 @@ fn number_text(x: f64) -> String {
 /// readers' missing markers: empty, `?`, `NA`).
 fn level_of(v: &Option<String>) -> Option<&str> {
     v.as_deref()
-        .map(str::trim)
+        .map(rarity::data::read::trim_text)
         .filter(|t| !matches!(*t, "" | "?" | "NA"))
 }
 
@@ -157,7 +157,7 @@ fn category_codes(
             let mut seen = HashSet::new();
             let levels: Vec<String> = order
                 .iter()
-                .map(|l| l.trim())
+                .map(|l| rarity::data::read::trim_text(l))
                 .filter(|l| present.contains(l) && seen.insert(*l))
                 .map(str::to_string)
                 .collect();

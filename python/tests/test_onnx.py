@@ -260,6 +260,37 @@ def test_target_statistics_are_label_encoders_in_the_graph(cli, tmp_path, spec):
     _scores_as_predict(graph, tmp_path / "test.csv", pred, "merchant")
 
 
+@pytest.mark.parametrize(
+    "mode,spec",
+    [("one-hot", "forest(n=10)"), ("native", "tree"), ("target", "gbdt(rounds=20)")],
+)
+def test_padded_levels_are_read_by_the_graph_as_by_rarity(cli, tmp_path, mode, spec):
+    """A level with surrounding spaces or tabs (``'web '``) is the level
+    ``web`` for rarity's readers, which trim ASCII whitespace; the graph
+    maps it the same, for one-hot, native categorical and target-encoded
+    columns, inner spaces kept (``'new york'``)."""
+    rng = np.random.default_rng(2)
+    levels = ["web", "shop", "new york", "phone"]
+    pads = ["{}", " {}", "{} ", "\t{}  ", "  {}\t"]
+    lines = ["amount,channel,class"]
+    for i in range(900):
+        c = levels[i % 4]
+        y = int(rng.random() < (0.4 if c in ("phone", "new york") else 0.05))
+        lines.append(f"{rng.normal() + 2 * y:.4f},{pads[i % 5].format(c)},{y}")
+    (tmp_path / "train.csv").write_text("\n".join(lines[:601]) + "\n")
+    test = [lines[0], *lines[601:]]
+    if mode == "one-hot":
+        test.append("0.5, kiosk ,0")
+    (tmp_path / "test.csv").write_text("\n".join(test) + "\n")
+    model, graph, pred = tmp_path / "m.rarity", tmp_path / "m.onnx", tmp_path / "p.csv"
+    _ok(cli, "fit", tmp_path / "train.csv", "--categorical", mode, "-m", spec, "-o", model)
+    _ok(cli, "export", model, "-o", graph)
+    unknown = ["--unknown", "ignore"] if mode == "one-hot" else []
+    _ok(cli, "predict", model, tmp_path / "test.csv", *unknown, "-o", pred)
+    onnx.checker.check_model(onnx.load(graph), full_check=True)
+    _scores_as_predict(graph, tmp_path / "test.csv", pred, "channel")
+
+
 def test_python_estimators_export_what_they_predict(binary_data, tmp_path):
     X, y = binary_data
     m = rarity.Classifier(spec="under(beta=0.3)+gbdt(rounds=20)+correct+threshold(priors)").fit(X, y)

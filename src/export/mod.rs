@@ -19,6 +19,11 @@
 //! operation by operation as rarity computes it, so ONNX Runtime's
 //! probabilities equal rarity's up to summation order.
 //!
+//! A text value is read as rarity's readers read it: without its
+//! surrounding ASCII whitespace ([`crate::data::read::trim_text`]), so
+//! `'a '` is level `a` in the graph as in `rarity predict` (see
+//! [`text_input`]).
+//!
 //! What is not a function of one row (`+em` estimates the priors from the
 //! batch) or has no graph yet is refused with the list of what is covered.
 
@@ -160,7 +165,7 @@ fn features(
                 j += 1;
             }
             ColumnEncoding::OneHot { name, levels } => {
-                let text = text_input(g, model, name, &rows)?;
+                let text = text_input(g, model, name, levels, &rows)?;
                 let known = g.constant(Tensor::Strings(
                     vec![1, levels.len() as i64],
                     levels.clone(),
@@ -170,7 +175,7 @@ fn features(
                 described.push(json!({"name": name, "type": "string", "levels": levels}));
             }
             ColumnEncoding::Categorical { name, levels } => {
-                let text = text_input(g, model, name, &rows)?;
+                let text = text_input(g, model, name, levels, &rows)?;
                 let keys = Tensor::Strings(vec![levels.len() as i64], levels.clone());
                 let codes = Tensor::doubles((0..levels.len()).map(|c| c as f64).collect());
                 let code = g.op_in(
@@ -248,9 +253,21 @@ fn member_features(g: &mut Graph, x: &Value, m: &Member, texts: &[TextFeature], 
     g.concat_columns(&parts.iter().collect::<Vec<_>>())
 }
 
-/// The string input `[N, 1]` of text column `name`, refused when its name
-/// would clash with another input's.
-fn text_input(g: &mut Graph, model: &FittedStrategy, name: &str, rows: &Dim) -> Result<Value> {
+/// The string input `[N, 1]` of text column `name` (refused when its name
+/// would clash with another input's), its values as rarity's readers take
+/// them: a value that is one of `levels` once its surrounding ASCII
+/// whitespace is trimmed becomes that level (the readers' rule, which the
+/// graph has no operator for: one `RegexFullMatch` per level,
+/// `[\t\n\f\r ]*LEVEL[\t\n\f\r ]*` with the level quoted as RE2's
+/// `QuoteMeta` quotes it, and a `Where`); any other value stays as it is,
+/// which no level equals.
+fn text_input(
+    g: &mut Graph,
+    model: &FittedStrategy,
+    name: &str,
+    levels: &[String],
+    rows: &Dim,
+) -> Result<Value> {
     let encodings = &model.schema.encodings;
     if name == "X" || encodings.iter().filter(|o| o.name() == name).count() > 1 {
         return Err(Error::invalid(format!(
@@ -259,7 +276,38 @@ fn text_input(g: &mut Graph, model: &FittedStrategy, name: &str, rows: &Dim) -> 
             model.spec
         )));
     }
-    Ok(g.input(name, DataType::String, &[rows.clone(), Dim::Fixed(1)]))
+    let raw = g.input(name, DataType::String, &[rows.clone(), Dim::Fixed(1)]);
+    let mut text = raw.clone();
+    for level in levels.iter().filter(|l| !l.is_empty()) {
+        const SPACE: &str = r"[\t\n\f\r ]*";
+        let pattern = format!("{SPACE}{}{SPACE}", quote_meta(level));
+        let hit = g.op(
+            "RegexFullMatch",
+            &[&raw],
+            &[("pattern", Attr::String(pattern))],
+        );
+        let as_level = g.constant(Tensor::Strings(vec![1, 1], vec![level.clone()]));
+        text = g.op("Where", &[&hit, &as_level, &text], &[]);
+    }
+    Ok(text)
+}
+
+/// `text` as an RE2 pattern matching it literally, as RE2's `QuoteMeta`
+/// writes it: ASCII letters, digits, `_` and non-ASCII characters as they
+/// are, NUL as `\x00`, every other character after a backslash.
+fn quote_meta(text: &str) -> String {
+    let mut out = String::with_capacity(2 * text.len());
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' || !c.is_ascii() {
+            out.push(c);
+        } else if c == '\0' {
+            out.push_str("\\x00");
+        } else {
+            out.push('\\');
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// One member's probabilities: the learner's, corrected as

@@ -162,6 +162,8 @@ pub enum Attr {
     Ints(Vec<i64>),
     /// A tensor.
     Tensor(Tensor),
+    /// A text (UTF-8).
+    String(String),
 }
 
 impl Attr {
@@ -173,6 +175,7 @@ impl Attr {
             Attr::Int(v) => m.int(3, *v).int(20, 2),
             Attr::Tensor(t) => m.message(5, &t.encode("")).int(20, 4),
             Attr::Ints(v) => m.packed_ints(8, v).int(20, 7),
+            Attr::String(s) => m.string(4, s).int(20, 3),
         };
         m
     }

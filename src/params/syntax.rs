@@ -39,11 +39,23 @@ const SHOWN_CHARS: usize = 200;
 /// `spec` as error messages quote it: whole, or its first
 /// [`SHOWN_CHARS`] characters and its length.
 fn shown(spec: &str) -> String {
-    let n = spec.chars().count();
-    if n <= SHOWN_CHARS {
-        return spec.to_string();
+    shortened(spec, SHOWN_CHARS)
+}
+
+/// `text` whole when it has at most `most` characters, else its first
+/// `most` and its length: how messages quote a spec or a part of one.
+///
+/// ```
+/// use rarity::params::syntax::shortened;
+/// assert_eq!(shortened("tree", 10), "tree");
+/// assert_eq!(shortened("abcdefgh", 3), "abc... (8 characters)");
+/// ```
+pub fn shortened(text: &str, most: usize) -> String {
+    let n = text.chars().count();
+    if n <= most {
+        return text.to_string();
     }
-    let head: String = spec.chars().take(SHOWN_CHARS).collect();
+    let head: String = text.chars().take(most).collect();
     format!("{head}... ({n} characters)")
 }
 

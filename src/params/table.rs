@@ -15,7 +15,7 @@ use crate::error::{did_you_mean, Error, Result};
 
 use super::types::ParamType;
 
-use super::syntax::{Call, Value};
+use super::syntax::{shortened, Call, Value};
 
 /// One parameter as help and the Python package show it.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -62,8 +62,9 @@ pub fn apply<P: Params>(call: &Call, mut initial: P) -> Result<P> {
     for (i, (k, v)) in call.args.iter().enumerate() {
         let Some(k) = k else {
             return Err(Error::invalid(format!(
-                "{}: argument {v} needs a name (write name=value); accepted: {}",
+                "{}: argument {} needs a name (write name=value); accepted: {}",
                 call.name,
+                shortened(&v.to_string(), 60),
                 accepted()
             )));
         };
@@ -82,10 +83,13 @@ pub fn apply<P: Params>(call: &Call, mut initial: P) -> Result<P> {
                 )));
             }
             Err(why) => {
+                // A nested call's text is shortened: each level of a deep
+                // spec would otherwise repeat the whole rest of it.
                 return Err(Error::invalid(format!(
-                    "{}: {k}={v} is invalid; {why}",
-                    call.name
-                )))
+                    "{}: {k}={} is invalid; {why}",
+                    call.name,
+                    shortened(&v.to_string(), 60)
+                )));
             }
         }
     }

@@ -57,7 +57,7 @@ impl Column<'_> {
     fn text(&self, row: usize) -> Result<Option<&str>> {
         match &self.values {
             ColumnValues::Numbers(_) => Ok(None),
-            ColumnValues::Text(v) => match v[row].as_deref().map(str::trim) {
+            ColumnValues::Text(v) => match v[row].as_deref().map(super::trim_text) {
                 Some(t) if !is_missing(t.as_bytes()) => Ok(Some(t)),
                 _ => Err(Error::data(format!(
                     "row {}, column '{}': missing value",
@@ -91,7 +91,7 @@ fn encoding_of(c: &Column<'_>) -> Result<ColumnEncoding> {
     }
     let mut levels: Vec<String> = values
         .iter()
-        .map(|v| v.as_deref().unwrap_or_default().trim().to_string())
+        .map(|v| super::trim_text(v.as_deref().unwrap_or_default()).to_string())
         .collect();
     levels.sort();
     levels.dedup();

@@ -98,7 +98,7 @@ impl LevelTable {
 /// A value as a level, by the readers' rules: trimmed, and `None` for a
 /// missing value (null, empty, `?` or `NA`).
 pub fn level_text(raw: Option<&str>) -> Option<&str> {
-    let t = raw?.trim();
+    let t = super::trim_text(raw?);
     (!is_missing(t.as_bytes())).then_some(t)
 }
 

@@ -950,6 +950,20 @@ pub(crate) fn is_missing(field: &[u8]) -> bool {
     matches!(field, b"" | b"?" | b"NA")
 }
 
+/// A field as the readers take it: without its surrounding ASCII
+/// whitespace (space, tab, line feed, form feed, carriage return), the one
+/// rule of every reader for numbers, labels and levels (and of the ONNX
+/// export, which maps a padded level as they do).
 pub(crate) fn trim(field: &[u8]) -> &[u8] {
     field.trim_ascii()
+}
+
+/// A text value as the readers take it ([`trim`]'s rule for text).
+///
+/// ```
+/// assert_eq!(rarity::data::read::trim_text(" a b\t\r\n"), "a b");
+/// assert_eq!(rarity::data::read::trim_text("\u{a0}a"), "\u{a0}a");
+/// ```
+pub fn trim_text(text: &str) -> &str {
+    text.trim_ascii()
 }

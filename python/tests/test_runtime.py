@@ -5,9 +5,11 @@ KeyboardInterrupt stops long work, and models pickle as rarity model files."""
 from __future__ import annotations
 
 import io
+import json
 import multiprocessing as mp
 import pickle
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -157,6 +159,43 @@ def test_pickle_and_joblib_use_rarity_model_bytes(binary_data, tmp_path):
     assert path.read_bytes() == clf.to_bytes()
     with pytest.raises(ValueError, match="truncated"):
         rarity._rarity.Model.from_bytes(clf.to_bytes()[:-3])
+
+
+def test_deep_specs_and_models_are_value_errors_never_crashes(binary_data, cli, tmp_path):
+    """Specs nested past what rarity reads and model files nested past it
+    raise ValueError; they used to overflow the interpreter's stack."""
+    X, y = binary_data
+    for spec in [
+        "forest(n=" + "[" * 20000 + "]" * 20000 + ")",
+        "bagging(learner=" * 3000 + "tree" + ")" * 3000,
+        "bagging(n=1,sample=none,learner=" * 120 + "tree" + ")" * 120,
+    ]:
+        with pytest.raises(ValueError, match="nested deeper than"):
+            rarity.Classifier(spec).fit(X, y)
+    # The deepest nesting rarity builds pickles and loads back.
+    deepest = "bagging(n=1,sample=none,learner=" * 16 + "tree" + ")" * 16
+    clf = rarity.Classifier(deepest).fit(X, y)
+    back = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_array_equal(back.predict_proba(X), clf.predict_proba(X))
+    # A crafted file of 100 nested ensembles (format version 1, no
+    # checksum) is refused as it is read.
+    train = tmp_path / "d.csv"
+    train.write_text("a,b,y\n" + "".join(f"{i % 7},{i % 5},{int(i % 7 > 4)}\n" for i in range(40)))
+    path = tmp_path / "m.json"
+    spec = "bagging(n=1,sample=none,learner=tree)"
+    subprocess.run([cli, "fit", train, "-m", spec, "-o", path, "--json-model"], check=True)
+    doc = json.loads(path.read_text())
+    doc["format_version"] = 1
+    del doc["checksum"]
+    ensemble = doc["model"]["members"][0]["model"]
+    inner = ensemble["Bagged"]["members"][0]
+    for _ in range(100):
+        outer = json.loads(json.dumps(ensemble))
+        outer["Bagged"]["members"] = [inner]
+        inner = outer
+    doc["model"]["members"][0]["model"] = inner
+    with pytest.raises(ValueError, match="recursion limit|nested deeper"):
+        rarity._rarity.Model.from_bytes(json.dumps(doc).encode())
 
 
 def test_panics_never_cross_the_boundary():

@@ -159,7 +159,7 @@ impl ModelSummary {
     /// let path = std::env::temp_dir().join(format!("rarity-show-{}.rarity", std::process::id()));
     /// rarity::persist::save(&fitted, &path, rarity::persist::Format::Binary).unwrap();
     /// let s = ModelSummary::read(&path).unwrap();
-    /// assert_eq!((s.file.format_version, s.file.checksum, s.training_rows), (2, true, Some(ds.n_rows())));
+    /// assert_eq!((s.file.format_version, s.file.checksum, s.training_rows), (3, true, Some(ds.n_rows())));
     /// assert_eq!(s.members[0].size, Some(5));
     /// assert!(s.keep_rates[0] < 1.0 && s.keep_rates[1] == 1.0);
     /// std::fs::remove_file(&path).unwrap();

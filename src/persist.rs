@@ -336,9 +336,10 @@ fn read_described<T: Persist>(
     size: Option<u64>,
     path: &Path,
 ) -> Result<(T, FileInfo)> {
-    let mut input = Counted {
+    let mut input = Metered {
         inner: input,
         read: 0,
+        most: u64::MAX,
     };
     let first = read_up_to(&mut input, MAGIC.len(), path)?;
     let magic_prefix = !first.is_empty() && MAGIC.starts_with(&first[..first.len().min(7)]);
@@ -370,16 +371,21 @@ fn read_described<T: Persist>(
     ))
 }
 
-/// A reader that counts the bytes read through it.
-struct Counted<R> {
+/// A reader that counts the bytes read through it, and fails once more
+/// than `most` have passed.
+struct Metered<R> {
     inner: R,
     read: u64,
+    most: u64,
 }
 
-impl<R: Read> Read for Counted<R> {
+impl<R: Read> Read for Metered<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = self.inner.read(buf)?;
         self.read += n as u64;
+        if self.read > self.most {
+            return Err(std::io::Error::other("the input is longer than it may be"));
+        }
         Ok(n)
     }
 }
@@ -433,7 +439,7 @@ fn check_version(path: &Path, found: u16, written_by: &str) -> Result<()> {
 /// is the whole file's, when known.
 fn from_binary<T: Persist>(
     mut head: Vec<u8>,
-    input: &mut Counted<impl Read>,
+    input: &mut Metered<impl Read>,
     size: Option<u64>,
     path: &Path,
 ) -> Result<(T, u16, String)> {
@@ -514,39 +520,30 @@ fn from_binary<T: Persist>(
     Ok((model, version, written_by))
 }
 
-/// A reader that fails once more than `most` bytes have passed through it.
-struct Capped<R> {
-    inner: R,
-    left: u64,
-}
-
-impl<R: Read> Read for Capped<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.left = self.left.checked_sub(n as u64).ok_or_else(|| {
-            std::io::Error::other(format!(
-                "the JSON model is larger than the memory available could hold as its values \
-                 ({}); save it in the binary format",
-                crate::limits::bytes_text(crate::limits::memory_available() as f64)
-            ))
-        })?;
-        Ok(n)
-    }
-}
-
 /// The model, format version and writing rarity version of a JSON file
 /// whose first bytes (`head`) were read from `input`.
 fn from_json<T: Persist>(
     head: Vec<u8>,
-    input: &mut impl Read,
+    input: &mut Metered<impl Read>,
     path: &Path,
 ) -> Result<(T, u16, String)> {
-    let text = Capped {
-        inner: std::io::BufReader::new(std::io::Cursor::new(head).chain(input)),
-        left: crate::limits::memory_available() / JSON_BYTES_PER_VALUE_BYTE,
-    };
-    let env: JsonIn = serde_json::from_reader(text).map_err(|e| {
-        if e.is_eof() {
+    let memory = crate::limits::memory_available();
+    input.most = input
+        .read
+        .saturating_add(memory / JSON_BYTES_PER_VALUE_BYTE);
+    let text = std::io::BufReader::new(std::io::Cursor::new(head).chain(&mut *input));
+    let parsed = serde_json::from_reader(text);
+    let env: JsonIn = parsed.map_err(|e| {
+        if input.read > input.most {
+            model_err(
+                path,
+                format!(
+                    "the JSON model is larger than the memory available could hold as its \
+                     values ({}); save it in the binary format",
+                    crate::limits::bytes_text(memory as f64)
+                ),
+            )
+        } else if e.is_eof() {
             model_err(path, "truncated: the JSON ends early")
         } else if e.is_io() {
             model_err(path, e.to_string())

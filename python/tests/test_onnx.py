@@ -291,6 +291,48 @@ def test_padded_levels_are_read_by_the_graph_as_by_rarity(cli, tmp_path, mode, s
     _scores_as_predict(graph, tmp_path / "test.csv", pred, "channel")
 
 
+def test_the_deepest_tree_rarity_reads_loads_in_onnx_runtime(cli, tmp_path):
+    """A tree 512 levels deep (the most rarity grows, reads and exports) is
+    a graph ONNX Runtime loads and scores as ``rarity predict`` does; one
+    level deeper is refused when read (a 100,000-deep chain crashed ONNX
+    Runtime as it loaded the graph)."""
+    train = tmp_path / "d.csv"
+    train.write_text("x0,x1,class\n" + "".join(f"{i},{i % 3},{i % 2}\n" for i in range(40)))
+    model = tmp_path / "m.json"
+    _ok(cli, "fit", train, "-m", "tree", "-o", model, "--json-model")
+
+    def chain(depth):
+        doc = json.loads(model.read_text())
+        doc["format_version"] = 1
+        del doc["checksum"]
+        nodes, counts = [], []
+        for j in range(depth):
+            i = len(nodes)
+            nodes.append({"feature": 0, "threshold": j + 0.5, "left": i + 1, "right": i + 2})
+            nodes.append({"feature": 2**32 - 1, "threshold": 0.0, "left": j, "right": 0})
+            counts += [1.0, 0.0] if j % 2 else [0.0, 1.0]
+        nodes.append({"feature": 2**32 - 1, "threshold": 0.0, "left": depth, "right": 0})
+        counts += [1.0, 0.0]
+        tree = {"n_features": 2, "n_classes": 2, "nodes": nodes, "leaf_counts": counts,
+                "leaf_proba": counts, "sets": []}
+        doc["model"]["members"][0]["model"] = {"Tree": tree}
+        path = tmp_path / f"chain{depth}.json"
+        path.write_text(json.dumps(doc))
+        return path
+
+    graph, pred, test = tmp_path / "m.onnx", tmp_path / "p.csv", tmp_path / "t.csv"
+    test.write_text("x0,x1\n" + "".join(f"{v},0\n" for v in (0, 3, 100, 511, 600)))
+    _ok(cli, "export", chain(512), "-o", graph)
+    _ok(cli, "predict", chain(512), test, "-o", pred)
+    sess = ort.InferenceSession(str(graph), providers=["CPUExecutionProvider"])
+    x = np.array([[0.0, 0.0], [3.0, 0.0], [100.0, 0.0], [511.0, 0.0], [600.0, 0.0]])
+    proba, _ = sess.run(["probabilities", "label"], {"X": x})
+    want, _ = _predictions(pred)
+    assert np.array_equal(proba, want)
+    r = _run(cli, "export", chain(513), "-o", tmp_path / "deeper.onnx")
+    assert r.returncode != 0 and "deeper than 512 levels" in r.stderr, r.stderr
+
+
 def test_python_estimators_export_what_they_predict(binary_data, tmp_path):
     X, y = binary_data
     m = rarity.Classifier(spec="under(beta=0.3)+gbdt(rounds=20)+correct+threshold(priors)").fit(X, y)

@@ -398,7 +398,7 @@ fn names_and_validation() {
         .check()
         .unwrap_err()
         .to_string(),
-        "max_depth=0 is invalid; expected a whole number >= 1 or none"
+        "max_depth=0 is invalid; expected a whole number in [1, 512] or none"
     );
     let m = fit(&Tree::default(), &random_data(50, 2, 2, 5, 9));
     assert!(m.validate().is_ok());

@@ -13,7 +13,7 @@ use crate::params::params;
 use crate::rng::Rng;
 
 use super::tomek::tomek_removed;
-use super::{clean, nearest_in, survivors};
+use super::{classes_flag, clean, nearest_in, survivors};
 use crate::sample::space::{std_flag, Labelled};
 use crate::sample::{spec, Sample, Sampler};
 
@@ -21,6 +21,9 @@ params! {
     /// Kubat & Matwin's one-sided selection.
     #[derive(Debug, Clone, PartialEq)]
     pub struct OneSidedSelection {
+        /// The class ids cleaned, e.g. classes=1:2 (none: every class but
+        /// the minority; imbalanced-learn's sampling_strategy as a list).
+        pub classes: Option<Vec<usize>> = None,
         /// Search neighbours on standardised features (flag: standardise).
         pub standardise: bool = false,
     }
@@ -28,7 +31,7 @@ params! {
 
 impl Sampler for OneSidedSelection {
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
-        clean(self, data, "oss", self.standardise, |set, cls| {
+        clean(self, data, ("oss", self.standardise, self.classes.as_deref()), |set, cls| {
             let mut chosen = cls.minority_rows().to_vec();
             for (c, pool) in cls.others() {
                 let seed = pool[rng.random_range(0..pool.len())];
@@ -58,6 +61,6 @@ impl Sampler for OneSidedSelection {
     }
 
     fn name(&self) -> String {
-        spec("oss", &[std_flag(self.standardise)])
+        spec("oss", &[classes_flag(&self.classes), std_flag(self.standardise)])
     }
 }

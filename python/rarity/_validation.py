@@ -103,12 +103,37 @@ def _array_features(X, n_jobs):
         try:
             X = X.astype(np.float64)
         except (TypeError, ValueError) as e:
+            if X.ndim == 2:
+                return _object_columns(X)
             raise NotANumberError(f"X holds values that are not numbers: {e}") from None
     if X.dtype not in (np.float64, np.float32):
         X = X.astype(np.float64)
     if not X.flags.c_contiguous:
         X = np.ascontiguousarray(X)
     return _rarity.Features.from_numpy(X, None, n_jobs)
+
+
+def _object_columns(X):
+    """The columns of a 2-d object (or text) array holding text: each a
+    column of numbers when all its values are numbers, else of text (None
+    for a missing value), named as an array's columns are named."""
+    cols = []
+    for j in range(X.shape[1]):
+        col = X[:, j]
+        try:
+            cols.append((f"x{j}", np.ascontiguousarray(col.astype(np.float64))))
+            continue
+        except (TypeError, ValueError):
+            pass
+        values = col.tolist()
+        odd = next((v for v in values if not isinstance(v, (str, bytes, numbers.Real)) and v is not None), None)
+        if odd is not None:
+            raise NotANumberError(
+                f"X holds values that are neither numbers nor text (column {j}: {type(odd).__name__}); "
+                "argument must be a string or a number"
+            )
+        cols.append((f"x{j}", [None if v is None or v != v else str(v) for v in values]))
+    return _rarity.Features.from_columns(cols)
 
 
 def features(X, n_jobs=None, categorical_features=None):

@@ -99,8 +99,9 @@ def _indicator(y):
 
 def _rows_of(X, rows):
     """Rows ``rows`` of ``X`` in ``X``'s own container."""
-    if _sparse_format(X):
-        return X[rows]
+    fmt = _sparse_format(X)
+    if fmt:
+        return X[rows] if fmt in ("csr", "csc", "lil") else X.tocsr()[rows].asformat(fmt)
     if V._is_pandas_frame(X):
         return X.iloc[rows].reset_index(drop=True)
     if V._is_polars_frame(X):
@@ -145,6 +146,38 @@ def _n_columns(X):
     return len(X[0]) if len(X) else 0
 
 
+def _check_shape(X):
+    """scikit-learn's checks of the shape of an ``X`` the sampler does not
+    read: two dimensions, at least one row and one feature."""
+    if X is None:
+        raise ValueError("X is None; expected a 2-d array or a table of features")
+    shape = getattr(X, "shape", None)
+    if shape is None and isinstance(X, (list, tuple)):
+        shape = np.shape(np.asarray(X, dtype=object)) if len(X) else (0,)
+    if shape is not None:
+        if len(shape) != 2:
+            raise ValueError(
+                f"Expected 2D array, got {len(shape)}D array instead: reshape your data, e.g. with "
+                "X.reshape(-1, 1) for one feature or X.reshape(1, -1) for one row"
+            )
+        if shape[0] == 0:
+            raise ValueError(f"Found array with 0 sample(s) (shape={tuple(shape)}) while a minimum of 1 is required.")
+        if shape[1] == 0:
+            raise ValueError(f"0 feature(s) (shape={tuple(shape)}) while a minimum of 1 is required.")
+
+
+def _bools_as_numbers(X, cats):
+    """A pandas ``X`` with its boolean columns not declared categorical
+    read as numbers (0 and 1, as imbalanced-learn reads them); the output
+    keeps their dtype."""
+    if not V._is_pandas_frame(X):
+        return X
+    declared = set(cats) if isinstance(cats, (list, tuple)) else set()
+    cast = {c: "float64" for j, (c, dt) in enumerate(zip(X.columns, X.dtypes))
+            if getattr(dt, "kind", "O") == "b" and j not in declared}
+    return X.astype(cast) if cast else X
+
+
 def _check_finite(X, who):
     """Fails when ``X`` (the features a distance-based sampler reads) holds
     NaN or infinite numbers: imbalanced-learn refuses them for these
@@ -174,6 +207,8 @@ def _table_like(X, values):
         for c, dt in zip(X.columns, X.dtypes):
             if getattr(dt, "kind", "O") in "iuf":
                 out[c] = out[c].astype(dt)
+            elif getattr(dt, "kind", "O") == "b":
+                out[c] = out[c] >= 0.5
         return out
     if V._is_polars_frame(X):
         import polars as pl
@@ -251,7 +286,8 @@ def _synthetic_table(X, values, donors):
                 out[c] = X.iloc[:, j].iloc[donors[j]].reset_index(drop=True)
             else:
                 v = pd.Series(values[:, j])
-                out[c] = v.astype(dt) if getattr(dt, "kind", "O") in "iuf" else v
+                kind = getattr(dt, "kind", "O")
+                out[c] = v.astype(dt) if kind in "iuf" else (v >= 0.5) if kind == "b" else v
         return pd.DataFrame(out, columns=X.columns)
     if V._is_polars_frame(X):
         import polars as pl
@@ -446,8 +482,8 @@ class _Base(BaseEstimator):
             raise ValueError(
                 f"The target 'y' needs to have more than 1 class. Got {len(lab.classes_)} class instead"
             )
-        n = _n_rows(X)
-        if n != len(lab.codes):
+        n = _n_rows(X) if X is not None else 0
+        if X is not None and n != len(lab.codes):
             raise ValueError(f"Found input variables with inconsistent numbers of samples: [{n}, {len(lab.codes)}]")
         fmt = _sparse_format(X)
         Xf = X
@@ -455,12 +491,14 @@ class _Base(BaseEstimator):
         if self._draws_only(X):
             # The rows are drawn from the class counts alone: X is never
             # read, so any column (NaN, text, datetimes, sparse) comes back untouched.
+            _check_shape(X)
             feats, names = V.features(np.zeros((n, 1)), n_jobs)[0], _feature_names(X)
         else:
             if fmt:
                 Xf = X.toarray()
             _check_finite(Xf, type(self).__name__)
-            feats, names = V.features(Xf, n_jobs, self._categorical(Xf))
+            cats = self._categorical(Xf)
+            feats, names = V.features(_bools_as_numbers(Xf, cats), n_jobs, cats)
         data = _rarity.Data(feats, lab.codes, lab.class_names, "y", None, n_jobs)
         self.spec_ = self._spec(lab)
         drawn = self._draw(data, lab, Xf, n_jobs)
@@ -548,7 +586,7 @@ class _Base(BaseEstimator):
             from imblearn.utils._tags import InputTags, SamplerTags, Tags
         except ImportError:
             tags.input_tags.allow_nan = self._draws_only(None)
-            tags.input_tags.sparse = self._draws_only(None)
+            tags.input_tags.sparse = True
             return tags
         tags = Tags(
             estimator_type="sampler",
@@ -559,7 +597,7 @@ class _Base(BaseEstimator):
             sampler_tags=SamplerTags(sample_indices=self._selects),
         )
         draws = self._draws_only(None)
-        tags.input_tags = InputTags(two_d_array=True, sparse=draws, dataframe=True, allow_nan=draws)
+        tags.input_tags = InputTags(two_d_array=True, sparse=True, dataframe=True, allow_nan=draws)
         return tags
 
 
@@ -881,6 +919,18 @@ class SMOTENC(_Base):
     ----------
     categorical_features_, continuous_features_, median_std_, categorical_encoder_, nn_k_,
     keep_rates_, classes_, sampling_strategy_, spec_
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rarity.sampling import SMOTENC
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.empty((30, 3), dtype=object)
+    >>> X[:, :2] = rng.normal(size=(30, 2)); X[:, 2] = rng.choice(["a", "b"], size=30)
+    >>> y = np.array([0] * 20 + [1] * 10)
+    >>> Xr, yr = SMOTENC([2], random_state=0).fit_resample(X, y)
+    >>> np.bincount(yr).tolist(), sorted(set(Xr[:, 2]))
+    ([20, 20], ['a', 'b'])
     """
 
     registry_names = ("smote",)
@@ -893,6 +943,10 @@ class SMOTENC(_Base):
         self.random_state = random_state
         self.k_neighbors = k_neighbors
         self.n_jobs = n_jobs
+
+    def fit_resample(self, X, y):
+        _categorical_arg(self, X)  # imbalanced-learn checks the columns before y
+        return super().fit_resample(X, y)
 
     def _categorical(self, X):
         self.categorical_features_ = np.asarray(_categorical_arg(self, X))
@@ -947,6 +1001,16 @@ class SMOTEN(_Base):
     random_state : int or None, default=None
     k_neighbors : int or estimator, default=5
     n_jobs : int, default=None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rarity.sampling import SMOTEN
+    >>> X = np.array([["red"]] * 10 + [["blue"]] * 6, dtype=object)
+    >>> y = np.array([0] * 10 + [1] * 6)
+    >>> Xr, yr = SMOTEN(random_state=0).fit_resample(X, y)
+    >>> np.bincount(yr).tolist(), sorted(set(Xr[16:, 0]))
+    ([10, 10], ['blue'])
     """
 
     registry_names = ("smote",)
@@ -1088,7 +1152,7 @@ class SVMSMOTE(_Base):
 
 
 @_declared(
-    ("kmeans-smote",), ("random_state=0, kmeans_estimator=2", "len(Xr) > len(X)", "True"),
+    ("kmeans-smote",), ("random_state=0, kmeans_estimator=2, cluster_balance_threshold=0.05", "len(Xr) > len(X)", "True"),
     sampling_strategy="auto", random_state=None, k_neighbors=2, n_jobs=None, kmeans_estimator=None,
     cluster_balance_threshold="auto", density_exponent="auto",
 )
@@ -1431,7 +1495,7 @@ class OneSidedSelection(_Base):
 
 
 @_declared(
-    ("ncl",), ("", "s.spec_", "'ncl(k=3,ties=lowest,self_vote=true,strict=true,classes=[0])'"), cleans=True,
+    ("ncl",), ("", "s.spec_", "'ncl(k=3,enn_k=3,rule=mode,ties=lowest,self_vote=true,threshold=0.5,strict=true,classes=[0])'"), cleans=True,
     sampling_strategy="auto", edited_nearest_neighbours=None, n_neighbors=3, threshold_cleaning=0.5, n_jobs=None,
 )
 class NeighbourhoodCleaningRule(_Base):
@@ -1456,7 +1520,10 @@ class NeighbourhoodCleaningRule(_Base):
     ----------
     classes_to_clean_ : list
         The classes whose rows the second phase may remove.
-    nn_, enn_ : estimator
+    edited_nearest_neighbours_ : EditedNearestNeighbours
+        The first phase's editing.
+    nn_ : estimator
+        The second phase's ``KNeighborsClassifier`` (its parameters; not fitted).
     """
 
     _groups = True
@@ -1468,13 +1535,21 @@ class NeighbourhoodCleaningRule(_Base):
                 "edited_nearest_neighbours must be an EditedNearestNeighbours (rarity.sampling's, or "
                 "imbalanced-learn's) or None"
             )
-        self.enn_ = enn if enn is not None else EditedNearestNeighbours(
-            sampling_strategy=self.sampling_strategy, n_neighbors=3, kind_sel="mode", n_jobs=self.n_jobs,
+        try:
+            from sklearn.neighbors import NearestNeighbors
+        except ImportError:
+            NearestNeighbors = type(None)
+        # imbalanced-learn's: an int as it is, a NearestNeighbors less the row itself.
+        itself = 1 if isinstance(self.n_neighbors, NearestNeighbors) else 0
+        k = _k(self, "n_neighbors", itself)
+        self.edited_nearest_neighbours_ = enn if enn is not None else EditedNearestNeighbours(
+            sampling_strategy=self.sampling_strategy, n_neighbors=self.n_neighbors, kind_sel="mode",
+            n_jobs=self.n_jobs,
         )
-        enn_k = _imblearn.neighbours(self.enn_.n_neighbors, "edited_nearest_neighbours.n_neighbors")
-        rule = _kind_sel(self.enn_.kind_sel)
-        self.nn_ = _nn(self, "n_neighbors")
-        k = _k(self, "n_neighbors")
+        enn = self.edited_nearest_neighbours_
+        enn_k = _imblearn.neighbours(enn.n_neighbors, "edited_nearest_neighbours.n_neighbors")
+        rule = _kind_sel(enn.kind_sel)
+        self.nn_ = _imblearn.neighbours_object(None, k, 0, classifier=True)
         classes = _cleaned(self, lab)
         counts = _imblearn._counts(lab)
         n_min = counts.min()
@@ -1519,8 +1594,8 @@ class NearMiss(_Base):
         counts = f"counts={_spec.spec_text(_under_counts(self, lab))}"
         if self.version == 3:
             self.nn_ver3_ = _nn(self, "n_neighbors_ver3", 0)
-            return f"nearmiss3(k={k},k3={_k(self, 'n_neighbors_ver3', 0)},{counts})"
-        return f"nearmiss{self.version}(k={k},{counts})"
+            return f"nearmiss3(k={k},k3={_k(self, 'n_neighbors_ver3', 0)},{counts},ranked=true)"
+        return f"nearmiss{self.version}(k={k},{counts},ranked=true)"
 
 
 @_declared(
@@ -1567,11 +1642,11 @@ class InstanceHardnessThreshold(_Base):
         from sklearn.ensemble import RandomForestClassifier
 
         if self.estimator is None:
-            self.estimator_ = RandomForestClassifier(n_estimators=100, random_state=self.random_state, n_jobs=self.n_jobs)
+            self.estimator_ = RandomForestClassifier(n_estimators=100, random_state=self._seed(), n_jobs=self.n_jobs)
         elif hasattr(self.estimator, "predict_proba") or hasattr(self.estimator, "fit"):
             self.estimator_ = clone(self.estimator)
-            if hasattr(self.estimator_, "random_state") and "random_state" in self.estimator_.get_params():
-                self.estimator_.set_params(random_state=self.random_state)
+            if "random_state" in self.estimator_.get_params() and self.estimator_.get_params()["random_state"] is None:
+                self.estimator_.set_params(random_state=self._seed())
         else:
             raise ValueError(f"estimator={self.estimator!r} is invalid; expected a classifier with predict_proba")
         self._want = _under_counts(self, lab)

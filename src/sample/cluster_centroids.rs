@@ -94,7 +94,12 @@ impl Sampler for ClusterCentroids {
                 }
                 Voting::Hard => {
                     let centres = Points::new(&clusters.centers, clusters.k, d).expect("shape");
-                    let nn = knn(centres, Points::new(&x, pool.len(), d).expect("shape"), 1, Exclude::Nothing);
+                    let nn = knn(
+                        centres,
+                        Points::new(&x, pool.len(), d).expect("shape"),
+                        1,
+                        Exclude::Nothing,
+                    );
                     rows.extend((0..clusters.k).map(|q| pool[nn.of(q)[0]]));
                 }
             }

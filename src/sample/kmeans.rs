@@ -48,7 +48,11 @@ pub(crate) fn kmeans(x: &[f64], d: usize, k: usize, max_iter: usize, rng: &mut R
     let n = x.len().checked_div(d).unwrap_or(0);
     let k = k.min(n).max(1);
     let pts = Points::new(x, n, d).expect("shape");
-    let mut centers = if k == 1 { Vec::new() } else { seed(pts, k, rng) };
+    let mut centers = if k == 1 {
+        Vec::new()
+    } else {
+        seed(pts, k, rng)
+    };
     let mut of = vec![usize::MAX; n];
     if k == 1 {
         of.iter_mut().for_each(|c| *c = 0);
@@ -56,7 +60,12 @@ pub(crate) fn kmeans(x: &[f64], d: usize, k: usize, max_iter: usize, rng: &mut R
         return Clusters { centers, of, k };
     }
     for _ in 0..max_iter {
-        let nn = knn(pts, Points::new(&centers, k, d).expect("shape"), 1, Exclude::Nothing);
+        let nn = knn(
+            pts,
+            Points::new(&centers, k, d).expect("shape"),
+            1,
+            Exclude::Nothing,
+        );
         let mut changed = false;
         for (i, c) in of.iter_mut().enumerate() {
             let near = nn.of(i)[0];
@@ -118,7 +127,9 @@ fn means(x: &[f64], d: usize, of: &[usize], k: usize) -> (Vec<f64>, Vec<usize>) 
     }
     for (c, &m) in sizes.iter().enumerate() {
         if m > 0 {
-            sums[c * d..(c + 1) * d].iter_mut().for_each(|s| *s /= m as f64);
+            sums[c * d..(c + 1) * d]
+                .iter_mut()
+                .for_each(|s| *s /= m as f64);
         }
     }
     (sums, sizes)
@@ -135,7 +146,12 @@ fn refill_empty(x: &[f64], d: usize, of: &[usize], centers: &mut [f64], sizes: &
         .chunks_exact(d.max(1))
         .zip(of)
         .enumerate()
-        .map(|(i, (row, &c))| (crate::neighbors::dist2(row, &centers[c * d..(c + 1) * d]), i))
+        .map(|(i, (row, &c))| {
+            (
+                crate::neighbors::dist2(row, &centers[c * d..(c + 1) * d]),
+                i,
+            )
+        })
         .collect();
     far.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     for (c, (_, i)) in empty.into_iter().zip(far) {

@@ -36,7 +36,7 @@ params! {
         /// Least share of a cluster's rows the class must hold for the
         /// cluster to be oversampled; none: half the class's share of all
         /// new rows.
-        pub balance: Option<f64> = None => Bounds::closed(0.0, 1.0),
+        pub balance: Option<f64> = None => Bounds::at_least(0.0),
         /// The exponent of the mean distance in a cluster's sparsity; none:
         /// 0.16 log_1.6(n)^1.8.
         pub density_exponent: Option<f64> = None,
@@ -90,7 +90,11 @@ impl KMeansSmote {
     ) -> (Vec<Vec<usize>>, Vec<f64>) {
         let (mut kept, mut weights) = (Vec::new(), Vec::new());
         for members in clusters.members() {
-            let own: Vec<usize> = members.iter().copied().filter(|&i| data.label(i) == c).collect();
+            let own: Vec<usize> = members
+                .iter()
+                .copied()
+                .filter(|&i| data.label(i) == c)
+                .collect();
             if members.is_empty()
                 || (own.len() as f64) < balance * members.len() as f64
                 || own.len() <= self.neighbours.k

@@ -29,8 +29,8 @@
 //! sampler.
 
 pub(crate) mod draw;
-mod kmeans;
 pub mod keyed;
+mod kmeans;
 mod nominal;
 mod parts;
 pub mod plan;

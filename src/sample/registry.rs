@@ -46,17 +46,18 @@ mod under;
 
 pub use balanced::{BalancedBootstrap, ExactlyBalanced, RoughlyBalanced, UnderOver};
 pub use cleaning::{
-    AllKnn, CondensedNearestNeighbour, InstanceHardness, RepeatedEnn, keep_highest, own_class_proba, EditedNearestNeighbours, EnnRule, NearMiss, NearMissScores,
-    NeighbourhoodCleaningRule, OneSidedSelection, ShortList, SmoteEnn, SmoteEnnEditing, SmoteTomek,
-    Ties, TomekLinks,
+    keep_highest, own_class_proba, AllKnn, CondensedNearestNeighbour, EditedNearestNeighbours,
+    EnnRule, InstanceHardness, NearMiss, NearMissScores, NeighbourhoodCleaningRule,
+    OneSidedSelection, RepeatedEnn, ShortList, SmoteEnn, SmoteEnnEditing, SmoteTomek, Ties,
+    TomekLinks,
 };
 pub use cluster_centroids::{ClusterCentroids, Voting};
 pub use kmeans_smote::{KMeansClusters, KMeansSmote};
 pub use over::{OverTarget, RandomOver, Smoothing};
-pub use svm_smote::{SvmBorder, SvmSmote};
 pub use smote::{
     Adasyn, AdasynShares, BorderlineSmote, Danger, HybridSizes, Smote, SmoteHybrid, SmoteNeighbours,
 };
+pub use svm_smote::{SvmBorder, SvmSmote};
 pub use under::{RandomUnder, UnderMode};
 
 use std::sync::Arc;
@@ -267,7 +268,7 @@ mod tests {
         "oss(standardize)",
         "ncl(k=4,enn_k=2,rule=all,ties=lowest,self_vote=true,threshold=0.6,strict=true,classes=0:1,standardise)",
         "nearmiss1(k=2,standardise)",
-        "nearmiss2(k=2,counts=20:30)",
+        "nearmiss2(k=2,counts=20:30,ranked=true)",
         "nearmiss3(k=2,k3=4,standardise)",
         "iht(learner=tree,folds=3,counts=40:30)",
         "cluster-centroids(voting=hard,counts=25:30,max_iter=50)",

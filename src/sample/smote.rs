@@ -346,7 +346,10 @@ impl Sampler for Adasyn {
         } else {
             String::new()
         };
-        spec("adasyn", &self.neighbours.parts(&[self.target.spec(), round]))
+        spec(
+            "adasyn",
+            &self.neighbours.parts(&[self.target.spec(), round]),
+        )
     }
 }
 
@@ -583,7 +586,12 @@ pub(crate) fn smote_class(
             Some(pos) => Exclude::Given(pos),
             None => Exclude::Nothing,
         };
-        metric.knn(Points::new(&q, bases.len(), d).expect("shape"), refs, k, exclude)
+        metric.knn(
+            Points::new(&q, bases.len(), d).expect("shape"),
+            refs,
+            k,
+            exclude,
+        )
     };
     let seed: u64 = rng.random();
     let start = gen.between.len();

@@ -43,17 +43,22 @@ impl Sampler for AllKnn {
     fn resample(&self, data: &Dataset, _rng: &mut Rng) -> Result<Sample> {
         let mut vote = Vote::new(self.ties, data);
         let given = self.classes.as_deref();
-        clean(self, data, ("allknn", self.standardise, given), |set, cls| {
-            let target = given.map(|_| cls.not_minority());
-            let mut kept: Vec<usize> = (0..set.pts.len()).collect();
-            for k in 1..=self.k {
-                kept = enn_round(set, &kept, (k, self.rule), &mut vote, target.as_deref());
-                if editing_stops(set, cls, &kept, self.allow_minority) {
-                    break;
+        clean(
+            self,
+            data,
+            ("allknn", self.standardise, given),
+            |set, cls| {
+                let target = given.map(|_| cls.not_minority());
+                let mut kept: Vec<usize> = (0..set.pts.len()).collect();
+                for k in 1..=self.k {
+                    kept = enn_round(set, &kept, (k, self.rule), &mut vote, target.as_deref());
+                    if editing_stops(set, cls, &kept, self.allow_minority) {
+                        break;
+                    }
                 }
-            }
-            kept
-        })
+                kept
+            },
+        )
     }
 
     fn name(&self) -> String {

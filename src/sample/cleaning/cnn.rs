@@ -90,14 +90,19 @@ fn condense(
 
 impl Sampler for CondensedNearestNeighbour {
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
-        clean(self, data, ("cnn", self.standardise, self.classes.as_deref()), |set, cls| {
-            let mut rows = cls.minority_rows().to_vec();
-            for (_, pool) in cls.others() {
-                rows.extend(condense(set, cls.minority_rows(), pool, self.once, rng));
-            }
-            rows.sort_unstable();
-            rows
-        })
+        clean(
+            self,
+            data,
+            ("cnn", self.standardise, self.classes.as_deref()),
+            |set, cls| {
+                let mut rows = cls.minority_rows().to_vec();
+                for (_, pool) in cls.others() {
+                    rows.extend(condense(set, cls.minority_rows(), pool, self.once, rng));
+                }
+                rows.sort_unstable();
+                rows
+            },
+        )
     }
 
     fn name(&self) -> String {

@@ -174,15 +174,20 @@ pub(super) fn rule_flag(rule: EnnRule) -> String {
 impl Sampler for EditedNearestNeighbours {
     fn resample(&self, data: &Dataset, _rng: &mut Rng) -> Result<Sample> {
         let mut vote = Vote::new(self.ties, data);
-        clean(self, data, ("enn", self.standardise, self.classes.as_deref()), |set, cls| {
-            survivors(&enn_removed(
-                set,
-                self.k,
-                self.rule,
-                &mut vote,
-                &cls.not_minority(),
-            ))
-        })
+        clean(
+            self,
+            data,
+            ("enn", self.standardise, self.classes.as_deref()),
+            |set, cls| {
+                survivors(&enn_removed(
+                    set,
+                    self.k,
+                    self.rule,
+                    &mut vote,
+                    &cls.not_minority(),
+                ))
+            },
+        )
     }
 
     fn name(&self) -> String {

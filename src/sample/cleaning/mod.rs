@@ -34,8 +34,8 @@ mod tomek;
 
 pub use allknn::AllKnn;
 pub use cnn::CondensedNearestNeighbour;
-pub use iht::{keep_highest, own_class_proba, InstanceHardness};
 pub use enn::{EditedNearestNeighbours, EnnRule, Ties};
+pub use iht::{keep_highest, own_class_proba, InstanceHardness};
 pub use ncl::NeighbourhoodCleaningRule;
 pub use nearmiss::{NearMiss, NearMissScores, ShortList};
 pub use oss::OneSidedSelection;

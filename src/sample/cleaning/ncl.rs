@@ -64,47 +64,57 @@ params! {
 impl Sampler for NeighbourhoodCleaningRule {
     fn resample(&self, data: &Dataset, _rng: &mut Rng) -> Result<Sample> {
         let mut vote = Vote::new(self.ties, data);
-        clean(self, data, ("ncl", self.standardise, self.classes.as_deref()), |set, cls| {
-            let (m, counts) = (cls.minority, &cls.counts);
-            let floor = self.threshold * counts[m] as f64;
-            let cleaned: Vec<bool> = counts
-                .iter()
-                .enumerate()
-                .map(|(c, &n)| {
-                    c != m
-                        && cls.cleaned[c]
-                        && if self.strict {
-                            n as f64 > floor
-                        } else {
-                            n as f64 >= floor
-                        }
-                })
-                .collect();
-            let mut removed =
-                enn_removed(set, self.enn_k.unwrap_or(self.k), self.rule, &mut vote, &cls.not_minority());
-            let minority = cls.minority_rows();
-            let q = set.pts.gather(minority);
-            let nn = set.metric.knn(
-                Points::new(&q, minority.len(), set.pts.dim()).expect("shape"),
-                set.pts,
-                self.k,
-                Exclude::Given(minority),
-            );
-            for qi in 0..minority.len() {
-                let others = nn.of(qi);
-                let voters = if self.self_vote { self.k - 1 } else { self.k };
-                let own = std::iter::once(m).filter(|_| self.self_vote);
-                vote.count(own.chain(others.iter().take(voters).map(|&j| set.label(j))));
-                if vote.elected(m) != m {
-                    for &j in others {
-                        if cleaned[set.label(j)] {
-                            removed[j] = true;
+        clean(
+            self,
+            data,
+            ("ncl", self.standardise, self.classes.as_deref()),
+            |set, cls| {
+                let (m, counts) = (cls.minority, &cls.counts);
+                let floor = self.threshold * counts[m] as f64;
+                let cleaned: Vec<bool> = counts
+                    .iter()
+                    .enumerate()
+                    .map(|(c, &n)| {
+                        c != m
+                            && cls.cleaned[c]
+                            && if self.strict {
+                                n as f64 > floor
+                            } else {
+                                n as f64 >= floor
+                            }
+                    })
+                    .collect();
+                let mut removed = enn_removed(
+                    set,
+                    self.enn_k.unwrap_or(self.k),
+                    self.rule,
+                    &mut vote,
+                    &cls.not_minority(),
+                );
+                let minority = cls.minority_rows();
+                let q = set.pts.gather(minority);
+                let nn = set.metric.knn(
+                    Points::new(&q, minority.len(), set.pts.dim()).expect("shape"),
+                    set.pts,
+                    self.k,
+                    Exclude::Given(minority),
+                );
+                for qi in 0..minority.len() {
+                    let others = nn.of(qi);
+                    let voters = if self.self_vote { self.k - 1 } else { self.k };
+                    let own = std::iter::once(m).filter(|_| self.self_vote);
+                    vote.count(own.chain(others.iter().take(voters).map(|&j| set.label(j))));
+                    if vote.elected(m) != m {
+                        for &j in others {
+                            if cleaned[set.label(j)] {
+                                removed[j] = true;
+                            }
                         }
                     }
                 }
-            }
-            survivors(&removed)
-        })
+                survivors(&removed)
+            },
+        )
     }
 
     fn name(&self) -> String {

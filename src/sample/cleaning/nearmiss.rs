@@ -29,6 +29,9 @@ params! {
         /// row when its count is its size or more); none: every class but
         /// the minority reduced to the minority's size.
         pub counts: Option<Vec<usize>> = None,
+        /// Each reduced class's rows in score order, best first
+        /// (imbalanced-learn's order), instead of input order.
+        pub ranked: bool = false,
         /// Search neighbours on standardised features (flag: standardise).
         pub standardise: bool = false,
     }
@@ -127,7 +130,9 @@ impl<const V: u8> NearMiss<V> {
             }
             rows.extend(idx.into_iter().take(want).map(|i| cand[i]));
         }
-        rows.sort_unstable();
+        if !self.scores.ranked {
+            rows.sort_unstable();
+        }
         rows
     }
 }
@@ -171,6 +176,11 @@ impl<const V: u8> Sampler for NearMiss<V> {
                     .as_ref()
                     .map(|v| format!("counts={}", crate::sample::colon_list(v)))
                     .unwrap_or_default(),
+                if self.scores.ranked {
+                    "ranked=true".into()
+                } else {
+                    String::new()
+                },
                 std_flag(self.scores.standardise),
             ],
         )

@@ -50,7 +50,13 @@ impl Sampler for RepeatedEnn {
             while rounds < self.max_iter {
                 rounds += 1;
                 let before = kept.len();
-                kept = enn_round(set, &kept, (self.k, self.rule), &mut vote, target.as_deref());
+                kept = enn_round(
+                    set,
+                    &kept,
+                    (self.k, self.rule),
+                    &mut vote,
+                    target.as_deref(),
+                );
                 if kept.len() == before || editing_stops(set, cls, &kept, false) {
                     break;
                 }

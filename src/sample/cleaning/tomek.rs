@@ -64,12 +64,18 @@ pub(super) fn tomek_removed(set: Labelled<'_>, target: &[bool]) -> Vec<bool> {
 
 impl Sampler for TomekLinks {
     fn resample(&self, data: &Dataset, _rng: &mut Rng) -> Result<Sample> {
-        clean(self, data, ("tomek", self.standardise, self.classes.as_deref()), |set, cls| {
-            survivors(&tomek_removed(set, &cls.not_minority()))
-        })
+        clean(
+            self,
+            data,
+            ("tomek", self.standardise, self.classes.as_deref()),
+            |set, cls| survivors(&tomek_removed(set, &cls.not_minority())),
+        )
     }
 
     fn name(&self) -> String {
-        spec("tomek", &[classes_flag(&self.classes), std_flag(self.standardise)])
+        spec(
+            "tomek",
+            &[classes_flag(&self.classes), std_flag(self.standardise)],
+        )
     }
 }

@@ -168,14 +168,23 @@ def _check_shape(X):
 
 def _bools_as_numbers(X, cats):
     """A pandas ``X`` with its boolean columns not declared categorical
-    read as numbers (0 and 1, as imbalanced-learn reads them); the output
-    keeps their dtype."""
+    read as numbers (0 and 1, as imbalanced-learn reads them), and its
+    ``category`` columns of booleans as categories of their texts; the
+    output keeps the dtypes (its values are copied from ``X``)."""
     if not V._is_pandas_frame(X):
         return X
     declared = set(cats) if isinstance(cats, (list, tuple)) else set()
-    cast = {c: "float64" for j, (c, dt) in enumerate(zip(X.columns, X.dtypes))
-            if getattr(dt, "kind", "O") == "b" and j not in declared}
-    return X.astype(cast) if cast else X
+    cast = {}
+    for j, (c, dt) in enumerate(zip(X.columns, X.dtypes)):
+        if getattr(dt, "kind", "O") == "b" and j not in declared:
+            cast[c] = "float64"
+        elif str(dt) == "category" and X[c].cat.categories.dtype.kind == "b":
+            cast[c] = "str"
+    out = X.astype(cast) if cast else X
+    for c, t in cast.items():
+        if t == "str":
+            out[c] = out[c].astype("category")
+    return out
 
 
 def _check_finite(X, who):
@@ -498,7 +507,8 @@ class _Base(BaseEstimator):
                 Xf = X.toarray()
             _check_finite(Xf, type(self).__name__)
             cats = self._categorical(Xf)
-            feats, names = V.features(_bools_as_numbers(Xf, cats), n_jobs, cats)
+            # An object array may hold text columns (SMOTE-NC's levels).
+            feats, names = V.features(_bools_as_numbers(Xf, cats), n_jobs, cats, text=True)
         data = _rarity.Data(feats, lab.codes, lab.class_names, "y", None, n_jobs)
         self.spec_ = self._spec(lab)
         drawn = self._draw(data, lab, Xf, n_jobs)
@@ -597,7 +607,7 @@ class _Base(BaseEstimator):
             sampler_tags=SamplerTags(sample_indices=self._selects),
         )
         draws = self._draws_only(None)
-        tags.input_tags = InputTags(two_d_array=True, sparse=True, dataframe=True, allow_nan=draws)
+        tags.input_tags = InputTags(two_d_array=True, sparse=True, dataframe=True, allow_nan=draws, string=draws)
         return tags
 
 
@@ -625,6 +635,14 @@ def _cleaned(cls, lab):
     cls._strategy = _imblearn.strategy(cls.sampling_strategy, lab, "clean-sampling")
     ids = _imblearn.class_ids(cls._strategy, lab)
     return f"classes={_spec.spec_text(ids)}" if ids else ""
+
+
+def _per_round(cls, lab):
+    """The ``classes=`` of a repeated editing: none for ``"auto"`` and
+    ``"not minority"``, whose classes imbalanced-learn (and the library)
+    take anew each round from the rows left; else as :func:`_cleaned`."""
+    cleaned = _cleaned(cls, lab)
+    return "" if cls.sampling_strategy in ("auto", "not minority") else cleaned
 
 
 def _k(cls, name, itself=1, default=None):
@@ -1348,7 +1366,7 @@ class RepeatedEditedNearestNeighbours(_Base):
         )
         return _call(
             "renn", f"k={_k(self, 'n_neighbors')}", f"max_iter={int(self.max_iter)}",
-            f"rule={_kind_sel(self.kind_sel)}", "ties=lowest", _cleaned(self, lab),
+            f"rule={_kind_sel(self.kind_sel)}", "ties=lowest", _per_round(self, lab),
         )
 
     def _fitted(self, X, lab, drawn, rows):
@@ -1388,7 +1406,7 @@ class AllKNN(_Base):
         allow = "allow_minority=true" if self.allow_minority else ""
         return _call(
             "allknn", f"k={_k(self, 'n_neighbors')}", f"rule={_kind_sel(self.kind_sel)}", "ties=lowest",
-            allow, _cleaned(self, lab),
+            allow, _per_round(self, lab),
         )
 
 
@@ -1592,6 +1610,7 @@ class NearMiss(_Base):
         k = _k(self, "n_neighbors", 0)
         self.nn_ = _nn(self, "n_neighbors", 0)
         counts = f"counts={_spec.spec_text(_under_counts(self, lab))}"
+        counts += f",classes={_spec.spec_text(_imblearn.class_ids(self._strategy, lab))}"
         if self.version == 3:
             self.nn_ver3_ = _nn(self, "n_neighbors_ver3", 0)
             return f"nearmiss3(k={k},k3={_k(self, 'n_neighbors_ver3', 0)},{counts},ranked=true)"
@@ -1645,7 +1664,8 @@ class InstanceHardnessThreshold(_Base):
             self.estimator_ = RandomForestClassifier(n_estimators=100, random_state=self._seed(), n_jobs=self.n_jobs)
         elif hasattr(self.estimator, "predict_proba") or hasattr(self.estimator, "fit"):
             self.estimator_ = clone(self.estimator)
-            if "random_state" in self.estimator_.get_params() and self.estimator_.get_params()["random_state"] is None:
+            if "random_state" in self.estimator_.get_params():
+                # imbalanced-learn's: the estimator draws from the sampler's seed.
                 self.estimator_.set_params(random_state=self._seed())
         else:
             raise ValueError(f"estimator={self.estimator!r} is invalid; expected a classifier with predict_proba")

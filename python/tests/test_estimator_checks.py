@@ -26,7 +26,12 @@ CLASSIFIERS = [
 #: checks' small classes: k-means SMOTE at the default balance threshold
 #: finds no cluster that a class of a few rows dominates (it raises, as
 #: imbalanced-learn's does); with one cluster it is SMOTE.
-CHECKED_WITH = {"KMeansSMOTE": {"kmeans_estimator": 1, "cluster_balance_threshold": 0.0}}
+#: Cluster centroids' voting="auto" is hard on sparse input and soft on
+#: dense (imbalanced-learn's rule): its sparse-equals-dense check needs one voting.
+CHECKED_WITH = {
+    "KMeansSMOTE": {"kmeans_estimator": 1, "cluster_balance_threshold": 0.0},
+    "ClusterCentroids": {"voting": "soft"},
+}
 
 SAMPLERS = [cls(**CHECKED_WITH.get(cls.__name__, {})) for cls in dict.fromkeys(sampling.CLASSES.values())] + [
     sampling.Sampler("smote(k=3)"),

@@ -111,7 +111,7 @@ def test_fitted_attributes_imbalanced_learn_exposes():
     assert ncr.classes_to_clean_ == []
     st = sampling.SMOTETomek(random_state=0).fit(X, y)
     assert isinstance(st.smote_, sampling.SMOTE) and isinstance(st.tomek_, sampling.TomekLinks)
-    se = sampling.SMOTEENN(smote=sampling.SMOTE(k_neighbors=3), enn=sampling.EditedNearestNeighbours(kind_sel="mode"))
+    se = sampling.SMOTEENN(smote=sampling.SMOTE(k_neighbors=3), enn=sampling.EditedNearestNeighbours(sampling_strategy="all", kind_sel="mode"))
     se.fit(X, y)
     assert "k=3" in se.spec_ and "rule=mode" in se.spec_
     bl = sampling.BorderlineSMOTE(kind="borderline-2", random_state=0).fit(X, y)

@@ -107,6 +107,16 @@ impl Classes {
             .map(|(c, pool)| (c, pool.as_slice()))
     }
 
+    /// The rows of every class other than the minority that is not
+    /// cleaned (kept whole).
+    pub(crate) fn kept_whole(&self) -> impl Iterator<Item = usize> + '_ {
+        self.rows
+            .iter()
+            .enumerate()
+            .filter(|&(c, _)| c != self.minority && !self.cleaned[c])
+            .flat_map(|(_, pool)| pool.iter().copied())
+    }
+
     /// Per class: whether it is reduced (by default every class but the
     /// minority).
     pub(crate) fn not_minority(&self) -> Vec<bool> {

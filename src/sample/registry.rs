@@ -268,7 +268,7 @@ mod tests {
         "oss(standardize)",
         "ncl(k=4,enn_k=2,rule=all,ties=lowest,self_vote=true,threshold=0.6,strict=true,classes=0:1,standardise)",
         "nearmiss1(k=2,standardise)",
-        "nearmiss2(k=2,counts=20:30,ranked=true)",
+        "nearmiss2(k=2,counts=20:30,ranked=true,classes=0)",
         "nearmiss3(k=2,k3=4,standardise)",
         "iht(learner=tree,folds=3,counts=40:30)",
         "cluster-centroids(voting=hard,counts=25:30,max_iter=50)",

@@ -431,6 +431,8 @@ fn same_seed_same_sample_at_one_and_two_threads() {
             && !spec.starts_with("enn")
             && !spec.starts_with("ncl")
             && !spec.starts_with("nearmiss")
+            && !spec.starts_with("renn")
+            && !spec.starts_with("allknn")
         {
             assert_ne!(
                 a, c,
@@ -758,7 +760,7 @@ fn cleaning_samplers_clean_the_classes_asked() {
         .unwrap()
         .resample(&ds, &mut stream(1, 0))
         .is_err());
-    let nm = parse_sampler("nearmiss1(counts=50:30:100,ranked=true)")
+    let nm = parse_sampler("nearmiss1(counts=50:30:100,ranked=true,classes=0)")
         .unwrap()
         .resample(&ds, &mut stream(1, 0))
         .unwrap();

@@ -96,6 +96,7 @@ impl Sampler for CondensedNearestNeighbour {
             ("cnn", self.standardise, self.classes.as_deref()),
             |set, cls| {
                 let mut rows = cls.minority_rows().to_vec();
+                rows.extend(cls.kept_whole());
                 for (_, pool) in cls.others() {
                     rows.extend(condense(set, cls.minority_rows(), pool, self.once, rng));
                 }

@@ -32,6 +32,9 @@ params! {
         /// Each reduced class's rows in score order, best first
         /// (imbalanced-learn's order), instead of input order.
         pub ranked: bool = false,
+        /// The class ids reduced (none: every class; a class not named
+        /// keeps every row, in input order).
+        pub classes: Option<Vec<usize>> = None,
         /// Search neighbours on standardised features (flag: standardise).
         pub standardise: bool = false,
     }
@@ -80,12 +83,22 @@ impl<const V: u8> NearMiss<V> {
         let n_min = cls.minority_rows().len();
         let mut rows = Vec::new();
         for (c, pool) in cls.rows.iter().enumerate() {
+            if let Some(ids) = &self.scores.classes {
+                if !ids.contains(&c) {
+                    rows.extend_from_slice(pool);
+                    continue;
+                }
+            }
             let want = match &self.scores.counts {
                 Some(v) => v[c],
                 None if c == cls.minority => pool.len(),
                 None => n_min,
             };
-            if want >= pool.len() {
+            // A class kept whole keeps its input order, unless its count
+            // was given and the order is by rank (imbalanced-learn ranks
+            // every class its sampling_strategy names).
+            let ranks_whole = self.scores.ranked && self.scores.counts.is_some();
+            if want > pool.len() || want == pool.len() && !ranks_whole {
                 rows.extend_from_slice(pool);
                 continue;
             }
@@ -181,6 +194,7 @@ impl<const V: u8> Sampler for NearMiss<V> {
                 } else {
                     String::new()
                 },
+                super::classes_flag(&self.scores.classes),
                 std_flag(self.scores.standardise),
             ],
         )

@@ -37,6 +37,7 @@ impl Sampler for OneSidedSelection {
             ("oss", self.standardise, self.classes.as_deref()),
             |set, cls| {
                 let mut chosen = cls.minority_rows().to_vec();
+                chosen.extend(cls.kept_whole());
                 for (c, pool) in cls.others() {
                     let seed = pool[rng.random_range(0..pool.len())];
                     let mut store = cls.minority_rows().to_vec();

@@ -1677,10 +1677,11 @@ class InstanceHardnessThreshold(_Base):
             return super()._draw(data, lab, X, n_jobs)
         from sklearn.model_selection import StratifiedKFold, cross_val_predict
 
-        y = lab.classes_[lab.from_rarity[lab.codes]]
+        # The class positions in classes_ order (integers, whatever y's dtype).
+        y = lab.from_rarity[lab.codes]
         folds = StratifiedKFold(n_splits=self.cv, shuffle=True, random_state=self._seed())
         proba = cross_val_predict(self.estimator_, X, y, cv=folds, n_jobs=self.n_jobs, method="predict_proba")
-        own = proba[np.arange(len(y)), lab.from_rarity[lab.codes]]
+        own = proba[np.arange(len(y)), y]
         rows = _rarity.keep_highest(own.astype(np.float64).tolist(), lab.codes.tolist(), list(self._want))
         self.spec_ = f"{type(self.estimator_).__name__} cross-validated, then {self.spec_}"
         return _Selected(rows, lab)

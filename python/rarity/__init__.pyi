@@ -68,7 +68,7 @@ class RBBagging(_RarityClassifier):
 
 class SMOTEBagging(_RarityClassifier):
     n_estimators: int
-    def __init__(self, *, n: int = ..., vote: str = ..., criterion: str = ..., max_depth: Optional[Any] = ..., min_samples_split: int = ..., min_samples_leaf: int = ..., max_features: Optional[Any] = ..., leaf: str = ..., splitter: str = ..., cat_smooth: float = ..., min_data_per_group: int = ..., max_cat_threshold: int = ..., cat_l2: float = ..., max_cat_to_onehot: int = ..., amount: float = ..., under: float = ..., k: int = ..., standardise: bool = ..., correct: Optional[Union[bool, str]] = ..., calibration: Optional[str] = ..., decision: Optional[str] = ..., seed: int = ..., n_jobs: Optional[int] = ..., pos_label: Any = ..., categorical_features: Optional[Union[str, Sequence[Any]]] = ..., n_estimators: int = ...) -> None: ...
+    def __init__(self, *, n: int = ..., vote: str = ..., criterion: str = ..., max_depth: Optional[Any] = ..., min_samples_split: int = ..., min_samples_leaf: int = ..., max_features: Optional[Any] = ..., leaf: str = ..., splitter: str = ..., cat_smooth: float = ..., min_data_per_group: int = ..., max_cat_threshold: int = ..., cat_l2: float = ..., max_cat_to_onehot: int = ..., amount: float = ..., under: float = ..., k: int = ..., standardise: bool = ..., seed_vote: bool = ..., correct: Optional[Union[bool, str]] = ..., calibration: Optional[str] = ..., decision: Optional[str] = ..., seed: int = ..., n_jobs: Optional[int] = ..., pos_label: Any = ..., categorical_features: Optional[Union[str, Sequence[Any]]] = ..., n_estimators: int = ...) -> None: ...
 
 class UnderOverBagging(_RarityClassifier):
     n_estimators: int
@@ -76,7 +76,7 @@ class UnderOverBagging(_RarityClassifier):
 
 class UnderBagging(_RarityClassifier):
     n_estimators: int
-    def __init__(self, *, n: int = ..., vote: str = ..., criterion: str = ..., max_depth: Optional[Any] = ..., min_samples_split: int = ..., min_samples_leaf: int = ..., max_features: Optional[Any] = ..., leaf: str = ..., splitter: str = ..., cat_smooth: float = ..., min_data_per_group: int = ..., max_cat_threshold: int = ..., cat_l2: float = ..., max_cat_to_onehot: int = ..., beta: Optional[Any] = ..., ratio: Optional[Any] = ..., rates: Optional[Any] = ..., mode: Optional[Any] = ..., correct: Optional[Union[bool, str]] = ..., calibration: Optional[str] = ..., decision: Optional[str] = ..., seed: int = ..., n_jobs: Optional[int] = ..., pos_label: Any = ..., categorical_features: Optional[Union[str, Sequence[Any]]] = ..., n_estimators: int = ...) -> None: ...
+    def __init__(self, *, n: int = ..., vote: str = ..., criterion: str = ..., max_depth: Optional[Any] = ..., min_samples_split: int = ..., min_samples_leaf: int = ..., max_features: Optional[Any] = ..., leaf: str = ..., splitter: str = ..., cat_smooth: float = ..., min_data_per_group: int = ..., max_cat_threshold: int = ..., cat_l2: float = ..., max_cat_to_onehot: int = ..., beta: Optional[Any] = ..., ratio: Optional[Any] = ..., rates: Optional[Any] = ..., mode: Optional[Any] = ..., replacement: bool = ..., correct: Optional[Union[bool, str]] = ..., calibration: Optional[str] = ..., decision: Optional[str] = ..., seed: int = ..., n_jobs: Optional[int] = ..., pos_label: Any = ..., categorical_features: Optional[Union[str, Sequence[Any]]] = ..., n_estimators: int = ...) -> None: ...
 
 class BalancedForest(_RarityClassifier):
     n_estimators: int

@@ -593,7 +593,7 @@ class CorrectedClassifier(ClassifierMixin, BaseEstimator):
         if np.any(rates <= 0):
             k = int(np.flatnonzero(rates <= 0)[0])
             raise ValueError(f"the sampler kept no rows of class '{lab.class_names[k]}'")
-        X_s, ids = _resample_outputs(X, y, drawn, lab, data, n_jobs)
+        X_s, ids = _resample_outputs(X, drawn, np.asarray(drawn.rows, dtype=np.int64), lab, data, n_jobs)
         y_s = lab.classes_[ids]
         est = self.estimator
         if est is None:

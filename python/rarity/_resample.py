@@ -160,5 +160,5 @@ def _levels_table(data, target, native, spec, seed, n_jobs):
     X, y, _ = _split_target(data, target)
     drawn = _rarity.resample(spec, native, seed, n_jobs)
     lab = V.labels(y, None)
-    X_res, _ = _resample_outputs(X, y, drawn, lab, native, n_jobs)
+    X_res, _ = _resample_outputs(X, drawn, np.asarray(drawn.rows, dtype=np.int64), lab, native, n_jobs)
     return X_res

@@ -93,7 +93,7 @@ def _pandas_features(X, n_jobs):
     return _rarity.Features.from_columns(cols)
 
 
-def _array_features(X, n_jobs):
+def _array_features(X, n_jobs, text=False):
     if X.ndim == 2 and X.shape[1] == 0:
         # scikit-learn's wording (its estimator checks match it).
         raise ValueError(f"0 feature(s) (shape={X.shape}) while a minimum of 1 is required.")
@@ -103,6 +103,8 @@ def _array_features(X, n_jobs):
         try:
             X = X.astype(np.float64)
         except (TypeError, ValueError) as e:
+            if text and X.ndim == 2:
+                return _object_columns(X)
             raise NotANumberError(f"X holds values that are not numbers: {e}") from None
     if X.dtype not in (np.float64, np.float32):
         X = X.astype(np.float64)
@@ -111,7 +113,30 @@ def _array_features(X, n_jobs):
     return _rarity.Features.from_numpy(X, None, n_jobs)
 
 
-def features(X, n_jobs=None, categorical_features=None):
+def _object_columns(X):
+    """The columns of a 2-d object (or text) array holding text: each a
+    column of numbers when all its values are numbers, else of text (None
+    for a missing value), named as an array's columns are named."""
+    cols = []
+    for j in range(X.shape[1]):
+        col = X[:, j]
+        try:
+            cols.append((f"x{j}", np.ascontiguousarray(col.astype(np.float64))))
+            continue
+        except (TypeError, ValueError):
+            pass
+        values = col.tolist()
+        odd = next((v for v in values if not isinstance(v, (str, bytes, numbers.Real)) and v is not None), None)
+        if odd is not None:
+            raise NotANumberError(
+                f"X holds values that are neither numbers nor text (column {j}: {type(odd).__name__}); "
+                "argument must be a string or a number"
+            )
+        cols.append((f"x{j}", [None if v is None or v != v else str(v) for v in values]))
+    return _rarity.Features.from_columns(cols)
+
+
+def features(X, n_jobs=None, categorical_features=None, text=False):
     """The native features of ``X`` and the names for ``feature_names_in_``.
 
     Returns ``(features, names)`` where ``names`` is an array of the column
@@ -120,9 +145,11 @@ def features(X, n_jobs=None, categorical_features=None):
     ``HistGradientBoostingClassifier`` spells it: ``None``, ``"from_dtype"``,
     column names, indices or a boolean mask) names the columns read as
     categorical features, one feature of level codes each (see
-    :func:`categorical_columns`).
+    :func:`categorical_columns`). With ``text``, a 2-d object array may hold
+    text columns, read as a table's are (the samplers' SMOTE-NC input);
+    without, its values must be numbers.
     """
-    feats, names = _features(X, n_jobs)
+    feats, names = _features(X, n_jobs, text)
     if categorical_features is None:
         return feats, names
     cols = categorical_columns(X, feats.column_names, names is not None or _is_table(X), categorical_features)
@@ -238,7 +265,7 @@ def _level_values(cats):
     return [str(c) for c in cats]
 
 
-def _features(X, n_jobs):
+def _features(X, n_jobs, text=False):
     if (
         type(X) is np.ndarray
         and X.ndim == 2
@@ -264,7 +291,7 @@ def _features(X, n_jobs):
         f = _rarity.Features.from_arrow(X)
         return f, np.asarray(f.column_names, dtype=object)
     if isinstance(X, np.ndarray):
-        return _array_features(X, n_jobs), None
+        return _array_features(X, n_jobs, text), None
     if isinstance(X, (list, tuple)):
         try:
             arr = np.asarray(X)

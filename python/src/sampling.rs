@@ -48,6 +48,29 @@ pub fn resample(
     })
 }
 
+/// The rows an instance-hardness selection keeps given each row's score
+/// (its own class's cross-validated probability, from a scikit-learn
+/// estimator), class ids `labels` and the rows wanted of each class:
+/// `rarity::sample::keep_highest`, the selection of rarity's `iht`.
+#[pyfunction]
+pub fn keep_highest(score: Vec<f64>, labels: Vec<u32>, want: Vec<usize>) -> PyResult<Vec<usize>> {
+    if score.len() != labels.len() {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "{} scores for {} rows",
+            score.len(),
+            labels.len()
+        )));
+    }
+    let mut by_class = vec![Vec::new(); want.len()];
+    for (i, &c) in labels.iter().enumerate() {
+        let slot = by_class.get_mut(c as usize).ok_or_else(|| {
+            pyo3::exceptions::PyValueError::new_err(format!("class id {c} out of range"))
+        })?;
+        slot.push(i);
+    }
+    Ok(rarity::sample::keep_highest(&score, &by_class, &want))
+}
+
 /// A raw pointer to an output buffer, written by one job while its owner
 /// (a NumPy array held by the waiting caller) lives.
 struct OutPtr(*mut f64, usize);
@@ -74,6 +97,11 @@ impl Drawn {
     #[getter]
     fn keep_rates(&self) -> Vec<f64> {
         self.sample.keep_rates.clone()
+    }
+
+    /// The fact `name` the draw recorded (`n_iter`, `danger`, ...), if any.
+    fn fact(&self, name: &str) -> Option<Vec<f64>> {
+        self.sample.fact(name).map(<[f64]>::to_vec)
     }
 
     /// What the sampler wants the user to know.
@@ -127,12 +155,7 @@ impl Drawn {
             // SAFETY: the array holds `n_out * d` values; this job is the
             // only writer and the caller waits for it with the array alive.
             let buf = unsafe { std::slice::from_raw_parts_mut(p.0, p.1) };
-            data.take_append_into(
-                &sample.rows,
-                &sample.synthetic,
-                &sample.synthetic_levels,
-                buf,
-            )
+            sample.write_features(&data, buf)
         })?;
         Ok(out)
     }

@@ -53,3 +53,19 @@ def binary_data():
 @pytest.fixture
 def multiclass_data():
     return imbalanced(n=450, classes=3, rate=0.15, seed=1)
+
+
+def pytest_pycollect_makemodule(module_path, parent):
+    """``test_imblearn_suite.py`` also collects imbalanced-learn's own sampler
+    tests, pointed at ``rarity.sampling`` (``imblearn_suite``)."""
+    if module_path.name == "test_imblearn_suite.py":
+        import imblearn_suite
+
+        return imblearn_suite.Suite.from_parent(parent, path=module_path)
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    import imblearn_suite
+
+    imblearn_suite.mark_skipped(items)

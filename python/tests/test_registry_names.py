@@ -50,7 +50,10 @@ def test_sample_indices_exactly_when_the_registry_says_the_sampler_only_selects(
 
 def test_synthesizing_samplers_are_the_smote_family():
     synth = {e["name"] for e in _spec.registry("samplers") if e["synthesizes"]}
-    assert synth == {"smote", "borderline-smote", "adasyn", "hybrid", "smote-tomek", "smote-enn"}
+    assert synth == {
+        "smote", "borderline-smote", "adasyn", "hybrid", "smote-tomek", "smote-enn", "svm-smote",
+        "kmeans-smote", "cluster-centroids",
+    }
 
 
 def test_a_named_ensembles_default_decision_is_the_registrys():

@@ -56,6 +56,9 @@ pub(crate) struct Classes {
     pub(crate) minority: usize,
     /// The rows of each class, in row order.
     pub(crate) rows: Vec<Vec<usize>>,
+    /// Per class: whether a cleaning sampler reduces it (every class but
+    /// the minority unless [`Classes::cleaning`] names them).
+    pub(crate) cleaned: Vec<bool>,
 }
 
 impl Classes {
@@ -63,11 +66,31 @@ impl Classes {
     /// the sampler in the error).
     pub(crate) fn of(data: &Dataset, sampler: &str) -> Result<Self> {
         let counts = two_class_counts(data, sampler)?;
+        let minority = minority_class(&counts);
         Ok(Classes {
-            minority: minority_class(&counts),
+            minority,
             rows: data.rows_by_class(),
+            cleaned: (0..counts.len()).map(|c| c != minority).collect(),
             counts,
         })
+    }
+
+    /// As [`Classes::of`], the classes `ids` (class ids) being the ones
+    /// cleaned when given (a sampler's `classes` parameter), else every
+    /// class but the minority.
+    pub(crate) fn cleaning(data: &Dataset, sampler: &str, ids: Option<&[usize]>) -> Result<Self> {
+        let mut cls = Classes::of(data, sampler)?;
+        if let Some(ids) = ids {
+            let k = cls.counts.len();
+            if let Some(bad) = ids.iter().find(|&&c| c >= k) {
+                return Err(Error::invalid(format!(
+                    "{sampler}: classes names class id {bad}; the data has {k} classes (ids 0 to {})",
+                    k - 1
+                )));
+            }
+            cls.cleaned = (0..k).map(|c| ids.contains(&c)).collect();
+        }
+        Ok(cls)
     }
 
     /// The minority's rows.
@@ -75,18 +98,29 @@ impl Classes {
         &self.rows[self.minority]
     }
 
-    /// Every other class that has rows, with its rows.
+    /// Every class reduced, but the minority, that has rows, with its rows.
     pub(crate) fn others(&self) -> impl Iterator<Item = (usize, &[usize])> {
         self.rows
             .iter()
             .enumerate()
-            .filter(|&(c, pool)| c != self.minority && !pool.is_empty())
+            .filter(|&(c, pool)| c != self.minority && self.cleaned[c] && !pool.is_empty())
             .map(|(c, pool)| (c, pool.as_slice()))
     }
 
-    /// Per class: whether it is reduced (every class but the minority).
+    /// The rows of every class other than the minority that is not
+    /// cleaned (kept whole).
+    pub(crate) fn kept_whole(&self) -> impl Iterator<Item = usize> + '_ {
+        self.rows
+            .iter()
+            .enumerate()
+            .filter(|&(c, _)| c != self.minority && !self.cleaned[c])
+            .flat_map(|(_, pool)| pool.iter().copied())
+    }
+
+    /// Per class: whether it is reduced (by default every class but the
+    /// minority).
     pub(crate) fn not_minority(&self) -> Vec<bool> {
-        (0..self.counts.len()).map(|c| c != self.minority).collect()
+        self.cleaned.clone()
     }
 }
 
@@ -167,6 +201,7 @@ pub(crate) fn assemble(
         synthetic_levels,
         keep_rates: Vec::new(),
         notes,
+        ..Sample::default()
     };
     s.keep_rates = s.compute_keep_rates(data);
     s
@@ -202,6 +237,7 @@ pub(crate) fn assemble_all_rows(
         synthetic_levels,
         keep_rates,
         notes,
+        ..Sample::default()
     }
 }
 

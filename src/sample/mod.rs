@@ -15,8 +15,10 @@
 //! | `under` | [`RandomUnder`]: Bernoulli or exact count, rate / ratio / per-class rates |
 //! | `over` | [`RandomOver`]; the class-size targets [`OverTarget`] |
 //! | `balanced` | [`ExactlyBalanced`] (EB), [`RoughlyBalanced`] (RB), [`UnderOver`], [`BalancedBootstrap`] |
-//! | `smote` | [`Smote`], [`BorderlineSmote`], [`Adasyn`], [`SmoteHybrid`] (500% / 120%) |
-//! | `cleaning` | [`TomekLinks`], [`EditedNearestNeighbours`], [`CondensedNearestNeighbour`], [`OneSidedSelection`], [`NeighbourhoodCleaningRule`], [`NearMiss`], [`SmoteTomek`], [`SmoteEnn`] |
+//! | `smote` | [`Smote`], [`BorderlineSmote`] (kinds 1 and 2), [`Adasyn`], [`SmoteHybrid`] (500% / 120%) |
+//! | `svm_smote`, `kmeans_smote` | [`SvmSmote`], [`KMeansSmote`] |
+//! | `cluster_centroids` | [`ClusterCentroids`] (soft and hard voting; `kmeans` clusters) |
+//! | `cleaning` | [`TomekLinks`], [`EditedNearestNeighbours`], [`RepeatedEnn`], [`AllKnn`], [`CondensedNearestNeighbour`], [`OneSidedSelection`], [`NeighbourhoodCleaningRule`], [`NearMiss`], [`InstanceHardness`], [`SmoteTomek`], [`SmoteEnn`] |
 //! | [`bootstrap`], [`no_resampling`] | the plain bootstrap and no resampling (bagging's draws) |
 //! | [`registry`] | every sampler by name, with its parameters: [`build_sampler`] |
 //!
@@ -28,6 +30,7 @@
 
 pub(crate) mod draw;
 pub mod keyed;
+mod kmeans;
 mod nominal;
 mod parts;
 pub mod plan;
@@ -53,8 +56,15 @@ pub struct Sample {
     /// between two input rows (their values are computed where they are
     /// written: [`Sample::materialise`], [`Dataset::take_append_into`]).
     pub synthetic: Vec<Between>,
-    /// Class ids of the synthetic rows.
+    /// Class ids of the synthetic rows: those of `synthetic`, then those of
+    /// `synthetic_values`.
     pub synthetic_labels: Vec<u32>,
+    /// Synthetic rows given by their values (row-major, one row per label
+    /// after the `synthetic` recipes' labels): rows that are no point of a
+    /// segment between two input rows, as cluster centroids and the
+    /// smoothed bootstrap's perturbed copies. Empty for most samplers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub synthetic_values: Vec<f64>,
     /// The synthetic rows' levels at the categorical features (row-major,
     /// one per categorical feature in feature order; empty when the table
     /// has none): SMOTE-NC's vote, never an interpolated code.
@@ -65,6 +75,13 @@ pub struct Sample {
     pub keep_rates: Vec<f64>,
     /// Things the user should know (e.g. "k reduced to 2: only 3 minority rows").
     pub notes: Vec<String>,
+    /// What the draw found, by name, for callers that report it (the
+    /// fitted attributes of imbalanced-learn's classes): `n_iter` (the
+    /// editing rounds run), `danger` (the rows Borderline-SMOTE found in
+    /// danger), `centroid_rows` (the rows the hard vote of cluster
+    /// centroids kept)... Empty for most samplers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub facts: Vec<(String, Vec<f64>)>,
 }
 
 impl Sample {
@@ -107,6 +124,14 @@ impl Sample {
         !self.synthetic_labels.is_empty()
     }
 
+    /// The fact called `name` ([`Sample::facts`]), if the draw recorded it.
+    pub fn fact(&self, name: &str) -> Option<&[f64]> {
+        self.facts
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_slice())
+    }
+
     /// For each synthetic row and categorical feature (row-major, as
     /// [`Sample::synthetic_levels`]), a row of `data` that holds the same
     /// level (the first; a missing level: the first row missing it), so a
@@ -119,16 +144,36 @@ impl Sample {
 
     /// The sampled rows plus the synthetic ones as a new dataset.
     pub fn materialise(&self, data: &Dataset) -> Result<Dataset> {
-        if self.has_synthetic() {
-            data.take_append(
-                &self.rows,
-                &self.synthetic,
-                &self.synthetic_levels,
-                &self.synthetic_labels,
-            )
-        } else {
-            Ok(data.take(&self.rows))
+        if !self.has_synthetic() {
+            return Ok(data.take(&self.rows));
         }
+        let nb = self.synthetic.len().min(self.synthetic_labels.len());
+        let out = data.take_append(
+            &self.rows,
+            &self.synthetic,
+            &self.synthetic_levels,
+            &self.synthetic_labels[..nb],
+        )?;
+        if self.synthetic_values.is_empty() {
+            return Ok(out);
+        }
+        out.append(&self.synthetic_values, &self.synthetic_labels[nb..])
+    }
+
+    /// Writes the sample's features (the kept rows, the recipes' rows, then
+    /// the rows given by value) into `out`, `(rows + synthetic rows) * d`
+    /// values, row-major, as [`Sample::materialise`] lays them out.
+    pub fn write_features(&self, data: &Dataset, out: &mut [f64]) -> Result<()> {
+        let tail = self.synthetic_values.len();
+        if tail > out.len() {
+            return Err(crate::error::Error::invalid(
+                "the output is smaller than the sample's rows given by value",
+            ));
+        }
+        let (head, rest) = out.split_at_mut(out.len() - tail);
+        data.take_append_into(&self.rows, &self.synthetic, &self.synthetic_levels, head)?;
+        rest.copy_from_slice(&self.synthetic_values);
+        Ok(())
     }
 }
 

@@ -5,10 +5,20 @@
 //! Every input row is kept once; the extra rows of class `c` are drawn
 //! uniformly with replacement from that class, so the keep rate of `c` is
 //! `target_c / N_c >= 1`.
+//!
+//! With `shrinkage`, the smoothed bootstrap (Menardi & Torelli 2014, ROSE,
+//! the form imbalanced-learn's `shrinkage` takes): each extra row of class
+//! `c` is its drawn row plus Gaussian noise, feature `j` of standard
+//! deviation `shrinkage_c * h_c * s_cj`, with `s_cj` the class's sample
+//! standard deviation of the feature and `h_c = (4 / ((d + 2) N_c))^(1 /
+//! (d + 4))` (Silverman's rule for a `d`-variate normal kernel). A
+//! shrinkage of 0 is the plain bootstrap.
 
 use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::params::{params, Bounds, Params};
+use rand::RngExt;
+
 use crate::rng::Rng;
 
 use crate::sample::draw::{
@@ -144,6 +154,17 @@ impl OverTarget {
     }
 }
 
+params! {
+    /// The smoothed bootstrap of random oversampling.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct Smoothing {
+        /// Noise added to each extra row, as a multiple of the kernel's
+        /// bandwidth: one value for every class or one per class in
+        /// class-id order (none: the plain bootstrap).
+        pub shrinkage: Option<Vec<f64>> = None => Bounds::at_least(0.0),
+    }
+}
+
 /// Random oversampling with replacement.
 ///
 /// ```
@@ -158,14 +179,92 @@ impl OverTarget {
 pub struct RandomOver {
     /// The class sizes to reach.
     pub target: OverTarget,
+    /// The smoothed bootstrap, if asked.
+    pub smoothing: Smoothing,
 }
 
-params_of_parts!(RandomOver: target);
+params_of_parts!(RandomOver: target, smoothing);
 
 impl RandomOver {
     /// Oversampling to `target`.
     pub fn new(target: OverTarget) -> Self {
-        RandomOver { target }
+        RandomOver {
+            target,
+            smoothing: Smoothing::default(),
+        }
+    }
+
+    /// Per class, the shrinkage of its extra rows (0: plain copies).
+    fn shrinkage(&self, data: &Dataset) -> Result<Vec<f64>> {
+        let k = data.n_classes();
+        let per_class = match self.smoothing.shrinkage.as_deref() {
+            None => vec![0.0; k],
+            Some([one]) => vec![*one; k],
+            Some(v) if v.len() == k => v.to_vec(),
+            Some(v) => {
+                return Err(Error::invalid(format!(
+                    "over: {} shrinkage values given for {k} classes; give one, or one per class",
+                    v.len()
+                )))
+            }
+        };
+        if per_class.iter().any(|&s| s > 0.0) && !data.categorical_features().is_empty() {
+            return Err(Error::invalid(
+                "over: the smoothed bootstrap (shrinkage > 0) adds noise to numbers; \
+                 the table has categorical features",
+            ));
+        }
+        Ok(per_class)
+    }
+}
+
+/// Per feature, the sample standard deviation (`n - 1`) of the rows `pool`.
+fn sample_sd(data: &Dataset, pool: &[usize]) -> Vec<f64> {
+    let d = data.n_features();
+    let n = pool.len() as f64;
+    let mut mean = vec![0.0; d];
+    for &i in pool {
+        mean.iter_mut().zip(data.row(i)).for_each(|(m, v)| *m += v);
+    }
+    mean.iter_mut().for_each(|m| *m /= n);
+    let mut ss = vec![0.0; d];
+    for &i in pool {
+        for ((s, v), m) in ss.iter_mut().zip(data.row(i)).zip(&mean) {
+            *s += (v - m) * (v - m);
+        }
+    }
+    ss.iter()
+        .map(|s| if n > 1.0 { (s / (n - 1.0)).sqrt() } else { 0.0 })
+        .collect()
+}
+
+/// A standard normal draw (Box-Muller on two uniforms).
+fn normal(rng: &mut Rng) -> f64 {
+    let u: f64 = 1.0 - rng.random::<f64>();
+    let v: f64 = rng.random();
+    (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+}
+
+/// Appends to `values` the rows `drawn` of `data`, each plus the smoothed
+/// bootstrap's noise (`shrinkage` times the bandwidth of the rows `pool`).
+fn smoothed(
+    data: &Dataset,
+    pool: &[usize],
+    drawn: &[usize],
+    shrinkage: f64,
+    rng: &mut Rng,
+    values: &mut Vec<f64>,
+) {
+    let d = data.n_features() as f64;
+    let h = (4.0 / ((d + 2.0) * pool.len() as f64)).powf(1.0 / (d + 4.0));
+    let scale: Vec<f64> = sample_sd(data, pool)
+        .into_iter()
+        .map(|s| shrinkage * h * s)
+        .collect();
+    for &i in drawn {
+        for (v, s) in data.row(i).iter().zip(&scale) {
+            values.push(v + s * normal(rng));
+        }
     }
 }
 
@@ -173,14 +272,41 @@ impl Sampler for RandomOver {
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
         let counts = two_class_counts(data, "oversampling")?;
         let sizes = self.target.sizes(&counts, data.n_features())?;
+        let shrinkage = self.shrinkage(data)?;
         let mut rows: Vec<usize> = (0..data.n_rows()).collect();
+        let (mut values, mut labels) = (Vec::new(), Vec::new());
         for (c, pool) in data.rows_by_class().iter().enumerate() {
-            rows.extend(with_replacement(pool, sizes[c] - counts[c], rng));
+            let drawn = with_replacement(pool, sizes[c] - counts[c], rng);
+            if shrinkage[c] > 0.0 {
+                smoothed(data, pool, &drawn, shrinkage[c], rng, &mut values);
+                labels.extend(std::iter::repeat_n(c as u32, drawn.len()));
+            } else {
+                rows.extend(drawn);
+            }
         }
-        Ok(assemble_rows(data, rows, Vec::new()))
+        let mut s = assemble_rows(data, rows, Vec::new());
+        if !labels.is_empty() {
+            s.synthetic_values = values;
+            s.synthetic_labels = labels;
+            s.keep_rates = s.compute_keep_rates(data);
+        }
+        Ok(s)
+    }
+
+    fn synthesizes(&self) -> bool {
+        self.smoothing
+            .shrinkage
+            .as_ref()
+            .is_some_and(|v| v.iter().any(|&s| s > 0.0))
     }
 
     fn name(&self) -> String {
-        spec("over", &[self.target.spec()])
+        let shrink = self
+            .smoothing
+            .shrinkage
+            .as_ref()
+            .map(|v| format!("shrinkage={}", colon_list(v)))
+            .unwrap_or_default();
+        spec("over", &[self.target.spec(), shrink])
     }
 }

@@ -29,25 +29,35 @@ mod balanced;
 pub mod bootstrap;
 #[path = "cleaning/mod.rs"]
 mod cleaning;
+#[path = "cluster_centroids.rs"]
+mod cluster_centroids;
+#[path = "kmeans_smote.rs"]
+mod kmeans_smote;
 #[path = "no_resampling.rs"]
 pub mod no_resampling;
 #[path = "over.rs"]
 mod over;
 #[path = "smote.rs"]
-mod smote;
+pub(crate) mod smote;
+#[path = "svm_smote.rs"]
+mod svm_smote;
 #[path = "under.rs"]
 mod under;
 
 pub use balanced::{BalancedBootstrap, ExactlyBalanced, RoughlyBalanced, UnderOver};
 pub use cleaning::{
-    CondensedNearestNeighbour, EditedNearestNeighbours, EnnRule, NearMiss, NearMissScores,
-    NeighbourhoodCleaningRule, OneSidedSelection, ShortList, SmoteEnn, SmoteEnnEditing, SmoteTomek,
-    Ties, TomekLinks,
+    keep_highest, own_class_proba, AllKnn, CondensedNearestNeighbour, EditedNearestNeighbours,
+    EnnRule, InstanceHardness, NearMiss, NearMissScores, NeighbourhoodCleaningRule,
+    OneSidedSelection, RepeatedEnn, ShortList, SmoteEnn, SmoteEnnEditing, SmoteTomek, Ties,
+    TomekLinks,
 };
-pub use over::{OverTarget, RandomOver};
+pub use cluster_centroids::{ClusterCentroids, Voting};
+pub use kmeans_smote::{KMeansClusters, KMeansSmote};
+pub use over::{OverTarget, RandomOver, Smoothing};
 pub use smote::{
-    Adasyn, BorderlineSmote, Danger, HybridSizes, Smote, SmoteHybrid, SmoteNeighbours,
+    Adasyn, AdasynShares, BorderlineSmote, Danger, HybridSizes, Smote, SmoteHybrid, SmoteNeighbours,
 };
+pub use svm_smote::{SvmBorder, SvmSmote};
 pub use under::{RandomUnder, UnderMode};
 
 use std::sync::Arc;
@@ -92,6 +102,14 @@ pub static SAMPLERS: &[Entry<Arc<dyn Sampler>>] = &[
         "borderline-smote",
         "Borderline-SMOTE1: SMOTE from the minority rows in danger among their m neighbours; target as smote",
     ),
+    entry::<SvmSmote>(
+        "svm-smote",
+        "SVM-SMOTE: SMOTE from an SVM's support vectors, extrapolating from the safe ones; target as smote",
+    ),
+    entry::<KMeansSmote>(
+        "kmeans-smote",
+        "k-means SMOTE: SMOTE within the k-means clusters the class dominates, more in sparse ones; target as smote",
+    ),
     entry::<Adasyn>("adasyn", "ADASYN: SMOTE weighted by each row's other-class neighbours; target as smote"),
     entry::<SmoteHybrid>(
         "hybrid",
@@ -100,7 +118,12 @@ pub static SAMPLERS: &[Entry<Arc<dyn Sampler>>] = &[
     .python("SMOTEUnder"),
     entry::<TomekLinks>("tomek", "remove the non-minority member of each Tomek link"),
     entry::<EditedNearestNeighbours>("enn", "edited nearest neighbours: rule=mode|all"),
-    entry::<CondensedNearestNeighbour>("cnn", "Hart's condensed nearest neighbour"),
+    entry::<RepeatedEnn>(
+        "renn",
+        "repeated ENN: ENN again on what it kept until nothing changes (at most max_iter rounds)",
+    ),
+    entry::<AllKnn>("allknn", "AllKNN: ENN with 1, 2, ..., k neighbours in turn"),
+    entry::<CondensedNearestNeighbour>("cnn", "Hart's condensed nearest neighbour (once: one pass, imbalanced-learn's)"),
     entry::<OneSidedSelection>("oss", "one-sided selection (Kubat & Matwin)"),
     entry::<NeighbourhoodCleaningRule>("ncl", "neighbourhood cleaning rule"),
     entry::<NearMiss<1>>("nearmiss1", "NearMiss-1: the rows nearest their k nearest minority rows"),
@@ -108,6 +131,14 @@ pub static SAMPLERS: &[Entry<Arc<dyn Sampler>>] = &[
     entry::<NearMiss<3>>(
         "nearmiss3",
         "NearMiss-3: of the k3 nearest rows of each minority row, those farthest from their k nearest minority rows",
+    ),
+    entry::<InstanceHardness>(
+        "iht",
+        "instance hardness threshold: each reduced class keeps its rows a learner's cross-validated probabilities find easiest",
+    ),
+    entry::<ClusterCentroids>(
+        "cluster-centroids",
+        "cluster centroids: each reduced class replaced by k-means centres (voting=soft) or the rows nearest them (hard)",
     ),
     entry::<SmoteTomek>(
         "smote-tomek",
@@ -221,20 +252,26 @@ mod tests {
     const NON_DEFAULT: &[&str] = &[
         "bootstrap(fraction=0.5)",
         "none",
-        "under(rates=[0.5,1],exact)",
-        "over(counts=[90,40])",
+        "under(rates=[0.5,1],replacement=true)",
+        "over(counts=[90,40],shrinkage=[0,1.5])",
         "smote(k=3,amount=150,standardise)",
-        "borderline-smote(k=4,m=6,ratio=0.5)",
-        "adasyn(k=4,counts=[90,50],standardise=true)",
+        "borderline-smote(k=4,m=6,kind=2,ratio=0.5)",
+        "svm-smote(k=4,m=6,c=2,out_step=0.4,ratio=0.8)",
+        "kmeans-smote(k=3,clusters=2,balance=0.1,density_exponent=2,counts=[60,50])",
+        "adasyn(k=4,counts=[90,50],round_each=true,standardise=true)",
         "hybrid(amount=300,under=100,k=4,standardise)",
         "tomek(standardise)",
-        "enn(k=4,rule=all,ties=lowest,standardise)",
-        "cnn(standardise)",
+        "enn(k=4,rule=all,ties=lowest,classes=0:1,standardise)",
+        "renn(k=2,max_iter=5,rule=all,ties=lowest,standardise)",
+        "allknn(k=4,rule=all,allow_minority=true,classes=0)",
+        "cnn(classes=0,once=true,standardise)",
         "oss(standardize)",
-        "ncl(k=4,ties=lowest,self_vote=true,threshold=0.6,strict=true,standardise)",
+        "ncl(k=4,enn_k=2,rule=all,ties=lowest,self_vote=true,threshold=0.6,strict=true,classes=0:1,standardise)",
         "nearmiss1(k=2,standardise)",
-        "nearmiss2(k=2)",
+        "nearmiss2(k=2,counts=20:30,ranked=true,classes=0)",
         "nearmiss3(k=2,k3=4,standardise)",
+        "iht(learner=tree,folds=3,counts=40:30)",
+        "cluster-centroids(voting=hard,counts=25:30,max_iter=50)",
         "smote-tomek(k=4,ratio=0.8,standardise)",
         "smote-enn(k=4,amount=100,enn_k=5,rule=all,standardise)",
         "eb",

@@ -11,10 +11,16 @@
 //!   "danger" generate rows: those with `m/2 <= m' < m` of their `m` nearest
 //!   neighbours (over all rows) in another class (`m' = m` is noise and is
 //!   skipped); neighbours for interpolation are the `k` nearest minority rows.
+//!   **Borderline-SMOTE2** (same paper, `kind=2`): each danger row's new
+//!   rows go half towards its `k` nearest rows of its class (gap in
+//!   `[0, 1)`) and half towards its `k` nearest rows of the other classes,
+//!   with a gap in `[0, 0.5)`, so they stay on the row's side. The rows in
+//!   danger are the sample's fact `danger`.
 //! - **ADASYN** (He, Bai, Garcia & Li 2008): row `i` generates `g_i`
 //!   rows with `g_i` proportional to `r_i`, the share of other-class rows among
 //!   its `k` nearest neighbours; the `g_i` are rounded by largest remainders
-//!   so that they add up to the number wanted.
+//!   so that they add up to the number wanted (with `round_each`, each on
+//!   its own, half to even, as imbalanced-learn's `np.rint`).
 //! - **The SMOTE/undersampling hybrid** of Collell et al. (2018, section 4.2,
 //!   after Chawla et al.'s `perc.over` / `perc.under`): SMOTE adds `amount%` of
 //!   the minority (500: five new rows per minority row) and every other class
@@ -69,6 +75,10 @@ params! {
         /// Search neighbours on standardised features (flag: standardise);
         /// new rows are still interpolated in the original units.
         pub standardise: bool = false,
+        /// Categorical features: the seed row votes on a synthetic row's
+        /// level with its k neighbours (SMOTE-NC's rule); false: the
+        /// neighbours alone (imbalanced-learn's).
+        pub seed_vote: bool = true,
     }
 }
 
@@ -82,9 +92,12 @@ impl SmoteNeighbours {
     }
 
     /// The parameters as they appear in a sampler's name, the flag last.
-    fn parts(&self, middle: &[String]) -> Vec<String> {
+    pub(crate) fn parts(&self, middle: &[String]) -> Vec<String> {
         let mut p = vec![format!("k={}", self.k)];
         p.extend_from_slice(middle);
+        if !self.seed_vote {
+            p.push("seed_vote=false".into());
+        }
         p.push(std_flag(self.standardise));
         p
     }
@@ -93,7 +106,7 @@ impl SmoteNeighbours {
     /// and for every class `c` that `target` enlarges, `make(space, c,
     /// pool, new, rng, gen)` generates its `new` rows into `gen` (`pool`: the
     /// rows of `c`, in row order).
-    fn oversample(
+    pub(crate) fn oversample(
         &self,
         data: &Dataset,
         name: &str,
@@ -105,7 +118,10 @@ impl SmoteNeighbours {
         let counts = two_class_counts(data, name)?;
         let sizes = target.sizes(&counts, data.n_features())?;
         let space = Space::new(data, self.standardise);
-        let mut gen = Generated::default();
+        let mut gen = Generated {
+            neighbours_vote: !self.seed_vote,
+            ..Generated::default()
+        };
         // Only the classes to enlarge have their rows listed (with a large
         // majority, listing it would cost more than the minority's search).
         let grown: Vec<usize> = (0..counts.len())
@@ -173,7 +189,7 @@ impl Sampler for Smote {
             rng,
             |space, c, pool, new, rng, gen| {
                 let per_row = spread(new, pool.len(), rng);
-                smote_class(space, c, pool, pool, &per_row, k, rng, gen);
+                smote_class(space, c, pool, pool, &per_row, (k, 1.0), rng, gen);
             },
         )
     }
@@ -190,6 +206,9 @@ params! {
         /// Neighbours over all rows for the danger test (10 in
         /// scikit-learn-contrib; Han et al. leave it free).
         pub m: usize = 10 => Bounds::at_least(1.0),
+        /// 1: Borderline-SMOTE1; 2: Borderline-SMOTE2 (half the new rows
+        /// towards other classes, at most halfway).
+        pub kind: usize = 1 => Bounds::closed(1.0, 2.0),
     }
 }
 
@@ -233,16 +252,42 @@ impl Sampler for BorderlineSmote {
                 ));
                     return;
                 }
+                gen.danger.extend_from_slice(&danger);
                 let per_row = spread(new, danger.len(), rng);
-                smote_class(space, c, &danger, pool, &per_row, k, rng, gen);
+                if self.danger.kind == 1 {
+                    smote_class(space, c, &danger, pool, &per_row, (k, 1.0), rng, gen);
+                    return;
+                }
+                let own: Vec<usize> = per_row.iter().map(|&n| n / 2).collect();
+                let other: Vec<usize> = per_row.iter().zip(&own).map(|(n, o)| n - o).collect();
+                let rest: Vec<usize> = (0..data.n_rows()).filter(|&i| data.label(i) != c).collect();
+                smote_class(space, c, &danger, pool, &own, (k, 1.0), rng, gen);
+                let k2 = k.min(rest.len());
+                smote_class(space, c, &danger, &rest, &other, (k2, 0.5), rng, gen);
             };
         self.neighbours
             .oversample(data, name, &self.target, rng, make)
     }
 
     fn name(&self) -> String {
-        let middle = [format!("m={}", self.danger.m), self.target.spec()];
+        let kind = if self.danger.kind == 1 {
+            String::new()
+        } else {
+            format!("kind={}", self.danger.kind)
+        };
+        let middle = [format!("m={}", self.danger.m), kind, self.target.spec()];
         spec("borderline-smote", &self.neighbours.parts(&middle))
+    }
+}
+
+params! {
+    /// How ADASYN turns its weights into rows per minority row.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct AdasynShares {
+        /// Round each row's share on its own (imbalanced-learn's; the
+        /// total can miss the target by a few rows) instead of by largest
+        /// remainders (exact).
+        pub round_each: bool = false,
     }
 }
 
@@ -254,9 +299,11 @@ pub struct Adasyn {
     pub neighbours: SmoteNeighbours,
     /// The class sizes to reach.
     pub target: OverTarget,
+    /// The rounding of the rows per minority row.
+    pub shares: AdasynShares,
 }
 
-params_of_parts!(Adasyn: neighbours, target);
+params_of_parts!(Adasyn: neighbours, target, shares);
 
 impl Sampler for Adasyn {
     fn synthesizes(&self) -> bool {
@@ -279,15 +326,30 @@ impl Sampler for Adasyn {
                     ));
                     w.iter_mut().for_each(|v| *v = 1.0);
                 }
-                let per_row = apportion(new, &w);
-                smote_class(space, c, pool, pool, &per_row, k, rng, gen);
+                let per_row = if self.shares.round_each {
+                    let sum: f64 = w.iter().sum();
+                    w.iter()
+                        .map(|&v| (v / sum * new as f64).round_ties_even() as usize)
+                        .collect()
+                } else {
+                    apportion(new, &w)
+                };
+                smote_class(space, c, pool, pool, &per_row, (k, 1.0), rng, gen);
             };
         self.neighbours
             .oversample(data, "adasyn", &self.target, rng, make)
     }
 
     fn name(&self) -> String {
-        spec("adasyn", &self.neighbours.parts(&[self.target.spec()]))
+        let round = if self.shares.round_each {
+            "round_each=true".to_string()
+        } else {
+            String::new()
+        };
+        spec(
+            "adasyn",
+            &self.neighbours.parts(&[self.target.spec(), round]),
+        )
     }
 }
 
@@ -351,13 +413,16 @@ impl Sampler for SmoteHybrid {
             check_k(data, "hybrid", m, counts[m], k)?;
         }
         let space = Space::new(data, self.neighbours.standardise);
-        let mut gen = Generated::default();
+        let mut gen = Generated {
+            neighbours_vote: !self.neighbours.seed_vote,
+            ..Generated::default()
+        };
         let mut rows = Vec::new();
         for (c, pool) in data.rows_by_class().iter().enumerate() {
             if c == m {
                 rows.extend_from_slice(pool);
                 let per_row = spread(new, pool.len(), rng);
-                smote_class(&space, c, pool, pool, &per_row, k, rng, &mut gen);
+                smote_class(&space, c, pool, pool, &per_row, (k, 1.0), rng, &mut gen);
             } else if keep <= pool.len() {
                 rows.extend(without_replacement(pool, keep, rng));
             } else {
@@ -388,12 +453,19 @@ impl Sampler for SmoteHybrid {
 
 /// Synthetic rows collected over classes, with notes.
 #[derive(Default)]
-struct Generated {
+pub(crate) struct Generated {
     between: Vec<Between>,
     /// The rows' levels at the categorical features (row-major).
     levels: Vec<f64>,
     labels: Vec<u32>,
-    notes: Vec<String>,
+    /// Notes for the sample.
+    pub(crate) notes: Vec<String>,
+    /// The rows Borderline-SMOTE found in danger (the sample's fact
+    /// `danger` when any test ran).
+    danger: Vec<usize>,
+    /// Whether a synthetic row's levels are voted by the seed's neighbours
+    /// alone (`seed_vote=false`).
+    neighbours_vote: bool,
 }
 
 impl Generated {
@@ -402,18 +474,32 @@ impl Generated {
         assemble(data, rows, self.between, self.levels, self.labels, notes)
     }
 
+    /// The fact `danger` of the rows found in danger (none: no fact).
+    fn danger_fact(&self) -> Vec<(String, Vec<f64>)> {
+        if self.danger.is_empty() {
+            return Vec::new();
+        }
+        vec![(
+            "danger".into(),
+            self.danger.iter().map(|&i| i as f64).collect(),
+        )]
+    }
+
     /// As [`Generated::finish`] with every row kept once; `counts` are the
     /// data's class counts (the keep rates follow from them without a pass
     /// over the rows).
     fn finish_all_rows(self, data: &Dataset, counts: &[usize], mut notes: Vec<String>) -> Sample {
+        let facts = self.danger_fact();
         notes.extend(self.notes);
-        assemble_all_rows(data, counts, self.between, self.levels, self.labels, notes)
+        let mut s = assemble_all_rows(data, counts, self.between, self.levels, self.labels, notes);
+        s.facts = facts;
+        s
     }
 }
 
 /// `total` items spread over `n` slots: `total / n` each, and one more for
 /// `total mod n` distinct slots chosen at random.
-fn spread(total: usize, n: usize, rng: &mut Rng) -> Vec<usize> {
+pub(crate) fn spread(total: usize, n: usize, rng: &mut Rng) -> Vec<usize> {
     if n == 0 {
         return Vec::new();
     }
@@ -427,7 +513,7 @@ fn spread(total: usize, n: usize, rng: &mut Rng) -> Vec<usize> {
 
 /// `total` split in proportion to the weights `w` (not all zero), rounded by
 /// largest remainders (ties: lower index), so the parts add up to `total`.
-fn apportion(total: usize, w: &[f64]) -> Vec<usize> {
+pub(crate) fn apportion(total: usize, w: &[f64]) -> Vec<usize> {
     let sum: f64 = w.iter().sum();
     let quota: Vec<f64> = w.iter().map(|&v| v / sum * total as f64).collect();
     let mut out: Vec<usize> = quota.iter().map(|q| q.floor() as usize).collect();
@@ -467,15 +553,16 @@ fn check_k(data: &Dataset, name: &str, c: usize, n: usize, k: usize) -> Result<(
 
 /// SMOTE for class `c`: `per_row[i]` new rows from each base row `bases[i]`,
 /// interpolated towards one of its `k` nearest rows in `pool` (the class's
-/// rows). Appends to `gen`.
+/// rows, or for Borderline-SMOTE2 the other classes' rows), at a gap drawn
+/// uniformly in `[0, step)`. Appends to `gen`.
 #[allow(clippy::too_many_arguments)]
-fn smote_class(
+pub(crate) fn smote_class(
     space: &Space<'_>,
     c: usize,
     bases: &[usize],
     pool: &[usize],
     per_row: &[usize],
-    k: usize,
+    (k, step): (usize, f64),
     rng: &mut Rng,
     gen: &mut Generated,
 ) {
@@ -485,7 +572,7 @@ fn smote_class(
     if total == 0 {
         return;
     }
-    debug_assert!(pool.len() > k, "check_k ran before");
+    debug_assert!(pool.len() >= k, "check_k ran before");
     // Neighbours of each base row among the pool, excluding the base itself.
     let pool_x = space.gather(pool);
     let refs = Points::new(&pool_x, pool.len(), d).expect("shape");
@@ -493,16 +580,17 @@ fn smote_class(
     let nn = if bases == pool {
         metric.knn(refs, refs, k, Exclude::SameIndex)
     } else {
-        let pos: Vec<usize> = bases
-            .iter()
-            .map(|b| pool.binary_search(b).expect("base rows belong to the pool"))
-            .collect();
+        let pos: Option<Vec<usize>> = bases.iter().map(|b| pool.binary_search(b).ok()).collect();
         let q = space.gather(bases);
+        let exclude = match &pos {
+            Some(pos) => Exclude::Given(pos),
+            None => Exclude::Nothing,
+        };
         metric.knn(
             Points::new(&q, bases.len(), d).expect("shape"),
             refs,
             k,
-            Exclude::Given(&pos),
+            exclude,
         )
     };
     let seed: u64 = rng.random();
@@ -528,7 +616,7 @@ fn smote_class(
             let near = nn.of(i);
             for _ in 0..per_row[i] {
                 let to = pool[near[r.random_range(0..near.len())]];
-                let gap: f64 = r.random();
+                let gap: f64 = r.random::<f64>() * step;
                 *made.next().expect("one recipe per new row") = Between {
                     from: bases[i],
                     to,
@@ -540,7 +628,7 @@ fn smote_class(
     let categorical = data.categorical_features();
     vote_levels(
         data,
-        &categorical,
+        (&categorical, !gen.neighbours_vote),
         (bases, pool, &nn),
         per_row,
         &mut gen.levels,

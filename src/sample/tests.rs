@@ -64,6 +64,18 @@ const SPECS: &[&str] = &[
     "nearmiss3(k=3,k3=3)",
     "smote-tomek(k=5)",
     "smote-enn(k=5,enn_k=3)",
+    "under(ratio=1,replacement=true)",
+    "over(shrinkage=1)",
+    "borderline-smote(k=5,m=10,kind=2)",
+    "adasyn(k=5,round_each=true)",
+    "svm-smote(k=5)",
+    "kmeans-smote(k=3,clusters=4,balance=0.05)",
+    "renn(k=3)",
+    "allknn(k=3,rule=all)",
+    "cnn(once=true)",
+    "iht(learner=tree,folds=3)",
+    "cluster-centroids",
+    "cluster-centroids(voting=hard)",
     "eb",
     "rb",
     "underover(a=50)",
@@ -78,7 +90,12 @@ fn keep_rates_are_the_counted_ratios_for_every_sampler() {
         let s = parse_sampler(spec).unwrap();
         let out = s.resample(&ds, &mut stream(5, 0)).unwrap();
         let after = out.materialise(&ds).unwrap().class_counts();
-        assert_eq!(out.synthetic.len(), out.synthetic_labels.len(), "{spec}");
+        let by_value = out.synthetic_values.len() / ds.n_features();
+        assert_eq!(
+            out.synthetic.len() + by_value,
+            out.synthetic_labels.len(),
+            "{spec}"
+        );
         for c in 0..2 {
             let want = after[c] as f64 / before[c] as f64;
             assert_eq!(out.keep_rates[c], want, "{spec}, class {c}");
@@ -414,6 +431,8 @@ fn same_seed_same_sample_at_one_and_two_threads() {
             && !spec.starts_with("enn")
             && !spec.starts_with("ncl")
             && !spec.starts_with("nearmiss")
+            && !spec.starts_with("renn")
+            && !spec.starts_with("allknn")
         {
             assert_ne!(
                 a, c,
@@ -503,4 +522,264 @@ fn a_class_with_k_rows_or_fewer_is_an_error_naming_the_k_that_fits_and_one_class
     assert!(Smote::new(0, OverTarget::default())
         .resample(&ds, &mut stream(1, 0))
         .is_err());
+}
+
+/// The rows of class `c` in a sample (kept rows and synthetic labels).
+fn class_rows(ds: &Dataset, s: &Sample, c: u32) -> usize {
+    s.rows
+        .iter()
+        .filter(|&&i| ds.label(i) == c as usize)
+        .count()
+        + s.synthetic_labels.iter().filter(|&&l| l == c).count()
+}
+
+#[test]
+fn undersampling_with_replacement_draws_exact_counts_with_repeats() {
+    let ds = blobs(30, 300, 2, false, 11);
+    let s = parse_sampler("under(ratio=1,replacement=true)")
+        .unwrap()
+        .resample(&ds, &mut stream(3, 0))
+        .unwrap();
+    assert_eq!(class_rows(&ds, &s, 0), 30);
+    assert_eq!(class_rows(&ds, &s, 1), 30);
+    let mut neg: Vec<usize> = s
+        .rows
+        .iter()
+        .copied()
+        .filter(|&i| ds.label(i) == 0)
+        .collect();
+    neg.dedup();
+    assert!(
+        neg.len() < 30,
+        "30 draws of 300 rows with replacement repeat a row almost surely"
+    );
+    assert!(parse_sampler("under(beta=0.5,bernoulli,replacement=true)").is_err());
+}
+
+#[test]
+fn the_smoothed_bootstrap_spreads_with_its_shrinkage_and_zero_is_the_plain_one() {
+    let ds = blobs(40, 200, 2, false, 12);
+    let plain = parse_sampler("over")
+        .unwrap()
+        .resample(&ds, &mut stream(1, 0))
+        .unwrap();
+    let zero = parse_sampler("over(shrinkage=0)")
+        .unwrap()
+        .resample(&ds, &mut stream(1, 0))
+        .unwrap();
+    assert_eq!(plain, zero);
+    let spread = |shrink: f64| {
+        let s = parse_sampler(&format!("over(shrinkage={shrink})"))
+            .unwrap()
+            .resample(&ds, &mut stream(1, 0))
+            .unwrap();
+        assert!(s.synthetic_values.len() == 160 * 2 && s.synthetic_labels == vec![1; 160]);
+        assert_eq!(s.keep_rates, vec![1.0, 5.0]);
+        let v = &s.synthetic_values;
+        let mean = v.iter().step_by(2).sum::<f64>() / 160.0;
+        v.iter()
+            .step_by(2)
+            .map(|x| (x - mean) * (x - mean))
+            .sum::<f64>()
+            / 160.0
+    };
+    assert!(spread(5.0) > spread(1.0));
+    let out = parse_sampler("over(shrinkage=1)")
+        .unwrap()
+        .resample(&ds, &mut stream(1, 0))
+        .unwrap();
+    assert_eq!(out.materialise(&ds).unwrap().class_counts(), vec![200, 200]);
+    assert!(parse_sampler("over(shrinkage=[1,2,3])")
+        .unwrap()
+        .resample(&ds, &mut stream(1, 0))
+        .is_err());
+}
+
+#[test]
+fn repeated_enn_runs_until_nothing_changes_and_allknn_edits_more_than_enn_with_one_neighbour() {
+    let ds = blobs(80, 320, 2, false, 13);
+    let run = |spec: &str| {
+        parse_sampler(spec)
+            .unwrap()
+            .resample(&ds, &mut stream(1, 0))
+            .unwrap()
+    };
+    let enn = run("enn(k=3,rule=all)");
+    let renn = run("renn(k=3,rule=all)");
+    assert!(renn.rows.len() <= enn.rows.len());
+    assert!(
+        renn.rows.iter().all(|r| enn.rows.contains(r)),
+        "later rounds edit what the first kept"
+    );
+    let rounds = renn.fact("n_iter").unwrap()[0];
+    assert!(rounds >= 1.0);
+    let once = run("renn(k=3,rule=all,max_iter=1)");
+    assert_eq!(once.rows, enn.rows);
+    assert_eq!(once.fact("n_iter"), Some(&[1.0][..]));
+    let all = run("allknn(k=3,rule=all,allow_minority=true)");
+    let first = run("enn(k=1,rule=all)");
+    assert!(all.rows.iter().all(|r| first.rows.contains(r)));
+    // The minority is never edited.
+    assert_eq!(class_rows(&ds, &renn, 1), 80);
+}
+
+#[test]
+fn cluster_centroids_keep_the_count_asked_as_centres_or_rows() {
+    let ds = blobs(25, 250, 3, false, 14);
+    let soft = parse_sampler("cluster-centroids")
+        .unwrap()
+        .resample(&ds, &mut stream(2, 0))
+        .unwrap();
+    assert_eq!(soft.synthetic_labels, vec![0; 25]);
+    assert_eq!(soft.synthetic_values.len(), 25 * 3);
+    assert_eq!(soft.keep_rates, vec![25.0 / 250.0, 1.0]);
+    let again = parse_sampler("cluster-centroids")
+        .unwrap()
+        .resample(&ds, &mut stream(2, 0))
+        .unwrap();
+    assert_eq!(soft, again);
+    let hard = parse_sampler("cluster-centroids(voting=hard,counts=40:25)")
+        .unwrap()
+        .resample(&ds, &mut stream(2, 0))
+        .unwrap();
+    assert!(!hard.has_synthetic());
+    assert_eq!(class_rows(&ds, &hard, 0), 40);
+    assert_eq!(hard.keep_rates, vec![40.0 / 250.0, 1.0]);
+}
+
+#[test]
+fn kmeans_smote_with_one_cluster_is_smote_draw_for_draw() {
+    let ds = blobs(40, 200, 2, false, 15);
+    let smote = parse_sampler("smote(k=5)")
+        .unwrap()
+        .resample(&ds, &mut stream(4, 0))
+        .unwrap();
+    let km = parse_sampler("kmeans-smote(k=5,clusters=1,balance=0)")
+        .unwrap()
+        .resample(&ds, &mut stream(4, 0))
+        .unwrap();
+    assert_eq!(km.synthetic, smote.synthetic);
+    let many = parse_sampler("kmeans-smote(k=3,clusters=6,balance=0.05)")
+        .unwrap()
+        .resample(&ds, &mut stream(4, 0))
+        .unwrap();
+    assert_eq!(
+        class_rows(&ds, &many, 1),
+        200,
+        "the new rows add up to the target exactly"
+    );
+    let e = parse_sampler("kmeans-smote(k=5,clusters=6,balance=1)")
+        .unwrap()
+        .resample(&ds, &mut stream(4, 0))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("no cluster holds"), "{e}");
+}
+
+#[test]
+fn svm_smote_makes_the_target_from_support_vectors_of_the_class() {
+    let ds = blobs(40, 200, 2, false, 16);
+    let s = parse_sampler("svm-smote(k=5)")
+        .unwrap()
+        .resample(&ds, &mut stream(1, 0))
+        .unwrap();
+    assert_eq!(class_rows(&ds, &s, 1), 200);
+    assert!(s
+        .synthetic
+        .iter()
+        .all(|b| ds.label(b.from) == 1 && ds.label(b.to) == 1));
+    // Extrapolated rows (a negative gap) come from safe support vectors only.
+    assert!(s.synthetic.iter().all(|b| b.gap > -0.5 && b.gap < 1.0));
+}
+
+#[test]
+fn borderline_smote_two_reaches_other_classes_at_most_halfway_and_records_the_danger_rows() {
+    let ds = blobs(60, 300, 2, false, 17);
+    let s = parse_sampler("borderline-smote(k=5,m=10,kind=2)")
+        .unwrap()
+        .resample(&ds, &mut stream(1, 0))
+        .unwrap();
+    assert_eq!(class_rows(&ds, &s, 1), 300);
+    let danger = s.fact("danger").unwrap();
+    assert!(!danger.is_empty());
+    assert!(s
+        .synthetic
+        .iter()
+        .all(|b| danger.contains(&(b.from as f64))));
+    let towards_other = s.synthetic.iter().filter(|b| ds.label(b.to) == 0);
+    assert!(towards_other.clone().count() > 0);
+    assert!(towards_other.into_iter().all(|b| b.gap < 0.5));
+}
+
+#[test]
+fn instance_hardness_keeps_the_easiest_rows_exactly() {
+    let ds = blobs(30, 150, 2, false, 18);
+    let s = parse_sampler("iht(learner=tree,folds=3)")
+        .unwrap()
+        .resample(&ds, &mut stream(1, 0))
+        .unwrap();
+    assert_eq!(class_rows(&ds, &s, 0), 30);
+    assert_eq!(class_rows(&ds, &s, 1), 30);
+    let kept = keep_highest(
+        &[0.9, 0.1, 0.5, 0.5, 0.2],
+        &[vec![0, 1, 2, 3], vec![4]],
+        &[2, 5],
+    );
+    assert_eq!(kept, vec![0, 2, 4], "ties go to the lower row");
+    assert!(parse_sampler("iht(learner=forest)")
+        .unwrap()
+        .resample(&ds, &mut stream(1, 0))
+        .is_err());
+}
+
+#[test]
+fn cleaning_samplers_clean_the_classes_asked() {
+    let ds = blobs(30, 200, 2, true, 19);
+    for spec in [
+        "tomek(classes=0)",
+        "enn(classes=0,rule=all)",
+        "renn(classes=0)",
+        "allknn(classes=0)",
+        "cnn(classes=0)",
+        "oss(classes=0)",
+        "ncl(classes=0)",
+    ] {
+        let s = parse_sampler(spec)
+            .unwrap()
+            .resample(&ds, &mut stream(1, 0))
+            .unwrap();
+        assert_eq!(
+            class_rows(&ds, &s, 2),
+            100,
+            "{spec}: class 2 is not cleaned"
+        );
+        assert_eq!(class_rows(&ds, &s, 1), 30, "{spec}");
+        assert!(class_rows(&ds, &s, 0) < 200, "{spec}");
+    }
+    assert!(parse_sampler("tomek(classes=5)")
+        .unwrap()
+        .resample(&ds, &mut stream(1, 0))
+        .is_err());
+    let nm = parse_sampler("nearmiss1(counts=50:30:100,ranked=true,classes=0)")
+        .unwrap()
+        .resample(&ds, &mut stream(1, 0))
+        .unwrap();
+    assert_eq!(class_rows(&ds, &nm, 0), 50);
+    assert_eq!(class_rows(&ds, &nm, 2), 100);
+}
+
+#[test]
+fn adasyn_rounding_each_row_can_miss_the_target_and_largest_remainders_cannot() {
+    let ds = blobs(37, 211, 3, false, 20);
+    let exact = parse_sampler("adasyn(k=5)")
+        .unwrap()
+        .resample(&ds, &mut stream(1, 0))
+        .unwrap();
+    assert_eq!(class_rows(&ds, &exact, 1), 211);
+    let each = parse_sampler("adasyn(k=5,round_each=true)")
+        .unwrap()
+        .resample(&ds, &mut stream(1, 0))
+        .unwrap();
+    let got = class_rows(&ds, &each, 1) as i64;
+    assert!((got - 211).abs() <= 37, "{got}");
 }

@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 use crate::params::{choice, params, Bounds, Params};
 use crate::rng::Rng;
 
-use crate::sample::draw::{assemble_rows, minority_class, two_class_counts};
+use crate::sample::draw::{assemble_rows, minority_class, two_class_counts, with_replacement};
 use crate::sample::parts::at_most_one;
 use crate::sample::plan::{bernoulli_ordinals, without_replacement_ordinals, Plan};
 use crate::sample::{colon_list, Sample, Sampler};
@@ -57,6 +57,10 @@ params! {
         /// How rows are drawn (flags: exact, bernoulli); none: bernoulli
         /// for beta and rates, exact for ratio.
         pub mode: Option<UnderMode> = None,
+        /// Draw each reduced class's round(rate * N_c) rows with
+        /// replacement (imbalanced-learn's replacement=True): exact counts,
+        /// repeats allowed.
+        pub replacement: bool = false,
     }
     check = one_target;
 }
@@ -73,6 +77,11 @@ choice! {
 }
 
 fn one_target(u: &RandomUnder) -> Result<()> {
+    if u.replacement && u.mode == Some(UnderMode::Bernoulli) {
+        return Err(Error::invalid(
+            "under: replacement draws exact counts; it cannot be bernoulli",
+        ));
+    }
     at_most_one(
         &[u.beta.is_some(), u.ratio.is_some(), u.rates.is_some()],
         "under: give only one of beta, ratio and rates",
@@ -117,6 +126,9 @@ impl RandomUnder {
     /// Whether rows are drawn in exact counts (the mode given, else the
     /// target's default).
     pub fn is_exact(&self) -> bool {
+        if self.replacement {
+            return true;
+        }
         match self.mode {
             Some(m) => m == UnderMode::Exact,
             None => self.beta.is_none() && self.rates.is_none(),
@@ -206,6 +218,20 @@ impl Sampler for RandomUnder {
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
         self.check()?;
         let counts = two_class_counts(data, "undersampling")?;
+        if self.replacement {
+            let rates = self.rates_for(&counts)?;
+            let mut rows = Vec::new();
+            for (c, pool) in data.rows_by_class().iter().enumerate() {
+                if rates[c] >= 1.0 {
+                    rows.extend_from_slice(pool);
+                } else {
+                    let m = (rates[c] * pool.len() as f64).round() as usize;
+                    rows.extend(with_replacement(pool, m, rng));
+                }
+            }
+            rows.sort_unstable();
+            return Ok(assemble_rows(data, rows, Vec::new()));
+        }
         let plan = self.draw(&counts, data.class_names(), rng)?;
         let mut rows = plan.rows(&data.rows_by_class());
         rows.sort_unstable();
@@ -218,7 +244,7 @@ impl Sampler for RandomUnder {
         class_names: &[String],
         rng: &mut Rng,
     ) -> Option<Result<Plan>> {
-        Some(self.draw(counts, class_names, rng))
+        (!self.replacement).then(|| self.draw(counts, class_names, rng))
     }
 
     fn streaming_rate(&self) -> Option<f64> {
@@ -227,13 +253,21 @@ impl Sampler for RandomUnder {
 
     fn name(&self) -> String {
         let exact = self.is_exact();
-        let mode = if exact { ",exact" } else { "" };
+        let mode = match (exact, self.replacement) {
+            (_, true) => ",replacement=true",
+            (true, false) => ",exact",
+            (false, false) => "",
+        };
         if let Some(b) = self.beta {
             format!("under(beta={b}{mode})")
         } else if let Some(v) = &self.rates {
             format!("under(rates={}{mode})", colon_list(v))
         } else {
-            let mode = if exact { "" } else { ",bernoulli" };
+            let mode = match (exact, self.replacement) {
+                (_, true) => ",replacement=true",
+                (true, false) => "",
+                (false, false) => ",bernoulli",
+            };
             format!("under(ratio={}{mode})", self.ratio.unwrap_or(1.0))
         }
     }

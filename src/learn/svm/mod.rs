@@ -334,6 +334,30 @@ impl Svm {
         Ok(())
     }
 
+    /// The support vectors of one binary C-SVC trained on the rows `x`
+    /// (row-major, `d` features) with labels `positive` and unit weights:
+    /// the rows whose dual coefficient is not zero, in row order (what
+    /// SVM-SMOTE takes for the class border). No Platt scaling is fitted.
+    pub fn support_rows(&self, x: &[f64], d: usize, positive: &[bool]) -> Result<Vec<usize>> {
+        self.check()?;
+        let kernel = match self.kernel {
+            KernelKind::Linear => Kernel::Linear,
+            KernelKind::Rbf => Kernel::Rbf {
+                gamma: self.gamma.resolve(x, d),
+            },
+        };
+        let y: Vec<f64> = positive
+            .iter()
+            .map(|&p| if p { 1.0 } else { -1.0 })
+            .collect();
+        if y.iter().all(|&v| v > 0.0) || y.iter().all(|&v| v < 0.0) {
+            return Err(Error::data("svm: the rows hold one class only"));
+        }
+        let upper = vec![self.c; y.len()];
+        let t = self.train(kernel, x, d, &y, &upper);
+        Ok((0..y.len()).filter(|&i| t.coef[i] != 0.0).collect())
+    }
+
     fn cache_bytes(&self) -> usize {
         (self.cache_mb * 1024.0 * 1024.0) as usize
     }

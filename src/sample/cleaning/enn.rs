@@ -18,7 +18,7 @@ use crate::neighbors::Exclude;
 use crate::params::{choice, params, Bounds, Params};
 use crate::rng::Rng;
 
-use super::{clean, survivors};
+use super::{classes_flag, clean, survivors};
 use crate::sample::space::{std_flag, Labelled};
 use crate::sample::{spec, Sample, Sampler};
 
@@ -102,6 +102,9 @@ params! {
         /// mode: a tie keeps the row (keep) or goes to the class whose label
         /// sorts first (lowest, imbalanced-learn's).
         pub ties: Ties = Ties::Keep,
+        /// The class ids cleaned, e.g. classes=1:2 (none: every class but
+        /// the minority; imbalanced-learn's sampling_strategy as a list).
+        pub classes: Option<Vec<usize>> = None,
         /// Search neighbours on standardised features (flag: standardise).
         pub standardise: bool = false,
     }
@@ -114,6 +117,7 @@ impl EditedNearestNeighbours {
             k,
             rule,
             ties: Ties::Keep,
+            classes: None,
             standardise: false,
         };
         enn.check()?;
@@ -170,15 +174,20 @@ pub(super) fn rule_flag(rule: EnnRule) -> String {
 impl Sampler for EditedNearestNeighbours {
     fn resample(&self, data: &Dataset, _rng: &mut Rng) -> Result<Sample> {
         let mut vote = Vote::new(self.ties, data);
-        clean(self, data, "enn", self.standardise, |set, cls| {
-            survivors(&enn_removed(
-                set,
-                self.k,
-                self.rule,
-                &mut vote,
-                &cls.not_minority(),
-            ))
-        })
+        clean(
+            self,
+            data,
+            ("enn", self.standardise, self.classes.as_deref()),
+            |set, cls| {
+                survivors(&enn_removed(
+                    set,
+                    self.k,
+                    self.rule,
+                    &mut vote,
+                    &cls.not_minority(),
+                ))
+            },
+        )
     }
 
     fn name(&self) -> String {
@@ -188,8 +197,54 @@ impl Sampler for EditedNearestNeighbours {
                 format!("k={}", self.k),
                 rule_flag(self.rule),
                 ties_flag(self.ties),
+                classes_flag(&self.classes),
                 std_flag(self.standardise),
             ],
         )
     }
+}
+
+/// One round of ENN on the rows `kept` of `set` (row numbers, in order):
+/// the rows it keeps, judging the classes flagged in `target` (`None`:
+/// every class but the smallest among `kept`).
+pub(super) fn enn_round(
+    set: Labelled<'_>,
+    kept: &[usize],
+    (k, rule): (usize, EnnRule),
+    vote: &mut Vote,
+    target: Option<&[bool]>,
+) -> Vec<usize> {
+    let d = set.pts.dim();
+    let x = set.pts.gather(kept);
+    let y: Vec<u32> = kept.iter().map(|&i| set.y[i]).collect();
+    let counts = crate::data::tally(y.iter().map(|&c| c as usize), set.n_classes);
+    let minority = crate::sample::draw::minority_class(&counts);
+    let auto: Vec<bool> = (0..set.n_classes).map(|c| c != minority).collect();
+    let sub = Labelled {
+        pts: crate::neighbors::Points::new(&x, kept.len(), d).expect("shape"),
+        y: &y,
+        n_classes: set.n_classes,
+        metric: set.metric,
+    };
+    let removed = enn_removed(sub, k, rule, vote, target.unwrap_or(&auto));
+    survivors(&removed).into_iter().map(|i| kept[i]).collect()
+}
+
+/// Whether the repeated editings (AllKNN, repeated ENN) stop after a round
+/// that kept `kept`: a class other than the input's minority fell below the
+/// minority's input size (unless `allow_minority`), or a class lost every
+/// row (imbalanced-learn's stopping rules).
+pub(super) fn editing_stops(
+    set: Labelled<'_>,
+    cls: &crate::sample::draw::Classes,
+    kept: &[usize],
+    allow_minority: bool,
+) -> bool {
+    let counts = crate::data::tally(kept.iter().map(|&i| set.label(i)), set.n_classes);
+    let m = cls.minority;
+    let present = |c: usize| cls.counts[c] > 0;
+    let lost = (0..counts.len()).any(|c| present(c) && counts[c] == 0);
+    let below = (0..counts.len())
+        .any(|c| c != m && present(c) && counts[c] > 0 && counts[c] < cls.counts[m]);
+    lost || (below && !allow_minority)
 }

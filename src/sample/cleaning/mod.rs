@@ -6,10 +6,12 @@
 //! | --- | --- |
 //! | `tomek` | [`TomekLinks`] (Tomek 1976) |
 //! | `enn` | [`EditedNearestNeighbours`] (Wilson 1972) |
+//! | `renn`, `allknn` | [`RepeatedEnn`], [`AllKnn`] (Tomek 1976) |
 //! | `cnn` | [`CondensedNearestNeighbour`] (Hart 1968) |
 //! | `oss` | [`OneSidedSelection`] (Kubat & Matwin 1997) |
 //! | `ncl` | [`NeighbourhoodCleaningRule`] (Laurikkala 2001) |
 //! | `nearmiss` | [`NearMiss`] 1, 2 and 3 (Mani & Zhang 2003) |
+//! | `iht` | [`InstanceHardness`] (Smith, Martinez & Giraud-Carrier 2014) |
 //! | `smote_clean` | [`SmoteTomek`], [`SmoteEnn`] (Batista, Prati & Monard 2004) |
 //!
 //! Each searches neighbours in the space its `standardise` parameter
@@ -19,19 +21,25 @@
 //! classes the minority is the smallest class and every other class is
 //! reduced.
 
+mod allknn;
 mod cnn;
 mod enn;
+mod iht;
 mod ncl;
 mod nearmiss;
 mod oss;
+mod renn;
 mod smote_clean;
 mod tomek;
 
+pub use allknn::AllKnn;
 pub use cnn::CondensedNearestNeighbour;
 pub use enn::{EditedNearestNeighbours, EnnRule, Ties};
+pub use iht::{keep_highest, own_class_proba, InstanceHardness};
 pub use ncl::NeighbourhoodCleaningRule;
 pub use nearmiss::{NearMiss, NearMissScores, ShortList};
 pub use oss::OneSidedSelection;
+pub use renn::RepeatedEnn;
 pub use smote_clean::{SmoteEnn, SmoteEnnEditing, SmoteTomek};
 pub use tomek::TomekLinks;
 
@@ -69,19 +77,27 @@ fn survivors(removed: &[bool]) -> Vec<usize> {
         .collect()
 }
 
+/// The `classes` parameter of a cleaning sampler as its name writes it.
+pub(super) fn classes_flag(classes: &Option<Vec<usize>>) -> String {
+    classes
+        .as_ref()
+        .map(|c| format!("classes={}", crate::sample::colon_list(c)))
+        .unwrap_or_default()
+}
+
 /// Runs the cleaning method `name` with parameters `p`: checks them and
 /// that `data` has two classes, prepares its rows in the search space
 /// (standardised or not) and keeps the rows `select` returns (given the
-/// points and the classes).
+/// points and the classes; `classes`, the class ids cleaned, by default
+/// every class but the minority).
 fn clean<P: Params>(
     p: &P,
     data: &Dataset,
-    name: &str,
-    standardise: bool,
+    (name, standardise, classes): (&str, bool, Option<&[usize]>),
     select: impl FnOnce(Labelled<'_>, &Classes) -> Vec<usize>,
 ) -> Result<Sample> {
     p.check()?;
-    let classes = Classes::of(data, name)?;
+    let classes = Classes::cleaning(data, name, classes)?;
     let space = Space::new(data, standardise);
     let x = space.all();
     let rows = select(Labelled::of(&space, &x), &classes);

@@ -27,8 +27,8 @@ use crate::neighbors::{Exclude, Points};
 use crate::params::{params, Bounds};
 use crate::rng::Rng;
 
-use super::enn::{enn_removed, ties_flag, EnnRule, Ties, Vote, ENN_K};
-use super::{clean, survivors};
+use super::enn::{enn_removed, rule_flag, ties_flag, EnnRule, Ties, Vote, ENN_K};
+use super::{classes_flag, clean, survivors};
 use crate::sample::space::std_flag;
 use crate::sample::{spec, Sample, Sampler};
 
@@ -38,6 +38,10 @@ params! {
     pub struct NeighbourhoodCleaningRule {
         /// Neighbours of the editing and of each minority row (3 in the paper).
         pub k: usize = ENN_K => Bounds::at_least(1.0),
+        /// The editing's neighbours (none: k).
+        pub enn_k: Option<usize> = None => Bounds::at_least(1.0),
+        /// The editing's rule: mode (Wilson's, Laurikkala's) or all.
+        pub rule: EnnRule = EnnRule::Mode,
         /// A tied vote keeps the row's own class (keep) or goes to the class
         /// whose label sorts first (lowest, imbalanced-learn's).
         pub ties: Ties = Ties::Keep,
@@ -49,6 +53,9 @@ params! {
         /// Clean only classes strictly above threshold times the minority's
         /// size (imbalanced-learn's).
         pub strict: bool = false,
+        /// The class ids cleaned, e.g. classes=1:2 (none: every class but
+        /// the minority; imbalanced-learn's sampling_strategy as a list).
+        pub classes: Option<Vec<usize>> = None,
         /// Search neighbours on standardised features (flag: standardise).
         pub standardise: bool = false,
     }
@@ -57,46 +64,57 @@ params! {
 impl Sampler for NeighbourhoodCleaningRule {
     fn resample(&self, data: &Dataset, _rng: &mut Rng) -> Result<Sample> {
         let mut vote = Vote::new(self.ties, data);
-        clean(self, data, "ncl", self.standardise, |set, cls| {
-            let (m, counts) = (cls.minority, &cls.counts);
-            let floor = self.threshold * counts[m] as f64;
-            let cleaned: Vec<bool> = counts
-                .iter()
-                .enumerate()
-                .map(|(c, &n)| {
-                    c != m
-                        && if self.strict {
-                            n as f64 > floor
-                        } else {
-                            n as f64 >= floor
-                        }
-                })
-                .collect();
-            let mut removed =
-                enn_removed(set, self.k, EnnRule::Mode, &mut vote, &cls.not_minority());
-            let minority = cls.minority_rows();
-            let q = set.pts.gather(minority);
-            let nn = set.metric.knn(
-                Points::new(&q, minority.len(), set.pts.dim()).expect("shape"),
-                set.pts,
-                self.k,
-                Exclude::Given(minority),
-            );
-            for qi in 0..minority.len() {
-                let others = nn.of(qi);
-                let voters = if self.self_vote { self.k - 1 } else { self.k };
-                let own = std::iter::once(m).filter(|_| self.self_vote);
-                vote.count(own.chain(others.iter().take(voters).map(|&j| set.label(j))));
-                if vote.elected(m) != m {
-                    for &j in others {
-                        if cleaned[set.label(j)] {
-                            removed[j] = true;
+        clean(
+            self,
+            data,
+            ("ncl", self.standardise, self.classes.as_deref()),
+            |set, cls| {
+                let (m, counts) = (cls.minority, &cls.counts);
+                let floor = self.threshold * counts[m] as f64;
+                let cleaned: Vec<bool> = counts
+                    .iter()
+                    .enumerate()
+                    .map(|(c, &n)| {
+                        c != m
+                            && cls.cleaned[c]
+                            && if self.strict {
+                                n as f64 > floor
+                            } else {
+                                n as f64 >= floor
+                            }
+                    })
+                    .collect();
+                let mut removed = enn_removed(
+                    set,
+                    self.enn_k.unwrap_or(self.k),
+                    self.rule,
+                    &mut vote,
+                    &cls.not_minority(),
+                );
+                let minority = cls.minority_rows();
+                let q = set.pts.gather(minority);
+                let nn = set.metric.knn(
+                    Points::new(&q, minority.len(), set.pts.dim()).expect("shape"),
+                    set.pts,
+                    self.k,
+                    Exclude::Given(minority),
+                );
+                for qi in 0..minority.len() {
+                    let others = nn.of(qi);
+                    let voters = if self.self_vote { self.k - 1 } else { self.k };
+                    let own = std::iter::once(m).filter(|_| self.self_vote);
+                    vote.count(own.chain(others.iter().take(voters).map(|&j| set.label(j))));
+                    if vote.elected(m) != m {
+                        for &j in others {
+                            if cleaned[set.label(j)] {
+                                removed[j] = true;
+                            }
                         }
                     }
                 }
-            }
-            survivors(&removed)
-        })
+                survivors(&removed)
+            },
+        )
     }
 
     fn name(&self) -> String {
@@ -104,6 +122,8 @@ impl Sampler for NeighbourhoodCleaningRule {
             "ncl",
             &[
                 format!("k={}", self.k),
+                self.enn_k.map(|k| format!("enn_k={k}")).unwrap_or_default(),
+                rule_flag(self.rule),
                 ties_flag(self.ties),
                 if self.self_vote {
                     "self_vote=true".into()
@@ -120,6 +140,7 @@ impl Sampler for NeighbourhoodCleaningRule {
                 } else {
                     String::new()
                 },
+                classes_flag(&self.classes),
                 std_flag(self.standardise),
             ],
         )

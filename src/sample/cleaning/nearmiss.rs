@@ -25,6 +25,16 @@ params! {
     pub struct NearMissScores {
         /// Minority rows whose mean distance scores each row.
         pub k: usize = 3 => Bounds::at_least(1.0),
+        /// Rows kept of each class, in class-id order (a class keeps every
+        /// row when its count is its size or more); none: every class but
+        /// the minority reduced to the minority's size.
+        pub counts: Option<Vec<usize>> = None,
+        /// Each reduced class's rows in score order, best first
+        /// (imbalanced-learn's order), instead of input order.
+        pub ranked: bool = false,
+        /// The class ids reduced (none: every class; a class not named
+        /// keeps every row, in input order).
+        pub classes: Option<Vec<usize>> = None,
         /// Search neighbours on standardised features (flag: standardise).
         pub standardise: bool = false,
     }
@@ -70,8 +80,28 @@ impl<const V: u8> NearMiss<V> {
         let d = set.pts.dim();
         let mx = set.pts.gather(cls.minority_rows());
         let minority = Points::new(&mx, cls.minority_rows().len(), d).expect("shape");
-        let mut rows = cls.minority_rows().to_vec();
-        for (_, pool) in cls.others() {
+        let n_min = cls.minority_rows().len();
+        let mut rows = Vec::new();
+        for (c, pool) in cls.rows.iter().enumerate() {
+            if let Some(ids) = &self.scores.classes {
+                if !ids.contains(&c) {
+                    rows.extend_from_slice(pool);
+                    continue;
+                }
+            }
+            let want = match &self.scores.counts {
+                Some(v) => v[c],
+                None if c == cls.minority => pool.len(),
+                None => n_min,
+            };
+            // A class kept whole keeps its input order, unless its count
+            // was given and the order is by rank (imbalanced-learn ranks
+            // every class its sampling_strategy names).
+            let ranks_whole = self.scores.ranked && self.scores.counts.is_some();
+            if want > pool.len() || want == pool.len() && !ranks_whole {
+                rows.extend_from_slice(pool);
+                continue;
+            }
             let cand: Vec<usize> = if V == 3 {
                 let px = set.pts.gather(pool);
                 let short = set.metric.knn(
@@ -111,13 +141,11 @@ impl<const V: u8> NearMiss<V> {
             } else {
                 idx.sort_by(|&a, &b| score[a].total_cmp(&score[b]).then(cand[a].cmp(&cand[b])));
             }
-            rows.extend(
-                idx.into_iter()
-                    .take(cls.minority_rows().len())
-                    .map(|i| cand[i]),
-            );
+            rows.extend(idx.into_iter().take(want).map(|i| cand[i]));
         }
-        rows.sort_unstable();
+        if !self.scores.ranked {
+            rows.sort_unstable();
+        }
         rows
     }
 }
@@ -130,8 +158,17 @@ impl<const V: u8> Sampler for NearMiss<V> {
             )));
         }
         self.short_list.check()?;
+        if let Some(v) = &self.scores.counts {
+            if v.len() != data.n_classes() {
+                return Err(Error::invalid(format!(
+                    "nearmiss: {} counts given for {} classes",
+                    v.len(),
+                    data.n_classes()
+                )));
+            }
+        }
         let std = self.scores.standardise;
-        clean(&self.scores, data, "nearmiss", std, |set, cls| {
+        clean(&self.scores, data, ("nearmiss", std, None), |set, cls| {
             self.select(set, cls)
         })
     }
@@ -147,6 +184,17 @@ impl<const V: u8> Sampler for NearMiss<V> {
             &[
                 format!("k={}", self.scores.k),
                 k3,
+                self.scores
+                    .counts
+                    .as_ref()
+                    .map(|v| format!("counts={}", crate::sample::colon_list(v)))
+                    .unwrap_or_default(),
+                if self.scores.ranked {
+                    "ranked=true".into()
+                } else {
+                    String::new()
+                },
+                super::classes_flag(&self.scores.classes),
                 std_flag(self.scores.standardise),
             ],
         )

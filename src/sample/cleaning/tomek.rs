@@ -9,7 +9,7 @@ use crate::neighbors::Exclude;
 use crate::params::params;
 use crate::rng::Rng;
 
-use super::{clean, survivors};
+use super::{classes_flag, clean, survivors};
 use crate::sample::space::{std_flag, Labelled};
 use crate::sample::{spec, Sample, Sampler};
 
@@ -26,6 +26,9 @@ params! {
     /// ```
     #[derive(Debug, Clone, PartialEq)]
     pub struct TomekLinks {
+        /// The class ids cleaned, e.g. classes=1:2 (none: every class but
+        /// the minority; imbalanced-learn's sampling_strategy as a list).
+        pub classes: Option<Vec<usize>> = None,
         /// Search neighbours on standardised features (flag: standardise).
         pub standardise: bool = false,
     }
@@ -61,12 +64,18 @@ pub(super) fn tomek_removed(set: Labelled<'_>, target: &[bool]) -> Vec<bool> {
 
 impl Sampler for TomekLinks {
     fn resample(&self, data: &Dataset, _rng: &mut Rng) -> Result<Sample> {
-        clean(self, data, "tomek", self.standardise, |set, cls| {
-            survivors(&tomek_removed(set, &cls.not_minority()))
-        })
+        clean(
+            self,
+            data,
+            ("tomek", self.standardise, self.classes.as_deref()),
+            |set, cls| survivors(&tomek_removed(set, &cls.not_minority())),
+        )
     }
 
     fn name(&self) -> String {
-        spec("tomek", &[std_flag(self.standardise)])
+        spec(
+            "tomek",
+            &[classes_flag(&self.classes), std_flag(self.standardise)],
+        )
     }
 }

@@ -21,6 +21,7 @@
 
 pub mod calibrate;
 pub mod cancel;
+pub mod contributions;
 pub mod data;
 pub mod decide;
 pub mod ensemble;

@@ -43,11 +43,12 @@ mod lbfgs;
 pub(crate) mod linalg;
 pub mod registry;
 mod rows;
+pub mod shap;
 
 pub(crate) use fitted::shape;
 pub use fitted::{
-    check_features, in_blocks_of, in_row_blocks, Classifier, ClassifierBox, Kind, MemberHook,
-    Model, ModelKind, ROW_CHUNK,
+    check_features, in_blocks_of, in_row_blocks, Classifier, ClassifierBox, Kind, LeafMap,
+    MemberHook, Model, ModelKind, ROW_CHUNK,
 };
 pub use importance::Importances;
 pub use registry::*;

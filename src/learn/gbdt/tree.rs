@@ -35,6 +35,12 @@ pub struct GbdtTree {
     /// in files written before categorical splits).
     #[serde(default)]
     pub sets: Vec<Option<CatSet>>,
+    /// Per leaf, the rows (copies counted) of its round's sample that
+    /// reached it, as LightGBM's `leaf_count`: the covers its contributions
+    /// weigh paths by (`crate::learn::shap`); empty in files written before
+    /// rarity kept them.
+    #[serde(default)]
+    pub covers: Vec<f64>,
 }
 
 impl GbdtTree {
@@ -86,6 +92,14 @@ impl GbdtTree {
                 "{} level sets for {} nodes",
                 self.sets.len(),
                 self.nodes.len()
+            ));
+        }
+        if !self.covers.is_empty()
+            && (self.covers.len() != leaves || self.covers.iter().any(|c| !(c.is_finite() && *c >= 0.0)))
+        {
+            return Err(format!(
+                "{} leaf covers for {leaves} leaves, or a cover that is not a finite count >= 0",
+                self.covers.len()
             ));
         }
         for (i, n) in self.nodes.iter().enumerate() {

@@ -206,7 +206,11 @@ fn fold_single_tree(form: &mut Additive, map: &dyn Fn(&mut [f64])) -> bool {
     let term = &mut form.trees[0];
     let binary = term.output == Output::One(0) && form.bias.len() == 1;
     term.tree.map_leaves(|v| {
-        let mut p = if binary { vec![1.0 - v[0], v[0]] } else { v.clone() };
+        let mut p = if binary {
+            vec![1.0 - v[0], v[0]]
+        } else {
+            v.clone()
+        };
         map(&mut p);
         *v = if binary { vec![p[1]] } else { p[..k].to_vec() };
     });
@@ -268,7 +272,11 @@ impl Plan {
                     let width = k.saturating_sub(1);
                     let groups = raw
                         .iter()
-                        .map(|(_, fs)| fs.iter().flat_map(|&j| encoded_features(e, j, width)).collect())
+                        .map(|(_, fs)| {
+                            fs.iter()
+                                .flat_map(|&j| encoded_features(e, j, width))
+                                .collect()
+                        })
                         .collect();
                     (e.feature_names().len(), groups)
                 }
@@ -325,7 +333,10 @@ impl Plan {
             e.explain(x, &mut own);
             for (row, out) in own.chunks(e.row_len()).zip(values.chunks_mut(o * (c + 1))) {
                 for j in 0..o {
-                    let (r, w) = (&row[j * (d + 1)..(j + 1) * (d + 1)], &mut out[j * (c + 1)..]);
+                    let (r, w) = (
+                        &row[j * (d + 1)..(j + 1) * (d + 1)],
+                        &mut out[j * (c + 1)..],
+                    );
                     for (col, fs) in m.groups.iter().enumerate() {
                         w[col] += share * fs.iter().map(|&f| r[f]).sum::<f64>();
                     }

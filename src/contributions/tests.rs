@@ -18,7 +18,11 @@ fn output_of(plan: &Plan, p: &[f64]) -> Vec<f64> {
         (Space::Probability, _) => plan.classes.iter().map(|&c| p[c]).collect(),
         (_, 1) => vec![(p[plan.classes[1]] / p[plan.classes[0]]).ln()],
         // Margins: compared up to a constant, through their differences.
-        _ => plan.classes.iter().map(|&c| (p[c] / p[plan.classes[0]]).ln()).collect(),
+        _ => plan
+            .classes
+            .iter()
+            .map(|&c| (p[c] / p[plan.classes[0]]).ln())
+            .collect(),
     }
 }
 
@@ -95,7 +99,10 @@ fn multiclass_models_add_up_per_class() {
 fn a_correction_moves_the_base_only() {
     let ds = load("yeast4");
     let spec = "under(ratio=1)+gbdt(rounds=10,min_samples_leaf=5)";
-    let plain = crate::spec::build_strategy(spec).unwrap().fit(&ds, 3).unwrap();
+    let plain = crate::spec::build_strategy(spec)
+        .unwrap()
+        .fit(&ds, 3)
+        .unwrap();
     let corrected = crate::spec::build_strategy(&format!("{spec}+correct"))
         .unwrap()
         .fit(&ds, 3)
@@ -123,11 +130,20 @@ fn a_correction_moves_the_base_only() {
 fn stages_that_are_not_maps_of_the_output_stand_beside() {
     let ds = load("ecoli4");
     let fit = |spec: &str| {
-        let f = crate::spec::build_strategy(spec).unwrap().fit(&ds, 1).unwrap();
+        let f = crate::spec::build_strategy(spec)
+            .unwrap()
+            .fit(&ds, 1)
+            .unwrap();
         Plan::of(&f).unwrap()
     };
-    assert_eq!(fit("gbdt(rounds=5)+platt").beside, vec!["platt".to_string()]);
-    assert_eq!(fit("under(ratio=1)+forest(n=4)+correct(mode=average)").beside, vec!["correct".to_string()]);
+    assert_eq!(
+        fit("gbdt(rounds=5)+platt").beside,
+        vec!["platt".to_string()]
+    );
+    assert_eq!(
+        fit("under(ratio=1)+forest(n=4)+correct(mode=average)").beside,
+        vec!["correct".to_string()]
+    );
     assert!(fit("forest(n=4)+isotonic").beside == vec!["isotonic".to_string()]);
     // A single tree takes every stage into its leaves.
     locally_accurate("under(ratio=1)+tree(max_depth=3)+correct+platt", &ds, 1e-9);
@@ -136,11 +152,22 @@ fn stages_that_are_not_maps_of_the_output_stand_beside() {
 #[test]
 fn what_cannot_be_explained_exactly_is_refused_naming_what_can() {
     let ds = load("ecoli4");
-    for spec in ["knn", "gnb", "qda", "bagging(n=3,learner=logistic)", "forest(n=3,vote=hard)"] {
-        let Ok(s) = crate::spec::build_strategy(spec) else { continue };
+    for spec in [
+        "knn",
+        "gnb",
+        "qda",
+        "bagging(n=3,learner=logistic)",
+        "forest(n=3,vote=hard)",
+    ] {
+        let Ok(s) = crate::spec::build_strategy(spec) else {
+            continue;
+        };
         let f = s.fit(&ds, 1).unwrap();
         let e = Plan::of(&f).unwrap_err().to_string();
-        assert!(e.contains("contributions are exact for") && e.contains("gbdt"), "{spec}: {e}");
+        assert!(
+            e.contains("contributions are exact for") && e.contains("gbdt"),
+            "{spec}: {e}"
+        );
     }
 }
 
@@ -169,7 +196,11 @@ fn one_hot_and_encoded_columns_get_one_contribution_each() {
         };
         let (ds, _) = crate::data::read::read_path(&path, &opts).unwrap();
         let plan = locally_accurate(spec, &ds, 1e-9);
-        assert_eq!(plan.columns, vec!["x".to_string(), "colour".to_string()], "{spec}");
+        assert_eq!(
+            plan.columns,
+            vec!["x".to_string(), "colour".to_string()],
+            "{spec}"
+        );
         assert_eq!(plan.value_text(&ds, 0, 1), "red");
         assert_eq!(plan.value_text(&ds, 1, 1), "green");
         assert_eq!(plan.value_text(&ds, 1, 0), "0.25");
@@ -180,7 +211,10 @@ fn one_hot_and_encoded_columns_get_one_contribution_each() {
 #[test]
 fn reasons_are_ordered_towards_the_decided_class() {
     let ds = load("ecoli4");
-    let fitted = crate::spec::build_strategy("gbdt(rounds=10)").unwrap().fit(&ds, 1).unwrap();
+    let fitted = crate::spec::build_strategy("gbdt(rounds=10)")
+        .unwrap()
+        .fit(&ds, 1)
+        .unwrap();
     let r = Reasons::new(&fitted, ReasonKind::Reasons(3)).unwrap();
     let (_, labels) = fitted.predict(&ds).unwrap();
     let contrib = r.plan.explain(&ds).unwrap();
@@ -194,4 +228,54 @@ fn reasons_are_ordered_towards_the_decided_class() {
     assert!(Reasons::new(&fitted, ReasonKind::Reasons(0)).is_err());
     assert!(Reasons::new(&fitted, ReasonKind::Reasons(ds.n_features() + 1)).is_err());
     assert!(Reasons::new(&fitted, ReasonKind::Reasons(ds.n_features())).is_ok());
+}
+
+/// `v` with every object key `key` removed, at any depth.
+fn without(v: &mut serde_json::Value, key: &str) {
+    match v {
+        serde_json::Value::Object(m) => {
+            m.remove(key);
+            m.values_mut().for_each(|x| without(x, key));
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(|x| without(x, key)),
+        _ => {}
+    }
+}
+
+#[test]
+fn older_files_without_covers_predict_as_before_and_ask_to_refit() {
+    use crate::persist::{from_bytes, to_bytes, Format};
+    let ds = load("ecoli4");
+    for (spec, key) in [
+        ("gbdt(rounds=5)", "covers"),
+        ("logistic", "means"),
+        ("logitboost(n=4)", "covers"),
+    ] {
+        let fitted = crate::spec::build_strategy(spec)
+            .unwrap()
+            .fit(&ds, 1)
+            .unwrap();
+        let mut v: serde_json::Value =
+            serde_json::from_slice(&to_bytes(&fitted, Format::Json).unwrap()).unwrap();
+        without(&mut v["model"], key);
+        v.as_object_mut().unwrap().remove("checksum");
+        v["format_version"] = 1.into();
+        let old: FittedStrategy = from_bytes(
+            &serde_json::to_vec(&v).unwrap(),
+            std::path::Path::new("old"),
+        )
+        .unwrap();
+        assert_eq!(
+            old.predict_proba(&ds).unwrap(),
+            fitted.predict_proba(&ds).unwrap()
+        );
+        let e = Plan::of(&old).unwrap_err().to_string();
+        assert!(e.contains("fit the model again"), "{spec}: {e}");
+        // Trees and forests kept their leaves' class totals: they explain.
+    }
+    let forest = crate::spec::build_strategy("forest(n=3)")
+        .unwrap()
+        .fit(&ds, 1)
+        .unwrap();
+    assert!(Plan::of(&forest).is_ok());
 }

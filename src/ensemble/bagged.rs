@@ -6,11 +6,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::data::{Dataset, Proba};
 use crate::error::{Error, Result};
-use crate::learn::tree::TreeModel;
 use crate::learn::shap::{Additive, Space};
+use crate::learn::tree::TreeModel;
 use crate::learn::{
-    check_features, in_blocks_of, shape, Classifier, Importances, Kind, LeafMap, MemberHook,
-    Model, ROW_CHUNK,
+    check_features, in_blocks_of, shape, Classifier, Importances, Kind, LeafMap, MemberHook, Model,
+    ROW_CHUNK,
 };
 use crate::onnx::{Graph, Value};
 use crate::params::choice;
@@ -243,9 +243,14 @@ impl BaggedModel {
     /// vote of members in probability space (trees), whose average is the
     /// vote (each member's probabilities sum to 1, so the vote's
     /// renormalisation changes nothing).
-    fn additive_with(&self, map: impl Fn(usize, &mut [f64]) + Sync) -> std::result::Result<Additive, String> {
+    fn additive_with(
+        &self,
+        map: impl Fn(usize, &mut [f64]) + Sync,
+    ) -> std::result::Result<Additive, String> {
         if self.vote == Vote::Hard {
-            return Err("ensembles with a hard vote (the members' votes are counted, not summed)".into());
+            return Err(
+                "ensembles with a hard vote (the members' votes are counted, not summed)".into(),
+            );
         }
         let mut forms = Vec::with_capacity(self.members.len());
         for (i, m) in self.members.iter().enumerate() {

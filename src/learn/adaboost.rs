@@ -274,8 +274,17 @@ impl Classifier for BoostModel {
                 tree: t.shap_tree(None, vote)?,
             });
         }
-        let (space, outputs) = if m == 2 { (Space::LogOdds, 1) } else { (Space::Margins, m) };
-        Ok(Additive::of_trees(space, self.classes.clone(), vec![0.0; outputs], trees))
+        let (space, outputs) = if m == 2 {
+            (Space::LogOdds, 1)
+        } else {
+            (Space::Margins, m)
+        };
+        Ok(Additive::of_trees(
+            space,
+            self.classes.clone(),
+            vec![0.0; outputs],
+            trees,
+        ))
     }
 
     /// Checks shapes.

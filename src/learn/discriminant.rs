@@ -163,7 +163,13 @@ impl Classifier for LdaModel {
             let b = vec![self.intercept[1] - self.intercept[0]];
             return linear_form(&self.classes, coef, b, &self.means, d);
         }
-        linear_form(&self.classes, self.coef.clone(), self.intercept.clone(), &self.means, d)
+        linear_form(
+            &self.classes,
+            self.coef.clone(),
+            self.intercept.clone(),
+            &self.means,
+            d,
+        )
     }
 
     /// Checks shapes.

@@ -142,7 +142,13 @@ impl Classifier for LogisticModel {
     /// margin (`leaf` does not apply).
     fn additive(&self, leaf: Option<LeafMap<'_>>) -> std::result::Result<Additive, String> {
         let _ = leaf;
-        linear_form(&self.classes, self.coef.clone(), self.intercept.clone(), &self.means, self.d)
+        linear_form(
+            &self.classes,
+            self.coef.clone(),
+            self.intercept.clone(),
+            &self.means,
+            self.d,
+        )
     }
 
     /// Checks shapes.
@@ -395,11 +401,17 @@ pub(crate) fn linear_form(
         return Err("a linear model of one class".into());
     }
     if means.len() != d {
-        return Err("linear models saved before rarity kept the training means, which \
+        return Err(
+            "linear models saved before rarity kept the training means, which \
              contributions are measured from: fit the model again with this version"
-            .into());
+                .into(),
+        );
     }
-    let space = if intercept.len() == 1 { Space::LogOdds } else { Space::Margins };
+    let space = if intercept.len() == 1 {
+        Space::LogOdds
+    } else {
+        Space::Margins
+    };
     Ok(Additive {
         space,
         classes: classes.to_vec(),

@@ -177,8 +177,17 @@ impl Classifier for LogitBoostModel {
                 })
             })
             .collect::<std::result::Result<Vec<_>, String>>()?;
-        let space = if o == 1 { Space::LogOdds } else { Space::Margins };
-        Ok(Additive::of_trees(space, self.classes.clone(), vec![0.0; o], trees))
+        let space = if o == 1 {
+            Space::LogOdds
+        } else {
+            Space::Margins
+        };
+        Ok(Additive::of_trees(
+            space,
+            self.classes.clone(),
+            vec![0.0; o],
+            trees,
+        ))
     }
 
     /// Checks shapes.
@@ -226,7 +235,8 @@ impl Classifier for LogitBoostModel {
             && self.stumps.len().is_multiple_of(self.outputs())
             && self.stumps.iter().all(|s| {
                 (s.feature as usize) < self.d
-                    && s.covers.is_none_or(|c| c.iter().all(|v| v.is_finite() && *v >= 0.0))
+                    && s.covers
+                        .is_none_or(|c| c.iter().all(|v| v.is_finite() && *v >= 0.0))
             });
         if ok {
             Ok(())

@@ -15,7 +15,10 @@
 //! back in every [`Learner::fit_prepared`] call.
 //!
 //! Every learner returns its own fitted type, which implements
-//! [`Classifier`], wrapped in a [`Model`] (see [`fitted`]).
+//! [`Classifier`], wrapped in a [`Model`] (see [`fitted`]). A fitted type
+//! whose output is a sum of trees or of coefficients writes it as an
+//! additive form ([`Classifier::additive`]), from which [`shap`] computes
+//! its exact per-row contributions.
 //!
 //! The learners, with their model-spec names ([`crate::spec`]):
 //!

@@ -13,9 +13,11 @@ impl GbdtTree {
     /// trees kept their covers).
     pub fn shap_tree(&self) -> Result<ShapTree, String> {
         if self.covers.len() != self.values.len() {
-            return Err("gbdt models saved before rarity kept each leaf's training rows, which \
+            return Err(
+                "gbdt models saved before rarity kept each leaf's training rows, which \
                  contributions weigh paths by: fit the model again with this version"
-                .into());
+                    .into(),
+            );
         }
         let root = if self.nodes.is_empty() { -1 } else { 0 };
         ShapTree::read(root, |c: i32| {
@@ -54,7 +56,16 @@ impl GbdtModel {
                 })
             })
             .collect::<Result<Vec<_>, String>>()?;
-        let space = if o == 1 { Space::LogOdds } else { Space::Margins };
-        Ok(Additive::of_trees(space, self.classes.clone(), self.init.clone(), trees))
+        let space = if o == 1 {
+            Space::LogOdds
+        } else {
+            Space::Margins
+        };
+        Ok(Additive::of_trees(
+            space,
+            self.classes.clone(),
+            self.init.clone(),
+            trees,
+        ))
     }
 }

@@ -95,7 +95,8 @@ impl GbdtTree {
             ));
         }
         if !self.covers.is_empty()
-            && (self.covers.len() != leaves || self.covers.iter().any(|c| !(c.is_finite() && *c >= 0.0)))
+            && (self.covers.len() != leaves
+                || self.covers.iter().any(|c| !(c.is_finite() && *c >= 0.0)))
         {
             return Err(format!(
                 "{} leaf covers for {leaves} leaves, or a cover that is not a finite count >= 0",

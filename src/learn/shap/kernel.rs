@@ -17,8 +17,8 @@
 //! per model ([`Explainer::new`]).
 //!
 //! Rows are explained in blocks, each block tree by tree (a tree's tables
-//! stay in cache while it walks the block's rows), in parallel over
-//! blocks; a row's values add its trees in tree order whatever the block,
+//! stay in cache while it walks the block's rows), eight rows walking each
+//! tree in step ([`LANES`]), in parallel over blocks; a row's values add its trees in tree order whatever the block,
 //! so they do not depend on the block size or the thread count.
 
 use rayon::prelude::*;
@@ -75,12 +75,10 @@ struct Prepared {
     /// Depth of the deepest leaf.
     depth: usize,
     nodes: Vec<Flat>,
-    /// Per node, the tables of the edge into it: `4 m` values (the
-    /// multipliers hot-hot and hot-cold, the weighted differences hot-hot
-    /// and hot-cold).
+    /// Per node, the tables of the edge into it: `6 m` values (the
+    /// multipliers hot-hot, hot-cold and cold-cold, then the weighted
+    /// differences in the same order).
     edges: Vec<f64>,
-    /// Per node, its cover fraction (the cold-cold multiplier).
-    fraction: Vec<f64>,
     /// Per node, `width` values (leaves').
     values: Vec<f64>,
 }
@@ -178,22 +176,25 @@ impl Explainer {
         let mut s = Scratch {
             g: Vec::new(),
             h: Vec::new(),
-            hot: vec![true; d],
+            hot: vec![[true; LANES]; d],
             frames: Vec::new(),
         };
         let rows = out.len() / len;
         for t in &self.trees {
             s.fit(t);
-            for r in 0..rows {
-                let (xr, phi) = (&x[r * d..(r + 1) * d], &mut out[r * len..(r + 1) * len]);
+            for first in (0..rows).step_by(LANES) {
+                let lanes = LANES.min(rows - first);
+                let xr = &x[first * d..(first + lanes) * d];
+                let phi = &mut out[first * len..(first + lanes) * len];
+                let sets = &self.sets[..];
                 match t.m {
-                    1 => walk::<1>(t, &self.sets, xr, d, phi, &mut s),
-                    2 => walk::<2>(t, &self.sets, xr, d, phi, &mut s),
-                    4 => walk::<4>(t, &self.sets, xr, d, phi, &mut s),
-                    8 => walk::<8>(t, &self.sets, xr, d, phi, &mut s),
-                    16 => walk::<16>(t, &self.sets, xr, d, phi, &mut s),
-                    32 => walk::<32>(t, &self.sets, xr, d, phi, &mut s),
-                    _ => walk::<0>(t, &self.sets, xr, d, phi, &mut s),
+                    1 => walk::<1>(t, sets, xr, lanes, d, phi, len, &mut s),
+                    2 => walk::<2>(t, sets, xr, lanes, d, phi, len, &mut s),
+                    4 => walk::<4>(t, sets, xr, lanes, d, phi, len, &mut s),
+                    8 => walk::<8>(t, sets, xr, lanes, d, phi, len, &mut s),
+                    16 => walk::<16>(t, sets, xr, lanes, d, phi, len, &mut s),
+                    32 => walk::<32>(t, sets, xr, lanes, d, phi, len, &mut s),
+                    _ => walk::<0>(t, sets, xr, lanes, d, phi, len, &mut s),
                 }
             }
         }
@@ -214,14 +215,21 @@ impl Explainer {
     }
 }
 
+/// Rows walking a tree together, in step: the tree's path is the same
+/// for every row (only which edges each row follows differs), so the
+/// walk's bookkeeping is paid once for them all and its arithmetic runs
+/// over `LANES x m` values at a time.
+const LANES: usize = 8;
+
 /// The buffers of one block's walks.
 struct Scratch {
-    /// `G` per depth (`m` values each).
+    /// `G` per depth, lane and quadrature node.
     g: Vec<f64>,
-    /// `H` per depth (`width x m` values each).
+    /// `H` per depth, lane, output and quadrature node.
     h: Vec<f64>,
-    /// Per feature, whether the row has followed every split on it so far.
-    hot: Vec<bool>,
+    /// Per feature and lane, whether the row has followed every split on
+    /// the feature so far.
+    hot: Vec<[bool; LANES]>,
     frames: Vec<Frame>,
 }
 
@@ -229,8 +237,8 @@ impl Scratch {
     /// Room for tree `t`'s walks.
     fn fit(&mut self, t: &Prepared) {
         let levels = t.depth + 2;
-        self.g.resize(levels * t.m, 0.0);
-        self.h.resize(levels * t.m * t.width, 0.0);
+        self.g.resize(levels * LANES * t.m, 0.0);
+        self.h.resize(levels * LANES * t.m * t.width, 0.0);
     }
 }
 
@@ -240,37 +248,53 @@ struct Frame {
     node: u32,
     /// 1 once its left child is entered, 2 once its right one is.
     stage: u8,
-    left_goes: bool,
-    hot_before: bool,
+    /// Per lane, whether the row goes left.
+    left_goes: [bool; LANES],
+    /// Per lane, the row's state of the split's feature above it.
+    hot_before: [bool; LANES],
 }
 
-/// How the row's state of the edge's feature changes along the edge.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Case {
-    HotHot,
-    HotCold,
-    ColdCold,
+/// How the row's state of the edge's feature changes along the edge: its
+/// tables' place in the edge's six rows (hot to hot, hot to cold, cold to
+/// cold).
+#[inline(always)]
+fn case_of(hot_before: bool, follows: bool) -> usize {
+    match (hot_before, follows) {
+        (false, _) => 2,
+        (true, true) => 0,
+        (true, false) => 1,
+    }
+}
+
+/// `sum_k a_k b_k`.
+#[inline(always)]
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
 // long: the walk is one loop over an explicit stack (down to a child, a
 // leaf's value back up, a split's sum back up), whose three steps share
-// the stack, the buffers and the tables; apart they would pass all of them.
-/// Adds tree `t`'s contributions of row `x` to `phi` (`N` quadrature
-/// points, or `t.m` when `N` is 0).
+// the stack, the lanes' buffers and the tables; apart they would pass all
+// of them.
+/// Adds tree `t`'s contributions of the `lanes` rows of `x` (`d` values
+/// each) to theirs in `phi` (`len` values each), `N` quadrature points
+/// (`t.m` when `N` is 0).
 #[inline(never)]
+#[allow(clippy::too_many_arguments)]
 fn walk<const N: usize>(
     t: &Prepared,
     sets: &[CatSet],
     x: &[f64],
+    lanes: usize,
     d: usize,
     phi: &mut [f64],
+    len: usize,
     s: &mut Scratch,
 ) {
     let m = if N == 0 { t.m } else { N };
     let w = t.width;
-    let wm = w * m;
-    let root = t.nodes[0];
-    if root.is_leaf() {
+    let (gl, hl) = (LANES * m, LANES * w * m);
+    if t.nodes[0].is_leaf() {
         return;
     }
     let at = |o: usize| match t.output {
@@ -278,32 +302,34 @@ fn walk<const N: usize>(
         Output::All => o * (d + 1),
     };
     let Scratch { g, h, hot, frames } = s;
-    g[..m].iter_mut().for_each(|v| *v = 1.0);
+    g[..gl].iter_mut().for_each(|v| *v = 1.0);
     frames.clear();
     frames.push(Frame {
         node: 0,
         stage: 0,
-        left_goes: false,
-        hot_before: true,
+        left_goes: [false; LANES],
+        hot_before: [true; LANES],
     });
     while !frames.is_empty() {
         let depth = frames.len() - 1;
         let top = &mut frames[depth];
         let n = t.nodes[top.node as usize];
         let f = n.feature as usize;
-        let (child, follows) = match top.stage {
+        let (child, left) = match top.stage {
             0 => {
-                top.left_goes = n.goes_left(x, sets);
+                for l in 0..lanes {
+                    top.left_goes[l] = n.goes_left(&x[l * d..(l + 1) * d], sets);
+                }
                 top.hot_before = hot[f];
                 top.stage = 1;
-                h[depth * wm..(depth + 1) * wm]
+                h[depth * hl..(depth + 1) * hl]
                     .iter_mut()
                     .for_each(|v| *v = 0.0);
-                (n.left, top.left_goes)
+                (n.left as usize, true)
             }
             1 => {
                 top.stage = 2;
-                (n.right, !top.left_goes)
+                (n.right as usize, false)
             }
             _ => {
                 // Both children are done: hand this node's H to its parent.
@@ -312,94 +338,63 @@ fn walk<const N: usize>(
                 let Some(parent) = frames.last() else { break };
                 let pf = t.nodes[parent.node as usize].feature as usize;
                 hot[pf] = parent.hot_before;
-                let follows = (parent.stage == 1) == parent.left_goes;
-                let case = case_of(parent.hot_before, follows);
-                let (lower, upper) = h.split_at_mut(depth * wm);
-                let hc = &upper[..wm];
-                let hp = &mut lower[(depth - 1) * wm..depth * wm];
-                give_back::<N>(t, me, case, hc, hp, m, w, |o, v| phi[at(o) + pf] += v);
+                let e = &t.edges[me * 6 * m..(me + 1) * 6 * m];
+                let (lower, upper) = h.split_at_mut(depth * hl);
+                let hp = &mut lower[(depth - 1) * hl..depth * hl];
+                for l in 0..lanes {
+                    let follows = (parent.stage == 1) == parent.left_goes[l];
+                    let c = case_of(parent.hot_before[l], follows);
+                    let diff = &e[(3 + c) * m..(4 + c) * m];
+                    let row = &mut phi[l * len..(l + 1) * len];
+                    for o in 0..w {
+                        let at_k = (l * w + o) * m;
+                        let hco = &upper[at_k..at_k + m];
+                        row[at(o) + pf] += dot(diff, hco);
+                        let hpo = &mut hp[at_k..at_k + m];
+                        (0..m).for_each(|k| hpo[k] += hco[k]);
+                    }
+                }
                 continue;
             }
         };
-        let case = case_of(top.hot_before, follows);
-        let c = child as usize;
-        let (gp, gc) = g.split_at_mut((depth + 1) * m);
-        let gp = &gp[depth * m..];
-        let gc = &mut gc[..m];
-        let e = &t.edges[c * 4 * m..(c + 1) * 4 * m];
-        match case {
-            Case::HotHot => (0..m).for_each(|k| gc[k] = gp[k] * e[k]),
-            Case::HotCold => (0..m).for_each(|k| gc[k] = gp[k] * e[m + k]),
-            Case::ColdCold => {
-                let r = t.fraction[c];
-                (0..m).for_each(|k| gc[k] = gp[k] * r)
-            }
+        let e = &t.edges[child * 6 * m..(child + 1) * 6 * m];
+        let (gp, gc) = g.split_at_mut((depth + 1) * gl);
+        let gp = &gp[depth * gl..];
+        let cn = t.nodes[child];
+        let mut cases = [0usize; LANES];
+        for l in 0..lanes {
+            let c = case_of(top.hot_before[l], top.left_goes[l] == left);
+            cases[l] = c;
+            let mult = &e[c * m..(c + 1) * m];
+            let (gpl, gcl) = (&gp[l * m..(l + 1) * m], &mut gc[l * m..(l + 1) * m]);
+            (0..m).for_each(|k| gcl[k] = gpl[k] * mult[k]);
         }
-        let cn = t.nodes[c];
         if cn.is_leaf() {
-            let v = &t.values[c * w..(c + 1) * w];
-            let hp = &mut h[depth * wm..(depth + 1) * wm];
-            let diff = match case {
-                Case::HotHot => Some(&e[2 * m..3 * m]),
-                Case::HotCold => Some(&e[3 * m..4 * m]),
-                Case::ColdCold => None,
-            };
-            let dot = diff.map_or(0.0, |a| (0..m).map(|k| a[k] * gc[k]).sum::<f64>());
-            for (o, &vo) in v.iter().enumerate() {
-                let ho = &mut hp[o * m..(o + 1) * m];
-                (0..m).for_each(|k| ho[k] += vo * gc[k]);
-                phi[at(o) + f] += vo * dot;
+            let v = &t.values[child * w..(child + 1) * w];
+            let hp = &mut h[depth * hl..(depth + 1) * hl];
+            for l in 0..lanes {
+                let gcl = &gc[l * m..(l + 1) * m];
+                let c = cases[l];
+                let dl = dot(&e[(3 + c) * m..(4 + c) * m], gcl);
+                let row = &mut phi[l * len..(l + 1) * len];
+                for (o, &vo) in v.iter().enumerate() {
+                    let ho = &mut hp[(l * w + o) * m..(l * w + o + 1) * m];
+                    (0..m).for_each(|k| ho[k] += vo * gcl[k]);
+                    row[at(o) + f] += vo * dl;
+                }
             }
             continue;
         }
-        hot[f] = case == Case::HotHot;
-        frames.push(Frame {
-            node: child,
-            stage: 0,
-            left_goes: false,
-            hot_before: true,
-        });
-    }
-}
-
-/// The row's state of a feature after an edge, from its state before and
-/// whether the row follows the edge.
-#[inline(always)]
-fn case_of(hot_before: bool, follows: bool) -> Case {
-    match (hot_before, follows) {
-        (false, _) => Case::ColdCold,
-        (true, true) => Case::HotHot,
-        (true, false) => Case::HotCold,
-    }
-}
-
-/// A finished split `me`'s `H` (`hc`) handed to its parent: `add(output,
-/// value)` receives the edge feature's contribution and `hp` the sum.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn give_back<const N: usize>(
-    t: &Prepared,
-    me: usize,
-    case: Case,
-    hc: &[f64],
-    hp: &mut [f64],
-    m: usize,
-    w: usize,
-    mut add: impl FnMut(usize, f64),
-) {
-    let e = &t.edges[me * 4 * m..(me + 1) * 4 * m];
-    let diff = match case {
-        Case::HotHot => Some(&e[2 * m..3 * m]),
-        Case::HotCold => Some(&e[3 * m..4 * m]),
-        Case::ColdCold => None,
-    };
-    for o in 0..w {
-        let hco = &hc[o * m..(o + 1) * m];
-        if let Some(a) = diff {
-            add(o, (0..m).map(|k| a[k] * hco[k]).sum::<f64>());
+        let hf = &mut hot[f];
+        for l in 0..lanes {
+            hf[l] = cases[l] == 0;
         }
-        let hpo = &mut hp[o * m..(o + 1) * m];
-        (0..m).for_each(|k| hpo[k] += hco[k]);
+        frames.push(Frame {
+            node: child as u32,
+            stage: 0,
+            left_goes: [false; LANES],
+            hot_before: [true; LANES],
+        });
     }
 }
 
@@ -524,16 +519,20 @@ fn prepare(
     }
     let m = points(max_unique);
     let (ts, ws) = gauss_legendre(m);
-    let mut edges = vec![0.0; n * 4 * m];
+    // Per edge, six rows of `m`: the multipliers of G hot to hot, hot to
+    // cold, cold to cold (the cover fraction), then the weighted
+    // differences `w_k (a - a')` in the same order (cold to cold: 0).
+    let mut edges = vec![0.0; n * 6 * m];
     for c in 1..n {
         let (zb, za) = (before[c], before[c] * fraction[c]);
-        let e = &mut edges[c * 4 * m..(c + 1) * 4 * m];
+        let e = &mut edges[c * 6 * m..(c + 1) * 6 * m];
         for k in 0..m {
             let t = ts[k];
             e[k] = q(za, true, t) / q(zb, true, t);
             e[m + k] = q(za, false, t) / q(zb, true, t);
-            e[2 * m + k] = ws[k] * (a(za, true, t) - a(zb, true, t));
-            e[3 * m + k] = ws[k] * (a(za, false, t) - a(zb, true, t));
+            e[2 * m + k] = fraction[c];
+            e[3 * m + k] = ws[k] * (a(za, true, t) - a(zb, true, t));
+            e[4 * m + k] = ws[k] * (a(za, false, t) - a(zb, true, t));
         }
     }
     let mut values = vec![0.0; n * width];
@@ -547,7 +546,6 @@ fn prepare(
         depth: depth.iter().copied().max().unwrap_or(0),
         nodes,
         edges,
-        fraction,
         values,
     })
 }

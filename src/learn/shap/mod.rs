@@ -145,10 +145,7 @@ impl ShapTree {
     /// must have the same width at every leaf; a cover must be finite and
     /// at least 0. Nodes are read depth first, with an explicit stack (a
     /// deep tree does not recurse).
-    pub fn read<R: Copy>(
-        root: R,
-        mut node: impl FnMut(R) -> Node<R>,
-    ) -> Result<ShapTree, String> {
+    pub fn read<R: Copy>(root: R, mut node: impl FnMut(R) -> Node<R>) -> Result<ShapTree, String> {
         let mut t = ShapTree {
             children_left: Vec::new(),
             children_right: Vec::new(),
@@ -192,7 +189,9 @@ impl ShapTree {
                 }
                 Node::Leaf(v, cover) => {
                     if !(cover.is_finite() && cover >= 0.0) || v.iter().any(|x| !x.is_finite()) {
-                        return Err(format!("a leaf has cover {cover} or a value that is not finite"));
+                        return Err(format!(
+                            "a leaf has cover {cover} or a value that is not finite"
+                        ));
                     }
                     if *width.get_or_insert(v.len()) != v.len() || v.is_empty() {
                         return Err("the leaves have values of different widths".into());
@@ -222,7 +221,10 @@ impl ShapTree {
             if self.features[i] < 0 {
                 continue;
             }
-            let (l, r) = (self.children_left[i] as usize, self.children_right[i] as usize);
+            let (l, r) = (
+                self.children_left[i] as usize,
+                self.children_right[i] as usize,
+            );
             let (cl, cr) = (self.node_sample_weight[l], self.node_sample_weight[r]);
             let c = cl + cr;
             let (fl, fr) = split_fractions(cl, cr);
@@ -267,10 +269,7 @@ impl ShapTree {
 
     /// Every value multiplied by `s`.
     pub fn scaled(mut self, s: f64) -> ShapTree {
-        self.values
-            .iter_mut()
-            .flatten()
-            .for_each(|v| *v *= s);
+        self.values.iter_mut().flatten().for_each(|v| *v *= s);
         self
     }
 
@@ -394,7 +393,10 @@ impl Additive {
             output: t.output,
             tree: t.tree.scaled(1.0 / n),
         };
-        out.trees = std::mem::take(&mut out.trees).into_iter().map(scale).collect();
+        out.trees = std::mem::take(&mut out.trees)
+            .into_iter()
+            .map(scale)
+            .collect();
         out.bias.iter_mut().for_each(|b| *b /= n);
         if let Some(l) = &mut out.linear {
             l.coef.iter_mut().for_each(|c| *c /= n);
@@ -403,12 +405,17 @@ impl Additive {
             if f.space != out.space || f.classes != out.classes || f.outputs() != out.outputs() {
                 return Err("the members' outputs differ".into());
             }
-            out.bias.iter_mut().zip(&f.bias).for_each(|(b, v)| *b += v / n);
+            out.bias
+                .iter_mut()
+                .zip(&f.bias)
+                .for_each(|(b, v)| *b += v / n);
             out.trees.extend(f.trees.into_iter().map(scale));
             match (&mut out.linear, f.linear) {
-                (Some(a), Some(b)) if a.mean == b.mean => {
-                    a.coef.iter_mut().zip(&b.coef).for_each(|(c, v)| *c += v / n)
-                }
+                (Some(a), Some(b)) if a.mean == b.mean => a
+                    .coef
+                    .iter_mut()
+                    .zip(&b.coef)
+                    .for_each(|(c, v)| *c += v / n),
                 (None, None) => {}
                 _ => return Err("the members' linear parts differ".into()),
             }

@@ -50,7 +50,10 @@ mod tests {
             for deg in 0..2 * m {
                 let q: f64 = t.iter().zip(&w).map(|(t, w)| w * t.powi(deg as i32)).sum();
                 let exact = 1.0 / (deg as f64 + 1.0);
-                assert!((q - exact).abs() < 1e-14, "m {m} degree {deg}: {q} vs {exact}");
+                assert!(
+                    (q - exact).abs() < 1e-14,
+                    "m {m} degree {deg}: {q} vs {exact}"
+                );
             }
         }
     }

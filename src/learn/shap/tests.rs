@@ -32,7 +32,11 @@ fn random_tree(rng: &mut ChaCha8Rng, d: usize, depth: usize, width: usize, p: f6
     let leaves: Vec<(Vec<f64>, f64)> = (0..splits.len())
         .map(|_| {
             let v = (0..width).map(|_| rng.random_range(-2.0..2.0)).collect();
-            let c = if rng.random::<f64>() < 0.1 { 0.0 } else { rng.random_range(0.0..10.0) };
+            let c = if rng.random::<f64>() < 0.1 {
+                0.0
+            } else {
+                rng.random_range(0.0..10.0)
+            };
             (v, c)
         })
         .collect();
@@ -61,12 +65,16 @@ fn expectation(tree: &ShapTree, x: &[f64], s: u32, i: usize, out: &mut [f64], sc
             .zip(&tree.values[i])
             .for_each(|(o, v)| *o += scale * v),
         Some(sp) => {
-            let (l, r) = (tree.children_left[i] as usize, tree.children_right[i] as usize);
+            let (l, r) = (
+                tree.children_left[i] as usize,
+                tree.children_right[i] as usize,
+            );
             if s >> sp.feature & 1 == 1 {
                 let c = if sp.goes_left(x[sp.feature]) { l } else { r };
                 expectation(tree, x, s, c, out, scale);
             } else {
-                let (fl, fr) = split_fractions(tree.node_sample_weight[l], tree.node_sample_weight[r]);
+                let (fl, fr) =
+                    split_fractions(tree.node_sample_weight[l], tree.node_sample_weight[r]);
                 expectation(tree, x, s, l, out, scale * fl);
                 expectation(tree, x, s, r, out, scale * fr);
             }
@@ -139,7 +147,11 @@ fn contributions_are_the_shapley_values_of_the_path_dependent_game() {
                     );
                 }
                 let sum: f64 = row.iter().sum();
-                assert!((sum - f[o]).abs() < 1e-12, "local accuracy: {sum} vs {}", f[o]);
+                assert!(
+                    (sum - f[o]).abs() < 1e-12,
+                    "local accuracy: {sum} vs {}",
+                    f[o]
+                );
             }
         }
     }
@@ -184,7 +196,10 @@ fn blocks_and_threads_do_not_change_a_bit() {
     let x: Vec<f64> = (0..rows * d).map(|_| rng.random_range(-1.0..1.0)).collect();
     let mut all = vec![0.0; rows * e.row_len()];
     e.explain(&x, &mut all);
-    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
     let mut single = vec![0.0; rows * e.row_len()];
     one.install(|| e.explain(&x, &mut single));
     assert_eq!(all, single);

@@ -414,9 +414,18 @@ impl Classifier for TreeModel {
             return Err("a tree of one class".into());
         }
         let tree = self.shap_tree(leaf, TreeModel::explained(k))?;
-        let (outputs, output) = if k == 2 { (1, Output::One(0)) } else { (k, Output::All) };
+        let (outputs, output) = if k == 2 {
+            (1, Output::One(0))
+        } else {
+            (k, Output::All)
+        };
         let term = Term { output, tree };
-        Ok(Additive::of_trees(Space::Probability, (0..k).collect(), vec![0.0; outputs], vec![term]))
+        Ok(Additive::of_trees(
+            Space::Probability,
+            (0..k).collect(),
+            vec![0.0; outputs],
+            vec![term],
+        ))
     }
 
     fn predict_rows(&self, x: &[f64], out: &mut [f64]) {

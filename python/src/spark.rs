@@ -610,7 +610,7 @@ fn scored(
     label: &str,
 ) -> PyResult<(Vec<u32>, Vec<f64>)> {
     let truth = binary_truth(model, batch, label)?;
-    let (proba, _) = predict(py, &model.fitted, batch)?;
+    let (proba, _, _) = predict(py, &model.fitted, batch, None)?;
     Ok((truth, proba.column(1)))
 }
 

@@ -3,14 +3,14 @@
 //! Gauss-Legendre rule.
 //!
 //! Walking down from the root, each node keeps `G(t_k)`, the product over
-//! the unique features of its path of their factors `q_j(t) = z_j + t (o_j
-//! - z_j)`; a leaf returns `H = v G`, and a split returns the sum of its
-//! children's. Feature `i` of the edge into child `c` adds `sum_k w_k
+//! the unique features of its path of their factors `q_j(t) = z_j +
+//! t (o_j - z_j)`; a leaf returns `H = v G`, and a split returns the sum of
+//! its children's. Feature `i` of the edge into child `c` adds `sum_k w_k
 //! (a_i(t_k) - a'_i(t_k)) H_c(t_k)`, with `a = (o - z) / q` after the edge
 //! and `a'` before it (1 and 0 at the feature's first split): summed along
-//! a path, these differences telescope to the leaf's own `(o_i - z_i) /
-//! q_i`, so each feature gets `v_l (o_i - z_i) int G_l / q_i dt` from each
-//! leaf, the module doc's value. Whether the row follows an edge is known
+//! a path, these differences telescope to the leaf's own
+//! `(o_i - z_i) / q_i`, so each feature gets `v_l (o_i - z_i) int G_l / q_i
+//! dt` from each leaf, the module doc's value. Whether the row follows an edge is known
 //! only for the row, but `o` is 0 or 1, so each edge holds the three
 //! multipliers of `G` (hot to hot, hot to cold, cold to cold) and the two
 //! differences `a - a'` (cold to cold adds nothing) as tables, built once

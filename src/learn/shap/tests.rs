@@ -92,6 +92,7 @@ fn brute_force(tree: &ShapTree, x: &[f64], d: usize) -> Vec<Vec<f64>> {
         expectation(tree, x, s, 0, &mut o, 1.0);
         o
     };
+    #[allow(clippy::needless_range_loop)]
     for i in 0..d {
         for s in 0..(1u32 << d) {
             if s >> i & 1 == 1 {

@@ -18,7 +18,7 @@
 //! weighted mean of `z`. Dal Pozzolo et al. (2015) use LogitBoost among
 //! their base learners.
 
-use crate::learn::shap::{self, Additive, Node, Output, ShapTree, Space, Term};
+use crate::learn::shap::{self, Additive, Node, ShapTree};
 use crate::learn::{shape, Classifier, Kind, LeafMap};
 use crate::onnx::{self, Child, Graph, Split, TreeTable, Value};
 use serde::{Deserialize, Serialize};
@@ -169,25 +169,9 @@ impl Classifier for LogitBoostModel {
         let trees = self
             .stumps
             .iter()
-            .enumerate()
-            .map(|(i, s)| {
-                Ok(Term {
-                    output: Output::One(i % o),
-                    tree: s.shap_tree(scale)?,
-                })
-            })
+            .map(|s| s.shap_tree(scale))
             .collect::<std::result::Result<Vec<_>, String>>()?;
-        let space = if o == 1 {
-            Space::LogOdds
-        } else {
-            Space::Margins
-        };
-        Ok(Additive::of_trees(
-            space,
-            self.classes.clone(),
-            vec![0.0; o],
-            trees,
-        ))
+        Ok(Additive::boosted(self.classes.clone(), vec![0.0; o], trees))
     }
 
     /// Checks shapes.

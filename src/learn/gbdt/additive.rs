@@ -6,7 +6,7 @@
 
 use super::model::GbdtModel;
 use super::tree::GbdtTree;
-use crate::learn::shap::{Additive, Node, Output, ShapTree, Space, Split, Term};
+use crate::learn::shap::{Additive, Node, ShapTree, Split};
 
 impl GbdtTree {
     /// The tree's arrays, or why there are none (a file written before
@@ -44,25 +44,12 @@ impl GbdtModel {
         if self.classes.len() < 2 {
             return Err("a gbdt model of one class".into());
         }
-        let o = self.outputs();
         let trees = self
             .trees
             .iter()
-            .enumerate()
-            .map(|(t, tree)| {
-                Ok(Term {
-                    output: Output::One(t % o),
-                    tree: tree.shap_tree()?,
-                })
-            })
+            .map(GbdtTree::shap_tree)
             .collect::<Result<Vec<_>, String>>()?;
-        let space = if o == 1 {
-            Space::LogOdds
-        } else {
-            Space::Margins
-        };
-        Ok(Additive::of_trees(
-            space,
+        Ok(Additive::boosted(
             self.classes.clone(),
             self.init.clone(),
             trees,

@@ -376,6 +376,27 @@ impl Additive {
         }
     }
 
+    /// Boosted trees over the classes `classes`: tree `t` adds to output
+    /// `t % outputs` from `bias` (one output per value of `bias`: the
+    /// log-odds of two classes, else each class's softmax margin).
+    pub fn boosted(classes: Vec<usize>, bias: Vec<f64>, trees: Vec<ShapTree>) -> Self {
+        let o = bias.len().max(1);
+        let space = if o == 1 {
+            Space::LogOdds
+        } else {
+            Space::Margins
+        };
+        let trees = trees
+            .into_iter()
+            .enumerate()
+            .map(|(t, tree)| Term {
+                output: Output::One(t % o),
+                tree,
+            })
+            .collect();
+        Additive::of_trees(space, classes, bias, trees)
+    }
+
     /// Each output moved by `shift` (a prior correction in log-odds or
     /// margins: the contributions do not change, only the base).
     pub fn shift_bias(&mut self, shift: &[f64]) {

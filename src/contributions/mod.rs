@@ -459,6 +459,3 @@ impl TreeDump {
         })
     }
 }
-
-#[cfg(test)]
-mod tests;

@@ -1,6 +1,14 @@
-use super::*;
-use crate::data::bundled;
-use crate::data::read::{Categorical, ReadOptions};
+//! Exact contributions of fitted strategies (issue 54): every explained
+//! learner adds up to its output in its space, `+correct` moves the base
+//! only, stages that are not maps of the output stand beside, source
+//! columns get one contribution, older files ask to be fitted again.
+
+use rarity::contributions::{Plan, ReasonKind, Reasons};
+use rarity::data::bundled;
+use rarity::data::read::{Categorical, ReadOptions};
+use rarity::data::Dataset;
+use rarity::learn::shap::Space;
+use rarity::strategy::FittedStrategy;
 
 fn load(name: &str) -> Dataset {
     bundled::find(name)
@@ -29,7 +37,7 @@ fn output_of(plan: &Plan, p: &[f64]) -> Vec<f64> {
 /// Checks `base + sum = output` for every row of `data` under `spec`,
 /// within `tol`, and returns the plan.
 fn locally_accurate(spec: &str, data: &Dataset, tol: f64) -> Plan {
-    let fitted = crate::spec::build_strategy(spec)
+    let fitted = rarity::spec::build_strategy(spec)
         .unwrap()
         .fit(data, 3)
         .unwrap();
@@ -99,11 +107,11 @@ fn multiclass_models_add_up_per_class() {
 fn a_correction_moves_the_base_only() {
     let ds = load("yeast4");
     let spec = "under(ratio=1)+gbdt(rounds=10,min_samples_leaf=5)";
-    let plain = crate::spec::build_strategy(spec)
+    let plain = rarity::spec::build_strategy(spec)
         .unwrap()
         .fit(&ds, 3)
         .unwrap();
-    let corrected = crate::spec::build_strategy(&format!("{spec}+correct"))
+    let corrected = rarity::spec::build_strategy(&format!("{spec}+correct"))
         .unwrap()
         .fit(&ds, 3)
         .unwrap();
@@ -130,7 +138,7 @@ fn a_correction_moves_the_base_only() {
 fn stages_that_are_not_maps_of_the_output_stand_beside() {
     let ds = load("ecoli4");
     let fit = |spec: &str| {
-        let f = crate::spec::build_strategy(spec)
+        let f = rarity::spec::build_strategy(spec)
             .unwrap()
             .fit(&ds, 1)
             .unwrap();
@@ -159,7 +167,7 @@ fn what_cannot_be_explained_exactly_is_refused_naming_what_can() {
         "bagging(n=3,learner=logistic)",
         "forest(n=3,vote=hard)",
     ] {
-        let Ok(s) = crate::spec::build_strategy(spec) else {
+        let Ok(s) = rarity::spec::build_strategy(spec) else {
             continue;
         };
         let f = s.fit(&ds, 1).unwrap();
@@ -194,7 +202,7 @@ fn one_hot_and_encoded_columns_get_one_contribution_each() {
             categorical: mode,
             ..ReadOptions::default()
         };
-        let (ds, _) = crate::data::read::read_path(&path, &opts).unwrap();
+        let (ds, _) = rarity::data::read::read_path(&path, &opts).unwrap();
         let plan = locally_accurate(spec, &ds, 1e-9);
         assert_eq!(
             plan.columns,
@@ -211,7 +219,7 @@ fn one_hot_and_encoded_columns_get_one_contribution_each() {
 #[test]
 fn reasons_are_ordered_towards_the_decided_class() {
     let ds = load("ecoli4");
-    let fitted = crate::spec::build_strategy("gbdt(rounds=10)")
+    let fitted = rarity::spec::build_strategy("gbdt(rounds=10)")
         .unwrap()
         .fit(&ds, 1)
         .unwrap();
@@ -244,14 +252,14 @@ fn without(v: &mut serde_json::Value, key: &str) {
 
 #[test]
 fn older_files_without_covers_predict_as_before_and_ask_to_refit() {
-    use crate::persist::{from_bytes, to_bytes, Format};
+    use rarity::persist::{from_bytes, to_bytes, Format};
     let ds = load("ecoli4");
     for (spec, key) in [
         ("gbdt(rounds=5)", "covers"),
         ("logistic", "means"),
         ("logitboost(n=4)", "covers"),
     ] {
-        let fitted = crate::spec::build_strategy(spec)
+        let fitted = rarity::spec::build_strategy(spec)
             .unwrap()
             .fit(&ds, 1)
             .unwrap();
@@ -273,7 +281,7 @@ fn older_files_without_covers_predict_as_before_and_ask_to_refit() {
         assert!(e.contains("fit the model again"), "{spec}: {e}");
         // Trees and forests kept their leaves' class totals: they explain.
     }
-    let forest = crate::spec::build_strategy("forest(n=3)")
+    let forest = rarity::spec::build_strategy("forest(n=3)")
         .unwrap()
         .fit(&ds, 1)
         .unwrap();

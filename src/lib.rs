@@ -22,6 +22,7 @@
 pub mod calibrate;
 pub mod cancel;
 pub mod check;
+pub mod contributions;
 pub mod data;
 pub mod decide;
 pub mod ensemble;

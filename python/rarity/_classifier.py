@@ -136,6 +136,111 @@ class _RarityClassifier(ClassifierMixin, BaseEstimator):
         _, ids = self.model_.predict(feats, V.n_jobs_of(self.n_jobs))
         return self.classes_[self._from_rarity[ids]]
 
+    def predict_contributions(self, X):
+        """Exact contributions of each source column to each row's output.
+
+        LightGBM's ``pred_contrib`` layout over the source columns (a one-hot or
+        target-encoded column is one column): ``(n, d + 1)`` for two classes
+        (towards ``classes_[1]``), ``(n, K (d + 1))`` beyond (one block per
+        class of ``classes_``); each block's last value is the base value, and
+        each block sums to the output it explains. That output is the log-odds
+        of additive models (``gbdt``, boosting, ``logistic``, ``lda``; softmax
+        margins beyond two classes) or the probability of averaged trees
+        (trees, forests, bagging of trees), with ``+correct`` moving the base
+        value only; :meth:`contributions_info` says which, and which stages'
+        probabilities stand beside rather than being explained (README,
+        "Contributions"). Path-dependent TreeSHAP for trees, linear SHAP for
+        linear models; other models raise ``ValueError`` naming those that
+        have exact contributions.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or table
+
+        Returns
+        -------
+        contributions : ndarray of shape (n_samples, d + 1) or (n_samples, K * (d + 1))
+        """
+        feats = self._features(X)
+        values, classes, info = self.model_.contributions(feats, V.n_jobs_of(self.n_jobs))
+        values = np.asarray(values)
+        n, c1 = values.shape[0], len(info["columns"]) + 1
+        if values.shape[1] == c1:
+            if self._to_rarity[1] == classes[1]:
+                return values
+            out = -values
+            out[:, -1] = 1.0 - values[:, -1] if info["space"] == "probability" else -values[:, -1]
+            return out
+        blocks = values.reshape(n, len(classes), c1)
+        order = [list(classes).index(int(r)) for r in self._to_rarity]
+        return blocks[:, order, :].reshape(n, len(order) * c1)
+
+    def contributions_info(self):
+        """What :meth:`predict_contributions` explains: ``space``
+        (``log-odds``, ``margins`` or ``probability``), the stages ``taken``
+        into the explained output, those whose probabilities stand
+        ``beside`` it, a ``note`` and the source ``columns``.
+
+        Returns
+        -------
+        info : dict
+        """
+        check_fitted(self)
+        return self.model_.contributions_info()
+
+    def reason_codes(self, X, k=3):
+        """Each row's ``k`` strongest reasons towards its decided class.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or table
+        k : int, default=3
+            Reasons per row, from 1 to the number of source columns.
+
+        Returns
+        -------
+        table : pandas.DataFrame (a dict of columns without pandas)
+            ``label`` (the decided class), ``reason_1..k`` (the source columns,
+            strongest first, ties in column order), ``value_1..k`` (the row's
+            values as text, the level for a category) and
+            ``contribution_1..k`` (towards the decided class), as ``rarity
+            predict --reasons K`` writes them.
+        """
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+            raise ValueError(f"k={k!r} is invalid; expected a whole number of reasons")
+        feats = self._features(X)
+        labels, names, values, contrib = self.model_.reason_codes(feats, int(k), V.n_jobs_of(self.n_jobs))
+        cols = {"label": self.classes_[self._from_rarity[np.asarray(labels)]]}
+        for i in range(k):
+            cols[f"reason_{i + 1}"] = [r[i] for r in names]
+        for i in range(k):
+            cols[f"value_{i + 1}"] = [r[i] for r in values]
+        contrib = np.asarray(contrib)
+        for i in range(k):
+            cols[f"contribution_{i + 1}"] = contrib[:, i]
+        try:
+            import pandas
+        except ImportError:
+            return cols
+        return pandas.DataFrame(cols)
+
+    def dump_trees(self):
+        """Every tree of the fitted model as arrays (``rarity show --trees
+        --format json``): per model, its ``space``, how its trees ``combine``,
+        its ``bias`` and its ``trees`` (``children_left``, ``children_right``,
+        ``children_default``, ``features``, ``thresholds``, ``levels``,
+        ``values``, ``node_sample_weight``), ready for ``shap.TreeExplainer``'s
+        custom-model dictionary (README, "Tree dumps").
+
+        Returns
+        -------
+        dump : dict
+        """
+        import json
+
+        check_fitted(self)
+        return json.loads(self.model_.dump_trees())
+
     @property
     def feature_importances_(self):
         """Split-gain importances per feature (``n_features_in_`` values summing

@@ -623,7 +623,7 @@ def _broadcast(df, model, decision):
     return ready, bc, uuid.uuid4().hex, _LAST_LOADS
 
 
-def predict(df, model, decision=None):
+def predict(df, model, decision=None, reasons=None):
     """Scores every row of ``df`` on the executors.
 
     The model is broadcast once as bytes; each Python worker loads it once
@@ -639,6 +639,12 @@ def predict(df, model, decision=None):
     decision : str, optional
         Decide by this rule instead of the saved one (``rarity predict
         --decision``), e.g. ``"threshold(0.3)"`` or ``"cost(fn=10,fp=1)"``.
+    reasons : int, optional
+        Also append each row's ``reasons`` strongest reasons (``rarity predict
+        --reasons K``): ``reason_1..K`` (source columns), ``value_1..K`` (the
+        row's values as text) and ``contribution_1..K`` (doubles, towards the
+        decided class), from the model's exact contributions; checked on the
+        driver before any work.
 
     Returns
     -------
@@ -660,12 +666,17 @@ def predict(df, model, decision=None):
     200
     """
     _, T = _spark()
+    if reasons is not None and (isinstance(reasons, bool) or not isinstance(reasons, int)):
+        raise ValueError(f"predict: reasons={reasons!r} is invalid; expected a whole number of reasons")
     ready, bc, token, loads = _broadcast(df, model, decision)
-    out = T.StructType(
-        list(df.schema.fields)
-        + [T.StructField(f"p_{c}", T.DoubleType(), False) for c in ready.class_names]
-        + [T.StructField("label", T.StringType(), False)]
-    )
+    added = [T.StructField(f"p_{c}", T.DoubleType(), False) for c in ready.class_names]
+    added.append(T.StructField("label", T.StringType(), False))
+    if reasons is not None:
+        _rarity.check_reasons(ready, reasons)
+        for name in ("reason", "value"):
+            added += [T.StructField(f"{name}_{j + 1}", T.StringType(), False) for j in range(reasons)]
+        added += [T.StructField(f"contribution_{j + 1}", T.DoubleType(), False) for j in range(reasons)]
+    out = T.StructType(list(df.schema.fields) + added)
     taken = [f.name for f in out.fields[len(df.schema.fields):] if f.name in df.columns]
     if taken:
         raise ValueError(f"predict: the data already have a column '{taken[0]}', which predict adds; rename or drop it")
@@ -677,7 +688,7 @@ def predict(df, model, decision=None):
         m = _worker_model(bc, token, loads)
         for b in batches:
             if b.num_rows:
-                yield native.predict_batch(m, b)
+                yield native.predict_batch(m, b, reasons)
 
     return df.mapInArrow(score, out)
 

@@ -70,6 +70,7 @@ fn _rarity(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(spark::fit_drawn, m)?,
         wrap_pyfunction!(spark::for_partitions, m)?,
         wrap_pyfunction!(spark::predict_batch, m)?,
+        wrap_pyfunction!(spark::check_reasons, m)?,
         wrap_pyfunction!(spark::score_keys, m)?,
         wrap_pyfunction!(spark::counts_above, m)?,
         wrap_pyfunction!(spark::save_model, m)?,

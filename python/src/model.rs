@@ -11,6 +11,7 @@ use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyType};
 
+use rarity::contributions::{Plan, ReasonKind, Reasons, TreeDump};
 use rarity::data::{ColumnEncoding, Dataset, Proba, Schema};
 use rarity::decide::Rule;
 use rarity::learn::gbdt::GbdtModel;
@@ -94,6 +95,18 @@ fn rule_dict<'py>(py: Python<'py>, rule: &Rule) -> PyResult<Bound<'py, PyDict>> 
     Ok(d)
 }
 
+/// What a plan's contributions explain: `space`, `taken`, `beside`,
+/// `note` and the source `columns`.
+fn plan_dict<'py>(py: Python<'py>, plan: &Plan) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("space", plan.space.name())?;
+    d.set_item("taken", plan.taken.clone())?;
+    d.set_item("beside", plan.beside.clone())?;
+    d.set_item("note", plan.describe())?;
+    d.set_item("columns", plan.columns.clone())?;
+    Ok(d)
+}
+
 /// Fits strategy `spec` on `data` with `seed` (as `rarity fit --seed`).
 #[pyfunction]
 #[pyo3(signature = (spec, data, seed, n_jobs=None))]
@@ -173,6 +186,95 @@ impl Model {
             m.predict(&ds)
         })?;
         Ok((proba_array(py, p)?, labels.into_pyarray(py)))
+    }
+
+    /// Exact contributions of every source column with the base value
+    /// (LightGBM's `pred_contrib` layout in rarity's class order: `[n, c +
+    /// 1]` for two classes, `[n, K (c + 1)]` beyond), the classes of the
+    /// outputs and a dict saying what they explain (`rarity predict
+    /// --contributions`).
+    #[pyo3(signature = (features, n_jobs=None))]
+    #[allow(clippy::type_complexity)]
+    fn contributions<'py>(
+        &self,
+        py: Python<'py>,
+        features: &Features,
+        n_jobs: Option<i64>,
+    ) -> PyResult<(Bound<'py, PyArray2<f64>>, Vec<usize>, Bound<'py, PyDict>)> {
+        let plan = Plan::of(&self.fitted).map_err(to_py)?;
+        let info = plan_dict(py, &plan)?;
+        let classes = plan.classes.clone();
+        let (f, m, s) = (
+            features.clone(),
+            Arc::clone(&self.fitted),
+            Arc::clone(&self.numeric),
+        );
+        let c = score(py, features, n_jobs, move || {
+            let ds = f.for_model(&m.schema, &s)?;
+            plan.explain(&ds)
+        })?;
+        let (n, w) = (c.rows, c.outputs * (c.columns + 1));
+        let values = c.values.into_pyarray(py).reshape([n, w])?;
+        Ok((values, classes, info))
+    }
+
+    /// Each row's decided class id and its `k` strongest reasons: the
+    /// columns, the values' texts and the contributions towards the
+    /// decided class (`rarity predict --reasons K`).
+    #[pyo3(signature = (features, k, n_jobs=None))]
+    #[allow(clippy::type_complexity)]
+    fn reason_codes<'py>(
+        &self,
+        py: Python<'py>,
+        features: &Features,
+        k: usize,
+        n_jobs: Option<i64>,
+    ) -> PyResult<(
+        Bound<'py, PyArray1<u32>>,
+        Vec<Vec<String>>,
+        Vec<Vec<String>>,
+        Bound<'py, PyArray2<f64>>,
+    )> {
+        let reasons = Reasons::new(&self.fitted, ReasonKind::Reasons(k))
+            .map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("k: {e}")))?;
+        let (f, m, s) = (
+            features.clone(),
+            Arc::clone(&self.fitted),
+            Arc::clone(&self.numeric),
+        );
+        let (labels, names, values, contrib) = score(py, features, n_jobs, move || {
+            let ds = f.for_model(&m.schema, &s)?;
+            let (_, labels) = m.predict(&ds)?;
+            let plan = &reasons.plan;
+            let c = plan.explain(&ds)?;
+            let (mut names, mut values, mut contrib) = (Vec::new(), Vec::new(), Vec::new());
+            for (i, &l) in labels.iter().enumerate() {
+                let top: Vec<(usize, f64)> = plan.ranked(&c, i, l as usize).into_iter().take(k).collect();
+                names.push(top.iter().map(|&(j, _)| plan.columns[j].clone()).collect());
+                values.push(top.iter().map(|&(j, _)| plan.value_text(&ds, i, j)).collect());
+                contrib.extend(top.iter().map(|&(_, v)| v));
+            }
+            Ok((labels, names, values, contrib))
+        })?;
+        let n = labels.len();
+        Ok((
+            labels.into_pyarray(py),
+            names,
+            values,
+            contrib.into_pyarray(py).reshape([n, k])?,
+        ))
+    }
+
+    /// What the contributions explain (see `plan_dict`), or the error
+    /// naming the models that have exact contributions.
+    fn contributions_info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        plan_dict(py, &Plan::of(&self.fitted).map_err(to_py)?)
+    }
+
+    /// Every tree as arrays, as JSON text (`rarity show --trees`).
+    fn dump_trees(&self) -> PyResult<String> {
+        let dump = TreeDump::of(&self.fitted).map_err(to_py)?;
+        serde_json::to_string(&dump).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
     }
 
     /// The spec the model was fitted from.

@@ -35,6 +35,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use pyo3_arrow::{PyRecordBatch, PyTable};
 
+use rarity::contributions::{ReasonKind, Reasons};
 use rarity::data::read::{arrow_numbers, arrow_texts, assign_classes, level_codes};
 use rarity::data::scores::prediction_columns;
 use rarity::data::{ColumnEncoding, Dataset, Schema};
@@ -466,29 +467,69 @@ fn categorical_texts(batch: &RecordBatch, schema: &Schema) -> PyResult<RecordBat
         .map_err(|e| value_error(format!("cannot read the categorical columns: {e}")))
 }
 
-/// The probabilities and labels of `batch`'s rows, read from the model's
-/// source columns only (one thread: Spark runs a task per core).
+/// The rows of `batch` read from the model's source columns only, and
+/// their probabilities, labels and (with `reasons`) their reasons (one
+/// thread: Spark runs a task per core).
+#[allow(clippy::type_complexity)]
 fn predict(
     py: Python<'_>,
     m: &Arc<FittedStrategy>,
     batch: &RecordBatch,
-) -> PyResult<(rarity::data::Proba, Vec<u32>)> {
+    reasons: Option<usize>,
+) -> PyResult<(rarity::data::Proba, Vec<u32>, Option<ReasonRows>)> {
     let used = |c: &str| m.schema.encodings.iter().any(|e| e.name() == c);
     let f = Features::from_batch(&categorical_texts(batch, &m.schema)?, used)?;
     let m = Arc::clone(m);
     run(py, Some(1), move || {
         let ds = f.for_schema(&m.schema)?;
-        m.predict(&ds)
+        let (p, labels) = m.predict(&ds)?;
+        let why = match reasons {
+            Some(k) => Some(reason_rows(&m, &ds, &labels, k)?),
+            None => None,
+        };
+        Ok((p, labels, why))
     })
 }
 
-/// `batch` with the `p_<class>` columns and the decided `label` appended:
+/// Per row, its `k` strongest reasons: columns, values' texts and
+/// contributions (row-major, `k` each).
+type ReasonRows = (Vec<String>, Vec<String>, Vec<f64>);
+
+/// The reasons of `rarity predict --reasons K` for the rows of `ds`.
+fn reason_rows(m: &FittedStrategy, ds: &Dataset, labels: &[u32], k: usize) -> rarity::Result<ReasonRows> {
+    let r = Reasons::new(m, ReasonKind::Reasons(k))?;
+    let plan = &r.plan;
+    let c = plan.explain(ds)?;
+    let (mut names, mut values, mut contrib) = (Vec::new(), Vec::new(), Vec::new());
+    for (i, &l) in labels.iter().enumerate() {
+        for (j, v) in plan.ranked(&c, i, l as usize).into_iter().take(k) {
+            names.push(plan.columns[j].clone());
+            values.push(plan.value_text(ds, i, j));
+            contrib.push(v);
+        }
+    }
+    Ok((names, values, contrib))
+}
+
+/// Fails, before any work, unless `model` has exact contributions and `k`
+/// reasons fit its source columns.
+#[pyfunction]
+pub fn check_reasons(model: &Model, k: usize) -> PyResult<()> {
+    Reasons::new(&model.fitted, ReasonKind::Reasons(k))
+        .map(|_| ())
+        .map_err(|e| value_error(format!("predict: reasons={k}: {e}")))
+}
+
+/// `batch` with the `p_<class>` columns and the decided `label` appended
+/// (then `reason_1..K`, `value_1..K`, `contribution_1..K` with `reasons`):
 /// each row's numbers are those `rarity predict` writes for it.
 #[pyfunction]
+#[pyo3(signature = (model, batch, reasons=None))]
 pub fn predict_batch<'py>(
     py: Python<'py>,
     model: &Model,
     batch: PyRecordBatch,
+    reasons: Option<usize>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let batch = batch.into_inner();
     let names = &model.fitted.schema.class_names;
@@ -503,7 +544,7 @@ pub fn predict_batch<'py>(
             s.name
         )));
     }
-    let (proba, labels) = predict(py, &model.fitted, &batch)?;
+    let (proba, labels, why) = predict(py, &model.fitted, &batch, reasons)?;
     let mut fields: Vec<Field> = schema.fields().iter().map(|f| f.as_ref().clone()).collect();
     let mut columns: Vec<ArrayRef> = batch.columns().to_vec();
     for (k, s) in specs.iter().take(names.len()).enumerate() {
@@ -514,6 +555,21 @@ pub fn predict_batch<'py>(
     columns.push(Arc::new(StringArray::from_iter_values(
         labels.iter().map(|&l| names[l as usize].as_str()),
     )));
+    if let (Some(k), Some((rn, rv, rc))) = (reasons, why) {
+        let text = |v: &[String], j: usize| -> ArrayRef {
+            Arc::new(StringArray::from_iter_values(v.iter().skip(j).step_by(k)))
+        };
+        for (name, v) in [("reason", &rn), ("value", &rv)] {
+            for j in 0..k {
+                fields.push(Field::new(format!("{name}_{}", j + 1), arrow_schema::DataType::Utf8, false));
+                columns.push(text(v, j));
+            }
+        }
+        for j in 0..k {
+            fields.push(Field::new(format!("contribution_{}", j + 1), arrow_schema::DataType::Float64, false));
+            columns.push(Arc::new(Float64Array::from_iter_values(rc.iter().skip(j).step_by(k).copied())));
+        }
+    }
     let out = RecordBatch::try_new(Arc::new(ArrowSchema::new(fields)), columns)
         .map_err(|e| value_error(format!("cannot build the predictions: {e}")))?;
     PyRecordBatch::new(out).into_pyarrow(py)
@@ -554,7 +610,7 @@ fn scored(
     label: &str,
 ) -> PyResult<(Vec<u32>, Vec<f64>)> {
     let truth = binary_truth(model, batch, label)?;
-    let (proba, _) = predict(py, &model.fitted, batch)?;
+    let (proba, _, _) = predict(py, &model.fitted, batch, None)?;
     Ok((truth, proba.column(1)))
 }
 

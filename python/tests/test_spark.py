@@ -458,3 +458,21 @@ def test_rows_missing_a_level_are_dropped_as_the_file_readers_drop_them(spark, s
                categorical="native", seed=3, path=path)
     a, b = (_without_fit_time(p.read_bytes()) for p in paths)
     assert a == b
+
+
+def test_reasons_equal_the_command_line(spark, data, model_path, parquet, cli, tmp_path):
+    out = tmp_path / "reasons.parquet"
+    subprocess.run(
+        [cli, "--quiet", "predict", str(model_path), str(parquet), "--id", "id", "--reasons", "2", "-o", str(out)],
+        check=True,
+    )
+    want = pq.read_table(out).to_pydict()
+    cols = ["id", "reason_1", "reason_2", "value_1", "value_2", "contribution_1", "contribution_2"]
+    got = rs.predict(data.limit(2000), str(model_path), reasons=2).select(*cols).toArrow().to_pydict()
+    by_id = {int(i): k for k, i in enumerate(want["id"])}
+    for k, i in enumerate(got["id"]):
+        j = by_id[i]
+        for c in cols[1:]:
+            assert got[c][k] == want[c][j], (i, c, got[c][k], want[c][j])
+    with pytest.raises(ValueError, match="give 1 to 5"):
+        rs.predict(data, str(model_path), reasons=6)

@@ -1,6 +1,7 @@
 //! `rarity explain`: permutation importance of a saved strategy on held-out
 //! rows, with the split-gain importances of tree models; a table, JSON, or
 //! an HTML report with bar charts (the job is `rarity::job::explain`).
+//! With `--rows N`, the strongest reasons of the N highest-scored rows.
 
 use std::path::PathBuf;
 
@@ -9,7 +10,7 @@ use super::predict::ModelInput;
 use super::{Global, OutputFormat};
 use rarity::data::read::read_labelled;
 use rarity::error::Result;
-use rarity::job::explain::ExplainRequest;
+use rarity::job::explain::{ExplainRequest, TopRowsRequest};
 use rarity::job::Front;
 
 /// Arguments of `rarity explain`.
@@ -30,9 +31,19 @@ pub struct Args {
     /// to DIR.
     #[arg(long, value_name = "DIR")]
     report: Option<PathBuf>,
+    /// Explain the N highest-scored rows instead (no target column needed):
+    /// each row's strongest reasons, from the model's exact contributions.
+    #[arg(long, value_name = "N", conflicts_with = "report")]
+    rows: Option<usize>,
+    /// Reasons per row with --rows.
+    #[arg(long, value_name = "K", default_value_t = 3, requires = "rows")]
+    reasons: usize,
 }
 
 pub fn run(g: &Global, a: &Args) -> Result<()> {
+    if let Some(rows) = a.rows {
+        return top_rows(g, a, rows);
+    }
     let plan = ExplainRequest {
         metric: a.metric.clone(),
         repeats: a.repeats,
@@ -57,6 +68,25 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     if let Some(dir) = &a.report {
         write_report(&job.report(), dir, g.quiet)?;
     }
+    if g.format == OutputFormat::Json {
+        return print_json(&job);
+    }
+    write_stdout(&job.to_text())
+}
+
+/// `--rows N`: the strongest reasons of the N highest-scored rows.
+fn top_rows(g: &Global, a: &Args, rows: usize) -> Result<()> {
+    a.input.paths().check()?;
+    let fitted = a.input.load()?;
+    let plan = TopRowsRequest {
+        rows,
+        reasons: a.reasons,
+        front: Front::Cli,
+    }
+    .plan(&fitted)?;
+    let table = a.input.table()?;
+    let opts = a.input.options()?;
+    let job = super::bar::during(g, || plan.run(&fitted, table, &opts))?;
     if g.format == OutputFormat::Json {
         return print_json(&job);
     }

@@ -1,8 +1,9 @@
 //! `rarity predict`: apply a saved strategy to new rows, streaming.
 //!
 //! Writes the identifier columns (`--id`), one probability column per class
-//! (`p_<class>`) and the decided `label`, atomically (or to stdout with
-//! `-o -`), in constant memory. The job is `rarity::job::predict`.
+//! (`p_<class>`) and the decided `label` (then the reasons of `--reasons K`
+//! or the contributions of `--contributions`), atomically (or to stdout
+//! with `-o -`), in constant memory. The job is `rarity::job::predict`.
 
 use std::path::{Path, PathBuf};
 
@@ -115,6 +116,17 @@ pub struct Args {
     /// (all-zero one-hot columns).
     #[arg(long, value_enum, default_value_t = UnknownArg::Error)]
     unknown: UnknownArg,
+    /// Add each row's K strongest reasons after `label`: `reason_1..K`
+    /// (the source column), `value_1..K` (its value, the level for a
+    /// category) and `contribution_1..K` (towards the decided class,
+    /// strongest first), from the model's exact contributions.
+    #[arg(long, value_name = "K")]
+    reasons: Option<usize>,
+    /// Add every source column's contribution and the base value after
+    /// `label` instead (`contribution_<col>`, `base_value`; per class beyond
+    /// two classes).
+    #[arg(long, conflicts_with = "reasons")]
+    contributions: bool,
     /// Where to write the predictions (`.parquet`: Parquet; `-`: stdout).
     #[arg(short, long)]
     output: PathBuf,
@@ -129,6 +141,8 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             UnknownArg::Error => Unknown::Error,
             UnknownArg::Ignore => Unknown::Ignore,
         },
+        reasons: a.reasons,
+        contributions: a.contributions,
         front: Front::Cli,
     }
     .plan(a.input.load()?)?;

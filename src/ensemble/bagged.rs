@@ -6,9 +6,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::data::{Dataset, Proba};
 use crate::error::{Error, Result};
+use crate::learn::shap::{Additive, Space};
 use crate::learn::tree::TreeModel;
 use crate::learn::{
-    check_features, in_blocks_of, shape, Classifier, Importances, Kind, MemberHook, Model,
+    check_features, in_blocks_of, shape, Classifier, Importances, Kind, LeafMap, MemberHook, Model,
     ROW_CHUNK,
 };
 use crate::onnx::{Graph, Value};
@@ -237,6 +238,35 @@ impl BaggedModel {
         Ok(p)
     }
 
+    /// The members' additive forms averaged, member `i`'s leaf
+    /// probabilities passed through `map(i, ..)` first: exact for a soft
+    /// vote of members in probability space (trees), whose average is the
+    /// vote (each member's probabilities sum to 1, so the vote's
+    /// renormalisation changes nothing).
+    fn additive_with(
+        &self,
+        map: impl Fn(usize, &mut [f64]) + Sync,
+    ) -> std::result::Result<Additive, String> {
+        if self.vote == Vote::Hard {
+            return Err(
+                "ensembles with a hard vote (the members' votes are counted, not summed)".into(),
+            );
+        }
+        let mut forms = Vec::with_capacity(self.members.len());
+        for (i, m) in self.members.iter().enumerate() {
+            let f = m.additive(Some(&|p: &mut [f64]| map(i, p)))?;
+            if f.space != Space::Probability {
+                return Err(format!(
+                    "ensembles of {} members (the vote averages their probabilities, a sum \
+                     only for trees)",
+                    m.kind()
+                ));
+            }
+            forms.push(f);
+        }
+        Additive::average(forms)
+    }
+
     /// Probabilities of member `i` alone.
     pub fn member_proba(&self, i: usize, data: &Dataset) -> Result<Proba> {
         let m = self.members.get(i).ok_or_else(|| {
@@ -269,6 +299,18 @@ impl Classifier for BaggedModel {
 
     fn member_keep_rates(&self) -> Option<&[Vec<f64>]> {
         Some(&self.keep_rates)
+    }
+
+    fn additive(&self, leaf: Option<LeafMap<'_>>) -> std::result::Result<Additive, String> {
+        self.additive_with(|_, p| {
+            if let Some(f) = leaf {
+                f(p)
+            }
+        })
+    }
+
+    fn additive_members(&self, hook: MemberHook<'_>) -> std::result::Result<Additive, String> {
+        self.additive_with(|i, p| hook(i, &self.keep_rates[i], p))
     }
 
     fn predict_proba_members(&self, data: &Dataset, hook: MemberHook<'_>) -> Result<Proba> {

@@ -7,9 +7,11 @@
 
 use std::path::Path;
 
+use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::Front;
+use crate::contributions::{Plan, ReasonKind, Reasons};
 use crate::data::read::{PredictOptions, Table, Unknown};
 use crate::error::{Error, Result};
 use crate::strategy::FittedStrategy;
@@ -25,6 +27,11 @@ pub struct PredictRequest {
     pub ids: Vec<String>,
     /// Levels the model was not trained on.
     pub unknown: Unknown,
+    /// Add each row's `K` strongest reasons (`--reasons K`).
+    pub reasons: Option<usize>,
+    /// Add every column's contribution and the base value instead
+    /// (`--contributions`).
+    pub contributions: bool,
     /// Which front end wrote the request (for its error messages).
     pub front: Front,
 }
@@ -35,11 +42,13 @@ pub struct PredictPlan {
     fitted: FittedStrategy,
     ids: Vec<String>,
     unknown: Unknown,
+    reasons: Option<Reasons>,
 }
 
 impl PredictRequest {
     /// The saved strategy `fitted`, deciding by the request's rule when it
-    /// gives one.
+    /// gives one, with the contributions' plan when reasons or
+    /// contributions are asked for (checked here, before any row is read).
     pub fn plan(self, fitted: FittedStrategy) -> Result<PredictPlan> {
         let fitted = match &self.decision {
             Some(spec) => fitted
@@ -47,10 +56,33 @@ impl PredictRequest {
                 .map_err(|e| Error::invalid(format!("{}: {e}", self.front.param("decision"))))?,
             None => fitted,
         };
+        let kind = match (self.reasons, self.contributions) {
+            (Some(_), true) => {
+                return Err(Error::invalid(format!(
+                    "give {} or {}, not both",
+                    self.front.param("reasons"),
+                    self.front.param("contributions")
+                )))
+            }
+            (Some(k), false) => Some(ReasonKind::Reasons(k)),
+            (None, true) => Some(ReasonKind::Contributions),
+            (None, false) => None,
+        };
+        let reasons = match kind {
+            Some(kind) => Some(Reasons::new(&fitted, kind).map_err(|e| {
+                let flag = match kind {
+                    ReasonKind::Reasons(_) => "reasons",
+                    ReasonKind::Contributions => "contributions",
+                };
+                Error::invalid(format!("{}: {e}", self.front.param(flag)))
+            })?),
+            None => None,
+        };
         Ok(PredictPlan {
             fitted,
             ids: self.ids,
             unknown: self.unknown,
+            reasons,
         })
     }
 }
@@ -65,12 +97,13 @@ impl PredictPlan {
             unknown: self.unknown,
             ..opts
         };
-        let predicted = predict_file(&self.fitted, table, &opts, output)?;
+        let predicted = predict_file(&self.fitted, table, &opts, output, self.reasons.as_ref())?;
         Ok(PredictJob {
             spec: self.fitted.spec.clone(),
             rule: self.fitted.rule.to_string(),
             classes: self.fitted.schema.class_names.clone(),
             predicted,
+            explained: self.reasons.as_ref().map(|r| Explained::of(&r.plan)),
         })
     }
 }
@@ -86,6 +119,35 @@ pub struct PredictJob {
     pub classes: Vec<String>,
     /// Rows predicted, per class decided, and what the reader did.
     pub predicted: Predicted,
+    /// What the added contributions explain, when they were asked for.
+    pub explained: Option<Explained>,
+}
+
+/// What a predictions file's contributions explain (its JSON's
+/// `contributions`).
+#[derive(Debug, Clone, Serialize)]
+pub struct Explained {
+    /// `log-odds`, `margins` or `probability`.
+    pub space: &'static str,
+    /// The stages taken into the explained output.
+    pub taken: Vec<String>,
+    /// The stages whose probabilities are reported beside the
+    /// contributions (empty: `base + sum` is the strategy's own output).
+    pub beside: Vec<String>,
+    /// A sentence saying so.
+    pub note: String,
+}
+
+impl Explained {
+    /// The summary of `plan`.
+    pub fn of(plan: &Plan) -> Explained {
+        Explained {
+            space: plan.space.name(),
+            taken: plan.taken.clone(),
+            beside: plan.beside.clone(),
+            note: plan.describe(),
+        }
+    }
 }
 
 impl PredictJob {
@@ -101,6 +163,7 @@ impl PredictJob {
             "class_counts": p.class_counts,
             "rule": self.rule,
             "rows_dropped": p.report.rows_dropped(),
+            "contributions": self.explained,
         })
     }
 
@@ -112,8 +175,12 @@ impl PredictJob {
             .zip(&self.predicted.class_counts)
             .map(|(n, c)| format!("{c} {n}"))
             .collect();
+        let note = match &self.explained {
+            Some(e) => format!("contributions: {}\n", e.note),
+            None => String::new(),
+        };
         format!(
-            "predicted {} rows ({}) to {}\n",
+            "predicted {} rows ({}) to {}\n{note}",
             self.predicted.rows,
             summary.join(", "),
             output.display()

@@ -61,7 +61,8 @@
 //! usable round the model predicts the weighted class frequencies.
 
 use crate::check;
-use crate::learn::{shape, Classifier, Kind};
+use crate::learn::shap::{Additive, Output, Space, Term};
+use crate::learn::{shape, Classifier, Kind, LeafMap};
 use crate::onnx::{self, Graph};
 use crate::progress::Progress;
 use serde::{Deserialize, Serialize};
@@ -240,6 +241,51 @@ impl Classifier for BoostModel {
         f.iter_mut().for_each(|v| *v *= scale);
         softmax(&mut f);
         scatter(&self.classes, &f, out);
+    }
+
+    /// The votes as trees: `alpha` times +1 or -1 (the second class
+    /// voted or not) in log-odds for two classes, else each class's margin
+    /// `(K - 1) / K alpha h_k` (the leaves' probabilities only pick the
+    /// vote: `leaf` does not apply).
+    fn additive(&self, leaf: Option<LeafMap<'_>>) -> std::result::Result<Additive, String> {
+        let _ = leaf;
+        let m = self.classes.len();
+        if self.trees.is_empty() || m < 2 {
+            return Err("a boosting model without trees".into());
+        }
+        let mut slot = vec![0; self.k];
+        for (s, &c) in self.classes.iter().enumerate() {
+            slot[c] = s;
+        }
+        let (off, scale) = (-1.0 / (m as f64 - 1.0), (m as f64 - 1.0) / m as f64);
+        let mut trees = Vec::with_capacity(self.trees.len());
+        for (t, &a) in self.trees.iter().zip(&self.alpha) {
+            let vote = |p: &[f64]| {
+                let c = slot[argmax(p)];
+                match m {
+                    2 => vec![if c == 1 { a } else { -a }],
+                    _ => (0..m)
+                        .map(|s| scale * a * if s == c { 1.0 } else { off })
+                        .collect(),
+                }
+            };
+            let output = if m == 2 { Output::One(0) } else { Output::All };
+            trees.push(Term {
+                output,
+                tree: t.shap_tree(None, vote)?,
+            });
+        }
+        let (space, outputs) = if m == 2 {
+            (Space::LogOdds, 1)
+        } else {
+            (Space::Margins, m)
+        };
+        Ok(Additive::of_trees(
+            space,
+            self.classes.clone(),
+            vec![0.0; outputs],
+            trees,
+        ))
     }
 
     /// Checks shapes.

@@ -31,7 +31,9 @@
 //!   very concentrated densities instead of failing.
 
 use crate::check;
-use crate::learn::{shape, Classifier, Kind};
+use crate::learn::logistic::{column_means, linear_form};
+use crate::learn::shap::Additive;
+use crate::learn::{shape, Classifier, Kind, LeafMap};
 use crate::onnx::{self, Graph, Tensor, Value};
 use serde::{Deserialize, Serialize};
 
@@ -128,6 +130,10 @@ pub struct LdaModel {
     /// Row-major `classes x d`.
     coef: Vec<f64>,
     intercept: Vec<f64>,
+    /// The weighted mean of each feature over the training rows, linear
+    /// SHAP's reference; empty in files written before it was kept.
+    #[serde(default)]
+    means: Vec<f64>,
 }
 
 impl Kind for LdaModel {
@@ -148,6 +154,25 @@ impl Classifier for LdaModel {
         scatter(&self.classes, &s, out);
     }
 
+    /// The scores: their difference (the log-odds) for two classes, else
+    /// each class's margin (`leaf` does not apply).
+    fn additive(&self, leaf: Option<LeafMap<'_>>) -> std::result::Result<Additive, String> {
+        let _ = leaf;
+        let d = self.d;
+        if self.classes.len() == 2 {
+            let coef = (0..d).map(|j| self.coef[d + j] - self.coef[j]).collect();
+            let b = vec![self.intercept[1] - self.intercept[0]];
+            return linear_form(&self.classes, coef, b, &self.means, d);
+        }
+        linear_form(
+            &self.classes,
+            self.coef.clone(),
+            self.intercept.clone(),
+            &self.means,
+            d,
+        )
+    }
+
     /// Checks shapes.
     fn to_onnx(&self, g: &mut Graph, x: &Value) -> std::result::Result<Value, String> {
         let z = onnx::linear(g, x, &self.coef, &self.intercept);
@@ -161,6 +186,7 @@ impl Classifier for LdaModel {
             || self.intercept.len() != m
             || self.coef.len() != m * self.d
             || self.classes.iter().any(|&c| c >= self.k)
+            || !(self.means.is_empty() || self.means.len() == self.d)
         {
             return Err("LDA model: inconsistent shapes".into());
         }
@@ -394,6 +420,7 @@ impl Learner for Lda {
             classes,
             coef,
             intercept,
+            means: column_means(&rows),
         }))
     }
 

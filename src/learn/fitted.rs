@@ -29,6 +29,7 @@ use rayon::prelude::*;
 
 use crate::data::{Dataset, Proba};
 use crate::error::{Error, Result};
+use crate::learn::shap::Additive;
 use crate::learn::Importances;
 use crate::onnx::{Graph, Value};
 
@@ -204,7 +205,31 @@ pub trait Classifier: ClassifierBox + Send + Sync + fmt::Debug + erased_serde::S
         let _ = hook;
         self.to_onnx(g, x)
     }
+
+    /// The model's output as an additive form (its trees and linear part,
+    /// [`crate::learn::shap`]), from which its exact contributions are
+    /// computed; `leaf` changes the class probabilities of each leaf first
+    /// (a per-member correction), and models whose leaves hold no
+    /// probabilities ignore it. A model that has none says what it is (the
+    /// default: its kind).
+    fn additive(&self, leaf: Option<LeafMap<'_>>) -> std::result::Result<Additive, String> {
+        let _ = leaf;
+        Err(format!("{} models", self.kind()))
+    }
+
+    /// [`Classifier::additive`] with each member's leaf probabilities
+    /// passed through `hook` first, as
+    /// [`Classifier::predict_proba_members`] passes its probabilities. The
+    /// default, for a model without members, ignores the hook.
+    fn additive_members(&self, hook: MemberHook<'_>) -> std::result::Result<Additive, String> {
+        let _ = hook;
+        self.additive(None)
+    }
 }
+
+/// What is done to one leaf's class probabilities before they enter an
+/// additive form, in place.
+pub type LeafMap<'a> = &'a (dyn Fn(&mut [f64]) + Sync);
 
 /// What is done to one ensemble member's probabilities before the members
 /// are combined: `hook(member index, the member's keep rates, its
@@ -385,6 +410,16 @@ impl Model {
     /// See [`Classifier::predict_proba_members`].
     pub fn predict_proba_members(&self, data: &Dataset, hook: MemberHook<'_>) -> Result<Proba> {
         self.0.predict_proba_members(data, hook)
+    }
+
+    /// See [`Classifier::additive`].
+    pub fn additive(&self, leaf: Option<LeafMap<'_>>) -> std::result::Result<Additive, String> {
+        self.0.additive(leaf)
+    }
+
+    /// See [`Classifier::additive_members`].
+    pub fn additive_members(&self, hook: MemberHook<'_>) -> std::result::Result<Additive, String> {
+        self.0.additive_members(hook)
     }
 
     /// See [`Classifier::to_onnx_members`].

@@ -27,7 +27,8 @@
 //! class present the model predicts it with probability 1.
 
 use crate::check;
-use crate::learn::{shape, Classifier, Kind};
+use crate::learn::shap::{Additive, Combine, Linear, Space};
+use crate::learn::{shape, Classifier, Kind, LeafMap};
 use crate::onnx::{self, Graph, Value};
 use serde::{Deserialize, Serialize};
 
@@ -84,6 +85,11 @@ pub struct LogisticModel {
     /// Row-major coefficients in the original feature scale.
     coef: Vec<f64>,
     intercept: Vec<f64>,
+    /// The weighted mean of each feature over the training rows (before
+    /// class weights), linear SHAP's reference; empty in files written
+    /// before it was kept.
+    #[serde(default)]
+    means: Vec<f64>,
 }
 
 impl Kind for LogisticModel {
@@ -133,6 +139,19 @@ impl Classifier for LogisticModel {
         }
     }
 
+    /// The coefficients: the log-odds of two classes, else each class's
+    /// margin (`leaf` does not apply).
+    fn additive(&self, leaf: Option<LeafMap<'_>>) -> std::result::Result<Additive, String> {
+        let _ = leaf;
+        linear_form(
+            &self.classes,
+            self.coef.clone(),
+            self.intercept.clone(),
+            &self.means,
+            self.d,
+        )
+    }
+
     /// Checks shapes.
     fn to_onnx(&self, g: &mut Graph, x: &Value) -> std::result::Result<Value, String> {
         let outputs = self.intercept.len();
@@ -151,6 +170,7 @@ impl Classifier for LogisticModel {
         if self.classes.len() != want_classes
             || self.coef.len() != outputs * self.d
             || self.classes.iter().any(|&c| c >= self.k)
+            || !(self.means.is_empty() || self.means.len() == self.d)
         {
             return Err("logistic model: inconsistent shapes".into());
         }
@@ -356,6 +376,58 @@ where
     }
 }
 
+/// The weighted mean of each column of `rows`.
+pub(crate) fn column_means(rows: &Rows) -> Vec<f64> {
+    let total: f64 = rows.w.iter().sum();
+    let mut mean = vec![0.0; rows.d];
+    for i in 0..rows.n() {
+        for (m, v) in mean.iter_mut().zip(rows.row(i)) {
+            *m += rows.w[i] * v;
+        }
+    }
+    mean.iter_mut().for_each(|m| *m /= total);
+    mean
+}
+
+/// The additive form of linear scores `coef . x + intercept` over the
+/// present `classes` (one row for two classes: the log-odds; else one per
+/// class: the softmax margins) with the training means `means`, or why
+/// there is none.
+pub(crate) fn linear_form(
+    classes: &[usize],
+    coef: Vec<f64>,
+    intercept: Vec<f64>,
+    means: &[f64],
+    d: usize,
+) -> std::result::Result<Additive, String> {
+    if intercept.is_empty() {
+        return Err("a linear model of one class".into());
+    }
+    if means.len() != d {
+        return Err(
+            "linear models saved before rarity kept the training means, which \
+             contributions are measured from: fit the model again with this version"
+                .into(),
+        );
+    }
+    let space = if intercept.len() == 1 {
+        Space::LogOdds
+    } else {
+        Space::Margins
+    };
+    Ok(Additive {
+        space,
+        classes: classes.to_vec(),
+        combine: Combine::Sum,
+        bias: intercept,
+        trees: Vec::new(),
+        linear: Some(Linear {
+            coef,
+            mean: means.to_vec(),
+        }),
+    })
+}
+
 /// Weighted mean and standard deviation of each column (sd 1 when 0).
 pub(crate) fn standardise(rows: &mut Rows) -> (Vec<f64>, Vec<f64>) {
     let (n, d) = (rows.n(), rows.d);
@@ -398,6 +470,7 @@ impl Learner for Logistic {
     fn fit(&self, data: &View<'_>, _rng: &mut Rng) -> Result<Model> {
         self.check()?;
         let mut rows = Rows::collapsed(data, "logistic regression")?;
+        let means = column_means(&rows);
         let factors = self.class_weight.factors(&rows)?;
         rows.scale_classes(&factors);
         let classes = rows.present();
@@ -409,6 +482,7 @@ impl Learner for Logistic {
                 classes,
                 coef: Vec::new(),
                 intercept: Vec::new(),
+                means,
             }));
         }
         let (mean, sd) = standardise(&mut rows);
@@ -482,6 +556,7 @@ impl Learner for Logistic {
             classes,
             coef,
             intercept,
+            means,
         }))
     }
 

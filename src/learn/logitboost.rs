@@ -19,7 +19,8 @@
 //! their base learners.
 
 use crate::check;
-use crate::learn::{shape, Classifier, Kind};
+use crate::learn::shap::{self, Additive, Node, ShapTree};
+use crate::learn::{shape, Classifier, Kind, LeafMap};
 use crate::onnx::{self, Child, Graph, Split, TreeTable, Value};
 use serde::{Deserialize, Serialize};
 
@@ -59,9 +60,46 @@ pub struct Stump {
     threshold: f64,
     left: f64,
     right: f64,
+    /// The training rows' weights on each side, the covers of its
+    /// contributions (`None` in files written before they were kept).
+    #[serde(default)]
+    covers: Option<[f64; 2]>,
 }
 
 impl Stump {
+    /// The stump with the weights `w` of the rows of `rows` on each side
+    /// as its covers.
+    fn with_covers(mut self, rows: &Rows) -> Stump {
+        let mut c = [0.0; 2];
+        for i in 0..rows.n() {
+            c[usize::from(rows.row(i)[self.feature as usize] > self.threshold)] += rows.w[i];
+        }
+        self.covers = Some(c);
+        self
+    }
+
+    /// The stump as a tree whose leaves hold `scale` times its values.
+    fn shap_tree(&self, scale: f64) -> std::result::Result<ShapTree, String> {
+        let c = self.covers.ok_or(
+            "logitboost models saved before rarity kept each stump's training weights, which \
+             contributions weigh paths by: fit the model again with this version",
+        )?;
+        ShapTree::read(0u8, |r| match r {
+            0 => Node::Split(
+                shap::Split {
+                    feature: self.feature as usize,
+                    threshold: self.threshold,
+                    set: None,
+                    missing_left: false,
+                },
+                1,
+                2,
+            ),
+            1 => Node::Leaf(vec![scale * self.left], c[0]),
+            _ => Node::Leaf(vec![scale * self.right], c[1]),
+        })
+    }
+
     fn eval(&self, x: &[f64]) -> f64 {
         if x[self.feature as usize] <= self.threshold {
             self.left
@@ -119,6 +157,24 @@ impl Classifier for LogitBoostModel {
         }
     }
 
+    /// The stumps: twice their sum in log-odds for two classes (`p =
+    /// 1 / (1 + exp(-2F))`), else each class's margin (no probability
+    /// leaves: `leaf` does not apply).
+    fn additive(&self, leaf: Option<LeafMap<'_>>) -> std::result::Result<Additive, String> {
+        let _ = leaf;
+        if self.classes.len() < 2 || self.stumps.is_empty() {
+            return Err("a logitboost model without stumps".into());
+        }
+        let o = self.outputs();
+        let scale = if o == 1 { 2.0 } else { 1.0 };
+        let trees = self
+            .stumps
+            .iter()
+            .map(|s| s.shap_tree(scale))
+            .collect::<std::result::Result<Vec<_>, String>>()?;
+        Ok(Additive::boosted(self.classes.clone(), vec![0.0; o], trees))
+    }
+
     /// Checks shapes.
     fn to_onnx(&self, g: &mut Graph, x: &Value) -> std::result::Result<Value, String> {
         if self.classes.len() == 1 {
@@ -162,7 +218,11 @@ impl Classifier for LogitBoostModel {
         let ok = !self.classes.is_empty()
             && self.classes.iter().all(|&c| c < self.k)
             && self.stumps.len().is_multiple_of(self.outputs())
-            && self.stumps.iter().all(|s| (s.feature as usize) < self.d);
+            && self.stumps.iter().all(|s| {
+                (s.feature as usize) < self.d
+                    && s.covers
+                        .is_none_or(|c| c.iter().all(|v| v.is_finite() && *v >= 0.0))
+            });
         if !ok {
             return Err("LogitBoost model: inconsistent shapes".into());
         }
@@ -204,6 +264,7 @@ impl Sorted {
             threshold: f64::MAX,
             left: mean,
             right: mean,
+            covers: None,
         };
         // Maximise swz_L^2 / sw_L + swz_R^2 / sw_R (= minimise the SSE).
         let mut best_gain = swz * swz / sw * (1.0 + 1e-12);
@@ -227,6 +288,7 @@ impl Sorted {
                         threshold: v + (next - v) / 2.0,
                         left: lz / lw,
                         right: rz / rw,
+                        covers: None,
                     };
                 }
             }
@@ -299,7 +361,7 @@ impl Learner for LogitBoost {
                         -Z_MAX
                     };
                 }
-                round.push(sorted.fit(&rows, &z, &w));
+                round.push(sorted.fit(&rows, &z, &w).with_covers(&rows));
             }
             if o == 1 {
                 round[0].left *= 0.5;

@@ -15,7 +15,10 @@
 //! back in every [`Learner::fit_prepared`] call.
 //!
 //! Every learner returns its own fitted type, which implements
-//! [`Classifier`], wrapped in a [`Model`] (see [`fitted`]).
+//! [`Classifier`], wrapped in a [`Model`] (see [`fitted`]). A fitted type
+//! whose output is a sum of trees or of coefficients writes it as an
+//! additive form ([`Classifier::additive`]), from which [`shap`] computes
+//! its exact per-row contributions.
 //!
 //! The learners, with their model-spec names ([`crate::spec`]):
 //!
@@ -43,11 +46,12 @@ mod lbfgs;
 pub(crate) mod linalg;
 pub mod registry;
 mod rows;
+pub mod shap;
 
 pub(crate) use fitted::shape;
 pub use fitted::{
-    check_features, in_blocks_of, in_row_blocks, Classifier, ClassifierBox, Kind, MemberHook,
-    Model, ModelKind, Nesting, MAX_ENSEMBLE_NESTING, ROW_CHUNK,
+    check_features, in_blocks_of, in_row_blocks, Classifier, ClassifierBox, Kind, LeafMap,
+    MemberHook, Model, ModelKind, Nesting, MAX_ENSEMBLE_NESTING, ROW_CHUNK,
 };
 pub use importance::Importances;
 pub use registry::*;

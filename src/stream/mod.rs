@@ -51,6 +51,7 @@ use std::path::Path;
 mod evaluate;
 pub use evaluate::evaluate_file;
 
+use crate::contributions::{ReasonBlock, Reasons};
 use crate::data::read::{
     count_classes, predict_blocks, read_selected, read_speculative, rereadable, ClassCounts,
     PredictBlock, PredictOptions, ReadOptions, ReadReport, Speculated, Table, UNDECIDED_ROWS,
@@ -215,7 +216,8 @@ pub struct Predicted {
 }
 
 /// Predicts every row of `input` with `fitted` and writes the table
-/// (identifier columns, `p_<class>` per class, `label`) to `output` (`-`:
+/// (identifier columns, `p_<class>` per class, `label`, then the columns
+/// of `reasons` when given: [`crate::contributions`]) to `output` (`-`:
 /// standard output; Parquet when it ends in `.parquet`), counting the rows
 /// done in [`crate::progress`]. Nothing is left at `output` if an error
 /// occurs. A strategy ending in `+em` estimates the target priors on all
@@ -226,14 +228,13 @@ pub fn predict_file(
     input: Table<'_>,
     opts: &PredictOptions,
     output: &Path,
+    reasons: Option<&Reasons>,
 ) -> Result<Predicted> {
     let progress = Progress::start("rows predicted", 0);
     let names = &fitted.schema.class_names;
-    let mut writer = TableWriter::create(
-        output,
-        TableFormat::from_path(output),
-        prediction_columns(&opts.ids, names),
-    )?;
+    let mut columns = prediction_columns(&opts.ids, names);
+    columns.extend(reasons.map(Reasons::columns).unwrap_or_default());
+    let mut writer = TableWriter::create(output, TableFormat::from_path(output), columns)?;
     let n_ids = opts.ids.len();
     let batch_rows = if fitted.batch_dependent() {
         usize::MAX
@@ -254,7 +255,13 @@ pub fn predict_file(
         )?;
         let (proba, labels) = fitted.predict(&data)?;
         labels.iter().for_each(|&l| counts[l as usize] += 1);
-        writer.write(&prediction_block(&p.ids, n_ids, names, &proba, &labels))?;
+        let added = match reasons {
+            Some(r) => r.block(&data, &labels)?,
+            None => ReasonBlock::default(),
+        };
+        let mut block = prediction_block(&p.ids, n_ids, names, &proba, &labels);
+        block.columns.extend(added.columns());
+        writer.write(&block)?;
         rows += p.rows;
         progress.set_done(rows as u64);
         p.ids.clear();

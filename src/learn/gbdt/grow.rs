@@ -334,6 +334,7 @@ impl Grower {
                 nodes,
                 values,
                 sets,
+                covers: leaves.iter().map(|l| l.tot.n).collect(),
             },
             cuts,
             ranges: leaves.iter().map(|l| (l.start, l.end)).collect(),

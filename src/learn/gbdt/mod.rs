@@ -22,6 +22,7 @@
 //! | `grow.rs` | leaf-wise growth of one tree, row partitioning |
 //! | `train.rs` | the boosting loop: rows, class weights, sampling, early stopping |
 //! | `tree.rs` | one boosted tree: split nodes, leaf values, the walk of one row |
+//! | `additive.rs` | the trees as arrays for exact contributions (`crate::learn::shap`) |
 //! | `model.rs` | the fitted model: prediction, importances |
 //! | `walk.rs` | the scoring layout: flat nodes, rows walked in groups |
 //!
@@ -78,6 +79,7 @@
 //! order (quantized sums are integers, the same in any order); every round draws its row and column samples from its own stream;
 //! so a model is bit-identical at any thread count.
 
+mod additive;
 mod categorical;
 mod grow;
 mod hist;

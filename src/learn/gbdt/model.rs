@@ -11,7 +11,8 @@ use serde::{Deserialize, Serialize};
 use crate::check;
 use crate::learn::naive_bayes::scatter;
 use crate::learn::rows::{sigmoid, softmax};
-use crate::learn::{Classifier, Importances, Kind};
+use crate::learn::shap::Additive;
+use crate::learn::{Classifier, Importances, Kind, LeafMap};
 use crate::onnx::{Graph, Value};
 
 use super::tree::GbdtTree;
@@ -169,6 +170,13 @@ impl Classifier for GbdtModel {
     /// The class weights, when they are not all 1.
     fn to_onnx(&self, g: &mut Graph, x: &Value) -> Result<Value, String> {
         self.onnx_graph(g, x)
+    }
+
+    /// The initial scores and the trees, in log-odds or margins (the
+    /// leaves hold no probabilities: `leaf` does not apply).
+    fn additive(&self, leaf: Option<LeafMap<'_>>) -> Result<Additive, String> {
+        let _ = leaf;
+        self.additive_form()
     }
 
     fn class_weights(&self) -> Option<&[f64]> {

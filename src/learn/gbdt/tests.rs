@@ -663,6 +663,7 @@ fn the_batch_walk_keeps_ties_zeros_infinities_and_nan_as_the_tree_walk() {
                 nodes: Vec::new(),
                 values: Vec::new(),
                 sets: Vec::new(),
+                covers: Vec::new(),
             };
             let cuts = if t % 2 == 0 { &EDGES[..] } else { &cuts };
             random_tree(&mut tree, d, cuts, 7, &mut r);
@@ -712,6 +713,7 @@ fn trees_beyond_the_batch_layout_walk_row_by_row_alike() {
                 nodes: Vec::new(),
                 values: Vec::new(),
                 sets: Vec::new(),
+                covers: Vec::new(),
             };
             random_tree(&mut t, d, &many, 6, &mut r);
             t
@@ -731,6 +733,7 @@ fn trees_beyond_the_batch_layout_walk_row_by_row_alike() {
         }],
         values: vec![1.0, 2.0],
         sets: Vec::new(),
+        covers: Vec::new(),
     };
     trees = vec![trees[0].clone(), nan];
     assert!(!walks_as_the_trees(&trees, d, 1, &x), "a NaN threshold");
@@ -755,6 +758,7 @@ fn trees_beyond_the_batch_layout_walk_row_by_row_alike() {
         ],
         values: vec![1.0, 2.0, 3.0],
         sets: Vec::new(),
+        covers: Vec::new(),
     };
     trees = vec![trees[0].clone(), shared];
     assert!(!walks_as_the_trees(&trees, d, 1, &x), "a shared child");

@@ -37,6 +37,12 @@ pub struct GbdtTree {
     /// in files written before categorical splits).
     #[serde(default)]
     pub sets: Vec<Option<CatSet>>,
+    /// Per leaf, the rows (copies counted) of its round's sample that
+    /// reached it, as LightGBM's `leaf_count`: the covers its contributions
+    /// weigh paths by (`crate::learn::shap`); empty in files written before
+    /// rarity kept them.
+    #[serde(default)]
+    pub covers: Vec<f64>,
 }
 
 impl GbdtTree {
@@ -95,6 +101,15 @@ impl GbdtTree {
             ));
         }
         check::finite("leaf value", &self.values)?;
+        if !self.covers.is_empty()
+            && (self.covers.len() != leaves
+                || self.covers.iter().any(|c| !(c.is_finite() && *c >= 0.0)))
+        {
+            return Err(format!(
+                "{} leaf covers for {leaves} leaves, or a cover that is not a finite count >= 0",
+                self.covers.len()
+            ));
+        }
         let mut depth = vec![0usize; self.nodes.len()];
         let mut reached = vec![false; self.nodes.len()];
         let mut leaf_held = vec![false; leaves];

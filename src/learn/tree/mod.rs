@@ -24,6 +24,7 @@
 //! vector over it, and a fit costs time linear in the bag's distinct rows per
 //! level of the tree, without any sorting.
 
+mod additive;
 mod binned;
 mod categorical;
 mod exact;

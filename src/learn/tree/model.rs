@@ -10,8 +10,9 @@
 //! latency of one row's next node overlaps the others'.
 
 use crate::check;
-use crate::learn::{Classifier, Importances, Kind};
 use crate::limits::MAX_TREE_DEPTH;
+use crate::learn::shap::{Additive, Output, Space, Term};
+use crate::learn::{Classifier, Importances, Kind, LeafMap};
 use crate::onnx::{tree_sum, Graph, Value};
 use serde::{Deserialize, Serialize};
 
@@ -405,6 +406,28 @@ impl Classifier for TreeModel {
     fn to_onnx(&self, g: &mut Graph, x: &Value) -> Result<Value, String> {
         let table = self.onnx_table(self.leaf_table());
         tree_sum(g, x, &[table], self.n_classes)
+    }
+
+    /// The tree's probabilities (of the second class, with two): one tree
+    /// in probability space.
+    fn additive(&self, leaf: Option<LeafMap<'_>>) -> Result<Additive, String> {
+        let k = self.n_classes;
+        if k < 2 {
+            return Err("a tree of one class".into());
+        }
+        let tree = self.shap_tree(leaf, TreeModel::explained(k))?;
+        let (outputs, output) = if k == 2 {
+            (1, Output::One(0))
+        } else {
+            (k, Output::All)
+        };
+        let term = Term { output, tree };
+        Ok(Additive::of_trees(
+            Space::Probability,
+            (0..k).collect(),
+            vec![0.0; outputs],
+            vec![term],
+        ))
     }
 
     fn predict_rows(&self, x: &[f64], out: &mut [f64]) {

@@ -289,6 +289,11 @@ impl Learner for Gbdt {
         true
     }
 
+    /// Each split learns where missing values go (`split.rs`).
+    fn handles_missing(&self) -> bool {
+        true
+    }
+
     /// `gbdt` with the parameters that differ from the defaults.
     fn name(&self) -> String {
         let set: Vec<String> = self

@@ -621,6 +621,7 @@ fn random_tree(tree: &mut GbdtTree, d: usize, cuts: &[f64], depth: usize, r: &mu
         left: 0,
         right: 0,
         gain: 0.0,
+        default_left: r.random::<bool>(),
     });
     tree.nodes[i].left = random_tree(tree, d, cuts, depth - 1, r);
     tree.nodes[i].right = random_tree(tree, d, cuts, depth - 1, r);
@@ -728,6 +729,7 @@ fn trees_beyond_the_batch_layout_walk_row_by_row_alike() {
             left: -1,
             right: -2,
             gain: 0.0,
+            default_left: false,
         }],
         values: vec![1.0, 2.0],
         sets: Vec::new(),
@@ -744,6 +746,7 @@ fn trees_beyond_the_batch_layout_walk_row_by_row_alike() {
                 left: 1,
                 right: 1,
                 gain: 0.0,
+                default_left: false,
             },
             GbdtNode {
                 feature: 1,
@@ -751,6 +754,7 @@ fn trees_beyond_the_batch_layout_walk_row_by_row_alike() {
                 left: -1,
                 right: -2,
                 gain: 0.0,
+                default_left: false,
             },
         ],
         values: vec![1.0, 2.0, 3.0],

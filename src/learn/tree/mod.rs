@@ -40,7 +40,7 @@ pub(crate) use binned::Slot;
 pub use binned::{Binned, Column, MAX_BINS};
 pub use categorical::CatSet;
 pub(crate) use categorical::{prefix_set, scan_prefixes, sort_by_stat, BinSet};
-pub use model::{Node, TreeModel};
+pub use model::{numeric_left, Node, TreeModel};
 pub use presort::Presorted;
 
 use crate::data::View;
@@ -74,6 +74,22 @@ choice! {
         /// [`MAX_BINS`] distinct values gets one bin per value and the same
         /// candidate splits as [`SplitSearch::Exact`].
         Hist = "hist",
+    }
+}
+
+choice! {
+    /// How a [`Tree`]'s splits treat missing values (NaN): see the module
+    /// doc.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+    pub enum MissingSplits {
+        /// Each threshold on the observed values scores the missing values
+        /// on either side and sends them the better way (a learned default
+        /// direction).
+        Direction = "direction",
+        /// The same, and the split of the observed values from the missing
+        /// ones: missing values incorporated in attributes (MIA, Twala et
+        /// al. 2008); scikit-learn's best splitter's candidates.
+        Mia = "mia",
     }
 }
 
@@ -277,6 +293,10 @@ params! {
         /// (LightGBM's max_cat_to_onehot, default 4, gives its one-hot
         /// splits to such columns).
         pub max_cat_to_onehot: usize = 4 => Bounds::at_least(1.0),
+        /// Missing values (NaN): direction (each threshold sends them the
+        /// better way) or mia (also the split of the observed values from
+        /// the missing ones, Twala et al. 2008).
+        pub missing: MissingSplits = MissingSplits::Mia,
     }
     check = check_tree;
 }
@@ -330,6 +350,9 @@ impl Tree {
         }
         if self.max_cat_to_onehot != d.max_cat_to_onehot {
             s += &format!(",max_cat_to_onehot={}", self.max_cat_to_onehot);
+        }
+        if self.missing != d.missing {
+            s += &format!(",missing={}", self.missing.to_text());
         }
         s
     }
@@ -386,6 +409,11 @@ impl Learner for Tree {
         self.splitter == SplitSearch::Hist
     }
 
+    /// Every splitter learns where missing values go (`missing`).
+    fn handles_missing(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> String {
         let mut s = format!("tree(criterion={}", self.criterion.to_text());
         if let Some(md) = self.max_depth {
@@ -438,6 +466,11 @@ params! {
 impl Learner for RandomTree {
     fn fit(&self, data: &View<'_>, rng: &mut Rng) -> Result<Model> {
         Ok(Model::new(random::grow(self, data, rng)?))
+    }
+
+    /// Missing values go to a side drawn at random (`random.rs`).
+    fn handles_missing(&self) -> bool {
+        true
     }
 
     fn name(&self) -> String {

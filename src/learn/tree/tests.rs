@@ -541,8 +541,9 @@ fn binning_edge_cases() {
         0,
     );
     assert!(stump.nodes().iter().all(|n| n.threshold.is_finite()));
-    // Binning never sees NaN: a dataset cannot hold one.
-    assert!(Dataset::from_rows(vec![vec![f64::NAN]], vec![0], names(1)).is_err());
+    // A dataset holds NaN (a missing value), never an infinity.
+    assert!(Dataset::from_rows(vec![vec![f64::NAN]], vec![0], names(1)).is_ok());
+    assert!(Dataset::from_rows(vec![vec![f64::INFINITY]], vec![0], names(1)).is_err());
     assert!(Binned::with_max_bins(&ds, 1).is_err());
     assert!(Binned::with_max_bins(&ds, 256).is_err());
     let coarse = Binned::with_max_bins(&ds, 4).unwrap();

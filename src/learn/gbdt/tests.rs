@@ -878,7 +878,10 @@ fn features_without_missing_values_in_training_read_a_missing_value_as_zero() {
     assert!(nodes.iter().any(|n| n.default_left) && nodes.iter().any(|n| !n.default_left));
     let zero = ds(vec![vec![0.0, 0.3]], vec![0], 2);
     let nan = ds(vec![vec![f64::NAN, 0.3]], vec![0], 2);
-    assert_eq!(m.predict_proba(&zero).unwrap(), m.predict_proba(&nan).unwrap());
+    assert_eq!(
+        m.predict_proba(&zero).unwrap(),
+        m.predict_proba(&nan).unwrap()
+    );
 }
 
 #[test]
@@ -903,7 +906,13 @@ fn models_fitted_with_missing_values_walk_bit_identical_to_the_tree_walk() {
         // Few enough trees for the batch layout (at most 255 thresholds
         // per feature).
         let rounds = if k == 2 { 30 } else { 10 };
-        let model = fit(&Gbdt { rounds, ..Gbdt::default() }, &data);
+        let model = fit(
+            &Gbdt {
+                rounds,
+                ..Gbdt::default()
+            },
+            &data,
+        );
         let m = gbdt_of(&model);
         assert!(m.walk.as_ref().is_some_and(|w| w.batched()));
         let nodes = || m.trees().iter().flat_map(|t| &t.nodes);
@@ -944,8 +953,16 @@ fn fits_with_missing_values_are_identical_at_any_thread_count() {
             let one = fit_on_threads(1, &g, &d);
             let nodes = gbdt_of(&one).trees().iter().flat_map(|t| &t.nodes).count();
             assert!(nodes > 20);
-            assert_eq!(one, fit_on_threads(2, &g, &d), "{leaf_rows:?} {gradients:?}");
-            assert_eq!(one, fit_on_threads(3, &g, &d), "{leaf_rows:?} {gradients:?}");
+            assert_eq!(
+                one,
+                fit_on_threads(2, &g, &d),
+                "{leaf_rows:?} {gradients:?}"
+            );
+            assert_eq!(
+                one,
+                fit_on_threads(3, &g, &d),
+                "{leaf_rows:?} {gradients:?}"
+            );
         }
     }
 }

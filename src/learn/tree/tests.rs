@@ -715,7 +715,10 @@ fn mia_splits_the_observed_values_from_the_missing_ones() {
         // Every number left, every hole right.
         let holes = (0..1000).filter(|&i| ds.value(i, 0).is_nan()).count();
         let right = &mia.nodes()[root.right as usize];
-        assert_eq!(mia.leaf_counts(right.left as usize).iter().sum::<f64>(), holes as f64);
+        assert_eq!(
+            mia.leaf_counts(right.left as usize).iter().sum::<f64>(),
+            holes as f64
+        );
         let direction = fit(&stump(MissingSplits::Direction), &ds);
         assert!(direction.nodes()[0].threshold < 1.0);
     }
@@ -738,7 +741,11 @@ fn nan_rows_route_alike_in_every_walk() {
         .map(|s| {
             let t = Tree {
                 max_features: MaxFeatures::Count(2),
-                splitter: if s % 2 == 0 { SplitSearch::Hist } else { SplitSearch::Exact },
+                splitter: if s % 2 == 0 {
+                    SplitSearch::Hist
+                } else {
+                    SplitSearch::Exact
+                },
                 ..Tree::default()
             };
             let rows: Vec<usize> = (0..ds.n_rows()).collect();
@@ -827,7 +834,11 @@ fn fits_with_missing_values_are_identical_at_any_thread_count() {
         splitter: SplitSearch::Exact,
         ..Tree::default()
     };
-    for t in [&Tree::default() as &dyn Learner, &exact, &RandomTree::default()] {
+    for t in [
+        &Tree::default() as &dyn Learner,
+        &exact,
+        &RandomTree::default(),
+    ] {
         assert_eq!(fit_on(1, t), fit_on(2, t));
     }
 }

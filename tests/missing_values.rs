@@ -62,7 +62,6 @@ fn a_learned_direction_beats_a_fixed_one_where_the_hole_carries_the_label() {
         "tree(max_depth=1)",
         "tree(max_depth=1,splitter=exact)",
         "tree(max_depth=2,missing=direction)",
-        "adaboost(n=3,depth=1)",
     ] {
         let (learned, fixed) = (ap(spec, &train, &test), ap(spec, &train_fixed, &test_fixed));
         assert!(

@@ -36,7 +36,9 @@
 //! Features are scanned in index order and bins left to right;
 //! ties keep the first candidate (as scikit-learn's splitter does). A
 //! categorical feature's best split is a set of levels
-//! ([`super::categorical`]).
+//! ([`super::categorical`]). A numeric feature whose last bin holds its
+//! missing values is scanned with them on the right, then on the left,
+//! then split from the observed values ([`Rules::best_on`]).
 
 use crate::learn::tree::BinSet;
 

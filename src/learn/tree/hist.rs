@@ -22,7 +22,9 @@
 //! A categorical feature's bins are its levels, and its candidate splits
 //! sets of levels ([`super::categorical::best_class_set`]): the rows whose
 //! level is in the set go left, every other row (missing values included)
-//! right.
+//! right. A numeric feature's missing values have a bin of their own, the
+//! last ([`Binned::missing_bin`]), which each threshold scores on either
+//! side (the module doc of [`super`] says in which order).
 //!
 //! Features are visited in a random order drawn at every node (as in
 //! scikit-learn's splitter) and ties keep the first candidate met, so tied
@@ -324,11 +326,11 @@ impl Grower<'_> {
         best
     }
 
-    /// Scores the splits of numeric feature `f` whose histogram is `h`
-    /// (the missing values' order of [`super::missing`]: every boundary
-    /// between consecutive non-empty bins of observed values with the
-    /// missing ones on the right, then on the left, then, under `mia`, the
-    /// observed values against the missing ones); false when the feature is
+    /// Scores the splits of numeric feature `f` whose histogram is `h`: every
+    /// boundary between consecutive non-empty bins of observed values with
+    /// the missing ones (its [missing bin](Binned::missing_bin)) on the
+    /// right, then on the left, then, under [`MissingSplits::Mia`], the
+    /// observed values against the missing ones; false when the feature is
     /// constant in the node.
     #[inline]
     fn scan<S: Score>(
@@ -398,8 +400,9 @@ impl Grower<'_> {
     /// `f`'s histogram of observed values `h`: with the node's missing
     /// values (histogram cell `miss`) on the right, then on the left, when
     /// it has some; false when no two bins are non-empty. Without missing
-    /// values, a split sends them (met when scoring) to the child with more
-    /// rows (scikit-learn's rule; a tie goes right).
+    /// values, a split sends them (met when scoring) to the child of more
+    /// weight (scikit-learn's rule, the child with more rows, with a row's
+    /// copies and weight counted; a tie goes right).
     #[allow(clippy::too_many_arguments)]
     fn scan_values<S: Score>(
         &mut self,

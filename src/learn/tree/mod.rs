@@ -16,6 +16,29 @@
 //! Random forests (Breiman 2001) are bagging of [`Tree`]s with
 //! `max_features = sqrt`: see [`crate::ensemble::Bagging::forest`].
 //!
+//! **Missing values** (NaN features) are learned from, never imputed
+//! ([`Learner::handles_missing`]). Each split stores where they go
+//! ([`Node::default_left`]; [`TreeModel::goes_left`] is the routing every
+//! walk follows). Every splitter, exact or histogram (whose bins give the
+//! missing values one of their own), scores a node's candidates as
+//! scikit-learn's best splitter does (1.3 and later): every threshold
+//! between observed values with the node's missing values on the right,
+//! then the same thresholds with them on the left, then (`missing=mia`, the
+//! default) the observed values against the missing ones, the split that
+//! makes missingness an attribute of its own (MIA, Twala, Jones & Hand
+//! 2008, "Good methods for coping with missing data in decision trees");
+//! ties keep the first candidate. `missing=direction` leaves that last
+//! split out: each threshold only sends the missing values the better way.
+//! A node without missing values of the split's feature (and so a feature
+//! without any in training) sends them, met when scoring, to the child of
+//! more weight (copies times row weight): scikit-learn's rule, the child
+//! with the most samples, a tie going right. The random tree
+//! ([`RandomTree`]) ignores the labels and sends them to a side drawn at
+//! random (scikit-learn's random splitter). Which of `mia` and `direction`
+//! measures better is in `benches/README.md` (`benches/missing_vs_lightgbm.py`).
+//! Model files written before missing values were learned hold no
+//! direction: every split then sends NaN right, as those versions did.
+//!
 //! Speed: every tree fitted on views of one dataset shares one per-dataset
 //! table made by [`Learner::prepare`]: the features binned into at most
 //! [`MAX_BINS`] quantile bins ([`Binned`], for the default histogram
@@ -331,8 +354,8 @@ impl Tree {
 }
 
 impl Tree {
-    /// The categorical parameters that differ from their defaults, as they
-    /// follow the others in [`Learner::name`].
+    /// The categorical and missing-value parameters that differ from their
+    /// defaults, as they follow the others in [`Learner::name`].
     fn categorical_name(&self) -> String {
         let d = Tree::default();
         let mut s = String::new();

@@ -4,9 +4,9 @@ HistGradientBoostingClassifier, and rarity's trees' two ways with missing values
 (missing=direction, missing=mia) beside scikit-learn's forest, on tables with holes punched in
 them. AP, ROC AUC and fit time under 5-fold CV.
 
-Usage (from the repository root; needs numpy, scikit-learn >= 1.4 and lightgbm 4.x):
+Usage (from the repository root; needs numpy, threadpoolctl, scikit-learn >= 1.4 and lightgbm 4.x):
 
-    pip install numpy scikit-learn 'lightgbm>=4,<5'
+    pip install numpy threadpoolctl scikit-learn 'lightgbm>=4,<5'
     nice python3 benches/missing_vs_lightgbm.py [--part gbdt,trees] [--data dense,fraud,bundled,shared]
         [--rates 0.05,0.2,0.5] [--holes mcar,positive] [--rows 200000] [--threads 2]
         [--shared ../shared/data] [--exe BIN] [--trees-n 100]
@@ -30,7 +30,8 @@ LightGBM lgb.train with the same rounds, leaves, bins, learning rate, minimum ro
 per leaf (its default use_missing=true: NaN bins, both directions scored); scikit-learn
 HistGradientBoostingClassifier(max_iter=100, learning_rate=0.1, max_leaf_nodes=31,
 min_samples_leaf=20, max_bins=255, l2_regularization=0, early_stopping=False). --threads
-threads each (the small tables: one). Fit time = the five folds' fits and predictions, wall
+threads each (the small tables: one; the peers' OpenMP pools limited with threadpoolctl,
+waiting passively). Fit time = the five folds' fits and predictions, wall
 clock and CPU seconds of all threads; the ratio is the peer's seconds over rarity's (above 1:
 rarity is faster).
 
@@ -142,20 +143,30 @@ def rarity_cv(exe, X, y, folds, spec, threads):
     return p, sum(r["fit_seconds"]) + sum(r["predict_seconds"]), sum(r["fit_cpu_seconds"]) + sum(r["predict_cpu_seconds"])
 
 
-def peer_cv(make, X, y, folds):
-    """Out-of-fold probabilities of `make()`'s model (fit / predict_proba), wall and CPU seconds."""
+def peer_cv(make, X, y, folds, threads):
+    """Out-of-fold probabilities of `make()`'s model (fit / predict_proba) on `threads` OpenMP
+    threads, wall and CPU seconds."""
+    from threadpoolctl import threadpool_limits
     p = np.zeros(len(y))
     wall = cpu = 0.0
-    for f in range(folds.max() + 1):
-        tr, te = folds != f, folds == f
-        Xtr, Xte = np.ascontiguousarray(X[tr]), np.ascontiguousarray(X[te])
-        start, c0 = time.perf_counter(), time.process_time()
-        m = make()
-        m.fit(Xtr, y[tr])
-        p[te] = m.predict_proba(Xte)[:, 1]
-        wall += time.perf_counter() - start
-        cpu += time.process_time() - c0
+    with threadpool_limits(threads):
+        for f in range(folds.max() + 1):
+            p_f, w, c = peer_fold(make, X, y, folds, f)
+            p[folds == f] = p_f
+            wall += w
+            cpu += c
     return p, wall, cpu
+
+
+def peer_fold(make, X, y, folds, f):
+    """Fold `f`'s test probabilities, wall and CPU seconds."""
+    tr, te = folds != f, folds == f
+    Xtr, Xte = np.ascontiguousarray(X[tr]), np.ascontiguousarray(X[te])
+    start, c0 = time.perf_counter(), time.process_time()
+    m = make()
+    m.fit(Xtr, y[tr])
+    p = m.predict_proba(Xte)[:, 1]
+    return p, time.perf_counter() - start, time.process_time() - c0
 
 
 class Lgb:
@@ -180,10 +191,10 @@ def gbdt_sides(a, exe, threads):
     from sklearn.ensemble import HistGradientBoostingClassifier as HGB
     return [
         ("rarity gbdt", lambda X, y, f: rarity_cv(exe, X, y, f, "gbdt", threads)),
-        ("LightGBM", lambda X, y, f: peer_cv(lambda: Lgb(threads), X, y, f)),
+        ("LightGBM", lambda X, y, f: peer_cv(lambda: Lgb(threads), X, y, f, threads)),
         ("sklearn HGB", lambda X, y, f: peer_cv(lambda: HGB(
             max_iter=100, learning_rate=0.1, max_leaf_nodes=31, min_samples_leaf=20, max_bins=255,
-            l2_regularization=0.0, early_stopping=False, random_state=0), X, y, f)),
+            l2_regularization=0.0, early_stopping=False, random_state=0), X, y, f, threads)),
     ]
 
 
@@ -195,7 +206,7 @@ def tree_sides(a, exe, threads):
         sides.append((f"forest {m}", lambda X, y, f, m=m: rarity_cv(exe, X, y, f, f"forest(n={n},missing={m})", threads)))
         sides.append((f"tree {m}", lambda X, y, f, m=m: rarity_cv(exe, X, y, f, f"tree(missing={m})", threads)))
     sides.append(("sklearn forest", lambda X, y, f: peer_cv(lambda: RF(
-        n_estimators=n, max_features="sqrt", n_jobs=threads, random_state=0), X, y, f)))
+        n_estimators=n, max_features="sqrt", n_jobs=threads, random_state=0), X, y, f, threads)))
     return sides
 
 
@@ -211,7 +222,8 @@ def main():
     ap.add_argument("--shared", default=os.path.join(os.path.dirname(ROOT), "shared", "data"))
     ap.add_argument("--exe", help="a built gbdt bench executable (default: build this tree's)")
     a = ap.parse_args()
-    os.environ.setdefault("OMP_NUM_THREADS", str(a.threads))
+    # OpenMP threads that wait on a busy machine sleep instead of spinning.
+    os.environ.setdefault("OMP_WAIT_POLICY", "passive")
     exe = a.exe or bench_binary()
     import lightgbm, sklearn
     print(f"LightGBM {lightgbm.__version__}, scikit-learn {sklearn.__version__}; load {os.getloadavg()[0]:.1f}",

@@ -277,3 +277,41 @@ fn target_statistics_are_label_encoders_on_the_string_input() {
     let encoders = ops.iter().filter(|o| *o == "LabelEncoder").count();
     assert_eq!(encoders, 1 + 3, "{ops:?}");
 }
+
+/// The packed integers of the attribute `name` of the graph's
+/// `TreeEnsemble` node, if it has one.
+fn tree_ensemble_ints(bytes: &[u8], name: &str) -> Option<Vec<u64>> {
+    let model = decode(bytes);
+    let graph = decode(&bytes_of(&model, 7)[0]);
+    let node = bytes_of(&graph, 1)
+        .into_iter()
+        .map(|n| decode(&n))
+        .find(|n| text(&bytes_of(n, 4)[0]) == "TreeEnsemble")?;
+    let attr = bytes_of(&node, 5)
+        .into_iter()
+        .map(|a| decode(&a))
+        .find(|a| text(&bytes_of(a, 1)[0]) == name)?;
+    let packed = &bytes_of(&attr, 8)[0];
+    let (mut at, mut out) = (0, Vec::new());
+    while at < packed.len() {
+        out.push(varint(packed, &mut at));
+    }
+    Some(out)
+}
+
+#[test]
+fn missing_values_take_each_splits_learned_direction_in_the_graph() {
+    // Trees fitted without a missing value still send one somewhere (gbdt:
+    // where 0 goes, LightGBM's rule; trees: to the heavier child): the
+    // graph says so per node, beside its other node attributes.
+    let dir = scratch("onnx-missing");
+    for spec in ["gbdt(rounds=10)", "forest(n=5)", "tree(max_depth=4)"] {
+        let bytes = exported(&dir, "pima", spec);
+        let tracks = tree_ensemble_ints(&bytes, "nodes_missing_value_tracks_true")
+            .unwrap_or_else(|| panic!("{spec}: no nodes_missing_value_tracks_true"));
+        let features = tree_ensemble_ints(&bytes, "nodes_featureids").unwrap();
+        assert_eq!(tracks.len(), features.len(), "{spec}");
+        assert!(tracks.contains(&1) && tracks.contains(&0), "{spec}: {tracks:?}");
+        assert!(tracks.iter().all(|&t| t <= 1), "{spec}");
+    }
+}

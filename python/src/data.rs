@@ -69,11 +69,14 @@ enum Col {
 impl Col {
     /// The column's values at `rows`, in that order.
     fn take(&self, rows: &[usize]) -> Col {
-        let texts = |t: &Arc<Vec<Option<String>>>| Arc::new(rows.iter().map(|&i| t[i].clone()).collect());
+        let texts =
+            |t: &Arc<Vec<Option<String>>>| Arc::new(rows.iter().map(|&i| t[i].clone()).collect());
         match self {
             Col::Numbers(v) => {
                 let v = v.values();
-                Col::Numbers(Numbers::Owned(Arc::new(rows.iter().map(|&i| v[i]).collect())))
+                Col::Numbers(Numbers::Owned(Arc::new(
+                    rows.iter().map(|&i| v[i]).collect(),
+                )))
             }
             Col::Text(t) => Col::Text(texts(t)),
             Col::Time(t, ty) => Col::Time(texts(t), ty.clone()),
@@ -96,7 +99,8 @@ impl Col {
     fn codes(&self, levels: &[String]) -> Vec<f64> {
         match self {
             Col::Numbers(v) => {
-                let texts: Vec<Option<String>> = v.values().iter().map(|&x| number_level(x)).collect();
+                let texts: Vec<Option<String>> =
+                    v.values().iter().map(|&x| number_level(x)).collect();
                 text_codes(&texts, levels)
             }
             Col::Text(t) | Col::Time(t, _) | Col::Category(t, _) => text_codes(t, levels),
@@ -367,7 +371,7 @@ impl Features {
                     target_name,
                 };
                 debug_assert_eq!(values.len(), n * d);
-                Dataset::from_values(values.clone(), y, schema)?
+                refuse_missing(Dataset::from_values(values.clone(), y, schema)?)?
             }
             Inner::Columns { cols, .. } => {
                 let times = cols.iter().filter_map(|(name, c)| match c {
@@ -390,7 +394,7 @@ impl Features {
                     encodings: kinds,
                     target_name,
                 };
-                Dataset::new(x, y, schema)?
+                refuse_missing(Dataset::new(x, y, schema)?)?
             }
         };
         match weights {
@@ -419,7 +423,11 @@ impl Features {
             } if *d == schema.feature_names.len() && !schema.has_categorical() => {
                 let s = numeric
                     .get_or_init(|| Arc::new(numeric_schema(schema.feature_names.clone(), schema)));
-                Dataset::from_shared(values.clone(), vec![0; *n], Arc::clone(s))
+                refuse_missing(Dataset::from_shared(
+                    values.clone(),
+                    vec![0; *n],
+                    Arc::clone(s),
+                )?)
             }
             _ => self.for_schema(schema),
         }
@@ -447,7 +455,11 @@ impl Features {
                     };
                     return columns.for_schema(schema);
                 }
-                Dataset::from_values(values.clone(), vec![0; n], numeric_schema(names, schema))
+                refuse_missing(Dataset::from_values(
+                    values.clone(),
+                    vec![0; n],
+                    numeric_schema(names, schema),
+                )?)
             }
             Inner::Columns { cols, .. } => {
                 let mut columns = self.columns();
@@ -464,7 +476,7 @@ impl Features {
                 // The level codes stand as numbers for the encoding; the
                 // dataset keeps the model's schema (NaN: missing or unseen).
                 let x = encode_columns_with_schema(&columns, &view)?;
-                Dataset::new(x, vec![0; n], schema.clone())
+                refuse_missing(Dataset::new(x, vec![0; n], schema.clone())?)
             }
         }
     }
@@ -519,7 +531,10 @@ impl Features {
         match &self.inner {
             Inner::Columns { cols, .. } => Features {
                 inner: Inner::Columns {
-                    cols: cols.iter().map(|(name, c)| (name.clone(), c.take(rows))).collect(),
+                    cols: cols
+                        .iter()
+                        .map(|(name, c)| (name.clone(), c.take(rows)))
+                        .collect(),
                     n: rows.len(),
                 },
             },
@@ -954,4 +969,28 @@ pub fn assign_labels(
     }
     let pairs: Vec<(String, usize)> = names.into_iter().zip(counts).collect();
     assign_classes(&pairs, positive.as_deref(), false).map_err(to_py)
+}
+
+/// `ds`, or the error of its first missing value (NaN) at a numeric
+/// feature: the library's datasets hold missing values, which the learners
+/// that can take them learn from, but the package's policy on them (which
+/// strategies take them, the messages, the estimators' tags) is not yet
+/// written, so Python refuses them as it did (a categorical feature's NaN
+/// stays a missing or unseen level).
+fn refuse_missing(ds: Dataset) -> rarity::Result<Dataset> {
+    let d = ds.n_features();
+    if d == 0 || !ds.features().iter().any(|v| v.is_nan()) {
+        return Ok(ds);
+    }
+    let levels = ds.schema().categorical_levels();
+    let bad =
+        (0..ds.features().len()).find(|&p| ds.features()[p].is_nan() && levels[p % d].is_none());
+    match bad {
+        Some(p) => Err(rarity::Error::data(format!(
+            "row {}, feature '{}' is NaN, not a finite number",
+            p / d + 1,
+            ds.schema().feature_names[p % d]
+        ))),
+        None => Ok(ds),
+    }
 }

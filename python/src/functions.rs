@@ -129,7 +129,10 @@ pub fn registry<'py>(py: Python<'py>, family: &str) -> PyResult<Bound<'py, PyLis
         "ensembles" => {
             let named = rarity::ensemble::registry::ENSEMBLES;
             entries(py, named.iter().map(|e| &e.entry), |d, e| {
-                let decision = named.iter().find(|n| n.entry.name == e.name).map(|n| &n.decision);
+                let decision = named
+                    .iter()
+                    .find(|n| n.entry.name == e.name)
+                    .map(|n| &n.decision);
                 d.set_item("decision", decision.map(ToString::to_string))
             })
         }
@@ -408,7 +411,11 @@ pub fn calibrate_job<'py>(
     em: bool,
     train_priors: Option<Vec<f64>>,
     threshold: f64,
-) -> PyResult<(Py<PyAny>, Bound<'py, PyArray2<f64>>, Bound<'py, PyArray1<u32>>)> {
+) -> PyResult<(
+    Py<PyAny>,
+    Bound<'py, PyArray2<f64>>,
+    Bound<'py, PyArray1<u32>>,
+)> {
     let p = proba_of(&proba)?;
     let request = CalibrateRequest {
         beta,
@@ -421,7 +428,11 @@ pub fn calibrate_job<'py>(
     };
     let job = request.run(&p).map_err(to_py)?;
     let json = json_py(py, &job.to_json(None, &classes))?;
-    Ok((json, proba_array(py, job.proba)?, job.labels.into_pyarray(py)))
+    Ok((
+        json,
+        proba_array(py, job.proba)?,
+        job.labels.into_pyarray(py),
+    ))
 }
 
 /// The decision rule consistent with a sample's keep rates

@@ -233,7 +233,8 @@ impl Dataset {
     /// Builds a dataset from a row-major feature buffer (`x.len() == y.len() * d`).
     ///
     /// Fails if the shapes disagree, a label is not below `schema.class_names.len()`,
-    /// a feature is not finite, or there are rows but no feature columns.
+    /// a feature is infinite, or there are rows but no feature columns. A
+    /// NaN feature is a missing value.
     pub fn new(x: Vec<f64>, y: Vec<u32>, schema: Schema) -> Result<Self> {
         Dataset::from_values(Values::from_vec(x), y, schema)
     }
@@ -270,22 +271,18 @@ impl Dataset {
             )));
         }
         // A branch-free pass per chunk (vectorised, in parallel) first; the
-        // position is only searched for when some value is not finite (a
-        // categorical feature's NaN is a missing or unseen level).
-        let finite = |c: &[f64]| c.iter().fold(true, |ok, v| ok & v.is_finite());
-        let all_finite = if x.len() <= 1 << 16 {
-            finite(&x)
+        // position is only searched for when some value is infinite. NaN is
+        // a missing value (at a categorical feature, also an unseen level):
+        // the learners that take missing values learn where it goes, and
+        // the strategy keeps it from the others.
+        let no_inf = |c: &[f64]| c.iter().fold(true, |ok, v| ok & (v.abs() != f64::INFINITY));
+        let all_ok = if x.len() <= 1 << 16 {
+            no_inf(&x)
         } else {
-            x.par_chunks(1 << 16).all(finite)
+            x.par_chunks(1 << 16).all(no_inf)
         };
-        let categorical = if all_finite {
-            Vec::new()
-        } else {
-            schema.categorical_levels()
-        };
-        let allowed = |pos: usize| x[pos].is_nan() && categorical[pos % d.max(1)].is_some();
-        if let Some(pos) = (!all_finite)
-            .then(|| (0..x.len()).find(|&p| !x[p].is_finite() && !allowed(p)))
+        if let Some(pos) = (!all_ok)
+            .then(|| (0..x.len()).find(|&p| x[p].is_infinite()))
             .flatten()
         {
             return Err(Error::data(format!(

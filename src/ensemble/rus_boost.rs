@@ -64,6 +64,11 @@ impl Learner for RusBoost {
         Ok(Model::new(m))
     }
 
+    /// Its trees learn where missing values go.
+    fn handles_missing(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> String {
         format!("rus-boost(n={},depth={})", self.n, self.depth)
     }

@@ -498,6 +498,11 @@ impl Learner for AdaBoost {
         Ok(Model::new(m))
     }
 
+    /// Its trees learn where missing values go.
+    fn handles_missing(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> String {
         format!("adaboost(n={},depth={})", self.n, self.depth)
     }
@@ -513,6 +518,11 @@ impl Learner for AdaC2 {
         Ok(Model::new(boost(
             self.n, self.depth, variant, data, rng, None,
         )?))
+    }
+
+    /// Its trees learn where missing values go.
+    fn handles_missing(&self) -> bool {
+        true
     }
 
     fn name(&self) -> String {

@@ -197,6 +197,7 @@ impl Classifier for LogitBoostModel {
                         threshold: s.threshold,
                         left: Child::Leaf(0),
                         right: Child::Leaf(1),
+                        default_left: false,
                     }],
                     leaves,
                     members: Vec::new(),

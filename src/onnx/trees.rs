@@ -1,7 +1,9 @@
 //! Sums of decision trees as one `ai.onnx.ml` `TreeEnsemble` node (opset 5):
 //! double thresholds, double leaf weights, `x <= threshold` sending a row
 //! to the true branch (`BRANCH_LEQ`, as rarity's trees split), and a row
-//! with a missing value to the false branch, as `NaN <= t` is false.
+//! with a missing value (NaN) to the true branch where the split learned
+//! to send it left (`nodes_missing_value_tracks_true`, written when some
+//! split does), to the false branch otherwise, as `NaN <= t` is false.
 //!
 //! A set split (a categorical feature's levels, as codes) is a
 //! `BRANCH_MEMBER` node: its codes are listed in `membership_values`, each
@@ -38,6 +40,8 @@ pub struct Split {
     pub left: Child,
     /// Where the others go.
     pub right: Child,
+    /// Whether a missing value (NaN) goes `left` (else `right`).
+    pub default_left: bool,
 }
 
 /// A tree with a vector of `n_targets` values per leaf.
@@ -116,6 +120,12 @@ pub fn tree_sum(
         ("leaf_targetids", Attr::Ints(e.targets)),
         ("leaf_weights", Attr::Tensor(Tensor::doubles(e.weights))),
     ];
+    if e.missing_left.contains(&1) {
+        attrs.push((
+            "nodes_missing_value_tracks_true",
+            Attr::Ints(e.missing_left),
+        ));
+    }
     if !e.membership.is_empty() {
         attrs.push((
             "membership_values",
@@ -163,6 +173,8 @@ struct Ensemble {
     true_leafs: Vec<i64>,
     false_ids: Vec<i64>,
     false_leafs: Vec<i64>,
+    /// Per node, 1 when a missing value takes the true branch.
+    missing_left: Vec<i64>,
     targets: Vec<i64>,
     weights: Vec<f64>,
 }
@@ -181,6 +193,7 @@ impl Ensemble {
             threshold: 0.0,
             left: Child::Leaf(0),
             right: Child::Leaf(0),
+            default_left: false,
         }];
         let splits = if tree.splits.is_empty() {
             &one_leaf[..]
@@ -204,6 +217,7 @@ impl Ensemble {
             self.true_leafs.push(tl);
             self.false_ids.push(f);
             self.false_leafs.push(fl);
+            self.missing_left.push(i64::from(s.default_left));
         }
         for &v in values {
             self.targets.push(target as i64);

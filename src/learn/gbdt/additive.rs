@@ -30,7 +30,7 @@ impl GbdtTree {
                 feature: n.feature as usize,
                 threshold: n.threshold,
                 set: self.set(c as usize).cloned(),
-                missing_left: false,
+                missing_left: n.default_left,
             };
             Node::Split(split, n.left, n.right)
         })

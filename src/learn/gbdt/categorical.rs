@@ -60,6 +60,7 @@ impl Rules<'_> {
                     left,
                     right,
                     set: Some(set()),
+                    default_left: false,
                 });
             }
         };
@@ -127,6 +128,7 @@ mod tests {
             min_child_weight: 0.0,
             cat,
             levels,
+            missing: &[],
         }
     }
 

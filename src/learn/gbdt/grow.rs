@@ -98,6 +98,7 @@ fn partition_by<C: Copy + Into<usize> + Sync>(
 ) -> usize {
     match cut {
         Cut::Upto(k) => partition(col, move |c| c <= *k, seg, right),
+        Cut::UptoOr(k, m) => partition(col, move |c| c <= *k || c == *m, seg, right),
         Cut::In(set) => partition(col, move |c| set.contains(c), seg, right),
     }
 }
@@ -119,6 +120,8 @@ fn gather_into<T: Copy + Send + Sync>(out: &mut Vec<T>, src: &[T], rows: &[u32])
 pub(super) enum Cut {
     /// Codes up to this one.
     Upto(usize),
+    /// Codes up to the first, and the second (the missing bin).
+    UptoOr(usize, usize),
     /// Codes in this set (a categorical feature's levels).
     In(BinSet),
 }
@@ -129,9 +132,24 @@ impl Cut {
     pub fn left(&self, c: usize) -> bool {
         match self {
             Cut::Upto(k) => c <= *k,
+            Cut::UptoOr(k, m) => c <= *k || c == *m,
             Cut::In(s) => s.contains(c),
         }
     }
+}
+
+/// Per feature, whether some of the fit's first `m` row positions (its
+/// training rows) have a missing value: a [missing bin](Binned::missing_bin)
+/// code among theirs.
+pub(super) fn seen_missing(bins: &Binned, codes: &Codes, m: usize) -> Vec<bool> {
+    (0..bins.all_missing().len())
+        .map(|f| {
+            bins.missing_bin(f).is_some_and(|miss| match codes.col(f) {
+                Column::Narrow(c) => c[..m].iter().any(|&v| usize::from(v) == miss),
+                Column::Wide(c) => c[..m].iter().any(|&v| usize::from(v) == miss),
+            })
+        })
+        .collect()
 }
 
 /// What every tree of one fit shares.
@@ -144,6 +162,31 @@ pub(super) struct Setup<'a> {
     /// Depth limit (at most `MAX_TREE_DEPTH`).
     pub max_depth: usize,
     pub learning_rate: f64,
+    /// Per feature, whether the training rows have a missing value
+    /// ([`seen_missing`]).
+    pub seen_missing: Vec<bool>,
+}
+
+impl Setup<'_> {
+    /// The threshold, the bin cut and the missing values' direction of a
+    /// threshold split `b`. A feature with missing values in training sends
+    /// them the way the split learned; one without follows LightGBM's
+    /// `missing_type=None`: a missing value met when scoring is read as 0,
+    /// so it goes left when `0 <= threshold` (its validation and
+    /// out-of-sample rows with a missing value too, by their codes).
+    fn threshold_split(&self, b: &Split) -> (f64, Cut, bool) {
+        let f = b.feature;
+        let threshold = self.bins.threshold(f, b.left_bin, b.right_bin);
+        let default_left = match self.seen_missing[f] {
+            true => b.default_left,
+            false => 0.0 <= threshold,
+        };
+        let cut = match self.bins.missing_bin(f) {
+            Some(m) if default_left => Cut::UptoOr(b.left_bin, m),
+            _ => Cut::Upto(b.left_bin),
+        };
+        (threshold, cut, default_left)
+    }
 }
 
 /// The gradients of one output, by position.
@@ -324,7 +367,7 @@ impl Grower {
                 .zip(&cuts)
                 .map(|(n, c)| match c {
                     Cut::In(b) => Some(s.bins.level_set(n.feature as usize, b)),
-                    Cut::Upto(_) => None,
+                    Cut::Upto(_) | Cut::UptoOr(..) => None,
                 })
                 .collect(),
             false => Vec::new(),
@@ -420,12 +463,9 @@ impl Grower {
         let b = leaf.best.take().expect("a leaf with a split");
         let node = nodes.len();
         // A tree with `node` split nodes has `node + 1` leaves.
-        let (threshold, cut) = match b.set {
-            Some(set) => (0.0, Cut::In(set)),
-            None => (
-                s.bins.threshold(b.feature, b.left_bin, b.right_bin),
-                Cut::Upto(b.left_bin),
-            ),
+        let (threshold, cut, default_left) = match &b.set {
+            Some(set) => (0.0, Cut::In(set.clone()), false),
+            None => s.threshold_split(&b),
         };
         nodes.push(GbdtNode {
             feature: b.feature as u32,
@@ -433,6 +473,7 @@ impl Grower {
             left: !(me as i32),
             right: !(node as i32 + 1),
             gain: b.gain,
+            default_left,
         });
         let mid = self.partition(s, leaf.start, leaf.end, b.feature, &cut);
         cuts.push(cut);

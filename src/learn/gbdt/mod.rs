@@ -63,6 +63,29 @@
 //! LightGBM's defaults). Missing values and levels unseen in training go
 //! right, with the levels not in the set.
 //!
+//! **Missing values** (NaN features) are learned from, as LightGBM and
+//! XGBoost do (Chen & Guestrin 2016, sec. 3.4, sparsity-aware split
+//! finding): a numeric feature with missing values has a bin of its own in
+//! the histograms, the last (LightGBM's NaN bin), and each split scores
+//! every threshold with the leaf's missing values on the right, then on
+//! the left, then the observed values against the missing ones (a
+//! threshold of `f64::MAX`), keeping the first of equal gains; the split
+//! stores the direction it learned ([`GbdtNode::default_left`],
+//! [`GbdtTree::goes_left`], which every walk follows: the tree walk, the
+//! flat layout, the 64-row batch layout, streamed prediction). A leaf
+//! without missing values of the split's feature sends them to the side of
+//! the larger hessian. A feature without missing values in training
+//! follows LightGBM's rule for its `missing_type=None` (the default
+//! `use_missing=true`, `zero_as_missing=false`): a missing value met when
+//! scoring is read as 0, so each split sends it where 0 goes (`0 <=
+//! threshold`). (LightGBM's `missing_type=Zero`, zeros taken for missing,
+//! exists only under its `zero_as_missing=true` and has no equivalent
+//! here.) Categorical features keep their missing level, which goes right
+//! with the levels outside a split's set. Model files written before
+//! missing values were learned hold no direction: NaN goes right at every
+//! split, as it did. Tables without a NaN fit bit for bit as before (the
+//! same bins, splits and leaf values).
+//!
 //! **Quantized gradients** (`gradients=quantized`; `auto`, the default,
 //! from 500,000 training rows): the split search sums each row's gradient
 //! and hessian rounded stochastically to 8-bit levels, as LightGBM's
@@ -290,6 +313,11 @@ impl Learner for Gbdt {
 
     /// Categorical features get set splits (`categorical.rs`).
     fn native_categorical(&self) -> bool {
+        true
+    }
+
+    /// Each split learns where missing values go (`split.rs`).
+    fn handles_missing(&self) -> bool {
         true
     }
 

@@ -24,6 +24,7 @@ fn table(tree: &GbdtTree, target: usize, outputs: usize) -> TreeTable {
             threshold: n.threshold,
             left: child(n.left),
             right: child(n.right),
+            default_left: n.default_left,
         })
         .collect();
     let mut leaves = vec![0.0; tree.values.len() * outputs];

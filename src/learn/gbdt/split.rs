@@ -36,7 +36,9 @@
 //! Features are scanned in index order and bins left to right;
 //! ties keep the first candidate (as scikit-learn's splitter does). A
 //! categorical feature's best split is a set of levels
-//! ([`super::categorical`]).
+//! ([`super::categorical`]). A numeric feature whose last bin holds its
+//! missing values is scanned with them on the right, then on the left,
+//! then split from the observed values ([`Rules::best_on`]).
 
 use crate::learn::tree::BinSet;
 
@@ -113,6 +115,9 @@ pub(super) struct Split {
     /// For a categorical feature, the bins going left (every other bin,
     /// missing values included, goes right); `None` for a threshold split.
     pub set: Option<BinSet>,
+    /// Whether a threshold split sends the missing values (its feature's
+    /// missing bin) left.
+    pub default_left: bool,
 }
 
 /// The regularisation and size rules of splits and leaf values.
@@ -132,6 +137,10 @@ pub(super) struct Rules<'a> {
     /// ([`Binned::levels`](crate::learn::tree::Binned::levels)); features
     /// past its end are numeric.
     pub levels: &'a [Option<usize>],
+    /// Per feature, whether its histogram's last bin holds its missing
+    /// values ([`Binned::missing_bin`](crate::learn::tree::Binned::missing_bin));
+    /// features past its end have none.
+    pub missing: &'a [bool],
 }
 
 impl Rules<'_> {
@@ -221,6 +230,95 @@ impl Rules<'_> {
         if let Some(levels) = self.levels.get(f).copied().flatten() {
             return self.best_set(f, &bins[..levels], counts.map(|c| &c[..levels]), tot);
         }
+        if self.missing.get(f) == Some(&true) {
+            return self.best_with_missing(f, bins, counts, tot);
+        }
+        let c = self.thresholds(bins, counts, tot, (Bin::default(), 0.0))?;
+        Some(c.split(f, tot, false))
+    }
+
+    /// The best split of numeric feature `f` whose histogram's last bin
+    /// holds its missing values, scored as scikit-learn's best splitter
+    /// does (and LightGBM's two scans): every threshold on the observed
+    /// values with the missing ones on the right, then with them on the
+    /// left, then the observed values against the missing ones; ties keep
+    /// the first. When the leaf holds no missing value, the splits are the
+    /// thresholds alone and the missing values (met only later, when
+    /// scoring) go to the side of the larger hessian: the side with more
+    /// rows as `leaf_rows=hessian` counts them (scikit-learn's rule, the
+    /// child with the most samples; a tie goes right).
+    fn best_with_missing(
+        &self,
+        f: usize,
+        bins: &[Bin],
+        counts: Option<&[f64]>,
+        tot: Sums,
+    ) -> Option<Split> {
+        let m = bins.len() - 1;
+        let (values, miss) = (&bins[..m], bins[m]);
+        let value_counts = counts.map(|c| &c[..m]);
+        let miss_n = counts.map_or(0.0, |c| c[m]);
+        let has_missing = match counts {
+            Some(_) => miss_n > 0.0,
+            None => miss.h > 0.0,
+        };
+        let right = self.thresholds(values, value_counts, tot, (Bin::default(), 0.0));
+        if !has_missing {
+            return right.map(|c| {
+                let default_left = c.left.h > tot.h - c.left.h;
+                c.split(f, tot, default_left)
+            });
+        }
+        let mut best = right.map(|c| (c, false));
+        let left = self.thresholds(values, value_counts, tot, (miss, miss_n));
+        let apart = self.observed_apart(m, miss, miss_n, tot);
+        for (c, default_left) in [(left, true), (apart, false)] {
+            if let Some(c) = c.filter(|c| best.as_ref().is_none_or(|(b, _)| c.gain > b.gain)) {
+                best = Some((c, default_left));
+            }
+        }
+        best.map(|(c, default_left)| c.split(f, tot, default_left))
+    }
+
+    /// The split of a leaf with sums `tot` sending its observed values
+    /// (bins `0..m`) left and its missing ones (sums `miss`, `miss_n` row
+    /// copies when counted) right, if the leaf rules allow it and it gains.
+    fn observed_apart(&self, m: usize, miss: Bin, miss_n: f64, tot: Sums) -> Option<Candidate> {
+        let left = Bin {
+            g: tot.g - miss.g,
+            h: tot.h - miss.h,
+        };
+        let (left_rows, right_rows) = match self.rows_by_hessian {
+            true => {
+                let x = left.h * tot.n / tot.h;
+                (x >= self.min_leaf - 0.5, x < tot.n - self.min_leaf + 0.5)
+            }
+            false => (tot.n - miss_n >= self.min_leaf, miss_n >= self.min_leaf),
+        };
+        let weights = left.h >= self.min_child_weight && miss.h >= self.min_child_weight;
+        if !(left_rows && right_rows && weights && left.h > 0.0) {
+            return None;
+        }
+        let gain = self.scores(left.g, left.h, miss.g, miss.h) - self.score(tot.g, tot.h);
+        (gain > 0.0).then_some(Candidate {
+            left_bin: m - 1,
+            right_bin: m,
+            gain,
+            left,
+        })
+    }
+
+    /// The best threshold on a numeric feature's bins `bins` (with their
+    /// row copies `counts` when rows are counted as copies) of a leaf with
+    /// sums `tot`, the left side starting from `start` (sums and row
+    /// copies: the missing values sent left, or nothing).
+    fn thresholds(
+        &self,
+        bins: &[Bin],
+        counts: Option<&[f64]>,
+        tot: Sums,
+        start: (Bin, f64),
+    ) -> Option<Candidate> {
         match counts {
             // A child's rows, round(h x rows_per_h), are at least min_leaf
             // when h x rows_per_h >= min_leaf - 1/2 (min_leaf is whole); the
@@ -230,9 +328,9 @@ impl Rules<'_> {
                 let per_h = tot.n / tot.h;
                 let (lo, hi) = (self.min_leaf - 0.5, tot.n - self.min_leaf + 0.5);
                 self.scan(
-                    f,
                     bins,
                     tot,
+                    start.0,
                     |b| bins[b].h > 0.0,
                     |left, _| {
                         let x = left.h * per_h;
@@ -242,11 +340,11 @@ impl Rules<'_> {
             }
             Some(c) => {
                 let (lo, hi) = (self.min_leaf, tot.n - self.min_leaf);
-                let mut n = 0.0;
+                let mut n = start.1;
                 self.scan(
-                    f,
                     bins,
                     tot,
+                    start.0,
                     |b| c[b] > 0.0,
                     |_, b| {
                         // The copies of the bins before bin `b`, added as the
@@ -259,25 +357,25 @@ impl Rules<'_> {
         }
     }
 
-    /// The scan of [`Rules::best_on`] over a numeric feature's bins, left to
-    /// right: candidates lie before each bin `present(b)` after the first;
-    /// `rows(left, b)` (called for every bin from the second on, in order)
-    /// tells whether the left side's rows are enough and whether the
-    /// right side's are too few.
+    /// The scan of [`Rules::thresholds`] over a numeric feature's bins, left
+    /// to right, the left side starting from `start`: candidates lie before
+    /// each bin `present(b)` after the first; `rows(left, b)` (called for
+    /// every bin from the second on, in order) tells whether the left
+    /// side's rows are enough and whether the right side's are too few.
     #[inline(always)]
     fn scan(
         &self,
-        f: usize,
         bins: &[Bin],
         tot: Sums,
+        start: Bin,
         present: impl Fn(usize) -> bool,
         mut rows: impl FnMut(&Bin, usize) -> (bool, bool),
-    ) -> Option<Split> {
+    ) -> Option<Candidate> {
         let parent = self.score(tot.g, tot.h);
         let first = (0..bins.len()).find(|&b| present(b))?;
-        let mut best: Option<(usize, usize, f64, Bin)> = None;
+        let mut best: Option<Candidate> = None;
         let mut best_gain = 0.0;
-        let mut left = Bin::default();
+        let mut left = start;
         for bin in &bins[..=first] {
             left.add(bin);
         }
@@ -297,7 +395,12 @@ impl Rules<'_> {
                         let gain = self.scores(left.g, left.h, tot.g - left.g, hr) - parent;
                         if gain > best_gain {
                             best_gain = gain;
-                            best = Some((prev, b, gain, left));
+                            best = Some(Candidate {
+                                left_bin: prev,
+                                right_bin: b,
+                                gain,
+                                left,
+                            });
                         }
                     }
                 }
@@ -305,18 +408,36 @@ impl Rules<'_> {
             }
             left.add(bin);
         }
-        best.map(|(left_bin, right_bin, gain, left)| Split {
+        best
+    }
+}
+
+/// A threshold split found by a scan: the last bin going left and the next
+/// bin present, the gain and the left side's sums.
+#[derive(Debug, Clone, Copy)]
+struct Candidate {
+    left_bin: usize,
+    right_bin: usize,
+    gain: f64,
+    left: Bin,
+}
+
+impl Candidate {
+    /// The split of feature `f` of a leaf with sums `tot`.
+    fn split(self, f: usize, tot: Sums, default_left: bool) -> Split {
+        Split {
             feature: f,
-            left_bin,
-            right_bin,
-            gain,
-            left,
+            left_bin: self.left_bin,
+            right_bin: self.right_bin,
+            gain: self.gain,
+            left: self.left,
             right: Bin {
-                g: tot.g - left.g,
-                h: tot.h - left.h,
+                g: tot.g - self.left.g,
+                h: tot.h - self.left.h,
             },
             set: None,
-        })
+            default_left,
+        }
     }
 }
 
@@ -403,6 +524,7 @@ mod tests {
             min_child_weight: 0.0,
             cat: CatRules::default(),
             levels: &[],
+            missing: &[],
         }
     }
 

@@ -621,6 +621,7 @@ fn random_tree(tree: &mut GbdtTree, d: usize, cuts: &[f64], depth: usize, r: &mu
         left: 0,
         right: 0,
         gain: 0.0,
+        default_left: r.random::<bool>(),
     });
     tree.nodes[i].left = random_tree(tree, d, cuts, depth - 1, r);
     tree.nodes[i].right = random_tree(tree, d, cuts, depth - 1, r);
@@ -730,6 +731,7 @@ fn trees_beyond_the_batch_layout_walk_row_by_row_alike() {
             left: -1,
             right: -2,
             gain: 0.0,
+            default_left: false,
         }],
         values: vec![1.0, 2.0],
         sets: Vec::new(),
@@ -747,6 +749,7 @@ fn trees_beyond_the_batch_layout_walk_row_by_row_alike() {
                 left: 1,
                 right: 1,
                 gain: 0.0,
+                default_left: false,
             },
             GbdtNode {
                 feature: 1,
@@ -754,6 +757,7 @@ fn trees_beyond_the_batch_layout_walk_row_by_row_alike() {
                 left: -1,
                 right: -2,
                 gain: 0.0,
+                default_left: false,
             },
         ],
         values: vec![1.0, 2.0, 3.0],
@@ -811,5 +815,221 @@ fn trees_written_before_level_sets_read_back_unchanged() {
         let bin: GbdtTree = rmp_serde::from_slice(&rmp_serde::to_vec(&old).unwrap()).unwrap();
         let json: GbdtTree = serde_json::from_slice(&serde_json::to_vec(&old).unwrap()).unwrap();
         assert_eq!((&bin, &json), (t, t));
+    }
+}
+
+/// A two-class table whose first feature is missing for about half the
+/// positives and 3% of the negatives (the positives have low values): the
+/// hole carries the label. Its second feature is noise; `holes` more
+/// features are noise with 20% of their values missing at random.
+fn missing_where_positive(n: usize, holes: usize, seed: u64) -> Dataset {
+    let mut r = crate::rng::stream(seed, 0);
+    let (mut rows, mut y) = (Vec::new(), Vec::new());
+    for _ in 0..n {
+        let pos = r.random::<f64>() < 0.2;
+        let mut x0 = if pos {
+            r.random::<f64>() * 0.4
+        } else {
+            0.3 + r.random::<f64>() * 0.7
+        };
+        if r.random::<f64>() < if pos { 0.5 } else { 0.03 } {
+            x0 = f64::NAN;
+        }
+        let mut row = vec![x0, r.random::<f64>()];
+        for _ in 0..holes {
+            let v = r.random::<f64>();
+            row.push(if r.random::<f64>() < 0.2 { f64::NAN } else { v });
+        }
+        rows.push(row);
+        y.push(u32::from(pos));
+    }
+    ds(rows, y, 2)
+}
+
+#[test]
+fn a_split_learns_to_send_missing_values_with_the_low_values() {
+    // The positives are low and often missing: the one split sends the
+    // missing values left with them, and its leaves are as pure as the
+    // table allows; scoring a NaN follows it.
+    let d = missing_where_positive(2000, 0, 1);
+    let g = Gbdt {
+        rounds: 1,
+        max_leaves: 2,
+        ..Gbdt::default()
+    };
+    let m = fit(&g, &d);
+    let node = gbdt_of(&m).trees()[0].nodes[0];
+    assert_eq!(node.feature, 0);
+    assert!(node.default_left && node.threshold < 0.4, "{node:?}");
+    let p = m.predict_proba(&d).unwrap();
+    let nan = (0..d.n_rows()).find(|&i| d.value(i, 0).is_nan()).unwrap();
+    let low = (0..d.n_rows()).find(|&i| d.value(i, 0) < 0.1).unwrap();
+    assert_eq!(p.row(nan), p.row(low));
+}
+
+#[test]
+fn features_without_missing_values_in_training_read_a_missing_value_as_zero() {
+    // LightGBM's missing_type=None: a NaN met when scoring goes where 0
+    // goes; the thresholds here are all on values above and below 0.
+    let mut r = crate::rng::stream(2, 0);
+    let rows: Vec<Vec<f64>> = (0..1000)
+        .map(|_| vec![r.random::<f64>() * 4.0 - 2.0, r.random::<f64>()])
+        .collect();
+    let y = rows.iter().map(|x| u32::from(x[0] + x[1] > 0.7)).collect();
+    let m = fit(&Gbdt::default(), &ds(rows, y, 2));
+    let nodes: Vec<_> = gbdt_of(&m).trees().iter().flat_map(|t| &t.nodes).collect();
+    assert!(nodes.iter().all(|n| n.default_left == (0.0 <= n.threshold)));
+    assert!(nodes.iter().any(|n| n.default_left) && nodes.iter().any(|n| !n.default_left));
+    let zero = ds(vec![vec![0.0, 0.3]], vec![0], 2);
+    let nan = ds(vec![vec![f64::NAN, 0.3]], vec![0], 2);
+    assert_eq!(
+        m.predict_proba(&zero).unwrap(),
+        m.predict_proba(&nan).unwrap()
+    );
+}
+
+#[test]
+fn models_fitted_with_missing_values_walk_bit_identical_to_the_tree_walk() {
+    // Rows with missing values through the lanes (small blocks), the batch
+    // layout (blocks of 64) and the trees one row at a time; a feature
+    // with no missing value in training (the second) meets NaN too.
+    for k in [2, 3] {
+        let d = missing_where_positive(3000, 3, 7 + k as u64);
+        let y: Vec<u32> = (0..d.n_rows())
+            .map(|i| (d.label(i) as u32 + u32::from(d.value(i, 1) > 0.8)).min(k as u32 - 1))
+            .collect();
+        let data = Dataset::new(
+            d.features().to_vec(),
+            y,
+            crate::data::Schema::numeric(
+                (0..5).map(|j| format!("x{j}")).collect(),
+                (0..k).map(|c| c.to_string()).collect(),
+            ),
+        )
+        .unwrap();
+        // Few enough trees for the batch layout (at most 255 thresholds
+        // per feature).
+        let rounds = if k == 2 { 30 } else { 10 };
+        let model = fit(
+            &Gbdt {
+                rounds,
+                ..Gbdt::default()
+            },
+            &data,
+        );
+        let m = gbdt_of(&model);
+        assert!(m.walk.as_ref().is_some_and(|w| w.batched()));
+        let nodes = || m.trees().iter().flat_map(|t| &t.nodes);
+        assert!(nodes().any(|n| n.default_left) && nodes().any(|n| !n.default_left));
+        let mut x = scoring_rows(m, 300, 5, k as u64);
+        let mut r = crate::rng::stream(k as u64, 1);
+        for v in x.iter_mut() {
+            if r.random::<f64>() < 0.3 {
+                *v = f64::NAN;
+            }
+        }
+        let n = x.len() / 5;
+        for rows in [1, 7, 8, 9, 16, 63, 64, 65, 200, n] {
+            let block = &x[..rows * 5];
+            let (fast, slow) = (m.scores(block, rows), m.scores_by_tree(block));
+            for (i, (a, b)) in fast.iter().zip(&slow).enumerate() {
+                assert_eq!(a.to_bits(), b.to_bits(), "k={k} rows={rows} score {i}");
+            }
+        }
+    }
+}
+
+#[test]
+fn fits_with_missing_values_are_identical_at_any_thread_count() {
+    // Exact and quantized gradients, histograms with and without row
+    // counts (row-wise and column-pair sums), row and column samples.
+    let d = missing_where_positive(70_000, 4, 3);
+    for leaf_rows in [super::LeafRows::Hessian, super::LeafRows::Rows] {
+        for gradients in [GradientSums::Exact, GradientSums::Quantized] {
+            let g = Gbdt {
+                rounds: 4,
+                leaf_rows,
+                gradients,
+                subsample: 0.8,
+                colsample: 0.8,
+                ..Gbdt::default()
+            };
+            let one = fit_on_threads(1, &g, &d);
+            let nodes = gbdt_of(&one).trees().iter().flat_map(|t| &t.nodes).count();
+            assert!(nodes > 20);
+            assert_eq!(
+                one,
+                fit_on_threads(2, &g, &d),
+                "{leaf_rows:?} {gradients:?}"
+            );
+            assert_eq!(
+                one,
+                fit_on_threads(3, &g, &d),
+                "{leaf_rows:?} {gradients:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn trees_written_before_default_directions_route_nan_right_as_they_did() {
+    // A node as files held it before missing values were learned: no
+    // `default_left`. Read back, every node sends NaN right.
+    #[derive(serde::Serialize)]
+    struct Node {
+        feature: u32,
+        threshold: f64,
+        left: i32,
+        right: i32,
+        gain: f64,
+    }
+    #[derive(serde::Serialize)]
+    struct Before {
+        nodes: Vec<Node>,
+        values: Vec<f64>,
+    }
+    let m = fit(
+        &Gbdt {
+            rounds: 3,
+            ..Gbdt::default()
+        },
+        &noisy(600, 2, 4),
+    );
+    for t in gbdt_of(&m).trees() {
+        let old = Before {
+            nodes: t
+                .nodes
+                .iter()
+                .map(|n| Node {
+                    feature: n.feature,
+                    threshold: n.threshold,
+                    left: n.left,
+                    right: n.right,
+                    gain: n.gain,
+                })
+                .collect(),
+            values: t.values.clone(),
+        };
+        let bin: GbdtTree = rmp_serde::from_slice(&rmp_serde::to_vec(&old).unwrap()).unwrap();
+        let json: GbdtTree = serde_json::from_slice(&serde_json::to_vec(&old).unwrap()).unwrap();
+        assert_eq!(bin, json);
+        assert!(bin.nodes.iter().all(|n| !n.default_left));
+        // As before: a NaN is not <= any threshold.
+        let right_most = |tree: &GbdtTree| {
+            let mut i = 0i32;
+            while i >= 0 {
+                i = tree.nodes[i as usize].right;
+            }
+            !i as usize
+        };
+        if !bin.nodes.is_empty() {
+            assert_eq!(bin.leaf(&[f64::NAN, f64::NAN, f64::NAN]), right_most(&bin));
+        }
+        let mut bad = bin.clone();
+        if !bad.nodes.is_empty() {
+            bad.sets = vec![Some(crate::learn::tree::CatSet::from_codes([0])); bad.nodes.len()];
+            bad.nodes[0].default_left = true;
+            assert!(bad.validate(3).is_err(), "a set split sending NaN left");
+        }
     }
 }

@@ -13,7 +13,7 @@
 use rand::RngExt;
 use rayon::prelude::*;
 
-use super::grow::{Bag, Gradients, Grower, Grown, Setup};
+use super::grow::{seen_missing, Bag, Gradients, Grower, Grown, Setup};
 use super::hist::{Codes, Layout};
 use super::loss::Loss;
 use super::model::GbdtModel;
@@ -230,6 +230,7 @@ fn rules<'a>(cfg: &Gbdt, bins: &'a Binned) -> Rules<'a> {
         min_child_weight: cfg.min_child_weight,
         cat: cfg.cat_rules(),
         levels: bins.all_levels(),
+        missing: bins.all_missing(),
     }
 }
 
@@ -335,9 +336,11 @@ pub(super) fn fit(cfg: &Gbdt, bins: &Binned, view: &View<'_>, rng: &mut Rng) -> 
     let quantized = quantize::applies(cfg.gradients, m_train)?;
     // Quantized histograms without counts may be summed row-wise.
     let by_row = quantized && rules.rows_by_hessian;
+    let codes = Codes::new(bins, (!identity).then_some(&local[..]), by_row);
     let setup = Setup {
         bins,
-        codes: Codes::new(bins, (!identity).then_some(&local[..]), by_row),
+        seen_missing: seen_missing(bins, &codes, m_train),
+        codes,
         layout: Layout::new(bins, d, !rules.rows_by_hessian),
         rules,
         max_leaves: cfg.max_leaves,

@@ -1,15 +1,18 @@
 //! One boosted tree: split nodes and leaf values. A child index `c` is a
 //! node when `c >= 0` and leaf `!c` otherwise (LightGBM's layout). A split
 //! on a categorical feature sends the rows whose level is in its set left
-//! (missing values and unseen levels right).
+//! (missing values and unseen levels right); a threshold split sends a
+//! missing value (NaN) the way it learned, `default_left`
+//! ([`GbdtTree::goes_left`], the one routing rule every walk follows).
 
 use serde::{Deserialize, Serialize};
 
 use crate::check;
-use crate::learn::tree::CatSet;
+use crate::learn::tree::{numeric_left, CatSet};
 use crate::limits::MAX_TREE_DEPTH;
 
-/// One split node: rows with `x[feature] <= threshold` go `left`.
+/// One split node: rows with `x[feature] <= threshold` go `left`, and so
+/// do missing values (NaN) when `default_left`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct GbdtNode {
     /// Split feature.
@@ -22,6 +25,12 @@ pub struct GbdtNode {
     pub right: i32,
     /// The split's gain (loss reduction), for importances.
     pub gain: f64,
+    /// Whether a missing value (NaN) goes left at a threshold split
+    /// (always false at a set split). False in files written before
+    /// missing values were learned, where NaN went right (`NaN <= t` is
+    /// false): so those files predict as they did.
+    #[serde(default)]
+    pub default_left: bool,
 }
 
 /// One boosted tree: split nodes and leaf values (`nodes.len() + 1` leaves;
@@ -55,16 +64,27 @@ impl GbdtTree {
         let mut i = 0usize;
         loop {
             let n = &self.nodes[i];
-            let v = x[n.feature as usize];
-            let left = match self.set(i) {
-                Some(s) => s.contains(v),
-                None => v <= n.threshold,
+            let next = if self.goes_left(i, x[n.feature as usize]) {
+                n.left
+            } else {
+                n.right
             };
-            let next = if left { n.left } else { n.right };
             if next < 0 {
                 return !next as usize;
             }
             i = next as usize;
+        }
+    }
+
+    /// Whether node `i` sends a row whose value of its feature is `v` left:
+    /// a level in its set, or a number `<=` its threshold, or a missing
+    /// value (NaN) at a threshold split whose `default_left` is set.
+    #[inline]
+    pub fn goes_left(&self, i: usize, v: f64) -> bool {
+        let n = &self.nodes[i];
+        match self.set(i) {
+            Some(s) => s.contains(v),
+            None => numeric_left(v, n.threshold, n.default_left),
         }
     }
 
@@ -165,6 +185,12 @@ impl GbdtTree {
         if n.threshold.is_nan() || !n.gain.is_finite() {
             return Err(format!(
                 "node {i} has a NaN threshold or a gain that is not finite"
+            ));
+        }
+        if n.default_left && self.set(i).is_some() {
+            return Err(format!(
+                "node {i} sends missing values left at a categorical split \
+                 (a missing level goes right, with the levels outside the set)"
             ));
         }
         Ok(())

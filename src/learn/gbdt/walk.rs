@@ -24,12 +24,19 @@
 //! measured slower than one row leaving at its leaf (200,000 rows of the
 //! `generate fraud --categorical` table, 100 trees of 31 leaves).
 //!
+//! A missing value (NaN) goes where its split learned to send it
+//! ([`numeric_left`], the rule of [`GbdtTree::goes_left`]): a split whose
+//! `default_left` is set sends it left, the others right (as `NaN <=
+//! threshold` is false). The walks test for it only in blocks that hold a
+//! NaN, found by one pass over the block's values; other blocks walk as
+//! models without missing values do.
+//!
 //! Either way each row adds its trees' values in tree order to its initial
 //! scores, so the scores are bit-identical to a walk of the model's
 //! [`GbdtTree`]s one row at a time.
 
 use super::tree::GbdtTree;
-use crate::learn::tree::CatSet;
+use crate::learn::tree::{numeric_left, CatSet};
 
 mod batch;
 
@@ -68,6 +75,9 @@ pub(super) struct Walk {
     trees: Vec<(usize, usize)>,
     /// The level sets of the set splits.
     sets: Vec<CatSet>,
+    /// Per node, whether it sends missing values left; empty when none
+    /// does.
+    default_left: Vec<bool>,
     /// The batch layout of the same trees, when they fit it.
     batch: Option<Batch>,
 }
@@ -83,6 +93,7 @@ impl Walk {
     pub(super) fn new(trees: &[GbdtTree], n_features: usize) -> Option<Walk> {
         let mut nodes = Vec::new();
         let mut sets = Vec::new();
+        let mut default_left = Vec::new();
         let mut starts = Vec::with_capacity(trees.len());
         for tree in trees {
             let (splits, leaves) = (tree.nodes.len(), tree.values.len());
@@ -108,7 +119,9 @@ impl Walk {
                     left: child(n.left)?,
                     right: child(n.right)?,
                 });
+                default_left.push(n.default_left);
             }
+            default_left.resize(nodes.len() + tree.values.len(), false);
             for (j, &v) in tree.values.iter().enumerate() {
                 let me = (splits + j) as u16;
                 nodes.push(Flat {
@@ -123,11 +136,15 @@ impl Walk {
             true => Batch::new(trees, n_features),
             false => None,
         };
+        if !default_left.contains(&true) {
+            default_left.clear();
+        }
         Some(Walk {
             n_features,
             nodes,
             trees: starts,
             sets,
+            default_left,
             batch,
         })
     }
@@ -152,19 +169,25 @@ impl Walk {
         let mut scratch = None;
         for first in (0..rows).step_by(BLOCK) {
             let end = (first + BLOCK).min(rows);
+            let block = &x[first * d..end * d];
+            // Whether a NaN may go left here: some split sends missing
+            // values left and the block holds one.
+            let nan = !self.default_left.is_empty() && block.iter().any(|v| v.is_nan());
             if let Some(batch) = self
                 .batch
                 .as_ref()
                 .filter(|_| end - first >= batch::MIN_ROWS)
             {
                 let s = scratch.get_or_insert_with(|| batch.scratch());
-                batch.add(&x[first * d..end * d], d, o, &mut f[first * o..end * o], s);
+                batch.add(block, d, o, &mut f[first * o..end * o], s, nan);
                 continue;
             }
             let rows = first..end;
-            match self.sets.is_empty() {
-                true => self.add_block::<false>(x, d, o, rows, f),
-                false => self.add_block::<true>(x, d, o, rows, f),
+            match (self.sets.is_empty(), nan) {
+                (true, false) => self.add_block::<false, false>(x, d, o, rows, f),
+                (true, true) => self.add_block::<false, true>(x, d, o, rows, f),
+                (false, false) => self.add_block::<true, false>(x, d, o, rows, f),
+                (false, true) => self.add_block::<true, true>(x, d, o, rows, f),
             }
         }
         true
@@ -172,8 +195,8 @@ impl Walk {
 
     /// Adds every tree's leaf value to the scores of rows `rows` of `x`,
     /// [`LANES`] rows at a time (`SETS`: the trees have set splits, and
-    /// rows walk one at a time).
-    fn add_block<const SETS: bool>(
+    /// rows walk one at a time; `NAN`: a missing value may go left).
+    fn add_block<const SETS: bool, const NAN: bool>(
         &self,
         x: &[f64],
         d: usize,
@@ -186,35 +209,42 @@ impl Walk {
                 nodes: &self.nodes[start..start + 2 * splits + 1],
                 splits,
                 sets: &self.sets,
+                default_left: match NAN {
+                    true => &self.default_left[start..start + 2 * splits + 1],
+                    false => &[],
+                },
             };
             let j = t % o;
             let mut r = rows.start;
             while !SETS && r + LANES <= rows.end {
-                let v = lanes::<LANES, SETS>(&tree, x, d, std::array::from_fn(|l| r + l));
+                let v = lanes::<LANES, SETS, NAN>(&tree, x, d, std::array::from_fn(|l| r + l));
                 for (l, v) in v.into_iter().enumerate() {
                     f[(r + l) * o + j] += v;
                 }
                 r += LANES;
             }
             for r in r..rows.end {
-                f[r * o + j] += lanes::<1, SETS>(&tree, x, d, [r])[0];
+                f[r * o + j] += lanes::<1, SETS, NAN>(&tree, x, d, [r])[0];
             }
         }
     }
 }
 
-/// One tree of a layout: its nodes (splits, then leaves from `splits`) and
-/// the layout's level sets.
+/// One tree of a layout: its nodes (splits, then leaves from `splits`),
+/// the layout's level sets, and its nodes' `default_left` (when walked
+/// with missing values).
 struct Tree<'a> {
     nodes: &'a [Flat],
     splits: usize,
     sets: &'a [CatSet],
+    default_left: &'a [bool],
 }
 
 /// The leaf values of rows `rows` of `x` in `tree` (`SETS`: a node may be
-/// a set split).
+/// a set split; `NAN`: a missing value goes where its node's
+/// `default_left` says).
 #[inline(always)]
-fn lanes<const L: usize, const SETS: bool>(
+fn lanes<const L: usize, const SETS: bool, const NAN: bool>(
     tree: &Tree<'_>,
     x: &[f64],
     d: usize,
@@ -239,6 +269,9 @@ fn lanes<const L: usize, const SETS: bool>(
                 let v = value(base[l], n.feature & !SET);
                 let set = tree.sets.get(n.threshold.to_bits() as usize);
                 set.is_some_and(|s| s.contains(v))
+            } else if NAN {
+                let dl = tree.default_left.get(at[l]).copied().unwrap_or(false);
+                numeric_left(value(base[l], n.feature), n.threshold, dl)
             } else {
                 value(base[l], n.feature) <= n.threshold
             };

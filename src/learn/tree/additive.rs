@@ -32,7 +32,7 @@ impl TreeModel {
                 feature: n.feature as usize,
                 threshold: n.threshold,
                 set: self.set(i).cloned(),
-                missing_left: false,
+                missing_left: n.default_left,
             };
             Node::Split(split, n.left as usize, n.right as usize)
         })

@@ -11,6 +11,12 @@
 //! dataset that fall in it, so that a split between two bins maps back to a
 //! threshold on the real values (the midpoint of the gap between them).
 //!
+//! A numeric feature with missing values (NaN) in the dataset bins its
+//! observed values as above and gets one bin more, the last, for its
+//! missing values ([`Binned::missing_bin`]; LightGBM's NaN bin): a split
+//! sends that bin the way it learned (`default_left`), and a feature
+//! without a NaN is binned exactly as before.
+//!
 //! A categorical feature (level codes, [`crate::data::ColumnEncoding::Categorical`])
 //! is binned by level instead ([`super::categorical::bin_levels`]): one bin
 //! per level present, in code order, then one bin grouping the rarest levels
@@ -28,7 +34,8 @@ use super::presort::key;
 use crate::data::Dataset;
 use crate::error::{Error, Result};
 
-/// The largest number of bins per numeric feature (codes fit in a `u8`).
+/// The largest number of bins of observed values per numeric feature
+/// (codes fit in a `u8`, with one more for the missing values).
 pub const MAX_BINS: usize = 255;
 
 /// One feature's bin codes, indexed by row.
@@ -94,6 +101,8 @@ pub struct Binned {
     max_bins: usize,
     /// Per feature: for a categorical one, its number of single-level bins.
     levels: Vec<Option<usize>>,
+    /// Per feature: whether it is numeric with a last bin of missing values.
+    missing: Vec<bool>,
     /// Address of the dataset's feature buffer: identifies the dataset.
     ident: usize,
 }
@@ -104,7 +113,7 @@ fn value_of(k: u64) -> f64 {
 }
 
 /// Bins one feature: each row's code, and each bin's smallest and largest
-/// value. `values` must be finite. Only the keys are sorted (not the rows
+/// value. `values` must be numbers (no NaN). Only the keys are sorted (not the rows
 /// with them: half the bytes to move); each row's code is then found among
 /// the bins' largest keys.
 fn bin_feature(values: &[f64], max_bins: usize) -> BinnedFeature {
@@ -147,6 +156,32 @@ fn bin_feature(values: &[f64], max_bins: usize) -> BinnedFeature {
     (Codes::Narrow(codes), lo, hi, None)
 }
 
+/// Bins one numeric feature: its observed values as [`bin_feature`] does,
+/// and, when some are missing (NaN), one more bin for those, the last (its
+/// range NaN).
+fn bin_numeric(values: &[f64], max_bins: usize) -> BinnedFeature {
+    if !values.iter().any(|v| v.is_nan()) {
+        return bin_feature(values, max_bins);
+    }
+    let observed: Vec<f64> = values.iter().copied().filter(|v| !v.is_nan()).collect();
+    let (codes, mut lo, mut hi, _) = bin_feature(&observed, max_bins);
+    let Codes::Narrow(observed) = codes else {
+        unreachable!("numeric codes are one byte")
+    };
+    let missing = lo.len() as u8;
+    let mut next = observed.into_iter();
+    let codes = values
+        .iter()
+        .map(|v| match v.is_nan() {
+            true => missing,
+            false => next.next().unwrap_or(missing),
+        })
+        .collect();
+    lo.push(f64::NAN);
+    hi.push(f64::NAN);
+    (Codes::Narrow(codes), lo, hi, None)
+}
+
 impl Binned {
     /// Bins every feature of `data` into at most [`MAX_BINS`] bins (in
     /// parallel over features).
@@ -175,7 +210,7 @@ impl Binned {
                 let values: Vec<f64> = (0..n).map(|i| data.value(i, f)).collect();
                 match categorical.get(f).copied().flatten() {
                     Some(levels) => bin_levels(&values, levels, MAX_BINS),
-                    None => bin_feature(&values, max_bins),
+                    None => bin_numeric(&values, max_bins),
                 }
             })
             .collect();
@@ -184,7 +219,9 @@ impl Binned {
         let mut offsets = vec![0];
         let (mut lo, mut hi) = (Vec::new(), Vec::new());
         let mut levels = Vec::with_capacity(d);
+        let mut missing = Vec::with_capacity(d);
         for (c, l, h, lv) in per_feature {
+            missing.push(lv.is_none() && l.last().is_some_and(|v| v.is_nan()));
             levels.push(lv);
             match c {
                 Codes::Narrow(c) => {
@@ -211,6 +248,7 @@ impl Binned {
             hi,
             max_bins,
             levels,
+            missing,
             ident: data.features().as_ptr() as usize,
         })
     }
@@ -232,7 +270,13 @@ impl Binned {
     /// right_bin`): the midpoint of the gap between the largest value of
     /// `left_bin` and the smallest of `right_bin`, or the left value when the
     /// midpoint rounds onto the right one. Rows with `x <= threshold` go left.
+    /// A split of the observed values from the missing ones (`right_bin` the
+    /// [missing bin](Binned::missing_bin)) sends every number left:
+    /// `f64::MAX` (finite, so that every model format stores it).
     pub fn threshold(&self, f: usize, left_bin: usize, right_bin: usize) -> f64 {
+        if self.missing_bin(f) == Some(right_bin) {
+            return f64::MAX;
+        }
         let (_, a) = self.bin_range(f, left_bin);
         let (b, _) = self.bin_range(f, right_bin);
         let t = a / 2.0 + b / 2.0;
@@ -248,6 +292,19 @@ impl Binned {
     /// `bin_range(f, b).0`); `None` for a numeric feature.
     pub fn levels(&self, f: usize) -> Option<usize> {
         self.levels[f]
+    }
+
+    /// For a numeric feature with missing values (NaN) in the dataset, the
+    /// bin that holds them: the last. `None` for a feature without, and
+    /// for a categorical one (its missing level has a bin of its own that
+    /// no set holds).
+    pub fn missing_bin(&self, f: usize) -> Option<usize> {
+        self.missing[f].then(|| self.n_bins(f) - 1)
+    }
+
+    /// Per feature, whether it has a [missing bin](Binned::missing_bin).
+    pub(crate) fn all_missing(&self) -> &[bool] {
+        &self.missing
     }
 
     /// The level codes of the single-level bins `bins` of categorical

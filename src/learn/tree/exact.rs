@@ -21,7 +21,7 @@ use rand::RngExt;
 use super::model::{Growing, TreeModel};
 use super::presort::{row_info, Presorted, RowInfo};
 use super::score::{xlnx, Entropy, GainRatio, Gini, Score};
-use super::{Criterion, Tree};
+use super::{Criterion, MissingSplits, Tree};
 use crate::data::View;
 use crate::error::{Error, Result};
 use crate::params::Params;
@@ -42,8 +42,11 @@ struct Pending {
 struct Best {
     score: f64,
     feature: usize,
-    /// Position (within the node's range) of the last row going left.
+    /// Position (within the node's range) of the last row of observed
+    /// values going left.
     pos: usize,
+    /// Whether the missing values go left.
+    default_left: bool,
 }
 
 /// Working state of one fit.
@@ -58,6 +61,8 @@ struct Grower<'a> {
     go_left: Vec<bool>,
     feats: Vec<usize>,
     left: Vec<f64>,
+    /// The class totals of a node's missing values of one feature.
+    miss: Vec<f64>,
     d: usize,
     mtry: usize,
     min_leaf: u64,
@@ -102,6 +107,7 @@ pub(crate) fn grow(
         go_left: vec![false; data.n_rows()],
         feats: (0..d).collect(),
         left: vec![0.0; k],
+        miss: vec![0.0; k],
         d,
         mtry,
         min_leaf: cfg.min_samples_leaf.max(1) as u64,
@@ -131,9 +137,9 @@ pub(crate) fn grow(
             tree.leaf(&tot, node.parent);
             continue;
         };
-        let (threshold, left_samples) = g.apply(&node, best, &mut left_tot, view);
-        let idx = tree.split(best.feature, threshold, node.parent);
-        let mid = node.start + best.pos + 1;
+        let (threshold, left_samples, left_rows) = g.apply(&node, best, &mut left_tot, view);
+        let idx = tree.split(best.feature, threshold, best.default_left, node.parent);
+        let mid = node.start + left_rows;
         // Right is pushed first so that the left child is grown next and
         // directly follows its parent.
         stack.push(Pending {
@@ -212,7 +218,32 @@ impl Grower<'_> {
         best
     }
 
-    /// Scores every boundary between distinct values of feature `f` in the node.
+    /// The rows of the node's missing values of feature `f` (the last of
+    /// its sorted list), their class totals into `miss` and their copies.
+    fn missing_of(&self, f: usize, node: &Pending, miss: &mut [f64]) -> (usize, u64) {
+        miss.iter_mut().for_each(|v| *v = 0.0);
+        let Some(nan) = self.pre.missing_rank(f) else {
+            return (0, 0);
+        };
+        let seg = &self.lists[f * self.m + node.start..f * self.m + node.end];
+        let ranks = self.pre.ranks(f);
+        let (mut rows, mut copies) = (0, 0u64);
+        for &r in seg.iter().rev().take_while(|&&r| ranks[r as usize] == nan) {
+            let ri = self.info[r as usize];
+            miss[ri.class as usize] += ri.w;
+            copies += ri.cnt as u64;
+            rows += 1;
+        }
+        (rows, copies)
+    }
+
+    /// Scores the splits of feature `f` in the node: every boundary between
+    /// distinct observed values with the missing values on the right, then
+    /// on the left, then (`mia`) the observed values against the missing
+    /// ones, as scikit-learn's best splitter orders them. Without missing
+    /// values in the node, a split sends them (met when scoring) to the
+    /// child of more weight (scikit-learn's rule, the child with more rows,
+    /// with a row's copies and weight counted; a tie goes right).
     #[inline]
     fn scan<S: Score>(
         &mut self,
@@ -223,12 +254,69 @@ impl Grower<'_> {
         score: &S,
         best: &mut Option<Best>,
     ) {
-        let seg = &self.lists[f * self.m + node.start..f * self.m + node.end];
+        let mut miss = std::mem::take(&mut self.miss);
+        let (n_miss, miss_samples) = self.missing_of(f, node, &mut miss);
+        let observed = node.end - node.start - n_miss;
+        if observed > 0 {
+            self.scan_from(f, node, observed, None, tot, w, score, best);
+        }
+        if n_miss > 0 && observed > 0 {
+            let start = Some((&miss[..], miss_samples));
+            self.scan_from(f, node, observed, start, tot, w, score, best);
+            if self.cfg.missing == MissingSplits::Mia
+                && node.samples - miss_samples >= self.min_leaf
+                && miss_samples >= self.min_leaf
+            {
+                let mut wl = 0.0;
+                for ((l, &t), &c) in self.left.iter_mut().zip(tot).zip(&miss) {
+                    *l = (t - c).max(0.0);
+                    wl += *l;
+                }
+                let s = score.score(&self.left, tot, wl, w);
+                if s > best.map_or(f64::NEG_INFINITY, |b| b.score) {
+                    *best = Some(Best {
+                        score: s,
+                        feature: f,
+                        pos: observed - 1,
+                        default_left: false,
+                    });
+                }
+            }
+        }
+        self.miss = miss;
+    }
+
+    /// One scan of [`Grower::scan`] over the first `observed` rows of
+    /// feature `f`'s list in the node (its observed values), the left side
+    /// starting with `start` (the missing values' class totals and copies,
+    /// sent left) or empty.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn scan_from<S: Score>(
+        &mut self,
+        f: usize,
+        node: &Pending,
+        observed: usize,
+        start: Option<(&[f64], u64)>,
+        tot: &[f64],
+        w: f64,
+        score: &S,
+        best: &mut Option<Best>,
+    ) {
+        let seg = &self.lists[f * self.m + node.start..f * self.m + node.start + observed];
+        let has_missing = observed < node.end - node.start;
         let ranks = self.pre.ranks(f);
         let info = &self.info;
         let left = &mut self.left;
-        left.iter_mut().for_each(|v| *v = 0.0);
         let (mut wl, mut nl) = (0.0, 0u64);
+        match start {
+            Some((c, n)) => {
+                left.copy_from_slice(c);
+                wl = c.iter().sum();
+                nl = n;
+            }
+            None => left.iter_mut().for_each(|v| *v = 0.0),
+        }
         let mut rank = ranks[seg[0] as usize];
         let mut best_score = best.map_or(f64::NEG_INFINITY, |b| b.score);
         for i in 0..seg.len() - 1 {
@@ -254,21 +342,27 @@ impl Grower<'_> {
                     score: s,
                     feature: f,
                     pos: i,
+                    default_left: match has_missing {
+                        true => start.is_some(),
+                        false => wl > w - wl,
+                    },
                 });
             }
         }
     }
 
     /// Partitions every feature list of the node by the chosen split; fills
-    /// the left child's class totals and returns the threshold and the left
-    /// child's sample count.
+    /// the left child's class totals and returns the threshold, the left
+    /// child's sample count and its number of rows. A split of the observed
+    /// values from the missing ones sends every number left (threshold
+    /// `f64::MAX`).
     fn apply(
         &mut self,
         node: &Pending,
         best: Best,
         left_tot: &mut [f64],
         view: &View<'_>,
-    ) -> (f64, u64) {
+    ) -> (f64, u64, usize) {
         let f = best.feature;
         let m = self.m;
         let seg = &self.lists[f * m + node.start..f * m + node.end];
@@ -276,21 +370,30 @@ impl Grower<'_> {
         let a = data.value(seg[best.pos] as usize, f);
         let b = data.value(seg[best.pos + 1] as usize, f);
         let mut threshold = a / 2.0 + b / 2.0;
-        if threshold >= b || !threshold.is_finite() {
+        if b.is_nan() {
+            threshold = f64::MAX;
+        } else if threshold >= b || !threshold.is_finite() {
             threshold = a;
         }
         left_tot.iter_mut().for_each(|v| *v = 0.0);
-        let mut left_samples = 0u64;
+        let (mut left_samples, mut left_rows) = (0u64, 0);
         for (i, &row) in seg.iter().enumerate() {
-            let goes_left = i <= best.pos;
+            let goes_left = match data.value(row as usize, f).is_nan() {
+                true => best.default_left,
+                false => i <= best.pos,
+            };
             self.go_left[row as usize] = goes_left;
             if goes_left {
                 let r = self.info[row as usize];
                 left_tot[r.class as usize] += r.w;
                 left_samples += r.cnt as u64;
+                left_rows += 1;
             }
         }
-        for g in (0..self.d).filter(|&g| g != f) {
+        // The split feature's own list is already in order (left rows
+        // first) unless missing values, at its end, go left.
+        let own = best.default_left && self.pre.missing_rank(f).is_some();
+        for g in (0..self.d).filter(|&g| g != f || own) {
             let seg = &mut self.lists[g * m + node.start..g * m + node.end];
             let (mut l, mut r) = (0, 0);
             for i in 0..seg.len() {
@@ -305,6 +408,6 @@ impl Grower<'_> {
             }
             seg[l..].copy_from_slice(&self.scratch[..r]);
         }
-        (threshold, left_samples)
+        (threshold, left_samples, left_rows)
     }
 }

@@ -22,7 +22,9 @@
 //! A categorical feature's bins are its levels, and its candidate splits
 //! sets of levels ([`super::categorical::best_class_set`]): the rows whose
 //! level is in the set go left, every other row (missing values included)
-//! right.
+//! right. A numeric feature's missing values have a bin of their own, the
+//! last ([`Binned::missing_bin`]), which each threshold scores on either
+//! side (the module doc of [`super`] says in which order).
 //!
 //! Features are visited in a random order drawn at every node (as in
 //! scikit-learn's splitter) and ties keep the first candidate met, so tied
@@ -35,7 +37,7 @@ use super::categorical::{best_class_set, BinSet, CatRules, ClassNode};
 use super::model::{Growing, TreeModel};
 use super::presort::{row_info, RowInfo};
 use super::score::{xlnx, Entropy, GainRatio, Gini, Score};
-use super::{Criterion, Tree};
+use super::{Criterion, MissingSplits, Tree};
 use crate::data::View;
 use crate::error::{Error, Result};
 use crate::params::Params;
@@ -64,6 +66,8 @@ struct Best {
     right_bin: usize,
     /// For a categorical feature, the bins going left.
     set: Option<BinSet>,
+    /// Whether the missing values (the feature's missing bin) go left.
+    default_left: bool,
 }
 
 /// Working state of one fit.
@@ -322,8 +326,12 @@ impl Grower<'_> {
         best
     }
 
-    /// Scores every boundary between consecutive non-empty bins of feature
-    /// `f`'s histogram `h`; false when the feature is constant in the node.
+    /// Scores the splits of numeric feature `f` whose histogram is `h`: every
+    /// boundary between consecutive non-empty bins of observed values with
+    /// the missing ones (its [missing bin](Binned::missing_bin)) on the
+    /// right, then on the left, then, under [`MissingSplits::Mia`], the
+    /// observed values against the missing ones; false when the feature is
+    /// constant in the node.
     #[inline]
     fn scan<S: Score>(
         &mut self,
@@ -334,11 +342,114 @@ impl Grower<'_> {
         score: &S,
         best: &mut Option<Best>,
     ) -> bool {
+        let s = self.k + 1;
+        let Some(m) = self.bins.missing_bin(f) else {
+            return self.scan_values(f, h, None, node, w, score, best);
+        };
+        let (values, miss) = h.split_at(m * s);
+        if miss[self.k] == 0.0 {
+            return self.scan_values(f, values, None, node, w, score, best);
+        }
+        let varies = self.scan_values(f, values, Some(miss), node, w, score, best);
+        let observed = values.chunks_exact(s).any(|c| c[self.k] > 0.0);
+        if observed && self.cfg.missing == MissingSplits::Mia {
+            self.observed_apart(f, m, miss, node, w, score, best);
+        }
+        varies || observed
+    }
+
+    /// The split of the node's observed values of feature `f` (bins `0..m`)
+    /// from its missing ones (histogram cell `miss`), kept in `best` when
+    /// the leaf rules allow it and it beats it.
+    #[allow(clippy::too_many_arguments)]
+    fn observed_apart<S: Score>(
+        &mut self,
+        f: usize,
+        m: usize,
+        miss: &[f64],
+        node: &Pending,
+        w: f64,
+        score: &S,
+        best: &mut Option<Best>,
+    ) {
+        let k = self.k;
+        let n_miss = miss[k] as u64;
+        if node.samples - n_miss < self.min_leaf || n_miss < self.min_leaf {
+            return;
+        }
+        let left = &mut self.left;
+        let mut wl = 0.0;
+        for ((l, &t), &c) in left.iter_mut().zip(&node.totals).zip(&miss[..k]) {
+            *l = (t - c).max(0.0);
+            wl += *l;
+        }
+        let sc = score.score(left, &node.totals, wl, w);
+        if sc > best.as_ref().map_or(f64::NEG_INFINITY, |b| b.score) {
+            *best = Some(Best {
+                score: sc,
+                feature: f,
+                left_bin: m - 1,
+                right_bin: m,
+                set: None,
+                default_left: false,
+            });
+        }
+    }
+
+    /// Scores every boundary between consecutive non-empty bins of feature
+    /// `f`'s histogram of observed values `h`: with the node's missing
+    /// values (histogram cell `miss`) on the right, then on the left, when
+    /// it has some; false when no two bins are non-empty. Without missing
+    /// values, a split sends them (met when scoring) to the child of more
+    /// weight (scikit-learn's rule, the child with more rows, with a row's
+    /// copies and weight counted; a tie goes right).
+    #[allow(clippy::too_many_arguments)]
+    fn scan_values<S: Score>(
+        &mut self,
+        f: usize,
+        h: &[f64],
+        miss: Option<&[f64]>,
+        node: &Pending,
+        w: f64,
+        score: &S,
+        best: &mut Option<Best>,
+    ) -> bool {
+        let varies = self.scan_from(f, h, None, miss.is_some(), node, w, score, best);
+        if miss.is_some() {
+            self.scan_from(f, h, miss, true, node, w, score, best);
+        }
+        varies
+    }
+
+    /// One left-to-right scan of [`Grower::scan_values`], the left side
+    /// starting with the cell `start` (the missing values sent left) or
+    /// empty; `has_missing`: the node has missing values, whose direction
+    /// is then `start`'s.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn scan_from<S: Score>(
+        &mut self,
+        f: usize,
+        h: &[f64],
+        start: Option<&[f64]>,
+        has_missing: bool,
+        node: &Pending,
+        w: f64,
+        score: &S,
+        best: &mut Option<Best>,
+    ) -> bool {
         let k = self.k;
         let s = k + 1;
         let left = &mut self.left;
-        left.iter_mut().for_each(|v| *v = 0.0);
         let (mut wl, mut nl) = (0.0, 0u64);
+        match start {
+            Some(c) => {
+                left.copy_from_slice(&c[..k]);
+                wl = c[..k].iter().sum();
+                nl = c[k] as u64;
+            }
+            None => left.iter_mut().for_each(|v| *v = 0.0),
+        }
         let mut prev: Option<usize> = None;
         let mut varies = false;
         let mut best_score = best.as_ref().map_or(f64::NEG_INFINITY, |b| b.score);
@@ -362,6 +473,10 @@ impl Grower<'_> {
                             left_bin: p,
                             right_bin: bin,
                             set: None,
+                            default_left: match has_missing {
+                                true => start.is_some(),
+                                false => wl > w - wl,
+                            },
                         });
                     }
                 }
@@ -413,6 +528,7 @@ impl Grower<'_> {
                 left_bin: 0,
                 right_bin: 0,
                 set: Some(set),
+                default_left: false,
             });
         }
         present > 1
@@ -426,7 +542,7 @@ impl Grower<'_> {
             Some(set) => tree.split_set(f, self.bins.level_set(f, &set), parent),
             None => {
                 let threshold = self.bins.threshold(f, best.left_bin, best.right_bin);
-                tree.split(f, threshold, parent)
+                tree.split(f, threshold, best.default_left, parent)
             }
         }
     }
@@ -439,7 +555,12 @@ impl Grower<'_> {
             Some(set) => self.partition(node, best.feature, left_tot, |c| set.contains(c)),
             None => {
                 let cut = best.left_bin;
-                self.partition(node, best.feature, left_tot, |c| c <= cut)
+                match (self.bins.missing_bin(best.feature), best.default_left) {
+                    (Some(m), true) => {
+                        self.partition(node, best.feature, left_tot, |c| c <= cut || c == m)
+                    }
+                    _ => self.partition(node, best.feature, left_tot, |c| c <= cut),
+                }
             }
         }
     }

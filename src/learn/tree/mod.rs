@@ -16,6 +16,29 @@
 //! Random forests (Breiman 2001) are bagging of [`Tree`]s with
 //! `max_features = sqrt`: see [`crate::ensemble::Bagging::forest`].
 //!
+//! **Missing values** (NaN features) are learned from, never imputed
+//! ([`Learner::handles_missing`]). Each split stores where they go
+//! ([`Node::default_left`]; [`TreeModel::goes_left`] is the routing every
+//! walk follows). Every splitter, exact or histogram (whose bins give the
+//! missing values one of their own), scores a node's candidates as
+//! scikit-learn's best splitter does (1.3 and later): every threshold
+//! between observed values with the node's missing values on the right,
+//! then the same thresholds with them on the left, then (`missing=mia`, the
+//! default) the observed values against the missing ones, the split that
+//! makes missingness an attribute of its own (MIA, Twala, Jones & Hand
+//! 2008, "Good methods for coping with missing data in decision trees");
+//! ties keep the first candidate. `missing=direction` leaves that last
+//! split out: each threshold only sends the missing values the better way.
+//! A node without missing values of the split's feature (and so a feature
+//! without any in training) sends them, met when scoring, to the child of
+//! more weight (copies times row weight): scikit-learn's rule, the child
+//! with the most samples, a tie going right. The random tree
+//! ([`RandomTree`]) ignores the labels and sends them to a side drawn at
+//! random (scikit-learn's random splitter). Which of `mia` and `direction`
+//! measures better is in `benches/README.md` (`benches/missing_vs_lightgbm.py`).
+//! Model files written before missing values were learned hold no
+//! direction: every split then sends NaN right, as those versions did.
+//!
 //! Speed: every tree fitted on views of one dataset shares one per-dataset
 //! table made by [`Learner::prepare`]: the features binned into at most
 //! [`MAX_BINS`] quantile bins ([`Binned`], for the default histogram
@@ -41,7 +64,7 @@ pub(crate) use binned::Slot;
 pub use binned::{Binned, Column, MAX_BINS};
 pub use categorical::CatSet;
 pub(crate) use categorical::{prefix_set, scan_prefixes, sort_by_stat, BinSet};
-pub use model::{Node, TreeModel};
+pub use model::{numeric_left, Node, TreeModel};
 pub use presort::Presorted;
 
 use crate::data::View;
@@ -76,6 +99,22 @@ choice! {
         /// [`MAX_BINS`] distinct values gets one bin per value and the same
         /// candidate splits as [`SplitSearch::Exact`].
         Hist = "hist",
+    }
+}
+
+choice! {
+    /// How a [`Tree`]'s splits treat missing values (NaN): see the module
+    /// doc.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+    pub enum MissingSplits {
+        /// Each threshold on the observed values scores the missing values
+        /// on either side and sends them the better way (a learned default
+        /// direction).
+        Direction = "direction",
+        /// The same, and the split of the observed values from the missing
+        /// ones: missing values incorporated in attributes (MIA, Twala et
+        /// al. 2008); scikit-learn's best splitter's candidates.
+        Mia = "mia",
     }
 }
 
@@ -280,6 +319,10 @@ params! {
         /// (LightGBM's max_cat_to_onehot, default 4, gives its one-hot
         /// splits to such columns).
         pub max_cat_to_onehot: usize = 4 => Bounds::at_least(1.0),
+        /// Missing values (NaN): direction (each threshold sends them the
+        /// better way) or mia (also the split of the observed values from
+        /// the missing ones, Twala et al. 2008).
+        pub missing: MissingSplits = MissingSplits::Mia,
     }
     check = check_tree;
 }
@@ -314,8 +357,8 @@ impl Tree {
 }
 
 impl Tree {
-    /// The categorical parameters that differ from their defaults, as they
-    /// follow the others in [`Learner::name`].
+    /// The categorical and missing-value parameters that differ from their
+    /// defaults, as they follow the others in [`Learner::name`].
     fn categorical_name(&self) -> String {
         let d = Tree::default();
         let mut s = String::new();
@@ -333,6 +376,9 @@ impl Tree {
         }
         if self.max_cat_to_onehot != d.max_cat_to_onehot {
             s += &format!(",max_cat_to_onehot={}", self.max_cat_to_onehot);
+        }
+        if self.missing != d.missing {
+            s += &format!(",missing={}", self.missing.to_text());
         }
         s
     }
@@ -397,6 +443,11 @@ impl Learner for Tree {
         self.splitter == SplitSearch::Hist
     }
 
+    /// Every splitter learns where missing values go (`missing`).
+    fn handles_missing(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> String {
         let mut s = format!("tree(criterion={}", self.criterion.to_text());
         if let Some(md) = self.max_depth {
@@ -449,6 +500,11 @@ params! {
 impl Learner for RandomTree {
     fn fit(&self, data: &View<'_>, rng: &mut Rng) -> Result<Model> {
         Ok(Model::new(random::grow(self, data, rng)?))
+    }
+
+    /// Missing values go to a side drawn at random (`random.rs`).
+    fn handles_missing(&self) -> bool {
+        true
     }
 
     fn name(&self) -> String {

@@ -8,6 +8,12 @@
 //! [`TreeModel::each_leaf`] walks a block of rows sixteen at a time, each row
 //! that reaches its leaf handing its place to the next, so that the memory
 //! latency of one row's next node overlaps the others'.
+//!
+//! A threshold split sends a missing value (NaN) left when its
+//! `default_left` is set, right otherwise ([`TreeModel::goes_left`],
+//! [`numeric_left`]); the walks test for it only in rows and blocks that
+//! hold a NaN (one pass over their values), so rows without one walk as
+//! before.
 
 use crate::check;
 use crate::limits::MAX_TREE_DEPTH;
@@ -22,9 +28,22 @@ use super::LeafEstimate;
 /// Marks a leaf in [`Node::feature`].
 const LEAF: u32 = u32::MAX;
 
+/// Whether a threshold split sends value `v` left: a number when `v <=
+/// threshold`, a missing value (NaN) when the split's `default_left` is
+/// set. The one routing rule of the threshold splits of every tree kind
+/// (these trees' [`TreeModel::goes_left`], gbdt's
+/// [`GbdtTree::goes_left`](crate::learn::gbdt::GbdtTree::goes_left)),
+/// which every walk follows; with `default_left` false it is today's and
+/// older files' `v <= threshold` (false for NaN).
+#[inline(always)]
+pub fn numeric_left(v: f64, threshold: f64, default_left: bool) -> bool {
+    (v <= threshold) | (default_left & v.is_nan())
+}
+
 /// One node of a fitted tree. Internal nodes send a row left when
-/// `x[feature] <= threshold`; a leaf has `feature == u32::MAX` and its leaf
-/// number in `left`.
+/// `x[feature] <= threshold`, and a missing value (NaN) left when
+/// `default_left`; a leaf has `feature == u32::MAX` and its leaf number in
+/// `left`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Node {
     /// Split feature, or `u32::MAX` for a leaf.
@@ -35,6 +54,12 @@ pub struct Node {
     pub left: u32,
     /// Right child index (unused in a leaf).
     pub right: u32,
+    /// Whether a missing value (NaN) goes left at a threshold split (false
+    /// at a set split and a leaf). False in files written before missing
+    /// values were learned, where NaN went right (`NaN <= t` is false): so
+    /// those files predict as they did.
+    #[serde(default)]
+    pub default_left: bool,
 }
 
 impl Node {
@@ -161,7 +186,7 @@ impl TreeModel {
     /// The leaf number that row `x` falls into.
     #[inline]
     pub fn leaf_index(&self, x: &[f64]) -> usize {
-        if !self.flat.is_empty() {
+        if !self.flat.is_empty() && !x.iter().any(|v| v.is_nan()) {
             let mut i = 0usize;
             loop {
                 let n = &self.flat[i];
@@ -181,12 +206,24 @@ impl TreeModel {
             if n.feature == LEAF {
                 return n.left as usize;
             }
-            let v = x[n.feature as usize];
-            let left = match self.sets.get(i).and_then(Option::as_ref) {
-                Some(s) => s.contains(v),
-                None => v <= n.threshold,
-            };
+            let left = self.goes_left(i, x[n.feature as usize]);
             i = if left { n.left } else { n.right } as usize;
+        }
+    }
+
+    /// Whether split node `i` sends a row whose value of its feature is
+    /// `v` left: a level in its set, or a number `<=` its threshold, or a
+    /// missing value (NaN) at a threshold split whose `default_left` is
+    /// set ([`numeric_left`]). The one routing rule of these trees: the
+    /// walks of the scoring layout follow it (they take the layout's
+    /// `x <= threshold` where a row holds no NaN, and this rule's
+    /// `default_left` where it does).
+    #[inline]
+    pub fn goes_left(&self, i: usize, v: f64) -> bool {
+        let n = &self.nodes[i];
+        match self.sets.get(i).and_then(Option::as_ref) {
+            Some(s) => s.contains(v),
+            None => numeric_left(v, n.threshold, n.default_left),
         }
     }
 
@@ -201,15 +238,31 @@ impl TreeModel {
     /// rows walk sixteen at a time: a row that reaches its leaf hands its
     /// place to the next row.
     pub fn each_leaf(&self, x: &[f64], d: usize, rows: usize, mut found: impl FnMut(usize, u32)) {
-        // The lanes are written out below, one per index: 0 to 15.
-        const LANES: usize = 16;
-        let flat = &self.flat[..];
-        if flat.is_empty() || d < self.n_features || x.len() < rows * d || rows < LANES {
+        if self.flat.is_empty() || d < self.n_features || x.len() < rows * d || rows < 16 {
             for i in 0..rows {
                 found(i, self.leaf_index(&x[i * d..(i + 1) * d]) as u32);
             }
             return;
         }
+        match x[..rows * d].iter().any(|v| v.is_nan()) {
+            true => self.each_leaf_with::<true>(x, d, rows, found),
+            false => self.each_leaf_with::<false>(x, d, rows, found),
+        }
+    }
+
+    /// [`TreeModel::each_leaf`] on the scoring layout, of at least 16 rows
+    /// (`NAN`: a missing value goes where its node's `default_left` says).
+    // long: the sixteen lanes' steps, written out, are the function.
+    fn each_leaf_with<const NAN: bool>(
+        &self,
+        x: &[f64],
+        d: usize,
+        rows: usize,
+        mut found: impl FnMut(usize, u32),
+    ) {
+        // The lanes are written out below, one per index: 0 to 15.
+        const LANES: usize = 16;
+        let flat = &self.flat[..];
         // SAFETY (both uses): a lane's node is one of the layout (walks
         // start at the root of a non-empty layout and `flatten` checked
         // that a split's children lie inside it); a split's feature is below
@@ -217,6 +270,12 @@ impl TreeModel {
         // `row * d`, and `x` holds `rows * d` values.
         let node = |at: usize| unsafe { *flat.get_unchecked(at) };
         let value = |start: usize, f: u32| unsafe { *x.get_unchecked(start + f as usize) };
+        // Where split `at` sends value `v` (the nodes are the layout's,
+        // index for index).
+        let goes = |at: usize, v: f64, t: f64| match NAN {
+            true => numeric_left(v, t, self.nodes[at].default_left),
+            false => v <= t,
+        };
         let mut row: [usize; LANES] = std::array::from_fn(|l| l);
         let mut base: [usize; LANES] = std::array::from_fn(|l| l * d);
         let mut at = [0usize; LANES];
@@ -238,7 +297,7 @@ impl TreeModel {
                         live[$l] = false;
                     }
                 } else {
-                    at[$l] = if value(base[$l], n.feature) <= n.threshold {
+                    at[$l] = if goes(at[$l], value(base[$l], n.feature), n.threshold) {
                         at[$l] + 1
                     } else {
                         n.right as usize
@@ -265,7 +324,7 @@ impl TreeModel {
                     left -= 1;
                     continue;
                 }
-                at[l] = if value(base[l], n.feature) <= n.threshold {
+                at[l] = if goes(at[l], value(base[l], n.feature), n.threshold) {
                     at[l] + 1
                 } else {
                     n.right as usize
@@ -281,10 +340,13 @@ impl TreeModel {
     /// other rows to walk beside).
     pub fn leaves_of_row(trees: &[&TreeModel], x: &[f64], leaves: &mut [u32]) {
         const LANES: usize = 8;
+        // A row with a missing value walks the nodes, by `goes_left`.
+        let nan = x.iter().any(|v| v.is_nan());
         for (group, out) in trees.chunks(LANES).zip(leaves.chunks_mut(LANES)) {
-            if group
-                .iter()
-                .any(|t| t.flat.is_empty() || x.len() < t.n_features)
+            if nan
+                || group
+                    .iter()
+                    .any(|t| t.flat.is_empty() || x.len() < t.n_features)
             {
                 for (t, o) in group.iter().zip(out.iter_mut()) {
                     *o = t.leaf_index(x) as u32;
@@ -472,8 +534,10 @@ impl Classifier for TreeModel {
             }
             if n.is_leaf() {
                 let l = n.left as usize;
-                if self.set(i).is_some() {
-                    return Err(format!("tree node {i} is a leaf with a level set"));
+                if self.set(i).is_some() || n.default_left {
+                    return Err(format!(
+                        "tree node {i} is a leaf with a level set or a missing-value direction"
+                    ));
                 }
                 if l >= n_leaves || std::mem::replace(&mut leaf_held[l], true) {
                     return Err(format!(
@@ -515,6 +579,11 @@ impl TreeModel {
         }
         if n.threshold.is_nan() {
             return Err(format!("tree node {i} splits at a NaN threshold"));
+        }
+        if n.default_left && self.set(i).is_some() {
+            return Err(format!(
+                "tree node {i} sends missing values left but is not a threshold split"
+            ));
         }
         Ok(())
     }
@@ -568,16 +637,19 @@ impl Growing {
                 threshold: 0.0,
                 left: leaf,
                 right: 0,
+                default_left: false,
             },
             parent,
         );
     }
 
-    /// Appends a split node; its children are linked when they are pushed.
+    /// Appends a split node (a missing value going left when
+    /// `default_left`); its children are linked when they are pushed.
     pub(crate) fn split(
         &mut self,
         feature: usize,
         threshold: f64,
+        default_left: bool,
         parent: Option<(usize, bool)>,
     ) -> usize {
         self.push(
@@ -586,6 +658,7 @@ impl Growing {
                 threshold,
                 left: 0,
                 right: 0,
+                default_left,
             },
             parent,
         )
@@ -598,7 +671,7 @@ impl Growing {
         set: CatSet,
         parent: Option<(usize, bool)>,
     ) -> usize {
-        let idx = self.split(feature, 0.0, parent);
+        let idx = self.split(feature, 0.0, false, parent);
         self.sets[idx] = Some(set);
         idx
     }

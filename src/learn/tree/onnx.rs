@@ -38,6 +38,7 @@ impl TreeModel {
                 threshold: n.threshold,
                 left: child(n.left),
                 right: child(n.right),
+                default_left: n.default_left,
             })
             .collect();
         TreeTable {

@@ -17,16 +17,23 @@ pub struct Presorted {
     /// (value of feature `f`, row index).
     order: Vec<u32>,
     /// Feature-major: `ranks[f*n + i]` is the dense rank of row `i`'s value of
-    /// feature `f` among that feature's distinct values.
+    /// feature `f` among that feature's distinct values (missing values,
+    /// NaN, share the last rank).
     ranks: Vec<u32>,
+    /// Per feature, the rank of its missing values (`u32::MAX`: none).
+    missing: Vec<u32>,
     /// Address of the dataset's feature buffer: identifies the dataset.
     ident: usize,
 }
 
 /// A sort key for an `f64` whose integer order is the numeric order
-/// (`-0.0` and `0.0` share a key).
+/// (`-0.0` and `0.0` share a key); every NaN (a missing value) sorts after
+/// every number, whatever its sign bit.
 #[inline]
 pub(super) fn key(v: f64) -> u64 {
+    if v.is_nan() {
+        return u64::MAX;
+    }
     let b = (v + 0.0).to_bits();
     if b >> 63 == 1 {
         !b
@@ -48,12 +55,14 @@ impl Presorted {
         }
         let mut order = vec![0u32; n * d];
         let mut ranks = vec![0u32; n * d];
+        let mut missing = vec![u32::MAX; d];
         if n > 0 {
             order
                 .par_chunks_mut(n)
                 .zip(ranks.par_chunks_mut(n))
+                .zip(missing.par_iter_mut())
                 .enumerate()
-                .for_each(|(f, (ord, rk))| {
+                .for_each(|(f, ((ord, rk), miss))| {
                     let mut keyed: Vec<(u64, u32)> =
                         (0..n).map(|i| (key(data.value(i, f)), i as u32)).collect();
                     keyed.sort_unstable();
@@ -65,6 +74,10 @@ impl Presorted {
                         ord[j] = row;
                         rk[row as usize] = rank;
                     }
+                    // Missing values sort last, under one key.
+                    if keyed.last().is_some_and(|&(k, _)| k == key(f64::NAN)) {
+                        *miss = rank;
+                    }
                 });
         }
         Ok(Presorted {
@@ -72,6 +85,7 @@ impl Presorted {
             d,
             order,
             ranks,
+            missing,
             ident: data.features().as_ptr() as usize,
         })
     }
@@ -91,6 +105,12 @@ impl Presorted {
     /// Dense value ranks of feature `f`, indexed by row.
     pub(crate) fn ranks(&self, f: usize) -> &[u32] {
         &self.ranks[f * self.n..(f + 1) * self.n]
+    }
+
+    /// The rank of feature `f`'s missing values (NaN, sorted after every
+    /// number), `None` when the dataset has none.
+    pub(crate) fn missing_rank(&self, f: usize) -> Option<u32> {
+        (self.missing[f] != u32::MAX).then_some(self.missing[f])
     }
 }
 

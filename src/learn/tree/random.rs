@@ -9,10 +9,17 @@
 //! features, as in Fan et al. 2003), or when no feature varies. Leaves keep
 //! the weighted class totals of the training rows that reach them, so each
 //! tree estimates `P(y | leaf)` by frequency and the ensemble averages them.
+//!
+//! Missing values (NaN) follow scikit-learn's random splitter (as the
+//! structure ignores the labels, no direction is learned): the threshold is
+//! drawn between the node's observed values, and a node with missing values
+//! of the drawn feature sends them all to a side drawn at random; a node
+//! without sends them (met when scoring) to the child of more weight (a
+//! row's copies times its weight; a tie goes right).
 
 use rand::RngExt;
 
-use super::model::{Growing, TreeModel};
+use super::model::{numeric_left, Growing, TreeModel};
 use super::presort::row_info;
 use super::RandomTree;
 use crate::data::View;
@@ -70,38 +77,46 @@ pub(crate) fn grow(cfg: &RandomTree, view: &View<'_>, rng: &mut Rng) -> Result<T
                 let r = rng.random_range(j..d);
                 feats.swap(j, r);
                 let f = feats[j];
-                let (lo, hi) =
-                    seg.iter()
-                        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &r| {
-                            let v = data.value(r as usize, f);
-                            (lo.min(v), hi.max(v))
-                        });
+                // The observed values' range (`min` and `max` skip a NaN).
+                let (lo, hi, nan) = seg.iter().fold(
+                    (f64::INFINITY, f64::NEG_INFINITY, false),
+                    |(lo, hi, nan), &r| {
+                        let v = data.value(r as usize, f);
+                        (lo.min(v), hi.max(v), nan | v.is_nan())
+                    },
+                );
                 if lo < hi {
                     let u: f64 = rng.random();
                     let mut t = lo + u * (hi - lo);
                     if t >= hi {
                         t = lo;
                     }
-                    split = Some((f, t));
+                    let default_left = nan.then(|| rng.random::<bool>());
+                    split = Some((f, t, default_left));
                     break;
                 }
             }
         }
-        let Some((f, t)) = split else {
+        let Some((f, t, default_left)) = split else {
             tree.leaf(&tot, node.parent);
             continue;
         };
-        // Unstable in-place partition: rows with x <= t first.
+        // Unstable in-place partition: the rows going left first.
+        let dl = default_left.unwrap_or(false);
         let (mut i, mut j) = (0, seg.len());
         while i < j {
-            if data.value(seg[i] as usize, f) <= t {
+            if numeric_left(data.value(seg[i] as usize, f), t, dl) {
                 i += 1;
             } else {
                 j -= 1;
                 seg.swap(i, j);
             }
         }
-        let idx = tree.split(f, t, node.parent);
+        let default_left = default_left.unwrap_or_else(|| {
+            let weight = |rows: &[u32]| rows.iter().map(|&r| info[r as usize].w).sum::<f64>();
+            weight(&seg[..i]) > weight(&seg[i..])
+        });
+        let idx = tree.split(f, t, default_left, node.parent);
         let mid = node.start + i;
         stack.push(Pending {
             start: mid,

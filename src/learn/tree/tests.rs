@@ -541,8 +541,9 @@ fn binning_edge_cases() {
         0,
     );
     assert!(stump.nodes().iter().all(|n| n.threshold.is_finite()));
-    // Binning never sees NaN: a dataset cannot hold one.
-    assert!(Dataset::from_rows(vec![vec![f64::NAN]], vec![0], names(1)).is_err());
+    // A dataset holds NaN (a missing value), never an infinity.
+    assert!(Dataset::from_rows(vec![vec![f64::NAN]], vec![0], names(1)).is_ok());
+    assert!(Dataset::from_rows(vec![vec![f64::INFINITY]], vec![0], names(1)).is_err());
     assert!(Binned::with_max_bins(&ds, 1).is_err());
     assert!(Binned::with_max_bins(&ds, 256).is_err());
     let coarse = Binned::with_max_bins(&ds, 4).unwrap();
@@ -561,7 +562,7 @@ fn block_walk_finds_each_rows_own_leaf() {
     let mut x: Vec<f64> = (0..700 * d)
         .map(|_| r.random_range(0..52) as f64 - 1.0)
         .collect();
-    x[5] = f64::NAN; // a missing value goes right, in both walks
+    x[5] = f64::NAN; // a missing value goes its split's way, in both walks
     x[d * 37 + 2] = f64::NAN;
     for rows in [0, 1, 15, 16, 17, 33, 255, 700] {
         let mut out = vec![u32::MAX; rows];
@@ -605,4 +606,271 @@ fn trees_written_before_level_sets_read_back_unchanged() {
         back.predict_proba(&ds).unwrap(),
         t.predict_proba(&ds).unwrap()
     );
+}
+
+/// The leaf of row `x`, walking `m`'s nodes by hand: a number left when
+/// `<=` the threshold, a missing value by `default_left`.
+fn walk_by_hand(m: &TreeModel, x: &[f64]) -> usize {
+    let mut i = 0;
+    loop {
+        let n = m.nodes()[i];
+        if n.is_leaf() {
+            return n.left as usize;
+        }
+        let v = x[n.feature as usize];
+        let left = if v.is_nan() {
+            n.default_left
+        } else {
+            v <= n.threshold
+        };
+        i = if left { n.left } else { n.right } as usize;
+    }
+}
+
+/// A two-class table whose first feature is low for the positives and
+/// missing for about half of them (3% of the negatives): the hole carries
+/// the label. The other `d - 1` features are noise, a fifth of their
+/// values missing at random.
+fn missing_where_positive(n: usize, d: usize, seed: u64) -> Dataset {
+    let mut r = rng::stream(seed, 0);
+    let (mut rows, mut y) = (Vec::new(), Vec::new());
+    for _ in 0..n {
+        let pos = r.random::<f64>() < 0.2;
+        let x0 = match pos {
+            true => r.random::<f64>() * 0.4,
+            false => 0.3 + r.random::<f64>() * 0.7,
+        };
+        let hole = r.random::<f64>() < if pos { 0.5 } else { 0.03 };
+        let mut row = vec![if hole { f64::NAN } else { x0 }];
+        for _ in 1..d {
+            let v = (r.random::<f64>() * 20.0).floor();
+            row.push(if r.random::<f64>() < 0.2 { f64::NAN } else { v });
+        }
+        rows.push(row);
+        y.push(u32::from(pos));
+    }
+    Dataset::from_rows(rows, y, names(2)).unwrap()
+}
+
+#[test]
+fn every_splitter_sends_missing_values_the_better_way() {
+    let ds = missing_where_positive(2000, 2, 1);
+    for splitter in [SplitSearch::Hist, SplitSearch::Exact] {
+        for missing in [MissingSplits::Mia, MissingSplits::Direction] {
+            let stump = Tree {
+                max_depth: Some(1),
+                splitter,
+                missing,
+                ..Tree::default()
+            };
+            let m = fit(&stump, &ds);
+            let root = m.nodes()[0];
+            assert_eq!(root.feature, 0, "{splitter:?} {missing:?}");
+            assert!(root.default_left && root.threshold < 0.4, "{root:?}");
+        }
+    }
+    // Both splitters see the same candidates when every value has a bin.
+    let small = missing_where_positive(300, 3, 2);
+    let (hist, exact) = (
+        fit(&Tree::default(), &small),
+        fit(
+            &Tree {
+                splitter: SplitSearch::Exact,
+                ..Tree::default()
+            },
+            &small,
+        ),
+    );
+    assert_eq!(hist.nodes().len(), exact.nodes().len());
+    for i in 0..small.n_rows() {
+        assert_eq!(
+            hist.leaf_proba(small.row(i)),
+            exact.leaf_proba(small.row(i))
+        );
+    }
+}
+
+#[test]
+fn mia_splits_the_observed_values_from_the_missing_ones() {
+    // Only the hole carries the label: the observed values are noise.
+    let mut r = rng::stream(4, 0);
+    let (mut rows, mut y) = (Vec::new(), Vec::new());
+    for _ in 0..1000 {
+        let pos = r.random::<f64>() < 0.3;
+        let hole = r.random::<f64>() < if pos { 0.9 } else { 0.05 };
+        rows.push(vec![if hole { f64::NAN } else { r.random::<f64>() }]);
+        y.push(u32::from(pos));
+    }
+    let ds = Dataset::from_rows(rows, y, names(2)).unwrap();
+    for splitter in [SplitSearch::Hist, SplitSearch::Exact] {
+        let stump = |missing| Tree {
+            max_depth: Some(1),
+            splitter,
+            missing,
+            ..Tree::default()
+        };
+        let mia = fit(&stump(MissingSplits::Mia), &ds);
+        let root = mia.nodes()[0];
+        assert_eq!((root.threshold, root.default_left), (f64::MAX, false));
+        // Every number left, every hole right.
+        let holes = (0..1000).filter(|&i| ds.value(i, 0).is_nan()).count();
+        let right = &mia.nodes()[root.right as usize];
+        assert_eq!(
+            mia.leaf_counts(right.left as usize).iter().sum::<f64>(),
+            holes as f64
+        );
+        let direction = fit(&stump(MissingSplits::Direction), &ds);
+        assert!(direction.nodes()[0].threshold < 1.0);
+    }
+}
+
+#[test]
+fn nan_rows_route_alike_in_every_walk() {
+    // The node walk, the scoring layout's lanes (blocks of 16 and more)
+    // and one row through eight trees at a time, against a walk by hand.
+    let ds = missing_where_positive(1500, 4, 3);
+    let mut r = rng::stream(8, 0);
+    let d = 4;
+    let x: Vec<f64> = (0..400 * d)
+        .map(|_| match r.random_range(0..4) {
+            0 => f64::NAN,
+            _ => (r.random::<f64>() * 20.0).floor() / if r.random::<bool>() { 1.0 } else { 19.0 },
+        })
+        .collect();
+    let trees: Vec<TreeModel> = (0..10)
+        .map(|s| {
+            let t = Tree {
+                max_features: MaxFeatures::Count(2),
+                splitter: if s % 2 == 0 {
+                    SplitSearch::Hist
+                } else {
+                    SplitSearch::Exact
+                },
+                ..Tree::default()
+            };
+            let rows: Vec<usize> = (0..ds.n_rows()).collect();
+            let m = t.fit(&ds.view(&rows), &mut rng::stream(s, 0)).unwrap();
+            m.downcast_ref::<TreeModel>().unwrap().clone()
+        })
+        .chain((0..4).map(|s| {
+            let rows: Vec<usize> = (0..ds.n_rows()).collect();
+            let m = RandomTree::default()
+                .fit(&ds.view(&rows), &mut rng::stream(s, 1))
+                .unwrap();
+            m.downcast_ref::<TreeModel>().unwrap().clone()
+        }))
+        .collect();
+    let nodes = || trees.iter().flat_map(|t| t.nodes());
+    assert!(nodes().any(|n| n.default_left));
+    assert!(nodes().any(|n| !n.is_leaf() && !n.default_left));
+    for t in &trees {
+        for rows in [1, 15, 16, 17, 64, 400] {
+            let mut out = vec![u32::MAX; rows];
+            t.each_leaf(&x[..rows * d], d, rows, |r, l| out[r] = l);
+            for (i, &l) in out.iter().enumerate() {
+                let row = &x[i * d..(i + 1) * d];
+                let want = walk_by_hand(t, row);
+                assert_eq!((l as usize, t.leaf_index(row)), (want, want), "row {i}");
+            }
+        }
+    }
+    let refs: Vec<&TreeModel> = trees.iter().collect();
+    let mut leaves = vec![0u32; refs.len()];
+    for row in x.chunks(d) {
+        TreeModel::leaves_of_row(&refs, row, &mut leaves);
+        for (t, &l) in refs.iter().zip(&leaves) {
+            assert_eq!(l as usize, walk_by_hand(t, row));
+        }
+    }
+}
+
+#[test]
+fn without_missing_values_in_training_a_split_sends_them_to_the_heavier_child() {
+    // scikit-learn's rule: the child of more rows (weight); a NaN met
+    // when scoring follows it.
+    let ds = random_data(500, 3, 2, 30, 6);
+    for splitter in [SplitSearch::Hist, SplitSearch::Exact] {
+        let m = fit(
+            &Tree {
+                splitter,
+                ..Tree::default()
+            },
+            &ds,
+        );
+        let mut weight = vec![0.0; m.nodes().len()];
+        for i in 0..ds.n_rows() {
+            let mut at = 0;
+            loop {
+                weight[at] += 1.0;
+                let n = m.nodes()[at];
+                if n.is_leaf() {
+                    break;
+                }
+                at = if ds.value(i, n.feature as usize) <= n.threshold {
+                    n.left
+                } else {
+                    n.right
+                } as usize;
+            }
+        }
+        for n in m.nodes().iter().filter(|n| !n.is_leaf()) {
+            let (l, r) = (weight[n.left as usize], weight[n.right as usize]);
+            assert_eq!(n.default_left, l > r, "{n:?}: {l} vs {r}");
+        }
+    }
+}
+
+#[test]
+fn fits_with_missing_values_are_identical_at_any_thread_count() {
+    let ds = missing_where_positive(3000, 5, 7);
+    let fit_on = |threads: usize, t: &dyn Learner| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| fit(t, &ds))
+    };
+    let exact = Tree {
+        splitter: SplitSearch::Exact,
+        ..Tree::default()
+    };
+    for t in [
+        &Tree::default() as &dyn Learner,
+        &exact,
+        &RandomTree::default(),
+    ] {
+        assert_eq!(fit_on(1, t), fit_on(2, t));
+    }
+}
+
+#[test]
+fn trees_written_before_default_directions_route_nan_right_as_they_did() {
+    let ds = missing_where_positive(600, 3, 9);
+    let t = fit(&Tree::default(), &ds);
+    assert!(t.nodes().iter().any(|n| n.default_left));
+    // The nodes as files held them, without `default_left`.
+    let nodes: Vec<(u32, f64, u32, u32)> = t
+        .nodes()
+        .iter()
+        .map(|n| (n.feature, n.threshold, n.left, n.right))
+        .collect();
+    let counts: Vec<f64> = (0..t.n_leaves())
+        .flat_map(|l| t.leaf_counts(l).to_vec())
+        .collect();
+    let old = (t.n_features(), t.n_classes(), nodes, counts, t.leaf_table());
+    let back: TreeModel = rmp_serde::from_slice(&rmp_serde::to_vec(&old).unwrap()).unwrap();
+    assert!(back.validate().is_ok());
+    assert!(back.nodes().iter().all(|n| !n.default_left));
+    let nan = [f64::NAN; 3];
+    let mut at = 0;
+    while !back.nodes()[at].is_leaf() {
+        at = back.nodes()[at].right as usize;
+    }
+    assert_eq!(back.leaf_index(&nan), back.nodes()[at].left as usize);
+    // A leaf that claims a direction is refused.
+    let mut bad = serde_json::to_value(&t).unwrap();
+    let leaf = t.nodes().iter().position(Node::is_leaf).unwrap();
+    bad["nodes"][leaf]["default_left"] = serde_json::json!(true);
+    let bad: TreeModel = serde_json::from_value(bad).unwrap();
+    assert!(bad.validate().is_err());
 }

@@ -15,10 +15,17 @@
 //! adds the same values in the same order as the row walk: the scores are
 //! identical bit for bit.
 //!
+//! A block holding a missing value (NaN) also gets, per feature, the mask
+//! of its rows whose value is missing; a split whose `default_left` is set
+//! adds that mask to the rows going left ([`numeric_left`]'s rule, as
+//! masks). Other blocks skip both.
+//!
 //! The cost of a tree is per block, not per row, so blocks of few rows go
 //! through the row walk instead (see [`MIN_ROWS`]).
 
 use crate::learn::gbdt::tree::GbdtTree;
+#[cfg(doc)]
+use crate::learn::tree::numeric_left;
 
 /// Rows scored together (one bit each in a `u64`).
 pub(super) const ROWS: usize = 64;
@@ -33,13 +40,14 @@ const MAX_LEAVES: usize = 256;
 /// Most distinct thresholds per feature: codes `0..=255` are one byte.
 const MAX_CUTS: usize = 255;
 
-/// One split: rows whose code of `feature` is `<= code` go to `left`,
-/// the others to `right` (indices local to the tree: its splits, then its
-/// leaves).
+/// One split: rows whose code of `feature` is `<= code` go to `left`, and
+/// so do missing values when `default_left`; the others to `right`
+/// (indices local to the tree: its splits, then its leaves).
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Split {
     feature: u32,
     code: u8,
+    default_left: bool,
     left: u16,
     right: u16,
 }
@@ -101,6 +109,9 @@ pub(super) struct Scratch {
     reach: Vec<u64>,
     /// Per leaf of the current tree, the rows reaching the leaves before it.
     prefix: Vec<u64>,
+    /// Per feature, the rows whose value is missing (filled for blocks
+    /// holding a NaN).
+    nan: Vec<u64>,
 }
 
 impl Batch {
@@ -162,6 +173,7 @@ impl Batch {
             self.splits.push(Split {
                 feature: n.feature,
                 code: u8::try_from(code).ok()?,
+                default_left: n.default_left,
                 left: child(n.left)?,
                 right: child(n.right)?,
             });
@@ -188,35 +200,52 @@ impl Batch {
             codes: vec![0; self.n_features * ROWS],
             reach: vec![0; nodes.unwrap_or(1)],
             prefix: vec![0; nodes.unwrap_or(1) / 2 + 2],
+            nan: vec![0; self.n_features],
         }
     }
 
     /// Adds every tree's leaf value to the scores of the rows of the
     /// row-major block `x` (at most [`ROWS`] rows, `d >= n_features` values
     /// each): tree `t` adds to output `t % o` of the row's `o` scores in
-    /// `f`, trees in order. The caller checks the shapes.
-    pub(super) fn add(&self, x: &[f64], d: usize, o: usize, f: &mut [f64], s: &mut Scratch) {
+    /// `f`, trees in order; `nan`: the block may hold a missing value that
+    /// a split sends left. The caller checks the shapes.
+    pub(super) fn add(
+        &self,
+        x: &[f64],
+        d: usize,
+        o: usize,
+        f: &mut [f64],
+        s: &mut Scratch,
+        nan: bool,
+    ) {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx512f")
             && std::arch::is_x86_feature_detected!("avx512bw")
             && std::arch::is_x86_feature_detected!("popcnt")
         {
             // SAFETY: the CPU has the features `add_avx512` enables.
-            return unsafe { self.add_avx512(x, d, o, f, s) };
+            return unsafe { self.add_avx512(x, d, o, f, s, nan) };
         }
-        self.add_with::<false>(x, d, o, f, s);
+        match nan {
+            true => self.add_with::<false, true>(x, d, o, f, s),
+            false => self.add_with::<false, false>(x, d, o, f, s),
+        }
     }
 
     /// [`Batch::add`] comparing 64 codes in one instruction.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512bw,popcnt")]
-    fn add_avx512(&self, x: &[f64], d: usize, o: usize, f: &mut [f64], s: &mut Scratch) {
-        self.add_with::<true>(x, d, o, f, s);
+    fn add_avx512(&self, x: &[f64], d: usize, o: usize, f: &mut [f64], s: &mut Scratch, nan: bool) {
+        match nan {
+            true => self.add_with::<true, true>(x, d, o, f, s),
+            false => self.add_with::<true, false>(x, d, o, f, s),
+        }
     }
 
-    /// [`Batch::add`], with AVX-512BW when `WIDE`.
+    /// [`Batch::add`], with AVX-512BW when `WIDE`, with the masks of the
+    /// missing values when `NAN`.
     #[inline(always)]
-    fn add_with<const WIDE: bool>(
+    fn add_with<const WIDE: bool, const NAN: bool>(
         &self,
         x: &[f64],
         d: usize,
@@ -232,6 +261,9 @@ impl Batch {
             }
             let col = &mut s.codes[feature * ROWS..(feature + 1) * ROWS];
             let value = |r: usize| x[r * d + feature];
+            if NAN {
+                s.nan[feature] = (0..rows).fold(0, |m, r| m | u64::from(value(r).is_nan()) << r);
+            }
             if WIDE {
                 codes_wide(&self.groups[feature], cuts.len(), value, &mut col[..rows]);
                 continue;
@@ -241,7 +273,7 @@ impl Batch {
             }
         }
         for (t, shape) in self.trees.iter().enumerate() {
-            let leaf = self.leaves::<WIDE>(shape, s);
+            let leaf = self.leaves::<WIDE, NAN>(shape, s);
             let values = &self.values[shape.value..shape.value + shape.splits + 1];
             if o == 1 {
                 for (fr, &l) in f.iter_mut().zip(&leaf) {
@@ -258,9 +290,15 @@ impl Batch {
         }
     }
 
-    /// Routes the block through the tree `shape`; returns each row's leaf.
+    /// Routes the block through the tree `shape`; returns each row's leaf
+    /// (`NAN`: the missing values of a split's feature go left where its
+    /// `default_left` is set).
     #[inline(always)]
-    fn leaves<const WIDE: bool>(&self, shape: &Shape, s: &mut Scratch) -> [u8; ROWS] {
+    fn leaves<const WIDE: bool, const NAN: bool>(
+        &self,
+        shape: &Shape,
+        s: &mut Scratch,
+    ) -> [u8; ROWS] {
         let splits = &self.splits[shape.split..shape.split + shape.splits];
         let reach = &mut s.reach[..2 * shape.splits + 1];
         reach[0] = u64::MAX;
@@ -272,7 +310,10 @@ impl Batch {
             // `i` is a split of the tree.
             unsafe {
                 let col = &*s.codes.as_ptr().add(at).cast::<[u8; ROWS]>();
-                let left = le_mask::<WIDE>(col, n.code);
+                let mut left = le_mask::<WIDE>(col, n.code);
+                if NAN && n.default_left {
+                    left |= *s.nan.get_unchecked(n.feature as usize);
+                }
                 let r = *reach.get_unchecked(i);
                 *reach.get_unchecked_mut(usize::from(n.left)) = r & left;
                 *reach.get_unchecked_mut(usize::from(n.right)) = r & !left;

@@ -53,7 +53,9 @@ use crate::strategy::{model_groups, FittedStrategy, Strategy};
 #[derive(Debug, Clone)]
 pub struct RunSettings {
     /// The strategies; empty: the default set for the task
-    /// ([`default_strategies`], [`default_multiclass_strategies`]).
+    /// ([`default_strategies`], [`default_multiclass_strategies`]), each that
+    /// cannot take missing values given `impute(median)` first when the
+    /// data has some.
     pub strategies: Vec<Strategy>,
     /// Decisions that join the comparison as copies of every model with
     /// calibrated probabilities or deciding by `threshold(priors)`, each
@@ -495,9 +497,19 @@ pub fn run(data: &Dataset, settings: RunSettings) -> Result<RunOutcome> {
         } else {
             default_multiclass_strategies()
         };
+        // On a table with missing values, a default that cannot take them
+        // imputes them first, in plain sight: its spec says so.
+        let holes = data.first_missing().is_some();
         specs
             .iter()
-            .map(|s| build_strategy(s))
+            .map(|s| {
+                let built = build_strategy(s)?;
+                if holes && !built.takes_missing() {
+                    build_strategy(&format!("impute(median)+{s}"))
+                } else {
+                    Ok(built)
+                }
+            })
             .collect::<Result<Vec<_>>>()?
     } else {
         settings.strategies

@@ -104,6 +104,19 @@ pub struct ResamplePlan {
 }
 
 impl ResamplePlan {
+    /// Why the sampler cannot take missing values (`None`: it can), for
+    /// [`crate::job::missing_policy`].
+    pub fn missing_refusal(&self) -> Option<String> {
+        (!self.sampler.handles_missing()).then(|| {
+            format!(
+                "the sampler {} measures distances between rows, which a missing value leaves \
+                 undefined; impute the missing values first, or drop the incomplete rows \
+                 (--missing drop; missing='drop' in Python)",
+                self.sampler.name()
+            )
+        })
+    }
+
     /// Draws the sample from the file at `path` while reading it when the
     /// sampler's keep decisions are per row and per class
     /// ([`sample_file`]); `None` when that cannot be done (then read the
@@ -130,6 +143,12 @@ impl ResamplePlan {
 
     /// Draws the sample from `data`.
     pub fn run(mut self, data: &Dataset) -> Result<ResampleJob> {
+        if let (Some((i, j)), Some(why)) = (data.first_missing(), self.missing_refusal()) {
+            return Err(Error::invalid(format!(
+                "row {i} (counting from 0), feature '{}' is missing: {why}",
+                data.feature_names()[j]
+            )));
+        }
         let sample = self.sampler.resample(data, &mut self.rng)?;
         let out = sample.materialise(data)?;
         Ok(ResampleJob {

@@ -170,6 +170,11 @@ impl RandomOver {
 }
 
 impl Sampler for RandomOver {
+    /// Rows are drawn by class, never by their values.
+    fn handles_missing(&self) -> bool {
+        true
+    }
+
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
         let counts = two_class_counts(data, "oversampling")?;
         let sizes = self.target.sizes(&counts, data.n_features())?;

@@ -107,6 +107,49 @@ where
     PyList::new(py, items)
 }
 
+/// The missing-value policy a table is read with, settled before it is
+/// (`rarity::job::missing_policy`, as every command settles `--missing`):
+/// `missing` as asked (`auto`, `keep`, `drop`, `error`) and what will fit on
+/// it, `specs` of `kind` `strategies` (strategy specs; `None`: the task's
+/// defaults, each imputing where it must), `learners` or `sampler`; `none`
+/// for nothing. Returns `keep`, `drop` or `error`; `keep` asked for what
+/// cannot take missing values is a `ValueError` naming the stage to add.
+#[pyfunction]
+#[pyo3(signature = (missing, kind="strategies", specs=None))]
+pub fn missing_policy(missing: &str, kind: &str, specs: Option<Vec<String>>) -> PyResult<String> {
+    use rarity::data::read::Missing;
+    use rarity::job::{self, Front};
+    let asked = Missing::from_word(missing).ok_or_else(|| {
+        value_error(format!(
+            "missing={missing:?} is invalid; expected 'auto', 'keep', 'drop' or 'error'"
+        ))
+    })?;
+    let refusal = match (kind, specs) {
+        ("none", _) | (_, None) => None,
+        ("strategies", Some(specs)) => {
+            let built = specs
+                .iter()
+                .map(|s| rarity::spec::build_strategy(s))
+                .collect::<rarity::Result<Vec<_>>>()
+                .map_err(crate::pool::to_py)?;
+            job::refusal(&built.iter().collect::<Vec<_>>())
+        }
+        ("learners", Some(specs)) => {
+            let built =
+                rarity::spec::build_learners(&specs.join(",")).map_err(crate::pool::to_py)?;
+            job::select::learners_refusal(&built)
+        }
+        ("sampler", Some(specs)) => {
+            let s = rarity::sample::parse_sampler(&specs.join("+")).map_err(crate::pool::to_py)?;
+            job::resample::sampler_refusal(s.as_ref())
+        }
+        (k, _) => return Err(value_error(format!("unknown kind of specs '{k}'"))),
+    };
+    job::missing_policy(asked, refusal, Front::Python)
+        .map(|m| m.word().to_string())
+        .map_err(crate::pool::to_py)
+}
+
 /// Whether sampler `spec` makes rows that are not rows of the input
 /// (`Sampler::synthesizes`).
 #[pyfunction]
@@ -129,7 +172,10 @@ pub fn registry<'py>(py: Python<'py>, family: &str) -> PyResult<Bound<'py, PyLis
         "ensembles" => {
             let named = rarity::ensemble::registry::ENSEMBLES;
             entries(py, named.iter().map(|e| &e.entry), |d, e| {
-                let decision = named.iter().find(|n| n.entry.name == e.name).map(|n| &n.decision);
+                let decision = named
+                    .iter()
+                    .find(|n| n.entry.name == e.name)
+                    .map(|n| &n.decision);
                 d.set_item("decision", decision.map(ToString::to_string))
             })
         }
@@ -202,8 +248,9 @@ pub fn load_bundled(py: Python<'_>, name: String, n_jobs: Option<i64>) -> PyResu
 /// A data file (CSV, KEEL `.dat`, ARFF), read as the command line reads
 /// it: `target` a name or 0-based index (default: last column),
 /// `categorical="one-hot"` to encode text columns (`"native"`: one feature
-/// of level codes each, `categorical_cols` declaring more), `missing="error"`
-/// to refuse incomplete rows instead of dropping them.
+/// of level codes each, `categorical_cols` declaring more), `missing` the
+/// settled policy ([`missing_policy`]: `keep`, `drop`, or `error` to refuse
+/// incomplete rows).
 #[pyfunction]
 #[pyo3(signature = (path, target=None, positive=None, delimiter=",", categorical="error", missing="drop", n_jobs=None, cv=None, categorical_cols=None))]
 #[allow(clippy::too_many_arguments)]
@@ -219,7 +266,7 @@ pub fn read_file(
     cv: Option<&str>,
     categorical_cols: Option<Vec<String>>,
 ) -> PyResult<Data> {
-    use rarity::data::read::{read_path, Categorical, Missing};
+    use rarity::data::read::{read_path, Categorical};
     let delimiter = match delimiter.as_bytes() {
         [b] => *b,
         _ => return Err(value_error("delimiter must be one ASCII character")),
@@ -236,15 +283,7 @@ pub fn read_file(
         }
     };
     let (plain, column_modes) = column_modes(categorical_cols.unwrap_or_default())?;
-    let missing = match missing {
-        "drop" => Missing::Drop,
-        "error" => Missing::Error,
-        m => {
-            return Err(value_error(format!(
-                "missing='{m}' is invalid; expected drop or error"
-            )))
-        }
-    };
+    let missing = crate::data::settled(missing)?;
     let opts = ReadOptions {
         target,
         positive,
@@ -257,10 +296,7 @@ pub fn read_file(
         ..ReadOptions::default()
     };
     let (ds, report) = run(py, n_jobs, move || read_path(&path, &opts))?;
-    Ok(Data {
-        ds,
-        dropped: report.dropped_missing,
-    })
+    Ok(Data::read(ds, &report))
 }
 
 /// The plain names and the `(column, mode)` pairs of `categorical_cols`
@@ -408,7 +444,11 @@ pub fn calibrate_job<'py>(
     em: bool,
     train_priors: Option<Vec<f64>>,
     threshold: f64,
-) -> PyResult<(Py<PyAny>, Bound<'py, PyArray2<f64>>, Bound<'py, PyArray1<u32>>)> {
+) -> PyResult<(
+    Py<PyAny>,
+    Bound<'py, PyArray2<f64>>,
+    Bound<'py, PyArray1<u32>>,
+)> {
     let p = proba_of(&proba)?;
     let request = CalibrateRequest {
         beta,
@@ -421,7 +461,11 @@ pub fn calibrate_job<'py>(
     };
     let job = request.run(&p).map_err(to_py)?;
     let json = json_py(py, &job.to_json(None, &classes))?;
-    Ok((json, proba_array(py, job.proba)?, job.labels.into_pyarray(py)))
+    Ok((
+        json,
+        proba_array(py, job.proba)?,
+        job.labels.into_pyarray(py),
+    ))
 }
 
 /// The decision rule consistent with a sample's keep rates
@@ -647,7 +691,7 @@ pub fn select(
     let truth = truth.map(|t| t.ds.clone());
     let json = run(py, n_jobs, move || {
         let plan = request.plan()?;
-        let target = target.for_schema(train.schema())?;
+        let target = target.for_schema(train.schema(), rarity::data::read::Unknown::Error)?;
         Ok(plan.run(&train, &target, truth.as_ref())?.to_json())
     })?;
     json_py(py, &json)
@@ -954,14 +998,6 @@ impl EvaluateResult {
     }
 }
 
-/// No row dropped: Python's readers keep no report of them.
-fn no_rows_dropped() -> RowsDropped {
-    RowsDropped {
-        count: 0,
-        reason: String::new(),
-    }
-}
-
 /// The folds of `time(...)` (`scheme="time"`: expanding window in the order
 /// of `values`) or `group(...)` (`"group"`: no value on both sides) from the
 /// values of a column named `column`, with the rows' class ids `labels`
@@ -1028,6 +1064,6 @@ pub fn resample_job(
     };
     let ds = data.ds.clone();
     let job = run(py, n_jobs, move || request.plan()?.run(&ds))?;
-    let summary = json_py(py, &job.to_json(None, &no_rows_dropped()))?;
+    let summary = json_py(py, &job.to_json(None, &data.rows_dropped()))?;
     Ok((summary, Data::whole(job.data)))
 }

@@ -35,7 +35,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use pyo3_arrow::{PyRecordBatch, PyTable};
 
-use rarity::data::read::{arrow_numbers, arrow_texts, assign_classes, level_codes};
+use rarity::data::read::{arrow_numbers, arrow_texts, assign_classes, level_codes, Unknown};
 use rarity::data::scores::prediction_columns;
 use rarity::data::{ColumnEncoding, Dataset, Schema};
 use rarity::metrics::ranges;
@@ -467,29 +467,37 @@ fn categorical_texts(batch: &RecordBatch, schema: &Schema) -> PyResult<RecordBat
 }
 
 /// The probabilities and labels of `batch`'s rows, read from the model's
-/// source columns only (one thread: Spark runs a task per core).
+/// source columns only (one thread: Spark runs a task per core); a
+/// missing value (null, NaN, a missing text) is scored where the model
+/// takes it and refused elsewhere, as `rarity predict` does, and an unseen
+/// level follows `unknown`.
 fn predict(
     py: Python<'_>,
     m: &Arc<FittedStrategy>,
     batch: &RecordBatch,
+    unknown: Unknown,
 ) -> PyResult<(rarity::data::Proba, Vec<u32>)> {
     let used = |c: &str| m.schema.encodings.iter().any(|e| e.name() == c);
     let f = Features::from_batch(&categorical_texts(batch, &m.schema)?, used)?;
     let m = Arc::clone(m);
     run(py, Some(1), move || {
-        let ds = f.for_schema(&m.schema)?;
+        let ds = f.for_schema(&m.schema, unknown)?;
         m.predict(&ds)
     })
 }
 
 /// `batch` with the `p_<class>` columns and the decided `label` appended:
-/// each row's numbers are those `rarity predict` writes for it.
+/// each row's numbers are those `rarity predict` writes for it (`unknown`:
+/// `error` or `ignore`, as `--unknown`).
 #[pyfunction]
+#[pyo3(signature = (model, batch, unknown="error"))]
 pub fn predict_batch<'py>(
     py: Python<'py>,
     model: &Model,
     batch: PyRecordBatch,
+    unknown: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let unknown = crate::model::unknown_of(unknown)?;
     let batch = batch.into_inner();
     let names = &model.fitted.schema.class_names;
     let specs = prediction_columns(&[], names);
@@ -503,7 +511,7 @@ pub fn predict_batch<'py>(
             s.name
         )));
     }
-    let (proba, labels) = predict(py, &model.fitted, &batch)?;
+    let (proba, labels) = predict(py, &model.fitted, &batch, unknown)?;
     let mut fields: Vec<Field> = schema.fields().iter().map(|f| f.as_ref().clone()).collect();
     let mut columns: Vec<ArrayRef> = batch.columns().to_vec();
     for (k, s) in specs.iter().take(names.len()).enumerate() {
@@ -554,7 +562,7 @@ fn scored(
     label: &str,
 ) -> PyResult<(Vec<u32>, Vec<f64>)> {
     let truth = binary_truth(model, batch, label)?;
-    let (proba, _) = predict(py, &model.fitted, batch)?;
+    let (proba, _) = predict(py, &model.fitted, batch, Unknown::Error)?;
     Ok((truth, proba.column(1)))
 }
 

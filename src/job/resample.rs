@@ -96,6 +96,19 @@ impl ResampleRequest {
     }
 }
 
+/// Why `sampler` cannot take missing values (`None`: it can: it draws rows
+/// by class, never by their values).
+pub fn sampler_refusal(sampler: &dyn Sampler) -> Option<String> {
+    (!sampler.handles_missing()).then(|| {
+        format!(
+            "the sampler {} measures distances between rows, which a missing value leaves \
+             undefined; impute the missing values first (a strategy's impute(...) stage before \
+             it), or drop the incomplete rows (--missing drop; missing='drop' in Python)",
+            sampler.name()
+        )
+    })
+}
+
 /// A checked request: the sampler, and the random stream of its draw
 /// (`rng::stream(seed, 0)`, as a strategy's sampler stage draws).
 pub struct ResamplePlan {
@@ -107,14 +120,7 @@ impl ResamplePlan {
     /// Why the sampler cannot take missing values (`None`: it can), for
     /// [`crate::job::missing_policy`].
     pub fn missing_refusal(&self) -> Option<String> {
-        (!self.sampler.handles_missing()).then(|| {
-            format!(
-                "the sampler {} measures distances between rows, which a missing value leaves \
-                 undefined; impute the missing values first, or drop the incomplete rows \
-                 (--missing drop; missing='drop' in Python)",
-                self.sampler.name()
-            )
-        })
+        sampler_refusal(self.sampler.as_ref())
     }
 
     /// Draws the sample from the file at `path` while reading it when the

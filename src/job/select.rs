@@ -86,6 +86,19 @@ impl SelectRequest {
     }
 }
 
+/// Why the first of `learners` that cannot take missing values cannot
+/// (`None`: each can): selection ranks learners, not strategies, so there
+/// is no imputation to add.
+pub fn learners_refusal(learners: &[(String, Arc<dyn Learner>)]) -> Option<String> {
+    let (name, _) = learners.iter().find(|(_, l)| !l.handles_missing())?;
+    Some(format!(
+        "the learner {name} does not learn where missing values go, and selection ranks \
+         learners without stages (no impute(...) can be added); select among learners that \
+         take missing values, or drop the incomplete rows (--missing drop; missing='drop' in \
+         Python)"
+    ))
+}
+
 /// Fails when `train` has categorical features (level codes) that a
 /// learner cannot split: selection ranks learners, not strategies, so there
 /// is no encode stage to give them numbers.
@@ -111,13 +124,7 @@ impl SelectPlan {
     /// can), for [`crate::job::missing_policy`]: selection ranks learners,
     /// not strategies, so there is no imputation to add.
     pub fn missing_refusal(&self) -> Option<String> {
-        let (name, _) = self.learners.iter().find(|(_, l)| !l.handles_missing())?;
-        Some(format!(
-            "the learner {name} does not learn where missing values go, and selection ranks \
-             learners without stages (no impute(...) can be added); select among learners \
-             that take missing values, or drop the incomplete rows (--missing drop; \
-             missing='drop' in Python)"
-        ))
+        learners_refusal(&self.learners)
     }
 
     /// Ranks the learners for `target` (its rows; labels ignored) from the

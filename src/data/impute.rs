@@ -436,14 +436,26 @@ impl FittedImpute {
     }
 
     /// The stage and what it fills, for `rarity show`:
-    /// `impute(strategy=median,indicator=true): 3 columns with missing
-    /// training values -> missing(a), missing(b), missing(c)`.
+    /// `impute(strategy=median,indicator=true): a=1.5, b=0; indicators
+    /// missing(a)` (the first 20 fill values).
     pub fn describe(&self) -> String {
+        const SHOWN: usize = 20;
         let d = self.fill.len();
-        let added = &self.schema.feature_names[d..];
-        if added.is_empty() {
-            return format!("{}: {d} features, no indicator", self.stage);
+        let mut fills: Vec<String> = (self.schema.feature_names.iter().zip(&self.fill))
+            .take(SHOWN)
+            .map(|(n, v)| format!("{n}={}", number_text(*v)))
+            .collect();
+        if d > SHOWN {
+            fills.push(format!("and {} more", d - SHOWN));
         }
+        let added = &self.schema.feature_names[d..];
+        let indicators = if added.is_empty() {
+            "no indicator".to_string()
+        } else {
+            format!("indicators {}", added.join(", "))
+        };
+        format!("{}: {}; {indicators}", self.stage, fills.join(", "))
+    }
         format!(
             "{}: {d} features; indicators {}",
             self.stage,

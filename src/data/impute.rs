@@ -456,12 +456,6 @@ impl FittedImpute {
         };
         format!("{}: {}; {indicators}", self.stage, fills.join(", "))
     }
-        format!(
-            "{}: {d} features; indicators {}",
-            self.stage,
-            added.join(", ")
-        )
-    }
 
     /// The imputed features' names (the indicators last), in the order the
     /// stage after it reads them.

@@ -418,6 +418,7 @@ impl Features {
         schema: &Schema,
         numeric: &OnceLock<Arc<Schema>>,
         unknown: Unknown,
+        missing_ok: &[bool],
     ) -> rarity::Result<Dataset> {
         match &self.inner {
             Inner::Matrix {
@@ -430,7 +431,7 @@ impl Features {
                     .get_or_init(|| Arc::new(numeric_schema(schema.feature_names.clone(), schema)));
                 Dataset::from_shared(values.clone(), vec![0; *n], Arc::clone(s))
             }
-            _ => self.for_schema(schema, unknown),
+            _ => self.for_schema(schema, unknown, missing_ok),
         }
     }
 
@@ -438,8 +439,17 @@ impl Features {
     /// (see [`Features::for_model`]); a level the model was not trained on
     /// is an error listing them, or with [`Unknown::Ignore`] all zeros
     /// (one-hot) or NaN (a level no split holds, the prior of a target
-    /// encoding).
-    pub fn for_schema(&self, schema: &Schema, unknown: Unknown) -> rarity::Result<Dataset> {
+    /// encoding). A missing level of a categorical column whose missing
+    /// values the model does not take (`missing_ok`, one flag per encoding:
+    /// `FittedStrategy::missing_columns`) is an error naming its row
+    /// (counted from 0); the other features' missing values are the
+    /// model's to refuse.
+    pub fn for_schema(
+        &self,
+        schema: &Schema,
+        unknown: Unknown,
+        missing_ok: &[bool],
+    ) -> rarity::Result<Dataset> {
         let n = self.n_rows();
         match &self.inner {
             Inner::Matrix {
@@ -459,16 +469,27 @@ impl Features {
                     let columns = Features {
                         inner: Inner::Columns { cols, n },
                     };
-                    return columns.for_schema(schema, unknown);
+                    return columns.for_schema(schema, unknown, missing_ok);
                 }
                 Dataset::from_values(values.clone(), vec![0; n], numeric_schema(names, schema))
             }
             Inner::Columns { cols, .. } => {
                 let mut columns = self.columns();
                 let mut view = schema.clone();
-                for e in &mut view.encodings {
+                for (k, e) in view.encodings.iter_mut().enumerate() {
                     if let ColumnEncoding::Categorical { name, levels } = e {
                         if let Some(j) = cols.iter().position(|(c, _)| c == name) {
+                            if !missing_ok.get(k).copied().unwrap_or(false) {
+                                if let Some(i) = (0..n).find(|&i| self.missing_at(i, j)) {
+                                    return Err(rarity::Error::data(format!(
+                                        "row {i}, column '{name}': missing value (a prediction \
+                                         is owed for every row, and the model cannot take \
+                                         missing values in this column: fit it with an \
+                                         impute(...) stage, or a learner that learns where \
+                                         missing values go)"
+                                    )));
+                                }
+                            }
                             let codes = cols[j].1.codes(levels);
                             if unknown == Unknown::Error {
                                 unseen_levels(name, &cols[j].1, &codes)?;

@@ -691,7 +691,10 @@ pub fn select(
     let truth = truth.map(|t| t.ds.clone());
     let json = run(py, n_jobs, move || {
         let plan = request.plan()?;
-        let target = target.for_schema(train.schema(), rarity::data::read::Unknown::Error)?;
+        // Missing values of the target rows are the learners' to refuse.
+        let every = vec![true; train.schema().encodings.len()];
+        let target =
+            target.for_schema(train.schema(), rarity::data::read::Unknown::Error, &every)?;
         Ok(plan.run(&train, &target, truth.as_ref())?.to_json())
     })?;
     json_py(py, &json)

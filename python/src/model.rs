@@ -164,7 +164,7 @@ impl Model {
             Arc::clone(&self.numeric),
         );
         let p = score(py, features, n_jobs, move || {
-            let ds = f.for_model(&m.schema, &s, unknown)?;
+            let ds = f.for_model(&m.schema, &s, unknown, &m.missing_columns())?;
             m.predict_proba(&ds)
         })?;
         proba_array(py, p)
@@ -188,7 +188,7 @@ impl Model {
             Arc::clone(&self.numeric),
         );
         let (p, labels) = score(py, features, n_jobs, move || {
-            let ds = f.for_model(&m.schema, &s, unknown)?;
+            let ds = f.for_model(&m.schema, &s, unknown, &m.missing_columns())?;
             m.predict(&ds)
         })?;
         Ok((proba_array(py, p)?, labels.into_pyarray(py)))

@@ -481,7 +481,7 @@ fn predict(
     let f = Features::from_batch(&categorical_texts(batch, &m.schema)?, used)?;
     let m = Arc::clone(m);
     run(py, Some(1), move || {
-        let ds = f.for_schema(&m.schema, unknown)?;
+        let ds = f.for_schema(&m.schema, unknown, &m.missing_columns())?;
         m.predict(&ds)
     })
 }

@@ -41,8 +41,10 @@ struct Summary {
 }
 
 pub fn run(g: &Global, a: &Args) -> Result<()> {
-    // No strategy: missing values are kept and counted per column.
-    let (ds, report) = a.data.settle(None)?.load_noting(None, g.quiet)?;
+    // No strategy to settle `auto` for: the complete rows are described, as
+    // before missing values could be kept; `--missing keep` counts them per
+    // column.
+    let (ds, report) = a.data.load_noting(None, g.quiet)?;
     let missing = ds.missing_counts();
     let features = ds
         .feature_names()

@@ -158,9 +158,11 @@ impl FittedStrategy {
             .any(|c| raw.get(c.feature).is_some_and(|f| f == name))
     }
 
-    /// Fails when a row of `data` misses a value the model cannot take
-    /// ([`FittedStrategy::missing_columns`]), naming the row (counting from
-    /// 0) and the column.
+    /// Fails when a row of `data` misses a numeric or one-hot value the
+    /// model cannot take ([`FittedStrategy::missing_columns`]), naming the
+    /// row (counting from 0) and the column. A categorical feature's NaN
+    /// code is a missing or an unseen level alike, which the readers tell
+    /// apart and police (`PredictOptions::missing_ok`, `--unknown`).
     pub fn check_missing(&self, data: &Dataset) -> Result<()> {
         if self.learner_takes_missing || self.imputes() || data.first_missing().is_none() {
             return Ok(());
@@ -169,7 +171,11 @@ impl FittedStrategy {
         let ok = self.missing_columns();
         let columns = &self.schema.encodings;
         let names = data.feature_names();
+        let codes = data.schema().categorical_levels();
         for (j, &c) in counts.iter().enumerate() {
+            if codes[j].is_some() {
+                continue;
+            }
             let column = columns.iter().position(|e| match e {
                 ColumnEncoding::OneHot { name, .. } => names[j].starts_with(&format!("{name}=")),
                 e => e.name() == names[j],

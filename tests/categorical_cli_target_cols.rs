@@ -73,7 +73,10 @@ fn per_column_target_encodes_only_the_named_columns_everywhere() {
         // shop gets the target encoding's prior.
         let (code, _, err) = common::run(&["predict", &m(name), &new, "-o", "-"]);
         assert!(code != 0 && err.contains("'zz' (1 row)"), "{err}");
-        predictions.push(ok(&format!("predict {} {new} --unknown ignore -o -", m(name))));
+        predictions.push(ok(&format!(
+            "predict {} {new} --unknown ignore -o -",
+            m(name)
+        )));
         let eval = ok(&format!(
             "evaluate {train} --target y --cv 3 --format json {flags}"
         ));

@@ -170,7 +170,12 @@ fn prediction_reads_unseen_and_missing_levels_as_asked() {
         )
         .unwrap()
     };
-    let e = predict_blocks(table_of(), train.schema(), &PredictOptions::default(), &mut |_| Ok(()));
+    let e = predict_blocks(
+        table_of(),
+        train.schema(),
+        &PredictOptions::default(),
+        &mut |_| Ok(()),
+    );
     assert!(e.unwrap_err().to_string().contains("'zzz' (1 row)"));
     // Unseen levels ignored and missing ones taken by the model: NaN.
     let opts = PredictOptions {
@@ -179,15 +184,10 @@ fn prediction_reads_unseen_and_missing_levels_as_asked() {
         ..PredictOptions::default()
     };
     let mut rows = Vec::new();
-    predict_blocks(
-        table,
-        train.schema(),
-        &opts,
-        &mut |b| {
-            rows.extend((0..b.data.n_rows()).map(|i| b.data.row(i).to_vec()));
-            Ok(())
-        },
-    )
+    predict_blocks(table, train.schema(), &opts, &mut |b| {
+        rows.extend((0..b.data.n_rows()).map(|i| b.data.row(i).to_vec()));
+        Ok(())
+    })
     .unwrap();
     assert_eq!(rows.len(), 5);
     assert_eq!(rows[0], vec![2.0, 5.0]);
@@ -247,7 +247,10 @@ fn a_tree_fits_predicts_and_exports_a_text_column_natively_from_the_cli() {
     assert_eq!(code, 0, "{err}");
     let out = dir.join("p.csv").display().to_string();
     let (code, _, err) = common::run(&["predict", &model, &new, "-o", &out]);
-    assert!(code != 0 && err.contains("2 level(s) the model was not trained on"), "{err}");
+    assert!(
+        code != 0 && err.contains("2 level(s) the model was not trained on"),
+        "{err}"
+    );
     let (code, _, err) = common::run(&["predict", &model, &new, "-o", &out, "--unknown", "ignore"]);
     assert_eq!(code, 0, "{err}");
     let p = std::fs::read_to_string(&out).unwrap();

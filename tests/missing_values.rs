@@ -118,7 +118,8 @@ fn arff_keeps_missing_values_too() {
     assert!(ds.row(2)[1].is_nan() && ds.row(2)[2].is_nan());
 }
 
-/// `n` rows of two features, `x1` missing in a third of the rows.
+/// `n` rows of two features, `x1` missing in a quarter of the rows (of
+/// both classes).
 fn table(n: usize) -> Dataset {
     let mut r = rarity::rng::stream(5, 0);
     use rand::RngExt;
@@ -243,7 +244,7 @@ fn strategies_that_cannot_take_missing_values_say_which_stage_to_add() {
         );
     }
     // A fitted strategy without the stage refuses rows it cannot score.
-    let complete = ds.take(&(0..60).filter(|i| i % 3 != 1).collect::<Vec<_>>());
+    let complete = ds.take(&(0..60).filter(|i| i % 4 != 1).collect::<Vec<_>>());
     let plain = build_strategy("logistic")
         .unwrap()
         .fit(&complete, 1)
@@ -282,7 +283,7 @@ fn strategies_that_cannot_take_missing_values_say_which_stage_to_add() {
 #[test]
 fn members_without_the_stage_are_written_as_before() {
     let ds = table(60);
-    let complete = ds.take(&(0..60).filter(|i| i % 3 != 1).collect::<Vec<_>>());
+    let complete = ds.take(&(0..60).filter(|i| i % 4 != 1).collect::<Vec<_>>());
     let plain = build_strategy("tree(max_depth=2)")
         .unwrap()
         .fit(&complete, 1)

@@ -127,7 +127,7 @@ fn table(n: usize) -> Dataset {
     for i in 0..n {
         let c = u32::from(i % 3 == 0);
         let x0 = r.random::<f64>() + c as f64;
-        let x1 = if i % 3 == 1 {
+        let x1 = if i % 4 == 1 {
             NAN
         } else {
             r.random::<f64>() * 4.0 - c as f64

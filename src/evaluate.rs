@@ -467,6 +467,7 @@ fn fold_results(
     keep: bool,
 ) -> Result<Vec<FoldResult>> {
     data.require_two_classes()?;
+    strategy.check_missing(data)?;
     let prepared = splitter.prepare(data, seed)?;
     let progress = Progress::start("cross-validation folds", prepared.folds.len() as u64);
     prepared

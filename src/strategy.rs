@@ -59,6 +59,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::calibrate::prior::correct_row;
 use crate::calibrate::{self, Calibration, Correction, OneVsRest, PriorShift};
+use crate::data::impute::{FittedImpute, Impute};
 use crate::data::read::ReadOptions;
 use crate::data::target_encode::{Columns, FittedEncoding, TargetEncode};
 use crate::data::{Dataset, Proba, Schema};
@@ -78,6 +79,8 @@ mod validate;
 /// [`Strategy::default_decision_note`].
 pub const RARE_SHARE: f64 = 0.1;
 
+mod missing;
+
 /// An unfitted strategy.
 #[derive(Debug, Clone)]
 pub struct Strategy {
@@ -90,6 +93,9 @@ pub struct Strategy {
     /// The decision stage as written (whitespace removed), if the spec has
     /// one; `None` when the learner's default decision applies.
     pub decision_stage: Option<String>,
+    /// Optional imputation of missing values (`impute(...)+...`), fitted on
+    /// the training rows before the sampler ([`crate::data::impute`]).
+    pub impute: Option<Impute>,
     /// Optional target-statistics encoding of the categorical features
     /// (`encode(target)+...`), fitted on the sample the learner trains on
     /// ([`crate::data::target_encode`]).
@@ -128,10 +134,17 @@ pub struct FittedStrategy {
     #[serde(default)]
     pub shift: Option<FittedShift>,
     /// How much data and time the fit took (absent in files written before
-    /// rarity recorded it; always the last field, so older files of the same
-    /// format version still load).
+    /// rarity recorded it; older files of the same format version still
+    /// load).
     #[serde(default)]
     pub fit: Option<FitRecord>,
+    /// Whether the learner takes missing values as they are
+    /// ([`Learner::handles_missing`] when it was fitted), so a row missing a
+    /// value is scored even without an imputation (absent in older files:
+    /// false, their rows with missing values are refused as before; not
+    /// written when false, and the last field).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub learner_takes_missing: bool,
 }
 
 /// The training rows and seconds of a fit, for `rarity show`. Two records
@@ -165,7 +178,7 @@ pub struct FittedShift {
 }
 
 /// One fitted model with its sampler stage's keep rates and calibrator.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct Member {
     /// The fitted learner.
     pub model: Model,
@@ -177,24 +190,56 @@ pub struct Member {
     /// (absent in files written before it existed; the last field, so they
     /// still load; not written when absent, so files without the stage
     /// are as before).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub encoding: Option<FittedEncoding>,
+    /// The fitted `impute(...)` stage the data goes through first (absent
+    /// in files written before it existed, and not written when absent).
+    #[serde(default)]
+    pub imputer: Option<FittedImpute>,
 }
 
-/// `data` as a model fitted after `encoding` reads it.
-fn encoded<'a>(
+/// As the derived form, the stages absent at the end left out: a member
+/// without them is written as before they existed (model files are
+/// MessagePack arrays, so a field is only left out when none follows it).
+impl Serialize for Member {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let encoding = self.encoding.is_some() || self.imputer.is_some();
+        let fields = 3 + usize::from(encoding) + usize::from(self.imputer.is_some());
+        let mut st = s.serialize_struct("Member", fields)?;
+        st.serialize_field("model", &self.model)?;
+        st.serialize_field("keep_rates", &self.keep_rates)?;
+        st.serialize_field("calibrator", &self.calibrator)?;
+        if encoding {
+            st.serialize_field("encoding", &self.encoding)?;
+        }
+        if let Some(i) = &self.imputer {
+            st.serialize_field("imputer", &Some(i))?;
+        }
+        st.end()
+    }
+}
+
+/// `data` as a model fitted after `imputer` and `encoding` reads it.
+fn model_input<'a>(
+    imputer: Option<&FittedImpute>,
     encoding: Option<&FittedEncoding>,
     data: &'a Dataset,
 ) -> Result<std::borrow::Cow<'a, Dataset>> {
+    use std::borrow::Cow;
+    let imputed = match imputer {
+        Some(i) => Cow::Owned(i.apply(data)?),
+        None => Cow::Borrowed(data),
+    };
     Ok(match encoding {
-        Some(e) => std::borrow::Cow::Owned(e.apply(data)?),
-        None => std::borrow::Cow::Borrowed(data),
+        Some(e) => Cow::Owned(e.apply(&imputed)?),
+        None => imputed,
     })
 }
 
 impl Member {
     fn proba(&self, correct: Option<Correction>, data: &Dataset) -> Result<Proba> {
-        let data = encoded(self.encoding.as_ref(), data)?;
+        let data = model_input(self.imputer.as_ref(), self.encoding.as_ref(), data)?;
         let p = corrected_proba(&self.model, &self.keep_rates, correct, &data)?;
         Ok(match &self.calibrator {
             Some(c) => c.transform(&p),
@@ -266,6 +311,7 @@ pub(crate) fn correction_rates(model: &Model, keep_rates: &[f64], mode: Correcti
 struct Core {
     model: Model,
     keep_rates: Vec<f64>,
+    imputer: Option<FittedImpute>,
     encoding: Option<FittedEncoding>,
     seconds: f64,
 }
@@ -280,6 +326,7 @@ impl Core {
             keep_rates: self.keep_rates.clone(),
             calibrator: None,
             encoding: self.encoding.clone(),
+            imputer: self.imputer.clone(),
         }
     }
 }
@@ -355,17 +402,32 @@ impl<'a> CoreFits<'a> {
         }
     }
 
-    /// The sampler + learner fitted on `data` with random stream `stream`.
+    /// The imputation, sampler and learner fitted on `data` with random
+    /// stream `stream`: the imputation on `data`'s rows first (the sampler
+    /// draws from complete rows, indicators voted), then the sample, its
+    /// encoding and the learner.
     fn fit(s: &Strategy, data: &Dataset, stream: u64, seed: u64) -> Result<Core> {
         let t0 = Instant::now();
         let mut r = rng::stream(seed, stream);
+        let imputer = match &s.impute {
+            Some(i) => Some(i.fit(data, None)?),
+            None => None,
+        };
+        let imputed = match &imputer {
+            Some(i) => std::borrow::Cow::Owned(i.apply_voted(data)?),
+            None => std::borrow::Cow::Borrowed(data),
+        };
         let (train, keep_rates) = match &s.sampler {
             Some(sampler) => {
-                let sample = sampler.resample(data, &mut r)?;
+                let sample = sampler.resample(&imputed, &mut r)?;
                 crate::cancel::check()?;
-                (sample.materialise(data)?, sample.keep_rates)
+                (sample.materialise(&imputed)?, sample.keep_rates)
             }
-            None => (data.clone(), vec![1.0; data.n_classes()]),
+            None => (imputed.into_owned(), vec![1.0; data.n_classes()]),
+        };
+        let train = match &imputer {
+            Some(i) => i.learned(&train)?,
+            None => train,
         };
         check_kept(&keep_rates, data.class_names())?;
         let (train, encoding) = s.encode_sample(data, train, &keep_rates, &mut r)?;
@@ -375,6 +437,7 @@ impl<'a> CoreFits<'a> {
         Ok(Core {
             model,
             keep_rates,
+            imputer,
             encoding,
             seconds: t0.elapsed().as_secs_f64(),
         })
@@ -591,9 +654,10 @@ impl Strategy {
             ));
         }
         match stage {
-            Stage::Encode(_) => {
+            Stage::Impute(_) | Stage::Encode(_) => {
                 return invalid(&format!(
-                    "'{text}' must be the first stage, before the sampler and the learner"
+                    "'{text}' must be a first stage, before the sampler and the learner \
+                     ([impute(...)+][encode(target)+]sampler+learner)"
                 ))
             }
             Stage::Correct(mode) => self.correct = Some(mode),
@@ -640,8 +704,12 @@ impl Strategy {
     /// from the same seed and rows.
     pub fn core_key(&self) -> String {
         let core = format!("{:?}+{:?}", self.sampler, self.learner);
-        match &self.encode {
+        let core = match &self.encode {
             Some(e) => format!("{e:?}+{core}"),
+            None => core,
+        };
+        match &self.impute {
+            Some(i) => format!("{i:?}+{core}"),
             None => core,
         }
     }
@@ -737,6 +805,7 @@ impl Strategy {
         let data = cores.data();
         data.require_two_classes()?;
         self.check_categorical(data)?;
+        self.check_missing(data)?;
         let t0 = Instant::now();
         let fitted_before = cores.seconds;
         let mut core_seconds = 0.0;
@@ -752,7 +821,7 @@ impl Strategy {
             for (core, test_rows) in cores.cross(self, folds)? {
                 core_seconds += core.seconds;
                 let test = data.take(test_rows);
-                let test = encoded(core.encoding.as_ref(), &test)?;
+                let test = model_input(core.imputer.as_ref(), core.encoding.as_ref(), &test)?;
                 let q = corrected_proba(&core.model, &core.keep_rates, self.correct, &test)?;
                 for (j, &i) in test_rows.iter().enumerate() {
                     p.row_mut(i).copy_from_slice(q.row(j));
@@ -894,14 +963,19 @@ impl Strategy {
                 ..s
             }),
             fit: Some(fit),
+            learner_takes_missing: self.learner.handles_missing(),
         })
     }
 
     /// Whether [`Strategy::fit_sampled`] applies: a sampler stage, and no
     /// stage that needs the training data beyond the sample (calibration,
-    /// tuned decisions).
+    /// tuned decisions, an imputation, whose statistics are the training
+    /// rows').
     pub fn fits_on_sample(&self) -> bool {
-        self.sampler.is_some() && self.calibration.is_none() && !self.decision.needs_oof()
+        self.sampler.is_some()
+            && self.impute.is_none()
+            && self.calibration.is_none()
+            && !self.decision.needs_oof()
     }
 
     /// Fits the learner, prior shift and decision on a sample the sampler
@@ -1101,14 +1175,29 @@ impl Strategy {
     ) -> Result<FittedStrategy> {
         check_kept(&keep_rates, train.class_names())?;
         self.check_categorical(train)?;
+        self.check_missing(train)?;
         let t0 = Instant::now();
-        let (sample, encoding) = self.encode_sample(train, train.clone(), &keep_rates, rng)?;
+        // The imputation sees the sample only: each row stands for
+        // 1 / (its class's keep rate) rows of the population.
+        let imputer = match &self.impute {
+            Some(i) => {
+                let w: Vec<f64> = keep_rates.iter().map(|r| 1.0 / r).collect();
+                Some(i.fit(train, Some(&w))?)
+            }
+            None => None,
+        };
+        let imputed = match &imputer {
+            Some(i) => i.apply(train)?,
+            None => train.clone(),
+        };
+        let (sample, encoding) = self.encode_sample(train, imputed, &keep_rates, rng)?;
         let rows: Vec<usize> = (0..sample.n_rows()).collect();
         let member = Member {
             model: self.learner.fit(&sample.view(&rows), rng)?,
             keep_rates,
             calibrator: None,
             encoding,
+            imputer,
         };
         let shift = self.fit_shift(&priors, &member)?;
         let model = FittedModel {
@@ -1154,11 +1243,14 @@ impl Strategy {
 
 impl FittedStrategy {
     /// The features the fitted learner reads: the schema's, or after an
-    /// `encode(target)` stage the encoded ones (`merchant=p(fraud)`).
+    /// `impute(...)` stage with indicators and an `encode(target)` stage
+    /// the imputed and encoded ones (`missing(amount)`, `merchant=p(fraud)`).
     pub fn model_feature_names(&self) -> &[String] {
-        match &self.members[0].encoding {
-            Some(e) => e.feature_names(),
-            None => &self.schema.feature_names,
+        let m = &self.members[0];
+        match (&m.encoding, &m.imputer) {
+            (Some(e), _) => e.feature_names(),
+            (None, Some(i)) => i.feature_names(),
+            (None, None) => &self.schema.feature_names,
         }
     }
 
@@ -1212,6 +1304,7 @@ impl FittedStrategy {
     /// rows come with it.
     pub fn model_proba(&self, data: &Dataset) -> Result<Proba> {
         self.check_columns(data)?;
+        self.check_missing(data)?;
         average_members(&self.members, self.correct, data)
     }
 

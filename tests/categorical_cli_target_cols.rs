@@ -40,7 +40,7 @@ fn per_column_target_encodes_only_the_named_columns_everywhere() {
     let new = common::file(
         &dir,
         "new.csv",
-        b"shop,ch,n\ns05,atm,1.5\ns05,web,1.5\nzz,kiosk,2.5\n,,3.5\n",
+        b"shop,ch,n\ns05,atm,1.5\ns05,web,1.5\nzz,kiosk,2.5\n,web,3.5\n",
     );
     let m = |name: &str| dir.join(name).display().to_string();
     // Three spellings of the same strategy: shop by target statistics,
@@ -69,7 +69,14 @@ fn per_column_target_encodes_only_the_named_columns_everywhere() {
             ),
             "{flags}: {shown}"
         );
-        predictions.push(ok(&format!("predict {} {new} -o -", m(name))));
+        // Unseen levels follow --unknown (an error by default); the missing
+        // shop gets the target encoding's prior.
+        let (code, _, err) = common::run(&["predict", &m(name), &new, "-o", "-"]);
+        assert!(code != 0 && err.contains("'zz' (1 row)"), "{err}");
+        predictions.push(ok(&format!(
+            "predict {} {new} --unknown ignore -o -",
+            m(name)
+        )));
         let eval = ok(&format!(
             "evaluate {train} --target y --cv 3 --format json {flags}"
         ));

@@ -151,7 +151,7 @@ fn parquet_dictionary_column_reads_as_categorical_codes() {
 }
 
 #[test]
-fn prediction_reads_unseen_and_missing_levels_as_nan() {
+fn prediction_reads_unseen_and_missing_levels_as_asked() {
     let train = csv("shop,n,y\nb,1,p\na,2,n\nc,3,n\na,4,p\n", &native()).unwrap();
     let table = Table::from_stream(
         Box::new("n,shop\n5,c\n6,zzz\n7,\n8,?\n9,a\n".as_bytes()),
@@ -160,16 +160,34 @@ fn prediction_reads_unseen_and_missing_levels_as_nan() {
         &ReadOptions::default(),
     )
     .unwrap();
-    let mut rows = Vec::new();
-    predict_blocks(
-        table,
+    // By default an unseen level is an error, as a one-hot column's.
+    let table_of = || {
+        Table::from_stream(
+            Box::new("n,shop\n5,c\n6,zzz\n7,\n8,?\n9,a\n".as_bytes()),
+            "new.csv",
+            Format::Csv,
+            &ReadOptions::default(),
+        )
+        .unwrap()
+    };
+    let e = predict_blocks(
+        table_of(),
         train.schema(),
         &PredictOptions::default(),
-        &mut |b| {
-            rows.extend((0..b.data.n_rows()).map(|i| b.data.row(i).to_vec()));
-            Ok(())
-        },
-    )
+        &mut |_| Ok(()),
+    );
+    assert!(e.unwrap_err().to_string().contains("'zzz' (1 row)"));
+    // Unseen levels ignored and missing ones taken by the model: NaN.
+    let opts = PredictOptions {
+        unknown: rarity::data::read::Unknown::Ignore,
+        missing_ok: vec![true; 2],
+        ..PredictOptions::default()
+    };
+    let mut rows = Vec::new();
+    predict_blocks(table, train.schema(), &opts, &mut |b| {
+        rows.extend((0..b.data.n_rows()).map(|i| b.data.row(i).to_vec()));
+        Ok(())
+    })
     .unwrap();
     assert_eq!(rows.len(), 5);
     assert_eq!(rows[0], vec![2.0, 5.0]);
@@ -229,11 +247,16 @@ fn a_tree_fits_predicts_and_exports_a_text_column_natively_from_the_cli() {
     assert_eq!(code, 0, "{err}");
     let out = dir.join("p.csv").display().to_string();
     let (code, _, err) = common::run(&["predict", &model, &new, "-o", &out]);
+    assert!(
+        code != 0 && err.contains("2 level(s) the model was not trained on"),
+        "{err}"
+    );
+    let (code, _, err) = common::run(&["predict", &model, &new, "-o", &out, "--unknown", "ignore"]);
     assert_eq!(code, 0, "{err}");
     let p = std::fs::read_to_string(&out).unwrap();
     let rows: Vec<&str> = p.lines().skip(1).collect();
-    // s005 is a positive shop (every fifth); unseen shops are read as
-    // missing and go where the levels outside the set go, never erroring.
+    // s005 is a positive shop (every fifth); with --unknown ignore unseen
+    // shops go where the levels outside the set go.
     assert_eq!(rows.len(), 3, "{p}");
     assert_eq!(rows[0], rows[2], "unseen levels take one path: {p}");
     assert!(rows[1].ends_with(",p"), "{p}");

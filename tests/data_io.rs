@@ -697,7 +697,16 @@ fn dropped_rows_are_reported_by_every_reading_command() {
         vec!["fit", &f, "--model", "tree", "-o", o],
         vec!["fit", &f, "--model", "under(beta=0.5)+tree", "-o", o],
         vec!["evaluate", &f, "--model", "tree", "--cv", "2"],
-        vec!["resample", &f, "--method", "under", "-o", o],
+        vec![
+            "resample",
+            &f,
+            "--method",
+            "under",
+            "--missing",
+            "drop",
+            "-o",
+            o,
+        ],
         vec!["resample", &f, "--method", "smote", "-o", o],
         vec!["run", &f, "-m", "tree", "--cv", "2", "-o", o],
     ] {

@@ -280,7 +280,13 @@ fn the_command_line_fits_shows_and_predicts_with_categorical_target() {
         "{shown}"
     );
     let out = dir.join("p.csv").display().to_string();
+    // Unseen levels follow --unknown, an error by default (issue 51 item 13).
     let (code, _, err) = common::run(&["predict", &model, &new, "-o", &out]);
+    assert!(
+        code != 0 && err.contains("the model was not trained on"),
+        "{err}"
+    );
+    let (code, _, err) = common::run(&["predict", &model, &new, "-o", &out, "--unknown", "ignore"]);
     assert_eq!(code, 0, "{err}");
     let p = std::fs::read_to_string(&out).unwrap();
     let rows: Vec<&str> = p.lines().skip(1).collect();

@@ -99,9 +99,13 @@ class GradientBoosting(_RarityClassifier):
         ``Enum``, Arrow dictionary columns), names, indices or a mask. Each is
         one feature of level codes split natively as sets (levels ordered by
         their gradient statistics at each node, as LightGBM does); a level
-        unseen in training is NaN at prediction (see
+        unseen in training follows ``unknown`` at prediction (see
         :class:`rarity.Classifier`). ``None``: text and category columns are
         one-hot encoded.
+    missing : {"auto", "keep", "drop", "error"}, default="auto"
+        Missing values of ``X``, as :class:`rarity.Classifier` takes them.
+    unknown : {"error", "ignore"}, default="error"
+        Levels unseen in training, at prediction, as :class:`rarity.Classifier`.
 
     Attributes
     ----------
@@ -149,6 +153,8 @@ class GradientBoosting(_RarityClassifier):
         n_jobs=None,
         pos_label=None,
         categorical_features=None,
+        missing="auto",
+        unknown="error",
     ):
         self.max_iter = max_iter
         self.learning_rate = learning_rate
@@ -170,6 +176,12 @@ class GradientBoosting(_RarityClassifier):
         self.n_jobs = n_jobs
         self.pos_label = pos_label
         self.categorical_features = categorical_features
+        self.missing = missing
+        self.unknown = unknown
+
+    def _spec(self):
+        # The learner, for the input tags (fitting builds the whole spec).
+        return "gbdt"
 
     def _set_model(self, model, lab, feats, names):
         super()._set_model(model, lab, feats, names)

@@ -31,8 +31,8 @@ from . import _validation as V
 from ._base import BaseEstimator, ClassifierMixin, check_fitted, clone
 
 
-def _input_tags(tags):
-    tags.input_tags.allow_nan = False
+def _input_tags(tags, allow_nan=False):
+    tags.input_tags.allow_nan = allow_nan
     tags.input_tags.sparse = False
     return tags
 
@@ -69,10 +69,11 @@ class _RarityClassifier(ClassifierMixin, BaseEstimator):
         """
         n_jobs = V.n_jobs_of(self.n_jobs)
         feats, names = V.features(X, n_jobs, self.categorical_features)
-        lab = V.labels(y, self.pos_label, type(self).__name__)
+        lab = V.labels(y, self.pos_label, type(self).__name__, allow_missing=True)
         spec = self._fit_spec(lab)
         w = V.sample_weight(sample_weight, feats.n_rows_)
-        data = _estimator_data(self, feats, lab, _target_name(y), w, n_jobs)
+        policy = _missing_policy(self, "strategies", [spec])
+        data = _estimator_data(self, feats, lab, _target_name(y), w, n_jobs, policy)
         model = _rarity.fit(spec, data, _seed(self.seed), n_jobs)
         self._set_model(model, lab, feats, names)
         return self
@@ -104,6 +105,12 @@ class _RarityClassifier(ClassifierMixin, BaseEstimator):
         feats, _ = V.features(X, V.n_jobs_of(self.n_jobs))
         return feats
 
+    def _unknown(self):
+        u = getattr(self, "unknown", "error")
+        if u not in ("error", "ignore"):
+            raise ValueError(f"unknown={u!r} is invalid; expected 'error' or 'ignore'")
+        return u
+
     def predict_proba(self, X):
         """Class probabilities, columns in the order of ``classes_``.
 
@@ -117,7 +124,7 @@ class _RarityClassifier(ClassifierMixin, BaseEstimator):
         proba : ndarray of shape (n_samples, n_classes)
         """
         feats = self._features(X)
-        p = self.model_.predict_proba(feats, V.n_jobs_of(self.n_jobs))
+        p = self.model_.predict_proba(feats, V.n_jobs_of(self.n_jobs), self._unknown())
         return p[:, self._to_rarity]
 
     def predict(self, X):
@@ -133,7 +140,7 @@ class _RarityClassifier(ClassifierMixin, BaseEstimator):
         labels : ndarray of shape (n_samples,)
         """
         feats = self._features(X)
-        _, ids = self.model_.predict(feats, V.n_jobs_of(self.n_jobs))
+        _, ids = self.model_.predict(feats, V.n_jobs_of(self.n_jobs), self._unknown())
         return self.classes_[self._from_rarity[ids]]
 
     def predict_contributions(self, X):
@@ -312,7 +319,13 @@ class _RarityClassifier(ClassifierMixin, BaseEstimator):
         return None
 
     def __sklearn_tags__(self):
-        return _input_tags(super().__sklearn_tags__())
+        # Missing values are learned from or imputed when the strategy takes
+        # them; otherwise their rows are dropped (missing='auto') or refused.
+        try:
+            takes = _rarity.missing_policy("keep", "strategies", [self._spec()]) == "keep"
+        except (ValueError, NotImplementedError, AttributeError):
+            takes = False
+        return _input_tags(super().__sklearn_tags__(), allow_nan=takes)
 
 
 def _sklearn_html(est):
@@ -325,12 +338,26 @@ def _sklearn_html(est):
         return _html.paragraph(repr(est))
 
 
-def _estimator_data(est, feats, lab, target_name, weights, n_jobs):
-    """The labelled data ``est`` fits on, without the rows missing a
-    categorical value (a warning says how many); a column with too many
-    levels to one-hot encode is an error that names ``categorical_features``."""
+def _missing_policy(est, kind, specs):
+    """The missing-value policy ``est`` reads its table with, settled from
+    its ``missing`` parameter and what it fits (``rarity fit --missing``'s
+    rule: ``'auto'`` keeps missing values for a strategy that takes them and
+    drops the incomplete rows otherwise)."""
+    missing = getattr(est, "missing", "auto")
+    if not isinstance(missing, str):
+        raise ValueError(f"missing={missing!r} is invalid; expected 'auto', 'keep', 'drop' or 'error'")
+    return _rarity.missing_policy(missing, kind, specs)
+
+
+def _estimator_data(est, feats, lab, target_name, weights, n_jobs, missing="keep"):
+    """The labelled data ``est`` fits on, read with the settled missing-value
+    policy ``missing`` (a warning says how many rows were dropped, as the
+    command line notes it); a column with too many levels to one-hot encode
+    is an error that names ``categorical_features``."""
     try:
-        data = _rarity.Data(feats, lab.codes, lab.class_names, target_name, weights, n_jobs)
+        data = _rarity.Data(
+            feats, lab.codes, lab.class_names, target_name, weights, n_jobs, missing=missing
+        )
     except ValueError as e:
         if "too many to one-hot encode" not in str(e):
             raise
@@ -339,15 +366,30 @@ def _estimator_data(est, feats, lab, target_name, weights, n_jobs):
             f"feature of level codes with {type(est).__name__}(categorical_features=[...]) or "
             "'from_dtype'"
         ) from None
-    if data.rows_dropped_:
-        # As `rarity fit` drops (and notes) a training row missing a level.
-        warnings.warn(
-            f"{type(est).__name__}: dropped {data.rows_dropped_} of {feats.n_rows_} rows with a missing "
-            "value in a categorical column (None, NaN, null, empty, '?' or 'NA'), as the command line does",
-            UserWarning,
-            stacklevel=4,
-        )
+    _warn_dropped(type(est).__name__, data, feats.n_rows_, stacklevel=5)
     return data
+
+
+def _warn_dropped(who, data, n, stacklevel=4):
+    """Warns of the rows ``data`` left out for missing values, as the
+    command line notes them (dropping is never silent)."""
+    by_label = data.rows_dropped_label_
+    by_value = data.rows_dropped_ - by_label
+    if by_value:
+        warnings.warn(
+            f"{who}: dropped {by_value} of {n} rows with a missing value (None, NaN, null, empty, "
+            "'?' or 'NA'), as the command line does; missing='keep' keeps them for a strategy "
+            "that takes them (a learner that learns where they go, or an impute(...) stage)",
+            UserWarning,
+            stacklevel=stacklevel,
+        )
+    if by_label:
+        warnings.warn(
+            f"{who}: dropped {by_label} of {n} rows whose label is missing (None or NaN), as the "
+            "command line does; missing='error' refuses them",
+            UserWarning,
+            stacklevel=stacklevel,
+        )
 
 
 def _seed(seed):
@@ -394,9 +436,26 @@ class Classifier(_RarityClassifier):
         ``rarity fit --categorical native`` orders a file's (an ordered
         pandas category or a polars ``Enum`` keeps its declared order).
         Predicting, values are matched to the fitted levels by text; a
-        missing value or a level unseen in training is NaN (it goes right at
-        every categorical split). ``None``: text and category columns are
+        missing value follows ``missing``, a level unseen in training
+        ``unknown``. ``None``: text and category columns are
         one-hot encoded (at most 50 levels).
+    missing : {"auto", "keep", "drop", "error"}, default="auto"
+        Missing values of ``X`` (NaN, ``None``, nulls, empty, ``'?'``,
+        ``'NA'``), as ``rarity fit --missing``: ``"keep"`` hands them to the
+        strategy (a learner that learns where they go, or an ``impute(...)``
+        stage; any other strategy is a ``ValueError`` naming the stage to
+        add), ``"drop"`` drops the incomplete rows (a warning counts them),
+        ``"error"`` refuses them; ``"auto"`` keeps them when the strategy
+        takes them and drops otherwise. A row whose label is missing is
+        dropped (and counted) unless ``"error"``. Predicting, a strategy
+        that takes missing values scores every row; one that does not
+        refuses a row missing a value.
+    unknown : {"error", "ignore"}, default="error"
+        A level of a categorical or one-hot column not seen in training, at
+        prediction: an error listing the levels (``rarity predict
+        --unknown error``), or ``"ignore"``: all zeros in a one-hot column,
+        a level no split holds (the prior of a target encoding) in a
+        categorical one.
 
     Attributes
     ----------
@@ -439,12 +498,23 @@ class Classifier(_RarityClassifier):
     True
     """
 
-    def __init__(self, spec="pt-bagging(n=100)", seed=42, n_jobs=None, pos_label=None, categorical_features=None):
+    def __init__(
+        self,
+        spec="pt-bagging(n=100)",
+        seed=42,
+        n_jobs=None,
+        pos_label=None,
+        categorical_features=None,
+        missing="auto",
+        unknown="error",
+    ):
         self.spec = spec
         self.seed = seed
         self.n_jobs = n_jobs
         self.pos_label = pos_label
         self.categorical_features = categorical_features
+        self.missing = missing
+        self.unknown = unknown
 
     def _spec(self):
         if not isinstance(self.spec, str):
@@ -456,7 +526,14 @@ class Classifier(_RarityClassifier):
 
 #: Stage keywords every named class takes, with their defaults.
 _STAGE_PARAMS = (("correct", None), ("calibration", None), ("decision", None))
-_COMMON = (("seed", 42), ("n_jobs", None), ("pos_label", None), ("categorical_features", None))
+_COMMON = (
+    ("seed", 42),
+    ("n_jobs", None),
+    ("pos_label", None),
+    ("categorical_features", None),
+    ("missing", "auto"),
+    ("unknown", "error"),
+)
 
 
 def _stage_spec(self):
@@ -558,6 +635,10 @@ def _named_doc(cls_name, entry, params, alias):
         "categorical_features : None, 'from_dtype', list or bool mask, default=None\n"
         "    Columns read as categorical features (level codes split as sets), as\n"
         "    :class:`rarity.Classifier` reads them.",
+        "missing : {'auto', 'keep', 'drop', 'error'}, default='auto'\n"
+        "    Missing values, as :class:`rarity.Classifier` takes them.",
+        "unknown : {'error', 'ignore'}, default='error'\n"
+        "    Levels unseen in training, at prediction, as :class:`rarity.Classifier`.",
         "",
         "Attributes",
         "----------",

@@ -10,7 +10,7 @@ import numpy as np
 from . import _html, _rarity
 from . import _validation as V
 from ._docs import sections
-from ._run import CATEGORICAL_PARAMS, _data, _frame
+from ._run import CATEGORICAL_PARAMS, MISSING_PARAMS, _data, _frame, _missing
 
 __all__ = ["evaluate", "EvaluateResult"]
 
@@ -74,10 +74,10 @@ class EvaluateResult:
         return f"EvaluateResult(model={d['model']!r}, cv={d['cv']!r}, folds={d['folds']})"
 
 
-@sections(categorical=CATEGORICAL_PARAMS)
+@sections(categorical=CATEGORICAL_PARAMS, missing=MISSING_PARAMS)
 def evaluate(
     data, target=None, *, model, cv="10", pooled=False, metrics=None, oof=False, pos_label=None,
-    seed=42, n_jobs=None, categorical="error", categorical_cols=None,
+    seed=42, n_jobs=None, categorical="error", categorical_cols=None, missing="auto",
 ):
     """Cross-validates one strategy, as ``rarity evaluate`` does.
 
@@ -105,6 +105,7 @@ def evaluate(
     seed : int, default=42
     n_jobs : int, default=None
     %(categorical)s
+    %(missing)s
 
     Returns
     -------
@@ -121,7 +122,10 @@ def evaluate(
     (3, True)
     """
     n_jobs = V.n_jobs_of(n_jobs)
-    native_data, source, _ = _data(data, target, pos_label, n_jobs, cv, categorical, categorical_cols)
+    policy = _missing(missing, "strategies", [str(model)])
+    native_data, source, _ = _data(
+        data, target, pos_label, n_jobs, cv, categorical, categorical_cols, policy, "rarity.evaluate"
+    )
     native = _rarity.evaluate_job(
         native_data, str(model), str(cv), bool(pooled), list(metrics or []), bool(oof), int(seed), n_jobs,
     )

@@ -14,7 +14,7 @@ import numpy as np
 from . import _html, _rarity
 from . import _validation as V
 from ._classifier import _seed
-from ._run import _data
+from ._run import _data, _missing
 
 __all__ = ["resample", "ResampleResult"]
 
@@ -86,6 +86,7 @@ class ResampleResult:
 def resample(
     data, method, target=None, *, beta=None, ratio=None, k=None, amount=None, a=None,
     standardise=False, pos_label=None, seed=42, n_jobs=None, categorical="error", categorical_cols=None,
+    missing="auto",
 ):
     """Draws a sampler on a dataset: ``rarity resample``.
 
@@ -118,6 +119,11 @@ def resample(
     categorical_cols : list of str, default=None
         Columns read as categorical whatever their values
         (``--categorical-cols``).
+    missing : {"auto", "keep", "drop", "error"}, default="auto"
+        Missing values, as ``rarity resample --missing``: kept (NaN) for a
+        sampler that draws by class alone (under, over, the bootstrap,
+        EB/RB), dropped with their rows for one that measures distances
+        (``"auto"``), or refused.
 
     Returns
     -------
@@ -136,7 +142,11 @@ def resample(
     if not isinstance(method, str):
         raise ValueError(f"method={method!r} is invalid; expected a sampler name or spec such as 'smote(k=5)'")
     n_jobs = V.n_jobs_of(n_jobs)
-    native, _, lab = _data(data, target, pos_label, n_jobs, categorical=categorical, categorical_cols=categorical_cols)
+    policy = _missing(missing, "sampler", [method])
+    native, _, lab = _data(
+        data, target, pos_label, n_jobs, categorical=categorical, categorical_cols=categorical_cols,
+        missing=policy, who="rarity.resample",
+    )
     summary, sample = _rarity.resample_job(
         native, method, beta, ratio, k, amount, a, bool(standardise), _seed(seed), n_jobs,
     )
@@ -146,6 +156,11 @@ def resample(
     else:
         y = lab.classes_[lab.from_rarity[codes]]
     if lab is not None and native.has_categorical and not isinstance(data, tuple):
+        if native.rows_dropped_:
+            raise ValueError(
+                "rarity.resample: the table has categorical columns and rows dropped for missing "
+                "values, whose levels cannot be copied back; drop those rows first"
+            )
         X = _levels_table(data, target, native, summary["method"], _seed(seed), n_jobs)
     return ResampleResult(summary, X, y)
 

@@ -27,8 +27,8 @@ categorical : {"error", "one-hot", "native", "target"}, default="error"
     How a data file's text columns are read, as ``--categorical``: an
     error, one-hot encoded (at most 50 levels), ``"native"``: one
     feature of level codes each, split as sets of levels by tree, forest,
-    the bagging ensembles' trees and gbdt (a level unseen in training is
-    read as missing), or ``"target"``: level codes that every strategy
+    the bagging ensembles' trees and gbdt, or ``"target"``: level codes
+    that every strategy
     without an ``encode(...)`` stage encodes by ``encode(target)``
     (cross-fitted target statistics, any learner). A table (pandas,
     polars, pyarrow) is read the same way: with ``"native"`` or
@@ -43,8 +43,19 @@ categorical_cols : list of str, default=None
     column's mode (``native``, ``one-hot``, ``target``, or for a file
     ``error``): ``["merchant=target", "channel=native"]`` encodes
     ``merchant`` by target statistics and keeps ``channel`` as level codes.
-    A row missing a categorical value is dropped (``rows_dropped`` in the
-    result), as the command line drops it."""
+    A missing categorical value follows ``missing``."""
+
+#: The ``missing`` parameter of the jobs that read a table or a file, in
+#: numpydoc.
+MISSING_PARAMS = """missing : {"auto", "keep", "drop", "error"}, default="auto"
+    Missing values (NaN, ``None``, nulls; in a file empty fields, ``?``,
+    ``NA``), as ``--missing``: ``"keep"`` hands them to the strategies
+    (learners that learn where they go, or an ``impute(...)`` stage; any
+    other strategy is a ``ValueError`` naming the stage to add), ``"drop"``
+    drops the incomplete rows, ``"error"`` refuses them; ``"auto"`` keeps
+    them when every strategy takes them and drops otherwise. A row whose
+    label is missing is dropped unless ``"error"``. Dropped rows are
+    counted in ``rows_dropped`` and a warning."""
 
 
 class RunResult:
@@ -221,18 +232,32 @@ def _split_target(table, target):
     raise ValueError(f"data is a {type(table).__name__}; expected a pandas, polars or pyarrow table, a path or (X, y)")
 
 
-def _data(data, target, pos_label, n_jobs, cv=None, categorical="error", categorical_cols=None):
+def _missing(missing, kind, specs):
+    """The missing-value policy a job reads its data with, settled from
+    ``missing`` and what it fits (``rarity`` settles ``--missing`` so)."""
+    if not isinstance(missing, str):
+        raise ValueError(f"missing={missing!r} is invalid; expected 'auto', 'keep', 'drop' or 'error'")
+    return _rarity.missing_policy(missing, kind, specs)
+
+
+def _data(data, target, pos_label, n_jobs, cv=None, categorical="error", categorical_cols=None, missing="drop",
+          who="rarity"):
     """``(native data, source name, labels or None)``; the column of a
     ``time(...)`` / ``group(...)`` ``cv`` is read as the command line reads it,
-    and a file's text columns as ``--categorical`` / ``--categorical-cols``
-    read them."""
+    a file's text columns as ``--categorical`` / ``--categorical-cols`` read
+    them, and missing values by the settled policy ``missing`` (a warning
+    counts the rows dropped, as the command line's note does)."""
+    from ._classifier import _warn_dropped
+
     if isinstance(data, (str, os.PathLike)):
         path = os.fspath(data)
         tgt = None if target is None else str(target)
         cols = None if categorical_cols is None else [str(c) for c in categorical_cols]
         native = _rarity.read_file(
-            path, tgt, pos_label, categorical=str(categorical), n_jobs=n_jobs, cv=cv, categorical_cols=cols,
+            path, tgt, pos_label, categorical=str(categorical), missing=missing, n_jobs=n_jobs, cv=cv,
+            categorical_cols=cols,
         )
+        _warn_dropped(who, native, native.n_rows + native.rows_dropped_, stacklevel=4)
         return native, path, None
     if categorical not in ("error", "one-hot", "native", "target"):
         raise ValueError(f"categorical={categorical!r} is invalid; expected error, one-hot, native or target")
@@ -252,8 +277,9 @@ def _data(data, target, pos_label, n_jobs, cv=None, categorical="error", categor
     cols = [j for j in cols if modes.get(names[j]) != "one-hot"]
     if cols:
         feats = feats.categorical(cols, [V._declared_levels(X, j) for j in cols])
-    lab = V.labels(y, pos_label)
-    native = _rarity.Data(feats, lab.codes, lab.class_names, name, None, n_jobs, cv)
+    lab = V.labels(y, pos_label, allow_missing=True)
+    native = _rarity.Data(feats, lab.codes, lab.class_names, name, None, n_jobs, cv, missing=missing)
+    _warn_dropped(who, native, feats.n_rows_, stacklevel=4)
     # The columns strategies encode by target statistics, as the readers'
     # `--categorical target` / `COL=target` mark them.
     if categorical == "target":
@@ -300,11 +326,11 @@ def _table_categories(X, feats, categorical, categorical_cols):
     return sorted(cols)
 
 
-@sections(categorical=CATEGORICAL_PARAMS)
+@sections(categorical=CATEGORICAL_PARAMS, missing=MISSING_PARAMS)
 def run(
     data, target=None, *, models=None, metric="average_precision", cv="2x5", cost=None,
     benefit=None, pos_label=None, seed=42, n_jobs=None, decision_metric=None, pooled=False,
-    categorical="error", categorical_cols=None,
+    categorical="error", categorical_cols=None, missing="auto",
 ):
     """Compares imbalance strategies on one dataset and fits the winner.
 
@@ -357,6 +383,7 @@ def run(
         predictions (and rank on those) instead of averaging per-fold values;
         always on with ``cv="loo"``, whose one-row folds have no AUC.
     %(categorical)s
+    %(missing)s
 
     Returns
     -------
@@ -373,7 +400,10 @@ def run(
     (3, 'average_precision')
     """
     n_jobs = V.n_jobs_of(n_jobs)
-    native_data, source, lab = _data(data, target, pos_label, n_jobs, cv, categorical, categorical_cols)
+    policy = _missing(missing, "strategies", list(models) if models else None)
+    native_data, source, lab = _data(
+        data, target, pos_label, n_jobs, cv, categorical, categorical_cols, policy, "rarity.run"
+    )
     if isinstance(cost, dict):
         cost = ",".join(f"{k}={v}" for k, v in cost.items())
     native = _rarity.run_job(

@@ -49,6 +49,8 @@ PARAM_TYPES = {
     "random_state": "Optional[int]",
     "pos_label": "Any",
     "categorical_features": "Optional[Union[str, Sequence[Any]]]",
+    "missing": "str",
+    "unknown": "str",
     "target": "Optional[Union[str, int]]",
     "cost": "Optional[Union[str, dict[str, float]]]",
     "correct": "Optional[Union[bool, str]]",

@@ -420,14 +420,52 @@ def target(y, estimator_name="This estimator"):
     return y
 
 
-def labels(y, positive=None, estimator_name="This estimator"):
-    """The :class:`Labels` of ``y``."""
+#: The class code of a row whose label is missing (the native layer drops or
+#: refuses such rows under the missing-value policy).
+NO_LABEL = np.uint32(2**32 - 1)
+
+
+def labels(y, positive=None, estimator_name="This estimator", allow_missing=False):
+    """The :class:`Labels` of ``y``. With ``allow_missing``, a missing label
+    (``None``, NaN, pandas' ``NA``) is not an error: its row's code is
+    :data:`NO_LABEL`, which the native data drops and counts (or refuses
+    with ``missing='error'``), as the readers drop a row missing its label."""
+    missing = _missing_labels(y) if allow_missing else None
+    if missing is not None and missing.any():
+        if missing.all():
+            raise ValueError("every label of y is missing; every row to fit on needs a class label")
+        y = _label_array(y)
+        present = labels(y[~missing], positive, estimator_name)
+        codes = np.full(len(y), NO_LABEL, dtype=np.uint32)
+        codes[~missing] = present.codes
+        present.codes = codes
+        return present
     y = target(y, estimator_name)
     try:
         classes, inverse = _unique_inverse(y)
     except TypeError as e:
         raise ValueError(f"y mixes labels that cannot be ordered: {e}") from None
     return Labels(classes, inverse.ravel(), positive)
+
+
+def _label_array(y):
+    """``y`` (a list, array or pandas / polars series) as a NumPy array."""
+    if _is_series(y) or (hasattr(y, "to_numpy") and hasattr(y, "columns")):
+        y = y.to_numpy()
+    return np.asarray(y)
+
+
+def _missing_labels(y):
+    """Per row, whether ``y``'s label is missing (``None``, NaN, ``pd.NA``),
+    or ``None`` when ``y`` cannot hold one."""
+    a = _label_array(y)
+    if a.ndim != 1:
+        return None
+    if a.dtype.kind == "f":
+        return np.isnan(a)
+    if a.dtype.kind == "O":
+        return np.array([v is None or (isinstance(v, float) and v != v) or str(v) == "<NA>" for v in a])
+    return None
 
 
 def _unique_inverse(y):

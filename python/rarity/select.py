@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from . import _html, _rarity
 from . import _validation as V
+from ._classifier import _warn_dropped
+from ._run import _missing
 
 __all__ = ["select", "reverse_testing", "Selection"]
 
@@ -55,6 +57,7 @@ class Selection(dict):
 def select(
     learners, X_train, y_train, X_target, *, method=DEFAULT_METHOD, variant="default",
     metric="accuracy", benefit=None, y_target=None, seed=42, n_jobs=None, pos_label=None,
+    missing="auto",
 ):
     """Ranks learners for the unlabelled target rows ``X_target``, as
     ``rarity select --format json`` does (the same request and call; the
@@ -89,6 +92,11 @@ def select(
     seed : int, default=42
     n_jobs : int, default=None
     pos_label : label, default=None
+    missing : {"auto", "keep", "drop", "error"}, default="auto"
+        Missing values of ``X_train`` (``rarity select --missing``): kept
+        when every learner learns where they go, else their rows dropped
+        (``"auto"``; a warning counts them), or refused; the target rows
+        owe a value everywhere a learner cannot take a missing one.
 
     Returns
     -------
@@ -112,8 +120,10 @@ def select(
         learners = ",".join(learners)
     n_jobs = V.n_jobs_of(n_jobs)
     feats, _ = V.features(X_train, n_jobs)
-    lab = V.labels(y_train, pos_label)
-    data = _rarity.Data(feats, lab.codes, lab.class_names, "y", None, n_jobs)
+    lab = V.labels(y_train, pos_label, allow_missing=True)
+    policy = _missing(missing, "learners", [learners])
+    data = _rarity.Data(feats, lab.codes, lab.class_names, "y", None, n_jobs, missing=policy)
+    _warn_dropped("rarity.select", data, feats.n_rows_)
     target, _ = V.features(X_target, n_jobs)
     truth = None
     if y_target is not None:
@@ -125,6 +135,7 @@ def select(
 def reverse_testing(
     learners, X_train, y_train, X_target, *, method=DEFAULT_METHOD, variant="default",
     metric="accuracy", benefit=None, y_target=None, seed=42, n_jobs=None, pos_label=None,
+    missing="auto",
 ):
     """:func:`select` under its older name, with the ranking's keys also at
     the top level (``learners``, ``order``, ``score``, ``pairs``,
@@ -133,7 +144,7 @@ def reverse_testing(
 
     Parameters
     ----------
-    learners, X_train, y_train, X_target, method, variant, metric, benefit, y_target, seed, n_jobs, pos_label
+    learners, X_train, y_train, X_target, method, variant, metric, benefit, y_target, seed, n_jobs, pos_label, missing
         As for :func:`select`.
 
     Returns
@@ -152,5 +163,6 @@ def reverse_testing(
     r = select(
         learners, X_train, y_train, X_target, method=method, variant=variant, metric=metric,
         benefit=benefit, y_target=y_target, seed=seed, n_jobs=n_jobs, pos_label=pos_label,
+        missing=missing,
     )
     return Selection({**r["ranking"], **r})

@@ -365,6 +365,44 @@ def _categorical_columns(df, cols, categorical, categorical_cols):
     return [c for c in cols if c in declared or (text and isinstance(types[c], T.StringType))]
 
 
+def _incomplete(df, cols):
+    """A Spark condition: the row misses a value of one of ``cols`` (null,
+    NaN, or a text the readers read as missing: empty, ``?``, ``NA``)."""
+    F, T = _spark()
+    types = {f.name: f.dataType for f in df.schema.fields}
+    cond = None
+    for c in cols:
+        col = F.col(c)
+        if isinstance(types[c], (T.DoubleType, T.FloatType)):
+            miss = col.isNull() | F.isnan(col)
+        elif isinstance(types[c], T.StringType):
+            miss = col.isNull() | F.trim(col).isin("", "?", "NA")
+        else:
+            miss = col.isNull()
+        cond = miss if cond is None else cond | miss
+    return cond
+
+
+def _missing_rows(rows, cols, label, policy):
+    """``rows`` under the settled missing-value ``policy``: ``keep`` drops
+    the rows whose label is missing, ``drop`` every incomplete row,
+    ``error`` refuses the first (checked on the cluster)."""
+    if policy == "error":
+        bad = _run("fit", lambda: rows.where(_incomplete(rows, [*cols, label])).limit(1).collect())
+        if bad:
+            row = bad[0].asDict()
+            col = next(c for c in [*cols, label] if _is_missing(row[c]))
+            raise ValueError(f"fit: column '{col}' has a missing value (missing='error'); a row: {row}")
+        return rows
+    gone = _incomplete(rows, [label] if policy == "keep" else [*cols, label])
+    return rows.where(~gone)
+
+
+def _is_missing(v):
+    """Whether a collected value is missing, as the readers read one."""
+    return v is None or (isinstance(v, float) and v != v) or (isinstance(v, str) and v.strip() in ("", "?", "NA"))
+
+
 def _level_table(df, columns):
     """The levels of ``columns`` in ``df``'s rows: a table per partition
     (one Arrow batch at a time), merged on the driver. The merge is a union
@@ -434,6 +472,7 @@ def fit(
     path=None,
     categorical="one-hot",
     categorical_cols=None,
+    missing="auto",
 ):
     """Trains strategy ``spec`` on the driver from a distributed sample.
 
@@ -463,6 +502,15 @@ def fit(
     categorical_cols : list of str, optional
         Feature columns read as level codes whatever their type (numeric
         codes by their text), as ``--categorical-cols``.
+    missing : {"auto", "keep", "drop", "error"}, default="auto"
+        Missing values (nulls, NaN, empty, ``"?"``, ``"NA"``), as ``rarity
+        fit --missing`` settles them: kept (NaN) for a strategy that takes
+        them (a learner that learns where they go, or an ``impute(...)``
+        stage, whose statistics are then the sample's, each row weighted by
+        1 / its keep rate), the incomplete rows dropped on the cluster, or
+        an error; ``"auto"`` keeps them when the strategy takes them and
+        drops otherwise. A row whose label is missing is dropped unless
+        ``"error"``.
 
     Level codes: each partition collects its columns' levels, the driver
     merges them (their union, codes in sorted order of the level texts, as
@@ -506,13 +554,14 @@ def fit(
     if missing:
         raise ValueError(f"fit: no column {', '.join(map(repr, missing))}; columns are: {', '.join(df.columns)}")
     coded = _categorical_columns(df, cols, categorical, categorical_cols)
-    rows = df.select(*cols, label)
+    policy = _rarity.missing_policy(str(missing), "strategies", [spec])
+    rows = _missing_rows(df.select(*cols, label), cols, label, policy)
     levels = None
     if coded:
         levels = _level_table(rows, coded)
-        # A row missing a level (null, empty, "?", "NA": a NaN code) is
-        # dropped, as the file readers drop it.
-        rows = _coded(rows, levels, coded).dropna(subset=coded)
+        # A missing level (null, empty, "?", "NA") is a NaN code: kept, as
+        # the file readers keep it under the same policy.
+        rows = _coded(rows, levels, coded)
     if population is None:
         population = _counts(rows, label)
     # Ordered by value: the rows (and so the model) whatever the partitioning.
@@ -623,7 +672,7 @@ def _broadcast(df, model, decision):
     return ready, bc, uuid.uuid4().hex, _LAST_LOADS
 
 
-def predict(df, model, decision=None, reasons=None):
+def predict(df, model, decision=None, unknown="error", reasons=None):
     """Scores every row of ``df`` on the executors.
 
     The model is broadcast once as bytes; each Python worker loads it once
@@ -639,6 +688,11 @@ def predict(df, model, decision=None, reasons=None):
     decision : str, optional
         Decide by this rule instead of the saved one (``rarity predict
         --decision``), e.g. ``"threshold(0.3)"`` or ``"cost(fn=10,fp=1)"``.
+    unknown : {"error", "ignore"}, default="error"
+        A categorical level the model was not trained on: an error (the
+        task fails, naming the levels), or read as ``rarity predict
+        --unknown ignore`` reads it. A missing value is scored where the
+        model takes missing values and an error elsewhere.
     reasons : int, optional
         Also append each row's ``reasons`` strongest reasons (``rarity predict
         --reasons K``): ``reason_1..K`` (source columns), ``value_1..K`` (the
@@ -666,6 +720,8 @@ def predict(df, model, decision=None, reasons=None):
     200
     """
     _, T = _spark()
+    if unknown not in ("error", "ignore"):
+        raise ValueError(f"predict: unknown={unknown!r} is invalid; expected 'error' or 'ignore'")
     if reasons is not None and (isinstance(reasons, bool) or not isinstance(reasons, int)):
         raise ValueError(f"predict: reasons={reasons!r} is invalid; expected a whole number of reasons")
     ready, bc, token, loads = _broadcast(df, model, decision)
@@ -688,7 +744,7 @@ def predict(df, model, decision=None, reasons=None):
         m = _worker_model(bc, token, loads)
         for b in batches:
             if b.num_rows:
-                yield native.predict_batch(m, b, reasons)
+                yield native.predict_batch(m, b, unknown, reasons)
 
     return df.mapInArrow(score, out)
 

@@ -6,9 +6,14 @@
 //! declared categorical (`categorical_features=`) as one feature of level
 //! codes each, levels sorted by text as the readers sort a file's (or in a
 //! declared order), and, predicting, mapped to the model's levels by text
-//! (NaN when missing or unseen). Training, a row missing a categorical
-//! column's value is dropped and counted, as the file readers drop it
-//! (`--missing drop`), so a table and its CSV give the same model.
+//! (NaN when missing; a level unseen in training an error, or NaN with
+//! `unknown='ignore'`, as `rarity predict --unknown`). Missing values
+//! (NaN, None, null, empty, `?`, `NA`) follow the missing-value policy the
+//! caller settled (`rarity::job::missing_policy`), as the file readers
+//! follow `--missing`: kept (NaN; a row missing its label dropped and
+//! counted), the incomplete rows dropped and counted before any level is
+//! collected, or an error naming the row (counted from 0) and the column, so
+//! a table and its CSV give the same model.
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -27,7 +32,7 @@ use pyo3_arrow::PyTable;
 
 use rarity::data::read::{
     assign_classes, encode_columns_keyed, encode_columns_with_schema, feature_names, Column,
-    ColumnValues, KeyColumn,
+    ColumnValues, KeyColumn, Missing, Unknown,
 };
 use rarity::data::{ColumnEncoding, Dataset, Schema, Values};
 
@@ -149,7 +154,7 @@ fn level_of(v: &Option<String>) -> Option<&str> {
 
 /// The level codes and levels of training column `name`: levels in the
 /// declared `order` (those present), else sorted by text; a missing value
-/// is NaN (its rows are dropped before fitting: [`Features::rows_with_levels`]).
+/// is NaN (kept, or its row dropped before fitting: [`Features::training_rows`]).
 fn category_codes(
     name: &str,
     texts: &[Option<String>],
@@ -213,20 +218,13 @@ fn default_names(d: usize) -> Vec<String> {
     (0..d).map(|j| format!("x{j}")).collect()
 }
 
-/// A missing value in an Arrow column, as the library reports it.
-fn missing(row: usize, column: &str) -> PyErr {
-    value_error(format!("row {}, column '{column}': missing value", row + 1))
-}
-
 /// One Arrow column as rarity reads it: numbers (integers and floats, cast
-/// to `f64`) or text (strings, categoricals, booleans as `True`/`False`).
+/// to `f64`; a null is NaN, a missing value) or text (strings,
+/// categoricals, booleans as `True`/`False`).
 fn arrow_column(name: &str, a: &ArrayRef) -> PyResult<Col> {
     let dt = a.data_type();
     let numeric = dt.is_numeric() && !matches!(dt, DataType::Float16);
     if numeric {
-        if let Some(row) = (0..a.len()).find(|&i| a.is_null(i)) {
-            return Err(missing(row, name));
-        }
         let f = match dt {
             DataType::Float64 => a.as_primitive::<Float64Type>().clone(),
             _ => arrow_cast::cast(a, &DataType::Float64)
@@ -234,6 +232,12 @@ fn arrow_column(name: &str, a: &ArrayRef) -> PyResult<Col> {
                 .as_primitive::<Float64Type>()
                 .clone(),
         };
+        if f.null_count() > 0 {
+            let v: Vec<f64> = (0..f.len())
+                .map(|i| if f.is_null(i) { f64::NAN } else { f.value(i) })
+                .collect();
+            return Ok(Col::Numbers(Numbers::Owned(Arc::new(v))));
+        }
         return Ok(Col::Numbers(Numbers::Arrow(f)));
     }
     // Dates and timestamps come as ISO 8601 text, which a time or group
@@ -371,7 +375,7 @@ impl Features {
                     target_name,
                 };
                 debug_assert_eq!(values.len(), n * d);
-                refuse_missing(Dataset::from_values(values.clone(), y, schema)?)?
+                Dataset::from_values(values.clone(), y, schema)?
             }
             Inner::Columns { cols, .. } => {
                 let times = cols.iter().filter_map(|(name, c)| match c {
@@ -394,7 +398,7 @@ impl Features {
                     encodings: kinds,
                     target_name,
                 };
-                refuse_missing(Dataset::new(x, y, schema)?)?
+                Dataset::new(x, y, schema)?
             }
         };
         match weights {
@@ -413,6 +417,8 @@ impl Features {
         &self,
         schema: &Schema,
         numeric: &OnceLock<Arc<Schema>>,
+        unknown: Unknown,
+        missing_ok: &[bool],
     ) -> rarity::Result<Dataset> {
         match &self.inner {
             Inner::Matrix {
@@ -423,17 +429,27 @@ impl Features {
             } if *d == schema.feature_names.len() && !schema.has_categorical() => {
                 let s = numeric
                     .get_or_init(|| Arc::new(numeric_schema(schema.feature_names.clone(), schema)));
-                refuse_missing(Dataset::from_shared(
-                    values.clone(),
-                    vec![0; *n],
-                    Arc::clone(s),
-                )?)
+                Dataset::from_shared(values.clone(), vec![0; *n], Arc::clone(s))
             }
-            _ => self.for_schema(schema),
+            _ => self.for_schema(schema, unknown, missing_ok),
         }
     }
 
-    pub fn for_schema(&self, schema: &Schema) -> rarity::Result<Dataset> {
+    /// The rows to predict on, encoded as the training data of `schema`
+    /// (see [`Features::for_model`]); a level the model was not trained on
+    /// is an error listing them, or with [`Unknown::Ignore`] all zeros
+    /// (one-hot) or NaN (a level no split holds, the prior of a target
+    /// encoding). A missing level of a categorical column whose missing
+    /// values the model does not take (`missing_ok`, one flag per encoding:
+    /// `FittedStrategy::missing_columns`) is an error naming its row
+    /// (counted from 0); the other features' missing values are the
+    /// model's to refuse.
+    pub fn for_schema(
+        &self,
+        schema: &Schema,
+        unknown: Unknown,
+        missing_ok: &[bool],
+    ) -> rarity::Result<Dataset> {
         let n = self.n_rows();
         match &self.inner {
             Inner::Matrix {
@@ -453,21 +469,31 @@ impl Features {
                     let columns = Features {
                         inner: Inner::Columns { cols, n },
                     };
-                    return columns.for_schema(schema);
+                    return columns.for_schema(schema, unknown, missing_ok);
                 }
-                refuse_missing(Dataset::from_values(
-                    values.clone(),
-                    vec![0; n],
-                    numeric_schema(names, schema),
-                )?)
+                Dataset::from_values(values.clone(), vec![0; n], numeric_schema(names, schema))
             }
             Inner::Columns { cols, .. } => {
                 let mut columns = self.columns();
                 let mut view = schema.clone();
-                for e in &mut view.encodings {
+                for (k, e) in view.encodings.iter_mut().enumerate() {
                     if let ColumnEncoding::Categorical { name, levels } = e {
                         if let Some(j) = cols.iter().position(|(c, _)| c == name) {
+                            if !missing_ok.get(k).copied().unwrap_or(false) {
+                                if let Some(i) = (0..n).find(|&i| self.missing_at(i, j)) {
+                                    return Err(rarity::Error::data(format!(
+                                        "row {i}, column '{name}': missing value (a prediction \
+                                         is owed for every row, and the model cannot take \
+                                         missing values in this column: fit it with an \
+                                         impute(...) stage, or a learner that learns where \
+                                         missing values go)"
+                                    )));
+                                }
+                            }
                             let codes = cols[j].1.codes(levels);
+                            if unknown == Unknown::Error {
+                                unseen_levels(name, &cols[j].1, &codes)?;
+                            }
                             columns[j].values = ColumnValues::Numbers(Cow::Owned(codes));
                         }
                         *e = ColumnEncoding::Numeric { name: name.clone() };
@@ -475,8 +501,8 @@ impl Features {
                 }
                 // The level codes stand as numbers for the encoding; the
                 // dataset keeps the model's schema (NaN: missing or unseen).
-                let x = encode_columns_with_schema(&columns, &view)?;
-                refuse_missing(Dataset::new(x, vec![0; n], schema.clone())?)
+                let x = encode_columns_with_schema(&columns, &view, unknown)?;
+                Dataset::new(x, vec![0; n], schema.clone())
             }
         }
     }
@@ -507,26 +533,19 @@ impl Features {
         Ok((x, kinds))
     }
 
-    /// The rows with a value in every categorical column, as the file
-    /// readers keep training rows (a missing level drops its row); `None`
-    /// when that is every row.
-    fn rows_with_levels(&self) -> Option<Vec<usize>> {
-        let Inner::Columns { cols, n } = &self.inner else {
-            return None;
-        };
-        let cats: Vec<&Arc<Vec<Option<String>>>> = (cols.iter())
-            .filter_map(|(_, c)| match c {
-                Col::Category(t, _) => Some(t),
-                _ => None,
-            })
-            .collect();
-        let rows: Vec<usize> = (0..*n)
-            .filter(|&i| cats.iter().all(|t| level_of(&t[i]).is_some()))
-            .collect();
-        (rows.len() < *n).then_some(rows)
+    /// Whether the value of column `j` at row `i` is missing (NaN, None,
+    /// null, or a missing text: empty, `?`, `NA`).
+    fn missing_at(&self, i: usize, j: usize) -> bool {
+        match &self.inner {
+            Inner::Matrix { values, d, .. } => values[i * d + j].is_nan(),
+            Inner::Columns { cols, .. } => match &cols[j].1 {
+                Col::Numbers(v) => v.values()[i].is_nan(),
+                Col::Text(t) | Col::Time(t, _) | Col::Category(t, _) => level_of(&t[i]).is_none(),
+            },
+        }
     }
 
-    /// These features at `rows` (a table's columns; a matrix as it is).
+    /// These features at `rows`, in that order.
     fn take(&self, rows: &[usize]) -> Features {
         match &self.inner {
             Inner::Columns { cols, .. } => Features {
@@ -538,34 +557,84 @@ impl Features {
                     n: rows.len(),
                 },
             },
-            Inner::Matrix { .. } => self.clone(),
+            Inner::Matrix {
+                values, d, names, ..
+            } => {
+                let mut x = Vec::with_capacity(rows.len() * d);
+                for &i in rows {
+                    x.extend_from_slice(&values[i * d..(i + 1) * d]);
+                }
+                Features {
+                    inner: Inner::Matrix {
+                        values: Values::from_vec(x),
+                        n: rows.len(),
+                        d: *d,
+                        names: names.clone(),
+                    },
+                }
+            }
         }
     }
 
-    /// The features, labels `y` and `weights` to fit on: without the rows
-    /// missing a categorical value ([`Features::rows_with_levels`]), and how
-    /// many were dropped. Labels or weights of the wrong length are left
-    /// for [`Features::dataset`] to report.
+    /// The features, labels `y` (a missing one [`NO_LABEL`]) and `weights`
+    /// to fit on under the settled missing-value `policy`, as the readers
+    /// follow `--missing`: `keep` drops only the rows whose label (or `key`
+    /// column) is missing, `drop` every incomplete row, `error` fails on the
+    /// first missing value, naming its row (counted from 0) and column.
+    /// Labels or weights of the wrong length are left for
+    /// [`Features::dataset`] to report.
     fn training_rows(
         &self,
         y: Vec<u32>,
         weights: Option<Vec<f64>>,
-    ) -> rarity::Result<(Features, Vec<u32>, Option<Vec<f64>>, usize)> {
+        policy: Missing,
+        key: Option<&KeyColumn>,
+    ) -> rarity::Result<(Features, Vec<u32>, Option<Vec<f64>>, Dropped)> {
         let n = self.n_rows();
         let fits = y.len() == n && weights.as_ref().is_none_or(|w| w.len() == n);
-        let Some(rows) = self.rows_with_levels().filter(|_| fits) else {
-            return Ok((self.clone(), y, weights, 0));
-        };
+        let names = self.names();
+        let key_at = key.and_then(|k| names.iter().position(|c| *c == k.name));
+        let mut rows = Vec::with_capacity(n);
+        let mut dropped = Dropped::default();
+        for i in (0..n).filter(|_| fits) {
+            let column = (0..names.len()).find(|&j| self.missing_at(i, j));
+            let unusable = y[i] == NO_LABEL || key_at.is_some_and(|k| self.missing_at(i, k));
+            if !unusable && (policy == Missing::Keep || column.is_none()) {
+                rows.push(i);
+                continue;
+            }
+            if policy == Missing::Error {
+                return Err(rarity::Error::data(match column {
+                    Some(j) if y[i] != NO_LABEL => {
+                        format!("row {i}, column '{}': missing value", names[j])
+                    }
+                    _ => format!("row {i}: the label is missing"),
+                }));
+            }
+            if policy == Missing::Keep {
+                dropped.label += 1;
+            } else {
+                dropped.missing += 1;
+            }
+        }
+        if !fits || rows.len() == n {
+            return Ok((self.clone(), y, weights, dropped));
+        }
         if rows.is_empty() {
             return Err(rarity::Error::data(format!(
-                "every one of the {n} rows misses a value in a categorical column, and such \
-                 rows are dropped; nothing is left to fit on"
+                "every one of the {n} rows misses a value ({}), and such rows are dropped; \
+                 nothing is left to fit on",
+                if policy == Missing::Keep {
+                    "its label"
+                } else {
+                    "missing='keep' keeps the missing feature values for a strategy that takes them"
+                }
             )));
         }
         let pick = |v: &[f64]| rows.iter().map(|&i| v[i]).collect();
         let y = rows.iter().map(|&i| y[i]).collect();
         let weights = weights.as_deref().map(pick);
-        Ok((self.take(&rows), y, weights, n - rows.len()))
+        Ok((self.take(&rows), y, weights, dropped))
     }
 
     /// The named columns of these features (a matrix's columns named
@@ -587,6 +656,35 @@ impl Features {
             }
         }
     }
+}
+
+/// Fails when categorical column `name` (`col`, coded `codes` by the
+/// model's levels) holds levels the model was not trained on, counting the
+/// rows and listing the levels, as `rarity predict` does.
+fn unseen_levels(name: &str, col: &Col, codes: &[f64]) -> rarity::Result<()> {
+    let texts = col.level_texts();
+    let mut unseen: std::collections::BTreeMap<&str, usize> = Default::default();
+    for (t, c) in texts.iter().zip(codes) {
+        if let (true, Some(level)) = (c.is_nan(), level_of(t)) {
+            *unseen.entry(level).or_insert(0) += 1;
+        }
+    }
+    if unseen.is_empty() {
+        return Ok(());
+    }
+    let rows: usize = unseen.values().sum();
+    let list: Vec<String> = unseen
+        .iter()
+        .take(20)
+        .map(|(l, n)| format!("'{l}' ({n} row{})", if *n == 1 { "" } else { "s" }))
+        .collect();
+    Err(rarity::Error::data(format!(
+        "column '{name}': {rows} row(s) have {} level(s) the model was not trained on: {}; \
+         unknown='ignore' reads them as a level no split holds (the prior of a target \
+         encoding)",
+        unseen.len(),
+        list.join(", ")
+    )))
 }
 
 /// `schema` with the numeric columns `names`: the schema of a matrix.
@@ -829,25 +927,53 @@ pub fn split_key(cv: Option<&str>) -> PyResult<Option<KeyColumn>> {
     }
 }
 
+/// The class id of a row whose label is missing (`None`, NaN): the row is
+/// dropped (`missing='keep'` or `'drop'`) or refused (`'error'`).
+pub const NO_LABEL: u32 = u32::MAX;
+
+/// Rows left out before fitting, as the file readers count them.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Dropped {
+    /// Rows with a missing feature value (`missing='drop'`).
+    pub missing: usize,
+    /// Rows whose label (or cross-validation key) is missing, while
+    /// missing feature values are kept.
+    pub label: usize,
+}
+
 /// A labelled dataset, ready to fit on.
 #[pyclass(frozen, module = "rarity._rarity")]
 pub struct Data {
     pub ds: Dataset,
-    /// Rows left out for a missing categorical value (as the file readers
-    /// drop them).
-    pub dropped: usize,
+    /// Rows left out for missing values (as the file readers drop them).
+    pub dropped: Dropped,
 }
 
 impl Data {
     /// A dataset from which no row was dropped.
     pub fn whole(ds: Dataset) -> Data {
-        Data { ds, dropped: 0 }
+        Data {
+            ds,
+            dropped: Dropped::default(),
+        }
+    }
+
+    /// A dataset with the rows a reader's `report` dropped.
+    pub fn read(ds: Dataset, report: &rarity::data::read::ReadReport) -> Data {
+        Data {
+            ds,
+            dropped: Dropped {
+                missing: report.dropped_missing,
+                label: report.dropped_label,
+            },
+        }
     }
 
     /// The rows dropped, as a command's JSON reports them.
     pub fn rows_dropped(&self) -> rarity::data::read::RowsDropped {
         rarity::data::read::ReadReport {
-            dropped_missing: self.dropped,
+            dropped_missing: self.dropped.missing,
+            dropped_label: self.dropped.label,
             ..Default::default()
         }
         .rows_dropped()
@@ -856,10 +982,12 @@ impl Data {
 
 #[pymethods]
 impl Data {
-    /// Features with class ids `y`, the class names, the target's name and
-    /// optional row weights.
+    /// Features with class ids `y` (a missing label [`NO_LABEL`]), the
+    /// class names, the target's name, optional row weights, and the
+    /// missing-value policy settled for the strategies that will fit on it
+    /// (`keep`, `drop` or `error`: [`crate::functions::missing_policy`]).
     #[new]
-    #[pyo3(signature = (features, y, class_names, target_name="y".to_string(), weights=None, n_jobs=None, cv=None))]
+    #[pyo3(signature = (features, y, class_names, target_name="y".to_string(), weights=None, n_jobs=None, cv=None, missing="drop"))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -870,22 +998,37 @@ impl Data {
         weights: Option<PyReadonlyArray1<'_, f64>>,
         n_jobs: Option<i64>,
         cv: Option<&str>,
+        missing: &str,
     ) -> PyResult<Data> {
+        let policy = settled(missing)?;
         let y = y.as_array().to_vec();
         let weights = weights.map(|w| w.as_array().to_vec());
         let f = features.clone();
         let key = split_key(cv)?;
         run(py, n_jobs, move || {
-            let (f, y, weights, dropped) = f.training_rows(y, weights)?;
+            let (f, y, weights, dropped) = f.training_rows(y, weights, policy, key.as_ref())?;
             let ds = f.dataset(y, class_names, target_name, weights, key.as_ref())?;
             Ok(Data { ds, dropped })
         })
     }
 
-    /// Rows left out because a categorical column misses their value.
+    /// Rows left out for missing values (their feature values under
+    /// `missing='drop'`, their labels).
     #[getter]
     fn rows_dropped_(&self) -> usize {
-        self.dropped
+        self.dropped.missing + self.dropped.label
+    }
+
+    /// Rows left out because their label is missing.
+    #[getter]
+    fn rows_dropped_label_(&self) -> usize {
+        self.dropped.label
+    }
+
+    /// Feature values kept missing (NaN).
+    #[getter]
+    fn missing_values_(&self) -> usize {
+        self.ds.missing_counts().iter().sum()
     }
 
     #[getter]
@@ -952,6 +1095,17 @@ impl Data {
     }
 }
 
+/// A settled missing-value policy word (`keep`, `drop`, `error`).
+pub fn settled(missing: &str) -> PyResult<Missing> {
+    match Missing::from_word(missing) {
+        Some(Missing::Auto) | None => Err(value_error(format!(
+            "missing='{missing}' is invalid here; expected keep, drop or error (a policy \
+             settled by rarity's missing_policy)"
+        ))),
+        Some(m) => Ok(m),
+    }
+}
+
 /// Orders labels into classes as every rarity reader does: `names` are the
 /// distinct labels as text, `counts` their rows. Returns the class names
 /// (class `k` is `names[k]`) and, per given label, its class id. Numeric
@@ -969,28 +1123,4 @@ pub fn assign_labels(
     }
     let pairs: Vec<(String, usize)> = names.into_iter().zip(counts).collect();
     assign_classes(&pairs, positive.as_deref(), false).map_err(to_py)
-}
-
-/// `ds`, or the error of its first missing value (NaN) at a numeric
-/// feature: the library's datasets hold missing values, which the learners
-/// that can take them learn from, but the package's policy on them (which
-/// strategies take them, the messages, the estimators' tags) is not yet
-/// written, so Python refuses them as it did (a categorical feature's NaN
-/// stays a missing or unseen level).
-fn refuse_missing(ds: Dataset) -> rarity::Result<Dataset> {
-    let d = ds.n_features();
-    if d == 0 || !ds.features().iter().any(|v| v.is_nan()) {
-        return Ok(ds);
-    }
-    let levels = ds.schema().categorical_levels();
-    let bad =
-        (0..ds.features().len()).find(|&p| ds.features()[p].is_nan() && levels[p % d].is_none());
-    match bad {
-        Some(p) => Err(rarity::Error::data(format!(
-            "row {}, feature '{}' is NaN, not a finite number",
-            p / d + 1,
-            ds.schema().feature_names[p % d]
-        ))),
-        None => Ok(ds),
-    }
 }

@@ -57,7 +57,11 @@ pub fn explain(
     let y = y.as_array().to_vec();
     let (f, fitted) = (features.clone(), Arc::clone(&model.fitted));
     let e = run(py, n_jobs, move || {
-        let unlabelled = f.for_schema(&fitted.schema)?;
+        let unlabelled = f.for_schema(
+            &fitted.schema,
+            rarity::data::read::Unknown::Error,
+            &fitted.missing_columns(),
+        )?;
         let x = unlabelled.features().to_vec();
         let held = Dataset::new(x, y, unlabelled.schema().clone())?;
         plan.run(&fitted, &held)

@@ -107,6 +107,49 @@ where
     PyList::new(py, items)
 }
 
+/// The missing-value policy a table is read with, settled before it is
+/// (`rarity::job::missing_policy`, as every command settles `--missing`):
+/// `missing` as asked (`auto`, `keep`, `drop`, `error`) and what will fit on
+/// it, `specs` of `kind` `strategies` (strategy specs; `None`: the task's
+/// defaults, each imputing where it must), `learners` or `sampler`; `none`
+/// for nothing. Returns `keep`, `drop` or `error`; `keep` asked for what
+/// cannot take missing values is a `ValueError` naming the stage to add.
+#[pyfunction]
+#[pyo3(signature = (missing, kind="strategies", specs=None))]
+pub fn missing_policy(missing: &str, kind: &str, specs: Option<Vec<String>>) -> PyResult<String> {
+    use rarity::data::read::Missing;
+    use rarity::job::{self, Front};
+    let asked = Missing::from_word(missing).ok_or_else(|| {
+        value_error(format!(
+            "missing={missing:?} is invalid; expected 'auto', 'keep', 'drop' or 'error'"
+        ))
+    })?;
+    let refusal = match (kind, specs) {
+        ("none", _) | (_, None) => None,
+        ("strategies", Some(specs)) => {
+            let built = specs
+                .iter()
+                .map(|s| rarity::spec::build_strategy(s))
+                .collect::<rarity::Result<Vec<_>>>()
+                .map_err(crate::pool::to_py)?;
+            job::refusal(&built.iter().collect::<Vec<_>>())
+        }
+        ("learners", Some(specs)) => {
+            let built =
+                rarity::spec::build_learners(&specs.join(",")).map_err(crate::pool::to_py)?;
+            job::select::learners_refusal(&built)
+        }
+        ("sampler", Some(specs)) => {
+            let s = rarity::sample::parse_sampler(&specs.join("+")).map_err(crate::pool::to_py)?;
+            job::resample::sampler_refusal(s.as_ref())
+        }
+        (k, _) => return Err(value_error(format!("unknown kind of specs '{k}'"))),
+    };
+    job::missing_policy(asked, refusal, Front::Python)
+        .map(|m| m.word().to_string())
+        .map_err(crate::pool::to_py)
+}
+
 /// Whether sampler `spec` makes rows that are not rows of the input
 /// (`Sampler::synthesizes`).
 #[pyfunction]
@@ -205,8 +248,9 @@ pub fn load_bundled(py: Python<'_>, name: String, n_jobs: Option<i64>) -> PyResu
 /// A data file (CSV, KEEL `.dat`, ARFF), read as the command line reads
 /// it: `target` a name or 0-based index (default: last column),
 /// `categorical="one-hot"` to encode text columns (`"native"`: one feature
-/// of level codes each, `categorical_cols` declaring more), `missing="error"`
-/// to refuse incomplete rows instead of dropping them.
+/// of level codes each, `categorical_cols` declaring more), `missing` the
+/// settled policy ([`missing_policy`]: `keep`, `drop`, or `error` to refuse
+/// incomplete rows).
 #[pyfunction]
 #[pyo3(signature = (path, target=None, positive=None, delimiter=",", categorical="error", missing="drop", n_jobs=None, cv=None, categorical_cols=None))]
 #[allow(clippy::too_many_arguments)]
@@ -222,7 +266,7 @@ pub fn read_file(
     cv: Option<&str>,
     categorical_cols: Option<Vec<String>>,
 ) -> PyResult<Data> {
-    use rarity::data::read::{read_path, Categorical, Missing};
+    use rarity::data::read::{read_path, Categorical};
     let delimiter = match delimiter.as_bytes() {
         [b] => *b,
         _ => return Err(value_error("delimiter must be one ASCII character")),
@@ -239,15 +283,7 @@ pub fn read_file(
         }
     };
     let (plain, column_modes) = column_modes(categorical_cols.unwrap_or_default())?;
-    let missing = match missing {
-        "drop" => Missing::Drop,
-        "error" => Missing::Error,
-        m => {
-            return Err(value_error(format!(
-                "missing='{m}' is invalid; expected drop or error"
-            )))
-        }
-    };
+    let missing = crate::data::settled(missing)?;
     let opts = ReadOptions {
         target,
         positive,
@@ -260,10 +296,7 @@ pub fn read_file(
         ..ReadOptions::default()
     };
     let (ds, report) = run(py, n_jobs, move || read_path(&path, &opts))?;
-    Ok(Data {
-        ds,
-        dropped: report.dropped_missing,
-    })
+    Ok(Data::read(ds, &report))
 }
 
 /// The plain names and the `(column, mode)` pairs of `categorical_cols`
@@ -658,7 +691,10 @@ pub fn select(
     let truth = truth.map(|t| t.ds.clone());
     let json = run(py, n_jobs, move || {
         let plan = request.plan()?;
-        let target = target.for_schema(train.schema())?;
+        // Missing values of the target rows are the learners' to refuse.
+        let every = vec![true; train.schema().encodings.len()];
+        let target =
+            target.for_schema(train.schema(), rarity::data::read::Unknown::Error, &every)?;
         Ok(plan.run(&train, &target, truth.as_ref())?.to_json())
     })?;
     json_py(py, &json)
@@ -965,14 +1001,6 @@ impl EvaluateResult {
     }
 }
 
-/// No row dropped: Python's readers keep no report of them.
-fn no_rows_dropped() -> RowsDropped {
-    RowsDropped {
-        count: 0,
-        reason: String::new(),
-    }
-}
-
 /// The folds of `time(...)` (`scheme="time"`: expanding window in the order
 /// of `values`) or `group(...)` (`"group"`: no value on both sides) from the
 /// values of a column named `column`, with the rows' class ids `labels`
@@ -1039,6 +1067,6 @@ pub fn resample_job(
     };
     let ds = data.ds.clone();
     let job = run(py, n_jobs, move || request.plan()?.run(&ds))?;
-    let summary = json_py(py, &job.to_json(None, &no_rows_dropped()))?;
+    let summary = json_py(py, &job.to_json(None, &data.rows_dropped()))?;
     Ok((summary, Data::whole(job.data)))
 }

@@ -37,6 +37,7 @@ fn _rarity(m: &Bound<'_, PyModule>) -> PyResult<()> {
     for f in [
         wrap_pyfunction!(functions::registry, m)?,
         wrap_pyfunction!(functions::sampler_synthesizes, m)?,
+        wrap_pyfunction!(functions::missing_policy, m)?,
         wrap_pyfunction!(functions::bundled, m)?,
         wrap_pyfunction!(functions::load_bundled, m)?,
         wrap_pyfunction!(functions::read_file, m)?,

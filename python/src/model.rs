@@ -12,6 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyType};
 
 use rarity::contributions::{Plan, ReasonKind, Reasons, TreeDump};
+use rarity::data::read::Unknown;
 use rarity::data::{ColumnEncoding, Dataset, Proba, Schema};
 use rarity::decide::Rule;
 use rarity::learn::gbdt::GbdtModel;
@@ -126,6 +127,17 @@ pub fn fit(
     Ok(Model::new(fitted))
 }
 
+/// The rule for levels a model was not trained on, as `unknown=` spells it.
+pub fn unknown_of(word: &str) -> PyResult<Unknown> {
+    match word {
+        "error" => Ok(Unknown::Error),
+        "ignore" => Ok(Unknown::Ignore),
+        w => Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "unknown={w:?} is invalid; expected 'error' or 'ignore'"
+        ))),
+    }
+}
+
 /// Fails, before fitting, when `data` has a categorical feature and the
 /// strategy's learner does not split categories as sets (the library's
 /// check, `Strategy::check_categorical`, worded for the estimators).
@@ -147,42 +159,49 @@ fn check_categorical(strategy: &rarity::strategy::Strategy, data: &Dataset) -> r
 
 #[pymethods]
 impl Model {
-    /// Class probabilities (`n x k`, columns in rarity's class order).
-    #[pyo3(signature = (features, n_jobs=None))]
+    /// Class probabilities (`n x k`, columns in rarity's class order); a
+    /// categorical level the model was not trained on is an error, or with
+    /// `unknown="ignore"` read as `rarity predict --unknown ignore` reads it.
+    #[pyo3(signature = (features, n_jobs=None, unknown="error"))]
     fn predict_proba<'py>(
         &self,
         py: Python<'py>,
         features: &Features,
         n_jobs: Option<i64>,
+        unknown: &str,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let unknown = unknown_of(unknown)?;
         let (f, m, s) = (
             features.clone(),
             Arc::clone(&self.fitted),
             Arc::clone(&self.numeric),
         );
         let p = score(py, features, n_jobs, move || {
-            let ds = f.for_model(&m.schema, &s)?;
+            let ds = f.for_model(&m.schema, &s, unknown, &m.missing_columns())?;
             m.predict_proba(&ds)
         })?;
         proba_array(py, p)
     }
 
-    /// Probabilities and the class ids the strategy's decision rule gives.
-    #[pyo3(signature = (features, n_jobs=None))]
+    /// Probabilities and the class ids the strategy's decision rule gives
+    /// (`unknown` as [`Model::predict_proba`] reads it).
+    #[pyo3(signature = (features, n_jobs=None, unknown="error"))]
     #[allow(clippy::type_complexity)]
     fn predict<'py>(
         &self,
         py: Python<'py>,
         features: &Features,
         n_jobs: Option<i64>,
+        unknown: &str,
     ) -> PyResult<(Bound<'py, PyArray2<f64>>, Bound<'py, PyArray1<u32>>)> {
+        let unknown = unknown_of(unknown)?;
         let (f, m, s) = (
             features.clone(),
             Arc::clone(&self.fitted),
             Arc::clone(&self.numeric),
         );
         let (p, labels) = score(py, features, n_jobs, move || {
-            let ds = f.for_model(&m.schema, &s)?;
+            let ds = f.for_model(&m.schema, &s, unknown, &m.missing_columns())?;
             m.predict(&ds)
         })?;
         Ok((proba_array(py, p)?, labels.into_pyarray(py)))

@@ -23,7 +23,10 @@ pub struct Drawn {
     data: Dataset,
 }
 
-/// Draws sampler `spec` (e.g. `smote(k=5)`) on `data` with `seed`.
+/// Draws sampler `spec` (e.g. `smote(k=5)`) on `data` with `seed`; a
+/// sampler that measures distances refuses missing values (a sampler
+/// returns the rows it is given, it never drops one), as `rarity resample
+/// --missing keep` does.
 #[pyfunction]
 #[pyo3(signature = (spec, data, seed, n_jobs=None))]
 pub fn resample(
@@ -38,6 +41,13 @@ pub fn resample(
     let sample = run(py, n_jobs, move || {
         d2.require_two_classes()?;
         let sampler = rarity::sample::parse_sampler(&spec)?;
+        let refusal = rarity::job::resample::sampler_refusal(sampler.as_ref());
+        if let (Some((i, j)), Some(why)) = (d2.first_missing(), refusal) {
+            return Err(rarity::Error::invalid(format!(
+                "row {i}, column '{}' is missing: {why}",
+                d2.feature_names()[j]
+            )));
+        }
         let s = sampler.resample(&d2, &mut rarity::rng::stream(seed, 0))?;
         rarity::cancel::check()?;
         Ok(s)

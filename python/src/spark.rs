@@ -36,7 +36,7 @@ use pyo3::types::PyBytes;
 use pyo3_arrow::{PyRecordBatch, PyTable};
 
 use rarity::contributions::{ReasonKind, Reasons};
-use rarity::data::read::{arrow_numbers, arrow_texts, assign_classes, level_codes};
+use rarity::data::read::{arrow_numbers, arrow_texts, assign_classes, level_codes, Unknown};
 use rarity::data::scores::prediction_columns;
 use rarity::data::{ColumnEncoding, Dataset, Schema};
 use rarity::metrics::ranges;
@@ -469,19 +469,22 @@ fn categorical_texts(batch: &RecordBatch, schema: &Schema) -> PyResult<RecordBat
 
 /// The rows of `batch` read from the model's source columns only, and
 /// their probabilities, labels and (with `reasons`) their reasons (one
-/// thread: Spark runs a task per core).
+/// thread: Spark runs a task per core); a missing value (null, NaN, a
+/// missing text) is scored where the model takes it and refused elsewhere,
+/// as `rarity predict` does, and an unseen level follows `unknown`.
 #[allow(clippy::type_complexity)]
 fn predict(
     py: Python<'_>,
     m: &Arc<FittedStrategy>,
     batch: &RecordBatch,
+    unknown: Unknown,
     reasons: Option<usize>,
 ) -> PyResult<(rarity::data::Proba, Vec<u32>, Option<ReasonRows>)> {
     let used = |c: &str| m.schema.encodings.iter().any(|e| e.name() == c);
     let f = Features::from_batch(&categorical_texts(batch, &m.schema)?, used)?;
     let m = Arc::clone(m);
     run(py, Some(1), move || {
-        let ds = f.for_schema(&m.schema)?;
+        let ds = f.for_schema(&m.schema, unknown, &m.missing_columns())?;
         let (p, labels) = m.predict(&ds)?;
         let why = match reasons {
             Some(k) => Some(reason_rows(&m, &ds, &labels, k)?),
@@ -522,15 +525,18 @@ pub fn check_reasons(model: &Model, k: usize) -> PyResult<()> {
 
 /// `batch` with the `p_<class>` columns and the decided `label` appended
 /// (then `reason_1..K`, `value_1..K`, `contribution_1..K` with `reasons`):
-/// each row's numbers are those `rarity predict` writes for it.
+/// each row's numbers are those `rarity predict` writes for it (`unknown`:
+/// `error` or `ignore`, as `--unknown`).
 #[pyfunction]
-#[pyo3(signature = (model, batch, reasons=None))]
+#[pyo3(signature = (model, batch, unknown="error", reasons=None))]
 pub fn predict_batch<'py>(
     py: Python<'py>,
     model: &Model,
     batch: PyRecordBatch,
+    unknown: &str,
     reasons: Option<usize>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let unknown = crate::model::unknown_of(unknown)?;
     let batch = batch.into_inner();
     let names = &model.fitted.schema.class_names;
     let specs = prediction_columns(&[], names);
@@ -544,7 +550,7 @@ pub fn predict_batch<'py>(
             s.name
         )));
     }
-    let (proba, labels, why) = predict(py, &model.fitted, &batch, reasons)?;
+    let (proba, labels, why) = predict(py, &model.fitted, &batch, unknown, reasons)?;
     let mut fields: Vec<Field> = schema.fields().iter().map(|f| f.as_ref().clone()).collect();
     let mut columns: Vec<ArrayRef> = batch.columns().to_vec();
     for (k, s) in specs.iter().take(names.len()).enumerate() {
@@ -610,7 +616,7 @@ fn scored(
     label: &str,
 ) -> PyResult<(Vec<u32>, Vec<f64>)> {
     let truth = binary_truth(model, batch, label)?;
-    let (proba, _, _) = predict(py, &model.fitted, batch, None)?;
+    let (proba, _, _) = predict(py, &model.fitted, batch, Unknown::Error, None)?;
     Ok((truth, proba.column(1)))
 }
 

@@ -119,18 +119,23 @@ def _dictionary(values, dictionary):
     return pa.DictionaryArray.from_arrays(codes, pa.array(dictionary))
 
 
-def test_an_unseen_level_is_read_as_missing():
+def test_an_unseen_level_follows_unknown_and_a_missing_one_the_model():
     X, y = shops()
     m = fitted(frame(X), y)
     Xp = X.head(5).copy()
     unseen = Xp.assign(shop=["never seen"] * 5)
-    missing = Xp.assign(shop=pd.Categorical([None] * 5, categories=["s00"]))
+    # As rarity predict --unknown error (issue 51 item 13).
+    with pytest.raises(ValueError, match=r"'never seen' \(5 rows\).*unknown='ignore'"):
+        m.predict_proba(unseen)
+    m.unknown = "ignore"
     p_unseen = m.predict_proba(unseen)
-    np.testing.assert_array_equal(p_unseen, m.predict_proba(missing))
-    np.testing.assert_array_equal(p_unseen, m.predict_proba(Xp.assign(shop=[None] * 5)))
     # Not the probability of a real level: a NaN goes right at every split.
     assert not np.array_equal(p_unseen, m.predict_proba(Xp))
     m.predict(unseen)  # no error
+    # A missing level: this model does not take missing values.
+    missing = Xp.assign(shop=pd.Categorical([None] * 5, categories=["s00"]))
+    with pytest.raises(ValueError, match=r"row 0, column 'shop': missing value"):
+        m.predict_proba(missing)
 
 
 def test_categorical_features_by_names_indices_mask_and_dtype_agree():
@@ -179,9 +184,10 @@ def test_a_numeric_column_declared_categorical():
     np.testing.assert_array_equal(mn.predict_proba(A), m.predict_proba(X))
     unseen = A[:3].copy()
     unseen[:, 1] = 99.0
-    nan = A[:3].copy()
-    nan[:, 1] = np.nan
-    np.testing.assert_array_equal(mn.predict_proba(unseen), mn.predict_proba(nan))
+    with pytest.raises(ValueError, match=r"'99' \(3 rows\)"):
+        mn.predict_proba(unseen)
+    mn.unknown = "ignore"
+    assert mn.predict_proba(unseen).shape == (3, 2)
     # A pandas category of numbers, from its dtype.
     cat = X.assign(code=X["code"].astype("category"))
     np.testing.assert_array_equal(fitted(cat, y).predict_proba(X), m.predict_proba(X))
@@ -207,7 +213,8 @@ def test_a_row_missing_its_level_in_training_is_dropped_with_a_warning():
     with pytest.warns(UserWarning, match="dropped 1 of 50 rows with a missing value"):
         m = fitted(frame(X), y)
     kept = fitted(frame(X.drop(index=3)), np.delete(y, 3))
-    np.testing.assert_array_equal(m.predict_proba(X), kept.predict_proba(X))
+    rest = X.drop(index=3)
+    np.testing.assert_array_equal(m.predict_proba(rest), kept.predict_proba(rest))
 
 
 @pytest.mark.parametrize("spec", ["gbdt(rounds=15)", "under(beta=0.3)+forest(n=8)+correct", "tree"])

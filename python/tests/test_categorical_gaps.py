@@ -64,7 +64,11 @@ def test_a_frame_with_missing_levels_fits_the_model_of_its_csv(cli, tmp_path):
     train_csv, test_csv = tmp_path / "train.csv", tmp_path / "test.csv"
     data = gaps()
     data.head(400).to_csv(train_csv, index=False, float_format="%.17g")
-    data.iloc[400:].drop(columns="y").to_csv(test_csv, index=False, float_format="%.17g")
+    # Held-out rows with a shop: the model (gbdt without missing values in
+    # its splits) refuses a row missing one, as rarity predict does.
+    held_out = data.iloc[400:]
+    held_out = held_out[held_out["shop"].notna()]
+    held_out.drop(columns="y").to_csv(test_csv, index=False, float_format="%.17g")
     text = pd.read_csv(train_csv, keep_default_na=True, na_values=["?"])
     dropped = int(text["shop"].isna().sum())
     assert 20 < dropped < 80
@@ -82,19 +86,17 @@ def test_a_frame_with_missing_levels_fits_the_model_of_its_csv(cli, tmp_path):
         path = tmp_path / "py.rarity"
         m.save(path)
         assert _cli(cli, "predict", path, test_csv, "-o", "-") == want, name
-        # Predicting, a missing value is an unseen level (no error).
         held = pd.read_csv(test_csv, na_values=["?"])
         p = m.predict_proba(held)
         assert np.all(np.isfinite(p))
-        missing = held["shop"].isna().to_numpy()
-        unseen = m.predict_proba(held.assign(shop=["never seen"] * len(held)))
-        np.testing.assert_array_equal(p[missing], unseen[missing])
+        with pytest.raises(ValueError, match="column 'shop': missing value"):
+            m.predict_proba(held.assign(shop=[None] * len(held)))
 
 
 def test_only_missing_levels_is_a_value_error_and_complete_tables_warn_nothing():
     data = gaps(n=60)
     X, y = data.drop(columns="y"), data["y"].to_numpy()
-    with pytest.raises(ValueError, match="every one of the 60 rows misses a value in a categorical column"):
+    with pytest.raises(ValueError, match="every one of the 60 rows misses a value"):
         rarity.Classifier(SPEC, categorical_features=["shop"]).fit(X.assign(shop=[None] * 60), y)
     # A NaN in a NumPy column declared categorical is missing too.
     codes = np.where(np.arange(60) % 6 == 0, np.nan, np.arange(60) % 7).astype(float)
@@ -163,7 +165,10 @@ def test_the_export_of_a_per_column_target_model_scores_as_predict(cli, tmp_path
          "-m", "under(beta=0.5)+gbdt(rounds=10)+correct", "-o", model)
     _cli(cli, "export", model, "-o", graph)
     rows = list(csv.DictReader(open(test_csv)))
-    want = [[float(v) for v in r[:2]] for r in list(csv.reader(_cli(cli, "predict", model, test_csv, "-o", "-").splitlines()))[1:]]
+    # The unseen shop follows --unknown (issue 51 item 13); the missing ones
+    # get the target encoding's prior.
+    out = _cli(cli, "predict", model, test_csv, "--unknown", "ignore", "-o", "-")
+    want = [[float(v) for v in r[:2]] for r in list(csv.reader(out.splitlines()))[1:]]
     feeds = {
         "X": np.array([[float(r["amount"])] for r in rows]),
         "shop": np.array([[r["shop"]] for r in rows], dtype=object),

@@ -254,7 +254,7 @@ def test_target_statistics_are_label_encoders_in_the_graph(cli, tmp_path, spec):
     model, graph, pred = tmp_path / "m.rarity", tmp_path / "m.onnx", tmp_path / "p.csv"
     _ok(cli, "fit", tmp_path / "train.csv", "--categorical", "target", "-m", spec, "-o", model)
     _ok(cli, "export", model, "-o", graph)
-    _ok(cli, "predict", model, tmp_path / "test.csv", "-o", pred)
+    _ok(cli, "predict", model, tmp_path / "test.csv", "--unknown", "ignore", "-o", pred)
     m = onnx.load(graph)
     onnx.checker.check_model(m, full_check=True)
     _scores_as_predict(graph, tmp_path / "test.csv", pred, "merchant")

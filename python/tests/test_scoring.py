@@ -45,7 +45,7 @@ def test_one_row_errors_are_the_batch_errors():
             m.predict_proba(bad)
     nan = X[:1].copy()
     nan[0, 2] = np.nan
-    with pytest.raises(ValueError, match="not a finite number"):
+    with pytest.raises(ValueError, match=r"row 0 \(counting from 0\), feature 'x2' is missing"):
         m.predict_proba(nan)
     with pytest.raises(ValueError, match="dimension"):
         m.predict_proba(X[0])

@@ -10,6 +10,7 @@ use rarity::data::read::{read_path, Categorical, Missing, ReadOptions, ReadRepor
 use rarity::data::write::JobPaths;
 use rarity::data::{bundled, Dataset};
 use rarity::error::{Error, Result};
+use rarity::job::{missing_policy, Front};
 use rarity::split::Splitter;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -29,10 +30,63 @@ enum CategoricalArg {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum MissingArg {
+    /// Keep missing values when every strategy takes them (a learner that
+    /// learns where they go, or an impute(...) stage), else drop the
+    /// incomplete rows and say so.
+    Auto,
+    /// Keep them (NaN) for the strategy; a strategy that cannot take them
+    /// is refused before any work, naming the stage to add. A row whose
+    /// label is missing is dropped and counted.
+    Keep,
     /// Drop incomplete rows and report how many.
     Drop,
     /// Fail on the first missing value.
     Error,
+}
+
+impl MissingArg {
+    fn policy(self) -> Missing {
+        match self {
+            MissingArg::Auto => Missing::Auto,
+            MissingArg::Keep => Missing::Keep,
+            MissingArg::Drop => Missing::Drop,
+            MissingArg::Error => Missing::Error,
+        }
+    }
+
+    fn of(m: Missing) -> MissingArg {
+        match m {
+            Missing::Auto => MissingArg::Auto,
+            Missing::Keep => MissingArg::Keep,
+            Missing::Drop => MissingArg::Drop,
+            Missing::Error => MissingArg::Error,
+        }
+    }
+}
+
+/// What becomes of missing values (`--missing`): shared by every command
+/// that reads training data.
+#[derive(Debug, Clone, clap::Args)]
+pub struct MissingArgs {
+    /// Missing values (empty, `?`, `NA`; Parquet/Arrow nulls): kept for
+    /// the strategy (keep), the rows dropped (drop), or an error (error);
+    /// auto keeps them when every strategy takes them, else drops.
+    #[arg(long, value_enum, default_value_t = MissingArg::Auto)]
+    missing: MissingArg,
+}
+
+impl MissingArgs {
+    /// The policy asked for.
+    pub fn asked(&self) -> Missing {
+        self.missing.policy()
+    }
+
+    /// The policy settled before any row is read ([`missing_policy`]),
+    /// `refusal` saying why a strategy of the job cannot take missing
+    /// values (`None`: every one can).
+    pub fn settle(&self, refusal: Option<String>) -> Result<Missing> {
+        missing_policy(self.asked(), refusal, Front::Cli)
+    }
 }
 
 /// How feature columns that are not numbers are read (`--categorical`,
@@ -131,9 +185,8 @@ pub struct DataArgs {
     pub no_header: bool,
     #[command(flatten)]
     pub categories: CategoricalArgs,
-    /// Rows with missing values (empty, `?`, `NA`): drop them, or fail.
-    #[arg(long, value_enum, default_value_t = MissingArg::Drop)]
-    missing: MissingArg,
+    #[command(flatten)]
+    pub missing: MissingArgs,
     /// Drop feature columns that take a single value.
     #[arg(long)]
     pub drop_constant: bool,
@@ -168,15 +221,25 @@ impl DataArgs {
             positive: self.positive.clone(),
             delimiter,
             has_header: !self.no_header,
-            missing: match self.missing {
-                MissingArg::Drop => Missing::Drop,
-                MissingArg::Error => Missing::Error,
-            },
+            missing: self.missing.asked(),
             drop_constant: self.drop_constant,
             drop: self.drop.clone(),
             decimal: decimal_arg(&self.decimal)?,
             key: None,
             ..self.categories.read_options()?
+        })
+    }
+
+    /// These arguments with the missing-value policy settled before any
+    /// row is read ([`missing_policy`]), `refusal` saying why a strategy of
+    /// the job cannot take missing values (`None`: every one can).
+    pub fn settle(&self, refusal: Option<String>) -> Result<DataArgs> {
+        let policy = self.missing.settle(refusal)?;
+        Ok(DataArgs {
+            missing: MissingArgs {
+                missing: MissingArg::of(policy),
+            },
+            ..self.clone()
         })
     }
 

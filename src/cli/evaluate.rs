@@ -51,20 +51,21 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     }
     .plan()?;
     a.data.paths().output_opt("--oof", a.oof.as_ref()).check()?;
+    let data = a.data.settle(plan.missing_refusal())?;
     let (job, report) = super::bar::during(g, || {
         // Each fold's sample is kept while the file is read when it can be
         // (no out-of-fold file: its rows are numbered on the whole table).
-        let plan = match (&a.data.file, &a.oof) {
-            (Some(path), None) => match plan.run_file(path, &a.data.read_options()?)? {
+        let plan = match (&data.file, &a.oof) {
+            (Some(path), None) => match plan.run_file(path, &data.read_options()?)? {
                 Ok(done) => {
-                    a.data.note_dropped(&done.1, g.quiet);
+                    data.note_dropped(&done.1, g.quiet);
                     return Ok(done);
                 }
                 Err(plan) => plan,
             },
             _ => plan,
         };
-        let (ds, report) = a.data.load_split(None, g.quiet, Some(plan.splitter()))?;
+        let (ds, report) = data.load_split(None, g.quiet, Some(plan.splitter()))?;
         let job = plan.run(&ds)?;
         if let Some(path) = &a.oof {
             job.write_oof(path, &ds)?;

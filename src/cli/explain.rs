@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use super::output::{print_json, write_report, write_stdout};
 use super::predict::ModelInput;
 use super::{Global, OutputFormat};
-use rarity::data::read::read_labelled;
+use rarity::data::read::{read_labelled, PredictOptions};
 use rarity::error::Result;
 use rarity::job::explain::{ExplainRequest, TopRowsRequest};
 use rarity::job::Front;
@@ -60,7 +60,11 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     }
     let fitted = a.input.load()?;
     let table = a.input.table()?;
-    let opts = a.input.options()?;
+    // The rows' missing values are read where the model takes them.
+    let opts = PredictOptions {
+        missing_ok: fitted.missing_columns(),
+        ..a.input.options()?
+    };
     let job = super::bar::during(g, || {
         let held = read_labelled(table, &fitted.schema, &opts)?;
         plan.run(&fitted, &held)

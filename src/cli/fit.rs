@@ -33,20 +33,21 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         seed: g.seed,
     }
     .plan()?;
+    let data = a.data.settle(plan.missing_refusal())?;
     let (job, report) = super::bar::during(g, || {
         // The sampler stage's sample is kept while the file is read when it
         // can be; otherwise the whole table is read.
-        let plan = match &a.data.file {
-            Some(path) => match plan.run_file(path, &a.data.read_options()?)? {
+        let plan = match &data.file {
+            Some(path) => match plan.run_file(path, &data.read_options()?)? {
                 Ok(done) => {
-                    a.data.note_dropped(&done.1, g.quiet);
+                    data.note_dropped(&done.1, g.quiet);
                     return Ok(done);
                 }
                 Err(plan) => plan,
             },
             None => plan,
         };
-        let (ds, report) = a.data.load_noting(None, g.quiet)?;
+        let (ds, report) = data.load_noting(None, g.quiet)?;
         Ok::<_, rarity::Error>((plan.run(&ds)?, report))
     })?;
     let format = if a.json_model {

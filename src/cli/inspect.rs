@@ -20,6 +20,7 @@ struct Feature {
     min: f64,
     mean: f64,
     max: f64,
+    missing: usize,
 }
 
 #[derive(Serialize)]
@@ -40,16 +41,22 @@ struct Summary {
 }
 
 pub fn run(g: &Global, a: &Args) -> Result<()> {
+    // No strategy to settle `auto` for: the complete rows are described, as
+    // before missing values could be kept; `--missing keep` counts them per
+    // column.
     let (ds, report) = a.data.load_noting(None, g.quiet)?;
+    let missing = ds.missing_counts();
     let features = ds
         .feature_names()
         .iter()
         .zip(ds.feature_summary())
-        .map(|(n, (min, mean, max))| Feature {
+        .zip(missing)
+        .map(|((n, (min, mean, max)), missing)| Feature {
             name: n.clone(),
             min,
             mean,
             max,
+            missing,
         })
         .collect();
     let s = Summary {
@@ -62,7 +69,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         priors: ds.priors(),
         imbalance_ratio: ds.imbalance_ratio(),
         rows_read: report.rows_read,
-        dropped_missing: report.dropped_missing,
+        dropped_missing: report.rows_dropped().count,
         rows_dropped: report.rows_dropped(),
         dropped_constant: report.dropped_constant,
         features,
@@ -97,13 +104,14 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     }
     out.push_str(&t.to_text());
     out.push('\n');
-    let mut t = Table::new(&["feature", "min", "mean", "max"]);
+    let mut t = Table::new(&["feature", "min", "mean", "max", "missing"]);
     for f in &s.features {
         t.text_row(vec![
             f.name.clone(),
             num(f.min, 4),
             num(f.mean, 4),
             num(f.max, 4),
+            f.missing.to_string(),
         ]);
     }
     out.push_str(&t.to_text());

@@ -70,16 +70,17 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         front: Front::Cli,
     }
     .plan()?;
+    let data = a.data.settle(plan.missing_refusal())?;
     let (job, report) = super::bar::during(g, || {
         // The sample is drawn while the file is read when the sampler's
         // keep decisions are per row and per class.
-        if let Some(path) = &a.data.file {
-            if let Some(done) = plan.run_file(path, &a.data.read_options()?)? {
-                a.data.note_dropped(&done.1, g.quiet);
+        if let Some(path) = &data.file {
+            if let Some(done) = plan.run_file(path, &data.read_options()?)? {
+                data.note_dropped(&done.1, g.quiet);
                 return Ok(done);
             }
         }
-        let (ds, report) = a.data.load_noting(None, g.quiet)?;
+        let (ds, report) = data.load_noting(None, g.quiet)?;
         Ok::<_, rarity::Error>((plan.run(&ds)?, report))
     })?;
     write_dataset(&job.data, &a.output, TableFormat::from_path(&a.output))?;

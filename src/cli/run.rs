@@ -112,9 +112,11 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     if let Some(path) = &a.oof {
         rarity::data::write::check_output(path)?;
     }
-    let (ds, read) = a
-        .data
-        .load_split(Some(bundled::DEFAULT), g.quiet, Some(plan.splitter()))?;
+    let (ds, read) = a.data.settle(plan.missing_refusal())?.load_split(
+        Some(bundled::DEFAULT),
+        g.quiet,
+        Some(plan.splitter()),
+    )?;
     let job = super::bar::during(g, || plan.run(&ds))?;
     save(&job.outcome.winner, &a.output, Format::Binary)?;
     if let Some(path) = &a.oof {

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use super::data_args::CategoricalArgs;
+use super::data_args::{CategoricalArgs, MissingArgs};
 use super::output::{print_json, write_stdout};
 use super::{Global, OutputFormat};
 use rarity::data::read::{
@@ -53,11 +53,25 @@ pub struct Args {
     truth: Option<String>,
     #[command(flatten)]
     categories: CategoricalArgs,
+    #[command(flatten)]
+    missing: MissingArgs,
 }
 
 pub fn run(g: &Global, a: &Args) -> Result<()> {
+    let plan = SelectRequest {
+        learners: a.learners.clone(),
+        method: a.method.clone(),
+        variant: a.variant.clone(),
+        metric: a.metric.clone(),
+        benefit: a.benefit.clone(),
+        seed: g.seed,
+        front: Front::Cli,
+    }
+    .plan()?;
+    let missing = a.missing.settle(plan.missing_refusal())?;
     let opts = ReadOptions {
         target: a.label.clone(),
+        missing,
         ..a.categories.read_options()?
     };
     if opts.target_columns().is_some() {
@@ -71,24 +85,26 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
              categories (tree, forest, gbdt), or --categorical one-hot"
         )));
     }
-    let (train, _) = read_path(&a.train, &opts)?;
+    let (train, read) = read_path(&a.train, &opts)?;
+    if !g.quiet {
+        if let Some(note) = read.dropped_note() {
+            eprintln!("note: {note}");
+        }
+    }
     let file = std::fs::File::open(&a.population).map_err(|e| Error::io(&a.population, e))?;
+    // The population is predicted: its missing values are kept when the
+    // learners take them (every row is owed a prediction).
+    let kept = PredictOptions {
+        missing_ok: vec![missing.keeps(); train.schema().encodings.len()],
+        ..PredictOptions::default()
+    };
     let target = read_population(
         file,
         &a.population.display().to_string(),
         b',',
         train.schema(),
+        &kept,
     )?;
-    let plan = SelectRequest {
-        learners: a.learners.clone(),
-        method: a.method.clone(),
-        variant: a.variant.clone(),
-        metric: a.metric.clone(),
-        benefit: a.benefit.clone(),
-        seed: g.seed,
-        front: Front::Cli,
-    }
-    .plan()?;
     let job = super::bar::during(g, || {
         // The population with its true labels, read once the ranking needs it.
         let truth = match &a.truth {
@@ -98,7 +114,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                 let mut schema = train.schema().clone();
                 schema.target_name = col.clone();
                 let table = Table::open(&a.population, &ReadOptions::default())?;
-                Some(read_labelled(table, &schema, &PredictOptions::default())?)
+                Some(read_labelled(table, &schema, &kept)?)
             }
             None => None,
         };

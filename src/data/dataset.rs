@@ -234,7 +234,9 @@ impl Dataset {
     ///
     /// Fails if the shapes disagree, a label is not below `schema.class_names.len()`,
     /// a feature is infinite, or there are rows but no feature columns. A
-    /// NaN feature is a missing value.
+    /// NaN feature is a missing value (a missing or unseen level at a
+    /// categorical feature): a strategy that cannot take missing values
+    /// refuses it (`Strategy::check_missing`).
     pub fn new(x: Vec<f64>, y: Vec<u32>, schema: Schema) -> Result<Self> {
         Dataset::from_values(Values::from_vec(x), y, schema)
     }
@@ -271,10 +273,8 @@ impl Dataset {
             )));
         }
         // A branch-free pass per chunk (vectorised, in parallel) first; the
-        // position is only searched for when some value is infinite. NaN is
-        // a missing value (at a categorical feature, also an unseen level):
-        // the learners that take missing values learn where it goes, and
-        // the strategy keeps it from the others.
+        // position is only searched for when some value is infinite (NaN is
+        // a missing value: a strategy that cannot take it refuses it).
         let no_inf = |c: &[f64]| c.iter().fold(true, |ok, v| ok & (v.abs() != f64::INFINITY));
         let all_ok = if x.len() <= 1 << 16 {
             no_inf(&x)
@@ -286,8 +286,9 @@ impl Dataset {
             .flatten()
         {
             return Err(Error::data(format!(
-                "row {}, feature '{}' is {}, not a finite number",
-                pos / d.max(1) + 1,
+                "row {} (counting from 0), feature '{}' is {}: infinities are not values a \
+                 learner can use (a missing value is NaN, or empty, ? or NA in a file)",
+                pos / d.max(1),
                 schema.feature_names[pos % d.max(1)],
                 x[pos]
             )));
@@ -301,6 +302,34 @@ impl Dataset {
             schema,
             target_statistics: None,
         })
+    }
+
+    /// The first missing value (NaN) in row order, as (row, feature);
+    /// `None` when the table is complete (one vectorised pass first).
+    ///
+    /// ```
+    /// use rarity::data::Dataset;
+    /// let ds = Dataset::from_rows(vec![vec![1.0, 2.0], vec![3.0, f64::NAN]], vec![0, 1],
+    ///                             vec!["n".into(), "p".into()]).unwrap();
+    /// assert_eq!(ds.first_missing(), Some((1, 1)));
+    /// ```
+    pub fn first_missing(&self) -> Option<(usize, usize)> {
+        let any = |c: &[f64]| c.iter().fold(false, |nan, v| nan | v.is_nan());
+        if !self.x.par_chunks(1 << 16).any(any) {
+            return None;
+        }
+        let p = self.x.iter().position(|v| v.is_nan())?;
+        Some((p / self.n_features, p % self.n_features))
+    }
+
+    /// The same rows, labels and weights under another schema of the same
+    /// width (e.g. features renamed or re-declared by a stage), checked as
+    /// [`Dataset::from_shared`] checks a table.
+    pub fn with_schema(&self, schema: Schema) -> Result<Dataset> {
+        let mut ds = Dataset::from_shared(self.x.clone(), self.y.to_vec(), Arc::new(schema))?;
+        ds.weights = self.weights.clone();
+        ds.target_statistics = self.target_statistics.clone();
+        Ok(ds)
     }
 
     /// Builds a dataset from rows of features, class ids and class names;
@@ -712,27 +741,47 @@ impl Dataset {
         Ok(())
     }
 
-    /// Per-feature minimum, mean and maximum (NaN for an empty table).
+    /// Per-feature minimum, mean and maximum of the values held (missing
+    /// ones left out; NaN for a feature without any).
     pub fn feature_summary(&self) -> Vec<(f64, f64, f64)> {
         let d = self.n_features;
         let mut out = vec![(f64::INFINITY, 0.0, f64::NEG_INFINITY); d];
+        let mut seen = vec![0usize; d];
         for i in 0..self.n_rows {
             for (j, &v) in self.row(i).iter().enumerate() {
+                if v.is_nan() {
+                    continue;
+                }
                 let s = &mut out[j];
                 s.0 = s.0.min(v);
                 s.1 += v;
                 s.2 = s.2.max(v);
+                seen[j] += 1;
             }
         }
-        let n = self.n_rows as f64;
-        for s in &mut out {
-            if self.n_rows == 0 {
+        for (s, &n) in out.iter_mut().zip(&seen) {
+            if n == 0 {
                 *s = (f64::NAN, f64::NAN, f64::NAN);
             } else {
-                s.1 /= n;
+                s.1 /= n as f64;
             }
         }
         out
+    }
+
+    /// Per feature, how many rows miss its value (NaN).
+    pub fn missing_counts(&self) -> Vec<usize> {
+        let d = self.n_features;
+        let mut counts = vec![0; d];
+        if self.first_missing().is_none() {
+            return counts;
+        }
+        for row in self.x.chunks(d.max(1)) {
+            for (c, v) in counts.iter_mut().zip(row) {
+                *c += usize::from(v.is_nan());
+            }
+        }
+        counts
     }
 
     /// Indices of feature columns that take a single value over all rows.

@@ -11,6 +11,7 @@ pub mod bias;
 pub mod bundled;
 pub mod dirs;
 pub mod fraud_categories;
+pub mod impute;
 pub mod read;
 pub mod scores;
 pub mod synth;

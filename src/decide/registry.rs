@@ -1,5 +1,6 @@
 //! The stages of a strategy spec other than the sampler and the learner:
-//! the target-statistics encoding that comes first (`encode(target, ...)`,
+//! the imputation and the target-statistics encoding that come first
+//! (`impute(...)`, [`crate::data::impute`]; `encode(target, ...)`,
 //! [`crate::data::target_encode`]), and those that follow the learner: the
 //! prior correction (Dal Pozzolo et al. 2015, eq. 9), the calibrators (Platt,
 //! isotonic), the prior shift to known or EM-estimated target priors
@@ -7,6 +8,7 @@
 //! rules, each with its parameters.
 
 use crate::calibrate::{Calibration, CalibrationMethod, Correction, PriorShift};
+use crate::data::impute::{Impute, ImputeStrategy};
 use crate::data::target_encode::{Columns, TargetEncode};
 use crate::data::target_stats::Smooth;
 use crate::decide::tune::Objective;
@@ -19,7 +21,10 @@ use crate::params::{apply, from_call, params, Bounds, Call, Entry, ParamInfo, Pa
 /// A stage other than the sampler and the learner.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Stage {
-    /// Replace categorical features by their target statistics (the first
+    /// Replace missing values by training statistics (a first stage,
+    /// fitted before the sampler: `impute(median)+...`).
+    Impute(Impute),
+    /// Replace categorical features by their target statistics (a first
     /// stage: `encode(target)+...`).
     Encode(TargetEncode),
     /// Undo the prior shift of all sampling (`+correct`).
@@ -127,6 +132,39 @@ fn encode(c: &Call) -> Result<Stage> {
         smooth: p.smooth,
         cols: p.cols,
     }))
+}
+
+params! {
+    /// `impute(strategy, value, indicator)`.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct ImputeParams {
+        /// The statistic of a numeric feature's training values a missing
+        /// one gets (a categorical column takes its most frequent level).
+        pub strategy: ImputeStrategy = ImputeStrategy::Median,
+        /// The constant of strategy=constant (required there).
+        pub value: Option<f64> = None,
+        /// Add a 0/1 feature missing(COL) per column missing a training
+        /// value.
+        pub indicator: bool = false,
+    }
+}
+
+/// `impute(median, ...)` or `impute(strategy=median, ...)`: the strategy
+/// may be given first without its key.
+fn impute(c: &Call) -> Result<Stage> {
+    let mut call = c.clone();
+    if let Some((None, v)) = call.args.first() {
+        let v = v.clone();
+        call.args[0] = (Some("strategy".to_string()), v);
+    }
+    let p: ImputeParams = from_call(&call)?;
+    let stage = Impute {
+        strategy: p.strategy,
+        value: p.value,
+        indicator: p.indicator,
+    };
+    stage.check()?;
+    Ok(Stage::Impute(stage))
 }
 
 params! {
@@ -405,9 +443,16 @@ fn positional_table(expected: &str, doc: &str) -> Vec<ParamInfo> {
     vec![info("(value)", expected, "-", doc)]
 }
 
-/// Every stage other than the sampler and the learner: `encode` comes
-/// first, the others follow the learner.
+/// Every stage other than the sampler and the learner: `impute` and
+/// `encode` come first, the others follow the learner.
 pub const STAGES: &[Entry<Stage>] = &[
+    Entry {
+        name: "impute",
+        python: None,
+        summary: "first stage: each missing value replaced by a statistic of the training rows (median, mean, most frequent, or a constant; a categorical column its most frequent level), fitted before the sampler, with a 0/1 missing(<col>) feature per column missing a training value when indicator=true (issue 52)",
+        params: || ImputeParams::default().table(),
+        build: impute,
+    },
     Entry {
         name: "encode",
         python: None,

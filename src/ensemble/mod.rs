@@ -287,9 +287,10 @@ impl Learner for Bagging {
     }
 
     /// As its members: bagged trees take missing values where their
-    /// learner does.
+    /// learner does, when the members' sampler draws without measuring
+    /// distances (`sample=smote` does not).
     fn handles_missing(&self) -> bool {
-        self.learner.handles_missing()
+        self.learner.handles_missing() && self.sample.handles_missing()
     }
 
     fn name(&self) -> String {

@@ -434,6 +434,10 @@ pub fn compare(
     }
     data.require_two_classes()?;
     extras.check(data)?;
+    // Missing values a strategy cannot take stop the run before any fold.
+    for s in strategies {
+        s.check_missing(data)?;
+    }
     let prepared = splitter.prepare(data, seed)?;
     let folds = &prepared.folds;
     let refs: Vec<&Strategy> = strategies.iter().collect();

@@ -53,7 +53,9 @@ use crate::strategy::{model_groups, FittedStrategy, Strategy};
 #[derive(Debug, Clone)]
 pub struct RunSettings {
     /// The strategies; empty: the default set for the task
-    /// ([`default_strategies`], [`default_multiclass_strategies`]).
+    /// ([`default_strategies`], [`default_multiclass_strategies`]), each that
+    /// cannot take missing values given `impute(median)` first when the
+    /// data has some.
     pub strategies: Vec<Strategy>,
     /// Decisions that join the comparison as copies of every model with
     /// calibrated probabilities or deciding by `threshold(priors)`, each
@@ -474,6 +476,34 @@ fn smote_fits_every_fold(data: &Dataset, splitter: &Splitter, seed: u64) -> bool
     })
 }
 
+/// The task's default strategies ([`default_strategies`] with SMOTE-bagging
+/// only when it fits every fold, [`default_multiclass_strategies`]); on a
+/// table with missing values, a default that cannot take them imputes them
+/// first, in plain sight: its spec says so.
+fn task_defaults(data: &Dataset, splitter: &Splitter, seed: u64) -> Result<Vec<Strategy>> {
+    let specs = if data.n_classes() == 2 {
+        let mut specs = default_strategies(&default_betas(data));
+        if !smote_fits_every_fold(data, splitter, seed) {
+            specs.retain(|s| !s.starts_with("smote-bagging"));
+        }
+        specs
+    } else {
+        default_multiclass_strategies()
+    };
+    let holes = data.first_missing().is_some();
+    specs
+        .iter()
+        .map(|s| {
+            let built = build_strategy(s)?;
+            if holes && !built.takes_missing() {
+                build_strategy(&format!("impute(median)+{s}"))
+            } else {
+                Ok(built)
+            }
+        })
+        .collect()
+}
+
 /// Runs the comparison on `data` (its (model, fold) evaluations counted in
 /// [`crate::progress`]).
 pub fn run(data: &Dataset, settings: RunSettings) -> Result<RunOutcome> {
@@ -486,19 +516,7 @@ pub fn run(data: &Dataset, settings: RunSettings) -> Result<RunOutcome> {
         settings.extras.benefit.is_some(),
     )?;
     let given = if settings.strategies.is_empty() {
-        let specs = if data.n_classes() == 2 {
-            let mut specs = default_strategies(&default_betas(data));
-            if !smote_fits_every_fold(data, &settings.splitter, settings.seed) {
-                specs.retain(|s| !s.starts_with("smote-bagging"));
-            }
-            specs
-        } else {
-            default_multiclass_strategies()
-        };
-        specs
-            .iter()
-            .map(|s| build_strategy(s))
-            .collect::<Result<Vec<_>>>()?
+        task_defaults(data, &settings.splitter, settings.seed)?
     } else {
         settings.strategies
     };

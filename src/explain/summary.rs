@@ -62,6 +62,14 @@ pub struct ModelSummary {
     /// per encoded column, its levels and the features it became.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub encoding: Option<String>,
+    /// The `impute(...)` stage, if the strategy has one: the stage and its
+    /// indicator features.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub imputation: Option<String>,
+    /// What becomes of a row missing a value: `imputed`, `learned` (the
+    /// learner takes it), or `refused` (an error; a column that
+    /// `encode(target)` encodes still gives a missing level the prior).
+    pub missing_values: &'static str,
     /// The class names, in class order.
     pub classes: Vec<String>,
     /// The training class priors.
@@ -131,6 +139,14 @@ impl ModelSummary {
                 .collect(),
             features: s.feature_names.clone(),
             encoding: model.members[0].encoding.as_ref().map(|e| e.describe(s)),
+            imputation: model.members[0].imputer.as_ref().map(|i| i.describe()),
+            missing_values: if model.members.iter().all(|m| m.imputer.is_some()) {
+                "imputed"
+            } else if model.learner_takes_missing {
+                "learned"
+            } else {
+                "refused"
+            },
             classes: s.class_names.clone(),
             priors: model.priors.clone(),
             keep_rates: model.members[0].keep_rates.clone(),
@@ -218,6 +234,10 @@ impl ModelSummary {
         if let Some(e) = &self.encoding {
             line("encoding", e.clone());
         }
+        if let Some(i) = &self.imputation {
+            line("imputation", i.clone());
+        }
+        line("missing values", self.missing_values.to_string());
         line("classes", self.classes.join(", "));
         line("priors", numbers(&self.priors));
         line("keep rates", numbers(&self.keep_rates));

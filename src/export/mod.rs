@@ -24,8 +24,16 @@
 //! `'a '` is level `a` in the graph as in `rarity predict` (see
 //! [`text_input`]).
 //!
+//! An `impute(...)` stage is `IsNaN` / `Where` nodes on each member's
+//! features, its indicators appended (module `impute`); a text input's
+//! missing markers (empty, `?`, `NA`) are NaN in its one-hot columns where
+//! the model takes missing values, and a categorical column's LabelEncoder
+//! already gives NaN to any text it does not know.
+//!
 //! What is not a function of one row (`+em` estimates the priors from the
 //! batch) or has no graph yet is refused with the list of what is covered.
+
+mod impute;
 
 use serde_json::json;
 
@@ -43,7 +51,7 @@ pub const COVERED: &str = "learners tree, forest, balanced-forest, rdt, gbdt, ad
      pt-bagging, eb-/rb-/smote-/underover-bagging, easy-ensemble; tree members for a hard vote or \
      +correct(mode=member)); stages +correct, +platt, +isotonic, +priors(...); every decision \
      (argmax, threshold(...), lambda(...), cost(...), benefit(...), tuned thresholds); numeric, \
-     one-hot and categorical text features, encode(target)";
+     one-hot and categorical text features, impute(...), encode(target)";
 
 /// The ONNX model of `model`: its bytes (the same model gives the same
 /// bytes).
@@ -152,11 +160,12 @@ fn features(
     if numeric.len() == encodings.len() {
         return Ok((x, json!(described), Vec::new()));
     }
+    let missing_ok = model.missing_columns();
     let mut parts = Vec::with_capacity(encodings.len());
     let mut texts = Vec::new();
     let mut j = 0;
     let mut next_feature = 0;
-    for e in encodings {
+    for (c, e) in encodings.iter().enumerate() {
         let feature = next_feature;
         next_feature += e.width();
         match e {
@@ -171,7 +180,12 @@ fn features(
                     levels.clone(),
                 ));
                 let hit = g.op("Equal", &[&text, &known], &[]);
-                parts.push(g.cast(&hit, DataType::Double));
+                let onehot = g.cast(&hit, DataType::Double);
+                parts.push(if missing_ok[c] {
+                    impute::missing_text(g, &text, &onehot)
+                } else {
+                    onehot
+                });
                 described.push(json!({"name": name, "type": "string", "levels": levels}));
             }
             ColumnEncoding::Categorical { name, levels } => {
@@ -208,11 +222,18 @@ fn features(
 type TextFeature = (usize, Value, Vec<String>);
 
 /// The features member `m`'s learner reads from `x` (`d` columns): `x`
-/// itself, or, after an `encode(target)` stage, each categorical feature
-/// replaced by one `LabelEncoder` per class beyond the first on its string
-/// input (keys the levels, values the fitted table's, default the prior:
-/// an unseen or missing level, as `FittedEncoding::apply`).
+/// itself, or `x` through an `impute(...)` stage, then, after an
+/// `encode(target)` stage, each categorical feature replaced by one
+/// `LabelEncoder` per class beyond the first on its string input (keys the
+/// levels, values the fitted table's, default the prior: an unseen or
+/// missing level, as `FittedEncoding::apply`), or, after an imputation
+/// (every code then a level's), by its table's values gathered at its code.
 fn member_features(g: &mut Graph, x: &Value, m: &Member, texts: &[TextFeature], d: usize) -> Value {
+    let (x, d) = match &m.imputer {
+        Some(i) => (impute::imputed(g, x, i), i.feature_names().len()),
+        None => (x.clone(), d),
+    };
+    let x = &x;
     let Some(e) = &m.encoding else {
         return x.clone();
     };
@@ -223,10 +244,22 @@ fn member_features(g: &mut Graph, x: &Value, m: &Member, texts: &[TextFeature], 
             parts.push(g.columns(x, next, col.feature));
         }
         next = col.feature + 1;
+        let w = col.table.width;
+        if m.imputer.is_some() {
+            let code = g.columns(x, col.feature, col.feature + 1);
+            let at = g.cast(&code, DataType::Int64);
+            for c in 0..w {
+                let values = (0..col.table.values.len() / w.max(1))
+                    .map(|l| col.table.values[l * w + c])
+                    .collect();
+                let table = g.doubles(values);
+                parts.push(g.op("Gather", &[&table, &at], &[("axis", Attr::Int(0))]));
+            }
+            continue;
+        }
         let Some((_, text, levels)) = texts.iter().find(|t| t.0 == col.feature) else {
             continue;
         };
-        let w = col.table.width;
         for c in 0..w {
             let keys = Tensor::Strings(vec![levels.len() as i64], levels.clone());
             let values = (0..levels.len())

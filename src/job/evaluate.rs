@@ -74,6 +74,12 @@ impl EvaluateRequest {
 }
 
 impl EvaluatePlan {
+    /// Why the strategy cannot take missing values (`None`: it can), for
+    /// [`crate::job::missing_policy`].
+    pub fn missing_refusal(&self) -> Option<String> {
+        self.strategy.missing_refusal()
+    }
+
     /// The cross-validation (a `time(...)` / `group(...)` splitter names
     /// the column the data must keep).
     pub fn splitter(&self) -> &Splitter {

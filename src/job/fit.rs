@@ -42,6 +42,12 @@ impl FitRequest {
 }
 
 impl FitPlan {
+    /// Why the strategy cannot take missing values (`None`: it can), for
+    /// [`crate::job::missing_policy`].
+    pub fn missing_refusal(&self) -> Option<String> {
+        self.strategy.missing_refusal()
+    }
+
     /// Fits on the file at `path`, the sampler stage's sample kept while
     /// reading it ([`fit_file`]); the plan back when that cannot be done
     /// (then read the table and [`Self::run`]).

@@ -36,8 +36,10 @@ pub mod run;
 pub mod score;
 pub mod select;
 
+use crate::data::read::Missing;
 use crate::error::{Error, Result};
 use crate::metrics::catalogue::{metric, Metric};
+use crate::strategy::Strategy;
 
 /// Which front end spells a request, so that an error names the parameter
 /// as its user wrote it (`--cost` on the command line, `cost` in Python).
@@ -101,5 +103,57 @@ pub fn fixed(v: f64, digits: usize) -> String {
         "-".to_string()
     } else {
         format!("{v:.digits$}")
+    }
+}
+
+/// The missing-value policy a job reads its data with, settled from the
+/// one asked for (`--missing`, `missing=`) and `refusal`, why one of the
+/// strategies it fits cannot take missing values ([`refusal`]; `None`:
+/// every one takes them, or the job picks its strategies from the data,
+/// each given an imputation when it needs one: `rarity run`'s defaults),
+/// before any row is read: [`Missing::Auto`] keeps missing values when
+/// nothing refuses them and drops the incomplete rows otherwise;
+/// [`Missing::Keep`] with a refusal is an error that names the stage to
+/// add; `drop` and `error` stay as asked.
+///
+/// ```
+/// use rarity::data::read::Missing;
+/// use rarity::job::{missing_policy, refusal, Front};
+/// let s = |t: &str| rarity::spec::build_strategy(t).unwrap();
+/// let (imputed, plain) = (s("impute(median)+logistic"), s("logistic"));
+/// let (none, some) = (refusal(&[&imputed]), refusal(&[&imputed, &plain]));
+/// assert_eq!(missing_policy(Missing::Auto, none, Front::Cli).unwrap(), Missing::Keep);
+/// assert_eq!(missing_policy(Missing::Auto, some.clone(), Front::Cli).unwrap(), Missing::Drop);
+/// let e = missing_policy(Missing::Keep, some, Front::Cli).unwrap_err().to_string();
+/// assert!(e.contains("--missing keep") && e.contains("impute(median)+logistic"), "{e}");
+/// ```
+pub fn missing_policy(
+    requested: Missing,
+    refusal: Option<String>,
+    front: Front,
+) -> Result<Missing> {
+    match (requested, refusal) {
+        (Missing::Auto, None) => Ok(Missing::Keep),
+        (Missing::Auto, Some(_)) => Ok(Missing::Drop),
+        (Missing::Keep, Some(why)) => Err(Error::invalid(format!(
+            "{}: {why}",
+            missing_param(front, Missing::Keep)
+        ))),
+        (m, _) => Ok(m),
+    }
+}
+
+/// Why the first of `strategies` that cannot take missing values cannot
+/// ([`Strategy::missing_refusal`]; `None`: every one takes them).
+pub fn refusal(strategies: &[&Strategy]) -> Option<String> {
+    strategies.iter().find_map(|s| s.missing_refusal())
+}
+
+/// The missing-value parameter with its value as `front` spells it
+/// (`--missing keep`, `missing='keep'`).
+pub fn missing_param(front: Front, m: Missing) -> String {
+    match front {
+        Front::Cli => format!("--missing {}", m.word()),
+        Front::Python => format!("missing='{}'", m.word()),
     }
 }

@@ -89,12 +89,15 @@ impl PredictRequest {
 
 impl PredictPlan {
     /// Predicts every row of `table` (read with `opts`, the request's
-    /// identifier columns and unseen-level rule added) and writes them to
-    /// `output` ([`predict_file`]).
+    /// identifier columns and unseen-level rule added, missing values read
+    /// where the model takes them: [`FittedStrategy::missing_columns`]) and
+    /// writes them to `output` ([`predict_file`]): every row is scored or
+    /// the whole file is refused, never a row dropped.
     pub fn run(&self, table: Table<'_>, opts: PredictOptions, output: &Path) -> Result<PredictJob> {
         let opts = PredictOptions {
             ids: self.ids.clone(),
             unknown: self.unknown,
+            missing_ok: self.fitted.missing_columns(),
             ..opts
         };
         let predicted = predict_file(&self.fitted, table, &opts, output, self.reasons.as_ref())?;

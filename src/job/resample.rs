@@ -96,6 +96,19 @@ impl ResampleRequest {
     }
 }
 
+/// Why `sampler` cannot take missing values (`None`: it can: it draws rows
+/// by class, never by their values).
+pub fn sampler_refusal(sampler: &dyn Sampler) -> Option<String> {
+    (!sampler.handles_missing()).then(|| {
+        format!(
+            "the sampler {} measures distances between rows, which a missing value leaves \
+             undefined; impute the missing values first (a strategy's impute(...) stage before \
+             it), or drop the incomplete rows (--missing drop; missing='drop' in Python)",
+            sampler.name()
+        )
+    })
+}
+
 /// A checked request: the sampler, and the random stream of its draw
 /// (`rng::stream(seed, 0)`, as a strategy's sampler stage draws).
 pub struct ResamplePlan {
@@ -104,6 +117,12 @@ pub struct ResamplePlan {
 }
 
 impl ResamplePlan {
+    /// Why the sampler cannot take missing values (`None`: it can), for
+    /// [`crate::job::missing_policy`].
+    pub fn missing_refusal(&self) -> Option<String> {
+        sampler_refusal(self.sampler.as_ref())
+    }
+
     /// Draws the sample from the file at `path` while reading it when the
     /// sampler's keep decisions are per row and per class
     /// ([`sample_file`]); `None` when that cannot be done (then read the
@@ -130,6 +149,12 @@ impl ResamplePlan {
 
     /// Draws the sample from `data`.
     pub fn run(mut self, data: &Dataset) -> Result<ResampleJob> {
+        if let (Some((i, j)), Some(why)) = (data.first_missing(), self.missing_refusal()) {
+            return Err(Error::invalid(format!(
+                "row {i} (counting from 0), feature '{}' is missing: {why}",
+                data.feature_names()[j]
+            )));
+        }
         let sample = self.sampler.resample(data, &mut self.rng)?;
         let out = sample.materialise(data)?;
         Ok(ResampleJob {

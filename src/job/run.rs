@@ -115,6 +115,14 @@ impl RunRequest {
 }
 
 impl RunPlan {
+    /// Why one of the strategies cannot take missing values (`None`: each
+    /// can, or the task's defaults are run, each given an imputation where
+    /// it needs one), for [`crate::job::missing_policy`].
+    pub fn missing_refusal(&self) -> Option<String> {
+        let given: Vec<&crate::strategy::Strategy> = self.settings.strategies.iter().collect();
+        super::refusal(&given)
+    }
+
     /// The cross-validation (a `time(...)` / `group(...)` splitter names
     /// the column the data must keep).
     pub fn splitter(&self) -> &Splitter {

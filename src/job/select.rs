@@ -86,6 +86,19 @@ impl SelectRequest {
     }
 }
 
+/// Why the first of `learners` that cannot take missing values cannot
+/// (`None`: each can): selection ranks learners, not strategies, so there
+/// is no imputation to add.
+pub fn learners_refusal(learners: &[(String, Arc<dyn Learner>)]) -> Option<String> {
+    let (name, _) = learners.iter().find(|(_, l)| !l.handles_missing())?;
+    Some(format!(
+        "the learner {name} does not learn where missing values go, and selection ranks \
+         learners without stages (no impute(...) can be added); select among learners that \
+         take missing values, or drop the incomplete rows (--missing drop; missing='drop' in \
+         Python)"
+    ))
+}
+
 /// Fails when `train` has categorical features (level codes) that a
 /// learner cannot split: selection ranks learners, not strategies, so there
 /// is no encode stage to give them numbers.
@@ -107,6 +120,13 @@ fn check_categorical(learners: &[(String, Arc<dyn Learner>)], train: &Dataset) -
 }
 
 impl SelectPlan {
+    /// Why one of the learners cannot take missing values (`None`: each
+    /// can), for [`crate::job::missing_policy`]: selection ranks learners,
+    /// not strategies, so there is no imputation to add.
+    pub fn missing_refusal(&self) -> Option<String> {
+        learners_refusal(&self.learners)
+    }
+
     /// Ranks the learners for `target` (its rows; labels ignored) from the
     /// labelled `train`, with the bias diagnosis; `truth`, the target rows
     /// with their true labels, adds the true order.
@@ -118,6 +138,14 @@ impl SelectPlan {
     ) -> Result<SelectJob> {
         let seed = self.request.seed;
         check_categorical(&self.learners, train)?;
+        for data in [Some(train), Some(target), truth].into_iter().flatten() {
+            if let (Some((i, j)), Some(why)) = (data.first_missing(), self.missing_refusal()) {
+                return Err(Error::invalid(format!(
+                    "row {i} (counting from 0), feature '{}' is missing: {why}",
+                    data.feature_names()[j]
+                )));
+            }
+        }
         let (found, diagnosis) = select(
             &self.method,
             &self.learners,

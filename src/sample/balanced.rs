@@ -45,6 +45,11 @@ use crate::sample::{Sample, Sampler};
 pub struct ExactlyBalanced;
 
 impl Sampler for ExactlyBalanced {
+    /// Rows are drawn by class, never by their values.
+    fn handles_missing(&self) -> bool {
+        true
+    }
+
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
         let cls = Classes::of(data, "eb")?;
         let rows = by_class(&cls, |c, pool| {
@@ -68,6 +73,11 @@ impl Sampler for ExactlyBalanced {
 pub struct RoughlyBalanced;
 
 impl Sampler for RoughlyBalanced {
+    /// Rows are drawn by class, never by their values.
+    fn handles_missing(&self) -> bool {
+        true
+    }
+
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
         let cls = Classes::of(data, "rb")?;
         let n_min = cls.minority_rows().len();
@@ -118,6 +128,11 @@ params! {
 }
 
 impl Sampler for UnderOver {
+    /// Rows are drawn by class, never by their values.
+    fn handles_missing(&self) -> bool {
+        true
+    }
+
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
         self.check()?;
         let cls = Classes::of(data, "underover")?;
@@ -152,6 +167,11 @@ fn by_class(cls: &Classes, mut draw: impl FnMut(usize, &[usize]) -> Vec<usize>) 
 pub struct BalancedBootstrap;
 
 impl Sampler for BalancedBootstrap {
+    /// Rows are drawn by class, never by their values.
+    fn handles_missing(&self) -> bool {
+        true
+    }
+
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
         let cls = Classes::of(data, "balanced bootstrap")?;
         let size = cls.minority_rows().len();

@@ -31,6 +31,11 @@ params! {
 }
 
 impl Sampler for Bootstrap {
+    /// Rows are drawn by class, never by their values.
+    fn handles_missing(&self) -> bool {
+        true
+    }
+
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
         self.check()?;
         let n = data.n_rows();

@@ -195,6 +195,16 @@ pub trait Sampler: Send + Sync + std::fmt::Debug {
         false
     }
 
+    /// Whether the sampler takes rows with missing values (NaN features) as
+    /// they are: it draws rows by their class alone (random under- and
+    /// oversampling, the bootstrap, the balanced draws), never measuring a
+    /// distance on their values. False for every sampler that does (SMOTE
+    /// and its relatives, the cleaning rules, NearMiss): a strategy then
+    /// needs an `impute(...)` stage before it.
+    fn handles_missing(&self) -> bool {
+        false
+    }
+
     /// Whether the sample holds rows that are not rows of the input (SMOTE
     /// and its kin): a sample that only selects rows can be given as the
     /// indices of the rows it keeps (imbalanced-learn's `sample_indices_`).

@@ -23,6 +23,11 @@ use crate::sample::{Sample, Sampler};
 pub struct NoResampling;
 
 impl Sampler for NoResampling {
+    /// Rows are drawn by class, never by their values.
+    fn handles_missing(&self) -> bool {
+        true
+    }
+
     fn resample(&self, data: &Dataset, _rng: &mut Rng) -> Result<Sample> {
         Ok(Sample::of_rows(data, (0..data.n_rows()).collect()))
     }

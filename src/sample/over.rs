@@ -269,6 +269,11 @@ fn smoothed(
 }
 
 impl Sampler for RandomOver {
+    /// Rows are drawn by class, never by their values.
+    fn handles_missing(&self) -> bool {
+        true
+    }
+
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
         let counts = two_class_counts(data, "oversampling")?;
         let sizes = self.target.sizes(&counts, data.n_features())?;

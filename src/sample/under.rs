@@ -215,6 +215,11 @@ impl RandomUnder {
 }
 
 impl Sampler for RandomUnder {
+    /// Rows are drawn by class, never by their values.
+    fn handles_missing(&self) -> bool {
+        true
+    }
+
     fn resample(&self, data: &Dataset, rng: &mut Rng) -> Result<Sample> {
         self.check()?;
         let counts = two_class_counts(data, "undersampling")?;

@@ -1,8 +1,9 @@
 //! Strategy specs: one string names a whole strategy, stages joined by `+`:
-//! `[encode(target, ...) +] [sampler +] learner [+ correct] [+ platt|isotonic]
-//! [+ priors(...)|em] [+ decision]`, e.g.
-//! `under(beta=0.1)+forest(n=100)+correct+threshold(priors)` or
-//! `encode(target)+under(beta=0.3)+logistic+correct`.
+//! `[impute(...) +] [encode(target, ...) +] [sampler +] learner [+ correct]
+//! [+ platt|isotonic] [+ priors(...)|em] [+ decision]`, e.g.
+//! `under(beta=0.1)+forest(n=100)+correct+threshold(priors)`,
+//! `encode(target)+under(beta=0.3)+logistic+correct` or
+//! `impute(median, indicator=true)+smote+logistic`.
 //!
 //! The string is parsed once ([`crate::params::syntax`]) into calls, and
 //! each call is built into a typed value by its family's registry: samplers
@@ -87,24 +88,37 @@ pub fn strategy_from_stages(label: &str, stages: &[(Call, String)]) -> Result<St
     let compact = |t: &str| t.chars().filter(|c| !c.is_whitespace()).collect::<String>();
     let mut rest = stages.iter().peekable();
     let mut stem = Vec::new();
-    let encode = match rest.peek().copied() {
-        Some((c, text)) if c.name == "encode" => {
-            stem.push(compact(text));
-            rest.next();
-            match build_stage(c)? {
-                Stage::Encode(e) => Some(e),
-                _ => None,
+    // The first stages: an imputation, then an encoding.
+    let mut impute = None;
+    let mut encode = None;
+    while let Some((c, text)) = rest.peek().copied() {
+        let prefix = match c.name.as_str() {
+            "impute" if impute.is_none() && encode.is_none() => build_stage(c)?,
+            "encode" if encode.is_none() => build_stage(c)?,
+            "impute" | "encode" => {
+                return Err(Error::invalid(format!(
+                    "spec '{label}': '{}' comes twice or out of order; the first stages are \
+                     [impute(...)+][encode(target)+], each once",
+                    compact(text)
+                )))
             }
+            _ => break,
+        };
+        match prefix {
+            Stage::Impute(i) => impute = Some(i),
+            Stage::Encode(e) => encode = Some(e),
+            _ => unreachable!("impute and encode build their own stages"),
         }
-        _ => None,
-    };
+        stem.push(compact(text));
+        rest.next();
+    }
     let (first, first_text) = rest.next().ok_or_else(|| {
         Error::invalid(format!(
             "spec '{label}': no {}",
-            if encode.is_some() {
-                "learner after the encoding"
-            } else {
+            if stem.is_empty() {
                 "stages"
+            } else {
+                "learner after the first stages"
             }
         ))
     })?;
@@ -125,6 +139,7 @@ pub fn strategy_from_stages(label: &str, stages: &[(Call, String)]) -> Result<St
         spec: label.to_string(),
         stem: stem.join("+"),
         decision_stage: None,
+        impute,
         encode,
         sampler,
         learner: crate::ensemble::registry::build_learner(learner_call)?,
@@ -144,11 +159,12 @@ pub fn strategy_from_stages(label: &str, stages: &[(Call, String)]) -> Result<St
 /// registries.
 pub fn help() -> String {
     format!(
-        "A strategy is [encode(target) +] [sampler +] learner [+ correct] [+ platt|isotonic] \
-         [+ priors(...)|em] [+ decision], \
-         e.g. under(beta=0.1)+forest(n=100)+correct+threshold(priors).\n\n\
-         Samplers:\n{}\nLearners:\n{}\nEnsembles:\n{}\nOther stages (encode first, the rest \
-         after the learner):\n{}",
+        "A strategy is [impute(...) +] [encode(target) +] [sampler +] learner [+ correct] \
+         [+ platt|isotonic] [+ priors(...)|em] [+ decision], \
+         e.g. under(beta=0.1)+forest(n=100)+correct+threshold(priors) or \
+         impute(median)+smote+logistic.\n\n\
+         Samplers:\n{}\nLearners:\n{}\nEnsembles:\n{}\nOther stages (impute and encode first, \
+         the rest after the learner):\n{}",
         crate::params::help(crate::sample::registry::SAMPLERS),
         crate::params::help(crate::learn::registry::LEARNERS),
         crate::params::help(ENSEMBLES.iter().map(|e| &e.entry)),

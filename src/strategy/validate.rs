@@ -2,12 +2,13 @@
 //! is loaded whatever its format version ([`Persist::validate`]): the
 //! schema (class names non-empty and distinct, feature and level names
 //! distinct), the priors (a distribution, every class present), each
-//! member (its model's own check, shape and keep rates, its calibrator and
-//! encoding), the prior shift, the decision rule, the fit record, and the
-//! spec, which must name the stages the file holds: its learner one that
-//! fits the members' kind of model ([`crate::learn::ModelKind::made_by`]),
-//! `encode`, `correct`, a calibration and a prior shift exactly where the
-//! file has them. Each failure says what is wrong.
+//! member (its model's own check, shape and keep rates, its calibrator,
+//! imputation and encoding), the prior shift, the decision rule, the fit
+//! record, and the spec, which must name the stages the file holds: its
+//! learner one that fits the members' kind of model
+//! ([`crate::learn::ModelKind::made_by`]), `impute`, `encode`, `correct`,
+//! a calibration and a prior shift exactly where the file has them. Each
+//! failure says what is wrong.
 
 use super::{FittedStrategy, Member};
 use crate::calibrate::PriorShift;
@@ -111,12 +112,19 @@ impl FittedStrategy {
             ));
         }
         check::non_negative("keep rate", &m.keep_rates)?;
+        let imputed = match &m.imputer {
+            Some(i) => {
+                i.validate(&self.schema)?;
+                &i.schema
+            }
+            None => &self.schema,
+        };
         let features = match &m.encoding {
             Some(e) => {
-                e.validate(&self.schema)?;
+                e.validate(imputed)?;
                 e.feature_names().len()
             }
-            None => self.schema.feature_names.len(),
+            None => imputed.feature_names.len(),
         };
         if m.model.n_features() != features {
             return Err("the model's feature count differs from the schema's".into());
@@ -132,6 +140,7 @@ impl FittedStrategy {
     fn check_spec(&self) -> Checked {
         let stages = syntax::parse(&self.spec).map_err(|e| format!("does not parse: {e}"))?;
         let mut rest = stages.iter().peekable();
+        let impute = rest.next_if(|c| c.name == "impute").is_some();
         let encode = rest.next_if(|c| c.name == "encode").is_some();
         let learner = match rest.next() {
             Some(c) if is_sampler(&c.name) => rest.next(),
@@ -151,6 +160,13 @@ impl FittedStrategy {
             if encode && m.encoding.is_none() {
                 return Err("names encode(target), but the file holds no encoding".into());
             }
+            if impute != m.imputer.is_some() {
+                return Err(format!(
+                    "{} impute(...), but the file holds {} imputation",
+                    if impute { "names" } else { "does not name" },
+                    if m.imputer.is_some() { "an" } else { "no" }
+                ));
+            }
         }
         let (mut correct, mut calibration, mut shift) = (None, None, None);
         for call in rest {
@@ -160,6 +176,7 @@ impl FittedStrategy {
                 Stage::Shift(s) => shift = Some(s),
                 Stage::Decide(_) => {}
                 Stage::Encode(_) => return Err("names encode(...) after the learner".into()),
+                Stage::Impute(_) => return Err("names impute(...) after the learner".into()),
             }
         }
         if correct != self.correct {

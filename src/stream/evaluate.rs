@@ -117,7 +117,7 @@ pub fn evaluate_file(
     let counted = count_classes(table, opts, &|r| progress.set_done(r))?;
     let counts = counted.counts();
     let names = counted.class_names();
-    if counted.report.dropped_missing > 0 || counts.len() > 256 {
+    if counted.report.rows_dropped().count > 0 || counts.len() > 256 {
         return Ok(None);
     }
     require_two_classes(&counts, names)?;
@@ -289,8 +289,10 @@ impl Passes<'_> {
     fn score(&self, classes: &[u8], runs: &mut [FoldRun], schema: &Schema) -> Result<()> {
         let (path, cuts, folds) = (self.path, self.cuts, self.folds);
         let n = self.counted.report.rows_read;
+        // Missing values reach the fold models as they reached the fits.
         let predict_opts = PredictOptions {
             decimal: Some(self.opts.decimal),
+            missing_ok: vec![self.opts.missing.keeps(); schema.encodings.len()],
             ..PredictOptions::default()
         };
         let mut row = 0usize;

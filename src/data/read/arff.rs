@@ -197,8 +197,9 @@ pub(super) fn read_arff<R: Read>(
     build(attrs, rows, target, origin, opts, report)
 }
 
-/// One line of the @data section (line `line_no`) as its values; `None`
-/// when one is missing (the row is dropped).
+/// One line of the @data section (line `line_no`) as its values (`None`:
+/// missing); `None` when one is missing and missing values are not kept
+/// (the row is dropped).
 fn data_row(
     text: &str,
     attrs: &[Attribute],
@@ -235,7 +236,7 @@ fn data_row(
             vals.push(Some(f));
         }
     }
-    if vals.iter().any(Option::is_none) {
+    if !opts.missing.keeps() && vals.iter().any(Option::is_none) {
         return Ok(None);
     }
     Ok(Some(vals))
@@ -308,9 +309,24 @@ fn build(
     target: usize,
     origin: &str,
     opts: &ReadOptions,
-    report: ReadReport,
+    mut report: ReadReport,
 ) -> Result<(Dataset, ReadReport)> {
     let names: Vec<String> = attrs.iter().map(|a| a.name.clone()).collect();
+    // Kept missing values leave a row with no label to learn from.
+    let rows: Vec<(usize, Vec<Option<String>>)> = rows
+        .into_iter()
+        .filter(|(_, r)| r[target].is_some())
+        .collect();
+    report.dropped_label = report.rows_read - report.dropped_missing - rows.len();
+    if rows.is_empty() {
+        return Err(parse_err(
+            origin,
+            format!(
+                "every one of the {} rows misses its label and was dropped",
+                report.rows_read
+            ),
+        ));
+    }
     let drop = opts
         .drop
         .iter()
@@ -331,15 +347,16 @@ fn build(
             },
         })
         .collect();
+    let text: Vec<Vec<Option<&str>>> = rows
+        .iter()
+        .map(|(_, r)| inputs.iter().map(|&j| r[j].as_deref()).collect())
+        .collect();
+    report.kept_missing = text.iter().flatten().filter(|v| v.is_none()).count();
+    let x = encode_rows(&text, &kinds, &|i| format!("{origin}: line {}", rows[i].0))?;
     let cells: Vec<(usize, Vec<String>)> = rows
         .into_iter()
         .map(|(l, r)| (l, r.into_iter().map(Option::unwrap_or_default).collect()))
         .collect();
-    let text: Vec<Vec<&str>> = cells
-        .iter()
-        .map(|(_, r)| inputs.iter().map(|&j| r[j].as_str()).collect())
-        .collect();
-    let x = encode_rows(&text, &kinds, &|i| format!("{origin}: line {}", cells[i].0))?;
     // Labels: declared order for a nominal target, else numeric/lexicographic.
     let (declared, label_names): (bool, Vec<String>) = match &attrs[target].kind {
         AttrType::Nominal(levels) => (true, levels.clone()),
@@ -378,11 +395,12 @@ fn build(
     Ok((Dataset::new(x, y, schema)?, report))
 }
 
-/// Encodes text rows (one field per source input column) into the row-major
-/// feature buffer; an unknown level or non-number is an error located by
-/// `locate(row index)` (e.g. `"data.csv: line 7"`).
+/// Encodes text rows (one field per source input column, `None` a kept
+/// missing value: NaN, in each of a one-hot column's features) into the
+/// row-major feature buffer; an unknown level or non-number is an error
+/// located by `locate(row index)` (e.g. `"data.csv: line 7"`).
 fn encode_rows(
-    rows: &[Vec<&str>],
+    rows: &[Vec<Option<&str>>],
     kinds: &[ColumnEncoding],
     locate: &dyn Fn(usize) -> String,
 ) -> Result<Vec<f64>> {
@@ -390,6 +408,10 @@ fn encode_rows(
     let mut x = Vec::with_capacity(rows.len() * d);
     for (i, r) in rows.iter().enumerate() {
         for (k, v) in kinds.iter().zip(r) {
+            let Some(v) = v else {
+                x.extend(std::iter::repeat_n(f64::NAN, k.width()));
+                continue;
+            };
             match k {
                 ColumnEncoding::Numeric { name } => {
                     let num = v.parse::<f64>().ok().filter(|f| f.is_finite());

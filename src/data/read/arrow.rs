@@ -709,8 +709,8 @@ impl Columns<'_> {
         let kind = layout.slots[s].kind;
         let missing = &mut self.missing;
         let column = column_type(col.data_type());
-        // Predicting, a categorical column's missing value is read as NaN.
-        let nan_missing = kind == super::rows::Kind::Category && layout.predicting();
+        // A slot whose missing value is kept reads it as NaN.
+        let nan_missing = layout.slots[s].missing_ok;
         if column == ColumnType::Number
             && matches!(kind, super::rows::Kind::Level | super::rows::Kind::Category)
         {
@@ -730,6 +730,7 @@ impl Columns<'_> {
                 Some(_) => {
                     bad.get_or_insert(i);
                 }
+                None if nan_missing => x[i * m + s] = f64::NAN,
                 None => {
                     missing[i].get_or_insert(j);
                 }
@@ -798,17 +799,22 @@ impl Columns<'_> {
         // Rows are kept in place: row i moves to `kept` (never ahead of i).
         let mut kept = 0usize;
         let mut label_ids = LabelIds::default();
+        let kept_slots: Vec<usize> = (0..m).filter(|&s| layout.slots[s].missing_ok).collect();
         for (i, missing) in self.missing.iter().enumerate() {
             if let Some(j) = *missing {
-                if layout.missing == super::Missing::Error || layout.predicting() {
-                    return Err(layout.missing_error(&format!("row {}", self.first_row + i + 1), j));
-                }
-                block.dropped += 1;
+                layout.drop_incomplete(block, &format!("row {}", self.first_row + i + 1), j)?;
                 continue;
             }
+            let row = &block.x[i * m..(i + 1) * m];
+            block.kept_missing += kept_slots.iter().filter(|&&s| row[s].is_nan()).count();
             let mut unknown = false;
             for (s, j, t) in &self.levels {
-                let v = t[i].as_deref().unwrap_or("");
+                let Some(v) = t[i].as_deref() else {
+                    // A kept missing level (a dropped row never gets here).
+                    block.x[i * m + s] = f64::NAN;
+                    block.kept_missing += 1;
+                    continue;
+                };
                 let value = match block.level(layout, *s, v.as_bytes(), false) {
                     LevelOutcome::Code(c) => code(c),
                     LevelOutcome::Unknown => {

@@ -4,15 +4,19 @@
 //! numbers is numeric; any other text column is one-hot encoded with its
 //! levels sorted, features named `column=level`, at most [`MAX_LEVELS`]
 //! levels (the reading rules of [`rows`](super::rows)); values are trimmed,
-//! empty, `?` and `NA` texts are missing, and `NaN` / `inf` are errors. Unlike a file, a table given in
-//! memory owes a value for every row: a missing value is an error naming
-//! the row and column (the readers' `--missing error`).
+//! empty, `?` and `NA` texts are missing, and `NaN` / `inf` texts are
+//! errors. A missing value is kept as the readers' `--missing keep` keeps
+//! one: NaN (in each of a one-hot column's features; a NaN code), for the
+//! strategy to take or refuse (the caller drops incomplete rows first for
+//! `--missing drop`). Rows are counted from 0 in messages, as the tables'
+//! own indices count them.
 //!
 //! Data to predict on is encoded with the training [`Schema`]: columns are
 //! found by name (any order; others are ignored), levels map to the training
-//! one-hot columns (an unseen level is an error) and features the training
-//! data dropped are dropped again, as [`read_with_schema`](super::read_with_schema)
-//! does for CSV.
+//! one-hot columns (an unseen level is an error, or with
+//! [`Unknown::Ignore`] all zeros) and features the training data dropped are
+//! dropped again, as [`read_with_schema`](super::read_with_schema) does for
+//! CSV.
 
 use std::borrow::Cow;
 
@@ -22,7 +26,7 @@ use super::is_missing;
 use super::level_table::level_code;
 use super::number::number;
 use super::quote::quoted;
-use super::rows::{check_unique_names, feature_names_of, MAX_LEVELS};
+use super::rows::{check_unique_names, feature_names_of, Unknown, MAX_LEVELS};
 use super::{KeyColumn, KeyKind};
 use crate::data::{ColumnEncoding, Schema};
 use crate::error::{Error, Result};
@@ -57,14 +61,34 @@ impl Column<'_> {
     fn text(&self, row: usize) -> Result<Option<&str>> {
         match &self.values {
             ColumnValues::Numbers(_) => Ok(None),
-            ColumnValues::Text(v) => match v[row].as_deref().map(super::trim_text) {
-                Some(t) if !is_missing(t.as_bytes()) => Ok(Some(t)),
-                _ => Err(Error::data(format!(
+            ColumnValues::Text(_) => match self.cell(row) {
+                Some(t) => Ok(Some(t)),
+                None => Err(Error::data(format!(
                     "row {}, column '{}': missing value",
                     row + 1,
                     self.name
                 ))),
             },
+        }
+    }
+
+    /// A text column's value at `row`, trimmed; `None` when it is missing
+    /// (or the column holds numbers).
+    fn cell(&self, row: usize) -> Option<&str> {
+        match &self.values {
+            ColumnValues::Numbers(_) => None,
+            ColumnValues::Text(v) => v[row]
+                .as_deref()
+                .map(super::trim_text)
+                .filter(|t| !is_missing(t.as_bytes())),
+        }
+    }
+
+    /// Whether the value at `row` is missing (NaN, or a missing text).
+    pub fn is_missing_at(&self, row: usize) -> bool {
+        match &self.values {
+            ColumnValues::Numbers(v) => v[row].is_nan(),
+            ColumnValues::Text(_) => self.cell(row).is_none(),
         }
     }
 }
@@ -77,7 +101,7 @@ fn encoding_of(c: &Column<'_>) -> Result<ColumnEncoding> {
         return Ok(ColumnEncoding::Numeric { name });
     };
     let mut numeric = true;
-    for row in 0..values.len() {
+    for row in (0..values.len()).filter(|&r| !c.is_missing_at(r)) {
         match number_at(c, row)? {
             Some(_) => {}
             None => {
@@ -89,9 +113,8 @@ fn encoding_of(c: &Column<'_>) -> Result<ColumnEncoding> {
     if numeric {
         return Ok(ColumnEncoding::Numeric { name });
     }
-    let mut levels: Vec<String> = values
-        .iter()
-        .map(|v| super::trim_text(v.as_deref().unwrap_or_default()).to_string())
+    let mut levels: Vec<String> = (0..values.len())
+        .filter_map(|r| c.cell(r).map(str::to_string))
         .collect();
     levels.sort();
     levels.dedup();
@@ -135,9 +158,8 @@ fn key_column<'a>(columns: &[Column<'a>], key: &KeyColumn) -> Result<(usize, Col
         KeyKind::Time => (0..n)
             .map(|r| {
                 let t = c.text(r)?.expect("a text column");
-                super::dates::time_value(t.as_bytes(), b'.').map_err(|why| {
-                    Error::data(format!("row {}, time column '{}': {why}", r + 1, c.name))
-                })
+                super::dates::time_value(t.as_bytes(), b'.')
+                    .map_err(|why| Error::data(format!("row {r}, time column '{}': {why}", c.name)))
             })
             .collect::<Result<_>>()?,
         KeyKind::Group => {
@@ -178,8 +200,7 @@ fn number_at(c: &Column<'_>, row: usize) -> Result<Option<f64>> {
     let t = c.text(row)?.expect("a text column");
     number(t.as_bytes(), b'.').map_err(|()| {
         Error::data(format!(
-            "row {}, column '{}': '{t}' is not a finite number",
-            row + 1,
+            "row {row}, column '{}': '{t}' is not a finite number",
             c.name
         ))
     })
@@ -201,8 +222,15 @@ fn check_lengths(columns: &[&Column<'_>]) -> Result<usize> {
 }
 
 /// Writes the features of `columns` (encoded by `kinds`, one per column)
-/// into a row-major buffer; rows are encoded in parallel blocks.
-fn encode(columns: &[&Column<'_>], kinds: &[ColumnEncoding], n: usize) -> Result<Vec<f64>> {
+/// into a row-major buffer, a missing value NaN (in each of a one-hot
+/// column's features) and a level `kinds` does not know an error, or with
+/// [`Unknown::Ignore`] all zeros; rows are encoded in parallel blocks.
+fn encode(
+    columns: &[&Column<'_>],
+    kinds: &[ColumnEncoding],
+    n: usize,
+    unknown: Unknown,
+) -> Result<Vec<f64>> {
     /// Rows encoded per parallel task.
     const BLOCK: usize = 4096;
     let d: usize = kinds.iter().map(ColumnEncoding::width).sum();
@@ -228,6 +256,10 @@ fn encode(columns: &[&Column<'_>], kinds: &[ColumnEncoding], n: usize) -> Result
                 for (i, row) in out.chunks_exact_mut(d).enumerate() {
                     let r = r0 + i;
                     let cell = &mut row[offset..offset + width];
+                    if matches!(c.values, ColumnValues::Text(_)) && c.cell(r).is_none() {
+                        cell.iter_mut().for_each(|v| *v = f64::NAN);
+                        continue;
+                    }
                     match (&c.values, kind) {
                         (ColumnValues::Numbers(v), ColumnEncoding::Numeric { .. }) => {
                             cell[0] = v[r];
@@ -235,25 +267,26 @@ fn encode(columns: &[&Column<'_>], kinds: &[ColumnEncoding], n: usize) -> Result
                         (ColumnValues::Text(_), ColumnEncoding::Numeric { name }) => {
                             cell[0] = number_at(c, r)?.ok_or_else(|| {
                                 Error::data(format!(
-                                    "row {}, column '{name}': '{}' is not a number",
-                                    r + 1,
+                                    "row {r}, column '{name}': '{}' is not a number",
                                     quoted(c.text(r).ok().flatten().unwrap_or_default().as_bytes())
                                 ))
                             })?;
                         }
                         (ColumnValues::Text(_), ColumnEncoding::OneHot { name, levels }) => {
                             let t = c.text(r)?.expect("a text column");
-                            let pos = levels.iter().position(|l| l == t).ok_or_else(|| {
-                                Error::data(format!(
-                                    "row {}, column '{name}': level '{}' is not a known level; \
-                                     known levels: {}",
-                                    r + 1,
-                                    quoted(t.as_bytes()),
-                                    levels.join(", ")
-                                ))
-                            })?;
                             cell.iter_mut().for_each(|v| *v = 0.0);
-                            cell[pos] = 1.0;
+                            match levels.iter().position(|l| l == t) {
+                                Some(pos) => cell[pos] = 1.0,
+                                None if unknown == Unknown::Ignore => {}
+                                None => {
+                                    return Err(Error::data(format!(
+                                        "row {r}, column '{name}': level '{}' is not a known \
+                                         level; known levels: {}",
+                                        quoted(t.as_bytes()),
+                                        levels.join(", ")
+                                    )))
+                                }
+                            }
                         }
                         (ColumnValues::Text(_), ColumnEncoding::Categorical { levels, .. }) => {
                             cell[0] = c
@@ -345,15 +378,16 @@ pub fn encode_columns_keyed(
         .iter()
         .map(|c| encoding_of(c))
         .collect::<Result<Vec<_>>>()?;
-    Ok((encode(&refs, &kinds, n)?, kinds))
+    Ok((encode(&refs, &kinds, n, Unknown::Error)?, kinds))
 }
 
 /// The features of a table given by columns, encoded as the training data
-/// of `schema` was (see the module doc).
+/// of `schema` was (see the module doc): a level the model does not know
+/// an error, or with [`Unknown::Ignore`] all zeros.
 ///
 /// ```
 /// use std::borrow::Cow;
-/// use rarity::data::read::{encode_columns, encode_columns_with_schema, Column, ColumnValues};
+/// use rarity::data::read::{encode_columns, encode_columns_with_schema, Column, ColumnValues, Unknown};
 /// use rarity::data::{Schema, ColumnEncoding};
 /// let text = |v: &[&str]| ColumnValues::Text(v.iter().map(|s| Some(s.to_string())).collect());
 /// let train = vec![Column { name: "colour".into(), values: text(&["red", "blue"]) }];
@@ -364,11 +398,16 @@ pub fn encode_columns_keyed(
 ///     Column { name: "other".into(), values: ColumnValues::Numbers(Cow::Owned(vec![5.0])) },
 ///     Column { name: "colour".into(), values: text(&["blue"]) },
 /// ];
-/// assert_eq!(encode_columns_with_schema(&new, &schema).unwrap(), vec![1.0, 0.0]);
+/// assert_eq!(encode_columns_with_schema(&new, &schema, Unknown::Error).unwrap(), vec![1.0, 0.0]);
 /// let unseen = vec![Column { name: "colour".into(), values: text(&["green"]) }];
-/// assert!(encode_columns_with_schema(&unseen, &schema).is_err());
+/// assert!(encode_columns_with_schema(&unseen, &schema, Unknown::Error).is_err());
+/// assert_eq!(encode_columns_with_schema(&unseen, &schema, Unknown::Ignore).unwrap(), vec![0.0, 0.0]);
 /// ```
-pub fn encode_columns_with_schema(columns: &[Column<'_>], schema: &Schema) -> Result<Vec<f64>> {
+pub fn encode_columns_with_schema(
+    columns: &[Column<'_>],
+    schema: &Schema,
+    unknown: Unknown,
+) -> Result<Vec<f64>> {
     let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
     check_unique_names(&names, "the table")?;
     let picked: Vec<&Column<'_>> = schema
@@ -389,7 +428,7 @@ pub fn encode_columns_with_schema(columns: &[Column<'_>], schema: &Schema) -> Re
         })
         .collect::<Result<_>>()?;
     let n = check_lengths(&picked)?;
-    let full = encode(&picked, &schema.encodings, n)?;
+    let full = encode(&picked, &schema.encodings, n, unknown)?;
     let full_names = feature_names_of(&schema.encodings);
     if full_names == schema.feature_names {
         return Ok(full);
@@ -453,7 +492,7 @@ mod tests {
         assert_eq!(&kinds, &ds.schema().encodings);
         assert_eq!(feature_names(&kinds), ds.feature_names());
         assert_eq!(
-            encode_columns_with_schema(&cols, ds.schema()).unwrap(),
+            encode_columns_with_schema(&cols, ds.schema(), Unknown::Error).unwrap(),
             ds.features()
         );
     }
@@ -496,13 +535,23 @@ mod tests {
     }
 
     #[test]
-    fn missing_values_and_bad_shapes_are_errors() {
-        let cols = vec![Column {
-            name: "c".into(),
-            values: ColumnValues::Text(vec![Some("a".into()), None]),
-        }];
-        let e = encode_columns(&cols).unwrap_err().to_string();
-        assert_eq!(e, "row 2, column 'c': missing value");
+    fn missing_values_are_nan_and_bad_shapes_errors() {
+        let cols = vec![
+            Column {
+                name: "c".into(),
+                values: ColumnValues::Text(vec![Some("a".into()), None, Some("b".into())]),
+            },
+            Column {
+                name: "t".into(),
+                values: text(&["1", "?", "2.5"]),
+            },
+        ];
+        let (x, kinds) = encode_columns(&cols).unwrap();
+        assert!(matches!(&kinds[0], ColumnEncoding::OneHot { levels, .. } if levels.len() == 2));
+        assert!(matches!(&kinds[1], ColumnEncoding::Numeric { .. }));
+        assert_eq!(&x[..3], &[1.0, 0.0, 1.0]);
+        assert!(x[3..6].iter().all(|v| v.is_nan()));
+        assert_eq!(&x[6..], &[0.0, 1.0, 2.5]);
         let cols = vec![
             Column {
                 name: "a".into(),

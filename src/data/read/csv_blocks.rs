@@ -96,27 +96,25 @@ fn parse_row(rec: &Record, plan: &Plan, row: &mut [f64], part: &mut Block) -> Re
     let line = rec.line;
     let here = || format!("line {line}");
     // Missing values first: a dropped row leaves no label or level behind.
-    // Predicting, a categorical column's missing value is read as NaN.
-    let nan_missing = |s: usize| layout.predicting() && layout.slots[s].kind == Kind::Category;
+    // A slot whose missing value is kept reads it as NaN.
+    let kept = |s: usize| layout.slots[s].missing_ok;
     let mut missing = None;
+    let mut kept_here = 0;
     for (j, role) in layout.roles.iter().enumerate() {
-        let checked = match *role {
-            Role::Target | Role::Check => true,
-            Role::Feature(s) => !nan_missing(s),
-            _ => false,
-        };
+        let checked = matches!(*role, Role::Target | Role::Check | Role::Feature(_));
         if checked && is_missing(trim(rec.field(j))) {
+            if matches!(*role, Role::Feature(s) if kept(s)) {
+                kept_here += 1;
+                continue;
+            }
             missing = Some(j);
             break;
         }
     }
     if let Some(j) = missing {
-        if layout.missing == super::Missing::Error || layout.predicting() {
-            return Err(layout.missing_error(&here(), j));
-        }
-        part.dropped += 1;
-        return Ok(());
+        return layout.drop_incomplete(part, &here(), j);
     }
+    part.kept_missing += kept_here;
     let mut label = None;
     let ids_start = part.ids.len();
     part.ids
@@ -128,6 +126,7 @@ fn parse_row(rec: &Record, plan: &Plan, row: &mut [f64], part: &mut Block) -> Re
             Role::Skip | Role::Check => {}
             Role::Target => label = Some(f),
             Role::Id(i) => part.ids[ids_start + i] = String::from_utf8_lossy(f).into_owned(),
+            Role::Feature(s) if kept_here > 0 && kept(s) && is_missing(f) => row[s] = f64::NAN,
             Role::Feature(s) if layout.slots[s].kind == Kind::Time => {
                 row[s] = layout.time_value(&here(), j, f)?;
             }

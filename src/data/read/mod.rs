@@ -4,12 +4,16 @@
 //!
 //! Every format follows one set of rules (the papers use complete
 //! instances only):
-//! - Missing values are empty fields, `?` and `NA` (Parquet/IPC: nulls). By
-//!   default incomplete rows are dropped and counted in
-//!   [`ReadReport::dropped_missing`]; [`Missing::Error`] makes them an error
-//!   naming the line (row) and column.
-//! - `NaN` and `inf` tokens are errors (they are not missing values, and no
-//!   learner can use them).
+//! - Missing values are empty fields, `?` and `NA` (Parquet/IPC: nulls).
+//!   [`Missing::Keep`] keeps them as NaN features for a strategy that takes
+//!   them (a row missing its label is dropped and counted in
+//!   [`ReadReport::dropped_label`]); [`Missing::Drop`] drops incomplete
+//!   rows and counts them in [`ReadReport::dropped_missing`];
+//!   [`Missing::Error`] makes them an error naming the line (row) and
+//!   column. [`Missing::Auto`], settled by the command from its strategies
+//!   before reading, drops when it reaches a reader.
+//! - `NaN` and `inf` tokens are errors (`inf` is not a missing value, and
+//!   a missing one is written empty, `?` or `NA`).
 //! - The target is the last column unless named (by name, or by 0-based
 //!   index; `-1` is the last). `drop` leaves columns out. An unknown column
 //!   name is an error that suggests the closest names.
@@ -83,14 +87,53 @@ use labels::Interner;
 use rows::Sink;
 use rows::{Block, Collector, Layout, Output};
 
-/// What to do with rows that have missing values.
+/// What to do with missing values (`--missing`).
+///
+/// A command that fits a strategy settles [`Missing::Auto`] before it reads
+/// a row (`crate::job::missing_policy`): [`Missing::Keep`] when every
+/// strategy it fits takes missing values (`Strategy::takes_missing`),
+/// [`Missing::Drop`] otherwise. A reader given `Auto` drops, as it did
+/// before missing values could be kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Missing {
-    /// Drop incomplete rows and count them (the default).
+    /// Keep them where the strategy can take them, else drop the rows
+    /// (the default; see above).
     #[default]
+    Auto,
+    /// Keep them: a missing feature value is NaN (a missing level of a
+    /// categorical column a NaN code, of a one-hot column NaN in each of its
+    /// 0/1 features), for a strategy that takes missing values. A row whose
+    /// label (or `--cv time/group` key) is missing cannot be used: it is
+    /// dropped and counted ([`ReadReport::dropped_label`]).
+    Keep,
+    /// Drop incomplete rows and count them.
     Drop,
-    /// Fail on the first missing value.
+    /// Fail on the first missing value, naming its line (row) and column.
     Error,
+}
+
+impl Missing {
+    /// Whether the reader keeps missing feature values as NaN.
+    pub fn keeps(self) -> bool {
+        self == Missing::Keep
+    }
+
+    /// The policy's word, as `--missing` spells it.
+    pub fn word(self) -> &'static str {
+        match self {
+            Missing::Auto => "auto",
+            Missing::Keep => "keep",
+            Missing::Drop => "drop",
+            Missing::Error => "error",
+        }
+    }
+
+    /// The policy a word names (`auto`, `keep`, `drop`, `error`).
+    pub fn from_word(word: &str) -> Option<Missing> {
+        [Missing::Auto, Missing::Keep, Missing::Drop, Missing::Error]
+            .into_iter()
+            .find(|m| m.word() == word)
+    }
 }
 
 /// What to do with non-numeric feature columns.
@@ -166,7 +209,7 @@ pub struct ReadOptions {
     /// allowed only with `categorical: Target`, which cannot be mixed with a
     /// `Native` column (the encode stage encodes every categorical column).
     pub column_modes: Vec<(String, Categorical)>,
-    /// Rows with missing values.
+    /// Missing values: kept, rows dropped, or an error.
     pub missing: Missing,
     /// Drop feature columns that take one value only.
     pub drop_constant: bool,
@@ -188,7 +231,7 @@ impl Default for ReadOptions {
             categorical: Categorical::Error,
             categorical_cols: Vec::new(),
             column_modes: Vec::new(),
-            missing: Missing::Drop,
+            missing: Missing::Auto,
             drop_constant: false,
             drop: Vec::new(),
             decimal: b'.',
@@ -264,6 +307,11 @@ pub struct ReadReport {
     pub rows_read: usize,
     /// Rows dropped for missing values.
     pub dropped_missing: usize,
+    /// With [`Missing::Keep`]: rows dropped because their label (or their
+    /// `--cv time/group` key) is missing: no strategy can learn from them.
+    pub dropped_label: usize,
+    /// With [`Missing::Keep`]: the feature values kept missing (NaN).
+    pub kept_missing: usize,
     /// Feature columns dropped as constant.
     pub dropped_constant: Vec<String>,
     /// The target column's name (set by the training readers).
@@ -283,24 +331,45 @@ pub struct RowsDropped {
 impl ReadReport {
     /// The rows dropped and why.
     pub fn rows_dropped(&self) -> RowsDropped {
+        let mut why = Vec::new();
+        if self.dropped_missing > 0 {
+            why.push("missing values (empty, ?, NA or null)");
+        }
+        if self.dropped_label > 0 {
+            why.push("a missing label (or cv key)");
+        }
         RowsDropped {
-            count: self.dropped_missing,
-            reason: if self.dropped_missing > 0 {
-                "missing values (empty, ?, NA or null)".to_string()
-            } else {
-                String::new()
-            },
+            count: self.dropped_missing + self.dropped_label,
+            reason: why.join("; "),
         }
     }
 
-    /// A note for people (`None` when no row was dropped).
+    /// A note for people (`None` when no row was dropped and no value was
+    /// kept missing).
     pub fn dropped_note(&self) -> Option<String> {
-        (self.dropped_missing > 0).then(|| {
-            format!(
-                "{}: dropped {} of {} rows with missing values (--missing error to fail instead)",
-                self.source, self.dropped_missing, self.rows_read
-            )
-        })
+        let mut parts = Vec::new();
+        if self.dropped_missing > 0 {
+            parts.push(format!(
+                "dropped {} of {} rows with missing values (--missing keep to keep them, for \
+                 a strategy that takes them: a learner that learns where they go, or an \
+                 impute(...) stage first; --missing error to fail instead)",
+                self.dropped_missing, self.rows_read
+            ));
+        }
+        if self.dropped_label > 0 {
+            parts.push(format!(
+                "dropped {} of {} rows whose label is missing (--missing error to fail instead)",
+                self.dropped_label, self.rows_read
+            ));
+        }
+        if self.kept_missing > 0 {
+            parts.push(format!(
+                "kept {} missing value{} for the strategy (--missing drop to drop their rows)",
+                self.kept_missing,
+                if self.kept_missing == 1 { "" } else { "s" }
+            ));
+        }
+        (!parts.is_empty()).then(|| format!("{}: {}", self.source, parts.join("; ")))
     }
 }
 
@@ -645,6 +714,11 @@ pub struct PredictOptions {
     pub ids: Vec<String>,
     /// Levels the model has not seen.
     pub unknown: Unknown,
+    /// Per encoding of the model's schema (source column), whether a
+    /// missing value is read as NaN because the model takes it
+    /// (`FittedStrategy::missing_columns`); empty: none is. Any other
+    /// missing value is an error.
+    pub missing_ok: Vec<bool>,
     /// The decimal separator of CSV numbers.
     pub decimal: Option<u8>,
 }
@@ -653,10 +727,13 @@ pub struct PredictOptions {
 /// `schema` was: source columns are found by name (any order; other
 /// columns, the target included, are ignored), categorical levels map to
 /// the training one-hot columns, and features the training data dropped
-/// (constant columns) are dropped again. A missing value is an error (a
-/// prediction is owed for every row); an unseen level is an error that
-/// counts the rows and lists the levels, or, with [`Unknown::Ignore`], an
-/// all-zero one-hot group. Each block goes to `f` as it is read.
+/// (constant columns) are dropped again. A missing value is NaN in a
+/// column the model takes missing values in (`opts.missing_ok`), else an
+/// error (a prediction is owed for every row); an unseen level, of a
+/// one-hot or a categorical column, is an error that counts the rows and
+/// lists the levels, or, with [`Unknown::Ignore`], an all-zero one-hot
+/// group or a NaN code (the side of no split's set, the prior of a target
+/// encoding). Each block goes to `f` as it is read.
 pub fn predict_blocks(
     table: Table<'_>,
     schema: &Schema,
@@ -668,6 +745,7 @@ pub fn predict_blocks(
         schema,
         &opts.ids,
         opts.unknown,
+        &opts.missing_ok,
         opts.decimal.unwrap_or(b'.'),
         table.origin(),
     )?;
@@ -707,7 +785,8 @@ pub fn predict_blocks(
             .collect();
         return Err(Error::data(format!(
             "{}: {} row(s) have {} level(s) the model was not trained on: {}; \
-             --unknown ignore encodes them as all-zero one-hot columns",
+             --unknown ignore encodes them as all-zero one-hot columns (a categorical \
+             column's as a level no split holds, the prior of a target encoding)",
             layout.origin,
             sink.unknown_rows,
             sink.unknown.len(),
@@ -803,7 +882,11 @@ pub fn read_with_schema<R: std::io::Read + Send>(
     delimiter: u8,
     schema: &Schema,
 ) -> Result<Dataset> {
-    read_table_with_schema(csv_table(reader, origin, delimiter)?, schema)
+    read_table_with_schema(
+        csv_table(reader, origin, delimiter)?,
+        schema,
+        &PredictOptions::default(),
+    )
 }
 
 /// Reads labelled rows encoded as the training data of `schema` was (see
@@ -868,10 +951,14 @@ fn csv_table<'r, R: std::io::Read + Send + 'r>(
 }
 
 /// The rows of `table` encoded as `schema`'s, as one dataset.
-fn read_table_with_schema(table: Table<'_>, schema: &Schema) -> Result<Dataset> {
+fn read_table_with_schema(
+    table: Table<'_>,
+    schema: &Schema,
+    opts: &PredictOptions,
+) -> Result<Dataset> {
     let mut x = Vec::new();
     let mut n = 0;
-    predict_blocks(table, schema, &PredictOptions::default(), &mut |b| {
+    predict_blocks(table, schema, opts, &mut |b| {
         n += b.data.n_rows();
         x.extend_from_slice(b.data.features());
         Ok(())
@@ -882,15 +969,17 @@ fn read_table_with_schema(table: Table<'_>, schema: &Schema) -> Result<Dataset> 
 /// Reads an unlabelled target population for a training set of `schema`:
 /// as [`read_with_schema`], but its columns must be exactly the training
 /// set's (its label column may be present or not); a column the training
-/// set lacks, or a missing one, is an error naming them.
+/// set lacks, or a missing one, is an error naming them. Missing values
+/// are read as `opts` says (`missing_ok`).
 ///
 /// ```
-/// use rarity::data::read::{read_from, read_population, Format, ReadOptions};
+/// use rarity::data::read::{read_from, read_population, Format, PredictOptions, ReadOptions};
 /// let (ds, _) = read_from("a,b,c,y\n1,2,3,p\n3,4,5,n\n".as_bytes(), "train", Format::Csv, 0, &ReadOptions::default()).unwrap();
-/// assert!(read_population("c,b,a\n5,6,7\n".as_bytes(), "t", b',', ds.schema()).is_ok());
-/// let e = read_population("a,b,c,d\n5,6,7,8\n".as_bytes(), "t", b',', ds.schema()).unwrap_err();
+/// let opts = PredictOptions::default();
+/// assert!(read_population("c,b,a\n5,6,7\n".as_bytes(), "t", b',', ds.schema(), &opts).is_ok());
+/// let e = read_population("a,b,c,d\n5,6,7,8\n".as_bytes(), "t", b',', ds.schema(), &opts).unwrap_err();
 /// assert!(e.to_string().contains("has columns the training set lacks: d"), "{e}");
-/// let e = read_population("a,b\n5,6\n".as_bytes(), "t", b',', ds.schema()).unwrap_err();
+/// let e = read_population("a,b\n5,6\n".as_bytes(), "t", b',', ds.schema(), &opts).unwrap_err();
 /// assert!(e.to_string().contains("lacks columns of the training set: c"), "{e}");
 /// ```
 pub fn read_population<R: std::io::Read + Send>(
@@ -898,10 +987,11 @@ pub fn read_population<R: std::io::Read + Send>(
     origin: &str,
     delimiter: u8,
     schema: &Schema,
+    opts: &PredictOptions,
 ) -> Result<Dataset> {
     let table = csv_table(reader, origin, delimiter)?;
     check_same_columns(table.names(), schema, origin)?;
-    read_table_with_schema(table, schema)
+    read_table_with_schema(table, schema, opts)
 }
 
 /// With `exact`, the columns of `names` must be those of `schema`'s source

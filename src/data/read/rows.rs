@@ -72,8 +72,9 @@ pub(crate) enum Kind {
     /// A categorical column kept as level codes (declared, a string column
     /// with `--categorical native|target`, or a model's categorical
     /// column): levels with no limit on their count, codes in sorted order
-    /// of the level texts. Predicting, a missing value or a level the model
-    /// does not know is NaN, not an error.
+    /// of the level texts. Predicting, a level the model does not know is
+    /// counted as a one-hot column's is (NaN with `--unknown ignore`), and a
+    /// missing value follows the slot's `missing_ok`.
     Category,
     /// CSV with `--categorical native|target`: numbers when the first
     /// [`MAX_LEVELS`] + 1 distinct values all are (or every value is),
@@ -100,6 +101,11 @@ pub(crate) struct Slot {
     pub fixed: Option<HashMap<Vec<u8>, u32>>,
     /// The fixed levels in order.
     pub fixed_levels: Vec<String>,
+    /// A missing value is read as NaN instead of dropping the row or
+    /// failing: training with [`Missing::Keep`] (every feature but a
+    /// `--cv` key), predicting a column whose missing values the model
+    /// takes.
+    pub missing_ok: bool,
 }
 
 /// What to do with a level a model has not seen.
@@ -440,6 +446,7 @@ impl Layout {
                     kind,
                     fixed: None,
                     fixed_levels: Vec::new(),
+                    missing_ok: opts.missing.keeps() && !matches!(kind, Kind::Time | Kind::Group),
                 });
             }
         }
@@ -466,13 +473,15 @@ impl Layout {
         })
     }
 
-    /// The same layout reading only the target (a counting pass).
+    /// The same layout reading only the target (a counting pass); the
+    /// features whose missing value drops the row are looked at for it.
     pub(crate) fn labels_only(&self) -> Layout {
         let mut l = self.clone();
         l.roles = l
             .roles
             .iter()
             .map(|&r| match r {
+                Role::Feature(s) if self.slots[s].missing_ok => Role::Skip,
                 Role::Feature(_) => Role::Check,
                 r => r,
             })
@@ -483,12 +492,15 @@ impl Layout {
 
     /// The layout of data to predict on: the columns of `schema`'s
     /// encodings (found by name, any order), numbers or the model's levels;
-    /// `ids` carried along; everything else ignored.
+    /// `ids` carried along; everything else ignored. A missing value of the
+    /// columns `missing_ok` marks (one flag per encoding; none when empty)
+    /// is read as NaN, of the others an error.
     pub(crate) fn predict(
         names: Vec<String>,
         schema: &Schema,
         ids: &[String],
         unknown: Unknown,
+        missing_ok: &[bool],
         decimal: u8,
         origin: &str,
     ) -> Result<Layout> {
@@ -499,19 +511,22 @@ impl Layout {
         let at = model_columns(&names, &wanted, origin)?;
         for (s, (e, j)) in schema.encodings.iter().zip(at).enumerate() {
             roles[j] = Role::Feature(s);
-            slots.push(match e {
+            let mut slot = match e {
                 ColumnEncoding::Numeric { name } => Slot {
                     name: name.clone(),
                     kind: Kind::Number,
                     fixed: None,
                     fixed_levels: Vec::new(),
+                    missing_ok: false,
                 },
                 ColumnEncoding::OneHot { name, levels } => Slot::fixed(name, levels),
                 ColumnEncoding::Categorical { name, levels } => Slot {
                     kind: Kind::Category,
                     ..Slot::fixed(name, levels)
                 },
-            });
+            };
+            slot.missing_ok = missing_ok.get(s).copied().unwrap_or(false);
+            slots.push(slot);
         }
         for (i, id) in ids.iter().enumerate() {
             let j = find_column(&names, id, "--id column", origin)?;
@@ -541,10 +556,33 @@ impl Layout {
         self.target.is_none()
     }
 
+    /// What a row missing the value of source column `column` becomes
+    /// (a value that is not read as NaN): dropped and counted in `block`,
+    /// or, with [`Missing::Error`] and when predicting, the error naming
+    /// `line` and the column.
+    pub(crate) fn drop_incomplete(
+        &self,
+        block: &mut Block,
+        line: &str,
+        column: usize,
+    ) -> Result<()> {
+        if self.missing == Missing::Error || self.predicting() {
+            return Err(self.missing_error(line, column));
+        }
+        block.dropped += 1;
+        if self.missing.keeps() {
+            // Only a label or a --cv key is left to miss.
+            block.dropped_label += 1;
+        }
+        Ok(())
+    }
+
     /// The error for a missing value.
     pub(crate) fn missing_error(&self, line: &str, column: usize) -> Error {
         let owed = if self.predicting() {
-            " (a prediction is owed for every row)"
+            " (a prediction is owed for every row, and the model cannot take missing values \
+             in this column: fit it with an impute(...) stage, or a learner that learns where \
+             missing values go)"
         } else {
             ""
         };
@@ -629,6 +667,7 @@ impl Slot {
                     .collect(),
             ),
             fixed_levels: levels.to_vec(),
+            missing_ok: false,
         }
     }
 }
@@ -658,6 +697,11 @@ pub(crate) struct Block {
     pub rows_read: usize,
     /// Rows dropped for missing values.
     pub dropped: usize,
+    /// Of those, rows dropped for a missing label or key while feature
+    /// values are kept ([`Missing::Keep`]).
+    pub dropped_label: usize,
+    /// Feature values kept missing (NaN).
+    pub kept_missing: usize,
     /// Lines the block spans (CSV).
     pub lines: u64,
     /// Input bytes the block spans (CSV; 0 when unknown).
@@ -689,6 +733,8 @@ impl Block {
         self.ids.clear();
         self.rows_read = 0;
         self.dropped = 0;
+        self.dropped_label = 0;
+        self.kept_missing = 0;
         self.lines = 0;
         self.bytes = 0;
         self.label_dict.clear();
@@ -719,9 +765,10 @@ impl Block {
     ) -> LevelOutcome {
         let slot = &layout.slots[s];
         if let Some(fixed) = &slot.fixed {
+            // A level the model does not know, one-hot or categorical
+            // (codes), is counted: an error unless `--unknown ignore`.
             return match fixed.get(raw) {
                 Some(&c) => LevelOutcome::Code(c),
-                None if slot.kind == Kind::Category => LevelOutcome::Code(UNKNOWN),
                 None => {
                     let text = super::quote::quoted(raw);
                     *self.unknown.entry((s, text)).or_insert(0) += 1;
@@ -918,7 +965,9 @@ impl<'a> Collector<'a> {
             globalise_codes(b, m, s, &map);
         }
         self.report.rows_read += b.rows_read;
-        self.report.dropped_missing += b.dropped;
+        self.report.dropped_missing += b.dropped - b.dropped_label;
+        self.report.dropped_label += b.dropped_label;
+        self.report.kept_missing += b.kept_missing;
         Ok(())
     }
 
@@ -1152,13 +1201,16 @@ fn sorted_codes(x: &mut [f64], m: usize, s: usize, name: &str, names: &Interner)
 }
 
 /// Builds the feature matrix from slot values, one feature per output
-/// column ([`Output`]); unknown levels are all zeros one-hot, NaN as codes.
+/// column ([`Output`]); unknown levels are all zeros one-hot, NaN as codes;
+/// a missing value (a NaN that is no code) is NaN in each of a one-hot
+/// column's features.
 pub(crate) fn expand(x: &[f64], m: usize, outputs: &[Output]) -> Vec<f64> {
     let rows = x.len().checked_div(m).unwrap_or(0);
     let mut out = Vec::with_capacity(rows * outputs.len());
     for row in x.chunks(m.max(1)).take(rows) {
         out.extend(outputs.iter().map(|&o| match o {
             Output::Value(s) => row[s],
+            Output::Level(s, _) if row[s].is_nan() && code_of(row[s]).is_none() => f64::NAN,
             Output::Level(s, c) => f64::from(u8::from(code_of(row[s]) == Some(c))),
             Output::Code(s) => match code_of(row[s]) {
                 Some(c) if c != UNKNOWN => f64::from(c),

@@ -23,6 +23,15 @@ impl ColumnSpec {
         }
     }
 
+    /// A numeric feature column, whose missing values (NaN) are nulls in
+    /// Parquet (empty in CSV, as in every numeric column).
+    pub fn feature(name: impl Into<String>) -> Self {
+        ColumnSpec {
+            nullable: true,
+            ..ColumnSpec::number(name)
+        }
+    }
+
     /// A text column.
     pub fn text(name: impl Into<String>) -> Self {
         ColumnSpec {

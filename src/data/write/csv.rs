@@ -81,7 +81,14 @@ fn format_rows(
                 buf.push(b',');
             }
             match col {
-                Column::Numbers { values, width, j } => push_f64(buf, values[i * width + j]),
+                // A missing value (NaN) is an empty field, as the readers
+                // read one.
+                Column::Numbers { values, width, j } => {
+                    let v = values[i * width + j];
+                    if !v.is_nan() {
+                        push_f64(buf, v);
+                    }
+                }
                 Column::Names { ids, .. } => {
                     let names = quoted[c].as_ref().expect("names quoted");
                     buf.extend_from_slice(&names[ids[i] as usize]);

@@ -56,8 +56,16 @@ impl ParquetEncoder {
         let arrays: Vec<ArrayRef> = block
             .columns
             .iter()
-            .map(|c| -> ArrayRef {
+            .zip(self.schema.fields())
+            .map(|(c, field)| -> ArrayRef {
                 match *c {
+                    // A missing value (NaN) of a nullable column is a null.
+                    Column::Numbers { values, width, j } if field.is_nullable() => {
+                        Arc::new(Float64Array::from_iter((0..block.rows).map(|i| {
+                            let v = values[i * width + j];
+                            (!v.is_nan()).then_some(v)
+                        })))
+                    }
                     Column::Numbers { values, width, j } => {
                         Arc::new(Float64Array::from_iter_values(
                             (0..block.rows).map(|i| values[i * width + j]),

@@ -141,7 +141,7 @@ pub fn write_dataset(ds: &Dataset, path: &Path, format: TableFormat) -> Result<(
                 });
             }
             None => {
-                specs.push(ColumnSpec::number(name));
+                specs.push(ColumnSpec::feature(name));
                 columns.push(Column::Numbers {
                     values,
                     width: d,

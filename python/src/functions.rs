@@ -847,6 +847,8 @@ impl RunResult {
             rows_dropped: self.dropped.clone(),
             saved: None,
             report: None,
+            why: None,
+            program: None,
         }
     }
 }

@@ -218,6 +218,105 @@ pub fn order_by(means: &[f64], higher_is_better: bool) -> Vec<usize> {
     order
 }
 
+/// Relative tolerance under which two means of the ranking metric tie:
+/// equal to twelve significant digits. Monotone maps of one model's
+/// probabilities (Platt scaling, the prior correction) leave every ranking
+/// metric equal to the last bit; the tolerance also catches the last-digit
+/// noise of sums taken in another order.
+pub const TIE_TOLERANCE: f64 = 1e-12;
+
+/// Whether `a` and `b` tie under [`TIE_TOLERANCE`] (two NaN tie).
+pub fn tied(a: f64, b: f64) -> bool {
+    (a.is_nan() && b.is_nan()) || (a - b).abs() <= TIE_TOLERANCE * a.abs().max(b.abs())
+}
+
+/// A metric that breaks ties of the ranking metric: its key and its values
+/// per item (strategy or model), and whether higher is better.
+#[derive(Debug, Clone)]
+pub struct TieBreaker {
+    /// The metric's key (`brier`, `log_loss`, a decision metric).
+    pub key: &'static str,
+    /// Its mean per item.
+    pub values: Vec<f64>,
+    /// Whether higher is better.
+    pub higher: bool,
+}
+
+/// A group of items that tied on the ranking metric, and what ordered them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Tie {
+    /// The tied items (strategy or model indices), in their new order.
+    pub items: Vec<usize>,
+    /// The ranking metric's mean they share.
+    pub value: f64,
+    /// The key of the tie-breaker that put the first item first, or
+    /// `position` when none told them apart (the first given wins).
+    pub by: String,
+}
+
+/// `order` (best first by `primary`, see [`order_by`]) with every run of
+/// items tied on `primary` ([`tied`]) ordered by `breakers` in turn (each
+/// compared with the same tolerance, NaN last), then by position; and the
+/// ties that were so broken.
+///
+/// ```
+/// use rarity::experiment::compare::{break_ties, TieBreaker};
+/// let brier = TieBreaker { key: "brier", values: vec![0.2, 0.1, 0.3], higher: false };
+/// let (order, ties) = break_ties(vec![0, 1, 2], &[0.9, 0.9, 0.5], &[brier]);
+/// assert_eq!(order, [1, 0, 2]);
+/// assert_eq!((ties[0].items.clone(), ties[0].by.as_str()), (vec![1, 0], "brier"));
+/// ```
+pub fn break_ties(
+    order: Vec<usize>,
+    primary: &[f64],
+    breakers: &[TieBreaker],
+) -> (Vec<usize>, Vec<Tie>) {
+    let key = |b: &TieBreaker, i: usize| {
+        let v = b.values[i];
+        if v.is_nan() {
+            f64::NEG_INFINITY
+        } else if b.higher {
+            v
+        } else {
+            -v
+        }
+    };
+    let (mut out, mut ties) = (Vec::with_capacity(order.len()), Vec::new());
+    let mut start = 0;
+    while start < order.len() {
+        let first = primary[order[start]];
+        let mut end = start + 1;
+        while end < order.len() && tied(primary[order[end]], first) {
+            end += 1;
+        }
+        let mut group = order[start..end].to_vec();
+        if group.len() > 1 {
+            group.sort_by(|&a, &b| {
+                for br in breakers {
+                    let (ka, kb) = (key(br, a), key(br, b));
+                    if !tied(ka, kb) {
+                        return kb.total_cmp(&ka);
+                    }
+                }
+                a.cmp(&b)
+            });
+            let (a, b) = (group[0], group[1]);
+            let by = breakers
+                .iter()
+                .find(|br| !tied(key(br, a), key(br, b)))
+                .map_or("position", |br| br.key);
+            ties.push(Tie {
+                items: group.clone(),
+                value: first,
+                by: by.to_string(),
+            });
+        }
+        out.extend(group);
+        start = end;
+    }
+    (out, ties)
+}
+
 impl Comparison {
     /// The comparison on pooled out-of-fold predictions: each evaluation
     /// (whose folds kept their test predictions, [`Extras::oof`]) becomes

@@ -21,14 +21,87 @@ use crate::error::{Error, Result};
 /// Which columns of a scores file hold what.
 #[derive(Debug, Clone)]
 pub struct ScoresSpec {
-    /// The column of true labels.
-    pub truth: String,
+    /// The column of true labels; `None`: the one column of the file that
+    /// is not one `rarity predict` writes (see [`truth_column`]).
+    pub truth: Option<String>,
     /// The probability column(s): one for binary, one per class beyond.
     pub proba: Vec<String>,
     /// The positive label (binary; default `1`, else the last label).
     pub positive: Option<String>,
     /// The field delimiter.
     pub delimiter: u8,
+    /// Which decided labels score the thresholded metrics.
+    pub decided: Decided,
+}
+
+/// Which labels the thresholded metrics of a scores file score.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decided {
+    /// `rarity predict`'s `label` column when the file has one (the labels
+    /// its model decided, by whatever rule), else the threshold.
+    Auto,
+    /// The labels of this column.
+    Column(String),
+    /// Labels decided anew at the threshold (binary) or by the argmax.
+    Threshold,
+}
+
+/// What a scores file holds: the true class ids, the probabilities and,
+/// when a decided column was read, its labels as class ids.
+#[derive(Debug, Clone)]
+pub struct Scores {
+    /// The true class ids.
+    pub truth: Vec<u32>,
+    /// The probabilities (`n x k`).
+    pub proba: Proba,
+    /// The decided labels as class ids, when a column of them was read
+    /// ([`ScoresSpec::decided`]).
+    pub decided: Option<Vec<u32>>,
+    /// The column of decided labels read.
+    pub decided_column: Option<String>,
+    /// The column of true labels read.
+    pub truth_column: String,
+}
+
+/// Whether `name` is a column `rarity predict` writes: a probability
+/// `p_<class>`, the decided `label`, reason codes and contributions.
+fn predicted_column(name: &str) -> bool {
+    name == "label"
+        || name == "base_value"
+        || name.starts_with("p_")
+        || ["reason_", "value_", "contribution_"]
+            .iter()
+            .any(|p| name.strip_prefix(p).is_some_and(|k| k.parse::<usize>().is_ok()))
+}
+
+/// The column of true labels when none is named: the one column of
+/// `names` that `rarity predict` does not write (it keeps the table's
+/// target under its own name); an error naming the candidates when there
+/// are none or several (identifier columns).
+///
+/// ```
+/// use rarity::data::scores::truth_column;
+/// let cols = |c: &[&str]| c.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+/// assert_eq!(truth_column(&cols(&["class", "p_0", "p_1", "label"])).unwrap(), "class");
+/// assert!(truth_column(&cols(&["id", "class", "p_1", "label"])).is_err());
+/// ```
+pub fn truth_column(names: &[String]) -> Result<String> {
+    let candidates: Vec<&String> = names.iter().filter(|n| !predicted_column(n)).collect();
+    match candidates[..] {
+        [one] => Ok(one.clone()),
+        [] => Err(Error::invalid(
+            "no column of true labels: the file has only predictions (p_<class>, label); \
+             predict on a table that has the target column, or give --truth COL",
+        )),
+        _ => Err(Error::invalid(format!(
+            "which column holds the true labels? give --truth COL (one of: {})",
+            candidates
+                .iter()
+                .map(|c| c.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
 }
 
 /// The positive label of binary scores whose true labels take the values
@@ -79,11 +152,42 @@ pub fn positive_label(names: &[String], positive: Option<&str>) -> Result<String
 }
 
 /// Reads true labels and probabilities: the class ids and the `n x k`
-/// matrix. Every row must be complete and every probability in `[0, 1]`.
-pub fn read_scores(path: &Path, spec: &ScoresSpec) -> Result<(Vec<u32>, Proba)> {
+/// matrix, and the decided labels when `spec` names their column. Every
+/// row must be complete and every probability in `[0, 1]`. Of a file (not
+/// standard input) only the columns named are read, so identifier columns
+/// of any type pass; the truth column may then go unnamed.
+pub fn read_scores(path: &Path, spec: &ScoresSpec) -> Result<Scores> {
+    let names = if super::write::is_stdio(path) {
+        None
+    } else {
+        Some(super::read::Table::open(path, &ReadOptions::default())?.names().to_vec())
+    };
+    let decided = match (&spec.decided, &names) {
+        (Decided::Column(c), _) => Some(c.clone()),
+        (Decided::Auto, Some(n)) if n.iter().any(|c| c == "label") => Some("label".to_string()),
+        _ => None,
+    };
+    let truth = match (&spec.truth, &names) {
+        (Some(t), _) => t.clone(),
+        (None, Some(names)) => truth_column(names)?,
+        (None, None) => {
+            return Err(Error::invalid(
+                "scores from standard input need --truth COL",
+            ))
+        }
+    };
+    let used: Vec<&String> = std::iter::once(&truth)
+        .chain(&spec.proba)
+        .chain(&decided)
+        .collect();
+    let drop = names.map_or(Vec::new(), |n| {
+        n.into_iter().filter(|c| !used.contains(&c)).collect()
+    });
     let opts = ReadOptions {
-        target: Some(spec.truth.clone()),
+        target: Some(truth.clone()),
         delimiter: spec.delimiter,
+        categorical_cols: decided.iter().cloned().collect(),
+        drop,
         ..ReadOptions::default()
     };
     let (ds, report) = read_path(path, &opts)?;
@@ -94,21 +198,42 @@ pub fn read_scores(path: &Path, spec: &ScoresSpec) -> Result<(Vec<u32>, Proba)> 
             report.dropped_missing
         )));
     }
-    let cols: Vec<usize> = spec
-        .proba
-        .iter()
-        .map(|c| {
-            ds.feature_names()
-                .iter()
-                .position(|f| f == c)
-                .ok_or_else(|| {
-                    Error::invalid(format!(
-                        "probability column '{c}' not found; columns are: {}",
-                        ds.feature_names().join(", ")
-                    ))
-                })
-        })
-        .collect::<Result<_>>()?;
+    let column = |c: &String| {
+        ds.feature_names()
+            .iter()
+            .position(|f| f == c)
+            .ok_or_else(|| {
+                Error::invalid(format!(
+                    "column '{c}' not found; columns are: {}",
+                    ds.feature_names().join(", ")
+                ))
+            })
+    };
+    let cols: Vec<usize> = spec.proba.iter().map(column).collect::<Result<_>>()?;
+    // The decided labels' texts, per row.
+    let decided_text: Option<Vec<&str>> = match &decided {
+        None => None,
+        Some(c) => {
+            let j = column(c)?;
+            let levels = ds.schema().encodings.iter().find_map(|e| match e {
+                crate::data::ColumnEncoding::Categorical { name, levels } if name == c => {
+                    Some(levels)
+                }
+                _ => None,
+            });
+            let Some(levels) = levels else {
+                return Err(Error::invalid(format!(
+                    "column '{c}' of decided labels is not read as labels"
+                )));
+            };
+            Some(
+                (0..ds.n_rows())
+                    .map(|i| levels[ds.value(i, j) as usize].as_str())
+                    .collect(),
+            )
+        }
+    };
+    let decided_col = decided.clone();
     let names = ds.class_names();
     let n = ds.n_rows();
     if cols.len() == 1 {
@@ -123,37 +248,52 @@ pub fn read_scores(path: &Path, spec: &ScoresSpec) -> Result<(Vec<u32>, Proba)> 
         // `rarity predict` names them) says which class it scores.
         let hint = spec.proba[0].strip_prefix("p_").filter(|_| names.len() < 2);
         let positive = positive_label(names, spec.positive.as_deref().or(hint))?;
-        let truth = (0..n)
+        let truth_ids = (0..n)
             .map(|i| u32::from(names[ds.label(i)] == positive))
             .collect();
         let p: Vec<f64> = (0..n).map(|i| ds.value(i, cols[0])).collect();
         check_range(&p, &spec.proba)?;
-        return Ok((truth, Proba::from_positive(&p)));
+        let decided =
+            decided_text.map(|t| t.iter().map(|l| u32::from(*l == positive)).collect());
+        return Ok(Scores {
+            truth: truth_ids,
+            proba: Proba::from_positive(&p),
+            decided,
+            decided_column: decided_col,
+            truth_column: truth,
+        });
     }
     let k = cols.len();
     let class_of = column_classes(&spec.proba);
-    let map: Vec<u32> = names
-        .iter()
-        .map(|l| {
-            class_of
-                .iter()
-                .position(|c| c == l)
-                .map(|c| c as u32)
-                .ok_or_else(|| {
-                    Error::data(format!(
-                        "label '{l}' has no probability column; classes are: {}",
-                        class_of.join(", ")
-                    ))
-                })
-        })
-        .collect::<Result<_>>()?;
-    let truth = (0..n).map(|i| map[ds.label(i)]).collect();
+    let id_of = |l: &str| {
+        class_of
+            .iter()
+            .position(|c| c == l)
+            .map(|c| c as u32)
+            .ok_or_else(|| {
+                Error::data(format!(
+                    "label '{l}' has no probability column; classes are: {}",
+                    class_of.join(", ")
+                ))
+            })
+    };
+    let map: Vec<u32> = names.iter().map(|l| id_of(l)).collect::<Result<_>>()?;
+    let truth_ids = (0..n).map(|i| map[ds.label(i)]).collect();
     let mut values = Vec::with_capacity(n * k);
     for i in 0..n {
         values.extend(cols.iter().map(|&c| ds.value(i, c)));
     }
     check_range(&values, &spec.proba)?;
-    Ok((truth, Proba::new(values, k)))
+    let decided = decided_text
+        .map(|t| t.iter().map(|l| id_of(l)).collect::<Result<Vec<_>>>())
+        .transpose()?;
+    Ok(Scores {
+        truth: truth_ids,
+        proba: Proba::new(values, k),
+        decided,
+        decided_column: decided_col,
+        truth_column: truth,
+    })
 }
 
 /// The classes probability columns stand for: `<label>` of every column

@@ -232,7 +232,14 @@ pub fn predict_file(
     let mut writer = TableWriter::create(
         output,
         TableFormat::from_path(output),
-        prediction_columns(&opts.ids, names),
+        prediction_columns(
+            if opts.id_names.is_empty() {
+                &opts.ids
+            } else {
+                &opts.id_names
+            },
+            names,
+        ),
     )?;
     let n_ids = opts.ids.len();
     let batch_rows = if fitted.batch_dependent() {

@@ -643,6 +643,9 @@ pub struct PredictBlock {
 pub struct PredictOptions {
     /// Identifier columns carried to the output.
     pub ids: Vec<String>,
+    /// The names the identifier columns take in the output, in the order
+    /// of [`PredictOptions::ids`] (empty: their own).
+    pub id_names: Vec<String>,
     /// Levels the model has not seen.
     pub unknown: Unknown,
     /// The decimal separator of CSV numbers.

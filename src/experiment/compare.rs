@@ -450,12 +450,23 @@ impl Comparison {
         let (testable, tied, summary) = match fr {
             Some(fr) => {
                 let tied: Vec<usize> = (0..k).filter(|&i| ranks[i] - best <= cd).collect();
+                // Every fold ranking the models alike makes Iman and
+                // Davenport's denominator N (k - 1) - chi2 zero: F is
+                // infinite whatever N, which is no evidence with few folds.
+                let iman = if fr.f.is_finite() {
+                    format!("Iman-Davenport {}", p_equals_text(fr.f_p_value))
+                } else {
+                    format!(
+                        "Iman-Davenport undefined: every {} ranks the models alike, so its F \
+                         is infinite; read the Friedman p",
+                        unit.trim_end_matches('s')
+                    )
+                };
                 let summary = format!(
                     "Friedman test on {metric} over {n} {unit} between {k} models: {} \
-                     (Iman-Davenport {}); Nemenyi critical difference {} ranks at alpha 0.05; \
+                     ({iman}); Nemenyi critical difference {} ranks at alpha 0.05; \
                      {} of {k} models not significantly worse than the best",
                     p_equals_text(fr.chi2_p_value),
-                    p_equals_text(fr.f_p_value),
                     metric_text(cd),
                     tied.len()
                 );
@@ -489,7 +500,9 @@ impl Comparison {
                 .collect(),
             mean_ranks: ranks,
             friedman_p: testable.map_or(f64::NAN, |f| f.chi2_p_value),
-            iman_davenport_p: testable.map_or(f64::NAN, |f| f.f_p_value),
+            iman_davenport_p: testable
+                .filter(|f| f.f.is_finite())
+                .map_or(f64::NAN, |f| f.f_p_value),
             critical_difference: cd,
             tied_with_best: tied,
             testable: testable.is_some(),

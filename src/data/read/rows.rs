@@ -564,7 +564,11 @@ impl Layout {
         let hint = if comma {
             "; it looks like a decimal comma: use --decimal ,".to_string()
         } else if self.suggest_one_hot {
-            "; use --categorical one-hot to encode text columns".to_string()
+            "; a text column is read with --categorical native (level codes, split as sets \
+             by tree, forest and gbdt) or target (level codes encoded by target statistics, any \
+             learner), which take any number of levels, or one-hot (at most 50 levels); or \
+             leave it out with --drop"
+                .to_string()
         } else if self.predicting() {
             " (the model's column is numeric)".to_string()
         } else {

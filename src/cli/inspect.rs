@@ -17,10 +17,34 @@ pub struct Args {
 #[derive(Serialize)]
 struct Feature {
     name: String,
-    min: f64,
-    mean: f64,
-    max: f64,
+    /// `numeric` or `categorical` (level codes).
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    min: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mean: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max: Option<f64>,
+    /// A categorical feature's number of levels.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    levels: Option<usize>,
+    /// Its rows without a level.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    missing: Option<usize>,
+    /// Its most frequent levels and their rows, most first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    top: Option<Vec<Level>>,
 }
+
+/// One level of a categorical feature and its rows.
+#[derive(Serialize)]
+struct Level {
+    level: String,
+    rows: usize,
+}
+
+/// How many of a categorical feature's most frequent levels are shown.
+const TOP_LEVELS: usize = 3;
 
 #[derive(Serialize)]
 struct Summary {
@@ -41,15 +65,47 @@ struct Summary {
 
 pub fn run(g: &Global, a: &Args) -> Result<()> {
     let (ds, report) = a.data.load_noting(None, g.quiet)?;
+    let texts = ds.schema().level_texts();
     let features = ds
         .feature_names()
         .iter()
         .zip(ds.feature_summary())
-        .map(|(n, (min, mean, max))| Feature {
-            name: n.clone(),
-            min,
-            mean,
-            max,
+        .zip(ds.level_counts())
+        .enumerate()
+        .map(|(j, ((n, (min, mean, max)), levels))| match levels {
+            None => Feature {
+                name: n.clone(),
+                kind: "numeric",
+                min: Some(min),
+                mean: Some(mean),
+                max: Some(max),
+                levels: None,
+                missing: None,
+                top: None,
+            },
+            Some((counts, missing)) => {
+                let mut order: Vec<usize> = (0..counts.len()).collect();
+                order.sort_by(|&a, &b| counts[b].cmp(&counts[a]).then(a.cmp(&b)));
+                let top = order
+                    .iter()
+                    .take(TOP_LEVELS)
+                    .filter(|&&l| counts[l] > 0)
+                    .map(|&l| Level {
+                        level: texts[j].as_ref().map_or(l.to_string(), |t| t[l].clone()),
+                        rows: counts[l],
+                    })
+                    .collect();
+                Feature {
+                    name: n.clone(),
+                    kind: "categorical",
+                    min: None,
+                    mean: None,
+                    max: None,
+                    levels: Some(counts.len()),
+                    missing: Some(missing),
+                    top: Some(top),
+                }
+            }
         })
         .collect();
     let s = Summary {
@@ -98,14 +154,30 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     out.push_str(&t.to_text());
     out.push('\n');
     let mut t = Table::new(&["feature", "min", "mean", "max"]);
+    let mut c = Table::new(&["categorical", "levels", "missing", "most frequent (rows)"]);
     for f in &s.features {
-        t.text_row(vec![
-            f.name.clone(),
-            num(f.min, 4),
-            num(f.mean, 4),
-            num(f.max, 4),
-        ]);
+        match (&f.top, f.min, f.mean, f.max) {
+            (Some(top), ..) => c.text_row(vec![
+                f.name.clone(),
+                f.levels.unwrap_or(0).to_string(),
+                f.missing.unwrap_or(0).to_string(),
+                top.iter()
+                    .map(|l| format!("{} ({})", l.level, l.rows))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            ]),
+            (None, Some(min), Some(mean), Some(max)) => {
+                t.text_row(vec![f.name.clone(), num(min, 4), num(mean, 4), num(max, 4)])
+            }
+            _ => {}
+        }
     }
-    out.push_str(&t.to_text());
+    if s.features.iter().any(|f| f.top.is_none()) {
+        out.push_str(&t.to_text());
+    }
+    if s.features.iter().any(|f| f.top.is_some()) {
+        out.push('\n');
+        out.push_str(&c.to_text());
+    }
     write_stdout(&out)
 }

@@ -159,6 +159,23 @@ impl Schema {
         }
     }
 
+    /// Per feature column, the level texts of a categorical feature (in
+    /// code order), or `None` for a numeric or one-hot feature.
+    pub fn level_texts(&self) -> Vec<Option<&[String]>> {
+        let levels: std::collections::HashMap<&str, &[String]> = self
+            .encodings
+            .iter()
+            .filter_map(|e| match e {
+                ColumnEncoding::Categorical { name, levels } => Some((name.as_str(), &levels[..])),
+                _ => None,
+            })
+            .collect();
+        self.feature_names
+            .iter()
+            .map(|f| levels.get(f.as_str()).copied())
+            .collect()
+    }
+
     /// Per feature column, the number of levels of a categorical feature
     /// (its values are codes `0..levels`, NaN when missing or unseen), or
     /// `None` for a numeric or one-hot feature. Features are matched to
@@ -733,6 +750,29 @@ impl Dataset {
                 *s = (f64::NAN, f64::NAN, f64::NAN);
             } else {
                 s.1 /= n;
+            }
+        }
+        out
+    }
+
+    /// Per feature, for a categorical one (level codes), the rows of each
+    /// level in level order and the rows missing a level; `None` for a
+    /// numeric feature (what `rarity inspect` shows instead of the codes'
+    /// min, mean and max).
+    pub fn level_counts(&self) -> Vec<Option<(Vec<usize>, usize)>> {
+        let levels = self.schema.categorical_levels();
+        let mut out: Vec<Option<(Vec<usize>, usize)>> = levels
+            .iter()
+            .map(|l| l.map(|n| (vec![0; n], 0)))
+            .collect();
+        for i in 0..self.n_rows {
+            for (j, &v) in self.row(i).iter().enumerate() {
+                if let Some((counts, missing)) = &mut out[j] {
+                    match counts.get_mut(v as usize) {
+                        Some(c) if v.is_finite() && v >= 0.0 => *c += 1,
+                        _ => *missing += 1,
+                    }
+                }
             }
         }
         out

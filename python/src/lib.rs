@@ -36,6 +36,10 @@ fn _rarity(m: &Bound<'_, PyModule>) -> PyResult<()> {
     for f in [
         wrap_pyfunction!(functions::registry, m)?,
         wrap_pyfunction!(functions::sampler_synthesizes, m)?,
+        wrap_pyfunction!(functions::value_kind, m)?,
+        wrap_pyfunction!(functions::target_index, m)?,
+        wrap_pyfunction!(functions::write_report_files, m)?,
+        wrap_pyfunction!(functions::write_file, m)?,
         wrap_pyfunction!(functions::bundled, m)?,
         wrap_pyfunction!(functions::load_bundled, m)?,
         wrap_pyfunction!(functions::read_file, m)?,

@@ -246,6 +246,11 @@ pub struct Dataset {
     target_statistics: Option<Arc<Vec<String>>>,
 }
 
+/// The largest sum of row weights a dataset takes: learners multiply
+/// weighted sums (of gradients, squares, counts), and the products of sums
+/// beyond this overflow an `f64`.
+pub const MAX_TOTAL_WEIGHT: f64 = 1e150;
+
 impl Dataset {
     /// Builds a dataset from a row-major feature buffer (`x.len() == y.len() * d`).
     ///
@@ -339,7 +344,8 @@ impl Dataset {
         Dataset::new(rows.into_iter().flatten().collect(), y, schema)
     }
 
-    /// Attaches per-row weights (non-negative, finite, one per row).
+    /// Attaches per-row weights (non-negative, finite, one per row, summing
+    /// to at most [`MAX_TOTAL_WEIGHT`]).
     pub fn with_weights(mut self, w: Vec<f64>) -> Result<Self> {
         if w.len() != self.n_rows {
             return Err(Error::invalid(format!(
@@ -359,6 +365,14 @@ impl Dataset {
             return Err(Error::invalid(
                 "every weight is zero: at least one row needs a positive weight",
             ));
+        }
+        let total: f64 = w.iter().sum();
+        if !(total <= MAX_TOTAL_WEIGHT) {
+            return Err(Error::invalid(format!(
+                "the weights sum to {total:e}, beyond {MAX_TOTAL_WEIGHT:e}: the learners multiply \
+                 weighted sums, which would overflow; scale the weights down (only their ratios \
+                 matter)"
+            )));
         }
         self.weights = Some(Arc::new(w));
         Ok(self)

@@ -291,6 +291,7 @@ pub fn break_ties(
         }
         let mut group = order[start..end].to_vec();
         if group.len() > 1 {
+            // A stable sort: what no breaker tells apart keeps its place.
             group.sort_by(|&a, &b| {
                 for br in breakers {
                     let (ka, kb) = (key(br, a), key(br, b));
@@ -298,7 +299,7 @@ pub fn break_ties(
                         return kb.total_cmp(&ka);
                     }
                 }
-                a.cmp(&b)
+                std::cmp::Ordering::Equal
             });
             let (a, b) = (group[0], group[1]);
             let by = breakers
@@ -595,4 +596,76 @@ pub fn compare(
         evaluations,
         models,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A comparison of `values[m][f]`: model `m`'s metric on fold `f`.
+    fn comparison(values: &[Vec<f64>]) -> Comparison {
+        let fold = |f: usize, v: f64| FoldResult {
+            repeat: 0,
+            fold: f,
+            metrics: vec![("average_precision".to_string(), v)],
+            full_potential: Vec::new(),
+            fit_seconds: 0.0,
+            predict_seconds: 0.0,
+            predictions: None,
+        };
+        Comparison {
+            evaluations: values
+                .iter()
+                .enumerate()
+                .map(|(m, vs)| Evaluation {
+                    spec: format!("m{m}"),
+                    folds: vs.iter().enumerate().map(|(f, &v)| fold(f, v)).collect(),
+                    pooled: false,
+                    pooled_folds: Vec::new(),
+                })
+                .collect(),
+            models: (0..values.len())
+                .map(|m| ModelEntry {
+                    spec: format!("m{m}"),
+                    strategies: vec![m],
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn folds_that_rank_alike_leave_iman_davenport_undefined() {
+        // Every fold ranks m0 > m1 > m2: F's denominator is zero.
+        let v = comparison(&[vec![0.9, 0.8], vec![0.7, 0.6], vec![0.5, 0.4]]);
+        let verdict = v.verdict("average_precision", true).unwrap();
+        assert!(verdict.iman_davenport_p.is_nan(), "{verdict:?}");
+        assert!(verdict.summary.contains("Iman-Davenport undefined"), "{}", verdict.summary);
+        // With disagreement it is a p-value again.
+        let v = comparison(&[vec![0.9, 0.6, 0.8], vec![0.7, 0.8, 0.6], vec![0.5, 0.4, 0.7]]);
+        let verdict = v.verdict("average_precision", true).unwrap();
+        assert!(verdict.iman_davenport_p.is_finite(), "{verdict:?}");
+    }
+
+    #[test]
+    fn ties_are_broken_in_turn_and_recorded() {
+        let brier = TieBreaker {
+            key: "brier",
+            values: vec![0.2, 0.2, 0.1, 0.3],
+            higher: false,
+        };
+        let log_loss = TieBreaker {
+            key: "log_loss",
+            values: vec![0.5, 0.4, 0.9, 0.1],
+            higher: false,
+        };
+        // 0, 1 and 2 tie on the primary metric (to 12 digits); 3 is last.
+        let primary = [0.8, 0.8 * (1.0 + 1e-14), 0.8, 0.7];
+        let (order, ties) = break_ties(vec![0, 1, 2, 3], &primary, &[brier, log_loss]);
+        assert_eq!(order, [2, 1, 0, 3]);
+        assert_eq!(ties.len(), 1);
+        assert_eq!(ties[0].by, "brier");
+        // Nothing tells them apart: the order given, said.
+        let (order, ties) = break_ties(vec![1, 0], &[0.5, 0.5], &[]);
+        assert_eq!((order, ties[0].by.as_str()), (vec![1, 0], "position"));
+    }
 }

@@ -186,6 +186,12 @@ impl RunJob {
         Ok(self.report(source, None)?.to_html())
     }
 
+    /// The report's files ([`Report::files`]) as [`RunJob::write_report`]
+    /// would write them (nothing saved).
+    pub fn report_files(&self, source: &str) -> Result<Vec<(String, String)>> {
+        self.report(source, None)?.files()
+    }
+
     /// The report of the outcome (`source` names the data, `saved` the
     /// model file, if any).
     fn report(&self, source: &str, saved: Option<&Path>) -> Result<Report> {

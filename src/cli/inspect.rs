@@ -63,10 +63,11 @@ struct Summary {
     features: Vec<Feature>,
 }
 
-pub fn run(g: &Global, a: &Args) -> Result<()> {
-    let (ds, report) = a.data.load_noting(None, g.quiet)?;
+/// Each feature as inspect shows it: a numeric one's min, mean and max, a
+/// categorical one's levels, missing rows and most frequent levels.
+fn features(ds: &rarity::data::Dataset) -> Vec<Feature> {
     let texts = ds.schema().level_texts();
-    let features = ds
+    ds
         .feature_names()
         .iter()
         .zip(ds.feature_summary())
@@ -107,7 +108,12 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                 }
             }
         })
-        .collect();
+        .collect()
+}
+
+pub fn run(g: &Global, a: &Args) -> Result<()> {
+    let (ds, report) = a.data.load_noting(None, g.quiet)?;
+    let features = features(&ds);
     let s = Summary {
         source: report.source.clone(),
         n: ds.n_rows(),
@@ -126,6 +132,11 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     if g.format == OutputFormat::Json {
         return print_json(&s);
     }
+    write_stdout(&text(&s))
+}
+
+/// The summary as `rarity inspect` prints it.
+fn text(s: &Summary) -> String {
     let mut out = format!(
         "{}\n  rows: {} ({} read, {} dropped for missing values)\n  features: {}\n  target: {}\n  imbalance ratio: {}\n",
         s.source, s.n, s.rows_read, s.dropped_missing, s.d, s.target, num(s.imbalance_ratio, 2)
@@ -179,5 +190,6 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         out.push('\n');
         out.push_str(&c.to_text());
     }
-    write_stdout(&out)
+    out
+
 }

@@ -157,32 +157,7 @@ pub fn positive_label(names: &[String], positive: Option<&str>) -> Result<String
 /// standard input) only the columns named are read, so identifier columns
 /// of any type pass; the truth column may then go unnamed.
 pub fn read_scores(path: &Path, spec: &ScoresSpec) -> Result<Scores> {
-    let names = if super::write::is_stdio(path) {
-        None
-    } else {
-        Some(super::read::Table::open(path, &ReadOptions::default())?.names().to_vec())
-    };
-    let decided = match (&spec.decided, &names) {
-        (Decided::Column(c), _) => Some(c.clone()),
-        (Decided::Auto, Some(n)) if n.iter().any(|c| c == "label") => Some("label".to_string()),
-        _ => None,
-    };
-    let truth = match (&spec.truth, &names) {
-        (Some(t), _) => t.clone(),
-        (None, Some(names)) => truth_column(names)?,
-        (None, None) => {
-            return Err(Error::invalid(
-                "scores from standard input need --truth COL",
-            ))
-        }
-    };
-    let used: Vec<&String> = std::iter::once(&truth)
-        .chain(&spec.proba)
-        .chain(&decided)
-        .collect();
-    let drop = names.map_or(Vec::new(), |n| {
-        n.into_iter().filter(|c| !used.contains(&c)).collect()
-    });
+    let (truth, decided, drop) = chosen_columns(path, spec)?;
     let opts = ReadOptions {
         target: Some(truth.clone()),
         delimiter: spec.delimiter,
@@ -204,39 +179,15 @@ pub fn read_scores(path: &Path, spec: &ScoresSpec) -> Result<Scores> {
             .position(|f| f == c)
             .ok_or_else(|| {
                 Error::invalid(format!(
-                    "column '{c}' not found; columns are: {}",
+                    "probability column '{c}' not found; columns are: {}",
                     ds.feature_names().join(", ")
                 ))
             })
     };
     let cols: Vec<usize> = spec.proba.iter().map(column).collect::<Result<_>>()?;
-    // The decided labels' texts, per row.
-    let decided_text: Option<Vec<&str>> = match &decided {
-        None => None,
-        Some(c) => {
-            let j = column(c)?;
-            let levels = ds.schema().encodings.iter().find_map(|e| match e {
-                crate::data::ColumnEncoding::Categorical { name, levels } if name == c => {
-                    Some(levels)
-                }
-                _ => None,
-            });
-            let Some(levels) = levels else {
-                return Err(Error::invalid(format!(
-                    "column '{c}' of decided labels is not read as labels"
-                )));
-            };
-            Some(
-                (0..ds.n_rows())
-                    .map(|i| levels[ds.value(i, j) as usize].as_str())
-                    .collect(),
-            )
-        }
-    };
-    let decided_col = decided.clone();
-    let names = ds.class_names();
-    let n = ds.n_rows();
-    if cols.len() == 1 {
+    let decided_text = decided.as_ref().map(|c| level_texts(&ds, c)).transpose()?;
+    let (names, n) = (ds.class_names(), ds.n_rows());
+    let (truth_ids, proba, decided_ids) = if cols.len() == 1 {
         if names.len() > 2 {
             return Err(Error::data(format!(
                 "one probability column but {} labels ({}); give one --proba per class",
@@ -253,47 +204,109 @@ pub fn read_scores(path: &Path, spec: &ScoresSpec) -> Result<Scores> {
             .collect();
         let p: Vec<f64> = (0..n).map(|i| ds.value(i, cols[0])).collect();
         check_range(&p, &spec.proba)?;
-        let decided =
-            decided_text.map(|t| t.iter().map(|l| u32::from(*l == positive)).collect());
-        return Ok(Scores {
-            truth: truth_ids,
-            proba: Proba::from_positive(&p),
-            decided,
-            decided_column: decided_col,
-            truth_column: truth,
-        });
-    }
-    let k = cols.len();
-    let class_of = column_classes(&spec.proba);
-    let id_of = |l: &str| {
-        class_of
-            .iter()
-            .position(|c| c == l)
-            .map(|c| c as u32)
-            .ok_or_else(|| {
-                Error::data(format!(
-                    "label '{l}' has no probability column; classes are: {}",
-                    class_of.join(", ")
-                ))
-            })
+        let decided = decided_text.map(|t| t.iter().map(|l| u32::from(*l == positive)).collect());
+        (truth_ids, Proba::from_positive(&p), decided)
+    } else {
+        let k = cols.len();
+        let class_of = column_classes(&spec.proba);
+        let id_of = |l: &str| {
+            class_of
+                .iter()
+                .position(|c| c == l)
+                .map(|c| c as u32)
+                .ok_or_else(|| {
+                    Error::data(format!(
+                        "label '{l}' has no probability column; classes are: {}",
+                        class_of.join(", ")
+                    ))
+                })
+        };
+        let map: Vec<u32> = names.iter().map(|l| id_of(l)).collect::<Result<_>>()?;
+        let truth_ids = (0..n).map(|i| map[ds.label(i)]).collect();
+        let mut values = Vec::with_capacity(n * k);
+        for i in 0..n {
+            values.extend(cols.iter().map(|&c| ds.value(i, c)));
+        }
+        check_range(&values, &spec.proba)?;
+        let decided = decided_text
+            .map(|t| t.iter().map(|l| id_of(l)).collect::<Result<Vec<_>>>())
+            .transpose()?;
+        (truth_ids, Proba::new(values, k), decided)
     };
-    let map: Vec<u32> = names.iter().map(|l| id_of(l)).collect::<Result<_>>()?;
-    let truth_ids = (0..n).map(|i| map[ds.label(i)]).collect();
-    let mut values = Vec::with_capacity(n * k);
-    for i in 0..n {
-        values.extend(cols.iter().map(|&c| ds.value(i, c)));
-    }
-    check_range(&values, &spec.proba)?;
-    let decided = decided_text
-        .map(|t| t.iter().map(|l| id_of(l)).collect::<Result<Vec<_>>>())
-        .transpose()?;
     Ok(Scores {
         truth: truth_ids,
-        proba: Proba::new(values, k),
-        decided,
-        decided_column: decided_col,
+        proba,
+        decided: decided_ids,
+        decided_column: decided,
         truth_column: truth,
     })
+}
+
+/// The truth column, the decided-labels column (if any) and the columns to
+/// leave out: of a file, its header is read first, every named column must
+/// be in it and the others are dropped (so identifier columns of any type
+/// pass, and the truth column may go unnamed: [`truth_column`]); standard
+/// input is read once, whole, and must name its truth column.
+fn chosen_columns(path: &Path, spec: &ScoresSpec) -> Result<(String, Option<String>, Vec<String>)> {
+    let names = if super::write::is_stdio(path) {
+        None
+    } else {
+        Some(super::read::Table::open(path, &ReadOptions::default())?.names().to_vec())
+    };
+    let decided = match (&spec.decided, &names) {
+        (Decided::Column(c), _) => Some(c.clone()),
+        (Decided::Auto, Some(n)) if n.iter().any(|c| c == "label") => Some("label".to_string()),
+        _ => None,
+    };
+    let truth = match (&spec.truth, &names) {
+        (Some(t), _) => t.clone(),
+        (None, Some(names)) => truth_column(names)?,
+        (None, None) => {
+            return Err(Error::invalid(
+                "scores from standard input need --truth COL",
+            ))
+        }
+    };
+    let Some(names) = names else {
+        return Ok((truth, decided, Vec::new()));
+    };
+    let used: Vec<&String> = std::iter::once(&truth)
+        .chain(&spec.proba)
+        .chain(&decided)
+        .collect();
+    let (what, first) = (
+        ["target", "probability", "decided-labels"],
+        1 + spec.proba.len(),
+    );
+    for (i, c) in used.iter().enumerate() {
+        if !names.contains(c) {
+            let kind = what[if i == 0 { 0 } else if i < first { 1 } else { 2 }];
+            return Err(Error::invalid(format!(
+                "{}: {kind} column '{c}' not found; columns are: {}",
+                path.display(),
+                names.join(", ")
+            )));
+        }
+    }
+    let drop = names.into_iter().filter(|c| !used.contains(&c)).collect();
+    Ok((truth, decided, drop))
+}
+
+/// The level text of every row of the categorical column `c` of `ds`.
+fn level_texts<'a>(ds: &'a super::Dataset, c: &str) -> Result<Vec<&'a str>> {
+    let j = ds.feature_names().iter().position(|f| f == c);
+    let levels = ds.schema().encodings.iter().find_map(|e| match e {
+        crate::data::ColumnEncoding::Categorical { name, levels } if name == c => Some(levels),
+        _ => None,
+    });
+    let (Some(j), Some(levels)) = (j, levels) else {
+        return Err(Error::invalid(format!(
+            "column '{c}' of decided labels is not read as labels"
+        )));
+    };
+    Ok((0..ds.n_rows())
+        .map(|i| levels[ds.value(i, j) as usize].as_str())
+        .collect())
 }
 
 /// The classes probability columns stand for: `<label>` of every column

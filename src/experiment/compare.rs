@@ -392,16 +392,11 @@ impl Comparison {
         order_by(&rep, higher_is_better)
     }
 
-    /// Friedman and Nemenyi over folds between the models, each standing
-    /// as its best decision on `metric`. With fewer than three models, or
-    /// when every model has the same value on every fold, the test is
-    /// undefined: the verdict says that no difference can be tested and
-    /// counts every model as tied with the best.
-    pub fn verdict(&self, metric: &str, higher_is_better: bool) -> Result<Verdict> {
-        let reps = self.representatives(metric, higher_is_better);
-        let k = reps.len();
-        let n = self.evaluations.first().map_or(0, |e| e.folds.len());
-        let table: Vec<Vec<f64>> = (0..n)
+    /// The values of `metric` of the strategies `reps` on each of the `n`
+    /// folds, one row per fold, signed so that higher is better; an
+    /// undefined value is one below the fold's worst (it ranks last).
+    fn fold_table(&self, reps: &[usize], n: usize, metric: &str, higher_is_better: bool) -> Vec<Vec<f64>> {
+        (0..n)
             .map(|f| {
                 let row: Vec<f64> = reps
                     .iter()
@@ -430,7 +425,19 @@ impl Comparison {
                     .map(|v| if v.is_finite() { *v } else { floor })
                     .collect()
             })
-            .collect();
+            .collect()
+    }
+
+    /// Friedman and Nemenyi over folds between the models, each standing
+    /// as its best decision on `metric`. With fewer than three models, or
+    /// when every model has the same value on every fold, the test is
+    /// undefined: the verdict says that no difference can be tested and
+    /// counts every model as tied with the best.
+    pub fn verdict(&self, metric: &str, higher_is_better: bool) -> Result<Verdict> {
+        let reps = self.representatives(metric, higher_is_better);
+        let k = reps.len();
+        let n = self.evaluations.first().map_or(0, |e| e.folds.len());
+        let table = self.fold_table(&reps, n, metric, higher_is_better);
         let ranks = mean_ranks(&table, true)?;
         let unit = if self.evaluations.first().is_some_and(|e| e.pooled) {
             "pooled repeats"

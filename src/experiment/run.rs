@@ -433,7 +433,7 @@ pub fn with_decision_copies(
 ///
 /// ```
 /// use rarity::experiment::run::with_prior_copies;
-/// let s: Vec<_> = ["logistic+platt+threshold(0.5)", "tree", "logistic+platt+threshold(f1)"]
+/// let s: Vec<_> = ["logistic+platt+threshold(0.5)", "tree", "gnb+platt+threshold(f1)"]
 ///     .iter().map(|s| rarity::spec::build_strategy(s).unwrap()).collect();
 /// let all = with_prior_copies(s);
 /// let specs: Vec<_> = all.iter().map(|s| s.spec.as_str()).collect();

@@ -564,10 +564,8 @@ impl Layout {
         let hint = if comma {
             "; it looks like a decimal comma: use --decimal ,".to_string()
         } else if self.suggest_one_hot {
-            "; a text column is read with --categorical native (level codes, split as sets \
-             by tree, forest and gbdt) or target (level codes encoded by target statistics, any \
-             learner), which take any number of levels, or one-hot (at most 50 levels); or \
-             leave it out with --drop"
+            "; read text with --categorical native or target (any number of levels) or \
+             one-hot (at most 50), or --drop the column"
                 .to_string()
         } else if self.predicting() {
             " (the model's column is numeric)".to_string()

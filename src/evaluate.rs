@@ -373,10 +373,12 @@ fn evaluate_group(
         .collect())
 }
 
-/// An error about strategy `s`, naming it (a cancellation stays one).
+/// An error about strategy `s`, naming it (a cancellation stays one, and
+/// an error that names the strategy already is not named twice).
 fn named(s: &Strategy) -> impl Fn(Error) -> Error + '_ {
     move |e| match e {
         Error::Cancelled => e,
+        e if e.to_string().starts_with(&format!("{}: ", s.spec)) => e,
         e => Error::invalid(format!("{}: {e}", s.spec)),
     }
 }

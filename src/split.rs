@@ -596,6 +596,10 @@ pub fn check_folds_fit(repeats: usize, folds: usize, rows: usize) -> Result<()> 
     crate::limits::check_memory(&format!("{repeats}x{folds} cross-validation"), bytes)
 }
 
+/// More distinct numeric labels than this, in a target whose class is too
+/// small for the folds, and the target looks continuous.
+const CONTINUOUS_CLASSES: usize = 20;
+
 /// Fails unless stratified `folds`-fold cross-validation can be cut from
 /// classes of `counts` rows: every class present has at least `folds` rows;
 /// `name(class)` names a class in the error.
@@ -618,7 +622,15 @@ pub fn check_stratified(
             )));
         }
         if n > 0 && n < folds {
-            let advice = if n >= 2 {
+            let classes = counts.iter().filter(|&&n| n > 0).count();
+            let numeric = (0..counts.len() as u32).all(|c| name(c).trim_start_matches("class '").trim_end_matches('\'').parse::<f64>().is_ok());
+            let advice = if classes > CONTINUOUS_CLASSES && numeric {
+                format!(
+                    "the target has {classes} distinct values, all numbers: it looks continuous \
+                     (a measurement, not a class). Name the label column with --target NAME (or \
+                     its 0-based index; target= in Python)"
+                )
+            } else if n >= 2 {
                 format!("use at most {n} folds")
             } else {
                 "stratified cross-validation needs at least 2 rows of every class \
@@ -710,7 +722,7 @@ impl FromStr for Splitter {
         let s = t.to_ascii_lowercase();
         let bad = || {
             Error::invalid(format!(
-                "'{s}' is not a cross-validation scheme; use K (e.g. 10), RxK (e.g. 10x10, 5x2), loo or holdout:F (e.g. holdout:0.3)"
+                "'{s}' is not a cross-validation scheme; use K (e.g. 10), RxK (e.g. 10x10, 5x2), loo, holdout:F (e.g. holdout:0.3), time(col=COL, folds=5) (an expanding window in the order of COL) or group(col=COL, folds=5) (no value of COL on both sides)"
             ))
         };
         let int = |t: &str| t.parse::<usize>().map_err(|_| bad());

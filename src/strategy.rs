@@ -1441,6 +1441,58 @@ impl FittedStrategy {
     }
 }
 
+impl FittedStrategy {
+    /// This fitted model as if its learner had been fitted on a sample that
+    /// kept each class at `rates` (by class name: `class_names[k]` at
+    /// `rates[k]`): its probabilities corrected by eq. 9 (Dal Pozzolo et
+    /// al. 2015; `p_k ∝ p_s,k / r_k`) and its labels decided by the rule
+    /// consistent with them (eq. 12), which is what Python's
+    /// `CorrectedClassifier` does around a rarity estimator, so that it
+    /// exports as one graph. The model must have no correction,
+    /// calibration or prior shift of its own (those would come before the
+    /// outer correction), and one member fitted without a sampler.
+    pub fn corrected_by(&self, class_names: &[String], rates: &[f64]) -> Result<FittedStrategy> {
+        let plain = self.correct.is_none()
+            && self.shift.is_none()
+            && self.members.len() == 1
+            && self.members.iter().all(|m| {
+                m.calibrator.is_none() && m.keep_rates.iter().all(|&r| r == 1.0)
+            });
+        if !plain {
+            return Err(Error::invalid(format!(
+                "{}: a model with its own sampler, correction, calibration or prior shift \
+                 cannot take a second correction in one graph",
+                self.spec
+            )));
+        }
+        let names = &self.schema.class_names;
+        if class_names.len() != names.len() || rates.len() != names.len() {
+            return Err(Error::invalid(format!(
+                "{} keep rates for {} classes; the model has the classes {}",
+                rates.len(),
+                class_names.len(),
+                names.join(", ")
+            )));
+        }
+        let ordered: Vec<f64> = names
+            .iter()
+            .map(|n| {
+                class_names
+                    .iter()
+                    .position(|c| c == n)
+                    .map(|k| rates[k])
+                    .ok_or_else(|| Error::invalid(format!("no keep rate for class '{n}'")))
+            })
+            .collect::<Result<_>>()?;
+        let mut out = self.clone();
+        out.members[0].keep_rates = ordered.clone();
+        out.correct = Some(Correction::Member);
+        out.rule = Rule::consistent(&ordered)?;
+        out.spec = format!("{}+correct", self.spec);
+        Ok(out)
+    }
+}
+
 fn join(v: &[&String]) -> String {
     v.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
 }

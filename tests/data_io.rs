@@ -109,7 +109,7 @@ fn parquet_nullable_dictionary_and_row_groups() {
     // Text features without --categorical one-hot: an error naming the column.
     fails(
         &["inspect", p],
-        &["column 'colour'", "--categorical one-hot"],
+        &["column 'colour'", "--categorical native"],
     );
     // Same table as CSV reads the same.
     let csv = file(

@@ -191,6 +191,9 @@ fn cr_only_and_utf16_files_are_named() {
     let be: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
     let be = file(&d, "be.csv", &be);
     fails(&["inspect", &be], &["UTF-16"]);
+    // One NUL in a header is a damaged file, not UTF-16 (issue 58).
+    let nul = file(&d, "nul.csv", b"a\0b,c\n1,2\n3,4\n");
+    fails(&["inspect", &nul], &["NUL byte (byte 2)", "not CSV text"]);
 }
 
 #[test]

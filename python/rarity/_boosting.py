@@ -17,6 +17,10 @@ import numpy as np
 from . import _spec
 from ._classifier import _RarityClassifier, _stage_spec
 
+#: Rows above which ``early_stopping="auto"`` stops early, as
+#: scikit-learn's ``HistGradientBoostingClassifier`` decides.
+AUTO_EARLY_STOPPING_ROWS = 10_000
+
 #: scikit-learn's name of each gbdt parameter that has one.
 SKLEARN_NAMES = {
     "max_iter": "rounds",
@@ -68,10 +72,11 @@ class GradientBoosting(_RarityClassifier):
     class_weight : None, 'balanced' or dict, default=None
         Class weights multiplying the rows' weights in the loss: ``{label:
         weight}`` (every class, weights > 0) or ``'balanced'``.
-    early_stopping : bool, default=False
+    early_stopping : 'auto' or bool, default=False
         Hold out ``validation_fraction`` of the rows (stratified), stop after
         ``n_iter_no_change`` rounds without a lower validation loss and keep
-        the best round.
+        the best round. ``'auto'`` (scikit-learn's default) does so from
+        10,000 training rows.
     validation_fraction : float, default=0.1
         The fraction held out for early stopping.
     n_iter_no_change : int, default=10
@@ -106,6 +111,8 @@ class GradientBoosting(_RarityClassifier):
         Missing values of ``X``, as :class:`rarity.Classifier` takes them.
     unknown : {"error", "ignore"}, default="error"
         Levels unseen in training, at prediction, as :class:`rarity.Classifier`.
+    random_state : int, default=None
+        scikit-learn's name of ``seed``: when given, it is the seed.
 
     Attributes
     ----------
@@ -155,6 +162,7 @@ class GradientBoosting(_RarityClassifier):
         categorical_features=None,
         missing="auto",
         unknown="error",
+        random_state=None,
     ):
         self.max_iter = max_iter
         self.learning_rate = learning_rate
@@ -178,6 +186,7 @@ class GradientBoosting(_RarityClassifier):
         self.categorical_features = categorical_features
         self.missing = missing
         self.unknown = unknown
+        self.random_state = random_state
 
     def _spec(self):
         # The learner, for the input tags (fitting builds the whole spec).
@@ -191,15 +200,18 @@ class GradientBoosting(_RarityClassifier):
         values = {g: getattr(self, s) for s, g in SKLEARN_NAMES.items()}
         if values["max_depth"] is None:
             values["max_depth"] = 0
-        values["early_stopping"] = self._rounds_no_change()
+        values["early_stopping"] = self._rounds_no_change(len(lab.codes))
         values["class_weight"] = _class_weight(self.class_weight, lab)
         gbdt = _spec.call("gbdt", values, _gbdt_defaults())
         return "+".join([gbdt] + _stage_spec(self))
 
-    def _rounds_no_change(self):
+    def _rounds_no_change(self, n_rows):
         es = self.early_stopping
+        if isinstance(es, str) and es == "auto":
+            # HistGradientBoostingClassifier's rule: on from 10,000 rows.
+            es = n_rows > AUTO_EARLY_STOPPING_ROWS
         if not isinstance(es, (bool, np.bool_)):
-            raise ValueError(f"early_stopping={es!r} is invalid; expected True or False")
+            raise ValueError(f"early_stopping={es!r} is invalid; expected 'auto', True or False")
         if not es:
             return 0
         n = self.n_iter_no_change

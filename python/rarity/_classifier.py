@@ -74,7 +74,7 @@ class _RarityClassifier(ClassifierMixin, BaseEstimator):
         w = V.sample_weight(sample_weight, feats.n_rows_)
         policy = _missing_policy(self, "strategies", [spec])
         data = _estimator_data(self, feats, lab, _target_name(y), w, n_jobs, policy)
-        model = _rarity.fit(spec, data, _seed(self.seed), n_jobs)
+        model = _rarity.fit(spec, data, _seed(self.seed, getattr(self, "random_state", None)), n_jobs)
         self._set_model(model, lab, feats, names)
         return self
 
@@ -286,9 +286,10 @@ class _RarityClassifier(ClassifierMixin, BaseEstimator):
         return self.model_.to_bytes()
 
     def save(self, path):
-        """Writes the fitted model as a rarity model file at ``path``."""
-        with open(path, "wb") as f:
-            f.write(self.to_bytes())
+        """Writes the fitted model as a rarity model file at ``path``, whole
+        or not at all, as ``rarity fit -o`` writes one (a temporary file
+        renamed into place; nothing that is not a regular file replaced)."""
+        _rarity.write_file(os.fspath(path), self.to_bytes())
 
     def to_onnx(self, path=None):
         """The fitted strategy as an ONNX model (what ``rarity export`` writes).
@@ -392,15 +393,22 @@ def _warn_dropped(who, data, n, stacklevel=4):
         )
 
 
-def _seed(seed):
+def _seed(seed, random_state=None):
+    """The seed of a fit: ``random_state`` (scikit-learn's name, an alias)
+    when given, else ``seed``; a non-negative integer below 2**64."""
+    name = "seed"
+    if random_state is not None:
+        seed, name = random_state, "random_state"
     if seed is None:
         return 42
+    if isinstance(seed, (bool, np.bool_)):
+        raise ValueError(f"{name}={seed!r} is invalid; expected a non-negative integer below 2**64")
     try:
         s = int(seed)
     except (TypeError, ValueError):
-        raise ValueError(f"seed={seed!r} is invalid; expected a non-negative integer") from None
-    if s < 0 or s != seed:
-        raise ValueError(f"seed={seed!r} is invalid; expected a non-negative integer")
+        raise ValueError(f"{name}={seed!r} is invalid; expected a non-negative integer below 2**64") from None
+    if s < 0 or s != seed or s >= 2**64:
+        raise ValueError(f"{name}={seed!r} is invalid; expected a non-negative integer below 2**64")
     return s
 
 
@@ -456,6 +464,8 @@ class Classifier(_RarityClassifier):
         --unknown error``), or ``"ignore"``: all zeros in a one-hot column,
         a level no split holds (the prior of a target encoding) in a
         categorical one.
+    random_state : int, default=None
+        scikit-learn's name of ``seed``: when given, it is the seed.
 
     Attributes
     ----------
@@ -507,6 +517,7 @@ class Classifier(_RarityClassifier):
         categorical_features=None,
         missing="auto",
         unknown="error",
+        random_state=None,
     ):
         self.spec = spec
         self.seed = seed
@@ -515,6 +526,7 @@ class Classifier(_RarityClassifier):
         self.categorical_features = categorical_features
         self.missing = missing
         self.unknown = unknown
+        self.random_state = random_state
 
     def _spec(self):
         if not isinstance(self.spec, str):
@@ -533,17 +545,30 @@ _COMMON = (
     ("categorical_features", None),
     ("missing", "auto"),
     ("unknown", "error"),
+    ("random_state", None),
 )
 
 
 def _stage_spec(self):
+    """The stages after the learner that ``correct``, ``calibration`` and
+    ``decision`` give: each one stage (a call), never text spliced into the
+    spec (``'threshold(0.1)+platt'`` is an error)."""
     stages = []
+
+    def stage(key, v):
+        if not isinstance(v, str) or _rarity.value_kind(v) != "call":
+            raise ValueError(f"{key}={v!r} is invalid; expected one stage such as 'threshold(f1)'")
+        return v
+
     if self.correct not in (None, False):
-        stages.append("correct" if self.correct is True else f"correct(mode={self.correct})")
+        mode = None if self.correct is True else self.correct
+        if mode is not None and mode not in ("member", "average"):
+            raise ValueError(f"correct={self.correct!r} is invalid; expected None, True, 'member' or 'average'")
+        stages.append("correct" if mode is None else f"correct(mode={mode})")
     if self.calibration is not None:
-        stages.append(str(self.calibration))
+        stages.append(stage("calibration", self.calibration))
     if self.decision is not None:
-        stages.append(str(self.decision))
+        stages.append(stage("decision", self.decision))
     return stages
 
 
@@ -639,6 +664,7 @@ def _named_doc(cls_name, entry, params, alias):
         "    Missing values, as :class:`rarity.Classifier` takes them.",
         "unknown : {'error', 'ignore'}, default='error'\n"
         "    Levels unseen in training, at prediction, as :class:`rarity.Classifier`.",
+        "random_state : int, default=None\n    scikit-learn's name of ``seed``: when given, it is the seed.",
         "",
         "Attributes",
         "----------",
@@ -703,6 +729,8 @@ class CorrectedClassifier(ClassifierMixin, BaseEstimator):
         them: a synthetic row's level is the most frequent among its seed row
         and the seed's neighbours, in ``X``'s dtype (Chawla et al. 2002,
         section 6.1).
+    random_state : int, default=None
+        scikit-learn's name of ``seed``: when given, it is the seed.
 
     Attributes
     ----------
@@ -735,13 +763,17 @@ class CorrectedClassifier(ClassifierMixin, BaseEstimator):
     0.1
     """
 
-    def __init__(self, estimator=None, sampler="under", seed=42, n_jobs=None, pos_label=None, categorical_features=None):
+    def __init__(
+        self, estimator=None, sampler="under", seed=42, n_jobs=None, pos_label=None, categorical_features=None,
+        random_state=None,
+    ):
         self.estimator = estimator
         self.sampler = sampler
         self.seed = seed
         self.n_jobs = n_jobs
         self.pos_label = pos_label
         self.categorical_features = categorical_features
+        self.random_state = random_state
 
     def _sampler_spec(self, lab):
         from .sampling import _Base
@@ -774,7 +806,7 @@ class CorrectedClassifier(ClassifierMixin, BaseEstimator):
         lab = V.labels(y, self.pos_label, type(self).__name__)
         w = V.sample_weight(sample_weight, feats.n_rows_)
         data = _estimator_data(self, feats, lab, _target_name(y), None, n_jobs)
-        drawn = _rarity.resample(self._sampler_spec(lab), data, _seed(self.seed), n_jobs)
+        drawn = _rarity.resample(self._sampler_spec(lab), data, _seed(self.seed, self.random_state), n_jobs)
         rates = np.asarray(drawn.keep_rates)
         if np.any(rates <= 0):
             k = int(np.flatnonzero(rates <= 0)[0])
@@ -806,6 +838,7 @@ class CorrectedClassifier(ClassifierMixin, BaseEstimator):
         self._lab_to = lab.to_rarity
         self._lab_from = lab.from_rarity
         self._rates = rates
+        self._class_names = list(lab.class_names)
         self.keep_rates_ = rates[lab.to_rarity]
         self.sample_indices_ = np.asarray(drawn.rows)
         t, lambdas = _rarity.consistent_rule(rates.tolist())
@@ -851,6 +884,59 @@ class CorrectedClassifier(ClassifierMixin, BaseEstimator):
         t, lambdas = self._rule
         ids = _rarity.decide(p, t, lambdas)
         return self.classes_[self._lab_from[ids]]
+
+    def to_onnx(self, path=None):
+        """The corrected model as an ONNX graph (what ``rarity export`` writes
+        for the same strategy): the estimator's graph, the correction of
+        eq. 9 for the sample's keep rates and the consistent rule of eq. 12,
+        so that the graph's ``probabilities`` and ``label`` are those of
+        :meth:`predict_proba` and :meth:`predict`.
+
+        The estimator must be a rarity estimator without a sampler,
+        correction, calibration or prior shift of its own; any other (a
+        scikit-learn or LightGBM model) is a ``ValueError`` saying so:
+        export it with its own converter and apply :func:`rarity.calibration.correct`.
+
+        Parameters
+        ----------
+        path : str or path-like, optional
+            Where to write the model (replaced whole or not at all). Without
+            it, the bytes are returned.
+        """
+        check_fitted(self, "estimator_")
+        est = self.estimator_
+        if not isinstance(est, _RarityClassifier):
+            raise ValueError(
+                f"to_onnx: the estimator is a {type(est).__name__}, not a rarity estimator; export it with "
+                "its own converter (skl2onnx, onnxmltools) and correct its probabilities with "
+                "rarity.calibration.correct(p, keep_rates)"
+            )
+        lab_names = [str(c) for c in self._class_names]
+        corrected = est.model_.corrected_by(lab_names, self._rates.tolist())
+        if path is None:
+            return corrected.to_onnx()
+        corrected.write_onnx(os.fspath(path))
+        return None
+
+    def _repr_html_(self):
+        """scikit-learn's diagram, then once fitted the keep-rate table of the
+        sample and the estimator's own summary (a rarity estimator's model
+        and importances)."""
+        parts = [_sklearn_html(self)]
+        if hasattr(self, "estimator_"):
+            rows = [[c, r] for c, r in zip(self.classes_.tolist(), self.keep_rates_.tolist())]
+            parts.append(_html.table(["class", "keep rate"], rows, "the sample's keep rates (eq. 9 divides by them)"))
+            rule = f"threshold {self.threshold_:.4g} (eq. 12)" if self.threshold_ is not None else (
+                f"lambdas {self.lambdas_.tolist()}"
+            )
+            parts.append(_html.paragraph(f"decision: {rule}"))
+            inner = getattr(self.estimator_, "_repr_html_", None)
+            if inner is not None and isinstance(self.estimator_, _RarityClassifier):
+                parts.append(inner())
+        return "".join(parts)
+
+    def _repr_mimebundle_(self, **kwargs):
+        return {"text/plain": repr(self), "text/html": self._repr_html_()}
 
     def __sklearn_tags__(self):
         return _input_tags(super().__sklearn_tags__())

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _html, _rarity
+from . import _html, _rarity, _rendered
 from . import _validation as V
 from ._docs import sections
 from ._run import CATEGORICAL_PARAMS, MISSING_PARAMS, _data, _frame, _missing
@@ -46,6 +46,9 @@ class EvaluateResult:
             cols["label"] = names[label]
             self.oof = _frame(cols)
 
+    def __getstate__(self):
+        return _rendered.state(self, self._source)
+
     def to_dict(self):
         """The outcome as ``rarity evaluate --format json`` prints it.
 
@@ -66,7 +69,17 @@ class EvaluateResult:
 
     def _repr_html_(self):
         d = self.to_dict()
-        rows = [dict(metric=k, **v) for k, v in d["metrics"].items()]
+        order = d.get("metric_order") or list(d["metrics"])
+        rows = []
+        for k in order:
+            v = d["metrics"][k]
+            row = {"metric": k, "mean": v.get("mean"), "std": v.get("std")}
+            if v.get("full_potential") is not None:
+                row["full_potential"] = v["full_potential"]
+            rows.append(row)
+        if any("full_potential" in r for r in rows):
+            for r in rows:
+                r.setdefault("full_potential", None)
         return _html.records(rows, f"{d['model']}, cv {d['cv']}")
 
     def __repr__(self):

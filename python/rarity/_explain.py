@@ -93,10 +93,15 @@ class Explanation:
             ),
         ]
         g = r["split_gain"]
-        if g is not None:
+        if g is not None and g["members"] > 1:
             parts.append(_html.table(
                 ["feature", "share of the gain", "std"], g["features"],
                 f"split-gain importance (std over {g['members']} members)",
+            ))
+        elif g is not None:
+            # One model: no spread over members to show.
+            parts.append(_html.table(
+                ["feature", "share of the gain"], [f[:2] for f in g["features"]], "split-gain importance",
             ))
         return "".join(parts)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import numbers
+import re
 
 STYLE = "border-collapse:collapse;font-family:monospace;font-size:90%"
 CELL = "border:1px solid #ccc;padding:2px 6px;text-align:left"
@@ -57,10 +58,18 @@ def paragraph(text):
     return f"<p>{html.escape(text)}</p>"
 
 
+#: The line under each report table naming its CSV and JSON files: a
+#: report embedded in a notebook has no such files.
+_FILES = re.compile(r'<p class="files">[^<]*</p>\n?')
+
+
 def page(summary, document):
     """A whole HTML document (a report with its own style and inline SVG)
     shown folded under ``summary``, in a frame of its own so that its style
-    does not reach the notebook (``srcdoc``: nothing is fetched)."""
+    does not reach the notebook (``srcdoc``: nothing is fetched); the lines
+    naming a written report's table files are left out (nothing was
+    written)."""
+    document = _FILES.sub("", document)
     return (
         f"<details><summary>{html.escape(summary)}</summary>"
         f'<iframe srcdoc="{html.escape(document, quote=True)}" '

@@ -13,7 +13,7 @@ import os
 
 import numpy as np
 
-from . import _html, _rarity
+from . import _html, _rarity, _rendered
 from . import _validation as V
 from ._docs import REPORT_HTML, sections
 
@@ -119,6 +119,9 @@ class RunResult:
         v["tied_with_best"] = [specs[i] for i in v["tied_with_best"]]
         self.verdict = v
 
+    def __getstate__(self):
+        return _rendered.state(self, self._source, tables=("folds",))
+
     def folds(self):
         """Every (strategy, fold) result: spec, repeat, fold and metric values.
 
@@ -177,10 +180,30 @@ class RunResult:
         """
         return self._native.report_html(self._source)
 
+    def _shown_ranking(self):
+        """The ranking's columns as ``rarity run`` prints them: rank,
+        strategy, then the ranking metric and the models' metrics (ROC AUC,
+        AP, Brier, log loss) or, ranking strategies, the decision metrics,
+        each as mean ± std; every column is in :attr:`ranking`."""
+        keys = [self.metric] + [
+            k for k in ("roc_auc", "average_precision", "brier", "log_loss") if k != self.metric
+        ]
+        rows = self.ranking.to_dict("records") if hasattr(self.ranking, "to_dict") else (
+            self.ranking.to_dicts() if hasattr(self.ranking, "to_dicts") else list(self.ranking)
+        )
+        out = []
+        for r in rows:
+            row = {"rank": r["rank"], "strategy": r["strategy"]}
+            for k in keys:
+                if k in r:
+                    row[k] = f"{r[k]:.4g} ± {r.get(k + '_std', float('nan')):.2g}"
+            out.append(row)
+        return out
+
     def _repr_html_(self):
         v = self.verdict
         return "".join([
-            _html.records(self.ranking, f"ranking by {self.metric}"),
+            _html.records(self._shown_ranking(), f"ranking by {self.metric} (every metric: .ranking)"),
             _html.paragraph(str(v.get("summary", ""))),
             _html.fields([("winner", self.winner.spec), ("tied with the best", v.get("tied_with_best"))], "verdict"),
             _html.page("the report: curves, box plots, critical differences", self.report_html()),
@@ -211,17 +234,21 @@ def _split_target(table, target):
     or pyarrow table (the target's own dtype is kept)."""
     # A pyarrow table's `columns` are its arrays; its names are `column_names`.
     cols = [str(c) for c in (table.column_names if hasattr(table, "column_names") else table.columns)]
-    if target is None:
-        j = len(cols) - 1
-    elif isinstance(target, int):
-        j = target if target >= 0 else len(cols) + target
-    elif str(target) in cols:
-        j = cols.index(str(target))
-    else:
-        raise ValueError(f"target column '{target}' not found; columns are: {', '.join(cols)}")
-    if not 0 <= j < len(cols):
+    if isinstance(target, (bool, np.bool_)) or not (target is None or isinstance(target, (int, np.integer, str))):
+        raise ValueError(f"target={target!r} is invalid; expected a column name or a 0-based index")
+    if isinstance(target, (int, np.integer)) and not -len(cols) <= target < len(cols):
         raise ValueError(f"target column {target} not found; the table has {len(cols)} columns")
+    # The readers' rule (`--target`): a name matched exactly, else ignoring
+    # case when one column matches; an index; the last column by default.
+    if isinstance(target, (int, np.integer)):
+        j = int(target) % len(cols)
+    else:
+        j = _rarity.target_index(cols, target)
     name = cols[j]
+    if isinstance(target, str) and name != target:
+        import warnings
+
+        warnings.warn(f"target '{target}' is the column '{name}' (names match ignoring case)", UserWarning, stacklevel=3)
     if V._is_pandas_frame(table):
         col = table.columns[j]
         return table.drop(columns=[col]), table[col].to_numpy(), name

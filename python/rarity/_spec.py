@@ -52,7 +52,7 @@ def spec_text(v):
     if isinstance(v, numbers.Real):
         return repr(float(v))
     if isinstance(v, str):
-        return v
+        return one_value(v)
     if isinstance(v, (list, tuple, np.ndarray)):
         return "[" + ",".join(spec_text(x) for x in v) + "]"
     spec = getattr(v, "spec", None)
@@ -61,13 +61,29 @@ def spec_text(v):
     raise ValueError(f"{v!r} cannot be written in a spec; expected a number, a word, a list or None")
 
 
+def one_value(text):
+    """``text`` when the spec grammar reads it as one word or call (``gini``,
+    ``tree(max_depth=3)``); a ``ValueError`` otherwise. A parameter is a
+    typed value, never text spliced into a spec: ``'3)+threshold(0.001'``
+    or ``'2,min_samples_leaf=50'`` would add stages or arguments, and a
+    number or a list is passed as one, not as its text."""
+    kind = _rarity.value_kind(text)
+    if kind in ("number", "list"):
+        raise ValueError(f"{text!r} is a string; pass the {kind} itself, not its text")
+    return text
+
+
 def call(name, params, defaults):
-    """``name(k=v, ...)`` with the parameters that differ from their defaults."""
-    args = [
-        f"{k}={spec_text(v)}"
-        for k, v in params.items()
-        if not _same(v, defaults.get(k, object()))
-    ]
+    """``name(k=v, ...)`` with the parameters that differ from their defaults;
+    a value that is not one spec value is a ``ValueError`` naming it."""
+    args = []
+    for k, v in params.items():
+        if _same(v, defaults.get(k, object())):
+            continue
+        try:
+            args.append(f"{k}={spec_text(v)}")
+        except ValueError as e:
+            raise ValueError(f"{k}={v!r} is invalid: {e}") from None
     return f"{name}({','.join(args)})" if args else name
 
 

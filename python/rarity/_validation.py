@@ -316,8 +316,20 @@ def _features(X, n_jobs, text=False):
 def check_n_features(est, X):
     """Raises scikit-learn's ``ValueError`` when ``X``, an array or a list of
     rows (a table is matched by column names instead), has another number of
-    columns than ``est`` was fitted on."""
-    if X is None or _is_pandas_frame(X) or _is_polars_frame(X) or hasattr(X, "__arrow_c_stream__"):
+    columns than ``est`` was fitted on; warns as scikit-learn does when ``X``
+    has no column names and ``est`` was fitted on a table with them, or the
+    other way round (the columns are then matched by position, or by name)."""
+    named = X is not None and (_is_pandas_frame(X) or _is_polars_frame(X) or hasattr(X, "__arrow_c_stream__"))
+    fitted_named = hasattr(est, "feature_names_in_")
+    if X is not None and named != fitted_named:
+
+        what = (
+            f"X does not have valid feature names, but {type(est).__name__} was fitted with feature names"
+            if fitted_named
+            else f"X has feature names, but {type(est).__name__} was fitted without feature names"
+        )
+        warnings.warn(what, UserWarning, stacklevel=4)
+    if X is None or named:
         return
     shape = getattr(X, "shape", None)
     if shape is None and isinstance(X, (list, tuple)) and X and isinstance(X[0], (list, tuple, np.ndarray)):
@@ -506,9 +518,12 @@ def sample_weight(w, n):
 
 
 def n_jobs_of(n_jobs):
-    """``n_jobs`` as the native layer takes it (``None`` or an int)."""
+    """``n_jobs`` as the native layer takes it (``None`` or an int); the
+    native layer refuses a count it cannot give (0, more than the cap, or
+    below ``-cores``)."""
     if n_jobs is None:
         return None
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral):
         raise ValueError(f"n_jobs={n_jobs!r} is invalid; expected an integer or None")
+    _rarity.threads_for(int(n_jobs))
     return int(n_jobs)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numbers
 import os
 
-from . import _html, _rarity
+from . import _html, _rarity, _rendered
 from . import _validation as V
 from ._docs import REPORT_HTML, sections
 
@@ -64,6 +64,9 @@ class ExperimentResult:
         raw = native.to_json()
         for key in self._KEYS:
             setattr(self, key, raw[key])
+
+    def __getstate__(self):
+        return _rendered.state(self)
 
     def to_dict(self):
         """The outcome as ``rarity experiment ... --format json`` prints it.

@@ -192,6 +192,21 @@ impl Experiment {
         })
     }
 
+    /// The report's files (path in the folder, text) as `report` writes
+    /// them.
+    fn report_files(&self) -> PyResult<Vec<(String, String)>> {
+        self.job.rendered().report().files().map_err(crate::pool::to_py)
+    }
+
+    /// The counted pairs as the CSV text `write_pairs` writes (the
+    /// reverse-testing experiment only; `None` for the others).
+    fn pairs_csv(&self) -> Option<String> {
+        match &*self.job {
+            Job::ReverseTesting(j) => Some(j.pairs_csv()),
+            _ => None,
+        }
+    }
+
     /// Writes every counted pair as CSV to `path`, as `rarity experiment
     /// reverse-testing --pairs FILE` does (the reverse-testing experiment
     /// only).

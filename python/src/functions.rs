@@ -150,6 +150,55 @@ pub fn missing_policy(missing: &str, kind: &str, specs: Option<Vec<String>>) -> 
         .map_err(crate::pool::to_py)
 }
 
+/// Writes the files of a report (`report_files` of a result) to `dir`,
+/// whole, as `--report DIR` writes them: what a result loaded from a pickle
+/// writes its report with.
+#[pyfunction]
+pub fn write_report_files(py: Python<'_>, dir: PathBuf, files: Vec<(String, String)>) -> PyResult<()> {
+    run(py, Some(1), move || {
+        rarity::report::check_report_dir(&dir)?;
+        rarity::report::write_files(&dir, &files)
+    })
+}
+
+/// Writes `data` to the file `path` whole or not at all, as every output of
+/// the command line is written (a temporary file renamed into place, the
+/// replaced file's mode kept; nothing that is not a regular file replaced).
+#[pyfunction]
+pub fn write_file(py: Python<'_>, path: PathBuf, data: Vec<u8>) -> PyResult<()> {
+    run(py, Some(1), move || {
+        use std::io::Write;
+        rarity::data::write::JobPaths::new().output("path", &path).check()?;
+        let mut f = rarity::data::write::AtomicFile::create(&path)?;
+        f.writer().write_all(&data).map_err(|e| f.err(e))?;
+        f.commit()
+    })
+}
+
+/// What the text of one parameter value is, as the spec grammar reads it:
+/// `number`, `text` (quoted), `call` (a word or a nested spec) or `list`;
+/// a `ValueError` when it is not exactly one value (text that would add
+/// arguments or stages to the spec it is written into).
+#[pyfunction]
+pub fn value_kind(text: &str) -> PyResult<&'static str> {
+    use rarity::params::syntax::{parse_value, Value};
+    Ok(match parse_value(text).map_err(crate::pool::to_py)? {
+        Value::Number(_) => "number",
+        Value::Text(_) => "text",
+        Value::Call(_) => "call",
+        Value::List(_) => "list",
+    })
+}
+
+/// The position of the target column `target` (a name, matched exactly
+/// or else ignoring case when one column matches, or a 0-based index; the
+/// last column when `None`) among `names`, as the readers find it.
+#[pyfunction]
+#[pyo3(signature = (names, target=None))]
+pub fn target_index(names: Vec<String>, target: Option<String>) -> PyResult<usize> {
+    rarity::data::read::target_index(target.as_deref(), &names, "the table").map_err(crate::pool::to_py)
+}
+
 /// Whether sampler `spec` makes rows that are not rows of the input
 /// (`Sampler::synthesizes`).
 #[pyfunction]
@@ -873,6 +922,13 @@ impl RunResult {
         self.job.report_html(source).map_err(crate::pool::to_py)
     }
 
+    /// The report's files (path in the folder, text) as `report` writes
+    /// them; `source` names the data.
+    #[pyo3(signature = (source="<data>"))]
+    fn report_files(&self, source: &str) -> PyResult<Vec<(String, String)>> {
+        self.job.report_files(source).map_err(crate::pool::to_py)
+    }
+
     /// Writes the HTML report (and every table as CSV and JSON) to `dir`,
     /// as `rarity run --report DIR` does; `source` names the data.
     #[pyo3(signature = (dir, source="<data>"))]
@@ -894,6 +950,8 @@ impl RunResult {
             rows_dropped: self.dropped.clone(),
             saved: None,
             report: None,
+            why: None,
+            program: None,
         }
     }
 }

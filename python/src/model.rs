@@ -410,6 +410,15 @@ impl Model {
         Ok(PyBytes::new(py, &b))
     }
 
+    /// This model corrected for a sample that kept the classes
+    /// `class_names` at `rates`, deciding by the consistent rule
+    /// (`FittedStrategy::corrected_by`): Python's `CorrectedClassifier`
+    /// around a rarity estimator, as one model that exports.
+    fn corrected_by(&self, class_names: Vec<String>, rates: Vec<f64>) -> PyResult<Model> {
+        let fitted = self.fitted.corrected_by(&class_names, &rates).map_err(to_py)?;
+        Ok(Model::new(fitted))
+    }
+
     /// Writes the ONNX graph to `path` as `rarity export` does (checked
     /// before writing, replaced whole or not at all).
     fn write_onnx(&self, path: std::path::PathBuf) -> PyResult<()> {

@@ -41,7 +41,8 @@ static POOLS: Mutex<Option<(u32, HashMap<usize, Arc<ThreadPool>>)>> = Mutex::new
 
 /// The thread count `n_jobs` asks for: `None` or `-1` every core, `n > 0`
 /// that many, `-2` all but one (joblib's convention `cores + 1 + n_jobs`);
-/// more than [`rarity::limits::max_threads`] is a `ValueError`.
+/// more than [`rarity::limits::max_threads`], or fewer than one, is a
+/// `ValueError`.
 pub fn threads(n_jobs: Option<i64>) -> PyResult<usize> {
     let cores = rarity::limits::cores() as i64;
     let n =
@@ -51,7 +52,12 @@ pub fn threads(n_jobs: Option<i64>) -> PyResult<usize> {
                 "n_jobs=0 is invalid; expected a positive number of threads, or -1 for every core",
             )),
             Some(n) if n > 0 => n,
-            Some(n) => (cores + 1 + n).max(1),
+            Some(n) if cores + 1 + n >= 1 => cores + 1 + n,
+            Some(n) => return Err(PyValueError::new_err(format!(
+                "n_jobs={n} is invalid: a negative n_jobs asks for every core but |n_jobs| - 1 \
+                 (joblib's cores + 1 + n_jobs), and this machine has {cores}; use -1 to -{cores}, \
+                 or a positive count"
+            ))),
         };
     let cap = rarity::limits::max_threads();
     if n > cap as i64 {

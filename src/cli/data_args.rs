@@ -205,6 +205,12 @@ impl DataArgs {
         JobPaths::new().input_opt("the data", self.file.as_ref())
     }
 
+    /// Whether neither a FILE nor `--dataset` was given (a command with a
+    /// default dataset then reads it).
+    pub fn is_default(&self) -> bool {
+        self.file.is_none() && self.dataset.is_none()
+    }
+
     /// The reader options these arguments describe.
     pub fn read_options(&self) -> Result<ReadOptions> {
         let delimiter = match self.delimiter.as_str() {

@@ -55,3 +55,24 @@ pub fn json_text<T: Serialize>(value: &T) -> Result<String> {
         .map_err(|e| Error::invalid(format!("cannot encode JSON: {e}")))?;
     Ok(format!("{text}\n"))
 }
+
+/// The path of this binary when `rarity` on the `PATH` is not it (a
+/// newcomer's `cargo run --release` runs `target/release/rarity`), so that
+/// a `next:` line names a command that works; `None` when `rarity` is it.
+pub fn program_off_path() -> Option<String> {
+    let me = std::env::current_exe().ok()?;
+    let me = std::fs::canonicalize(&me).unwrap_or(me);
+    let on_path = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join("rarity"))
+            .find(|p| p.is_file())
+    });
+    if on_path.and_then(|p| std::fs::canonicalize(p).ok()).as_ref() == Some(&me) {
+        return None;
+    }
+    let cwd = std::env::current_dir().ok();
+    let shown = cwd
+        .and_then(|d| me.strip_prefix(&d).ok().map(|r| Path::new(".").join(r)))
+        .unwrap_or_else(|| me.clone());
+    Some(shown.display().to_string())
+}

@@ -125,11 +125,14 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     if let Some(dir) = &a.report {
         job.write_report(dir, &read.source, Some(&a.output))?;
     }
+    let program = super::output::program_off_path();
     let shown = Shown {
         source: &read.source,
         rows_dropped: read.rows_dropped(),
         saved: Some(&a.output),
         report: a.report.as_deref(),
+        why: a.data.is_default().then_some(bundled::DEFAULT_WHY),
+        program: program.as_deref(),
     };
     if g.format == OutputFormat::Json {
         return print_json(&job.to_json(&shown));

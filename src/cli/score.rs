@@ -15,7 +15,7 @@ use std::path::PathBuf;
 
 use super::output::{print_json, write_stdout};
 use super::{Global, OutputFormat};
-use rarity::data::scores::{read_scores, ScoresSpec};
+use rarity::data::scores::{read_scores, Decided, ScoresSpec};
 use rarity::error::{Error, Result};
 use rarity::job::score::ScoreRequest;
 use rarity::job::Front;
@@ -25,15 +25,25 @@ use rarity::job::Front;
 pub struct Args {
     /// CSV with a label column and probability column(s).
     file: PathBuf,
-    /// The column of true labels.
+    /// The column of true labels (default: the one column that is not one
+    /// `rarity predict` writes: it keeps the table's target column under
+    /// its own name).
     #[arg(long)]
-    truth: String,
+    truth: Option<String>,
     /// Probability column(s): one for binary, one per class for multiclass.
     #[arg(long, required = true)]
     proba: Vec<String>,
-    /// Threshold for binary labels (positive iff p >= T).
-    #[arg(long, default_value_t = 0.5)]
-    threshold: f64,
+    /// Threshold for binary labels (positive iff p >= T; default 0.5),
+    /// deciding anew instead of reading the decided labels.
+    #[arg(long)]
+    threshold: Option<f64>,
+    /// The column of decided labels the thresholded metrics score
+    /// (`none`: decide anew at --threshold or by the argmax). Default: the
+    /// `label` column `rarity predict` writes, when the file has one and
+    /// no --threshold is given, so a model's own rule (threshold(priors),
+    /// cost(...)) is what is scored.
+    #[arg(long, value_name = "COL")]
+    decided: Option<String>,
     /// The positive label (binary; default `1`, else the last label). It
     /// may be absent from a file with one label (a batch without a single
     /// positive).
@@ -54,20 +64,34 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     if !a.delimiter.is_ascii() {
         return Err(Error::invalid("--delimiter must be one ASCII character"));
     }
+    let decided = match (a.decided.as_deref(), a.threshold) {
+        (Some("none"), _) => Decided::Threshold,
+        (Some(c), None) => Decided::Column(c.to_string()),
+        (Some(c), Some(_)) => {
+            return Err(Error::invalid(format!(
+                "--decided {c} and --threshold both decide the labels: give one"
+            )))
+        }
+        (None, Some(_)) => Decided::Threshold,
+        (None, None) => Decided::Auto,
+    };
     let spec = ScoresSpec {
         truth: a.truth.clone(),
         proba: a.proba.clone(),
         positive: a.positive.clone(),
         delimiter: a.delimiter as u8,
+        decided,
     };
     let plan = ScoreRequest {
-        threshold: a.threshold,
+        threshold: a.threshold.unwrap_or(0.5),
         metrics: a.metric.clone(),
         front: Front::Cli,
     }
     .plan()?;
-    let (truth, proba) = read_scores(&a.file, &spec)?;
-    let job = plan.run(&truth, &proba, None)?;
+    let scores = read_scores(&a.file, &spec)?;
+    let job = plan
+        .run(&scores.truth, &scores.proba, scores.decided.as_deref())?
+        .decided_by(scores.decided_column);
     if g.format == OutputFormat::Json {
         return print_json(&job.to_json());
     }

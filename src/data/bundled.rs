@@ -62,8 +62,15 @@ pub const BUNDLED: &[Bundled] = &[
     bundled!("glass", "multiclass", "UCI Glass Identification"),
 ];
 
-/// The dataset `rarity run` uses when given no file.
-pub const DEFAULT: &str = "pima";
+/// The dataset `rarity run` uses when given no file: yeast4, 51 positives
+/// in 1,484 rows (imbalance ratio 28), so that the first run looks like a
+/// rare-class problem (fraud, defects) rather than Pima's 35% positives.
+pub const DEFAULT: &str = "yeast4";
+
+/// Why `rarity run` without data runs on [`DEFAULT`], as its output says.
+pub const DEFAULT_WHY: &str = "no data given: the bundled yeast4 (UCI Yeast, ME2 against the \
+    rest), 51 positives in 1,484 rows, imbalance ratio 28: rare like fraud or defects. Give \
+    your own FILE (or --dataset NAME, see `rarity datasets`)";
 
 /// Looks a bundled dataset up by name.
 ///

@@ -159,6 +159,23 @@ impl Schema {
         }
     }
 
+    /// Per feature column, the level texts of a categorical feature (in
+    /// code order), or `None` for a numeric or one-hot feature.
+    pub fn level_texts(&self) -> Vec<Option<&[String]>> {
+        let levels: std::collections::HashMap<&str, &[String]> = self
+            .encodings
+            .iter()
+            .filter_map(|e| match e {
+                ColumnEncoding::Categorical { name, levels } => Some((name.as_str(), &levels[..])),
+                _ => None,
+            })
+            .collect();
+        self.feature_names
+            .iter()
+            .map(|f| levels.get(f.as_str()).copied())
+            .collect()
+    }
+
     /// Per feature column, the number of levels of a categorical feature
     /// (its values are codes `0..levels`, NaN when missing or unseen), or
     /// `None` for a numeric or one-hot feature. Features are matched to
@@ -228,6 +245,11 @@ pub struct Dataset {
     /// target statistics (`--categorical target`, `COL=target`).
     target_statistics: Option<Arc<Vec<String>>>,
 }
+
+/// The largest sum of row weights a dataset takes: learners multiply
+/// weighted sums (of gradients, squares, counts), and the products of sums
+/// beyond this overflow an `f64`.
+pub const MAX_TOTAL_WEIGHT: f64 = 1e150;
 
 impl Dataset {
     /// Builds a dataset from a row-major feature buffer (`x.len() == y.len() * d`).
@@ -348,7 +370,8 @@ impl Dataset {
         Dataset::new(rows.into_iter().flatten().collect(), y, schema)
     }
 
-    /// Attaches per-row weights (non-negative, finite, one per row).
+    /// Attaches per-row weights (non-negative, finite, one per row, summing
+    /// to at most [`MAX_TOTAL_WEIGHT`]).
     pub fn with_weights(mut self, w: Vec<f64>) -> Result<Self> {
         if w.len() != self.n_rows {
             return Err(Error::invalid(format!(
@@ -368,6 +391,14 @@ impl Dataset {
             return Err(Error::invalid(
                 "every weight is zero: at least one row needs a positive weight",
             ));
+        }
+        let total: f64 = w.iter().sum();
+        if !(total <= MAX_TOTAL_WEIGHT) {
+            return Err(Error::invalid(format!(
+                "the weights sum to {total:e}, beyond {MAX_TOTAL_WEIGHT:e}: the learners multiply \
+                 weighted sums, which would overflow; scale the weights down (only their ratios \
+                 matter)"
+            )));
         }
         self.weights = Some(Arc::new(w));
         Ok(self)
@@ -782,6 +813,29 @@ impl Dataset {
             }
         }
         counts
+    }
+
+    /// Per feature, for a categorical one (level codes), the rows of each
+    /// level in level order and the rows missing a level; `None` for a
+    /// numeric feature (what `rarity inspect` shows instead of the codes'
+    /// min, mean and max).
+    pub fn level_counts(&self) -> Vec<Option<(Vec<usize>, usize)>> {
+        let levels = self.schema.categorical_levels();
+        let mut out: Vec<Option<(Vec<usize>, usize)>> = levels
+            .iter()
+            .map(|l| l.map(|n| (vec![0; n], 0)))
+            .collect();
+        for i in 0..self.n_rows {
+            for (j, &v) in self.row(i).iter().enumerate() {
+                if let Some((counts, missing)) = &mut out[j] {
+                    match counts.get_mut(v as usize) {
+                        Some(c) if v.is_finite() && v >= 0.0 => *c += 1,
+                        _ => *missing += 1,
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// Indices of feature columns that take a single value over all rows.

@@ -21,14 +21,87 @@ use crate::error::{Error, Result};
 /// Which columns of a scores file hold what.
 #[derive(Debug, Clone)]
 pub struct ScoresSpec {
-    /// The column of true labels.
-    pub truth: String,
+    /// The column of true labels; `None`: the one column of the file that
+    /// is not one `rarity predict` writes (see [`truth_column`]).
+    pub truth: Option<String>,
     /// The probability column(s): one for binary, one per class beyond.
     pub proba: Vec<String>,
     /// The positive label (binary; default `1`, else the last label).
     pub positive: Option<String>,
     /// The field delimiter.
     pub delimiter: u8,
+    /// Which decided labels score the thresholded metrics.
+    pub decided: Decided,
+}
+
+/// Which labels the thresholded metrics of a scores file score.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decided {
+    /// `rarity predict`'s `label` column when the file has one (the labels
+    /// its model decided, by whatever rule), else the threshold.
+    Auto,
+    /// The labels of this column.
+    Column(String),
+    /// Labels decided anew at the threshold (binary) or by the argmax.
+    Threshold,
+}
+
+/// What a scores file holds: the true class ids, the probabilities and,
+/// when a decided column was read, its labels as class ids.
+#[derive(Debug, Clone)]
+pub struct Scores {
+    /// The true class ids.
+    pub truth: Vec<u32>,
+    /// The probabilities (`n x k`).
+    pub proba: Proba,
+    /// The decided labels as class ids, when a column of them was read
+    /// ([`ScoresSpec::decided`]).
+    pub decided: Option<Vec<u32>>,
+    /// The column of decided labels read.
+    pub decided_column: Option<String>,
+    /// The column of true labels read.
+    pub truth_column: String,
+}
+
+/// Whether `name` is a column `rarity predict` writes: a probability
+/// `p_<class>`, the decided `label`, reason codes and contributions.
+fn predicted_column(name: &str) -> bool {
+    name == "label"
+        || name == "base_value"
+        || name.starts_with("p_")
+        || ["reason_", "value_", "contribution_"]
+            .iter()
+            .any(|p| name.strip_prefix(p).is_some_and(|k| k.parse::<usize>().is_ok()))
+}
+
+/// The column of true labels when none is named: the one column of
+/// `names` that `rarity predict` does not write (it keeps the table's
+/// target under its own name); an error naming the candidates when there
+/// are none or several (identifier columns).
+///
+/// ```
+/// use rarity::data::scores::truth_column;
+/// let cols = |c: &[&str]| c.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+/// assert_eq!(truth_column(&cols(&["class", "p_0", "p_1", "label"])).unwrap(), "class");
+/// assert!(truth_column(&cols(&["id", "class", "p_1", "label"])).is_err());
+/// ```
+pub fn truth_column(names: &[String]) -> Result<String> {
+    let candidates: Vec<&String> = names.iter().filter(|n| !predicted_column(n)).collect();
+    match candidates[..] {
+        [one] => Ok(one.clone()),
+        [] => Err(Error::invalid(
+            "no column of true labels: the file has only predictions (p_<class>, label); \
+             predict on a table that has the target column, or give --truth COL",
+        )),
+        _ => Err(Error::invalid(format!(
+            "which column holds the true labels? give --truth COL (one of: {})",
+            candidates
+                .iter()
+                .map(|c| c.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
 }
 
 /// The positive label of binary scores whose true labels take the values
@@ -79,11 +152,17 @@ pub fn positive_label(names: &[String], positive: Option<&str>) -> Result<String
 }
 
 /// Reads true labels and probabilities: the class ids and the `n x k`
-/// matrix. Every row must be complete and every probability in `[0, 1]`.
-pub fn read_scores(path: &Path, spec: &ScoresSpec) -> Result<(Vec<u32>, Proba)> {
+/// matrix, and the decided labels when `spec` names their column. Every
+/// row must be complete and every probability in `[0, 1]`. Of a file (not
+/// standard input) only the columns named are read, so identifier columns
+/// of any type pass; the truth column may then go unnamed.
+pub fn read_scores(path: &Path, spec: &ScoresSpec) -> Result<Scores> {
+    let (truth, decided, drop) = chosen_columns(path, spec)?;
     let opts = ReadOptions {
-        target: Some(spec.truth.clone()),
+        target: Some(truth.clone()),
         delimiter: spec.delimiter,
+        categorical_cols: decided.iter().cloned().collect(),
+        drop,
         ..ReadOptions::default()
     };
     let (ds, report) = read_path(path, &opts)?;
@@ -94,24 +173,21 @@ pub fn read_scores(path: &Path, spec: &ScoresSpec) -> Result<(Vec<u32>, Proba)> 
             report.dropped_missing
         )));
     }
-    let cols: Vec<usize> = spec
-        .proba
-        .iter()
-        .map(|c| {
-            ds.feature_names()
-                .iter()
-                .position(|f| f == c)
-                .ok_or_else(|| {
-                    Error::invalid(format!(
-                        "probability column '{c}' not found; columns are: {}",
-                        ds.feature_names().join(", ")
-                    ))
-                })
-        })
-        .collect::<Result<_>>()?;
-    let names = ds.class_names();
-    let n = ds.n_rows();
-    if cols.len() == 1 {
+    let column = |c: &String| {
+        ds.feature_names()
+            .iter()
+            .position(|f| f == c)
+            .ok_or_else(|| {
+                Error::invalid(format!(
+                    "probability column '{c}' not found; columns are: {}",
+                    ds.feature_names().join(", ")
+                ))
+            })
+    };
+    let cols: Vec<usize> = spec.proba.iter().map(column).collect::<Result<_>>()?;
+    let decided_text = decided.as_ref().map(|c| level_texts(&ds, c)).transpose()?;
+    let (names, n) = (ds.class_names(), ds.n_rows());
+    let (truth_ids, proba, decided_ids) = if cols.len() == 1 {
         if names.len() > 2 {
             return Err(Error::data(format!(
                 "one probability column but {} labels ({}); give one --proba per class",
@@ -123,18 +199,17 @@ pub fn read_scores(path: &Path, spec: &ScoresSpec) -> Result<(Vec<u32>, Proba)> 
         // `rarity predict` names them) says which class it scores.
         let hint = spec.proba[0].strip_prefix("p_").filter(|_| names.len() < 2);
         let positive = positive_label(names, spec.positive.as_deref().or(hint))?;
-        let truth = (0..n)
+        let truth_ids = (0..n)
             .map(|i| u32::from(names[ds.label(i)] == positive))
             .collect();
         let p: Vec<f64> = (0..n).map(|i| ds.value(i, cols[0])).collect();
         check_range(&p, &spec.proba)?;
-        return Ok((truth, Proba::from_positive(&p)));
-    }
-    let k = cols.len();
-    let class_of = column_classes(&spec.proba);
-    let map: Vec<u32> = names
-        .iter()
-        .map(|l| {
+        let decided = decided_text.map(|t| t.iter().map(|l| u32::from(*l == positive)).collect());
+        (truth_ids, Proba::from_positive(&p), decided)
+    } else {
+        let k = cols.len();
+        let class_of = column_classes(&spec.proba);
+        let id_of = |l: &str| {
             class_of
                 .iter()
                 .position(|c| c == l)
@@ -145,15 +220,93 @@ pub fn read_scores(path: &Path, spec: &ScoresSpec) -> Result<(Vec<u32>, Proba)> 
                         class_of.join(", ")
                     ))
                 })
-        })
-        .collect::<Result<_>>()?;
-    let truth = (0..n).map(|i| map[ds.label(i)]).collect();
-    let mut values = Vec::with_capacity(n * k);
-    for i in 0..n {
-        values.extend(cols.iter().map(|&c| ds.value(i, c)));
+        };
+        let map: Vec<u32> = names.iter().map(|l| id_of(l)).collect::<Result<_>>()?;
+        let truth_ids = (0..n).map(|i| map[ds.label(i)]).collect();
+        let mut values = Vec::with_capacity(n * k);
+        for i in 0..n {
+            values.extend(cols.iter().map(|&c| ds.value(i, c)));
+        }
+        check_range(&values, &spec.proba)?;
+        let decided = decided_text
+            .map(|t| t.iter().map(|l| id_of(l)).collect::<Result<Vec<_>>>())
+            .transpose()?;
+        (truth_ids, Proba::new(values, k), decided)
+    };
+    Ok(Scores {
+        truth: truth_ids,
+        proba,
+        decided: decided_ids,
+        decided_column: decided,
+        truth_column: truth,
+    })
+}
+
+/// The truth column, the decided-labels column (if any) and the columns to
+/// leave out: of a file, its header is read first, every named column must
+/// be in it and the others are dropped (so identifier columns of any type
+/// pass, and the truth column may go unnamed: [`truth_column`]); standard
+/// input is read once, whole, and must name its truth column.
+fn chosen_columns(path: &Path, spec: &ScoresSpec) -> Result<(String, Option<String>, Vec<String>)> {
+    let names = if super::write::is_stdio(path) {
+        None
+    } else {
+        Some(super::read::Table::open(path, &ReadOptions::default())?.names().to_vec())
+    };
+    let decided = match (&spec.decided, &names) {
+        (Decided::Column(c), _) => Some(c.clone()),
+        (Decided::Auto, Some(n)) if n.iter().any(|c| c == "label") => Some("label".to_string()),
+        _ => None,
+    };
+    let truth = match (&spec.truth, &names) {
+        (Some(t), _) => t.clone(),
+        (None, Some(names)) => truth_column(names)?,
+        (None, None) => {
+            return Err(Error::invalid(
+                "scores from standard input need --truth COL",
+            ))
+        }
+    };
+    let Some(names) = names else {
+        return Ok((truth, decided, Vec::new()));
+    };
+    let used: Vec<&String> = std::iter::once(&truth)
+        .chain(&spec.proba)
+        .chain(&decided)
+        .collect();
+    let (what, first) = (
+        ["target", "probability", "decided-labels"],
+        1 + spec.proba.len(),
+    );
+    for (i, c) in used.iter().enumerate() {
+        if !names.contains(c) {
+            let kind = what[if i == 0 { 0 } else if i < first { 1 } else { 2 }];
+            return Err(Error::invalid(format!(
+                "{}: {kind} column '{c}' not found; columns are: {}",
+                path.display(),
+                names.join(", ")
+            )));
+        }
     }
-    check_range(&values, &spec.proba)?;
-    Ok((truth, Proba::new(values, k)))
+    let drop = names.into_iter().filter(|c| !used.contains(&c)).collect();
+    Ok((truth, decided, drop))
+}
+
+/// The level text of every row of the categorical column `c` of `ds`.
+fn level_texts<'a>(ds: &'a super::Dataset, c: &str) -> Result<Vec<&'a str>> {
+    let j = ds.feature_names().iter().position(|f| f == c);
+    let levels = ds.schema().encodings.iter().find_map(|e| match e {
+        crate::data::ColumnEncoding::Categorical { name, levels } if name == c => Some(levels),
+        _ => None,
+    });
+    let (Some(j), Some(levels)) = (j, levels) else {
+        return Err(Error::invalid(format!(
+            "column '{c}' of decided labels is not read as labels"
+        )));
+    };
+    Ok((0..ds.n_rows())
+        .map(|i| levels[ds.value(i, j) as usize].as_str())
+        .collect())
 }
 
 /// The classes probability columns stand for: `<label>` of every column

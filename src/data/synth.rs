@@ -70,6 +70,9 @@ impl Default for GaussianTask {
     }
 }
 
+/// The largest `|mu|` and `sigma` of a [`GaussianTask`].
+pub const GAUSSIAN_MAX: f64 = 1e100;
+
 impl GaussianTask {
     fn validate(&self) -> Result<()> {
         if self.n < 2 || self.d == 0 {
@@ -83,6 +86,15 @@ impl GaussianTask {
         }
         if !(self.sigma > 0.0 && self.sigma.is_finite() && self.mu.is_finite()) {
             return Err(Error::invalid("sigma must be > 0 and mu finite"));
+        }
+        // The posterior's log-likelihood ratio squares mu and multiplies it
+        // by values near it: beyond 1e100 the products overflow.
+        if self.mu.abs() > GAUSSIAN_MAX || self.sigma > GAUSSIAN_MAX {
+            return Err(Error::invalid(format!(
+                "mu = {:e} and sigma = {:e} must be at most {GAUSSIAN_MAX:e} in size: the true \
+                 posterior p_true squares them",
+                self.mu, self.sigma
+            )));
         }
         // The table is drawn whole: its features, label and posterior.
         crate::limits::check_memory(

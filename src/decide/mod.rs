@@ -588,9 +588,10 @@ mod tests {
         assert!(Rule::Lambda(vec![0.5, 0.5]).decide(&p3, None).is_err());
         assert!(Rule::priors(&[1.0, 0.0]).is_err());
         assert!(Rule::f1(&[0.2, 0.3, 0.5]).is_err());
-        let zero = LossMatrix::binary(0.0, 0.0, 0.0, 0.0).unwrap();
-        assert!(zero.bayes_threshold().is_err());
-        assert!(Rule::Cost(zero).decide(&p3, None).is_err());
+        // A matrix that would flag every row or none is refused when made.
+        assert!(LossMatrix::binary(0.0, 0.0, 0.0, 0.0).is_err());
+        let two = LossMatrix::binary(0.0, 1.0, 5.0, 0.0).unwrap();
+        assert!(Rule::Cost(two).decide(&p3, None).is_err());
         assert_eq!(
             Rule::Lambda(vec![0.6, 0.3, 0.1]).decide(&p3, None).unwrap(),
             vec![2]

@@ -218,6 +218,106 @@ pub fn order_by(means: &[f64], higher_is_better: bool) -> Vec<usize> {
     order
 }
 
+/// Relative tolerance under which two means of the ranking metric tie:
+/// equal to twelve significant digits. Monotone maps of one model's
+/// probabilities (Platt scaling, the prior correction) leave every ranking
+/// metric equal to the last bit; the tolerance also catches the last-digit
+/// noise of sums taken in another order.
+pub const TIE_TOLERANCE: f64 = 1e-12;
+
+/// Whether `a` and `b` tie under [`TIE_TOLERANCE`] (two NaN tie).
+pub fn tied(a: f64, b: f64) -> bool {
+    (a.is_nan() && b.is_nan()) || (a - b).abs() <= TIE_TOLERANCE * a.abs().max(b.abs())
+}
+
+/// A metric that breaks ties of the ranking metric: its key and its values
+/// per item (strategy or model), and whether higher is better.
+#[derive(Debug, Clone)]
+pub struct TieBreaker {
+    /// The metric's key (`brier`, `log_loss`, a decision metric).
+    pub key: &'static str,
+    /// Its mean per item.
+    pub values: Vec<f64>,
+    /// Whether higher is better.
+    pub higher: bool,
+}
+
+/// A group of items that tied on the ranking metric, and what ordered them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Tie {
+    /// The tied items (strategy or model indices), in their new order.
+    pub items: Vec<usize>,
+    /// The ranking metric's mean they share.
+    pub value: f64,
+    /// The key of the tie-breaker that put the first item first, or
+    /// `position` when none told them apart (the first given wins).
+    pub by: String,
+}
+
+/// `order` (best first by `primary`, see [`order_by`]) with every run of
+/// items tied on `primary` ([`tied`]) ordered by `breakers` in turn (each
+/// compared with the same tolerance, NaN last), then by position; and the
+/// ties that were so broken.
+///
+/// ```
+/// use rarity::experiment::compare::{break_ties, TieBreaker};
+/// let brier = TieBreaker { key: "brier", values: vec![0.2, 0.1, 0.3], higher: false };
+/// let (order, ties) = break_ties(vec![0, 1, 2], &[0.9, 0.9, 0.5], &[brier]);
+/// assert_eq!(order, [1, 0, 2]);
+/// assert_eq!((ties[0].items.clone(), ties[0].by.as_str()), (vec![1, 0], "brier"));
+/// ```
+pub fn break_ties(
+    order: Vec<usize>,
+    primary: &[f64],
+    breakers: &[TieBreaker],
+) -> (Vec<usize>, Vec<Tie>) {
+    let key = |b: &TieBreaker, i: usize| {
+        let v = b.values[i];
+        if v.is_nan() {
+            f64::NEG_INFINITY
+        } else if b.higher {
+            v
+        } else {
+            -v
+        }
+    };
+    let (mut out, mut ties) = (Vec::with_capacity(order.len()), Vec::new());
+    let mut start = 0;
+    while start < order.len() {
+        let first = primary[order[start]];
+        let mut end = start + 1;
+        while end < order.len() && tied(primary[order[end]], first) {
+            end += 1;
+        }
+        let mut group = order[start..end].to_vec();
+        if group.len() > 1 {
+            // A stable sort: what no breaker tells apart keeps its place.
+            group.sort_by(|&a, &b| {
+                for br in breakers {
+                    let (ka, kb) = (key(br, a), key(br, b));
+                    if !tied(ka, kb) {
+                        return kb.total_cmp(&ka);
+                    }
+                }
+                std::cmp::Ordering::Equal
+            });
+            let (a, b) = (group[0], group[1]);
+            let by = breakers
+                .iter()
+                .find(|br| !tied(key(br, a), key(br, b)))
+                .map_or("position", |br| br.key);
+            ties.push(Tie {
+                items: group.clone(),
+                value: first,
+                by: by.to_string(),
+            });
+        }
+        out.extend(group);
+        start = end;
+    }
+    (out, ties)
+}
+
 impl Comparison {
     /// The comparison on pooled out-of-fold predictions: each evaluation
     /// (whose folds kept their test predictions, [`Extras::oof`]) becomes
@@ -292,16 +392,11 @@ impl Comparison {
         order_by(&rep, higher_is_better)
     }
 
-    /// Friedman and Nemenyi over folds between the models, each standing
-    /// as its best decision on `metric`. With fewer than three models, or
-    /// when every model has the same value on every fold, the test is
-    /// undefined: the verdict says that no difference can be tested and
-    /// counts every model as tied with the best.
-    pub fn verdict(&self, metric: &str, higher_is_better: bool) -> Result<Verdict> {
-        let reps = self.representatives(metric, higher_is_better);
-        let k = reps.len();
-        let n = self.evaluations.first().map_or(0, |e| e.folds.len());
-        let table: Vec<Vec<f64>> = (0..n)
+    /// The values of `metric` of the strategies `reps` on each of the `n`
+    /// folds, one row per fold, signed so that higher is better; an
+    /// undefined value is one below the fold's worst (it ranks last).
+    fn fold_table(&self, reps: &[usize], n: usize, metric: &str, higher_is_better: bool) -> Vec<Vec<f64>> {
+        (0..n)
             .map(|f| {
                 let row: Vec<f64> = reps
                     .iter()
@@ -330,7 +425,19 @@ impl Comparison {
                     .map(|v| if v.is_finite() { *v } else { floor })
                     .collect()
             })
-            .collect();
+            .collect()
+    }
+
+    /// Friedman and Nemenyi over folds between the models, each standing
+    /// as its best decision on `metric`. With fewer than three models, or
+    /// when every model has the same value on every fold, the test is
+    /// undefined: the verdict says that no difference can be tested and
+    /// counts every model as tied with the best.
+    pub fn verdict(&self, metric: &str, higher_is_better: bool) -> Result<Verdict> {
+        let reps = self.representatives(metric, higher_is_better);
+        let k = reps.len();
+        let n = self.evaluations.first().map_or(0, |e| e.folds.len());
+        let table = self.fold_table(&reps, n, metric, higher_is_better);
         let ranks = mean_ranks(&table, true)?;
         let unit = if self.evaluations.first().is_some_and(|e| e.pooled) {
             "pooled repeats"
@@ -351,12 +458,23 @@ impl Comparison {
         let (testable, tied, summary) = match fr {
             Some(fr) => {
                 let tied: Vec<usize> = (0..k).filter(|&i| ranks[i] - best <= cd).collect();
+                // Every fold ranking the models alike makes Iman and
+                // Davenport's denominator N (k - 1) - chi2 zero: F is
+                // infinite whatever N, which is no evidence with few folds.
+                let iman = if fr.f.is_finite() {
+                    format!("Iman-Davenport {}", p_equals_text(fr.f_p_value))
+                } else {
+                    format!(
+                        "Iman-Davenport undefined: every {} ranks the models alike, so its F \
+                         is infinite; read the Friedman p",
+                        unit.trim_end_matches('s')
+                    )
+                };
                 let summary = format!(
                     "Friedman test on {metric} over {n} {unit} between {k} models: {} \
-                     (Iman-Davenport {}); Nemenyi critical difference {} ranks at alpha 0.05; \
+                     ({iman}); Nemenyi critical difference {} ranks at alpha 0.05; \
                      {} of {k} models not significantly worse than the best",
                     p_equals_text(fr.chi2_p_value),
-                    p_equals_text(fr.f_p_value),
                     metric_text(cd),
                     tied.len()
                 );
@@ -390,7 +508,9 @@ impl Comparison {
                 .collect(),
             mean_ranks: ranks,
             friedman_p: testable.map_or(f64::NAN, |f| f.chi2_p_value),
-            iman_davenport_p: testable.map_or(f64::NAN, |f| f.f_p_value),
+            iman_davenport_p: testable
+                .filter(|f| f.f.is_finite())
+                .map_or(f64::NAN, |f| f.f_p_value),
             critical_difference: cd,
             tied_with_best: tied,
             testable: testable.is_some(),
@@ -487,4 +607,76 @@ pub fn compare(
         evaluations,
         models,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A comparison of `values[m][f]`: model `m`'s metric on fold `f`.
+    fn comparison(values: &[Vec<f64>]) -> Comparison {
+        let fold = |f: usize, v: f64| FoldResult {
+            repeat: 0,
+            fold: f,
+            metrics: vec![("average_precision".to_string(), v)],
+            full_potential: Vec::new(),
+            fit_seconds: 0.0,
+            predict_seconds: 0.0,
+            predictions: None,
+        };
+        Comparison {
+            evaluations: values
+                .iter()
+                .enumerate()
+                .map(|(m, vs)| Evaluation {
+                    spec: format!("m{m}"),
+                    folds: vs.iter().enumerate().map(|(f, &v)| fold(f, v)).collect(),
+                    pooled: false,
+                    pooled_folds: Vec::new(),
+                })
+                .collect(),
+            models: (0..values.len())
+                .map(|m| ModelEntry {
+                    spec: format!("m{m}"),
+                    strategies: vec![m],
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn folds_that_rank_alike_leave_iman_davenport_undefined() {
+        // Every fold ranks m0 > m1 > m2: F's denominator is zero.
+        let v = comparison(&[vec![0.9, 0.8], vec![0.7, 0.6], vec![0.5, 0.4]]);
+        let verdict = v.verdict("average_precision", true).unwrap();
+        assert!(verdict.iman_davenport_p.is_nan(), "{verdict:?}");
+        assert!(verdict.summary.contains("Iman-Davenport undefined"), "{}", verdict.summary);
+        // With disagreement it is a p-value again.
+        let v = comparison(&[vec![0.9, 0.6, 0.8], vec![0.7, 0.8, 0.6], vec![0.5, 0.4, 0.7]]);
+        let verdict = v.verdict("average_precision", true).unwrap();
+        assert!(verdict.iman_davenport_p.is_finite(), "{verdict:?}");
+    }
+
+    #[test]
+    fn ties_are_broken_in_turn_and_recorded() {
+        let brier = TieBreaker {
+            key: "brier",
+            values: vec![0.2, 0.2, 0.1, 0.3],
+            higher: false,
+        };
+        let log_loss = TieBreaker {
+            key: "log_loss",
+            values: vec![0.5, 0.4, 0.9, 0.1],
+            higher: false,
+        };
+        // 0, 1 and 2 tie on the primary metric (to 12 digits); 3 is last.
+        let primary = [0.8, 0.8 * (1.0 + 1e-14), 0.8, 0.7];
+        let (order, ties) = break_ties(vec![0, 1, 2, 3], &primary, &[brier, log_loss]);
+        assert_eq!(order, [2, 1, 0, 3]);
+        assert_eq!(ties.len(), 1);
+        assert_eq!(ties[0].by, "brier");
+        // Nothing tells them apart: the order given, said.
+        let (order, ties) = break_ties(vec![1, 0], &[0.5, 0.5], &[]);
+        assert_eq!((order, ties[0].by.as_str()), (vec![1, 0], "position"));
+    }
 }

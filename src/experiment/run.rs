@@ -37,7 +37,8 @@ use crate::decide::{Decision, Rule};
 use crate::error::{Error, Result};
 use crate::evaluate::Extras;
 use crate::experiment::compare::{
-    compare, default_betas, default_multiclass_strategies, default_strategies, order_by,
+    break_ties, compare, default_betas, default_multiclass_strategies, default_strategies, order_by,
+    Tie, TieBreaker,
     ranks_models, Comparison, Verdict,
 };
 use crate::metrics::catalogue::{metric, Metric};
@@ -126,6 +127,9 @@ pub struct RunOutcome {
     pub order: Vec<usize>,
     /// The decisions of each model, in model order.
     pub decisions: Vec<Decisions>,
+    /// The ties on the ranking metric and what broke them: models (model
+    /// level) or strategies (strategy level).
+    pub ties: Vec<Tie>,
     /// The Friedman / Nemenyi verdict between models.
     pub verdict: Verdict,
     /// The best strategy fitted on all rows.
@@ -422,6 +426,44 @@ pub fn with_decision_copies(
     out
 }
 
+/// The strategies with a `threshold(priors)` copy of every model whose
+/// probabilities are calibrated ([`Strategy::calibrated`]: Platt,
+/// isotonic, the prior correction, a calibrated learner) and whose every
+/// decision is the default 0.5 (or argmax): on a rare class such
+/// probabilities seldom reach 0.5, and the priors are the threshold that
+/// fits them (PT_MA), as the corrected defaults decide.
+///
+/// ```
+/// use rarity::experiment::run::with_prior_copies;
+/// let s: Vec<_> = ["logistic+platt+threshold(0.5)", "tree", "gnb+platt+threshold(f1)"]
+///     .iter().map(|s| rarity::spec::build_strategy(s).unwrap()).collect();
+/// let all = with_prior_copies(s);
+/// let specs: Vec<_> = all.iter().map(|s| s.spec.as_str()).collect();
+/// assert_eq!(specs[3..], ["logistic+platt+threshold(priors)"]);
+/// ```
+pub fn with_prior_copies(strategies: Vec<Strategy>) -> Vec<Strategy> {
+    let half = |d: &Decision| {
+        matches!(
+            d,
+            Decision::Half | Decision::Rule(Rule::Argmax) | Decision::Rule(Rule::Threshold(0.5))
+        )
+    };
+    let mut out = strategies.clone();
+    let refs: Vec<&Strategy> = strategies.iter().collect();
+    for model in model_groups(&refs) {
+        let members: Vec<&Strategy> = model.iter().map(|&i| &strategies[i]).collect();
+        let first = members[0];
+        if !first.calibrated() || !members.iter().all(|s| half(&s.decision)) {
+            continue;
+        }
+        let copy = first.with_decision(Decision::Priors, "threshold(priors)");
+        if !out.iter().any(|o| o.spec == copy.spec) {
+            out.push(copy);
+        }
+    }
+    out
+}
+
 /// The decisions of every model on `metric`, in `model_order`, each ranked
 /// with its Wilcoxon p-value against the model's best.
 fn compare_decisions(cmp: &Comparison, metric: &Metric, model_order: &[usize]) -> Vec<Decisions> {
@@ -455,6 +497,76 @@ fn compare_decisions(cmp: &Comparison, metric: &Metric, model_order: &[usize]) -
             }
         })
         .collect()
+}
+
+/// The models and strategies best first, with the ties on the ranking
+/// metric broken (issue 58): by the Brier score, then the log loss (the
+/// probabilities' quality: a monotone map such as Platt scaling ties every
+/// ranking metric but not these), then, for models, by their best
+/// decision's value of the decision metric; what still ties keeps the
+/// order given. Returns the model order, each model's decisions in that
+/// order, the strategy order and the ties broken (models at the model
+/// level, strategies at the strategy level).
+fn rank_breaking_ties(
+    cmp: &Comparison,
+    metric: &Metric,
+    decision_metric: &Metric,
+    level: Level,
+) -> (Vec<usize>, Vec<Decisions>, Vec<usize>, Vec<Tie>) {
+    let (key, higher) = (metric.key, metric.higher_is_better());
+    let means = cmp.means(key);
+    let reps = cmp.representatives(key, higher);
+    let per_model = |v: &[f64]| -> Vec<f64> { reps.iter().map(|&i| v[i]).collect() };
+    let probability = |values: &dyn Fn(&[f64]) -> Vec<f64>| -> Vec<TieBreaker> {
+        [("brier", false), ("log_loss", false)]
+            .into_iter()
+            .filter(|(k, _)| *k != key)
+            .map(|(k, higher)| TieBreaker {
+                key: k,
+                values: values(&cmp.means(k)),
+                higher,
+            })
+            .collect()
+    };
+    let primary = per_model(&means);
+    let first = order_by(&primary, higher);
+    let mut decisions = compare_decisions(cmp, decision_metric, &first);
+    let dm = cmp.means(decision_metric.key);
+    let mut best_decision = vec![f64::NAN; cmp.models.len()];
+    for d in &decisions {
+        best_decision[d.model] = dm[d.strategies[0]];
+    }
+    let mut breakers = probability(&per_model);
+    if decision_metric.key != key {
+        breakers.push(TieBreaker {
+            key: decision_metric.key,
+            values: best_decision,
+            higher: decision_metric.higher_is_better(),
+        });
+    }
+    let (model_order, model_ties) = break_ties(first, &primary, &breakers);
+    let rank: Vec<usize> = {
+        let mut r = vec![0; model_order.len()];
+        for (pos, &m) in model_order.iter().enumerate() {
+            r[m] = pos;
+        }
+        r
+    };
+    decisions.sort_by_key(|d| rank[d.model]);
+    match level {
+        Level::Models => {
+            let order = decisions
+                .iter()
+                .flat_map(|d| d.strategies.iter().copied())
+                .collect();
+            (model_order, decisions, order, model_ties)
+        }
+        Level::Strategies => {
+            let same = |v: &[f64]| v.to_vec();
+            let (order, ties) = break_ties(cmp.ranked(key, higher), &means, &probability(&same));
+            (model_order, decisions, order, ties)
+        }
+    }
 }
 
 /// Whether SMOTE-bagging's default `k` fits every training fold: SMOTE
@@ -520,7 +632,7 @@ pub fn run(data: &Dataset, settings: RunSettings) -> Result<RunOutcome> {
     } else {
         settings.strategies
     };
-    let strategies = with_decision_copies(given, &settings.decision_copies);
+    let strategies = with_decision_copies(with_prior_copies(given), &settings.decision_copies);
     // A parameterised ranking or decision metric is computed besides every
     // report's metrics.
     let mut extras = settings.extras.clone();
@@ -551,15 +663,8 @@ pub fn run(data: &Dataset, settings: RunSettings) -> Result<RunOutcome> {
     } else {
         Level::Strategies
     };
-    let model_order = comparison.ranked_models(key, higher);
-    let decisions = compare_decisions(&comparison, decision_metric, &model_order);
-    let order = match level {
-        Level::Strategies => comparison.ranked(key, higher),
-        Level::Models => decisions
-            .iter()
-            .flat_map(|d| d.strategies.iter().copied())
-            .collect(),
-    };
+    let (model_order, decisions, order, ties) =
+        rank_breaking_ties(&comparison, settings.metric, decision_metric, level);
     let verdict = comparison.verdict(key, higher)?;
     // The models do not see a time or group column of the splitter, whose
     // scheme cuts the winner's inner folds too.
@@ -577,6 +682,7 @@ pub fn run(data: &Dataset, settings: RunSettings) -> Result<RunOutcome> {
         model_order,
         order,
         decisions,
+        ties,
         verdict,
         winner,
         extras: settings.extras,

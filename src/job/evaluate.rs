@@ -199,7 +199,11 @@ impl EvaluateJob {
     /// names the data.
     pub fn to_json(&self, source: &str, rows_dropped: &RowsDropped) -> Value {
         let mut metrics = Map::new();
-        for (name, s) in &self.summary() {
+        let summary = self.summary();
+        // A JSON object's keys have no order: the report's order is kept
+        // beside them.
+        let order: Vec<&str> = summary.iter().map(|(n, _)| n.as_str()).collect();
+        for (name, s) in &summary {
             let mut m = json!({"mean": number(s.mean), "std": number(s.std)});
             if let Some(p) = s.full_potential {
                 m["full_potential"] = number(p);
@@ -216,6 +220,7 @@ impl EvaluateJob {
             "pooled": self.pooled,
             "repeats": repeats,
             "metrics": metrics,
+            "metric_order": order,
             "murphy_bins": MURPHY_BINS,
             "fit_seconds": number(fit_s),
             "predict_seconds": number(predict_s),

@@ -94,8 +94,10 @@ impl PredictPlan {
     /// writes them to `output` ([`predict_file`]): every row is scored or
     /// the whole file is refused, never a row dropped.
     pub fn run(&self, table: Table<'_>, opts: PredictOptions, output: &Path) -> Result<PredictJob> {
+        let (ids, id_names, target) = self.carried(table.names())?;
         let opts = PredictOptions {
-            ids: self.ids.clone(),
+            ids,
+            id_names,
             unknown: self.unknown,
             missing_ok: self.fitted.missing_columns(),
             ..opts
@@ -105,9 +107,49 @@ impl PredictPlan {
             spec: self.fitted.spec.clone(),
             rule: self.fitted.rule.to_string(),
             classes: self.fitted.schema.class_names.clone(),
+            target,
             predicted,
             explained: self.reasons.as_ref().map(|r| Explained::of(&r.plan)),
         })
+    }
+
+    /// The columns carried to the output and the names they take there:
+    /// the identifier columns, then the training target column when the
+    /// table has it and no `--id` names it (kept so that the predictions
+    /// can be scored: under its own name, or `true_<name>` when that is one
+    /// of predict's own columns), and the target's output name. An
+    /// identifier given twice, or named as one of predict's own columns
+    /// (`p_<class>`, `label`), is an error: the output's columns must have
+    /// distinct names (a Parquet file with two equal names cannot be read
+    /// by pandas).
+    fn carried(&self, columns: &[String]) -> Result<(Vec<String>, Vec<String>, Option<String>)> {
+        let own = crate::data::scores::prediction_columns(&[], &self.fitted.schema.class_names);
+        let own: Vec<&str> = own.iter().map(|c| c.name.as_str()).collect();
+        for (i, id) in self.ids.iter().enumerate() {
+            if self.ids[..i].contains(id) {
+                return Err(Error::invalid(format!("--id {id} is given twice")));
+            }
+            if own.contains(&id.as_str()) {
+                return Err(Error::invalid(format!(
+                    "--id {id}: the predictions have a column '{id}' of their own ({}); \
+                     carry another column, or rename this one in the table",
+                    own.join(", ")
+                )));
+            }
+        }
+        let (mut ids, mut names) = (self.ids.clone(), self.ids.clone());
+        let target = &self.fitted.schema.target_name;
+        let kept = (!target.is_empty() && columns.contains(target) && !ids.contains(target))
+            .then(|| {
+                let mut name = target.clone();
+                while own.contains(&name.as_str()) || names.contains(&name) {
+                    name = format!("true_{name}");
+                }
+                ids.push(target.clone());
+                names.push(name.clone());
+                name
+            });
+        Ok((ids, names, kept))
     }
 }
 
@@ -120,6 +162,9 @@ pub struct PredictJob {
     pub rule: String,
     /// The class names.
     pub classes: Vec<String>,
+    /// The output column that holds the table's target column, when it had
+    /// one.
+    pub target: Option<String>,
     /// Rows predicted, per class decided, and what the reader did.
     pub predicted: Predicted,
     /// What the added contributions explain, when they were asked for.
@@ -165,6 +210,7 @@ impl PredictJob {
             "classes": self.classes,
             "class_counts": p.class_counts,
             "rule": self.rule,
+            "target": self.target,
             "rows_dropped": p.report.rows_dropped(),
             "contributions": self.explained,
         })
@@ -182,8 +228,11 @@ impl PredictJob {
             Some(e) => format!("contributions: {}\n", e.note),
             None => String::new(),
         };
+        let target = self.target.as_ref().map_or(String::new(), |t| {
+            format!("; the target column is kept as '{t}' (rarity score scores it)")
+        });
         format!(
-            "predicted {} rows ({}) to {}\n{note}",
+            "predicted {} rows ({}) to {}{target}\n{note}",
             self.predicted.rows,
             summary.join(", "),
             output.display()

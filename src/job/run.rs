@@ -152,6 +152,12 @@ pub struct Shown<'a> {
     pub saved: Option<&'a Path>,
     /// The report's directory, if one was written.
     pub report: Option<&'a Path>,
+    /// Why the run used this data when its user named none
+    /// ([`crate::data::bundled::DEFAULT_WHY`]).
+    pub why: Option<&'a str>,
+    /// How the user can call this rarity, when not as `rarity` (it is not
+    /// on their `PATH`): the `next:` line says so.
+    pub program: Option<&'a str>,
 }
 
 /// What a run found, with its data and request, rendering itself.
@@ -186,6 +192,12 @@ impl RunJob {
     /// fetched), as `index.html` of [`RunJob::write_report`] holds it.
     pub fn report_html(&self, source: &str) -> Result<String> {
         Ok(self.report(source, None)?.to_html())
+    }
+
+    /// The report's files ([`Report::files`]) as [`RunJob::write_report`]
+    /// would write them (nothing saved).
+    pub fn report_files(&self, source: &str) -> Result<Vec<(String, String)>> {
+        self.report(source, None)?.files()
     }
 
     /// The report of the outcome (`source` names the data, `saved` the
@@ -278,12 +290,29 @@ impl RunJob {
                 json!({"model": cmp.models[d.model].spec, "metric": dm, "decisions": rows})
             })
             .collect();
+        let ties: Vec<_> = o
+            .ties
+            .iter()
+            .map(|t| {
+                let items: Vec<&str> = t
+                    .items
+                    .iter()
+                    .map(|&i| match o.level {
+                        Level::Models => cmp.models[i].spec.as_str(),
+                        Level::Strategies => spec(i).as_str(),
+                    })
+                    .collect();
+                json!({"items": items, "value": t.value, "by": t.by})
+            })
+            .collect();
+        let mut notes = decision_notes(o, &self.data);
+        notes.extend(self.alert_note());
         let r = &self.request;
         json!({
-            "data": shown.source, "cv": r.cv, "pooled": o.pooled, "notes": decision_notes(o, &self.data),
+            "data": shown.source, "data_why": shown.why, "cv": r.cv, "pooled": o.pooled, "notes": notes,
             "metric": o.metric.key, "level": o.level,
             "decision_metric": dm, "ranking": ranking, "models": models, "decisions": decisions,
-            "verdict": o.verdict, "winner": o.winner_strategy().spec,
+            "verdict": o.verdict, "winner": o.winner_strategy().spec, "ties": ties,
             "saved": shown.saved.map(|p| p.display().to_string()),
             "rows_dropped": shown.rows_dropped,
             "cost": r.cost, "benefit": o.extras.benefit,
@@ -297,8 +326,10 @@ impl RunJob {
         let cells = Cells::new(self);
         let mut out = self.header(shown, &cells);
         out.push_str(&self.ranking_text(&cells));
+        out.push_str(&self.ties_text(&cells));
         out.push_str(&self.decisions_text(&cells));
-        let notes = decision_notes(&self.outcome, &self.data);
+        let mut notes = decision_notes(&self.outcome, &self.data);
+        notes.extend(self.alert_note());
         for n in &notes {
             out.push_str(&format!("note: {n}\n"));
         }
@@ -312,6 +343,37 @@ impl RunJob {
             shown,
         ));
         out
+    }
+
+    /// On a binary task whose decisions the default `g_mean` chose, when the
+    /// winner flags more than twice the positives' share of the rows: what
+    /// that costs in alerts, and the metrics that fit an alert budget.
+    fn alert_note(&self) -> Option<String> {
+        let (o, r) = (&self.outcome, &self.request);
+        let default = r.decision_metric.is_none() && r.cost.is_none() && r.benefit.is_none();
+        if !default || o.decision_metric.key != "g_mean" || self.data.n_classes() != 2 {
+            return None;
+        }
+        let summaries = self.summaries();
+        let winner = &summaries[o.order[0]];
+        let mean = |k: &str| winner.iter().find(|(n, _)| n == k).map(|(_, s)| s.mean);
+        let (tp, fp, tn, fneg) = (mean("tp")?, mean("fp")?, mean("tn")?, mean("fn")?);
+        let rows = tp + fp + tn + fneg;
+        let (flagged, positive) = ((tp + fp) / rows, (tp + fneg) / rows);
+        if !(flagged > 2.0 * positive) {
+            return None;
+        }
+        Some(format!(
+            "the decisions were chosen by g_mean (the default), which weighs both classes' recall \
+             alike: the winner flags {:.1}% of the rows where {:.1}% are positive (precision {:.3}). \
+             When alerts cost review time, decide by costs (--cost fn=..,fp=.. --metric cost: the \
+             Bayes minimum-risk threshold) or rank by an alert budget (--metric \
+             'recall_at_alert_rate(rate=0.01)' or 'precision_at_k(k=100)') and decide by \
+             --decision-metric f1",
+            100.0 * flagged,
+            100.0 * positive,
+            tp / (tp + fp)
+        ))
     }
 
     /// The two lines above the tables.
@@ -328,8 +390,9 @@ impl RunJob {
         } else {
             "pooled out-of-fold predictions, mean±std over repeats"
         };
+        let why = shown.why.map_or(String::new(), |w| format!("{w}\n"));
         format!(
-            "{}: {} rows, {}, cv {} ({}); {}\n\
+            "{why}{}: {} rows, {}, cv {} ({}); {}\n\
              ranked by {}: it ranks {level}; {over}{}{}\n\n",
             shown.source,
             self.data.n_rows(),
@@ -386,6 +449,49 @@ impl RunJob {
         }
     }
 
+    /// One line per tie on the ranking metric: who tied and what ordered
+    /// them (empty without ties).
+    fn ties_text(&self, cells: &Cells) -> String {
+        let o = &self.outcome;
+        let mut out = String::new();
+        for t in &o.ties {
+            let names: Vec<String> = t
+                .items
+                .iter()
+                .map(|&i| match o.level {
+                    Level::Models => format!(
+                        "{} {}",
+                        cells.model_label[i], o.comparison.models[i].spec
+                    ),
+                    Level::Strategies => o.comparison.evaluations[i].spec.clone(),
+                })
+                .collect();
+            let how = match t.by.as_str() {
+                "position" => "nothing else told them apart: in the order given".into(),
+                by => {
+                    let dir = catalogue::metric(by).map_or("", |m| {
+                        if m.higher_is_better() {
+                            " (higher first)"
+                        } else {
+                            " (lower first)"
+                        }
+                    });
+                    format!("ordered by {}{dir}", label(by))
+                }
+            };
+            out.push_str(&format!(
+                "tie on {} ({}, equal to 12 digits): {}; {how}\n",
+                o.metric.key,
+                metric_text(t.value),
+                names.join(", "),
+            ));
+        }
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out
+    }
+
     /// The table of each model's decisions.
     fn decisions_text(&self, cells: &Cells) -> String {
         let o = &self.outcome;
@@ -437,11 +543,17 @@ impl RunJob {
 fn winner_text(metric: &str, winner: &str, shown: &Shown) -> String {
     let mut out = format!("\nwinner for {metric}: {winner}\n");
     if let Some(saved) = shown.saved {
+        let program = shown.program.map_or("rarity".to_string(), shell_word);
         out.push_str(&format!(
-            "saved, trained on all rows, to {}\nnext: rarity predict {} FILE -o predictions.csv\n",
+            "saved, trained on all rows, to {}\nnext: {program} predict {} FILE -o predictions.csv\n",
             saved.display(),
             shell_word(&saved.display().to_string())
         ));
+        if shown.program.is_some() {
+            out.push_str(
+                "(rarity is not on your PATH; `cargo install --path .` in its checkout puts it there)\n",
+            );
+        }
     }
     if let Some(dir) = shown.report {
         out.push_str(&format!(

@@ -57,6 +57,7 @@ impl ScorePlan {
             rows: truth.len(),
             classes: proba.n_classes(),
             threshold: binary.then_some(self.threshold),
+            decided: None,
         })
     }
 }
@@ -72,9 +73,17 @@ pub struct ScoreJob {
     pub classes: usize,
     /// Binary: the threshold that decided the labels.
     pub threshold: Option<f64>,
+    /// The column whose decided labels were scored, when they were read
+    /// from one.
+    pub decided: Option<String>,
 }
 
 impl ScoreJob {
+    /// The job, saying that its labels were those of column `decided`.
+    pub fn decided_by(self, decided: Option<String>) -> ScoreJob {
+        ScoreJob { decided, ..self }
+    }
+
     /// The outcome as `rarity score --format json` prints it: per metric
     /// its value, null when undefined.
     pub fn to_json(&self) -> Value {
@@ -101,9 +110,10 @@ impl ScoreJob {
                 .filter(|r| r.1.is_nan())
                 .map(|r| r.0.as_str()),
         );
-        let how = match self.threshold {
-            Some(t) => format!(", threshold {t}"),
-            None => ", argmax labels".to_string(),
+        let how = match (&self.decided, self.threshold) {
+            (Some(c), _) => format!(", the decided labels of column '{c}'"),
+            (None, Some(t)) => format!(", threshold {t}"),
+            (None, None) => ", argmax labels".to_string(),
         };
         format!(
             "{} rows, {} classes{how}\n\n{}{undefined}",

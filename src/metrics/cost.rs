@@ -49,6 +49,33 @@ impl LossMatrix {
         if rows.iter().flatten().any(|v| !v.is_finite()) {
             return Err(Error::invalid("loss matrix entries must be finite numbers"));
         }
+        // Elkan's (2001) reasonableness: for each true class, no wrong
+        // decision costs less than the right one, and one costs more
+        // (else the class need never be recognised: a matrix of zeros, or
+        // a negative cost of a miss, flags every row or none).
+        for j in 0..k {
+            let right = rows[j][j];
+            let wrong = (0..k).filter(|&i| i != j).map(|i| rows[i][j]);
+            let (cheaper, dearer) = wrong.fold((false, false), |(c, d), w| (c || w < right, d || w > right));
+            if cheaper || !dearer {
+                let what = if k == 2 {
+                    let (miss, hit) = if j == 1 { ("fn", "tp") } else { ("fp", "tn") };
+                    format!(
+                        "{miss} = {} must be more than {hit} = {right}",
+                        rows[1 - j][j]
+                    )
+                } else {
+                    format!(
+                        "for true class {j}, every wrong decision must cost at least the right \
+                         one ({right}) and one must cost more"
+                    )
+                };
+                return Err(Error::invalid(format!(
+                    "the loss matrix is not reasonable (Elkan 2001): {what}; a decision by it \
+                     would flag every row or none"
+                )));
+            }
+        }
         Ok(LossMatrix {
             k,
             loss: rows.into_iter().flatten().collect(),

@@ -426,6 +426,25 @@ pub fn parse_spanned(s: &str) -> Result<Vec<(Call, String)>> {
     Ok(stages)
 }
 
+/// Parses one argument value and nothing else: what a parameter given
+/// from code (a Python keyword argument) may be, so that its text can
+/// never add arguments or stages to the spec it is written into.
+///
+/// ```
+/// use rarity::params::syntax::{parse_value, Value};
+/// assert_eq!(parse_value("3").unwrap(), Value::Number(3.0));
+/// assert!(matches!(parse_value("tree(max_depth=2)").unwrap(), Value::Call(_)));
+/// assert!(parse_value("3)+threshold(0.001").is_err());
+/// assert!(parse_value("2,min_samples_leaf=50").is_err());
+/// assert!(parse_value("tree)+threshold(0.001").is_err());
+/// ```
+pub fn parse_value(s: &str) -> Result<Value> {
+    let mut p = Parser::new(s)?;
+    let v = p.value("a value")?;
+    p.end("the end of the value")?;
+    Ok(v)
+}
+
 /// Parses a comma-separated list of calls, as a `--learners` flag takes:
 /// commas inside parentheses or brackets belong to the calls.
 ///

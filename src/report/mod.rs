@@ -277,19 +277,55 @@ impl Report {
     /// `dir/tables/NAME.json`, whole (see [`folder`] and
     /// [`check_report_dir`], which commands call before their work).
     pub fn write(&self, dir: &Path) -> Result<()> {
-        self.check_names()?;
-        folder::write_whole(dir, |tmp| {
-            let tables = tmp.join("tables");
-            std::fs::create_dir(&tables).map_err(|e| Error::io(&tables, e))?;
-            for (name, t) in self.tables() {
-                write_new(&tables.join(format!("{name}.csv")), &t.to_csv())?;
-                let json = serde_json::to_string_pretty(&t.to_json())
-                    .map_err(|e| Error::invalid(format!("cannot encode table {name}: {e}")))?;
-                write_new(&tables.join(format!("{name}.json")), &(json + "\n"))?;
-            }
-            write_new(&tmp.join("index.html"), &self.to_html())
-        })
+        write_files(dir, &self.files()?)
     }
+
+    /// Every file of the report as [`Report::write`] writes it, by its path
+    /// in the report's folder (`tables/NAME.csv`, `tables/NAME.json`,
+    /// `index.html`): what a result keeps when it is pickled, to write the
+    /// same report later.
+    pub fn files(&self) -> Result<Vec<(String, String)>> {
+        self.check_names()?;
+        let mut out = Vec::new();
+        for (name, t) in self.tables() {
+            out.push((format!("tables/{name}.csv"), t.to_csv()));
+            let json = serde_json::to_string_pretty(&t.to_json())
+                .map_err(|e| Error::invalid(format!("cannot encode table {name}: {e}")))?;
+            out.push((format!("tables/{name}.json"), json + "\n"));
+        }
+        out.push(("index.html".to_string(), self.to_html()));
+        Ok(out)
+    }
+}
+
+/// Writes the files of a report ([`Report::files`]) to `dir`, whole (see
+/// [`folder`]): each path must be `index.html` or `tables/NAME.csv|json`
+/// with a table name of letters, digits, `_` and `-`, so that no path
+/// leaves the folder.
+pub fn write_files(dir: &Path, files: &[(String, String)]) -> Result<()> {
+    for (path, _) in files {
+        let table = path
+            .strip_prefix("tables/")
+            .and_then(|f| f.strip_suffix(".csv").or_else(|| f.strip_suffix(".json")));
+        let ok = path == "index.html"
+            || table.is_some_and(|n| {
+                !n.is_empty()
+                    && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+            });
+        if !ok {
+            return Err(Error::invalid(format!(
+                "report file '{path}': expected index.html or tables/NAME.csv|json"
+            )));
+        }
+    }
+    folder::write_whole(dir, |tmp| {
+        let tables = tmp.join("tables");
+        std::fs::create_dir(&tables).map_err(|e| Error::io(&tables, e))?;
+        for (path, text) in files {
+            write_new(&tmp.join(path), text)?;
+        }
+        Ok(())
+    })
 }
 
 /// Writes a new file in the report's own temporary folder (created

@@ -131,6 +131,15 @@ pub fn strategy_from_stages(label: &str, stages: &[(Call, String)]) -> Result<St
             ))
         })?;
         stem.push(compact(text));
+        if is_sampler(&next.name) {
+            return Err(Error::invalid(format!(
+                "spec '{label}': two samplers ('{}' then '{}'); a strategy draws one sample, so \
+                 give one sampler before the learner: a combined one (smote-enn, smote-tomek), \
+                 one with both effects (under(rates=[...]) keeps each class at its own rate), or \
+                 a bagging ensemble whose members draw their own (bagging(sample=...))",
+                first.name, next.name
+            )));
+        }
         (Some(build_sampler(first)?), next)
     } else {
         (None, first)

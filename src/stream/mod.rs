@@ -232,7 +232,12 @@ pub fn predict_file(
 ) -> Result<Predicted> {
     let progress = Progress::start("rows predicted", 0);
     let names = &fitted.schema.class_names;
-    let mut columns = prediction_columns(&opts.ids, names);
+    let shown = if opts.id_names.is_empty() {
+        &opts.ids
+    } else {
+        &opts.id_names
+    };
+    let mut columns = prediction_columns(shown, names);
     columns.extend(reasons.map(Reasons::columns).unwrap_or_default());
     let mut writer = TableWriter::create(output, TableFormat::from_path(output), columns)?;
     let n_ids = opts.ids.len();

@@ -62,12 +62,24 @@ pub(super) fn too_long(origin: &str, line: u64, head: &[u8]) -> Error {
 /// line endings: UTF-16 (a byte-order mark, or NUL bytes), or CR-only
 /// line endings (a CR not followed by LF).
 pub(super) fn not_csv_text(first: &[u8]) -> Option<String> {
-    if first.starts_with(b"\xFF\xFE") || first.starts_with(b"\xFE\xFF") || first.contains(&0) {
+    // UTF-16 text of ASCII characters has a NUL every other byte; a NUL
+    // here and there is a binary or damaged file.
+    let nuls = first.iter().filter(|&&b| b == 0).count();
+    let odd = first.iter().skip(1).step_by(2).filter(|&&b| b == 0).count();
+    let alternating = nuls * 4 >= first.len() && (odd * 10 >= nuls * 9 || odd * 10 <= nuls);
+    if first.starts_with(b"\xFF\xFE") || first.starts_with(b"\xFE\xFF") || (nuls > 0 && alternating)
+    {
         return Some(
-            "the file is UTF-16 text (or binary: its first line holds NUL bytes), not UTF-8; \
-             convert it with: iconv -f UTF-16 -t UTF-8 in.csv > out.csv"
+            "the file is UTF-16 text, not UTF-8; convert it with: \
+             iconv -f UTF-16 -t UTF-8 in.csv > out.csv"
                 .to_string(),
         );
+    }
+    if let Some(at) = first.iter().position(|&b| b == 0) {
+        return Some(format!(
+            "the first line holds a NUL byte (byte {}): a binary or damaged file, not CSV text",
+            at + 1
+        ));
     }
     let mut end = first.len();
     while end > 0 && matches!(first[end - 1], b'\n' | b'\r') {

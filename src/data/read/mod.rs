@@ -80,6 +80,23 @@ pub use columns::{
 };
 pub use level_table::{level_code, level_codes, level_text, LevelTable};
 pub use rows::{Unknown, MAX_LEVELS};
+
+/// The position of the target column among `names`, as every reader finds
+/// it: `spec` a name (exact, else the one name equal ignoring ASCII case)
+/// or a 0-based index (`-1`: the last); `None`: the last column. The
+/// Python package's tables resolve their target through this too, so
+/// `target="Outcome"` finds `outcome` there as `--target Outcome` does.
+///
+/// ```
+/// use rarity::data::read::target_index;
+/// let names: Vec<String> = ["Glucose", "outcome"].iter().map(|s| s.to_string()).collect();
+/// assert_eq!(target_index(Some("Outcome"), &names, "t").unwrap(), 1);
+/// assert_eq!(target_index(Some("-2"), &names, "t").unwrap(), 0);
+/// assert!(target_index(Some("y"), &names, "t").is_err());
+/// ```
+pub fn target_index(spec: Option<&str>, names: &[String], origin: &str) -> Result<usize> {
+    rows::resolve_target(spec, names, origin)
+}
 pub use source::Table;
 pub use speculate::{read_speculative, Select, Speculated, UNDECIDED_ROWS};
 
@@ -712,6 +729,9 @@ pub struct PredictBlock {
 pub struct PredictOptions {
     /// Identifier columns carried to the output.
     pub ids: Vec<String>,
+    /// The names the identifier columns take in the output, in the order
+    /// of [`PredictOptions::ids`] (empty: their own).
+    pub id_names: Vec<String>,
     /// Levels the model has not seen.
     pub unknown: Unknown,
     /// Per encoding of the model's schema (source column), whether a

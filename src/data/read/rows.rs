@@ -602,7 +602,9 @@ impl Layout {
         let hint = if comma {
             "; it looks like a decimal comma: use --decimal ,".to_string()
         } else if self.suggest_one_hot {
-            "; use --categorical one-hot to encode text columns".to_string()
+            "; read text with --categorical native or target (any number of levels) or \
+             one-hot (at most 50), or --drop the column"
+                .to_string()
         } else if self.predicting() {
             " (the model's column is numeric)".to_string()
         } else {

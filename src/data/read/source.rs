@@ -337,8 +337,10 @@ fn text_column_error(origin: &str, name: &str) -> Error {
     parse_err(
         origin,
         format!(
-            "column '{name}' holds text; use --categorical one-hot (or native, \
-             or target) to encode it, or --drop {name} to leave it out"
+            "column '{name}' holds text; read it with --categorical native (level codes, \
+             split as sets by tree, forest and gbdt) or target (encoded by target statistics, \
+             any learner), which take any number of levels, or one-hot (at most 50 levels), or \
+             --drop {name} to leave it out"
         ),
     )
 }

@@ -161,6 +161,23 @@ impl ReverseTestingJob {
     /// learners, the test rows, the true measures of `a` and `b`, then one
     /// column per method (`a`, `b` or `undecided`).
     pub fn write_pairs(&self, path: &Path) -> Result<()> {
+        let text = self.pairs_csv();
+        if path.exists() && !path.is_file() {
+            return Err(Error::invalid(format!(
+                "{} {}: not a regular file; give a file path",
+                self.plan.front.param("pairs"),
+                path.display()
+            )));
+        }
+        let mut f = AtomicFile::create(path)?;
+        f.writer()
+            .write_all(text.as_bytes())
+            .map_err(|e| f.err(e))?;
+        f.commit()
+    }
+
+    /// Every counted pair as the CSV text [`Self::write_pairs`] writes.
+    pub fn pairs_csv(&self) -> String {
         let r = &self.results;
         let mut text = String::from("dataset,split,a,b,test_rows,true_a,true_b,agreement");
         for (name, _) in &r.methods {
@@ -189,18 +206,7 @@ impl ReverseTestingJob {
             }
             text.push('\n');
         }
-        if path.exists() && !path.is_file() {
-            return Err(Error::invalid(format!(
-                "{} {}: not a regular file; give a file path",
-                self.plan.front.param("pairs"),
-                path.display()
-            )));
-        }
-        let mut f = AtomicFile::create(path)?;
-        f.writer()
-            .write_all(text.as_bytes())
-            .map_err(|e| f.err(e))?;
-        f.commit()
+        text
     }
 }
 

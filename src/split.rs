@@ -623,7 +623,13 @@ pub fn check_stratified(
         }
         if n > 0 && n < folds {
             let classes = counts.iter().filter(|&&n| n > 0).count();
-            let numeric = (0..counts.len() as u32).all(|c| name(c).trim_start_matches("class '").trim_end_matches('\'').parse::<f64>().is_ok());
+            let numeric = (0..counts.len() as u32).all(|c| {
+                name(c)
+                    .trim_start_matches("class '")
+                    .trim_end_matches('\'')
+                    .parse::<f64>()
+                    .is_ok()
+            });
             let advice = if classes > CONTINUOUS_CLASSES && numeric {
                 format!(
                     "the target has {classes} distinct values, all numbers: it looks continuous \

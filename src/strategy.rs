@@ -1455,9 +1455,10 @@ impl FittedStrategy {
         let plain = self.correct.is_none()
             && self.shift.is_none()
             && self.members.len() == 1
-            && self.members.iter().all(|m| {
-                m.calibrator.is_none() && m.keep_rates.iter().all(|&r| r == 1.0)
-            });
+            && self
+                .members
+                .iter()
+                .all(|m| m.calibrator.is_none() && m.keep_rates.iter().all(|&r| r == 1.0));
         if !plain {
             return Err(Error::invalid(format!(
                 "{}: a model with its own sampler, correction, calibration or prior shift \

@@ -52,7 +52,12 @@ fn non_numeric_value_gives_line_and_column() {
     let f = file(&d, "t.csv", b"a,b,class\n1,2,0\n3,abc,1\n");
     fails_with(
         &["inspect", &f],
-        &["line 3", "column 'b'", "'abc'", "--categorical native or target"],
+        &[
+            "line 3",
+            "column 'b'",
+            "'abc'",
+            "--categorical native or target",
+        ],
     );
 }
 

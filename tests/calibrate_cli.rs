@@ -12,15 +12,21 @@ use serde_json::Value;
 fn read_predictions(path: &std::path::Path) -> (Vec<Vec<f64>>, Vec<String>) {
     let text = std::fs::read_to_string(path).unwrap();
     let mut lines = text.lines();
-    let k = lines.next().unwrap().split(',').count() - 1;
-    let mut cols = vec![Vec::new(); k];
+    // The probability columns and the label, by name: predict also keeps
+    // the table's target column.
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let p: Vec<usize> = (0..header.len())
+        .filter(|&j| header[j].starts_with("p_"))
+        .collect();
+    let label = header.iter().position(|&h| h == "label").unwrap();
+    let mut cols = vec![Vec::new(); p.len()];
     let mut labels = Vec::new();
     for l in lines {
         let f: Vec<&str> = l.split(',').collect();
-        for (c, v) in cols.iter_mut().zip(&f) {
-            c.push(v.parse().unwrap());
+        for (c, &j) in cols.iter_mut().zip(&p) {
+            c.push(f[j].parse().unwrap());
         }
-        labels.push(f[k].to_string());
+        labels.push(f[label].to_string());
     }
     (cols, labels)
 }

@@ -170,13 +170,13 @@ fn prediction_reads_unseen_and_missing_levels_as_asked() {
         )
         .unwrap()
     };
-    let e = predict_blocks(
-        table_of(),
-        train.schema(),
-        &PredictOptions::default(),
-        &mut |_| Ok(()),
-    );
-    assert!(e.unwrap_err().to_string().contains("'zzz' (1 row)"));
+    let taken = PredictOptions {
+        missing_ok: vec![true; 2],
+        ..PredictOptions::default()
+    };
+    let e = predict_blocks(table_of(), train.schema(), &taken, &mut |_| Ok(()));
+    let e = e.unwrap_err().to_string();
+    assert!(e.contains("'zzz' (1 row)"), "{e}");
     // Unseen levels ignored and missing ones taken by the model: NaN.
     let opts = PredictOptions {
         unknown: rarity::data::read::Unknown::Ignore,
@@ -381,7 +381,12 @@ fn cli_mixed_modes_fit_predict_and_export() {
     let fit = ["fit", &train, "--target", "y", "--categorical-cols", modes];
     let (code, _, err) = common::run(&[&fit[..], &["--model", "tree", "-o", &model]].concat());
     assert_eq!(code, 0, "{err}");
-    let (code, out, err) = common::run(&["predict", &model, &new, "-o", "-"]);
+    // The unseen shop 'zz' is refused unless ignored (issue 51 item 13).
+    let (code, _, err) = common::run(&["predict", &model, &new, "-o", "-"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("'zz' (1 row)"), "{err}");
+    let (code, out, err) =
+        common::run(&["predict", &model, &new, "-o", "-", "--unknown", "ignore"]);
     assert_eq!(code, 0, "{err}");
     let rows: Vec<&str> = out.lines().skip(1).collect();
     assert_eq!(rows.len(), 2, "{out}");

@@ -287,3 +287,37 @@ fn older_files_without_covers_predict_as_before_and_ask_to_refit() {
         .unwrap();
     assert!(Plan::of(&forest).is_ok());
 }
+
+/// Rows with holes in two of three features, the first's hole more
+/// frequent among the positives, so the learned directions differ.
+fn with_holes(n: usize) -> Dataset {
+    use rand::RngExt;
+    let mut r = rarity::rng::stream(11, 0);
+    let (mut rows, mut y) = (Vec::new(), Vec::new());
+    for i in 0..n {
+        let c = u32::from(i % 5 == 0);
+        let hole = r.random::<f64>() < if c == 1 { 0.5 } else { 0.05 };
+        let x0 = if hole {
+            f64::NAN
+        } else {
+            r.random::<f64>() + 0.5 * c as f64
+        };
+        let x1 = if i % 7 == 3 {
+            f64::NAN
+        } else {
+            r.random::<f64>()
+        };
+        rows.push(vec![x0, x1, r.random::<f64>() - 0.3 * c as f64]);
+        y.push(c);
+    }
+    Dataset::from_rows(rows, y, vec!["n".into(), "p".into()]).unwrap()
+}
+
+#[test]
+fn rows_with_missing_values_follow_each_split_s_learned_direction() {
+    let ds = with_holes(600);
+    assert!(ds.first_missing().is_some());
+    for spec in ["tree", "forest(n=6)", "gbdt(rounds=20,min_samples_leaf=5)"] {
+        locally_accurate(spec, &ds, 1e-9);
+    }
+}

@@ -82,6 +82,7 @@ fn contributions_add_up_to_the_written_log_odds() {
     assert_eq!(
         header,
         [
+            "y",
             "p_0",
             "p_1",
             "label",
@@ -92,8 +93,9 @@ fn contributions_add_up_to_the_written_log_odds() {
         ]
     );
     for r in &rows {
-        let p1: f64 = r[1].parse().unwrap();
-        let sum: f64 = r[3..].iter().map(|v| v.parse::<f64>().unwrap()).sum();
+        // After the kept target column y.
+        let p1: f64 = r[2].parse().unwrap();
+        let sum: f64 = r[4..].iter().map(|v| v.parse::<f64>().unwrap()).sum();
         assert!((sum - (p1 / (1.0 - p1)).ln()).abs() < 1e-9, "{r:?}");
     }
     std::fs::remove_dir_all(&dir).unwrap();
@@ -116,7 +118,7 @@ fn reasons_name_the_column_and_its_level() {
     assert_eq!(code, 0, "{err}");
     let (header, rows) = read_csv(&out);
     assert_eq!(
-        header[3..],
+        header[4..],
         [
             "reason_1",
             "reason_2",
@@ -130,12 +132,13 @@ fn reasons_name_the_column_and_its_level() {
         ]
     );
     for (i, r) in rows.iter().enumerate() {
-        let mut names = r[3..6].to_vec();
+        // After the kept target column.
+        let mut names = r[4..7].to_vec();
         names.sort();
         assert_eq!(names, ["kind", "noise", "signal"]);
-        let at = r[3..6].iter().position(|c| c == "kind").unwrap();
-        assert_eq!(r[6 + at], ["a", "b", "c"][i % 3]);
-        let c: Vec<f64> = r[9..12].iter().map(|v| v.parse().unwrap()).collect();
+        let at = r[4..7].iter().position(|c| c == "kind").unwrap();
+        assert_eq!(r[7 + at], ["a", "b", "c"][i % 3]);
+        let c: Vec<f64> = r[10..13].iter().map(|v| v.parse().unwrap()).collect();
         assert!(c[0] >= c[1] && c[1] >= c[2], "{r:?}");
     }
     std::fs::remove_dir_all(&dir).unwrap();

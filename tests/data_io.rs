@@ -396,7 +396,7 @@ fn outputs_to_devices_fifos_links_and_stdout() {
     let model = d.join("m.rarity");
     ok(&["fit", &f, "--model", "tree", "-o", model.to_str().unwrap()]);
     let out = ok(&["predict", model.to_str().unwrap(), &f, "-o", "-"]);
-    assert!(out.starts_with("p_0,p_1,label\n"), "{out}");
+    assert!(out.starts_with("class,p_0,p_1,label\n"), "{out}");
     assert_eq!(out.lines().count(), 201);
     // A directory as output is an error, and nothing is left behind.
     fails(
@@ -466,7 +466,15 @@ fn parquet_outputs_read_back() {
         "-o",
         p.to_str().unwrap(),
     ]);
-    let v = json(&["inspect", p.to_str().unwrap(), "--target", "label"]);
+    // The kept target column `class` holds the table's text labels.
+    let v = json(&[
+        "inspect",
+        p.to_str().unwrap(),
+        "--target",
+        "label",
+        "--drop",
+        "class",
+    ]);
     assert_eq!(v["n"], 300);
 }
 
@@ -694,9 +702,10 @@ fn dropped_rows_are_reported_by_every_reading_command() {
     let o = o.to_str().unwrap();
     for args in [
         vec!["inspect", &f],
-        vec!["fit", &f, "--model", "tree", "-o", o],
-        vec!["fit", &f, "--model", "under(beta=0.5)+tree", "-o", o],
-        vec!["evaluate", &f, "--model", "tree", "--cv", "2"],
+        // gnb does not take missing values, so `--missing auto` drops.
+        vec!["fit", &f, "--model", "gnb", "-o", o],
+        vec!["fit", &f, "--model", "under(beta=0.5)+gnb", "-o", o],
+        vec!["evaluate", &f, "--model", "gnb", "--cv", "2"],
         vec![
             "resample",
             &f,
@@ -708,7 +717,7 @@ fn dropped_rows_are_reported_by_every_reading_command() {
             o,
         ],
         vec!["resample", &f, "--method", "smote", "-o", o],
-        vec!["run", &f, "-m", "tree", "--cv", "2", "-o", o],
+        vec!["run", &f, "-m", "gnb", "--cv", "2", "-o", o],
     ] {
         let v = json(&args);
         assert_eq!(v["rows_dropped"]["count"], 3, "{args:?}: {v}");

@@ -103,10 +103,17 @@ fn the_default_run_is_on_a_rare_class_and_says_why() {
         model.to_str().unwrap(),
     ]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.starts_with("no data given: the bundled yeast4"), "{out}");
+    assert!(
+        out.starts_with("no data given: the bundled yeast4"),
+        "{out}"
+    );
     assert!(out.contains("<dataset yeast4>: 1484 rows"), "{out}");
     let next = out.lines().find(|l| l.starts_with("next: ")).unwrap();
-    let program = next.trim_start_matches("next: ").split(" predict ").next().unwrap();
+    let program = next
+        .trim_start_matches("next: ")
+        .split(" predict ")
+        .next()
+        .unwrap();
     // The test binary is not on the PATH: the line names it, and how to
     // install it.
     assert!(program.ends_with("rarity"), "{next}");
@@ -133,7 +140,10 @@ fn g_mean_decisions_on_a_rare_class_say_what_they_flag() {
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("chosen by g_mean (the default)"), "{out}");
-    assert!(out.contains("--metric cost") && out.contains("recall_at_alert_rate"), "{out}");
+    assert!(
+        out.contains("--metric cost") && out.contains("recall_at_alert_rate"),
+        "{out}"
+    );
 }
 
 /// Items 5 and 6: predict keeps the target column, score finds it and
@@ -168,19 +178,59 @@ fn predict_keeps_the_target_and_score_scores_the_decided_labels() {
     // The model's own rule (threshold at the prior) decided these labels.
     assert_eq!((tp + fp) as usize, flagged, "{out}");
     // --threshold decides anew, and --decided with it is a conflict.
-    let (code, out, _) = run(&["score", p, "--proba", "p_1", "--threshold", "0.5", "--format", "json"]);
+    let (code, out, _) = run(&[
+        "score",
+        p,
+        "--proba",
+        "p_1",
+        "--threshold",
+        "0.5",
+        "--format",
+        "json",
+    ]);
     assert_eq!(code, 0);
-    assert!(json(&out)["tp"].as_f64().unwrap() + json(&out)["fp"].as_f64().unwrap() < flagged as f64);
+    assert!(
+        json(&out)["tp"].as_f64().unwrap() + json(&out)["fp"].as_f64().unwrap() < flagged as f64
+    );
     fails(
-        &["score", p, "--proba", "p_1", "--threshold", "0.5", "--decided", "label"],
+        &[
+            "score",
+            p,
+            "--proba",
+            "p_1",
+            "--threshold",
+            "0.5",
+            "--decided",
+            "label",
+        ],
         &["both decide"],
     );
     fails(
-        &["predict", m, "--dataset", "yeast4", "--id", "label", "-o", p],
+        &[
+            "predict",
+            m,
+            "--dataset",
+            "yeast4",
+            "--id",
+            "label",
+            "-o",
+            p,
+        ],
         &["--id label", "of their own"],
     );
     fails(
-        &["predict", m, "--dataset", "yeast4", "--id", "x0", "--id", "x0", "-o", p],
+        &[
+            "predict",
+            m,
+            "--dataset",
+            "yeast4",
+            "--id",
+            "x0",
+            "--id",
+            "x0",
+            "-o",
+            p,
+        ],
         &["given twice"],
     );
 }
@@ -204,31 +254,71 @@ fn careless_inputs_get_messages_that_say_what_to_do() {
     let text = dir.join("text.csv");
     std::fs::write(&text, "shop,a,y\nx,1,0\ny,2,1\nz,3,0\n").unwrap();
     fails(
-        &["fit", text.to_str().unwrap(), "-m", "tree", "-o", dir.join("m").to_str().unwrap()],
+        &[
+            "fit",
+            text.to_str().unwrap(),
+            "-m",
+            "tree",
+            "-o",
+            dir.join("m").to_str().unwrap(),
+        ],
         &["--categorical native", "target"],
     );
     // Two samplers.
     fails(
-        &["evaluate", "--dataset", "yeast4", "-m", "under(beta=0.99)+under(beta=0.99)+tree"],
+        &[
+            "evaluate",
+            "--dataset",
+            "yeast4",
+            "-m",
+            "under(beta=0.99)+under(beta=0.99)+tree",
+        ],
         &["two samplers"],
     );
     // The cv schemes listed in full.
     fails(
-        &["evaluate", "--dataset", "yeast4", "-m", "tree", "--cv", "5-fold"],
+        &[
+            "evaluate",
+            "--dataset",
+            "yeast4",
+            "-m",
+            "tree",
+            "--cv",
+            "5-fold",
+        ],
         &["time(col=COL", "group(col=COL"],
     );
     // Unreasonable loss matrices.
     fails(
-        &["evaluate", "--dataset", "yeast4", "-m", "logistic+cost(fn=-1,fp=1)"],
+        &[
+            "evaluate",
+            "--dataset",
+            "yeast4",
+            "-m",
+            "logistic+cost(fn=-1,fp=1)",
+        ],
         &["not reasonable", "fn = -1"],
     );
     fails(
-        &["evaluate", "--dataset", "yeast4", "-m", "logistic+cost(fn=0,fp=0)"],
+        &[
+            "evaluate",
+            "--dataset",
+            "yeast4",
+            "-m",
+            "logistic+cost(fn=0,fp=0)",
+        ],
         &["not reasonable"],
     );
     // A mean the posterior cannot square.
     fails(
-        &["generate", "gaussian", "--mu", "1e308", "-o", dir.join("g.csv").to_str().unwrap()],
+        &[
+            "generate",
+            "gaussian",
+            "--mu",
+            "1e308",
+            "-o",
+            dir.join("g.csv").to_str().unwrap(),
+        ],
         &["must be at most 1e100"],
     );
 }
@@ -278,6 +368,13 @@ fn a_strategy_is_named_once_and_a_degenerate_iman_davenport_is_said() {
         "class",
     ]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("most frequent (rows)") && out.contains("merchant"), "{out}");
-    assert!(!out.lines().any(|l| l.starts_with("merchant ") && l.contains('.')), "{out}");
+    assert!(
+        out.contains("most frequent (rows)") && out.contains("merchant"),
+        "{out}"
+    );
+    assert!(
+        !out.lines()
+            .any(|l| l.starts_with("merchant ") && l.contains('.')),
+        "{out}"
+    );
 }

@@ -121,7 +121,7 @@ fn datasets_take_missing_values_and_refuse_infinities() {
         .unwrap_err()
         .to_string();
     assert!(
-        e.contains("row 2, feature 'a' is -inf, not a finite number"),
+        e.contains("row 1 (counting from 0), feature 'a' is -inf"),
         "{e}"
     );
 }

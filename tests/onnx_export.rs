@@ -311,7 +311,15 @@ fn missing_values_take_each_splits_learned_direction_in_the_graph() {
             .unwrap_or_else(|| panic!("{spec}: no nodes_missing_value_tracks_true"));
         let features = tree_ensemble_ints(&bytes, "nodes_featureids").unwrap();
         assert_eq!(tracks.len(), features.len(), "{spec}");
-        assert!(tracks.contains(&1) && tracks.contains(&0), "{spec}: {tracks:?}");
+        // pima's features are non-negative and gbdt's thresholds lie
+        // between two training values, so 0 (and with it a missing value)
+        // goes left at every gbdt split; the trees' heavier children lie
+        // on both sides.
+        let both = tracks.contains(&1) && tracks.contains(&0);
+        assert!(
+            both || spec.starts_with("gbdt") && tracks.contains(&1),
+            "{spec}: {tracks:?}"
+        );
         assert!(tracks.iter().all(|&t| t <= 1), "{spec}");
     }
 }

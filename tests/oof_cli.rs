@@ -104,8 +104,14 @@ fn run_writes_each_strategy_and_repeat_and_refuses_a_directory_before_work() {
     ]);
     assert_eq!(code, 0, "{err}");
     let rows = read_oof(&oof);
-    assert_eq!(rows.len(), 2 * 2 * 214);
-    for s in ["logistic", "gnb+threshold(0.3)"] {
+    // logistic, calibrated and deciding at 0.5, also runs with
+    // threshold(priors) (issue 58).
+    assert_eq!(rows.len(), 3 * 2 * 214);
+    for s in [
+        "logistic",
+        "logistic+threshold(priors)",
+        "gnb+threshold(0.3)",
+    ] {
         for repeat in 0..2 {
             let mut seen: Vec<usize> = rows
                 .iter()

@@ -338,5 +338,5 @@ fn every_calibrated_model_gets_the_cost_decision() {
         !s.iter().any(|x| x == "forest(n=5)+cost(fn=5,fp=1)"),
         "{s:?}"
     );
-    assert_eq!(s.len(), 7);
+    assert_eq!(s.len(), 9, "{s:?}");
 }

@@ -502,11 +502,24 @@ fn select_reads_categorical_columns_natively_or_by_target_statistics() {
     assert_ne!(code, 0);
     assert!(err.contains("shop"), "{err}");
     let learners = "tree,gbdt(rounds=10)";
+    // The population's shops the training set lacks are refused unless
+    // ignored, as `rarity predict --unknown` (issue 51 item 13).
+    let native = ["--categorical", "native", "--truth", "class"];
+    let (code, _, err) = select(&d, &t, learners, &native);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--unknown ignore"), "{err}");
     let v = select_json(
         &d,
         &t,
         learners,
-        &["--categorical", "native", "--truth", "class"],
+        &[
+            "--categorical",
+            "native",
+            "--truth",
+            "class",
+            "--unknown",
+            "ignore",
+        ],
     );
     let truth = v["true_ranking"].to_string();
     assert!(truth.contains("tree") && truth.contains("gbdt"), "{truth}");
@@ -518,7 +531,8 @@ fn select_reads_categorical_columns_natively_or_by_target_statistics() {
         err.contains("learner logistic") && err.contains("'shop'"),
         "{err}"
     );
-    let (code, _, err) = select(&d, &t, learners, &["--categorical", "target"]);
+    let target = ["--categorical", "target", "--unknown", "ignore"];
+    let (code, _, err) = select(&d, &t, learners, &target);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("--categorical target"), "{err}");
     let one = [
@@ -526,6 +540,8 @@ fn select_reads_categorical_columns_natively_or_by_target_statistics() {
         "native",
         "--categorical-cols",
         "shop=target",
+        "--unknown",
+        "ignore",
     ];
     let (code, _, err) = select(&d, &t, learners, &one);
     assert_eq!(code, 2, "{err}");

@@ -24,12 +24,13 @@ fn fit_then_predict_round_trip() {
     assert!(out.contains("predicted 214 rows"), "{out}");
     let text = std::fs::read_to_string(&preds).unwrap();
     let mut lines = text.lines();
-    assert_eq!(lines.next().unwrap(), "p_0,p_1,label");
+    // The table's target column is kept, for rarity score.
+    assert_eq!(lines.next().unwrap(), "class,p_0,p_1,label");
     for l in lines {
         let f: Vec<&str> = l.split(',').collect();
-        let (p0, p1): (f64, f64) = (f[0].parse().unwrap(), f[1].parse().unwrap());
+        let (p0, p1): (f64, f64) = (f[1].parse().unwrap(), f[2].parse().unwrap());
         assert!((p0 + p1 - 1.0).abs() < 1e-12);
-        assert!(f[2] == "0" || f[2] == "1");
+        assert!(f[3] == "0" || f[3] == "1");
     }
 }
 

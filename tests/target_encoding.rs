@@ -86,7 +86,7 @@ fn the_spec_parses_prints_back_and_bad_parameters_fail() {
         ("encode(target, fold=3)+logistic", "did you mean 'folds'"),
         ("encode(onehot)+logistic", "encode(target"),
         ("encode+logistic", "encode(target"),
-        ("logistic+encode(target)", "must be the first stage"),
+        ("logistic+encode(target)", "must be a first stage"),
         ("under(beta=0.3)+encode(target)+logistic", "encode"),
         ("encode(target)", "no learner"),
     ] {
@@ -242,11 +242,26 @@ fn model_files_keep_the_tables_and_old_files_still_load() {
             rarity::persist::Format::Binary
         };
         rarity::persist::save(&old, &again, format).unwrap();
+        // The model's own bytes, without the header that names the format
+        // version (files of then were version 2): the binary body, or the
+        // JSON's `model` object.
         let (a, b) = (
             std::fs::read(&path).unwrap(),
             std::fs::read(&again).unwrap(),
         );
-        assert!(a == b, "{name}: saved again, the bytes differ");
+        let body = |bytes: &[u8]| -> Vec<u8> {
+            if name.ends_with(".json") {
+                let v: serde_json::Value = serde_json::from_slice(bytes).unwrap();
+                return serde_json::to_vec(&v["model"]).unwrap();
+            }
+            let at = 11 + bytes[10] as usize;
+            let n = u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap()) as usize;
+            bytes[bytes.len() - n..].to_vec()
+        };
+        assert!(
+            body(&a) == body(&b),
+            "{name}: saved again, the model differs"
+        );
     }
 }
 

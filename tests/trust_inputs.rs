@@ -237,7 +237,11 @@ fn the_model_can_come_from_standard_input() {
     let out = piped(&["predict", "-", &f, "-o", "-"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
-    assert!(String::from_utf8_lossy(&out.stdout).starts_with("p_"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.lines().next().unwrap().ends_with("p_0,p_1,label"),
+        "{stdout}"
+    );
     let out = piped(&["predict", "-", "-", "-o", "-"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && err.contains("cannot both come from standard input"));

@@ -169,7 +169,7 @@ class _RarityClassifier(ClassifierMixin, BaseEstimator):
         contributions : ndarray of shape (n_samples, d + 1) or (n_samples, K * (d + 1))
         """
         feats = self._features(X)
-        values, classes, info = self.model_.contributions(feats, V.n_jobs_of(self.n_jobs))
+        values, classes, info = self.model_.contributions(feats, V.n_jobs_of(self.n_jobs), self._unknown())
         values = np.asarray(values)
         n, c1 = values.shape[0], len(info["columns"]) + 1
         if values.shape[1] == c1:
@@ -216,7 +216,7 @@ class _RarityClassifier(ClassifierMixin, BaseEstimator):
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
             raise ValueError(f"k={k!r} is invalid; expected a whole number of reasons")
         feats = self._features(X)
-        labels, names, values, contrib = self.model_.reason_codes(feats, int(k), V.n_jobs_of(self.n_jobs))
+        labels, names, values, contrib = self.model_.reason_codes(feats, int(k), V.n_jobs_of(self.n_jobs), self._unknown())
         cols = {"label": self.classes_[self._from_rarity[np.asarray(labels)]]}
         for i in range(k):
             cols[f"reason_{i + 1}"] = [r[i] for r in names]

@@ -212,14 +212,16 @@ impl Model {
     /// 1]` for two classes, `[n, K (c + 1)]` beyond), the classes of the
     /// outputs and a dict saying what they explain (`rarity predict
     /// --contributions`).
-    #[pyo3(signature = (features, n_jobs=None))]
+    #[pyo3(signature = (features, n_jobs=None, unknown="error"))]
     #[allow(clippy::type_complexity)]
     fn contributions<'py>(
         &self,
         py: Python<'py>,
         features: &Features,
         n_jobs: Option<i64>,
+        unknown: &str,
     ) -> PyResult<(Bound<'py, PyArray2<f64>>, Vec<usize>, Bound<'py, PyDict>)> {
+        let unknown = unknown_of(unknown)?;
         let plan = Plan::of(&self.fitted).map_err(to_py)?;
         let info = plan_dict(py, &plan)?;
         let classes = plan.classes.clone();
@@ -229,7 +231,7 @@ impl Model {
             Arc::clone(&self.numeric),
         );
         let c = score(py, features, n_jobs, move || {
-            let ds = f.for_model(&m.schema, &s)?;
+            let ds = f.for_model(&m.schema, &s, unknown, &m.missing_columns())?;
             plan.explain(&ds)
         })?;
         let (n, w) = (c.rows, c.outputs * (c.columns + 1));
@@ -240,7 +242,7 @@ impl Model {
     /// Each row's decided class id and its `k` strongest reasons: the
     /// columns, the values' texts and the contributions towards the
     /// decided class (`rarity predict --reasons K`).
-    #[pyo3(signature = (features, k, n_jobs=None))]
+    #[pyo3(signature = (features, k, n_jobs=None, unknown="error"))]
     #[allow(clippy::type_complexity)]
     fn reason_codes<'py>(
         &self,
@@ -248,12 +250,14 @@ impl Model {
         features: &Features,
         k: usize,
         n_jobs: Option<i64>,
+        unknown: &str,
     ) -> PyResult<(
         Bound<'py, PyArray1<u32>>,
         Vec<Vec<String>>,
         Vec<Vec<String>>,
         Bound<'py, PyArray2<f64>>,
     )> {
+        let unknown = unknown_of(unknown)?;
         let reasons = Reasons::new(&self.fitted, ReasonKind::Reasons(k))
             .map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("k: {e}")))?;
         let (f, m, s) = (
@@ -262,7 +266,7 @@ impl Model {
             Arc::clone(&self.numeric),
         );
         let (labels, names, values, contrib) = score(py, features, n_jobs, move || {
-            let ds = f.for_model(&m.schema, &s)?;
+            let ds = f.for_model(&m.schema, &s, unknown, &m.missing_columns())?;
             let (_, labels) = m.predict(&ds)?;
             let plan = &reasons.plan;
             let c = plan.explain(&ds)?;

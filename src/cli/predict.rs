@@ -23,12 +23,25 @@ use rarity::job::Front;
 use rarity::persist::{load, read};
 use rarity::strategy::FittedStrategy;
 
+/// `--unknown`: what a categorical level the model was not trained on is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum UnknownArg {
+pub enum UnknownArg {
     /// Fail, counting the rows and listing the unseen levels.
     Error,
-    /// Encode an unseen level as all zeros in its one-hot columns.
+    /// Encode an unseen level as all zeros in its one-hot columns (a
+    /// categorical column's as a level no split holds, the prior of a
+    /// target encoding).
     Ignore,
+}
+
+impl UnknownArg {
+    /// The readers' rule.
+    pub fn rule(self) -> Unknown {
+        match self {
+            UnknownArg::Error => Unknown::Error,
+            UnknownArg::Ignore => Unknown::Ignore,
+        }
+    }
 }
 
 /// A saved model and the rows to score it on (`predict`, `explain`).
@@ -49,6 +62,11 @@ pub struct ModelInput {
     /// Decimal separator of CSV numbers (`.` or `,`).
     #[arg(long, default_value = ".", value_name = "SEP")]
     pub decimal: String,
+    /// Categorical levels the model was not trained on: error, or ignore
+    /// (all-zero one-hot columns; a level no split holds in a categorical
+    /// column, the prior of a target encoding).
+    #[arg(long, value_enum, default_value_t = UnknownArg::Error)]
+    pub unknown: UnknownArg,
 }
 
 impl ModelInput {
@@ -90,10 +108,12 @@ impl ModelInput {
         read(std::io::stdin().lock(), Path::new("<stdin>"))
     }
 
-    /// How the rows are read: the decimal separator, otherwise the defaults.
+    /// How the rows are read: the decimal separator and the unseen-level
+    /// rule, otherwise the defaults.
     pub fn options(&self) -> Result<PredictOptions> {
         Ok(PredictOptions {
             decimal: Some(decimal_arg(&self.decimal)?),
+            unknown: self.unknown.rule(),
             ..PredictOptions::default()
         })
     }
@@ -112,10 +132,6 @@ pub struct Args {
     /// "threshold(priors)", "argmax".
     #[arg(long, value_name = "RULE")]
     decision: Option<String>,
-    /// Categorical levels the model was not trained on: error, or ignore
-    /// (all-zero one-hot columns).
-    #[arg(long, value_enum, default_value_t = UnknownArg::Error)]
-    unknown: UnknownArg,
     /// Add each row's K strongest reasons after `label`: `reason_1..K`
     /// (the source column), `value_1..K` (its value, the level for a
     /// category) and `contribution_1..K` (towards the decided class,
@@ -137,10 +153,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     let plan = PredictRequest {
         decision: a.decision.clone(),
         ids: a.ids.clone(),
-        unknown: match a.unknown {
-            UnknownArg::Error => Unknown::Error,
-            UnknownArg::Ignore => Unknown::Ignore,
-        },
+        unknown: a.input.unknown.rule(),
         reasons: a.reasons,
         contributions: a.contributions,
         front: Front::Cli,

@@ -23,6 +23,10 @@ pub struct Args {
     /// present, is ignored). `--target` is accepted as an older name.
     #[arg(long, alias = "target", value_name = "FILE")]
     population: PathBuf,
+    /// Categorical levels of the population the training set lacks: error,
+    /// or ignore (as `rarity predict --unknown`).
+    #[arg(long, value_enum, default_value_t = super::predict::UnknownArg::Error)]
+    unknown: super::predict::UnknownArg,
     /// The label column of the training set (default: last).
     #[arg(long)]
     label: Option<String>,
@@ -96,6 +100,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     // learners take them (every row is owed a prediction).
     let kept = PredictOptions {
         missing_ok: vec![missing.keeps(); train.schema().encodings.len()],
+        unknown: a.unknown.rule(),
         ..PredictOptions::default()
     };
     let target = read_population(

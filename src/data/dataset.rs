@@ -821,10 +821,8 @@ impl Dataset {
     /// min, mean and max).
     pub fn level_counts(&self) -> Vec<Option<(Vec<usize>, usize)>> {
         let levels = self.schema.categorical_levels();
-        let mut out: Vec<Option<(Vec<usize>, usize)>> = levels
-            .iter()
-            .map(|l| l.map(|n| (vec![0; n], 0)))
-            .collect();
+        let mut out: Vec<Option<(Vec<usize>, usize)>> =
+            levels.iter().map(|l| l.map(|n| (vec![0; n], 0))).collect();
         for i in 0..self.n_rows {
             for (j, &v) in self.row(i).iter().enumerate() {
                 if let Some((counts, missing)) = &mut out[j] {
@@ -1016,7 +1014,7 @@ mod tests {
         let schema = tiny().schema().clone();
         assert!(Dataset::new(vec![1.0; 3], vec![0, 1], schema.clone()).is_err());
         assert!(Dataset::new(vec![1.0; 4], vec![0, 2], schema.clone()).is_err());
-        assert!(Dataset::new(vec![f64::NAN, 1.0, 1.0, 1.0], vec![0, 1], schema).is_err());
+        assert!(Dataset::new(vec![f64::INFINITY, 1.0, 1.0, 1.0], vec![0, 1], schema).is_err());
         assert!(tiny().with_weights(vec![1.0, -1.0, 1.0, 1.0]).is_err());
     }
 

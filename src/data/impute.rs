@@ -524,7 +524,7 @@ mod tests {
         let new = table(vec![vec![NAN, NAN, 4.0], vec![7.0, 8.0, 9.0]], vec![0, 1]);
         let out = f.apply(&new).unwrap();
         // x1 had no missing training value: imputed, but no indicator.
-        assert_eq!(out.row(0), &[2.0, 5.5, 4.0, 1.0]);
+        assert_eq!(out.row(0), &[2.0, 5.0, 4.0, 1.0]);
         assert_eq!(out.row(1), &[7.0, 8.0, 9.0, 0.0]);
         let voted = f.apply_voted(&new).unwrap();
         assert_eq!(voted.schema().categorical_levels()[3], Some(2));

@@ -69,9 +69,10 @@ fn predicted_column(name: &str) -> bool {
     name == "label"
         || name == "base_value"
         || name.starts_with("p_")
-        || ["reason_", "value_", "contribution_"]
-            .iter()
-            .any(|p| name.strip_prefix(p).is_some_and(|k| k.parse::<usize>().is_ok()))
+        || ["reason_", "value_", "contribution_"].iter().any(|p| {
+            name.strip_prefix(p)
+                .is_some_and(|k| k.parse::<usize>().is_ok())
+        })
 }
 
 /// The column of true labels when none is named: the one column of
@@ -251,7 +252,11 @@ fn chosen_columns(path: &Path, spec: &ScoresSpec) -> Result<(String, Option<Stri
     let names = if super::write::is_stdio(path) {
         None
     } else {
-        Some(super::read::Table::open(path, &ReadOptions::default())?.names().to_vec())
+        Some(
+            super::read::Table::open(path, &ReadOptions::default())?
+                .names()
+                .to_vec(),
+        )
     };
     let decided = match (&spec.decided, &names) {
         (Decided::Column(c), _) => Some(c.clone()),
@@ -280,7 +285,13 @@ fn chosen_columns(path: &Path, spec: &ScoresSpec) -> Result<(String, Option<Stri
     );
     for (i, c) in used.iter().enumerate() {
         if !names.contains(c) {
-            let kind = what[if i == 0 { 0 } else if i < first { 1 } else { 2 }];
+            let kind = what[if i == 0 {
+                0
+            } else if i < first {
+                1
+            } else {
+                2
+            }];
             return Err(Error::invalid(format!(
                 "{}: {kind} column '{c}' not found; columns are: {}",
                 path.display(),

@@ -395,7 +395,13 @@ impl Comparison {
     /// The values of `metric` of the strategies `reps` on each of the `n`
     /// folds, one row per fold, signed so that higher is better; an
     /// undefined value is one below the fold's worst (it ranks last).
-    fn fold_table(&self, reps: &[usize], n: usize, metric: &str, higher_is_better: bool) -> Vec<Vec<f64>> {
+    fn fold_table(
+        &self,
+        reps: &[usize],
+        n: usize,
+        metric: &str,
+        higher_is_better: bool,
+    ) -> Vec<Vec<f64>> {
         (0..n)
             .map(|f| {
                 let row: Vec<f64> = reps
@@ -650,9 +656,17 @@ mod tests {
         let v = comparison(&[vec![0.9, 0.8], vec![0.7, 0.6], vec![0.5, 0.4]]);
         let verdict = v.verdict("average_precision", true).unwrap();
         assert!(verdict.iman_davenport_p.is_nan(), "{verdict:?}");
-        assert!(verdict.summary.contains("Iman-Davenport undefined"), "{}", verdict.summary);
+        assert!(
+            verdict.summary.contains("Iman-Davenport undefined"),
+            "{}",
+            verdict.summary
+        );
         // With disagreement it is a p-value again.
-        let v = comparison(&[vec![0.9, 0.6, 0.8], vec![0.7, 0.8, 0.6], vec![0.5, 0.4, 0.7]]);
+        let v = comparison(&[
+            vec![0.9, 0.6, 0.8],
+            vec![0.7, 0.8, 0.6],
+            vec![0.5, 0.4, 0.7],
+        ]);
         let verdict = v.verdict("average_precision", true).unwrap();
         assert!(verdict.iman_davenport_p.is_finite(), "{verdict:?}");
     }

@@ -37,9 +37,8 @@ use crate::decide::{Decision, Rule};
 use crate::error::{Error, Result};
 use crate::evaluate::Extras;
 use crate::experiment::compare::{
-    break_ties, compare, default_betas, default_multiclass_strategies, default_strategies, order_by,
-    Tie, TieBreaker,
-    ranks_models, Comparison, Verdict,
+    break_ties, compare, default_betas, default_multiclass_strategies, default_strategies,
+    order_by, ranks_models, Comparison, Tie, TieBreaker, Verdict,
 };
 use crate::metrics::catalogue::{metric, Metric};
 use crate::metrics::cost::{Benefit, LossMatrix};

@@ -139,8 +139,8 @@ impl PredictPlan {
         }
         let (mut ids, mut names) = (self.ids.clone(), self.ids.clone());
         let target = &self.fitted.schema.target_name;
-        let kept = (!target.is_empty() && columns.contains(target) && !ids.contains(target))
-            .then(|| {
+        let kept =
+            (!target.is_empty() && columns.contains(target) && !ids.contains(target)).then(|| {
                 let mut name = target.clone();
                 while own.contains(&name.as_str()) || names.contains(&name) {
                     name = format!("true_{name}");

@@ -459,10 +459,9 @@ impl RunJob {
                 .items
                 .iter()
                 .map(|&i| match o.level {
-                    Level::Models => format!(
-                        "{} {}",
-                        cells.model_label[i], o.comparison.models[i].spec
-                    ),
+                    Level::Models => {
+                        format!("{} {}", cells.model_label[i], o.comparison.models[i].spec)
+                    }
                     Level::Strategies => o.comparison.evaluations[i].spec.clone(),
                 })
                 .collect();

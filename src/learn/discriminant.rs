@@ -132,7 +132,9 @@ pub struct LdaModel {
     intercept: Vec<f64>,
     /// The weighted mean of each feature over the training rows, linear
     /// SHAP's reference; empty in files written before it was kept.
-    #[serde(default)]
+    /// Not written when empty, so such a file saved again is unchanged
+    /// (the last field).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     means: Vec<f64>,
 }
 

@@ -88,7 +88,9 @@ pub struct LogisticModel {
     /// The weighted mean of each feature over the training rows (before
     /// class weights), linear SHAP's reference; empty in files written
     /// before it was kept.
-    #[serde(default)]
+    /// Not written when empty, so such a file saved again is unchanged
+    /// (the last field).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     means: Vec<f64>,
 }
 

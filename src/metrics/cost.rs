@@ -56,7 +56,8 @@ impl LossMatrix {
         for j in 0..k {
             let right = rows[j][j];
             let wrong = (0..k).filter(|&i| i != j).map(|i| rows[i][j]);
-            let (cheaper, dearer) = wrong.fold((false, false), |(c, d), w| (c || w < right, d || w > right));
+            let (cheaper, dearer) =
+                wrong.fold((false, false), |(c, d), w| (c || w < right, d || w > right));
             if cheaper || !dearer {
                 let what = if k == 2 {
                     let (miss, hit) = if j == 1 { ("fn", "tp") } else { ("fp", "tn") };

@@ -310,7 +310,8 @@ pub fn write_files(dir: &Path, files: &[(String, String)]) -> Result<()> {
         let ok = path == "index.html"
             || table.is_some_and(|n| {
                 !n.is_empty()
-                    && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+                    && n.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
             });
         if !ok {
             return Err(Error::invalid(format!(

@@ -130,32 +130,18 @@ impl FittedStrategy {
 
     /// Per encoding of the schema (source column), whether a row missing
     /// its value can be scored: the learner takes missing values, the
-    /// members impute them, or every member's `encode(target)` stage
-    /// encodes the column (a missing level gets the prior).
+    /// members impute them, or the column is categorical (level codes): a
+    /// missing level is then a level no split holds, as it always was for
+    /// native splits (it goes with the levels outside each set), and the
+    /// prior for `encode(target)`, so that older model files predict as
+    /// they did.
     pub fn missing_columns(&self) -> Vec<bool> {
         let all = self.learner_takes_missing || self.imputes();
         self.schema
             .encodings
             .iter()
-            .map(|e| {
-                all || matches!(e, ColumnEncoding::Categorical { .. })
-                    && self.members.iter().all(|m| self.encodes(m, e.name()))
-            })
+            .map(|e| all || matches!(e, ColumnEncoding::Categorical { .. }))
             .collect()
-    }
-
-    /// Whether member `m`'s encoding encodes the categorical column `name`.
-    fn encodes(&self, m: &super::Member, name: &str) -> bool {
-        let Some(e) = &m.encoding else {
-            return false;
-        };
-        let raw = match &m.imputer {
-            Some(i) => &i.schema.feature_names,
-            None => &self.schema.feature_names,
-        };
-        e.columns
-            .iter()
-            .any(|c| raw.get(c.feature).is_some_and(|f| f == name))
     }
 
     /// Fails when a row of `data` misses a numeric or one-hot value the

@@ -81,12 +81,19 @@ pub fn file(dir: &Path, name: &str, bytes: &[u8]) -> String {
 /// seed agree on.
 pub fn model_bytes(bytes: &[u8]) -> Vec<u8> {
     let n = bytes.len();
+    // The fit record ends the body, but for a `true` (0xc3) after it: the
+    // learner takes missing values.
+    let end = if n > 10 && bytes[n - 1] == 0xc3 && bytes[n - 10] == 0xcb {
+        n - 1
+    } else {
+        n
+    };
     assert!(
-        n > 9 && bytes[n - 9] == 0xcb,
+        end > 9 && bytes[end - 9] == 0xcb,
         "a binary model file ends with its fit time"
     );
     let sum = 11 + bytes[10] as usize + 8;
-    [&bytes[..sum], &bytes[sum + 8..n - 8]].concat()
+    [&bytes[..sum], &bytes[sum + 8..end - 8], &bytes[end..]].concat()
 }
 
 /// The bytes of the file at `path`, a model file's without its fit time

@@ -298,6 +298,38 @@ fn add_tree(
     }
 }
 
+/// What every tree of a fit grows from: the bins' codes of the fitted rows
+/// (`local`: their rows in `bins`, `None` when they are all of them in
+/// order), the histogram layout of its `d` features and the split rules,
+/// the size limits, and which features the `m_train` training rows miss a
+/// value of.
+fn setup<'a>(
+    cfg: &Gbdt,
+    bins: &'a Binned,
+    local: Option<&'a [u32]>,
+    quantized: bool,
+    m_train: usize,
+    d: usize,
+) -> Setup<'a> {
+    let rules = rules(cfg, bins);
+    // Quantized histograms without counts may be summed row-wise.
+    let by_row = quantized && rules.rows_by_hessian;
+    let codes = Codes::new(bins, local, by_row);
+    Setup {
+        bins,
+        seen_missing: seen_missing(bins, &codes, m_train),
+        codes,
+        layout: Layout::new(bins, d, !rules.rows_by_hessian),
+        rules,
+        max_leaves: cfg.max_leaves,
+        max_depth: match cfg.max_depth {
+            0 => MAX_TREE_DEPTH,
+            d => d.min(MAX_TREE_DEPTH),
+        },
+        learning_rate: cfg.learning_rate,
+    }
+}
+
 /// Fits the model on `view`, whose dataset `bins` was built from.
 pub(super) fn fit(cfg: &Gbdt, bins: &Binned, view: &View<'_>, rng: &mut Rng) -> Result<GbdtModel> {
     let d = view.data().n_features();
@@ -332,24 +364,9 @@ pub(super) fn fit(cfg: &Gbdt, bins: &Binned, view: &View<'_>, rng: &mut Rng) -> 
     // The scores output by output: `f[k * m_all + p]`.
     let mut f: Vec<f64> = (0..m_all * o).map(|i| model.init[i / m_all]).collect();
 
-    let rules = rules(cfg, bins);
     let quantized = quantize::applies(cfg.gradients, m_train)?;
-    // Quantized histograms without counts may be summed row-wise.
-    let by_row = quantized && rules.rows_by_hessian;
-    let codes = Codes::new(bins, (!identity).then_some(&local[..]), by_row);
-    let setup = Setup {
-        bins,
-        seen_missing: seen_missing(bins, &codes, m_train),
-        codes,
-        layout: Layout::new(bins, d, !rules.rows_by_hessian),
-        rules,
-        max_leaves: cfg.max_leaves,
-        max_depth: match cfg.max_depth {
-            0 => MAX_TREE_DEPTH,
-            d => d.min(MAX_TREE_DEPTH),
-        },
-        learning_rate: cfg.learning_rate,
-    };
+    let local = (!identity).then_some(&local[..]);
+    let setup = setup(cfg, bins, local, quantized, m_train, d);
     let mut grads = vec![Grad::default(); m_train * o];
     let mut packed: Vec<u64> = Vec::new();
     let n_rows = share(cfg.subsample, m_train);

@@ -16,9 +16,9 @@
 //! before.
 
 use crate::check;
-use crate::limits::MAX_TREE_DEPTH;
 use crate::learn::shap::{Additive, Output, Space, Term};
 use crate::learn::{Classifier, Importances, Kind, LeafMap};
+use crate::limits::MAX_TREE_DEPTH;
 use crate::onnx::{tree_sum, Graph, Value};
 use serde::{Deserialize, Serialize};
 

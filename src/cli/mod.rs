@@ -23,6 +23,7 @@ mod score;
 mod select;
 mod show;
 mod signals;
+mod streams;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -118,7 +119,10 @@ pub fn main() -> i32 {
     match run(cli) {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("error: {e}");
+            if streams::is_broken_pipe(&e) {
+                streams::end_by_sigpipe();
+            }
+            output::note(&format!("error: {e}"));
             e.exit_code()
         }
     }

@@ -67,6 +67,23 @@ fn refuse_model_file(head: &[u8], origin: &str) -> Result<()> {
     Ok(())
 }
 
+/// Standard input, to read from; an error when it is not open for reading
+/// (closed by the caller, `<&-`: the command line holds it open write-only
+/// so that it cannot read as an empty file, see `cli/streams.rs`).
+fn stdin() -> Result<std::io::Stdin> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: fcntl(F_GETFL) only inspects the descriptor table.
+        let flags = unsafe { libc::fcntl(0, libc::F_GETFL) };
+        if flags < 0 || flags & libc::O_ACCMODE == libc::O_WRONLY {
+            return Err(Error::invalid(
+                "standard input is not open for reading (was it closed, as with <&-?)",
+            ));
+        }
+    }
+    Ok(std::io::stdin())
+}
+
 /// The format a file name implies, looking through `.gz` / `.zst`.
 fn format_of_name(name: &str) -> Format {
     let lower = name.to_ascii_lowercase();
@@ -97,7 +114,7 @@ impl<'r> Table<'r> {
     /// stream, once).
     pub fn open(path: &Path, opts: &ReadOptions) -> Result<Table<'r>> {
         if super::super::write::is_stdio(path) {
-            let stdin: Box<dyn Read + Send + 'r> = Box::new(std::io::stdin());
+            let stdin: Box<dyn Read + Send + 'r> = Box::new(stdin()?);
             return Table::from_stream(stdin, "<stdin>", Format::Csv, opts);
         }
         let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;

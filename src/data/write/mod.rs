@@ -34,6 +34,7 @@ mod parquet;
 mod paths;
 mod pending;
 mod perms;
+mod stale;
 mod stream;
 mod table;
 
@@ -44,7 +45,7 @@ use std::path::{Path, PathBuf};
 pub use block::{Block, Column, ColumnSpec};
 pub use paths::JobPaths;
 pub use pending::remove_all_pending;
-pub(crate) use pending::{temp_name, Pending};
+pub(crate) use pending::{locked, temp_name, Pending};
 pub use stream::stdout;
 pub use table::{write_dataset, TableFormat, TableWriter};
 

@@ -234,6 +234,10 @@ fn a_killed_runs_report_folder_is_removed_by_the_next_run() {
     assert_eq!(c, 0, "{e}");
     let _ = holder.kill();
     let _ = holder.wait();
-    assert_eq!(hidden(&dir), [live.clone()], "the stale folder is removed");
+    assert_eq!(
+        hidden(&dir),
+        std::slice::from_ref(&live),
+        "the stale folder is removed"
+    );
     assert!(dir.join("rep/index.html").exists());
 }

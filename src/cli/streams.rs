@@ -8,9 +8,9 @@
 //!   the loader) holds the descriptor open instead on `/dev/null` the wrong
 //!   way round (standard output read-only, standard input write-only): it
 //!   cannot be reused by a file opened later, and every write to it (every
-//!   read) fails with `EBADF`, the error a closed descriptor gives `seq 3
-//!   >&-` ("write error: Bad file descriptor"). An output `-` is then
-//!   refused before any work.
+//!   read) fails with `EBADF`, the error a closed descriptor gives
+//!   `seq 3 >&-` ("write error: Bad file descriptor"). An output `-` is
+//!   then refused before any work.
 //! - A reader that went away (`| head -1`): writing gets `EPIPE`, which
 //!   ends the command as an error, so no summary claims rows that were not
 //!   written. As coreutils under the default disposition of SIGPIPE (which

@@ -147,6 +147,54 @@ fn names_list(rest: &str) -> Vec<String> {
         .collect()
 }
 
+/// The data rows read so far, each with its line number, held within the
+/// memory available.
+#[derive(Default)]
+struct HeldRows {
+    rows: Vec<(usize, Vec<Option<String>>)>,
+    /// What the rows take, as glibc's allocator counts it ([`held_bytes`]).
+    bytes: f64,
+}
+
+impl HeldRows {
+    /// Adds the row of line `line_no`, refused when the rows would take more
+    /// than the memory available.
+    fn push(&mut self, line_no: usize, vals: Vec<Option<String>>, origin: &str) -> Result<()> {
+        self.bytes += held_bytes(&vals);
+        let available = crate::limits::memory_available();
+        if self.bytes > available as f64 {
+            return Err(parse_err(
+                origin,
+                format!(
+                    "the rows read ({} so far, line {line_no}) take more than the memory \
+                     available, {}",
+                    self.rows.len() + 1,
+                    crate::limits::bytes_text(available as f64)
+                ),
+            ));
+        }
+        self.rows.push((line_no, vals));
+        Ok(())
+    }
+}
+
+/// The bytes a row of [`HeldRows`] takes, as glibc's allocator counts them
+/// (a block is its size and 8 bytes rounded up to 16, at least 32): its
+/// entry in the list (twice, for the list's doubling), its values and their
+/// texts.
+fn held_bytes(vals: &[Option<String>]) -> f64 {
+    let block = |n: usize| {
+        if n == 0 {
+            0
+        } else {
+            (n + 8).div_ceil(16).max(2) * 16
+        }
+    };
+    let texts: usize = vals.iter().flatten().map(|v| block(v.len())).sum();
+    let entry = std::mem::size_of::<(usize, Vec<Option<String>>)>();
+    (2 * entry + block(std::mem::size_of_val(vals)) + texts) as f64
+}
+
 pub(super) fn read_arff<R: Read>(
     reader: R,
     origin: &str,
@@ -160,7 +208,7 @@ pub(super) fn read_arff<R: Read>(
     let mut line_no = 0usize;
     let mut in_data = false;
     let mut saw_any = false;
-    let mut rows: Vec<(usize, Vec<Option<String>>)> = Vec::new();
+    let mut held = HeldRows::default();
     let mut report = ReadReport::default();
 
     loop {
@@ -214,7 +262,7 @@ pub(super) fn read_arff<R: Read>(
         }
         report.rows_read += 1;
         match data_row(text, &attrs, origin, line_no, opts)? {
-            Some(vals) => rows.push((line_no, vals)),
+            Some(vals) => held.push(line_no, vals, origin)?,
             None => report.dropped_missing += 1,
         }
     }
@@ -236,7 +284,7 @@ pub(super) fn read_arff<R: Read>(
     let names: Vec<String> = attrs.iter().map(|a| a.name.clone()).collect();
     check_unique_names(&names, origin)?;
     let target = target_of(&outputs, &names, origin, opts)?;
-    build(attrs, rows, target, origin, opts, report)
+    build(attrs, held.rows, target, origin, opts, report)
 }
 
 /// Fails when the target's nominal type declares more classes than a

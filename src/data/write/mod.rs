@@ -44,8 +44,8 @@ use std::path::{Path, PathBuf};
 
 pub use block::{Block, Column, ColumnSpec};
 pub use paths::JobPaths;
-pub use pending::remove_all_pending;
 pub(crate) use pending::{locked, temp_name, Pending};
+pub use pending::{remove_all_pending, remove_all_pending_if_free};
 pub use stream::stdout;
 pub use table::{write_dataset, TableFormat, TableWriter};
 

@@ -60,11 +60,33 @@ fn remove(path: &Path, dir: bool) {
 /// the list locked, so nothing is created or renamed into place after it:
 /// call it only just before the process exits.
 pub fn remove_all_pending() {
-    let guard = list();
+    remove_and_hold(list());
+}
+
+/// Removes every temporary of the list and keeps it locked.
+fn remove_and_hold(guard: MutexGuard<'static, Vec<(u64, PathBuf, bool)>>) {
     for (_, path, dir) in guard.iter() {
         remove(path, *dir);
     }
     std::mem::forget(guard);
+}
+
+/// [`remove_all_pending`], unless the list stays held for more than a
+/// moment (by this very thread, when what failed was its own allocation):
+/// for the command line's out-of-memory report, which must not wait for
+/// ever. Allocates nothing for paths shorter than a few hundred bytes.
+pub fn remove_all_pending_if_free() {
+    for _ in 0..100 {
+        let guard = match PENDING.try_lock() {
+            Ok(g) => g,
+            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+                continue;
+            }
+        };
+        return remove_and_hold(guard);
+    }
 }
 
 /// A fresh unpredictable name beside `dest`: `.NAME.<hex>.tmp`.
@@ -386,7 +408,7 @@ mod tests {
         f.write_all(b"a,b\n").unwrap();
         assert_eq!(entries(&dir), Vec::<PathBuf>::new(), "nothing is named yet");
         p.finish(|t| std::fs::rename(t, &dest)).unwrap();
-        assert_eq!(entries(&dir), [dest.clone()]);
+        assert_eq!(entries(&dir), std::slice::from_ref(&dest));
         assert_eq!(std::fs::read_to_string(&dest).unwrap(), "a,b\n");
         // Dropped unfinished, it leaves nothing.
         let (p, mut f) = Pending::file(&dir.join("p.csv"), 0o644).unwrap();

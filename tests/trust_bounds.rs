@@ -14,30 +14,22 @@ mod common;
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use common::scratch;
+use common::{output_within, scratch};
 
 const BIN: &str = env!("CARGO_BIN_EXE_rarity");
 
 /// Runs `rarity args` and returns its output, killing it (and failing)
 /// if it has not finished within `limit`.
 fn within(limit: Duration, args: &[&str]) -> Output {
-    let mut child = Command::new(BIN)
+    let child = Command::new(BIN)
         .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let start = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            panic!("rarity {args:?} did not finish within {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().unwrap()
+    output_within(child, limit, &format!("rarity {args:?} hangs"))
 }
 
 /// Runs `rarity args` under `ulimit -v kib` (the address-space limit).

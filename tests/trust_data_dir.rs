@@ -6,9 +6,9 @@
 mod common;
 
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use common::scratch;
+use common::{output_within, scratch};
 
 const BIN: &str = env!("CARGO_BIN_EXE_rarity");
 
@@ -31,7 +31,7 @@ fn what_is_not_a_regular_file_is_skipped_and_said_so() {
     std::os::unix::fs::symlink(dir.join("gone.csv"), dir.join("dangling.csv")).unwrap();
     std::os::unix::fs::symlink(&d, dir.join("link.csv")).unwrap();
     std::fs::create_dir(dir.join("folder.csv")).unwrap();
-    let mut child = Command::new(BIN)
+    let child = Command::new(BIN)
         .args([
             "experiment",
             "calibration",
@@ -46,15 +46,11 @@ fn what_is_not_a_regular_file_is_skipped_and_said_so() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let start = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > Duration::from_secs(120) {
-            let _ = child.kill();
-            panic!("the experiment hangs on the FIFO");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let out = child.wait_with_output().unwrap();
+    let out = output_within(
+        child,
+        Duration::from_secs(120),
+        "the experiment hangs on the FIFO",
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();

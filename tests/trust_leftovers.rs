@@ -9,9 +9,9 @@ mod common;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, SystemTime};
 
-use common::scratch;
+use common::{scratch, wait_writing_into};
 
 const BIN: &str = env!("CARGO_BIN_EXE_rarity");
 
@@ -31,17 +31,6 @@ fn hidden(dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Whether process `pid` holds a file of `dir` open (its output, anonymous
-/// until complete: `/proc` shows `dir/#inode (deleted)`).
-fn writing_into(pid: u32, dir: &Path) -> bool {
-    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
-        return false;
-    };
-    fds.flatten()
-        .filter_map(|fd| std::fs::read_link(fd.path()).ok())
-        .any(|to| to.starts_with(dir))
-}
-
 /// A long `generate` into `dir/big.csv`, once it has started writing.
 fn writing(dir: &Path) -> Child {
     let mut child = Command::new(BIN)
@@ -50,18 +39,7 @@ fn writing(dir: &Path) -> Child {
         .stdout(Stdio::null())
         .spawn()
         .unwrap();
-    let start = Instant::now();
-    while !writing_into(child.id(), dir) {
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "generate ended before writing"
-        );
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "no output opened"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    wait_writing_into(&mut child, dir);
     child
 }
 
@@ -208,14 +186,7 @@ fn a_killed_runs_report_folder_is_removed_by_the_next_run() {
         .args(["sleep", "60"])
         .spawn()
         .unwrap();
-    let start = Instant::now();
-    while !writing_into(holder.id(), &dir) {
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "flock did not start"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    wait_writing_into(&mut holder, &dir);
     std::fs::File::open(&live)
         .unwrap()
         .set_modified(long_ago)

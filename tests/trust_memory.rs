@@ -16,7 +16,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-use common::scratch;
+use common::{scratch, small_table};
 
 /// The binary under an address-space limit of `bytes` and a 60 s time
 /// limit, given `args`.
@@ -61,18 +61,6 @@ fn names(dir: &Path) -> Vec<String> {
     v
 }
 
-/// A 300-row table of two features, 30 of them positive.
-fn table(dir: &Path) -> String {
-    let mut text = String::from("x1,x2,y\n");
-    for i in 0..300 {
-        let y = u32::from(i % 10 == 0);
-        text.push_str(&format!("{},{},{y}\n", i % 17, (i * 7) % 23 + y * 5));
-    }
-    let p = dir.join("ok.csv");
-    std::fs::write(&p, text).unwrap();
-    p.to_string_lossy().into_owned()
-}
-
 /// A model fitted on `data`, at `dir/name`: what a failed command must
 /// leave as it was.
 fn existing_model(dir: &Path, data: &str, name: &str) -> (String, Vec<u8>) {
@@ -89,7 +77,7 @@ fn existing_model(dir: &Path, data: &str, name: &str) -> (String, Vec<u8>) {
 #[test]
 fn commands_run_under_ulimit_v_80000() {
     let d = scratch("memory-ulimit");
-    let data = table(&d);
+    let data = small_table(&d);
     let model = d.join("w.rarity").to_string_lossy().into_owned();
     // One thread per core by default, and as many as allowed (4 a core, 8
     // here at most) when asked: each thread's allocator arena would
@@ -154,7 +142,7 @@ fn a_decompression_bomb_is_refused_with_what_it_would_need() {
     // 50 million rows in a few hundred kB of gzip: 600 MB as a table, under
     // a 400 MB limit.
     let d = scratch("memory-bomb");
-    let (model, before) = existing_model(&d, &table(&d), "m.rarity");
+    let (model, before) = existing_model(&d, &small_table(&d), "m.rarity");
     let bomb = d.join("bomb.csv.gz");
     let mut gz = flate2::write::GzEncoder::new(
         std::fs::File::create(&bomb).unwrap(),
@@ -236,7 +224,7 @@ fn an_allocation_that_fails_elsewhere_is_a_clear_error() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");
-    let (model, before) = existing_model(&d, &table(&d), "f.rarity");
+    let (model, before) = existing_model(&d, &small_table(&d), "f.rarity");
     let listing = names(&d);
     let out = limited(
         70_000 * 1024,

@@ -9,9 +9,9 @@ mod common;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use common::{run, scratch};
+use common::{run, scratch, wait_writing_into};
 
 const BIN: &str = env!("CARGO_BIN_EXE_rarity");
 
@@ -170,17 +170,6 @@ fn a_file_the_user_could_not_write_is_refused() {
     assert_eq!(std::fs::read_to_string(&p).unwrap(), "keep\n");
 }
 
-/// Whether process `pid` holds a file of `dir` open: its output, which is
-/// anonymous (`/proc` shows `dir/#inode (deleted)`) until it is complete.
-fn writing_into(pid: u32, dir: &Path) -> bool {
-    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
-        return false;
-    };
-    fds.flatten()
-        .filter_map(|fd| std::fs::read_link(fd.path()).ok())
-        .any(|to| to.starts_with(dir))
-}
-
 /// Starts a long `generate`, waits for its temporary, sends `signal`.
 /// `generate`, interrupted by `signal` once its temporary exists: the exit
 /// code and what is left in its folder. With `ignoring_int` it starts with
@@ -202,14 +191,7 @@ fn interrupted(name: &str, signal: &str, ignoring_int: bool) -> (Option<i32>, Ve
         .stdout(Stdio::null())
         .spawn()
         .unwrap();
-    let start = Instant::now();
-    while !writing_into(child.id(), &dir) {
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "no temporary appeared"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_writing_into(&mut child, &dir);
     std::thread::sleep(Duration::from_millis(200));
     let pid = child.id().to_string();
     let kill = |signal: &str| {

@@ -40,6 +40,7 @@ pub mod neighbors;
 pub mod onnx;
 pub mod params;
 pub mod persist;
+pub mod printable;
 pub mod progress;
 pub mod report;
 pub mod rng;

@@ -213,6 +213,7 @@ impl Splitter {
                 if n < 2 {
                     return Err(Error::data("leave-one-out needs at least two rows"));
                 }
+                check_leave_one_out_fits(n)?;
                 Ok((0..n)
                     .map(|i| Fold {
                         repeat: 0,
@@ -596,6 +597,24 @@ pub fn check_folds_fit(repeats: usize, folds: usize, rows: usize) -> Result<()> 
     crate::limits::check_memory(&format!("{repeats}x{folds} cross-validation"), bytes)
 }
 
+/// Fails, saying how much it would need, when the folds of leave-one-out
+/// over `rows` rows cannot all be held at once: `rows` folds of `rows - 1`
+/// training rows and one test row each, memory that grows with the square
+/// of the rows (20,000 rows: 3.2 GB; 200,000: 320 GB). Checked before any
+/// fold is cut, as [`check_folds_fit`] checks k-fold.
+pub fn check_leave_one_out_fits(rows: usize) -> Result<()> {
+    let n = rows as f64;
+    let bytes = n * (std::mem::size_of::<Fold>() as f64 + n * 8.0);
+    crate::limits::check_memory(
+        &format!(
+            "leave-one-out on {rows} rows ({rows} folds of {} training rows; k-fold \
+             cross-validation, e.g. 10 folds, needs a fraction of it)",
+            rows - 1
+        ),
+        bytes,
+    )
+}
+
 /// More distinct numeric labels than this, in a target whose class is too
 /// small for the folds, and the target looks continuous.
 const CONTINUOUS_CLASSES: usize = 20;
@@ -900,6 +919,15 @@ mod tests {
         let loo = Splitter::LeaveOneOut.split(&[0, 1, 0], 0).unwrap();
         assert_eq!(loo[1].test, vec![1]);
         assert_eq!(loo[1].train, vec![0, 2]);
+        // Rows whose folds cannot be held are refused before any is cut.
+        let e = check_leave_one_out_fits(10_000_000)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("leave-one-out on 10000000 rows") && e.contains("would need 800.0 TB"),
+            "{e}"
+        );
+        assert!(check_leave_one_out_fits(1000).is_ok());
     }
 
     /// Rows with features (time, group, x) and a label.

@@ -9,9 +9,9 @@ mod common;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use common::{run, scratch};
+use common::{run, scratch, wait_writing_into};
 
 const BIN: &str = env!("CARGO_BIN_EXE_rarity");
 
@@ -193,14 +193,7 @@ fn interrupted(name: &str, signal: &str, ignoring_int: bool) -> (Option<i32>, Ve
         .stdout(Stdio::null())
         .spawn()
         .unwrap();
-    let start = Instant::now();
-    while hidden(&dir).is_empty() {
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "no temporary appeared"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_writing_into(&mut child, &dir);
     std::thread::sleep(Duration::from_millis(200));
     let pid = child.id().to_string();
     let kill = |signal: &str| {

@@ -12,23 +12,11 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::scratch;
+use common::{scratch, small_table};
 
 /// Address-space limit of the child processes: enough for the binary and a
 /// small table, far below what any refused size would need.
 const AS_LIMIT: &str = "--as=4000000000";
-
-/// A 300-row table of two features, 30 of them positive.
-fn table(dir: &Path) -> String {
-    let mut text = String::from("x1,x2,y\n");
-    for i in 0..300 {
-        let y = u32::from(i % 10 == 0);
-        text.push_str(&format!("{},{},{y}\n", i % 17, (i * 7) % 23 + y * 5));
-    }
-    let p = dir.join("ok.csv");
-    std::fs::write(&p, text).unwrap();
-    p.to_string_lossy().into_owned()
-}
 
 /// Runs the binary under the address-space limit and a 30 s time limit:
 /// (exit code, stderr).
@@ -69,7 +57,7 @@ fn refused<A: AsRef<str> + std::fmt::Debug>(args: &[A], words: &[&str]) {
 #[test]
 fn member_counts_that_cannot_fit_are_refused_with_what_they_need() {
     let d = scratch("sizes-members");
-    let data = table(&d);
+    let data = small_table(&d);
     for spec in [
         "forest(n=1000000000)",
         "bagging(n=1e9)",
@@ -88,7 +76,7 @@ fn member_counts_that_cannot_fit_are_refused_with_what_they_need() {
 #[test]
 fn counts_beyond_any_integer_say_they_are_too_large() {
     let d = scratch("sizes-large");
-    let data = table(&d);
+    let data = small_table(&d);
     for (spec, said) in [
         ("forest(n=1e18)", "n=1e18 is invalid"),
         ("forest(n=4294967296)", "n=4294967296 is invalid"),
@@ -104,7 +92,7 @@ fn counts_beyond_any_integer_say_they_are_too_large() {
 #[test]
 fn cross_validation_that_cannot_fit_is_refused() {
     let d = scratch("sizes-cv");
-    let data = table(&d);
+    let data = small_table(&d);
     refused(
         &[
             "evaluate",
@@ -125,7 +113,7 @@ fn cross_validation_that_cannot_fit_is_refused() {
 #[test]
 fn oversampling_amounts_that_cannot_fit_are_refused() {
     let d = scratch("sizes-over");
-    let data = table(&d);
+    let data = small_table(&d);
     let out = d.join("s.csv").to_string_lossy().into_owned();
     let resample = |extra: &[&'static str]| -> Vec<String> {
         let mut a: Vec<String> = ["resample", &data, "-o", &out]
@@ -232,7 +220,7 @@ fn a_thread_pool_that_cannot_start_is_an_error() {
         return;
     }
     let d = scratch("sizes-nproc");
-    let data = table(&d);
+    let data = small_table(&d);
     let bin = public_binary(&d);
     let mut cmd = Command::new("timeout");
     // One process for the user: no thread can be started.

@@ -173,7 +173,7 @@ impl Experiment {
 
     /// The outcome as `rarity experiment ...` prints it.
     fn to_text(&self) -> String {
-        self.job.rendered().to_text()
+        rarity::printable::escape_text(&self.job.rendered().to_text()).into_owned()
     }
 
     /// The HTML report's page as `--report DIR` writes its `index.html`

@@ -844,7 +844,7 @@ impl RunResult {
     /// The outcome as `rarity run` prints it (`source` names the data).
     #[pyo3(signature = (source="<data>"))]
     fn to_text(&self, source: &str) -> String {
-        self.job.to_text(&self.shown(source))
+        rarity::printable::escape_text(&self.job.to_text(&self.shown(source))).into_owned()
     }
 
     /// The Friedman / Nemenyi verdict between models (model indices into
@@ -1013,7 +1013,7 @@ impl EvaluateResult {
     /// The outcome as `rarity evaluate` prints it.
     #[pyo3(signature = (source="<data>"))]
     fn to_text(&self, source: &str) -> String {
-        self.job.to_text(source)
+        rarity::printable::escape_text(&self.job.to_text(source)).into_owned()
     }
 
     /// The kept out-of-fold predictions (`oof=True`), in evaluation order:

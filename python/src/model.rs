@@ -453,6 +453,6 @@ impl Model {
     }
 
     fn __repr__(&self) -> String {
-        format!("Model('{}')", self.fitted.spec)
+        format!("Model('{}')", rarity::printable::escape(&self.fitted.spec))
     }
 }

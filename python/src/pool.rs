@@ -121,7 +121,7 @@ fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
 pub fn to_py(e: rarity::Error) -> PyErr {
     match e {
         rarity::Error::Cancelled => PyKeyboardInterrupt::new_err("interrupted"),
-        e => PyValueError::new_err(e.to_string()),
+        e => PyValueError::new_err(rarity::printable::escape_text(&e.to_string()).into_owned()),
     }
 }
 

@@ -53,7 +53,7 @@ fn draw(stop: &AtomicBool) {
         if let Some(s) = rarity::progress::snapshot() {
             bar.set_length(s.total.max(s.done));
             bar.set_position(s.done);
-            bar.set_message(s.label);
+            bar.set_message(rarity::printable::escape(&s.label).into_owned());
         }
         std::thread::sleep(POLL);
     }

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use clap::ValueEnum;
 
+use super::output::note;
 use rarity::data::read::{read_path, Categorical, Missing, ReadOptions, ReadReport};
 use rarity::data::write::JobPaths;
 use rarity::data::{bundled, Dataset};
@@ -279,21 +280,24 @@ impl DataArgs {
             .filter(|t| t.trim_start().starts_with('-') && t.trim().parse::<i64>().is_ok());
         if let (false, Some(t)) = (quiet || report.target.is_empty(), by_index) {
             if report.target != t {
-                eprintln!("note: --target {t} is the column '{}'", report.target);
+                note(&format!(
+                    "note: --target {t} is the column '{}'",
+                    report.target
+                ));
             }
         }
         // A name matched ignoring case (only when no column has it exactly).
         if let (false, Some(t)) = (quiet || report.target.is_empty(), self.target.as_deref()) {
             if report.target != t && report.target.eq_ignore_ascii_case(t) {
-                eprintln!(
+                note(&format!(
                     "note: --target '{t}' is the column '{}' (names match ignoring case)",
                     report.target
-                );
+                ));
             }
         }
         if !quiet {
-            if let Some(note) = report.dropped_note() {
-                eprintln!("note: {note}");
+            if let Some(dropped) = report.dropped_note() {
+                note(&format!("note: {dropped}"));
             }
         }
     }

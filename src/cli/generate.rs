@@ -146,10 +146,10 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
             let ds = task.with_posterior(g.seed)?;
             write_dataset(&ds, &a.output, TableFormat::from_path(&a.output))?;
             if !g.quiet {
-                eprintln!(
+                super::output::note(&format!(
                     "note: column {TRUE_POSTERIOR} is the true posterior p(+|x), not a feature: \
                      drop it before training"
-                );
+                ));
             }
             (&a.output, ds.class_counts())
         }

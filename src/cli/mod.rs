@@ -13,6 +13,8 @@ mod export;
 mod fit;
 mod generate;
 mod inspect;
+#[cfg(target_os = "linux")]
+mod out_of_memory;
 mod output;
 mod over_datasets;
 mod predict;
@@ -23,6 +25,7 @@ mod score;
 mod select;
 mod show;
 mod signals;
+mod streams;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -113,12 +116,16 @@ enum Command {
 
 /// Runs the command line; returns the process exit code.
 pub fn main() -> i32 {
+    rarity::limits::fit_allocator_to_address_space();
     signals::install();
     let cli = Cli::parse();
     match run(cli) {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("error: {e}");
+            if streams::is_broken_pipe(&e) {
+                streams::end_by_sigpipe();
+            }
+            output::note(&format!("error: {e}"));
             e.exit_code()
         }
     }
@@ -126,13 +133,14 @@ pub fn main() -> i32 {
 
 /// Starts the worker threads (`--threads`, or one per core) as rayon's
 /// global pool, before any work: a count above [`max_threads`] is refused,
-/// and threads that cannot be started (a process limit, `ulimit -u`) are an
-/// error, where the pool rayon would otherwise start on first use panics.
+/// as is one whose stacks do not fit under `ulimit -v`, and threads that
+/// cannot be started (a process limit, `ulimit -u`) are an error, where the
+/// pool rayon would otherwise start on first use panics.
 ///
 /// [`max_threads`]: rarity::limits::max_threads
 fn start_threads(threads: Option<usize>) -> Result<()> {
     let cap = rarity::limits::max_threads();
-    let n = match threads {
+    let (n, asked) = match threads {
         Some(0) => return Err(rarity::Error::invalid("--threads must be at least 1")),
         Some(t) if t > cap => {
             return Err(rarity::Error::invalid(format!(
@@ -142,8 +150,9 @@ fn start_threads(threads: Option<usize>) -> Result<()> {
                 rarity::limits::MAX_THREADS
             )))
         }
-        Some(t) => t,
-        // rayon's default: `RAYON_NUM_THREADS`, else one thread per core.
+        Some(t) => (t, Some(format!("--threads {t}"))),
+        // rayon's default: `RAYON_NUM_THREADS`, else one thread per core
+        // (fewer under an address-space limit too small for their stacks).
         None => match std::env::var("RAYON_NUM_THREADS").map(|v| v.trim().parse::<usize>()) {
             Ok(Ok(t)) if t > cap => {
                 return Err(rarity::Error::invalid(format!(
@@ -151,21 +160,20 @@ fn start_threads(threads: Option<usize>) -> Result<()> {
                      give --threads N (at most {cap})"
                 )))
             }
-            _ => 0,
+            Ok(Ok(t)) if t > 0 => (t, Some(format!("RAYON_NUM_THREADS={t}"))),
+            _ => (rarity::limits::default_threads(), None),
         },
     };
+    if let Some(asked) = asked {
+        rarity::limits::check_thread_stacks(&asked, n)?;
+    }
     rayon::ThreadPoolBuilder::new()
         .num_threads(n)
         .build_global()
         .map_err(|e| {
-            let count = if n == 0 {
-                "the worker threads".to_string()
-            } else {
-                format!("{n} worker threads")
-            };
             rarity::Error::invalid(format!(
-                "could not start {count}: {e}; the process may have reached its limit \
-                 of processes (ulimit -u): try --threads 1"
+                "could not start {n} worker threads: {e}; the process may have reached its \
+                 limit of processes (ulimit -u) or of address space (ulimit -v): try --threads 1"
             ))
         })
 }

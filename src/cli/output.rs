@@ -1,4 +1,10 @@
 //! Printing results: aligned text tables and JSON on stdout, notes on stderr.
+//!
+//! Everything printed goes through [`rarity::printable`]: text with its
+//! control characters escaped (line feeds and tabs kept), JSON with the
+//! characters serde_json leaves raw escaped, so no name from a data or
+//! model file reaches the terminal raw. Tables written with `-o -` are
+//! data, not text, and are written as they are.
 
 use std::io::Write;
 use std::path::Path;
@@ -22,18 +28,26 @@ pub fn print_json<T: Serialize>(value: &T) -> Result<()> {
 pub fn write_report(report: &Report, dir: &Path, quiet: bool) -> Result<()> {
     report.write(dir)?;
     if !quiet {
-        eprintln!("report written to {}", dir.join("index.html").display());
+        note(&format!(
+            "report written to {}",
+            dir.join("index.html").display()
+        ));
     }
     Ok(())
 }
 
-/// Writes to stdout, treating a closed pipe (`| head`) as success.
+/// Prints one line on stderr, its control characters escaped.
+pub fn note(line: &str) {
+    eprintln!("{}", rarity::printable::escape_text(line));
+}
+
+/// Writes to stdout: a write error, a closed pipe (`| head`) included,
+/// is the command's error (see `cli/streams.rs` for how it ends).
 pub fn write_stdout(text: &str) -> Result<()> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::io("<stdout>", e)),
-        _ => Ok(()),
-    }
+    let text = rarity::printable::escape_text(text);
+    let mut out = rarity::data::write::stdout()?;
+    out.write_all(text.as_bytes())
+        .map_err(|e| Error::io("<stdout>", e))
 }
 
 /// Prints a command's summary (text or a JSON value already rendered):
@@ -42,7 +56,7 @@ pub fn write_stdout(text: &str) -> Result<()> {
 pub fn print_summary(table_output: &Path, quiet: bool, text: &str) -> Result<()> {
     if rarity::data::write::is_stdout(table_output) {
         if !quiet {
-            eprint!("{text}");
+            eprint!("{}", rarity::printable::escape_text(text));
         }
         return Ok(());
     }
@@ -53,7 +67,7 @@ pub fn print_summary(table_output: &Path, quiet: bool, text: &str) -> Result<()>
 pub fn json_text<T: Serialize>(value: &T) -> Result<String> {
     let text = serde_json::to_string_pretty(value)
         .map_err(|e| Error::invalid(format!("cannot encode JSON: {e}")))?;
-    Ok(format!("{text}\n"))
+    Ok(format!("{}\n", rarity::printable::escape_json(&text)))
 }
 
 /// The path of this binary when `rarity` on the `PATH` is not it (a

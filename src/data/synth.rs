@@ -486,7 +486,9 @@ impl FraudTask {
         make: impl Fn(Chunk) -> T + Sync,
         mut take: impl FnMut(T) -> Result<()>,
     ) -> Result<()> {
-        let batch = 4 * rayon::current_num_threads().max(1);
+        // A chunk of 30 features and the label, with its text once written.
+        let each = (CHUNK * 31 * 8 * 3) as u64;
+        let batch = crate::limits::in_flight(each, 4 * rayon::current_num_threads());
         let n_chunks = self.n_chunks();
         for first in (0..n_chunks).step_by(batch) {
             let last = (first + batch).min(n_chunks);

@@ -1,8 +1,10 @@
 //! The report folder, written whole: the files go into a temporary folder
 //! beside it (an unpredictable name, created by the exclusive `mkdir`;
-//! removed on any error and by the CLI's signal handler) that is renamed
-//! into place at the end, as git writes its objects and sqlite its
-//! journals: a report is there complete or not at all.
+//! removed on any error and by the CLI's signal handler; locked while it
+//! exists, so that the next run writing the report removes it if this one
+//! is killed by a signal nobody can catch, see `data::write::stale`) that
+//! is renamed into place at the end, as git writes its objects and sqlite
+//! its journals: a report is there complete or not at all.
 //!
 //! An existing folder is replaced only when it is empty or holds a
 //! previous rarity report (its `index.html` carries the
@@ -118,6 +120,9 @@ fn put_in_place(tmp: &Path, target: &Path) -> std::io::Result<()> {
     if !target.exists() {
         return std::fs::rename(tmp, target);
     }
+    // Locked before it is moved aside: a run killed before removing it
+    // leaves it for the next run to remove (`data::write::stale`).
+    let _held = crate::data::write::locked(target)?;
     let aside = crate::data::write::temp_name(target, "old")?;
     std::fs::rename(target, &aside)?;
     if let Err(e) = std::fs::rename(tmp, target) {

@@ -181,13 +181,17 @@ impl Table {
     /// );
     /// ```
     pub fn to_text(&self) -> String {
-        let lines: Vec<Vec<String>> = std::iter::once(self.header.clone())
-            .chain(
-                self.rows
-                    .iter()
-                    .map(|r| r.iter().map(Cell::display).collect()),
-            )
-            .collect();
+        // Names from data cannot reach the terminal raw (see
+        // `crate::printable`), nor break a row.
+        let safe = |s: String| crate::printable::escape(&s).into_owned();
+        let lines: Vec<Vec<String>> =
+            std::iter::once(self.header.iter().cloned().map(safe).collect())
+                .chain(
+                    self.rows
+                        .iter()
+                        .map(|r| r.iter().map(|c| safe(c.display())).collect()),
+                )
+                .collect();
         let ncol = lines.iter().map(Vec::len).max().unwrap_or(0);
         let widths: Vec<usize> = (0..ncol)
             .map(|c| {

@@ -4,7 +4,8 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -192,4 +193,60 @@ pub fn finish(failures: Vec<String>, checked: usize) {
         failures.len(),
         failures.join("\n")
     );
+}
+
+/// A 300-row table `dir/ok.csv` of two features, 30 rows positive: its path.
+pub fn small_table(dir: &Path) -> String {
+    let mut text = String::from("x1,x2,y\n");
+    for i in 0..300 {
+        let y = u32::from(i % 10 == 0);
+        text.push_str(&format!("{},{},{y}\n", i % 17, (i * 7) % 23 + y * 5));
+    }
+    let p = dir.join("ok.csv");
+    std::fs::write(&p, text).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+/// Whether process `pid` holds a file of `dir` open: an output, which is
+/// anonymous until it is complete (`/proc` shows `dir/#inode (deleted)`).
+pub fn writing_into(pid: u32, dir: &Path) -> bool {
+    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return false;
+    };
+    fds.flatten()
+        .filter_map(|fd| std::fs::read_link(fd.path()).ok())
+        .any(|to| to.starts_with(dir))
+}
+
+/// Waits until `child` holds a file of `dir` open ([`writing_into`]);
+/// fails when it ends first or after 60 s.
+pub fn wait_writing_into(child: &mut Child, dir: &Path) {
+    let start = Instant::now();
+    while !writing_into(child.id(), dir) {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the process ended before it opened a file of {}",
+            dir.display()
+        );
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no file of {} opened within 60 s",
+            dir.display()
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// The output of `child` (its streams piped), killed and the test failed
+/// with `what` when it has not finished within `limit`.
+pub fn output_within(mut child: Child, limit: Duration, what: &str) -> Output {
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("{what} (not finished within {limit:?})");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
 }

@@ -10,7 +10,18 @@
 //! option's target, else the last attribute. Nominal inputs become one-hot
 //! columns in declared level order; a nominal target keeps its declared order.
 //! A line may be at most as long as a CSV line (`RARITY_MAX_LINE_BYTES`).
+//!
+//! What a declaration may cost is bounded before any row is read, as
+//! serde_json bounds what a document may nest: a nominal type declares at
+//! most [`MAX_DECLARED_LEVELS`] levels (splitting stops there, so a header
+//! line of millions of levels is refused, not held), a nominal target at
+//! most the classes a target may have (`RARITY_MAX_CLASSES`, see
+//! [`super::classes`]), and the one-hot table is checked against the memory
+//! available ([`crate::limits::check_memory`]) before it is allocated.
+//! Values are looked up in a nominal type by hashing, so a row costs the
+//! same whatever the levels declared.
 
+use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read};
 
 use super::lines::{max_line_bytes, too_long};
@@ -32,8 +43,20 @@ struct Attribute {
     kind: AttrType,
 }
 
+/// The most levels one nominal declaration may hold: 2^16. A nominal input
+/// becomes one feature per level, and no table one-hot encodes more; a
+/// category of more levels (a merchant, a postcode) belongs in a CSV or
+/// Parquet column read with `--categorical native`.
+pub const MAX_DECLARED_LEVELS: usize = 1 << 16;
+
 /// Splits on `sep` outside single or double quotes, trimming and unquoting.
 fn split_fields(s: &str, sep: char) -> Vec<String> {
+    split_fields_upto(s, sep, usize::MAX).unwrap_or_default()
+}
+
+/// [`split_fields`], `None` as soon as there are more than `most` fields:
+/// nothing beyond is held.
+fn split_fields_upto(s: &str, sep: char, most: usize) -> Option<Vec<String>> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut quote: Option<char> = None;
@@ -42,12 +65,20 @@ fn split_fields(s: &str, sep: char) -> Vec<String> {
             (Some(q), c) if c == q => quote = None,
             (Some(_), c) => cur.push(c),
             (None, '\'' | '"') => quote = Some(c),
-            (None, c) if c == sep => out.push(std::mem::take(&mut cur).trim().to_string()),
+            (None, c) if c == sep => {
+                if out.len() == most {
+                    return None;
+                }
+                out.push(std::mem::take(&mut cur).trim().to_string());
+            }
             (None, c) => cur.push(c),
         }
     }
+    if out.len() == most {
+        return None;
+    }
     out.push(cur.trim().to_string());
-    out
+    Some(out)
 }
 
 /// Splits the head of an `@attribute` line into name and the rest.
@@ -73,7 +104,15 @@ fn parse_attribute(rest: &str, origin: &str, line: usize) -> Result<Attribute> {
             .rfind('}')
             .map(|e| &body[..e])
             .ok_or_else(|| bad("nominal type has no closing '}'"))?;
-        let levels: Vec<String> = split_fields(body, ',')
+        let levels: Vec<String> = split_fields_upto(body, ',', MAX_DECLARED_LEVELS)
+            .ok_or_else(|| {
+                bad(&format!(
+                    "attribute '{}' declares more than {MAX_DECLARED_LEVELS} levels, the most \
+                     a nominal type may hold (each is a one-hot feature); read a category of \
+                     that many levels from CSV or Parquet with --categorical native",
+                    quoted(name.as_bytes())
+                ))
+            })?
             .into_iter()
             .filter(|l| !l.is_empty())
             .collect();
@@ -108,6 +147,54 @@ fn names_list(rest: &str) -> Vec<String> {
         .collect()
 }
 
+/// The data rows read so far, each with its line number, held within the
+/// memory available.
+#[derive(Default)]
+struct HeldRows {
+    rows: Vec<(usize, Vec<Option<String>>)>,
+    /// What the rows take, as glibc's allocator counts it ([`held_bytes`]).
+    bytes: f64,
+}
+
+impl HeldRows {
+    /// Adds the row of line `line_no`, refused when the rows would take more
+    /// than the memory available.
+    fn push(&mut self, line_no: usize, vals: Vec<Option<String>>, origin: &str) -> Result<()> {
+        self.bytes += held_bytes(&vals);
+        let available = crate::limits::memory_available();
+        if self.bytes > available as f64 {
+            return Err(parse_err(
+                origin,
+                format!(
+                    "the rows read ({} so far, line {line_no}) take more than the memory \
+                     available, {}",
+                    self.rows.len() + 1,
+                    crate::limits::bytes_text(available as f64)
+                ),
+            ));
+        }
+        self.rows.push((line_no, vals));
+        Ok(())
+    }
+}
+
+/// The bytes a row of [`HeldRows`] takes, as glibc's allocator counts them
+/// (a block is its size and 8 bytes rounded up to 16, at least 32): its
+/// entry in the list (twice, for the list's doubling), its values and their
+/// texts.
+fn held_bytes(vals: &[Option<String>]) -> f64 {
+    let block = |n: usize| {
+        if n == 0 {
+            0
+        } else {
+            (n + 8).div_ceil(16).max(2) * 16
+        }
+    };
+    let texts: usize = vals.iter().flatten().map(|v| block(v.len())).sum();
+    let entry = std::mem::size_of::<(usize, Vec<Option<String>>)>();
+    (2 * entry + block(std::mem::size_of_val(vals)) + texts) as f64
+}
+
 pub(super) fn read_arff<R: Read>(
     reader: R,
     origin: &str,
@@ -121,7 +208,7 @@ pub(super) fn read_arff<R: Read>(
     let mut line_no = 0usize;
     let mut in_data = false;
     let mut saw_any = false;
-    let mut rows: Vec<(usize, Vec<Option<String>>)> = Vec::new();
+    let mut held = HeldRows::default();
     let mut report = ReadReport::default();
 
     loop {
@@ -156,7 +243,10 @@ pub(super) fn read_arff<R: Read>(
                 "@attribute" => attrs.push(parse_attribute(rest, origin, line_no)?),
                 "@inputs" => {}
                 "@outputs" | "@output" => outputs = names_list(rest),
-                "@data" => in_data = true,
+                "@data" => {
+                    check_declared_target(&attrs, &outputs, origin, opts)?;
+                    in_data = true;
+                }
                 _ => {
                     return Err(parse_err(
                         origin,
@@ -172,7 +262,7 @@ pub(super) fn read_arff<R: Read>(
         }
         report.rows_read += 1;
         match data_row(text, &attrs, origin, line_no, opts)? {
-            Some(vals) => rows.push((line_no, vals)),
+            Some(vals) => held.push(line_no, vals, origin)?,
             None => report.dropped_missing += 1,
         }
     }
@@ -194,7 +284,40 @@ pub(super) fn read_arff<R: Read>(
     let names: Vec<String> = attrs.iter().map(|a| a.name.clone()).collect();
     check_unique_names(&names, origin)?;
     let target = target_of(&outputs, &names, origin, opts)?;
-    build(attrs, rows, target, origin, opts, report)
+    build(attrs, held.rows, target, origin, opts, report)
+}
+
+/// Fails when the target's nominal type declares more classes than a
+/// target may have: checked when `@data` starts, before any row is read
+/// (the classes of a nominal target are its declared levels, used or not).
+fn check_declared_target(
+    attrs: &[Attribute],
+    outputs: &[String],
+    origin: &str,
+    opts: &ReadOptions,
+) -> Result<()> {
+    let names: Vec<String> = attrs.iter().map(|a| a.name.clone()).collect();
+    let Some(t) = (attrs.len() >= 2)
+        .then(|| target_of(outputs, &names, origin, opts).ok())
+        .flatten()
+    else {
+        return Ok(()); // the reader says what is wrong once the header is whole
+    };
+    let max = super::classes::max_classes();
+    match &attrs[t].kind {
+        AttrType::Nominal(levels) if levels.len() > max => Err(parse_err(
+            origin,
+            format!(
+                "the target '{}' declares {} classes, more than the {max} a classifier can \
+                 sensibly learn; choose the label column with --target NAME, or, if it is \
+                 right, allow more classes with {}=<n>",
+                quoted(attrs[t].name.as_bytes()),
+                levels.len(),
+                super::classes::MAX_CLASSES_ENV
+            ),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// One line of the @data section (line `line_no`) as its values (`None`:
@@ -369,14 +492,15 @@ fn build(
     };
     let mut counts = vec![0usize; label_names.len()];
     let mut raw_y = Vec::with_capacity(cells.len());
+    let label_ids = index_of(&label_names);
     for (line, r) in &cells {
-        let Some(id) = label_names.iter().position(|l| *l == r[target]) else {
+        let Some(&id) = label_ids.get(r[target].as_str()) else {
             return Err(parse_err(
                 origin,
                 format!(
                     "line {line}: class '{}' is not one of the declared levels ({})",
-                    r[target],
-                    label_names.join(", ")
+                    quoted(r[target].as_bytes()),
+                    listed(&label_names)
                 ),
             ));
         };
@@ -405,13 +529,27 @@ fn encode_rows(
     locate: &dyn Fn(usize) -> String,
 ) -> Result<Vec<f64>> {
     let d: usize = kinds.iter().map(ColumnEncoding::width).sum();
+    crate::limits::check_memory(
+        &format!("the table ({} rows of {d} features)", rows.len()),
+        rows.len() as f64 * d as f64 * 8.0,
+    )?;
     let mut x = Vec::with_capacity(rows.len() * d);
+    let index: Vec<Option<HashMap<&str, usize>>> = kinds
+        .iter()
+        .map(|k| match k {
+            ColumnEncoding::OneHot { levels, .. } | ColumnEncoding::Categorical { levels, .. } => {
+                Some(index_of(levels))
+            }
+            ColumnEncoding::Numeric { .. } => None,
+        })
+        .collect();
     for (i, r) in rows.iter().enumerate() {
-        for (k, v) in kinds.iter().zip(r) {
+        for ((k, v), index) in kinds.iter().zip(r).zip(&index) {
             let Some(v) = v else {
                 x.extend(std::iter::repeat_n(f64::NAN, k.width()));
                 continue;
             };
+            let level = index.as_ref().and_then(|m| m.get(v.as_str()).copied());
             match k {
                 ColumnEncoding::Numeric { name } => {
                     let num = v.parse::<f64>().ok().filter(|f| f.is_finite());
@@ -424,29 +562,50 @@ fn encode_rows(
                     })?);
                 }
                 ColumnEncoding::OneHot { name, levels } => {
-                    let Some(pos) = levels.iter().position(|l| l == v) else {
+                    let Some(pos) = level else {
                         return Err(Error::data(format!(
                             "{}, column '{name}': level '{}' is not a known level; \
                              known levels: {}",
                             locate(i),
                             quoted(v.as_bytes()),
-                            levels.join(", ")
+                            listed(levels)
                         )));
                     };
                     x.extend((0..levels.len()).map(|l| if l == pos { 1.0 } else { 0.0 }));
                 }
-                ColumnEncoding::Categorical { levels, .. } => {
-                    x.push(
-                        levels
-                            .iter()
-                            .position(|l| l == v)
-                            .map_or(f64::NAN, |p| p as f64),
-                    );
+                ColumnEncoding::Categorical { .. } => {
+                    x.push(level.map_or(f64::NAN, |p| p as f64));
                 }
             }
         }
     }
     Ok(x)
+}
+
+/// The first levels of `levels` for a message, with how many there are
+/// when there are more.
+fn listed(levels: &[String]) -> String {
+    const SHOWN: usize = 20;
+    let head: Vec<String> = levels
+        .iter()
+        .take(SHOWN)
+        .map(|l| quoted(l.as_bytes()))
+        .collect();
+    let more = levels.len().saturating_sub(SHOWN);
+    if more == 0 {
+        head.join(", ")
+    } else {
+        format!("{}, ... ({} in all)", head.join(", "), levels.len())
+    }
+}
+
+/// Each text's position in `texts` (the first, for a repeated one).
+fn index_of(texts: &[String]) -> HashMap<&str, usize> {
+    let mut index = HashMap::with_capacity(texts.len());
+    for (i, t) in texts.iter().enumerate() {
+        index.entry(t.as_str()).or_insert(i);
+    }
+    index
 }
 
 #[cfg(test)]
@@ -505,5 +664,51 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("'r' is not one of"), "{e}");
+    }
+
+    #[test]
+    fn what_a_declaration_may_cost_is_bounded() {
+        let levels = |n: usize| {
+            (0..n)
+                .map(|i| format!("l{i}"))
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        // An input of more levels than a declaration may hold, refused as
+        // it is split.
+        let t = format!(
+            "@relation r\n@attribute a {{{}}}\n@attribute c {{p,q}}\n@data\nl1,p\n",
+            levels(MAX_DECLARED_LEVELS + 1)
+        );
+        let e = read(&t).unwrap_err().to_string();
+        assert!(
+            e.contains("line 2") && e.contains("declares more than 65536 levels"),
+            "{e}"
+        );
+        // As many as it may hold are read, and looked up by hashing.
+        let t = format!(
+            "@relation r\n@attribute a {{{}}}\n@attribute c {{p,q}}\n@data\nl65535,p\nl0,q\n",
+            levels(MAX_DECLARED_LEVELS)
+        );
+        let (ds, _) = read(&t).unwrap();
+        assert_eq!(ds.n_features(), MAX_DECLARED_LEVELS);
+        assert_eq!(ds.value(0, MAX_DECLARED_LEVELS - 1), 1.0);
+        // A target of more classes than a target may have, before any row.
+        let t = format!(
+            "@relation r\n@attribute a real\n@attribute c {{{}}}\n@data\n1,l0\n",
+            levels(5000)
+        );
+        let e = read(&t).unwrap_err().to_string();
+        assert!(
+            e.contains("declares 5000 classes") && e.contains("RARITY_MAX_CLASSES"),
+            "{e}"
+        );
+        // An unknown level's message lists a few levels, not all of them.
+        let t = format!(
+            "@relation r\n@attribute a {{{}}}\n@attribute c {{p,q}}\n@data\nzz,p\n",
+            levels(900)
+        );
+        let e = read(&t).unwrap_err().to_string();
+        assert!(e.contains("... (900 in all)") && e.len() < 400, "{e}");
     }
 }

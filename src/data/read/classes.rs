@@ -33,9 +33,7 @@ const ID_CHECK_ROWS: usize = 200;
 /// the default limit and at least 200 rows, more classes than half the
 /// rows (an identifier column, not a class).
 pub fn check_class_count(classes: usize, rows: usize) -> Result<()> {
-    let set = std::env::var(MAX_CLASSES_ENV)
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok());
+    let set = max_classes_set();
     let max = set.unwrap_or(DEFAULT_MAX_CLASSES);
     let id_like = set.is_none() && rows >= ID_CHECK_ROWS && classes * 2 > rows;
     if classes <= max && !id_like {
@@ -51,6 +49,19 @@ pub fn check_class_count(classes: usize, rows: usize) -> Result<()> {
          identifier? choose the label column with --target NAME (or its 0-based index), \
          or, if it is right, allow more classes with {MAX_CLASSES_ENV}=<n>"
     )))
+}
+
+/// The class limit `RARITY_MAX_CLASSES` sets, if it does.
+fn max_classes_set() -> Option<usize> {
+    std::env::var(MAX_CLASSES_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+}
+
+/// The most classes a target may have: `RARITY_MAX_CLASSES`, else
+/// [`DEFAULT_MAX_CLASSES`].
+pub(super) fn max_classes() -> usize {
+    max_classes_set().unwrap_or(DEFAULT_MAX_CLASSES)
 }
 
 /// The value of a label read as a number, if it is one (non-finite values

@@ -513,7 +513,10 @@ pub(super) fn read_blocks<R: Read + Send>(
         sequential(&mut none, Some(rec), layout, delimiter, sink)?;
     }
     let (mut reader, mut line_no) = lines.into_parts();
-    let batch = 2 * rayon::current_num_threads().max(1);
+    // Each block in flight: its text, and its values once parsed (about as
+    // many bytes again, for short fields several times more), in two
+    // batches; at most a sixteenth of the memory available.
+    let batch = crate::limits::in_flight(16 * BLOCK as u64, 2 * rayon::current_num_threads());
     // While one batch is parsed (in parallel), the next one is read.
     let (mut cur, mut next) = (Batch::new(batch), Batch::new(batch));
     let mut parts: Vec<Block> = (0..batch).map(|_| Block::new(layout)).collect();

@@ -559,8 +559,7 @@ impl Sink for Gather<'_, '_> {
         self.collector.globalise(block)?;
         (self.progress)(self.collector.report.rows_read as u64);
         let Some((keep, counts, class_of)) = &mut self.keep else {
-            self.collector.push_all(block);
-            return Ok(());
+            return self.collector.push_all(block);
         };
         for i in 0..block.labels.len() {
             let raw = block.labels[i] as usize;
@@ -580,7 +579,7 @@ impl Sink for Gather<'_, '_> {
             })?;
             let times = keep(class as usize);
             if times > 0 {
-                self.collector.push_row(block, i, times);
+                self.collector.push_row(block, i, times)?;
             }
         }
         Ok(())

@@ -26,7 +26,7 @@ pub(crate) fn quoted(field: &[u8]) -> String {
         });
         match c {
             Some(c) => {
-                escape(c, &mut out);
+                crate::printable::push_char(c, &mut out);
                 pos += c.len_utf8();
             }
             None => {
@@ -39,19 +39,6 @@ pub(crate) fn quoted(field: &[u8]) -> String {
         let _ = write!(out, "... ({} bytes)", field.len());
     }
     out
-}
-
-fn escape(c: char, out: &mut String) {
-    match c {
-        '\0' => out.push_str("\\0"),
-        '\n' => out.push_str("\\n"),
-        '\r' => out.push_str("\\r"),
-        '\t' => out.push_str("\\t"),
-        c if c.is_control() => {
-            let _ = write!(out, "\\u{{{:x}}}", c as u32);
-        }
-        c => out.push(c),
-    }
 }
 
 #[cfg(test)]

@@ -987,26 +987,52 @@ impl<'a> Collector<'a> {
         Ok(())
     }
 
-    /// Reserves room for about `rows` more rows.
+    /// Reserves room for about `rows` more rows (a size hint): nothing
+    /// when they would not fit in the memory available or cannot be
+    /// allocated, which the rows themselves then say as they come.
     pub(crate) fn reserve(&mut self, rows: usize) {
         let m = self.layout.slots.len();
-        self.x.reserve_exact(rows.saturating_mul(m).min(1 << 34));
-        self.y.reserve_exact(rows.min(1 << 32));
+        let _ = crate::limits::grow(&mut self.x, rows.saturating_mul(m), "")
+            .and_then(|()| crate::limits::grow(&mut self.y, rows, ""));
+    }
+
+    /// Makes room for `rows` more rows of `values` values: a clear error
+    /// when the table would not fit in the memory available.
+    fn grow(&mut self, rows: usize, values: usize) -> Result<()> {
+        if self.x.capacity() - self.x.len() >= values && self.y.capacity() - self.y.len() >= rows {
+            return Ok(());
+        }
+        let n = self.y.len() + rows;
+        let m = self.layout.slots.len();
+        let bytes = n as f64 * (m as f64 * 8.0 + 4.0);
+        let what = format!(
+            "{}: the table read so far ({n} rows of {m} value{}, {})",
+            self.layout.origin,
+            if m == 1 { "" } else { "s" },
+            crate::limits::bytes_text(bytes)
+        );
+        crate::limits::check_memory(&what, bytes)?;
+        crate::limits::grow(&mut self.x, values, &what)?;
+        crate::limits::grow(&mut self.y, rows, &what)
     }
 
     /// Adds every row of a globalised block.
-    pub(crate) fn push_all(&mut self, b: &Block) {
+    pub(crate) fn push_all(&mut self, b: &Block) -> Result<()> {
+        self.grow(b.labels.len(), b.x.len())?;
         append_parallel(&mut self.x, &b.x);
         self.y.extend_from_slice(&b.labels);
+        Ok(())
     }
 
     /// Adds row `i` of a globalised block `times` times.
-    pub(crate) fn push_row(&mut self, b: &Block, i: usize, times: usize) {
+    pub(crate) fn push_row(&mut self, b: &Block, i: usize, times: usize) -> Result<()> {
         let m = self.layout.slots.len();
+        self.grow(times, times.saturating_mul(m))?;
         for _ in 0..times {
             self.x.extend_from_slice(&b.x[i * m..(i + 1) * m]);
             self.y.push(b.labels[i]);
         }
+        Ok(())
     }
 
     /// The dataset of the collected rows: classes assigned from `classes`
@@ -1047,6 +1073,14 @@ impl<'a> Collector<'a> {
         let x = if outputs.iter().all(|o| matches!(o, Output::Value(_))) {
             x
         } else {
+            let rows = y.len() as f64;
+            crate::limits::check_memory(
+                &format!(
+                    "{origin}: the encoded table ({rows} rows of {} features)",
+                    outputs.len()
+                ),
+                rows * outputs.len() as f64 * 8.0,
+            )?;
             expand(&x, m, &outputs)
         };
         let feature_names = feature_names_of(&encodings);

@@ -67,6 +67,44 @@ fn refuse_model_file(head: &[u8], origin: &str) -> Result<()> {
     Ok(())
 }
 
+/// All of `r`, held in memory within the memory available (a clear error
+/// beyond it).
+fn read_whole(mut r: impl Read, origin: &str) -> Result<Vec<u8>> {
+    let what = format!(
+        "{origin}: the whole input (a Parquet or Arrow file keeps its schema at its end, so a \
+         stream of one is held whole; give it as a file to read it in place)"
+    );
+    let mut bytes = Vec::new();
+    loop {
+        crate::limits::grow(&mut bytes, 1 << 20, &what)?;
+        let room = (bytes.capacity() - bytes.len()) as u64;
+        let n = (&mut r)
+            .take(room)
+            .read_to_end(&mut bytes)
+            .map_err(|e| parse_err(origin, format!("read failed: {e}")))?;
+        if n == 0 {
+            return Ok(bytes);
+        }
+    }
+}
+
+/// Standard input, to read from; an error when it is not open for reading
+/// (closed by the caller, `<&-`: the command line holds it open write-only
+/// so that it cannot read as an empty file, see `cli/streams.rs`).
+fn stdin() -> Result<std::io::Stdin> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: fcntl(F_GETFL) only inspects the descriptor table.
+        let flags = unsafe { libc::fcntl(0, libc::F_GETFL) };
+        if flags < 0 || flags & libc::O_ACCMODE == libc::O_WRONLY {
+            return Err(Error::invalid(
+                "standard input is not open for reading (was it closed, as with <&-?)",
+            ));
+        }
+    }
+    Ok(std::io::stdin())
+}
+
 /// The format a file name implies, looking through `.gz` / `.zst`.
 fn format_of_name(name: &str) -> Format {
     let lower = name.to_ascii_lowercase();
@@ -97,7 +135,7 @@ impl<'r> Table<'r> {
     /// stream, once).
     pub fn open(path: &Path, opts: &ReadOptions) -> Result<Table<'r>> {
         if super::super::write::is_stdio(path) {
-            let stdin: Box<dyn Read + Send + 'r> = Box::new(std::io::stdin());
+            let stdin: Box<dyn Read + Send + 'r> = Box::new(stdin()?);
             return Table::from_stream(stdin, "<stdin>", Format::Csv, opts);
         }
         let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
@@ -150,10 +188,7 @@ impl<'r> Table<'r> {
         }
         if head.starts_with(PARQUET) || head.starts_with(IPC_FILE) {
             // Both keep their schema at the end: read the whole input.
-            let mut bytes = Vec::new();
-            let mut r = r;
-            r.read_to_end(&mut bytes)
-                .map_err(|e| parse_err(origin, format!("read failed: {e}")))?;
+            let bytes = read_whole(r, origin)?;
             let input = if head.starts_with(PARQUET) {
                 ArrowInput::ParquetBytes(bytes.into())
             } else {

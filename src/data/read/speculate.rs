@@ -150,7 +150,7 @@ impl Sink for Held<'_, '_> {
             label.seen += 1;
             let drawn = label.rng.random::<f64>() < self.rate;
             if drawn || label.whole {
-                self.collector.push_row(block, i, 1);
+                self.collector.push_row(block, i, 1)?;
                 self.ordinal.push(ordinal);
                 self.drawn.push(drawn);
                 self.undrawn += usize::from(!drawn);

@@ -46,7 +46,8 @@ impl CsvEncoder {
             .collect();
         let pieces = block.rows.div_ceil(PIECE_ROWS);
         // A batch of pieces is formatted in parallel, then written in order.
-        let batch = 4 * rayon::current_num_threads().max(1);
+        let each = (PIECE_ROWS * block.columns.len().max(1) * 24) as u64;
+        let batch = crate::limits::in_flight(each, 4 * rayon::current_num_threads());
         if self.buffers.len() < batch {
             self.buffers.resize_with(batch, Vec::new);
         }

@@ -17,6 +17,8 @@
 //! - a symbolic link is followed to its target (the link stays a link);
 //! - anything else that exists (a device such as `/dev/null`, a FIFO, a
 //!   terminal) is written directly: it is never replaced by a regular file;
+//!   a terminal (standard output included) gets the bytes with their
+//!   control characters escaped ([`crate::printable::Escaping`]);
 //! - a directory is an error.
 //!
 //! Tables ([`TableWriter`]) are CSV with numbers in shortest round-trip form
@@ -32,6 +34,7 @@ mod parquet;
 mod paths;
 mod pending;
 mod perms;
+mod stale;
 mod stream;
 mod table;
 
@@ -41,8 +44,9 @@ use std::path::{Path, PathBuf};
 
 pub use block::{Block, Column, ColumnSpec};
 pub use paths::JobPaths;
-pub use pending::remove_all_pending;
-pub(crate) use pending::{temp_name, Pending};
+pub(crate) use pending::{locked, temp_name, Pending};
+pub use pending::{remove_all_pending, remove_all_pending_if_free};
+pub use stream::stdout;
 pub use table::{write_dataset, TableFormat, TableWriter};
 
 use crate::error::{Error, Result};
@@ -141,11 +145,12 @@ fn existing(p: &Path) -> Result<Option<Metadata>> {
 }
 
 /// Checks before any work that `path` can be an output: an error for a
-/// directory, a loop of links, a stream descriptor that is not open, or an
+/// directory, a loop of links, a stream descriptor (standard output for
+/// `-`) that is not open for writing, or an
 /// existing file the user could not write (see [`AtomicFile::create`]).
 pub fn check_output(path: &Path) -> Result<()> {
     if is_stdio(path) {
-        return Ok(());
+        return stream::check(path, 1);
     }
     match resolve(path)? {
         Resolved::Stream(fd) => stream::check(path, fd),
@@ -169,6 +174,18 @@ fn buffered(w: Box<dyn Write + Send>) -> Option<BufWriter<Box<dyn Write + Send>>
     Some(BufWriter::with_capacity(1 << 20, w))
 }
 
+/// A file written in place, its control characters escaped when it is a
+/// terminal ([`crate::printable::Escaping`]): a table to a terminal is read
+/// by a person, and a name in it must not drive the terminal.
+fn in_place(f: File) -> Box<dyn Write + Send> {
+    use std::io::IsTerminal;
+    if f.is_terminal() {
+        Box::new(crate::printable::Escaping::new(f))
+    } else {
+        Box::new(f)
+    }
+}
+
 impl AtomicFile {
     /// Opens the output `path` (see the module docs for what is done with
     /// `-`, streams, links, special files and directories).
@@ -182,10 +199,7 @@ impl AtomicFile {
         if is_stdio(path) {
             return Ok(AtomicFile {
                 path: PathBuf::from("<stdout>"),
-                ..direct(
-                    Target::Stdout,
-                    Box::new(stream::PipeEnd::new(std::io::stdout())),
-                )
+                ..direct(Target::Stdout, in_place(stream::stdout()?))
             });
         }
         match resolve(path)? {
@@ -193,14 +207,14 @@ impl AtomicFile {
                 // What was printed through Rust's stdout goes first.
                 let _ = std::io::stdout().flush();
                 let s = stream::open(path, fd)?;
-                Ok(direct(Target::Direct, Box::new(s)))
+                Ok(direct(Target::Direct, in_place(s)))
             }
             Resolved::Special(p) => {
                 let file = std::fs::OpenOptions::new()
                     .write(true)
                     .open(&p)
                     .map_err(|e| Error::io(path, e))?;
-                Ok(direct(Target::Direct, Box::new(file)))
+                Ok(direct(Target::Direct, in_place(file)))
             }
             Resolved::Regular(p) => {
                 let old = existing(&p)?.map(Box::new);

@@ -7,9 +7,13 @@
 //! reopened (reopening `/proc/self/fd/1` of a `>> log` would lose
 //! `O_APPEND` and overwrite the log's head). This is what GNU coreutils
 //! (`tee`, `dd of=`) do with these names on Linux.
+//!
+//! A descriptor that is not open for writing is refused before any work:
+//! the command line starts with a standard output closed by its caller
+//! (`>&-`) held open read-only (`cli/streams.rs`), where Rust's runtime
+//! would have put `/dev/null` and every row would silently vanish.
 
 use std::fs::File;
-use std::io::Write;
 use std::path::Path;
 
 use crate::error::{Error, Result};
@@ -44,66 +48,32 @@ pub(super) fn stream_fd(path: &Path) -> Option<i32> {
     }
 }
 
-/// A writer that treats a closed pipe (`| head`) as the end of the output
-/// rather than an error: standard output (`-`) and held streams.
-pub(super) struct PipeEnd<W> {
-    inner: W,
-    closed: bool,
-}
-
-impl<W: Write> PipeEnd<W> {
-    /// Writes to `inner` until its reader goes away.
-    pub(super) fn new(inner: W) -> Self {
-        PipeEnd {
-            inner,
-            closed: false,
-        }
-    }
-
-    /// `r`, with a closed pipe marking the end of the output.
-    fn ended(&mut self, r: std::io::Result<()>) -> std::io::Result<()> {
-        match r {
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
-                self.closed = true;
-                Ok(())
-            }
-            r => r,
-        }
-    }
-}
-
-impl<W: Write> Write for PipeEnd<W> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        if !self.closed {
-            let r = self.inner.write_all(buf);
-            self.ended(r)?;
-        }
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        if self.closed {
-            return Ok(());
-        }
-        let r = self.inner.flush();
-        self.ended(r)
-    }
-}
-
-/// A duplicate of descriptor `fd` (a clear error when it is not open),
-/// written until its reader goes away; `path` names it in messages.
-pub(super) fn open(path: &Path, fd: i32) -> Result<PipeEnd<File>> {
-    Ok(PipeEnd::new(duplicate(path, fd)?))
+/// A duplicate of descriptor `fd` (a clear error when it is not open for
+/// writing); `path` names it in messages. A write error, a closed pipe
+/// (`EPIPE`) included, is the command's error, as it is for coreutils.
+pub(super) fn open(path: &Path, fd: i32) -> Result<File> {
+    duplicate(path, fd)
 }
 
 #[cfg(unix)]
 fn duplicate(path: &Path, fd: i32) -> Result<File> {
     use std::os::fd::{BorrowedFd, OwnedFd};
-    // SAFETY: fcntl(F_GETFD) only inspects the descriptor table.
-    if unsafe { libc_fcntl_getfd(fd) } < 0 {
+    // SAFETY: fcntl(F_GETFL) only inspects the descriptor table.
+    let flags = unsafe { libc_fcntl_getfl(fd) };
+    if flags < 0 {
         return Err(Error::invalid(format!(
             "'{}' names file descriptor {fd}, which is not open",
             path.display()
+        )));
+    }
+    if !writable(flags) {
+        let what = if fd == 1 {
+            "standard output".to_string()
+        } else {
+            format!("'{}' (file descriptor {fd})", path.display())
+        };
+        return Err(Error::invalid(format!(
+            "{what} is not open for writing (was it closed, as with >&-?)"
         )));
     }
     // SAFETY: `fd` was just checked to be open and is only borrowed for the
@@ -115,18 +85,31 @@ fn duplicate(path: &Path, fd: i32) -> Result<File> {
     Ok(File::from(owned))
 }
 
+/// The status flags of descriptor `fd` (`fcntl(F_GETFL)`), negative when
+/// it is not open.
 #[cfg(all(unix, target_os = "linux"))]
-unsafe fn libc_fcntl_getfd(fd: i32) -> i32 {
-    libc::fcntl(fd, libc::F_GETFD)
+unsafe fn libc_fcntl_getfl(fd: i32) -> i32 {
+    libc::fcntl(fd, libc::F_GETFL)
+}
+
+/// Whether a descriptor of status `flags` may be written.
+#[cfg(all(unix, target_os = "linux"))]
+fn writable(flags: i32) -> bool {
+    flags & libc::O_ACCMODE != libc::O_RDONLY
 }
 
 #[cfg(all(unix, not(target_os = "linux")))]
-unsafe fn libc_fcntl_getfd(fd: i32) -> i32 {
+unsafe fn libc_fcntl_getfl(fd: i32) -> i32 {
     if fd >= 0 {
         0
     } else {
         -1
     }
+}
+
+#[cfg(all(unix, not(target_os = "linux")))]
+fn writable(_flags: i32) -> bool {
+    true
 }
 
 #[cfg(not(unix))]
@@ -137,7 +120,16 @@ fn duplicate(path: &Path, _fd: i32) -> Result<File> {
     )))
 }
 
-/// Checks before any work that a stream output's descriptor is open.
+/// A duplicate of standard output, to write to (an error when it is not
+/// open for writing). Rust's `std::io::stdout` takes a write that fails
+/// with `EBADF` for a success, so a closed standard output is written
+/// through this instead.
+pub fn stdout() -> Result<File> {
+    duplicate(Path::new("<stdout>"), 1)
+}
+
+/// Checks before any work that a stream output's descriptor is open for
+/// writing.
 pub(super) fn check(path: &Path, fd: i32) -> Result<()> {
     duplicate(path, fd).map(drop)
 }

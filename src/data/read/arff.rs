@@ -549,7 +549,7 @@ fn encode_rows(
                 x.extend(std::iter::repeat_n(f64::NAN, k.width()));
                 continue;
             };
-            let level = index.as_ref().and_then(|m| m.get(v.as_str()).copied());
+            let level = index.as_ref().and_then(|m| m.get(v).copied());
             match k {
                 ColumnEncoding::Numeric { name } => {
                     let num = v.parse::<f64>().ok().filter(|f| f.is_finite());

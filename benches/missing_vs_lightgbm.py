@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Missing values learned from (issue 52): rarity's gbdt beside LightGBM and scikit-learn's
 HistGradientBoostingClassifier, and rarity's trees' two ways with missing values
-(missing=direction, missing=mia) beside scikit-learn's forest, on tables with holes punched in
+(missing_split=direction, missing_split=mia) beside scikit-learn's forest, on tables with holes punched in
 them. AP, ROC AUC and fit time under 5-fold CV.
 
 Usage (from the repository root; needs numpy, threadpoolctl, scikit-learn >= 1.4 and lightgbm 4.x):
@@ -35,7 +35,7 @@ waiting passively). Fit time = the five folds' fits and predictions, wall
 clock and CPU seconds of all threads; the ratio is the peer's seconds over rarity's (above 1:
 rarity is faster).
 
-Part trees: rarity `forest(n=--trees-n)` and `tree` with missing=direction and missing=mia,
+Part trees: rarity `forest(n=--trees-n)` and `tree` with missing_split=direction and missing_split=mia,
 and scikit-learn RandomForestClassifier(n_estimators=--trees-n, max_features='sqrt') (which
 takes NaN from 1.4 on, scoring both directions and the missing-versus-observed split), on the
 bundled and shared tables (and dense with --data dense: slow for scikit-learn).
@@ -203,8 +203,8 @@ def tree_sides(a, exe, threads):
     n = a.trees_n
     sides = []
     for m in ("direction", "mia"):
-        sides.append((f"forest {m}", lambda X, y, f, m=m: rarity_cv(exe, X, y, f, f"forest(n={n},missing={m})", threads)))
-        sides.append((f"tree {m}", lambda X, y, f, m=m: rarity_cv(exe, X, y, f, f"tree(missing={m})", threads)))
+        sides.append((f"forest {m}", lambda X, y, f, m=m: rarity_cv(exe, X, y, f, f"forest(n={n},missing_split={m})", threads)))
+        sides.append((f"tree {m}", lambda X, y, f, m=m: rarity_cv(exe, X, y, f, f"tree(missing_split={m})", threads)))
     sides.append(("sklearn forest", lambda X, y, f: peer_cv(lambda: RF(
         n_estimators=n, max_features="sqrt", n_jobs=threads, random_state=0), X, y, f, threads)))
     return sides

@@ -61,7 +61,7 @@ fn a_learned_direction_beats_a_fixed_one_where_the_hole_carries_the_label() {
         "gbdt(rounds=1,max_leaves=2)",
         "tree(max_depth=1)",
         "tree(max_depth=1,splitter=exact)",
-        "tree(max_depth=2,missing=direction)",
+        "tree(max_depth=2,missing_split=direction)",
     ] {
         let (learned, fixed) = (ap(spec, &train, &test), ap(spec, &train_fixed, &test_fixed));
         assert!(

@@ -525,7 +525,8 @@ fn select_reads_categorical_columns_natively_or_by_target_statistics() {
     assert!(truth.contains("tree") && truth.contains("gbdt"), "{truth}");
     // A learner that reads codes as numbers, and target statistics (a
     // strategy's stage, not a learner's), are refused by name.
-    let (code, _, err) = select(&d, &t, "tree,logistic", &["--categorical", "native"]);
+    let native_ignored = ["--categorical", "native", "--unknown", "ignore"];
+    let (code, _, err) = select(&d, &t, "tree,logistic", &native_ignored);
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains("learner logistic") && err.contains("'shop'"),

@@ -239,7 +239,8 @@ fn the_model_can_come_from_standard_input() {
     assert!(out.status.success(), "{err}");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
-        stdout.lines().next().unwrap().ends_with("p_0,p_1,label"),
+        // The kept target column y, then the probabilities and the label.
+        stdout.starts_with("y,p_n,p_p,label\n"),
         "{stdout}"
     );
     let out = piped(&["predict", "-", "-", "-o", "-"]);

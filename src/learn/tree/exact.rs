@@ -263,7 +263,7 @@ impl Grower<'_> {
         if n_miss > 0 && observed > 0 {
             let start = Some((&miss[..], miss_samples));
             self.scan_from(f, node, observed, start, tot, w, score, best);
-            if self.cfg.missing == MissingSplits::Mia
+            if self.cfg.missing_split == MissingSplits::Mia
                 && node.samples - miss_samples >= self.min_leaf
                 && miss_samples >= self.min_leaf
             {

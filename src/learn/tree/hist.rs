@@ -352,7 +352,7 @@ impl Grower<'_> {
         }
         let varies = self.scan_values(f, values, Some(miss), node, w, score, best);
         let observed = values.chunks_exact(s).any(|c| c[self.k] > 0.0);
-        if observed && self.cfg.missing == MissingSplits::Mia {
+        if observed && self.cfg.missing_split == MissingSplits::Mia {
             self.observed_apart(f, m, miss, node, w, score, best);
         }
         varies || observed

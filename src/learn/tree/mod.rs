@@ -23,11 +23,11 @@
 //! missing values one of their own), scores a node's candidates as
 //! scikit-learn's best splitter does (1.3 and later): every threshold
 //! between observed values with the node's missing values on the right,
-//! then the same thresholds with them on the left, then (`missing=mia`, the
+//! then the same thresholds with them on the left, then (`missing_split=mia`, the
 //! default) the observed values against the missing ones, the split that
 //! makes missingness an attribute of its own (MIA, Twala, Jones & Hand
 //! 2008, "Good methods for coping with missing data in decision trees");
-//! ties keep the first candidate. `missing=direction` leaves that last
+//! ties keep the first candidate. `missing_split=direction` leaves that last
 //! split out: each threshold only sends the missing values the better way.
 //! A node without missing values of the split's feature (and so a feature
 //! without any in training) sends them, met when scoring, to the child of
@@ -321,8 +321,9 @@ params! {
         pub max_cat_to_onehot: usize = 4 => Bounds::at_least(1.0),
         /// Missing values (NaN): direction (each threshold sends them the
         /// better way) or mia (also the split of the observed values from
-        /// the missing ones, Twala et al. 2008).
-        pub missing: MissingSplits = MissingSplits::Mia,
+        /// the missing ones, Twala et al. 2008). Not `missing`, the
+        /// missing-value policy of every reading front end.
+        pub missing_split: MissingSplits = MissingSplits::Mia,
     }
     check = check_tree;
 }
@@ -377,8 +378,8 @@ impl Tree {
         if self.max_cat_to_onehot != d.max_cat_to_onehot {
             s += &format!(",max_cat_to_onehot={}", self.max_cat_to_onehot);
         }
-        if self.missing != d.missing {
-            s += &format!(",missing={}", self.missing.to_text());
+        if self.missing_split != d.missing_split {
+            s += &format!(",missing_split={}", self.missing_split.to_text());
         }
         s
     }

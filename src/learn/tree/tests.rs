@@ -660,7 +660,7 @@ fn every_splitter_sends_missing_values_the_better_way() {
             let stump = Tree {
                 max_depth: Some(1),
                 splitter,
-                missing,
+                missing_split: missing,
                 ..Tree::default()
             };
             let m = fit(&stump, &ds);
@@ -706,7 +706,7 @@ fn mia_splits_the_observed_values_from_the_missing_ones() {
         let stump = |missing| Tree {
             max_depth: Some(1),
             splitter,
-            missing,
+            missing_split: missing,
             ..Tree::default()
         };
         let mia = fit(&stump(MissingSplits::Mia), &ds);

@@ -939,4 +939,20 @@ class CorrectedClassifier(ClassifierMixin, BaseEstimator):
         return {"text/plain": repr(self), "text/html": self._repr_html_()}
 
     def __sklearn_tags__(self):
-        return _input_tags(super().__sklearn_tags__())
+        # Missing values reach the estimator when the sampler draws rows
+        # without measuring distances and the estimator takes them.
+        from sklearn.utils import get_tags
+
+        from .sampling import _Base
+
+        est = self.estimator if self.estimator is not None else Classifier("forest(n=100)")
+        try:
+            takes = get_tags(est).input_tags.allow_nan
+            s = self.sampler
+            if isinstance(s, _Base):
+                takes = takes and s._draws_only(None)
+            else:
+                takes = takes and _rarity.missing_policy("keep", "sampler", [s]) == "keep"
+        except (ValueError, TypeError, AttributeError):
+            takes = False
+        return _input_tags(super().__sklearn_tags__(), allow_nan=takes)

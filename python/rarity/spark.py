@@ -550,9 +550,9 @@ def fit(
     if label not in df.columns:
         raise ValueError(f"fit: no column '{label}'; columns are: {', '.join(df.columns)}")
     cols = list(features) if features is not None else [c for c in df.columns if c != label]
-    missing = [c for c in cols if c not in df.columns]
-    if missing:
-        raise ValueError(f"fit: no column {', '.join(map(repr, missing))}; columns are: {', '.join(df.columns)}")
+    absent = [c for c in cols if c not in df.columns]
+    if absent:
+        raise ValueError(f"fit: no column {', '.join(map(repr, absent))}; columns are: {', '.join(df.columns)}")
     coded = _categorical_columns(df, cols, categorical, categorical_cols)
     policy = _rarity.missing_policy(str(missing), "strategies", [spec])
     rows = _missing_rows(df.select(*cols, label), cols, label, policy)

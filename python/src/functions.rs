@@ -139,10 +139,11 @@ pub fn missing_policy(missing: &str, kind: &str, specs: Option<Vec<String>>) -> 
                 rarity::spec::build_learners(&specs.join(",")).map_err(crate::pool::to_py)?;
             job::select::learners_refusal(&built)
         }
-        ("sampler", Some(specs)) => {
-            let s = rarity::sample::parse_sampler(&specs.join("+")).map_err(crate::pool::to_py)?;
-            job::resample::sampler_refusal(s.as_ref())
-        }
+        // A sampler spec that does not parse is left to the job, whose
+        // error names the caller's parameter (`method`).
+        ("sampler", Some(specs)) => rarity::sample::parse_sampler(&specs.join("+"))
+            .ok()
+            .and_then(|s| job::resample::sampler_refusal(s.as_ref())),
         (k, _) => return Err(value_error(format!("unknown kind of specs '{k}'"))),
     };
     job::missing_policy(asked, refusal, Front::Python)

@@ -74,12 +74,14 @@ def test_a_frame_with_missing_levels_fits_the_model_of_its_csv(cli, tmp_path):
     assert 20 < dropped < 80
     cli_model = tmp_path / "cli.rarity"
     _cli(cli, "--seed", "5", "fit", train_csv, "--target", "y", "--categorical", "native",
-         "--categorical-cols", "shop", "-m", SPEC, "-o", cli_model)
+         "--categorical-cols", "shop", "-m", SPEC, "-o", cli_model, "--missing", "drop")
     want = _cli(cli, "predict", cli_model, test_csv, "-o", "-")
     for name, table in _tables(text).items():
         X = table.drop("y") if name.startswith("polars") else (
             table.drop(columns="y") if name.startswith("pandas") else table.drop_columns(["y"]))
-        m = rarity.Classifier(SPEC, seed=5, categorical_features=["shop", "channel"])
+        # missing='drop' as the command line's --missing drop (gbdt would
+        # take the missing levels: missing='auto' keeps them).
+        m = rarity.Classifier(SPEC, seed=5, categorical_features=["shop", "channel"], missing="drop")
         with pytest.warns(UserWarning, match=f"dropped {dropped} of 400 rows with a missing value"):
             m.fit(X, text["y"].to_numpy())
         assert m.model_.categories == rarity._rarity.Model.from_bytes(cli_model.read_bytes()).categories
@@ -89,20 +91,21 @@ def test_a_frame_with_missing_levels_fits_the_model_of_its_csv(cli, tmp_path):
         held = pd.read_csv(test_csv, na_values=["?"])
         p = m.predict_proba(held)
         assert np.all(np.isfinite(p))
-        with pytest.raises(ValueError, match="column 'shop': missing value"):
-            m.predict_proba(held.assign(shop=[None] * len(held)))
+        # A missing level is scored: a native split sends it with the
+        # levels outside its set.
+        assert np.all(np.isfinite(m.predict_proba(held.assign(shop=[None] * len(held)))))
 
 
 def test_only_missing_levels_is_a_value_error_and_complete_tables_warn_nothing():
     data = gaps(n=60)
     X, y = data.drop(columns="y"), data["y"].to_numpy()
-    with pytest.raises(ValueError, match="every one of the 60 rows misses a value"):
+    with pytest.raises(ValueError, match="missing in every one of the 60 rows"):
         rarity.Classifier(SPEC, categorical_features=["shop"]).fit(X.assign(shop=[None] * 60), y)
     # A NaN in a NumPy column declared categorical is missing too.
     codes = np.where(np.arange(60) % 6 == 0, np.nan, np.arange(60) % 7).astype(float)
     M = np.column_stack([X["amount"].to_numpy(), codes])
     with pytest.warns(UserWarning, match="dropped 10 of 60 rows"):
-        m = rarity.Classifier(SPEC, categorical_features=[1]).fit(M, y)
+        m = rarity.Classifier(SPEC, categorical_features=[1], missing="drop").fit(M, y)
     assert m.model_.categories["x1"] == [str(c) for c in range(7)]
     import warnings
 
@@ -116,11 +119,12 @@ def test_evaluate_on_a_table_with_missing_levels_matches_the_command_line(cli, t
     train_csv = tmp_path / "t.csv"
     gaps(seed=3).to_csv(train_csv, index=False, float_format="%.17g")
     want = json.loads(_cli(cli, "--seed", "7", "evaluate", train_csv, "-m", spec, "--cv", "3",
-                           "--categorical", mode, "--format", "json"))
+                           "--categorical", mode, "--format", "json", "--missing", "drop"))
     assert want["rows_dropped"]["count"] > 20
     text = pd.read_csv(train_csv, na_values=["?"])
     for name, table in _tables(text).items():
-        got = rarity.evaluate(table, target="y", model=spec, cv="3", seed=7, categorical=mode).to_dict()
+        got = rarity.evaluate(table, target="y", model=spec, cv="3", seed=7, categorical=mode,
+                              missing="drop").to_dict()
         for k in ("fit_seconds", "predict_seconds"):
             got.pop(k), want.pop(k, None)
         assert got.pop("data") == "<data>"

@@ -76,7 +76,7 @@ def test_keep_refuses_a_strategy_that_cannot_take_missing_values():
 def test_messages_count_rows_from_0():
     X = np.array([[1.0, 2.0], [3.0, np.nan], [5.0, 6.0], [7.0, 8.0]])
     y = np.array([0, 1, 0, 1])
-    clf = rarity.Classifier("tree", missing="drop")
+    clf = rarity.Classifier("logistic", missing="drop")
     with pytest.warns(UserWarning, match="dropped 1 of 4 rows"):
         clf.fit(X, y)
     with pytest.raises(ValueError, match=r"row 1 \(counting from 0\), feature 'x1' is missing"):

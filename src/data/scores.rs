@@ -258,11 +258,6 @@ fn chosen_columns(path: &Path, spec: &ScoresSpec) -> Result<(String, Option<Stri
                 .to_vec(),
         )
     };
-    let decided = match (&spec.decided, &names) {
-        (Decided::Column(c), _) => Some(c.clone()),
-        (Decided::Auto, Some(n)) if n.iter().any(|c| c == "label") => Some("label".to_string()),
-        _ => None,
-    };
     let truth = match (&spec.truth, &names) {
         (Some(t), _) => t.clone(),
         (None, Some(names)) => truth_column(names)?,
@@ -271,6 +266,15 @@ fn chosen_columns(path: &Path, spec: &ScoresSpec) -> Result<(String, Option<Stri
                 "scores from standard input need --truth COL",
             ))
         }
+    };
+    // `auto`: predict's `label` column, unless it is the truth itself (a
+    // file of true labels named `label` and probabilities).
+    let decided = match (&spec.decided, &names) {
+        (Decided::Column(c), _) => Some(c.clone()),
+        (Decided::Auto, Some(n)) if truth != "label" && n.iter().any(|c| c == "label") => {
+            Some("label".to_string())
+        }
+        _ => None,
     };
     let Some(names) = names else {
         return Ok((truth, decided, Vec::new()));

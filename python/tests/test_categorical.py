@@ -315,7 +315,7 @@ def test_a_model_saved_from_python_predicts_the_same_in_the_cli(cli, tmp_path):
     assert rarity._rarity.Model.from_bytes(cli_model.read_bytes()).categories == m.model_.categories
     out2 = tmp_path / "p2.csv"
     subprocess.run(
-        [cli, "--quiet", "predict", str(cli_model), str(test_csv), "-o", str(out2)],
+        [cli, "--quiet", "predict", str(cli_model), str(test_csv), "-o", str(out2), "--unknown", "ignore"],
         check=True,
         capture_output=True,
     )

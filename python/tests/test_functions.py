@@ -128,7 +128,7 @@ def test_run_ranks_fits_the_winner_and_writes_the_report(tmp_path):
     index = res.report(tmp_path / "rep")
     assert "<svg" in open(index).read()
     assert (tmp_path / "rep" / "tables" / "ranking.csv").exists()
-    assert len(res.folds()) == 5 * 3
+    assert len(res.folds()) == len(res.ranking) * 3
     # paths are read as the command line reads them
     csv = tmp_path / "d.csv"
     df.to_csv(csv, index=False)

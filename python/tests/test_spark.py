@@ -416,11 +416,13 @@ def test_unseen_levels_are_predicted_as_on_the_command_line(spark, shops, cli, t
     assert "s999" not in seen
     rows = [(1, "s0", 5000, 0.5), (2, "s999", 5011, 0.5), (3, "s13", 99999, 0.25), (4, " s13 ", 5044, 0.75)]
     new = spark.createDataFrame(rows, "id long, shop string, mcc long, x double").repartition(2)
-    got = {r["id"]: (r["p_0"], r["p_1"], r["label"]) for r in rs.predict(new, str(model)).collect()}
+    # Unseen levels (s999, mcc 99999) read as no split's, as --unknown ignore.
+    got = {r["id"]: (r["p_0"], r["p_1"], r["label"]) for r in rs.predict(new, str(model), unknown="ignore").collect()}
     csv = tmp_path / "new.csv"
     csv.write_text("id,shop,mcc,x\n" + "".join(f"{i},{s},{m},{x}\n" for i, s, m, x in rows))
     out = tmp_path / "p.csv"
-    subprocess.run([cli, "--quiet", "predict", str(model), str(csv), "--id", "id", "-o", str(out)], check=True)
+    subprocess.run([cli, "--quiet", "predict", str(model), str(csv), "--id", "id", "-o", str(out), "--unknown", "ignore"],
+                   check=True)
     lines = out.read_text().splitlines()
     assert lines[0] == "id,p_0,p_1,label"
     for line in lines[1:]:

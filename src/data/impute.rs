@@ -230,7 +230,7 @@ impl Impute {
             }
             let values: Vec<(f64, f64)> =
                 observed.map(|i| (train.value(i, j), weight(i))).collect();
-            if values.is_empty() && !(self.strategy == ImputeStrategy::Constant && !categorical) {
+            if values.is_empty() && (categorical || self.strategy != ImputeStrategy::Constant) {
                 return Err(all_missing(&column_name(), n, !categorical));
             }
             fill[j] = match (categorical, self.strategy) {

@@ -48,12 +48,41 @@ fn list() -> MutexGuard<'static, Vec<(u64, PathBuf, bool)>> {
     PENDING.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Removes a temporary. A folder may still be being filled by another
+/// thread (the signal thread removes it while the main thread writes a
+/// report's files into it), so it is first renamed to a fresh name: the
+/// filler's next file fails to be created instead of landing after
+/// `remove_dir_all` listed the folder. A creation already under way can
+/// still add one entry, which makes the last `rmdir` fail with "not
+/// empty": the removal is retried.
 fn remove(path: &Path, dir: bool) {
-    let _ = if dir {
-        std::fs::remove_dir_all(path)
-    } else {
-        std::fs::remove_file(path)
-    };
+    if !dir {
+        let _ = std::fs::remove_file(path);
+        return;
+    }
+    let gone = renamed(path).filter(|g| std::fs::rename(path, g).is_ok());
+    let at = gone.as_deref().unwrap_or(path);
+    for _ in 0..100 {
+        match std::fs::remove_dir_all(at) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                std::thread::sleep(std::time::Duration::from_millis(1))
+            }
+            _ => return,
+        }
+    }
+}
+
+/// Another temporary name of the same destination for the temporary
+/// `path` (`.NAME.<hex>.tmp` with other digits), so that a run killed while
+/// removing it leaves a stale temporary the next run removes.
+fn renamed(path: &Path) -> Option<PathBuf> {
+    let name = path.file_name()?.to_str()?;
+    let dest = name.strip_prefix('.')?.strip_suffix(".tmp")?;
+    let (dest, tag) = dest.rsplit_once('.')?;
+    if tag.len() != 16 || !tag.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    temp_name(&path.with_file_name(dest), "tmp").ok()
 }
 
 /// Removes every temporary file and folder still being written and keeps
@@ -395,6 +424,33 @@ mod tests {
         assert!(path.is_dir() && list().iter().any(|(_, q, _)| *q == path));
         drop(p);
         assert!(!path.exists() && !list().iter().any(|(_, q, _)| *q == path));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_folder_being_filled_is_removed_whole() {
+        let dir = super::super::scratch_dir("pending-filling");
+        for round in 0..20 {
+            let folder = temp_name(&dir.join(format!("rep{round}")), "tmp").unwrap();
+            std::fs::create_dir(&folder).unwrap();
+            let inside = folder.clone();
+            // Another thread keeps adding files until the folder is gone,
+            // as the main thread fills a report while a signal removes it.
+            let filler = std::thread::spawn(move || {
+                for i in 0.. {
+                    if std::fs::write(inside.join(format!("f{i}.csv")), "x").is_err() {
+                        return i;
+                    }
+                }
+                unreachable!()
+            });
+            while std::fs::read_dir(&folder).unwrap().count() < 50 {
+                std::thread::yield_now();
+            }
+            remove(&folder, true);
+            assert_eq!(entries(&dir), Vec::<PathBuf>::new(), "round {round}");
+            assert!(filler.join().unwrap() >= 50);
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -15,6 +15,7 @@ give the same results for the same seed.
   probabilities corrected for the sample's keep rates: Dal Pozzolo et al.
   2015, eq. 9 and 12), and :class:`GradientBoosting` (``gbdt`` under
   scikit-learn's ``HistGradientBoostingClassifier`` names).
+- :func:`load`: a model file ``rarity fit`` wrote, as its estimator class.
 - :func:`explain` (permutation and split-gain importances) and :func:`show`
   (a fitted model's summary): ``rarity explain`` and ``rarity show``.
 - :mod:`rarity.sampling`: every sampler with ``fit_resample``;
@@ -39,6 +40,7 @@ from ._boosting import GradientBoosting
 from ._classifier import Classifier, CorrectedClassifier
 from ._evaluate import EvaluateResult, evaluate
 from ._explain import Explanation, ModelSummary, explain, show
+from ._load import load
 from ._resample import ResampleResult, resample
 from ._run import RunResult, run
 from ._validation import NotANumberError
@@ -64,6 +66,7 @@ __all__ = [
     "experiments",
     "explain",
     "export_onnx",
+    "load",
     "metrics",
     "model_selection",
     "registry",

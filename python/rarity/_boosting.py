@@ -15,7 +15,7 @@ import numbers
 import numpy as np
 
 from . import _spec
-from ._classifier import _RarityClassifier, _stage_spec
+from ._classifier import _RarityClassifier, _stage_params_of, _stage_spec
 
 #: Rows above which ``early_stopping="auto"`` stops early, as
 #: scikit-learn's ``HistGradientBoostingClassifier`` decides.
@@ -36,9 +36,12 @@ SKLEARN_NAMES = {
 }
 
 
+def _gbdt_entry():
+    return next(e for e in _spec.registry("learners") if e["name"] == "gbdt")
+
+
 def _gbdt_defaults():
-    entry = next(e for e in _spec.registry("learners") if e["name"] == "gbdt")
-    return {p["name"]: _spec.default_value(p["default"], p["expected"]) for p in entry["params"]}
+    return {p["name"]: _spec.default_value(p["default"], p["expected"]) for p in _gbdt_entry()["params"]}
 
 
 class GradientBoosting(_RarityClassifier):
@@ -205,6 +208,27 @@ class GradientBoosting(_RarityClassifier):
         gbdt = _spec.call("gbdt", values, _gbdt_defaults())
         return "+".join([gbdt] + _stage_spec(self))
 
+    @classmethod
+    def _params_of(cls, spec, stages, lab):
+        head, *rest = stages
+        if head[0] != "gbdt":
+            return None
+        sklearn = {g: s for s, g in SKLEARN_NAMES.items()}
+        expected = {p["name"]: p["expected"] for p in _gbdt_entry()["params"]}
+        kw = {}
+        for key, text in head[2]:
+            if key in sklearn:
+                kw[sklearn[key]] = _spec.default_value(text, expected[key])
+            elif key == "early_stopping":
+                kw["early_stopping"] = True
+                kw["n_iter_no_change"] = _spec.default_value(text)
+            elif key != "class_weight":
+                return None  # a gbdt parameter without a scikit-learn name
+        if kw.get("max_depth") == 0:
+            kw["max_depth"] = None
+        stage_kw = _stage_params_of(rest)
+        return None if stage_kw is None else {**kw, **stage_kw, "class_weight": _class_weight_of(head[2], lab)}
+
     def _rounds_no_change(self, n_rows):
         es = self.early_stopping
         if isinstance(es, str) and es == "auto":
@@ -237,3 +261,15 @@ def _class_weight(cw, lab):
     classes = lab.classes_.tolist()
     weights = [float(cw[classes[i]]) for i in lab.from_rarity]
     return "'" + ",".join(repr(w) for w in weights) + "'"
+
+
+def _class_weight_of(args, lab):
+    """``class_weight`` from a gbdt spec's arguments: ``None``,
+    ``'balanced'`` or ``{label: weight}`` from the weights in rarity's class
+    order (the inverse of :func:`_class_weight`)."""
+    text = dict(args).get("class_weight")
+    if text in (None, "none", "balanced"):
+        return None if text == "none" else text
+    weights = [float(w) for w in text.strip("'").split(",")]
+    classes = lab.classes_.tolist()
+    return {classes[lab.from_rarity[k]]: w for k, w in enumerate(weights)}

@@ -22,6 +22,7 @@ argmax of ``predict_proba``.
 from __future__ import annotations
 
 import os
+import re
 import warnings
 
 import numpy as np
@@ -291,6 +292,62 @@ class _RarityClassifier(ClassifierMixin, BaseEstimator):
         renamed into place; nothing that is not a regular file replaced)."""
         _rarity.write_file(os.fspath(path), self.to_bytes())
 
+    @classmethod
+    def load(cls, path):
+        """The fitted estimator in the rarity model file at ``path`` (what
+        ``rarity fit -o`` and :meth:`save` write, binary or JSON), read as
+        ``rarity predict`` reads it (header first, size, checksum and
+        indices checked).
+
+        The estimator is of this class with the parameters that write the
+        model's spec: ``Classifier.load`` takes any model, a named class only
+        a model of its own (``PTBagging.load`` a ``pt-bagging`` one);
+        :func:`rarity.load` picks the class. ``classes_`` are the model's
+        class names, as integers when every name is one (``"0"``, ``"1"``);
+        ``feature_names_in_`` its source columns unless they are the
+        ``x0``, ``x1``, ... a NumPy array is given. Then :meth:`save` writes
+        the same bytes again.
+
+        Raises
+        ------
+        ValueError
+            When the file is not a rarity model (or is damaged), or the
+            model's spec is not one this class writes.
+        """
+        model = _rarity.Model.load(os.fspath(path))
+        est = cls._loaded(model)
+        if est is None:
+            raise ValueError(
+                f"{os.fspath(path)}: the model's spec {model.spec!r} is not one {cls.__name__} fits; "
+                "rarity.load(path) or Classifier.load(path) opens any model"
+            )
+        return est
+
+    @classmethod
+    def _params_of(cls, spec, stages, lab):
+        """The keyword arguments that write ``spec`` (its ``stages`` as
+        ``_rarity.spec_stages`` parses them) for the labels ``lab``, or
+        ``None`` when this class writes no such spec."""
+        return None
+
+    @classmethod
+    def _loaded(cls, model):
+        """An estimator of this class fitted as ``model``, or ``None`` when
+        no parameters of the class give the model's spec (checked by
+        writing the spec again)."""
+        lab = _ModelLabels(model.class_names)
+        try:
+            kw = cls._params_of(model.spec, _rarity.spec_stages(model.spec), lab)
+            est = None if kw is None else cls(**kw)
+            if est is None or est._fit_spec(lab) != model.spec:
+                return None
+        except (TypeError, ValueError):
+            return None
+        names = model.source_columns
+        unnamed = names == [f"x{i}" for i in range(len(names))]
+        est._set_model(model, lab, _ModelColumns(names), None if unnamed else np.asarray(names, dtype=object))
+        return est
+
     def to_onnx(self, path=None):
         """The fitted strategy as an ONNX model (what ``rarity export`` writes).
 
@@ -327,6 +384,36 @@ class _RarityClassifier(ClassifierMixin, BaseEstimator):
         except (ValueError, NotImplementedError, AttributeError):
             takes = False
         return _input_tags(super().__sklearn_tags__(), allow_nan=takes)
+
+
+class _ModelColumns:
+    """The columns of a loaded model, where a fit has its features."""
+
+    def __init__(self, names):
+        self.column_names = names
+
+
+class _ModelLabels:
+    """The :class:`~rarity._validation.Labels` of a loaded model: its class
+    names in scikit-learn's sorted order (integers when every name is the
+    text of one), mapped to rarity's class ids."""
+
+    def __init__(self, class_names):
+        ints = all(re.fullmatch(r"-?(0|[1-9][0-9]*)", n) and n != "-0" for n in class_names)
+        values = [int(n) for n in class_names] if ints else list(class_names)
+        order = sorted(range(len(values)), key=lambda k: values[k])
+        self.classes_ = np.asarray([values[k] for k in order], dtype=np.int64 if ints else object)
+        if not ints:
+            self.classes_ = self.classes_.astype(str)
+        self.class_names = list(class_names)
+        self.to_rarity = np.asarray(order, dtype=np.int64)
+        self.from_rarity = np.argsort(self.to_rarity)
+        self.codes = np.empty(0, dtype=np.uint32)
+
+    @property
+    def positive(self):
+        """The label of rarity's positive class (class 1) of a binary task."""
+        return self.classes_[self.from_rarity[1]] if len(self.classes_) == 2 else None
 
 
 def _sklearn_html(est):
@@ -533,6 +620,10 @@ class Classifier(_RarityClassifier):
             raise ValueError(f"spec={self.spec!r} is invalid; expected a strategy spec string")
         return self.spec
 
+    @classmethod
+    def _params_of(cls, spec, stages, lab):
+        return {"spec": spec}
+
 
 # ---- named classes, generated from the ensemble registry
 
@@ -572,6 +663,33 @@ def _stage_spec(self):
     return stages
 
 
+#: The stages a named class's ``calibration`` writes; any other stage after
+#: ``correct`` is its ``decision``.
+_CALIBRATIONS = ("platt", "isotonic")
+
+
+def _stage_params_of(stages):
+    """``correct``, ``calibration`` and ``decision`` that write the stages
+    after the learner (``(name, text, args)`` each), or ``None``."""
+    kw = {}
+    if stages and stages[0][0] == "correct":
+        args = stages[0][2]
+        if not args:
+            kw["correct"] = True
+        elif len(args) == 1 and args[0][0] == "mode":
+            kw["correct"] = args[0][1]
+        else:
+            return None
+        stages = stages[1:]
+    if stages and stages[0][0] in _CALIBRATIONS:
+        kw["calibration"] = stages[0][1]
+        stages = stages[1:]
+    if stages:
+        kw["decision"] = stages[0][1]
+        stages = stages[1:]
+    return None if stages else kw
+
+
 def _named_class(entry):
     name = entry["name"]
     params = entry["params"]
@@ -588,12 +706,23 @@ def _named_class(entry):
         values = {spec_keys[k]: getattr(self, k) for k in spec_keys}
         return "+".join([_spec.call(name, values, defaults)] + _stage_spec(self))
 
+    @classmethod
+    def _params_of(cls, spec, stages, lab):
+        head, *rest = stages
+        if head[0] != name or any(k is None or k not in spec_keys.values() for k, _ in head[2]):
+            return None
+        expected = {p["name"]: p["expected"] for p in params}
+        kw = {_spec.python_name(k): _spec.default_value(v, expected[k]) for k, v in head[2]}
+        stage_kw = _stage_params_of(rest)
+        return None if stage_kw is None else {**kw, **stage_kw}
+
     __init__ = _spec.keyword_init(sig_params, aliases)
     cls_name = _spec.class_name(entry)
     doc = _named_doc(cls_name, entry, params, alias)
     body = {
         "__init__": __init__,
         "_spec": _spec_of,
+        "_params_of": _params_of,
         "__doc__": doc,
         "__module__": "rarity",
         "registry_name": name,

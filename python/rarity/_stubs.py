@@ -319,9 +319,13 @@ def stubs():
             "from . import model_selection as model_selection, sampling as sampling, select as select, stats as stats", "",
             "__version__: str", "",
             "class NotANumberError(ValueError, TypeError): ...", "",
-            _sig(rarity.registry, "registry"), _sig(rarity.export_onnx, "export_onnx"), ""]
+            _sig(rarity.registry, "registry"), _sig(rarity.export_onnx, "export_onnx"),
+            _sig(rarity.load, "load", "Any"), ""]
     init.append(_class(_classifier._RarityClassifier, "", "classifier", est_methods + ["to_bytes", "save", "to_onnx"],
                        init=False))
+    # A classmethod: its signature has no `cls`; the stub says what it returns.
+    load = _sig(_classifier._RarityClassifier.load, "load", "Any").replace("def load(", "def load(cls, ")
+    init.append(f"    @classmethod\n    {load}")
     init.append("")
     init.append(_class(rarity.Classifier, "_RarityClassifier", "", []))
     for cls in _classifier.ENSEMBLE_CLASSES.values():

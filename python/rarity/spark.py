@@ -39,6 +39,7 @@ module; nothing here computes a number of its own.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Dict, Optional
@@ -613,8 +614,7 @@ def load_model(model):
         return model.model_
     if isinstance(model, (bytes, bytearray)):
         return _rarity.Model.from_bytes(bytes(model))
-    with open(model, "rb") as f:
-        return _rarity.Model.from_bytes(f.read())
+    return _rarity.Model.load(os.fspath(model))
 
 
 # Models loaded in this Python worker, by a token made on the driver for

@@ -195,7 +195,11 @@ impl Experiment {
     /// The report's files (path in the folder, text) as `report` writes
     /// them.
     fn report_files(&self) -> PyResult<Vec<(String, String)>> {
-        self.job.rendered().report().files().map_err(crate::pool::to_py)
+        self.job
+            .rendered()
+            .report()
+            .files()
+            .map_err(crate::pool::to_py)
     }
 
     /// The counted pairs as the CSV text `write_pairs` writes (the

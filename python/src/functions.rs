@@ -155,7 +155,11 @@ pub fn missing_policy(missing: &str, kind: &str, specs: Option<Vec<String>>) -> 
 /// whole, as `--report DIR` writes them: what a result loaded from a pickle
 /// writes its report with.
 #[pyfunction]
-pub fn write_report_files(py: Python<'_>, dir: PathBuf, files: Vec<(String, String)>) -> PyResult<()> {
+pub fn write_report_files(
+    py: Python<'_>,
+    dir: PathBuf,
+    files: Vec<(String, String)>,
+) -> PyResult<()> {
     run(py, Some(1), move || {
         rarity::report::check_report_dir(&dir)?;
         rarity::report::write_files(&dir, &files)
@@ -169,7 +173,9 @@ pub fn write_report_files(py: Python<'_>, dir: PathBuf, files: Vec<(String, Stri
 pub fn write_file(py: Python<'_>, path: PathBuf, data: Vec<u8>) -> PyResult<()> {
     run(py, Some(1), move || {
         use std::io::Write;
-        rarity::data::write::JobPaths::new().output("path", &path).check()?;
+        rarity::data::write::JobPaths::new()
+            .output("path", &path)
+            .check()?;
         let mut f = rarity::data::write::AtomicFile::create(&path)?;
         f.writer().write_all(&data).map_err(|e| f.err(e))?;
         f.commit()
@@ -191,13 +197,33 @@ pub fn value_kind(text: &str) -> PyResult<&'static str> {
     })
 }
 
+/// The stages of a strategy spec as the library parses it: per stage its
+/// name, its text as written and its arguments, each `(keyword or None,
+/// value as spec text)`. What `rarity.load` reads a model's spec with, to
+/// give the estimator class and parameters that write that spec.
+#[pyfunction]
+pub fn spec_stages(spec: &str) -> PyResult<Vec<StageParts>> {
+    let stages = rarity::params::syntax::parse_spanned(spec).map_err(crate::pool::to_py)?;
+    Ok(stages
+        .into_iter()
+        .map(|(call, text)| {
+            let args = call.args.iter().map(|(k, v)| (k.clone(), v.to_string()));
+            (call.name, text, args.collect())
+        })
+        .collect())
+}
+
+/// One stage of [`spec_stages`]: name, text, arguments.
+type StageParts = (String, String, Vec<(Option<String>, String)>);
+
 /// The position of the target column `target` (a name, matched exactly
 /// or else ignoring case when one column matches, or a 0-based index; the
 /// last column when `None`) among `names`, as the readers find it.
 #[pyfunction]
 #[pyo3(signature = (names, target=None))]
 pub fn target_index(names: Vec<String>, target: Option<String>) -> PyResult<usize> {
-    rarity::data::read::target_index(target.as_deref(), &names, "the table").map_err(crate::pool::to_py)
+    rarity::data::read::target_index(target.as_deref(), &names, "the table")
+        .map_err(crate::pool::to_py)
 }
 
 /// Whether sampler `spec` makes rows that are not rows of the input

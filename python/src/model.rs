@@ -272,9 +272,14 @@ impl Model {
             let c = plan.explain(&ds)?;
             let (mut names, mut values, mut contrib) = (Vec::new(), Vec::new(), Vec::new());
             for (i, &l) in labels.iter().enumerate() {
-                let top: Vec<(usize, f64)> = plan.ranked(&c, i, l as usize).into_iter().take(k).collect();
+                let top: Vec<(usize, f64)> =
+                    plan.ranked(&c, i, l as usize).into_iter().take(k).collect();
                 names.push(top.iter().map(|&(j, _)| plan.columns[j].clone()).collect());
-                values.push(top.iter().map(|&(j, _)| plan.value_text(&ds, i, j)).collect());
+                values.push(
+                    top.iter()
+                        .map(|&(j, _)| plan.value_text(&ds, i, j))
+                        .collect(),
+                );
                 contrib.extend(top.iter().map(|&(_, v)| v));
             }
             Ok((labels, names, values, contrib))
@@ -297,7 +302,8 @@ impl Model {
     /// Every tree as arrays, as JSON text (`rarity show --trees`).
     fn dump_trees(&self) -> PyResult<String> {
         let dump = TreeDump::of(&self.fitted).map_err(to_py)?;
-        serde_json::to_string(&dump).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+        serde_json::to_string(&dump)
+            .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
     }
 
     /// The spec the model was fitted from.
@@ -419,7 +425,10 @@ impl Model {
     /// (`FittedStrategy::corrected_by`): Python's `CorrectedClassifier`
     /// around a rarity estimator, as one model that exports.
     fn corrected_by(&self, class_names: Vec<String>, rates: Vec<f64>) -> PyResult<Model> {
-        let fitted = self.fitted.corrected_by(&class_names, &rates).map_err(to_py)?;
+        let fitted = self
+            .fitted
+            .corrected_by(&class_names, &rates)
+            .map_err(to_py)?;
         Ok(Model::new(fitted))
     }
 
@@ -441,6 +450,16 @@ impl Model {
     #[classmethod]
     fn from_bytes(_cls: &Bound<'_, PyType>, b: &[u8]) -> PyResult<Model> {
         let fitted: FittedStrategy = from_bytes(b, Path::new("<bytes>")).map_err(to_py)?;
+        Ok(Model::new(fitted))
+    }
+
+    /// The model in the model file at `path` (binary or JSON, as `rarity
+    /// fit -o` writes it), read as `rarity show` and `rarity predict` read
+    /// one: the header first, the size checked against the machine's
+    /// memory, the checksum and every index validated.
+    #[classmethod]
+    fn load(cls: &Bound<'_, PyType>, path: std::path::PathBuf) -> PyResult<Model> {
+        let fitted = run(cls.py(), Some(1), move || rarity::persist::load(&path))?;
         Ok(Model::new(fitted))
     }
 

@@ -53,11 +53,13 @@ pub fn threads(n_jobs: Option<i64>) -> PyResult<usize> {
             )),
             Some(n) if n > 0 => n,
             Some(n) if cores + 1 + n >= 1 => cores + 1 + n,
-            Some(n) => return Err(PyValueError::new_err(format!(
+            Some(n) => {
+                return Err(PyValueError::new_err(format!(
                 "n_jobs={n} is invalid: a negative n_jobs asks for every core but |n_jobs| - 1 \
                  (joblib's cores + 1 + n_jobs), and this machine has {cores}; use -1 to -{cores}, \
                  or a positive count"
-            ))),
+            )))
+            }
         };
     let cap = rarity::limits::max_threads();
     if n > cap as i64 {

@@ -499,7 +499,12 @@ fn predict(
 type ReasonRows = (Vec<String>, Vec<String>, Vec<f64>);
 
 /// The reasons of `rarity predict --reasons K` for the rows of `ds`.
-fn reason_rows(m: &FittedStrategy, ds: &Dataset, labels: &[u32], k: usize) -> rarity::Result<ReasonRows> {
+fn reason_rows(
+    m: &FittedStrategy,
+    ds: &Dataset,
+    labels: &[u32],
+    k: usize,
+) -> rarity::Result<ReasonRows> {
     let r = Reasons::new(m, ReasonKind::Reasons(k))?;
     let plan = &r.plan;
     let c = plan.explain(ds)?;
@@ -567,13 +572,23 @@ pub fn predict_batch<'py>(
         };
         for (name, v) in [("reason", &rn), ("value", &rv)] {
             for j in 0..k {
-                fields.push(Field::new(format!("{name}_{}", j + 1), arrow_schema::DataType::Utf8, false));
+                fields.push(Field::new(
+                    format!("{name}_{}", j + 1),
+                    arrow_schema::DataType::Utf8,
+                    false,
+                ));
                 columns.push(text(v, j));
             }
         }
         for j in 0..k {
-            fields.push(Field::new(format!("contribution_{}", j + 1), arrow_schema::DataType::Float64, false));
-            columns.push(Arc::new(Float64Array::from_iter_values(rc.iter().skip(j).step_by(k).copied())));
+            fields.push(Field::new(
+                format!("contribution_{}", j + 1),
+                arrow_schema::DataType::Float64,
+                false,
+            ));
+            columns.push(Arc::new(Float64Array::from_iter_values(
+                rc.iter().skip(j).step_by(k).copied(),
+            )));
         }
     }
     let out = RecordBatch::try_new(Arc::new(ArrowSchema::new(fields)), columns)

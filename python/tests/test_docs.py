@@ -6,28 +6,19 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import pkgutil
 import re
 
 import pytest
 
+import rarity
 from conftest import REPO
 
-MODULES = [
-    "rarity",
-    "rarity._boosting",
-    "rarity._classifier",
-    "rarity._explain",
-    "rarity._evaluate",
-    "rarity._run",
-    "rarity.calibration",
-    "rarity.datasets",
-    "rarity.experiments",
-    "rarity.metrics",
-    "rarity.model_selection",
-    "rarity.sampling",
-    "rarity.select",
-    "rarity.stats",
-]
+#: Every module of the package, found, not listed; ``rarity.spark``'s
+#: examples need a Spark session and run in ``test_spark.py``.
+MODULES = ["rarity"] + sorted(
+    f"rarity.{m.name}" for m in pkgutil.iter_modules(rarity.__path__) if m.name != "spark"
+)
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -355,7 +355,7 @@ def _table_categories(X, feats, categorical, categorical_cols):
 
 @sections(categorical=CATEGORICAL_PARAMS, missing=MISSING_PARAMS)
 def run(
-    data, target=None, *, models=None, metric="average_precision", cv="2x5", cost=None,
+    data, target=None, *, models=None, metric=_rarity.DEFAULT_METRIC, cv=_rarity.DEFAULT_CV, cost=None,
     benefit=None, pos_label=None, seed=42, n_jobs=None, decision_metric=None, pooled=False,
     categorical="error", categorical_cols=None, missing="auto",
 ):

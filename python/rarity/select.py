@@ -19,7 +19,7 @@ __all__ = ["select", "reverse_testing", "Selection"]
 #: The default method of ``rarity select`` and :func:`select`: the majority
 #: of the default ReverseTesting variant and two importance-weighted
 #: cross-validations (the method that measured best, ``docs/reverse-testing.md``).
-DEFAULT_METHOD = "vote(reverse-testing, iwcv(ratio=classifier(power=0.5)), iwcv(ratio=ulsif))"
+DEFAULT_METHOD = _rarity.DEFAULT_METHOD
 
 
 class Selection(dict):

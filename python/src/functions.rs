@@ -792,7 +792,7 @@ pub struct RunResult {
 /// tests the differences between models (Friedman / Nemenyi) and fits the
 /// winner on all rows: the same request and call as `rarity run`.
 #[pyfunction]
-#[pyo3(signature = (data, models=Vec::new(), metric="average_precision", cv="2x5", cost=None, benefit=None, seed=42, n_jobs=None, decision_metric=None, pooled=false))]
+#[pyo3(signature = (data, models=Vec::new(), metric=RunRequest::DEFAULT_METRIC, cv=RunRequest::DEFAULT_CV, cost=None, benefit=None, seed=42, n_jobs=None, decision_metric=None, pooled=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn run_job(
     py: Python<'_>,

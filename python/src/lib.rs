@@ -18,6 +18,13 @@ use pyo3::prelude::*;
 fn _rarity(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("FORMAT_VERSION", rarity::persist::FORMAT_VERSION)?;
+    // The defaults the Python signatures read (declared once in the library).
+    m.add(
+        "DEFAULT_METRIC",
+        rarity::job::run::RunRequest::DEFAULT_METRIC,
+    )?;
+    m.add("DEFAULT_CV", rarity::job::run::RunRequest::DEFAULT_CV)?;
+    m.add("DEFAULT_METHOD", rarity::job::select::DEFAULT_METHOD)?;
     m.add_class::<data::Features>()?;
     m.add_class::<data::Data>()?;
     m.add_class::<model::Model>()?;

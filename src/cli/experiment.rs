@@ -110,10 +110,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
                 variants: variants.clone(),
                 methods: methods.clone(),
                 bias: match bias {
-                    BiasArg::Feature => Bias::Feature {
-                        attribute: 0,
-                        fraction: 0.25,
-                    },
+                    BiasArg::Feature => Bias::PAPER_FEATURE,
                     BiasArg::Class => Bias::HalveLargestClass,
                     BiasArg::None => Bias::None,
                 },

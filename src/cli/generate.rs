@@ -195,7 +195,7 @@ fn bias(g: &Global, a: &BiasArgs) -> Result<()> {
         .iter()
         .partition(|v| a.feature.is_some() && v.parse::<f64>().is_ok());
     let drop = match shares.as_slice() {
-        [] => 0.25,
+        [] => rarity::data::bias::FEATURE_DROP,
         [one] => one.parse::<f64>().expect("partitioned as a number"),
         _ => {
             return Err(rarity::Error::invalid(

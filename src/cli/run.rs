@@ -26,7 +26,7 @@ pub struct Args {
     /// in their decision are one model); a thresholded one (g_mean, f1, ...,
     /// cost, benefit) ranks strategies. The Friedman / Nemenyi verdict
     /// compares models.
-    #[arg(long, default_value = "average_precision")]
+    #[arg(long, default_value = RunRequest::DEFAULT_METRIC)]
     metric: String,
     /// The thresholded metric that compares the decisions of each model
     /// (and picks the winner's decision) when `--metric` ranks models;
@@ -36,7 +36,7 @@ pub struct Args {
     /// Repeated cross-validation, `RxK` (R repeats of K folds), K folds,
     /// `loo` (leave-one-out, always pooled), holdout:F, or
     /// time(col=COL, folds=5) / group(col=COL, folds=5) (see `rarity evaluate --help`).
-    #[arg(long, default_value = "2x5")]
+    #[arg(long, default_value = RunRequest::DEFAULT_CV)]
     cv: String,
     /// Pool the out-of-fold predictions of each repeat and compute every
     /// metric once on them (one value per repeat), ranking and testing on

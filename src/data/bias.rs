@@ -31,7 +31,18 @@ pub enum Bias {
     None,
 }
 
+/// The share of rows the feature bias drops by default: Fan & Davidson
+/// (2006) sort by the first attribute and drop its lowest 25%.
+pub const FEATURE_DROP: f64 = 0.25;
+
 impl Bias {
+    /// The paper's feature bias: the lowest [`FEATURE_DROP`] share of rows
+    /// by the first attribute dropped.
+    pub const PAPER_FEATURE: Bias = Bias::Feature {
+        attribute: 0,
+        fraction: FEATURE_DROP,
+    };
+
     /// The rows of `rows` the biased selection keeps, in increasing order;
     /// the class biases draw from `seed`.
     ///

@@ -60,6 +60,12 @@ pub struct RunPlan {
 }
 
 impl RunRequest {
+    /// The ranking metric when none is given (`--metric`, `metric=`).
+    pub const DEFAULT_METRIC: &'static str = "average_precision";
+    /// The cross-validation when none is given (`--cv`, `cv=`): 2 repeats
+    /// of 5 folds.
+    pub const DEFAULT_CV: &'static str = "2x5";
+
     /// Parses and checks every parameter (metrics, costs, benefit,
     /// cross-validation, strategies) before any data is read.
     pub fn plan(self) -> Result<RunPlan> {

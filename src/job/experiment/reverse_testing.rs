@@ -63,10 +63,7 @@ const BIASES: [&str; 3] = ["feature", "class", "none"];
 /// ```
 pub fn named_bias(name: &str, front: Front) -> Result<Bias> {
     match name {
-        "feature" => Ok(Bias::Feature {
-            attribute: 0,
-            fraction: 0.25,
-        }),
+        "feature" => Ok(Bias::PAPER_FEATURE),
         "class" => Ok(Bias::HalveLargestClass),
         "none" => Ok(Bias::None),
         _ => Err(Error::invalid(format!(

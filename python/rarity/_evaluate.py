@@ -10,7 +10,7 @@ import numpy as np
 from . import _html, _rarity, _rendered
 from . import _validation as V
 from ._docs import sections
-from ._run import CATEGORICAL_PARAMS, MISSING_PARAMS, _data, _frame, _missing
+from ._run import CATEGORICAL_PARAMS, MISSING_PARAMS, READ_PARAMS, _data, _frame, _missing
 
 __all__ = ["evaluate", "EvaluateResult"]
 
@@ -87,10 +87,11 @@ class EvaluateResult:
         return f"EvaluateResult(model={d['model']!r}, cv={d['cv']!r}, folds={d['folds']})"
 
 
-@sections(categorical=CATEGORICAL_PARAMS, missing=MISSING_PARAMS)
+@sections(categorical=CATEGORICAL_PARAMS, missing=MISSING_PARAMS, read=READ_PARAMS)
 def evaluate(
     data, target=None, *, model, cv="10", pooled=False, metrics=None, oof=False, pos_label=None,
     seed=42, n_jobs=None, categorical="error", categorical_cols=None, missing="auto",
+    delimiter=",", decimal=".", header=True, drop=None, drop_constant=False,
 ):
     """Cross-validates one strategy, as ``rarity evaluate`` does.
 
@@ -119,6 +120,7 @@ def evaluate(
     n_jobs : int, default=None
     %(categorical)s
     %(missing)s
+    %(read)s
 
     Returns
     -------
@@ -137,7 +139,8 @@ def evaluate(
     n_jobs = V.n_jobs_of(n_jobs)
     policy = _missing(missing, "strategies", [str(model)])
     native_data, source, _ = _data(
-        data, target, pos_label, n_jobs, cv, categorical, categorical_cols, policy, "rarity.evaluate"
+        data, target, pos_label, n_jobs, cv, categorical, categorical_cols, policy, "rarity.evaluate",
+        dict(delimiter=delimiter, decimal=decimal, header=header, drop=drop, drop_constant=drop_constant),
     )
     native = _rarity.evaluate_job(
         native_data, str(model), str(cv), bool(pooled), list(metrics or []), bool(oof), int(seed), n_jobs,

@@ -14,7 +14,8 @@ import numpy as np
 from . import _html, _rarity
 from . import _validation as V
 from ._classifier import _seed
-from ._run import _data, _missing
+from ._docs import sections
+from ._run import READ_PARAMS, _data, _missing
 
 __all__ = ["resample", "ResampleResult"]
 
@@ -83,10 +84,12 @@ class ResampleResult:
         return f"ResampleResult(method={self.method!r}, before={self.before!r}, after={self.after!r})"
 
 
+@sections(read=READ_PARAMS)
 def resample(
     data, method, target=None, *, beta=None, ratio=None, k=None, amount=None, a=None,
     standardise=False, pos_label=None, seed=42, n_jobs=None, categorical="error", categorical_cols=None,
     missing="auto",
+    delimiter=",", decimal=".", header=True, drop=None, drop_constant=False,
 ):
     """Draws a sampler on a dataset: ``rarity resample``.
 
@@ -111,6 +114,7 @@ def resample(
     seed : int, default=42
         Seed of the draw (``rarity resample --seed``).
     n_jobs : int, default=None
+        Threads: ``None`` or ``-1`` every core.
     categorical : {"error", "one-hot", "native", "target"}, default="error"
         How text and category columns are read (``--categorical``):
         ``"native"`` keeps each as one feature of level codes, which the
@@ -124,6 +128,7 @@ def resample(
         sampler that draws by class alone (under, over, the bootstrap,
         EB/RB), dropped with their rows for one that measures distances
         (``"auto"``), or refused.
+    %(read)s
 
     Returns
     -------
@@ -145,7 +150,7 @@ def resample(
     policy = _missing(missing, "sampler", [method])
     native, _, lab = _data(
         data, target, pos_label, n_jobs, categorical=categorical, categorical_cols=categorical_cols,
-        missing=policy, who="rarity.resample",
+        missing=policy, who="rarity.resample", reader=dict(delimiter=delimiter, decimal=decimal, header=header, drop=drop, drop_constant=drop_constant),
     )
     summary, sample = _rarity.resample_job(
         native, method, beta, ratio, k, amount, a, bool(standardise), _seed(seed), n_jobs,

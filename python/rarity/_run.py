@@ -45,6 +45,26 @@ categorical_cols : list of str, default=None
     ``merchant`` by target statistics and keeps ``channel`` as level codes.
     A missing categorical value follows ``missing``."""
 
+#: The reader options of the jobs that read a data file, in numpydoc: the
+#: command line's ``--delimiter``, ``--decimal``, ``--no-header``,
+#: ``--drop`` and ``--drop-constant``, parsed by the same reading request.
+READ_PARAMS = """\
+delimiter : str, default=","
+    A data file's CSV field delimiter: one ASCII character, or ``"tab"``.
+decimal : {".", ","}, default="."
+    The decimal separator of a CSV's numbers (with ``","`` the delimiter
+    must be another character, e.g. ``";"``).
+header : bool, default=True
+    Whether a CSV's first row names the columns (``False``: they are
+    ``x0``, ``x1``, ..., as ``--no-header``).
+drop : list of str, default=None
+    Columns of a data file left out (a table: drop them from it).
+drop_constant : bool, default=False
+    Leave out a data file's feature columns that take a single value."""
+
+#: The reader options' defaults (what a table, read by Python, must keep).
+READ_DEFAULTS = {"delimiter": ",", "decimal": ".", "header": True, "drop": None, "drop_constant": False}
+
 #: The ``missing`` parameter of the jobs that read a table or a file, in
 #: numpydoc.
 MISSING_PARAMS = """missing : {"auto", "keep", "drop", "error"}, default="auto"
@@ -268,24 +288,36 @@ def _missing(missing, kind, specs):
 
 
 def _data(data, target, pos_label, n_jobs, cv=None, categorical="error", categorical_cols=None, missing="drop",
-          who="rarity"):
+          who="rarity", reader=None):
     """``(native data, source name, labels or None)``; the column of a
     ``time(...)`` / ``group(...)`` ``cv`` is read as the command line reads it,
     a file's text columns as ``--categorical`` / ``--categorical-cols`` read
-    them, and missing values by the settled policy ``missing`` (a warning
-    counts the rows dropped, as the command line's note does)."""
+    them, its dialect and columns as ``reader`` (:data:`READ_PARAMS`) says,
+    and missing values by the settled policy ``missing`` (a warning counts
+    the rows dropped, as the command line's note does)."""
     from ._classifier import _warn_dropped
 
+    reader = {**READ_DEFAULTS, **(reader or {})}
     if isinstance(data, (str, os.PathLike)):
         path = os.fspath(data)
         tgt = None if target is None else str(target)
         cols = None if categorical_cols is None else [str(c) for c in categorical_cols]
+        drop = reader["drop"]
+        if isinstance(drop, str):
+            drop = [drop]
         native = _rarity.read_file(
             path, tgt, pos_label, categorical=str(categorical), missing=missing, n_jobs=n_jobs, cv=cv,
-            categorical_cols=cols,
+            categorical_cols=cols, delimiter=_text("delimiter", reader["delimiter"]),
+            decimal=_text("decimal", reader["decimal"]), header=_flag("header", reader["header"]),
+            drop=[str(c) for c in drop or []], drop_constant=_flag("drop_constant", reader["drop_constant"]),
         )
         _warn_dropped(who, native, native.n_rows + native.rows_dropped_, stacklevel=4)
         return native, path, None
+    given = [k for k, v in reader.items() if k != "drop" and v != READ_DEFAULTS[k]]
+    if given:
+        raise ValueError(f"{given[0]}={reader[given[0]]!r} applies to a data file; data is a {type(data).__name__}")
+    if reader["drop"]:
+        raise ValueError("drop applies to a data file; drop the columns from the table instead")
     if categorical not in ("error", "one-hot", "native", "target"):
         raise ValueError(f"categorical={categorical!r} is invalid; expected error, one-hot, native or target")
     if isinstance(data, tuple) and len(data) == 2:
@@ -318,26 +350,23 @@ def _data(data, target, pos_label, n_jobs, cv=None, categorical="error", categor
     return native, "<data>", lab
 
 
-_MODES = ("native", "one-hot", "target", "error")
+def _text(name, v):
+    if not isinstance(v, str):
+        raise ValueError(f"{name}={v!r} is invalid; expected a string")
+    return v
+
+
+def _flag(name, v):
+    if not isinstance(v, (bool, np.bool_)):
+        raise ValueError(f"{name}={v!r} is invalid; expected True or False")
+    return bool(v)
 
 
 def _column_modes(categorical_cols):
     """``(plain names, {name: mode})`` of the ``categorical_cols`` entries
-    ``COL`` and ``COL=MODE``, as ``--categorical-cols`` reads them."""
-    plain, modes = [], {}
-    for entry in categorical_cols or []:
-        col, eq, mode = str(entry).partition("=")
-        if not eq:
-            plain.append(col)
-        elif not col:
-            raise ValueError(f"categorical_cols entry {entry!r} names no column; write COL=MODE")
-        elif mode not in _MODES:
-            raise ValueError(
-                f"categorical_cols {entry!r}: the mode of column '{col}' must be native, one-hot, target or error"
-            )
-        else:
-            modes[col] = mode
-    return plain, modes
+    ``COL`` and ``COL=MODE``, parsed by the library as ``--categorical-cols``."""
+    plain, modes = _rarity.column_modes([str(e) for e in categorical_cols or []])
+    return plain, dict(modes)
 
 
 def _table_categories(X, feats, categorical, categorical_cols):
@@ -353,11 +382,12 @@ def _table_categories(X, feats, categorical, categorical_cols):
     return sorted(cols)
 
 
-@sections(categorical=CATEGORICAL_PARAMS, missing=MISSING_PARAMS)
+@sections(categorical=CATEGORICAL_PARAMS, missing=MISSING_PARAMS, read=READ_PARAMS)
 def run(
     data, target=None, *, models=None, metric=_rarity.DEFAULT_METRIC, cv=_rarity.DEFAULT_CV, cost=None,
     benefit=None, pos_label=None, seed=42, n_jobs=None, decision_metric=None, pooled=False,
     categorical="error", categorical_cols=None, missing="auto",
+    delimiter=",", decimal=".", header=True, drop=None, drop_constant=False,
 ):
     """Compares imbalance strategies on one dataset and fits the winner.
 
@@ -411,6 +441,7 @@ def run(
         always on with ``cv="loo"``, whose one-row folds have no AUC.
     %(categorical)s
     %(missing)s
+    %(read)s
 
     Returns
     -------
@@ -429,7 +460,8 @@ def run(
     n_jobs = V.n_jobs_of(n_jobs)
     policy = _missing(missing, "strategies", list(models) if models else None)
     native_data, source, lab = _data(
-        data, target, pos_label, n_jobs, cv, categorical, categorical_cols, policy, "rarity.run"
+        data, target, pos_label, n_jobs, cv, categorical, categorical_cols, policy, "rarity.run",
+        dict(delimiter=delimiter, decimal=decimal, header=header, drop=drop, drop_constant=drop_constant),
     )
     if isinstance(cost, dict):
         cost = ",".join(f"{k}={v}" for k, v in cost.items())

@@ -20,6 +20,7 @@ use rarity::data::Proba;
 use rarity::decide::Rule;
 use rarity::job::calibrate::CalibrateRequest;
 use rarity::job::evaluate::{EvaluateJob, EvaluateRequest};
+use rarity::job::read::ReadSpec;
 use rarity::job::resample::ResampleRequest;
 use rarity::job::run::{RunJob, RunRequest, Shown};
 use rarity::job::score::ScoreRequest;
@@ -321,87 +322,70 @@ pub fn load_bundled(py: Python<'_>, name: String, n_jobs: Option<i64>) -> PyResu
     Ok(Data::whole(ds))
 }
 
-/// A data file (CSV, KEEL `.dat`, ARFF), read as the command line reads
-/// it: `target` a name or 0-based index (default: last column),
-/// `categorical="one-hot"` to encode text columns (`"native"`: one feature
-/// of level codes each, `categorical_cols` declaring more), `missing` the
-/// settled policy ([`missing_policy`]: `keep`, `drop`, or `error` to refuse
-/// incomplete rows).
+/// A data file (CSV, Parquet, Arrow, KEEL `.dat`, ARFF), read as the
+/// command line reads it, through the library's reading request
+/// ([`ReadSpec`]): `target` a name or 0-based index (default: last column),
+/// `delimiter` one character or `tab`, `decimal` `.` or `,`, `header`,
+/// `categorical` the mode of text columns (`categorical_cols` naming more,
+/// or `COL=MODE`), `drop` columns left out, `drop_constant`, and `missing`
+/// the settled policy ([`missing_policy`]: `keep`, `drop`, or `error`).
 #[pyfunction]
-#[pyo3(signature = (path, target=None, positive=None, delimiter=",", categorical="error", missing="drop", n_jobs=None, cv=None, categorical_cols=None))]
+#[pyo3(signature = (path, target=None, positive=None, delimiter=",".to_string(), categorical="error".to_string(), missing="drop", n_jobs=None, cv=None, categorical_cols=None, decimal=".".to_string(), header=true, drop=Vec::new(), drop_constant=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn read_file(
     py: Python<'_>,
     path: PathBuf,
     target: Option<String>,
     positive: Option<String>,
-    delimiter: &str,
-    categorical: &str,
+    delimiter: String,
+    categorical: String,
     missing: &str,
     n_jobs: Option<i64>,
     cv: Option<&str>,
     categorical_cols: Option<Vec<String>>,
+    decimal: String,
+    header: bool,
+    drop: Vec<String>,
+    drop_constant: bool,
 ) -> PyResult<Data> {
-    use rarity::data::read::{read_path, Categorical};
-    let delimiter = match delimiter.as_bytes() {
-        [b] => *b,
-        _ => return Err(value_error("delimiter must be one ASCII character")),
-    };
-    let categorical = match categorical {
-        "error" => Categorical::Error,
-        "one-hot" => Categorical::OneHot,
-        "native" => Categorical::Native,
-        "target" => Categorical::Target,
-        c => {
-            return Err(value_error(format!(
-                "categorical='{c}' is invalid; expected error, one-hot, native or target"
-            )))
-        }
-    };
-    let (plain, column_modes) = column_modes(categorical_cols.unwrap_or_default())?;
-    let missing = crate::data::settled(missing)?;
-    let opts = ReadOptions {
+    use rarity::data::read::read_path;
+    let spec = ReadSpec {
         target,
         positive,
         delimiter,
+        header,
         categorical,
-        categorical_cols: plain,
-        column_modes,
-        missing,
+        categorical_cols: categorical_cols.unwrap_or_default(),
+        missing: crate::data::settled(missing)?,
+        drop_constant,
+        drop,
+        decimal,
+        front: Front::Python,
+    };
+    let opts = ReadOptions {
         key: split_key(cv)?,
-        ..ReadOptions::default()
+        ..spec.options().map_err(crate::pool::to_py)?
     };
     let (ds, report) = run(py, n_jobs, move || read_path(&path, &opts))?;
     Ok(Data::read(ds, &report))
 }
 
 /// The plain names and the `(column, mode)` pairs of `categorical_cols`
-/// entries `COL` / `COL=MODE`, as `--categorical-cols` reads them.
-fn column_modes(
-    entries: Vec<String>,
-) -> PyResult<(Vec<String>, Vec<(String, rarity::data::read::Categorical)>)> {
-    use rarity::data::read::Categorical;
-    let (mut plain, mut modes) = (Vec::new(), Vec::new());
-    for entry in entries {
-        let Some((col, mode)) = entry.split_once('=') else {
-            plain.push(entry);
-            continue;
-        };
-        let mode = match mode {
-            "native" => Categorical::Native,
-            "one-hot" => Categorical::OneHot,
-            "target" => Categorical::Target,
-            "error" => Categorical::Error,
-            _ => {
-                return Err(value_error(format!(
-                    "categorical_cols '{entry}': the mode of column '{col}' must be native, \
-                     one-hot, target or error"
-                )))
-            }
-        };
-        modes.push((col.to_string(), mode));
-    }
-    Ok((plain, modes))
+/// entries `COL` / `COL=MODE`, parsed as the readers parse them
+/// ([`ReadSpec`]): for a table, whose columns Python reads itself.
+#[pyfunction]
+pub fn column_modes(entries: Vec<String>) -> PyResult<(Vec<String>, Vec<(String, &'static str)>)> {
+    let spec = ReadSpec {
+        categorical_cols: entries,
+        front: Front::Python,
+        ..ReadSpec::default()
+    };
+    let opts = spec.options().map_err(crate::pool::to_py)?;
+    let modes = opts.column_modes.into_iter();
+    Ok((
+        opts.categorical_cols,
+        modes.map(|(c, m)| (c, m.name())).collect(),
+    ))
 }
 
 /// The features and class ids of a dataset: `(X, y)`.

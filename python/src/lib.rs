@@ -47,6 +47,7 @@ fn _rarity(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(functions::missing_policy, m)?,
         wrap_pyfunction!(functions::value_kind, m)?,
         wrap_pyfunction!(functions::spec_stages, m)?,
+        wrap_pyfunction!(functions::column_modes, m)?,
         wrap_pyfunction!(functions::target_index, m)?,
         wrap_pyfunction!(functions::write_report_files, m)?,
         wrap_pyfunction!(functions::write_file, m)?,

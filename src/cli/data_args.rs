@@ -11,6 +11,7 @@ use rarity::data::read::{read_path, Categorical, Missing, ReadOptions, ReadRepor
 use rarity::data::write::JobPaths;
 use rarity::data::{bundled, Dataset};
 use rarity::error::{Error, Result};
+use rarity::job::read::ReadSpec;
 use rarity::job::{missing_policy, Front};
 use rarity::split::Splitter;
 
@@ -118,19 +119,16 @@ impl CategoricalArgs {
     /// Reader options with the categorical fields these arguments give
     /// (the others default).
     pub fn read_options(&self) -> Result<ReadOptions> {
-        let mut opts = ReadOptions {
-            categorical: self.mode(),
-            ..ReadOptions::default()
-        };
-        for entry in &self.categorical_cols {
-            match entry.split_once('=') {
-                None => opts.categorical_cols.push(entry.clone()),
-                Some((col, mode)) => opts
-                    .column_modes
-                    .push((col.to_string(), column_mode(col, mode)?)),
-            }
+        self.read_spec(ReadSpec::default()).options()
+    }
+
+    /// `spec` with the categorical fields these arguments give.
+    fn read_spec(&self, spec: ReadSpec) -> ReadSpec {
+        ReadSpec {
+            categorical: mode_of(self.categorical).name().to_string(),
+            categorical_cols: self.categorical_cols.clone(),
+            ..spec
         }
-        Ok(opts)
     }
 }
 
@@ -141,23 +139,6 @@ fn mode_of(arg: CategoricalArg) -> Categorical {
         CategoricalArg::Native => Categorical::Native,
         CategoricalArg::Target => Categorical::Target,
     }
-}
-
-/// The mode of `--categorical-cols COL=MODE`.
-fn column_mode(col: &str, mode: &str) -> Result<Categorical> {
-    if col.is_empty() {
-        return Err(Error::invalid(format!(
-            "--categorical-cols '={mode}' names no column; write COL=MODE"
-        )));
-    }
-    CategoricalArg::from_str(mode, false)
-        .map(mode_of)
-        .map_err(|_| {
-            Error::invalid(format!(
-                "--categorical-cols {col}={mode}: the mode of column '{col}' must be native, \
-                 one-hot, target or error"
-            ))
-        })
 }
 
 /// Where the data comes from and how to read it.
@@ -214,26 +195,21 @@ impl DataArgs {
 
     /// The reader options these arguments describe.
     pub fn read_options(&self) -> Result<ReadOptions> {
-        let delimiter = match self.delimiter.as_str() {
-            "tab" | "\\t" => b'\t',
-            s if s.len() == 1 && s.is_ascii() => s.as_bytes()[0],
-            s => {
-                return Err(Error::invalid(format!(
-                    "--delimiter must be one ASCII character or 'tab', got '{s}'"
-                )))
-            }
-        };
-        Ok(ReadOptions {
+        self.read_spec().options()
+    }
+
+    /// The reading request these arguments describe.
+    pub fn read_spec(&self) -> ReadSpec {
+        self.categories.read_spec(ReadSpec {
             target: self.target.clone(),
             positive: self.positive.clone(),
-            delimiter,
-            has_header: !self.no_header,
+            delimiter: self.delimiter.clone(),
+            header: !self.no_header,
             missing: self.missing.asked(),
             drop_constant: self.drop_constant,
             drop: self.drop.clone(),
-            decimal: decimal_arg(&self.decimal)?,
-            key: None,
-            ..self.categories.read_options()?
+            decimal: self.decimal.clone(),
+            ..ReadSpec::default()
         })
     }
 
@@ -326,16 +302,5 @@ impl DataArgs {
         // --categorical target, COL=target: strategies encode those level
         // codes (Strategy::encoding_for).
         Ok((opts.mark_target_statistics(ds), report))
-    }
-}
-
-/// The `--decimal` separator: `.` or `,`.
-pub fn decimal_arg(s: &str) -> Result<u8> {
-    match s {
-        "." => Ok(b'.'),
-        "," => Ok(b','),
-        _ => Err(Error::invalid(format!(
-            "--decimal must be '.' or ',', got '{s}'"
-        ))),
     }
 }

@@ -11,7 +11,6 @@ use clap::ValueEnum;
 
 use rarity::data::write::JobPaths;
 
-use super::data_args::decimal_arg;
 use super::output::{json_text, print_summary};
 use super::{Global, OutputFormat};
 use rarity::data::bundled;
@@ -112,7 +111,10 @@ impl ModelInput {
     /// rule, otherwise the defaults.
     pub fn options(&self) -> Result<PredictOptions> {
         Ok(PredictOptions {
-            decimal: Some(decimal_arg(&self.decimal)?),
+            decimal: Some(rarity::job::read::decimal(
+                &self.decimal,
+                rarity::job::Front::Cli,
+            )?),
             unknown: self.unknown.rule(),
             ..PredictOptions::default()
         })

@@ -22,6 +22,8 @@
 //!   with the class counts before and after.
 //! - [`fit`] and [`predict`]: `rarity fit` / `rarity predict`, a strategy
 //!   fitted and saved, and a saved one applied to new rows.
+//! - [`read`]: the reading request every job's data file comes through
+//!   (delimiter, decimal, header, categorical modes, missing, drops).
 //! - [`experiment`]: `rarity experiment calibration`, `pt-bagging` and
 //!   `reverse-testing`, the papers' protocols over datasets.
 
@@ -31,6 +33,7 @@ pub mod experiment;
 pub mod explain;
 pub mod fit;
 pub mod predict;
+pub mod read;
 pub mod resample;
 pub mod run;
 pub mod score;

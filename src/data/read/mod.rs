@@ -173,6 +173,28 @@ pub enum Categorical {
 }
 
 impl Categorical {
+    /// The mode named `word` as the readers' options spell it (`error`,
+    /// `one-hot`, `native`, `target`).
+    pub fn named(word: &str) -> Option<Categorical> {
+        Some(match word {
+            "error" => Categorical::Error,
+            "one-hot" => Categorical::OneHot,
+            "native" => Categorical::Native,
+            "target" => Categorical::Target,
+            _ => return None,
+        })
+    }
+
+    /// The mode's name ([`Categorical::named`] reads it back).
+    pub fn name(self) -> &'static str {
+        match self {
+            Categorical::Error => "error",
+            Categorical::OneHot => "one-hot",
+            Categorical::Native => "native",
+            Categorical::Target => "target",
+        }
+    }
+
     /// Whether non-numeric columns become level-code features.
     pub fn keeps_codes(self) -> bool {
         matches!(self, Categorical::Native | Categorical::Target)

@@ -111,11 +111,6 @@ pub struct CategoricalArgs {
 }
 
 impl CategoricalArgs {
-    /// The reader's mode for non-numeric columns.
-    pub fn mode(&self) -> Categorical {
-        mode_of(self.categorical)
-    }
-
     /// Reader options with the categorical fields these arguments give
     /// (the others default).
     pub fn read_options(&self) -> Result<ReadOptions> {

@@ -6,11 +6,9 @@ use std::path::PathBuf;
 use super::data_args::{CategoricalArgs, MissingArgs};
 use super::output::{print_json, write_stdout};
 use super::{Global, OutputFormat};
-use rarity::data::read::{
-    read_labelled, read_path, read_population, Categorical, PredictOptions, ReadOptions, Table,
-};
-use rarity::error::{Error, Result};
-use rarity::job::select::{SelectRequest, DEFAULT_METHOD};
+use rarity::data::read::ReadOptions;
+use rarity::error::Result;
+use rarity::job::select::{SelectFiles, SelectRequest, DEFAULT_METHOD};
 use rarity::job::Front;
 
 /// Arguments of `rarity select`.
@@ -78,52 +76,19 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         missing,
         ..a.categories.read_options()?
     };
-    if opts.target_columns().is_some() {
-        let what = match a.categories.mode() {
-            Categorical::Target => "--categorical target",
-            _ => "--categorical-cols COL=target",
-        };
-        return Err(Error::invalid(format!(
-            "{what}: rarity select ranks learners, not strategies, so there is no \
-             encode(target) stage to fit; use --categorical native with learners that split \
-             categories (tree, forest, gbdt), or --categorical one-hot"
-        )));
-    }
-    let (train, read) = read_path(&a.train, &opts)?;
+    let files = SelectFiles {
+        train: &a.train,
+        population: &a.population,
+        truth: a.truth.as_deref(),
+    };
+    let data = plan.read_files(&files, &opts, a.unknown.rule())?;
     if !g.quiet {
-        if let Some(note) = read.dropped_note() {
+        if let Some(note) = data.read.dropped_note() {
             eprintln!("note: {note}");
         }
     }
-    let file = std::fs::File::open(&a.population).map_err(|e| Error::io(&a.population, e))?;
-    // The population is predicted: its missing values are kept when the
-    // learners take them (every row is owed a prediction).
-    let kept = PredictOptions {
-        missing_ok: vec![missing.keeps(); train.schema().encodings.len()],
-        unknown: a.unknown.rule(),
-        ..PredictOptions::default()
-    };
-    let target = read_population(
-        file,
-        &a.population.display().to_string(),
-        b',',
-        train.schema(),
-        &kept,
-    )?;
     let job = super::bar::during(g, || {
-        // The population with its true labels, read once the ranking needs it.
-        let truth = match &a.truth {
-            // Encoded as the training set was (its levels, its classes), so
-            // that the learners fitted on it can be measured on these rows.
-            Some(col) => {
-                let mut schema = train.schema().clone();
-                schema.target_name = col.clone();
-                let table = Table::open(&a.population, &ReadOptions::default())?;
-                Some(read_labelled(table, &schema, &kept)?)
-            }
-            None => None,
-        };
-        plan.run(&train, &target, truth.as_ref())
+        plan.run(&data.train, &data.target, data.truth.as_ref())
     })?;
     if g.format == OutputFormat::Json {
         return print_json(&job.to_json());

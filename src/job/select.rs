@@ -5,12 +5,17 @@
 //! itself as the command line's ranking, bias diagnosis and pair table
 //! (text) or its JSON.
 
+use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
 
 use super::fixed as num;
 use super::Front;
+use crate::data::read::{
+    read_labelled, read_path, read_population, Categorical, PredictOptions, ReadOptions,
+    ReadReport, Table as TableFile, Unknown,
+};
 use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::experiment::bias::true_ranking;
@@ -119,12 +124,112 @@ fn check_categorical(learners: &[(String, Arc<dyn Learner>)], train: &Dataset) -
     }
 }
 
+/// The files of a selection, as `rarity select` names them.
+#[derive(Debug, Clone, Copy)]
+pub struct SelectFiles<'a> {
+    /// The labelled (possibly biased) training set (`--train`).
+    pub train: &'a Path,
+    /// The unlabelled target population (`--population`).
+    pub population: &'a Path,
+    /// The population's true label column, to report the true order
+    /// (`--truth`).
+    pub truth: Option<&'a str>,
+}
+
+/// What [`SelectPlan::read_files`] read.
+#[derive(Debug)]
+pub struct SelectData {
+    /// The training set.
+    pub train: Dataset,
+    /// What reading the training set dropped.
+    pub read: ReadReport,
+    /// The population's rows, encoded as the training set's.
+    pub target: Dataset,
+    /// The population with its true labels, when asked.
+    pub truth: Option<Dataset>,
+}
+
+/// `name` given `value` as the front end's user writes it.
+fn given(front: Front, name: &str, value: &str) -> String {
+    match front {
+        Front::Cli => format!("{} {value}", front.param(name)),
+        Front::Python => format!("{name}='{value}'"),
+    }
+}
+
 impl SelectPlan {
     /// Why one of the learners cannot take missing values (`None`: each
     /// can), for [`crate::job::missing_policy`]: selection ranks learners,
     /// not strategies, so there is no imputation to add.
     pub fn missing_refusal(&self) -> Option<String> {
         learners_refusal(&self.learners)
+    }
+
+    /// Reads the selection's files with the reader options `opts`: the
+    /// labelled training set, the unlabelled population (its rows encoded
+    /// as the training set's, its missing values kept when the learners
+    /// take them, unseen levels following `unknown`) and, with `truth`, the
+    /// population with that true label column. Target encoding is refused
+    /// before anything is read: selection ranks learners, not strategies,
+    /// so there is no `encode(target)` stage to fit.
+    pub fn read_files(
+        &self,
+        files: &SelectFiles<'_>,
+        opts: &ReadOptions,
+        unknown: Unknown,
+    ) -> Result<SelectData> {
+        if opts.target_columns().is_some() {
+            let front = self.request.front;
+            let what = match (opts.categorical, front) {
+                (Categorical::Target, Front::Cli) => "--categorical target".to_string(),
+                (Categorical::Target, Front::Python) => "categorical='target'".to_string(),
+                _ => format!("{} COL=target", front.param("categorical_cols")),
+            };
+            return Err(Error::invalid(format!(
+                "{what}: {} ranks learners, not strategies, so there is no \
+                 encode(target) stage to fit; use {} with learners that split \
+                 categories (tree, forest, gbdt), or {}",
+                match front {
+                    Front::Cli => "rarity select",
+                    Front::Python => "select",
+                },
+                given(front, "categorical", "native"),
+                given(front, "categorical", "one-hot"),
+            )));
+        }
+        let (train, read) = read_path(files.train, opts)?;
+        let population = files.population;
+        let file = std::fs::File::open(population).map_err(|e| Error::io(population, e))?;
+        // The population is predicted: its missing values are kept when the
+        // learners take them (every row is owed a prediction).
+        let kept = PredictOptions {
+            missing_ok: vec![opts.missing.keeps(); train.schema().encodings.len()],
+            unknown,
+            ..PredictOptions::default()
+        };
+        let origin = population.display().to_string();
+        let target = read_population(file, &origin, opts.delimiter, train.schema(), &kept)?;
+        let truth = match files.truth {
+            // Encoded as the training set was (its levels, its classes), so
+            // that the learners fitted on it can be measured on these rows.
+            Some(col) => {
+                let mut schema = train.schema().clone();
+                schema.target_name = col.to_string();
+                let dialect = ReadOptions {
+                    delimiter: opts.delimiter,
+                    ..ReadOptions::default()
+                };
+                let table = TableFile::open(population, &dialect)?;
+                Some(read_labelled(table, &schema, &kept)?)
+            }
+            None => None,
+        };
+        Ok(SelectData {
+            train,
+            read,
+            target,
+            truth,
+        })
     }
 
     /// Ranks the learners for `target` (its rows; labels ignored) from the

@@ -7,11 +7,12 @@ use std::path::PathBuf;
 use clap::ValueEnum;
 
 use super::output::note;
-use rarity::data::read::{read_path, Categorical, Missing, ReadOptions, ReadReport};
+use rarity::data::read::{Categorical, Missing, ReadOptions, ReadReport};
 use rarity::data::write::JobPaths;
-use rarity::data::{bundled, Dataset};
+use rarity::data::Dataset;
 use rarity::error::{Error, Result};
 use rarity::job::read::ReadSpec;
+use rarity::job::source::{DataSource, Origin};
 use rarity::job::{missing_policy, Front};
 use rarity::split::Splitter;
 
@@ -284,18 +285,26 @@ impl DataArgs {
         default: Option<&str>,
         opts: &ReadOptions,
     ) -> Result<(Dataset, ReadReport)> {
-        let (ds, report) = match (&self.file, &self.dataset, default) {
-            (Some(path), _, _) => read_path(path, opts)?,
-            (None, Some(name), _) => bundled::find(name)?.load(opts)?,
-            (None, None, Some(name)) => bundled::find(name)?.load(opts)?,
+        self.source(default)?.read_whole_with(opts)
+    }
+
+    /// The data these arguments name (FILE, `--dataset`, else the
+    /// command's `default` dataset) with their reader options, for a job
+    /// that reads it ([`DataSource`]).
+    pub fn source(&self, default: Option<&str>) -> Result<DataSource> {
+        let origin = match (&self.file, &self.dataset, default) {
+            (Some(path), _, _) => Origin::File(path.clone()),
+            (None, Some(name), _) => Origin::Bundled(name.clone()),
+            (None, None, Some(name)) => Origin::Bundled(name.to_string()),
             (None, None, None) => {
                 return Err(Error::invalid(
                     "no data: give a FILE or --dataset NAME (see `rarity datasets`)",
                 ))
             }
         };
-        // --categorical target, COL=target: strategies encode those level
-        // codes (Strategy::encoding_for).
-        Ok((opts.mark_target_statistics(ds), report))
+        Ok(DataSource {
+            origin,
+            read: self.read_options()?,
+        })
     }
 }

@@ -52,25 +52,10 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     .plan()?;
     a.data.paths().output_opt("--oof", a.oof.as_ref()).check()?;
     let data = a.data.settle(plan.missing_refusal())?;
+    let source = data.source(None)?;
     let (job, report) = super::bar::during(g, || {
-        // Each fold's sample is kept while the file is read when it can be
-        // (no out-of-fold file: its rows are numbered on the whole table).
-        let plan = match (&data.file, &a.oof) {
-            (Some(path), None) => match plan.run_file(path, &data.read_options()?)? {
-                Ok(done) => {
-                    data.note_dropped(&done.1, g.quiet);
-                    return Ok(done);
-                }
-                Err(plan) => plan,
-            },
-            _ => plan,
-        };
-        let (ds, report) = data.load_split(None, g.quiet, Some(plan.splitter()))?;
-        let job = plan.run(&ds)?;
-        if let Some(path) = &a.oof {
-            job.write_oof(path, &ds)?;
-        }
-        Ok::<_, rarity::Error>((job, report))
+        let noted = &mut |r: &rarity::data::read::ReadReport| data.note_dropped(r, g.quiet);
+        plan.run_source(&source, a.oof.as_deref(), noted)
     })?;
     if g.format == OutputFormat::Json {
         return print_json(&job.to_json(&report.source, &report.rows_dropped()));

@@ -34,21 +34,9 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     }
     .plan()?;
     let data = a.data.settle(plan.missing_refusal())?;
+    let source = data.source(None)?;
     let (job, report) = super::bar::during(g, || {
-        // The sampler stage's sample is kept while the file is read when it
-        // can be; otherwise the whole table is read.
-        let plan = match &data.file {
-            Some(path) => match plan.run_file(path, &data.read_options()?)? {
-                Ok(done) => {
-                    data.note_dropped(&done.1, g.quiet);
-                    return Ok(done);
-                }
-                Err(plan) => plan,
-            },
-            None => plan,
-        };
-        let (ds, report) = data.load_noting(None, g.quiet)?;
-        Ok::<_, rarity::Error>((plan.run(&ds)?, report))
+        plan.run_source(&source, &mut |r| data.note_dropped(r, g.quiet))
     })?;
     let format = if a.json_model {
         Format::Json

@@ -58,7 +58,7 @@ pub struct Args {
 
 pub fn run(g: &Global, a: &Args) -> Result<()> {
     a.data.paths().output("-o", &a.output).check()?;
-    let mut plan = ResampleRequest {
+    let plan = ResampleRequest {
         method: a.method.clone(),
         beta: a.beta,
         ratio: a.ratio,
@@ -71,17 +71,9 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     }
     .plan()?;
     let data = a.data.settle(plan.missing_refusal())?;
+    let source = data.source(None)?;
     let (job, report) = super::bar::during(g, || {
-        // The sample is drawn while the file is read when the sampler's
-        // keep decisions are per row and per class.
-        if let Some(path) = &data.file {
-            if let Some(done) = plan.run_file(path, &data.read_options()?)? {
-                data.note_dropped(&done.1, g.quiet);
-                return Ok(done);
-            }
-        }
-        let (ds, report) = data.load_noting(None, g.quiet)?;
-        Ok::<_, rarity::Error>((plan.run(&ds)?, report))
+        plan.run_source(&source, &mut |r| data.note_dropped(r, g.quiet))
     })?;
     write_dataset(&job.data, &a.output, TableFormat::from_path(&a.output))?;
     let text = if g.format == OutputFormat::Json {

@@ -8,6 +8,7 @@ use std::path::Path;
 
 use serde_json::{json, Map, Value};
 
+use super::source::DataSource;
 use super::Front;
 use crate::data::read::{ReadOptions, ReadReport, RowsDropped};
 use crate::data::Dataset;
@@ -80,12 +81,6 @@ impl EvaluatePlan {
         self.strategy.missing_refusal()
     }
 
-    /// The cross-validation (a `time(...)` / `group(...)` splitter names
-    /// the column the data must keep).
-    pub fn splitter(&self) -> &Splitter {
-        &self.splitter
-    }
-
     /// Cross-validates on `data` ([`cross_validate`] or
     /// [`cross_validate_pooled`]).
     pub fn run(self, data: &Dataset) -> Result<EvaluateJob> {
@@ -98,23 +93,52 @@ impl EvaluatePlan {
         Ok(self.job(evaluation))
     }
 
-    /// Cross-validates on the file at `path` while reading it, keeping
-    /// only each fold's sample ([`crate::stream::evaluate_file`]); `None`
-    /// when that cannot be done (then read the table and [`Self::run`]).
-    pub fn run_file(
+    /// Cross-validates on the rows of `source`: a file is streamed,
+    /// only each fold's sample kept while it is read
+    /// ([`crate::stream::evaluate_file`]), when the strategy allows and no
+    /// out-of-fold file is asked for (its rows are numbered on the whole
+    /// table); otherwise every row is read (the splitter's time or group
+    /// column as one, [`Splitter::key_column`]) and [`Self::run`], the
+    /// out-of-fold predictions written to `oof`. `read` is told what
+    /// reading found as soon as it is known.
+    pub fn run_source(
         self,
-        path: &Path,
-        opts: &ReadOptions,
-    ) -> Result<Result<(EvaluateJob, ReadReport), Self>> {
-        let (s, split, seed) = (
-            &self.strategy.reading(opts),
-            &self.splitter,
-            self.request.seed,
-        );
-        match crate::stream::evaluate_file(s, split, path, opts, seed, &self.extras, self.pooled)? {
-            Some((evaluation, report)) => Ok(Ok((self.job(evaluation), report))),
-            None => Ok(Err(self)),
+        source: &DataSource,
+        oof: Option<&Path>,
+        read: &mut dyn FnMut(&ReadReport),
+    ) -> Result<(EvaluateJob, ReadReport)> {
+        let opts = &source.read;
+        if let (Some(path), None) = (source.file(), oof) {
+            let (s, split, seed) = (
+                &self.strategy.reading(opts),
+                &self.splitter,
+                self.request.seed,
+            );
+            let streamed = crate::stream::evaluate_file(
+                s,
+                split,
+                path,
+                opts,
+                seed,
+                &self.extras,
+                self.pooled,
+            )?;
+            if let Some((evaluation, report)) = streamed {
+                read(&report);
+                return Ok((self.job(evaluation), report));
+            }
         }
+        let keyed = ReadOptions {
+            key: self.splitter.key_column(),
+            ..opts.clone()
+        };
+        let (ds, report) = source.read_whole_with(&keyed)?;
+        read(&report);
+        let job = self.run(&ds)?;
+        if let Some(path) = oof {
+            job.write_oof(path, &ds)?;
+        }
+        Ok((job, report))
     }
 
     fn job(self, evaluation: Evaluation) -> EvaluateJob {

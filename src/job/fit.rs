@@ -8,7 +8,8 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use crate::data::read::{ReadOptions, ReadReport, RowsDropped};
+use super::source::DataSource;
+use crate::data::read::{ReadReport, RowsDropped};
 use crate::data::Dataset;
 use crate::decide::{Decision, Rule};
 use crate::error::Result;
@@ -48,18 +49,27 @@ impl FitPlan {
         self.strategy.missing_refusal()
     }
 
-    /// Fits on the file at `path`, the sampler stage's sample kept while
-    /// reading it ([`fit_file`]); the plan back when that cannot be done
-    /// (then read the table and [`Self::run`]).
-    pub fn run_file(
+    /// Fits on the rows of `source`: a file is streamed, the sampler
+    /// stage's sample kept while it is read ([`fit_file`]), when the
+    /// strategy allows; otherwise every row is read and [`Self::run`].
+    /// `read` is told what reading found as soon as it is known.
+    pub fn run_source(
         self,
-        path: &Path,
-        opts: &ReadOptions,
-    ) -> Result<std::result::Result<(FitJob, ReadReport), Self>> {
-        match fit_file(&self.strategy.reading(opts), path, opts, self.seed)? {
-            Some((fitted, rows, report)) => Ok(Ok((self.job(fitted, rows), report))),
-            None => Ok(Err(self)),
+        source: &DataSource,
+        read: &mut dyn FnMut(&ReadReport),
+    ) -> Result<(FitJob, ReadReport)> {
+        let opts = &source.read;
+        if let Some(path) = source.file() {
+            if let Some((fitted, rows, report)) =
+                fit_file(&self.strategy.reading(opts), path, opts, self.seed)?
+            {
+                read(&report);
+                return Ok((self.job(fitted, rows), report));
+            }
         }
+        let (ds, report) = source.read_whole()?;
+        read(&report);
+        Ok((self.run(&ds)?, report))
     }
 
     /// Fits on every row of `data`.

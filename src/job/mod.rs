@@ -22,6 +22,8 @@
 //!   with the class counts before and after.
 //! - [`fit`] and [`predict`]: `rarity fit` / `rarity predict`, a strategy
 //!   fitted and saved, and a saved one applied to new rows.
+//! - [`source`]: a job's data file or bundled dataset; the jobs that can
+//!   work while a file is read decide between streaming and reading whole.
 //! - [`read`]: the reading request every job's data file comes through
 //!   (delimiter, decimal, header, categorical modes, missing, drops).
 //! - [`experiment`]: `rarity experiment calibration`, `pt-bagging` and
@@ -38,6 +40,7 @@ pub mod resample;
 pub mod run;
 pub mod score;
 pub mod select;
+pub mod source;
 
 use crate::data::read::Missing;
 use crate::error::{Error, Result};

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
+use super::source::DataSource;
 use super::{fixed, Front};
 use crate::data::read::{ReadOptions, ReadReport, RowsDropped};
 use crate::data::Dataset;
@@ -123,11 +124,32 @@ impl ResamplePlan {
         sampler_refusal(self.sampler.as_ref())
     }
 
+    /// Draws the sample from the rows of `source`: a file is sampled while
+    /// it is read when the sampler's keep decisions are per row and per
+    /// class ([`Self::run_file`]); otherwise every row is read and
+    /// [`Self::run`]. `read` is told what reading found as soon as it is
+    /// known.
+    pub fn run_source(
+        mut self,
+        source: &DataSource,
+        read: &mut dyn FnMut(&ReadReport),
+    ) -> Result<(ResampleJob, ReadReport)> {
+        if let Some(path) = source.file() {
+            if let Some((job, report)) = self.run_file(path, &source.read)? {
+                read(&report);
+                return Ok((job, report));
+            }
+        }
+        let (ds, report) = source.read_whole()?;
+        read(&report);
+        Ok((self.run(&ds)?, report))
+    }
+
     /// Draws the sample from the file at `path` while reading it when the
     /// sampler's keep decisions are per row and per class
     /// ([`sample_file`]); `None` when that cannot be done (then read the
     /// table and [`Self::run`], which continues the same random stream).
-    pub fn run_file(
+    fn run_file(
         &mut self,
         path: &Path,
         opts: &ReadOptions,

@@ -17,6 +17,8 @@
 //! model selection; the `rarity` binary is a thin layer over this library.
 
 // `!(x > 0.0)` is the NaN-rejecting check used on purpose for parameters.
+#![warn(missing_docs)]
+#![warn(clippy::undocumented_unsafe_blocks)]
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 pub mod calibrate;

@@ -1,5 +1,7 @@
 //! The `rarity` binary: see `rarity --help`.
 
+#![warn(clippy::undocumented_unsafe_blocks)]
+
 mod cli;
 
 fn main() {

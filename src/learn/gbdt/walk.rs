@@ -261,6 +261,7 @@ fn lanes<const L: usize, const SETS: bool, const NAN: bool>(
     // is below `n_features` once its flag is cleared; its set is looked up
     // with a check.
     let node = |i: usize| unsafe { *nodes.get_unchecked(i) };
+    // SAFETY: a row's offset plus a feature below `d` is inside `x`, as above.
     let value = |b: usize, f: u32| unsafe { *x.get_unchecked(b + f as usize) };
     while at.iter().any(|&i| i < splits) {
         for l in 0..L {

@@ -263,12 +263,14 @@ impl TreeModel {
         // The lanes are written out below, one per index: 0 to 15.
         const LANES: usize = 16;
         let flat = &self.flat[..];
-        // SAFETY (both uses): a lane's node is one of the layout (walks
+        // SAFETY: a lane's node is one of the layout (walks
         // start at the root of a non-empty layout and `flatten` checked
         // that a split's children lie inside it); a split's feature is below
         // `n_features <= d`, a lane's row below `rows` and its offset
         // `row * d`, and `x` holds `rows * d` values.
         let node = |at: usize| unsafe { *flat.get_unchecked(at) };
+        // SAFETY: a lane's row offset plus a feature below `d` is inside
+        // `x`, as above.
         let value = |start: usize, f: u32| unsafe { *x.get_unchecked(start + f as usize) };
         // Where split `at` sends value `v` (the nodes are the layout's,
         // index for index).
@@ -372,6 +374,8 @@ impl TreeModel {
                         done[l] = true;
                         left -= 1;
                     } else {
+                        // SAFETY: a split's feature is below `n_features
+                        // <= x.len()`, checked by `flatten` (above).
                         let v = unsafe { *x.get_unchecked(n.feature as usize) };
                         at[l] = if v <= n.threshold {
                             at[l] + 1

@@ -40,6 +40,8 @@ pub(crate) mod mem;
 pub mod metrics;
 pub mod neighbors;
 pub mod onnx;
+#[cfg(target_os = "linux")]
+pub mod out_of_memory;
 pub mod params;
 pub mod persist;
 pub mod printable;

@@ -14,8 +14,21 @@ mod spark;
 
 use pyo3::prelude::*;
 
+/// The module's allocator: a failed allocation outside the library's
+/// fallible growth says what could not be allocated and exits 2, the
+/// temporaries removed, where Rust would abort the interpreter.
+#[cfg(target_os = "linux")]
+#[global_allocator]
+static ALLOCATOR: rarity::out_of_memory::Watched = rarity::out_of_memory::Watched::new(
+    "rarity: error",
+    "try a smaller input, a smaller n_jobs, or more memory",
+);
+
 #[pymodule]
 fn _rarity(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // Under `ulimit -v`, glibc's arenas sized to the limit before any of
+    // the module's threads start (see `rarity::limits`).
+    rarity::limits::fit_allocator_to_address_space();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("FORMAT_VERSION", rarity::persist::FORMAT_VERSION)?;
     // The defaults the Python signatures read (declared once in the library).

@@ -2,6 +2,11 @@
 //! with the GIL released, stoppable by `KeyboardInterrupt`, safe after
 //! `fork`, and never panicking across the boundary.
 //!
+//! - Under an address-space limit (`ulimit -v`) the default thread count
+//!   is sized to the stacks the limit holds, and an explicit `n_jobs` whose
+//!   stacks do not fit is a `ValueError` ([`threads`]); the module's
+//!   allocator reports a failed allocation and ends the process with exit
+//!   code 2 (`rarity::out_of_memory`), where Rust would abort.
 //! - Pools are cached by size. A child process made by `fork` has none of
 //!   its parent's threads, so the cache is keyed by the process id: the
 //!   first job in a child builds fresh pools (the parent's are forgotten,
@@ -39,15 +44,18 @@ const POLL: Duration = Duration::from_millis(50);
 /// Cached pools of one process: `(pid, size -> pool)`.
 static POOLS: Mutex<Option<(u32, HashMap<usize, Arc<ThreadPool>>)>> = Mutex::new(None);
 
-/// The thread count `n_jobs` asks for: `None` or `-1` every core, `n > 0`
-/// that many, `-2` all but one (joblib's convention `cores + 1 + n_jobs`);
-/// more than [`rarity::limits::max_threads`], or fewer than one, is a
+/// The thread count `n_jobs` asks for: `None` every core (fewer under an
+/// address-space limit too small for their stacks:
+/// [`rarity::limits::default_threads`]), `-1` every core, `n > 0` that
+/// many, `-2` all but one (joblib's convention `cores + 1 + n_jobs`); more
+/// than [`rarity::limits::max_threads`], fewer than one, or more than the
+/// address space left under `ulimit -v` holds stacks for, is a
 /// `ValueError`.
 pub fn threads(n_jobs: Option<i64>) -> PyResult<usize> {
     let cores = rarity::limits::cores() as i64;
     let n =
         match n_jobs {
-            None => cores,
+            None => return Ok(rarity::limits::default_threads()),
             Some(0) => return Err(PyValueError::new_err(
                 "n_jobs=0 is invalid; expected a positive number of threads, or -1 for every core",
             )),
@@ -70,6 +78,7 @@ pub fn threads(n_jobs: Option<i64>) -> PyResult<usize> {
             rarity::limits::MAX_THREADS
         )));
     }
+    rarity::limits::check_thread_stacks(&format!("n_jobs={n}"), n as usize).map_err(to_py)?;
     Ok(n as usize)
 }
 
@@ -82,7 +91,7 @@ fn build(n: usize) -> PyResult<Arc<ThreadPool>> {
         .map_err(|e| {
             PyRuntimeError::new_err(format!(
                 "cannot start {n} threads: {e}; the process may have reached its limit of \
-                 processes (ulimit -u): try n_jobs=1"
+                 processes (ulimit -u) or of address space (ulimit -v): try n_jobs=1"
             ))
         })
 }

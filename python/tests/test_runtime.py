@@ -206,3 +206,62 @@ def test_panics_never_cross_the_boundary():
             rarity.Classifier(spec).fit(X, [0, 1]).predict_proba(X)
         except ValueError:
             pass
+
+
+_UNDER_LIMIT = """
+import resource, sys
+import numpy as np
+import rarity
+
+def mapped():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmSize:"):
+            return int(line.split()[1]) * 1024
+
+rng = np.random.default_rng(0)
+n = int(sys.argv[2])
+X = rng.standard_normal((n, 4))
+y = (X[:, 0] + rng.standard_normal(n) > 2).astype(int)
+# The address space left: what the process maps now and sys.argv[1] more.
+resource.setrlimit(resource.RLIMIT_AS, (mapped() + int(float(sys.argv[1])), resource.RLIM_INFINITY))
+n_jobs = None if sys.argv[3] == "none" else int(sys.argv[3])
+p = rarity.Classifier("forest(n=20)", n_jobs=n_jobs).fit(X, y).predict_proba(X[:3])
+print("fitted", p.shape)
+"""
+
+
+def _under_limit(left, rows, n_jobs, **env):
+    import os
+
+    return subprocess.run(
+        [sys.executable, "-c", _UNDER_LIMIT, str(left), str(rows), str(n_jobs)],
+        capture_output=True, text=True, timeout=120,
+        env={**os.environ, "OPENBLAS_NUM_THREADS": "1", **env},
+    )
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc are Linux's")
+def test_memory_limits_fail_clearly_never_abort():
+    """Under an address-space limit (ulimit -v) the default thread count fits
+    the stacks the limit holds, an n_jobs whose stacks cannot fit is a
+    ValueError, and an allocation that fails elsewhere ends the process
+    with a clear message and exit code 2, never Rust's abort (issue 51,
+    item 8)."""
+    gib = str(1 << 30)
+    # Stacks of 1 GiB (RUST_MIN_STACK) with 1.5 GB left: one thread fits
+    # (one per core would not, on a machine of two cores or more).
+    out = _under_limit(1.5e9, 2000, "none", RUST_MIN_STACK=gib)
+    assert out.returncode == 0 and "fitted (3, 2)" in out.stdout, out.stderr
+    out = _under_limit(1.5e9, 2000, 4, RUST_MIN_STACK=gib)
+    assert out.returncode == 1, out
+    assert "ValueError: n_jobs=4 would need 4.3 GB of thread stacks" in out.stderr, out.stderr
+    assert "ulimit -v" in out.stderr
+    # A million rows fit; a forest grown on them in 60 MB more does not,
+    # and its allocations are not a buffer that grows with the input.
+    out = _under_limit(60e6, 1_000_000, 2)
+    assert out.returncode == 2, out
+    lines = out.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("rarity: error: out of memory: "), out.stderr
+    assert "could not be allocated" in lines[0] and "n_jobs" in lines[0], out.stderr
+    for bad in ["memory allocation of", "panicked", "Traceback"]:
+        assert bad not in out.stderr

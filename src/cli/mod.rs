@@ -13,8 +13,6 @@ mod export;
 mod fit;
 mod generate;
 mod inspect;
-#[cfg(target_os = "linux")]
-mod out_of_memory;
 mod output;
 mod over_datasets;
 mod predict;
@@ -113,6 +111,15 @@ enum Command {
     /// Reproduce a paper's protocol over directories of datasets.
     Experiment(experiment::Args),
 }
+
+/// The command line's allocator: a failed allocation is a clear error
+/// (exit 2, the temporaries removed), not an abort.
+#[cfg(target_os = "linux")]
+#[global_allocator]
+static ALLOCATOR: rarity::out_of_memory::Watched = rarity::out_of_memory::Watched::new(
+    "error",
+    "try a smaller input, fewer --threads, or more memory",
+);
 
 /// Runs the command line; returns the process exit code.
 pub fn main() -> i32 {

@@ -104,7 +104,7 @@ def evaluate(
         The target column (name or 0-based index); default: the last.
     model : str
         The strategy, e.g. ``"bagging(n=100)+threshold(priors)"``.
-    cv : str, default="10"
+    cv : str or int, default="10"
         K folds, ``RxK`` repeated, ``loo``, ``time(col=COL, folds=5)`` or
         ``group(col=COL, folds=5)``.
     pooled : bool, default=False
@@ -137,12 +137,13 @@ def evaluate(
     (3, True)
     """
     n_jobs = V.n_jobs_of(n_jobs)
+    cv = V.cv_of(cv)
     policy = _missing(missing, "strategies", [str(model)])
     native_data, source, _ = _data(
         data, target, pos_label, n_jobs, cv, categorical, categorical_cols, policy, "rarity.evaluate",
         dict(delimiter=delimiter, decimal=decimal, header=header, drop=drop, drop_constant=drop_constant),
     )
     native = _rarity.evaluate_job(
-        native_data, str(model), str(cv), bool(pooled), list(metrics or []), bool(oof), int(seed), n_jobs,
+        native_data, str(model), cv, bool(pooled), list(metrics or []), bool(oof), int(seed), n_jobs,
     )
     return EvaluateResult(native, source, list(native_data.class_names))

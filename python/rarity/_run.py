@@ -411,7 +411,7 @@ def run(
         log_loss) ranks models (strategies that differ only in their decision
         are one model); a thresholded one (g_mean, f1, ..., cost, benefit)
         ranks strategies.
-    cv : str, default="2x5"
+    cv : str or int, default="2x5"
         Repeated stratified cross-validation ``RxK``, or, for data that drift
         or come in groups, ``"time(col=COL, folds=5)"`` (expanding window in
         the order of ``COL``: numbers, datetimes or ISO 8601 text) or
@@ -458,6 +458,7 @@ def run(
     (3, 'average_precision')
     """
     n_jobs = V.n_jobs_of(n_jobs)
+    cv = V.cv_of(cv)
     policy = _missing(missing, "strategies", list(models) if models else None)
     native_data, source, lab = _data(
         data, target, pos_label, n_jobs, cv, categorical, categorical_cols, policy, "rarity.run",

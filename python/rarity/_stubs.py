@@ -213,7 +213,11 @@ EXPERIMENT_TYPES = {
     "sizes": "Union[str, Sequence[int]]",
     "variants": "Union[str, Sequence[str]]",
     "methods": "Union[str, Sequence[str]]",
+    "cv": "Union[str, int]",
 }
+
+#: Annotations of the jobs' parameters that their defaults do not tell.
+JOB_TYPES = {"cv": "Union[str, int]"}
 
 #: Annotations of the experiments' outcome attributes (anything else: Any).
 EXPERIMENT_ATTRS = {
@@ -333,9 +337,9 @@ def stubs():
     init += ["", _class(rarity.GradientBoosting, "_RarityClassifier", "gbdt", [])]
     init += ["", _class(rarity.CorrectedClassifier, "", "corrected", est_methods)]
     init += ["", _class(_run.RunResult, "", "run", ["folds", "to_dict", "to_text", "report"])]
-    init += ["", _sig(_run.run, "run")]
+    init += ["", _sig(_run.run, "run", types=JOB_TYPES)]
     init += ["", _class(rarity.EvaluateResult, "", "evaluate", ["to_dict", "to_text"], init=False)]
-    init += ["", _sig(rarity.evaluate, "evaluate")]
+    init += ["", _sig(rarity.evaluate, "evaluate", types=JOB_TYPES)]
     init += ["", _class(rarity.Explanation, "", "explanation", ["to_dict"], init=False)]
     init += ["", _class(rarity.ModelSummary, "dict[str, Any]", "", ["to_dict"], init=False)]
     init += ["", _sig(rarity.explain, "explain"), _sig(rarity.show, "show")]

@@ -517,6 +517,20 @@ def sample_weight(w, n):
     return np.ascontiguousarray(w)
 
 
+def cv_of(cv):
+    """``cv`` as the native layer takes it (the command line's ``--cv``
+    text): a string as it is, a whole number of folds (scikit-learn's
+    ``cv=5``) as its digits; anything else is a ``ValueError``."""
+    if isinstance(cv, str):
+        return cv
+    if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
+        return str(int(cv))
+    raise ValueError(
+        f"cv={cv!r} is invalid; expected a number of folds (5) or the command line's --cv text "
+        "('10', '2x5', 'loo', 'holdout:0.3', 'time(col=COL, folds=5)', 'group(col=COL, folds=5)')"
+    )
+
+
 def n_jobs_of(n_jobs):
     """``n_jobs`` as the native layer takes it (``None`` or an int); the
     native layer refuses a count it cannot give (0, more than the cap, or

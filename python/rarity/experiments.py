@@ -369,7 +369,7 @@ def calibration(datasets=None, data_dirs=None, learners="forest(n=100),logitboos
         Learner specs.
     levels : str or list of float, default="1,0.75,0.5,0.25"
         Undersampling levels t in (0, 1] (1 = balanced).
-    cv : str, default="10x10"
+    cv : str or int, default="10x10"
         Repeated stratified cross-validation, ``RxK``.
     max_rows : int, default=100000
         Skip datasets with more rows.
@@ -388,7 +388,7 @@ def calibration(datasets=None, data_dirs=None, learners="forest(n=100),logitboos
     """
     data = _data(datasets, data_dirs, max_rows)
     native = _rarity.calibration_experiment(data, _joined(learners, "learners"),
-                                            _joined(levels, "levels", numbers.Real), _text(cv, "cv"), _seed_of(seed),
+                                            _joined(levels, "levels", numbers.Real), V.cv_of(cv), _seed_of(seed),
                                             V.n_jobs_of(n_jobs))
     return CalibrationResult(native)
 
@@ -405,7 +405,7 @@ def pt_bagging(datasets=None, data_dirs=None, sizes="5,10,25,50,100", cv="5x2", 
     {datasets}
     sizes : str or list of int, default="5,10,25,50,100"
         Ensemble sizes, ascending.
-    cv : str, default="5x2"
+    cv : str or int, default="5x2"
         Repeated stratified cross-validation, ``RxK``.
     max_rows : int, default=100000
         Skip datasets with more rows.
@@ -423,7 +423,7 @@ def pt_bagging(datasets=None, data_dirs=None, sizes="5,10,25,50,100", cv="5x2", 
     ('PT_MA', 3)
     """
     data = _data(datasets, data_dirs, max_rows)
-    native = _rarity.pt_bagging_experiment(data, _joined(sizes, "sizes", numbers.Integral), _text(cv, "cv"),
+    native = _rarity.pt_bagging_experiment(data, _joined(sizes, "sizes", numbers.Integral), V.cv_of(cv),
                                            _seed_of(seed),
                                            V.n_jobs_of(n_jobs))
     return PtBaggingResult(native)

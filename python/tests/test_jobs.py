@@ -242,6 +242,24 @@ def test_run_names_pythons_parameters_in_its_errors():
         rarity.select.select(["tree", "gnb"], X, y, X, benefit="amount=x0,overhead=lots")
 
 
+def test_cv_takes_a_number_of_folds_as_scikit_learn_does():
+    """``cv=3`` is ``cv="3"`` (it was a TypeError from the native layer);
+    what is neither a string nor a whole number is a ValueError."""
+    X, y = imbalanced(n=150, d=3, seed=19)
+    a = rarity.run((X, y), models=["tree", "gnb"], cv=3).to_dict()
+    b = rarity.run((X, y), models=["tree", "gnb"], cv="3").to_dict()
+    assert a["ranking"] == b["ranking"] and a["cv"] == b["cv"]
+    e = rarity.evaluate((X, y), model="tree", cv=np.int64(4)).to_dict()
+    assert e["folds"] == 4
+    for bad in [True, 2.5, None, ["3"]]:
+        with pytest.raises(ValueError, match="^cv=.* is invalid; expected a number of folds"):
+            rarity.run((X, y), models=["tree"], cv=bad)
+        with pytest.raises(ValueError, match="^cv=.* is invalid; expected a number of folds"):
+            rarity.evaluate((X, y), model="tree", cv=bad)
+    with pytest.raises(ValueError, match="cv=True is invalid"):
+        rarity.experiments.pt_bagging("glass6", sizes="3", cv=True)
+
+
 @pytest.mark.parametrize(
     "method",
     [None, "reverse-testing", "iwcv", "iwcv(ratio=ulsif)", "prior-cv", "cv(folds=3)"],
@@ -666,7 +684,7 @@ def test_experiments_show_their_tables_and_the_reports_figures_as_html():
         (lambda: rarity.experiments.calibration("glass6", levels="1,x"), "^levels: 'x' is not a number"),
         (lambda: rarity.experiments.calibration("glass6", levels=[1, "x"]), "^levels=.* is invalid"),
         (lambda: rarity.experiments.calibration("glass6", learners="nope"), "nope"),
-        (lambda: rarity.experiments.calibration("glass6", cv=5), "^cv=5 is invalid"),
+        (lambda: rarity.experiments.calibration("glass6", cv=5.5), "^cv=5.5 is invalid"),
         (lambda: rarity.experiments.pt_bagging("glass6", sizes="5,x"), "^sizes: 'x' is not a whole number"),
         (lambda: rarity.experiments.pt_bagging(["nope"]), "^datasets: no bundled dataset 'nope'"),
         (lambda: rarity.experiments.pt_bagging(["glass6", "glass6"]), "^datasets: 'glass6' is given twice"),

@@ -73,9 +73,13 @@ fn cpu_seconds() -> f64 {
     t(u.ru_utime) + t(u.ru_stime)
 }
 
+/// The global pool of `t` threads, the main thread one of them (as the
+/// command line's): a parallel loop called from it is not handed to
+/// another thread and waited for.
 fn threads(t: &str) -> Res<()> {
     rayon::ThreadPoolBuilder::new()
         .num_threads(t.parse()?)
+        .use_current_thread()
         .build_global()?;
     Ok(())
 }

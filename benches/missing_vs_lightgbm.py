@@ -9,7 +9,7 @@ Usage (from the repository root; needs numpy, threadpoolctl, scikit-learn >= 1.4
     pip install numpy threadpoolctl scikit-learn 'lightgbm>=4,<5'
     nice python3 benches/missing_vs_lightgbm.py [--part gbdt,trees] [--data dense,fraud,bundled,shared]
         [--rates 0.05,0.2,0.5] [--holes mcar,positive] [--rows 200000] [--threads 2]
-        [--shared ../shared/data] [--exe BIN] [--trees-n 100]
+        [--shared ../shared/data] [--exe BIN] [--trees-n 100] [--draws 1]
 
 Tables (the big ones cached in $TMPDIR/rarity-bench/, as benches/gbdt_vs_lightgbm.py makes them):
   dense: the first --rows rows of gbdt_vs_lightgbm.py's 1,000,000 x 28 table (about 4%
@@ -22,7 +22,10 @@ Holes, punched into the features (never the class) with numpy default_rng(52 + r
   positive: each value of a positive row missing with probability r, of a negative row with
             probability r / 5 (missing where the label is positive: the hole carries the label).
 with r in --rates. Every side gets the same holes and the same stratified folds (scikit-learn
-StratifiedKFold(5, shuffle=True, random_state=0)).
+StratifiedKFold(5, shuffle=True, random_state=0)). --draws D punches D independent sets of holes
+into each table (draw 0 is the single draw of earlier runs): on the small tables one draw's mean
+AP moves by about 0.01 from draw to draw, as much as the differences measured, so the means are
+over tables and draws, and each draw's mean difference to the first side is printed too.
 
 Part gbdt: rarity `gbdt` (its defaults: 100 rounds, learning rate 0.1, 31 leaves, 20 rows a
 leaf, 255 bins) through benches/gbdt.rs (`gbdt cv`, the NaN handed to the learner as they are);
@@ -65,9 +68,10 @@ def folds_of(y):
     return f
 
 
-def holes(X, y, kind, rate):
-    """X with values missing: mcar at `rate`; positive at `rate` in positive rows, rate / 5 elsewhere."""
-    rng = np.random.default_rng(52 + int(round(rate * 1000)))
+def holes(X, y, kind, rate, draw=0):
+    """X with values missing: mcar at `rate`; positive at `rate` in positive rows, rate / 5 elsewhere.
+    Draw 0 is seeded 52 + rate x 1000, draw d > 0 that plus 7919 d."""
+    rng = np.random.default_rng(52 + int(round(rate * 1000)) + 7919 * draw)
     u = rng.random(X.shape)
     p = np.full(X.shape, rate) if kind == "mcar" else np.where((y == 1)[:, None], rate, rate / 5)
     out = X.copy()
@@ -219,6 +223,7 @@ def main():
     ap.add_argument("--rows", type=int, default=200_000)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--trees-n", type=int, default=100)
+    ap.add_argument("--draws", type=int, default=1)
     ap.add_argument("--shared", default=os.path.join(os.path.dirname(ROOT), "shared", "data"))
     ap.add_argument("--exe", help="a built gbdt bench executable (default: build this tree's)")
     a = ap.parse_args()
@@ -237,22 +242,26 @@ def main():
             folds = folds_of(y)
             sides = (gbdt_sides if part == "gbdt" else tree_sides)(a, exe, threads)
             for kind in a.holes.split(","):
-                for rate in [float(r) for r in a.rates.split(",")]:
-                    Xh = holes(X, y, kind, rate)
+                for rate, draw in [(float(r), d) for r in a.rates.split(",") for d in range(a.draws)]:
+                    Xh = holes(X, y, kind, rate, draw)
                     big = len(y) > 50_000
                     for label, run in sides:
                         load0 = os.getloadavg()[0]
                         p, wall, cpu = run(Xh, y, folds)
                         auc, avp = quality(y, folds, p)
                         group = name if big else "small"
-                        summary.setdefault((kind, rate, group), {}).setdefault(label, []).append((avp, auc, wall, cpu))
+                        summary.setdefault((kind, rate, group), {}).setdefault(label, []).append(
+                            (avp, auc, wall, cpu, draw))
                         if big or len(X) > 20_000:
-                            print(f"{part} {name} {X.shape[0]}x{X.shape[1]} {kind} {rate:.2f} {label:15s}: AP {avp:.4f} "
-                                  f"AUC {auc:.4f} | {wall:7.2f} s wall, {cpu:7.2f} s CPU | load {load0:.1f}", flush=True)
+                            print(f"{part} {name} {X.shape[0]}x{X.shape[1]} {kind} {rate:.2f} draw {draw} {label:15s}: "
+                                  f"AP {avp:.4f} AUC {auc:.4f} | {wall:7.2f} s wall, {cpu:7.2f} s CPU | load {load0:.1f}",
+                                  flush=True)
         for (kind, rate, group), by in sorted(summary.items()):
-            n = len(next(iter(by.values())))
+            n = len(next(iter(by.values()))) // a.draws
             ref = by[next(iter(by))]
             what = group if group != "small" else f"means over {n} small tables"
+            if a.draws > 1:
+                what += f" x {a.draws} draws of holes"
             print(f"== {part} {kind} {rate:.2f} ({what})", flush=True)
             for label, rows in by.items():
                 r = np.array(rows)
@@ -260,6 +269,11 @@ def main():
                 ratio = f"{wall / np.array(ref)[:, 2].sum():5.2f}x wall, {cpu / np.array(ref)[:, 3].sum():5.2f}x CPU"
                 print(f"   {label:15s} AP {r[:, 0].mean():.4f} AUC {r[:, 1].mean():.4f} | {wall:8.2f} s wall, "
                       f"{cpu:8.2f} s CPU ({ratio} of {next(iter(by))}'s)", flush=True)
+                if a.draws > 1 and label != next(iter(by)):
+                    r0 = np.array(ref)
+                    diffs = [r0[r0[:, 4] == d, 0].mean() - r[r[:, 4] == d, 0].mean() for d in range(a.draws)]
+                    print(f"   {'':15s} {next(iter(by))} AP minus {label}'s, per draw: "
+                          + " ".join(f"{x:+.4f}" for x in diffs), flush=True)
 
 
 if __name__ == "__main__":

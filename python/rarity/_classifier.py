@@ -75,7 +75,7 @@ class _RarityClassifier(ClassifierMixin, BaseEstimator):
         w = V.sample_weight(sample_weight, feats.n_rows_)
         policy = _missing_policy(self, "strategies", [spec])
         data = _estimator_data(self, feats, lab, _target_name(y), w, n_jobs, policy)
-        model = _rarity.fit(spec, data, _seed(self.seed, getattr(self, "random_state", None)), n_jobs)
+        model = _rarity.fit(spec, data, V.seed_of(self.seed, getattr(self, "random_state", None)), n_jobs)
         self._set_model(model, lab, feats, names)
         return self
 
@@ -478,25 +478,6 @@ def _warn_dropped(who, data, n, stacklevel=4):
             UserWarning,
             stacklevel=stacklevel,
         )
-
-
-def _seed(seed, random_state=None):
-    """The seed of a fit: ``random_state`` (scikit-learn's name, an alias)
-    when given, else ``seed``; a non-negative integer below 2**64."""
-    name = "seed"
-    if random_state is not None:
-        seed, name = random_state, "random_state"
-    if seed is None:
-        return 42
-    if isinstance(seed, (bool, np.bool_)):
-        raise ValueError(f"{name}={seed!r} is invalid; expected a non-negative integer below 2**64")
-    try:
-        s = int(seed)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name}={seed!r} is invalid; expected a non-negative integer below 2**64") from None
-    if s < 0 or s != seed or s >= 2**64:
-        raise ValueError(f"{name}={seed!r} is invalid; expected a non-negative integer below 2**64")
-    return s
 
 
 def _target_name(y):
@@ -935,7 +916,7 @@ class CorrectedClassifier(ClassifierMixin, BaseEstimator):
         lab = V.labels(y, self.pos_label, type(self).__name__)
         w = V.sample_weight(sample_weight, feats.n_rows_)
         data = _estimator_data(self, feats, lab, _target_name(y), None, n_jobs)
-        drawn = _rarity.resample(self._sampler_spec(lab), data, _seed(self.seed, self.random_state), n_jobs)
+        drawn = _rarity.resample(self._sampler_spec(lab), data, V.seed_of(self.seed, self.random_state), n_jobs)
         rates = np.asarray(drawn.keep_rates)
         if np.any(rates <= 0):
             k = int(np.flatnonzero(rates <= 0)[0])

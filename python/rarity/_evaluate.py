@@ -90,7 +90,7 @@ class EvaluateResult:
 @sections(categorical=CATEGORICAL_PARAMS, missing=MISSING_PARAMS, read=READ_PARAMS)
 def evaluate(
     data, target=None, *, model, cv="10", pooled=False, metrics=None, oof=False, pos_label=None,
-    seed=42, n_jobs=None, categorical="error", categorical_cols=None, missing="auto",
+    seed=42, random_state=None, n_jobs=None, categorical="error", categorical_cols=None, missing="auto",
     delimiter=",", decimal=".", header=True, drop=None, drop_constant=False,
 ):
     """Cross-validates one strategy, as ``rarity evaluate`` does.
@@ -117,6 +117,8 @@ def evaluate(
         ``rarity evaluate --oof FILE`` writes them.
     pos_label : label, default=None
     seed : int, default=42
+    random_state : int, default=None
+        scikit-learn's name for ``seed``, an alias: when given, it is the seed.
     n_jobs : int, default=None
     %(categorical)s
     %(missing)s
@@ -138,12 +140,13 @@ def evaluate(
     """
     n_jobs = V.n_jobs_of(n_jobs)
     cv = V.cv_of(cv)
+    seed = V.seed_of(seed, random_state)
     policy = _missing(missing, "strategies", [str(model)])
     native_data, source, _ = _data(
         data, target, pos_label, n_jobs, cv, categorical, categorical_cols, policy, "rarity.evaluate",
         dict(delimiter=delimiter, decimal=decimal, header=header, drop=drop, drop_constant=drop_constant),
     )
     native = _rarity.evaluate_job(
-        native_data, str(model), cv, bool(pooled), list(metrics or []), bool(oof), int(seed), n_jobs,
+        native_data, str(model), cv, bool(pooled), list(metrics or []), bool(oof), seed, n_jobs,
     )
     return EvaluateResult(native, source, list(native_data.class_names))

@@ -15,7 +15,7 @@ import numpy as np
 from . import _html, _rarity
 from . import _validation as V
 from ._base import check_fitted
-from ._classifier import _RarityClassifier, _seed
+from ._classifier import _RarityClassifier
 from ._run import _frame
 
 __all__ = ["explain", "show", "Explanation", "ModelSummary"]
@@ -131,7 +131,7 @@ class ModelSummary(dict):
         return _html.model_summary(self)
 
 
-def explain(model, X, y, metric="average_precision", n_repeats=5, seed=42, n_jobs=None):
+def explain(model, X, y, metric="average_precision", n_repeats=5, seed=42, n_jobs=None, random_state=None):
     """Permutation importance of every source column of a fitted model on
     held-out rows, with its split-gain importances (trees, forests, bagging,
     gbdt): ``rarity explain``.
@@ -157,6 +157,8 @@ def explain(model, X, y, metric="average_precision", n_repeats=5, seed=42, n_job
         Seed of the shuffles (``rarity explain --seed``).
     n_jobs : int, default=None
         Threads: ``None`` or ``-1`` every core.
+    random_state : int, default=None
+        scikit-learn's name for ``seed``, an alias: when given, it is the seed.
 
     Returns
     -------
@@ -180,7 +182,7 @@ def explain(model, X, y, metric="average_precision", n_repeats=5, seed=42, n_job
         raise ValueError(f"n_repeats={n_repeats!r} is invalid; expected an integer >= 1")
     feats = model._features(X)
     codes = _codes(model, y, feats.n_rows_)
-    raw = _rarity.explain(native, feats, codes, metric, int(n_repeats), _seed(seed), V.n_jobs_of(n_jobs))
+    raw = _rarity.explain(native, feats, codes, metric, int(n_repeats), V.seed_of(seed, random_state), V.n_jobs_of(n_jobs))
     return Explanation(raw)
 
 

@@ -13,7 +13,6 @@ import numpy as np
 
 from . import _html, _rarity
 from . import _validation as V
-from ._classifier import _seed
 from ._docs import sections
 from ._run import READ_PARAMS, _data, _missing
 
@@ -87,7 +86,8 @@ class ResampleResult:
 @sections(read=READ_PARAMS)
 def resample(
     data, method, target=None, *, beta=None, ratio=None, k=None, amount=None, a=None,
-    standardise=False, pos_label=None, seed=42, n_jobs=None, categorical="error", categorical_cols=None,
+    standardise=False, pos_label=None, seed=42, random_state=None, n_jobs=None, categorical="error",
+    categorical_cols=None,
     missing="auto",
     delimiter=",", decimal=".", header=True, drop=None, drop_constant=False,
 ):
@@ -113,6 +113,8 @@ def resample(
         The positive class (binary; default: the minority).
     seed : int, default=42
         Seed of the draw (``rarity resample --seed``).
+    random_state : int, default=None
+        scikit-learn's name for ``seed``, an alias: when given, it is the seed.
     n_jobs : int, default=None
         Threads: ``None`` or ``-1`` every core.
     categorical : {"error", "one-hot", "native", "target"}, default="error"
@@ -147,13 +149,14 @@ def resample(
     if not isinstance(method, str):
         raise ValueError(f"method={method!r} is invalid; expected a sampler name or spec such as 'smote(k=5)'")
     n_jobs = V.n_jobs_of(n_jobs)
+    seed = V.seed_of(seed, random_state)
     policy = _missing(missing, "sampler", [method])
     native, _, lab = _data(
         data, target, pos_label, n_jobs, categorical=categorical, categorical_cols=categorical_cols,
         missing=policy, who="rarity.resample", reader=dict(delimiter=delimiter, decimal=decimal, header=header, drop=drop, drop_constant=drop_constant),
     )
     summary, sample = _rarity.resample_job(
-        native, method, beta, ratio, k, amount, a, bool(standardise), _seed(seed), n_jobs,
+        native, method, beta, ratio, k, amount, a, bool(standardise), seed, n_jobs,
     )
     X, codes = _rarity.dataset_arrays(sample)
     if lab is None:
@@ -166,7 +169,7 @@ def resample(
                 "rarity.resample: the table has categorical columns and rows dropped for missing "
                 "values, whose levels cannot be copied back; drop those rows first"
             )
-        X = _levels_table(data, target, native, summary["method"], _seed(seed), n_jobs)
+        X = _levels_table(data, target, native, summary["method"], seed, n_jobs)
     return ResampleResult(summary, X, y)
 
 

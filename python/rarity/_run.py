@@ -385,7 +385,7 @@ def _table_categories(X, feats, categorical, categorical_cols):
 @sections(categorical=CATEGORICAL_PARAMS, missing=MISSING_PARAMS, read=READ_PARAMS)
 def run(
     data, target=None, *, models=None, metric=_rarity.DEFAULT_METRIC, cv=_rarity.DEFAULT_CV, cost=None,
-    benefit=None, pos_label=None, seed=42, n_jobs=None, decision_metric=None, pooled=False,
+    benefit=None, pos_label=None, seed=42, random_state=None, n_jobs=None, decision_metric=None, pooled=False,
     categorical="error", categorical_cols=None, missing="auto",
     delimiter=",", decimal=".", header=True, drop=None, drop_constant=False,
 ):
@@ -430,6 +430,8 @@ def run(
     pos_label : label, default=None
         The positive class (binary; default: the minority).
     seed : int, default=42
+    random_state : int, default=None
+        scikit-learn's name for ``seed``, an alias: when given, it is the seed.
     n_jobs : int, default=None
     decision_metric : str, default=None
         The thresholded metric that compares the decisions of each model when
@@ -459,6 +461,7 @@ def run(
     """
     n_jobs = V.n_jobs_of(n_jobs)
     cv = V.cv_of(cv)
+    seed = V.seed_of(seed, random_state)
     policy = _missing(missing, "strategies", list(models) if models else None)
     native_data, source, lab = _data(
         data, target, pos_label, n_jobs, cv, categorical, categorical_cols, policy, "rarity.run",
@@ -467,7 +470,7 @@ def run(
     if isinstance(cost, dict):
         cost = ",".join(f"{k}={v}" for k, v in cost.items())
     native = _rarity.run_job(
-        native_data, list(models or []), metric, cv, cost, benefit, int(seed), n_jobs, decision_metric,
+        native_data, list(models or []), metric, cv, cost, benefit, seed, n_jobs, decision_metric,
         bool(pooled),
     )
     from ._classifier import Classifier

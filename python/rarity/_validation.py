@@ -517,6 +517,38 @@ def sample_weight(w, n):
     return np.ascontiguousarray(w)
 
 
+#: The doc of ``random_state`` where a function or class takes ``seed``.
+RANDOM_STATE_DOC = (
+    "random_state : int, default=None\n"
+    "    scikit-learn's name for ``seed``, an alias: when given, it is the seed."
+)
+
+
+def seed_of(seed, random_state=None):
+    """The seed of a job or fit: ``random_state`` (scikit-learn's name, an
+    alias) when given, else ``seed``; ``None`` is 42 (rarity is
+    deterministic by default), a ``numpy.random.RandomState`` gives a draw
+    of it (as scikit-learn takes one); otherwise a non-negative integer
+    below 2**64, else a ``ValueError`` naming the parameter."""
+    name = "seed"
+    if random_state is not None:
+        seed, name = random_state, "random_state"
+    if seed is None:
+        return 42
+    if isinstance(seed, np.random.RandomState):
+        return int(seed.randint(0, 2**31 - 1))
+    bad = ValueError(f"{name}={seed!r} is invalid; expected a non-negative integer below 2**64")
+    if isinstance(seed, (bool, np.bool_)):
+        raise bad
+    try:
+        s = int(seed)
+    except (TypeError, ValueError, OverflowError):
+        raise bad from None
+    if s < 0 or s != seed or s >= 2**64:
+        raise bad
+    return s
+
+
 def cv_of(cv):
     """``cv`` as the native layer takes it (the command line's ``--cv``
     text): a string as it is, a whole number of folds (scikit-learn's

@@ -346,10 +346,6 @@ def _documented(fn):
     return fn
 
 
-def _seed_of(seed):
-    return _count(seed, "seed", 0)
-
-
 @_documented
 def calibration(datasets=None, data_dirs=None, learners="forest(n=100),logitboost,svm", levels="1,0.75,0.5,0.25",
                 cv="10x10", max_rows=100_000, seed=42, n_jobs=None):
@@ -388,8 +384,8 @@ def calibration(datasets=None, data_dirs=None, learners="forest(n=100),logitboos
     """
     data = _data(datasets, data_dirs, max_rows)
     native = _rarity.calibration_experiment(data, _joined(learners, "learners"),
-                                            _joined(levels, "levels", numbers.Real), V.cv_of(cv), _seed_of(seed),
-                                            V.n_jobs_of(n_jobs))
+                                            _joined(levels, "levels", numbers.Real), V.cv_of(cv),
+                                            V.seed_of(seed), V.n_jobs_of(n_jobs))
     return CalibrationResult(native)
 
 
@@ -424,7 +420,7 @@ def pt_bagging(datasets=None, data_dirs=None, sizes="5,10,25,50,100", cv="5x2", 
     """
     data = _data(datasets, data_dirs, max_rows)
     native = _rarity.pt_bagging_experiment(data, _joined(sizes, "sizes", numbers.Integral), V.cv_of(cv),
-                                           _seed_of(seed),
+                                           V.seed_of(seed),
                                            V.n_jobs_of(n_jobs))
     return PtBaggingResult(native)
 
@@ -476,6 +472,6 @@ def reverse_testing(datasets=None, data_dirs=None, learners="tree,gnb,logistic,s
     data = _data(datasets, data_dirs, max_rows)
     native = _rarity.reverse_testing_experiment(
         data, _joined(learners, "learners"), _count(splits, "splits", 1), _text(metric, "metric"),
-        _strings(variants, "variants"), _strings(methods, "methods"), _text(bias, "bias"), _seed_of(seed),
+        _strings(variants, "variants"), _strings(methods, "methods"), _text(bias, "bias"), V.seed_of(seed),
         V.n_jobs_of(n_jobs))
     return ReverseTestingResult(native)

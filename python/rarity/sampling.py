@@ -452,14 +452,7 @@ class _Base(BaseEstimator):
         raise NotImplementedError
 
     def _seed(self):
-        seed = getattr(self, "random_state", getattr(self, "seed", 42))
-        if seed is None:
-            return 42
-        if isinstance(seed, np.random.RandomState):
-            return int(seed.randint(0, 2**31 - 1))
-        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-            raise ValueError(f"random_state={seed!r} is invalid; expected a non-negative integer or None")
-        return int(seed)
+        return V.seed_of(getattr(self, "seed", None), getattr(self, "random_state", None))
 
     def fit(self, X, y):
         """Resamples ``X`` and ``y`` once to set the fitted attributes; returns self."""
@@ -1883,6 +1876,8 @@ class Sampler(_Base):
         ``"enn(rule=all)"`` (``rarity resample --help`` lists them).
     seed : int, default=42
         The seed (the stream ``rarity resample --seed`` uses: same seed, same rows).
+    random_state : int, default=None
+        scikit-learn's name for ``seed``, an alias: when given, it is the seed.
     n_jobs : int, default=None
         Threads.
     %(categorical)s
@@ -1898,10 +1893,11 @@ class Sampler(_Base):
     [0.25, 1.0]
     """
 
-    def __init__(self, spec="under", seed=42, n_jobs=None, categorical_features=None):
+    def __init__(self, spec="under", seed=42, n_jobs=None, categorical_features=None, random_state=None):
         self.spec = spec
         self.seed = seed
         self.n_jobs = n_jobs
+        self.random_state = random_state
         self.categorical_features = categorical_features
 
     @property
@@ -1932,7 +1928,7 @@ def _rarity_class(entry):
     params = entry["params"]
     defaults = {p["name"]: _spec.default_value(p["default"], p["expected"]) for p in params}
     sig = [(_spec.python_name(p["name"]), defaults[p["name"]]) for p in params]
-    sig += [("seed", 42), ("n_jobs", None)]
+    sig += [("seed", 42), ("random_state", None), ("n_jobs", None)]
     spec_keys = {_spec.python_name(p["name"]): p["name"] for p in params}
 
     def _spec_of(self, lab):
@@ -1947,6 +1943,7 @@ def _rarity_class(entry):
             "----------",
             *[_spec.param_doc(p) for p in params],
             "seed : int, default=42\n    The seed (same seed, same rows).",
+            V.RANDOM_STATE_DOC,
             "n_jobs : int, default=None\n    Threads.",
             _CATEGORICAL_DOC,
             "",

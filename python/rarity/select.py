@@ -56,7 +56,7 @@ class Selection(dict):
 
 def select(
     learners, X_train, y_train, X_target, *, method=DEFAULT_METHOD, variant="default",
-    metric="accuracy", benefit=None, y_target=None, seed=42, n_jobs=None, pos_label=None,
+    metric="accuracy", benefit=None, y_target=None, seed=42, random_state=None, n_jobs=None, pos_label=None,
     missing="auto",
 ):
     """Ranks learners for the unlabelled target rows ``X_target``, as
@@ -90,6 +90,8 @@ def select(
         (``true_ranking``) and how the ranking disagrees with it
         (``truth_note``), as ``--truth`` does.
     seed : int, default=42
+    random_state : int, default=None
+        scikit-learn's name for ``seed``, an alias: when given, it is the seed.
     n_jobs : int, default=None
     pos_label : label, default=None
     missing : {"auto", "keep", "drop", "error"}, default="auto"
@@ -119,6 +121,7 @@ def select(
     if not isinstance(learners, str):
         learners = ",".join(learners)
     n_jobs = V.n_jobs_of(n_jobs)
+    seed = V.seed_of(seed, random_state)
     feats, _ = V.features(X_train, n_jobs)
     lab = V.labels(y_train, pos_label, allow_missing=True)
     policy = _missing(missing, "learners", [learners])
@@ -129,12 +132,12 @@ def select(
     if y_target is not None:
         t = V.labels(y_target, pos_label)
         truth = _rarity.Data(V.features(X_target, n_jobs)[0], t.codes, t.class_names, "y", None, n_jobs)
-    return Selection(_rarity.select(learners, data, target, method, variant, metric, benefit, int(seed), n_jobs, truth))
+    return Selection(_rarity.select(learners, data, target, method, variant, metric, benefit, seed, n_jobs, truth))
 
 
 def reverse_testing(
     learners, X_train, y_train, X_target, *, method=DEFAULT_METHOD, variant="default",
-    metric="accuracy", benefit=None, y_target=None, seed=42, n_jobs=None, pos_label=None,
+    metric="accuracy", benefit=None, y_target=None, seed=42, random_state=None, n_jobs=None, pos_label=None,
     missing="auto",
 ):
     """:func:`select` under its older name, with the ranking's keys also at
@@ -144,7 +147,8 @@ def reverse_testing(
 
     Parameters
     ----------
-    learners, X_train, y_train, X_target, method, variant, metric, benefit, y_target, seed, n_jobs, pos_label, missing
+    learners, X_train, y_train, X_target, method, variant, metric, benefit, y_target, seed, random_state, n_jobs,
+    pos_label, missing
         As for :func:`select`.
 
     Returns
@@ -162,7 +166,7 @@ def reverse_testing(
     """
     r = select(
         learners, X_train, y_train, X_target, method=method, variant=variant, metric=metric,
-        benefit=benefit, y_target=y_target, seed=seed, n_jobs=n_jobs, pos_label=pos_label,
+        benefit=benefit, y_target=y_target, seed=seed, random_state=random_state, n_jobs=n_jobs, pos_label=pos_label,
         missing=missing,
     )
     return Selection({**r["ranking"], **r})

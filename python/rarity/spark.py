@@ -179,6 +179,13 @@ def _check_rate(name, r):
     return float(r)
 
 
+def _is_seed(seed):
+    """Whether ``seed`` is a seed the library takes: a non-negative integer
+    below 2**64 (``rarity._validation.seed_of``'s rule; this module needs
+    no NumPy on the executors)."""
+    return isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed < 2**64
+
+
 def undersample(
     df,
     label,
@@ -248,8 +255,8 @@ def undersample(
         raise ValueError(f"undersample: no column '{label}'; columns are: {', '.join(df.columns)}")
     if key is not None and key not in df.columns:
         raise ValueError(f"undersample: no key column '{key}'; columns are: {', '.join(df.columns)}")
-    if not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"undersample: seed must be a non-negative integer, got {seed!r}")
+    if not _is_seed(seed):
+        raise ValueError(f"undersample: seed must be a non-negative integer below 2**64, got {seed!r}")
     positive = None if positive is None else str(positive)
     if rates is not None:
         if not isinstance(rates, dict):
@@ -540,6 +547,8 @@ def fit(
     >>> model.priors
     [0.99, 0.01]
     """
+    if not _is_seed(seed):
+        raise ValueError(f"fit: seed must be a non-negative integer below 2**64, got {seed!r}")
     if isinstance(sample, Sample):
         df, label = sample.df, label or sample.label
         population = sample.counts_before
@@ -572,7 +581,7 @@ def fit(
         table,
         label,
         sorted(population.items()),
-        int(seed),
+        seed,
         positive=None if positive is None else str(positive),
         n_jobs=n_jobs,
         levels=levels,

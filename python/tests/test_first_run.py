@@ -90,6 +90,53 @@ def test_random_state_is_seed_everywhere_and_early_stopping_auto():
         rarity.Classifier("tree", n_jobs=-100).fit(X, y)
 
 
+def test_every_seed_takes_random_state_and_one_rule_for_its_range():
+    """The samplers that take ``seed`` and every job take ``random_state``
+    as its alias, and every seed is one check: a ``ValueError`` naming the
+    parameter for a negative seed or one of 2**64 or more (they were
+    ``TypeError`` / ``OverflowError`` from the native layer)."""
+    X, y = rarity.datasets.load("ecoli4")
+    samplers = [sampling.Bootstrap, sampling.BalancedBootstrap, sampling.ExactlyBalanced,
+                sampling.RoughlyBalanced, sampling.SMOTEUnder, sampling.UnderOver, sampling.NoResampling]
+    for cls in samplers:
+        assert cls().get_params()["random_state"] is None
+        a = cls(random_state=3).fit_resample(X, y)[0]
+        assert np.array_equal(a, cls(seed=3).fit_resample(X, y)[0]), cls
+    a = sampling.Sampler("under(beta=0.3)", random_state=3).fit_resample(X, y)[0]
+    assert np.array_equal(a, sampling.Sampler("under(beta=0.3)", seed=3).fit_resample(X, y)[0])
+    runs = [rarity.run((X, y), models=["forest(n=5)", "gnb"], cv="3", **kw).to_dict()
+            for kw in ({"random_state": 5}, {"seed": 5})]
+    assert runs[0]["ranking"] == runs[1]["ranking"]
+    for kw in ({"random_state": 5}, {"seed": 5}):
+        ev = rarity.evaluate((X, y), model="forest(n=5)", cv="3", oof=True, **kw)
+        sel = rarity.select.select(["tree", "gnb"], X[::2], y[::2], X[1::2], **kw)
+        drawn = rarity.resample((X, y), "under", **kw)
+        got = (np.asarray(ev.oof).tolist(), sel["ranking"], np.asarray(drawn.X).tolist())
+        if "seed" in kw:
+            assert got == first
+        first = got
+    calls = [
+        lambda s: rarity.run((X, y), models=["tree"], cv="3", **s),
+        lambda s: rarity.evaluate((X, y), model="tree", cv="3", **s),
+        lambda s: rarity.resample((X, y), "under", **s),
+        lambda s: rarity.select.select(["tree", "gnb"], X[::2], y[::2], X[1::2], **s),
+        lambda s: sampling.Bootstrap(**s).fit_resample(X, y),
+        lambda s: sampling.Sampler("under", **s).fit_resample(X, y),
+        lambda s: rarity.Classifier("tree", **s).fit(X, y),
+    ]
+    for call in calls:
+        for name in ("seed", "random_state"):
+            for bad in (2**200, 2**64, -1, 1.5, "3"):
+                with pytest.raises(ValueError, match=f"^{name}=.* is invalid; expected a non-negative integer below 2\\*\\*64"):
+                    call({name: bad})
+    for bad in (2**64, -1):
+        with pytest.raises(ValueError, match="^seed=.* is invalid; expected a non-negative integer below 2"):
+            rarity.experiments.pt_bagging("glass6", sizes="3", cv="1x2", seed=bad)
+    sm = sampling.SMOTE(random_state=2**64)
+    with pytest.raises(ValueError, match="^random_state=18446744073709551616 is invalid"):
+        sm.fit_resample(X, y)
+
+
 def test_feature_names_warn_as_scikit_learn_warns():
     df = _frame()
     X, y = df.drop(columns=["outcome"]), df["outcome"]

@@ -238,3 +238,40 @@ fn bad_requests_fail_before_any_work_and_write_nothing() {
     assert!(!out.exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn contributions_are_the_same_at_any_thread_count_and_across_batches() {
+    // 70,000 rows: two of predict's streamed batches (65,536 rows each).
+    let dir = scratch("contrib-threads");
+    let (model, _) = fitted(&dir, "gbdt(rounds=10,min_samples_leaf=5)");
+    let big = file(&dir, "big.csv", &table(70_000));
+    let small = file(&dir, "small.csv", &table(400));
+    let mut outputs = Vec::new();
+    for (threads, data) in [("1", &big), ("2", &big), ("2", &small)] {
+        let out = dir.join(format!("c{threads}-{}.csv", outputs.len()));
+        let (code, _, err) = run(&[
+            "--quiet",
+            "--threads",
+            threads,
+            "predict",
+            &model,
+            data,
+            "--reasons",
+            "2",
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        outputs.push(std::fs::read_to_string(&out).unwrap());
+    }
+    assert_eq!(
+        outputs[0], outputs[1],
+        "one thread and two write the same bytes"
+    );
+    assert_eq!(outputs[0].lines().count(), 70_001);
+    // The first rows of the big table are the small table: a row's reasons
+    // do not depend on the rows scored with it.
+    let head: Vec<&str> = outputs[0].lines().take(401).collect();
+    assert_eq!(head, outputs[2].lines().collect::<Vec<_>>());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

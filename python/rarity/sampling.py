@@ -1172,9 +1172,10 @@ class KMeansSMOTE(_Base):
     clusters a class dominates, more rows in the sparser ones (rarity's
     ``kmeans-smote``, with its own k-means).
 
-    rarity apportions a class's new rows to the clusters exactly (largest
-    remainders), so the counts reach the target; imbalanced-learn rounds
-    each cluster's share up and can make more.
+    Each cluster's share of a class's new rows is rounded up, as
+    imbalanced-learn does, so a class can get a few rows more than asked
+    (``kmeans-smote(round_up=true)``); rarity's own ``kmeans-smote``
+    apportions them by largest remainders and reaches the target exactly.
 
     Parameters
     ----------
@@ -1233,6 +1234,7 @@ class KMeansSMOTE(_Base):
             parts.append(f"balance={_spec.spec_text(float(self.cluster_balance_threshold))}")
         if self.density_exponent != "auto":
             parts.append(f"density_exponent={_spec.spec_text(float(self.density_exponent))}")
+        parts.append("round_up=true")
         parts.append(f"counts={_over_counts(self, lab)}")
         return f"kmeans-smote({','.join(parts)})"
 
@@ -1617,16 +1619,19 @@ class NearMiss(_Base):
 class InstanceHardnessThreshold(_Base):
     """Instance hardness threshold (Smith, Martinez & Giraud-Carrier 2014):
     each class reduced keeps its rows a classifier's cross-validated
-    probability of their own class finds easiest, exactly as many as asked
-    (ties to the lower row; imbalanced-learn keeps every row at or above the
-    percentile, so ties can keep more). Rows come back class by class.
+    probability of their own class finds easiest. Rows come back class by
+    class.
 
     ``estimator`` is imbalanced-learn's: a scikit-learn classifier (or
     pipeline) with ``predict_proba``, cross-validated here with
     scikit-learn's ``cross_val_predict`` on stratified folds; ``None`` is
     imbalanced-learn's default, a ``RandomForestClassifier(n_estimators=100)``.
-    A string is a rarity learner spec (``"gbdt"``, ``"tree(max_depth=4)"``):
-    rarity's ``iht`` then fits and cross-validates it itself.
+    With such an estimator the class is imbalanced-learn's: the same folds
+    and estimator seeds drawn from ``random_state``, and every row at or
+    above the class's percentile kept, so tied probabilities can keep more
+    rows than asked. A string is a rarity learner spec (``"gbdt"``,
+    ``"tree(max_depth=4)"``): rarity's ``iht`` then fits and cross-validates
+    it itself and keeps exactly the rows asked (ties to the lower row).
 
     Parameters
     ----------
@@ -1653,13 +1658,28 @@ class InstanceHardnessThreshold(_Base):
         from sklearn.base import clone
         from sklearn.ensemble import RandomForestClassifier
 
+        # imbalanced-learn's random stream: one RandomState for the
+        # estimator's seeds and then the folds' shuffle (an int seed is
+        # taken modulo 2**32, NumPy's range; None is rarity's 42).
+        state = self.random_state
+        if not isinstance(state, np.random.RandomState):
+            state = self._seed()
+        self._state = state if isinstance(state, np.random.RandomState) else np.random.RandomState(state % 2**32)
         if self.estimator is None:
-            self.estimator_ = RandomForestClassifier(n_estimators=100, random_state=self._seed(), n_jobs=self.n_jobs)
+            self.estimator_ = RandomForestClassifier(n_estimators=100, random_state=state, n_jobs=self.n_jobs)
         elif hasattr(self.estimator, "predict_proba") or hasattr(self.estimator, "fit"):
             self.estimator_ = clone(self.estimator)
-            if "random_state" in self.estimator_.get_params():
-                # imbalanced-learn's: the estimator draws from the sampler's seed.
-                self.estimator_.set_params(random_state=self._seed())
+            # Every random_state of the estimator, nested ones too, in name
+            # order, drawn from the sampler's stream (scikit-learn's rule
+            # for an ensemble's members, which imbalanced-learn follows).
+            params = self.estimator_.get_params(deep=True)
+            seeds = {
+                key: int(self._state.randint(np.iinfo(np.int32).max))
+                for key in sorted(params)
+                if key == "random_state" or key.endswith("__random_state")
+            }
+            if seeds:
+                self.estimator_.set_params(**seeds)
         else:
             raise ValueError(f"estimator={self.estimator!r} is invalid; expected a classifier with predict_proba")
         self._want = _under_counts(self, lab)
@@ -1672,12 +1692,23 @@ class InstanceHardnessThreshold(_Base):
 
         # The class positions in classes_ order (integers, whatever y's dtype).
         y = lab.from_rarity[lab.codes]
-        folds = StratifiedKFold(n_splits=self.cv, shuffle=True, random_state=self._seed())
+        folds = StratifiedKFold(n_splits=self.cv, shuffle=True, random_state=self._state)
         proba = cross_val_predict(self.estimator_, X, y, cv=folds, n_jobs=self.n_jobs, method="predict_proba")
         own = proba[np.arange(len(y)), y]
-        rows = _rarity.keep_highest(own.astype(np.float64).tolist(), lab.codes.tolist(), list(self._want))
-        self.spec_ = f"{type(self.estimator_).__name__} cross-validated, then {self.spec_}"
-        return _Selected(rows, lab)
+        rows = []
+        for c, want in enumerate(self._want):
+            members = np.flatnonzero(lab.codes == c)
+            if want < len(members):
+                # Every row at or above the percentile that leaves `want`
+                # rows (imbalanced-learn's rule: ties are all kept).
+                cut = np.percentile(own[members], (1.0 - want / len(members)) * 100.0)
+                members = members[own[members] >= cut]
+            rows.append(members)
+        self.spec_ = (
+            f"{type(self.estimator_).__name__} cross-validated, then {self.spec_} "
+            "keeping every row at or above the percentile"
+        )
+        return _Selected(np.concatenate(rows) if rows else np.empty(0, np.int64), lab)
 
 
 class _Selected:

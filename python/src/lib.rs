@@ -52,7 +52,6 @@ fn _rarity(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(data::assign_labels, m)?)?;
     m.add_function(wrap_pyfunction!(model::fit, m)?)?;
     m.add_function(wrap_pyfunction!(sampling::resample, m)?)?;
-    m.add_function(wrap_pyfunction!(sampling::keep_highest, m)?)?;
     m.add_function(wrap_pyfunction!(pool::threads_for, m)?)?;
     for f in [
         wrap_pyfunction!(functions::registry, m)?,

@@ -58,29 +58,6 @@ pub fn resample(
     })
 }
 
-/// The rows an instance-hardness selection keeps given each row's score
-/// (its own class's cross-validated probability, from a scikit-learn
-/// estimator), class ids `labels` and the rows wanted of each class:
-/// `rarity::sample::keep_highest`, the selection of rarity's `iht`.
-#[pyfunction]
-pub fn keep_highest(score: Vec<f64>, labels: Vec<u32>, want: Vec<usize>) -> PyResult<Vec<usize>> {
-    if score.len() != labels.len() {
-        return Err(pyo3::exceptions::PyValueError::new_err(format!(
-            "{} scores for {} rows",
-            score.len(),
-            labels.len()
-        )));
-    }
-    let mut by_class = vec![Vec::new(); want.len()];
-    for (i, &c) in labels.iter().enumerate() {
-        let slot = by_class.get_mut(c as usize).ok_or_else(|| {
-            pyo3::exceptions::PyValueError::new_err(format!("class id {c} out of range"))
-        })?;
-        slot.push(i);
-    }
-    Ok(rarity::sample::keep_highest(&score, &by_class, &want))
-}
-
 /// A raw pointer to an output buffer, written by one job while its owner
 /// (a NumPy array held by the waiting caller) lives.
 struct OutPtr(*mut f64, usize);

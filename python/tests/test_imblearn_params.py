@@ -124,11 +124,32 @@ def test_fitted_attributes_imbalanced_learn_exposes():
     np.testing.assert_array_equal(cc.keep_rates_, np.bincount(y[cc.sample_indices_]) / np.bincount(y))
 
 
-def test_instance_hardness_keeps_exact_counts_with_rarity_or_scikit_learn_learners():
+def test_instance_hardness_is_imbalanced_learns_with_its_estimators_and_exact_with_rarity_learners():
+    from sklearn.ensemble import BaggingClassifier
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.tree import DecisionTreeClassifier
+
     X, y = imbalanced(n=200, seed=8)
-    for est in ("tree(max_depth=3)", None):
-        iht = sampling.InstanceHardnessThreshold(estimator=est, random_state=0)
-        Xr, yr = iht.fit_resample(X, y)
-        counts = np.bincount(yr)
-        assert counts[0] == counts[1] == np.bincount(y).min()
+    # A tree's leaves tie many rows at one probability: imbalanced-learn keeps
+    # every row at or above the percentile, so more than asked.
+    for est in (
+        None,
+        DecisionTreeClassifier(max_depth=2),
+        make_pipeline(StandardScaler(), LogisticRegression()),
+        BaggingClassifier(DecisionTreeClassifier(max_depth=2), n_estimators=5),
+    ):
+        for state in (0, 7):
+            ours = sampling.InstanceHardnessThreshold(estimator=est, random_state=state).fit(X, y)
+            theirs = IU.InstanceHardnessThreshold(estimator=est, random_state=state)
+            theirs.fit_resample(X, y)
+            np.testing.assert_array_equal(ours.sample_indices_, theirs.sample_indices_)
+    tied = sampling.InstanceHardnessThreshold(estimator=DecisionTreeClassifier(max_depth=2), random_state=0)
+    _, yr = tied.fit_resample(X, y)
+    assert np.bincount(yr)[0] > np.bincount(y).min()
+    iht = sampling.InstanceHardnessThreshold(estimator="tree(max_depth=3)", random_state=0)
+    _, yr = iht.fit_resample(X, y)
+    counts = np.bincount(yr)
+    assert counts[0] == counts[1] == np.bincount(y).min()
     assert sampling.InstanceHardnessThreshold(estimator="gbdt", random_state=0).fit(X, y).spec_.startswith("iht(")

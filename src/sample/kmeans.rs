@@ -8,10 +8,15 @@
 //! chosen. Lloyd's iterations then assign every row to its nearest centre
 //! (the exact search of [`crate::neighbors`], in parallel) and move each
 //! centre to the mean of its rows (summed in row order, so the result does
-//! not depend on the thread count), until no assignment changes or
-//! `max_iter` iterations ran. A centre left without rows is moved to the
-//! row farthest from its centre. With one cluster nothing is drawn: the
-//! centre is the mean.
+//! not depend on the thread count), until no assignment changes, the
+//! centres move by less than scikit-learn's tolerance (the squared shifts
+//! summed over the centres at most `1e-4` times the features' mean
+//! variance; the rows are then assigned to the centres they ended at), or
+//! `max_iter` iterations ran. Without the tolerance a k-means of a few
+//! thousand clusters (cluster centroids of a large class) ran to its last
+//! iteration moving a handful of rows between clusters each time. A centre
+//! left without rows is moved to the row farthest from its centre. With one
+//! cluster nothing is drawn: the centre is the mean.
 
 use rand::RngExt;
 
@@ -20,6 +25,10 @@ use crate::rng::Rng;
 
 /// Lloyd's iterations at most (scikit-learn's `KMeans` default).
 pub(crate) const MAX_ITER: usize = 300;
+
+/// The centres' summed squared shift, relative to the features' mean
+/// variance, below which the iterations stop (scikit-learn's `tol`).
+const TOL: f64 = 1e-4;
 
 /// A clustering of `n` rows of `d` features into `k` clusters.
 pub(crate) struct Clusters {
@@ -59,27 +68,66 @@ pub(crate) fn kmeans(x: &[f64], d: usize, k: usize, max_iter: usize, rng: &mut R
         centers = means(x, d, &of, 1).0;
         return Clusters { centers, of, k };
     }
+    let tol = TOL * mean_variance(x, d);
+    let mut assigned = false;
     for _ in 0..max_iter {
-        let nn = knn(
-            pts,
-            Points::new(&centers, k, d).expect("shape"),
-            1,
-            Exclude::Nothing,
-        );
-        let mut changed = false;
-        for (i, c) in of.iter_mut().enumerate() {
-            let near = nn.of(i)[0];
-            changed |= *c != near;
-            *c = near;
-        }
+        let changed = assign(pts, &centers, k, &mut of);
+        assigned = true;
         if !changed {
             break;
         }
         let (mut next, sizes) = means(x, d, &of, k);
         refill_empty(x, d, &of, &mut next, &sizes);
+        let shift: f64 = next
+            .chunks_exact(d.max(1))
+            .zip(centers.chunks_exact(d.max(1)))
+            .map(|(a, b)| crate::neighbors::dist2(a, b))
+            .sum();
         centers = next;
+        assigned = false;
+        if shift <= tol {
+            break;
+        }
+    }
+    if !assigned {
+        assign(pts, &centers, k, &mut of);
     }
     Clusters { centers, of, k }
+}
+
+/// Assigns every row to its nearest centre; whether any assignment changed.
+fn assign(pts: Points<'_>, centers: &[f64], k: usize, of: &mut [usize]) -> bool {
+    let d = pts.dim();
+    let nn = knn(
+        pts,
+        Points::new(centers, k, d).expect("shape"),
+        1,
+        Exclude::Nothing,
+    );
+    let mut changed = false;
+    for (i, c) in of.iter_mut().enumerate() {
+        let near = nn.of(i)[0];
+        changed |= *c != near;
+        *c = near;
+    }
+    changed
+}
+
+/// The mean over the features of their variances (scikit-learn scales its
+/// tolerance by it).
+fn mean_variance(x: &[f64], d: usize) -> f64 {
+    let n = x.len().checked_div(d).unwrap_or(0);
+    if n == 0 || d == 0 {
+        return 0.0;
+    }
+    let (mean, _) = means(x, d, &vec![0; n], 1);
+    let mut var = vec![0.0; d];
+    for row in x.chunks_exact(d) {
+        for ((v, &a), &m) in var.iter_mut().zip(row).zip(&mean) {
+            *v += (a - m) * (a - m);
+        }
+    }
+    var.iter().sum::<f64>() / (n as f64 * d as f64)
 }
 
 /// k-means++ seeding: `k` distinct rows as centres (row-major).

@@ -8,7 +8,9 @@
 //! rows in the cluster, `n` those rows, `e` the density exponent, by
 //! default the paper's `0.16 log_1.6(n)^1.8`); the class's new rows are
 //! apportioned to the clusters by weight (largest remainders, so they add up
-//! exactly: imbalanced-learn rounds each cluster's share up) and made by
+//! exactly; with `round_up`, each cluster's share is rounded up on its own,
+//! imbalanced-learn's rule, and the total can pass the target by up to one
+//! row a cluster) and made by
 //! SMOTE within each cluster's rows of the class. The default `balance` is
 //! imbalanced-learn's: half the class's share of all new rows. With one
 //! cluster it is SMOTE, draw for draw.
@@ -40,6 +42,10 @@ params! {
         /// The exponent of the mean distance in a cluster's sparsity; none:
         /// 0.16 log_1.6(n)^1.8.
         pub density_exponent: Option<f64> = None,
+        /// Round each cluster's share of the new rows up on its own
+        /// (imbalanced-learn's `KMeansSMOTE`; the total can pass the
+        /// target) instead of by largest remainders (exact).
+        pub round_up: bool = false,
     }
 }
 
@@ -151,7 +157,15 @@ impl Sampler for KMeansSmote {
             } else {
                 vec![1.0; kept.len()]
             };
-            plans.push((c, kept, apportion(new, &w)));
+            let shares = if self.clustering.round_up {
+                let sum: f64 = w.iter().sum();
+                w.iter()
+                    .map(|&v| (new as f64 * (v / sum)).ceil() as usize)
+                    .collect()
+            } else {
+                apportion(new, &w)
+            };
+            plans.push((c, kept, shares));
         }
         let k = self.neighbours.k;
         self.neighbours.oversample(
@@ -179,6 +193,9 @@ impl Sampler for KMeansSmote {
         }
         if let Some(e) = c.density_exponent {
             middle.push(format!("density_exponent={e}"));
+        }
+        if c.round_up {
+            middle.push("round_up=true".to_string());
         }
         middle.push(self.target.spec());
         spec("kmeans-smote", &self.neighbours.parts(&middle))

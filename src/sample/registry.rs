@@ -257,7 +257,7 @@ mod tests {
         "smote(k=3,amount=150,standardise)",
         "borderline-smote(k=4,m=6,kind=2,ratio=0.5)",
         "svm-smote(k=4,m=6,c=2,out_step=0.4,ratio=0.8)",
-        "kmeans-smote(k=3,clusters=2,balance=0.1,density_exponent=2,counts=[60,50])",
+        "kmeans-smote(k=3,clusters=2,balance=0.1,density_exponent=2,round_up=true,counts=[60,50])",
         "adasyn(k=4,counts=[90,50],round_each=true,standardise=true)",
         "hybrid(amount=300,under=100,k=4,standardise)",
         "tomek(standardise)",

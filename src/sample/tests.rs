@@ -668,6 +668,13 @@ fn kmeans_smote_with_one_cluster_is_smote_draw_for_draw() {
         200,
         "the new rows add up to the target exactly"
     );
+    // imbalanced-learn's rule: each of the kept clusters' shares rounded up.
+    let up = parse_sampler("kmeans-smote(k=3,clusters=6,balance=0.05,round_up=true)")
+        .unwrap()
+        .resample(&ds, &mut stream(4, 0))
+        .unwrap();
+    let made = class_rows(&ds, &up, 1);
+    assert!((201..=206).contains(&made), "{made}");
     let e = parse_sampler("kmeans-smote(k=5,clusters=6,balance=1)")
         .unwrap()
         .resample(&ds, &mut stream(4, 0))

@@ -7,8 +7,9 @@
 //! probability proportional to its squared distance to the nearest centre
 //! chosen. Lloyd's iterations then assign every row to its nearest centre
 //! (exact squared Euclidean distances, ties to the lower centre, in
-//! parallel over rows) and move each centre to the mean of its rows (summed in row order, so the result does
-//! not depend on the thread count), until no assignment changes, the
+//! parallel over rows) and move each centre to the mean of its rows
+//! (summed in row order, so the result does not depend on the thread
+//! count), until no assignment changes, the
 //! centres move by less than scikit-learn's tolerance (the squared shifts
 //! summed over the centres at most `1e-4` times the features' mean
 //! variance; the rows are then assigned to the centres they ended at), or

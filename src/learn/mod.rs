@@ -40,6 +40,7 @@
 //! of weight 0 are ignored) and predicts `n x k` probabilities over all the
 //! training dataset's classes, 0 for classes absent from the fitted rows.
 
+pub mod constraints;
 mod fitted;
 mod importance;
 mod lbfgs;

@@ -61,6 +61,7 @@ impl Rules<'_> {
                     right,
                     set: Some(set()),
                     default_left: false,
+                    values: None,
                 });
             }
         };
@@ -129,6 +130,7 @@ mod tests {
             cat,
             levels,
             missing: &[],
+            bounds: None,
         }
     }
 

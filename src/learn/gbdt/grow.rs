@@ -14,10 +14,16 @@
 
 use rayon::prelude::*;
 
-use super::hist::{build, Codes, Hist, Layout, Ordered, Rows};
+use std::borrow::Cow;
+
+use super::hist::{build, rescan, Codes, Hist, Layout, Ordered, Rows};
+use super::monotone::{
+    bounds_among, order, Constraints, Geometry, LeafBounds, MonotoneMethod, Other,
+};
 use super::quantize::Scale;
 use super::split::{Bin, Grad, Rules, Split, Sums};
 use super::tree::{GbdtNode, GbdtTree};
+use crate::learn::constraints::allowed;
 use crate::learn::tree::{BinSet, Binned, Column};
 use crate::mem::prefetch;
 
@@ -138,6 +144,15 @@ impl Cut {
     }
 }
 
+/// The features a leaf whose branch split on `used` may split on, of the
+/// tree's `features` (all of them without interaction constraints).
+fn allowed_features<'a>(s: &Setup, used: &[usize], features: &'a [usize]) -> Cow<'a, [usize]> {
+    match s.constraints.groups.is_empty() {
+        true => Cow::Borrowed(features),
+        false => Cow::Owned(allowed(&s.constraints.groups, used, features)),
+    }
+}
+
 /// Per feature, whether some of the fit's first `m` row positions (its
 /// training rows) have a missing value: a [missing bin](Binned::missing_bin)
 /// code among theirs.
@@ -165,6 +180,8 @@ pub(super) struct Setup<'a> {
     /// Per feature, whether the training rows have a missing value
     /// ([`seen_missing`]).
     pub seen_missing: Vec<bool>,
+    /// Monotone and interaction constraints ([`super::monotone`]).
+    pub constraints: Constraints,
 }
 
 impl Setup<'_> {
@@ -260,6 +277,57 @@ struct Leaf {
     parent: Option<(usize, bool)>,
     hist: Option<Hist>,
     best: Option<Split>,
+    /// Its output before shrinkage (with monotone constraints: within its
+    /// bounds `lo..=hi`).
+    value: f64,
+    lo: f64,
+    hi: f64,
+    /// Where it lies (kept by the intermediate and advanced methods).
+    geo: Geometry,
+    /// The features its branch split on, ascending (kept with interaction
+    /// constraints).
+    used: Vec<usize>,
+}
+
+impl Leaf {
+    /// The leaves ordered with leaf `me` of `leaves` (its geometry `geo`),
+    /// with `extra` counted among them.
+    fn others(
+        s: &Setup,
+        nodes: &[GbdtNode],
+        geo: &Geometry,
+        leaves: impl Iterator<Item = (f64, Geometry)>,
+    ) -> Vec<Other> {
+        leaves
+            .filter_map(|(value, g)| {
+                let lower = order(nodes, &s.constraints.dirs, s.bins, &g, geo)?;
+                Some(Other {
+                    value,
+                    lower,
+                    geo: g,
+                })
+            })
+            .collect()
+    }
+}
+
+/// The bounds a leaf's split search works within, when the fit has monotone
+/// constraints: its own, with the leaves ordered with it for the advanced
+/// method.
+fn bounds_of<'a>(
+    s: &'a Setup,
+    leaf: &Leaf,
+    geo: &'a Geometry,
+    others: &'a [Other],
+) -> Option<LeafBounds<'a>> {
+    let c = &s.constraints;
+    c.monotone().then(|| LeafBounds {
+        lo: leaf.lo,
+        hi: leaf.hi,
+        dirs: &c.dirs,
+        penalty: c.penalty_at(leaf.depth),
+        advanced: (c.method == Some(MonotoneMethod::Advanced)).then_some((geo, others, s.bins)),
+    })
 }
 
 /// Buffers reused by every tree of a fit.
@@ -320,6 +388,11 @@ impl Grower {
             parent: None,
             hist: None,
             best: None,
+            value: s.rules.value(tot.g, tot.h),
+            lo: f64::NEG_INFINITY,
+            hi: f64::INFINITY,
+            geo: Geometry::default(),
+            used: Vec::new(),
         };
         let mut nodes: Vec<GbdtNode> = Vec::new();
         let mut cuts: Vec<Cut> = Vec::new();
@@ -329,7 +402,13 @@ impl Grower {
                 true => in_order,
                 false => self.ordered(Some(&self.positions[..]), grad),
             };
-            let scan = Some((&s.rules, tot));
+            let geo = Geometry::default();
+            let bounds = bounds_of(s, &root, &geo, &[]);
+            let rules = Rules {
+                bounds: bounds.as_ref(),
+                ..s.rules
+            };
+            let scan = Some((&rules, tot));
             (root.best, _) = build(&mut h, &s.layout, features, &s.codes, &rows, scan, None);
             root.hist = Some(h);
         }
@@ -344,23 +423,73 @@ impl Grower {
                 }
             }
             let Some((l, _)) = pick else { break };
-            let (left, right) = self.split(s, l, &mut leaves[l], &mut nodes, &mut cuts, grad);
+            let (mut left, mut right) =
+                self.split(s, l, &mut leaves[l], &mut nodes, &mut cuts, grad);
             let n_leaves = leaves.len() + 1;
-            let (left, right) =
-                self.children(s, &mut leaves[l], left, right, n_leaves, grad, features);
+            let allowed_here = allowed_features(s, &left.used, features);
+            // The leaves ordered with each child (intermediate, advanced).
+            let (left_others, right_others) = match s.constraints.tracks_leaves() {
+                true => {
+                    let rest = |me: usize| {
+                        let mine = match me {
+                            0 => (right.value, right.geo.clone()),
+                            _ => (left.value, left.geo.clone()),
+                        };
+                        (leaves.iter().enumerate())
+                            .filter(|(i, _)| *i != l)
+                            .map(|(_, o)| (o.value, o.geo.clone()))
+                            .chain(std::iter::once(mine))
+                            .collect::<Vec<_>>()
+                    };
+                    let lo = Leaf::others(s, &nodes, &left.geo, rest(0).into_iter());
+                    let ro = Leaf::others(s, &nodes, &right.geo, rest(1).into_iter());
+                    ((left.lo, left.hi), (right.lo, right.hi)) =
+                        (bounds_among(lo.iter()), bounds_among(ro.iter()));
+                    (lo, ro)
+                }
+                false => (Vec::new(), Vec::new()),
+            };
+            let (left_geo, right_geo) = (left.geo.clone(), right.geo.clone());
+            let lb = bounds_of(s, &left, &left_geo, &left_others);
+            let rb = bounds_of(s, &right, &right_geo, &right_others);
+            let rules = (
+                Rules {
+                    bounds: lb.as_ref(),
+                    ..s.rules
+                },
+                Rules {
+                    bounds: rb.as_ref(),
+                    ..s.rules
+                },
+            );
+            let (left, right) = self.children(
+                s,
+                &mut leaves[l],
+                (left, right),
+                n_leaves,
+                grad,
+                &allowed_here,
+                (&rules.0, &rules.1),
+            );
             leaves[l] = left;
             leaves.push(right);
+            if s.constraints.tracks_leaves() {
+                self.rebound(s, &mut leaves, &nodes, (l, n_leaves - 1), features);
+            }
         }
         for l in &mut leaves {
             if let Some(h) = l.hist.take() {
                 self.pool.push(h);
             }
         }
-        let values = self
-            .leaf_sums(&leaves, grad)
-            .into_iter()
-            .map(|t| s.learning_rate * s.rules.value(t.g, t.h))
-            .collect();
+        let values = match s.constraints.monotone() {
+            true => leaves.iter().map(|l| s.learning_rate * l.value).collect(),
+            false => self
+                .leaf_sums(&leaves, grad)
+                .into_iter()
+                .map(|t| s.learning_rate * s.rules.value(t.g, t.h))
+                .collect(),
+        };
         let sets = match cuts.iter().any(|c| matches!(c, Cut::In(_))) {
             true => nodes
                 .iter()
@@ -490,7 +619,39 @@ impl Grower {
             Some((p, false)) => nodes[p].right = node as i32,
             None => {}
         }
-        let child = |start, end, tot, left| Leaf {
+        let (vl, vr) = b.values.unwrap_or_else(|| {
+            (
+                s.rules.value(b.left.g, b.left.h),
+                s.rules.value(b.right.g, b.right.h),
+            )
+        });
+        let c = &s.constraints;
+        let (geo_l, geo_r) = match c.tracks_leaves() {
+            true => leaf.geo.children(s.bins, node, b.feature, &cuts[node]),
+            false => (Geometry::default(), Geometry::default()),
+        };
+        let used = match c.groups.is_empty() {
+            true => Vec::new(),
+            false => {
+                let mut u = leaf.used.clone();
+                if let Err(i) = u.binary_search(&b.feature) {
+                    u.insert(i, b.feature);
+                }
+                u
+            }
+        };
+        // The basic method: a monotone split bounds its children by the
+        // mean of their outputs.
+        let (mut bl, mut br) = ((leaf.lo, leaf.hi), (leaf.lo, leaf.hi));
+        let dir = c.dirs.get(b.feature).copied().unwrap_or(0);
+        if dir != 0 && c.method == Some(MonotoneMethod::Basic) {
+            let mid = (vl + vr) / 2.0;
+            match dir > 0 {
+                true => (bl.1, br.0) = (bl.1.min(mid), br.0.max(mid)),
+                false => (bl.0, br.1) = (bl.0.max(mid), br.1.min(mid)),
+            }
+        }
+        let child = |start, end, tot, left, value, (lo, hi), geo| Leaf {
             start,
             end,
             depth: leaf.depth + 1,
@@ -498,11 +659,69 @@ impl Grower {
             parent: Some((node, left)),
             hist: None,
             best: None,
+            value,
+            lo,
+            hi,
+            geo,
+            used: used.clone(),
         };
         (
-            child(leaf.start, mid, sums(b.left, left_n), true),
-            child(mid, leaf.end, sums(b.right, leaf.tot.n - left_n), false),
+            child(leaf.start, mid, sums(b.left, left_n), true, vl, bl, geo_l),
+            child(
+                mid,
+                leaf.end,
+                sums(b.right, leaf.tot.n - left_n),
+                false,
+                vr,
+                br,
+                geo_r,
+            ),
         )
+    }
+
+    /// After a split whose children are leaves `fresh`: every other leaf
+    /// ordered with one of them gets its bounds from the leaves ordered
+    /// with it, and its best split searched again in its kept histograms
+    /// (the intermediate and advanced methods, [`super::monotone`]).
+    fn rebound(
+        &mut self,
+        s: &Setup,
+        leaves: &mut [Leaf],
+        nodes: &[GbdtNode],
+        fresh: (usize, usize),
+        features: &[usize],
+    ) {
+        let advanced = s.constraints.method == Some(MonotoneMethod::Advanced);
+        for i in 0..leaves.len() {
+            if i == fresh.0 || i == fresh.1 {
+                continue;
+            }
+            let geo = leaves[i].geo.clone();
+            let all = (leaves.iter().enumerate())
+                .filter(|(j, _)| *j != i)
+                .map(|(_, o)| (o.value, o.geo.clone()));
+            let others = Leaf::others(s, nodes, &geo, all);
+            let touched = others
+                .iter()
+                .any(|o| o.geo == leaves[fresh.0].geo || o.geo == leaves[fresh.1].geo);
+            if !touched {
+                continue;
+            }
+            let (lo, hi) = bounds_among(others.iter());
+            let moved = (lo, hi) != (leaves[i].lo, leaves[i].hi);
+            (leaves[i].lo, leaves[i].hi) = (lo, hi);
+            let Some(h) = leaves[i].hist.as_ref().filter(|_| moved || advanced) else {
+                continue;
+            };
+            let allowed_here = allowed_features(s, &leaves[i].used, features);
+            let bounds = bounds_of(s, &leaves[i], &geo, &others);
+            let rules = Rules {
+                bounds: bounds.as_ref(),
+                ..s.rules
+            };
+            let best = rescan(h, &s.layout, &allowed_here, Some((&rules, leaves[i].tot)));
+            leaves[i].best = best;
+        }
     }
 
     /// Stably partitions positions `start..end` by whether `cut` sends
@@ -525,25 +744,26 @@ impl Grower {
     }
 
     /// Gives the children of a split leaf their histograms and best splits
-    /// when they may be split further (`n_leaves`: leaves after the split).
+    /// (by the rules of each, `rules`) when they may be split further
+    /// (`n_leaves`: leaves after the split).
     #[allow(clippy::too_many_arguments)]
     fn children(
         &mut self,
         s: &Setup,
         parent: &mut Leaf,
-        mut left: Leaf,
-        mut right: Leaf,
+        (mut left, mut right): (Leaf, Leaf),
         n_leaves: usize,
         grad: &Gradients,
         features: &[usize],
+        rules: (&Rules, &Rules),
     ) -> (Leaf, Leaf) {
         let mut h = parent.hist.take().expect("a split leaf has histograms");
         let left_smaller = left.end - left.start <= right.end - right.start;
         {
-            let (small, large) = if left_smaller {
-                (&mut left, &mut right)
+            let (small, large, small_rules, large_rules) = if left_smaller {
+                (&mut left, &mut right, rules.0, rules.1)
             } else {
-                (&mut right, &mut left)
+                (&mut right, &mut left, rules.1, rules.0)
             };
             let need_small = self.can_split(s, small, n_leaves);
             let need_large = self.can_split(s, large, n_leaves);
@@ -555,8 +775,8 @@ impl Grower {
                 };
                 self.gather(small.start, small.end, grad);
                 let rows = self.ordered(Some(&self.positions[small.start..small.end]), grad);
-                let scan = need_small.then_some((&s.rules, small.tot));
-                let larger = need_large.then_some((&mut h, Some((&s.rules, large.tot))));
+                let scan = need_small.then_some((small_rules, small.tot));
+                let larger = need_large.then_some((&mut h, Some((large_rules, large.tot))));
                 (small.best, large.best) =
                     build(&mut hs, &s.layout, features, &s.codes, &rows, scan, larger);
                 if need_large {

@@ -414,6 +414,22 @@ pub(super) fn build(
     (best_of(small), best_of(large))
 }
 
+/// The best split of a leaf by `scan` from its kept histograms `hist` of
+/// `features` (a leaf whose monotone bounds moved, [`super::monotone`]).
+pub(super) fn rescan(
+    hist: &Hist,
+    layout: &Layout,
+    features: &[usize],
+    scan: Scan,
+) -> Option<Split> {
+    let (rules, tot) = scan?;
+    best_of(features.iter().map(|&f| {
+        let r = layout.offsets[f]..layout.offsets[f + 1];
+        let counts = (!hist.counts.is_empty()).then(|| &hist.counts[r.clone()]);
+        rules.best_on(f, &hist.bins[r], counts, tot)
+    }))
+}
+
 /// Fills the first parts of a group of features from the rows: a pair of
 /// one-byte columns in one pass, else each column alone.
 fn fill_group(group: &mut [Pair], codes: &Codes, rows: &Ordered, counted: bool) {

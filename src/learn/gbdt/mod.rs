@@ -18,6 +18,7 @@
 //! | `hist.rs` | bin codes of the fit's rows, gradient histograms, subtraction |
 //! | `quantize.rs` | gradients rounded to integers for the histograms |
 //! | `split.rs` | leaf values (L2, bounded step) and the best split of a leaf |
+//! | `monotone.rs` | monotone bounds (basic, intermediate, advanced) and interaction groups |
 //! | `categorical.rs` | the best set split of a leaf on a categorical feature |
 //! | `grow.rs` | leaf-wise growth of one tree, row partitioning |
 //! | `train.rs` | the boosting loop: rows, class weights, sampling, early stopping |
@@ -108,6 +109,7 @@ mod grow;
 mod hist;
 mod loss;
 mod model;
+mod monotone;
 mod onnx;
 mod quantize;
 mod split;
@@ -118,10 +120,12 @@ mod walk;
 use serde::{Deserialize, Serialize};
 
 pub use model::GbdtModel;
+pub use monotone::MonotoneMethod;
 pub use tree::{GbdtNode, GbdtTree};
 
 use crate::data::{Dataset, View};
 use crate::error::{Error, Result};
+use crate::learn::constraints::{Interactions, Monotone};
 use crate::learn::tree::{Binned, MAX_BINS};
 use crate::learn::{ClassWeight, Learner, Model, Prepared};
 use crate::limits::MAX_TREE_DEPTH;
@@ -145,6 +149,7 @@ params! {
     /// assert!(p.row(19)[1] > 0.9 && p.row(0)[1] < 0.1);
     /// ```
     #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
     pub struct Gbdt {
         /// Boosting rounds (one tree per round, or per class and round
         /// beyond two classes).
@@ -210,6 +215,24 @@ params! {
         /// quantized ones (8-bit levels summed as integers, leaf values
         /// still exact), or auto (quantized from 500,000 training rows).
         pub gradients: GradientSums = GradientSums::Auto,
+        /// Per source column, the direction the positive class's score
+        /// must keep as the column rises, the others held fixed: 1 never
+        /// down, -1 never up, 0 free ([debt_ratio:1, tenure:-1]; two
+        /// classes, numeric columns; `monotone.rs`).
+        pub monotone: Monotone = Monotone::default(),
+        /// How monotone bounds are set: basic (a split's mean output
+        /// between its children), intermediate (the outputs of the leaves
+        /// ordered with each leaf) or advanced (the same for each
+        /// candidate's halves); LightGBM's monotone_constraints_method.
+        pub monotone_method: MonotoneMethod = MonotoneMethod::Basic,
+        /// Discourages monotone splits near the root: P forbids them in the
+        /// first floor(P) levels (LightGBM's monotone_penalty).
+        pub monotone_penalty: f64 = 0.0 => Bounds::at_least(0.0),
+        /// Groups of source columns a branch may split on together
+        /// ([[a,b],[c,d,e]]): each branch uses the columns of one group;
+        /// columns no group names form one more (scikit-learn's
+        /// interaction_cst).
+        pub interaction: Interactions = Interactions::default(),
     }
     check = check_gbdt;
 }
@@ -271,7 +294,24 @@ impl Gbdt {
                 "cannot fit gbdt: the data has no feature columns",
             ));
         }
-        train::class_weights(self, &vec![1.0; data.n_classes()]).map(|_| ())
+        train::class_weights(self, &vec![1.0; data.n_classes()])?;
+        self.constraints(data).map(|_| ())
+    }
+
+    /// The monotone and interaction constraints by feature of `data`.
+    fn constraints(&self, data: &Dataset) -> Result<monotone::Constraints> {
+        let schema = data.schema();
+        let dirs = (self.monotone).directions_for(schema, data.n_classes(), "gbdt monotone")?;
+        let monotone = dirs.iter().any(|&d| d != 0);
+        Ok(monotone::Constraints {
+            dirs: if monotone { dirs } else { Vec::new() },
+            method: monotone.then_some(self.monotone_method),
+            penalty: self.monotone_penalty,
+            groups: match self.interaction.is_empty() {
+                true => Vec::new(),
+                false => self.interaction.groups(schema, "gbdt interaction")?,
+            },
+        })
     }
 
     /// The rules of set splits on categorical features.

@@ -40,6 +40,7 @@
 //! missing values is scanned with them on the right, then on the left,
 //! then split from the observed values ([`Rules::best_on`]).
 
+use super::monotone::LeafBounds;
 use crate::learn::tree::BinSet;
 
 /// Sums of gradients, hessians and row copies of a leaf. The copies are a
@@ -118,10 +119,13 @@ pub(super) struct Split {
     /// Whether a threshold split sends the missing values (its feature's
     /// missing bin) left.
     pub default_left: bool,
+    /// The children's outputs (before shrinkage) within the leaf's
+    /// monotone bounds; `None` without bounds (each then takes its step).
+    pub values: Option<(f64, f64)>,
 }
 
 /// The regularisation and size rules of splits and leaf values.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy)]
 pub(super) struct Rules<'a> {
     pub l2: f64,
     /// Bound on a leaf's step; 0 for none.
@@ -141,6 +145,9 @@ pub(super) struct Rules<'a> {
     /// values ([`Binned::missing_bin`](crate::learn::tree::Binned::missing_bin));
     /// features past its end have none.
     pub missing: &'a [bool],
+    /// The leaf's monotone bounds, when the fit has monotone constraints
+    /// ([`super::monotone`]).
+    pub bounds: Option<&'a LeafBounds<'a>>,
 }
 
 impl Rules<'_> {
@@ -156,6 +163,22 @@ impl Rules<'_> {
         } else {
             v
         }
+    }
+
+    /// The loss reduction of a leaf with sums `g`, `h` taking step `v`.
+    #[inline]
+    fn score_at(&self, g: f64, h: f64, v: f64) -> f64 {
+        let den = h + self.l2;
+        if den <= 0.0 {
+            return 0.0;
+        }
+        -(2.0 * g * v + den * v * v)
+    }
+
+    /// The leaf value of sums `g`, `h` within `[lo, hi]`.
+    #[inline]
+    fn value_within(&self, g: f64, h: f64, (lo, hi): (f64, f64)) -> f64 {
+        self.value(g, h).max(lo).min(hi)
     }
 
     /// The loss reduction of a leaf with sums `g`, `h` taking its step.
@@ -227,14 +250,94 @@ impl Rules<'_> {
             // No curvature: no row counts, and no step to take.
             return None;
         }
+        if let Some(b) = self.bounds {
+            return self.best_bounded(f, bins, counts, tot, b);
+        }
         if let Some(levels) = self.levels.get(f).copied().flatten() {
             return self.best_set(f, &bins[..levels], counts.map(|c| &c[..levels]), tot);
         }
+        let parent = self.score(tot.g, tot.h);
+        let gain = |l: &Bin, r: &Bin, _: usize| self.scores(l.g, l.h, r.g, r.h) - parent;
         if self.missing.get(f) == Some(&true) {
-            return self.best_with_missing(f, bins, counts, tot);
+            return self.best_with_missing(f, bins, counts, tot, gain);
         }
-        let c = self.thresholds(bins, counts, tot, (Bin::default(), 0.0))?;
+        let c = self.thresholds(bins, counts, tot, (Bin::default(), 0.0), gain)?;
         Some(c.split(f, tot, false))
+    }
+
+    /// [`Rules::best_on`] within monotone bounds `b` ([`super::monotone`]):
+    /// the children's steps clamped to their bounds, a split against
+    /// feature `f`'s direction refused, the gain of a monotone split
+    /// scaled by the penalty. A categorical feature's best set is searched
+    /// as without bounds, then scored at the clamped outputs.
+    fn best_bounded(
+        &self,
+        f: usize,
+        bins: &[Bin],
+        counts: Option<&[f64]>,
+        tot: Sums,
+        b: &LeafBounds,
+    ) -> Option<Split> {
+        let whole = (b.lo, b.hi);
+        let parent = self.score_at(tot.g, tot.h, self.value_within(tot.g, tot.h, whole));
+        let unbounded = Rules {
+            bounds: None,
+            ..*self
+        };
+        if let Some(levels) = self.levels.get(f).copied().flatten() {
+            let mut s =
+                unbounded.best_set(f, &bins[..levels], counts.map(|c| &c[..levels]), tot)?;
+            let (vl, vr) = (
+                self.value_within(s.left.g, s.left.h, whole),
+                self.value_within(s.right.g, s.right.h, whole),
+            );
+            s.gain = self.score_at(s.left.g, s.left.h, vl)
+                + self.score_at(s.right.g, s.right.h, vr)
+                - parent;
+            s.values = Some((vl, vr));
+            return (s.gain > 0.0).then_some(s);
+        }
+        let dir = b.dir(f);
+        let per_threshold = b.children(f, bins.len());
+        let missing = self.missing.get(f) == Some(&true);
+        // Candidate `t` (the last bin going left); the observed values
+        // against the missing ones (`t = m - 1` with the missing bin `m`
+        // alone on the right) take the leaf's bounds.
+        // (A threshold candidate's next bin is an observed one, before `m`.)
+        let apart = |right_bin: usize| missing && right_bin == bins.len() - 1;
+        let sides = |t: usize, apart: bool| match (&per_threshold, apart) {
+            (Some(c), false) => c.at(t),
+            _ => (whole, whole),
+        };
+        let values = |l: &Bin, r: &Bin, t: usize, apart: bool| {
+            let (bl, br) = sides(t, apart);
+            (
+                self.value_within(l.g, l.h, bl),
+                self.value_within(r.g, r.h, br),
+            )
+        };
+        let penalty = if dir != 0 { b.penalty } else { 1.0 };
+        let gain_of = |l: &Bin, r: &Bin, t: usize, apart: bool| {
+            let (vl, vr) = values(l, r, t, apart);
+            if (dir > 0 && vl > vr) || (dir < 0 && vl < vr) {
+                return f64::NEG_INFINITY;
+            }
+            (self.score_at(l.g, l.h, vl) + self.score_at(r.g, r.h, vr) - parent) * penalty
+        };
+        let mut s = if missing {
+            // `usize::MAX` marks the observed values against the missing.
+            let gain = |l: &Bin, r: &Bin, t: usize| match t {
+                usize::MAX => gain_of(l, r, 0, true),
+                t => gain_of(l, r, t, false),
+            };
+            self.best_with_missing(f, bins, counts, tot, gain)?
+        } else {
+            let gain = |l: &Bin, r: &Bin, t: usize| gain_of(l, r, t, false);
+            let c = self.thresholds(bins, counts, tot, (Bin::default(), 0.0), gain)?;
+            c.split(f, tot, false)
+        };
+        s.values = Some(values(&s.left, &s.right, s.left_bin, apart(s.right_bin)));
+        Some(s)
     }
 
     /// The best split of numeric feature `f` whose histogram's last bin
@@ -253,6 +356,7 @@ impl Rules<'_> {
         bins: &[Bin],
         counts: Option<&[f64]>,
         tot: Sums,
+        gain: impl Fn(&Bin, &Bin, usize) -> f64 + Copy,
     ) -> Option<Split> {
         let m = bins.len() - 1;
         let (values, miss) = (&bins[..m], bins[m]);
@@ -262,7 +366,7 @@ impl Rules<'_> {
             Some(_) => miss_n > 0.0,
             None => miss.h > 0.0,
         };
-        let right = self.thresholds(values, value_counts, tot, (Bin::default(), 0.0));
+        let right = self.thresholds(values, value_counts, tot, (Bin::default(), 0.0), gain);
         if !has_missing {
             return right.map(|c| {
                 let default_left = c.left.h > tot.h - c.left.h;
@@ -270,8 +374,8 @@ impl Rules<'_> {
             });
         }
         let mut best = right.map(|c| (c, false));
-        let left = self.thresholds(values, value_counts, tot, (miss, miss_n));
-        let apart = self.observed_apart(m, miss, miss_n, tot);
+        let left = self.thresholds(values, value_counts, tot, (miss, miss_n), gain);
+        let apart = self.observed_apart(m, miss, miss_n, tot, gain);
         for (c, default_left) in [(left, true), (apart, false)] {
             if let Some(c) = c.filter(|c| best.as_ref().is_none_or(|(b, _)| c.gain > b.gain)) {
                 best = Some((c, default_left));
@@ -283,7 +387,15 @@ impl Rules<'_> {
     /// The split of a leaf with sums `tot` sending its observed values
     /// (bins `0..m`) left and its missing ones (sums `miss`, `miss_n` row
     /// copies when counted) right, if the leaf rules allow it and it gains.
-    fn observed_apart(&self, m: usize, miss: Bin, miss_n: f64, tot: Sums) -> Option<Candidate> {
+    /// `gain(left, right, usize::MAX)` scores it.
+    fn observed_apart(
+        &self,
+        m: usize,
+        miss: Bin,
+        miss_n: f64,
+        tot: Sums,
+        gain: impl Fn(&Bin, &Bin, usize) -> f64,
+    ) -> Option<Candidate> {
         let left = Bin {
             g: tot.g - miss.g,
             h: tot.h - miss.h,
@@ -299,7 +411,7 @@ impl Rules<'_> {
         if !(left_rows && right_rows && weights && left.h > 0.0) {
             return None;
         }
-        let gain = self.scores(left.g, left.h, miss.g, miss.h) - self.score(tot.g, tot.h);
+        let gain = gain(&left, &miss, usize::MAX);
         (gain > 0.0).then_some(Candidate {
             left_bin: m - 1,
             right_bin: m,
@@ -311,13 +423,15 @@ impl Rules<'_> {
     /// The best threshold on a numeric feature's bins `bins` (with their
     /// row copies `counts` when rows are counted as copies) of a leaf with
     /// sums `tot`, the left side starting from `start` (sums and row
-    /// copies: the missing values sent left, or nothing).
+    /// copies: the missing values sent left, or nothing), each candidate
+    /// scored by `gain(left, right, last bin going left)`.
     fn thresholds(
         &self,
         bins: &[Bin],
         counts: Option<&[f64]>,
         tot: Sums,
         start: (Bin, f64),
+        gain: impl Fn(&Bin, &Bin, usize) -> f64,
     ) -> Option<Candidate> {
         match counts {
             // A child's rows, round(h x rows_per_h), are at least min_leaf
@@ -336,6 +450,7 @@ impl Rules<'_> {
                         let x = left.h * per_h;
                         (x >= lo, x >= hi)
                     },
+                    gain,
                 )
             }
             Some(c) => {
@@ -352,6 +467,7 @@ impl Rules<'_> {
                         n += c[b - 1];
                         (n >= lo, n > hi)
                     },
+                    gain,
                 )
             }
         }
@@ -361,7 +477,8 @@ impl Rules<'_> {
     /// to right, the left side starting from `start`: candidates lie before
     /// each bin `present(b)` after the first; `rows(left, b)` (called for
     /// every bin from the second on, in order) tells whether the left
-    /// side's rows are enough and whether the right side's are too few.
+    /// side's rows are enough and whether the right side's are too few;
+    /// `gain(left, right, last bin going left)` scores a candidate.
     #[inline(always)]
     fn scan(
         &self,
@@ -370,8 +487,8 @@ impl Rules<'_> {
         start: Bin,
         present: impl Fn(usize) -> bool,
         mut rows: impl FnMut(&Bin, usize) -> (bool, bool),
+        gain: impl Fn(&Bin, &Bin, usize) -> f64,
     ) -> Option<Candidate> {
-        let parent = self.score(tot.g, tot.h);
         let first = (0..bins.len()).find(|&b| present(b))?;
         let mut best: Option<Candidate> = None;
         let mut best_gain = 0.0;
@@ -392,7 +509,11 @@ impl Rules<'_> {
                         if hr < self.min_child_weight {
                             break;
                         }
-                        let gain = self.scores(left.g, left.h, tot.g - left.g, hr) - parent;
+                        let right = Bin {
+                            g: tot.g - left.g,
+                            h: hr,
+                        };
+                        let gain = gain(&left, &right, prev);
                         if gain > best_gain {
                             best_gain = gain;
                             best = Some(Candidate {
@@ -437,6 +558,7 @@ impl Candidate {
             },
             set: None,
             default_left,
+            values: None,
         }
     }
 }
@@ -525,6 +647,7 @@ mod tests {
             cat: CatRules::default(),
             levels: &[],
             missing: &[],
+            bounds: None,
         }
     }
 

@@ -231,6 +231,7 @@ fn rules<'a>(cfg: &Gbdt, bins: &'a Binned) -> Rules<'a> {
         cat: cfg.cat_rules(),
         levels: bins.all_levels(),
         missing: bins.all_missing(),
+        bounds: None,
     }
 }
 
@@ -310,6 +311,7 @@ fn setup<'a>(
     quantized: bool,
     m_train: usize,
     d: usize,
+    constraints: super::monotone::Constraints,
 ) -> Setup<'a> {
     let rules = rules(cfg, bins);
     // Quantized histograms without counts may be summed row-wise.
@@ -327,6 +329,7 @@ fn setup<'a>(
             d => d.min(MAX_TREE_DEPTH),
         },
         learning_rate: cfg.learning_rate,
+        constraints,
     }
 }
 
@@ -366,7 +369,8 @@ pub(super) fn fit(cfg: &Gbdt, bins: &Binned, view: &View<'_>, rng: &mut Rng) -> 
 
     let quantized = quantize::applies(cfg.gradients, m_train)?;
     let local = (!identity).then_some(&local[..]);
-    let setup = setup(cfg, bins, local, quantized, m_train, d);
+    let constraints = cfg.constraints(view.data())?;
+    let setup = setup(cfg, bins, local, quantized, m_train, d, constraints);
     let mut grads = vec![Grad::default(); m_train * o];
     let mut packed: Vec<u64> = Vec::new();
     let n_rows = share(cfg.subsample, m_train);

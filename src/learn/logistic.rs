@@ -622,9 +622,10 @@ impl Logistic {
     /// otherwise L-BFGS, polished by Newton if it stalls short of the
     /// tolerance and Newton is `affordable`.
     fn solve(&self, theta: &mut [f64], affordable: bool, eval: impl Eval) {
-        if theta.len() <= NEWTON_PARAMS {
-            newton(theta, self.tol, self.max_iter, eval);
-        } else if !lbfgs::minimize(theta, self.options(), |th, g| eval(th, g, None)) && affordable {
+        // L-BFGS runs only beyond NEWTON_PARAMS (`||` short-circuits).
+        let newton_now = theta.len() <= NEWTON_PARAMS
+            || (!lbfgs::minimize(theta, self.options(), |th, g| eval(th, g, None)) && affordable);
+        if newton_now {
             newton(theta, self.tol, self.max_iter, eval);
         }
     }
@@ -638,11 +639,10 @@ impl Logistic {
         eval: impl Eval,
     ) {
         let (tol, max_iter) = (self.tol, self.max_iter);
-        if theta.len() <= NEWTON_PARAMS {
-            projected_newton(theta, bounds, tol, max_iter, eval);
-        } else if !lbfgs::minimize_bounded(theta, bounds, self.options(), |th, g| eval(th, g, None))
-            && affordable
-        {
+        let newton_now = theta.len() <= NEWTON_PARAMS
+            || (!lbfgs::minimize_bounded(theta, bounds, self.options(), |th, g| eval(th, g, None))
+                && affordable);
+        if newton_now {
             projected_newton(theta, bounds, tol, max_iter, eval);
         }
     }

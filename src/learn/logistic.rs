@@ -25,6 +25,26 @@
 //!
 //! Classes absent from the fitted rows get probability 0; with a single
 //! class present the model predicts it with probability 1.
+//!
+//! `signs=[debt_ratio:1, tenure:-1]` (two classes only) fixes the sign of
+//! a column's coefficient: `1` keeps it `>= 0`, so the probability of the
+//! positive class never falls as the column rises (the others held fixed),
+//! `-1` keeps it `<= 0`, `0` leaves it free; categorical columns are
+//! refused (module `constraints`). The fit is then the same objective over
+//! the box those bounds make: projected Newton (Bertsekas, "Projected
+//! Newton methods for optimization problems with simple constraints", SIAM
+//! J. Control Optim. 20(2), 1982: a coordinate at its bound, or within a
+//! small margin of it, with the gradient pushing outward takes a diagonally
+//! scaled step, the others a Newton step on their block of the Hessian,
+//! the line search follows the projection onto the box) up to 50
+//! parameters, else a projected L-BFGS in the manner of L-BFGS-B (Byrd, Lu,
+//! Nocedal & Zhu 1995; module `lbfgs`), finished by projected Newton. Both
+//! stop on the projected gradient. A bound coefficient at its bound is
+//! exactly `0.0`, and standardising divides by a positive deviation, which
+//! keeps every sign exactly; the probability is then monotone in floating
+//! point too (a sum of products each monotone in the column, then the
+//! sigmoid). With no sign constrained the fit is the unconstrained one,
+//! operation for operation.
 
 use crate::check;
 use crate::learn::shap::{Additive, Combine, Linear, Space};
@@ -34,7 +54,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::data::View;
 use crate::error::{Error, Result};
-use crate::learn::lbfgs::{self, Options};
+use crate::learn::constraints::Monotone;
+use crate::learn::lbfgs::{self, BoxBounds, Options};
 use crate::learn::linalg::{add_scatter, cholesky_solve, dot};
 use crate::learn::rows::{sigmoid, softmax, ClassWeight, Rows};
 use crate::learn::{Learner, Model};
@@ -56,6 +77,7 @@ params! {
     /// assert!(p.row(19)[1] > 0.9 && p.row(0)[1] < 0.2);
     /// ```
     #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(default)]
     pub struct Logistic {
         /// Inverse regularisation strength.
         pub c: f64 = 1.0 => Bounds::positive(),
@@ -71,6 +93,11 @@ params! {
         /// needs far fewer, L-BFGS on large ill-conditioned problems may stop
         /// here short of `tol`, then finished by Newton steps when affordable).
         pub max_iter: usize = 100 => Bounds::at_least(1.0),
+        /// Sign constraints on coefficients, by source column (two classes):
+        /// `[debt_ratio:1, tenure:-1]` keeps the first `>= 0` (the positive
+        /// class's probability never falls as it rises) and the second
+        /// `<= 0`; `0` or an unnamed column is free.
+        pub signs: Monotone = Monotone::default(),
     }
 }
 
@@ -378,6 +405,95 @@ where
     }
 }
 
+/// Projected Newton within `bounds` from `th` (Bertsekas 1982, see the
+/// module doc), until the projected gradient is at most `tol`.
+fn projected_newton<F>(th: &mut [f64], bounds: &BoxBounds, tol: f64, max_iter: usize, mut eval: F)
+where
+    F: FnMut(&[f64], &mut [f64], Option<&mut [f64]>) -> f64,
+{
+    let n = th.len();
+    for (i, v) in th.iter_mut().enumerate() {
+        *v = bounds.clamp(i, *v);
+    }
+    let (mut g, mut gn, mut next) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+    let mut h = vec![0.0; n * n];
+    for _ in 0..max_iter {
+        let f = eval(th, &mut g, Some(&mut h));
+        if bounds.gradient_norm(th, &g) <= tol {
+            return;
+        }
+        let step = projected_newton_step(th, &g, &h, bounds);
+        // The predicted decrease: the Newton part's g.s per unit step,
+        // the scaled part's g.(th - next) as projected.
+        let free: Vec<bool> = step.iter().map(|(_, held)| !held).collect();
+        let gs: f64 = (0..n).filter(|&i| free[i]).map(|i| g[i] * step[i].0).sum();
+        let mut t = 1.0;
+        let mut moved = false;
+        for _ in 0..60 {
+            for i in 0..n {
+                next[i] = bounds.clamp(i, th[i] - t * step[i].0);
+            }
+            let fnew = eval(&next, &mut gn, None);
+            let held: f64 = (0..n)
+                .filter(|&i| !free[i])
+                .map(|i| g[i] * (th[i] - next[i]))
+                .sum();
+            if fnew.is_finite()
+                && (fnew <= f - 1e-4 * (t * gs + held) || fnew <= f + 1e-14 * f.abs().max(1.0))
+            {
+                moved = true;
+                break;
+            }
+            t *= 0.5;
+        }
+        if !moved {
+            return;
+        }
+        th.copy_from_slice(&next);
+    }
+}
+
+/// The projected Newton step at `th` (gradient `g`, Hessian `h`): per
+/// coordinate, its step (subtracted) and whether it is held, i.e. within a
+/// margin of a bound the gradient pushes against; held coordinates step by
+/// their gradient over their curvature, the others by Newton's step on
+/// their block of the Hessian.
+fn projected_newton_step(th: &[f64], g: &[f64], h: &[f64], bounds: &BoxBounds) -> Vec<(f64, bool)> {
+    let n = th.len();
+    // Bertsekas's margin: the size of the projected gradient step, at most
+    // 1e-3 (the standardised scale).
+    let margin = (0..n)
+        .map(|i| (th[i] - bounds.clamp(i, th[i] - g[i])).abs())
+        .fold(0.0f64, f64::max)
+        .min(1e-3);
+    let held: Vec<bool> = (0..n)
+        .map(|i| {
+            (th[i] - bounds.lower[i] <= margin && g[i] > 0.0)
+                || (bounds.upper[i] - th[i] <= margin && g[i] < 0.0)
+        })
+        .collect();
+    let free: Vec<usize> = (0..n).filter(|&i| !held[i]).collect();
+    let m = free.len();
+    let mut sub = vec![0.0; m * m];
+    for (a, &i) in free.iter().enumerate() {
+        for (b, &j) in free.iter().enumerate() {
+            sub[a * m + b] = h[i * n + j];
+        }
+    }
+    let gf: Vec<f64> = free.iter().map(|&i| g[i]).collect();
+    let sf = cholesky_solve(&sub, &gf);
+    let mut out: Vec<(f64, bool)> = (0..n)
+        .map(|i| {
+            let c = h[i * n + i];
+            (if c > 0.0 { g[i] / c } else { g[i] }, true)
+        })
+        .collect();
+    for (a, &i) in free.iter().enumerate() {
+        out[i] = (sf[a], false);
+    }
+    out
+}
+
 /// The weighted mean of each column of `rows`.
 pub(crate) fn column_means(rows: &Rows) -> Vec<f64> {
     let total: f64 = rows.w.iter().sum();
@@ -468,6 +584,70 @@ pub(crate) fn standardise(rows: &mut Rows) -> (Vec<f64>, Vec<f64>) {
     (mean, sd)
 }
 
+/// The box of the parameters `outputs x (d + 1)` (weights, then the
+/// intercept) that the per-feature `signs` make, or `None` when none is
+/// constrained (a constraint is refused beyond one output before this).
+fn sign_bounds(signs: &[i8], outputs: usize, stride: usize) -> Option<BoxBounds> {
+    if outputs != 1 || signs.iter().all(|&s| s == 0) {
+        return None;
+    }
+    let mut lower = vec![f64::NEG_INFINITY; stride];
+    let mut upper = vec![f64::INFINITY; stride];
+    for (j, &s) in signs.iter().enumerate() {
+        match s {
+            1 => lower[j] = 0.0,
+            -1 => upper[j] = 0.0,
+            _ => {}
+        }
+    }
+    Some(BoxBounds { lower, upper })
+}
+
+/// An objective as [`objective`] gives it: value, gradient, Hessian.
+trait Eval: Fn(&[f64], &mut [f64], Option<&mut [f64]>) -> f64 + Copy {}
+
+impl<F: Fn(&[f64], &mut [f64], Option<&mut [f64]>) -> f64 + Copy> Eval for F {}
+
+impl Logistic {
+    /// The solver's options for L-BFGS.
+    fn options(&self) -> Options {
+        Options {
+            gtol: self.tol,
+            max_iter: self.max_iter,
+            memory: 10,
+        }
+    }
+
+    /// Minimises `eval` from `theta`: Newton when the parameters are few;
+    /// otherwise L-BFGS, polished by Newton if it stalls short of the
+    /// tolerance and Newton is `affordable`.
+    fn solve(&self, theta: &mut [f64], affordable: bool, eval: impl Eval) {
+        // L-BFGS runs only beyond NEWTON_PARAMS (`||` short-circuits).
+        let newton_now = theta.len() <= NEWTON_PARAMS
+            || (!lbfgs::minimize(theta, self.options(), |th, g| eval(th, g, None)) && affordable);
+        if newton_now {
+            newton(theta, self.tol, self.max_iter, eval);
+        }
+    }
+
+    /// [`Logistic::solve`] within `bounds`, by their projected forms.
+    fn solve_bounded(
+        &self,
+        theta: &mut [f64],
+        bounds: &BoxBounds,
+        affordable: bool,
+        eval: impl Eval,
+    ) {
+        let (tol, max_iter) = (self.tol, self.max_iter);
+        let newton_now = theta.len() <= NEWTON_PARAMS
+            || (!lbfgs::minimize_bounded(theta, bounds, self.options(), |th, g| eval(th, g, None))
+                && affordable);
+        if newton_now {
+            projected_newton(theta, bounds, tol, max_iter, eval);
+        }
+    }
+}
+
 impl Learner for Logistic {
     fn fit(&self, data: &View<'_>, _rng: &mut Rng) -> Result<Model> {
         self.check()?;
@@ -477,6 +657,7 @@ impl Learner for Logistic {
         rows.scale_classes(&factors);
         let classes = rows.present();
         let (k, d) = (rows.k, rows.d);
+        let signs = (self.signs).directions_for(data.data().schema(), k, "logistic signs")?;
         if classes.len() < 2 {
             return Ok(Model::new(LogisticModel {
                 k,
@@ -519,20 +700,10 @@ impl Learner for Logistic {
                 h.as_deref_mut(),
             )
         };
-        // Newton when the parameters are few; otherwise L-BFGS, polished by
-        // Newton if it stalls short of the tolerance and Newton is affordable.
         let affordable = (rows.n() as f64) * (params * params) as f64 <= NEWTON_WORK;
-        if params <= NEWTON_PARAMS {
-            newton(&mut theta, self.tol, self.max_iter, eval);
-        } else {
-            let opts = Options {
-                gtol: self.tol,
-                max_iter: self.max_iter,
-                memory: 10,
-            };
-            if !lbfgs::minimize(&mut theta, opts, |th, g| eval(th, g, None)) && affordable {
-                newton(&mut theta, self.tol, self.max_iter, eval);
-            }
+        match sign_bounds(&signs, outputs, stride) {
+            None => self.solve(&mut theta, affordable, eval),
+            Some(bounds) => self.solve_bounded(&mut theta, &bounds, affordable, eval),
         }
         // Back to the original scale: beta_j = w_j / sd_j,
         // b = w_0 - sum_j beta_j mean_j.
@@ -567,6 +738,9 @@ impl Learner for Logistic {
         if self.class_weight != ClassWeight::None {
             s += &format!(",class_weight={}", self.class_weight.to_text());
         }
+        if !self.signs.is_empty() {
+            s += &format!(",signs={}", self.signs.to_text());
+        }
         s + ")"
     }
 
@@ -595,3 +769,7 @@ pub(crate) fn onnx_proba(
     };
     onnx::scatter_columns(g, &p, classes, k)
 }
+
+#[cfg(test)]
+#[path = "logistic/tests.rs"]
+mod tests;

@@ -25,7 +25,7 @@
 //! | spec | learner | module |
 //! |---|---|---|
 //! | `tree`, `random_tree` | decision trees | [`tree`] |
-//! | `logistic(c, class_weight, tol, max_iter)` | L2 logistic regression | [`logistic`] |
+//! | `logistic(c, class_weight, tol, max_iter, signs)` | L2 logistic regression | [`logistic`] |
 //! | `gnb(var_smoothing)` | Gaussian naive Bayes | [`naive_bayes`] |
 //! | `nb-binned(bins)` | equal-width binned naive Bayes | [`naive_bayes`] |
 //! | `knn(k, weights)` | k nearest neighbours | [`knn`] |

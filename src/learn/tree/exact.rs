@@ -19,6 +19,7 @@
 use rand::RngExt;
 
 use super::model::{Growing, TreeModel};
+use super::monotone::{self, Constraints, Range};
 use super::presort::{row_info, Presorted, RowInfo};
 use super::score::{xlnx, Entropy, GainRatio, Gini, Score};
 use super::{Criterion, MissingSplits, Tree};
@@ -35,6 +36,9 @@ struct Pending {
     depth: usize,
     samples: u64,
     parent: Option<(usize, bool)>,
+    /// Bounds on the node's positive-class probability (monotone
+    /// constraints, [`monotone`]).
+    range: Range,
 }
 
 /// The best split found so far in a node.
@@ -47,6 +51,9 @@ struct Best {
     pos: usize,
     /// Whether the missing values go left.
     default_left: bool,
+    /// A threshold on the observed values (not the `mia` split of the
+    /// observed values from the missing ones).
+    ordered: bool,
 }
 
 /// Working state of one fit.
@@ -66,6 +73,8 @@ struct Grower<'a> {
     d: usize,
     mtry: usize,
     min_leaf: u64,
+    /// The monotone constraints, when a feature has one.
+    mono: Option<Constraints>,
 }
 
 /// Grows an exact tree with `cfg` on `view`, whose dataset `pre` was built
@@ -83,6 +92,7 @@ pub(crate) fn grow(
     }
     let mtry = cfg.max_features.resolve(d)?;
     cfg.check()?;
+    let dirs = monotone::directions(cfg, view)?;
     let (info, totals) = row_info(view)?;
     let m = info.iter().filter(|r| r.cnt > 0).count();
     let mut lists = Vec::with_capacity(d * m);
@@ -111,6 +121,7 @@ pub(crate) fn grow(
         d,
         mtry,
         min_leaf: cfg.min_samples_leaf.max(1) as u64,
+        mono: dirs.map(|dirs| Constraints::new(dirs, cfg.leaf, &priors)),
     };
     let mut tree = Growing::new(d, k);
     let mut stack = vec![Pending {
@@ -119,6 +130,7 @@ pub(crate) fn grow(
         depth: 0,
         samples,
         parent: None,
+        range: Range::ALL,
     }];
     // Class totals of the pending nodes, k per entry, in stack order.
     let mut arena = totals;
@@ -134,29 +146,30 @@ pub(crate) fn grow(
             None
         };
         let Some(best) = best else {
-            tree.leaf(&tot, node.parent);
+            tree.leaf_in(&tot, node.parent, node.range);
             continue;
         };
         let (threshold, left_samples, left_rows) = g.apply(&node, best, &mut left_tot, view);
         let idx = tree.split(best.feature, threshold, best.default_left, node.parent);
+        let (left_range, right_range) = match &g.mono {
+            Some(c) => c.children(best.feature, best.ordered, &left_tot, &tot, node.range),
+            None => (node.range, node.range),
+        };
         let mid = node.start + left_rows;
+        let child = |start, end, samples, left, range| Pending {
+            start,
+            end,
+            depth: node.depth + 1,
+            samples,
+            parent: Some((idx, left)),
+            range,
+        };
         // Right is pushed first so that the left child is grown next and
         // directly follows its parent.
-        stack.push(Pending {
-            start: mid,
-            end: node.end,
-            depth: node.depth + 1,
-            samples: node.samples - left_samples,
-            parent: Some((idx, false)),
-        });
+        let right_samples = node.samples - left_samples;
+        stack.push(child(mid, node.end, right_samples, false, right_range));
         arena.extend(tot.iter().zip(&left_tot).map(|(t, l)| (t - l).max(0.0)));
-        stack.push(Pending {
-            start: node.start,
-            end: mid,
-            depth: node.depth + 1,
-            samples: left_samples,
-            parent: Some((idx, true)),
-        });
+        stack.push(child(node.start, mid, left_samples, true, left_range));
         arena.extend_from_slice(&left_tot);
     }
     Ok(tree.finish(cfg.leaf, &priors))
@@ -279,6 +292,7 @@ impl Grower<'_> {
                         feature: f,
                         pos: observed - 1,
                         default_left: false,
+                        ordered: false,
                     });
                 }
             }
@@ -319,6 +333,8 @@ impl Grower<'_> {
         }
         let mut rank = ranks[seg[0] as usize];
         let mut best_score = best.map_or(f64::NEG_INFINITY, |b| b.score);
+        // A constrained feature's candidates must keep its direction.
+        let mono = self.mono.as_ref().filter(|c| c.direction(f) != 0);
         for i in 0..seg.len() - 1 {
             let r = info[seg[i] as usize];
             left[r.class as usize] += r.w;
@@ -336,7 +352,7 @@ impl Grower<'_> {
                 break;
             }
             let s = score.score(left, tot, wl, w);
-            if s > best_score {
+            if s > best_score && mono.is_none_or(|c| c.allows(f, left, tot, node.range)) {
                 best_score = s;
                 *best = Some(Best {
                     score: s,
@@ -346,6 +362,7 @@ impl Grower<'_> {
                         true => start.is_some(),
                         false => wl > w - wl,
                     },
+                    ordered: true,
                 });
             }
         }

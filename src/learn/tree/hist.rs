@@ -35,6 +35,7 @@ use rand::RngExt;
 use super::binned::Binned;
 use super::categorical::{best_class_set, BinSet, CatRules, ClassNode};
 use super::model::{Growing, TreeModel};
+use super::monotone::{self, Constraints, Range};
 use super::presort::{row_info, RowInfo};
 use super::score::{xlnx, Entropy, GainRatio, Gini, Score};
 use super::{Criterion, MissingSplits, Tree};
@@ -54,6 +55,9 @@ struct Pending {
     totals: Vec<f64>,
     /// All features' histograms (subtraction mode only).
     hist: Option<Vec<f64>>,
+    /// Bounds on the node's positive-class probability (monotone
+    /// constraints, [`monotone`]).
+    range: Range,
 }
 
 /// The best split found so far in a node.
@@ -89,6 +93,8 @@ struct Grower<'a> {
     mtry: usize,
     min_leaf: u64,
     subtract: bool,
+    /// The monotone constraints, when a feature has one.
+    mono: Option<Constraints>,
 }
 
 /// Grows a tree with `cfg` on `view`, whose dataset `bins` was built from.
@@ -100,6 +106,7 @@ pub(crate) fn grow(cfg: &Tree, bins: &Binned, view: &View<'_>, rng: &mut Rng) ->
     }
     let mtry = cfg.max_features.resolve(d)?;
     cfg.check()?;
+    let dirs = monotone::directions(cfg, view)?;
     let (info, totals) = row_info(view)?;
     let rows: Vec<u32> = (0..info.len() as u32)
         .filter(|&r| info[r as usize].cnt > 0)
@@ -123,6 +130,7 @@ pub(crate) fn grow(cfg: &Tree, bins: &Binned, view: &View<'_>, rng: &mut Rng) ->
         mtry,
         min_leaf: cfg.min_samples_leaf.max(1) as u64,
         subtract: mtry == d,
+        mono: dirs.map(|dirs| Constraints::new(dirs, cfg.leaf, &priors)),
     };
     let mut tree = Growing::new(d, k);
     let mut root = Pending {
@@ -133,6 +141,7 @@ pub(crate) fn grow(cfg: &Tree, bins: &Binned, view: &View<'_>, rng: &mut Rng) ->
         parent: None,
         totals,
         hist: None,
+        range: Range::ALL,
     };
     if g.subtract && g.splittable(&root) {
         let mut h = g.take_hist();
@@ -149,38 +158,13 @@ pub(crate) fn grow(cfg: &Tree, bins: &Binned, view: &View<'_>, rng: &mut Rng) ->
             None
         };
         let Some(best) = best else {
-            tree.leaf(&node.totals, node.parent);
+            tree.leaf_in(&node.totals, node.parent, node.range);
             if let Some(h) = node.hist.take() {
                 g.pool.push(h);
             }
             continue;
         };
-        let (mid, left_samples) = g.apply(&node, &best, &mut left_tot);
-        let idx = g.record(&mut tree, best, node.parent);
-        let right_tot: Vec<f64> = node
-            .totals
-            .iter()
-            .zip(&left_tot)
-            .map(|(t, l)| (t - l).max(0.0))
-            .collect();
-        let mut left = Pending {
-            start: node.start,
-            end: mid,
-            depth: node.depth + 1,
-            samples: left_samples,
-            parent: Some((idx, true)),
-            totals: left_tot.clone(),
-            hist: None,
-        };
-        let mut right = Pending {
-            start: mid,
-            end: node.end,
-            depth: node.depth + 1,
-            samples: node.samples - left_samples,
-            parent: Some((idx, false)),
-            totals: right_tot,
-            hist: None,
-        };
+        let (mut left, mut right) = g.split(&mut tree, &node, best, &mut left_tot);
         if let Some(h) = node.hist.take() {
             g.children_hists(h, &mut left, &mut right);
         }
@@ -193,6 +177,56 @@ pub(crate) fn grow(cfg: &Tree, bins: &Binned, view: &View<'_>, rng: &mut Rng) ->
 }
 
 impl Grower<'_> {
+    /// Splits `node` by `best`: partitions its rows, appends the split to
+    /// `tree` and returns the children (without histograms), the left
+    /// child's class totals also in `left_tot`.
+    fn split(
+        &mut self,
+        tree: &mut Growing,
+        node: &Pending,
+        best: Best,
+        left_tot: &mut [f64],
+    ) -> (Pending, Pending) {
+        let (mid, left_samples) = self.apply(node, &best, left_tot);
+        let f = best.feature;
+        let (left_range, right_range) = match &self.mono {
+            Some(c) => {
+                let ordered =
+                    best.set.is_none() && self.bins.missing_bin(f) != Some(best.right_bin);
+                c.children(f, ordered, left_tot, &node.totals, node.range)
+            }
+            None => (node.range, node.range),
+        };
+        let idx = self.record(tree, best, node.parent);
+        let right_tot: Vec<f64> = node
+            .totals
+            .iter()
+            .zip(left_tot.iter())
+            .map(|(t, l)| (t - l).max(0.0))
+            .collect();
+        let left = Pending {
+            start: node.start,
+            end: mid,
+            depth: node.depth + 1,
+            samples: left_samples,
+            parent: Some((idx, true)),
+            totals: left_tot.to_vec(),
+            hist: None,
+            range: left_range,
+        };
+        let right = Pending {
+            start: mid,
+            end: node.end,
+            depth: node.depth + 1,
+            samples: node.samples - left_samples,
+            parent: Some((idx, false)),
+            totals: right_tot,
+            hist: None,
+            range: right_range,
+        };
+        (left, right)
+    }
+
     /// Whether the stopping rules allow splitting this node.
     fn splittable(&self, node: &Pending) -> bool {
         let present = node.totals.iter().filter(|&&t| t > 0.0).count();
@@ -453,6 +487,8 @@ impl Grower<'_> {
         let mut prev: Option<usize> = None;
         let mut varies = false;
         let mut best_score = best.as_ref().map_or(f64::NEG_INFINITY, |b| b.score);
+        // A constrained feature's candidates must keep its direction.
+        let mono = self.mono.as_ref().filter(|c| c.direction(f) != 0);
         for (bin, cell) in h.chunks_exact(s).enumerate() {
             let cnt = cell[k];
             if cnt == 0.0 {
@@ -465,7 +501,9 @@ impl Grower<'_> {
                         break;
                     }
                     let sc = score.score(left, &node.totals, wl, w);
-                    if sc > best_score {
+                    if sc > best_score
+                        && mono.is_none_or(|c| c.allows(f, left, &node.totals, node.range))
+                    {
                         best_score = sc;
                         *best = Some(Best {
                             score: sc,

@@ -53,6 +53,7 @@ mod categorical;
 mod exact;
 mod hist;
 mod model;
+mod monotone;
 mod onnx;
 mod presort;
 pub mod random;
@@ -69,6 +70,7 @@ pub use presort::Presorted;
 
 use crate::data::View;
 use crate::error::{Error, Result};
+use crate::learn::constraints::Monotone;
 use crate::learn::{Learner, Model, Prepared};
 use crate::limits::MAX_TREE_DEPTH;
 use crate::params::{choice, params, Bounds, ParamType, Value};
@@ -324,6 +326,13 @@ params! {
         /// the missing ones, Twala et al. 2008). Not `missing`, the
         /// missing-value policy of every reading front end.
         pub missing_split: MissingSplits = MissingSplits::Mia,
+        /// Per source column, a direction the positive class's probability
+        /// must keep as the column rises, the others held fixed:
+        /// `[debt_ratio:1, tenure:-1]` (1 never falls, -1 never rises, 0
+        /// free); two classes only, numeric columns only (scikit-learn
+        /// 1.4's monotonic_cst: children's values ordered, bounds passed
+        /// down, leaves clipped).
+        pub monotone: Monotone = Monotone::default(),
     }
     check = check_tree;
 }
@@ -380,6 +389,9 @@ impl Tree {
         }
         if self.missing_split != d.missing_split {
             s += &format!(",missing_split={}", self.missing_split.to_text());
+        }
+        if !self.monotone.0.is_empty() {
+            s += &format!(",monotone={}", self.monotone.to_text());
         }
         s
     }

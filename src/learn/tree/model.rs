@@ -23,6 +23,7 @@ use crate::onnx::{tree_sum, Graph, Value};
 use serde::{Deserialize, Serialize};
 
 use super::categorical::CatSet;
+use super::monotone::{clip_leaf, Range};
 use super::LeafEstimate;
 
 /// Marks a leaf in [`Node::feature`].
@@ -601,6 +602,9 @@ pub(crate) struct Growing {
     n_classes: usize,
     nodes: Vec<Node>,
     leaf_counts: Vec<f64>,
+    /// Per leaf, the bounds of its positive class's probability
+    /// ([`super::monotone`]).
+    leaf_ranges: Vec<Range>,
     sets: Vec<Option<CatSet>>,
 }
 
@@ -611,6 +615,7 @@ impl Growing {
             n_classes,
             nodes: Vec::new(),
             leaf_counts: Vec::new(),
+            leaf_ranges: Vec::new(),
             sets: Vec::new(),
         }
     }
@@ -633,8 +638,16 @@ impl Growing {
 
     /// Appends a leaf holding the weighted class totals `counts`.
     pub(crate) fn leaf(&mut self, counts: &[f64], parent: Option<(usize, bool)>) {
+        self.leaf_in(counts, parent, Range::ALL);
+    }
+
+    /// Appends a leaf holding the weighted class totals `counts`, whose
+    /// positive class's probability is clipped to `range` (a monotone
+    /// tree's, [`super::monotone`]).
+    pub(crate) fn leaf_in(&mut self, counts: &[f64], parent: Option<(usize, bool)>, range: Range) {
         let leaf = (self.leaf_counts.len() / self.n_classes) as u32;
         self.leaf_counts.extend_from_slice(counts);
+        self.leaf_ranges.push(range);
         self.push(
             Node {
                 feature: LEAF,
@@ -680,12 +693,15 @@ impl Growing {
         idx
     }
 
-    /// The finished tree, leaf probabilities estimated from the totals.
+    /// The finished tree, leaf probabilities estimated from the totals
+    /// (and clipped to their leaves' bounds, [`clip_leaf`]).
     pub(crate) fn finish(self, estimate: LeafEstimate, priors: &[f64]) -> TreeModel {
         let k = self.n_classes;
         let mut leaf_proba = vec![0.0; self.leaf_counts.len()];
-        for (c, p) in self.leaf_counts.chunks(k).zip(leaf_proba.chunks_mut(k)) {
+        let leaves = self.leaf_counts.chunks(k).zip(&self.leaf_ranges);
+        for ((c, &range), p) in leaves.zip(leaf_proba.chunks_mut(k)) {
             estimate.apply(c, priors, p);
+            clip_leaf(p, range);
         }
         let mut sets = self.sets;
         if sets.iter().all(Option::is_none) {

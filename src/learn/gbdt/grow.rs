@@ -627,7 +627,14 @@ impl Grower {
         });
         let c = &s.constraints;
         let (geo_l, geo_r) = match c.tracks_leaves() {
-            true => leaf.geo.children(s.bins, node, b.feature, &cuts[node]),
+            true => {
+                let cut = match &cuts[node] {
+                    Cut::Upto(k) => Some((*k, false)),
+                    Cut::UptoOr(k, _) => Some((*k, true)),
+                    Cut::In(_) => None,
+                };
+                leaf.geo.children(s.bins, node, b.feature, cut)
+            }
             false => (Geometry::default(), Geometry::default()),
         };
         let used = match c.groups.is_empty() {

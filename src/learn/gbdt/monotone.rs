@@ -55,7 +55,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::grow::Cut;
 use super::tree::GbdtNode;
 use crate::learn::tree::Binned;
 use crate::params::choice;
@@ -138,13 +137,10 @@ impl Span {
         self.lo <= self.hi
     }
 
-    /// The spans of the two sides of threshold cut `cut`.
-    fn sides(&self, cut: &Cut) -> (Span, Span) {
-        let (k, left_miss) = match cut {
-            Cut::Upto(k) => (*k as i64, false),
-            Cut::UptoOr(k, _) => (*k as i64, true),
-            Cut::In(_) => return (*self, *self),
-        };
+    /// The spans of the two sides of a threshold split sending codes up
+    /// to `k` left, and the missing values left when `left_miss`.
+    fn sides(&self, (k, left_miss): (usize, bool)) -> (Span, Span) {
+        let k = k as i64;
         let left = Span {
             lo: self.lo,
             hi: self.hi.min(k),
@@ -195,13 +191,20 @@ impl Geometry {
     }
 
     /// The geometries of the two children of a leaf split at `node` on
-    /// feature `f` by `cut`.
-    pub fn children(&self, bins: &Binned, node: usize, f: usize, cut: &Cut) -> (Self, Self) {
+    /// feature `f`: by threshold `cut` (codes up to it left, and whether
+    /// the missing values go left), or by a set of levels (`None`).
+    pub fn children(
+        &self,
+        bins: &Binned,
+        node: usize,
+        f: usize,
+        cut: Option<(usize, bool)>,
+    ) -> (Self, Self) {
         let mut l = self.clone();
         let mut r = self.clone();
         l.path.push((node as u32, true));
         r.path.push((node as u32, false));
-        if !matches!(cut, Cut::In(_)) {
+        if let Some(cut) = cut {
             let (a, b) = self.span(bins, f).sides(cut);
             for (g, s) in [(&mut l, a), (&mut r, b)] {
                 match g.spans.binary_search_by_key(&f, |(h, _)| *h) {
@@ -525,16 +528,10 @@ mod tests {
     #[test]
     fn spans_split_as_the_cut_sends_codes_and_missing_values() {
         let s = span(0, 9, true);
-        assert_eq!(
-            s.sides(&Cut::Upto(3)),
-            (span(0, 3, false), span(4, 9, true))
-        );
-        assert_eq!(
-            s.sides(&Cut::UptoOr(3, 10)),
-            (span(0, 3, true), span(4, 9, false))
-        );
+        assert_eq!(s.sides((3, false)), (span(0, 3, false), span(4, 9, true)));
+        assert_eq!(s.sides((3, true)), (span(0, 3, true), span(4, 9, false)));
         // The observed values against the missing ones.
-        let (l, r) = s.sides(&Cut::Upto(9));
+        let (l, r) = s.sides((9, false));
         assert!(l.observed() && !l.miss && !r.observed() && r.miss);
     }
 

@@ -221,9 +221,12 @@ fn bad_signs_are_refused_clearly() {
 
 #[test]
 fn signs_is_a_parameter_and_old_settings_read_without_it() {
-    let l = crate::spec::build_learner("logistic(signs=[x0:1, 'x 1':-1])").unwrap();
+    let parsed = |t: &str| {
+        crate::params::from_call::<Logistic>(&crate::params::syntax::parse(t).unwrap()[0])
+    };
+    let l = parsed("logistic(signs=[x0:1, 'x 1':-1])").unwrap();
     assert_eq!(l.name(), "logistic(c=1,signs=[x0:1,'x 1':-1])");
-    let e = crate::spec::build_learner("logistic(signs=[x0:2])").unwrap_err();
+    let e = parsed("logistic(signs=[x0:2])").unwrap_err();
     assert!(e.to_string().contains("direction 2"), "{e}");
     assert_eq!(Logistic::default().name(), "logistic(c=1)");
     let mut v = serde_json::to_value(Logistic::default()).unwrap();

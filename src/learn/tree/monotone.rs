@@ -292,26 +292,6 @@ mod tests {
     }
 
     #[test]
-    fn forests_and_bagging_of_trees_take_the_constraint() {
-        let ds = wavy(2000, false, 3);
-        // The mean of monotone trees' probabilities, summed in a fixed order:
-        // rounding is monotone, so the mean keeps the direction exactly.
-        for spec in [
-            "forest(n=20, monotone=[x0:1])",
-            "balanced-forest(n=10, monotone=[x0:1], splitter=exact)",
-        ] {
-            let l = crate::spec::build_learner(spec).unwrap();
-            assert!(l.name().contains("monotone=[x0:1]"), "{}", l.name());
-            let m = fit(&*l, &ds);
-            assert_eq!(worst_step(&m, &ds, 1.0), 0.0, "{spec}");
-        }
-        let l = crate::spec::build_learner("forest(n=20, monotone=[x0:-1])").unwrap();
-        assert_eq!(worst_step(&fit(&*l, &ds), &ds, -1.0), 0.0);
-        let free = crate::spec::build_learner("forest(n=20)").unwrap();
-        assert!(worst_step(&fit(&*free, &ds), &ds, 1.0) > 0.01);
-    }
-
-    #[test]
     fn missing_values_in_another_column_keep_the_constraint() {
         let ds = wavy(2000, true, 4);
         for splitter in [SplitSearch::Hist, SplitSearch::Exact] {
@@ -389,7 +369,8 @@ mod tests {
         let e = fit_err(&tree("[x2:-1]", SplitSearch::Hist), &coded);
         assert!(e.contains("x2") && e.contains("categorical"), "{e}");
         // Spec errors name the parameter's form.
-        let e = crate::spec::build_learner("tree(monotone=[x0:2])").unwrap_err();
+        let call = &crate::params::syntax::parse("tree(monotone=[x0:2])").unwrap()[0];
+        let e = crate::params::from_call::<Tree>(call).unwrap_err();
         assert!(e.to_string().contains("direction 2"), "{e}");
     }
 }

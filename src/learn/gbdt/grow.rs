@@ -144,6 +144,63 @@ impl Cut {
     }
 }
 
+/// What the constraints give the children of `leaf` split by `b` at node
+/// `node` (cut `cut`): each one's output, bounds and geometry, and the
+/// features their branch has split on.
+#[allow(clippy::type_complexity)]
+fn child_constraints(
+    s: &Setup,
+    leaf: &Leaf,
+    b: &Split,
+    node: usize,
+    cut: &Cut,
+) -> (
+    (f64, (f64, f64), Geometry),
+    (f64, (f64, f64), Geometry),
+    Vec<usize>,
+) {
+    let (vl, vr) = b.values.unwrap_or_else(|| {
+        (
+            s.rules.value(b.left.g, b.left.h),
+            s.rules.value(b.right.g, b.right.h),
+        )
+    });
+    let c = &s.constraints;
+    let (geo_l, geo_r) = match c.tracks_leaves() {
+        true => {
+            let cut = match cut {
+                Cut::Upto(k) => Some((*k, false)),
+                Cut::UptoOr(k, _) => Some((*k, true)),
+                Cut::In(_) => None,
+            };
+            leaf.geo.children(s.bins, node, b.feature, cut)
+        }
+        false => (Geometry::default(), Geometry::default()),
+    };
+    let used = match c.groups.is_empty() {
+        true => Vec::new(),
+        false => {
+            let mut u = leaf.used.clone();
+            if let Err(i) = u.binary_search(&b.feature) {
+                u.insert(i, b.feature);
+            }
+            u
+        }
+    };
+    // The basic method: a monotone split bounds its children by the
+    // mean of their outputs.
+    let (mut bl, mut br) = ((leaf.lo, leaf.hi), (leaf.lo, leaf.hi));
+    let dir = c.dirs.get(b.feature).copied().unwrap_or(0);
+    if dir != 0 && c.method == Some(MonotoneMethod::Basic) {
+        let mid = (vl + vr) / 2.0;
+        match dir > 0 {
+            true => (bl.1, br.0) = (bl.1.min(mid), br.0.max(mid)),
+            false => (bl.0, br.1) = (bl.0.max(mid), br.1.min(mid)),
+        }
+    }
+    ((vl, bl, geo_l), (vr, br, geo_r), used)
+}
+
 /// The features a leaf whose branch split on `used` may split on, of the
 /// tree's `features` (all of them without interaction constraints).
 fn allowed_features<'a>(s: &Setup, used: &[usize], features: &'a [usize]) -> Cow<'a, [usize]> {
@@ -423,69 +480,32 @@ impl Grower {
                 }
             }
             let Some((l, _)) = pick else { break };
-            let (mut left, mut right) =
-                self.split(s, l, &mut leaves[l], &mut nodes, &mut cuts, grad);
-            let n_leaves = leaves.len() + 1;
-            let allowed_here = allowed_features(s, &left.used, features);
-            // The leaves ordered with each child (intermediate, advanced).
-            let (left_others, right_others) = match s.constraints.tracks_leaves() {
-                true => {
-                    let rest = |me: usize| {
-                        let mine = match me {
-                            0 => (right.value, right.geo.clone()),
-                            _ => (left.value, left.geo.clone()),
-                        };
-                        (leaves.iter().enumerate())
-                            .filter(|(i, _)| *i != l)
-                            .map(|(_, o)| (o.value, o.geo.clone()))
-                            .chain(std::iter::once(mine))
-                            .collect::<Vec<_>>()
-                    };
-                    let lo = Leaf::others(s, &nodes, &left.geo, rest(0).into_iter());
-                    let ro = Leaf::others(s, &nodes, &right.geo, rest(1).into_iter());
-                    ((left.lo, left.hi), (right.lo, right.hi)) =
-                        (bounds_among(lo.iter()), bounds_among(ro.iter()));
-                    (lo, ro)
-                }
-                false => (Vec::new(), Vec::new()),
-            };
-            let (left_geo, right_geo) = (left.geo.clone(), right.geo.clone());
-            let lb = bounds_of(s, &left, &left_geo, &left_others);
-            let rb = bounds_of(s, &right, &right_geo, &right_others);
-            let rules = (
-                Rules {
-                    bounds: lb.as_ref(),
-                    ..s.rules
-                },
-                Rules {
-                    bounds: rb.as_ref(),
-                    ..s.rules
-                },
-            );
-            let (left, right) = self.children(
-                s,
-                &mut leaves[l],
-                (left, right),
-                n_leaves,
-                grad,
-                &allowed_here,
-                (&rules.0, &rules.1),
-            );
-            leaves[l] = left;
-            leaves.push(right);
-            if s.constraints.tracks_leaves() {
-                self.rebound(s, &mut leaves, &nodes, (l, n_leaves - 1), features);
-            }
+            self.split_next(s, &mut leaves, l, (&mut nodes, &mut cuts), grad, features);
         }
         for l in &mut leaves {
             if let Some(h) = l.hist.take() {
                 self.pool.push(h);
             }
         }
+        self.grown(s, &leaves, nodes, cuts, grad)
+    }
+
+    /// The tree of the grown `leaves`, split by `nodes` and `cuts`: each
+    /// leaf's value (its output within its bounds under monotone
+    /// constraints, else its step from its exact sums) times the learning
+    /// rate, and the level sets of categorical splits.
+    fn grown(
+        &self,
+        s: &Setup,
+        leaves: &[Leaf],
+        nodes: Vec<GbdtNode>,
+        cuts: Vec<Cut>,
+        grad: &Gradients,
+    ) -> Grown {
         let values = match s.constraints.monotone() {
             true => leaves.iter().map(|l| s.learning_rate * l.value).collect(),
             false => self
-                .leaf_sums(&leaves, grad)
+                .leaf_sums(leaves, grad)
                 .into_iter()
                 .map(|t| s.learning_rate * s.rules.value(t.g, t.h))
                 .collect(),
@@ -510,6 +530,73 @@ impl Grower {
             },
             cuts,
             ranges: leaves.iter().map(|l| (l.start, l.end)).collect(),
+        }
+    }
+
+    /// Splits leaf `l` of `leaves` by its best split and gives its children
+    /// their histograms and best splits, within the bounds the monotone
+    /// constraints give them (the intermediate and advanced methods also
+    /// bound every other leaf anew, [`Grower::rebound`]).
+    fn split_next(
+        &mut self,
+        s: &Setup,
+        leaves: &mut Vec<Leaf>,
+        l: usize,
+        (nodes, cuts): (&mut Vec<GbdtNode>, &mut Vec<Cut>),
+        grad: &Gradients,
+        features: &[usize],
+    ) {
+        let (mut left, mut right) = self.split(s, l, &mut leaves[l], nodes, cuts, grad);
+        let n_leaves = leaves.len() + 1;
+        let allowed_here = allowed_features(s, &left.used, features);
+        // The leaves ordered with each child (intermediate, advanced).
+        let (left_others, right_others) = match s.constraints.tracks_leaves() {
+            true => {
+                let rest = |me: usize| {
+                    let mine = match me {
+                        0 => (right.value, right.geo.clone()),
+                        _ => (left.value, left.geo.clone()),
+                    };
+                    (leaves.iter().enumerate())
+                        .filter(|(i, _)| *i != l)
+                        .map(|(_, o)| (o.value, o.geo.clone()))
+                        .chain(std::iter::once(mine))
+                        .collect::<Vec<_>>()
+                };
+                let lo = Leaf::others(s, nodes, &left.geo, rest(0).into_iter());
+                let ro = Leaf::others(s, nodes, &right.geo, rest(1).into_iter());
+                ((left.lo, left.hi), (right.lo, right.hi)) =
+                    (bounds_among(lo.iter()), bounds_among(ro.iter()));
+                (lo, ro)
+            }
+            false => (Vec::new(), Vec::new()),
+        };
+        let (left_geo, right_geo) = (left.geo.clone(), right.geo.clone());
+        let lb = bounds_of(s, &left, &left_geo, &left_others);
+        let rb = bounds_of(s, &right, &right_geo, &right_others);
+        let rules = (
+            Rules {
+                bounds: lb.as_ref(),
+                ..s.rules
+            },
+            Rules {
+                bounds: rb.as_ref(),
+                ..s.rules
+            },
+        );
+        let (left, right) = self.children(
+            s,
+            &mut leaves[l],
+            (left, right),
+            n_leaves,
+            grad,
+            &allowed_here,
+            (&rules.0, &rules.1),
+        );
+        leaves[l] = left;
+        leaves.push(right);
+        if s.constraints.tracks_leaves() {
+            self.rebound(s, leaves, nodes, (l, n_leaves - 1), features);
         }
     }
 
@@ -619,45 +706,8 @@ impl Grower {
             Some((p, false)) => nodes[p].right = node as i32,
             None => {}
         }
-        let (vl, vr) = b.values.unwrap_or_else(|| {
-            (
-                s.rules.value(b.left.g, b.left.h),
-                s.rules.value(b.right.g, b.right.h),
-            )
-        });
-        let c = &s.constraints;
-        let (geo_l, geo_r) = match c.tracks_leaves() {
-            true => {
-                let cut = match &cuts[node] {
-                    Cut::Upto(k) => Some((*k, false)),
-                    Cut::UptoOr(k, _) => Some((*k, true)),
-                    Cut::In(_) => None,
-                };
-                leaf.geo.children(s.bins, node, b.feature, cut)
-            }
-            false => (Geometry::default(), Geometry::default()),
-        };
-        let used = match c.groups.is_empty() {
-            true => Vec::new(),
-            false => {
-                let mut u = leaf.used.clone();
-                if let Err(i) = u.binary_search(&b.feature) {
-                    u.insert(i, b.feature);
-                }
-                u
-            }
-        };
-        // The basic method: a monotone split bounds its children by the
-        // mean of their outputs.
-        let (mut bl, mut br) = ((leaf.lo, leaf.hi), (leaf.lo, leaf.hi));
-        let dir = c.dirs.get(b.feature).copied().unwrap_or(0);
-        if dir != 0 && c.method == Some(MonotoneMethod::Basic) {
-            let mid = (vl + vr) / 2.0;
-            match dir > 0 {
-                true => (bl.1, br.0) = (bl.1.min(mid), br.0.max(mid)),
-                false => (bl.0, br.1) = (bl.0.max(mid), br.1.min(mid)),
-            }
-        }
+        let ((vl, bl, geo_l), (vr, br, geo_r), used) =
+            child_constraints(s, leaf, &b, node, &cuts[node]);
         let child = |start, end, tot, left, value, (lo, hi), geo| Leaf {
             start,
             end,

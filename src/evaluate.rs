@@ -470,6 +470,7 @@ fn fold_results(
 ) -> Result<Vec<FoldResult>> {
     data.require_two_classes()?;
     strategy.check_missing(data)?;
+    strategy.check_monotone(data)?;
     let prepared = splitter.prepare(data, seed)?;
     let progress = Progress::start("cross-validation folds", prepared.folds.len() as u64);
     prepared

@@ -80,6 +80,7 @@ mod validate;
 pub const RARE_SHARE: f64 = 0.1;
 
 mod missing;
+mod monotone;
 
 /// An unfitted strategy.
 #[derive(Debug, Clone)]
@@ -806,6 +807,7 @@ impl Strategy {
         data.require_two_classes()?;
         self.check_categorical(data)?;
         self.check_missing(data)?;
+        self.check_monotone(data)?;
         let t0 = Instant::now();
         let fitted_before = cores.seconds;
         let mut core_seconds = 0.0;
@@ -842,6 +844,7 @@ impl Strategy {
                     let held = rows_of(p, &test_rows);
                     let held_truth: Vec<u32> = test_rows.iter().map(|&i| truth[i]).collect();
                     let cal = OneVsRest::fit(&held, &held_truth, c.method)?;
+                    self.check_order(&cal)?;
                     let calibrated = cal.transform(&held);
                     for (j, &i) in test_rows.iter().enumerate() {
                         p.row_mut(i).copy_from_slice(calibrated.row(j));
@@ -856,7 +859,9 @@ impl Strategy {
                     (Some(c), Some(p)) => {
                         let held = rows_of(p, &held_rows);
                         let held_truth: Vec<u32> = held_rows.iter().map(|&i| truth[i]).collect();
-                        Some(OneVsRest::fit(&held, &held_truth, c.method)?)
+                        let cal = OneVsRest::fit(&held, &held_truth, c.method)?;
+                        self.check_order(&cal)?;
+                        Some(cal)
                     }
                     _ => None,
                 };
@@ -1176,6 +1181,7 @@ impl Strategy {
         check_kept(&keep_rates, train.class_names())?;
         self.check_categorical(train)?;
         self.check_missing(train)?;
+        self.check_monotone(train)?;
         let t0 = Instant::now();
         // The imputation sees the sample only: each row stands for
         // 1 / (its class's keep rate) rows of the population.

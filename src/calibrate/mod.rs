@@ -157,6 +157,17 @@ impl OneVsRest {
         }
     }
 
+    /// The slope `a` of the first Platt sigmoid `1 / (1 + exp(a f + b))`
+    /// that decreases in its score (`a > 0`), if any: such a calibrator
+    /// reverses the order of the probabilities it maps. An isotonic map and
+    /// a sigmoid with `a <= 0` are non-decreasing.
+    pub fn reversing_slope(&self) -> Option<f64> {
+        self.calibrators.iter().find_map(|c| match c {
+            Calibrator::Platt(p) if p.a > 0.0 => Some(p.a),
+            _ => None,
+        })
+    }
+
     /// Calibrated probabilities.
     pub fn transform(&self, proba: &Proba) -> Proba {
         let k = self.n_classes;

@@ -293,6 +293,13 @@ impl Learner for Bagging {
         self.learner.handles_missing() && self.sample.handles_missing()
     }
 
+    /// As its members: an average (or a share of votes, each a threshold
+    /// on a member's probability) of monotone members is monotone, and a
+    /// member's prior correction is a non-decreasing map.
+    fn monotone(&self) -> &[(String, i8)] {
+        self.learner.monotone()
+    }
+
     fn name(&self) -> String {
         let vote = match self.vote {
             Vote::Soft => String::new(),

@@ -560,9 +560,11 @@ pub fn compare(
     }
     data.require_two_classes()?;
     extras.check(data)?;
-    // Missing values a strategy cannot take stop the run before any fold.
+    // Missing values a strategy cannot take, and constraints on columns the
+    // table lacks, stop the run before any fold.
     for s in strategies {
         s.check_missing(data)?;
+        s.check_monotone(data)?;
     }
     let prepared = splitter.prepare(data, seed)?;
     let folds = &prepared.folds;

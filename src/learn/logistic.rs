@@ -749,6 +749,12 @@ impl Learner for Logistic {
     fn calibrated(&self) -> bool {
         self.class_weight == ClassWeight::None
     }
+
+    /// `signs=`: a coefficient of sign s makes the probability monotone
+    /// in its column in the direction s.
+    fn monotone(&self) -> &[(String, i8)] {
+        &self.signs.0
+    }
 }
 
 /// The ONNX probabilities of `outputs` linear scores `z` of a model over

@@ -161,4 +161,15 @@ pub trait Learner: Send + Sync + fmt::Debug {
     fn calibrated(&self) -> bool {
         false
     }
+
+    /// The columns in which the fitted model's probability of the positive
+    /// class is constrained monotone, with their directions (`gbdt`'s and the
+    /// trees' `monotone=`, `logistic`'s `signs=`; an ensemble's as its
+    /// members'). The strategy keeps the guarantee through its later stages
+    /// (every one is a non-decreasing map of that probability, a fitted
+    /// Platt slope is checked) and refuses, before fitting, a stage that
+    /// would break it. Empty by default: no constraint.
+    fn monotone(&self) -> &[(String, i8)] {
+        &[]
+    }
 }

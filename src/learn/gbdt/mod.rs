@@ -361,6 +361,11 @@ impl Learner for Gbdt {
         true
     }
 
+    /// `monotone=`: every leaf's output is bounded (`monotone.rs`).
+    fn monotone(&self) -> &[(String, i8)] {
+        &self.monotone.0
+    }
+
     /// `gbdt` with the parameters that differ from the defaults.
     fn name(&self) -> String {
         let set: Vec<String> = self

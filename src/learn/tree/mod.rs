@@ -461,6 +461,11 @@ impl Learner for Tree {
         true
     }
 
+    /// `monotone=`: leaf probabilities clipped to bounds (`monotone.rs`).
+    fn monotone(&self) -> &[(String, i8)] {
+        &self.monotone.0
+    }
+
     fn name(&self) -> String {
         let mut s = format!("tree(criterion={}", self.criterion.to_text());
         if let Some(md) = self.max_depth {

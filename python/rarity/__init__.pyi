@@ -95,7 +95,7 @@ class RUSBoost(_RarityClassifier):
 
 class GradientBoosting(_RarityClassifier):
     n_iter_: int
-    def __init__(self, *, max_iter: int = ..., learning_rate: float = ..., max_leaf_nodes: int = ..., max_depth: Optional[Any] = ..., min_samples_leaf: int = ..., l2_regularization: float = ..., max_bins: int = ..., class_weight: Optional[Any] = ..., early_stopping: bool = ..., validation_fraction: float = ..., n_iter_no_change: int = ..., scale_pos_weight: Optional[Any] = ..., max_delta_step: float = ..., correct: Optional[Union[bool, str]] = ..., calibration: Optional[str] = ..., decision: Optional[str] = ..., seed: int = ..., n_jobs: Optional[int] = ..., pos_label: Any = ..., categorical_features: Optional[Union[str, Sequence[Any]]] = ..., missing: str = ..., unknown: str = ..., random_state: Optional[int] = ...) -> None: ...
+    def __init__(self, *, max_iter: int = ..., learning_rate: float = ..., max_leaf_nodes: int = ..., max_depth: Optional[Any] = ..., min_samples_leaf: int = ..., l2_regularization: float = ..., max_bins: int = ..., class_weight: Optional[Any] = ..., early_stopping: bool = ..., validation_fraction: float = ..., n_iter_no_change: int = ..., scale_pos_weight: Optional[Any] = ..., max_delta_step: float = ..., monotonic_cst: Optional[Any] = ..., interaction_cst: Optional[Any] = ..., monotone_method: str = ..., monotone_penalty: float = ..., correct: Optional[Union[bool, str]] = ..., calibration: Optional[str] = ..., decision: Optional[str] = ..., seed: int = ..., n_jobs: Optional[int] = ..., pos_label: Any = ..., categorical_features: Optional[Union[str, Sequence[Any]]] = ..., missing: str = ..., unknown: str = ..., random_state: Optional[int] = ...) -> None: ...
 
 class CorrectedClassifier:
     estimator_: Any

@@ -10,7 +10,9 @@ is ``max_leaves``, ...); the defaults are the registry's, so the class and
 
 from __future__ import annotations
 
+import itertools
 import numbers
+import re
 
 import numpy as np
 
@@ -33,6 +35,8 @@ SKLEARN_NAMES = {
     "validation_fraction": "validation_fraction",
     "scale_pos_weight": "scale_pos_weight",
     "max_delta_step": "max_delta_step",
+    "monotone_method": "monotone_method",
+    "monotone_penalty": "monotone_penalty",
 }
 
 
@@ -89,6 +93,28 @@ class GradientBoosting(_RarityClassifier):
         ``class_weight``.
     max_delta_step : float, default=5.0
         Bound on every leaf's step before shrinkage; 0 for none.
+    monotonic_cst : array-like of int of shape (n_features,), dict or None, default=None
+        Monotone constraints, as scikit-learn means them: per feature 1
+        (the probability of the positive class may not fall as the feature
+        rises), -1 (may not rise) or 0 (none); or a dict ``{column name:
+        direction}`` (unnamed columns are ``x0``, ``x1``, ...). gbdt's
+        ``monotone=[name:direction, ...]``; two classes only, numeric
+        columns only. The guarantee holds through ``correct``, isotonic
+        calibration and the decision; a Platt fit that would reverse the
+        order is refused.
+    interaction_cst : {"pairwise", "no_interactions"}, sequence of lists of int or str, or None, default=None
+        Interaction constraints, as scikit-learn means them: groups of
+        features (indices or column names); a branch only splits on the
+        features of one group, and the features no group names form one
+        more group. ``"pairwise"``: every pair; ``"no_interactions"``: each
+        feature alone. gbdt's ``interaction=[[a,b],[c,d,e]]``.
+    monotone_method : {"basic", "intermediate", "advanced"}, default="basic"
+        How the monotone bounds are set (LightGBM's
+        ``monotone_constraints_method``): at a split's mean output, from
+        every leaf ordered with the new ones, or per candidate threshold.
+    monotone_penalty : float, default=0.0
+        Discourages monotone splits near the root: P forbids them in the
+        first floor(P) levels (LightGBM's ``monotone_penalty``).
     correct : {None, True, 'member', 'average'}, default=None
         Undo the class weights' prior shift (Dal Pozzolo et al. 2015, eq. 9).
     calibration : str, default=None
@@ -156,6 +182,10 @@ class GradientBoosting(_RarityClassifier):
         n_iter_no_change=10,
         scale_pos_weight=None,
         max_delta_step=5.0,
+        monotonic_cst=None,
+        interaction_cst=None,
+        monotone_method="basic",
+        monotone_penalty=0.0,
         correct=None,
         calibration=None,
         decision=None,
@@ -180,6 +210,10 @@ class GradientBoosting(_RarityClassifier):
         self.n_iter_no_change = n_iter_no_change
         self.scale_pos_weight = scale_pos_weight
         self.max_delta_step = max_delta_step
+        self.monotonic_cst = monotonic_cst
+        self.interaction_cst = interaction_cst
+        self.monotone_method = monotone_method
+        self.monotone_penalty = monotone_penalty
         self.correct = correct
         self.calibration = calibration
         self.decision = decision
@@ -199,12 +233,19 @@ class GradientBoosting(_RarityClassifier):
         super()._set_model(model, lab, feats, names)
         self.n_iter_ = model.boosting_rounds
 
-    def _fit_spec(self, lab):
+    def _fit_spec(self, lab, columns=None):
         values = {g: getattr(self, s) for s, g in SKLEARN_NAMES.items()}
         if values["max_depth"] is None:
             values["max_depth"] = 0
         values["early_stopping"] = self._rounds_no_change(len(lab.codes))
         values["class_weight"] = _class_weight(self.class_weight, lab)
+        columns = list(columns or [])
+        monotone = _monotone(self.monotonic_cst, columns)
+        if monotone:
+            values["monotone"] = _Text("[" + ",".join(f"{_name(n)}:{d}" for n, d in monotone) + "]")
+        groups = _interactions(self.interaction_cst, columns)
+        if groups:
+            values["interaction"] = _Text("[" + ",".join("[" + ",".join(map(_name, g)) + "]" for g in groups) + "]")
         gbdt = _spec.call("gbdt", values, _gbdt_defaults())
         return "+".join([gbdt] + _stage_spec(self))
 
@@ -222,6 +263,10 @@ class GradientBoosting(_RarityClassifier):
             elif key == "early_stopping":
                 kw["early_stopping"] = True
                 kw["n_iter_no_change"] = _spec.default_value(text)
+            elif key == "monotone":
+                kw["monotonic_cst"] = {n: int(d) for n, d in _pairs(text)}
+            elif key == "interaction":
+                kw["interaction_cst"] = [list(g) for g in _groups(text)]
             elif key != "class_weight":
                 return None  # a gbdt parameter without a scikit-learn name
         if kw.get("max_depth") == 0:
@@ -273,3 +318,126 @@ def _class_weight_of(args, lab):
     weights = [float(w) for w in text.strip("'").split(",")]
     classes = lab.classes_.tolist()
     return {classes[lab.from_rarity[k]]: w for k, w in enumerate(weights)}
+
+
+class _Text:
+    """Spec text built here from checked parts (a list of pairs or of
+    groups), written into the spec as it is."""
+
+    def __init__(self, spec):
+        self.spec = spec
+
+
+def _name(column):
+    """A column name as the spec grammar reads it: a word, or quoted."""
+    column = str(column)
+    if "'" in column:
+        raise ValueError(f"column {column!r}: a name with a quote (') cannot be constrained")
+    return column if re.fullmatch(r"[^\W\d_][\w-]*", column) else f"'{column}'"
+
+
+def _direction(v, what):
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral) or int(v) not in (-1, 0, 1):
+        raise ValueError(f"monotonic_cst: {what} has direction {v!r}; expected 1 (increasing), -1 (decreasing) or 0")
+    return int(v)
+
+
+def _monotone(cst, columns):
+    """``[(column, direction)]`` (non-zero directions) of scikit-learn's
+    ``monotonic_cst``: one direction per feature, or ``{name: direction}``."""
+    if cst is None:
+        return []
+    if isinstance(cst, dict):
+        unknown = [k for k in cst if k not in columns]
+        if unknown:
+            raise ValueError(f"monotonic_cst names columns X does not have: {unknown!r}; its columns are {columns!r}")
+        pairs = [(k, _direction(v, f"column {k!r}")) for k, v in cst.items()]
+    else:
+        if isinstance(cst, str):
+            raise ValueError(f"monotonic_cst={cst!r} is invalid; expected one direction per feature or a dict")
+        values = list(np.asarray(cst).ravel()) if not isinstance(cst, (list, tuple)) else list(cst)
+        if len(values) != len(columns):
+            raise ValueError(f"monotonic_cst has {len(values)} values; X has {len(columns)} features")
+        pairs = [(c, _direction(v, f"feature {i} ({c!r})")) for i, (c, v) in enumerate(zip(columns, values))]
+    return [(c, d) for c, d in pairs if d != 0]
+
+
+def _interactions(cst, columns):
+    """Groups of column names of scikit-learn's ``interaction_cst``."""
+    if cst is None:
+        return []
+    d = len(columns)
+    if isinstance(cst, str):
+        if cst == "pairwise":
+            return [[columns[i], columns[j]] for i, j in itertools.combinations(range(d), 2)]
+        if cst == "no_interactions":
+            return [[c] for c in columns]
+        raise ValueError(f"interaction_cst={cst!r} is invalid; expected 'pairwise', 'no_interactions' or groups")
+    groups = []
+    for g in cst:
+        if isinstance(g, (str, bytes)) or not hasattr(g, "__iter__"):
+            raise ValueError(f"interaction_cst: {g!r} is not a group; expected lists of feature indices or names")
+        members = sorted(g, key=lambda v: (isinstance(v, str), v)) if isinstance(g, (set, frozenset)) else list(g)
+        group = []
+        for v in members:
+            if isinstance(v, str):
+                if v not in columns:
+                    raise ValueError(f"interaction_cst names a column X does not have: {v!r}; its columns are {columns!r}")
+                group.append(v)
+            elif isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_)) and 0 <= int(v) < d:
+                group.append(columns[int(v)])
+            else:
+                raise ValueError(f"interaction_cst: {v!r} is not a feature index in [0, {d}) nor a column name")
+        groups.append(group)
+    return groups
+
+
+_TOKEN = re.compile(r"'([^']*)'|([^,\[\]:\s]+)|([\[\]:,])")
+
+
+def _scan(text):
+    """The words (quoted or not) and punctuation of a spec list."""
+    out = []
+    for m in _TOKEN.finditer(text):
+        if m.group(3):
+            out.append((m.group(3), False))
+        else:
+            out.append((m.group(1) if m.group(1) is not None else m.group(2), True))
+    return out
+
+
+def _pairs(text):
+    """``[(name, direction)]`` of gbdt's ``monotone=`` spec text: pairs
+    written ``name:direction`` or, as the spec's stages give them back,
+    ``[name,direction]``."""
+    toks = _scan(text)
+    if not any(tok == ":" and not word for tok, word in toks):
+        groups = _groups(text)
+        if any(len(g) != 2 for g in groups):
+            raise ValueError(f"not a monotone list: {text!r}")
+        return [(name, int(float(d))) for name, d in groups]
+    toks = [t for t in toks if t[0] not in ("[", "]", ",") or t[1]]
+    pairs = []
+    for i in range(0, len(toks) - 2, 3):
+        (name, _), (colon, _), (d, _) = toks[i : i + 3]
+        if colon != ":":
+            raise ValueError(f"not a monotone list: {text!r}")
+        pairs.append((name, int(float(d))))
+    return pairs
+
+
+def _groups(text):
+    """The groups of names of gbdt's ``interaction=`` spec text."""
+    groups, group, depth = [], None, 0
+    for tok, word in _scan(text):
+        if word:
+            group.append(tok)
+        elif tok == "[":
+            depth += 1
+            if depth == 2:
+                group = []
+        elif tok == "]":
+            if depth == 2:
+                groups.append(group)
+            depth -= 1
+    return groups

@@ -44,8 +44,9 @@ class _RarityClassifier(ClassifierMixin, BaseEstimator):
     def _spec(self):  # pragma: no cover - overridden
         raise NotImplementedError
 
-    def _fit_spec(self, lab):
-        """The spec to fit on labels ``lab`` (the classes' order is known)."""
+    def _fit_spec(self, lab, columns=None):
+        """The spec to fit on labels ``lab`` (the classes' order is known)
+        and the source columns ``columns`` (their names)."""
         return self._spec()
 
     def fit(self, X, y, sample_weight=None):
@@ -71,7 +72,7 @@ class _RarityClassifier(ClassifierMixin, BaseEstimator):
         n_jobs = V.n_jobs_of(self.n_jobs)
         feats, names = V.features(X, n_jobs, self.categorical_features)
         lab = V.labels(y, self.pos_label, type(self).__name__, allow_missing=True)
-        spec = self._fit_spec(lab)
+        spec = self._fit_spec(lab, list(feats.column_names))
         w = V.sample_weight(sample_weight, feats.n_rows_)
         policy = _missing_policy(self, "strategies", [spec])
         data = _estimator_data(self, feats, lab, _target_name(y), w, n_jobs, policy)
@@ -339,7 +340,7 @@ class _RarityClassifier(ClassifierMixin, BaseEstimator):
         try:
             kw = cls._params_of(model.spec, _rarity.spec_stages(model.spec), lab)
             est = None if kw is None else cls(**kw)
-            if est is None or est._fit_spec(lab) != model.spec:
+            if est is None or est._fit_spec(lab, list(model.source_columns)) != model.spec:
                 return None
         except (TypeError, ValueError):
             return None

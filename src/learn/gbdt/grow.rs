@@ -15,6 +15,7 @@
 use rayon::prelude::*;
 
 use std::borrow::Cow;
+use std::mem::take;
 
 use super::hist::{build, rescan, Codes, Hist, Layout, Ordered, Rows};
 use super::monotone::{
@@ -347,17 +348,17 @@ struct Leaf {
 }
 
 impl Leaf {
-    /// The leaves ordered with leaf `me` of `leaves` (its geometry `geo`),
-    /// with `extra` counted among them.
-    fn others(
+    /// Those of `leaves` (output and geometry) ordered with the leaf whose
+    /// geometry is `geo`.
+    fn others<'a>(
         s: &Setup,
         nodes: &[GbdtNode],
         geo: &Geometry,
-        leaves: impl Iterator<Item = (f64, Geometry)>,
-    ) -> Vec<Other> {
+        leaves: impl Iterator<Item = (f64, &'a Geometry)>,
+    ) -> Vec<Other<'a>> {
         leaves
             .filter_map(|(value, g)| {
-                let lower = order(nodes, &s.constraints.dirs, s.bins, &g, geo)?;
+                let lower = order(nodes, &s.constraints.dirs, s.bins, g, geo)?;
                 Some(Other {
                     value,
                     lower,
@@ -368,21 +369,35 @@ impl Leaf {
     }
 }
 
+/// The outputs and geometries of `leaves` but the split leaf `l`, and of
+/// the `sibling` of the child whose others they are.
+fn but_parent<'a>(
+    leaves: &'a [Leaf],
+    l: usize,
+    sibling: (f64, &'a Geometry),
+) -> impl Iterator<Item = (f64, &'a Geometry)> {
+    (leaves.iter().enumerate())
+        .filter(move |(i, _)| *i != l)
+        .map(|(_, o)| (o.value, &o.geo))
+        .chain(std::iter::once(sibling))
+}
+
 /// The bounds a leaf's split search works within, when the fit has monotone
-/// constraints: its own, with the leaves ordered with it for the advanced
-/// method.
+/// constraints: its own `(lo, hi)` at its `depth`, with the leaves ordered
+/// with it for the advanced method.
 fn bounds_of<'a>(
     s: &'a Setup,
-    leaf: &Leaf,
+    (lo, hi): (f64, f64),
+    depth: usize,
     geo: &'a Geometry,
-    others: &'a [Other],
+    others: &'a [Other<'a>],
 ) -> Option<LeafBounds<'a>> {
     let c = &s.constraints;
     c.monotone().then(|| LeafBounds {
-        lo: leaf.lo,
-        hi: leaf.hi,
+        lo,
+        hi,
         dirs: &c.dirs,
-        penalty: c.penalty_at(leaf.depth),
+        penalty: c.penalty_at(depth),
         advanced: (c.method == Some(MonotoneMethod::Advanced)).then_some((geo, others, s.bins)),
     })
 }
@@ -460,7 +475,7 @@ impl Grower {
                 false => self.ordered(Some(&self.positions[..]), grad),
             };
             let geo = Geometry::default();
-            let bounds = bounds_of(s, &root, &geo, &[]);
+            let bounds = bounds_of(s, (root.lo, root.hi), 0, &geo, &[]);
             let rules = Rules {
                 bounds: bounds.as_ref(),
                 ..s.rules
@@ -549,31 +564,39 @@ impl Grower {
         let (mut left, mut right) = self.split(s, l, &mut leaves[l], nodes, cuts, grad);
         let n_leaves = leaves.len() + 1;
         let allowed_here = allowed_features(s, &left.used, features);
-        // The leaves ordered with each child (intermediate, advanced).
+        let h = leaves[l].hist.take().expect("a split leaf has histograms");
+        // The leaves ordered with each child (intermediate, advanced): the
+        // others but the parent, and the sibling. The geometries are lent
+        // while the children are searched.
+        let (left_geo, right_geo) = (take(&mut left.geo), take(&mut right.geo));
         let (left_others, right_others) = match s.constraints.tracks_leaves() {
             true => {
-                let rest = |me: usize| {
-                    let mine = match me {
-                        0 => (right.value, right.geo.clone()),
-                        _ => (left.value, left.geo.clone()),
-                    };
-                    (leaves.iter().enumerate())
-                        .filter(|(i, _)| *i != l)
-                        .map(|(_, o)| (o.value, o.geo.clone()))
-                        .chain(std::iter::once(mine))
-                        .collect::<Vec<_>>()
-                };
-                let lo = Leaf::others(s, nodes, &left.geo, rest(0).into_iter());
-                let ro = Leaf::others(s, nodes, &right.geo, rest(1).into_iter());
+                let lo = Leaf::others(
+                    s,
+                    nodes,
+                    &left_geo,
+                    but_parent(leaves, l, (right.value, &right_geo)),
+                );
+                let ro = Leaf::others(
+                    s,
+                    nodes,
+                    &right_geo,
+                    but_parent(leaves, l, (left.value, &left_geo)),
+                );
                 ((left.lo, left.hi), (right.lo, right.hi)) =
                     (bounds_among(lo.iter()), bounds_among(ro.iter()));
                 (lo, ro)
             }
             false => (Vec::new(), Vec::new()),
         };
-        let (left_geo, right_geo) = (left.geo.clone(), right.geo.clone());
-        let lb = bounds_of(s, &left, &left_geo, &left_others);
-        let rb = bounds_of(s, &right, &right_geo, &right_others);
+        let lb = bounds_of(s, (left.lo, left.hi), left.depth, &left_geo, &left_others);
+        let rb = bounds_of(
+            s,
+            (right.lo, right.hi),
+            right.depth,
+            &right_geo,
+            &right_others,
+        );
         let rules = (
             Rules {
                 bounds: lb.as_ref(),
@@ -584,15 +607,16 @@ impl Grower {
                 ..s.rules
             },
         );
-        let (left, right) = self.children(
+        self.children(
             s,
-            &mut leaves[l],
-            (left, right),
+            h,
+            (&mut left, &mut right),
             n_leaves,
             grad,
             &allowed_here,
             (&rules.0, &rules.1),
         );
+        (left.geo, right.geo) = (left_geo, right_geo);
         leaves[l] = left;
         leaves.push(right);
         if s.constraints.tracks_leaves() {
@@ -749,35 +773,37 @@ impl Grower {
         features: &[usize],
     ) {
         let advanced = s.constraints.method == Some(MonotoneMethod::Advanced);
+        let dirs = &s.constraints.dirs;
         for i in 0..leaves.len() {
             if i == fresh.0 || i == fresh.1 {
                 continue;
             }
-            let geo = leaves[i].geo.clone();
-            let all = (leaves.iter().enumerate())
-                .filter(|(j, _)| *j != i)
-                .map(|(_, o)| (o.value, o.geo.clone()));
-            let others = Leaf::others(s, nodes, &geo, all);
-            let touched = others
-                .iter()
-                .any(|o| o.geo == leaves[fresh.0].geo || o.geo == leaves[fresh.1].geo);
-            if !touched {
+            let me = &leaves[i];
+            // Only a leaf ordered with a new child can have new bounds.
+            let fresh_geo = [&leaves[fresh.0].geo, &leaves[fresh.1].geo];
+            if (fresh_geo.iter()).all(|g| order(nodes, dirs, s.bins, g, &me.geo).is_none()) {
                 continue;
             }
+            let all = (leaves.iter().enumerate())
+                .filter(|(j, _)| *j != i)
+                .map(|(_, o)| (o.value, &o.geo));
+            let others = Leaf::others(s, nodes, &me.geo, all);
             let (lo, hi) = bounds_among(others.iter());
-            let moved = (lo, hi) != (leaves[i].lo, leaves[i].hi);
-            (leaves[i].lo, leaves[i].hi) = (lo, hi);
-            let Some(h) = leaves[i].hist.as_ref().filter(|_| moved || advanced) else {
-                continue;
-            };
-            let allowed_here = allowed_features(s, &leaves[i].used, features);
-            let bounds = bounds_of(s, &leaves[i], &geo, &others);
-            let rules = Rules {
-                bounds: bounds.as_ref(),
-                ..s.rules
-            };
-            let best = rescan(h, &s.layout, &allowed_here, Some((&rules, leaves[i].tot)));
-            leaves[i].best = best;
+            let moved = (lo, hi) != (me.lo, me.hi);
+            let best = me.hist.as_ref().filter(|_| moved || advanced).map(|h| {
+                let allowed_here = allowed_features(s, &me.used, features);
+                let bounds = bounds_of(s, (lo, hi), me.depth, &me.geo, &others);
+                let rules = Rules {
+                    bounds: bounds.as_ref(),
+                    ..s.rules
+                };
+                rescan(h, &s.layout, &allowed_here, Some((&rules, me.tot)))
+            });
+            let me = &mut leaves[i];
+            (me.lo, me.hi) = (lo, hi);
+            if let Some(best) = best {
+                me.best = best;
+            }
         }
     }
 
@@ -800,27 +826,26 @@ impl Grower {
             }
     }
 
-    /// Gives the children of a split leaf their histograms and best splits
-    /// (by the rules of each, `rules`) when they may be split further
-    /// (`n_leaves`: leaves after the split).
+    /// Gives the children of a split leaf (whose histograms are `h`) their
+    /// histograms and best splits (by the rules of each, `rules`) when they
+    /// may be split further (`n_leaves`: leaves after the split).
     #[allow(clippy::too_many_arguments)]
     fn children(
         &mut self,
         s: &Setup,
-        parent: &mut Leaf,
-        (mut left, mut right): (Leaf, Leaf),
+        mut h: Hist,
+        (left, right): (&mut Leaf, &mut Leaf),
         n_leaves: usize,
         grad: &Gradients,
         features: &[usize],
         rules: (&Rules, &Rules),
-    ) -> (Leaf, Leaf) {
-        let mut h = parent.hist.take().expect("a split leaf has histograms");
+    ) {
         let left_smaller = left.end - left.start <= right.end - right.start;
         {
             let (small, large, small_rules, large_rules) = if left_smaller {
-                (&mut left, &mut right, rules.0, rules.1)
+                (left, right, rules.0, rules.1)
             } else {
-                (&mut right, &mut left, rules.1, rules.0)
+                (right, left, rules.1, rules.0)
             };
             let need_small = self.can_split(s, small, n_leaves);
             let need_large = self.can_split(s, large, n_leaves);
@@ -849,7 +874,6 @@ impl Grower {
         if !h.bins.is_empty() {
             self.pool.push(h);
         }
-        (left, right)
     }
 }
 

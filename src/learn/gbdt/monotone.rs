@@ -233,21 +233,38 @@ pub(super) fn order(
     }
     let a_lower = (d > 0) == a_left;
     let (lo, up) = if a_lower { (a, b) } else { (b, a) };
-    let mut fs: Vec<usize> = lo.spans.iter().chain(&up.spans).map(|(f, _)| *f).collect();
-    fs.sort_unstable();
-    fs.dedup();
-    fs.iter()
-        .all(|&f| compatible(&lo.span(bins, f), &up.span(bins, f), dirs[f]))
-        .then_some(a_lower)
+    // Every feature either spans, walked in step (both lists ascend); a
+    // feature neither splits on spans all its codes in both.
+    let (x, y) = (&lo.spans, &up.spans);
+    let (mut i, mut j) = (0, 0);
+    loop {
+        let f = match (x.get(i).map(|p| p.0), y.get(j).map(|q| q.0)) {
+            (Some(p), Some(q)) => p.min(q),
+            (Some(p), None) | (None, Some(p)) => p,
+            (None, None) => break,
+        };
+        let take = |list: &[(usize, Span)], k: &mut usize| match list.get(*k) {
+            Some(&(g, s)) if g == f => {
+                *k += 1;
+                s
+            }
+            _ => Span::full(bins, f),
+        };
+        let (s, t) = (take(x, &mut i), take(y, &mut j));
+        if !compatible(&s, &t, dirs[f]) {
+            return None;
+        }
+    }
+    Some(a_lower)
 }
 
 /// A leaf ordered with the one being split: its output, whether it is the
 /// lower of the two, and where it lies.
-#[derive(Debug, Clone, PartialEq)]
-pub(super) struct Other {
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Other<'a> {
     pub value: f64,
     pub lower: bool,
-    pub geo: Geometry,
+    pub geo: &'a Geometry,
 }
 
 /// The bounds a leaf's split search works within.
@@ -261,7 +278,7 @@ pub(super) struct LeafBounds<'a> {
     /// With the advanced method: the leaf's geometry, the leaves ordered
     /// with it and the bins, from which each candidate's children get
     /// bounds of their own.
-    pub advanced: Option<(&'a Geometry, &'a [Other], &'a Binned)>,
+    pub advanced: Option<(&'a Geometry, &'a [Other<'a>], &'a Binned)>,
 }
 
 /// Per threshold (the last bin going left), the bounds of the left and the
@@ -357,7 +374,7 @@ impl LeafBounds<'_> {
 
 /// A leaf's bounds from the leaves ordered with it: the largest output of
 /// those below, the smallest of those above.
-pub(super) fn bounds_among<'a>(others: impl Iterator<Item = &'a Other>) -> (f64, f64) {
+pub(super) fn bounds_among<'a: 'b, 'b>(others: impl Iterator<Item = &'b Other<'a>>) -> (f64, f64) {
     others.fold((f64::NEG_INFINITY, f64::INFINITY), |(lo, hi), o| {
         match o.lower {
             true => (lo.max(o.value), hi),

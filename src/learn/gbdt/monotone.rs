@@ -282,8 +282,12 @@ pub(super) struct LeafBounds<'a> {
 }
 
 /// Per threshold (the last bin going left), the bounds of the left and the
-/// right child: `(lo, hi)` each.
+/// right child: `(lo, hi)` each, kept for the leaf's observed codes
+/// `first..first + left.len()` (below them the left child is unbounded and
+/// the right one as at `first`; above them the right child is unbounded
+/// and the left one as at the last).
 pub(super) struct ChildBounds {
+    first: usize,
     left: Vec<(f64, f64)>,
     right: Vec<(f64, f64)>,
 }
@@ -292,7 +296,14 @@ impl ChildBounds {
     /// The children's bounds when bin `t` is the last going left.
     #[inline]
     pub fn at(&self, t: usize) -> ((f64, f64), (f64, f64)) {
-        (self.left[t], self.right[t])
+        let unbounded = (f64::NEG_INFINITY, f64::INFINITY);
+        let (i, len) = (t.wrapping_sub(self.first), self.left.len());
+        match (t < self.first, i < len) {
+            _ if len == 0 => (unbounded, unbounded),
+            (true, _) => (unbounded, self.right[0]),
+            (false, true) => (self.left[i], self.right[i]),
+            (false, false) => (self.left[len - 1], unbounded),
+        }
     }
 }
 
@@ -314,61 +325,67 @@ impl LeafBounds<'_> {
         let d = self.dir(f);
         let x = geo.span(bins, f);
         let unbounded = (f64::NEG_INFINITY, f64::INFINITY);
-        let mut left = vec![unbounded; n];
-        let mut right = vec![unbounded; n];
         let half = |t: i64, is_left: bool| match is_left {
             true => Span { hi: t, ..x },
             false => Span { lo: t + 1, ..x },
         };
-        let ordered = |o: &Other, s: &Span| {
-            let m = o.geo.span(bins, f);
-            match o.lower {
-                true => compatible(&m, s, d),
-                false => compatible(s, &m, d),
-            }
+        // Whether `o` (lower or not, its span `m` of `f`) is ordered with
+        // a half whose span is `s`.
+        let ordered = |o: &Other, m: &Span, s: &Span| match o.lower {
+            true => compatible(m, s, d),
+            false => compatible(s, m, d),
         };
         let tighten = |b: &mut (f64, f64), o: &Other| match o.lower {
             true => b.0 = b.0.max(o.value),
             false => b.1 = b.1.min(o.value),
         };
         let (first, last) = (x.lo.max(0), x.hi.min(n as i64 - 1));
+        let len = (last - first + 1).max(0) as usize;
+        let mut left = vec![unbounded; len];
+        let mut right = vec![unbounded; len];
         for o in others {
+            let m = o.geo.span(bins, f);
+            let ordered = |s: &Span| ordered(o, &m, s);
             // The smallest t whose left half is ordered with `o`.
-            if first <= last && ordered(o, &half(last, true)) {
+            if first <= last && ordered(&half(last, true)) {
                 let (mut a, mut b) = (first, last);
                 while a < b {
                     let mid = a + (b - a) / 2;
-                    if ordered(o, &half(mid, true)) {
+                    if ordered(&half(mid, true)) {
                         b = mid;
                     } else {
                         a = mid + 1;
                     }
                 }
-                tighten(&mut left[a as usize], o);
+                tighten(&mut left[(a - first) as usize], o);
             }
             // The largest t whose right half is ordered with `o`.
-            if first <= last && ordered(o, &half(first, false)) {
+            if first <= last && ordered(&half(first, false)) {
                 let (mut a, mut b) = (first, last);
                 while a < b {
                     let mid = a + (b - a + 1) / 2;
-                    if ordered(o, &half(mid, false)) {
+                    if ordered(&half(mid, false)) {
                         a = mid;
                     } else {
                         b = mid - 1;
                     }
                 }
-                tighten(&mut right[a as usize], o);
+                tighten(&mut right[(a - first) as usize], o);
             }
         }
-        for t in 1..n {
+        for t in 1..len {
             let p = left[t - 1];
             left[t] = (left[t].0.max(p.0), left[t].1.min(p.1));
         }
-        for t in (0..n.saturating_sub(1)).rev() {
+        for t in (0..len.saturating_sub(1)).rev() {
             let p = right[t + 1];
             right[t] = (right[t].0.max(p.0), right[t].1.min(p.1));
         }
-        Some(ChildBounds { left, right })
+        Some(ChildBounds {
+            first: first.max(0) as usize,
+            left,
+            right,
+        })
     }
 }
 

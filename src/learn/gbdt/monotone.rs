@@ -282,14 +282,14 @@ pub(super) struct LeafBounds<'a> {
 }
 
 /// Per threshold (the last bin going left), the bounds of the left and the
-/// right child: `(lo, hi)` each, kept for the leaf's observed codes
-/// `first..first + left.len()` (below them the left child is unbounded and
-/// the right one as at `first`; above them the right child is unbounded
-/// and the left one as at the last).
+/// right child: `(lo, hi)` each. Each child's bounds are a step function of
+/// the threshold, kept where it steps: the left child's tighten as the
+/// threshold rises, from `left.0` (unbounded below it) to the last entry
+/// of `left.1` (held above it); the right child's loosen, from the first
+/// entry of `right.1` (held below `right.0`) to none past its last.
 pub(super) struct ChildBounds {
-    first: usize,
-    left: Vec<(f64, f64)>,
-    right: Vec<(f64, f64)>,
+    left: (i64, Vec<(f64, f64)>),
+    right: (i64, Vec<(f64, f64)>),
 }
 
 impl ChildBounds {
@@ -297,13 +297,18 @@ impl ChildBounds {
     #[inline]
     pub fn at(&self, t: usize) -> ((f64, f64), (f64, f64)) {
         let unbounded = (f64::NEG_INFINITY, f64::INFINITY);
-        let (i, len) = (t.wrapping_sub(self.first), self.left.len());
-        match (t < self.first, i < len) {
-            _ if len == 0 => (unbounded, unbounded),
-            (true, _) => (unbounded, self.right[0]),
-            (false, true) => (self.left[i], self.right[i]),
-            (false, false) => (self.left[len - 1], unbounded),
-        }
+        let t = t as i64;
+        let (from, l) = (self.left.0, &self.left.1);
+        let left = match t < from || l.is_empty() {
+            true => unbounded,
+            false => l[((t - from) as usize).min(l.len() - 1)],
+        };
+        let (from, r) = (self.right.0, &self.right.1);
+        let right = match t >= from + r.len() as i64 || r.is_empty() {
+            true => unbounded,
+            false => r[(t - from).max(0) as usize],
+        };
+        (left, right)
     }
 }
 
@@ -340,9 +345,9 @@ impl LeafBounds<'_> {
             false => b.1 = b.1.min(o.value),
         };
         let (first, last) = (x.lo.max(0), x.hi.min(n as i64 - 1));
-        let len = (last - first + 1).max(0) as usize;
-        let mut left = vec![unbounded; len];
-        let mut right = vec![unbounded; len];
+        // Where each ordered leaf starts bounding the left child and stops
+        // bounding the right one.
+        let (mut lefts, mut rights) = (Vec::new(), Vec::new());
         for o in others {
             let m = o.geo.span(bins, f);
             let ordered = |s: &Span| ordered(o, &m, s);
@@ -357,7 +362,7 @@ impl LeafBounds<'_> {
                         a = mid + 1;
                     }
                 }
-                tighten(&mut left[(a - first) as usize], o);
+                lefts.push((a, o));
             }
             // The largest t whose right half is ordered with `o`.
             if first <= last && ordered(&half(first, false)) {
@@ -370,21 +375,33 @@ impl LeafBounds<'_> {
                         b = mid - 1;
                     }
                 }
-                tighten(&mut right[(a - first) as usize], o);
+                rights.push((a, o));
             }
         }
-        for t in 1..len {
-            let p = left[t - 1];
-            left[t] = (left[t].0.max(p.0), left[t].1.min(p.1));
-        }
-        for t in (0..len.saturating_sub(1)).rev() {
-            let p = right[t + 1];
-            right[t] = (right[t].0.max(p.0), right[t].1.min(p.1));
-        }
+        // The steps, each entry the tightest of those at or before it (the
+        // left child) or at or after it (the right one).
+        let steps = |events: &[(i64, &Other)], rising: bool| {
+            let Some(lo) = events.iter().map(|e| e.0).min() else {
+                return (0, Vec::new());
+            };
+            let hi = events.iter().map(|e| e.0).max().unwrap_or(lo);
+            let mut v = vec![unbounded; (hi - lo + 1) as usize];
+            for &(a, o) in events {
+                tighten(&mut v[(a - lo) as usize], o);
+            }
+            let w = v.len();
+            for k in 1..w {
+                let (i, p) = match rising {
+                    true => (k, v[k - 1]),
+                    false => (w - 1 - k, v[w - k]),
+                };
+                v[i] = (v[i].0.max(p.0), v[i].1.min(p.1));
+            }
+            (lo, v)
+        };
         Some(ChildBounds {
-            first: first.max(0) as usize,
-            left,
-            right,
+            left: steps(&lefts, true),
+            right: steps(&rights, false),
         })
     }
 }

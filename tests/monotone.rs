@@ -9,6 +9,8 @@
 //! computed in a fixed order, and correctly rounded operations are
 //! monotone).
 
+mod common;
+
 use rand::{RngExt, SeedableRng};
 use rarity::data::Dataset;
 use rarity::learn::Model;
@@ -204,4 +206,57 @@ fn constraints_that_do_not_fit_the_table_stop_the_strategy_before_fitting() {
     assert!(e.contains("class"), "{e}");
     let e = err("logistic(signs=[x9:-1])+platt");
     assert!(e.contains("x9"), "{e}");
+}
+
+/// The table's header is enough: `fit` and `evaluate` name the bad column
+/// before reading a row (the table's second row would fail to parse, and
+/// that error never comes), and a Parquet file's declared string column is
+/// known categorical from its schema.
+#[test]
+fn constraints_are_checked_on_the_header_before_any_row_is_read() {
+    let dir = common::scratch("monotone-header");
+    let csv = common::file(
+        &dir,
+        "t.csv",
+        b"debt ratio,tenure,kind,class\n0.1,3,a,0\nnot a number,4,b,1\n",
+    );
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "gbdt(monotone=[debt:1])",
+            &["no column named debt", "debt ratio, tenure"],
+        ),
+        (
+            "gbdt(monotone=['debt ratio':1, class:-1])",
+            &["class is the target"],
+        ),
+        (
+            "gbdt(interaction=[['debt ratio', age]])",
+            &["interaction", "no column named age"],
+        ),
+        (
+            "forest(monotone=[kind:1])",
+            &["kind is a categorical column"],
+        ),
+        ("logistic(signs=[tenur:-1])", &["did you mean tenure?"]),
+    ];
+    for (spec, needles) in cases {
+        for job in ["fit", "evaluate"] {
+            let out = dir.join("m.rarity");
+            let o = out.to_str().unwrap();
+            let mut args = vec![job, &csv, "-m", spec, "--categorical-cols", "kind"];
+            if job == "fit" {
+                args.extend(["-o", o]);
+            }
+            let (code, _, err) = common::run(&args);
+            assert_eq!(code, 2, "{job} {spec}: {err}");
+            for n in *needles {
+                assert!(err.contains(n), "{job} {spec}: {n} not in {err}");
+            }
+            assert!(
+                !err.contains("not a number"),
+                "{job} {spec}: read rows: {err}"
+            );
+            assert!(!out.exists());
+        }
+    }
 }

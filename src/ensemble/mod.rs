@@ -300,6 +300,10 @@ impl Learner for Bagging {
         self.learner.monotone()
     }
 
+    fn interaction(&self) -> &[Vec<String>] {
+        self.learner.interaction()
+    }
+
     fn name(&self) -> String {
         let vote = match self.vote {
             Vote::Soft => String::new(),

@@ -107,6 +107,9 @@ impl EvaluatePlan {
         oof: Option<&Path>,
         read: &mut dyn FnMut(&ReadReport),
     ) -> Result<(EvaluateJob, ReadReport)> {
+        if let Some(schema) = source.header_schema()? {
+            self.strategy.check_columns(&schema)?;
+        }
         let opts = &source.read;
         if let (Some(path), None) = (source.file(), oof) {
             let (s, split, seed) = (

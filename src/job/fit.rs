@@ -58,6 +58,9 @@ impl FitPlan {
         source: &DataSource,
         read: &mut dyn FnMut(&ReadReport),
     ) -> Result<(FitJob, ReadReport)> {
+        if let Some(schema) = source.header_schema()? {
+            self.strategy.check_columns(&schema)?;
+        }
         let opts = &source.read;
         if let Some(path) = source.file() {
             if let Some((fitted, rows, report)) =

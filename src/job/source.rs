@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::data::read::{read_path, ReadOptions, ReadReport};
-use crate::data::{bundled, Dataset};
+use crate::data::{bundled, Dataset, Schema};
 use crate::error::Result;
 
 /// A dataset to read.
@@ -34,6 +34,17 @@ impl DataSource {
         match &self.origin {
             Origin::File(p) => Some(p),
             Origin::Bundled(_) => None,
+        }
+    }
+
+    /// The schema training on these rows would give, before any row is
+    /// read ([`crate::data::read::header_schema`]); `None` when only
+    /// reading tells (standard input, a pipe, a KEEL/ARFF file, a bundled
+    /// table, which is in memory).
+    pub fn header_schema(&self) -> Result<Option<Schema>> {
+        match &self.origin {
+            Origin::File(path) => crate::data::read::header_schema(path, &self.read),
+            Origin::Bundled(_) => Ok(None),
         }
     }
 

@@ -172,4 +172,11 @@ pub trait Learner: Send + Sync + fmt::Debug {
     fn monotone(&self) -> &[(String, i8)] {
         &[]
     }
+
+    /// The groups of source columns a branch may combine (`gbdt`'s
+    /// `interaction=`), checked against the table's columns before any
+    /// fitting. Empty by default: no constraint.
+    fn interaction(&self) -> &[Vec<String>] {
+        &[]
+    }
 }

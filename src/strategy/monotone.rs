@@ -26,9 +26,9 @@
 
 use super::Strategy;
 use crate::calibrate::OneVsRest;
-use crate::data::Dataset;
+use crate::data::{Dataset, Schema};
 use crate::error::{Error, Result};
-use crate::learn::constraints::Monotone;
+use crate::learn::constraints::{Interactions, Monotone};
 
 impl Strategy {
     /// The learner's monotone constraints, `None` when it has none.
@@ -37,15 +37,32 @@ impl Strategy {
         (!m.is_empty()).then_some(m)
     }
 
-    /// Fails, before any fitting, when the learner's monotone constraints
-    /// do not fit `data`: a column it lacks (the error lists the columns),
-    /// the target, a categorical column, or more than two classes.
+    /// Fails, before any fitting, when the learner's monotone or
+    /// interaction constraints do not fit `data`: a column it lacks (the
+    /// error lists the columns), the target, a categorical column, or more
+    /// than two classes.
     pub fn check_monotone(&self, data: &Dataset) -> Result<()> {
+        self.check_columns(data.schema())?;
         let Some(m) = self.constraints() else {
             return Ok(());
         };
         let what = format!("{}: monotone", self.spec);
         m.directions_for(data.schema(), data.n_classes(), &what)?;
+        Ok(())
+    }
+
+    /// Fails when the learner's constraints name a column `schema` does
+    /// not have as an input, its target, or a monotone column it knows to be
+    /// categorical: the check a job makes on a table's header before
+    /// reading its rows ([`crate::data::read::header_schema`]).
+    pub fn check_columns(&self, schema: &Schema) -> Result<()> {
+        if let Some(m) = self.constraints() {
+            m.directions(schema, &format!("{}: monotone", self.spec))?;
+        }
+        let groups = Interactions(self.learner.interaction().to_vec());
+        if !groups.is_empty() {
+            groups.groups(schema, &format!("{}: interaction", self.spec))?;
+        }
         Ok(())
     }
 

@@ -69,7 +69,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::target_encode::Columns;
-use super::{Dataset, Schema};
+use super::{ColumnEncoding, Dataset, Schema};
 use crate::error::{Error, Result};
 
 pub use arrow::{numbers as arrow_numbers, texts as arrow_texts};
@@ -443,6 +443,45 @@ impl Format {
             _ => Format::Csv,
         }
     }
+}
+
+/// The schema training on `path` with `opts` would give, told by its header
+/// alone (CSV) or its declared schema (Parquet, Arrow IPC) before any row is
+/// read, so a job can check its spec's column names first: the feature
+/// names in source order, a column declared categorical (or a string column
+/// of a typed table the options read as levels) a categorical encoding
+/// without levels, every other column numeric (a CSV column's kind is only
+/// known from its values). `None` for standard input, a pipe or a KEEL/ARFF
+/// file, which are read once and checked after reading.
+pub fn header_schema(path: &Path, opts: &ReadOptions) -> Result<Option<Schema>> {
+    let file = !super::write::is_stdio(path)
+        && std::fs::metadata(path).is_ok_and(|m| m.is_file())
+        && source::name_format(path) != Format::Arff;
+    if !file {
+        return Ok(None);
+    }
+    opts.check()?;
+    let table = Table::open(path, opts)?;
+    let layout = table.train_layout(opts)?;
+    let encodings: Vec<ColumnEncoding> = (layout.slots.iter())
+        .map(|s| match s.kind {
+            rows::Kind::Level | rows::Kind::Category => ColumnEncoding::Categorical {
+                name: s.name.clone(),
+                levels: Vec::new(),
+            },
+            _ => ColumnEncoding::Numeric {
+                name: s.name.clone(),
+            },
+        })
+        .collect();
+    Ok(Some(Schema {
+        feature_names: layout.slots.iter().map(|s| s.name.clone()).collect(),
+        class_names: Vec::new(),
+        encodings,
+        target_name: layout
+            .target
+            .map_or_else(String::new, |t| layout.names[t].clone()),
+    }))
 }
 
 /// Reads a file (`-`: standard input), its format told by its first bytes

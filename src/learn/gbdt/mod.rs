@@ -366,6 +366,11 @@ impl Learner for Gbdt {
         &self.monotone.0
     }
 
+    /// `interaction=`: a branch splits on the features of one group.
+    fn interaction(&self) -> &[Vec<String>] {
+        &self.interaction.0
+    }
+
     /// `gbdt` with the parameters that differ from the defaults.
     fn name(&self) -> String {
         let set: Vec<String> = self

@@ -81,6 +81,7 @@ pub const RARE_SHARE: f64 = 0.1;
 
 mod missing;
 mod monotone;
+mod priors;
 
 /// An unfitted strategy.
 #[derive(Debug, Clone)]

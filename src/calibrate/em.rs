@@ -92,6 +92,55 @@ pub fn saerens_em(
     })
 }
 
+/// Saerens' EM for two classes on grouped rows: `weights[g]` rows whose
+/// positive-class posterior under `train_priors` is `p[g]` (a histogram of
+/// the probabilities, `rarity monitor`'s bootstrap replicates). The same
+/// iteration as [`saerens_em`] with each group standing for its rows: with
+/// one group per row and unit weights, the same estimate up to the order
+/// of the sums. Returns the priors, the iterations run and whether it
+/// converged.
+///
+/// ```
+/// use rarity::calibrate::em::{saerens_em, saerens_em_grouped};
+/// use rarity::data::Proba;
+/// let p = [0.9, 0.9, 0.02, 0.02, 0.02, 0.3];
+/// let rows = saerens_em(&Proba::from_positive(&p), &[0.5, 0.5], 1e-12, 1000).unwrap();
+/// let (grouped, _, converged) =
+///     saerens_em_grouped(&[0.9, 0.02, 0.3], &[2.0, 3.0, 1.0], &[0.5, 0.5], 1e-12, 1000).unwrap();
+/// assert!(converged && (grouped[1] - rows.priors[1]).abs() < 1e-12);
+/// ```
+pub fn saerens_em_grouped(
+    p: &[f64],
+    weights: &[f64],
+    train_priors: &[f64],
+    tol: f64,
+    max_iter: usize,
+) -> Result<(Vec<f64>, usize, bool)> {
+    let total: f64 = weights.iter().sum();
+    if p.len() != weights.len() || total.is_nan() || total <= 0.0 {
+        return Err(Error::data("EM needs at least one unlabeled row"));
+    }
+    if tol.is_nan() || tol <= 0.0 {
+        return Err(Error::invalid("EM tolerance must be > 0"));
+    }
+    super::prior::check_rates(train_priors, 2, "training priors")?;
+    let mut priors = train_priors.to_vec();
+    for it in 1..=max_iter {
+        let ratio = (priors[1] / train_priors[1]) / (priors[0] / train_priors[0]);
+        let mut pos = 0.0;
+        for (&x, &w) in p.iter().zip(weights) {
+            pos += w * super::correct_binary(x.min(1.0), ratio);
+        }
+        let next = [((total - pos) / total).max(1e-12), (pos / total).max(1e-12)];
+        let change = (next[0] - priors[0]).abs().max((next[1] - priors[1]).abs());
+        priors = next.to_vec();
+        if change < tol {
+            return Ok((priors, it, true));
+        }
+    }
+    Ok((priors, max_iter, false))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,6 +13,7 @@ mod export;
 mod fit;
 mod generate;
 mod inspect;
+mod monitor;
 mod output;
 mod over_datasets;
 mod predict;
@@ -95,6 +96,9 @@ enum Command {
     Fit(fit::Args),
     /// Apply a saved strategy to new rows.
     Predict(predict::Args),
+    /// Watch a saved strategy in production: input and score drift, the
+    /// alert rate, the current priors without labels; exit 3 on --fail-on.
+    Monitor(monitor::Args),
     /// Which features drive a saved strategy: permutation importance on
     /// held-out rows, split-gain importances of tree models.
     Explain(explain::Args),
@@ -127,7 +131,7 @@ pub fn main() -> i32 {
     signals::install();
     let cli = Cli::parse();
     match run(cli) {
-        Ok(()) => 0,
+        Ok(code) => code,
         Err(e) => {
             if streams::is_broken_pipe(&e) {
                 streams::end_by_sigpipe();
@@ -192,14 +196,17 @@ fn start_threads(threads: Option<usize>) -> Result<()> {
         })
 }
 
-fn run(cli: Cli) -> Result<()> {
+/// Runs the command; the exit code of a run without error (0, or
+/// `monitor`'s when a condition holds).
+fn run(cli: Cli) -> Result<i32> {
     start_threads(cli.global.threads)?;
     rarity::limits::set_max_rows(cli.global.max_sample_rows);
     let g = &cli.global;
-    match cli
+    let done = match cli
         .command
         .unwrap_or_else(|| Command::Run(run::Args::default()))
     {
+        Command::Monitor(a) => return monitor::run(g, &a),
         Command::Run(a) => run::run(g, &a),
         Command::Datasets => datasets::run(g),
         Command::Inspect(a) => inspect::run(g, &a),
@@ -215,5 +222,6 @@ fn run(cli: Cli) -> Result<()> {
         Command::Resample(a) => resample::run(g, &a),
         Command::Select(a) => select::run(g, &a),
         Command::Experiment(a) => experiment::run(g, &a),
-    }
+    };
+    done.map(|()| 0)
 }

@@ -22,6 +22,8 @@
 //!   with the class counts before and after.
 //! - [`fit`] and [`predict`]: `rarity fit` / `rarity predict`, a strategy
 //!   fitted and saved, and a saved one applied to new rows.
+//! - [`monitor`]: `rarity monitor`, a model watched in production: input
+//!   and score drift, the alert rate, the current priors without labels.
 //! - [`source`]: a job's data file or bundled dataset; the jobs that can
 //!   work while a file is read decide between streaming and reading whole.
 //! - [`read`]: the reading request every job's data file comes through
@@ -34,6 +36,7 @@ pub mod evaluate;
 pub mod experiment;
 pub mod explain;
 pub mod fit;
+pub mod monitor;
 pub mod predict;
 pub mod read;
 pub mod resample;

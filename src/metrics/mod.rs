@@ -23,6 +23,7 @@ pub mod calibration;
 pub mod catalogue;
 pub mod confusion;
 pub mod cost;
+pub mod drift;
 pub mod probability;
 pub mod ranges;
 pub mod ranking;

@@ -14,6 +14,7 @@
 //! Tables are given as rows of equal length: one row per dataset (or cell),
 //! one column per method.
 
+pub mod bootstrap;
 mod describe;
 mod friedman;
 mod nemenyi;

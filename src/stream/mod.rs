@@ -49,6 +49,7 @@
 use std::path::Path;
 
 mod evaluate;
+pub mod monitor;
 pub use evaluate::evaluate_file;
 
 use crate::contributions::{ReasonBlock, Reasons};

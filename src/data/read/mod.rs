@@ -782,6 +782,43 @@ pub struct PredictBlock {
     pub data: Dataset,
     /// One text per identifier column per row, row-major.
     pub ids: Vec<String>,
+    /// With [`PredictOptions::keep_slots`], one value per source column of
+    /// the model's schema (its encodings) per row, row-major, as read:
+    /// [`slot_value`] tells a level, an unseen level and a missing value
+    /// apart, which the features do not (a NaN code is either). Empty
+    /// otherwise.
+    pub slots: Vec<f64>,
+}
+
+/// What a source column's value in [`PredictBlock::slots`] is.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SlotValue {
+    /// A number (a numeric column's value).
+    Number(f64),
+    /// The model's level of this code (a categorical column's).
+    Level(u32),
+    /// A level the model does not know.
+    Unseen,
+    /// No value.
+    Missing,
+}
+
+/// Fails, before any row is read, when `table` lacks a source column of
+/// `schema` (the error names them, with close names), as
+/// [`predict_blocks`] would on its first row.
+pub fn check_model_columns(table: &Table<'_>, schema: &Schema) -> Result<()> {
+    let wanted: Vec<&str> = schema.encodings.iter().map(|e| e.name()).collect();
+    rows::model_columns(table.names(), &wanted, table.origin()).map(|_| ())
+}
+
+/// Reads a value of [`PredictBlock::slots`].
+pub fn slot_value(v: f64) -> SlotValue {
+    match rows::code_of(v) {
+        Some(rows::UNKNOWN) => SlotValue::Unseen,
+        Some(c) => SlotValue::Level(c),
+        None if v.is_nan() => SlotValue::Missing,
+        None => SlotValue::Number(v),
+    }
 }
 
 /// How data to predict on is read.
@@ -801,6 +838,9 @@ pub struct PredictOptions {
     pub missing_ok: Vec<bool>,
     /// The decimal separator of CSV numbers.
     pub decimal: Option<u8>,
+    /// Whether each block carries its source columns' values as read
+    /// ([`PredictBlock::slots`]).
+    pub keep_slots: bool,
 }
 
 /// Reads `table` in blocks encoded as the training data described by
@@ -843,6 +883,7 @@ pub fn predict_blocks(
         unknown: std::collections::BTreeMap::new(),
         unknown_rows: 0,
         none: Vec::new(),
+        keep_slots: opts.keep_slots,
     };
     table.run(&layout, &mut sink)?;
     if sink.report.rows_read == 0 {
@@ -915,6 +956,7 @@ struct PredictSink<'a, 'f> {
     unknown: std::collections::BTreeMap<(usize, String), usize>,
     unknown_rows: usize,
     none: Vec<bool>,
+    keep_slots: bool,
 }
 
 impl Sink for PredictSink<'_, '_> {
@@ -935,9 +977,14 @@ impl Sink for PredictSink<'_, '_> {
         let rows = block.n_rows();
         let x = rows::expand(&block.x, self.layout.slots.len(), &self.outputs);
         let data = Dataset::new(x, vec![0; rows], self.schema.clone())?;
+        let slots = match self.keep_slots {
+            true => std::mem::take(&mut block.x),
+            false => Vec::new(),
+        };
         (self.f)(PredictBlock {
             data,
             ids: std::mem::take(&mut block.ids),
+            slots,
         })
     }
 }

@@ -180,7 +180,7 @@ fn locate(names: &[String], want: &str) -> Option<usize> {
 /// error listing every missing one with the model's columns, suggesting a
 /// name only when a column the model does not use is close to it (and not
 /// merely another number: `V1` is no spelling of `V5`).
-fn model_columns(names: &[String], wanted: &[&str], origin: &str) -> Result<Vec<usize>> {
+pub(crate) fn model_columns(names: &[String], wanted: &[&str], origin: &str) -> Result<Vec<usize>> {
     let at: Vec<Option<usize>> = wanted.iter().map(|w| locate(names, w)).collect();
     let missing: Vec<&str> = wanted
         .iter()

@@ -1,0 +1,118 @@
+//! `rarity monitor`: a saved model watched on a current table against a
+//! reference one (input and score drift, the alert rate, the current priors
+//! without labels, the labelled rows' metrics); exit code 3 when a
+//! `--fail-on` condition holds. The job is `rarity::job::monitor`.
+
+use std::path::PathBuf;
+
+use super::output::{note, print_json, write_stdout};
+use super::{Global, OutputFormat};
+use rarity::data::bundled;
+use rarity::data::read::{PredictOptions, ReadOptions, Table};
+use rarity::data::write::JobPaths;
+use rarity::error::{Error, Result};
+use rarity::job::monitor::{MonitorRequest, DEFAULT_BOOTSTRAP};
+use rarity::job::Front;
+use rarity::metrics::drift::DEFAULT_BINS;
+use rarity::persist::load;
+
+/// The exit code when a `--fail-on` condition holds.
+pub const CONDITION_MET: i32 = 3;
+
+/// Arguments of `rarity monitor`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A model saved by `rarity fit` or `rarity run`.
+    model: PathBuf,
+    /// The reference table (the training data, or a period the model was
+    /// known good on): CSV, .gz/.zst, Parquet, Arrow IPC.
+    #[arg(long, value_name = "FILE", required_unless_present = "dataset")]
+    reference: Option<PathBuf>,
+    /// A bundled dataset as the reference instead.
+    #[arg(long, value_name = "NAME", conflicts_with = "reference")]
+    dataset: Option<String>,
+    /// The current table, with the model's columns.
+    #[arg(long, value_name = "FILE", required_unless_present = "current_dataset")]
+    current: Option<PathBuf>,
+    /// A bundled dataset as the current table instead.
+    #[arg(long, value_name = "NAME", conflicts_with = "current")]
+    current_dataset: Option<String>,
+    /// The current table's label column (empty values: unlabelled rows);
+    /// the labelled rows get the metrics of `rarity score`.
+    #[arg(long, value_name = "COL")]
+    label: Option<String>,
+    /// Quantile bins of a numeric column (and of each class's probability).
+    #[arg(long, default_value_t = DEFAULT_BINS)]
+    bins: usize,
+    /// Bootstrap replicates of the EM prior's interval (0: none).
+    #[arg(long, default_value_t = DEFAULT_BOOTSTRAP)]
+    bootstrap: usize,
+    /// Exit with code 3 when a condition holds, e.g. psi=0.25,prior=2x
+    /// (psi=X, ks=X, score=X: a column's or a class probability's above X;
+    /// prior=Nx, alerts=Nx: N times the reference or 1/N).
+    #[arg(long, value_name = "CONDITIONS")]
+    fail_on: Option<String>,
+    /// CSV field delimiter.
+    #[arg(long, default_value = ",")]
+    delimiter: char,
+    /// Decimal separator of CSV numbers (`.` or `,`).
+    #[arg(long, default_value = ".", value_name = "SEP")]
+    decimal: String,
+}
+
+fn table(
+    file: &Option<PathBuf>,
+    dataset: &Option<String>,
+    read: &ReadOptions,
+) -> Result<Table<'static>> {
+    match (file, dataset) {
+        (Some(p), _) => Table::open(p, read),
+        (None, Some(name)) => bundled::find(name)?.table(read),
+        (None, None) => Err(Error::invalid("no data: give a FILE or a bundled dataset")),
+    }
+}
+
+/// Runs the job; the exit code is [`CONDITION_MET`] when a condition holds.
+pub fn run(g: &Global, a: &Args) -> Result<i32> {
+    if !a.delimiter.is_ascii() {
+        return Err(Error::invalid("--delimiter must be one ASCII character"));
+    }
+    JobPaths::new()
+        .input("the model", &a.model)
+        .input_opt("--reference", a.reference.as_ref())
+        .input_opt("--current", a.current.as_ref())
+        .check()?;
+    let fitted = load(&a.model)?;
+    let plan = MonitorRequest {
+        bins: a.bins,
+        bootstrap: a.bootstrap,
+        fail_on: a.fail_on.clone(),
+        label: a.label.clone(),
+        seed: g.seed,
+        front: Front::Cli,
+    }
+    .plan(&fitted)?;
+    let read = ReadOptions {
+        delimiter: a.delimiter as u8,
+        ..ReadOptions::default()
+    };
+    let reference = table(&a.reference, &a.dataset, &read)?;
+    let current = table(&a.current, &a.current_dataset, &read)?;
+    let opts = PredictOptions {
+        decimal: Some(rarity::job::read::decimal(&a.decimal, Front::Cli)?),
+        ..PredictOptions::default()
+    };
+    let job = super::bar::during(g, || plan.run(&fitted, reference, current, &opts))?;
+    if g.format == OutputFormat::Json {
+        print_json(&job.to_json())?;
+    } else if !g.quiet {
+        write_stdout(&job.to_text())?;
+    }
+    if job.failed.is_empty() {
+        return Ok(0);
+    }
+    for f in &job.failed {
+        note(&format!("monitor: condition met: {f}"));
+    }
+    Ok(CONDITION_MET)
+}

@@ -1,0 +1,786 @@
+//! The `monitor` job (`rarity monitor`, issue 56): a model in production
+//! watched on a current table against a reference one, each read once
+//! ([`crate::stream::monitor`]). A [`MonitorRequest`] (bins, bootstrap
+//! replicates, `--fail-on` conditions, the label column) is checked into a
+//! [`MonitorPlan`] against the model before any row is read; its outcome,
+//! a [`MonitorJob`], renders itself as text and JSON and says which
+//! conditions hold.
+//!
+//! - **Input drift**: per source column of the model, the PSI over the
+//!   reference's quantile bins (numeric) or the model's levels
+//!   (categorical), missing and unseen values bins of their own, and the
+//!   KS statistic of numeric columns ([`crate::metrics::drift`]); columns
+//!   ordered by PSI, the bins that moved most named.
+//! - **Score drift**: the PSI of the model's probability of each class;
+//!   the alert rate, the share of scored rows the model's decision flags
+//!   (two classes: decided positive; more: decided as a class other than
+//!   the most frequent training class), reference and current.
+//! - **The current priors without labels**: Saerens' EM (Dal Pozzolo et
+//!   al. 2015, prior shift; [`crate::calibrate::em`]) on the current rows'
+//!   probabilities, grouped ([`crate::stream::monitor::EM_GROUPS`]), from
+//!   the priors the probabilities are posteriors under
+//!   ([`FittedStrategy::probability_priors`]), with a percentile interval
+//!   from a Poisson bootstrap of the groups ([`crate::stats::bootstrap`]),
+//!   and the model's threshold moved to the estimate (eq. 14 then eq. 12:
+//!   [`Recalibration::threshold`]). Flagged `outside` when the training
+//!   prior is outside the interval. Two classes.
+//! - **With labels**: the metrics of `rarity score` on the labelled current
+//!   rows (and on the reference's, when it has the model's target column),
+//!   and whether calibration moved: the z statistic of the observed
+//!   positive rate against the mean predicted probability of the labelled
+//!   rows (calibration in the large, `|z| > 1.96`).
+
+use std::fmt::Write as _;
+
+use rayon::prelude::*;
+use serde_json::{json, Map, Value};
+
+use super::{fixed, Front};
+use crate::calibrate::em::saerens_em_grouped;
+use crate::calibrate::{PriorShift, Recalibration};
+use crate::data::read::{check_model_columns, PredictOptions, Table};
+use crate::data::ColumnEncoding;
+use crate::decide::Rule;
+use crate::error::{Error, Result};
+use crate::metrics::drift::{level_drift, movers, numeric_drift, BinShift, Status};
+use crate::report::table::Table as TextTable;
+use crate::stats::bootstrap::{percentile_interval, poisson};
+use crate::strategy::FittedStrategy;
+use crate::stream::monitor::{profile, ColumnCounts, PassOptions, Profile};
+
+/// Bootstrap replicates of the EM prior unless asked otherwise.
+pub const DEFAULT_BOOTSTRAP: usize = 200;
+
+/// The EM tolerance and iteration cap (`+em`'s defaults).
+const EM_TOL: f64 = 1e-8;
+const EM_MAX_ITER: usize = 1000;
+
+/// The z beyond which calibration moved (two-sided 95%).
+const Z_MOVED: f64 = 1.96;
+
+/// What to monitor with: the parameters of `rarity monitor`.
+#[derive(Debug, Clone)]
+pub struct MonitorRequest {
+    /// Quantile bins of a numeric column (at least 2).
+    pub bins: usize,
+    /// Bootstrap replicates of the EM prior (0: no interval).
+    pub bootstrap: usize,
+    /// Conditions that fail the job: `psi=0.25,prior=2x`.
+    pub fail_on: Option<String>,
+    /// The current table's label column, if it has one.
+    pub label: Option<String>,
+    /// The seed of the bootstrap.
+    pub seed: u64,
+    /// Which front end wrote the request (for its error messages).
+    pub front: Front,
+}
+
+/// A condition of `--fail-on`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Condition {
+    /// Some input column's PSI above the value.
+    Psi(f64),
+    /// Some numeric input column's KS statistic above the value.
+    Ks(f64),
+    /// The PSI of some class's probability above the value.
+    Score(f64),
+    /// The estimated positive prior at least this many times the training
+    /// one, or at most its inverse.
+    Prior(f64),
+    /// The current alert rate at least this many times the reference's, or
+    /// at most its inverse.
+    Alerts(f64),
+}
+
+impl Condition {
+    fn parse(item: &str, flag: &str) -> Result<Condition> {
+        let bad = |why: &str| {
+            Error::invalid(format!(
+                "{flag} {item}: {why}; conditions are psi=X, ks=X, score=X (a PSI or KS \
+                 above X) and prior=Nx, alerts=Nx (N >= 1 times the reference, or 1/N), \
+                 joined by commas, e.g. psi=0.25,prior=2x"
+            ))
+        };
+        let (name, value) = item.split_once('=').ok_or_else(|| bad("no '='"))?;
+        let (name, value) = (name.trim(), value.trim());
+        let ratio = matches!(name, "prior" | "alerts");
+        let number = if ratio {
+            value.strip_suffix(['x', 'X']).unwrap_or(value)
+        } else {
+            value
+        };
+        let v: f64 = number
+            .parse()
+            .ok()
+            .filter(|v: &f64| v.is_finite())
+            .ok_or_else(|| bad("the value is not a number"))?;
+        match name {
+            "psi" | "ks" | "score" if v < 0.0 => Err(bad("the value must be >= 0")),
+            "prior" | "alerts" if v < 1.0 => Err(bad("the ratio must be >= 1")),
+            "psi" => Ok(Condition::Psi(v)),
+            "ks" => Ok(Condition::Ks(v)),
+            "score" => Ok(Condition::Score(v)),
+            "prior" => Ok(Condition::Prior(v)),
+            "alerts" => Ok(Condition::Alerts(v)),
+            _ => Err(bad("unknown condition")),
+        }
+    }
+
+    /// Parses `psi=0.25,prior=2x`.
+    pub fn parse_all(text: &str, flag: &str) -> Result<Vec<Condition>> {
+        let items: Vec<&str> = text.split(',').filter(|s| !s.trim().is_empty()).collect();
+        if items.is_empty() {
+            return Err(Error::invalid(format!("{flag}: no condition given")));
+        }
+        items.iter().map(|i| Condition::parse(i, flag)).collect()
+    }
+}
+
+/// A checked request.
+#[derive(Debug, Clone)]
+pub struct MonitorPlan {
+    bins: usize,
+    bootstrap: usize,
+    conditions: Vec<Condition>,
+    label: Option<String>,
+    seed: u64,
+}
+
+impl MonitorRequest {
+    /// Checks the request against `fitted` before any row is read.
+    pub fn plan(self, fitted: &FittedStrategy) -> Result<MonitorPlan> {
+        let p = |n: &str| self.front.param(n);
+        if self.bins < 2 {
+            return Err(Error::invalid(format!(
+                "{} {}: a drift needs at least 2 bins",
+                p("bins"),
+                self.bins
+            )));
+        }
+        let conditions = match &self.fail_on {
+            Some(t) => Condition::parse_all(t, &p("fail_on"))?,
+            None => Vec::new(),
+        };
+        let k = fitted.schema.class_names.len();
+        if let Some(l) = &self.label {
+            if k != 2 {
+                return Err(Error::invalid(format!(
+                    "{} {l}: the metrics of labelled rows are computed for two-class \
+                     models; this one has {k} classes",
+                    p("label")
+                )));
+            }
+            if fitted.schema.encodings.iter().any(|e| e.name() == l) {
+                return Err(Error::invalid(format!(
+                    "{} {l}: the column is an input of the model, not a label",
+                    p("label")
+                )));
+            }
+        }
+        if conditions.iter().any(|c| matches!(c, Condition::Prior(_))) {
+            if k != 2 {
+                return Err(Error::invalid(format!(
+                    "{}: prior=... needs a two-class model (EM's estimate); this one has {k} classes",
+                    p("fail_on")
+                )));
+            }
+            probability_priors(fitted)
+                .map_err(|why| Error::invalid(format!("{}: prior=...: {why}", p("fail_on"))))?;
+        }
+        Ok(MonitorPlan {
+            bins: self.bins,
+            bootstrap: self.bootstrap,
+            conditions,
+            label: self.label,
+            seed: self.seed,
+        })
+    }
+}
+
+impl MonitorPlan {
+    /// Reads `reference` and `current` once each and compares them.
+    pub fn run(
+        &self,
+        fitted: &FittedStrategy,
+        reference: Table<'_>,
+        current: Table<'_>,
+        read: &PredictOptions,
+    ) -> Result<MonitorJob> {
+        let model_cols: Vec<&str> = fitted.schema.encodings.iter().map(|e| e.name()).collect();
+        let target = fitted.schema.target_name.as_str();
+        let ref_label = (fitted.schema.class_names.len() == 2
+            && reference.names().iter().any(|n| n == target))
+        .then_some(target);
+        let ignored = |t: &Table<'_>, label: Option<&str>| -> Vec<String> {
+            (t.names().iter())
+                .filter(|n| !model_cols.contains(&n.as_str()) && Some(n.as_str()) != label)
+                .cloned()
+                .collect()
+        };
+        let ignored = (
+            ignored(&reference, ref_label),
+            ignored(&current, self.label.as_deref()),
+        );
+        if let Some(l) = &self.label {
+            if !current.names().iter().any(|n| n == l) {
+                return Err(Error::invalid(format!(
+                    "{}: no label column '{l}'; its columns are {}",
+                    current.origin(),
+                    current.names().join(", ")
+                )));
+            }
+        }
+        check_model_columns(&reference, &fitted.schema)?;
+        check_model_columns(&current, &fitted.schema)?;
+        let (r_origin, c_origin) = (reference.origin().to_string(), current.origin().to_string());
+        // The current table first: its faults (no rows, unknown labels) are
+        // the likelier ones.
+        let c = profile(
+            fitted,
+            current,
+            &PassOptions {
+                read,
+                label: self.label.as_deref(),
+            },
+        )?;
+        let r = profile(
+            fitted,
+            reference,
+            &PassOptions {
+                read,
+                label: ref_label,
+            },
+        )?;
+        let mut job = MonitorJob {
+            spec: fitted.spec.clone(),
+            classes: fitted.schema.class_names.clone(),
+            sources: (r_origin, c_origin),
+            rows: (r.rows, c.rows),
+            unscored: (r.unscored, c.unscored),
+            ignored,
+            columns: self.columns(fitted, &r, &c)?,
+            score: self.score(&r, &c)?,
+            alert_rate: (alert_rate(fitted, &r), alert_rate(fitted, &c)),
+            priors: self.priors(fitted, &c)?,
+            labelled: self
+                .label
+                .as_ref()
+                .map(|_| Labelled::of(&c, &r))
+                .transpose()?,
+            failed: Vec::new(),
+        };
+        job.failed = self.failed(&job);
+        Ok(job)
+    }
+
+    fn columns(
+        &self,
+        fitted: &FittedStrategy,
+        r: &Profile,
+        c: &Profile,
+    ) -> Result<Vec<ColumnDrift>> {
+        let mut out = Vec::with_capacity(r.columns.len());
+        for (e, (a, b)) in fitted
+            .schema
+            .encodings
+            .iter()
+            .zip(r.columns.iter().zip(&c.columns))
+        {
+            out.push(match (e, a, b) {
+                (_, ColumnCounts::Numeric(a), ColumnCounts::Numeric(b)) => {
+                    let d = numeric_drift(a, b, self.bins)?;
+                    ColumnDrift {
+                        column: e.name().to_string(),
+                        numeric: true,
+                        psi: d.psi,
+                        ks: Some(d.ks),
+                        moved: movers(&d.bins),
+                        exact: d.exact,
+                    }
+                }
+                (
+                    ColumnEncoding::OneHot { levels, .. }
+                    | ColumnEncoding::Categorical { levels, .. },
+                    ColumnCounts::Levels(a),
+                    ColumnCounts::Levels(b),
+                ) => {
+                    let (psi, bins) = level_drift(a, b, levels)?;
+                    ColumnDrift {
+                        column: e.name().to_string(),
+                        numeric: false,
+                        psi,
+                        ks: None,
+                        moved: movers(&bins),
+                        exact: true,
+                    }
+                }
+                _ => return Err(Error::invalid("the two profiles count different columns")),
+            });
+        }
+        // By drift, largest first; ties in the model's column order.
+        out.sort_by(|a, b| b.psi.total_cmp(&a.psi));
+        Ok(out)
+    }
+
+    fn score(&self, r: &Profile, c: &Profile) -> Result<Vec<f64>> {
+        (r.scores.iter().zip(&c.scores))
+            .map(|(a, b)| Ok(numeric_drift(a, b, self.bins)?.psi))
+            .collect()
+    }
+
+    fn priors(&self, fitted: &FittedStrategy, c: &Profile) -> Result<Priors> {
+        let mut out = Priors {
+            training: fitted.priors.clone(),
+            estimated: None,
+            interval: None,
+            threshold: None,
+            iterations: 0,
+            converged: false,
+            groups: 0,
+            exact: false,
+            reason: None,
+        };
+        let Some(em) = &c.em else {
+            out.reason = Some("EM's estimate is computed for two-class models".into());
+            return Ok(out);
+        };
+        let source = match probability_priors(fitted) {
+            Ok(s) => s,
+            Err(why) => {
+                out.reason = Some(why);
+                return Ok(out);
+            }
+        };
+        let (p, w): (Vec<f64>, Vec<f64>) =
+            em.groups().into_iter().map(|(p, n)| (p, n as f64)).unzip();
+        if p.is_empty() {
+            out.reason = Some("no current row could be scored".into());
+            return Ok(out);
+        }
+        let (est, iterations, converged) =
+            saerens_em_grouped(&p, &w, &source, EM_TOL, EM_MAX_ITER)?;
+        let replicates: Vec<f64> = (0..self.bootstrap as u64)
+            .into_par_iter()
+            .map(|b| {
+                let mut rng = crate::rng::stream(self.seed, b);
+                let wb: Vec<f64> = w.iter().map(|&m| poisson(&mut rng, m) as f64).collect();
+                saerens_em_grouped(&p, &wb, &source, EM_TOL, EM_MAX_ITER).map(|e| e.0[1])
+            })
+            .collect::<Result<_>>()?;
+        if !replicates.is_empty() {
+            let mut v = replicates;
+            out.interval = Some(percentile_interval(&mut v, 0.025));
+        }
+        if let Rule::Threshold(t) = fitted.rule {
+            let moved = Recalibration {
+                keep_rates: None,
+                shift: Some((PriorShift::To(est.clone()), source.clone())),
+            }
+            .threshold(t, None)?;
+            out.threshold = Some((t, moved));
+        }
+        out.estimated = Some(est);
+        out.iterations = iterations;
+        out.converged = converged;
+        out.groups = p.len();
+        out.exact = em.exact();
+        Ok(out)
+    }
+
+    fn failed(&self, job: &MonitorJob) -> Vec<String> {
+        let ratio_met = |a: f64, b: f64, n: f64| b > 0.0 && (a / b >= n || a / b <= 1.0 / n);
+        let mut out = Vec::new();
+        for c in &self.conditions {
+            match *c {
+                Condition::Psi(x) => out.extend(
+                    (job.columns.iter())
+                        .filter(|d| d.psi > x)
+                        .map(|d| format!("psi={x}: {} has PSI {:.4}", d.column, d.psi)),
+                ),
+                Condition::Ks(x) => out.extend(
+                    (job.columns.iter())
+                        .filter(|d| d.ks.is_some_and(|k| k > x))
+                        .map(|d| format!("ks={x}: {} has KS {:.4}", d.column, d.ks.unwrap_or(0.0))),
+                ),
+                Condition::Score(x) => out.extend(
+                    (job.score.iter().zip(&job.classes))
+                        .filter(|(p, _)| **p > x)
+                        .map(|(p, k)| format!("score={x}: p_{k} has PSI {p:.4}")),
+                ),
+                Condition::Prior(n) => {
+                    if let Some(e) = &job.priors.estimated {
+                        let t = job.priors.training[1];
+                        if ratio_met(e[1], t, n) {
+                            out.push(format!(
+                                "prior={n}x: the estimated prior of {} is {:.6}, {:.2}x the \
+                                 training prior {t:.6}",
+                                job.classes[1],
+                                e[1],
+                                e[1] / t
+                            ));
+                        }
+                    }
+                }
+                Condition::Alerts(n) => {
+                    let (a, b) = job.alert_rate;
+                    if ratio_met(b, a, n) {
+                        out.push(format!(
+                            "alerts={n}x: the alert rate is {b:.6}, {:.2}x the reference's {a:.6}",
+                            b / a
+                        ));
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The priors `fitted`'s probabilities are posteriors under, or why they
+/// are not calibrated ([`FittedStrategy::probability_priors`], told whether
+/// the spec's learner is calibrated as it comes out).
+fn probability_priors(fitted: &FittedStrategy) -> std::result::Result<Vec<f64>, String> {
+    let calibrated = crate::spec::build_strategy(&fitted.spec)
+        .map(|s| s.learner.calibrated())
+        .unwrap_or(false);
+    fitted.probability_priors(calibrated)
+}
+
+/// The share of scored rows the model's decision flags.
+fn alert_rate(fitted: &FittedStrategy, p: &Profile) -> f64 {
+    let scored: u64 = p.decided.iter().sum();
+    if scored == 0 {
+        return f64::NAN;
+    }
+    let flagged = match p.decided.len() {
+        2 => p.decided[1],
+        _ => {
+            let major = (0..fitted.priors.len())
+                .max_by(|&a, &b| {
+                    fitted.priors[a]
+                        .total_cmp(&fitted.priors[b])
+                        .then(b.cmp(&a))
+                })
+                .unwrap_or(0);
+            scored - p.decided[major]
+        }
+    };
+    flagged as f64 / scored as f64
+}
+
+/// One source column's drift.
+#[derive(Debug, Clone)]
+pub struct ColumnDrift {
+    /// The source column.
+    pub column: String,
+    /// Numeric (quantile bins, KS) or categorical (levels).
+    pub numeric: bool,
+    /// The population stability index.
+    pub psi: f64,
+    /// The KS statistic (numeric columns).
+    pub ks: Option<f64>,
+    /// The bins that moved most.
+    pub moved: Vec<BinShift>,
+    /// Whether the counts are exact (see [`crate::metrics::drift`]).
+    pub exact: bool,
+}
+
+/// The EM estimate of the current priors.
+#[derive(Debug, Clone)]
+pub struct Priors {
+    /// The training priors.
+    pub training: Vec<f64>,
+    /// The estimate, when there is one.
+    pub estimated: Option<Vec<f64>>,
+    /// The bootstrap interval of the positive prior.
+    pub interval: Option<(f64, f64)>,
+    /// The model's threshold and where eq. 14 moves it.
+    pub threshold: Option<(f64, f64)>,
+    /// EM's iterations.
+    pub iterations: usize,
+    /// Whether EM converged.
+    pub converged: bool,
+    /// Groups of probabilities EM ran on.
+    pub groups: usize,
+    /// Whether each group is one distinct probability.
+    pub exact: bool,
+    /// Why there is no estimate.
+    pub reason: Option<String>,
+}
+
+impl Priors {
+    /// Whether the training prior lies outside the estimate's interval.
+    pub fn outside(&self) -> bool {
+        match self.interval {
+            Some((lo, hi)) => {
+                let t = self.training.get(1).copied().unwrap_or(f64::NAN);
+                t < lo || t > hi
+            }
+            None => false,
+        }
+    }
+}
+
+/// The labelled rows' metrics.
+#[derive(Debug, Clone)]
+pub struct Labelled {
+    /// Labelled current rows.
+    pub rows: u64,
+    /// `rarity score`'s metrics on them.
+    pub metrics: Vec<(String, f64)>,
+    /// The reference's labelled rows and metrics, when it has the target.
+    pub reference: Option<(u64, Vec<(String, f64)>)>,
+    /// Calibration in the large: (mean predicted, observed rate, z), current.
+    pub calibration: (f64, f64, f64),
+}
+
+impl Labelled {
+    fn of(c: &Profile, r: &Profile) -> Result<Labelled> {
+        let summary = c
+            .labelled
+            .as_ref()
+            .ok_or_else(|| Error::invalid("no labelled rows were counted"))?;
+        let reference = match &r.labelled {
+            Some(s) if r.labelled_rows > 0 => Some((r.labelled_rows, s.report()?)),
+            _ => None,
+        };
+        let n = c.labelled_rows as f64;
+        let (mean, observed) = (c.labelled_p / n, c.labelled_pos as f64 / n);
+        let z = (observed - mean) / (mean * (1.0 - mean) / n).sqrt();
+        Ok(Labelled {
+            rows: c.labelled_rows,
+            metrics: if c.labelled_rows > 0 {
+                summary.report()?
+            } else {
+                Vec::new()
+            },
+            reference,
+            calibration: (mean, observed, z),
+        })
+    }
+
+    /// Whether calibration in the large moved (`|z| > 1.96`).
+    pub fn calibration_moved(&self) -> bool {
+        self.calibration.2.abs() > Z_MOVED
+    }
+}
+
+/// What monitoring found, rendering itself.
+#[derive(Debug, Clone)]
+pub struct MonitorJob {
+    /// The model's spec.
+    pub spec: String,
+    /// The model's classes.
+    pub classes: Vec<String>,
+    /// The reference's and the current table's names.
+    pub sources: (String, String),
+    /// Rows read, reference and current.
+    pub rows: (u64, u64),
+    /// Rows not scored (a missing value the model cannot take).
+    pub unscored: (u64, u64),
+    /// Columns the model does not read, reference and current.
+    pub ignored: (Vec<String>, Vec<String>),
+    /// Input drift, largest first.
+    pub columns: Vec<ColumnDrift>,
+    /// The PSI of each class's probability.
+    pub score: Vec<f64>,
+    /// The alert rate, reference and current.
+    pub alert_rate: (f64, f64),
+    /// The current priors.
+    pub priors: Priors,
+    /// The labelled rows' metrics.
+    pub labelled: Option<Labelled>,
+    /// The `--fail-on` conditions met.
+    pub failed: Vec<String>,
+}
+
+fn num(v: f64) -> Value {
+    serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number)
+}
+
+fn metrics_json(m: &[(String, f64)]) -> Map<String, Value> {
+    m.iter().map(|(k, v)| (k.clone(), num(*v))).collect()
+}
+
+impl MonitorJob {
+    fn by_class(&self, v: &[f64]) -> Value {
+        Value::Object(
+            self.classes
+                .iter()
+                .zip(v)
+                .map(|(k, x)| (k.clone(), num(*x)))
+                .collect(),
+        )
+    }
+
+    /// The outcome as `rarity monitor --format json` prints it.
+    pub fn to_json(&self) -> Value {
+        let columns: Vec<Value> = (self.columns.iter())
+            .map(|d| {
+                let mut o = json!({
+                    "column": d.column,
+                    "kind": if d.numeric { "numeric" } else { "categorical" },
+                    "psi": num(d.psi),
+                    "status": Status::of(d.psi).as_str(),
+                    "moved": d.moved.iter().map(|b| json!({
+                        "bin": b.bin, "reference": num(b.reference),
+                        "current": num(b.current), "psi": num(b.psi),
+                    })).collect::<Vec<_>>(),
+                    "exact": d.exact,
+                });
+                if let Some(ks) = d.ks {
+                    o["ks"] = num(ks);
+                }
+                o
+            })
+            .collect();
+        let pr = &self.priors;
+        let positive = |v: Option<f64>| -> Value {
+            match v {
+                Some(x) => self.by_class(&[1.0 - x, x]),
+                None => Value::Null,
+            }
+        };
+        let mut priors = json!({
+            "training": self.by_class(&pr.training),
+            "estimated": pr.estimated.as_ref().map_or(Value::Null, |e| self.by_class(e)),
+            "low": positive(pr.interval.map(|i| i.0)),
+            "high": positive(pr.interval.map(|i| i.1)),
+            "outside": pr.outside(),
+            "em": {"iterations": pr.iterations, "converged": pr.converged,
+                   "on": "histogram", "groups": pr.groups, "exact": pr.exact},
+        });
+        if let Some((t, moved)) = pr.threshold {
+            priors["threshold"] = json!({"model": num(t), "shifted": num(moved)});
+        }
+        if let Some(why) = &pr.reason {
+            priors["reason"] = json!(why);
+        }
+        let mut out = json!({
+            "model": self.spec,
+            "reference": {"source": self.sources.0, "rows": self.rows.0,
+                          "unscored": self.unscored.0, "ignored": self.ignored.0},
+            "current": {"source": self.sources.1, "rows": self.rows.1,
+                        "unscored": self.unscored.1, "ignored": self.ignored.1},
+            "columns": columns,
+            "score": {"psi": self.by_class(&self.score)},
+            "alert_rate": {"reference": num(self.alert_rate.0), "current": num(self.alert_rate.1)},
+            "priors": priors,
+            "failed": self.failed,
+        });
+        if let Some(l) = &self.labelled {
+            let mut m = metrics_json(&l.metrics);
+            m.insert("rows".into(), json!(l.rows));
+            let (mean, observed, z) = l.calibration;
+            m.insert(
+                "calibration".into(),
+                json!({"mean_predicted": num(mean), "observed": num(observed),
+                       "z": num(z), "moved": l.calibration_moved()}),
+            );
+            if let Some((rows, rm)) = &l.reference {
+                let mut r = metrics_json(rm);
+                r.insert("rows".into(), json!(rows));
+                m.insert("reference".into(), Value::Object(r));
+            }
+            out["labelled"] = Value::Object(m);
+        }
+        out
+    }
+
+    /// The outcome as `rarity monitor` prints it.
+    pub fn to_text(&self) -> String {
+        let mut s = format!(
+            "{}\nreference {} ({} rows), current {} ({} rows)\n\ninput drift (PSI: < 0.1 \
+             stable, 0.1-0.25 shifting, > 0.25 drifted)\n",
+            self.spec, self.sources.0, self.rows.0, self.sources.1, self.rows.1
+        );
+        let mut t = TextTable::new(&["column", "psi", "ks", "status", "moved most"]);
+        for d in &self.columns {
+            let moved = d.moved.first().map_or_else(String::new, |b| {
+                format!(
+                    "{} {:.1}% -> {:.1}%",
+                    b.bin,
+                    100.0 * b.reference,
+                    100.0 * b.current
+                )
+            });
+            t.text_row(vec![
+                d.column.clone(),
+                fixed(d.psi, 4),
+                d.ks.map_or_else(String::new, |k| fixed(k, 4)),
+                Status::of(d.psi).as_str().into(),
+                moved,
+            ]);
+        }
+        s.push_str(&t.to_text());
+        let _ = writeln!(s, "\nscore drift (PSI of each class's probability)");
+        for (k, p) in self.classes.iter().zip(&self.score) {
+            let _ = writeln!(s, "  p_{k}: {} {}", fixed(*p, 4), Status::of(*p).as_str());
+        }
+        let _ = writeln!(
+            s,
+            "alert rate: reference {}, current {}",
+            fixed(self.alert_rate.0, 6),
+            fixed(self.alert_rate.1, 6)
+        );
+        s.push_str(&self.priors_text());
+        if let Some(l) = &self.labelled {
+            let (mean, observed, z) = l.calibration;
+            let get = |k: &str| {
+                l.metrics
+                    .iter()
+                    .find(|m| m.0 == k)
+                    .map_or(f64::NAN, |m| m.1)
+            };
+            let _ =
+                writeln!(
+                s,
+                "labelled: {} rows, average precision {}, roc auc {}, brier {}; mean predicted \
+                 {}, observed {} (z {:.2}: calibration {})",
+                l.rows,
+                fixed(get("average_precision"), 4),
+                fixed(get("roc_auc"), 4),
+                fixed(get("brier"), 6),
+                fixed(mean, 6),
+                fixed(observed, 6),
+                z,
+                if l.calibration_moved() { "moved" } else { "held" }
+            );
+        }
+        for f in &self.failed {
+            let _ = writeln!(s, "failed: {f}");
+        }
+        s
+    }
+
+    fn priors_text(&self) -> String {
+        let pr = &self.priors;
+        let Some(e) = &pr.estimated else {
+            return format!(
+                "current priors: not estimated ({})\n",
+                pr.reason.as_deref().unwrap_or("")
+            );
+        };
+        let interval = pr.interval.map_or_else(String::new, |(lo, hi)| {
+            format!(" (95% interval {lo:.6} to {hi:.6})")
+        });
+        let mut s = format!(
+            "current prior of {} (EM, no labels): {:.6}{interval}; training {:.6}{}\n",
+            self.classes[1],
+            e[1],
+            pr.training[1],
+            if pr.outside() {
+                ", outside the interval"
+            } else {
+                ""
+            }
+        );
+        if let Some((t, moved)) = pr.threshold {
+            let _ = writeln!(
+                s,
+                "  the threshold {t} moves to {moved:.6} at the estimated priors"
+            );
+        }
+        s
+    }
+}

@@ -218,6 +218,40 @@ fn labelled_rows_get_the_metrics_of_score() {
         assert!(l["reference"][k].is_number(), "reference {k}: {l}");
     }
     assert_eq!(l["reference"]["rows"], 20_000);
+    // The report: drift, score bins, the EM prior, the labelled metrics.
+    let dir = d.join("report");
+    let (code, _, err) = run(&[
+        "-q",
+        "monitor",
+        &m,
+        "--reference",
+        &reference,
+        "--current",
+        &partial,
+        "--label",
+        "class",
+        "--report",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    for needle in [
+        "Input drift",
+        "Score drift",
+        "Current priors without labels",
+        "Labelled rows",
+    ] {
+        assert!(html.contains(needle), "{needle}");
+    }
+    assert_eq!(
+        html.matches("<svg").count(),
+        3,
+        "drift, p_1's bins, the prior"
+    );
+    let table = std::fs::read_to_string(dir.join("tables").join("labelled.csv")).unwrap();
+    assert!(
+        table.starts_with("metric,reference,current\n") && table.contains("brier_reliability,")
+    );
     assert!(l["calibration"]["z"].is_number());
     // Against `rarity score` on the same rows' probabilities.
     let text = std::fs::read_to_string(&cur).unwrap();

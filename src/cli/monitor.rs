@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use super::output::{note, print_json, write_stdout};
+use super::output::{note, print_json, write_report, write_stdout};
 use super::{Global, OutputFormat};
 use rarity::data::bundled;
 use rarity::data::read::{PredictOptions, ReadOptions, Table};
@@ -52,6 +52,11 @@ pub struct Args {
     /// prior=Nx, alerts=Nx: N times the reference or 1/N).
     #[arg(long, value_name = "CONDITIONS")]
     fail_on: Option<String>,
+    /// Write an HTML report (drift bars, score bins reference vs current, the
+    /// EM prior with its interval, the labelled rows' metrics) and its tables
+    /// as CSV and JSON to DIR.
+    #[arg(long, value_name = "DIR")]
+    report: Option<PathBuf>,
     /// CSV field delimiter.
     #[arg(long, default_value = ",")]
     delimiter: char,
@@ -81,7 +86,11 @@ pub fn run(g: &Global, a: &Args) -> Result<i32> {
         .input("the model", &a.model)
         .input_opt("--reference", a.reference.as_ref())
         .input_opt("--current", a.current.as_ref())
+        .report_opt("--report", a.report.as_ref())
         .check()?;
+    if let Some(dir) = &a.report {
+        rarity::report::check_report_dir(dir)?;
+    }
     let fitted = load(&a.model)?;
     let plan = MonitorRequest {
         bins: a.bins,
@@ -103,6 +112,9 @@ pub fn run(g: &Global, a: &Args) -> Result<i32> {
         ..PredictOptions::default()
     };
     let job = super::bar::during(g, || plan.run(&fitted, reference, current, &opts))?;
+    if let Some(dir) = &a.report {
+        write_report(&job.report(), dir, g.quiet)?;
+    }
     if g.format == OutputFormat::Json {
         print_json(&job.to_json())?;
     } else if !g.quiet {

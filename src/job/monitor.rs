@@ -48,6 +48,8 @@ use crate::stats::bootstrap::{percentile_interval, poisson};
 use crate::strategy::FittedStrategy;
 use crate::stream::monitor::{profile, ColumnCounts, PassOptions, Profile};
 
+mod report;
+
 /// Bootstrap replicates of the EM prior unless asked otherwise.
 pub const DEFAULT_BOOTSTRAP: usize = 200;
 
@@ -322,9 +324,12 @@ impl MonitorPlan {
         Ok(out)
     }
 
-    fn score(&self, r: &Profile, c: &Profile) -> Result<Vec<f64>> {
+    fn score(&self, r: &Profile, c: &Profile) -> Result<Vec<(f64, Vec<BinShift>)>> {
         (r.scores.iter().zip(&c.scores))
-            .map(|(a, b)| Ok(numeric_drift(a, b, self.bins)?.psi))
+            .map(|(a, b)| {
+                let d = numeric_drift(a, b, self.bins)?;
+                Ok((d.psi, d.bins))
+            })
             .collect()
     }
 
@@ -404,8 +409,8 @@ impl MonitorPlan {
                 ),
                 Condition::Score(x) => out.extend(
                     (job.score.iter().zip(&job.classes))
-                        .filter(|(p, _)| **p > x)
-                        .map(|(p, k)| format!("score={x}: p_{k} has PSI {p:.4}")),
+                        .filter(|((p, _), _)| *p > x)
+                        .map(|((p, _), k)| format!("score={x}: p_{k} has PSI {p:.4}")),
                 ),
                 Condition::Prior(n) => {
                     if let Some(e) = &job.priors.estimated {
@@ -582,8 +587,8 @@ pub struct MonitorJob {
     pub ignored: (Vec<String>, Vec<String>),
     /// Input drift, largest first.
     pub columns: Vec<ColumnDrift>,
-    /// The PSI of each class's probability.
-    pub score: Vec<f64>,
+    /// The PSI of each class's probability, with its bins.
+    pub score: Vec<(f64, Vec<BinShift>)>,
     /// The alert rate, reference and current.
     pub alert_rate: (f64, f64),
     /// The current priors.
@@ -603,6 +608,11 @@ fn metrics_json(m: &[(String, f64)]) -> Map<String, Value> {
 }
 
 impl MonitorJob {
+    /// The PSI of each class's probability.
+    pub fn score_psi(&self) -> Vec<f64> {
+        self.score.iter().map(|s| s.0).collect()
+    }
+
     fn by_class(&self, v: &[f64]) -> Value {
         Value::Object(
             self.classes
@@ -663,7 +673,7 @@ impl MonitorJob {
             "current": {"source": self.sources.1, "rows": self.rows.1,
                         "unscored": self.unscored.1, "ignored": self.ignored.1},
             "columns": columns,
-            "score": {"psi": self.by_class(&self.score)},
+            "score": {"psi": self.by_class(&self.score_psi())},
             "alert_rate": {"reference": num(self.alert_rate.0), "current": num(self.alert_rate.1)},
             "priors": priors,
             "failed": self.failed,
@@ -714,7 +724,7 @@ impl MonitorJob {
         }
         s.push_str(&t.to_text());
         let _ = writeln!(s, "\nscore drift (PSI of each class's probability)");
-        for (k, p) in self.classes.iter().zip(&self.score) {
+        for (k, p) in self.classes.iter().zip(&self.score_psi()) {
             let _ = writeln!(s, "  p_{k}: {} {}", fixed(*p, 4), Status::of(*p).as_str());
         }
         let _ = writeln!(

@@ -1,0 +1,203 @@
+//! The HTML report of a [`MonitorJob`] (`rarity monitor --report DIR`,
+//! built with [`crate::report`]): the input drift as bars and a table, each
+//! class probability's bins reference against current, the alert rate, the
+//! EM prior beside the training one with its interval, and the labelled
+//! rows' metrics (the Brier decomposition among them) reference against
+//! current.
+
+use super::MonitorJob;
+use crate::metrics::drift::{BinShift, Status, DRIFTED, SHIFTING};
+use crate::report::svg::GroupedBars;
+use crate::report::table::Table;
+use crate::report::Report;
+
+/// Columns drawn in the drift bars (the table holds them all).
+const DRAWN: usize = 40;
+
+fn bars(
+    title: &str,
+    label: &str,
+    groups: Vec<String>,
+    series: &[&str],
+    values: Vec<Vec<f64>>,
+) -> String {
+    GroupedBars {
+        title: title.to_string(),
+        value_label: label.to_string(),
+        groups,
+        series: series.iter().map(|s| s.to_string()).collect(),
+        values,
+        range: None,
+    }
+    .render()
+}
+
+fn moved_text(moved: &[BinShift]) -> String {
+    let parts: Vec<String> = (moved.iter())
+        .map(|b| {
+            format!(
+                "{} {:.1}% -> {:.1}%",
+                b.bin,
+                100.0 * b.reference,
+                100.0 * b.current
+            )
+        })
+        .collect();
+    parts.join("; ")
+}
+
+impl MonitorJob {
+    /// The HTML report.
+    pub fn report(&self) -> Report {
+        let mut r = Report::new(&format!("Monitoring {}", self.spec));
+        self.drift_section(&mut r);
+        self.score_section(&mut r);
+        self.priors_section(&mut r);
+        self.labelled_section(&mut r);
+        if !self.failed.is_empty() {
+            let s = r.section("Conditions met");
+            for f in &self.failed {
+                s.paragraph(f);
+            }
+        }
+        r
+    }
+
+    fn drift_section(&self, r: &mut Report) {
+        let s = r.section("Input drift");
+        s.paragraph(&format!(
+            "Reference {} ({} rows), current {} ({} rows). The population stability index of \
+             each source column of the model over the reference's quantile bins (numeric) or the \
+             model's levels (categorical), missing and unseen values bins of their own: below \
+             {SHIFTING} stable, {SHIFTING} to {DRIFTED} shifting, above {DRIFTED} drifted; the \
+             Kolmogorov-Smirnov statistic of numeric columns.",
+            self.sources.0, self.rows.0, self.sources.1, self.rows.1
+        ));
+        let drawn = &self.columns[..self.columns.len().min(DRAWN)];
+        s.figure(
+            "PSI per column, largest first.",
+            bars(
+                "input drift",
+                "PSI",
+                drawn.iter().map(|d| d.column.clone()).collect(),
+                &["PSI"],
+                drawn.iter().map(|d| vec![d.psi]).collect(),
+            ),
+        );
+        let mut t = Table::new(&["column", "kind", "psi", "ks", "status", "moved most"]);
+        for d in &self.columns {
+            t.row(vec![
+                d.column.as_str().into(),
+                (if d.numeric { "numeric" } else { "categorical" }).into(),
+                d.psi.into(),
+                d.ks.unwrap_or(f64::NAN).into(),
+                Status::of(d.psi).as_str().into(),
+                moved_text(&d.moved).into(),
+            ]);
+        }
+        s.table("columns", t);
+    }
+
+    fn score_section(&self, r: &mut Report) {
+        let s = r.section("Score drift");
+        s.paragraph(&format!(
+            "The alert rate (the share of scored rows the model's decision flags) is {:.4}% in \
+             the reference and {:.4}% currently.",
+            100.0 * self.alert_rate.0,
+            100.0 * self.alert_rate.1
+        ));
+        // Two classes: p_0 is 1 - p_1, its bins the same rows mirrored.
+        let skip = usize::from(self.classes.len() == 2);
+        for (k, (psi, bins)) in self.classes.iter().zip(&self.score).skip(skip) {
+            s.figure(
+                &format!(
+                    "The share of rows in each of the reference's quantile bins of p_{k}: PSI \
+                     {psi:.4}, {}.",
+                    Status::of(*psi).as_str()
+                ),
+                bars(
+                    &format!("p_{k}"),
+                    "share of rows",
+                    bins.iter().map(|b| b.bin.clone()).collect(),
+                    &["reference", "current"],
+                    bins.iter().map(|b| vec![b.reference, b.current]).collect(),
+                ),
+            );
+        }
+    }
+
+    fn priors_section(&self, r: &mut Report) {
+        let pr = &self.priors;
+        let s = r.section("Current priors without labels");
+        let Some(e) = &pr.estimated else {
+            s.paragraph(&format!(
+                "Not estimated: {}.",
+                pr.reason.as_deref().unwrap_or("")
+            ));
+            return;
+        };
+        let (lo, hi) = pr.interval.unwrap_or((f64::NAN, f64::NAN));
+        s.paragraph(&format!(
+            "Saerens' EM on the current rows' probabilities estimates the prior of {} at {:.6} \
+             (95% bootstrap interval {lo:.6} to {hi:.6}; {} groups of probabilities, {} \
+             iterations); the training prior is {:.6}{}.",
+            self.classes[1],
+            e[1],
+            pr.groups,
+            pr.iterations,
+            pr.training[1],
+            if pr.outside() {
+                ", outside the interval"
+            } else {
+                ", inside the interval"
+            }
+        ));
+        if let Some((t, moved)) = pr.threshold {
+            s.paragraph(&format!(
+                "At the estimated priors the model's threshold {t} becomes {moved:.6} (eq. 14)."
+            ));
+        }
+        s.figure(
+            "The positive prior: training, estimated, and the interval's ends.",
+            bars(
+                "prior",
+                "prior",
+                vec![
+                    "training".into(),
+                    "low".into(),
+                    "estimated".into(),
+                    "high".into(),
+                ],
+                &["prior"],
+                vec![vec![pr.training[1]], vec![lo], vec![e[1]], vec![hi]],
+            ),
+        );
+    }
+
+    fn labelled_section(&self, r: &mut Report) {
+        let Some(l) = &self.labelled else {
+            return;
+        };
+        let s = r.section("Labelled rows");
+        let (mean, observed, z) = l.calibration;
+        s.paragraph(&format!(
+            "{} current rows carry a label. Their mean probability is {mean:.6} and their \
+             positive share {observed:.6} (z {z:.2}: calibration {}).",
+            l.rows,
+            if l.calibration_moved() {
+                "moved"
+            } else {
+                "held"
+            }
+        ));
+        let reference = l.reference.as_ref();
+        let mut t = Table::new(&["metric", "reference", "current"]);
+        for (k, v) in &l.metrics {
+            let before = reference
+                .and_then(|(_, m)| m.iter().find(|(n, _)| n == k).map(|m| m.1))
+                .unwrap_or(f64::NAN);
+            t.row(vec![k.as_str().into(), before.into(), (*v).into()]);
+        }
+        s.table("labelled", t);
+    }
+}

@@ -115,9 +115,11 @@ pub fn run(g: &Global, a: &Args) -> Result<i32> {
     if let Some(dir) = &a.report {
         write_report(&job.report(), dir, g.quiet)?;
     }
+    // The outcome is the result: printed under --quiet too (which only
+    // silences the progress bar and the notes).
     if g.format == OutputFormat::Json {
         print_json(&job.to_json())?;
-    } else if !g.quiet {
+    } else {
         write_stdout(&job.to_text())?;
     }
     if job.failed.is_empty() {

@@ -107,10 +107,14 @@ impl EvaluatePlan {
         oof: Option<&Path>,
         read: &mut dyn FnMut(&ReadReport),
     ) -> Result<(EvaluateJob, ReadReport)> {
-        if let Some(schema) = source.header_schema()? {
+        let opts = &source.read;
+        let keyed = ReadOptions {
+            key: self.splitter.key_column(),
+            ..opts.clone()
+        };
+        if let Some(schema) = source.header_schema_with(&keyed)? {
             self.strategy.check_columns(&schema)?;
         }
-        let opts = &source.read;
         if let (Some(path), None) = (source.file(), oof) {
             let (s, split, seed) = (
                 &self.strategy.reading(opts),
@@ -131,10 +135,6 @@ impl EvaluatePlan {
                 return Ok((self.job(evaluation), report));
             }
         }
-        let keyed = ReadOptions {
-            key: self.splitter.key_column(),
-            ..opts.clone()
-        };
         let (ds, report) = source.read_whole_with(&keyed)?;
         read(&report);
         let job = self.run(&ds)?;

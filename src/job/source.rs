@@ -42,8 +42,13 @@ impl DataSource {
     /// reading tells (standard input, a pipe, a KEEL/ARFF file, a bundled
     /// table, which is in memory).
     pub fn header_schema(&self) -> Result<Option<Schema>> {
+        self.header_schema_with(&self.read)
+    }
+
+    /// [`Self::header_schema`] with other options (a job's key column).
+    pub fn header_schema_with(&self, opts: &ReadOptions) -> Result<Option<Schema>> {
         match &self.origin {
-            Origin::File(path) => crate::data::read::header_schema(path, &self.read),
+            Origin::File(path) => crate::data::read::header_schema(path, opts),
             Origin::Bundled(_) => Ok(None),
         }
     }

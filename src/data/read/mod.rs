@@ -452,7 +452,8 @@ impl Format {
 /// of a typed table the options read as levels) a categorical encoding
 /// without levels, every other column numeric (a CSV column's kind is only
 /// known from its values). `None` for standard input, a pipe or a KEEL/ARFF
-/// file, which are read once and checked after reading.
+/// file, which are read once and checked after reading, and when the header
+/// alone does not give a training layout (reading then says why).
 pub fn header_schema(path: &Path, opts: &ReadOptions) -> Result<Option<Schema>> {
     let file = !super::write::is_stdio(path)
         && std::fs::metadata(path).is_ok_and(|m| m.is_file())
@@ -462,7 +463,11 @@ pub fn header_schema(path: &Path, opts: &ReadOptions) -> Result<Option<Schema>> 
     }
     opts.check()?;
     let table = Table::open(path, opts)?;
-    let layout = table.train_layout(opts)?;
+    // A layout the header cannot settle is reading's to report, with its
+    // own options (a job's key column, ...): the preflight only adds checks.
+    let Ok(layout) = table.train_layout(opts) else {
+        return Ok(None);
+    };
     let encodings: Vec<ColumnEncoding> = (layout.slots.iter())
         .map(|s| match s.kind {
             rows::Kind::Level | rows::Kind::Category => ColumnEncoding::Categorical {

@@ -18,6 +18,9 @@ give the same results for the same seed.
 - :func:`load`: a model file ``rarity fit`` wrote, as its estimator class.
 - :func:`explain` (permutation and split-gain importances) and :func:`show`
   (a fitted model's summary): ``rarity explain`` and ``rarity show``.
+- :func:`monitor`: a model watched on a current table against a reference
+  one (input and score drift, the alert rate, the current priors without
+  labels, labelled metrics): ``rarity monitor``.
 - :mod:`rarity.sampling`: every sampler with ``fit_resample``;
   :func:`resample`: one draw with its class counts (``rarity resample``).
 - :mod:`rarity.experiments`: the papers' experiments over datasets
@@ -41,6 +44,7 @@ from ._classifier import Classifier, CorrectedClassifier
 from ._evaluate import EvaluateResult, evaluate
 from ._explain import Explanation, ModelSummary, explain, show
 from ._load import load
+from ._monitor import MonitorResult, monitor
 from ._resample import ResampleResult, resample
 from ._run import RunResult, run
 from ._validation import NotANumberError
@@ -57,6 +61,7 @@ __all__ = [
     "Explanation",
     "GradientBoosting",
     "ModelSummary",
+    "MonitorResult",
     "NotANumberError",
     "ResampleResult",
     "RunResult",
@@ -69,6 +74,7 @@ __all__ = [
     "load",
     "metrics",
     "model_selection",
+    "monitor",
     "registry",
     "resample",
     "run",

@@ -94,6 +94,8 @@ RETURNS = {
     "resample": "ResampleResult",
     "to_text": "str",
     "explain": "Explanation",
+    "monitor": "MonitorResult",
+    "report_html": "str",
     "show": "ModelSummary",
     "to_dict": "dict[str, Any]",
     "export_onnx": "bytes | None",
@@ -184,6 +186,14 @@ FITTED = {
         ("permutation", "Any"),
         ("split_gain", "Any"),
     ],
+    "monitor": [
+        ("columns", "Any"),
+        ("score", "dict[str, Any]"),
+        ("alert_rate", "dict[str, Any]"),
+        ("priors", "dict[str, Any]"),
+        ("labelled", "Optional[dict[str, Any]]"),
+        ("failed", "list[str]"),
+    ],
 }
 
 
@@ -203,6 +213,9 @@ SPARK_TYPES = {
     "storage_level": "Optional[Any]",
     "path": "Optional[Any]",
     "partitions": "Optional[int]",
+    "reference": "Any",
+    "current": "Any",
+    "fail_on": "Optional[str]",
 }
 
 #: Annotations of rarity.experiments' parameters.
@@ -215,6 +228,10 @@ EXPERIMENT_TYPES = {
     "methods": "Union[str, Sequence[str]]",
     "cv": "Union[str, int]",
 }
+
+#: Annotations of rarity.monitor's parameters that their defaults do not tell.
+MONITOR_TYPES = {"model": "Any", "reference": "Any", "current": "Any", "label": "Optional[str]",
+                 "fail_on": "Optional[str]"}
 
 #: Annotations of the jobs' parameters that their defaults do not tell.
 JOB_TYPES = {"cv": "Union[str, int]"}
@@ -247,6 +264,7 @@ SPARK_RETURNS = {
     "fit": "Any",
     "predict": "Any",
     "evaluate": "dict[str, float]",
+    "monitor": "Any",
     "load_model": "Any",
 }
 
@@ -343,6 +361,9 @@ def stubs():
     init += ["", _class(rarity.Explanation, "", "explanation", ["to_dict"], init=False)]
     init += ["", _class(rarity.ModelSummary, "dict[str, Any]", "", ["to_dict"], init=False)]
     init += ["", _sig(rarity.explain, "explain"), _sig(rarity.show, "show")]
+    init += ["", _class(rarity.MonitorResult, "", "monitor", ["to_dict", "to_text", "report", "report_html"],
+                        init=False)]
+    init += ["", _sig(rarity.monitor, "monitor", types=MONITOR_TYPES)]
     init += ["", _class(rarity.ResampleResult, "", "resample", ["to_dict"], init=False)]
     init += ["", _sig(rarity.resample, "resample", types=RESAMPLE_TYPES), ""]
     out["__init__.pyi"] = "\n".join(init)

@@ -32,6 +32,14 @@ cluster:
    probabilities fit, then exact but for the ranking metrics, whose bound it
    reports); ``exact=True`` sorts (score key, class) pairs on the cluster for
    the exact ranking metrics (``rarity::metrics::ranges``).
+5. :func:`monitor` watches a model on a current DataFrame against a
+   reference one, as ``rarity monitor`` does: each partition reads its Arrow
+   batches into the mergeable counts of one pass
+   (``rarity::stream::monitor``: per column a sketch of its values or its
+   levels, per class the probabilities, the decisions, the probabilities EM
+   runs on, the labelled rows' summary), the driver merges them and the
+   library compares the two (``rarity::job::monitor``), so the figures are
+   the single machine's on the same rows.
 
 Every step is a thin call into the rarity library through the native
 module; nothing here computes a number of its own.
@@ -46,7 +54,7 @@ from typing import Dict, Optional
 
 from . import _rarity
 
-__all__ = ["Sample", "undersample", "fit", "predict", "evaluate", "load_model"]
+__all__ = ["Sample", "undersample", "fit", "predict", "evaluate", "monitor", "load_model"]
 
 # Columns of the one-pass undersampling job's count rows.
 _TAG, _SEEN, _KEPT = "__rarity_class", "__rarity_seen", "__rarity_kept"
@@ -945,3 +953,90 @@ def _evaluate_exact(data, bc, token, loads, label, threshold, max_groups, partit
     for s in sums:
         ranking.merge(_rarity.RankSums.from_bytes(bytes(s["sums"])))
     return dict(total.report(ranking))
+
+
+def _profile(df, ready, bc, token, loads, label):
+    """The merged pass of every partition of ``df`` over the model's columns
+    (and ``label``, counted where given)."""
+    cols = [c for c in ready.source_columns if c != label] + ([label] if label else [])
+
+    def profile(batches):
+        import pyarrow as pa
+
+        from rarity import _rarity as native
+        from rarity.spark import _worker_model
+
+        m = _worker_model(bc, token, loads)
+        p = native.MonitorProfile(m, label)
+        for b in batches:
+            p.add_batch(m, b)
+        yield pa.RecordBatch.from_arrays([pa.array([p.to_bytes()], pa.binary())], names=["profile"])
+
+    parts = _run("monitor", lambda: df.select(*cols).mapInArrow(profile, "profile binary").collect())
+    total = _rarity.MonitorProfile(ready, label)
+    for p in parts:
+        total.merge(_rarity.MonitorProfile.from_bytes(bytes(p["profile"])))
+    return total
+
+
+def monitor(model, reference, current, *, label=None, bins=_rarity.DEFAULT_BINS,
+            bootstrap=_rarity.DEFAULT_BOOTSTRAP, fail_on=None, seed=42):
+    """Watches ``model`` on the ``current`` DataFrame against ``reference``,
+    on the cluster: the figures of ``rarity monitor`` (:func:`rarity.monitor`)
+    for the same rows.
+
+    Each partition counts its rows into a profile of bounded size (per
+    column a sketch of its values, exact up to 65,536 distinct values and
+    settling at a level that does not depend on the partitioning, or its
+    levels; per class the model's probabilities; the decisions; the
+    positive-class probabilities in at most 16,384 groups; with labels, the
+    summary of ``rarity score``); the driver merges them and computes the
+    drift, the alert rate, Saerens' EM on the merged histogram of
+    probabilities (``priors["em"]["on"]`` says so) and its bootstrap
+    interval. Nothing but the profiles leaves the executors.
+
+    Parameters
+    ----------
+    model : Model, path, bytes or fitted rarity.Classifier
+        What :func:`load_model` reads.
+    reference : pyspark.sql.DataFrame
+        The rows the model was known good on, with its columns (its rows
+        carrying the model's target column get the labelled metrics too).
+    current : pyspark.sql.DataFrame
+        The rows to watch.
+    label : str, optional
+        ``current``'s label column (null: an unlabelled row).
+    bins, bootstrap, fail_on, seed
+        As :func:`rarity.monitor`.
+
+    Returns
+    -------
+    rarity.MonitorResult
+        ``to_dict()`` is ``rarity monitor --format json``'s object.
+
+    Examples
+    --------
+    >>> from rarity import spark as rs
+    >>> df = spark.range(20000).selectExpr(
+    ...     "id", "CAST(id % 100 = 0 AS INT) AS y", "CAST(id % 100 = 0 AS INT) + CAST(id % 7 AS DOUBLE) / 7 AS x")
+    >>> model = rs.fit(df, "logistic", label="y", features=["x"])
+    >>> r = rs.monitor(model, df, df.selectExpr("x + 0.5 AS x"), bootstrap=0)
+    >>> r.to_dict()["columns"][0]["status"], r.to_dict()["current"]["rows"]
+    ('drifted', 20000)
+    """
+    from ._monitor import MonitorResult, _count
+
+    for name, df in (("reference", reference), ("current", current)):
+        if not hasattr(df, "mapInArrow"):
+            raise ValueError(f"monitor: {name} must be a Spark DataFrame, got {type(df).__name__}")
+    bins, bootstrap = _count(bins, "bins", 0), _count(bootstrap, "bootstrap", 0)
+    ready, bc, token, loads = _broadcast(reference, model, None)
+    sides = (("<reference DataFrame>", list(reference.columns)), ("<current DataFrame>", list(current.columns)))
+    r_label, c_label = _rarity.monitor_labels(ready, *sides, bins, bootstrap, fail_on, label, seed)
+    profiles = (_profile(reference, ready, bc, token, loads, r_label),
+                _profile(current, ready, bc, token, loads, c_label))
+    (rn, rc), (cn, cc) = sides
+    native = _rarity.monitor_profiles(
+        ready, (rn, rc, profiles[0]), (cn, cc, profiles[1]), bins, bootstrap, fail_on, label, seed,
+    )
+    return MonitorResult(native)

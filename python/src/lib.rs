@@ -8,6 +8,7 @@ mod experiments;
 mod explain;
 mod functions;
 mod model;
+mod monitor;
 mod pool;
 mod sampling;
 mod spark;
@@ -38,6 +39,8 @@ fn _rarity(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     m.add("DEFAULT_CV", rarity::job::run::RunRequest::DEFAULT_CV)?;
     m.add("DEFAULT_METHOD", rarity::job::select::DEFAULT_METHOD)?;
+    m.add("DEFAULT_BINS", rarity::metrics::drift::DEFAULT_BINS)?;
+    m.add("DEFAULT_BOOTSTRAP", rarity::job::monitor::DEFAULT_BOOTSTRAP)?;
     m.add_class::<data::Features>()?;
     m.add_class::<data::Data>()?;
     m.add_class::<model::Model>()?;
@@ -49,6 +52,8 @@ fn _rarity(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<spark::RankSums>()?;
     m.add_class::<spark::LevelTable>()?;
     m.add_class::<spark::RangeWalk>()?;
+    m.add_class::<monitor::MonitorResult>()?;
+    m.add_class::<monitor::MonitorProfile>()?;
     m.add_function(wrap_pyfunction!(data::assign_labels, m)?)?;
     m.add_function(wrap_pyfunction!(model::fit, m)?)?;
     m.add_function(wrap_pyfunction!(sampling::resample, m)?)?;
@@ -101,6 +106,9 @@ fn _rarity(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(spark::counts_above, m)?,
         wrap_pyfunction!(spark::save_model, m)?,
         wrap_pyfunction!(functions::column_folds, m)?,
+        wrap_pyfunction!(monitor::monitor, m)?,
+        wrap_pyfunction!(monitor::monitor_labels, m)?,
+        wrap_pyfunction!(monitor::monitor_profiles, m)?,
         wrap_pyfunction!(explain::explain, m)?,
         wrap_pyfunction!(explain::show, m)?,
         wrap_pyfunction!(explain::split_gain, m)?,

@@ -279,6 +279,63 @@ def test_each_python_worker_loads_the_model_once(spark, data, model_path):
     assert len(loads) <= 12 < batches
 
 
+def _halves(data):
+    """The reference (even ids) and a current table (odd ids) whose x0 moved
+    and whose label ``matured`` is known for half of its rows."""
+    ref = data.where("id % 2 = 0")
+    cur = (data.where("id % 2 = 1").withColumn("x0", F.col("x0") + 0.4)
+           .withColumn("matured", F.when(F.col("id") % 4 == 1, F.col("y").cast("string"))))
+    return ref, cur
+
+
+def test_monitor_equals_rarity_monitor_on_the_same_rows(data, logistic_path):
+    import rarity
+
+    ref, cur = _halves(data)
+    kw = dict(label="matured", bootstrap=40, fail_on="psi=0.1")
+    got = rs.monitor(str(logistic_path), ref, cur, **kw).to_dict()
+    one = rarity.monitor(str(logistic_path), rs._collect_arrow(ref), rs._collect_arrow(cur), **kw).to_dict()
+    assert got["priors"]["em"]["on"] == "histogram" and got["current"]["rows"] == N // 2
+    assert got["columns"][0]["column"] == "x0" and got["failed"]
+    for side in ("reference", "current"):
+        assert got[side].pop("source") == f"<{side} DataFrame>"
+        assert one[side].pop("source") == f"<{side}>"
+    _close(got, one)
+    # The same figures on another partitioning.
+    again = rs.monitor(str(logistic_path), ref.repartition(7), cur.repartition(3), **kw).to_dict()
+    for side in ("reference", "current"):
+        again[side].pop("source")
+    _close(again, got)
+
+
+def _close(a, b, path=""):
+    """Equal JSON values, floats within 1e-12 relative."""
+    if isinstance(a, dict):
+        assert isinstance(b, dict) and a.keys() == b.keys(), path
+        for k in a:
+            _close(a[k], b[k], f"{path}.{k}")
+    elif isinstance(a, list):
+        assert isinstance(b, list) and len(a) == len(b), path
+        for i, (x, y) in enumerate(zip(a, b)):
+            _close(x, y, f"{path}[{i}]")
+    elif isinstance(a, float) and isinstance(b, float):
+        assert a == b or abs(a - b) <= 1e-12 * max(1.0, abs(a)), (path, a, b)
+    else:
+        assert a == b, (path, a, b)
+
+
+def test_monitor_checks_its_inputs_on_the_driver(spark, data, logistic_path):
+    ref, cur = _halves(data)
+    with pytest.raises(ValueError, match="Spark DataFrame"):
+        rs.monitor(str(logistic_path), ref, "current.csv")
+    with pytest.raises(ValueError, match="x3"):
+        rs.monitor(str(logistic_path), ref, cur.drop("x3"))
+    with pytest.raises(ValueError, match="no label column 'nope'"):
+        rs.monitor(str(logistic_path), ref, cur, label="nope")
+    with pytest.raises(ValueError, match="at least 2 bins"):
+        rs.monitor(str(logistic_path), ref, cur, bins=1)
+
+
 def test_evaluate_names_what_it_supports(spark):
     df = spark.range(300).selectExpr("CAST(id % 3 AS INT) AS y", "(id % 3) + (id % 5) / 10.0 AS x")
     m = rs.fit(df, "tree(max_depth=2)", label="y", features=["x"])

@@ -199,7 +199,47 @@ impl MonitorRequest {
     }
 }
 
+/// One table as the job saw it: where it came from, its columns, and what
+/// its pass counted (one [`profile`], or the merged profiles of its parts).
+#[derive(Debug, Clone)]
+pub struct Counted {
+    /// The table's name (a path, a bundled dataset's, a DataFrame's).
+    pub origin: String,
+    /// Its columns.
+    pub names: Vec<String>,
+    /// What was counted.
+    pub profile: Profile,
+}
+
 impl MonitorPlan {
+    /// Checks the two tables' columns against `fitted` before any row is
+    /// read (a model column missing, the label column absent), and returns
+    /// the label column each pass counts: the current table's `--label`,
+    /// and the model's target where a two-class model's reference has it.
+    pub fn label_columns(
+        &self,
+        fitted: &FittedStrategy,
+        reference: (&str, &[String]),
+        current: (&str, &[String]),
+    ) -> Result<(Option<String>, Option<String>)> {
+        if let Some(l) = &self.label {
+            if !current.1.iter().any(|n| n == l) {
+                return Err(Error::invalid(format!(
+                    "{}: no label column '{l}'; its columns are {}",
+                    current.0,
+                    current.1.join(", ")
+                )));
+            }
+        }
+        check_model_columns(reference.1, reference.0, &fitted.schema)?;
+        check_model_columns(current.1, current.0, &fitted.schema)?;
+        let target = &fitted.schema.target_name;
+        let ref_label = (fitted.schema.class_names.len() == 2
+            && reference.1.iter().any(|n| n == target))
+        .then(|| target.clone());
+        Ok((ref_label, self.label.clone()))
+    }
+
     /// Reads `reference` and `current` once each and compares them.
     pub fn run(
         &self,
@@ -208,66 +248,88 @@ impl MonitorPlan {
         current: Table<'_>,
         read: &PredictOptions,
     ) -> Result<MonitorJob> {
+        let (r_label, c_label) = self.label_columns(
+            fitted,
+            (reference.origin(), reference.names()),
+            (current.origin(), current.names()),
+        )?;
+        let side = |t: &Table<'_>| (t.origin().to_string(), t.names().to_vec());
+        let ((r_origin, r_names), (c_origin, c_names)) = (side(&reference), side(&current));
+        // The current table first: its faults (no rows, unknown labels) are
+        // the likelier ones.
+        let (c_pass, r_pass) = (
+            PassOptions {
+                read,
+                label: c_label.as_deref(),
+            },
+            PassOptions {
+                read,
+                label: r_label.as_deref(),
+            },
+        );
+        let c = profile(fitted, current, &c_pass)?;
+        let r = profile(fitted, reference, &r_pass)?;
+        let counted = |origin, names, profile| Counted {
+            origin,
+            names,
+            profile,
+        };
+        self.compare(
+            fitted,
+            &counted(r_origin, r_names, r),
+            &counted(c_origin, c_names, c),
+        )
+    }
+
+    /// The outcome of the two tables' counts (from [`MonitorPlan::run`], or
+    /// from profiles merged across a cluster's partitions): the same
+    /// figures for the same rows however they were split.
+    pub fn compare(
+        &self,
+        fitted: &FittedStrategy,
+        reference: &Counted,
+        current: &Counted,
+    ) -> Result<MonitorJob> {
+        let (r, c) = (&reference.profile, &current.profile);
+        if c.rows == 0 {
+            return Err(Error::data(format!(
+                "{}: the current table has no rows",
+                current.origin
+            )));
+        }
+        if r.rows == 0 {
+            return Err(Error::data(format!(
+                "{}: the reference table has no rows",
+                reference.origin
+            )));
+        }
         let model_cols: Vec<&str> = fitted.schema.encodings.iter().map(|e| e.name()).collect();
         let target = fitted.schema.target_name.as_str();
-        let ref_label = (fitted.schema.class_names.len() == 2
-            && reference.names().iter().any(|n| n == target))
-        .then_some(target);
-        let ignored = |t: &Table<'_>, label: Option<&str>| -> Vec<String> {
-            (t.names().iter())
+        let ignored = |names: &[String], label: Option<&str>| -> Vec<String> {
+            (names.iter())
                 .filter(|n| !model_cols.contains(&n.as_str()) && Some(n.as_str()) != label)
                 .cloned()
                 .collect()
         };
-        let ignored = (
-            ignored(&reference, ref_label),
-            ignored(&current, self.label.as_deref()),
-        );
-        if let Some(l) = &self.label {
-            if !current.names().iter().any(|n| n == l) {
-                return Err(Error::invalid(format!(
-                    "{}: no label column '{l}'; its columns are {}",
-                    current.origin(),
-                    current.names().join(", ")
-                )));
-            }
-        }
-        check_model_columns(&reference, &fitted.schema)?;
-        check_model_columns(&current, &fitted.schema)?;
-        let (r_origin, c_origin) = (reference.origin().to_string(), current.origin().to_string());
-        // The current table first: its faults (no rows, unknown labels) are
-        // the likelier ones.
-        let c = profile(
-            fitted,
-            current,
-            &PassOptions {
-                read,
-                label: self.label.as_deref(),
-            },
-        )?;
-        let r = profile(
-            fitted,
-            reference,
-            &PassOptions {
-                read,
-                label: ref_label,
-            },
-        )?;
+        let ref_label = r.labelled.is_some().then_some(target);
         let mut job = MonitorJob {
             spec: fitted.spec.clone(),
             classes: fitted.schema.class_names.clone(),
-            sources: (r_origin, c_origin),
+            sources: (reference.origin.clone(), current.origin.clone()),
             rows: (r.rows, c.rows),
             unscored: (r.unscored, c.unscored),
-            ignored,
-            columns: self.columns(fitted, &r, &c)?,
-            score: self.score(&r, &c)?,
-            alert_rate: (alert_rate(fitted, &r), alert_rate(fitted, &c)),
-            priors: self.priors(fitted, &c)?,
+            ignored: (
+                ignored(&reference.names, ref_label),
+                ignored(&current.names, self.label.as_deref()),
+            ),
+            columns: self.columns(fitted, r, c)?,
+            score: self.score(r, c)?,
+            alert_rate: (alert_rate(fitted, r), alert_rate(fitted, c)),
+            priors: self.priors(fitted, c)?,
             labelled: self
                 .label
                 .as_ref()
-                .map(|_| Labelled::of(&c, &r))
+                .map(|_| Labelled::of(c, r))
                 .transpose()?,
             failed: Vec::new(),
         };

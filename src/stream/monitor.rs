@@ -15,8 +15,10 @@
 //! added in row order: the profile does not depend on the reader's block
 //! size or thread count.
 
+use serde::{Deserialize, Serialize};
+
 use crate::data::read::{
-    predict_blocks, slot_value, PredictBlock, PredictOptions, ReadReport, SlotValue, Table,
+    predict_blocks, slot_value, PredictBlock, PredictOptions, SlotValue, Table,
 };
 use crate::data::{ColumnEncoding, Dataset, Proba};
 use crate::decide::Rule;
@@ -30,7 +32,7 @@ use crate::strategy::FittedStrategy;
 pub const EM_GROUPS: usize = 1 << 14;
 
 /// One source column's counts.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum ColumnCounts {
     /// A numeric column's values.
     Numeric(Sketch),
@@ -38,8 +40,9 @@ pub enum ColumnCounts {
     Levels(LevelCounts),
 }
 
-/// What one pass over a table counted.
-#[derive(Debug, Clone)]
+/// What one pass over a table counted; profiles of parts of a table merge
+/// into the profile of the whole ([`Profile::merge`]).
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Profile {
     /// Rows read.
     pub rows: u64,
@@ -64,8 +67,6 @@ pub struct Profile {
     pub labelled_p: f64,
     /// Those of them labelled positive.
     pub labelled_pos: u64,
-    /// What the reader did.
-    pub report: ReadReport,
 }
 
 /// The threshold of the metrics of labelled rows: the model's own on the
@@ -78,7 +79,9 @@ pub fn summary_threshold(rule: &Rule) -> f64 {
 }
 
 impl Profile {
-    fn new(fitted: &FittedStrategy, labels: bool) -> Result<Profile> {
+    /// The profile of no rows of `fitted`'s columns (`labels`: counting a
+    /// label column).
+    pub fn new(fitted: &FittedStrategy, labels: bool) -> Result<Profile> {
         let k = fitted.schema.class_names.len();
         let columns = (fitted.schema.encodings.iter())
             .map(|e| match e {
@@ -107,8 +110,45 @@ impl Profile {
             labelled_rows: 0,
             labelled_p: 0.0,
             labelled_pos: 0,
-            report: ReadReport::default(),
         })
+    }
+
+    /// Adds `other`, a profile of other rows of the same model's columns:
+    /// the counts become those of both tables' rows in one pass (the
+    /// sketches settle as they would have, [`Sketch::merge`]; the labelled
+    /// probabilities' sum is added, equal to one pass's up to rounding).
+    pub fn merge(&mut self, other: &Profile) -> Result<()> {
+        let differ = || Error::invalid("the profiles count different models' columns");
+        if self.columns.len() != other.columns.len()
+            || self.scores.len() != other.scores.len()
+            || self.em.is_some() != other.em.is_some()
+            || self.labelled.is_some() != other.labelled.is_some()
+        {
+            return Err(differ());
+        }
+        for (a, b) in self.columns.iter_mut().zip(&other.columns) {
+            match (a, b) {
+                (ColumnCounts::Numeric(a), ColumnCounts::Numeric(b)) => a.merge(b)?,
+                (ColumnCounts::Levels(a), ColumnCounts::Levels(b)) => a.merge(b)?,
+                _ => return Err(differ()),
+            }
+        }
+        for (a, b) in self.scores.iter_mut().zip(&other.scores) {
+            a.merge(b)?;
+        }
+        if let (Some(a), Some(b)) = (self.em.as_mut(), other.em.as_ref()) {
+            a.merge(b)?;
+        }
+        if let (Some(a), Some(b)) = (self.labelled.as_mut(), other.labelled.as_ref()) {
+            a.merge(b)?;
+        }
+        (self.decided.iter_mut().zip(&other.decided)).for_each(|(a, b)| *a += b);
+        self.rows += other.rows;
+        self.unscored += other.unscored;
+        self.labelled_rows += other.labelled_rows;
+        self.labelled_p += other.labelled_p;
+        self.labelled_pos += other.labelled_pos;
+        Ok(())
     }
 
     /// Counts one block's source values; returns which rows can be scored.
@@ -175,7 +215,7 @@ pub fn profile(
     };
     let mut out = Profile::new(fitted, pass.label.is_some())?;
     let mut pending = Batch::default();
-    let report = predict_blocks(table, &fitted.schema, &opts, &mut |b: PredictBlock| {
+    predict_blocks(table, &fitted.schema, &opts, &mut |b: PredictBlock| {
         let scorable = out.count_columns(&b.slots, &missing_ok);
         pending.add(b, &scorable, pass.label.is_some(), fitted)?;
         if pending.rows >= super::BATCH_ROWS {
@@ -185,7 +225,6 @@ pub fn profile(
     })?;
     pending.flush(fitted, &mut out)?;
     out.unscored = out.rows - out.decided.iter().sum::<u64>();
-    out.report = report;
     Ok(out)
 }
 

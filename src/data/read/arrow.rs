@@ -45,6 +45,9 @@ pub(crate) enum ArrowInput<'r> {
     IpcStream(Box<dyn Read + Send + 'r>),
     /// An IPC stream whose schema message has been read.
     IpcDecoder(Box<IpcStream<'r>>),
+    /// Record batches already in memory (Python's Arrow tables, a Spark
+    /// partition), all of the table's schema.
+    Batches(Vec<RecordBatch>),
 }
 
 /// An IPC stream decoded as its bytes arrive: a message's buffers grow with
@@ -292,9 +295,36 @@ impl<'r> ArrowTable<'r> {
             ArrowInput::IpcDecoder(_) => {
                 return Err(Error::invalid("an IPC stream is opened once"));
             }
+            ArrowInput::Batches(_) => {
+                return Err(Error::invalid(
+                    "batches in memory are opened with their schema",
+                ));
+            }
         };
         let mut t = ArrowTable::with_schema(input, schema, origin);
         t.rows = rows;
+        Ok(t)
+    }
+
+    /// The table of `batches`, each of `schema` (checked).
+    pub(crate) fn from_batches(
+        schema: SchemaRef,
+        batches: Vec<RecordBatch>,
+        origin: &str,
+    ) -> Result<Self> {
+        if let Some(b) = (batches.iter()).find(|b| b.schema().fields() != schema.fields()) {
+            return Err(parse_err(
+                origin,
+                format!(
+                    "a batch's columns ({}) differ from the table's ({})",
+                    field_list(&b.schema()),
+                    field_list(&schema)
+                ),
+            ));
+        }
+        let rows = batches.iter().map(|b| b.num_rows() as u64).sum();
+        let mut t = ArrowTable::with_schema(ArrowInput::Batches(batches), schema, origin);
+        t.rows = Some(rows);
         Ok(t)
     }
 
@@ -401,9 +431,18 @@ impl<'r> ArrowTable<'r> {
                 stream: Box::new(IpcStream::new(r)),
                 used: used.clone(),
             }),
+            ArrowInput::Batches(b) => Box::new(b.into_iter().map(move |b| b.project(&used))),
         };
         Ok(batches)
     }
+}
+
+/// `name: type, ...` of a schema's fields, for an error message.
+fn field_list(s: &arrow_schema::Schema) -> String {
+    (s.fields().iter())
+        .map(|f| format!("{}: {}", f.name(), f.data_type()))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The record batches of the `used` columns of a Parquet file, whose

@@ -808,12 +808,12 @@ pub enum SlotValue {
     Missing,
 }
 
-/// Fails, before any row is read, when `table` lacks a source column of
-/// `schema` (the error names them, with close names), as
-/// [`predict_blocks`] would on its first row.
-pub fn check_model_columns(table: &Table<'_>, schema: &Schema) -> Result<()> {
+/// Fails, before any row is read, when the columns `names` of the table
+/// `origin` lack a source column of `schema` (the error names them, with
+/// close names), as [`predict_blocks`] would on its first row.
+pub fn check_model_columns(names: &[String], origin: &str, schema: &Schema) -> Result<()> {
     let wanted: Vec<&str> = schema.encodings.iter().map(|e| e.name()).collect();
-    rows::model_columns(table.names(), &wanted, table.origin()).map(|_| ())
+    rows::model_columns(names, &wanted, origin).map(|_| ())
 }
 
 /// Reads a value of [`PredictBlock::slots`].

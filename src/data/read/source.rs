@@ -214,6 +214,17 @@ impl<'r> Table<'r> {
         }
     }
 
+    /// The table of Arrow `batches` in memory, each of `schema` (a Python
+    /// Arrow table, a Spark partition), read as an Arrow IPC file is.
+    pub fn from_batches(
+        schema: arrow_schema::SchemaRef,
+        batches: Vec<arrow_array::RecordBatch>,
+        origin: &str,
+    ) -> Result<Table<'r>> {
+        let t = ArrowTable::from_batches(schema, batches, origin)?;
+        Ok(Table::arrow(t, origin.to_string()))
+    }
+
     fn arrow(t: ArrowTable<'r>, origin: String) -> Table<'r> {
         Table {
             origin,

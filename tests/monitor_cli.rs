@@ -218,6 +218,34 @@ fn labelled_rows_get_the_metrics_of_score() {
         assert!(l["reference"][k].is_number(), "reference {k}: {l}");
     }
     assert_eq!(l["reference"]["rows"], 20_000);
+    // The reliability tables add up to the rows and to calibration in the
+    // large: sum rows x mean = the probabilities' sum, rows x observed the
+    // positives.
+    for (table, rows) in [
+        (&l["reliability"], 10_000.0),
+        (&l["reference"]["reliability"], 20_000.0),
+    ] {
+        let bins = table.as_array().unwrap();
+        assert_eq!(bins.len(), 10);
+        assert_eq!(bins[0]["bin"], "[0.0, 0.1)");
+        assert_eq!(bins[9]["bin"], "[0.9, 1.0]");
+        let n: f64 = bins.iter().map(|b| b["rows"].as_f64().unwrap()).sum();
+        assert_eq!(n, rows);
+        if rows == 10_000.0 {
+            let weighted = |k: &str| -> f64 {
+                (bins.iter())
+                    .filter(|b| b["rows"].as_f64().unwrap() > 0.0)
+                    .map(|b| b["rows"].as_f64().unwrap() * b[k].as_f64().unwrap())
+                    .sum::<f64>()
+                    / rows
+            };
+            let c = &l["calibration"];
+            assert!(
+                (weighted("mean_predicted") - c["mean_predicted"].as_f64().unwrap()).abs() < 1e-12
+            );
+            assert!((weighted("observed") - c["observed"].as_f64().unwrap()).abs() < 1e-12);
+        }
+    }
     // The report: drift, score bins, the EM prior, the labelled metrics.
     let dir = d.join("report");
     let (code, _, err) = run(&[
@@ -245,9 +273,15 @@ fn labelled_rows_get_the_metrics_of_score() {
     }
     assert_eq!(
         html.matches("<svg").count(),
-        3,
-        "drift, p_1's bins, the prior"
+        4,
+        "drift, p_1's bins, the prior, the reliability diagram"
     );
+    let rel = std::fs::read_to_string(dir.join("tables").join("reliability.csv")).unwrap();
+    assert!(
+        rel.starts_with("bin,side,rows,mean_predicted,observed\n"),
+        "{rel}"
+    );
+    assert_eq!(rel.lines().count(), 21, "10 bins reference, 10 current");
     let table = std::fs::read_to_string(dir.join("tables").join("labelled.csv")).unwrap();
     assert!(
         table.starts_with("metric,reference,current\n") && table.contains("brier_reliability,")

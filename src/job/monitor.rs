@@ -28,7 +28,9 @@
 //!   rows (and on the reference's, when it has the model's target column),
 //!   and whether calibration moved: the z statistic of the observed
 //!   positive rate against the mean predicted probability of the labelled
-//!   rows (calibration in the large, `|z| > 1.96`).
+//!   rows (calibration in the large, `|z| > 1.96`), and the reliability
+//!   table of each labelled table over the Brier decomposition's
+//!   [`MURPHY_BINS`] bins.
 
 use std::fmt::Write as _;
 
@@ -43,6 +45,7 @@ use crate::data::ColumnEncoding;
 use crate::decide::Rule;
 use crate::error::{Error, Result};
 use crate::metrics::drift::{level_drift, movers, numeric_drift, BinShift, Status};
+use crate::metrics::probability::MURPHY_BINS;
 use crate::report::table::Table as TextTable;
 use crate::stats::bootstrap::{percentile_interval, poisson};
 use crate::strategy::FittedStrategy;
@@ -599,6 +602,19 @@ pub struct Labelled {
     pub reference: Option<(u64, Vec<(String, f64)>)>,
     /// Calibration in the large: (mean predicted, observed rate, z), current.
     pub calibration: (f64, f64, f64),
+    /// The reliability table of the current labelled rows, over the
+    /// Brier decomposition's bins
+    /// ([`crate::metrics::summary::BinarySummary::reliability`]).
+    pub reliability: Vec<(u64, f64, f64)>,
+    /// The reference's, when it has labelled rows.
+    pub reference_reliability: Option<Vec<(u64, f64, f64)>>,
+}
+
+/// The text of reliability bin `k` of [`MURPHY_BINS`]: `[0.1, 0.2)`.
+pub fn reliability_bin(k: usize) -> String {
+    let w = 1.0 / MURPHY_BINS as f64;
+    let close = if k + 1 == MURPHY_BINS { ']' } else { ')' };
+    format!("[{:.1}, {:.1}{close}", k as f64 * w, (k + 1) as f64 * w)
 }
 
 impl Labelled {
@@ -607,9 +623,11 @@ impl Labelled {
             .labelled
             .as_ref()
             .ok_or_else(|| Error::invalid("no labelled rows were counted"))?;
-        let reference = match &r.labelled {
-            Some(s) if r.labelled_rows > 0 => Some((r.labelled_rows, s.report()?)),
-            _ => None,
+        let (reference, reference_reliability) = match &r.labelled {
+            Some(s) if r.labelled_rows > 0 => {
+                (Some((r.labelled_rows, s.report()?)), Some(s.reliability()))
+            }
+            _ => (None, None),
         };
         let n = c.labelled_rows as f64;
         let (mean, observed) = (c.labelled_p / n, c.labelled_pos as f64 / n);
@@ -623,6 +641,8 @@ impl Labelled {
             },
             reference,
             calibration: (mean, observed, z),
+            reliability: summary.reliability(),
+            reference_reliability,
         })
     }
 
@@ -663,6 +683,51 @@ pub struct MonitorJob {
 
 fn num(v: f64) -> Value {
     serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number)
+}
+
+/// The reliability tables of the labelled rows as text: per bin the rows,
+/// mean probability and positive share, reference (when labelled) and
+/// current.
+fn reliability_text(l: &Labelled) -> String {
+    let mut t = TextTable::new(&[
+        "bin",
+        "ref rows",
+        "ref mean",
+        "ref observed",
+        "rows",
+        "mean",
+        "observed",
+    ]);
+    let cell = |v: Option<&(u64, f64, f64)>| -> [String; 3] {
+        match v {
+            Some(&(n, m, o)) if n > 0 => [n.to_string(), fixed(m, 4), fixed(o, 4)],
+            Some(_) => ["0".into(), String::new(), String::new()],
+            None => [String::new(), String::new(), String::new()],
+        }
+    };
+    for (k, cur) in l.reliability.iter().enumerate() {
+        let r = cell(l.reference_reliability.as_ref().and_then(|v| v.get(k)));
+        let c = cell(Some(cur));
+        let mut row = vec![reliability_bin(k)];
+        row.extend(r);
+        row.extend(c);
+        t.text_row(row);
+    }
+    format!(
+        "reliability of the labelled rows (reference, current)\n{}",
+        t.to_text()
+    )
+}
+
+/// A reliability table as JSON: per bin its `bin`, `rows`,
+/// `mean_predicted` and `observed` (null for an empty bin).
+fn reliability_json(bins: &[(u64, f64, f64)]) -> Value {
+    (bins.iter().enumerate())
+        .map(|(k, &(rows, mean, observed))| {
+            json!({"bin": reliability_bin(k), "rows": rows,
+                   "mean_predicted": num(mean), "observed": num(observed)})
+        })
+        .collect()
 }
 
 fn metrics_json(m: &[(String, f64)]) -> Map<String, Value> {
@@ -749,9 +814,13 @@ impl MonitorJob {
                 json!({"mean_predicted": num(mean), "observed": num(observed),
                        "z": num(z), "moved": l.calibration_moved()}),
             );
+            m.insert("reliability".into(), reliability_json(&l.reliability));
             if let Some((rows, rm)) = &l.reference {
                 let mut r = metrics_json(rm);
                 r.insert("rows".into(), json!(rows));
+                if let Some(rel) = &l.reference_reliability {
+                    r.insert("reliability".into(), reliability_json(rel));
+                }
                 m.insert("reference".into(), Value::Object(r));
             }
             out["labelled"] = Value::Object(m);
@@ -818,6 +887,7 @@ impl MonitorJob {
                 z,
                 if l.calibration_moved() { "moved" } else { "held" }
             );
+            s.push_str(&reliability_text(l));
         }
         for f in &self.failed {
             let _ = writeln!(s, "failed: {f}");

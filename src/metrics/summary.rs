@@ -377,6 +377,19 @@ impl BinarySummary {
         out
     }
 
+    /// The reliability table over the [`MURPHY_BINS`] equal-width bins of
+    /// Murphy's decomposition: per bin, its rows, their mean probability
+    /// and their positive share (NaN for an empty bin).
+    pub fn reliability(&self) -> Vec<(u64, f64, f64)> {
+        self.binned(false)
+            .into_iter()
+            .map(|(c, sum, hits)| match c > 0.0 {
+                true => (c as u64, sum / c, hits / c),
+                false => (0, f64::NAN, f64::NAN),
+            })
+            .collect()
+    }
+
     /// Expected calibration error over [`ECE_BINS`] uniform bins.
     fn ece(&self, n: f64) -> f64 {
         self.binned(true)

@@ -2,12 +2,12 @@
 //! built with [`crate::report`]): the input drift as bars and a table, each
 //! class probability's bins reference against current, the alert rate, the
 //! EM prior beside the training one with its interval, and the labelled
-//! rows' metrics (the Brier decomposition among them) reference against
-//! current.
+//! rows' metrics (the Brier decomposition among them) and reliability
+//! diagram reference against current.
 
-use super::MonitorJob;
+use super::{reliability_bin, Labelled, MonitorJob};
 use crate::metrics::drift::{BinShift, Status, DRIFTED, SHIFTING};
-use crate::report::svg::GroupedBars;
+use crate::report::svg::{GroupedBars, LinePlot, Series};
 use crate::report::table::Table;
 use crate::report::Report;
 
@@ -199,5 +199,50 @@ impl MonitorJob {
             t.row(vec![k.as_str().into(), before.into(), (*v).into()]);
         }
         s.table("labelled", t);
+        s.figure(
+            "Reliability of the labelled rows: the positive share against the mean \
+             probability per bin of the Brier decomposition (markers sized by rows), reference \
+             and current.",
+            reliability_plot(l),
+        );
+        let mut t = Table::new(&["bin", "side", "rows", "mean_predicted", "observed"]);
+        let sides = (l.reference_reliability.iter().map(|b| ("reference", b)))
+            .chain(std::iter::once(("current", &l.reliability)));
+        for (side, bins) in sides {
+            for (k, &(n, m, o)) in bins.iter().enumerate() {
+                t.row(vec![
+                    reliability_bin(k).into(),
+                    side.into(),
+                    (n as f64).into(),
+                    m.into(),
+                    o.into(),
+                ]);
+            }
+        }
+        s.table("reliability", t);
     }
+}
+
+/// The reliability diagram: a series per labelled table, its empty bins
+/// left out.
+fn reliability_plot(l: &Labelled) -> String {
+    let mut p = LinePlot::new(
+        "reliability",
+        "mean predicted probability",
+        "observed positive share",
+    );
+    p.x_range = Some((0.0, 1.0));
+    p.y_range = Some((0.0, 1.0));
+    p.diagonal = Some("perfect calibration".into());
+    let sides = (l.reference_reliability.iter().map(|b| ("reference", b)))
+        .chain(std::iter::once(("current", &l.reliability)));
+    for (side, bins) in sides {
+        let kept: Vec<&(u64, f64, f64)> = bins.iter().filter(|b| b.0 > 0).collect();
+        let x: Vec<f64> = kept.iter().map(|b| b.1).collect();
+        let y: Vec<f64> = kept.iter().map(|b| b.2).collect();
+        let w: Vec<f64> = kept.iter().map(|b| b.0 as f64).collect();
+        p.series
+            .push(Series::line(side, &x, &y).with_weighted_markers(&w));
+    }
+    p.render()
 }

@@ -386,7 +386,7 @@ fn bad_inputs_are_refused_before_the_work() {
         (
             &m,
             &["--bins", "1"],
-            "--bins 1: a drift needs at least 2 bins",
+            "monitor: --bins 1: expected a whole number >= 2",
         ),
         (&m, &["--fail-on", "psi"], "--fail-on psi: no '='"),
         (&m, &["--fail-on", "drift=1"], "unknown condition"),

@@ -12,7 +12,13 @@ import os
 from . import _html, _rarity, _rendered
 from . import _validation as V
 from ._classifier import _RarityClassifier
+from ._declared import Job
+from ._docs import sections
 from ._run import _frame
+
+#: ``monitor``'s declared parameters (``rarity::job::monitor::MonitorParams``).
+DECLARED = Job("monitor")
+_D = DECLARED.defaults
 
 __all__ = ["monitor", "MonitorResult"]
 
@@ -149,16 +155,10 @@ def _table(t, name):
     )
 
 
-def _count(v, name, low):
-    if not isinstance(v, int) or isinstance(v, bool) or v < low:
-        raise ValueError(f"{name}={v!r} is invalid; expected an integer >= {low}")
-    return v
-
-
+@sections(declared=DECLARED.docs())
 def monitor(
-    model, reference, current, *, label=None, bins=_rarity.DEFAULT_BINS,
-    bootstrap=_rarity.DEFAULT_BOOTSTRAP, fail_on=None, seed=42, random_state=None, n_jobs=None,
-    delimiter=",", decimal=".",
+    model, reference, current, *, label=_D["label"], bins=_D["bins"], bootstrap=_D["bootstrap"],
+    fail_on=_D["fail_on"], seed=42, random_state=None, n_jobs=None, delimiter=",", decimal=".",
 ):
     """Watches a model on a current table against a reference one, as
     ``rarity monitor`` does: input drift, score drift, the alert rate, the
@@ -180,20 +180,7 @@ def monitor(
         column get the labelled metrics too.
     current : str, path-like or table
         The rows to watch, with the model's columns.
-    label : str, default=None
-        The current table's label column (empty or null values: unlabelled
-        rows, e.g. not yet matured); its labelled rows get the metrics of
-        ``rarity score`` and calibration in the large.
-    bins : int, default=10
-        Quantile bins of a numeric column and of each class's probability
-        (at least 2).
-    bootstrap : int, default=200
-        Bootstrap replicates of the EM prior's interval (0: none).
-    fail_on : str, default=None
-        Conditions listed in ``failed`` when they hold, e.g.
-        ``"psi=0.25,prior=2x"`` (``psi=X``, ``ks=X``, ``score=X``: a column's
-        or a class probability's above X; ``prior=Nx``, ``alerts=Nx``: N
-        times the reference, or 1/N).
+    %(declared)s
     seed : int, default=42
         Seed of the bootstrap.
     random_state : int, default=None
@@ -220,14 +207,10 @@ def monitor(
     ('x1', 'drifted')
     """
     native = _model(model)
-    bins = _count(bins, "bins", 0)
-    bootstrap = _count(bootstrap, "bootstrap", 0)
     seed = V.seed_of(seed, random_state)
-    for name, v in (("label", label), ("fail_on", fail_on)):
-        if v is not None and not isinstance(v, str):
-            raise ValueError(f"{name}={v!r} is invalid; expected a str")
+    params = DECLARED.texts(dict(label=label, bins=bins, bootstrap=bootstrap, fail_on=fail_on))
     raw = _rarity.monitor(
-        native, _table(reference, "reference"), _table(current, "current"), bins, bootstrap,
-        fail_on, label, seed, str(delimiter), str(decimal), V.n_jobs_of(n_jobs),
+        native, _table(reference, "reference"), _table(current, "current"), params, seed,
+        str(delimiter), str(decimal), V.n_jobs_of(n_jobs),
     )
     return MonitorResult(raw)

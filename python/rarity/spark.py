@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Optional
 
 from . import _rarity
+from ._monitor import DECLARED as _MONITOR
 
 __all__ = ["Sample", "undersample", "fit", "predict", "evaluate", "monitor", "load_model"]
 
@@ -979,8 +980,8 @@ def _profile(df, ready, bc, token, loads, label):
     return total
 
 
-def monitor(model, reference, current, *, label=None, bins=_rarity.DEFAULT_BINS,
-            bootstrap=_rarity.DEFAULT_BOOTSTRAP, fail_on=None, seed=42):
+def monitor(model, reference, current, *, label=_MONITOR.defaults["label"], bins=_MONITOR.defaults["bins"],
+            bootstrap=_MONITOR.defaults["bootstrap"], fail_on=_MONITOR.defaults["fail_on"], seed=42):
     """Watches ``model`` on the ``current`` DataFrame against ``reference``,
     on the cluster: the figures of ``rarity monitor`` (:func:`rarity.monitor`)
     for the same rows.
@@ -1024,19 +1025,17 @@ def monitor(model, reference, current, *, label=None, bins=_rarity.DEFAULT_BINS,
     >>> r.to_dict()["columns"][0]["status"], r.to_dict()["current"]["rows"]
     ('drifted', 20000)
     """
-    from ._monitor import MonitorResult, _count
+    from ._monitor import MonitorResult
 
     for name, df in (("reference", reference), ("current", current)):
         if not hasattr(df, "mapInArrow"):
             raise ValueError(f"monitor: {name} must be a Spark DataFrame, got {type(df).__name__}")
-    bins, bootstrap = _count(bins, "bins", 0), _count(bootstrap, "bootstrap", 0)
+    params = _MONITOR.texts(dict(label=label, bins=bins, bootstrap=bootstrap, fail_on=fail_on))
     ready, bc, token, loads = _broadcast(reference, model, None)
     sides = (("<reference DataFrame>", list(reference.columns)), ("<current DataFrame>", list(current.columns)))
-    r_label, c_label = _rarity.monitor_labels(ready, *sides, bins, bootstrap, fail_on, label, seed)
+    r_label, c_label = _rarity.monitor_labels(ready, *sides, params, seed)
     profiles = (_profile(reference, ready, bc, token, loads, r_label),
                 _profile(current, ready, bc, token, loads, c_label))
     (rn, rc), (cn, cc) = sides
-    native = _rarity.monitor_profiles(
-        ready, (rn, rc, profiles[0]), (cn, cc, profiles[1]), bins, bootstrap, fail_on, label, seed,
-    )
+    native = _rarity.monitor_profiles(ready, (rn, rc, profiles[0]), (cn, cc, profiles[1]), params, seed)
     return MonitorResult(native)

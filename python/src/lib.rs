@@ -39,8 +39,6 @@ fn _rarity(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     m.add("DEFAULT_CV", rarity::job::run::RunRequest::DEFAULT_CV)?;
     m.add("DEFAULT_METHOD", rarity::job::select::DEFAULT_METHOD)?;
-    m.add("DEFAULT_BINS", rarity::metrics::drift::DEFAULT_BINS)?;
-    m.add("DEFAULT_BOOTSTRAP", rarity::job::monitor::DEFAULT_BOOTSTRAP)?;
     m.add_class::<data::Features>()?;
     m.add_class::<data::Data>()?;
     m.add_class::<model::Model>()?;
@@ -109,6 +107,7 @@ fn _rarity(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(monitor::monitor, m)?,
         wrap_pyfunction!(monitor::monitor_labels, m)?,
         wrap_pyfunction!(monitor::monitor_profiles, m)?,
+        wrap_pyfunction!(monitor::job_params, m)?,
         wrap_pyfunction!(explain::explain, m)?,
         wrap_pyfunction!(explain::show, m)?,
         wrap_pyfunction!(explain::split_gain, m)?,

@@ -18,6 +18,7 @@ use pyo3::types::PyBytes;
 use pyo3_arrow::{PyRecordBatch, PyTable};
 
 use rarity::data::read::{PredictOptions, ReadOptions, Table};
+use rarity::job::declared;
 use rarity::job::monitor::{Counted, MonitorJob, MonitorPlan, MonitorRequest};
 use rarity::job::Front;
 use rarity::strategy::FittedStrategy;
@@ -69,21 +70,12 @@ impl Source {
     }
 }
 
-/// The request of `rarity monitor` from Python's keywords, checked against
-/// `fitted` before any row is read.
-fn plan(
-    fitted: &FittedStrategy,
-    bins: usize,
-    bootstrap: usize,
-    fail_on: Option<String>,
-    label: Option<String>,
-    seed: u64,
-) -> PyResult<MonitorPlan> {
+/// The request of `rarity monitor` from Python's keywords (`(name, text)`
+/// of each declared parameter given), read by the declaration and checked
+/// against `fitted` before any row is read.
+fn plan(fitted: &FittedStrategy, params: &[(String, String)], seed: u64) -> PyResult<MonitorPlan> {
     MonitorRequest {
-        bins,
-        bootstrap,
-        fail_on,
-        label,
+        params: declared::read("monitor", params, Front::Python).map_err(to_py)?,
         seed,
         front: Front::Python,
     }
@@ -94,24 +86,21 @@ fn plan(
 /// Watches `model` on `current` against `reference` (each a path or an
 /// Arrow table): `rarity monitor`'s request and run.
 #[pyfunction]
-#[pyo3(signature = (model, reference, current, bins, bootstrap, fail_on=None, label=None, seed=42, delimiter=",", decimal=".", n_jobs=None))]
+#[pyo3(signature = (model, reference, current, params, seed=42, delimiter=",", decimal=".", n_jobs=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn monitor(
     py: Python<'_>,
     model: &Model,
     reference: &Bound<'_, PyAny>,
     current: &Bound<'_, PyAny>,
-    bins: usize,
-    bootstrap: usize,
-    fail_on: Option<String>,
-    label: Option<String>,
+    params: Vec<(String, String)>,
     seed: u64,
     delimiter: &str,
     decimal: &str,
     n_jobs: Option<i64>,
 ) -> PyResult<MonitorResult> {
     let fitted = Arc::clone(&model.fitted);
-    let plan = plan(&fitted, bins, bootstrap, fail_on, label, seed)?;
+    let plan = plan(&fitted, &params, seed)?;
     let delimiter = match delimiter.as_bytes() {
         [b] if b.is_ascii() => *b,
         _ => {
@@ -210,19 +199,15 @@ impl MonitorProfile {
 /// columns)` each) against `model` before any row is read; returns the
 /// label column each pass counts (reference, current).
 #[pyfunction]
-#[pyo3(signature = (model, reference, current, bins, bootstrap, fail_on=None, label=None, seed=42))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (model, reference, current, params, seed=42))]
 pub fn monitor_labels(
     model: &Model,
     reference: (String, Vec<String>),
     current: (String, Vec<String>),
-    bins: usize,
-    bootstrap: usize,
-    fail_on: Option<String>,
-    label: Option<String>,
+    params: Vec<(String, String)>,
     seed: u64,
 ) -> PyResult<(Option<String>, Option<String>)> {
-    let plan = plan(&model.fitted, bins, bootstrap, fail_on, label, seed)?;
+    let plan = plan(&model.fitted, &params, seed)?;
     plan.label_columns(
         &model.fitted,
         (&reference.0, &reference.1),
@@ -234,22 +219,18 @@ pub fn monitor_labels(
 /// The outcome of the merged profiles of the two tables (`(name, columns,
 /// profile)` each): what `rarity monitor` reports for the same rows.
 #[pyfunction]
-#[pyo3(signature = (model, reference, current, bins, bootstrap, fail_on=None, label=None, seed=42, n_jobs=None))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (model, reference, current, params, seed=42, n_jobs=None))]
 pub fn monitor_profiles(
     py: Python<'_>,
     model: &Model,
     reference: (String, Vec<String>, PyRef<'_, MonitorProfile>),
     current: (String, Vec<String>, PyRef<'_, MonitorProfile>),
-    bins: usize,
-    bootstrap: usize,
-    fail_on: Option<String>,
-    label: Option<String>,
+    params: Vec<(String, String)>,
     seed: u64,
     n_jobs: Option<i64>,
 ) -> PyResult<MonitorResult> {
     let fitted = Arc::clone(&model.fitted);
-    let plan = plan(&fitted, bins, bootstrap, fail_on, label, seed)?;
+    let plan = plan(&fitted, &params, seed)?;
     let counted = |(origin, names, p): (String, Vec<String>, PyRef<'_, MonitorProfile>)| Counted {
         origin,
         names,
@@ -258,6 +239,24 @@ pub fn monitor_profiles(
     let (r, c) = (counted(reference), counted(current));
     let job = run(py, n_jobs, move || plan.compare(&fitted, &r, &c))?;
     Ok(MonitorResult { job: Arc::new(job) })
+}
+
+/// The declared job `job`: its parameters (`name`, `expected`, `default`
+/// as spec text, `doc`) and Python's own keywords, from which the Python
+/// function's defaults and docstring entries are made.
+#[pyfunction]
+pub fn job_params<'py>(py: Python<'py>, job: &str) -> PyResult<(Py<PyAny>, Vec<&'static str>)> {
+    let d = declared::job(job).map_err(to_py)?;
+    let table: Vec<serde_json::Value> = ((d.table)().iter())
+        .map(|i| {
+            serde_json::json!({"name": i.name, "expected": i.expected,
+                               "default": i.default, "doc": i.doc})
+        })
+        .collect();
+    Ok((
+        json_py(py, &serde_json::Value::Array(table))?,
+        d.python_only.to_vec(),
+    ))
 }
 
 /// What monitoring found: `rarity monitor`'s outcome.

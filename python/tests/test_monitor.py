@@ -124,10 +124,12 @@ def test_bad_input_is_a_value_error_before_any_work(files, tmp_path):
     model, reference, current = files
     with pytest.raises(ValueError, match="named columns"):
         rarity.monitor(model, np.zeros((3, 30)), current)
-    with pytest.raises(ValueError, match="at least 2 bins"):
+    with pytest.raises(ValueError, match=r"monitor: bins=1: expected a whole number >= 2"):
         rarity.monitor(model, reference, current, bins=1)
-    with pytest.raises(ValueError, match="bins=-1 is invalid"):
+    with pytest.raises(ValueError, match=r"bins=-1: expected a whole number >= 2"):
         rarity.monitor(model, reference, current, bins=-1)
+    with pytest.raises(ValueError, match=r"bootstrap=many: expected a whole number"):
+        rarity.monitor(model, reference, current, bootstrap="many")
     with pytest.raises(ValueError, match="no '='"):
         rarity.monitor(model, reference, current, fail_on="psi")
     with pytest.raises(ValueError, match="no label column 'nope'"):
@@ -155,3 +157,24 @@ def test_an_uncalibrated_model_says_which_stage_would_calibrate_it(binary_data):
     r = rarity.monitor(m, X, X, bootstrap=0)
     assert r.priors["estimated"] is None and "+platt" in r.priors["reason"]
     assert all(c["psi"] == 0.0 for c in r.to_dict()["columns"])
+
+
+def test_the_signatures_are_the_declaration():
+    """``rarity.monitor`` and ``rarity.spark.monitor`` take the declared
+    parameters with the declared defaults, and no other but their own; the
+    docstring documents each from the declaration."""
+    from rarity import _monitor, spark
+
+    d = _monitor.DECLARED
+    assert {p["name"] for p in d.table} == {"label", "bins", "bootstrap", "fail_on"}
+    assert d.check_signature(rarity.monitor) == []
+    assert d.check_signature(spark.monitor, own=("model", "reference", "current", "seed")) == []
+    for p in d.table:
+        assert f"{p['name']} : " in rarity.monitor.__doc__ and p["doc"].rstrip(".") in " ".join(rarity.monitor.__doc__.split())
+    assert d.defaults["bins"] == 10 and d.defaults["bootstrap"] == 200 and d.defaults["label"] is None
+
+    def added(model, reference, current, *, label=None, bins=10, bootstrap=200, fail_on=None, seed=42,
+              random_state=None, n_jobs=None, delimiter=",", decimal=".", window=7):
+        pass
+
+    assert d.check_signature(added) == ["window"]

@@ -332,7 +332,7 @@ def test_monitor_checks_its_inputs_on_the_driver(spark, data, logistic_path):
         rs.monitor(str(logistic_path), ref, cur.drop("x3"))
     with pytest.raises(ValueError, match="no label column 'nope'"):
         rs.monitor(str(logistic_path), ref, cur, label="nope")
-    with pytest.raises(ValueError, match="at least 2 bins"):
+    with pytest.raises(ValueError, match="bins=1: expected a whole number >= 2"):
         rs.monitor(str(logistic_path), ref, cur, bins=1)
 
 

@@ -6,6 +6,7 @@ mod calibrate;
 mod calibration;
 mod data_args;
 mod datasets;
+mod declared;
 mod evaluate;
 mod experiment;
 mod explain;

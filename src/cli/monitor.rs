@@ -11,10 +11,11 @@ use rarity::data::bundled;
 use rarity::data::read::{PredictOptions, ReadOptions, Table};
 use rarity::data::write::JobPaths;
 use rarity::error::{Error, Result};
-use rarity::job::monitor::{MonitorRequest, DEFAULT_BOOTSTRAP};
+use rarity::job::monitor::{MonitorParams, MonitorRequest};
 use rarity::job::Front;
-use rarity::metrics::drift::DEFAULT_BINS;
 use rarity::persist::load;
+
+use super::declared::Flags;
 
 /// The exit code when a `--fail-on` condition holds.
 pub const CONDITION_MET: i32 = 3;
@@ -37,21 +38,9 @@ pub struct Args {
     /// A bundled dataset as the current table instead.
     #[arg(long, value_name = "NAME", conflicts_with = "current")]
     current_dataset: Option<String>,
-    /// The current table's label column (empty values: unlabelled rows);
-    /// the labelled rows get the metrics of `rarity score`.
-    #[arg(long, value_name = "COL")]
-    label: Option<String>,
-    /// Quantile bins of a numeric column (and of each class's probability).
-    #[arg(long, default_value_t = DEFAULT_BINS)]
-    bins: usize,
-    /// Bootstrap replicates of the EM prior's interval (0: none).
-    #[arg(long, default_value_t = DEFAULT_BOOTSTRAP)]
-    bootstrap: usize,
-    /// Exit with code 3 when a condition holds, e.g. psi=0.25,prior=2x
-    /// (psi=X, ks=X, score=X: a column's or a class probability's above X;
-    /// prior=Nx, alerts=Nx: N times the reference or 1/N).
-    #[arg(long, value_name = "CONDITIONS")]
-    fail_on: Option<String>,
+    /// The declared parameters (`rarity::job::monitor::MonitorParams`).
+    #[command(flatten)]
+    params: Flags<MonitorParams>,
     /// Write an HTML report (drift bars, score bins reference vs current, the
     /// EM prior with its interval, the labelled rows' metrics) and its tables
     /// as CSV and JSON to DIR.
@@ -93,10 +82,7 @@ pub fn run(g: &Global, a: &Args) -> Result<i32> {
     }
     let fitted = load(&a.model)?;
     let plan = MonitorRequest {
-        bins: a.bins,
-        bootstrap: a.bootstrap,
-        fail_on: a.fail_on.clone(),
-        label: a.label.clone(),
+        params: a.params.params()?,
         seed: g.seed,
         front: Front::Cli,
     }

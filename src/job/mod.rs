@@ -24,6 +24,8 @@
 //!   fitted and saved, and a saved one applied to new rows.
 //! - [`monitor`]: `rarity monitor`, a model watched in production: input
 //!   and score drift, the alert rate, the current priors without labels.
+//! - [`declared`]: each job's parameters declared once, the front ends'
+//!   flags and keywords made from the declaration and read back by it.
 //! - [`source`]: a job's data file or bundled dataset; the jobs that can
 //!   work while a file is read decide between streaming and reading whole.
 //! - [`read`]: the reading request every job's data file comes through
@@ -32,6 +34,7 @@
 //!   `reverse-testing`, the papers' protocols over datasets.
 
 pub mod calibrate;
+pub mod declared;
 pub mod evaluate;
 pub mod experiment;
 pub mod explain;

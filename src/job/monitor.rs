@@ -37,6 +37,7 @@ use std::fmt::Write as _;
 use rayon::prelude::*;
 use serde_json::{json, Map, Value};
 
+use super::declared::Declared;
 use super::{fixed, Front};
 use crate::calibrate::em::saerens_em_grouped;
 use crate::calibrate::{PriorShift, Recalibration};
@@ -44,8 +45,9 @@ use crate::data::read::{check_model_columns, PredictOptions, Table};
 use crate::data::ColumnEncoding;
 use crate::decide::Rule;
 use crate::error::{Error, Result};
-use crate::metrics::drift::{level_drift, movers, numeric_drift, BinShift, Status};
+use crate::metrics::drift::{level_drift, movers, numeric_drift, BinShift, Status, DEFAULT_BINS};
 use crate::metrics::probability::MURPHY_BINS;
+use crate::params::{defaults_table, params, Bounds, Params};
 use crate::report::table::Table as TextTable;
 use crate::stats::bootstrap::{percentile_interval, poisson};
 use crate::strategy::FittedStrategy;
@@ -63,17 +65,57 @@ const EM_MAX_ITER: usize = 1000;
 /// The z beyond which calibration moved (two-sided 95%).
 const Z_MOVED: f64 = 1.96;
 
-/// What to monitor with: the parameters of `rarity monitor`.
+params! {
+    /// The parameters of `rarity monitor` and `rarity.monitor`, declared
+    /// once ([`super::declared`]).
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct MonitorParams {
+        /// The current table's label column (empty values: unlabelled rows,
+        /// e.g. not yet matured); its labelled rows get the metrics of
+        /// `rarity score`, calibration in the large and the reliability table.
+        pub label: Option<String> = None,
+        /// Quantile bins of a numeric column and of each class's probability.
+        pub bins: usize = DEFAULT_BINS => Bounds::at_least(2.0),
+        /// Bootstrap replicates of the EM prior's interval (0: none).
+        pub bootstrap: usize = DEFAULT_BOOTSTRAP,
+        /// Conditions that fail the job (the command line exits with code 3),
+        /// e.g. psi=0.25,prior=2x: psi=X, ks=X, score=X (a column's or a class
+        /// probability's above X); prior=Nx, alerts=Nx (N times the reference,
+        /// or 1/N).
+        pub fail_on: Option<String> = None,
+    }
+}
+
+/// `monitor`'s declaration: its parameters, and each front end's own.
+pub const DECLARED: Declared = Declared {
+    job: "monitor",
+    table: defaults_table::<MonitorParams>,
+    cli_only: &[
+        "reference",
+        "dataset",
+        "current",
+        "current-dataset",
+        "report",
+        "delimiter",
+        "decimal",
+    ],
+    python_only: &[
+        "model",
+        "reference",
+        "current",
+        "seed",
+        "random_state",
+        "n_jobs",
+        "delimiter",
+        "decimal",
+    ],
+};
+
+/// What to monitor with: the declared parameters, the seed and the front end.
 #[derive(Debug, Clone)]
 pub struct MonitorRequest {
-    /// Quantile bins of a numeric column (at least 2).
-    pub bins: usize,
-    /// Bootstrap replicates of the EM prior (0: no interval).
-    pub bootstrap: usize,
-    /// Conditions that fail the job: `psi=0.25,prior=2x`.
-    pub fail_on: Option<String>,
-    /// The current table's label column, if it has one.
-    pub label: Option<String>,
+    /// The declared parameters.
+    pub params: MonitorParams,
     /// The seed of the bootstrap.
     pub seed: u64,
     /// Which front end wrote the request (for its error messages).
@@ -155,19 +197,21 @@ impl MonitorRequest {
     /// Checks the request against `fitted` before any row is read.
     pub fn plan(self, fitted: &FittedStrategy) -> Result<MonitorPlan> {
         let p = |n: &str| self.front.param(n);
-        if self.bins < 2 {
-            return Err(Error::invalid(format!(
-                "{} {}: a drift needs at least 2 bins",
-                p("bins"),
-                self.bins
-            )));
-        }
-        let conditions = match &self.fail_on {
+        // Read from a front end, the values are checked already (in its
+        // spelling); built in code, here.
+        self.params.check()?;
+        let MonitorParams {
+            label,
+            bins,
+            bootstrap,
+            fail_on,
+        } = self.params;
+        let conditions = match &fail_on {
             Some(t) => Condition::parse_all(t, &p("fail_on"))?,
             None => Vec::new(),
         };
         let k = fitted.schema.class_names.len();
-        if let Some(l) = &self.label {
+        if let Some(l) = &label {
             if k != 2 {
                 return Err(Error::invalid(format!(
                     "{} {l}: the metrics of labelled rows are computed for two-class \
@@ -193,10 +237,10 @@ impl MonitorRequest {
                 .map_err(|why| Error::invalid(format!("{}: prior=...: {why}", p("fail_on"))))?;
         }
         Ok(MonitorPlan {
-            bins: self.bins,
-            bootstrap: self.bootstrap,
+            bins,
+            bootstrap,
             conditions,
-            label: self.label,
+            label,
             seed: self.seed,
         })
     }

@@ -20,7 +20,8 @@ mod types;
 pub(crate) use macros::params;
 pub use syntax::{number_text, Call, Value};
 pub use table::{
-    apply, defaults_table, find, from_call, help, unknown, Entry, Family, Merged, ParamInfo, Params,
+    apply, defaults_table, find, from_call, help, set_text, unknown, Entry, Family, Merged,
+    ParamInfo, Params,
 };
 pub use types::{affordable, expected, within, Bounds, ParamType};
 pub(crate) use types::{choice, word_or_number};

@@ -146,6 +146,21 @@ impl<T> Entry<T> {
     }
 }
 
+/// Sets `key` of `p` from a front end's text (a command-line value, a
+/// Python keyword's value as text): the text itself where the type takes a
+/// text (`--label my col`), else read as a spec value (`10`, `none`,
+/// `[1,2]`). `Ok(false)`: `p` has no such parameter; `Err` says what is
+/// accepted.
+pub fn set_text<P: Params>(p: &mut P, key: &str, text: &str) -> std::result::Result<bool, String> {
+    match p.set(key, &Value::Text(text.to_string())) {
+        Ok(found) => Ok(found),
+        Err(first) => match super::syntax::parse_value(text) {
+            Ok(v) => p.set(key, &v),
+            Err(_) => Err(first),
+        },
+    }
+}
+
 /// The parameter table of `P`'s defaults.
 pub fn defaults_table<P: Params + Default>() -> Vec<ParamInfo> {
     P::default().table()

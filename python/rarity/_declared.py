@@ -1,0 +1,77 @@
+"""Each job's parameters declared once, in the library (``rarity::job::declared``):
+the defaults of a Python job function and the numpydoc entries of its
+docstring are read from the declaration at import, and the values a caller
+gives go back to the library as text, read and checked there as the command
+line's flags are (the same words for the same mistake).
+"""
+
+from __future__ import annotations
+
+import inspect
+import textwrap
+
+from . import _rarity
+
+
+def _value(text):
+    """A Python default of a declared default's spec text."""
+    if text == "none":
+        return None
+    if text in ("true", "false"):
+        return text == "true"
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text.strip("'")
+
+
+def _type(expected):
+    """The numpydoc type of what a parameter accepts."""
+    optional = expected.endswith(" or none")
+    base = expected[: -len(" or none")] if optional else expected
+    name = ("int" if base.startswith("a whole number") else "float" if base.startswith("a number")
+            else "bool" if base.startswith("true or false") else "str")
+    return name
+
+
+class Job:
+    """The declaration of one job: ``table`` (name, expected, default, doc per
+    parameter), ``defaults`` (Python values) and ``python_only``."""
+
+    def __init__(self, name):
+        self.name = name
+        self.table, self.python_only = _rarity.job_params(name)
+        self.defaults = {p["name"]: _value(p["default"]) for p in self.table}
+
+    def docs(self):
+        """The numpydoc entries of the declared parameters."""
+        out = []
+        for p in self.table:
+            out.append(f"{p['name']} : {_type(p['expected'])}, default={self.defaults[p['name']]!r}")
+            text = f"{p['doc'].rstrip('.')} ({p['expected']})."
+            out.extend(textwrap.wrap(text, 72, initial_indent="    ", subsequent_indent="    "))
+        return "\n".join(out)
+
+    def texts(self, values):
+        """``(name, text)`` of each declared parameter given (None: its
+        default), for the library to read."""
+        out = []
+        for p in self.table:
+            v = values[p["name"]]
+            if v is None:
+                continue
+            out.append((p["name"], v if isinstance(v, str) else repr(v) if isinstance(v, float) else str(v)))
+        return out
+
+    def check_signature(self, func, own=None):
+        """Names of ``func``'s parameters the declaration does not have, and
+        of declared ones it lacks or whose default differs (empty: in step);
+        ``own``: the function's own keywords (default ``python_only``)."""
+        own = self.python_only if own is None else own
+        params = inspect.signature(func).parameters
+        wrong = [n for n in params if n not in self.defaults and n not in own]
+        wrong += [n for n, d in self.defaults.items() if n not in params or params[n].default != d]
+        wrong += [n for n in own if n not in params]
+        return wrong

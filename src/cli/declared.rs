@@ -1,0 +1,113 @@
+//! A job's declared parameters as command-line flags (issue 53): one flag
+//! per entry of the job's table (`rarity::job::declared`), its long name
+//! the parameter's in kebab case, its help the declaration's doc with what
+//! is accepted and the default. The values are kept as given and read by
+//! the library ([`rarity::job::declared::read`]), as Python's are.
+
+use std::marker::PhantomData;
+
+use clap::{Arg, ArgAction, ArgMatches, Command, FromArgMatches};
+
+use rarity::error::Result;
+use rarity::job::declared::{self, Declared};
+use rarity::job::Front;
+use rarity::params::Params;
+
+/// The flags of one declared job, flattened into its subcommand's
+/// arguments; `P` is the job's parameter struct.
+#[derive(Debug, Clone)]
+pub struct Flags<P> {
+    /// `(name, text)` of each flag given.
+    given: Vec<(String, String)>,
+    job: PhantomData<P>,
+}
+
+/// Which declared job a parameter struct belongs to.
+pub trait Job: Params + Default + 'static {
+    /// Its declaration.
+    const DECLARED: Declared;
+}
+
+impl Job for rarity::job::monitor::MonitorParams {
+    const DECLARED: Declared = rarity::job::monitor::DECLARED;
+}
+
+impl<P: Job> Flags<P> {
+    /// The job's parameters, read and checked by the library.
+    pub fn params(&self) -> Result<P> {
+        declared::read(P::DECLARED.job, &self.given, Front::Cli)
+    }
+}
+
+impl<P: Job> clap::Args for Flags<P> {
+    fn augment_args(mut cmd: Command) -> Command {
+        for i in (P::DECLARED.table)() {
+            let doc = i.doc.trim_end_matches('.');
+            let help = format!("{doc} ({}; default {})", i.expected, i.default);
+            cmd = cmd.arg(
+                Arg::new(i.name)
+                    .long(i.name.replace('_', "-"))
+                    .value_name(i.name.to_uppercase())
+                    .action(ArgAction::Set)
+                    .help(help),
+            );
+        }
+        cmd
+    }
+
+    fn augment_args_for_update(cmd: Command) -> Command {
+        Self::augment_args(cmd)
+    }
+}
+
+impl<P: Job> FromArgMatches for Flags<P> {
+    fn from_arg_matches(m: &ArgMatches) -> std::result::Result<Self, clap::Error> {
+        let mut f = Flags {
+            given: Vec::new(),
+            job: PhantomData,
+        };
+        f.update_from_arg_matches(m)?;
+        Ok(f)
+    }
+
+    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> std::result::Result<(), clap::Error> {
+        for i in (P::DECLARED.table)() {
+            if let Some(v) = m.get_one::<String>(i.name) {
+                self.given.retain(|(k, _)| k != i.name);
+                self.given.push((i.name.to_string(), v.clone()));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use rarity::job::declared::JOBS;
+
+    /// Each declared job's subcommand has exactly the declared flags and
+    /// its own (`cli_only`): a flag added or dropped by hand fails here.
+    #[test]
+    fn every_declared_jobs_flags_are_its_declaration() {
+        let cli = super::super::Cli::command();
+        for d in JOBS {
+            let sub = cli
+                .find_subcommand(d.job)
+                .unwrap_or_else(|| panic!("no subcommand {}", d.job));
+            let mut flags: Vec<String> = (sub.get_arguments())
+                .filter(|a| !a.is_global_set())
+                .filter_map(|a| a.get_long().map(str::to_string))
+                .filter(|l| l != "help")
+                .collect();
+            let mut want: Vec<String> = ((d.table)().iter())
+                .map(|i| i.name.replace('_', "-"))
+                .chain(d.cli_only.iter().map(|s| s.to_string()))
+                .collect();
+            flags.sort();
+            want.sort();
+            assert_eq!(flags, want, "rarity {}", d.job);
+        }
+    }
+}

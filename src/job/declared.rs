@@ -1,0 +1,99 @@
+//! Each job's parameters declared once (issue 53): a job's request holds a
+//! [`params!`](crate::params) struct whose fields give the name, type,
+//! default, bounds and doc of every parameter both front ends take, and
+//! the front ends are made from it. The command line's flags are the
+//! table's names in kebab case with its docs as help (`cli::declared`);
+//! Python's keywords are its names, with their defaults and docstring
+//! entries read from [`table`] at import (`rarity._rarity.job_params`).
+//! Both hand the values over as text, read here once ([`read`]), so a
+//! value means the same and is refused with the same words from either.
+//!
+//! [`JOBS`] lists the declared jobs with the parameters only one front end
+//! has (a path on the command line, `n_jobs` in Python); the command
+//! line's and Python's tests fail when a front end adds or drops a
+//! parameter the declaration does not have.
+
+use super::Front;
+use crate::error::{did_you_mean, Error, Result};
+use crate::params::{set_text, ParamInfo, Params};
+
+/// A job whose parameters are declared once.
+#[derive(Debug, Clone, Copy)]
+pub struct Declared {
+    /// The job (`rarity monitor`'s `monitor`, Python's `rarity.monitor`).
+    pub job: &'static str,
+    /// Its declared parameters, with their defaults.
+    pub table: fn() -> Vec<ParamInfo>,
+    /// The command line's own flags (long names): paths, reader options.
+    pub cli_only: &'static [&'static str],
+    /// Python's own keywords: the tables, `n_jobs`, scikit-learn's aliases.
+    pub python_only: &'static [&'static str],
+}
+
+/// The jobs declared once.
+pub const JOBS: &[Declared] = &[super::monitor::DECLARED];
+
+/// The declared job `job`.
+pub fn job(job: &str) -> Result<&'static Declared> {
+    JOBS.iter().find(|d| d.job == job).ok_or_else(|| {
+        let names: Vec<&str> = JOBS.iter().map(|d| d.job).collect();
+        Error::invalid(format!(
+            "no declared job '{job}'; the declared jobs are {}",
+            names.join(", ")
+        ))
+    })
+}
+
+/// The parameters of `job` from a front end's `(name, text)` pairs, the
+/// rest at their defaults; each name and value checked, the errors in the
+/// front end's spelling (`--bins 1: expected a whole number >= 2`,
+/// `bins=1: ...`).
+pub fn read<P: Params + Default>(job: &str, given: &[(String, String)], front: Front) -> Result<P> {
+    let mut p = P::default();
+    for (key, text) in given {
+        let shown = match front {
+            Front::Cli => format!("{} {text}", front.param(key)),
+            Front::Python => format!("{key}={text}"),
+        };
+        match set_text(&mut p, key, text) {
+            Ok(true) => {}
+            Ok(false) => {
+                let table = p.table();
+                let names: Vec<String> = table.iter().map(|i| front.param(i.name)).collect();
+                let near = did_you_mean(key, table.iter().map(|i| i.name))
+                    .map_or(String::new(), |m| {
+                        format!(" (did you mean {}?)", front.param(m))
+                    });
+                return Err(Error::invalid(format!(
+                    "{job}: no parameter {}{near}; its parameters are {}",
+                    front.param(key),
+                    names.join(", ")
+                )));
+            }
+            Err(why) => return Err(Error::invalid(format!("{job}: {shown}: {why}"))),
+        }
+    }
+    p.check()?;
+    Ok(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_declared_job_has_a_table_and_distinct_front_end_names() {
+        for d in JOBS {
+            let table = (d.table)();
+            assert!(!table.is_empty(), "{}", d.job);
+            for i in &table {
+                assert!(!i.doc.is_empty(), "{}: {} has no doc", d.job, i.name);
+                let flag = i.name.replace('_', "-");
+                assert!(!d.cli_only.contains(&flag.as_str()), "{}: {flag}", d.job);
+                assert!(!d.python_only.contains(&i.name), "{}: {}", d.job, i.name);
+            }
+        }
+        assert!(job("monitor").is_ok());
+        assert!(job("nope").unwrap_err().to_string().contains("monitor"));
+    }
+}

@@ -246,7 +246,7 @@ pub fn monitor_profiles(
 /// function's defaults and docstring entries are made.
 #[pyfunction]
 pub fn job_params<'py>(py: Python<'py>, job: &str) -> PyResult<(Py<PyAny>, Vec<&'static str>)> {
-    let d = declared::job(job).map_err(to_py)?;
+    let d = rarity::job::job(job).map_err(to_py)?;
     let table: Vec<serde_json::Value> = ((d.table)().iter())
         .map(|i| {
             serde_json::json!({"name": i.name, "expected": i.expected,

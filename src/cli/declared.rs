@@ -85,7 +85,7 @@ impl<P: Job> FromArgMatches for Flags<P> {
 mod tests {
     use clap::CommandFactory;
 
-    use rarity::job::declared::JOBS;
+    use rarity::job::JOBS;
 
     /// Each declared job's subcommand has exactly the declared flags and
     /// its own (`cli_only`): a flag added or dropped by hand fails here.

@@ -8,7 +8,7 @@
 //! Both hand the values over as text, read here once ([`read`]), so a
 //! value means the same and is refused with the same words from either.
 //!
-//! [`JOBS`] lists the declared jobs with the parameters only one front end
+//! [`JOBS`](super::JOBS) lists the declared jobs with the parameters only one front end
 //! has (a path on the command line, `n_jobs` in Python); the command
 //! line's and Python's tests fail when a front end adds or drops a
 //! parameter the declaration does not have.
@@ -28,20 +28,6 @@ pub struct Declared {
     pub cli_only: &'static [&'static str],
     /// Python's own keywords: the tables, `n_jobs`, scikit-learn's aliases.
     pub python_only: &'static [&'static str],
-}
-
-/// The jobs declared once.
-pub const JOBS: &[Declared] = &[super::monitor::DECLARED];
-
-/// The declared job `job`.
-pub fn job(job: &str) -> Result<&'static Declared> {
-    JOBS.iter().find(|d| d.job == job).ok_or_else(|| {
-        let names: Vec<&str> = JOBS.iter().map(|d| d.job).collect();
-        Error::invalid(format!(
-            "no declared job '{job}'; the declared jobs are {}",
-            names.join(", ")
-        ))
-    })
 }
 
 /// The parameters of `job` from a front end's `(name, text)` pairs, the
@@ -75,25 +61,4 @@ pub fn read<P: Params + Default>(job: &str, given: &[(String, String)], front: F
     }
     p.check()?;
     Ok(p)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_declared_job_has_a_table_and_distinct_front_end_names() {
-        for d in JOBS {
-            let table = (d.table)();
-            assert!(!table.is_empty(), "{}", d.job);
-            for i in &table {
-                assert!(!i.doc.is_empty(), "{}: {} has no doc", d.job, i.name);
-                let flag = i.name.replace('_', "-");
-                assert!(!d.cli_only.contains(&flag.as_str()), "{}: {flag}", d.job);
-                assert!(!d.python_only.contains(&i.name), "{}: {}", d.job, i.name);
-            }
-        }
-        assert!(job("monitor").is_ok());
-        assert!(job("nope").unwrap_err().to_string().contains("monitor"));
-    }
 }

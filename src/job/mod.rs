@@ -49,9 +49,24 @@ pub mod select;
 pub mod source;
 
 use crate::data::read::Missing;
+use declared::Declared;
 use crate::error::{Error, Result};
 use crate::metrics::catalogue::{metric, Metric};
 use crate::strategy::Strategy;
+
+/// The jobs declared once.
+pub const JOBS: &[Declared] = &[monitor::DECLARED];
+
+/// The declared job `job`.
+pub fn job(job: &str) -> Result<&'static Declared> {
+    JOBS.iter().find(|d| d.job == job).ok_or_else(|| {
+        let names: Vec<&str> = JOBS.iter().map(|d| d.job).collect();
+        Error::invalid(format!(
+            "no declared job '{job}'; the declared jobs are {}",
+            names.join(", ")
+        ))
+    })
+}
 
 /// Which front end spells a request, so that an error names the parameter
 /// as its user wrote it (`--cost` on the command line, `cost` in Python).
@@ -167,5 +182,26 @@ pub fn missing_param(front: Front, m: Missing) -> String {
     match front {
         Front::Cli => format!("--missing {}", m.word()),
         Front::Python => format!("missing='{}'", m.word()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_declared_job_has_a_table_and_distinct_front_end_names() {
+        for d in JOBS {
+            let table = (d.table)();
+            assert!(!table.is_empty(), "{}", d.job);
+            for i in &table {
+                assert!(!i.doc.is_empty(), "{}: {} has no doc", d.job, i.name);
+                let flag = i.name.replace('_', "-");
+                assert!(!d.cli_only.contains(&flag.as_str()), "{}: {flag}", d.job);
+                assert!(!d.python_only.contains(&i.name), "{}: {}", d.job, i.name);
+            }
+        }
+        assert!(job("monitor").is_ok());
+        assert!(job("nope").unwrap_err().to_string().contains("monitor"));
     }
 }

@@ -49,10 +49,10 @@ pub mod select;
 pub mod source;
 
 use crate::data::read::Missing;
-use declared::Declared;
 use crate::error::{Error, Result};
 use crate::metrics::catalogue::{metric, Metric};
 use crate::strategy::Strategy;
+use declared::Declared;
 
 /// The jobs declared once.
 pub const JOBS: &[Declared] = &[monitor::DECLARED];

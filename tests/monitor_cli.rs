@@ -93,12 +93,128 @@ fn em_finds_the_new_fraud_rate_without_labels() {
         let training = p["training"]["1"].as_f64().unwrap();
         assert!((training - positive_share(&train)).abs() < 1e-12);
         assert_eq!(p["outside"], Value::Bool(true), "{rate}: {p}");
+        assert_eq!(
+            p["outside_classes"],
+            serde_json::json!(["1"]),
+            "{rate}: {p}"
+        );
+        // The other class's interval is the mirror of the positive one's.
+        let (lo0, hi0) = (
+            p["low"]["0"].as_f64().unwrap(),
+            p["high"]["0"].as_f64().unwrap(),
+        );
+        assert!(
+            (lo0 - (1.0 - hi)).abs() < 1e-12 && (hi0 - (1.0 - lo)).abs() < 1e-12,
+            "{p}"
+        );
         let sum = est + p["estimated"]["0"].as_f64().unwrap();
         assert!((sum - 1.0).abs() < 1e-12);
         assert!(
             p["threshold"].is_null(),
             "argmax decides: no threshold to move"
         );
+    }
+}
+
+/// Three Gaussian classes in two dimensions (means on a triangle, unit
+/// variance) drawn at `priors`: multinomial logistic regression is the true
+/// model, so its probabilities are calibrated. Returns the path.
+fn three_classes(dir: &Path, name: &str, n: usize, priors: [f64; 3], seed: u64) -> String {
+    use rand::RngExt;
+    let mut r = rarity::rng::stream(seed, 0);
+    let means = [(0.0, 0.0), (2.0, 0.5), (0.8, 2.0)];
+    let mut text = String::from("x0,x1,class\n");
+    for _ in 0..n {
+        let u: f64 = r.random();
+        let c = if u < priors[0] {
+            0
+        } else if u < priors[0] + priors[1] {
+            1
+        } else {
+            2
+        };
+        let mut normal = || {
+            let (a, b): (f64, f64) = (r.random::<f64>().max(1e-300), r.random());
+            (-2.0 * a.ln()).sqrt() * (std::f64::consts::TAU * b).cos()
+        };
+        let (x, y) = (means[c].0 + normal(), means[c].1 + normal());
+        text.push_str(&format!("{x},{y},{}\n", ["a", "b", "c"][c]));
+    }
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+/// More than two classes: EM on the probability vectors finds each
+/// class's new prior. A model trained at (0.7, 0.2, 0.1) scores a
+/// population at (0.45, 0.2, 0.35): on 20,000 rows (every vector kept:
+/// `exact`) and on 80,000 rows (more distinct vectors than the sample's
+/// cap: a sample of them, `on: sample`, not exact), each estimate is within
+/// 10% relative of the truth and its interval covers it; the training
+/// priors of the classes that moved are outside, and `--fail-on prior=1.5x` names the class that
+/// moved most.
+#[test]
+fn em_finds_each_class_prior_of_a_multiclass_model() {
+    let d = scratch("monitor-em-multiclass");
+    let train = three_classes(&d, "train.csv", 30_000, [0.7, 0.2, 0.1], 1);
+    let m = d.join("m.rarity").to_string_lossy().into_owned();
+    ok(&["-q", "fit", &train, "-m", "logistic", "-o", &m]);
+    let truth = [0.45, 0.2, 0.35];
+    for (n, exact) in [(20_000, true), (80_000, false)] {
+        let cur = three_classes(&d, &format!("cur-{n}.csv"), n, truth, 2);
+        let v = json(&ok(&[
+            "--format",
+            "json",
+            "monitor",
+            &m,
+            "--reference",
+            &train,
+            "--current",
+            &cur,
+        ]));
+        let p = &v["priors"];
+        assert_eq!(p["em"]["on"], "sample", "{p}");
+        assert_eq!(p["em"]["exact"], exact, "{p}");
+        let mut sum = 0.0;
+        for (j, k) in ["a", "b", "c"].iter().enumerate() {
+            let est = p["estimated"][k].as_f64().unwrap();
+            let (lo, hi) = (
+                p["low"][k].as_f64().unwrap(),
+                p["high"][k].as_f64().unwrap(),
+            );
+            assert!(
+                ((est - truth[j]) / truth[j]).abs() < 0.10,
+                "{n} {k}: {est} vs {}",
+                truth[j]
+            );
+            assert!(lo <= truth[j] && truth[j] <= hi, "{n} {k}: [{lo}, {hi}]");
+            sum += est;
+        }
+        assert!((sum - 1.0).abs() < 1e-9, "{sum}");
+        assert_eq!(p["outside"], true, "{p}");
+        let outside = p["outside_classes"].as_array().unwrap();
+        assert!(
+            outside.contains(&"a".into()) && outside.contains(&"c".into()),
+            "{p}"
+        );
+        if !exact {
+            assert_eq!(p["em"]["groups"], 1 << 15, "{p}");
+            let (code, _, err) = run(&[
+                "monitor",
+                &m,
+                "--reference",
+                &train,
+                "--current",
+                &cur,
+                "--fail-on",
+                "prior=1.5x",
+            ]);
+            assert_eq!(code, 3, "{err}");
+            assert!(
+                err.contains("prior of c") && !err.contains("prior of b"),
+                "{err}"
+            );
+        }
     }
 }
 
@@ -456,7 +572,8 @@ fn bad_inputs_are_refused_before_the_work() {
         "class",
     ]);
     assert!(code == 2 && err.contains("two-class"), "{err}");
-    // Without labels a multiclass model is monitored, no EM estimate.
+    // Without labels a multiclass model is monitored, with EM's estimate
+    // on every row's probabilities (215 rows).
     let v = json(&ok(&[
         "--format",
         "json",
@@ -467,11 +584,19 @@ fn bad_inputs_are_refused_before_the_work() {
         "--current-dataset",
         "newthyroid",
     ]));
+    let pr = &v["priors"];
     assert!(
-        v["priors"]["estimated"].is_null() && v["priors"]["reason"].is_string(),
-        "{}",
-        v["priors"]
+        pr["estimated"].is_object() && pr["reason"].is_null(),
+        "{pr}"
     );
+    assert!(
+        pr["em"]["on"] == "sample" && pr["em"]["exact"] == true,
+        "{pr}"
+    );
+    let sum: f64 = (pr["estimated"].as_object().unwrap().values())
+        .map(|x| x.as_f64().unwrap())
+        .sum();
+    assert!((sum - 1.0).abs() < 1e-9, "{pr}");
     assert!(v["columns"]
         .as_array()
         .unwrap()

@@ -41,7 +41,10 @@ class MonitorResult:
     priors : dict
         ``training``, ``estimated`` (Saerens' EM on the current rows, without
         labels), ``low`` and ``high`` (its bootstrap interval), each by class
-        name, and what the model's threshold moves to.
+        name, ``outside_classes`` (the classes whose training prior left its
+        interval), ``em`` (``on``: ``histogram`` for two classes, ``sample``
+        of the probability vectors for more) and what the model's threshold
+        moves to.
     labelled : dict or None
         With ``label``: the labelled rows' count, the metrics of ``rarity
         score`` and calibration in the large; else None.

@@ -308,6 +308,31 @@ def test_monitor_equals_rarity_monitor_on_the_same_rows(data, logistic_path):
     _close(again, got)
 
 
+def test_monitor_of_a_multiclass_model_samples_the_same_vectors_on_any_partitioning(data, tmp_path):
+    """Three classes: EM on the merged sample of probability vectors (500,000
+    current rows, more distinct vectors than the sample keeps) equals the
+    single machine's, on two partitionings."""
+    import rarity
+
+    three = data.withColumn(
+        "k", F.when(F.col("x1") > 0.4, "b").when(F.col("x2") > 0.3, "c").otherwise("a"))
+    path = tmp_path / "three.rarity"
+    rs.fit(three.where("id % 10 = 0"), "logistic", label="k", features=FEATURES, seed=3, path=path)
+    ref, cur = _halves(three)
+    kw = dict(bootstrap=20)
+    got = rs.monitor(str(path), ref, cur, **kw).to_dict()
+    one = rarity.monitor(str(path), rs._collect_arrow(ref), rs._collect_arrow(cur), **kw).to_dict()
+    em = got["priors"]["em"]
+    assert em["on"] == "sample" and not em["exact"] and em["groups"] == 1 << 15, em
+    assert abs(sum(got["priors"]["estimated"].values()) - 1) < 1e-9
+    again = rs.monitor(str(path), ref.repartition(5), cur.repartition(2), **kw).to_dict()
+    for r in (got, one, again):
+        for side in ("reference", "current"):
+            r[side].pop("source")
+    _close(got, one)
+    _close(again, got)
+
+
 def _close(a, b, path=""):
     """Equal JSON values, floats within 1e-12 relative."""
     if isinstance(a, dict):

@@ -141,6 +141,64 @@ pub fn saerens_em_grouped(
     Ok((priors, max_iter, false))
 }
 
+/// Saerens' EM for any number of classes on weighted rows: `weights[g]`
+/// rows whose posteriors under `train_priors` are row `g` of `rows` (`k`
+/// values each; `rarity monitor`'s sample of probability vectors and its
+/// bootstrap replicates). The iteration of [`saerens_em`], each row's
+/// adjusted posterior counted `weights[g]` times: with unit weights, the
+/// same estimate up to the order of the sums. Returns the priors, the
+/// iterations run and whether it converged.
+///
+/// ```
+/// use rarity::calibrate::em::{saerens_em, saerens_em_weighted};
+/// use rarity::data::Proba;
+/// let rows = [0.7, 0.2, 0.1, 0.1, 0.3, 0.6, 0.7, 0.2, 0.1];
+/// let one = saerens_em(&Proba::new(rows.to_vec(), 3), &[0.5, 0.3, 0.2], 1e-12, 1000).unwrap();
+/// let (w, _, converged) =
+///     saerens_em_weighted(&rows[..6], 3, &[2.0, 1.0], &[0.5, 0.3, 0.2], 1e-12, 1000).unwrap();
+/// assert!(converged && (w[2] - one.priors[2]).abs() < 1e-12);
+/// ```
+pub fn saerens_em_weighted(
+    rows: &[f64],
+    k: usize,
+    weights: &[f64],
+    train_priors: &[f64],
+    tol: f64,
+    max_iter: usize,
+) -> Result<(Vec<f64>, usize, bool)> {
+    let total: f64 = weights.iter().sum();
+    if k == 0 || rows.len() != weights.len() * k || total.is_nan() || total <= 0.0 {
+        return Err(Error::data("EM needs at least one unlabeled row"));
+    }
+    if tol.is_nan() || tol <= 0.0 {
+        return Err(Error::invalid("EM tolerance must be > 0"));
+    }
+    super::prior::check_rates(train_priors, k, "training priors")?;
+    let mut priors = train_priors.to_vec();
+    let mut row = vec![0.0; k];
+    for it in 1..=max_iter {
+        let w: Vec<f64> = (priors.iter().zip(train_priors))
+            .map(|(t, s)| t / s)
+            .collect();
+        let ratio = if k == 2 { w[1] / w[0] } else { 1.0 };
+        let mut next = vec![0.0; k];
+        for (r, &m) in rows.chunks_exact(k).zip(weights) {
+            row.copy_from_slice(r);
+            super::prior::reweight_row(&mut row, &w, ratio);
+            (next.iter_mut().zip(&row)).for_each(|(n, v)| *n += m * v);
+        }
+        next.iter_mut().for_each(|v| *v = (*v / total).max(1e-12));
+        let change = (next.iter().zip(&priors))
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max);
+        priors = next;
+        if change < tol {
+            return Ok((priors, it, true));
+        }
+    }
+    Ok((priors, max_iter, false))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

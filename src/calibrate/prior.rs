@@ -74,7 +74,7 @@ pub fn check_rates(rates: &[f64], k: usize, what: &str) -> Result<()> {
 /// separately), and reading both would break ties between rows with equal
 /// positive probabilities, changing ROC AUC. Read from one column the
 /// correction is monotone, so ranking metrics do not move.
-fn reweight_row(row: &mut [f64], weights: &[f64], ratio: f64) {
+pub(super) fn reweight_row(row: &mut [f64], weights: &[f64], ratio: f64) {
     let k = row.len();
     if k == 2 {
         let q = correct_binary(row[1].min(1.0), ratio);

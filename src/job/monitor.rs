@@ -23,7 +23,11 @@
 //!   from a Poisson bootstrap of the groups ([`crate::stats::bootstrap`]),
 //!   and the model's threshold moved to the estimate (eq. 14 then eq. 12:
 //!   [`Recalibration::threshold`]). Flagged `outside` when the training
-//!   prior is outside the interval. Two classes.
+//!   prior is outside the interval. More than two classes: EM on a bounded
+//!   sample of the probability vectors ([`crate::metrics::vectors`]: every
+//!   row's while they have few distinct vectors, else all the rows of a
+//!   uniform sample of the distinct ones), each class's prior with its
+//!   interval; JSON's `priors.em.on` says `histogram` or `sample`.
 //! - **With labels**: the metrics of `rarity score` on the labelled current
 //!   rows (and on the reference's, when it has the model's target column),
 //!   and whether calibration moved: the z statistic of the observed
@@ -39,7 +43,7 @@ use serde_json::{json, Map, Value};
 
 use super::declared::Declared;
 use super::{fixed, Front};
-use crate::calibrate::em::saerens_em_grouped;
+use crate::calibrate::em::{saerens_em_grouped, saerens_em_weighted};
 use crate::calibrate::{PriorShift, Recalibration};
 use crate::data::read::{check_model_columns, PredictOptions, Table};
 use crate::data::ColumnEncoding;
@@ -227,12 +231,6 @@ impl MonitorRequest {
             }
         }
         if conditions.iter().any(|c| matches!(c, Condition::Prior(_))) {
-            if k != 2 {
-                return Err(Error::invalid(format!(
-                    "{}: prior=... needs a two-class model (EM's estimate); this one has {k} classes",
-                    p("fail_on")
-                )));
-            }
             probability_priors(fitted)
                 .map_err(|why| Error::invalid(format!("{}: prior=...: {why}", p("fail_on"))))?;
         }
@@ -452,11 +450,8 @@ impl MonitorPlan {
             converged: false,
             groups: 0,
             exact: false,
+            sampled: false,
             reason: None,
-        };
-        let Some(em) = &c.em else {
-            out.reason = Some("EM's estimate is computed for two-class models".into());
-            return Ok(out);
         };
         let source = match probability_priors(fitted) {
             Ok(s) => s,
@@ -465,25 +460,56 @@ impl MonitorPlan {
                 return Ok(out);
             }
         };
-        let (p, w): (Vec<f64>, Vec<f64>) =
-            em.groups().into_iter().map(|(p, n)| (p, n as f64)).unzip();
-        if p.is_empty() {
+        let k = source.len();
+        // EM's rows: the binary histogram's groups (the positive class's
+        // probability), or the sample of probability vectors.
+        let (rows, w, exact): (Vec<f64>, Vec<f64>, bool) = match (&c.em, &c.em_vectors) {
+            (Some(em), _) => {
+                let (p, w): (Vec<f64>, Vec<f64>) =
+                    em.groups().into_iter().map(|(p, n)| (p, n as f64)).unzip();
+                let rows = p.iter().flat_map(|&p| [1.0 - p, p]).collect();
+                (rows, w, em.exact())
+            }
+            (None, Some(v)) => {
+                let (rows, n) = v.groups();
+                (rows, n.into_iter().map(|n| n as f64).collect(), v.exact())
+            }
+            (None, None) => {
+                out.reason = Some("no probabilities were counted for EM".into());
+                return Ok(out);
+            }
+        };
+        if w.is_empty() {
             out.reason = Some("no current row could be scored".into());
             return Ok(out);
         }
-        let (est, iterations, converged) =
-            saerens_em_grouped(&p, &w, &source, EM_TOL, EM_MAX_ITER)?;
-        let replicates: Vec<f64> = (0..self.bootstrap as u64)
+        let estimate = |w: &[f64]| -> Result<(Vec<f64>, usize, bool)> {
+            match k {
+                2 => {
+                    let p: Vec<f64> = rows.chunks_exact(2).map(|r| r[1]).collect();
+                    saerens_em_grouped(&p, w, &source, EM_TOL, EM_MAX_ITER)
+                }
+                _ => saerens_em_weighted(&rows, k, w, &source, EM_TOL, EM_MAX_ITER),
+            }
+        };
+        let (est, iterations, converged) = estimate(&w)?;
+        let replicates: Vec<Vec<f64>> = (0..self.bootstrap as u64)
             .into_par_iter()
             .map(|b| {
                 let mut rng = crate::rng::stream(self.seed, b);
                 let wb: Vec<f64> = w.iter().map(|&m| poisson(&mut rng, m) as f64).collect();
-                saerens_em_grouped(&p, &wb, &source, EM_TOL, EM_MAX_ITER).map(|e| e.0[1])
+                estimate(&wb).map(|e| e.0)
             })
             .collect::<Result<_>>()?;
         if !replicates.is_empty() {
-            let mut v = replicates;
-            out.interval = Some(percentile_interval(&mut v, 0.025));
+            out.interval = Some(
+                (0..k)
+                    .map(|j| {
+                        let mut v: Vec<f64> = replicates.iter().map(|r| r[j]).collect();
+                        percentile_interval(&mut v, 0.025)
+                    })
+                    .collect(),
+            );
         }
         if let Rule::Threshold(t) = fitted.rule {
             let moved = Recalibration {
@@ -496,8 +522,9 @@ impl MonitorPlan {
         out.estimated = Some(est);
         out.iterations = iterations;
         out.converged = converged;
-        out.groups = p.len();
-        out.exact = em.exact();
+        out.groups = w.len();
+        out.exact = exact;
+        out.sampled = c.em.is_none();
         Ok(out)
     }
 
@@ -523,15 +550,17 @@ impl MonitorPlan {
                 ),
                 Condition::Prior(n) => {
                     if let Some(e) = &job.priors.estimated {
-                        let t = job.priors.training[1];
-                        if ratio_met(e[1], t, n) {
-                            out.push(format!(
-                                "prior={n}x: the estimated prior of {} is {:.6}, {:.2}x the \
-                                 training prior {t:.6}",
-                                job.classes[1],
-                                e[1],
-                                e[1] / t
-                            ));
+                        // Two classes: the positive one (the other moves with it).
+                        let first = if e.len() == 2 { 1 } else { 0 };
+                        for (j, (&est, &t)) in e.iter().zip(&job.priors.training).enumerate() {
+                            if j >= first && ratio_met(est, t, n) {
+                                out.push(format!(
+                                    "prior={n}x: the estimated prior of {} is {est:.6}, {:.2}x \
+                                     the training prior {t:.6}",
+                                    job.classes[j],
+                                    est / t
+                                ));
+                            }
                         }
                     }
                 }
@@ -606,8 +635,8 @@ pub struct Priors {
     pub training: Vec<f64>,
     /// The estimate, when there is one.
     pub estimated: Option<Vec<f64>>,
-    /// The bootstrap interval of the positive prior.
-    pub interval: Option<(f64, f64)>,
+    /// Per class, the bootstrap interval of its prior.
+    pub interval: Option<Vec<(f64, f64)>>,
     /// The model's threshold and where eq. 14 moves it.
     pub threshold: Option<(f64, f64)>,
     /// EM's iterations.
@@ -618,20 +647,34 @@ pub struct Priors {
     pub groups: usize,
     /// Whether each group is one distinct probability.
     pub exact: bool,
+    /// Whether EM ran on a sample of the probability vectors (more than two
+    /// classes, [`crate::metrics::vectors`]) rather than on the histogram
+    /// of the positive class's probability.
+    pub sampled: bool,
     /// Why there is no estimate.
     pub reason: Option<String>,
 }
 
 impl Priors {
-    /// Whether the training prior lies outside the estimate's interval.
+    /// The classes whose training prior lies outside its estimate's
+    /// interval (two classes: the positive one alone, the other's interval
+    /// being its mirror).
+    pub fn outside_classes(&self) -> Vec<usize> {
+        let Some(iv) = &self.interval else {
+            return Vec::new();
+        };
+        let first = if iv.len() == 2 { 1 } else { 0 };
+        (first..iv.len())
+            .filter(|&j| {
+                let t = self.training.get(j).copied().unwrap_or(f64::NAN);
+                t < iv[j].0 || t > iv[j].1
+            })
+            .collect()
+    }
+
+    /// Whether a training prior lies outside its estimate's interval.
     pub fn outside(&self) -> bool {
-        match self.interval {
-            Some((lo, hi)) => {
-                let t = self.training.get(1).copied().unwrap_or(f64::NAN);
-                t < lo || t > hi
-            }
-            None => false,
-        }
+        !self.outside_classes().is_empty()
     }
 }
 
@@ -816,20 +859,24 @@ impl MonitorJob {
             })
             .collect();
         let pr = &self.priors;
-        let positive = |v: Option<f64>| -> Value {
-            match v {
-                Some(x) => self.by_class(&[1.0 - x, x]),
-                None => Value::Null,
-            }
+        let end = |pick: fn(&(f64, f64)) -> f64| -> Value {
+            pr.interval.as_ref().map_or(Value::Null, |iv| {
+                self.by_class(&iv.iter().map(pick).collect::<Vec<f64>>())
+            })
         };
+        let outside: Vec<&str> = (pr.outside_classes().into_iter())
+            .map(|j| self.classes[j].as_str())
+            .collect();
         let mut priors = json!({
             "training": self.by_class(&pr.training),
             "estimated": pr.estimated.as_ref().map_or(Value::Null, |e| self.by_class(e)),
-            "low": positive(pr.interval.map(|i| i.0)),
-            "high": positive(pr.interval.map(|i| i.1)),
+            "low": end(|i| i.0),
+            "high": end(|i| i.1),
             "outside": pr.outside(),
+            "outside_classes": outside,
             "em": {"iterations": pr.iterations, "converged": pr.converged,
-                   "on": "histogram", "groups": pr.groups, "exact": pr.exact},
+                   "on": if pr.sampled { "sample" } else { "histogram" },
+                   "groups": pr.groups, "exact": pr.exact},
         });
         if let Some((t, moved)) = pr.threshold {
             priors["threshold"] = json!({"model": num(t), "shifted": num(moved)});
@@ -947,20 +994,51 @@ impl MonitorJob {
                 pr.reason.as_deref().unwrap_or("")
             );
         };
-        let interval = pr.interval.map_or_else(String::new, |(lo, hi)| {
-            format!(" (95% interval {lo:.6} to {hi:.6})")
-        });
-        let mut s = format!(
-            "current prior of {} (EM, no labels): {:.6}{interval}; training {:.6}{}\n",
-            self.classes[1],
-            e[1],
-            pr.training[1],
-            if pr.outside() {
-                ", outside the interval"
-            } else {
-                ""
+        let interval = |j: usize| {
+            (pr.interval.as_ref()).map_or_else(String::new, |iv| {
+                format!(" (95% interval {:.6} to {:.6})", iv[j].0, iv[j].1)
+            })
+        };
+        let outside = pr.outside_classes();
+        let flag = |j: usize| match outside.contains(&j) {
+            true => ", outside the interval",
+            false => "",
+        };
+        let mut s = match e.len() {
+            2 => format!(
+                "current prior of {} (EM, no labels): {:.6}{}; training {:.6}{}\n",
+                self.classes[1],
+                e[1],
+                interval(1),
+                pr.training[1],
+                flag(1)
+            ),
+            _ => {
+                let mut s = match pr.exact {
+                    true => format!(
+                        "current priors (EM, no labels, on every row's probability vector: {} \
+                         distinct)\n",
+                        pr.groups
+                    ),
+                    false => format!(
+                        "current priors (EM, no labels, on a sample of {} distinct probability \
+                         vectors with all their rows)\n",
+                        pr.groups
+                    ),
+                };
+                for (j, k) in self.classes.iter().enumerate() {
+                    let _ = writeln!(
+                        s,
+                        "  {k}: {:.6}{}; training {:.6}{}",
+                        e[j],
+                        interval(j),
+                        pr.training[j],
+                        flag(j)
+                    );
+                }
+                s
             }
-        );
+        };
         if let Some((t, moved)) = pr.threshold {
             let _ = writeln!(
                 s,

@@ -30,6 +30,7 @@ pub mod ranking;
 pub mod report;
 mod sort;
 pub mod summary;
+pub mod vectors;
 
 pub use confusion::{Average, BinaryCounts, Confusion};
 pub use report::{report_with_labels, score_report};

@@ -4,7 +4,9 @@
 //! [`BinarySummary`]): per source column of the model its values (numeric)
 //! or levels (categorical, with the unseen and the missing rows); per class
 //! the model's probability; the rows decided as each class; the positive
-//! class's probability before any prior shift, for Saerens' EM; and, for
+//! class's probability before any prior shift, for Saerens' EM (with more
+//! classes, a bounded sample of the probability vectors,
+//! [`crate::metrics::vectors`]); and, for
 //! the rows that carry a label, the metrics of `rarity score`.
 //!
 //! A missing value is counted in its column's missing bin whether or not
@@ -25,11 +27,17 @@ use crate::decide::Rule;
 use crate::error::{Error, Result};
 use crate::metrics::drift::{LevelCounts, Sketch};
 use crate::metrics::summary::BinarySummary;
+use crate::metrics::vectors::VectorSample;
 use crate::strategy::FittedStrategy;
 
 /// The cap on the groups of the positive-class probability kept for EM:
 /// its bootstrap runs EM once per replicate over the groups.
 pub const EM_GROUPS: usize = 1 << 14;
+
+/// The cap on the distinct probability vectors kept for EM on more than
+/// two classes (each row of the sample is EM's and every bootstrap
+/// replicate's work).
+pub const EM_VECTORS: usize = 1 << 15;
 
 /// One source column's counts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -58,6 +66,9 @@ pub struct Profile {
     /// Two classes: the positive class's probability before any prior
     /// shift, grouped for EM ([`EM_GROUPS`]).
     pub em: Option<Sketch>,
+    /// More classes: the probability vectors before any prior shift, a
+    /// bounded sample for EM ([`VectorSample`], [`EM_VECTORS`] distinct).
+    pub em_vectors: Option<VectorSample>,
     /// Two classes, with a label column: the labelled rows' summary at the
     /// model's threshold.
     pub labelled: Option<BinarySummary>,
@@ -103,6 +114,10 @@ impl Profile {
                 true => Some(Sketch::with_max_groups(EM_GROUPS)?),
                 false => None,
             },
+            em_vectors: match binary {
+                true => None,
+                false => Some(VectorSample::new(k, EM_VECTORS)?),
+            },
             labelled: match binary && labels {
                 true => Some(BinarySummary::new(summary_threshold(&fitted.rule))?),
                 false => None,
@@ -122,6 +137,7 @@ impl Profile {
         if self.columns.len() != other.columns.len()
             || self.scores.len() != other.scores.len()
             || self.em.is_some() != other.em.is_some()
+            || self.em_vectors.is_some() != other.em_vectors.is_some()
             || self.labelled.is_some() != other.labelled.is_some()
         {
             return Err(differ());
@@ -137,6 +153,9 @@ impl Profile {
             a.merge(b)?;
         }
         if let (Some(a), Some(b)) = (self.em.as_mut(), other.em.as_ref()) {
+            a.merge(b)?;
+        }
+        if let (Some(a), Some(b)) = (self.em_vectors.as_mut(), other.em_vectors.as_ref()) {
             a.merge(b)?;
         }
         if let (Some(a), Some(b)) = (self.labelled.as_mut(), other.labelled.as_ref()) {
@@ -275,12 +294,17 @@ impl Batch {
             s.add_all(&proba.column(k));
         }
         decided.iter().for_each(|&c| out.decided[c as usize] += 1);
-        if let Some(em) = out.em.as_mut() {
+        if out.em.is_some() || out.em_vectors.is_some() {
             let before: Proba = match fitted.shift {
                 Some(_) => fitted.model_proba(&data)?,
                 None => proba.clone(),
             };
-            em.add_all(&before.column(1));
+            if let Some(em) = out.em.as_mut() {
+                em.add_all(&before.column(1));
+            }
+            if let Some(em) = out.em_vectors.as_mut() {
+                em.add_rows(before.values());
+            }
         }
         if let Some(summary) = out.labelled.as_mut() {
             let (mut t, mut p) = (Vec::new(), Vec::new());

@@ -136,7 +136,48 @@ impl MonitorJob {
             ));
             return;
         };
-        let (lo, hi) = pr.interval.unwrap_or((f64::NAN, f64::NAN));
+        let end = |j: usize| (pr.interval.as_ref()).map_or((f64::NAN, f64::NAN), |iv| iv[j]);
+        if e.len() > 2 {
+            s.paragraph(&format!(
+                "Saerens' EM on {} current rows' probability vectors{} ({} iterations) \
+                 estimates each class's prior, with a 95% bootstrap interval; {}.",
+                if pr.exact {
+                    "every one of the"
+                } else {
+                    "a sample of the"
+                },
+                if pr.exact {
+                    String::new()
+                } else {
+                    format!(" ({} distinct vectors with all their rows)", pr.groups)
+                },
+                pr.iterations,
+                match pr.outside_classes().as_slice() {
+                    [] => "every training prior is inside its interval".to_string(),
+                    o => format!(
+                        "the training prior of {} is outside its interval",
+                        (o.iter().map(|&j| self.classes[j].as_str()))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                }
+            ));
+            let rows: Vec<Vec<f64>> = (0..e.len())
+                .map(|j| vec![pr.training[j], end(j).0, e[j], end(j).1])
+                .collect();
+            s.figure(
+                "Each class's prior: training, estimated, and the interval's ends.",
+                bars(
+                    "prior",
+                    "prior",
+                    self.classes.clone(),
+                    &["training", "low", "estimated", "high"],
+                    rows,
+                ),
+            );
+            return;
+        }
+        let (lo, hi) = end(1);
         s.paragraph(&format!(
             "Saerens' EM on the current rows' probabilities estimates the prior of {} at {:.6} \
              (95% bootstrap interval {lo:.6} to {hi:.6}; {} groups of probabilities, {} \

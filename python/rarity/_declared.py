@@ -8,7 +8,10 @@ line's flags are (the same words for the same mistake).
 from __future__ import annotations
 
 import inspect
+import numbers
 import textwrap
+
+import numpy as np
 
 from . import _rarity
 
@@ -27,6 +30,20 @@ def _value(text):
     return text.strip("'")
 
 
+def _text(v):
+    """The spec text of a Python value (a whole number as one, a float
+    with every digit, True as ``true``); a text as it is."""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, (bool, np.bool_)):
+        return "true" if v else "false"
+    if isinstance(v, numbers.Integral):
+        return str(int(v))
+    if isinstance(v, numbers.Real):
+        return repr(float(v))
+    return repr(v)
+
+
 def _type(expected):
     """The numpydoc type of what a parameter accepts."""
     optional = expected.endswith(" or none")
@@ -37,32 +54,34 @@ def _type(expected):
 
 
 class Job:
-    """The declaration of one job: ``table`` (name, expected, default, doc per
-    parameter), ``defaults`` (Python values) and ``python_only``."""
+    """The declaration of one job: ``table`` (name, Python keyword, expected,
+    default, doc per parameter), ``defaults`` (Python values by keyword) and
+    ``python_only``."""
 
     def __init__(self, name):
         self.name = name
         self.table, self.python_only = _rarity.job_params(name)
-        self.defaults = {p["name"]: _value(p["default"]) for p in self.table}
+        self.defaults = {p["python"]: _value(p["default"]) for p in self.table}
 
     def docs(self):
         """The numpydoc entries of the declared parameters."""
         out = []
         for p in self.table:
-            out.append(f"{p['name']} : {_type(p['expected'])}, default={self.defaults[p['name']]!r}")
+            key = p["python"]
+            out.append(f"{key} : {_type(p['expected'])}, default={self.defaults[key]!r}")
             text = f"{p['doc'].rstrip('.')} ({p['expected']})."
             out.extend(textwrap.wrap(text, 72, initial_indent="    ", subsequent_indent="    "))
         return "\n".join(out)
 
     def texts(self, values):
-        """``(name, text)`` of each declared parameter given (None: its
-        default), for the library to read."""
+        """``(name, text)`` of each declared parameter given by keyword in
+        ``values`` (None: its default), for the library to read."""
         out = []
         for p in self.table:
-            v = values[p["name"]]
+            v = values[p["python"]]
             if v is None:
                 continue
-            out.append((p["name"], v if isinstance(v, str) else repr(v) if isinstance(v, float) else str(v)))
+            out.append((p["name"], _text(v)))
         return out
 
     def check_signature(self, func, own=None):

@@ -16,7 +16,12 @@ from . import _html, _rarity
 from . import _validation as V
 from ._base import check_fitted
 from ._classifier import _RarityClassifier
+from ._declared import Job
+from ._docs import sections
 from ._run import _frame
+
+DECLARED = Job("explain")
+_D = DECLARED.defaults
 
 __all__ = ["explain", "show", "Explanation", "ModelSummary"]
 
@@ -131,7 +136,8 @@ class ModelSummary(dict):
         return _html.model_summary(self)
 
 
-def explain(model, X, y, metric="average_precision", n_repeats=5, seed=42, n_jobs=None, random_state=None):
+@sections(declared=DECLARED.docs())
+def explain(model, X, y, metric=_D["metric"], n_repeats=_D["n_repeats"], seed=42, n_jobs=None, random_state=None):
     """Permutation importance of every source column of a fitted model on
     held-out rows, with its split-gain importances (trees, forests, bagging,
     gbdt): ``rarity explain``.
@@ -148,11 +154,7 @@ def explain(model, X, y, metric="average_precision", n_repeats=5, seed=42, n_job
         Held-out rows (a table is matched to the training columns by name).
     y : array-like of shape (n_samples,)
         Their labels (classes the model was fitted on).
-    metric : str, default="average_precision"
-        Any metric of ``rarity score`` (``roc_auc``, ``brier``,
-        ``recall_at_precision(p=0.9)``, ...).
-    n_repeats : int, default=5
-        Shuffles per column.
+    %(declared)s
     seed : int, default=42
         Seed of the shuffles (``rarity explain --seed``).
     n_jobs : int, default=None
@@ -178,11 +180,10 @@ def explain(model, X, y, metric="average_precision", n_repeats=5, seed=42, n_job
     native = _native(model, "explain")
     if not isinstance(metric, str):
         raise ValueError(f"metric={metric!r} is invalid; expected a metric name such as 'roc_auc'")
-    if not isinstance(n_repeats, (int, np.integer)) or isinstance(n_repeats, bool) or n_repeats < 1:
-        raise ValueError(f"n_repeats={n_repeats!r} is invalid; expected an integer >= 1")
+    params = DECLARED.texts(dict(metric=metric, n_repeats=n_repeats))
     feats = model._features(X)
     codes = _codes(model, y, feats.n_rows_)
-    raw = _rarity.explain(native, feats, codes, metric, int(n_repeats), V.seed_of(seed, random_state), V.n_jobs_of(n_jobs))
+    raw = _rarity.explain(native, feats, codes, params, V.seed_of(seed, random_state), V.n_jobs_of(n_jobs))
     return Explanation(raw)
 
 

@@ -16,7 +16,8 @@ use pyo3::prelude::*;
 use rarity::data::Dataset;
 use rarity::explain::permutation::column_groups;
 use rarity::explain::{split_gain_importances, ModelSummary};
-use rarity::job::explain::ExplainRequest;
+use rarity::job::declared;
+use rarity::job::explain::{ExplainRequest, DECLARED};
 use rarity::job::Front;
 use rarity::persist::{to_bytes, Format};
 
@@ -31,24 +32,23 @@ fn to_dict<T: serde::Serialize>(py: Python<'_>, v: &T) -> PyResult<Py<PyAny>> {
 }
 
 /// Permutation importance of `model` on the rows `features` with class ids
-/// `y` (the model's class order), for `metric_name`, over `repeats`
-/// shuffles seeded by `seed`: `rarity explain --format json`'s object.
+/// `y` (the model's class order), with the declared parameters `params`
+/// (`(name, text)` pairs, read by the library as the command line's flags
+/// are) and shuffles seeded by `seed`: `rarity explain --format json`'s
+/// object.
 #[pyfunction]
-#[pyo3(signature = (model, features, y, metric_name, repeats, seed, n_jobs=None))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (model, features, y, params, seed, n_jobs=None))]
 pub fn explain(
     py: Python<'_>,
     model: &Model,
     features: &Features,
     y: PyReadonlyArray1<'_, u32>,
-    metric_name: &str,
-    repeats: usize,
+    params: Vec<(String, String)>,
     seed: u64,
     n_jobs: Option<i64>,
 ) -> PyResult<Py<PyAny>> {
     let plan = ExplainRequest {
-        metric: metric_name.to_string(),
-        repeats,
+        params: declared::read(&DECLARED, &params, Front::Python).map_err(to_py)?,
         seed,
         front: Front::Python,
     }

@@ -4,6 +4,7 @@
 //! scikit-learn and imbalanced-learn estimators on top.
 
 mod data;
+mod declared;
 mod experiments;
 mod explain;
 mod functions;
@@ -107,7 +108,8 @@ fn _rarity(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(monitor::monitor, m)?,
         wrap_pyfunction!(monitor::monitor_labels, m)?,
         wrap_pyfunction!(monitor::monitor_profiles, m)?,
-        wrap_pyfunction!(monitor::job_params, m)?,
+        wrap_pyfunction!(declared::job_params, m)?,
+        wrap_pyfunction!(declared::declared_jobs, m)?,
         wrap_pyfunction!(explain::explain, m)?,
         wrap_pyfunction!(explain::show, m)?,
         wrap_pyfunction!(explain::split_gain, m)?,

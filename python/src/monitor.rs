@@ -75,7 +75,7 @@ impl Source {
 /// against `fitted` before any row is read.
 fn plan(fitted: &FittedStrategy, params: &[(String, String)], seed: u64) -> PyResult<MonitorPlan> {
     MonitorRequest {
-        params: declared::read("monitor", params, Front::Python).map_err(to_py)?,
+        params: declared::read(&rarity::job::monitor::DECLARED, params, Front::Python).map_err(to_py)?,
         seed,
         front: Front::Python,
     }
@@ -239,24 +239,6 @@ pub fn monitor_profiles(
     let (r, c) = (counted(reference), counted(current));
     let job = run(py, n_jobs, move || plan.compare(&fitted, &r, &c))?;
     Ok(MonitorResult { job: Arc::new(job) })
-}
-
-/// The declared job `job`: its parameters (`name`, `expected`, `default`
-/// as spec text, `doc`) and Python's own keywords, from which the Python
-/// function's defaults and docstring entries are made.
-#[pyfunction]
-pub fn job_params<'py>(py: Python<'py>, job: &str) -> PyResult<(Py<PyAny>, Vec<&'static str>)> {
-    let d = rarity::job::job(job).map_err(to_py)?;
-    let table: Vec<serde_json::Value> = ((d.table)().iter())
-        .map(|i| {
-            serde_json::json!({"name": i.name, "expected": i.expected,
-                               "default": i.default, "doc": i.doc})
-        })
-        .collect();
-    Ok((
-        json_py(py, &serde_json::Value::Array(table))?,
-        d.python_only.to_vec(),
-    ))
 }
 
 /// What monitoring found: `rarity monitor`'s outcome.

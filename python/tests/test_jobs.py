@@ -175,7 +175,7 @@ def test_show_equals_the_command_lines_json(cli, tmp_path):
     "call, message",
     [
         (lambda m, X, y: rarity.explain(m, X, y, metric="nope"), "metric"),
-        (lambda m, X, y: rarity.explain(m, X, y, n_repeats=0), "n_repeats=0 is invalid"),
+        (lambda m, X, y: rarity.explain(m, X, y, n_repeats=0), "explain: n_repeats=0: expected a whole number >= 1"),
         (lambda m, X, y: rarity.explain(m, X, np.where(y == 1, 7, 0)), "not a class of the model"),
         (lambda m, X, y: rarity.explain(m, X, y[:-1]), "rows but y has"),
         (lambda m, X, y: rarity.explain(m, X[:, :2], y), "features"),

@@ -32,10 +32,14 @@ impl Job for rarity::job::monitor::MonitorParams {
     const DECLARED: Declared = rarity::job::monitor::DECLARED;
 }
 
+impl Job for rarity::job::explain::ExplainParams {
+    const DECLARED: Declared = rarity::job::explain::DECLARED;
+}
+
 impl<P: Job> Flags<P> {
     /// The job's parameters, read and checked by the library.
     pub fn params(&self) -> Result<P> {
-        declared::read(P::DECLARED.job, &self.given, Front::Cli)
+        declared::read(&P::DECLARED, &self.given, Front::Cli)
     }
 }
 

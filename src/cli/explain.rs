@@ -5,12 +5,13 @@
 
 use std::path::PathBuf;
 
+use super::declared::Flags;
 use super::output::{print_json, write_report, write_stdout};
 use super::predict::ModelInput;
 use super::{Global, OutputFormat};
 use rarity::data::read::{read_labelled, PredictOptions};
 use rarity::error::Result;
-use rarity::job::explain::{ExplainRequest, TopRowsRequest};
+use rarity::job::explain::{ExplainParams, ExplainRequest, TopRowsRequest};
 use rarity::job::Front;
 
 /// Arguments of `rarity explain`.
@@ -20,13 +21,9 @@ pub struct Args {
     /// column.
     #[command(flatten)]
     input: ModelInput,
-    /// The metric whose drop measures importance (any of `rarity score`'s,
-    /// e.g. roc_auc, brier, recall_at_precision(p=0.9)).
-    #[arg(long, default_value = "average_precision")]
-    metric: String,
-    /// Shuffles per column.
-    #[arg(long, default_value_t = 5)]
-    repeats: usize,
+    /// The declared parameters (`rarity::job::explain::ExplainParams`).
+    #[command(flatten)]
+    params: Flags<ExplainParams>,
     /// Write an HTML report with bar charts, and the tables as CSV and JSON,
     /// to DIR.
     #[arg(long, value_name = "DIR")]
@@ -45,8 +42,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
         return top_rows(g, a, rows);
     }
     let plan = ExplainRequest {
-        metric: a.metric.clone(),
-        repeats: a.repeats,
+        params: a.params.params()?,
         seed: g.seed,
         front: Front::Cli,
     }

@@ -1,6 +1,6 @@
 //! The `explain` job (`rarity explain`, `rarity.explain`): an
-//! [`ExplainRequest`] (the metric whose drop measures importance, the
-//! shuffles per column, the seed) checked into an [`ExplainPlan`] before any
+//! [`ExplainRequest`] (its declared [`ExplainParams`]: the metric whose
+//! drop measures importance and the shuffles per column; the seed) checked into an [`ExplainPlan`] before any
 //! model or row is read, run on a fitted strategy and held-out rows into an
 //! [`ExplainJob`] that renders itself as the command line's text, its JSON
 //! and its HTML report.
@@ -15,6 +15,7 @@
 
 use serde::Serialize;
 
+use super::declared::Declared;
 use super::Front;
 use crate::contributions::{ReasonKind, Reasons};
 use crate::data::read::{predict_blocks, PredictBlock, PredictOptions, Table};
@@ -23,17 +24,52 @@ use crate::error::{Error, Result};
 use crate::explain::report::{permutation_table, report, split_gain_table};
 use crate::explain::{permutation_importance, Explanation};
 use crate::metrics::catalogue::{metric, Metric};
+use crate::params::{defaults_table, params, Bounds, Params};
 use crate::report::Report;
 use crate::strategy::FittedStrategy;
+
+/// The default metric whose drop measures importance: `rarity run`'s.
+pub const DEFAULT_METRIC: &str = super::run::RunRequest::DEFAULT_METRIC;
+
+/// Shuffles per column unless asked otherwise.
+pub const DEFAULT_REPEATS: usize = 5;
+
+params! {
+    /// The parameters of `rarity explain` and `rarity.explain`, declared
+    /// once ([`super::declared`]).
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct ExplainParams {
+        /// The metric whose drop measures importance (any of rarity score's,
+        /// e.g. roc_auc, brier, recall_at_precision(p=0.9)).
+        pub metric: String = String::from(DEFAULT_METRIC),
+        /// Shuffles per column.
+        pub repeats: usize = DEFAULT_REPEATS => Bounds::at_least(1.0),
+    }
+}
+
+/// `explain`'s declaration: its parameters, and each front end's own.
+pub const DECLARED: Declared = Declared {
+    job: "explain",
+    table: defaults_table::<ExplainParams>,
+    cli_only: &[
+        "dataset",
+        "delimiter",
+        "decimal",
+        "unknown",
+        "report",
+        "rows",
+        "reasons",
+    ],
+    python_only: &["model", "X", "y", "seed", "random_state", "n_jobs"],
+    python_names: &[("repeats", "n_repeats")],
+};
 
 /// What to explain with: the parameters of `rarity explain` and
 /// `rarity.explain`.
 #[derive(Debug, Clone)]
 pub struct ExplainRequest {
-    /// The metric whose drop measures importance (`-` read as `_`).
-    pub metric: String,
-    /// Shuffles per column.
-    pub repeats: usize,
+    /// The declared parameters.
+    pub params: ExplainParams,
     /// The seed of the shuffles.
     pub seed: u64,
     /// Which front end wrote the request (for its error messages).
@@ -51,11 +87,15 @@ pub struct ExplainPlan {
 impl ExplainRequest {
     /// Finds the metric before the model or any row is read.
     pub fn plan(self) -> Result<ExplainPlan> {
-        let m = metric(&self.metric.replace('-', "_"))
-            .map_err(|e| Error::invalid(format!("{}: {e}", self.front.param("metric"))))?;
+        // Read from a front end, the values are checked already (in its
+        // spelling); built in code, here.
+        self.params.check()?;
+        let name = DECLARED.spelled("metric", self.front);
+        let m = metric(&self.params.metric.replace('-', "_"))
+            .map_err(|e| Error::invalid(format!("{name}: {e}")))?;
         Ok(ExplainPlan {
             metric: m,
-            repeats: self.repeats,
+            repeats: self.params.repeats,
             seed: self.seed,
         })
     }

@@ -55,7 +55,7 @@ use crate::strategy::Strategy;
 use declared::Declared;
 
 /// The jobs declared once.
-pub const JOBS: &[Declared] = &[monitor::DECLARED];
+pub const JOBS: &[Declared] = &[monitor::DECLARED, explain::DECLARED];
 
 /// The declared job `job`.
 pub fn job(job: &str) -> Result<&'static Declared> {
@@ -199,6 +199,12 @@ mod tests {
                 let flag = i.name.replace('_', "-");
                 assert!(!d.cli_only.contains(&flag.as_str()), "{}: {flag}", d.job);
                 assert!(!d.python_only.contains(&i.name), "{}: {}", d.job, i.name);
+                assert!(
+                    !d.python_only.contains(&d.python(i.name)),
+                    "{}: {}",
+                    d.job,
+                    i.name
+                );
             }
         }
         assert!(job("monitor").is_ok());

@@ -113,6 +113,7 @@ pub const DECLARED: Declared = Declared {
         "delimiter",
         "decimal",
     ],
+    python_names: &[],
 };
 
 /// What to monitor with: the declared parameters, the seed and the front end.

@@ -770,10 +770,20 @@ fn unknown_metric(key: &str) -> Error {
 }
 
 /// A catalogue entry as written: its key, or a call with its parameters
-/// (`precision_at_k(k=K)`).
+/// (`precision_at_k(k=K)`); a metric read from a call is its call
+/// (`precision_at_k(k=100)`).
+///
+/// ```
+/// use rarity::metrics::catalogue::{metric, written, METRICS};
+/// let entry = METRICS.iter().find(|m| m.key == "recall_at_precision").unwrap();
+/// assert_eq!(written(entry), "recall_at_precision(p=P)");
+/// let call = metric("recall_at_precision(p=0.5)").unwrap();
+/// assert_eq!(written(call), "recall_at_precision(p=0.5)");
+/// ```
 pub fn written(m: &Metric) -> String {
     match m.params {
         None => m.key.to_string(),
+        Some(_) if m.key.contains('(') => m.key.to_string(),
         Some(p) => {
             let args: Vec<String> = (p.table)()
                 .iter()

@@ -55,20 +55,25 @@ def _type(expected):
 
 class Job:
     """The declaration of one job: ``table`` (name, Python keyword, expected,
-    default, doc per parameter), ``defaults`` (Python values by keyword) and
+    default, doc, required per parameter), ``defaults`` (Python values by
+    keyword, of those with one), ``required`` (the keywords without) and
     ``python_only``."""
 
     def __init__(self, name):
         self.name = name
         self.table, self.python_only = _rarity.job_params(name)
-        self.defaults = {p["python"]: _value(p["default"]) for p in self.table}
+        self.required = [p["python"] for p in self.table if p["required"]]
+        self.defaults = {p["python"]: _value(p["default"]) for p in self.table if not p["required"]}
 
     def docs(self):
         """The numpydoc entries of the declared parameters."""
         out = []
         for p in self.table:
             key = p["python"]
-            out.append(f"{key} : {_type(p['expected'])}, default={self.defaults[key]!r}")
+            if p["required"]:
+                out.append(f"{key} : {_type(p['expected'])}")
+            else:
+                out.append(f"{key} : {_type(p['expected'])}, default={self.defaults[key]!r}")
             text = f"{p['doc'].rstrip('.')} ({p['expected']})."
             out.extend(textwrap.wrap(text, 72, initial_indent="    ", subsequent_indent="    "))
         return "\n".join(out)
@@ -90,7 +95,8 @@ class Job:
         ``own``: the function's own keywords (default ``python_only``)."""
         own = self.python_only if own is None else own
         params = inspect.signature(func).parameters
-        wrong = [n for n in params if n not in self.defaults and n not in own]
+        wrong = [n for n in params if n not in self.defaults and n not in self.required and n not in own]
         wrong += [n for n, d in self.defaults.items() if n not in params or params[n].default != d]
+        wrong += [n for n in self.required if n not in params or params[n].default is not inspect.Parameter.empty]
         wrong += [n for n in own if n not in params]
         return wrong

@@ -13,8 +13,12 @@ import numpy as np
 
 from . import _html, _rarity
 from . import _validation as V
+from ._declared import Job
 from ._docs import sections
 from ._run import READ_PARAMS, _data, _missing
+
+DECLARED = Job("resample")
+_D = DECLARED.defaults
 
 __all__ = ["resample", "ResampleResult"]
 
@@ -83,10 +87,10 @@ class ResampleResult:
         return f"ResampleResult(method={self.method!r}, before={self.before!r}, after={self.after!r})"
 
 
-@sections(read=READ_PARAMS)
+@sections(read=READ_PARAMS, declared=DECLARED.docs())
 def resample(
-    data, method, target=None, *, beta=None, ratio=None, k=None, amount=None, a=None,
-    standardise=False, pos_label=None, seed=42, random_state=None, n_jobs=None, categorical="error",
+    data, method, target=None, *, beta=_D["beta"], ratio=_D["ratio"], k=_D["k"], amount=_D["amount"],
+    a=_D["a"], standardise=_D["standardise"], pos_label=None, seed=42, random_state=None, n_jobs=None, categorical="error",
     categorical_cols=None,
     missing="auto",
     delimiter=",", decimal=".", header=True, drop=None, drop_constant=False,
@@ -98,17 +102,9 @@ def resample(
     data : table, path or (X, y)
         As for :func:`rarity.run`: a table holding the target column, a data
         file, or a pair ``(X, y)``.
-    method : str
-        The sampler: a name (``"under"``, ``"smote"``, ``"enn"``, ...) or a
-        spec such as ``"enn(k=5,rule=all)"`` (``rarity.registry("samplers")``
-        lists them with their parameters).
+    %(declared)s
     target : str or int, default=None
         The target column of a table or file; default: the last.
-    beta, ratio, k, amount, a : number, default=None
-        The sampler's parameter of that name (``--beta``, ``--ratio``, ...);
-        giving one the spec also sets is an error.
-    standardise : bool, default=False
-        Search neighbours on standardised features.
     pos_label : label, default=None
         The positive class (binary; default: the minority).
     seed : int, default=42
@@ -155,9 +151,9 @@ def resample(
         data, target, pos_label, n_jobs, categorical=categorical, categorical_cols=categorical_cols,
         missing=policy, who="rarity.resample", reader=dict(delimiter=delimiter, decimal=decimal, header=header, drop=drop, drop_constant=drop_constant),
     )
-    summary, sample = _rarity.resample_job(
-        native, method, beta, ratio, k, amount, a, bool(standardise), seed, n_jobs,
-    )
+    params = DECLARED.texts(dict(method=method, beta=beta, ratio=ratio, k=k, amount=amount, a=a,
+                                 standardise=standardise))
+    summary, sample = _rarity.resample_job(native, params, seed, n_jobs)
     X, codes = _rarity.dataset_arrays(sample)
     if lab is None:
         y = np.asarray(summary["classes"], dtype=object)[codes]

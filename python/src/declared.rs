@@ -9,7 +9,7 @@ use crate::functions::json_py;
 use crate::pool::to_py;
 
 /// The declared job `job`: its parameters (`name`, `python` (its keyword),
-/// `expected`, `default` as spec text, `doc`) and Python's own keywords, from which the Python
+/// `expected`, `default` as spec text, `doc`, `required`) and Python's own keywords, from which the Python
 /// function's defaults and docstring entries are made.
 #[pyfunction]
 pub fn job_params<'py>(py: Python<'py>, job: &str) -> PyResult<(Py<PyAny>, Vec<&'static str>)> {
@@ -17,7 +17,8 @@ pub fn job_params<'py>(py: Python<'py>, job: &str) -> PyResult<(Py<PyAny>, Vec<&
     let table: Vec<serde_json::Value> = ((d.table)().iter())
         .map(|i| {
             serde_json::json!({"name": i.name, "python": d.python(i.name),
-                               "expected": i.expected, "default": i.default, "doc": i.doc})
+                               "expected": i.expected, "default": i.default, "doc": i.doc,
+                               "required": d.required.contains(&i.name)})
         })
         .collect();
     Ok((

@@ -1105,32 +1105,22 @@ pub fn column_folds<'py>(
 }
 
 /// Draws a sampler on `data` as `rarity resample` does (the same request
-/// and call, the same seed's rows): `rarity resample --format json`'s
-/// object (without an output file) and the sample.
+/// and call, the same seed's rows), with the declared parameters `params`
+/// (`(name, text)` pairs, read by the library as the command line's flags
+/// are): `rarity resample --format json`'s object (without an output file)
+/// and the sample.
 #[pyfunction]
-#[pyo3(signature = (data, method, beta=None, ratio=None, k=None, amount=None, a=None, standardise=false, seed=42, n_jobs=None))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (data, params, seed=42, n_jobs=None))]
 pub fn resample_job(
     py: Python<'_>,
     data: &Data,
-    method: String,
-    beta: Option<f64>,
-    ratio: Option<f64>,
-    k: Option<usize>,
-    amount: Option<f64>,
-    a: Option<f64>,
-    standardise: bool,
+    params: Vec<(String, String)>,
     seed: u64,
     n_jobs: Option<i64>,
 ) -> PyResult<(Py<PyAny>, Data)> {
     let request = ResampleRequest {
-        method,
-        beta,
-        ratio,
-        k,
-        amount,
-        a,
-        standardise,
+        params: rarity::job::declared::read(&rarity::job::resample::DECLARED, &params, Front::Python)
+            .map_err(to_py)?,
         seed,
         front: Front::Python,
     };

@@ -1,7 +1,8 @@
 //! A job's declared parameters as command-line flags (issue 53): one flag
 //! per entry of the job's table (`rarity::job::declared`), its long name
 //! the parameter's in kebab case, its help the declaration's doc with what
-//! is accepted and the default. The values are kept as given and read by
+//! is accepted and the default (a required parameter a required flag, a
+//! `bool` a switch: `--standardise`). The values are kept as given and read by
 //! the library ([`rarity::job::declared::read`]), as Python's are.
 
 use std::marker::PhantomData;
@@ -36,6 +37,16 @@ impl Job for rarity::job::explain::ExplainParams {
     const DECLARED: Declared = rarity::job::explain::DECLARED;
 }
 
+impl Job for rarity::job::resample::ResampleParams {
+    const DECLARED: Declared = rarity::job::resample::DECLARED;
+}
+
+/// Whether a parameter accepting `expected` is a switch on the command
+/// line (`--standardise`, not `--standardise true`).
+fn is_switch(expected: &str) -> bool {
+    expected == "true or false"
+}
+
 impl<P: Job> Flags<P> {
     /// The job's parameters, read and checked by the library.
     pub fn params(&self) -> Result<P> {
@@ -47,14 +58,23 @@ impl<P: Job> clap::Args for Flags<P> {
     fn augment_args(mut cmd: Command) -> Command {
         for i in (P::DECLARED.table)() {
             let doc = i.doc.trim_end_matches('.');
-            let help = format!("{doc} ({}; default {})", i.expected, i.default);
-            cmd = cmd.arg(
-                Arg::new(i.name)
-                    .long(i.name.replace('_', "-"))
+            let required = P::DECLARED.required.contains(&i.name);
+            let arg = Arg::new(i.name).long(i.name.replace('_', "-"));
+            cmd = cmd.arg(match (is_switch(&i.expected), required) {
+                // A switch: given means true.
+                (true, _) => arg
+                    .action(ArgAction::SetTrue)
+                    .help(format!("{doc} (a switch)")),
+                (false, true) => arg
                     .value_name(i.name.to_uppercase())
                     .action(ArgAction::Set)
-                    .help(help),
-            );
+                    .required(true)
+                    .help(format!("{doc} ({}; required)", i.expected)),
+                (false, false) => arg
+                    .value_name(i.name.to_uppercase())
+                    .action(ArgAction::Set)
+                    .help(format!("{doc} ({}; default {})", i.expected, i.default)),
+            });
         }
         cmd
     }
@@ -76,9 +96,13 @@ impl<P: Job> FromArgMatches for Flags<P> {
 
     fn update_from_arg_matches(&mut self, m: &ArgMatches) -> std::result::Result<(), clap::Error> {
         for i in (P::DECLARED.table)() {
-            if let Some(v) = m.get_one::<String>(i.name) {
+            let text = match is_switch(&i.expected) {
+                true => m.get_flag(i.name).then(|| "true".to_string()),
+                false => m.get_one::<String>(i.name).cloned(),
+            };
+            if let Some(v) = text {
                 self.given.retain(|(k, _)| k != i.name);
-                self.given.push((i.name.to_string(), v.clone()));
+                self.given.push((i.name.to_string(), v));
             }
         }
         Ok(())

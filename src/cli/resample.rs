@@ -4,11 +4,12 @@
 
 use std::path::PathBuf;
 
+use super::declared::Flags;
 use super::output::{json_text, print_summary};
 use super::{DataArgs, Global, OutputFormat};
 use rarity::data::write::{write_dataset, TableFormat};
 use rarity::error::Result;
-use rarity::job::resample::ResampleRequest;
+use rarity::job::resample::{ResampleParams, ResampleRequest};
 use rarity::job::Front;
 use rarity::params;
 use rarity::sample::registry::SAMPLERS;
@@ -28,27 +29,9 @@ fn methods_help() -> String {
 pub struct Args {
     #[command(flatten)]
     data: DataArgs,
-    /// The sampler: a name or a full spec (see the list below).
-    #[arg(long)]
-    method: String,
-    /// Undersampling rate of the majority class (under: beta).
-    #[arg(long)]
-    beta: Option<f64>,
-    /// Minority/majority ratio after resampling (ratio).
-    #[arg(long)]
-    ratio: Option<f64>,
-    /// Neighbours (k: SMOTE family, ENN, NCL, NearMiss).
-    #[arg(long)]
-    k: Option<usize>,
-    /// Percent of new minority rows (amount: over, SMOTE family, hybrid).
-    #[arg(long)]
-    amount: Option<f64>,
-    /// UnderOver's rate in percent of the largest class (a).
-    #[arg(long)]
-    a: Option<f64>,
-    /// Search neighbours on standardised features (standardise).
-    #[arg(long)]
-    standardise: bool,
+    /// The declared parameters (`rarity::job::resample::ResampleParams`).
+    #[command(flatten)]
+    params: Flags<ResampleParams>,
     /// Output table: CSV, or Parquet when it ends in `.parquet`; gzip or zstd
     /// CSV when it ends in `.gz` / `.zst`; `-`
     /// writes CSV to standard output.
@@ -59,13 +42,7 @@ pub struct Args {
 pub fn run(g: &Global, a: &Args) -> Result<()> {
     a.data.paths().output("-o", &a.output).check()?;
     let plan = ResampleRequest {
-        method: a.method.clone(),
-        beta: a.beta,
-        ratio: a.ratio,
-        k: a.k,
-        amount: a.amount,
-        a: a.a,
-        standardise: a.standardise,
+        params: a.params.params()?,
         seed: g.seed,
         front: Front::Cli,
     }

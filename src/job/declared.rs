@@ -26,6 +26,9 @@ pub struct Declared {
     pub job: &'static str,
     /// Its declared parameters, with their defaults.
     pub table: fn() -> Vec<ParamInfo>,
+    /// The parameters a caller must give (no default): a required flag, a
+    /// Python argument without a default.
+    pub required: &'static [&'static str],
     /// The command line's own flags (long names): paths, reader options.
     pub cli_only: &'static [&'static str],
     /// Python's own keywords: the tables, `n_jobs`, scikit-learn's aliases.
@@ -85,6 +88,12 @@ pub fn read<P: Params + Default>(
             }
             Err(why) => return Err(Error::invalid(format!("{job}: {shown}: {why}"))),
         }
+    }
+    if let Some(r) = (d.required.iter()).find(|r| !given.iter().any(|(k, _)| k == *r)) {
+        return Err(Error::invalid(format!(
+            "{job}: {} is required",
+            d.spelled(r, front)
+        )));
     }
     p.check()?;
     Ok(p)

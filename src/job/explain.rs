@@ -51,6 +51,7 @@ params! {
 pub const DECLARED: Declared = Declared {
     job: "explain",
     table: defaults_table::<ExplainParams>,
+    required: &[],
     cli_only: &[
         "dataset",
         "delimiter",

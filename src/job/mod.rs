@@ -55,7 +55,7 @@ use crate::strategy::Strategy;
 use declared::Declared;
 
 /// The jobs declared once.
-pub const JOBS: &[Declared] = &[monitor::DECLARED, explain::DECLARED];
+pub const JOBS: &[Declared] = &[monitor::DECLARED, explain::DECLARED, resample::DECLARED];
 
 /// The declared job `job`.
 pub fn job(job: &str) -> Result<&'static Declared> {

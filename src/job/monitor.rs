@@ -94,6 +94,7 @@ params! {
 pub const DECLARED: Declared = Declared {
     job: "monitor",
     table: defaults_table::<MonitorParams>,
+    required: &[],
     cli_only: &[
         "reference",
         "dataset",

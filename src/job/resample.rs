@@ -11,35 +11,85 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
+use super::declared::Declared;
 use super::source::DataSource;
 use super::{fixed, Front};
 use crate::data::read::{ReadOptions, ReadReport, RowsDropped};
 use crate::data::Dataset;
 use crate::error::{Error, Result};
-use crate::params::{self, syntax, Call, Value as Param};
+use crate::params::{self, defaults_table, params, syntax, Call, Params, Value as Param};
 use crate::report::table::Table;
 use crate::rng::{self, Rng};
 use crate::sample::registry::{build_sampler, with_flags, SAMPLERS};
 use crate::sample::Sampler;
 use crate::stream::sample_file;
 
+params! {
+    /// The parameters of `rarity resample` and `rarity.resample`, declared
+    /// once ([`super::declared`]); `beta` to `standardise` set the
+    /// sampler's parameter of that name.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct ResampleParams {
+        /// The sampler: a name or a full spec such as enn(k=5,rule=all).
+        pub method: String = String::new(),
+        /// Undersampling rate of the majority class (under: beta).
+        pub beta: Option<f64> = None,
+        /// Minority/majority ratio after resampling (ratio).
+        pub ratio: Option<f64> = None,
+        /// Neighbours (k: SMOTE family, ENN, NCL, NearMiss).
+        pub k: Option<usize> = None,
+        /// Percent of new minority rows (amount: over, SMOTE family, hybrid).
+        pub amount: Option<f64> = None,
+        /// UnderOver's rate in percent of the largest class (a).
+        pub a: Option<f64> = None,
+        /// Search neighbours on standardised features (standardise).
+        pub standardise: bool = false,
+    }
+}
+
+/// `resample`'s declaration: its parameters, and each front end's own.
+pub const DECLARED: Declared = Declared {
+    job: "resample",
+    table: defaults_table::<ResampleParams>,
+    required: &["method"],
+    cli_only: &[
+        "dataset",
+        "target",
+        "positive",
+        "delimiter",
+        "decimal",
+        "no-header",
+        "categorical",
+        "categorical-cols",
+        "drop",
+        "drop-constant",
+        "missing",
+        "output",
+    ],
+    python_only: &[
+        "data",
+        "target",
+        "pos_label",
+        "seed",
+        "random_state",
+        "n_jobs",
+        "categorical",
+        "categorical_cols",
+        "missing",
+        "delimiter",
+        "decimal",
+        "header",
+        "drop",
+        "drop_constant",
+    ],
+    python_names: &[],
+};
+
 /// What to draw: the parameters of `rarity resample` and `rarity.resample`.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct ResampleRequest {
-    /// The sampler: a name or a full spec (`enn(k=5,rule=all)`).
-    pub method: String,
-    /// Undersampling rate of the majority class (`beta`).
-    pub beta: Option<f64>,
-    /// Minority/majority ratio after resampling (`ratio`).
-    pub ratio: Option<f64>,
-    /// Neighbours (`k`).
-    pub k: Option<usize>,
-    /// Percent of new minority rows (`amount`).
-    pub amount: Option<f64>,
-    /// UnderOver's rate in percent of the largest class (`a`).
-    pub a: Option<f64>,
-    /// Search neighbours on standardised features (`standardise`).
-    pub standardise: bool,
+    /// The declared parameters.
+    pub params: ResampleParams,
     /// The seed of the draw.
     pub seed: u64,
     /// Which front end wrote the request (for its error messages).
@@ -51,26 +101,33 @@ impl ResampleRequest {
     /// own added as keyword arguments (one the spec also sets is an error).
     fn call(&self) -> Result<Call> {
         let p = |name: &str| self.front.param(name);
-        let mut stages = syntax::parse(&self.method)?;
+        let q = &self.params;
+        if q.method.is_empty() {
+            return Err(Error::invalid(format!(
+                "{}: a sampler is required, e.g. under(beta=0.2)",
+                p("method")
+            )));
+        }
+        let mut stages = syntax::parse(&q.method)?;
         if stages.len() > 1 {
             return Err(Error::invalid(format!(
                 "{} '{}': one sampler is expected, e.g. under(beta=0.2)",
                 p("method"),
-                self.method
+                q.method
             )));
         }
         let call = stages.remove(0);
         let entry = params::find(SAMPLERS, &call.name, "sampler")?;
         let mut call = with_flags(&call, &(entry.params)());
         let given = [
-            ("beta", self.beta.map(Param::Number)),
-            ("ratio", self.ratio.map(Param::Number)),
-            ("k", self.k.map(|k| Param::Number(k as f64))),
-            ("amount", self.amount.map(Param::Number)),
-            ("a", self.a.map(Param::Number)),
+            ("beta", q.beta.map(Param::Number)),
+            ("ratio", q.ratio.map(Param::Number)),
+            ("k", q.k.map(|k| Param::Number(k as f64))),
+            ("amount", q.amount.map(Param::Number)),
+            ("a", q.a.map(Param::Number)),
             (
                 "standardise",
-                self.standardise.then(|| Param::Call(Call::bare("true"))),
+                q.standardise.then(|| Param::Call(Call::bare("true"))),
             ),
         ];
         for (key, value) in given {
@@ -80,7 +137,7 @@ impl ResampleRequest {
                     "{} and {key} in {} '{}' both given; give it once",
                     p(key),
                     p("method"),
-                    self.method
+                    q.method
                 )));
             }
             call.args.push((Some(key.to_string()), value));
@@ -90,6 +147,9 @@ impl ResampleRequest {
 
     /// Builds the sampler before any row is read.
     pub fn plan(self) -> Result<ResamplePlan> {
+        // Read from a front end, the values are checked already (in its
+        // spelling); built in code, here.
+        self.params.check()?;
         Ok(ResamplePlan {
             sampler: build_sampler(&self.call()?)?,
             rng: rng::stream(self.seed, 0),

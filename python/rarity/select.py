@@ -12,6 +12,8 @@ from __future__ import annotations
 from . import _html, _rarity
 from . import _validation as V
 from ._classifier import _warn_dropped
+from ._declared import Job
+from ._docs import sections
 from ._run import _missing
 
 __all__ = ["select", "reverse_testing", "Selection"]
@@ -20,6 +22,9 @@ __all__ = ["select", "reverse_testing", "Selection"]
 #: of the default ReverseTesting variant and two importance-weighted
 #: cross-validations (the method that measured best, ``docs/reverse-testing.md``).
 DEFAULT_METHOD = _rarity.DEFAULT_METHOD
+
+DECLARED = Job("select")
+_D = DECLARED.defaults
 
 
 class Selection(dict):
@@ -54,9 +59,10 @@ class Selection(dict):
         return "".join(parts)
 
 
+@sections(declared=DECLARED.docs())
 def select(
-    learners, X_train, y_train, X_target, *, method=DEFAULT_METHOD, variant="default",
-    metric="accuracy", benefit=None, y_target=None, seed=42, random_state=None, n_jobs=None, pos_label=None,
+    learners, X_train, y_train, X_target, *, method=_D["method"], variant=_D["variant"],
+    metric=_D["metric"], benefit=_D["benefit"], y_target=None, seed=42, random_state=None, n_jobs=None, pos_label=None,
     missing="auto",
 ):
     """Ranks learners for the unlabelled target rows ``X_target``, as
@@ -65,26 +71,11 @@ def select(
 
     Parameters
     ----------
-    learners : str or list of str
-        Learner specs, e.g. ``["tree", "forest(n=10)", "gnb"]``.
+    %(declared)s
     X_train, y_train : array-like or table
         The labelled (possibly biased) training set D.
     X_target : array-like or table
         The unlabelled target population T (same columns as ``X_train``).
-    method : str, default=DEFAULT_METHOD
-        Any method of ``rarity select``: ``"reverse-testing"``, ``"cv"``,
-        ``"loo"``, ``"train"``, ``"iwcv"`` (importance-weighted
-        cross-validation), ``"prior-cv"`` (prior-corrected cross-validation),
-        with arguments such as ``"iwcv(ratio=ulsif)"`` or ``"cv(folds=5)"``, or
-        ``"vote(...)"`` of several; the default is the vote that measured best.
-    variant : str, default="default"
-        ReverseTesting's variant: ``"default"`` (the one that measured best,
-        ``docs/reverse-testing.md``), ``"paper"`` (the literal algorithm),
-        ``"priors"``, ``"sample"``, or settings such as ``"paper,decide=sum"``.
-    metric : str, default="accuracy"
-        The measure on D: any key of :func:`rarity.metrics.score`.
-    benefit : str, default=None
-        Example-dependent benefit ``"amount=COL,overhead=V"`` instead of a metric.
     y_target : array-like, default=None
         The target rows' true labels, if known: adds the true order
         (``true_ranking``) and how the ranking disagrees with it
@@ -132,12 +123,13 @@ def select(
     if y_target is not None:
         t = V.labels(y_target, pos_label)
         truth = _rarity.Data(V.features(X_target, n_jobs)[0], t.codes, t.class_names, "y", None, n_jobs)
-    return Selection(_rarity.select(learners, data, target, method, variant, metric, benefit, seed, n_jobs, truth))
+    params = DECLARED.texts(dict(learners=learners, method=method, variant=variant, metric=metric, benefit=benefit))
+    return Selection(_rarity.select(params, data, target, seed, n_jobs, truth))
 
 
 def reverse_testing(
-    learners, X_train, y_train, X_target, *, method=DEFAULT_METHOD, variant="default",
-    metric="accuracy", benefit=None, y_target=None, seed=42, random_state=None, n_jobs=None, pos_label=None,
+    learners, X_train, y_train, X_target, *, method=_D["method"], variant=_D["variant"],
+    metric=_D["metric"], benefit=_D["benefit"], y_target=None, seed=42, random_state=None, n_jobs=None, pos_label=None,
     missing="auto",
 ):
     """:func:`select` under its older name, with the ranking's keys also at

@@ -24,7 +24,7 @@ use rarity::job::read::ReadSpec;
 use rarity::job::resample::ResampleRequest;
 use rarity::job::run::{RunJob, RunRequest, Shown};
 use rarity::job::score::ScoreRequest;
-use rarity::job::select::{SelectRequest, DEFAULT_METHOD};
+use rarity::job::select::SelectRequest;
 use rarity::job::Front;
 use rarity::metrics::catalogue::{metric, Direction, Needs, METRICS};
 use rarity::params::{Entry, ParamInfo};
@@ -719,31 +719,24 @@ pub fn wilcoxon<'py>(py: Python<'py>, x: Vec<f64>, y: Vec<f64>) -> PyResult<Boun
 // ---- model selection
 
 /// Ranks learners for an unlabelled target set by any method of `rarity
-/// select` (`method=None`: its default, the vote), with the bias diagnosis;
-/// `truth`, the target rows with their labels, adds the true order. The
-/// same request and call as `rarity select`; returns its JSON.
+/// select`, with the bias diagnosis, from the declared parameters `params`
+/// (`(name, text)` pairs, read by the library as the command line's flags
+/// are); `truth`, the target rows with their labels, adds the true order.
+/// The same request and call as `rarity select`; returns its JSON.
 #[pyfunction]
-#[pyo3(signature = (learners, train, target, method=None, variant="default", metric="accuracy", benefit=None, seed=42, n_jobs=None, truth=None))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (params, train, target, seed=42, n_jobs=None, truth=None))]
 pub fn select(
     py: Python<'_>,
-    learners: String,
+    params: Vec<(String, String)>,
     train: &Data,
     target: &Features,
-    method: Option<String>,
-    variant: &str,
-    metric: &str,
-    benefit: Option<String>,
     seed: u64,
     n_jobs: Option<i64>,
     truth: Option<&Data>,
 ) -> PyResult<Py<PyAny>> {
     let request = SelectRequest {
-        learners,
-        method: method.unwrap_or_else(|| DEFAULT_METHOD.to_string()),
-        variant: variant.to_string(),
-        metric: metric.to_string(),
-        benefit,
+        params: rarity::job::declared::read(&rarity::job::select::DECLARED, &params, Front::Python)
+            .map_err(to_py)?,
         seed,
         front: Front::Python,
     };

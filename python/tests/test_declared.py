@@ -8,7 +8,12 @@ import pytest
 import rarity
 from rarity import _declared, _rarity
 
-FUNCTIONS = {"monitor": rarity.monitor, "explain": rarity.explain, "resample": rarity.resample}
+FUNCTIONS = {
+    "monitor": rarity.monitor,
+    "explain": rarity.explain,
+    "resample": rarity.resample,
+    "select": rarity.select.select,
+}
 
 
 def test_every_declared_job_has_its_function():
@@ -20,6 +25,9 @@ def test_the_function_is_its_declaration(job):
     d = _declared.Job(job)
     func = FUNCTIONS[job]
     assert d.check_signature(func) == []
+    if job == "select":
+        assert d.check_signature(rarity.select.reverse_testing) == []
+        assert d.defaults["method"] == rarity.select.DEFAULT_METHOD
     doc = " ".join(func.__doc__.split())
     for p in d.table:
         assert f"{p['python']} : " in func.__doc__, p

@@ -41,6 +41,10 @@ impl Job for rarity::job::resample::ResampleParams {
     const DECLARED: Declared = rarity::job::resample::DECLARED;
 }
 
+impl Job for rarity::job::select::SelectParams {
+    const DECLARED: Declared = rarity::job::select::DECLARED;
+}
+
 /// Whether a parameter accepting `expected` is a switch on the command
 /// line (`--standardise`, not `--standardise true`).
 fn is_switch(expected: &str) -> bool {

@@ -4,11 +4,12 @@
 use std::path::PathBuf;
 
 use super::data_args::{CategoricalArgs, MissingArgs};
+use super::declared::Flags;
 use super::output::{print_json, write_stdout};
 use super::{Global, OutputFormat};
 use rarity::data::read::ReadOptions;
 use rarity::error::Result;
-use rarity::job::select::{SelectFiles, SelectRequest, DEFAULT_METHOD};
+use rarity::job::select::{SelectFiles, SelectParams, SelectRequest};
 use rarity::job::Front;
 
 /// Arguments of `rarity select`.
@@ -28,28 +29,9 @@ pub struct Args {
     /// The label column of the training set (default: last).
     #[arg(long)]
     label: Option<String>,
-    /// Learner specs separated by commas, e.g. `tree,forest(n=10),rdt`.
-    #[arg(long)]
-    learners: String,
-    /// The selection method: `reverse-testing`, `cv`, `loo`, `train`,
-    /// `iwcv` (importance-weighted cross-validation), `prior-cv`
-    /// (prior-corrected cross-validation), with arguments such as
-    /// `iwcv(ratio=ulsif)` or `cv(folds=5)`; the default is the method that
-    /// measured best (docs/reverse-testing.md).
-    #[arg(long, default_value = DEFAULT_METHOD)]
-    method: String,
-    /// The ReverseTesting variant: `default` (the best-measuring one, see
-    /// docs/reverse-testing.md), `paper` (the literal algorithm), `priors`,
-    /// `sample`, and/or `labels=argmax|priors|sample`, `measure=METRIC`,
-    /// `decide=strict|sum`, `judges=pair|all`, e.g. `paper,decide=sum`.
-    #[arg(long, default_value = "default")]
-    variant: String,
-    /// The measure on the training set: any metric of `rarity score`.
-    #[arg(long, default_value = "accuracy")]
-    metric: String,
-    /// Example-dependent benefit instead of a metric: `amount=COL,overhead=V`.
-    #[arg(long)]
-    benefit: Option<String>,
+    /// The declared parameters (`rarity::job::select::SelectParams`).
+    #[command(flatten)]
+    params: Flags<SelectParams>,
     /// The target set's true label column: also report the true order.
     #[arg(long)]
     truth: Option<String>,
@@ -61,11 +43,7 @@ pub struct Args {
 
 pub fn run(g: &Global, a: &Args) -> Result<()> {
     let plan = SelectRequest {
-        learners: a.learners.clone(),
-        method: a.method.clone(),
-        variant: a.variant.clone(),
-        metric: a.metric.clone(),
-        benefit: a.benefit.clone(),
+        params: a.params.params()?,
         seed: g.seed,
         front: Front::Cli,
     }

@@ -55,7 +55,12 @@ use crate::strategy::Strategy;
 use declared::Declared;
 
 /// The jobs declared once.
-pub const JOBS: &[Declared] = &[monitor::DECLARED, explain::DECLARED, resample::DECLARED];
+pub const JOBS: &[Declared] = &[
+    monitor::DECLARED,
+    explain::DECLARED,
+    resample::DECLARED,
+    select::DECLARED,
+];
 
 /// The declared job `job`.
 pub fn job(job: &str) -> Result<&'static Declared> {

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
+use super::declared::Declared;
 use super::fixed as num;
 use super::Front;
 use crate::data::read::{
@@ -21,6 +22,7 @@ use crate::error::{Error, Result};
 use crate::experiment::bias::true_ranking;
 use crate::experiment::run::parse_benefit;
 use crate::learn::Learner;
+use crate::params::{defaults_table, params, Params};
 use crate::report::table::Table;
 use crate::select::method::{select, Diagnosis, Method, Selection};
 use crate::select::ranking::{Outcome, Ranking};
@@ -29,21 +31,66 @@ use crate::strategy::RARE_SHARE;
 
 pub use crate::select::method::DEFAULT_METHOD;
 
+params! {
+    /// The parameters of `rarity select` and `rarity.select.select`,
+    /// declared once ([`super::declared`]).
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct SelectParams {
+        /// Learner specs separated by commas, e.g. tree,forest(n=10),rdt.
+        pub learners: String = String::new(),
+        /// The selection method: reverse-testing, cv, loo, train, iwcv
+        /// (importance-weighted cross-validation), prior-cv (prior-corrected
+        /// cross-validation), with arguments such as iwcv(ratio=ulsif) or
+        /// cv(folds=5), or vote(...) of several; the default is the vote that
+        /// measured best (docs/reverse-testing.md).
+        pub method: String = String::from(DEFAULT_METHOD),
+        /// The ReverseTesting variant: default (the best-measuring one),
+        /// paper (the literal algorithm), priors, sample, and/or
+        /// labels=argmax|priors|sample, measure=METRIC, decide=strict|sum,
+        /// judges=pair|all, e.g. paper,decide=sum.
+        pub variant: String = String::from("default"),
+        /// The measure on the training set: any metric of rarity score.
+        pub metric: String = String::from("accuracy"),
+        /// Example-dependent benefit instead of a metric: amount=COL,overhead=V.
+        pub benefit: Option<String> = None,
+    }
+}
+
+/// `select`'s declaration: its parameters, and each front end's own.
+pub const DECLARED: Declared = Declared {
+    job: "select",
+    table: defaults_table::<SelectParams>,
+    required: &["learners"],
+    cli_only: &[
+        "train",
+        "population",
+        "unknown",
+        "label",
+        "truth",
+        "categorical",
+        "categorical-cols",
+        "missing",
+    ],
+    python_only: &[
+        "X_train",
+        "y_train",
+        "X_target",
+        "y_target",
+        "seed",
+        "random_state",
+        "n_jobs",
+        "pos_label",
+        "missing",
+    ],
+    python_names: &[],
+};
+
 /// How to rank learners for a target population: the parameters of
 /// `rarity select` and `rarity.select.select`.
 #[derive(Debug, Clone)]
 pub struct SelectRequest {
-    /// Learner specs separated by commas.
-    pub learners: String,
-    /// The selection method ([`DEFAULT_METHOD`] on both front ends).
-    pub method: String,
-    /// ReverseTesting's variant (`default`, `paper`, ...).
-    pub variant: String,
-    /// The measure on the training set: a metric key.
-    pub metric: String,
-    /// Example-dependent benefit `amount=COL,overhead=V` instead of the
-    /// metric.
-    pub benefit: Option<String>,
+    /// The declared parameters.
+    pub params: SelectParams,
     /// The seed of folds and fits.
     pub seed: u64,
     /// Which front end wrote the request (for its error messages).
@@ -67,17 +114,21 @@ impl SelectRequest {
     /// benefit. ReverseTesting uses the variant; the comparators and the
     /// true order use the metric (or benefit) itself, with argmax labels.
     pub fn plan(self) -> Result<SelectPlan> {
-        let learners = crate::spec::build_learners(&self.learners)?;
-        let mut variant = ReverseTestingVariant::parse(&self.variant, &self.metric)?;
-        let mut plain = ReverseTestingVariant::parse("paper", &self.metric)?;
-        if let Some(b) = &self.benefit {
+        // Read from a front end, the values are checked already (in its
+        // spelling); built in code, here.
+        self.params.check()?;
+        let q = &self.params;
+        let learners = crate::spec::build_learners(&q.learners)?;
+        let mut variant = ReverseTestingVariant::parse(&q.variant, &q.metric)?;
+        let mut plain = ReverseTestingVariant::parse("paper", &q.metric)?;
+        if let Some(b) = &q.benefit {
             let benefit = parse_benefit(b).map_err(|e| {
                 Error::invalid(format!("{} '{b}': {e}", self.front.param("benefit")))
             })?;
             variant.measure = Measure::Benefit(benefit);
             plain.measure = variant.measure.clone();
         }
-        let mut method = Method::parse(&self.method, &self.metric, &self.variant)?;
+        let mut method = Method::parse(&q.method, &q.metric, &q.variant)?;
         if let (Method::ReverseTesting(v), Measure::Benefit(_)) = (&mut method, &plain.measure) {
             v.measure = plain.measure.clone();
         }
@@ -370,7 +421,7 @@ impl SelectJob {
     pub fn to_json(&self) -> Value {
         let found = &self.found;
         json!({
-            "method": self.request.method,
+            "method": self.request.params.method,
             "spec": self.method.to_string(),
             "variant": self.variant.to_string(),
             "ranking": found.ranking,
@@ -396,7 +447,7 @@ impl SelectJob {
             ),
             _ => format!(
                 "ranking ({}, {} models built):\n",
-                self.request.method, ranking.models_built
+                self.request.params.method, ranking.models_built
             ),
         };
         for (pos, &i) in ranking.order.iter().enumerate() {

@@ -216,6 +216,32 @@ fn em_finds_each_class_prior_of_a_multiclass_model() {
             );
         }
     }
+    // A current table of one row: bootstrap replicates that draw no row
+    // are left out, not an error.
+    let one = d.join("one.csv");
+    let text = std::fs::read_to_string(&train).unwrap();
+    std::fs::write(
+        &one,
+        text.lines().take(2).collect::<Vec<_>>().join("\n") + "\n",
+    )
+    .unwrap();
+    let one = one.to_string_lossy().into_owned();
+    let v = json(&ok(&[
+        "--format",
+        "json",
+        "monitor",
+        &m,
+        "--reference",
+        &train,
+        "--current",
+        &one,
+    ]));
+    assert!(v["priors"]["estimated"].is_object(), "{}", v["priors"]);
+    assert!(
+        v["priors"]["low"]["a"].as_f64().is_some(),
+        "{}",
+        v["priors"]
+    );
 }
 
 /// Rewrites column `col` of a CSV through `f` (the header kept).

@@ -495,14 +495,22 @@ impl MonitorPlan {
             }
         };
         let (est, iterations, converged) = estimate(&w)?;
+        // A replicate that draws no row (a table of a few rows) has no
+        // estimate and is left out of the interval.
         let replicates: Vec<Vec<f64>> = (0..self.bootstrap as u64)
             .into_par_iter()
             .map(|b| {
                 let mut rng = crate::rng::stream(self.seed, b);
                 let wb: Vec<f64> = w.iter().map(|&m| poisson(&mut rng, m) as f64).collect();
-                estimate(&wb).map(|e| e.0)
+                match wb.iter().any(|&x| x > 0.0) {
+                    true => estimate(&wb).map(|e| Some(e.0)),
+                    false => Ok(None),
+                }
             })
-            .collect::<Result<_>>()?;
+            .collect::<Result<Vec<_>>>()?
+            .into_iter()
+            .flatten()
+            .collect();
         if !replicates.is_empty() {
             out.interval = Some(
                 (0..k)

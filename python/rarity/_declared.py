@@ -8,40 +8,25 @@ line's flags are (the same words for the same mistake).
 from __future__ import annotations
 
 import inspect
-import numbers
 import textwrap
 
-import numpy as np
-
 from . import _rarity
+from ._spec import default_value, spec_text
 
 
-def _value(text):
-    """A Python default of a declared default's spec text."""
-    if text == "none":
-        return None
-    if text in ("true", "false"):
-        return text == "true"
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text.strip("'")
+def _value(p):
+    """The Python default of a declared parameter (its default's spec text,
+    read as the registries' defaults are; a quoted text unquoted)."""
+    text = p["default"]
+    if len(text) >= 2 and text[0] == text[-1] == "'":
+        return text[1:-1]
+    return default_value(text, p["expected"])
 
 
 def _text(v):
-    """The spec text of a Python value (a whole number as one, a float
-    with every digit, True as ``true``); a text as it is."""
-    if isinstance(v, str):
-        return v
-    if isinstance(v, (bool, np.bool_)):
-        return "true" if v else "false"
-    if isinstance(v, numbers.Integral):
-        return str(int(v))
-    if isinstance(v, numbers.Real):
-        return repr(float(v))
-    return repr(v)
+    """The text of a Python value for the library's reader: a text as it is
+    (the reader takes it whole), anything else as spec text."""
+    return v if isinstance(v, str) else spec_text(v)
 
 
 def _type(expected):
@@ -63,7 +48,7 @@ class Job:
         self.name = name
         self.table, self.python_only = _rarity.job_params(name)
         self.required = [p["python"] for p in self.table if p["required"]]
-        self.defaults = {p["python"]: _value(p["default"]) for p in self.table if not p["required"]}
+        self.defaults = {p["python"]: _value(p) for p in self.table if not p["required"]}
 
     def docs(self):
         """The numpydoc entries of the declared parameters."""

@@ -12,7 +12,7 @@ use clap::{Arg, ArgAction, ArgMatches, Command, FromArgMatches};
 use rarity::error::Result;
 use rarity::job::declared::{self, Declared};
 use rarity::job::Front;
-use rarity::params::Params;
+use rarity::params::{ParamInfo, Params};
 
 /// The flags of one declared job, flattened into its subcommand's
 /// arguments; `P` is the job's parameter struct.
@@ -45,10 +45,11 @@ impl Job for rarity::job::select::SelectParams {
     const DECLARED: Declared = rarity::job::select::DECLARED;
 }
 
-/// Whether a parameter accepting `expected` is a switch on the command
-/// line (`--standardise`, not `--standardise true`).
-fn is_switch(expected: &str) -> bool {
-    expected == "true or false"
+/// Whether a parameter is a switch on the command line (`--standardise`,
+/// not `--standardise true`): a `bool` that is off unless given (one on by
+/// default takes `--name false`).
+fn is_switch(i: &ParamInfo) -> bool {
+    i.expected == "true or false" && i.default == "false"
 }
 
 impl<P: Job> Flags<P> {
@@ -64,7 +65,7 @@ impl<P: Job> clap::Args for Flags<P> {
             let doc = i.doc.trim_end_matches('.');
             let required = P::DECLARED.required.contains(&i.name);
             let arg = Arg::new(i.name).long(i.name.replace('_', "-"));
-            cmd = cmd.arg(match (is_switch(&i.expected), required) {
+            cmd = cmd.arg(match (is_switch(&i), required) {
                 // A switch: given means true.
                 (true, _) => arg
                     .action(ArgAction::SetTrue)
@@ -100,7 +101,7 @@ impl<P: Job> FromArgMatches for Flags<P> {
 
     fn update_from_arg_matches(&mut self, m: &ArgMatches) -> std::result::Result<(), clap::Error> {
         for i in (P::DECLARED.table)() {
-            let text = match is_switch(&i.expected) {
+            let text = match is_switch(&i) {
                 true => m.get_flag(i.name).then(|| "true".to_string()),
                 false => m.get_one::<String>(i.name).cloned(),
             };

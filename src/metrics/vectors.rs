@@ -94,10 +94,10 @@ impl VectorSample {
     /// Adds the rows of `flat`, `k` values each.
     pub fn add_rows(&mut self, flat: &[f64]) {
         for v in flat.chunks_exact(self.k) {
-            let mut v = v.to_vec();
-            v.iter_mut().filter(|x| **x == 0.0).for_each(|x| *x = 0.0);
-            self.keys.push((hash(&v), 1));
-            self.values.extend_from_slice(&v);
+            let start = self.values.len();
+            // -0.0 kept as 0.0, so that equal probabilities have equal bits.
+            (self.values).extend(v.iter().map(|&x| if x == 0.0 { 0.0 } else { x }));
+            self.keys.push((hash(&self.values[start..]), 1));
             self.rows += 1;
         }
         if self.keys.len() >= 2 * self.cap {

@@ -125,6 +125,14 @@ impl<'de> serde::de::DeserializeSeed<'de> for KindSeed {
 pub trait Persist: Serialize + DeserializeOwned {
     /// Checks internal consistency after loading (`Err` says what is wrong).
     fn validate(&self) -> std::result::Result<(), String>;
+
+    /// The format version its file is written at: [`PLAIN_VERSION`] unless
+    /// it holds what only a later version has (a fitted strategy's
+    /// training summary: [`FORMAT_VERSION`]), so that a model without one
+    /// is the file an older rarity reads.
+    fn format_version(&self) -> u16 {
+        PLAIN_VERSION
+    }
 }
 
 impl Persist for Model {
@@ -137,11 +145,18 @@ impl Persist for Model {
 pub const MAGIC: &[u8; 8] = b"RARITYM\x01";
 /// The `magic` field of a JSON model file.
 pub const JSON_MAGIC: &str = "rarity-model";
-/// Version of the file layout and of the model structures; bumped whenever
-/// either changes incompatibly. Version 2 added the checksum; version 3
-/// made a JSON file's checksum cover the whole object (the binary layout is
-/// version 2's). Files of versions 1 and 2 still load.
-pub const FORMAT_VERSION: u16 = 3;
+/// The newest version of the file layout and of the model structures;
+/// bumped whenever either changes incompatibly. Version 2 added the
+/// checksum; version 3 made a JSON file's checksum cover the whole object
+/// (the binary layout is version 2's); version 4 is a fitted strategy with
+/// a training summary (`rarity fit --summary`), which an older rarity
+/// would refuse by its version rather than misread. Files of versions 1 to
+/// 3 still load.
+pub const FORMAT_VERSION: u16 = 4;
+
+/// The version of a file that holds nothing version 4 added: what every
+/// file was written at before it ([`Persist::format_version`]).
+pub const PLAIN_VERSION: u16 = 3;
 
 /// The oldest format version this rarity reads.
 const OLDEST_READ: u16 = 1;
@@ -261,13 +276,14 @@ fn model_err(path: &Path, message: impl Into<String>) -> Error {
 /// The model file's bytes.
 pub fn to_bytes<T: Persist>(model: &T, format: Format) -> Result<Vec<u8>> {
     let version = env!("CARGO_PKG_VERSION");
+    let format_version = model.format_version();
     match format {
         Format::Binary => {
             let body = rmp_serde::to_vec(model)
                 .map_err(|e| Error::invalid(format!("cannot encode the model: {e}")))?;
             let mut out = Vec::with_capacity(body.len() + 32);
             out.extend_from_slice(MAGIC);
-            out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+            out.extend_from_slice(&format_version.to_le_bytes());
             out.push(version.len() as u8);
             out.extend_from_slice(version.as_bytes());
             out.extend_from_slice(&(body.len() as u64).to_le_bytes());
@@ -280,10 +296,10 @@ pub fn to_bytes<T: Persist>(model: &T, format: Format) -> Result<Vec<u8>> {
             let encode =
                 |e: serde_json::Error| Error::invalid(format!("cannot encode the model: {e}"));
             let model = serde_json::to_value(model).map_err(encode)?;
-            let sum = json_checksum(FORMAT_VERSION, JSON_MAGIC, version, &model)?;
+            let sum = json_checksum(format_version, JSON_MAGIC, version, &model)?;
             serde_json::to_vec(&JsonOut {
                 magic: JSON_MAGIC,
-                format_version: FORMAT_VERSION,
+                format_version,
                 rarity_version: version,
                 checksum: format!("{JSON_CHECKSUM_PREFIX}{sum:016x}"),
                 model: &model,

@@ -68,12 +68,14 @@ use crate::decide::{Decision, PluginRule, Resolving, Rule};
 use crate::error::{Error, Result};
 use crate::learn::Learner;
 use crate::learn::Model;
+use crate::metrics::profile::Profile;
 use crate::params::syntax;
 use crate::rng;
 use crate::sample::Sampler;
 use crate::split::InnerFolds;
 
 mod validate;
+mod written;
 
 /// The share of the rows below which a class is rare for
 /// [`Strategy::default_decision_note`].
@@ -116,8 +118,9 @@ pub struct Strategy {
     pub decision: Decision,
 }
 
-/// A fitted strategy: everything needed to predict.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A fitted strategy: everything needed to predict (written to a model
+/// file by [`written`]'s `Serialize`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct FittedStrategy {
     /// The spec.
     pub spec: String,
@@ -144,9 +147,14 @@ pub struct FittedStrategy {
     /// ([`Learner::handles_missing`] when it was fitted), so a row missing a
     /// value is scored even without an imputation (absent in older files:
     /// false, their rows with missing values are refused as before; not
-    /// written when false, and the last field).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    /// written when false and last).
+    #[serde(default)]
     pub learner_takes_missing: bool,
+    /// The training table's profile for `rarity monitor`'s reference
+    /// (`rarity fit --summary`; [`Profile::summary`]): absent unless asked
+    /// for, and then the file is of format version 4.
+    #[serde(default)]
+    pub training: Option<Box<Profile>>,
 }
 
 /// The training rows and seconds of a fit, for `rarity show`. Two records
@@ -970,6 +978,7 @@ impl Strategy {
             }),
             fit: Some(fit),
             learner_takes_missing: self.learner.handles_missing(),
+            training: None,
         })
     }
 

@@ -629,3 +629,95 @@ fn bad_inputs_are_refused_before_the_work() {
         .iter()
         .all(|c| c["psi"] == 0.0));
 }
+
+/// `rarity fit --summary` keeps the training table's profile in the model
+/// (a file of format version 4), and `rarity monitor` without
+/// `--reference` compares with it: the same rows, alert rate and priors as
+/// with the training table given, each column's PSI and KS within the
+/// coarser summary's error and of the same status, the reference named as
+/// the summary. A model without a summary, and a summary asked of
+/// standard input, are refused with what to do.
+#[test]
+fn the_training_summary_is_the_reference_when_none_is_given() {
+    let d = scratch("monitor-summary");
+    let train = fraud(&d, "train.csv", "20000", "0.01", "1");
+    let (plain, kept) = (
+        d.join("plain.rarity").to_string_lossy().into_owned(),
+        d.join("kept.rarity").to_string_lossy().into_owned(),
+    );
+    ok(&["-q", "fit", &train, "-m", "logistic", "-o", &plain]);
+    ok(&[
+        "-q",
+        "fit",
+        &train,
+        "-m",
+        "logistic",
+        "--summary",
+        "-o",
+        &kept,
+    ]);
+    let same = fraud(&d, "same.csv", "20000", "0.02", "2");
+    let cur = rewrite(&same, &d.join("cur.csv"), 1, |_, v| {
+        format!("{}", v.parse::<f64>().unwrap() + 3.0)
+    });
+    let base = ["--format", "json", "monitor", &kept, "--current", &cur];
+    let given = json(&ok(&[&base[..], &["--reference", &train]].concat()));
+    let summary = json(&ok(&base));
+    assert_eq!(
+        summary["reference"]["source"],
+        "the model's training summary"
+    );
+    assert_eq!(summary["reference"]["rows"], given["reference"]["rows"]);
+    for k in ["alert_rate", "priors", "current"] {
+        assert_eq!(summary[k], given[k], "{k}");
+    }
+    let by_name = |v: &Value| -> Vec<(String, f64, f64, String)> {
+        let mut out: Vec<_> = (v["columns"].as_array().unwrap().iter())
+            .map(|c| {
+                (
+                    c["column"].as_str().unwrap().to_string(),
+                    c["psi"].as_f64().unwrap(),
+                    c["ks"].as_f64().unwrap(),
+                    c["status"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        out
+    };
+    for (a, b) in by_name(&summary).iter().zip(by_name(&given)) {
+        assert_eq!((&a.0, &a.3), (&b.0, &b.3), "{a:?} {b:?}");
+        assert!(
+            (a.1 - b.1).abs() < 0.01 && (a.2 - b.2).abs() < 0.01,
+            "{a:?} {b:?}"
+        );
+    }
+    assert_eq!(summary["columns"][0]["column"], "V1");
+    for (k, p) in given["score"]["psi"].as_object().unwrap() {
+        let q = summary["score"]["psi"][k].as_f64().unwrap();
+        assert!((q - p.as_f64().unwrap()).abs() < 0.01, "{k}: {q} {p}");
+    }
+    let shown = json(&ok(&["--format", "json", "show", &kept]));
+    assert_eq!(
+        (
+            shown["format_version"].as_u64(),
+            shown["training_summary"].as_u64()
+        ),
+        (Some(4), Some(20000))
+    );
+    let plain_shown = json(&ok(&["--format", "json", "show", &plain]));
+    assert_eq!(plain_shown["format_version"], 3);
+    assert!(plain_shown.get("training_summary").is_none());
+    let (code, out, err) = run(&["monitor", &plain, "--current", &cur]);
+    assert_eq!(code, 2);
+    assert!(out.is_empty());
+    assert!(
+        err.contains("holds no training summary") && err.contains("--reference FILE"),
+        "{err}"
+    );
+    let stdin = d.join("stdin.rarity").to_string_lossy().into_owned();
+    let (code, _, err) = run(&["fit", "-", "-m", "logistic", "--summary", "-o", &stdin]);
+    assert_eq!(code, 2);
+    assert!(err.contains("standard input can be read once"), "{err}");
+    assert!(!Path::new(&stdin).exists());
+}

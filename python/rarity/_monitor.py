@@ -160,7 +160,7 @@ def _table(t, name):
 
 @sections(declared=DECLARED.docs())
 def monitor(
-    model, reference, current, *, label=_D["label"], bins=_D["bins"], bootstrap=_D["bootstrap"],
+    model, reference=None, current=None, *, label=_D["label"], bins=_D["bins"], bootstrap=_D["bootstrap"],
     fail_on=_D["fail_on"], seed=42, random_state=None, n_jobs=None, delimiter=",", decimal=".",
 ):
     """Watches a model on a current table against a reference one, as
@@ -176,13 +176,14 @@ def monitor(
     model : fitted rarity estimator, or str / path-like
         :class:`rarity.Classifier`, :class:`rarity.GradientBoosting`, a
         named ensemble, or the path of a model file ``rarity fit`` wrote.
-    reference : str, path-like or table
+    reference : str, path-like, table or None, default=None
         The rows the model was known good on (the training data, a past
         period): a data file (CSV, .gz/.zst, Parquet, Arrow IPC) or a table
         holding the model's columns. Its rows carrying the model's target
-        column get the labelled metrics too.
+        column get the labelled metrics too. None: the training summary the
+        model file holds (``rarity fit --summary``).
     current : str, path-like or table
-        The rows to watch, with the model's columns.
+        The rows to watch, with the model's columns (required).
     %(declared)s
     seed : int, default=42
         Seed of the bootstrap.
@@ -209,11 +210,14 @@ def monitor(
     >>> r.to_dict()["columns"][0]["column"], r.to_dict()["columns"][0]["status"]
     ('x1', 'drifted')
     """
+    if current is None:
+        raise ValueError("monitor: current= is required (the rows to watch)")
     native = _model(model)
     seed = V.seed_of(seed, random_state)
     params = DECLARED.texts(dict(label=label, bins=bins, bootstrap=bootstrap, fail_on=fail_on))
     raw = _rarity.monitor(
-        native, _table(reference, "reference"), _table(current, "current"), params, seed,
+        native, None if reference is None else _table(reference, "reference"),
+        _table(current, "current"), params, seed,
         str(delimiter), str(decimal), V.n_jobs_of(n_jobs),
     )
     return MonitorResult(raw)

@@ -980,7 +980,7 @@ def _profile(df, ready, bc, token, loads, label):
     return total
 
 
-def monitor(model, reference, current, *, label=_MONITOR.defaults["label"], bins=_MONITOR.defaults["bins"],
+def monitor(model, reference=None, current=None, *, label=_MONITOR.defaults["label"], bins=_MONITOR.defaults["bins"],
             bootstrap=_MONITOR.defaults["bootstrap"], fail_on=_MONITOR.defaults["fail_on"], seed=42):
     """Watches ``model`` on the ``current`` DataFrame against ``reference``,
     on the cluster: the figures of ``rarity monitor`` (:func:`rarity.monitor`)
@@ -1000,11 +1000,13 @@ def monitor(model, reference, current, *, label=_MONITOR.defaults["label"], bins
     ----------
     model : Model, path, bytes or fitted rarity.Classifier
         What :func:`load_model` reads.
-    reference : pyspark.sql.DataFrame
+    reference : pyspark.sql.DataFrame or None, default=None
         The rows the model was known good on, with its columns (its rows
         carrying the model's target column get the labelled metrics too).
+        None: the training summary the model file holds (``rarity fit
+        --summary``).
     current : pyspark.sql.DataFrame
-        The rows to watch.
+        The rows to watch (required).
     label : str, optional
         ``current``'s label column (null: an unlabelled row).
     bins, bootstrap, fail_on, seed
@@ -1027,15 +1029,21 @@ def monitor(model, reference, current, *, label=_MONITOR.defaults["label"], bins
     """
     from ._monitor import MonitorResult
 
+    if current is None:
+        raise ValueError("monitor: current= is required (the rows to watch)")
     for name, df in (("reference", reference), ("current", current)):
-        if not hasattr(df, "mapInArrow"):
+        if df is not None and not hasattr(df, "mapInArrow"):
             raise ValueError(f"monitor: {name} must be a Spark DataFrame, got {type(df).__name__}")
     params = _MONITOR.texts(dict(label=label, bins=bins, bootstrap=bootstrap, fail_on=fail_on))
-    ready, bc, token, loads = _broadcast(reference, model, None)
-    sides = (("<reference DataFrame>", list(reference.columns)), ("<current DataFrame>", list(current.columns)))
-    r_label, c_label = _rarity.monitor_labels(ready, *sides, params, seed)
-    profiles = (_profile(reference, ready, bc, token, loads, r_label),
-                _profile(current, ready, bc, token, loads, c_label))
-    (rn, rc), (cn, cc) = sides
-    native = _rarity.monitor_profiles(ready, (rn, rc, profiles[0]), (cn, cc, profiles[1]), params, seed)
+    ready, bc, token, loads = _broadcast(current, model, None)
+    if reference is None:
+        rn, rc, r_profile = _rarity.monitor_training(ready, params, seed)
+    else:
+        rn, rc = "<reference DataFrame>", list(reference.columns)
+    cn, cc = "<current DataFrame>", list(current.columns)
+    r_label, c_label = _rarity.monitor_labels(ready, (rn, rc), (cn, cc), params, seed)
+    if reference is not None:
+        r_profile = _profile(reference, ready, bc, token, loads, r_label)
+    c_profile = _profile(current, ready, bc, token, loads, c_label)
+    native = _rarity.monitor_profiles(ready, (rn, rc, r_profile), (cn, cc, c_profile), params, seed)
     return MonitorResult(native)

@@ -108,6 +108,7 @@ fn _rarity(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(monitor::monitor, m)?,
         wrap_pyfunction!(monitor::monitor_labels, m)?,
         wrap_pyfunction!(monitor::monitor_profiles, m)?,
+        wrap_pyfunction!(monitor::monitor_training, m)?,
         wrap_pyfunction!(declared::job_params, m)?,
         wrap_pyfunction!(declared::declared_jobs, m)?,
         wrap_pyfunction!(explain::explain, m)?,

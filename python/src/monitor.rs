@@ -4,7 +4,7 @@
 //! Arrow table in memory (pandas, polars, pyarrow: read as an Arrow IPC
 //! file is); its [`MonitorResult`] renders the command's text, JSON and
 //! report. For `rarity.spark.monitor`, [`MonitorProfile`] is one
-//! partition's pass ([`rarity::stream::monitor::Profile`]), shipped as
+//! partition's pass ([`rarity::metrics::profile::Profile`]), shipped as
 //! bytes and merged on the driver, and `monitor_profiles` compares the
 //! merged profiles by the same [`MonitorPlan::compare`] the single machine
 //! runs, so both give the same figures for the same rows.
@@ -22,7 +22,8 @@ use rarity::job::declared;
 use rarity::job::monitor::{Counted, MonitorJob, MonitorPlan, MonitorRequest};
 use rarity::job::Front;
 use rarity::strategy::FittedStrategy;
-use rarity::stream::monitor::{profile, PassOptions, Profile};
+use rarity::metrics::profile::Profile;
+use rarity::stream::monitor::{profile, PassOptions};
 
 use crate::functions::json_py;
 use crate::model::Model;
@@ -84,14 +85,15 @@ fn plan(fitted: &FittedStrategy, params: &[(String, String)], seed: u64) -> PyRe
 }
 
 /// Watches `model` on `current` against `reference` (each a path or an
-/// Arrow table): `rarity monitor`'s request and run.
+/// Arrow table; no reference: the model's training summary): `rarity
+/// monitor`'s request and run.
 #[pyfunction]
 #[pyo3(signature = (model, reference, current, params, seed=42, delimiter=",", decimal=".", n_jobs=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn monitor(
     py: Python<'_>,
     model: &Model,
-    reference: &Bound<'_, PyAny>,
+    reference: Option<&Bound<'_, PyAny>>,
     current: &Bound<'_, PyAny>,
     params: Vec<(String, String)>,
     seed: u64,
@@ -111,7 +113,7 @@ pub fn monitor(
     };
     let decimal = rarity::job::read::decimal(decimal, Front::Python).map_err(to_py)?;
     let (reference, current) = (
-        Source::of(reference, "reference")?,
+        reference.map(|r| Source::of(r, "reference")).transpose()?,
         Source::of(current, "current")?,
     );
     let job = run(py, n_jobs, move || {
@@ -119,7 +121,8 @@ pub fn monitor(
             delimiter,
             ..ReadOptions::default()
         };
-        let (reference, current) = (reference.open(&read)?, current.open(&read)?);
+        let reference = reference.map(|r| r.open(&read)).transpose()?;
+        let current = current.open(&read)?;
         let opts = PredictOptions {
             decimal: Some(decimal),
             ..PredictOptions::default()
@@ -214,6 +217,25 @@ pub fn monitor_labels(
         (&current.0, &current.1),
     )
     .map_err(to_py)
+}
+
+/// The model's training summary as a reference (`(name, columns,
+/// profile)`, as `monitor_profiles` takes it), or an error saying how to
+/// give one.
+#[pyfunction]
+#[pyo3(signature = (model, params, seed=42))]
+pub fn monitor_training(
+    model: &Model,
+    params: Vec<(String, String)>,
+    seed: u64,
+) -> PyResult<(String, Vec<String>, MonitorProfile)> {
+    let plan = plan(&model.fitted, &params, seed)?;
+    let c = plan.training_reference(&model.fitted).map_err(to_py)?;
+    let profile = MonitorProfile {
+        inner: c.profile,
+        label: None,
+    };
+    Ok((c.origin, c.names, profile))
 }
 
 /// The outcome of the merged profiles of the two tables (`(name, columns,

@@ -178,3 +178,26 @@ def test_the_signatures_are_the_declaration():
         pass
 
     assert d.check_signature(added) == ["window"]
+
+
+def test_a_model_file_s_training_summary_is_the_reference_when_none_is_given(cli, files, tmp_path):
+    """``rarity fit --summary`` keeps the training table's profile; without a
+    reference, ``rarity.monitor`` compares with it as the command does, and
+    a model without one is a ValueError saying what to give."""
+    model, reference, current = files
+    train = reference.parent / "train.csv"
+    kept = tmp_path / "kept.rarity"
+    subprocess.run([cli, "-q", "fit", str(train), "-m", "gbdt(rounds=30)+platt", "--summary", "-o", str(kept)],
+                   check=True, capture_output=True)
+    r = subprocess.run([cli, "-q", "--format", "json", "monitor", str(kept), "--current", str(current)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    want = json.loads(r.stdout)
+    got = rarity.monitor(str(kept), current=str(current))
+    assert got.to_dict() == want
+    assert want["reference"]["source"] == "the model's training summary"
+    assert rarity.monitor(rarity.load(kept), None, current).to_dict() == want
+    with pytest.raises(ValueError, match="holds no training summary.*reference="):
+        rarity.monitor(str(model), current=str(current))
+    with pytest.raises(ValueError, match="current= is required"):
+        rarity.monitor(str(kept))

@@ -333,6 +333,23 @@ def test_monitor_of_a_multiclass_model_samples_the_same_vectors_on_any_partition
     _close(again, got)
 
 
+def test_monitor_without_a_reference_compares_with_the_model_s_training_summary(data, parquet, cli, tmp_path):
+    """A model fitted with ``rarity fit --summary``: ``reference=None`` on the
+    cluster gives the single machine's figures for the same current rows."""
+    import rarity
+
+    path = tmp_path / "kept.rarity"
+    subprocess.run([cli, "-q", "fit", str(parquet), "--target", "y", "--drop", "id", "-m", "logistic+correct",
+                    "--summary", "-o", str(path)], check=True, capture_output=True)
+    _, cur = _halves(data)
+    got = rs.monitor(str(path), current=cur, bootstrap=20).to_dict()
+    one = rarity.monitor(str(path), current=rs._collect_arrow(cur), bootstrap=20).to_dict()
+    assert got["reference"]["source"] == one["reference"]["source"] == "the model's training summary"
+    assert got["reference"]["rows"] == N and got["columns"][0]["column"] == "x0"
+    got["current"].pop("source"), one["current"].pop("source")
+    _close(got, one)
+
+
 def _close(a, b, path=""):
     """Equal JSON values, floats within 1e-12 relative."""
     if isinstance(a, dict):

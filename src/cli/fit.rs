@@ -24,6 +24,12 @@ pub struct Args {
     /// Save as JSON instead of the compact binary format.
     #[arg(long)]
     json_model: bool,
+    /// Keep a summary of the training table in the model (its columns'
+    /// and scores' distributions, reading the table a second time):
+    /// `rarity monitor MODEL --current FILE` then needs no --reference.
+    /// The model file is then of format version 4.
+    #[arg(long)]
+    summary: bool,
 }
 
 pub fn run(g: &Global, a: &Args) -> Result<()> {
@@ -31,6 +37,7 @@ pub fn run(g: &Global, a: &Args) -> Result<()> {
     let plan = FitRequest {
         model: a.model.clone(),
         seed: g.seed,
+        summary: a.summary,
     }
     .plan()?;
     let data = a.data.settle(plan.missing_refusal())?;

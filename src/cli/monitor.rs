@@ -26,8 +26,10 @@ pub struct Args {
     /// A model saved by `rarity fit` or `rarity run`.
     model: PathBuf,
     /// The reference table (the training data, or a period the model was
-    /// known good on): CSV, .gz/.zst, Parquet, Arrow IPC.
-    #[arg(long, value_name = "FILE", required_unless_present = "dataset")]
+    /// known good on): CSV, .gz/.zst, Parquet, Arrow IPC. Without it (and
+    /// --dataset), the training summary the model holds (`rarity fit
+    /// --summary`).
+    #[arg(long, value_name = "FILE")]
     reference: Option<PathBuf>,
     /// A bundled dataset as the reference instead.
     #[arg(long, value_name = "NAME", conflicts_with = "reference")]
@@ -91,7 +93,10 @@ pub fn run(g: &Global, a: &Args) -> Result<i32> {
         delimiter: a.delimiter as u8,
         ..ReadOptions::default()
     };
-    let reference = table(&a.reference, &a.dataset, &read)?;
+    let reference = match (&a.reference, &a.dataset) {
+        (None, None) => None,
+        _ => Some(table(&a.reference, &a.dataset, &read)?),
+    };
     let current = table(&a.current, &a.current_dataset, &read)?;
     let opts = PredictOptions {
         decimal: Some(rarity::job::read::decimal(&a.decimal, Front::Cli)?),

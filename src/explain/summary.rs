@@ -90,6 +90,10 @@ pub struct ModelSummary {
     pub training_rows: Option<usize>,
     /// Seconds the fit took (`None` in older files).
     pub fit_seconds: Option<f64>,
+    /// The rows of the training summary `rarity monitor` compares with
+    /// (`rarity fit --summary`; absent, and not written, without one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub training_summary: Option<u64>,
 }
 
 fn member(m: &Member) -> MemberSummary {
@@ -160,6 +164,7 @@ impl ModelSummary {
             members: model.members.iter().map(member).collect(),
             training_rows: model.fit.map(|f| f.rows),
             fit_seconds: model.fit.map(|f| f.seconds),
+            training_summary: model.training.as_ref().map(|t| t.rows),
         }
     }
 
@@ -263,6 +268,12 @@ impl ModelSummary {
             "fit time",
             opt(self.fit_seconds.map(|s| format!("{s:.3} s"))),
         );
+        if let Some(rows) = self.training_summary {
+            line(
+                "summary",
+                format!("{rows} training rows profiled (rarity monitor's reference)"),
+            );
+        }
         t
     }
 }

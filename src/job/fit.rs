@@ -3,18 +3,25 @@
 //! (the strategy built) before any row is read, fitted on a table, or on
 //! the file's sample kept while reading it, into a [`FitJob`]: the fitted
 //! strategy, rendering itself as the command line's line or its JSON.
+//! Asked for (`--summary`), the training table is read once more, scored,
+//! and its profile kept in the model as `rarity monitor`'s default
+//! reference ([`crate::metrics::profile`]).
 
 use std::path::Path;
 
 use serde_json::{json, Value};
 
-use super::source::DataSource;
-use crate::data::read::{ReadReport, RowsDropped};
+use super::source::{DataSource, Origin};
+use crate::data::bundled;
+use crate::data::read::{PredictOptions, ReadReport, RowsDropped, Table};
+use crate::data::write::is_stdio;
 use crate::data::Dataset;
 use crate::decide::{Decision, Rule};
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::metrics::profile::Profile;
 use crate::strategy::{FittedStrategy, Strategy};
 use crate::stream::fit_file;
+use crate::stream::monitor::{profile, PassOptions};
 
 /// What to fit: the parameters of `rarity fit`.
 #[derive(Debug, Clone)]
@@ -23,6 +30,9 @@ pub struct FitRequest {
     pub model: String,
     /// The seed of the fit.
     pub seed: u64,
+    /// Keep the training table's profile in the model (`rarity fit
+    /// --summary`): `rarity monitor`'s reference when it is given none.
+    pub summary: bool,
 }
 
 /// A checked request: the strategy built.
@@ -30,6 +40,7 @@ pub struct FitRequest {
 pub struct FitPlan {
     strategy: Strategy,
     seed: u64,
+    summary: bool,
 }
 
 impl FitRequest {
@@ -38,6 +49,7 @@ impl FitRequest {
         Ok(FitPlan {
             strategy: crate::spec::build_strategy(&self.model)?,
             seed: self.seed,
+            summary: self.summary,
         })
     }
 }
@@ -61,18 +73,34 @@ impl FitPlan {
         if let Some(schema) = source.header_schema()? {
             self.strategy.check_columns(&schema)?;
         }
-        let opts = &source.read;
-        if let Some(path) = source.file() {
-            if let Some((fitted, rows, report)) =
-                fit_file(&self.strategy.reading(opts), path, opts, self.seed)?
-            {
-                read(&report);
-                return Ok((self.job(fitted, rows), report));
-            }
+        if self.summary && source.file().is_some_and(is_stdio) {
+            return Err(Error::invalid(
+                "--summary reads the training table a second time, after the fit, and \
+                 standard input can be read once: give the table as a file",
+            ));
         }
-        let (ds, report) = source.read_whole()?;
-        read(&report);
-        Ok((self.run(&ds)?, report))
+        let opts = &source.read;
+        let streamed = match source.file() {
+            Some(path) => fit_file(&self.strategy.reading(opts), path, opts, self.seed)?,
+            None => None,
+        };
+        let (mut job, report) = match streamed {
+            Some((fitted, rows, report)) => {
+                read(&report);
+                (self.job(fitted, rows), report)
+            }
+            None => {
+                let (ds, report) = source.read_whole()?;
+                read(&report);
+                let fitted = self.strategy.fit(&ds, self.seed)?;
+                (self.job(fitted, ds.n_rows()), report)
+            }
+        };
+        if self.summary {
+            let summary = training_summary(&job.fitted, source)?;
+            job.fitted.training = Some(Box::new(summary));
+        }
+        Ok((job, report))
     }
 
     /// Fits on every row of `data`.
@@ -88,6 +116,25 @@ impl FitPlan {
             rows,
         }
     }
+}
+
+/// The training table's profile, read again and scored by the fitted
+/// strategy as `rarity monitor` reads a reference ([`profile`]), with the
+/// model's target as its label column where the model has two classes,
+/// kept as a summary ([`Profile::summary`]).
+fn training_summary(fitted: &FittedStrategy, source: &DataSource) -> Result<Profile> {
+    let table = match &source.origin {
+        Origin::File(path) => Table::open(path, &source.read)?,
+        Origin::Bundled(name) => bundled::find(name)?.table(&source.read)?,
+    };
+    let target = fitted.schema.target_name.as_str();
+    let label = (fitted.schema.class_names.len() == 2 && table.names().iter().any(|n| n == target))
+        .then_some(target);
+    let read = PredictOptions {
+        decimal: Some(source.read.decimal),
+        ..PredictOptions::default()
+    };
+    Ok(profile(fitted, table, &PassOptions { read: &read, label })?.summary())
 }
 
 /// What fitting gave, rendering itself.

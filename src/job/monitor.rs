@@ -51,11 +51,12 @@ use crate::decide::Rule;
 use crate::error::{Error, Result};
 use crate::metrics::drift::{level_drift, movers, numeric_drift, BinShift, Status, DEFAULT_BINS};
 use crate::metrics::probability::MURPHY_BINS;
+use crate::metrics::profile::{ColumnCounts, Profile};
 use crate::params::{defaults_table, params, Bounds, Params};
 use crate::report::table::Table as TextTable;
 use crate::stats::bootstrap::{percentile_interval, poisson};
 use crate::strategy::FittedStrategy;
-use crate::stream::monitor::{profile, ColumnCounts, PassOptions, Profile};
+use crate::stream::monitor::{profile, PassOptions};
 
 mod report;
 
@@ -197,7 +198,17 @@ pub struct MonitorPlan {
     conditions: Vec<Condition>,
     label: Option<String>,
     seed: u64,
+    front: Front,
 }
+
+/// A reference to read, or one counted already.
+enum Reference<'t> {
+    Table(Table<'t>),
+    Summary(Counted),
+}
+
+/// The reference's name when it is the model's training summary.
+pub const TRAINING_SUMMARY: &str = "the model's training summary";
 
 impl MonitorRequest {
     /// Checks the request against `fitted` before any row is read.
@@ -242,6 +253,7 @@ impl MonitorRequest {
             conditions,
             label,
             seed: self.seed,
+            front: self.front,
         })
     }
 }
@@ -287,21 +299,60 @@ impl MonitorPlan {
         Ok((ref_label, self.label.clone()))
     }
 
-    /// Reads `reference` and `current` once each and compares them.
+    /// The model's training summary as the reference
+    /// ([`FittedStrategy::training`], kept by `rarity fit --summary`), or
+    /// an error saying how to give one.
+    pub fn training_reference(&self, fitted: &FittedStrategy) -> Result<Counted> {
+        let t = fitted.training.as_deref().ok_or_else(|| {
+            let (reference, summary) = match self.front {
+                Front::Cli => (
+                    "--reference FILE (or --dataset NAME)",
+                    "rarity fit --summary",
+                ),
+                Front::Python => ("reference=", "rarity fit --summary"),
+            };
+            Error::invalid(format!(
+                "the model holds no training summary to compare with: give {reference}, \
+                 or fit it again with {summary}"
+            ))
+        })?;
+        Ok(Counted {
+            origin: TRAINING_SUMMARY.to_string(),
+            names: fitted
+                .schema
+                .encodings
+                .iter()
+                .map(|e| e.name().to_string())
+                .collect(),
+            profile: t.clone(),
+        })
+    }
+
+    /// Reads `reference` (`None`: the model's training summary,
+    /// [`Self::training_reference`]) and `current` once each and compares
+    /// them.
     pub fn run(
         &self,
         fitted: &FittedStrategy,
-        reference: Table<'_>,
+        reference: Option<Table<'_>>,
         current: Table<'_>,
         read: &PredictOptions,
     ) -> Result<MonitorJob> {
+        let reference = match reference {
+            Some(t) => Reference::Table(t),
+            None => Reference::Summary(self.training_reference(fitted)?),
+        };
+        let side = |t: &Table<'_>| (t.origin().to_string(), t.names().to_vec());
+        let (r_origin, r_names) = match &reference {
+            Reference::Table(t) => side(t),
+            Reference::Summary(c) => (c.origin.clone(), c.names.clone()),
+        };
         let (r_label, c_label) = self.label_columns(
             fitted,
-            (reference.origin(), reference.names()),
+            (&r_origin, &r_names),
             (current.origin(), current.names()),
         )?;
-        let side = |t: &Table<'_>| (t.origin().to_string(), t.names().to_vec());
-        let ((r_origin, r_names), (c_origin, c_names)) = (side(&reference), side(&current));
+        let (c_origin, c_names) = side(&current);
         // The current table first: its faults (no rows, unknown labels) are
         // the likelier ones.
         let (c_pass, r_pass) = (
@@ -315,7 +366,10 @@ impl MonitorPlan {
             },
         );
         let c = profile(fitted, current, &c_pass)?;
-        let r = profile(fitted, reference, &r_pass)?;
+        let r = match reference {
+            Reference::Table(t) => profile(fitted, t, &r_pass)?,
+            Reference::Summary(c) => c.profile,
+        };
         let counted = |origin, names, profile| Counted {
             origin,
             names,

@@ -250,6 +250,49 @@ impl Sketch {
         self.missing
     }
 
+    /// Values counted, missing ones included, or `None` when the counts
+    /// of a sketch read from a file overflow.
+    pub fn counted(&self) -> Option<u64> {
+        (self.counts.iter().map(|c| c.1))
+            .try_fold(self.missing, |a, b| a.checked_add(b))?
+            .checked_add(self.pending.len() as u64)
+    }
+
+    /// The sketch as one of at most `max_groups` groups would hold the same
+    /// values: settled, then moved to the smallest level at which its
+    /// groups fit the smaller cap (a cap above its own changes nothing).
+    pub fn coarsened(&self, max_groups: usize) -> Sketch {
+        let mut s = self.settled();
+        if max_groups >= 1 && max_groups < s.max_groups {
+            s.max_groups = max_groups;
+            s.settle();
+        }
+        s
+    }
+
+    /// Checks a sketch read from a file: a cap from 1 to `max_groups`, a
+    /// level of at most 64, no pending values, groups in increasing order,
+    /// each within its level's range and counting at least one value, no
+    /// more groups than the cap.
+    pub fn check(&self, max_groups: usize) -> Result<()> {
+        let bad = |m: &str| Err(Error::invalid(format!("a malformed sketch: {m}")));
+        if self.max_groups == 0 || self.max_groups > max_groups {
+            return bad(&format!(
+                "a cap of {} groups, not 1 to {max_groups}",
+                self.max_groups
+            ));
+        }
+        if self.level > 64 || !self.pending.is_empty() || self.counts.len() > self.max_groups {
+            return bad("its level, pending values or group count are out of range");
+        }
+        let top = u64::MAX.checked_shr(self.level).unwrap_or(0);
+        let ordered = self.counts.windows(2).all(|w| w[0].0 < w[1].0);
+        if !ordered || self.counts.iter().any(|&(g, n)| g > top || n == 0) {
+            return bad("groups out of order, out of range or empty");
+        }
+        Ok(())
+    }
+
     /// Whether every distinct value has a group of its own.
     pub fn exact(&self) -> bool {
         self.settled().level == 0

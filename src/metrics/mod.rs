@@ -25,6 +25,7 @@ pub mod confusion;
 pub mod cost;
 pub mod drift;
 pub mod probability;
+pub mod profile;
 pub mod ranges;
 pub mod ranking;
 pub mod report;

@@ -313,7 +313,7 @@ fn models_nested_too_deep_are_neither_written_nor_read() {
                 }
                 let mut w = v.clone();
                 w["model"] = m;
-                let sum = json_checksum(FORMAT_VERSION, JSON_MAGIC, "0.1.0", &w["model"]).unwrap();
+                let sum = json_checksum(PLAIN_VERSION, JSON_MAGIC, "0.1.0", &w["model"]).unwrap();
                 w["checksum"] = format!("{JSON_CHECKSUM_PREFIX}{sum:016x}").into();
                 let e = load_err(&serde_json::to_vec(&w).unwrap());
                 assert!(
@@ -389,7 +389,7 @@ fn the_header_is_read_first_and_no_more_than_it_says() {
 fn the_checksum_covers_the_whole_file_and_cannot_be_downgraded() {
     let json = to_bytes(&forest(), Format::Json).unwrap();
     let v: serde_json::Value = serde_json::from_slice(&json).unwrap();
-    assert_eq!(v["format_version"], FORMAT_VERSION);
+    assert_eq!(v["format_version"], PLAIN_VERSION);
     let edited = |f: &dyn Fn(&mut serde_json::Value)| {
         let mut w = v.clone();
         f(&mut w);
@@ -432,4 +432,71 @@ fn the_checksum_covers_the_whole_file_and_cannot_be_downgraded() {
     bin[head..head + 8].copy_from_slice(&sum.to_le_bytes());
     let (back, info) = described::<Model>(&bin, Path::new("old")).unwrap();
     assert_eq!((back, info.format_version), (forest(), 2));
+}
+
+/// A fitted strategy holding the training summary `rarity fit --summary`
+/// keeps: a file of format version 4 that round-trips in both encodings;
+/// edits that break the summary's counts are refused as the file loads,
+/// each with what is wrong.
+#[test]
+fn a_training_summary_is_version_4_and_checked_when_loaded() {
+    use crate::data::bundled;
+    use crate::data::read::{PredictOptions, ReadOptions};
+    use crate::strategy::FittedStrategy;
+    use crate::stream::monitor::{profile, PassOptions};
+    let read = ReadOptions::default();
+    let ds = bundled::find("ecoli4").unwrap().load(&read).unwrap().0;
+    let mut fitted = crate::spec::build_strategy("logistic")
+        .unwrap()
+        .fit(&ds, 1)
+        .unwrap();
+    assert_eq!(fitted.format_version(), PLAIN_VERSION);
+    let table = bundled::find("ecoli4").unwrap().table(&read).unwrap();
+    let pass = PassOptions {
+        read: &PredictOptions::default(),
+        label: Some(fitted.schema.target_name.as_str()),
+    };
+    let p = profile(&fitted, table, &pass).unwrap();
+    fitted.training = Some(Box::new(p.summary()));
+    for format in [Format::Binary, Format::Json] {
+        let bytes = to_bytes(&fitted, format).unwrap();
+        let (back, info) = described::<FittedStrategy>(&bytes, Path::new("m")).unwrap();
+        assert_eq!(back, fitted);
+        assert_eq!(info.format_version, FORMAT_VERSION);
+    }
+    let json = String::from_utf8(to_bytes(&fitted, Format::Json).unwrap()).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    type Edit = fn(&mut serde_json::Value);
+    let edits: [(&str, Edit); 6] = [
+        ("column 0: a malformed sketch", |t| {
+            t["columns"][0]["Numeric"]["level"] = 99.into()
+        }),
+        ("groups out of order", |t| {
+            let c = t["columns"][0]["Numeric"]["counts"].as_array_mut().unwrap();
+            c.swap(0, 1);
+        }),
+        ("do not add up", |t| t["rows"] = 1.into()),
+        ("columns counted", |t| {
+            t["columns"].as_array_mut().unwrap().pop();
+        }),
+        ("a cap of", |t| {
+            t["scores"][0]["max_groups"] = (1u64 << 40).into()
+        }),
+        ("do not add up", |t| {
+            t["decided"][0] = u64::MAX.into();
+            t["decided"][1] = u64::MAX.into();
+        }),
+    ];
+    for (needle, edit) in edits {
+        let mut w = v.clone();
+        edit(&mut w["model"]["training"]);
+        let bad = resign(&serde_json::to_string(&w).unwrap());
+        let e = from_bytes::<FittedStrategy>(bad.as_bytes(), Path::new("m"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("training summary") && e.contains(needle),
+            "{needle}: {e}"
+        );
+    }
 }

@@ -4,7 +4,8 @@
 //! distinct), the priors (a distribution, every class present), each
 //! member (its model's own check, shape and keep rates, its calibrator,
 //! imputation and encoding), the prior shift, the decision rule, the fit
-//! record, and the spec, which must name the stages the file holds: its
+//! record, the training summary (its counts against the schema), and the
+//! spec, which must name the stages the file holds: its
 //! learner one that fits the members' kind of model
 //! ([`crate::learn::ModelKind::made_by`]), `impute`, `encode`, `correct`,
 //! a calibration and a prior shift exactly where the file has them. Each
@@ -16,8 +17,9 @@ use crate::check::{self, Checked};
 use crate::data::{ColumnEncoding, Schema};
 use crate::decide::registry::{build_stage, Stage};
 use crate::decide::Rule;
+use crate::metrics::profile::ColumnShape;
 use crate::params::syntax;
-use crate::persist::{model_kind, Persist};
+use crate::persist::{model_kind, Persist, FORMAT_VERSION, PLAIN_VERSION};
 use crate::sample::registry::is_sampler;
 
 impl Persist for FittedStrategy {
@@ -65,8 +67,27 @@ impl Persist for FittedStrategy {
         if let Some(f) = &self.fit {
             check::non_negative("fit seconds", &[f.seconds])?;
         }
+        if let Some(t) = &self.training {
+            let shapes: Vec<ColumnShape> = (self.schema.encodings.iter())
+                .map(|e| match e {
+                    ColumnEncoding::Numeric { .. } => ColumnShape::Numeric,
+                    ColumnEncoding::OneHot { levels, .. }
+                    | ColumnEncoding::Categorical { levels, .. } => {
+                        ColumnShape::Levels(levels.len())
+                    }
+                })
+                .collect();
+            t.check_summary(&shapes, k).map_err(|e| e.to_string())?;
+        }
         self.check_spec()
             .map_err(|e| format!("its spec '{}' {e}", self.spec.escape_debug()))
+    }
+
+    fn format_version(&self) -> u16 {
+        match self.training {
+            Some(_) => FORMAT_VERSION,
+            None => PLAIN_VERSION,
+        }
     }
 }
 

@@ -17,8 +17,6 @@
 //! added in row order: the profile does not depend on the reader's block
 //! size or thread count.
 
-use serde::{Deserialize, Serialize};
-
 use crate::data::read::{
     predict_blocks, slot_value, PredictBlock, PredictOptions, SlotValue, Table,
 };
@@ -26,6 +24,7 @@ use crate::data::{ColumnEncoding, Dataset, Proba};
 use crate::decide::Rule;
 use crate::error::{Error, Result};
 use crate::metrics::drift::{LevelCounts, Sketch};
+use crate::metrics::profile::{ColumnCounts, Profile};
 use crate::metrics::summary::BinarySummary;
 use crate::metrics::vectors::VectorSample;
 use crate::strategy::FittedStrategy;
@@ -39,47 +38,6 @@ pub const EM_GROUPS: usize = 1 << 14;
 /// replicate's work).
 pub const EM_VECTORS: usize = 1 << 15;
 
-/// One source column's counts.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub enum ColumnCounts {
-    /// A numeric column's values.
-    Numeric(Sketch),
-    /// A categorical column's levels.
-    Levels(LevelCounts),
-}
-
-/// What one pass over a table counted; profiles of parts of a table merge
-/// into the profile of the whole ([`Profile::merge`]).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Profile {
-    /// Rows read.
-    pub rows: u64,
-    /// Per encoding of the model's schema, its counts.
-    pub columns: Vec<ColumnCounts>,
-    /// Per class, the model's probability of it (after any fixed prior
-    /// shift: what `rarity predict` writes).
-    pub scores: Vec<Sketch>,
-    /// Scored rows decided as each class.
-    pub decided: Vec<u64>,
-    /// Rows not scored: a missing value the model cannot take.
-    pub unscored: u64,
-    /// Two classes: the positive class's probability before any prior
-    /// shift, grouped for EM ([`EM_GROUPS`]).
-    pub em: Option<Sketch>,
-    /// More classes: the probability vectors before any prior shift, a
-    /// bounded sample for EM ([`VectorSample`], [`EM_VECTORS`] distinct).
-    pub em_vectors: Option<VectorSample>,
-    /// Two classes, with a label column: the labelled rows' summary at the
-    /// model's threshold.
-    pub labelled: Option<BinarySummary>,
-    /// Rows whose label was given.
-    pub labelled_rows: u64,
-    /// Their probabilities of the positive class, summed.
-    pub labelled_p: f64,
-    /// Those of them labelled positive.
-    pub labelled_pos: u64,
-}
-
 /// The threshold of the metrics of labelled rows: the model's own on the
 /// positive class when it decides by one, else 0.5 (`rarity score`'s).
 pub fn summary_threshold(rule: &Rule) -> f64 {
@@ -89,6 +47,8 @@ pub fn summary_threshold(rule: &Rule) -> f64 {
     }
 }
 
+/// A profile's pass-side half (its data and merging are
+/// [`crate::metrics::profile`]'s, below the strategies that store one).
 impl Profile {
     /// The profile of no rows of `fitted`'s columns (`labels`: counting a
     /// label column).
@@ -126,48 +86,6 @@ impl Profile {
             labelled_p: 0.0,
             labelled_pos: 0,
         })
-    }
-
-    /// Adds `other`, a profile of other rows of the same model's columns:
-    /// the counts become those of both tables' rows in one pass (the
-    /// sketches settle as they would have, [`Sketch::merge`]; the labelled
-    /// probabilities' sum is added, equal to one pass's up to rounding).
-    pub fn merge(&mut self, other: &Profile) -> Result<()> {
-        let differ = || Error::invalid("the profiles count different models' columns");
-        if self.columns.len() != other.columns.len()
-            || self.scores.len() != other.scores.len()
-            || self.em.is_some() != other.em.is_some()
-            || self.em_vectors.is_some() != other.em_vectors.is_some()
-            || self.labelled.is_some() != other.labelled.is_some()
-        {
-            return Err(differ());
-        }
-        for (a, b) in self.columns.iter_mut().zip(&other.columns) {
-            match (a, b) {
-                (ColumnCounts::Numeric(a), ColumnCounts::Numeric(b)) => a.merge(b)?,
-                (ColumnCounts::Levels(a), ColumnCounts::Levels(b)) => a.merge(b)?,
-                _ => return Err(differ()),
-            }
-        }
-        for (a, b) in self.scores.iter_mut().zip(&other.scores) {
-            a.merge(b)?;
-        }
-        if let (Some(a), Some(b)) = (self.em.as_mut(), other.em.as_ref()) {
-            a.merge(b)?;
-        }
-        if let (Some(a), Some(b)) = (self.em_vectors.as_mut(), other.em_vectors.as_ref()) {
-            a.merge(b)?;
-        }
-        if let (Some(a), Some(b)) = (self.labelled.as_mut(), other.labelled.as_ref()) {
-            a.merge(b)?;
-        }
-        (self.decided.iter_mut().zip(&other.decided)).for_each(|(a, b)| *a += b);
-        self.rows += other.rows;
-        self.unscored += other.unscored;
-        self.labelled_rows += other.labelled_rows;
-        self.labelled_p += other.labelled_p;
-        self.labelled_pos += other.labelled_pos;
-        Ok(())
     }
 
     /// Counts one block's source values; returns which rows can be scored.

@@ -496,3 +496,66 @@ fn the_cli_refuses_deep_specs_and_crafted_files_cleanly() {
     );
     assert!(!writer.join().unwrap(), "rarity read every zero");
 }
+
+/// A fitted strategy holding the training summary `rarity fit --summary`
+/// keeps: a file of format version 4 that round-trips in both encodings
+/// (a strategy without one is version 3); edits that break the summary's
+/// counts are refused as the file loads, each with what is wrong.
+#[test]
+fn a_training_summary_is_version_4_and_checked_when_loaded() {
+    use rarity::data::bundled;
+    use rarity::data::read::{PredictOptions, ReadOptions};
+    use rarity::persist::{described, Persist, FORMAT_VERSION, PLAIN_VERSION};
+    use rarity::stream::monitor::{profile, PassOptions};
+    let read = ReadOptions::default();
+    let ds = bundled::find("ecoli4").unwrap().load(&read).unwrap().0;
+    let mut fitted = rarity::spec::build_strategy("logistic")
+        .unwrap()
+        .fit(&ds, 1)
+        .unwrap();
+    assert_eq!(fitted.format_version(), PLAIN_VERSION);
+    let table = bundled::find("ecoli4").unwrap().table(&read).unwrap();
+    let pass = PassOptions {
+        read: &PredictOptions::default(),
+        label: Some(fitted.schema.target_name.as_str()),
+    };
+    let p = profile(&fitted, table, &pass).unwrap();
+    fitted.training = Some(Box::new(p.summary()));
+    for format in [Format::Binary, Format::Json] {
+        let bytes = to_bytes(&fitted, format).unwrap();
+        let (back, info) = described::<FittedStrategy>(&bytes, Path::new("m")).unwrap();
+        assert_eq!(back, fitted);
+        assert_eq!(info.format_version, FORMAT_VERSION);
+    }
+    type Edit = fn(&mut Value);
+    let edits: [(&str, Edit); 6] = [
+        ("column 0: a malformed sketch", |t| {
+            t["columns"][0]["Numeric"]["level"] = 99.into()
+        }),
+        ("groups out of order", |t| {
+            let c = t["columns"][0]["Numeric"]["counts"].as_array_mut().unwrap();
+            c.swap(0, 1);
+        }),
+        ("do not add up", |t| t["rows"] = 1.into()),
+        ("columns counted", |t| {
+            t["columns"].as_array_mut().unwrap().pop();
+        }),
+        ("a cap of", |t| {
+            t["scores"][0]["max_groups"] = (1u64 << 40).into()
+        }),
+        ("do not add up", |t| {
+            t["decided"][0] = u64::MAX.into();
+            t["decided"][1] = u64::MAX.into();
+        }),
+    ];
+    let v = json_of(&fitted);
+    for (needle, edit) in edits {
+        let mut w = v.clone();
+        edit(&mut w["model"]["training"]);
+        let e = refused(&v1_json(&w));
+        assert!(
+            e.contains("training summary") && e.contains(needle),
+            "{needle}: {e}"
+        );
+    }
+}

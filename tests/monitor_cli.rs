@@ -575,7 +575,7 @@ fn bad_inputs_are_refused_before_the_work() {
         code == 2 && err.contains("label '2' is not a class"),
         "{err}"
     );
-    // Only two-class models are scored on labels.
+    // A multiclass model (its labelled metrics: the test below).
     let thyroid = d.join("thyroid.rarity").to_string_lossy().into_owned();
     ok(&[
         "-q",
@@ -587,17 +587,6 @@ fn bad_inputs_are_refused_before_the_work() {
         "-o",
         &thyroid,
     ]);
-    let (code, _, err) = run(&[
-        "monitor",
-        &thyroid,
-        "--dataset",
-        "newthyroid",
-        "--current-dataset",
-        "newthyroid",
-        "--label",
-        "class",
-    ]);
-    assert!(code == 2 && err.contains("two-class"), "{err}");
     // Without labels a multiclass model is monitored, with EM's estimate
     // on every row's probabilities (215 rows).
     let v = json(&ok(&[
@@ -720,4 +709,118 @@ fn the_training_summary_is_the_reference_when_none_is_given() {
     assert_eq!(code, 2);
     assert!(err.contains("standard input can be read once"), "{err}");
     assert!(!Path::new(&stdin).exists());
+}
+
+/// A model of three classes on labelled rows (two thirds of the current
+/// table matured): the labelled metrics are `rarity score`'s on `rarity
+/// predict`'s output for the same rows (the model's decided classes, every
+/// key, within 1e-12), each class's calibration in the large adds up to
+/// its reliability table, the reference (the training table, which has the
+/// target) gets its metrics too, and the JSON, text and report give them
+/// by class.
+#[test]
+fn labelled_rows_of_a_multiclass_model_get_the_metrics_of_score() {
+    let d = scratch("monitor-label-multiclass");
+    let train = three_classes(&d, "train.csv", 20_000, [0.7, 0.2, 0.1], 1);
+    let m = d.join("m.rarity").to_string_lossy().into_owned();
+    ok(&[
+        "-q",
+        "fit",
+        &train,
+        "--target",
+        "class",
+        "-m",
+        "logistic+platt",
+        "-o",
+        &m,
+    ]);
+    let cur = three_classes(&d, "cur.csv", 9_000, [0.5, 0.2, 0.3], 2);
+    let partial = rewrite(&cur, &d.join("partial.csv"), 2, |i, v| {
+        if i % 3 == 0 {
+            String::new()
+        } else {
+            v.to_string()
+        }
+    });
+    let args = [
+        "monitor",
+        &m,
+        "--reference",
+        &train,
+        "--current",
+        &partial,
+        "--label",
+        "class",
+    ];
+    let v = json(&ok(&[&["--format", "json"][..], &args].concat()));
+    let l = &v["labelled"];
+    assert_eq!(l["rows"], 6_000);
+    assert_eq!(l["reference"]["rows"], 20_000);
+    assert_eq!(l["ranking_exact"], 1.0);
+    // Against `rarity score` on the labelled rows' predictions.
+    let text = std::fs::read_to_string(&cur).unwrap();
+    let kept: Vec<&str> = (text.lines().enumerate())
+        .filter(|(i, _)| *i == 0 || i % 3 != 0)
+        .map(|(_, l)| l)
+        .collect();
+    let labelled = file(&d, "labelled.csv", (kept.join("\n") + "\n").as_bytes());
+    let p = d.join("p.csv").to_string_lossy().into_owned();
+    ok(&["-q", "predict", &m, &labelled, "-o", &p]);
+    let s = json(&ok(&[
+        "--format", "json", "score", &p, "--truth", "class", "--proba", "p_a", "--proba", "p_b",
+        "--proba", "p_c",
+    ]));
+    let mut compared = 0;
+    for (k, want) in s.as_object().unwrap() {
+        let Some(want) = want.as_f64() else { continue };
+        let got = l[k].as_f64().unwrap_or_else(|| panic!("{k} missing: {l}"));
+        assert!(
+            (got - want).abs() <= 1e-12 * want.abs().max(1.0),
+            "{k}: {got} vs {want}"
+        );
+        compared += 1;
+    }
+    assert!(compared >= 20, "{compared} metrics compared: {s}");
+    for class in ["a", "b", "c"] {
+        let c = &l["calibration"][class];
+        assert!(c["z"].is_number() && c["moved"].is_boolean(), "{c}");
+        let bins = l["reliability"][class].as_array().unwrap();
+        let n: f64 = bins.iter().map(|b| b["rows"].as_f64().unwrap()).sum();
+        assert_eq!(n, 6_000.0);
+        let observed: f64 = (bins.iter())
+            .filter(|b| b["rows"].as_f64().unwrap() > 0.0)
+            .map(|b| b["rows"].as_f64().unwrap() * b["observed"].as_f64().unwrap())
+            .sum::<f64>()
+            / n;
+        assert!((observed - c["observed"].as_f64().unwrap()).abs() < 1e-12);
+        assert_eq!(
+            l["reference"]["reliability"][class]
+                .as_array()
+                .unwrap()
+                .len(),
+            10
+        );
+    }
+    // The population moved to class c: its probability is no longer
+    // calibrated in the large.
+    assert_eq!(l["calibration"]["c"]["moved"], true, "{l}");
+    let out = ok(&args);
+    assert!(
+        out.contains("hand-till") && out.contains("reliability of class c"),
+        "{out}"
+    );
+    let dir = d.join("report");
+    ok(&[&args[..], &["--report", dir.to_str().unwrap()]].concat());
+    let rel = std::fs::read_to_string(dir.join("tables").join("reliability.csv")).unwrap();
+    assert!(
+        rel.starts_with("class,bin,side,rows,mean_predicted,observed\n"),
+        "{rel}"
+    );
+    assert_eq!(
+        rel.lines().count(),
+        61,
+        "3 classes, 10 bins, reference and current"
+    );
+    let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    assert!(html.contains("class c against the rest"), "{html}");
 }

@@ -47,7 +47,9 @@ class MonitorResult:
         moves to.
     labelled : dict or None
         With ``label``: the labelled rows' count, the metrics of ``rarity
-        score`` and calibration in the large; else None.
+        score`` and calibration in the large (more than two classes: the
+        multiclass metrics, and ``calibration`` and ``reliability`` by class
+        name); else None.
     failed : list of str
         The ``fail_on`` conditions met (empty: none).
 

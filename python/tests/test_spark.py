@@ -319,12 +319,16 @@ def test_monitor_of_a_multiclass_model_samples_the_same_vectors_on_any_partition
     path = tmp_path / "three.rarity"
     rs.fit(three.where("id % 10 = 0"), "logistic", label="k", features=FEATURES, seed=3, path=path)
     ref, cur = _halves(three)
-    kw = dict(bootstrap=20)
+    # A quarter of the current rows labelled: the multiclass metrics merged.
+    cur = cur.withColumn("known", F.when(F.col("id") % 4 == 1, F.col("k")))
+    kw = dict(bootstrap=20, label="known")
     got = rs.monitor(str(path), ref, cur, **kw).to_dict()
     one = rarity.monitor(str(path), rs._collect_arrow(ref), rs._collect_arrow(cur), **kw).to_dict()
     em = got["priors"]["em"]
     assert em["on"] == "sample" and not em["exact"] and em["groups"] == 1 << 15, em
     assert abs(sum(got["priors"]["estimated"].values()) - 1) < 1e-9
+    assert got["labelled"]["rows"] == N // 4 and set(got["labelled"]["calibration"]) == {"a", "b", "c"}
+    assert got["labelled"]["reference"]["rows"] == N // 2 and "roc_auc_hand_till" in got["labelled"]
     again = rs.monitor(str(path), ref.repartition(5), cur.repartition(2), **kw).to_dict()
     for r in (got, one, again):
         for side in ("reference", "current"):

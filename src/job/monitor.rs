@@ -34,7 +34,9 @@
 //!   positive rate against the mean predicted probability of the labelled
 //!   rows (calibration in the large, `|z| > 1.96`), and the reliability
 //!   table of each labelled table over the Brier decomposition's
-//!   [`MURPHY_BINS`] bins.
+//!   [`MURPHY_BINS`] bins. More than two classes: the multiclass report of
+//!   the model's decided classes ([`MulticlassSummary`]), and each class's
+//!   calibration and reliability table, one class against the rest.
 
 use std::fmt::Write as _;
 
@@ -50,6 +52,7 @@ use crate::data::ColumnEncoding;
 use crate::decide::Rule;
 use crate::error::{Error, Result};
 use crate::metrics::drift::{level_drift, movers, numeric_drift, BinShift, Status, DEFAULT_BINS};
+use crate::metrics::multiclass_summary::MulticlassSummary;
 use crate::metrics::probability::MURPHY_BINS;
 use crate::metrics::profile::{ColumnCounts, Profile};
 use crate::params::{defaults_table, params, Bounds, Params};
@@ -227,15 +230,7 @@ impl MonitorRequest {
             Some(t) => Condition::parse_all(t, &p("fail_on"))?,
             None => Vec::new(),
         };
-        let k = fitted.schema.class_names.len();
         if let Some(l) = &label {
-            if k != 2 {
-                return Err(Error::invalid(format!(
-                    "{} {l}: the metrics of labelled rows are computed for two-class \
-                     models; this one has {k} classes",
-                    p("label")
-                )));
-            }
             if fitted.schema.encodings.iter().any(|e| e.name() == l) {
                 return Err(Error::invalid(format!(
                     "{} {l}: the column is an input of the model, not a label",
@@ -274,7 +269,7 @@ impl MonitorPlan {
     /// Checks the two tables' columns against `fitted` before any row is
     /// read (a model column missing, the label column absent), and returns
     /// the label column each pass counts: the current table's `--label`,
-    /// and the model's target where a two-class model's reference has it.
+    /// and the model's target where the reference has it.
     pub fn label_columns(
         &self,
         fitted: &FittedStrategy,
@@ -293,9 +288,11 @@ impl MonitorPlan {
         check_model_columns(reference.1, reference.0, &fitted.schema)?;
         check_model_columns(current.1, current.0, &fitted.schema)?;
         let target = &fitted.schema.target_name;
-        let ref_label = (fitted.schema.class_names.len() == 2
-            && reference.1.iter().any(|n| n == target))
-        .then(|| target.clone());
+        let ref_label = reference
+            .1
+            .iter()
+            .any(|n| n == target)
+            .then(|| target.clone());
         Ok((ref_label, self.label.clone()))
     }
 
@@ -412,7 +409,7 @@ impl MonitorPlan {
                 .cloned()
                 .collect()
         };
-        let ref_label = r.labelled.is_some().then_some(target);
+        let ref_label = (r.labelled.is_some() || r.labelled_classes.is_some()).then_some(target);
         let mut job = MonitorJob {
             spec: fitted.spec.clone(),
             classes: fitted.schema.class_names.clone(),
@@ -430,7 +427,7 @@ impl MonitorPlan {
             labelled: self
                 .label
                 .as_ref()
-                .map(|_| Labelled::of(c, r))
+                .map(|_| Labelled::of(&fitted.schema.class_names, c, r))
                 .transpose()?,
             failed: Vec::new(),
         };
@@ -751,6 +748,19 @@ pub struct Labelled {
     pub metrics: Vec<(String, f64)>,
     /// The reference's labelled rows and metrics, when it has the target.
     pub reference: Option<(u64, Vec<(String, f64)>)>,
+    /// The calibration of each class's probability: two classes, the
+    /// positive class's; more, every class's (one against the rest).
+    pub classes: Vec<ClassCalibration>,
+    /// Whether the model has more than two classes (the JSON gives the
+    /// calibration and reliability by class name).
+    pub multiclass: bool,
+}
+
+/// Whether one class's probability stayed calibrated on the labelled rows.
+#[derive(Debug, Clone)]
+pub struct ClassCalibration {
+    /// The class.
+    pub class: String,
     /// Calibration in the large: (mean predicted, observed rate, z), current.
     pub calibration: (f64, f64, f64),
     /// The reliability table of the current labelled rows, over the
@@ -761,6 +771,13 @@ pub struct Labelled {
     pub reference_reliability: Option<Vec<(u64, f64, f64)>>,
 }
 
+impl ClassCalibration {
+    /// Whether calibration in the large moved (`|z| > 1.96`).
+    pub fn moved(&self) -> bool {
+        self.calibration.2.abs() > Z_MOVED
+    }
+}
+
 /// The text of reliability bin `k` of [`MURPHY_BINS`]: `[0.1, 0.2)`.
 pub fn reliability_bin(k: usize) -> String {
     let w = 1.0 / MURPHY_BINS as f64;
@@ -768,8 +785,22 @@ pub fn reliability_bin(k: usize) -> String {
     format!("[{:.1}, {:.1}{close}", k as f64 * w, (k + 1) as f64 * w)
 }
 
+/// Calibration in the large of `n` rows: their mean probability, their
+/// observed rate and the z statistic of the gap.
+fn in_the_large(n: f64, p_sum: f64, positives: f64) -> (f64, f64, f64) {
+    let (mean, observed) = (p_sum / n, positives / n);
+    (
+        mean,
+        observed,
+        (observed - mean) / (mean * (1.0 - mean) / n).sqrt(),
+    )
+}
+
 impl Labelled {
-    fn of(c: &Profile, r: &Profile) -> Result<Labelled> {
+    fn of(classes: &[String], c: &Profile, r: &Profile) -> Result<Labelled> {
+        if let Some(summary) = &c.labelled_classes {
+            return Labelled::of_classes(classes, summary, r);
+        }
         let summary = c
             .labelled
             .as_ref()
@@ -781,8 +812,6 @@ impl Labelled {
             _ => (None, None),
         };
         let n = c.labelled_rows as f64;
-        let (mean, observed) = (c.labelled_p / n, c.labelled_pos as f64 / n);
-        let z = (observed - mean) / (mean * (1.0 - mean) / n).sqrt();
         Ok(Labelled {
             rows: c.labelled_rows,
             metrics: if c.labelled_rows > 0 {
@@ -791,15 +820,57 @@ impl Labelled {
                 Vec::new()
             },
             reference,
-            calibration: (mean, observed, z),
-            reliability: summary.reliability(),
-            reference_reliability,
+            classes: vec![ClassCalibration {
+                class: classes[1].clone(),
+                calibration: in_the_large(n, c.labelled_p, c.labelled_pos as f64),
+                reliability: summary.reliability(),
+                reference_reliability,
+            }],
+            multiclass: false,
         })
     }
 
-    /// Whether calibration in the large moved (`|z| > 1.96`).
+    /// More than two classes: the multiclass report, and each class's
+    /// calibration from its one-vs-rest summary.
+    fn of_classes(
+        classes: &[String],
+        summary: &MulticlassSummary,
+        r: &Profile,
+    ) -> Result<Labelled> {
+        let rows = summary.rows();
+        let theirs = r.labelled_classes.as_ref().filter(|s| s.rows() > 0);
+        let per_class = (0..classes.len())
+            .map(|k| {
+                let ovr = summary
+                    .class(k)
+                    .ok_or_else(|| Error::invalid("the labelled summary counts other classes"))?;
+                let (p_sum, _, _) = ovr.sums();
+                Ok(ClassCalibration {
+                    class: classes[k].clone(),
+                    calibration: in_the_large(rows as f64, p_sum, ovr.class_rows()[1] as f64),
+                    reliability: ovr.reliability(),
+                    reference_reliability: theirs.and_then(|s| s.class(k)).map(|s| s.reliability()),
+                })
+            })
+            .collect::<Result<_>>()?;
+        Ok(Labelled {
+            rows,
+            metrics: if rows > 0 {
+                summary.report()?
+            } else {
+                Vec::new()
+            },
+            reference: theirs
+                .map(|s| Ok::<_, Error>((s.rows(), s.report()?)))
+                .transpose()?,
+            classes: per_class,
+            multiclass: true,
+        })
+    }
+
+    /// Whether calibration in the large moved for some class.
     pub fn calibration_moved(&self) -> bool {
-        self.calibration.2.abs() > Z_MOVED
+        self.classes.iter().any(ClassCalibration::moved)
     }
 }
 
@@ -839,7 +910,7 @@ fn num(v: f64) -> Value {
 /// The reliability tables of the labelled rows as text: per bin the rows,
 /// mean probability and positive share, reference (when labelled) and
 /// current.
-fn reliability_text(l: &Labelled) -> String {
+fn reliability_text(l: &ClassCalibration, of: &str) -> String {
     let mut t = TextTable::new(&[
         "bin",
         "ref rows",
@@ -865,7 +936,7 @@ fn reliability_text(l: &Labelled) -> String {
         t.text_row(row);
     }
     format!(
-        "reliability of the labelled rows (reference, current)\n{}",
+        "reliability{of} of the labelled rows (reference, current)\n{}",
         t.to_text()
     )
 }
@@ -963,19 +1034,38 @@ impl MonitorJob {
         if let Some(l) = &self.labelled {
             let mut m = metrics_json(&l.metrics);
             m.insert("rows".into(), json!(l.rows));
-            let (mean, observed, z) = l.calibration;
-            m.insert(
-                "calibration".into(),
+            let calibration = |c: &ClassCalibration| {
+                let (mean, observed, z) = c.calibration;
                 json!({"mean_predicted": num(mean), "observed": num(observed),
-                       "z": num(z), "moved": l.calibration_moved()}),
+                       "z": num(z), "moved": c.moved()})
+            };
+            // Two classes: the positive class's, as it is; more: by class.
+            let by_class = |f: &dyn Fn(&ClassCalibration) -> Option<Value>| match l.multiclass {
+                false => l.classes.first().and_then(f),
+                true => {
+                    let all: Map<String, Value> = (l.classes.iter())
+                        .filter_map(|c| f(c).map(|v| (c.class.clone(), v)))
+                        .collect();
+                    (!all.is_empty()).then_some(Value::Object(all))
+                }
+            };
+            let put = |m: &mut Map<String, Value>, key: &str, v: Option<Value>| {
+                if let Some(v) = v {
+                    m.insert(key.into(), v);
+                }
+            };
+            put(&mut m, "calibration", by_class(&|c| Some(calibration(c))));
+            put(
+                &mut m,
+                "reliability",
+                by_class(&|c| Some(reliability_json(&c.reliability))),
             );
-            m.insert("reliability".into(), reliability_json(&l.reliability));
             if let Some((rows, rm)) = &l.reference {
                 let mut r = metrics_json(rm);
                 r.insert("rows".into(), json!(rows));
-                if let Some(rel) = &l.reference_reliability {
-                    r.insert("reliability".into(), reliability_json(rel));
-                }
+                let rel =
+                    |c: &ClassCalibration| c.reference_reliability.as_deref().map(reliability_json);
+                put(&mut r, "reliability", by_class(&rel));
                 m.insert("reference".into(), Value::Object(r));
             }
             out["labelled"] = Value::Object(m);
@@ -1021,28 +1111,57 @@ impl MonitorJob {
         );
         s.push_str(&self.priors_text());
         if let Some(l) = &self.labelled {
-            let (mean, observed, z) = l.calibration;
             let get = |k: &str| {
                 l.metrics
                     .iter()
                     .find(|m| m.0 == k)
                     .map_or(f64::NAN, |m| m.1)
             };
-            let _ =
-                writeln!(
-                s,
-                "labelled: {} rows, average precision {}, roc auc {}, brier {}; mean predicted \
-                 {}, observed {} (z {:.2}: calibration {})",
-                l.rows,
-                fixed(get("average_precision"), 4),
-                fixed(get("roc_auc"), 4),
-                fixed(get("brier"), 6),
-                fixed(mean, 6),
-                fixed(observed, 6),
-                z,
-                if l.calibration_moved() { "moved" } else { "held" }
-            );
-            s.push_str(&reliability_text(l));
+            let held = |c: &ClassCalibration| if c.moved() { "moved" } else { "held" };
+            match (l.multiclass, l.classes.first()) {
+                (false, Some(c)) => {
+                    let (mean, observed, z) = c.calibration;
+                    let _ = writeln!(
+                        s,
+                        "labelled: {} rows, average precision {}, roc auc {}, brier {}; mean \
+                         predicted {}, observed {} (z {:.2}: calibration {})",
+                        l.rows,
+                        fixed(get("average_precision"), 4),
+                        fixed(get("roc_auc"), 4),
+                        fixed(get("brier"), 6),
+                        fixed(mean, 6),
+                        fixed(observed, 6),
+                        z,
+                        held(c)
+                    );
+                    s.push_str(&reliability_text(c, ""));
+                }
+                _ => {
+                    let _ = writeln!(
+                        s,
+                        "labelled: {} rows, roc auc (one vs rest) {}, hand-till {}, brier {}, \
+                         accuracy {}, macro f1 {}",
+                        l.rows,
+                        fixed(get("roc_auc"), 4),
+                        fixed(get("roc_auc_hand_till"), 4),
+                        fixed(get("brier"), 6),
+                        fixed(get("accuracy"), 4),
+                        fixed(get("macro_f1"), 4),
+                    );
+                    for c in &l.classes {
+                        let (mean, observed, z) = c.calibration;
+                        let _ = writeln!(
+                            s,
+                            "class {}: mean predicted {}, observed {} (z {z:.2}: calibration {})",
+                            c.class,
+                            fixed(mean, 6),
+                            fixed(observed, 6),
+                            held(c)
+                        );
+                        s.push_str(&reliability_text(c, &format!(" of class {}", c.class)));
+                    }
+                }
+            }
         }
         for f in &self.failed {
             let _ = writeln!(s, "failed: {f}");

@@ -153,6 +153,19 @@ impl Confusion {
         }
     }
 
+    /// The `k x k` matrix of `counts` (row-major, true class by row), as
+    /// a merged summary counts it; an error unless there are `k * k`.
+    pub fn from_matrix(k: usize, counts: Vec<u64>) -> Result<Self> {
+        if k.checked_mul(k) != Some(counts.len()) {
+            return Err(Error::invalid(format!(
+                "a confusion matrix of {k} classes needs {} counts, got {}",
+                k.saturating_mul(k),
+                counts.len()
+            )));
+        }
+        Ok(Confusion { k, counts })
+    }
+
     /// The confusion matrix of predicted against true labels over `k` classes.
     pub fn from_labels(truth: &[u32], predicted: &[u32], k: usize) -> Result<Self> {
         check_len(truth.len(), predicted.len(), "predicted labels")?;

@@ -24,6 +24,7 @@ pub mod catalogue;
 pub mod confusion;
 pub mod cost;
 pub mod drift;
+pub mod multiclass_summary;
 pub mod probability;
 pub mod profile;
 pub mod ranges;

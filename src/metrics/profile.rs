@@ -20,6 +20,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::drift::{LevelCounts, Sketch};
+use super::multiclass_summary::MulticlassSummary;
 use super::summary::BinarySummary;
 use super::vectors::VectorSample;
 use crate::{Error, Result};
@@ -67,6 +68,9 @@ pub struct Profile {
     /// Two classes, with a label column: the labelled rows' summary at the
     /// model's threshold.
     pub labelled: Option<BinarySummary>,
+    /// More classes, with a label column: the labelled rows' summary, by
+    /// the model's decided classes.
+    pub labelled_classes: Option<MulticlassSummary>,
     /// Rows whose label was given.
     pub labelled_rows: u64,
     /// Their probabilities of the positive class, summed.
@@ -97,6 +101,7 @@ impl Profile {
             || self.em.is_some() != other.em.is_some()
             || self.em_vectors.is_some() != other.em_vectors.is_some()
             || self.labelled.is_some() != other.labelled.is_some()
+            || self.labelled_classes.is_some() != other.labelled_classes.is_some()
         {
             return Err(differ());
         }
@@ -117,6 +122,12 @@ impl Profile {
             a.merge(b)?;
         }
         if let (Some(a), Some(b)) = (self.labelled.as_mut(), other.labelled.as_ref()) {
+            a.merge(b)?;
+        }
+        if let (Some(a), Some(b)) = (
+            self.labelled_classes.as_mut(),
+            other.labelled_classes.as_ref(),
+        ) {
             a.merge(b)?;
         }
         (self.decided.iter_mut().zip(&other.decided)).for_each(|(a, b)| *a += b);
@@ -148,6 +159,7 @@ impl Profile {
             em: None,
             em_vectors: None,
             labelled: None,
+            labelled_classes: None,
             labelled_rows: 0,
             labelled_p: 0.0,
             labelled_pos: 0,
@@ -163,7 +175,8 @@ impl Profile {
     /// scored row once).
     pub fn check_summary(&self, shapes: &[ColumnShape], classes: usize) -> Result<()> {
         let bad = |m: String| Err(Error::invalid(format!("training summary: {m}")));
-        if self.em.is_some() || self.em_vectors.is_some() || self.labelled.is_some() {
+        let labelled = self.labelled.is_some() || self.labelled_classes.is_some();
+        if self.em.is_some() || self.em_vectors.is_some() || labelled {
             return bad("it holds a current table's EM or labelled counts".into());
         }
         if self.columns.len() != shapes.len() {

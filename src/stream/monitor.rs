@@ -24,6 +24,7 @@ use crate::data::{ColumnEncoding, Dataset, Proba};
 use crate::decide::Rule;
 use crate::error::{Error, Result};
 use crate::metrics::drift::{LevelCounts, Sketch};
+use crate::metrics::multiclass_summary::MulticlassSummary;
 use crate::metrics::profile::{ColumnCounts, Profile};
 use crate::metrics::summary::BinarySummary;
 use crate::metrics::vectors::VectorSample;
@@ -80,6 +81,10 @@ impl Profile {
             },
             labelled: match binary && labels {
                 true => Some(BinarySummary::new(summary_threshold(&fitted.rule))?),
+                false => None,
+            },
+            labelled_classes: match !binary && labels {
+                true => Some(MulticlassSummary::new(k)?),
                 false => None,
             },
             labelled_rows: 0,
@@ -223,6 +228,18 @@ impl Batch {
             if let Some(em) = out.em_vectors.as_mut() {
                 em.add_rows(before.values());
             }
+        }
+        if let Some(summary) = out.labelled_classes.as_mut() {
+            let (mut t, mut p, mut d) = (Vec::new(), Vec::new(), Vec::new());
+            for (i, l) in self.labels.iter().enumerate() {
+                if let Some(c) = l {
+                    t.push(*c);
+                    p.extend_from_slice(proba.row(i));
+                    d.push(decided[i]);
+                }
+            }
+            out.labelled_rows += t.len() as u64;
+            summary.add(&t, &p, &d)?;
         }
         if let Some(summary) = out.labelled.as_mut() {
             let (mut t, mut p) = (Vec::new(), Vec::new());

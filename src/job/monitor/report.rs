@@ -5,7 +5,7 @@
 //! rows' metrics (the Brier decomposition among them) and reliability
 //! diagram reference against current.
 
-use super::{reliability_bin, Labelled, MonitorJob};
+use super::{reliability_bin, ClassCalibration, MonitorJob};
 use crate::metrics::drift::{BinShift, Status, DRIFTED, SHIFTING};
 use crate::report::svg::{GroupedBars, LinePlot, Series};
 use crate::report::table::Table;
@@ -220,17 +220,37 @@ impl MonitorJob {
             return;
         };
         let s = r.section("Labelled rows");
-        let (mean, observed, z) = l.calibration;
-        s.paragraph(&format!(
-            "{} current rows carry a label. Their mean probability is {mean:.6} and their \
-             positive share {observed:.6} (z {z:.2}: calibration {}).",
-            l.rows,
-            if l.calibration_moved() {
-                "moved"
-            } else {
-                "held"
+        let held = |c: &ClassCalibration| if c.moved() { "moved" } else { "held" };
+        match (l.multiclass, l.classes.first()) {
+            (false, Some(c)) => {
+                let (mean, observed, z) = c.calibration;
+                s.paragraph(&format!(
+                    "{} current rows carry a label. Their mean probability is {mean:.6} and \
+                     their positive share {observed:.6} (z {z:.2}: calibration {}).",
+                    l.rows,
+                    held(c)
+                ));
             }
-        ));
+            _ => {
+                let each: Vec<String> = (l.classes.iter())
+                    .map(|c| {
+                        let (mean, observed, z) = c.calibration;
+                        format!(
+                            "class {}: mean probability {mean:.6}, share {observed:.6} (z \
+                             {z:.2}: {})",
+                            c.class,
+                            held(c)
+                        )
+                    })
+                    .collect();
+                s.paragraph(&format!(
+                    "{} current rows carry a label. Calibration in the large, one class \
+                     against the rest: {}.",
+                    l.rows,
+                    each.join("; ")
+                ));
+            }
+        }
         let reference = l.reference.as_ref();
         let mut t = Table::new(&["metric", "reference", "current"]);
         for (k, v) in &l.metrics {
@@ -240,24 +260,42 @@ impl MonitorJob {
             t.row(vec![k.as_str().into(), before.into(), (*v).into()]);
         }
         s.table("labelled", t);
-        s.figure(
-            "Reliability of the labelled rows: the positive share against the mean \
-             probability per bin of the Brier decomposition (markers sized by rows), reference \
-             and current.",
-            reliability_plot(l),
-        );
-        let mut t = Table::new(&["bin", "side", "rows", "mean_predicted", "observed"]);
-        let sides = (l.reference_reliability.iter().map(|b| ("reference", b)))
-            .chain(std::iter::once(("current", &l.reliability)));
-        for (side, bins) in sides {
-            for (k, &(n, m, o)) in bins.iter().enumerate() {
-                t.row(vec![
-                    reliability_bin(k).into(),
-                    side.into(),
-                    (n as f64).into(),
-                    m.into(),
-                    o.into(),
-                ]);
+        for c in &l.classes {
+            let of = match l.multiclass {
+                false => "the labelled rows".to_string(),
+                true => format!("class {} against the rest", c.class),
+            };
+            s.figure(
+                &format!(
+                    "Reliability of {of}: the positive share against the mean probability per \
+                     bin of the Brier decomposition (markers sized by rows), reference and \
+                     current."
+                ),
+                reliability_plot(c),
+            );
+        }
+        let mut columns = vec!["bin", "side", "rows", "mean_predicted", "observed"];
+        if l.multiclass {
+            columns.insert(0, "class");
+        }
+        let mut t = Table::new(&columns);
+        for c in &l.classes {
+            let sides = (c.reference_reliability.iter().map(|b| ("reference", b)))
+                .chain(std::iter::once(("current", &c.reliability)));
+            for (side, bins) in sides {
+                for (k, &(n, m, o)) in bins.iter().enumerate() {
+                    let mut row = vec![
+                        reliability_bin(k).into(),
+                        side.into(),
+                        (n as f64).into(),
+                        m.into(),
+                        o.into(),
+                    ];
+                    if l.multiclass {
+                        row.insert(0, c.class.as_str().into());
+                    }
+                    t.row(row);
+                }
             }
         }
         s.table("reliability", t);
@@ -266,7 +304,7 @@ impl MonitorJob {
 
 /// The reliability diagram: a series per labelled table, its empty bins
 /// left out.
-fn reliability_plot(l: &Labelled) -> String {
+fn reliability_plot(l: &ClassCalibration) -> String {
     let mut p = LinePlot::new(
         "reliability",
         "mean predicted probability",

@@ -844,10 +844,11 @@ impl Labelled {
                 let ovr = summary
                     .class(k)
                     .ok_or_else(|| Error::invalid("the labelled summary counts other classes"))?;
-                let (p_sum, _, _) = ovr.sums();
+                let n = rows as f64;
+                let p_sum = summary.mean_probability(k) * n;
                 Ok(ClassCalibration {
                     class: classes[k].clone(),
-                    calibration: in_the_large(rows as f64, p_sum, ovr.class_rows()[1] as f64),
+                    calibration: in_the_large(n, p_sum, ovr.class_rows()[1] as f64),
                     reliability: ovr.reliability(),
                     reference_reliability: theirs.and_then(|s| s.class(k)).map(|s| s.reliability()),
                 })

@@ -62,7 +62,14 @@ pub struct MulticlassSummary {
     pairs: Vec<BinarySummary>,
     /// The confusion counts, true class by row, decided class by column.
     confusion: Vec<u64>,
+    /// Per class, the sum of its probabilities in units of 2^-60: exact in
+    /// any order, so the mean probability (and calibration in the large,
+    /// whose z divides a small gap) is the same however the rows were split.
+    p_sums: Vec<i128>,
 }
+
+/// The unit of [`MulticlassSummary`]'s probability sums.
+const P_UNIT: f64 = (1u64 << 60) as f64;
 
 impl MulticlassSummary {
     /// An empty summary of `k` classes (more than two).
@@ -79,6 +86,7 @@ impl MulticlassSummary {
             ovr: (0..k).map(|_| one()).collect::<Result<_>>()?,
             pairs: (0..k * (k - 1)).map(|_| one()).collect::<Result<_>>()?,
             confusion: vec![0; k * k],
+            p_sums: vec![0; k],
         })
     }
 
@@ -125,6 +133,11 @@ impl MulticlassSummary {
         for (&t, &d) in truth.iter().zip(decided) {
             self.confusion[t as usize * k + d as usize] += 1;
         }
+        for row in proba.chunks(k) {
+            for (sum, &p) in self.p_sums.iter_mut().zip(row) {
+                *sum += (p * P_UNIT).round() as i128;
+            }
+        }
         Ok(())
     }
 
@@ -143,7 +156,15 @@ impl MulticlassSummary {
             a.merge(b)?;
         }
         (self.confusion.iter_mut().zip(&other.confusion)).for_each(|(a, b)| *a += b);
+        (self.p_sums.iter_mut().zip(&other.p_sums)).for_each(|(a, b)| *a += b);
         Ok(())
+    }
+
+    /// Class `c`'s mean probability over the rows (to 2^-60 a row, the
+    /// same for any split of them); NaN without rows.
+    pub fn mean_probability(&self, c: usize) -> f64 {
+        let sum = self.p_sums.get(c).map_or(f64::NAN, |&s| s as f64 / P_UNIT);
+        sum / self.rows() as f64
     }
 
     /// Rows summarised.
@@ -170,7 +191,7 @@ impl MulticlassSummary {
         let (mut brier, mut log_loss) = (0.0, 0.0);
         let mut murphy = [0.0; 5];
         for s in &self.ovr {
-            let (_, b, l) = s.sums();
+            let (b, l) = s.sums();
             brier += b;
             log_loss += l;
             let terms = s.report()?;

@@ -324,19 +324,17 @@ impl BinarySummary {
         Ok(out)
     }
 
-    /// Sums over the rows summarised: of the probability, of the squared
-    /// error `(y - p)^2`, and of the positive rows' log-loss terms
-    /// `-ln p` (clamped as [`super::probability::log_loss`] clamps): what
-    /// a one-vs-rest summary adds to a multiclass score
-    /// ([`super::multiclass_summary`]).
-    pub fn sums(&self) -> (f64, f64, f64) {
-        let (mut p, mut brier, mut log_loss) = (0.0, 0.0, 0.0);
+    /// Sums over the rows summarised of the squared error `(y - p)^2` and
+    /// of the positive rows' log-loss terms `-ln p` (clamped as
+    /// [`super::probability::log_loss`] clamps): what a one-vs-rest
+    /// summary adds to a multiclass score ([`super::multiclass_summary`]).
+    pub fn sums(&self) -> (f64, f64) {
+        let (mut brier, mut log_loss) = (0.0, 0.0);
         for g in self.groups.values() {
-            p += g.p;
             brier += g.brier[0] + g.brier[1];
             log_loss += g.log_loss[1];
         }
-        (p, brier, log_loss)
+        (brier, log_loss)
     }
 
     /// Negative and positive rows summarised.

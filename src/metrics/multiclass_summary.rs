@@ -27,6 +27,7 @@
 //! and `roc_auc_bin_error` is the mean of the one-vs-rest bounds (the bound
 //! on the macro ROC AUC's error).
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::catalogue::{reported, Definition, Tunable};
@@ -112,13 +113,19 @@ impl MulticlassSummary {
                 k - 1
             )));
         }
-        let column = |c: usize| -> Vec<f64> { proba.iter().skip(c).step_by(k).copied().collect() };
-        for c in 0..k {
+        // Each summary on its own thread: its rows, in row order, are the
+        // same at any thread count.
+        self.ovr.par_iter_mut().enumerate().try_for_each(|(c, s)| {
             let t: Vec<u32> = truth.iter().map(|&t| u32::from(t as usize == c)).collect();
-            self.ovr[c].add(&t, &column(c))?;
-        }
-        for a in 0..k {
-            for b in (0..k).filter(|&b| b != a) {
+            let p: Vec<f64> = proba.iter().skip(c).step_by(k).copied().collect();
+            s.add(&t, &p)
+        })?;
+        self.pairs
+            .par_iter_mut()
+            .enumerate()
+            .try_for_each(|(at, s)| {
+                let (a, b) = (at / (k - 1), at % (k - 1));
+                let b = if b >= a { b + 1 } else { b };
                 let (mut t, mut p) = (Vec::new(), Vec::new());
                 for (i, &y) in truth.iter().enumerate() {
                     if y as usize == a || y as usize == b {
@@ -126,10 +133,8 @@ impl MulticlassSummary {
                         p.push(proba[i * k + a]);
                     }
                 }
-                let at = self.pair(a, b);
-                self.pairs[at].add(&t, &p)?;
-            }
-        }
+                s.add(&t, &p)
+            })?;
         for (&t, &d) in truth.iter().zip(decided) {
             self.confusion[t as usize * k + d as usize] += 1;
         }

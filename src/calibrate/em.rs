@@ -116,14 +116,7 @@ pub fn saerens_em_grouped(
     tol: f64,
     max_iter: usize,
 ) -> Result<(Vec<f64>, usize, bool)> {
-    let total: f64 = weights.iter().sum();
-    if p.len() != weights.len() || total.is_nan() || total <= 0.0 {
-        return Err(Error::data("EM needs at least one unlabeled row"));
-    }
-    if tol.is_nan() || tol <= 0.0 {
-        return Err(Error::invalid("EM tolerance must be > 0"));
-    }
-    super::prior::check_rates(train_priors, 2, "training priors")?;
+    let total = weighted_input(p.len() == weights.len(), weights, train_priors, 2, tol)?;
     let mut priors = train_priors.to_vec();
     for it in 1..=max_iter {
         let ratio = (priors[1] / train_priors[1]) / (priors[0] / train_priors[0]);
@@ -139,6 +132,28 @@ pub fn saerens_em_grouped(
         }
     }
     Ok((priors, max_iter, false))
+}
+
+/// The checks of EM's weighted forms ([`saerens_em_grouped`],
+/// [`saerens_em_weighted`]): rows and weights of matching shapes
+/// (`shaped`), weights of a positive total (returned), a tolerance above 0
+/// and training priors of `k` classes.
+fn weighted_input(
+    shaped: bool,
+    weights: &[f64],
+    train_priors: &[f64],
+    k: usize,
+    tol: f64,
+) -> Result<f64> {
+    let total: f64 = weights.iter().sum();
+    if !shaped || total.is_nan() || total <= 0.0 {
+        return Err(Error::data("EM needs at least one unlabeled row"));
+    }
+    if tol.is_nan() || tol <= 0.0 {
+        return Err(Error::invalid("EM tolerance must be > 0"));
+    }
+    super::prior::check_rates(train_priors, k, "training priors")?;
+    Ok(total)
 }
 
 /// Saerens' EM for any number of classes on weighted rows: `weights[g]`
@@ -166,14 +181,8 @@ pub fn saerens_em_weighted(
     tol: f64,
     max_iter: usize,
 ) -> Result<(Vec<f64>, usize, bool)> {
-    let total: f64 = weights.iter().sum();
-    if k == 0 || rows.len() != weights.len() * k || total.is_nan() || total <= 0.0 {
-        return Err(Error::data("EM needs at least one unlabeled row"));
-    }
-    if tol.is_nan() || tol <= 0.0 {
-        return Err(Error::invalid("EM tolerance must be > 0"));
-    }
-    super::prior::check_rates(train_priors, k, "training priors")?;
+    let shaped = k > 0 && rows.len() == weights.len() * k;
+    let total = weighted_input(shaped, weights, train_priors, k, tol)?;
     let mut priors = train_priors.to_vec();
     let mut row = vec![0.0; k];
     for it in 1..=max_iter {

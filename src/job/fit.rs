@@ -119,22 +119,23 @@ impl FitPlan {
 }
 
 /// The training table's profile, read again and scored by the fitted
-/// strategy as `rarity monitor` reads a reference ([`profile`]), with the
-/// model's target as its label column where the model has two classes,
-/// kept as a summary ([`Profile::summary`]).
+/// strategy as `rarity monitor` reads a reference ([`profile`]; its labels
+/// are not counted, as a summary holds no labelled metrics), kept as a
+/// summary ([`Profile::summary`]).
 fn training_summary(fitted: &FittedStrategy, source: &DataSource) -> Result<Profile> {
     let table = match &source.origin {
         Origin::File(path) => Table::open(path, &source.read)?,
         Origin::Bundled(name) => bundled::find(name)?.table(&source.read)?,
     };
-    let target = fitted.schema.target_name.as_str();
-    let label = (fitted.schema.class_names.len() == 2 && table.names().iter().any(|n| n == target))
-        .then_some(target);
     let read = PredictOptions {
         decimal: Some(source.read.decimal),
         ..PredictOptions::default()
     };
-    Ok(profile(fitted, table, &PassOptions { read: &read, label })?.summary())
+    let pass = PassOptions {
+        read: &read,
+        label: None,
+    };
+    Ok(profile(fitted, table, &pass)?.summary())
 }
 
 /// What fitting gave, rendering itself.

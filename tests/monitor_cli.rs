@@ -709,6 +709,22 @@ fn the_training_summary_is_the_reference_when_none_is_given() {
     assert_eq!(code, 2);
     assert!(err.contains("standard input can be read once"), "{err}");
     assert!(!Path::new(&stdin).exists());
+    // A named pipe (or any file that is not a regular one) is refused
+    // before it is opened, so the fit does not wait on it.
+    #[cfg(unix)]
+    {
+        let fifo = d.join("fifo.csv");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.is_ok_and(|s| s.success()) {
+            let f = fifo.to_string_lossy().into_owned();
+            let (code, _, err) = run(&["fit", &f, "-m", "logistic", "--summary", "-o", &stdin]);
+            assert_eq!(code, 2);
+            assert!(
+                err.contains("(not a regular file) can be read once"),
+                "{err}"
+            );
+        }
+    }
 }
 
 /// A model of three classes on labelled rows (two thirds of the current

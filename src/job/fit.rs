@@ -70,14 +70,26 @@ impl FitPlan {
         source: &DataSource,
         read: &mut dyn FnMut(&ReadReport),
     ) -> Result<(FitJob, ReadReport)> {
+        if let Some(path) = source.file().filter(|_| self.summary) {
+            let once = match is_stdio(path) {
+                true => Some("standard input".to_string()),
+                false => match std::fs::metadata(path) {
+                    // A directory is refused by the reader as it is.
+                    Ok(m) if !m.is_file() && !m.is_dir() => {
+                        Some(format!("{} (not a regular file)", path.display()))
+                    }
+                    _ => None,
+                },
+            };
+            if let Some(what) = once {
+                return Err(Error::invalid(format!(
+                    "--summary reads the training table a second time, after the fit, and \
+                     {what} can be read once: give the table as a regular file"
+                )));
+            }
+        }
         if let Some(schema) = source.header_schema()? {
             self.strategy.check_columns(&schema)?;
-        }
-        if self.summary && source.file().is_some_and(is_stdio) {
-            return Err(Error::invalid(
-                "--summary reads the training table a second time, after the fit, and \
-                 standard input can be read once: give the table as a file",
-            ));
         }
         let opts = &source.read;
         let streamed = match source.file() {
